@@ -1,0 +1,140 @@
+/* Status table and the allocation-free message builder. */
+#include "featc/fc_base.h"
+
+#include <string.h>
+
+const char *fc_strerror(int status)
+{
+    switch (status) {
+#define FC_STATUS_TEXT_(name, num, text) case num: return text;
+        FC_STATUS_TABLE(FC_STATUS_TEXT_)
+#undef FC_STATUS_TEXT_
+    default:
+        return "unknown status";
+    }
+}
+
+const char *fc_status_name(int status)
+{
+    switch (status) {
+#define FC_STATUS_NAME_(name, num, text) case num: return #name;
+        FC_STATUS_TABLE(FC_STATUS_NAME_)
+#undef FC_STATUS_NAME_
+    default:
+        return "FC_UNKNOWN";
+    }
+}
+
+void fc_error_clear(fc_error *err)
+{
+    if (err == NULL)
+        return;
+    err->status = FC_OK;
+    err->sys_errno = 0;
+    err->record = FC_NO_INDEX;
+    err->offset = FC_NO_INDEX;
+    err->message[0] = '\0';
+}
+
+void fc_msg_init(fc_msg *m, char *buf, size_t cap)
+{
+    m->buf = buf;
+    m->cap = cap;
+    m->len = 0;
+    m->cut = 0;
+    if (cap > 0)
+        buf[0] = '\0';
+}
+
+/* Appends one character, keeping room for "..." and the NUL. */
+static void msg_putc(fc_msg *m, char c)
+{
+    if (m->cut || m->cap == 0)
+        return;
+    if (m->len + 4 >= m->cap) {
+        /* Out of room: mark the cut with "..." if there is space for it. */
+        size_t at = m->len;
+        if (at + 3 < m->cap) {
+            memcpy(m->buf + at, "...", 3);
+            at += 3;
+        }
+        m->buf[at] = '\0';
+        m->len = at;
+        m->cut = 1;
+        return;
+    }
+    m->buf[m->len++] = c;
+    m->buf[m->len] = '\0';
+}
+
+void fc_msg_str(fc_msg *m, const char *s)
+{
+    while (*s != '\0')
+        msg_putc(m, *s++);
+}
+
+void fc_msg_mem(fc_msg *m, const void *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char c = p[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            msg_putc(m, (char)c);
+        } else {
+            msg_putc(m, '\\');
+            msg_putc(m, 'x');
+            msg_putc(m, hex[c >> 4]);
+            msg_putc(m, hex[c & 15]);
+        }
+    }
+}
+
+void fc_msg_u64(fc_msg *m, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v != 0);
+    while (n > 0)
+        msg_putc(m, tmp[--n]);
+}
+
+void fc_msg_i64(fc_msg *m, int64_t v)
+{
+    if (v < 0) {
+        msg_putc(m, '-');
+        /* Negate in unsigned arithmetic: well defined for INT64_MIN. */
+        fc_msg_u64(m, (uint64_t)0 - (uint64_t)v);
+    } else {
+        fc_msg_u64(m, (uint64_t)v);
+    }
+}
+
+void fc_msg_hex32(fc_msg *m, uint32_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    int shift;
+    msg_putc(m, '0');
+    msg_putc(m, 'x');
+    for (shift = 28; shift >= 0; shift -= 4)
+        msg_putc(m, hex[(v >> shift) & 15u]);
+}
+
+fc_msg fc_error_begin(fc_error *err, int status, uint64_t record, uint64_t offset)
+{
+    fc_msg m;
+    if (err == NULL) {
+        fc_msg_init(&m, NULL, 0);
+        return m;
+    }
+    err->status = status;
+    err->sys_errno = 0;
+    err->record = record;
+    err->offset = offset;
+    fc_msg_init(&m, err->message, sizeof err->message);
+    return m;
+}
