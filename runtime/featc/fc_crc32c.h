@@ -1,0 +1,55 @@
+/* CRC-32C (Castagnoli), shaped like zlib's crc32():
+ *
+ *     uint32_t c = fc_crc32c(0, buf, len);        // whole buffer
+ *     c = fc_crc32c(c, more, more_len);            // extend
+ *
+ * fc_crc32c(0, "123456789", 9) == 0xE3069283.  The hardware path (SSE4.2 on
+ * x86-64, the CRC32 extension on ARMv8) is chosen at run time; the portable
+ * slicing-by-8 path is used everywhere else.  All of them give the same value.
+ *
+ * TFRecord stores CRCs masked (LevelDB's mask): fc_crc32c_mask() and
+ * fc_crc32c_unmask() convert.
+ */
+#ifndef FEATC_FC_CRC32C_H
+#define FEATC_FC_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+uint32_t fc_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* The portable table implementation, always available. */
+uint32_t fc_crc32c_portable(uint32_t crc, const void *buf, size_t len);
+
+/* Nonzero when this CPU and build have a hardware CRC-32C path. */
+int fc_crc32c_hw_available(void);
+/* The hardware implementation; only call it when fc_crc32c_hw_available(). */
+uint32_t fc_crc32c_hw(uint32_t crc, const void *buf, size_t len);
+/* The hardware instruction in one stream, without interleaving: the baseline
+ * the benchmark compares against.  Only when fc_crc32c_hw_available(). */
+uint32_t fc_crc32c_hw_1way(uint32_t crc, const void *buf, size_t len);
+/* Name of the implementation fc_crc32c() uses: "sse4.2", "armv8-crc", "portable". */
+const char *fc_crc32c_impl(void);
+
+#define FC_CRC32C_MASK_DELTA 0xa282ead8u
+
+static inline uint32_t fc_crc32c_mask(uint32_t crc)
+{
+    return ((crc >> 15) | (crc << 17)) + FC_CRC32C_MASK_DELTA;
+}
+
+static inline uint32_t fc_crc32c_unmask(uint32_t masked)
+{
+    uint32_t rot = masked - FC_CRC32C_MASK_DELTA;
+    return (rot >> 17) | (rot << 15);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEATC_FC_CRC32C_H */
