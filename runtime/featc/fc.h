@@ -1,0 +1,17 @@
+/* featc runtime: the one header generated code and users include.
+ *
+ *   fc_base.h     version, status codes, fc_error, message builder
+ *   fc_crc32c.h   CRC-32C and the TFRecord mask
+ *   fc_record.h   TFRecord reader and writer (memory, fd, mmap; ZLIB/GZIP)
+ *
+ * The protobuf-c fallback decoder (fc_fallback.h) is separate: it needs
+ * libprotobuf-c, which generated parsers never do.
+ */
+#ifndef FEATC_FC_H
+#define FEATC_FC_H
+
+#include "fc_base.h"
+#include "fc_crc32c.h"
+#include "fc_record.h"
+
+#endif /* FEATC_FC_H */

@@ -1,0 +1,253 @@
+/* TFRecord framing: reader and writer.
+ *
+ * A TFRecord file is a sequence of records, each
+ *     uint64 length | uint32 masked_crc32c(length) | data[length] | uint32 masked_crc32c(data)
+ * all little-endian, optionally inside one ZLIB or GZIP stream.
+ *
+ * Memory: nothing here allocates.  The caller owns every buffer:
+ *   - a memory reader over uncompressed bytes hands out views into those bytes
+ *     (zero copy);
+ *   - a file-descriptor reader, or any compressed reader, fills a record
+ *     buffer the caller supplies; a record view stays valid until the next
+ *     call on the reader;
+ *   - zlib's state lives in a work area the caller supplies (zlib's
+ *     zalloc/zfree hooks allocate from it): FC_READER_WORK_SIZE bytes for a
+ *     reader, FC_WRITER_WORK_SIZE for a compressing writer.
+ *
+ * Errors: every function returns an fc_status.  A reader or writer keeps its
+ * first error (the same status is returned again), except FC_ERR_BUFFER,
+ * after which the caller may supply a larger buffer and go on.
+ * Messages carry TensorFlow's wording ("corrupted record at N", "truncated
+ * record at N") followed by what TensorFlow leaves out: the record index,
+ * the stored and computed CRCs, the lengths involved.  Offsets are offsets in
+ * the decompressed stream, as TensorFlow prints them.
+ *
+ * Where this reader is stricter than TensorFlow (all of it documented in
+ * README.md): a file that ends inside a record header, a compressed stream
+ * cut short, and bytes after the end of a ZLIB stream are errors here, where
+ * TensorFlow reads them as a clean end of file.
+ */
+#ifndef FEATC_FC_RECORD_H
+#define FEATC_FC_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fc_compression {
+    FC_COMPRESSION_NONE = 0, /* TensorFlow's "" */
+    FC_COMPRESSION_ZLIB = 1, /* TensorFlow's "ZLIB" */
+    FC_COMPRESSION_GZIP = 2, /* TensorFlow's "GZIP"; concatenated members read as one stream */
+    FC_COMPRESSION_AUTO = 3  /* reader only: detect from the first bytes */
+} fc_compression;
+
+/* "NONE", "ZLIB", "GZIP", "AUTO". */
+const char *fc_compression_name(fc_compression c);
+/* Accepts "", "none", "zlib", "gzip", "auto" in any case; FC_ERR_ARG otherwise. */
+fc_status fc_compression_parse(const char *s, fc_compression *out);
+
+typedef enum fc_crc_policy {
+    FC_CRC_VERIFY = 0,       /* both CRCs checked; a mismatch is an error (default) */
+    FC_CRC_SKIP_CORRUPT = 1, /* a record whose data CRC fails is skipped and counted; a
+                                length CRC failure is still an error: the record
+                                boundary is lost with it */
+    FC_CRC_NONE = 2          /* no CRC checked; framing and truncation still are */
+} fc_crc_policy;
+
+#define FC_RECORD_HEADER_SIZE 12u
+#define FC_RECORD_FOOTER_SIZE 4u
+#define FC_RECORD_OVERHEAD 16u
+
+/* zlib's inflate state and 32 KiB window. */
+#define FC_INFLATE_ARENA_SIZE (48u * 1024u)
+/* Smallest reader work area: the inflate arena plus at least 16 KiB of input buffer.
+ * A larger work area gives a larger input buffer (fewer read calls). */
+#define FC_READER_WORK_SIZE (FC_INFLATE_ARENA_SIZE + 16u * 1024u)
+/* Smallest record buffer a reader accepts. */
+#define FC_READER_MIN_BUFFER 64u
+/* zlib's deflate state with TensorFlow's settings (window 32 KiB, memLevel 9). */
+#define FC_DEFLATE_ARENA_SIZE (400u * 1024u)
+/* Smallest writer work area for a compressing file-descriptor writer: the
+ * deflate arena plus at least 16 KiB of output buffer. */
+#define FC_WRITER_WORK_SIZE (FC_DEFLATE_ARENA_SIZE + 16u * 1024u)
+
+typedef struct fc_record {
+    const uint8_t *data; /* the payload; valid until the next call on the reader */
+    size_t length;
+    uint64_t index;      /* 0-based position in the file, skipped records included */
+    uint64_t offset;     /* offset of the record header in the (decompressed) stream */
+} fc_record;
+
+typedef struct fc_reader_options {
+    fc_compression compression; /* default NONE, as TensorFlow; AUTO detects */
+    fc_crc_policy crc_policy;   /* default FC_CRC_VERIFY */
+    void *buffer;               /* record buffer: fd readers and compressed input */
+    size_t buffer_size;         /* the largest record it can hold is buffer_size - 16 */
+    void *work;                 /* zlib arena and compressed input buffer */
+    size_t work_size;           /* at least FC_READER_WORK_SIZE when compressed or AUTO */
+} fc_reader_options;
+
+/* Bump allocator behind zlib's zalloc/zfree. */
+typedef struct fc_zarena {
+    unsigned char *base;
+    size_t size;
+    size_t used;
+    size_t peak;
+} fc_zarena;
+
+/* Room for zlib's z_stream without exposing zlib.h (checked in record.c). */
+#define FC_ZSTREAM_STORAGE 192
+
+typedef struct fc_reader {
+    /* All fields are private; use the functions below. */
+    int source;                  /* 1 memory, 2 file descriptor */
+    int fd;
+    const unsigned char *src;    /* memory source */
+    size_t src_len;
+    size_t src_pos;
+    int src_eof;                 /* no more raw input */
+    int stream_done;             /* no more decoded bytes will come */
+    fc_compression compression;  /* in use (after detection) */
+    int detect_pending;
+    fc_crc_policy crc_policy;
+    unsigned char *buf;
+    size_t cap;
+    size_t start;                /* decoded bytes not yet consumed: buf[start, end) */
+    size_t end;
+    int zero_copy;               /* buf is the caller's memory itself */
+    uint64_t pos;                /* stream offset of buf[start] */
+    uint64_t next_index;
+    uint64_t skipped;
+    uint64_t raw_read;           /* raw bytes taken from the source */
+    unsigned char *zin;
+    size_t zin_cap;
+    int zactive;
+    union {
+        void *align_p;
+        uint64_t align_u;
+        unsigned char bytes[FC_ZSTREAM_STORAGE];
+    } zs;
+    fc_zarena arena;
+    int failed;
+    fc_error err;
+    fc_error skip_err;           /* the last record skipped under FC_CRC_SKIP_CORRUPT */
+} fc_reader;
+
+/* A reader over bytes in memory.  Uncompressed: zero copy, no buffer needed.
+ * Compressed (or AUTO that finds compression): opt->buffer and opt->work are
+ * required.  err (may be NULL) receives the reason of a failed init. */
+fc_status fc_reader_init_mem(fc_reader *r, const void *data, size_t len,
+                             const fc_reader_options *opt, fc_error *err);
+
+/* A streaming reader over a file descriptor (the caller keeps ownership of
+ * fd).  opt->buffer is required; opt->work when compressed or AUTO. */
+fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, fc_error *err);
+
+/* The next record: FC_OK with *rec filled, FC_END at a clean end of the
+ * stream, or an error (details in fc_reader_error()). */
+fc_status fc_reader_next(fc_reader *r, fc_record *rec);
+
+/* After FC_ERR_BUFFER (a record larger than the buffer; the message names the
+ * size needed): move to a larger buffer and call fc_reader_next() again.
+ * The unread bytes are copied over; the old buffer is no longer used. */
+fc_status fc_reader_set_buffer(fc_reader *r, void *buffer, size_t buffer_size);
+/* Buffer size needed by the record that failed with FC_ERR_BUFFER, else 0. */
+size_t fc_reader_needed(const fc_reader *r);
+
+const fc_error *fc_reader_error(const fc_reader *r);
+/* The compression in use (the detected one after AUTO, once known). */
+fc_compression fc_reader_compression(const fc_reader *r);
+/* Records skipped under FC_CRC_SKIP_CORRUPT, and the reason for the last one. */
+uint64_t fc_reader_skipped(const fc_reader *r);
+const fc_error *fc_reader_last_skip(const fc_reader *r);
+/* Records returned or skipped so far. */
+uint64_t fc_reader_count(const fc_reader *r);
+/* Offset in the decompressed stream of the next unread byte. */
+uint64_t fc_reader_offset(const fc_reader *r);
+/* Raw (compressed) bytes consumed so far. */
+uint64_t fc_reader_raw_offset(const fc_reader *r);
+/* Bytes of the zlib work area used at most (for sizing embedded budgets). */
+size_t fc_reader_arena_peak(const fc_reader *r);
+
+/* A read-only memory map of a whole file, for fc_reader_init_mem(). */
+typedef struct fc_mapped_file {
+    const uint8_t *data; /* NULL for an empty file */
+    size_t size;
+} fc_mapped_file;
+
+fc_status fc_map_file(const char *path, fc_mapped_file *map, fc_error *err);
+void fc_unmap_file(fc_mapped_file *map);
+
+/* ------------------------------------------------------------------ writer */
+
+/* Compression level: 0 means zlib's default (6, as TensorFlow); 1..9 that
+ * level; FC_LEVEL_STORE stores without compressing (zlib level 0). */
+#define FC_LEVEL_STORE (-1)
+
+typedef struct fc_writer_options {
+    fc_compression compression; /* NONE, ZLIB or GZIP */
+    int level;
+    void *work;                 /* compressed: deflate arena (+ output buffer for fd) */
+    size_t work_size;           /* FC_DEFLATE_ARENA_SIZE for memory, FC_WRITER_WORK_SIZE for fd;
+                                   uncompressed fd writers buffer output in it when given */
+} fc_writer_options;
+
+typedef struct fc_writer {
+    /* All fields are private; use the functions below. */
+    int sink;                    /* 1 memory, 2 file descriptor */
+    int fd;
+    unsigned char *dst;          /* memory sink */
+    size_t dst_cap;
+    size_t dst_len;
+    fc_compression compression;
+    unsigned char *out;          /* fd sink staging buffer (may be NULL when uncompressed) */
+    size_t out_cap;
+    size_t out_len;
+    int zactive;
+    union {
+        void *align_p;
+        uint64_t align_u;
+        unsigned char bytes[FC_ZSTREAM_STORAGE];
+    } zs;
+    fc_zarena arena;
+    uint64_t records;
+    uint64_t stream_bytes;       /* uncompressed bytes framed so far */
+    uint64_t sink_bytes;         /* bytes handed to the fd or memory */
+    int closed;
+    int failed;
+    fc_error err;
+} fc_writer;
+
+fc_status fc_writer_init_fd(fc_writer *w, int fd, const fc_writer_options *opt, fc_error *err);
+fc_status fc_writer_init_mem(fc_writer *w, void *dst, size_t cap, const fc_writer_options *opt,
+                             fc_error *err);
+/* Frames and writes one record.  An uncompressed memory writer writes a
+ * record whole or not at all (FC_ERR_NO_SPACE leaves earlier records intact). */
+fc_status fc_writer_write(fc_writer *w, const void *data, size_t len);
+/* Pushes everything written so far to the sink (a compressed stream is
+ * sync-flushed, so a reader of the sink sees every complete record). */
+fc_status fc_writer_flush(fc_writer *w);
+/* Finishes the stream and flushes; the fd stays open (the caller closes it
+ * and checks close()).  A second close is harmless; writes after close fail
+ * with FC_ERR_CLOSED. */
+fc_status fc_writer_close(fc_writer *w);
+const fc_error *fc_writer_error(const fc_writer *w);
+/* Bytes in the memory sink so far. */
+size_t fc_writer_size(const fc_writer *w);
+uint64_t fc_writer_records(const fc_writer *w);
+size_t fc_writer_arena_peak(const fc_writer *w);
+
+/* Frames one record into dst (16 + len bytes, uncompressed), for callers that
+ * build files themselves.  Returns the bytes written, or 0 if cap is too small. */
+size_t fc_record_frame(void *dst, size_t cap, const void *data, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEATC_FC_RECORD_H */

@@ -1,0 +1,1266 @@
+/* TFRecord reader and writer.  See featc/fc_record.h for the contract.
+ *
+ * Security model: the bytes read are untrusted.  Every length field is
+ * checked against what is actually available before it is used; sizes are
+ * computed in uint64_t and compared without overflow; nothing is allocated, so
+ * a hostile length can at worst produce an error naming the size it asked for.
+ */
+#include "featc/fc_record.h"
+
+#include "featc/fc_crc32c.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#ifndef FC_NO_POSIX
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+#ifndef FC_NO_ZLIB
+#include <zlib.h>
+typedef char fc_zstream_fits_[(sizeof(z_stream) <= FC_ZSTREAM_STORAGE) ? 1 : -1];
+#endif
+
+enum { SRC_MEM = 1, SRC_FD = 2 };
+
+/* ------------------------------------------------------------ small helpers */
+
+static uint64_t le64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+const char *fc_compression_name(fc_compression c)
+{
+    switch (c) {
+    case FC_COMPRESSION_NONE: return "NONE";
+    case FC_COMPRESSION_ZLIB: return "ZLIB";
+    case FC_COMPRESSION_GZIP: return "GZIP";
+    case FC_COMPRESSION_AUTO: return "AUTO";
+    }
+    return "?";
+}
+
+static int ascii_ieq(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++) {
+        char x = (*a >= 'A' && *a <= 'Z') ? (char)(*a - 'A' + 'a') : *a;
+        if (x != *b)
+            return 0;
+    }
+    return *a == *b;
+}
+
+fc_status fc_compression_parse(const char *s, fc_compression *out)
+{
+    if (s == NULL || out == NULL)
+        return FC_ERR_ARG;
+    if (*s == '\0' || ascii_ieq(s, "none"))
+        *out = FC_COMPRESSION_NONE;
+    else if (ascii_ieq(s, "zlib"))
+        *out = FC_COMPRESSION_ZLIB;
+    else if (ascii_ieq(s, "gzip"))
+        *out = FC_COMPRESSION_GZIP;
+    else if (ascii_ieq(s, "auto"))
+        *out = FC_COMPRESSION_AUTO;
+    else
+        return FC_ERR_ARG;
+    return FC_OK;
+}
+
+size_t fc_record_frame(void *dst, size_t cap, const void *data, size_t len)
+{
+    unsigned char *p = (unsigned char *)dst;
+    if (cap < FC_RECORD_OVERHEAD || len > cap - FC_RECORD_OVERHEAD)
+        return 0;
+    put_le64(p, (uint64_t)len);
+    put_le32(p + 8, fc_crc32c_mask(fc_crc32c(0, p, 8)));
+    if (len > 0)
+        memcpy(p + 12, data, len);
+    put_le32(p + 12 + len, fc_crc32c_mask(fc_crc32c(0, data, len)));
+    return len + FC_RECORD_OVERHEAD;
+}
+
+/* ------------------------------------------------------------------- arena */
+
+#ifndef FC_NO_ZLIB
+static void arena_init(fc_zarena *a, void *base, size_t size)
+{
+    a->base = (unsigned char *)base;
+    a->size = size;
+    a->used = 0;
+    a->peak = 0;
+}
+
+static voidpf arena_alloc(voidpf opaque, uInt items, uInt size)
+{
+    fc_zarena *a = (fc_zarena *)opaque;
+    size_t n, start;
+    if (size != 0 && items > SIZE_MAX / size)
+        return Z_NULL;
+    n = (size_t)items * size;
+    start = (a->used + 15u) & ~(size_t)15u; /* 16-byte alignment */
+    if (start < a->used || start > a->size || n > a->size - start)
+        return Z_NULL;
+    a->used = start + n;
+    if (a->used > a->peak)
+        a->peak = a->used;
+    return (voidpf)(a->base + start);
+}
+
+static void arena_free(voidpf opaque, voidpf address)
+{
+    /* Released all at once when the stream ends (arena reset). */
+    (void)opaque;
+    (void)address;
+}
+#endif
+
+/* ------------------------------------------------------------------ reader */
+
+static fc_status reader_fail(fc_reader *r)
+{
+    r->failed = 1;
+    return (fc_status)r->err.status;
+}
+
+static void copy_error(fc_error *dst, const fc_error *src)
+{
+    if (dst != NULL && dst != src)
+        *dst = *src;
+}
+
+static fc_status init_fail(fc_reader *r, fc_error *err, int status, const char *what)
+{
+    fc_msg m = fc_error_begin(&r->err, status, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, what);
+    r->failed = 1;
+    copy_error(err, &r->err);
+    return (fc_status)status;
+}
+
+static void reader_zero(fc_reader *r)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    fc_error_clear(&r->err);
+    fc_error_clear(&r->skip_err);
+}
+
+#ifndef FC_NO_ZLIB
+static z_stream *rzs(fc_reader *r)
+{
+    return (z_stream *)(void *)r->zs.bytes;
+}
+
+static fc_status reader_zstart(fc_reader *r, fc_error *err)
+{
+    z_stream *zs = rzs(r);
+    int bits = r->compression == FC_COMPRESSION_GZIP ? 15 + 16 : 15;
+    int ret;
+    memset(zs, 0, sizeof *zs);
+    zs->zalloc = arena_alloc;
+    zs->zfree = arena_free;
+    zs->opaque = &r->arena;
+    ret = inflateInit2(zs, bits);
+    if (ret != Z_OK) {
+        fc_msg m = fc_error_begin(&r->err, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
+                                  FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "inflateInit2() failed with error ");
+        fc_msg_i64(&m, ret);
+        if (ret == Z_MEM_ERROR) {
+            fc_msg_str(&m, ": the work area of ");
+            fc_msg_u64(&m, r->arena.size);
+            fc_msg_str(&m, " bytes is too small for zlib's state");
+        }
+        r->failed = 1;
+        copy_error(err, &r->err);
+        return (fc_status)r->err.status;
+    }
+    r->zactive = 1;
+    return FC_OK;
+}
+#endif
+
+/* Reads up to n raw bytes from the fd into p; 0 at end of file. */
+static fc_status fd_read(fc_reader *r, unsigned char *p, size_t n, size_t *got)
+{
+#ifndef FC_NO_POSIX
+    for (;;) {
+        ssize_t k = read(r->fd, p, n);
+        if (k >= 0) {
+            *got = (size_t)k;
+            r->raw_read += (uint64_t)k;
+            return FC_OK;
+        }
+        if (errno == EINTR)
+            continue;
+        {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, r->next_index, r->raw_read);
+            r->err.sys_errno = errno;
+            fc_msg_str(&m, "read failed at file offset ");
+            fc_msg_u64(&m, r->raw_read);
+            fc_msg_str(&m, " (errno ");
+            fc_msg_i64(&m, errno);
+            fc_msg_str(&m, ")");
+        }
+        r->failed = 1;
+        return FC_ERR_IO;
+    }
+#else
+    (void)p;
+    (void)n;
+    *got = 0;
+    return FC_ERR_UNSUPPORTED;
+#endif
+}
+
+/* Looks at the first raw bytes and picks NONE, ZLIB or GZIP.  A valid TFRecord
+ * header wins over everything (its first bytes may look like a magic number);
+ * otherwise the gzip magic, then a valid zlib header; otherwise NONE, and the
+ * header check will report what is wrong. */
+static fc_compression detect(const unsigned char *p, size_t n)
+{
+    if (n >= FC_RECORD_HEADER_SIZE &&
+        fc_crc32c_mask(fc_crc32c(0, p, 8)) == le32(p + 8))
+        return FC_COMPRESSION_NONE;
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+        return FC_COMPRESSION_GZIP;
+    if (n >= 2 && (p[0] & 0x0f) == 8 && (p[0] >> 4) <= 7 && ((p[0] << 8) | p[1]) % 31 == 0)
+        return FC_COMPRESSION_ZLIB;
+    return FC_COMPRESSION_NONE;
+}
+
+static fc_status reader_setup(fc_reader *r, const fc_reader_options *opt, fc_error *err)
+{
+    int compressed_possible = r->compression != FC_COMPRESSION_NONE;
+    int need_buffer = r->source == SRC_FD || compressed_possible;
+    if (need_buffer) {
+        if (opt == NULL || opt->buffer == NULL || opt->buffer_size < FC_READER_MIN_BUFFER)
+            return init_fail(r, err, FC_ERR_ARG,
+                             "a record buffer of at least FC_READER_MIN_BUFFER bytes is required "
+                             "for a file-descriptor or compressed reader");
+        r->buf = (unsigned char *)opt->buffer;
+        r->cap = opt->buffer_size;
+    }
+    if (compressed_possible) {
+#ifdef FC_NO_ZLIB
+        return init_fail(r, err, FC_ERR_UNSUPPORTED,
+                         "this build of the featc runtime has no zlib (FC_NO_ZLIB)");
+#else
+        if (opt->work == NULL || opt->work_size < (r->source == SRC_FD ? FC_READER_WORK_SIZE
+                                                                       : FC_INFLATE_ARENA_SIZE)) {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "a compressed reader needs a work area of at least ");
+            fc_msg_u64(&m, r->source == SRC_FD ? FC_READER_WORK_SIZE : FC_INFLATE_ARENA_SIZE);
+            fc_msg_str(&m, " bytes, got ");
+            fc_msg_u64(&m, opt->work == NULL ? 0 : opt->work_size);
+            r->failed = 1;
+            copy_error(err, &r->err);
+            return FC_ERR_NO_MEMORY;
+        }
+        arena_init(&r->arena, opt->work, FC_INFLATE_ARENA_SIZE);
+        if (r->source == SRC_FD) {
+            r->zin = (unsigned char *)opt->work + FC_INFLATE_ARENA_SIZE;
+            r->zin_cap = opt->work_size - FC_INFLATE_ARENA_SIZE;
+        }
+#endif
+    }
+    return FC_OK;
+}
+
+fc_status fc_reader_init_mem(fc_reader *r, const void *data, size_t len,
+                             const fc_reader_options *opt, fc_error *err)
+{
+    fc_status st;
+    if (r == NULL)
+        return FC_ERR_ARG;
+    reader_zero(r);
+    r->source = SRC_MEM;
+    r->src = (const unsigned char *)data;
+    r->src_len = data == NULL ? 0 : len;
+    r->compression = opt != NULL ? opt->compression : FC_COMPRESSION_NONE;
+    r->crc_policy = opt != NULL ? opt->crc_policy : FC_CRC_VERIFY;
+    if ((unsigned)r->compression > FC_COMPRESSION_AUTO || (unsigned)r->crc_policy > FC_CRC_NONE)
+        return init_fail(r, err, FC_ERR_ARG, "unknown compression or CRC policy");
+    if (r->compression == FC_COMPRESSION_AUTO) {
+        r->compression = detect(r->src, r->src_len);
+        r->detect_pending = 0;
+    }
+    st = reader_setup(r, opt, err);
+    if (st != FC_OK)
+        return st;
+    if (r->compression == FC_COMPRESSION_NONE) {
+        /* Zero copy: the caller's bytes are the buffer. */
+        r->zero_copy = 1;
+        r->buf = (unsigned char *)(uintptr_t)r->src;
+        r->cap = r->src_len;
+        r->start = 0;
+        r->end = r->src_len;
+        r->src_pos = r->src_len;
+        r->raw_read = r->src_len;
+        r->src_eof = 1;
+        r->stream_done = 1;
+        return FC_OK;
+    }
+#ifndef FC_NO_ZLIB
+    st = reader_zstart(r, err);
+    if (st != FC_OK)
+        return st;
+#endif
+    return FC_OK;
+}
+
+fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, fc_error *err)
+{
+    fc_status st;
+    if (r == NULL)
+        return FC_ERR_ARG;
+    reader_zero(r);
+    r->source = SRC_FD;
+    r->fd = fd;
+    r->compression = opt != NULL ? opt->compression : FC_COMPRESSION_NONE;
+    r->crc_policy = opt != NULL ? opt->crc_policy : FC_CRC_VERIFY;
+    if (fd < 0)
+        return init_fail(r, err, FC_ERR_ARG, "invalid file descriptor");
+    if ((unsigned)r->compression > FC_COMPRESSION_AUTO || (unsigned)r->crc_policy > FC_CRC_NONE)
+        return init_fail(r, err, FC_ERR_ARG, "unknown compression or CRC policy");
+    st = reader_setup(r, opt, err);
+    if (st != FC_OK)
+        return st;
+    if (r->compression == FC_COMPRESSION_AUTO) {
+        r->detect_pending = 1; /* done on the first read */
+        return FC_OK;
+    }
+#ifndef FC_NO_ZLIB
+    if (r->compression != FC_COMPRESSION_NONE)
+        return reader_zstart(r, err);
+#endif
+    return FC_OK;
+}
+
+/* Detection for a fd source: read up to 12 bytes into the record buffer,
+ * decide, and hand them to the decompressor if needed. */
+static fc_status reader_detect_fd(fc_reader *r)
+{
+    size_t n = 0;
+    r->detect_pending = 0;
+    while (n < FC_RECORD_HEADER_SIZE) {
+        size_t got;
+        fc_status st = fd_read(r, r->buf + n, FC_RECORD_HEADER_SIZE - n, &got);
+        if (st != FC_OK)
+            return st;
+        if (got == 0) {
+            r->src_eof = 1;
+            break;
+        }
+        n += got;
+    }
+    r->compression = detect(r->buf, n);
+    if (r->compression == FC_COMPRESSION_NONE) {
+        r->start = 0;
+        r->end = n;
+        if (r->src_eof)
+            r->stream_done = 1;
+        return FC_OK;
+    }
+#ifdef FC_NO_ZLIB
+    return FC_ERR_UNSUPPORTED;
+#else
+    memcpy(r->zin, r->buf, n);
+    {
+        fc_status st = reader_zstart(r, NULL);
+        if (st != FC_OK)
+            return st;
+    }
+    rzs(r)->next_in = r->zin;
+    rzs(r)->avail_in = (uInt)n;
+    return FC_OK;
+#endif
+}
+
+#ifndef FC_NO_ZLIB
+/* Makes raw input available to inflate; sets src_eof when there is none. */
+static fc_status reader_zrefill(fc_reader *r)
+{
+    z_stream *zs = rzs(r);
+    if (zs->avail_in > 0 || r->src_eof)
+        return FC_OK;
+    if (r->source == SRC_MEM) {
+        size_t left = r->src_len - r->src_pos;
+        size_t take = left > (size_t)UINT_MAX ? (size_t)UINT_MAX : left;
+        if (take == 0) {
+            r->src_eof = 1;
+            return FC_OK;
+        }
+        zs->next_in = (Bytef *)(uintptr_t)(r->src + r->src_pos);
+        zs->avail_in = (uInt)take;
+        r->src_pos += take;
+        r->raw_read += take;
+        return FC_OK;
+    } else {
+        size_t got;
+        size_t want = r->zin_cap > (size_t)UINT_MAX ? (size_t)UINT_MAX : r->zin_cap;
+        fc_status st = fd_read(r, r->zin, want, &got);
+        if (st != FC_OK)
+            return st;
+        if (got == 0) {
+            r->src_eof = 1;
+            return FC_OK;
+        }
+        zs->next_in = r->zin;
+        zs->avail_in = (uInt)got;
+        return FC_OK;
+    }
+}
+
+static uint64_t reader_zoffset(fc_reader *r)
+{
+    return r->raw_read - rzs(r)->avail_in;
+}
+
+static fc_status reader_zerror(fc_reader *r, int status, const char *what, int ret,
+                               const char *note)
+{
+    z_stream *zs = rzs(r);
+    fc_msg m = fc_error_begin(&r->err, status, r->next_index, r->pos + (r->end - r->start));
+    fc_msg_str(&m, what);
+    if (ret != Z_OK) {
+        fc_msg_str(&m, " failed with error ");
+        fc_msg_i64(&m, ret);
+        if (zs->msg != NULL) {
+            fc_msg_str(&m, ": ");
+            fc_msg_str(&m, zs->msg);
+        }
+    }
+    fc_msg_str(&m, " (");
+    fc_msg_str(&m, fc_compression_name(r->compression));
+    fc_msg_str(&m, " stream, compressed offset ");
+    fc_msg_u64(&m, reader_zoffset(r));
+    fc_msg_str(&m, ", decompressed offset ");
+    fc_msg_u64(&m, r->pos + (r->end - r->start));
+    fc_msg_str(&m, ")");
+    if (note != NULL)
+        fc_msg_str(&m, note);
+    r->failed = 1;
+    return (fc_status)status;
+}
+
+/* Inflates into buf[end, cap) until some output was produced or the stream ended. */
+static fc_status reader_inflate_more(fc_reader *r)
+{
+    z_stream *zs = rzs(r);
+    zs->next_out = r->buf + r->end;
+    zs->avail_out = (uInt)((r->cap - r->end) > (size_t)UINT_MAX ? UINT_MAX : (r->cap - r->end));
+    for (;;) {
+        uInt before = zs->avail_out;
+        int ret;
+        fc_status st = reader_zrefill(r);
+        if (st != FC_OK)
+            return st;
+        ret = inflate(zs, Z_NO_FLUSH);
+        r->end = (size_t)(zs->next_out - r->buf);
+        if (ret == Z_STREAM_END) {
+            /* End of one zlib stream or gzip member. */
+            st = reader_zrefill(r);
+            if (st != FC_OK)
+                return st;
+            if (zs->avail_in == 0 && r->src_eof) {
+                r->stream_done = 1;
+                return FC_OK;
+            }
+            if (r->compression == FC_COMPRESSION_ZLIB)
+                return reader_zerror(r, FC_ERR_INFLATE,
+                                     "trailing data after the end of the ZLIB stream", Z_OK,
+                                     "; TensorFlow ignores such bytes, featc reports them because "
+                                     "records there would be lost silently");
+            /* GZIP: another member follows; read it as part of the same stream. */
+            ret = inflateReset(zs);
+            if (ret != Z_OK)
+                return reader_zerror(r, FC_ERR_INFLATE, "inflateReset()", ret, NULL);
+            if (zs->avail_out < before)
+                return FC_OK;
+            continue;
+        }
+        if (ret == Z_OK) {
+            if (zs->avail_out < before)
+                return FC_OK;
+            continue;
+        }
+        if (ret == Z_BUF_ERROR) {
+            if (zs->avail_in == 0 && r->src_eof)
+                return reader_zerror(r, FC_ERR_TRUNCATED,
+                                     "truncated compressed stream: the input ends before the end "
+                                     "of the compressed data",
+                                     Z_OK, NULL);
+            continue;
+        }
+        if (ret == Z_MEM_ERROR)
+            return reader_zerror(r, FC_ERR_NO_MEMORY, "inflate()", ret, NULL);
+        return reader_zerror(r, FC_ERR_INFLATE, "inflate()", ret, NULL);
+    }
+}
+#endif
+
+/* Ensures buf[start, end) holds at least `need` bytes, unless the stream ends
+ * first.  FC_ERR_BUFFER (not sticky) when need exceeds the buffer. */
+static fc_status reader_fill(fc_reader *r, uint64_t need)
+{
+    if ((uint64_t)(r->end - r->start) >= need || r->zero_copy)
+        return FC_OK;
+    if (need > (uint64_t)r->cap)
+        return FC_ERR_BUFFER;
+    if ((uint64_t)(r->cap - r->start) < need) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    while ((uint64_t)(r->end - r->start) < need && !r->stream_done) {
+        if (r->compression == FC_COMPRESSION_NONE) {
+            size_t got;
+            fc_status st = fd_read(r, r->buf + r->end, r->cap - r->end, &got);
+            if (st != FC_OK)
+                return st;
+            if (got == 0) {
+                r->src_eof = 1;
+                r->stream_done = 1;
+            }
+            r->end += got;
+        } else {
+#ifndef FC_NO_ZLIB
+            fc_status st = reader_inflate_more(r);
+            if (st != FC_OK)
+                return st;
+#else
+            return FC_ERR_UNSUPPORTED;
+#endif
+        }
+    }
+    return FC_OK;
+}
+
+/* "<what> at <offset>: record <index>".  TensorFlow adds its hint to
+ * header corruption at offset 0 only; so does featc. */
+static void msg_record_at(fc_msg *m, const char *what, uint64_t offset, uint64_t index,
+                          int hint)
+{
+    fc_msg_str(m, what);
+    fc_msg_str(m, " at ");
+    fc_msg_u64(m, offset);
+    if (offset == 0 && hint)
+        fc_msg_str(m, " (Is this even a TFRecord file?)");
+    fc_msg_str(m, ": record ");
+    fc_msg_u64(m, index);
+}
+
+fc_status fc_reader_next(fc_reader *r, fc_record *rec)
+{
+    if (r == NULL || rec == NULL)
+        return FC_ERR_ARG;
+    if (r->failed)
+        return (fc_status)r->err.status;
+    if (r->source == 0)
+        return FC_ERR_ARG;
+    if (r->detect_pending) {
+        fc_status st = reader_detect_fd(r);
+        if (st != FC_OK) {
+            r->failed = 1;
+            return st;
+        }
+    }
+    for (;;) {
+        const unsigned char *hdr;
+        uint64_t length, total, avail;
+        fc_status st = reader_fill(r, FC_RECORD_HEADER_SIZE);
+        if (st != FC_OK) {
+            r->failed = 1;
+            return st;
+        }
+        avail = r->end - r->start;
+        if (avail == 0)
+            return FC_END;
+        if (avail < FC_RECORD_HEADER_SIZE) {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_TRUNCATED, r->next_index, r->pos);
+            msg_record_at(&m, "truncated record", r->pos, r->next_index, 0);
+            fc_msg_str(&m, ": the stream ends inside the 12-byte record header (");
+            fc_msg_u64(&m, avail);
+            fc_msg_str(&m, avail == 1 ? " byte left)" : " bytes left)");
+            return reader_fail(r);
+        }
+        hdr = r->buf + r->start;
+        length = le64(hdr);
+        if (r->crc_policy != FC_CRC_NONE) {
+            uint32_t stored = le32(hdr + 8);
+            uint32_t computed = fc_crc32c_mask(fc_crc32c(0, hdr, 8));
+            if (stored != computed) {
+                fc_msg m = fc_error_begin(&r->err, FC_ERR_CORRUPT, r->next_index, r->pos);
+                msg_record_at(&m, "corrupted record", r->pos, r->next_index, 1);
+                fc_msg_str(&m, ": length CRC mismatch (stored ");
+                fc_msg_hex32(&m, stored);
+                fc_msg_str(&m, ", computed ");
+                fc_msg_hex32(&m, computed);
+                fc_msg_str(&m, "; the length field reads ");
+                fc_msg_u64(&m, length);
+                fc_msg_str(&m, ")");
+                return reader_fail(r);
+            }
+        }
+        if (length > UINT64_MAX - FC_RECORD_OVERHEAD ||
+            length + FC_RECORD_OVERHEAD > (uint64_t)SIZE_MAX) {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_TOO_LARGE, r->next_index, r->pos);
+            fc_msg_str(&m, "record size too large");
+            if (r->pos == 0)
+                fc_msg_str(&m, " (Is this even a TFRecord file?)");
+            fc_msg_str(&m, ": record ");
+            fc_msg_u64(&m, r->next_index);
+            fc_msg_str(&m, " at offset ");
+            fc_msg_u64(&m, r->pos);
+            fc_msg_str(&m, " declares ");
+            fc_msg_u64(&m, length);
+            fc_msg_str(&m, " data bytes");
+            return reader_fail(r);
+        }
+        total = length + FC_RECORD_OVERHEAD;
+        st = reader_fill(r, total);
+        if (st == FC_ERR_BUFFER) {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_BUFFER, r->next_index, r->pos);
+            fc_msg_str(&m, "record ");
+            fc_msg_u64(&m, r->next_index);
+            fc_msg_str(&m, " at offset ");
+            fc_msg_u64(&m, r->pos);
+            fc_msg_str(&m, " needs a buffer of ");
+            fc_msg_u64(&m, total);
+            fc_msg_str(&m, " bytes (");
+            fc_msg_u64(&m, length);
+            fc_msg_str(&m, " data + 16 framing); the reader buffer has ");
+            fc_msg_u64(&m, r->cap);
+            return FC_ERR_BUFFER; /* not sticky: the caller may supply a larger buffer */
+        }
+        if (st != FC_OK) {
+            r->failed = 1;
+            return st;
+        }
+        hdr = r->buf + r->start; /* the fill may have moved the bytes */
+        avail = r->end - r->start;
+        if (avail < total) {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_TRUNCATED, r->next_index, r->pos);
+            msg_record_at(&m, "truncated record", r->pos, r->next_index, 0);
+            fc_msg_str(&m, " declares ");
+            fc_msg_u64(&m, length);
+            fc_msg_str(&m, " data bytes and a 4-byte CRC after its header, but the stream ends ");
+            fc_msg_u64(&m, avail - FC_RECORD_HEADER_SIZE);
+            fc_msg_str(&m, " bytes after the header");
+            return reader_fail(r);
+        }
+        if (r->crc_policy != FC_CRC_NONE) {
+            const unsigned char *data = hdr + FC_RECORD_HEADER_SIZE;
+            uint32_t stored = le32(data + length);
+            uint32_t computed = fc_crc32c_mask(fc_crc32c(0, data, (size_t)length));
+            if (stored != computed) {
+                fc_error *e = r->crc_policy == FC_CRC_SKIP_CORRUPT ? &r->skip_err : &r->err;
+                fc_msg m = fc_error_begin(e, FC_ERR_CORRUPT, r->next_index,
+                                          r->pos + FC_RECORD_HEADER_SIZE);
+                fc_msg_str(&m, "corrupted record at ");
+                fc_msg_u64(&m, r->pos + FC_RECORD_HEADER_SIZE);
+                fc_msg_str(&m, ": record ");
+                fc_msg_u64(&m, r->next_index);
+                fc_msg_str(&m, " (header at offset ");
+                fc_msg_u64(&m, r->pos);
+                fc_msg_str(&m, ", ");
+                fc_msg_u64(&m, length);
+                fc_msg_str(&m, " data bytes): data CRC mismatch (stored ");
+                fc_msg_hex32(&m, stored);
+                fc_msg_str(&m, ", computed ");
+                fc_msg_hex32(&m, computed);
+                fc_msg_str(&m, ")");
+                if (r->crc_policy != FC_CRC_SKIP_CORRUPT)
+                    return reader_fail(r);
+                r->skipped++;
+                r->next_index++;
+                r->start += (size_t)total;
+                r->pos += total;
+                continue;
+            }
+        }
+        rec->data = hdr + FC_RECORD_HEADER_SIZE;
+        rec->length = (size_t)length;
+        rec->index = r->next_index++;
+        rec->offset = r->pos;
+        r->start += (size_t)total;
+        r->pos += total;
+        return FC_OK;
+    }
+}
+
+fc_status fc_reader_set_buffer(fc_reader *r, void *buffer, size_t buffer_size)
+{
+    size_t pending;
+    if (r == NULL || buffer == NULL || r->zero_copy || r->failed)
+        return FC_ERR_ARG;
+    pending = r->end - r->start;
+    if (buffer_size < FC_READER_MIN_BUFFER || buffer_size < pending)
+        return FC_ERR_ARG;
+    memmove(buffer, r->buf + r->start, pending);
+    r->buf = (unsigned char *)buffer;
+    r->cap = buffer_size;
+    r->start = 0;
+    r->end = pending;
+    if (r->err.status == FC_ERR_BUFFER)
+        fc_error_clear(&r->err);
+    return FC_OK;
+}
+
+size_t fc_reader_needed(const fc_reader *r)
+{
+    const unsigned char *hdr;
+    if (r == NULL || r->err.status != FC_ERR_BUFFER || r->end - r->start < FC_RECORD_HEADER_SIZE)
+        return 0;
+    hdr = r->buf + r->start;
+    return (size_t)(le64(hdr) + FC_RECORD_OVERHEAD);
+}
+
+const fc_error *fc_reader_error(const fc_reader *r)
+{
+    return &r->err;
+}
+
+fc_compression fc_reader_compression(const fc_reader *r)
+{
+    return r->compression;
+}
+
+uint64_t fc_reader_skipped(const fc_reader *r)
+{
+    return r->skipped;
+}
+
+const fc_error *fc_reader_last_skip(const fc_reader *r)
+{
+    return &r->skip_err;
+}
+
+uint64_t fc_reader_count(const fc_reader *r)
+{
+    return r->next_index;
+}
+
+uint64_t fc_reader_offset(const fc_reader *r)
+{
+    return r->pos;
+}
+
+uint64_t fc_reader_raw_offset(const fc_reader *r)
+{
+#ifndef FC_NO_ZLIB
+    if (r->zactive)
+        return r->raw_read - ((const z_stream *)(const void *)r->zs.bytes)->avail_in;
+#endif
+    if (r->zero_copy)
+        return r->pos;
+    return r->raw_read - (r->end - r->start);
+}
+
+size_t fc_reader_arena_peak(const fc_reader *r)
+{
+    return r->arena.peak;
+}
+
+/* -------------------------------------------------------------------- mmap */
+
+fc_status fc_map_file(const char *path, fc_mapped_file *map, fc_error *err)
+{
+#ifndef FC_NO_POSIX
+    struct stat st;
+    int fd;
+    void *p;
+    map->data = NULL;
+    map->size = 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+        if (err != NULL)
+            err->sys_errno = errno;
+        fc_msg_str(&m, "cannot open file (errno ");
+        fc_msg_i64(&m, errno);
+        fc_msg_str(&m, ")");
+        return FC_ERR_IO;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "cannot map: not a regular file");
+        if (err != NULL)
+            err->sys_errno = e;
+        close(fd);
+        return FC_ERR_IO;
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return FC_OK;
+    }
+    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+        fc_msg m = fc_error_begin(err, FC_ERR_TOO_LARGE, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "file too large to map");
+        close(fd);
+        return FC_ERR_TOO_LARGE;
+    }
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+        if (err != NULL)
+            err->sys_errno = e;
+        fc_msg_str(&m, "mmap failed (errno ");
+        fc_msg_i64(&m, e);
+        fc_msg_str(&m, ")");
+        close(fd);
+        return FC_ERR_IO;
+    }
+    close(fd);
+    (void)posix_madvise(p, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL);
+    map->data = (const uint8_t *)p;
+    map->size = (size_t)st.st_size;
+    return FC_OK;
+#else
+    (void)path;
+    map->data = NULL;
+    map->size = 0;
+    {
+        fc_msg m = fc_error_begin(err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "mmap is not available in this build (FC_NO_POSIX)");
+    }
+    return FC_ERR_UNSUPPORTED;
+#endif
+}
+
+void fc_unmap_file(fc_mapped_file *map)
+{
+#ifndef FC_NO_POSIX
+    if (map != NULL && map->data != NULL)
+        munmap((void *)(uintptr_t)map->data, map->size);
+#endif
+    if (map != NULL) {
+        map->data = NULL;
+        map->size = 0;
+    }
+}
+
+/* ------------------------------------------------------------------ writer */
+
+enum { SINK_MEM = 1, SINK_FD = 2 };
+
+#ifndef FC_NO_ZLIB
+static z_stream *wzs(fc_writer *w)
+{
+    return (z_stream *)(void *)w->zs.bytes;
+}
+#endif
+
+/* TensorFlow's text for a write or flush after Close(). A writer that had
+ * failed before it was closed keeps its own error. */
+static fc_status writer_closed(fc_writer *w)
+{
+    if (!w->failed) {
+        fc_msg m = fc_error_begin(&w->err, FC_ERR_CLOSED, w->records, w->stream_bytes);
+        fc_msg_str(&m, "Writer not initialized or previously closed");
+    }
+    return FC_ERR_CLOSED;
+}
+
+/* Writes all n bytes to the fd, retrying short writes and EINTR. */
+static fc_status write_all(fc_writer *w, const unsigned char *p, size_t n)
+{
+#ifndef FC_NO_POSIX
+    while (n > 0) {
+        ssize_t k = write(w->fd, p, n);
+        if (k < 0) {
+            fc_msg m;
+            if (errno == EINTR)
+                continue;
+            m = fc_error_begin(&w->err, FC_ERR_IO, w->records, w->sink_bytes);
+            w->err.sys_errno = errno;
+            fc_msg_str(&m, "write failed after ");
+            fc_msg_u64(&m, w->sink_bytes);
+            fc_msg_str(&m, " bytes (errno ");
+            fc_msg_i64(&m, errno);
+            fc_msg_str(&m, ")");
+            w->failed = 1;
+            return FC_ERR_IO;
+        }
+        if (k == 0) {
+            fc_msg m = fc_error_begin(&w->err, FC_ERR_IO, w->records, w->sink_bytes);
+            fc_msg_str(&m, "write returned 0 bytes");
+            w->failed = 1;
+            return FC_ERR_IO;
+        }
+        p += k;
+        n -= (size_t)k;
+        w->sink_bytes += (uint64_t)k;
+    }
+    return FC_OK;
+#else
+    (void)p;
+    (void)n;
+    return FC_ERR_UNSUPPORTED;
+#endif
+}
+
+static fc_status writer_drain(fc_writer *w)
+{
+    fc_status st;
+    if (w->sink != SINK_FD || w->out_len == 0)
+        return FC_OK;
+    st = write_all(w, w->out, w->out_len);
+    w->out_len = 0;
+    return st;
+}
+
+static fc_status writer_no_space(fc_writer *w, uint64_t need)
+{
+    fc_msg m = fc_error_begin(&w->err, FC_ERR_NO_SPACE, w->records, w->stream_bytes);
+    fc_msg_str(&m, "output buffer full: record ");
+    fc_msg_u64(&m, w->records);
+    fc_msg_str(&m, " needs ");
+    fc_msg_u64(&m, need);
+    fc_msg_str(&m, " more bytes, ");
+    fc_msg_u64(&m, w->dst_cap - w->dst_len);
+    fc_msg_str(&m, " of ");
+    fc_msg_u64(&m, w->dst_cap);
+    fc_msg_str(&m, " left");
+    return FC_ERR_NO_SPACE;
+}
+
+/* Uncompressed bytes to the sink. */
+static fc_status sink_plain(fc_writer *w, const unsigned char *p, size_t n)
+{
+    if (w->sink == SINK_MEM) {
+        memcpy(w->dst + w->dst_len, p, n); /* space checked by the caller */
+        w->dst_len += n;
+        w->sink_bytes += n;
+        return FC_OK;
+    }
+    if (w->out == NULL)
+        return write_all(w, p, n);
+    if (n > w->out_cap - w->out_len) {
+        fc_status st = writer_drain(w);
+        if (st != FC_OK)
+            return st;
+        if (n >= w->out_cap)
+            return write_all(w, p, n);
+    }
+    memcpy(w->out + w->out_len, p, n);
+    w->out_len += n;
+    return FC_OK;
+}
+
+#ifndef FC_NO_ZLIB
+static fc_status writer_zerror(fc_writer *w, int ret, const char *what)
+{
+    fc_msg m = fc_error_begin(&w->err, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_DEFLATE,
+                              w->records, w->stream_bytes);
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, " failed with error ");
+    fc_msg_i64(&m, ret);
+    if (wzs(w)->msg != NULL) {
+        fc_msg_str(&m, ": ");
+        fc_msg_str(&m, wzs(w)->msg);
+    }
+    w->failed = 1;
+    return (fc_status)w->err.status;
+}
+
+/* Runs deflate over p[0, n) with the given flush mode, emptying the output
+ * into the sink.  For Z_FINISH, runs until the stream end. */
+static fc_status sink_deflate(fc_writer *w, const unsigned char *p, size_t n, int flush)
+{
+    z_stream *zs = wzs(w);
+    for (;;) {
+        int ret;
+        uInt chunk = n > (size_t)UINT_MAX ? UINT_MAX : (uInt)n;
+        uInt out_before;
+        zs->next_in = (Bytef *)(uintptr_t)p;
+        zs->avail_in = chunk;
+        if (w->sink == SINK_MEM) {
+            size_t room = w->dst_cap - w->dst_len;
+            zs->next_out = w->dst + w->dst_len;
+            zs->avail_out = room > (size_t)UINT_MAX ? UINT_MAX : (uInt)room;
+        } else {
+            zs->next_out = w->out + w->out_len;
+            zs->avail_out = (uInt)(w->out_cap - w->out_len);
+        }
+        out_before = zs->avail_out;
+        ret = deflate(zs, chunk == n ? flush : Z_NO_FLUSH);
+        {
+            size_t produced = out_before - zs->avail_out;
+            size_t used = chunk - zs->avail_in;
+            if (w->sink == SINK_MEM) {
+                w->dst_len += produced;
+                w->sink_bytes += produced;
+            } else {
+                w->out_len += produced;
+            }
+            p += used;
+            n -= used;
+        }
+        if (ret == Z_STREAM_ERROR || (ret == Z_BUF_ERROR && flush == Z_FINISH && zs->avail_out > 0))
+            return writer_zerror(w, ret, "deflate()");
+        if (ret == Z_STREAM_END)
+            return writer_drain(w);
+        /* Output full: empty it (fd) or fail (memory). */
+        if (zs->avail_out == 0) {
+            if (w->sink == SINK_MEM) {
+                w->failed = 1;
+                return writer_no_space(w, 1);
+            }
+            {
+                fc_status st = writer_drain(w);
+                if (st != FC_OK)
+                    return st;
+            }
+            continue;
+        }
+        /* Output space left: deflate consumed all input and flushed what the mode asks. */
+        if (n == 0 && flush != Z_FINISH)
+            return flush == Z_NO_FLUSH ? FC_OK : writer_drain(w);
+    }
+}
+#endif
+
+static fc_status writer_setup(fc_writer *w, const fc_writer_options *opt, fc_error *err)
+{
+    w->compression = opt != NULL ? opt->compression : FC_COMPRESSION_NONE;
+    if ((unsigned)w->compression > FC_COMPRESSION_GZIP) {
+        fc_msg m = fc_error_begin(&w->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "a writer needs compression NONE, ZLIB or GZIP");
+        w->failed = 1;
+        copy_error(err, &w->err);
+        return FC_ERR_ARG;
+    }
+    if (w->compression == FC_COMPRESSION_NONE) {
+        if (w->sink == SINK_FD && opt != NULL && opt->work != NULL && opt->work_size > 0) {
+            w->out = (unsigned char *)opt->work;
+            w->out_cap = opt->work_size;
+        }
+        return FC_OK;
+    }
+#ifdef FC_NO_ZLIB
+    {
+        fc_msg m = fc_error_begin(&w->err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "this build of the featc runtime has no zlib (FC_NO_ZLIB)");
+        w->failed = 1;
+        copy_error(err, &w->err);
+        return FC_ERR_UNSUPPORTED;
+    }
+#else
+    {
+        size_t need = w->sink == SINK_FD ? FC_WRITER_WORK_SIZE : FC_DEFLATE_ARENA_SIZE;
+        int level = opt->level == 0 ? Z_DEFAULT_COMPRESSION
+                    : opt->level == FC_LEVEL_STORE ? 0 : opt->level;
+        int ret;
+        z_stream *zs = wzs(w);
+        if (opt->work == NULL || opt->work_size < need) {
+            fc_msg m = fc_error_begin(&w->err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "a compressing writer needs a work area of at least ");
+            fc_msg_u64(&m, need);
+            fc_msg_str(&m, " bytes, got ");
+            fc_msg_u64(&m, opt->work == NULL ? 0 : opt->work_size);
+            w->failed = 1;
+            copy_error(err, &w->err);
+            return FC_ERR_NO_MEMORY;
+        }
+        if (level < -1 || level > 9) {
+            fc_msg m = fc_error_begin(&w->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "compression level must be 0 (default), 1..9 or FC_LEVEL_STORE");
+            w->failed = 1;
+            copy_error(err, &w->err);
+            return FC_ERR_ARG;
+        }
+        arena_init(&w->arena, opt->work, FC_DEFLATE_ARENA_SIZE);
+        if (w->sink == SINK_FD) {
+            w->out = (unsigned char *)opt->work + FC_DEFLATE_ARENA_SIZE;
+            w->out_cap = opt->work_size - FC_DEFLATE_ARENA_SIZE;
+            if (w->out_cap > (size_t)UINT_MAX)
+                w->out_cap = UINT_MAX;
+        }
+        memset(zs, 0, sizeof *zs);
+        zs->zalloc = arena_alloc;
+        zs->zfree = arena_free;
+        zs->opaque = &w->arena;
+        /* TensorFlow's ZlibCompressionOptions: window 15 (+16 for gzip), memLevel 9. */
+        ret = deflateInit2(zs, level, Z_DEFLATED,
+                           w->compression == FC_COMPRESSION_GZIP ? 15 + 16 : 15, 9,
+                           Z_DEFAULT_STRATEGY);
+        if (ret != Z_OK) {
+            writer_zerror(w, ret, "deflateInit2()");
+            copy_error(err, &w->err);
+            return (fc_status)w->err.status;
+        }
+        w->zactive = 1;
+        return FC_OK;
+    }
+#endif
+}
+
+static void writer_zero(fc_writer *w)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    fc_error_clear(&w->err);
+}
+
+fc_status fc_writer_init_fd(fc_writer *w, int fd, const fc_writer_options *opt, fc_error *err)
+{
+    if (w == NULL)
+        return FC_ERR_ARG;
+    writer_zero(w);
+    w->sink = SINK_FD;
+    w->fd = fd;
+    if (fd < 0) {
+        fc_msg m = fc_error_begin(&w->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "invalid file descriptor");
+        w->failed = 1;
+        copy_error(err, &w->err);
+        return FC_ERR_ARG;
+    }
+    return writer_setup(w, opt, err);
+}
+
+fc_status fc_writer_init_mem(fc_writer *w, void *dst, size_t cap, const fc_writer_options *opt,
+                             fc_error *err)
+{
+    if (w == NULL)
+        return FC_ERR_ARG;
+    writer_zero(w);
+    w->sink = SINK_MEM;
+    w->dst = (unsigned char *)dst;
+    w->dst_cap = dst == NULL ? 0 : cap;
+    return writer_setup(w, opt, err);
+}
+
+fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
+{
+    unsigned char hdr[FC_RECORD_HEADER_SIZE], foot[FC_RECORD_FOOTER_SIZE];
+    fc_status st;
+    if (w == NULL || (data == NULL && len > 0))
+        return FC_ERR_ARG;
+    if (w->closed)
+        return writer_closed(w);
+    if (w->failed)
+        return (fc_status)w->err.status;
+    put_le64(hdr, (uint64_t)len);
+    put_le32(hdr + 8, fc_crc32c_mask(fc_crc32c(0, hdr, 8)));
+    put_le32(foot, fc_crc32c_mask(fc_crc32c(0, data, len)));
+    if (w->compression == FC_COMPRESSION_NONE) {
+        if (w->sink == SINK_MEM &&
+            (w->dst_cap - w->dst_len < FC_RECORD_OVERHEAD ||
+             len > w->dst_cap - w->dst_len - FC_RECORD_OVERHEAD))
+            return writer_no_space(w, (uint64_t)len + FC_RECORD_OVERHEAD); /* nothing written */
+        st = sink_plain(w, hdr, sizeof hdr);
+        if (st == FC_OK && len > 0)
+            st = sink_plain(w, (const unsigned char *)data, len);
+        if (st == FC_OK)
+            st = sink_plain(w, foot, sizeof foot);
+    } else {
+#ifndef FC_NO_ZLIB
+        st = sink_deflate(w, hdr, sizeof hdr, Z_NO_FLUSH);
+        if (st == FC_OK && len > 0)
+            st = sink_deflate(w, (const unsigned char *)data, len, Z_NO_FLUSH);
+        if (st == FC_OK)
+            st = sink_deflate(w, foot, sizeof foot, Z_NO_FLUSH);
+#else
+        st = FC_ERR_UNSUPPORTED;
+#endif
+    }
+    if (st != FC_OK)
+        return st;
+    w->records++;
+    w->stream_bytes += (uint64_t)len + FC_RECORD_OVERHEAD;
+    return FC_OK;
+}
+
+fc_status fc_writer_flush(fc_writer *w)
+{
+    if (w == NULL)
+        return FC_ERR_ARG;
+    if (w->closed)
+        return writer_closed(w);
+    if (w->failed)
+        return (fc_status)w->err.status;
+#ifndef FC_NO_ZLIB
+    if (w->zactive)
+        return sink_deflate(w, NULL, 0, Z_SYNC_FLUSH);
+#endif
+    return writer_drain(w);
+}
+
+fc_status fc_writer_close(fc_writer *w)
+{
+    fc_status st = FC_OK;
+    if (w == NULL)
+        return FC_ERR_ARG;
+    if (w->closed)
+        return w->failed ? (fc_status)w->err.status : FC_OK;
+    if (!w->failed) {
+#ifndef FC_NO_ZLIB
+        if (w->zactive)
+            st = sink_deflate(w, NULL, 0, Z_FINISH);
+        else
+#endif
+            st = writer_drain(w);
+    } else {
+        st = (fc_status)w->err.status;
+    }
+#ifndef FC_NO_ZLIB
+    if (w->zactive) {
+        (void)deflateEnd(wzs(w));
+        w->zactive = 0;
+    }
+#endif
+    w->closed = 1;
+    return st;
+}
+
+const fc_error *fc_writer_error(const fc_writer *w)
+{
+    return &w->err;
+}
+
+size_t fc_writer_size(const fc_writer *w)
+{
+    return w->dst_len;
+}
+
+uint64_t fc_writer_records(const fc_writer *w)
+{
+    return w->records;
+}
+
+size_t fc_writer_arena_peak(const fc_writer *w)
+{
+    return w->arena.peak;
+}
