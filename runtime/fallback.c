@@ -1,0 +1,516 @@
+/* Generic Example / SequenceExample decoding on top of protobuf-c.
+ *
+ * Two steps: a schema walker checks the wire format and names the first
+ * problem with its byte offset (protobuf-c's unpack only says "no"), then
+ * protobuf-c decodes into arena memory, and the maps are normalised (sorted,
+ * last duplicate wins) the way standard protobuf presents them.
+ */
+#include "featc/fc_fallback.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------- arena */
+
+void fc_arena_init(fc_arena *a, void *mem, size_t size)
+{
+    a->base = (unsigned char *)mem;
+    a->size = mem == NULL ? 0 : size;
+    a->used = 0;
+    a->peak = 0;
+    a->exhausted = 0;
+}
+
+void fc_arena_reset(fc_arena *a)
+{
+    a->used = 0;
+    a->exhausted = 0;
+}
+
+void *fc_arena_alloc(fc_arena *a, size_t size)
+{
+    size_t start = (a->used + 15u) & ~(size_t)15u;
+    if (size == 0)
+        size = 1;
+    if (start < a->used || start > a->size || size > a->size - start) {
+        a->exhausted = 1;
+        return NULL;
+    }
+    a->used = start + size;
+    if (a->used > a->peak)
+        a->peak = a->used;
+    return a->base + start;
+}
+
+static void *pbc_alloc(void *data, size_t size)
+{
+    return fc_arena_alloc((fc_arena *)data, size);
+}
+
+static void pbc_free(void *data, void *ptr)
+{
+    (void)data;
+    (void)ptr;
+}
+
+/* -------------------------------------------------------------------- UTF-8 */
+
+int fc_utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        size_t len, k;
+        uint32_t cp;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            len = 2;
+            cp = c & 0x1fu;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            len = 3;
+            cp = c & 0x0fu;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            len = 4;
+            cp = c & 0x07u;
+        } else {
+            return 0;
+        }
+        if (n - i < len)
+            return 0;
+        for (k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (s[i + k] & 0x3fu);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ walker */
+
+enum msg_type {
+    M_EXAMPLE, M_SEQEX, M_FEATURES, M_FENTRY, M_FEATURE, M_BYTES, M_FLOATS, M_INT64S,
+    M_FLISTS, M_FLENTRY, M_FLIST
+};
+
+/* What a field holds, when it is not a message. */
+enum { C_UNKNOWN = -1, C_STRING = -2, C_BYTES = -3, C_FLOAT = -4, C_INT64 = -5 };
+
+static const char *const msg_names[] = {
+    "Example", "SequenceExample", "Features", "Features map entry", "Feature", "BytesList",
+    "FloatList", "Int64List", "FeatureLists", "FeatureLists map entry", "FeatureList"};
+
+static int child_of(int msg, uint64_t field)
+{
+    switch (msg) {
+    case M_EXAMPLE: return field == 1 ? M_FEATURES : C_UNKNOWN;
+    case M_SEQEX: return field == 1 ? M_FEATURES : field == 2 ? M_FLISTS : C_UNKNOWN;
+    case M_FEATURES: return field == 1 ? M_FENTRY : C_UNKNOWN;
+    case M_FENTRY: return field == 1 ? C_STRING : field == 2 ? M_FEATURE : C_UNKNOWN;
+    case M_FEATURE:
+        return field == 1 ? M_BYTES : field == 2 ? M_FLOATS : field == 3 ? M_INT64S : C_UNKNOWN;
+    case M_BYTES: return field == 1 ? C_BYTES : C_UNKNOWN;
+    case M_FLOATS: return field == 1 ? C_FLOAT : C_UNKNOWN;
+    case M_INT64S: return field == 1 ? C_INT64 : C_UNKNOWN;
+    case M_FLISTS: return field == 1 ? M_FLENTRY : C_UNKNOWN;
+    case M_FLENTRY: return field == 1 ? C_STRING : field == 2 ? M_FLIST : C_UNKNOWN;
+    case M_FLIST: return field == 1 ? M_FEATURE : C_UNKNOWN;
+    default: return C_UNKNOWN;
+    }
+}
+
+typedef struct walker {
+    const uint8_t *base;
+    fc_error *err;
+    int strict; /* the shape every real writer produces; see fc_fallback.h */
+} walker;
+
+#define WALK_MAX_DEPTH 8
+
+/* "<what> <num><after> in <message> at byte <offset>" (num omitted when
+ * UINT64_MAX, after when NULL). */
+static int walk_fail_x(walker *w, const uint8_t *at, int msg, const char *what, uint64_t num,
+                       const char *after)
+{
+    fc_msg m = fc_error_begin(w->err, FC_ERR_PARSE, FC_NO_INDEX, (uint64_t)(at - w->base));
+    fc_msg_str(&m, what);
+    if (num != UINT64_MAX) {
+        fc_msg_str(&m, " ");
+        fc_msg_u64(&m, num);
+    }
+    if (after != NULL)
+        fc_msg_str(&m, after);
+    fc_msg_str(&m, " in ");
+    fc_msg_str(&m, msg_names[msg]);
+    fc_msg_str(&m, " at byte ");
+    fc_msg_u64(&m, (uint64_t)(at - w->base));
+    return -1;
+}
+
+static int walk_fail(walker *w, const uint8_t *at, int msg, const char *what, uint64_t num)
+{
+    return walk_fail_x(w, at, msg, what, num, NULL);
+}
+
+/* Reads a varint of at most 10 bytes; NULL if it is cut short or too long. */
+static const uint8_t *read_varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+    uint64_t v = 0;
+    int shift = 0;
+    while (p < end && shift < 70) {
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
+        if ((b & 0x80) == 0) {
+            *out = v;
+            return p;
+        }
+        shift += 7;
+    }
+    return NULL;
+}
+
+/* Strict shape: one of each top-level field, map entries with exactly one
+ * key and one value, at most one kind per Feature. */
+static int walk_shape(walker *w, int msg, const uint8_t *at, const unsigned seen[4])
+{
+    if (!w->strict)
+        return 0;
+    if ((msg == M_EXAMPLE || msg == M_SEQEX) && (seen[1] > 1 || seen[2] > 1))
+        return walk_fail_x(w, at, msg, "top-level field", seen[1] > 1 ? 1 : 2,
+                           " occurs more than once (a concatenation of messages, or another "
+                           "message type)");
+    if ((msg == M_FENTRY || msg == M_FLENTRY) && seen[1] != 1)
+        return walk_fail_x(w, at, msg, "key given", seen[1], " times (map entries have one)");
+    if ((msg == M_FENTRY || msg == M_FLENTRY) && seen[2] != 1)
+        return walk_fail_x(w, at, msg, "value given", seen[2], " times (map entries have one)");
+    if (msg == M_FEATURE && seen[1] + seen[2] + seen[3] > 1)
+        return walk_fail_x(w, at, msg, "kind set", seen[1] + seen[2] + seen[3],
+                           " times (a Feature has one)");
+    return 0;
+}
+
+static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, int depth)
+{
+    const uint8_t *start = p;
+    unsigned seen[4] = {0, 0, 0, 0};
+    if (depth > WALK_MAX_DEPTH)
+        return walk_fail(w, p, msg, "nesting too deep", UINT64_MAX);
+    while (p < end) {
+        const uint8_t *field_at = p;
+        uint64_t tag, len = 0;
+        unsigned wt;
+        int child;
+        p = read_varint(p, end, &tag);
+        if (p == NULL)
+            return walk_fail(w, field_at, msg, "truncated or overlong field tag", UINT64_MAX);
+        wt = (unsigned)(tag & 7u);
+        if ((tag >> 3) == 0)
+            return walk_fail(w, field_at, msg, "field number 0", UINT64_MAX);
+        child = child_of(msg, tag >> 3);
+        if (wt == 3 || wt == 4 || wt > 5)
+            return walk_fail(w, field_at, msg, "invalid wire type", wt);
+        if (child == C_UNKNOWN)
+            return walk_fail(w, field_at, msg, "unknown field", tag >> 3);
+        seen[tag >> 3]++; /* known fields are numbered 1..3 */
+        if (wt == 2) {
+            p = read_varint(p, end, &len);
+            if (p == NULL)
+                return walk_fail(w, field_at, msg, "truncated length of field", tag >> 3);
+            if (len > (uint64_t)(end - p))
+                return walk_fail(w, field_at, msg, "truncated length-delimited field", tag >> 3);
+        }
+        if (child >= 0) {
+            if (wt != 2)
+                return walk_fail(w, field_at, msg, "message field with wire type", wt);
+            if (walk_msg(w, child, p, p + len, depth + 1) != 0)
+                return -1;
+            p += len;
+        } else if (child == C_STRING || child == C_BYTES) {
+            if (wt != 2)
+                return walk_fail(w, field_at, msg, "bytes field with wire type", wt);
+            if (child == C_STRING && !fc_utf8_valid(p, (size_t)len))
+                return walk_fail(w, field_at, msg, "key that is not valid UTF-8", UINT64_MAX);
+            p += len;
+        } else if (child == C_FLOAT) {
+            if (wt == 5) {
+                if (end - p < 4)
+                    return walk_fail(w, field_at, msg, "truncated float", UINT64_MAX);
+                p += 4;
+            } else if (wt == 2) {
+                if (len % 4 != 0)
+                    return walk_fail(w, field_at, msg,
+                                     "packed floats whose length is not a multiple of 4:", len);
+                p += len;
+            } else {
+                return walk_fail(w, field_at, msg, "float field with wire type", wt);
+            }
+        } else { /* C_INT64 */
+            if (wt == 0) {
+                uint64_t v;
+                p = read_varint(p, end, &v);
+                if (p == NULL)
+                    return walk_fail(w, field_at, msg, "truncated or overlong varint", UINT64_MAX);
+            } else if (wt == 2) {
+                const uint8_t *q = p, *qend = p + len;
+                while (q < qend) {
+                    uint64_t v;
+                    const uint8_t *at = q;
+                    q = read_varint(q, qend, &v);
+                    if (q == NULL)
+                        return walk_fail(w, at, msg, "truncated or overlong packed varint",
+                                         UINT64_MAX);
+                }
+                p = qend;
+            } else {
+                return walk_fail(w, field_at, msg, "int64 field with wire type", wt);
+            }
+        }
+    }
+    return walk_shape(w, msg, start, seen);
+}
+
+fc_status fc_fallback_check(const void *data, size_t len, fc_payload_kind want, int flags,
+                            fc_payload_kind *kind, fc_error *err)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    fc_error e_ex, e_seq;
+    walker w;
+    int ok_ex = 0, ok_seq = 0;
+    if (p == NULL)
+        len = 0;
+    fc_error_clear(&e_ex);
+    fc_error_clear(&e_seq);
+    w.base = p;
+    w.strict = (flags & FC_FALLBACK_LENIENT) == 0;
+    *kind = FC_PAYLOAD_OTHER;
+    if (want == FC_PAYLOAD_EXAMPLE || want == FC_PAYLOAD_AUTO) {
+        w.err = &e_ex;
+        ok_ex = walk_msg(&w, M_EXAMPLE, p, p + len, 0) == 0;
+        if (ok_ex) {
+            *kind = FC_PAYLOAD_EXAMPLE;
+            return FC_OK;
+        }
+    }
+    if (want == FC_PAYLOAD_SEQUENCE_EXAMPLE || want == FC_PAYLOAD_AUTO) {
+        w.err = &e_seq;
+        ok_seq = walk_msg(&w, M_SEQEX, p, p + len, 0) == 0;
+        if (ok_seq) {
+            *kind = FC_PAYLOAD_SEQUENCE_EXAMPLE;
+            return FC_OK;
+        }
+    }
+    if (err != NULL) {
+        /* Report the reading that got further into the bytes. */
+        const fc_error *best;
+        fc_msg m;
+        if (want == FC_PAYLOAD_EXAMPLE)
+            best = &e_ex;
+        else if (want == FC_PAYLOAD_SEQUENCE_EXAMPLE)
+            best = &e_seq;
+        else
+            best = e_seq.offset > e_ex.offset && e_seq.status != FC_OK ? &e_seq : &e_ex;
+        m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, best->offset);
+        fc_msg_str(&m, want == FC_PAYLOAD_EXAMPLE            ? "not an Example: "
+                       : want == FC_PAYLOAD_SEQUENCE_EXAMPLE ? "not a SequenceExample: "
+                                                             : "not an Example or SequenceExample: ");
+        fc_msg_str(&m, best->message);
+    }
+    return FC_ERR_PARSE;
+}
+
+/* ------------------------------------------------------------ normalising */
+
+static const FcPb__Feature empty_feature = FC_PB__FEATURE__INIT;
+static const FcPb__FeatureList empty_feature_list = FC_PB__FEATURE_LIST__INIT;
+
+typedef struct keyed {
+    const uint8_t *key;
+    size_t key_len;
+    const void *value;
+} keyed;
+
+static int key_cmp(const keyed *a, const keyed *b)
+{
+    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+    int c = n > 0 ? memcmp(a->key, b->key, n) : 0;
+    if (c != 0)
+        return c;
+    return a->key_len < b->key_len ? -1 : a->key_len > b->key_len ? 1 : 0;
+}
+
+/* Stable bottom-up merge sort (no recursion, no malloc: tmp comes from the arena). */
+static void sort_keyed(keyed *v, keyed *tmp, size_t n)
+{
+    size_t width, i;
+    keyed *src = v, *dst = tmp;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            size_t lo = i, mid = i + width < n ? i + width : n;
+            size_t hi = i + 2 * width < n ? i + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                dst[k++] = key_cmp(&src[b], &src[a]) < 0 ? src[b++] : src[a++];
+            while (a < mid)
+                dst[k++] = src[a++];
+            while (b < hi)
+                dst[k++] = src[b++];
+        }
+        {
+            keyed *t = src;
+            src = dst;
+            dst = t;
+        }
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+}
+
+/* Sorts entries by key and keeps the last occurrence of each key. */
+static size_t normalise(keyed *v, size_t n, fc_arena *arena, int *nomem)
+{
+    keyed *tmp;
+    size_t i, out = 0;
+    if (n < 2)
+        return n;
+    tmp = (keyed *)fc_arena_alloc(arena, n * sizeof *tmp);
+    if (tmp == NULL) {
+        *nomem = 1;
+        return 0;
+    }
+    sort_keyed(v, tmp, n);
+    for (i = 0; i < n; i++) {
+        if (i + 1 < n && key_cmp(&v[i], &v[i + 1]) == 0)
+            continue; /* a later duplicate wins */
+        v[out++] = v[i];
+    }
+    return out;
+}
+
+static fc_status decode_nomem(fc_error *err, const fc_arena *a)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, "fallback decoder arena of ");
+    fc_msg_u64(&m, a->size);
+    fc_msg_str(&m, " bytes exhausted; retry with a larger one");
+    return FC_ERR_NO_MEMORY;
+}
+
+fc_status fc_fallback_decode(const void *data, size_t len, fc_payload_kind want, int flags,
+                             fc_arena *arena, fc_fallback *out, fc_error *err)
+{
+    ProtobufCAllocator alloc;
+    const FcPb__Features *features = NULL;
+    const FcPb__FeatureLists *lists = NULL;
+    fc_payload_kind kind;
+    fc_status st;
+    int nomem = 0;
+    size_t i;
+    memset(out, 0, sizeof *out);
+    st = fc_fallback_check(data, len, want, flags, &kind, err);
+    if (st != FC_OK)
+        return st;
+    alloc.alloc = pbc_alloc;
+    alloc.free = pbc_free;
+    alloc.allocator_data = arena;
+    arena->exhausted = 0;
+    out->kind = kind;
+    if (kind == FC_PAYLOAD_EXAMPLE) {
+        out->example = fc_pb__example__unpack(&alloc, len, (const uint8_t *)data);
+        if (out->example == NULL)
+            goto unpack_failed;
+        features = out->example->features;
+    } else {
+        out->sequence = fc_pb__sequence_example__unpack(&alloc, len, (const uint8_t *)data);
+        if (out->sequence == NULL)
+            goto unpack_failed;
+        features = out->sequence->context;
+        lists = out->sequence->feature_lists;
+    }
+    if (features != NULL && features->n_feature > 0) {
+        keyed *v = (keyed *)fc_arena_alloc(arena, features->n_feature * sizeof *v);
+        if (v == NULL)
+            return decode_nomem(err, arena);
+        for (i = 0; i < features->n_feature; i++) {
+            const FcPb__FeatureEntry *e = features->feature[i];
+            v[i].key = e->key.data;
+            v[i].key_len = e->key.len;
+            v[i].value = e->value != NULL ? e->value : &empty_feature;
+        }
+        out->n_features = normalise(v, features->n_feature, arena, &nomem);
+        if (nomem)
+            return decode_nomem(err, arena);
+        /* keyed and fc_fb_feature have the same members; convert in place */
+        out->features = (fc_fb_feature *)fc_arena_alloc(arena, out->n_features * sizeof(fc_fb_feature));
+        if (out->features == NULL)
+            return decode_nomem(err, arena);
+        for (i = 0; i < out->n_features; i++) {
+            out->features[i].key = v[i].key;
+            out->features[i].key_len = v[i].key_len;
+            out->features[i].value = (const FcPb__Feature *)v[i].value;
+        }
+    }
+    if (lists != NULL && lists->n_feature_list > 0) {
+        keyed *v = (keyed *)fc_arena_alloc(arena, lists->n_feature_list * sizeof *v);
+        if (v == NULL)
+            return decode_nomem(err, arena);
+        for (i = 0; i < lists->n_feature_list; i++) {
+            const FcPb__FeatureListEntry *e = lists->feature_list[i];
+            v[i].key = e->key.data;
+            v[i].key_len = e->key.len;
+            v[i].value = e->value != NULL ? e->value : &empty_feature_list;
+        }
+        out->n_feature_lists = normalise(v, lists->n_feature_list, arena, &nomem);
+        if (nomem)
+            return decode_nomem(err, arena);
+        out->feature_lists = (fc_fb_feature_list *)fc_arena_alloc(
+            arena, out->n_feature_lists * sizeof(fc_fb_feature_list));
+        if (out->feature_lists == NULL)
+            return decode_nomem(err, arena);
+        for (i = 0; i < out->n_feature_lists; i++) {
+            out->feature_lists[i].key = v[i].key;
+            out->feature_lists[i].key_len = v[i].key_len;
+            out->feature_lists[i].value = (const FcPb__FeatureList *)v[i].value;
+        }
+    }
+    return FC_OK;
+
+unpack_failed:
+    if (arena->exhausted)
+        return decode_nomem(err, arena);
+    {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "protobuf-c could not unpack a record the wire check accepted as ");
+        fc_msg_str(&m, kind == FC_PAYLOAD_EXAMPLE ? "an Example" : "a SequenceExample");
+    }
+    return FC_ERR_PARSE;
+}
+
+static int key_eq(const uint8_t *a, size_t an, const void *b, size_t bn)
+{
+    return an == bn && (an == 0 || memcmp(a, b, an) == 0);
+}
+
+const fc_fb_feature *fc_fallback_find(const fc_fallback *fb, const void *key, size_t key_len)
+{
+    size_t i;
+    for (i = 0; i < fb->n_features; i++)
+        if (key_eq(fb->features[i].key, fb->features[i].key_len, key, key_len))
+            return &fb->features[i];
+    return NULL;
+}
+
+const fc_fb_feature_list *fc_fallback_find_list(const fc_fallback *fb, const void *key,
+                                                size_t key_len)
+{
+    size_t i;
+    for (i = 0; i < fb->n_feature_lists; i++)
+        if (key_eq(fb->feature_lists[i].key, fb->feature_lists[i].key_len, key, key_len))
+            return &fb->feature_lists[i];
+    return NULL;
+}
