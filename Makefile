@@ -1,0 +1,200 @@
+# featc: schema compiler for TensorFlow training data.
+#
+#   make            build featc, the runtime libraries and the examples
+#   make demo       the main job: write a TFRecord, read it back with featc
+#   make test       everything: unit, corpus, CLI, sanitizers (ASan+UBSan),
+#                   fuzz-seed regression, malloc-free proof
+#   make fuzz       libFuzzer on every byte-taking entry point (FUZZ_SECONDS each)
+#   make bench      benchmark (a stub until the benchmark issue lands)
+#   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
+#   make deps       install the Debian packages the build needs
+#   make clean
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+CC ?= cc
+CLANG ?= clang
+CFLAGS ?= -O2 -g
+FUZZ_SECONDS ?= 60
+# The corpus of real TFRecord files, beside the repository (not copied into it).
+CORPUS ?= $(abspath ../shared/corpus)
+
+DEPS_DEB = gcc make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
+           clang libclang-rt-dev python3 gzip pkg-config
+
+# Strict warnings for our own code; generated protoc-c output gets none.
+WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
+       -Wmissing-prototypes -Werror
+CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFLAGS)
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c
+FALLBACK_SRC = runtime/fallback.c
+PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
+PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
+CLI_SRC = compiler/main.c compiler/cli_input.c compiler/cmd_records.c compiler/print.c
+HEADERS = $(wildcard runtime/featc/*.h) runtime/crc32c_tables.h compiler/*.h
+
+RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o)
+FALLBACK_OBJ = $(FALLBACK_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/fc_example.pb-c.o
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+
+LIBS_FALLBACK = -lprotobuf-c
+LIBS_Z = -lz
+
+UNIT_TESTS = test_crc32c test_record test_fallback
+EXAMPLES = hello_tfrecord
+
+.PHONY: all demo test unit unit-asan nomalloc cli-test fuzz-regress check-tables fuzz bench \
+        install uninstall deps clean
+
+all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
+     $(EXAMPLES:%=$(BUILD)/examples/%)
+
+# ------------------------------------------------------------------ build
+
+$(PB_SRC) $(PB_HDR): runtime/fc_example.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=runtime --c_out=$(BUILD)/gen runtime/fc_example.proto
+
+$(BUILD)/obj/gen/fc_example.pb-c.o: $(PB_SRC) $(PB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 $(CFLAGS) -I$(BUILD)/gen -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libfeatc.a: $(RUNTIME_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/libfeatc_fallback.a: $(FALLBACK_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/featc: $(CLI_OBJ) $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a \
+	    $(LIBS_FALLBACK) $(LIBS_Z) -lm
+
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libfeatc.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc.a $(LIBS_Z)
+
+# ------------------------------------------------------------------ main job
+
+demo: all
+	@sh examples/demo.sh $(BUILD)
+
+# ------------------------------------------------------------------ tests
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(BUILD)/libfeatc.a \
+                  $(BUILD)/libfeatc_fallback.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc_fallback.a \
+	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) -lm
+
+# Sanitizer builds compile the runtime sources straight into each test.
+$(BUILD)/asan/%: tests/unit/%.c tests/unit/harness.h $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) \
+                 $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< $(RUNTIME_SRC) $(FALLBACK_SRC) \
+	    -x c -std=c99 -w $(PB_SRC) -x none $(LIBS_FALLBACK) $(LIBS_Z) -lm
+
+# The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).
+$(BUILD)/tests/test_nomalloc: tests/unit/test_nomalloc.c tests/unit/harness.h \
+                              $(BUILD)/libfeatc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc.a $(LIBS_Z)
+
+$(BUILD)/tools/gen_crc32c_tables: runtime/tools/gen_crc32c_tables.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -o $@ $<
+
+check-tables: $(BUILD)/tools/gen_crc32c_tables
+	@$(BUILD)/tools/gen_crc32c_tables > $(BUILD)/crc32c_tables.h
+	@cmp -s $(BUILD)/crc32c_tables.h runtime/crc32c_tables.h && \
+	    echo "tables: 1 passed, 0 failed" || \
+	    { echo "runtime/crc32c_tables.h is stale: regenerate it"; echo "tables: 0 passed, 1 failed"; exit 1; }
+
+unit: $(UNIT_TESTS:%=$(BUILD)/tests/%)
+	@for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || exit 1; done
+
+unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
+	@for t in $(UNIT_TESTS); do ASAN_OPTIONS=detect_leaks=1 $(BUILD)/asan/$$t || exit 1; done
+
+nomalloc: $(BUILD)/tests/test_nomalloc
+	@$(BUILD)/tests/test_nomalloc
+
+cli-test: all
+	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
+
+FUZZERS = fuzz_reader fuzz_fallback
+FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) \
+	    $(LIBS_FALLBACK) $(LIBS_Z)
+
+# Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.
+fuzz-regress: $(FUZZERS:%=$(BUILD)/fuzz/%)
+	@for f in $(FUZZERS); do \
+	    $(BUILD)/fuzz/$$f -runs=0 tests/fuzz/seeds/$$f >$(BUILD)/fuzz/$$f.log 2>&1 || \
+	        { cat $(BUILD)/fuzz/$$f.log; echo "fuzz-seeds: 0 passed, 1 failed"; exit 1; }; \
+	done; echo "fuzz-seeds: $(words $(FUZZERS)) passed, 0 failed"
+
+fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
+	@for f in $(FUZZERS); do \
+	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
+	    echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
+	    $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        $(BUILD)/fuzz/corpus-$$f tests/fuzz/seeds/$$f || exit 1; \
+	done
+
+test:
+	@sh tests/run.sh "$(MAKE)" $(BUILD)
+
+bench: all
+	@echo "make bench: not implemented yet; the benchmark issue adds featc vs protobuf-c vs"
+	@echo "C++ protobuf vs nanopb vs the CRC-only walk.  Nothing was measured."
+
+# ------------------------------------------------------------------ install
+
+INSTALL_HDRS = runtime/featc/fc.h runtime/featc/fc_base.h runtime/featc/fc_crc32c.h \
+               runtime/featc/fc_record.h runtime/featc/fc_fallback.h $(PB_HDR)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/featc
+	install -m 755 $(BUILD)/featc $(DESTDIR)$(PREFIX)/bin/featc
+	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(INSTALL_HDRS) $(DESTDIR)$(PREFIX)/include/featc/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define FC_VERSION_STRING "\(.*\)"/\1/p' runtime/featc/fc_base.h)|g' \
+	    runtime/featc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define FC_VERSION_STRING "\(.*\)"/\1/p' runtime/featc/fc_base.h)|g' \
+	    runtime/featc-fallback.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc-fallback.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/featc
+	rm -f $(DESTDIR)$(PREFIX)/lib/libfeatc.a $(DESTDIR)$(PREFIX)/lib/libfeatc_fallback.a
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc-fallback.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/featc
+
+# ------------------------------------------------------------------ setup
+
+deps:
+	@missing=""; for p in $(DEPS_DEB); do \
+	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	        apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+	    echo "deps: missing Debian packages:$$missing"; \
+	    echo "deps: run: sudo apt-get install -y$$missing"; exit 1; \
+	fi
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,375 @@
+/* featc cat | count | verify: the record tools.
+ *
+ * Exit codes (README.md, "Exit codes"):
+ *   0  every file read completely and, for cat, every record is an Example
+ *      or SequenceExample
+ *   1  cat: some record is not an Example or SequenceExample (reported by
+ *      index); verify --examples: likewise
+ *   2  a file could not be opened or read, or its framing is damaged
+ *      (corrupted or truncated record, bad compressed stream)
+ *   64 usage error
+ */
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <featc/fc_fallback.h>
+
+#include "cli_input.h"
+#include "print.h"
+
+enum { MODE_CAT, MODE_COUNT, MODE_VERIFY };
+
+typedef struct record_opts {
+    cli_read_options read;
+    int json;
+    int examples;   /* verify: also check payloads */
+    int flags;      /* FC_FALLBACK_LENIENT */
+    fc_payload_kind type;
+    int nfiles;
+    char **files;
+} record_opts;
+
+static const char *const cat_usage =
+    "usage: featc cat [options] FILE...\n"
+    "\n"
+    "Prints every record of TFRecord files as a tf.train.Example or\n"
+    "SequenceExample, in protobuf text format (as Python's print(example)), or\n"
+    "as one JSON object per line with --json.  A record that is not an Example\n"
+    "or SequenceExample is reported by index and the rest are still printed.\n"
+    "FILE may be - for standard input.\n"
+    "\n"
+    "options:\n"
+    "  --json                  one JSON object per record\n"
+    "  --type=auto|example|sequence\n"
+    "                          how to read payloads (default auto: Example,\n"
+    "                          else SequenceExample)\n"
+    "  --lenient               read payloads with protobuf's merge rules only;\n"
+    "                          by default a payload must also have the shape\n"
+    "                          real writers produce (each top-level field once,\n"
+    "                          map entries with one key and one value), which\n"
+    "                          tells look-alike messages apart\n"
+    "  --compression=auto|none|zlib|gzip   (default auto: detected from the\n"
+    "                          first bytes)\n"
+    "  --crc=verify|skip|none  verify both CRCs (default), skip records whose\n"
+    "                          data CRC fails, or check nothing\n"
+    "  --max-record-size=N     largest record to buffer from a compressed or\n"
+    "                          streamed input (K/M/G suffixes; default 1G)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 all records printed; 1 some record is not an Example or\n"
+    "SequenceExample; 2 a file is unreadable or damaged; 64 usage error.\n";
+
+static const char *const count_usage =
+    "usage: featc count [options] FILE...\n"
+    "\n"
+    "Prints the number of records of each file (\"N FILE\"), and a total when\n"
+    "given several files.  Both CRCs of every record are verified unless\n"
+    "--crc says otherwise.\n"
+    "\n"
+    "options:\n"
+    "  --compression=auto|none|zlib|gzip   (default auto)\n"
+    "  --crc=verify|skip|none  (default verify; with skip, the count excludes\n"
+    "                          skipped records and they are reported)\n"
+    "  --max-record-size=N     (default 1G)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 all files counted; 2 a file is unreadable or damaged;\n"
+    "64 usage error.\n";
+
+static const char *const verify_usage =
+    "usage: featc verify [options] FILE...\n"
+    "\n"
+    "Checks the framing and both CRCs of every record, and the compressed\n"
+    "stream to its end.  Prints one line per file:\n"
+    "  FILE: OK: N records, COMPRESSION, B bytes of records\n"
+    "  FILE: FAILED: <what, with the record index and byte offset>\n"
+    "\n"
+    "options:\n"
+    "  --examples              also check that every payload is an Example or\n"
+    "                          SequenceExample\n"
+    "  --lenient               with --examples: protobuf's merge rules only\n"
+    "                          (see featc cat --help)\n"
+    "  --compression=auto|none|zlib|gzip   (default auto)\n"
+    "  --max-record-size=N     (default 1G)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 all files intact; 1 (with --examples) some payload is not\n"
+    "an Example or SequenceExample; 2 a file is unreadable or damaged; 64 usage\n"
+    "error.\n";
+
+static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
+{
+    int i;
+    const char *usage = mode == MODE_CAT ? cat_usage : mode == MODE_COUNT ? count_usage
+                                                                          : verify_usage;
+    memset(o, 0, sizeof *o);
+    o->read.compression = FC_COMPRESSION_AUTO;
+    o->read.crc_policy = FC_CRC_VERIFY;
+    o->type = FC_PAYLOAD_AUTO;
+    o->files = (char **)calloc((size_t)argc + 1, sizeof *o->files);
+    if (o->files == NULL)
+        return cli_fail(EXIT_USAGE_ERR, "out of memory");
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++)
+                o->files[o->nfiles++] = argv[i];
+            break;
+        }
+        if (strcmp(a, "-") == 0 || a[0] != '-') {
+            o->files[o->nfiles++] = argv[i];
+            continue;
+        }
+        if (mode == MODE_CAT && strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (mode != MODE_COUNT && strcmp(a, "--lenient") == 0) {
+            o->flags |= FC_FALLBACK_LENIENT;
+        } else if (mode == MODE_VERIFY && strcmp(a, "--examples") == 0) {
+            o->examples = 1;
+        } else if ((val = cli_option_value(a, "--compression")) != NULL) {
+            if (cli_parse_compression(val, &o->read.compression) != 0)
+                return cli_usage_error(usage, "unknown compression '%s' (auto, none, zlib, gzip)",
+                                       val);
+        } else if (mode != MODE_VERIFY && (val = cli_option_value(a, "--crc")) != NULL) {
+            if (cli_parse_crc(val, &o->read.crc_policy) != 0)
+                return cli_usage_error(usage, "unknown CRC policy '%s' (verify, skip, none)", val);
+        } else if ((val = cli_option_value(a, "--max-record-size")) != NULL) {
+            if (cli_parse_size(val, &o->read.max_record_size) != 0 || o->read.max_record_size == 0)
+                return cli_usage_error(usage, "bad size '%s'", val);
+        } else if (mode == MODE_CAT && (val = cli_option_value(a, "--type")) != NULL) {
+            if (strcmp(val, "auto") == 0)
+                o->type = FC_PAYLOAD_AUTO;
+            else if (strcmp(val, "example") == 0)
+                o->type = FC_PAYLOAD_EXAMPLE;
+            else if (strcmp(val, "sequence") == 0)
+                o->type = FC_PAYLOAD_SEQUENCE_EXAMPLE;
+            else
+                return cli_usage_error(usage, "unknown type '%s' (auto, example, sequence)", val);
+        } else {
+            return cli_usage_error(usage, "unknown option '%s'", a);
+        }
+    }
+    if (o->nfiles == 0)
+        return cli_usage_error(usage, "no input file");
+    return 0;
+}
+
+/* Decodes one payload with the fallback decoder, growing the arena as needed. */
+typedef struct decoder {
+    unsigned char *mem;
+    size_t size;
+    fc_arena arena;
+} decoder;
+
+static fc_status decode_payload(decoder *d, const fc_record *rec, fc_payload_kind type,
+                                int flags, fc_fallback *fb, fc_error *err)
+{
+    size_t want = rec->length * 8u + 65536u;
+    if (want < rec->length) /* overflow */
+        want = SIZE_MAX;
+    for (;;) {
+        fc_status s;
+        if (d->size < want) {
+            unsigned char *m = (unsigned char *)realloc(d->mem, want);
+            if (m == NULL) {
+                fc_msg msg = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
+                fc_msg_str(&msg, "out of memory decoding the record");
+                return FC_ERR_NO_MEMORY;
+            }
+            d->mem = m;
+            d->size = want;
+        }
+        fc_arena_init(&d->arena, d->mem, d->size);
+        s = fc_fallback_decode(rec->data, rec->length, type, flags, &d->arena, fb, err);
+        if (s != FC_ERR_NO_MEMORY)
+            return s;
+        if (want > SIZE_MAX / 2)
+            return s;
+        want *= 2;
+    }
+}
+
+static void report_file_error(const char *path, const fc_error *e)
+{
+    fprintf(stderr, "featc: %s: %s\n", path, e->message);
+}
+
+static int run_cat(const record_opts *o)
+{
+    int rc = EXIT_OK, k;
+    decoder d;
+    memset(&d, 0, sizeof d);
+    for (k = 0; k < o->nfiles; k++) {
+        const char *path = o->files[k];
+        cli_input in;
+        fc_record rec;
+        int s = cli_input_open(&in, path, &o->read);
+        if (s != FC_OK) {
+            report_file_error(path, &in.err);
+            cli_input_close(&in);
+            rc = EXIT_DATA_ERR;
+            continue;
+        }
+        while ((s = cli_input_next(&in, &rec)) == FC_OK) {
+            fc_fallback fb;
+            fc_error perr;
+            fc_status ds;
+            fc_error_clear(&perr);
+            ds = decode_payload(&d, &rec, o->type, o->flags, &fb, &perr);
+            if (o->json) {
+                fputc('{', stdout);
+                if (o->nfiles > 1) {
+                    fputs("\"file\":", stdout);
+                    print_json_utf8(stdout, (const uint8_t *)path, strlen(path));
+                    fputc(',', stdout);
+                }
+                printf("\"record\":%llu,", (unsigned long long)rec.index);
+                if (ds == FC_OK) {
+                    print_fallback_json(stdout, &fb);
+                } else {
+                    fputs("\"error\":", stdout);
+                    print_json_utf8(stdout, (const uint8_t *)perr.message, strlen(perr.message));
+                }
+                fputs("}\n", stdout);
+            } else {
+                printf("# %s record %llu (%zu bytes at offset %llu): ", path,
+                       (unsigned long long)rec.index, rec.length, (unsigned long long)rec.offset);
+                if (ds == FC_OK) {
+                    puts(fb.kind == FC_PAYLOAD_EXAMPLE ? "Example" : "SequenceExample");
+                    print_fallback_text(stdout, &fb);
+                } else {
+                    size_t show = rec.length < 64 ? rec.length : 64;
+                    printf("%s\n# payload%s: ", perr.message, show < rec.length ? " (first 64 bytes)" : "");
+                    print_text_bytes(stdout, rec.data, show);
+                    fputc('\n', stdout);
+                }
+            }
+            if (ds != FC_OK) {
+                fprintf(stderr, "featc: %s: record %llu: %s\n", path, (unsigned long long)rec.index,
+                        perr.message);
+                if (rc == EXIT_OK)
+                    rc = EXIT_RECORD_ERR;
+            }
+        }
+        if (fc_reader_skipped(&in.reader) > 0)
+            fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
+                    (unsigned long long)fc_reader_skipped(&in.reader),
+                    fc_reader_last_skip(&in.reader)->message);
+        if (s != FC_END) {
+            report_file_error(path, &in.err);
+            rc = EXIT_DATA_ERR;
+        }
+        cli_input_close(&in);
+    }
+    free(d.mem);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    return rc;
+}
+
+static int run_count_or_verify(const record_opts *o, int mode)
+{
+    int rc = EXIT_OK, k;
+    unsigned long long total = 0;
+    decoder d;
+    memset(&d, 0, sizeof d);
+    for (k = 0; k < o->nfiles; k++) {
+        const char *path = o->files[k];
+        cli_input in;
+        fc_record rec;
+        unsigned long long n = 0, bytes = 0, not_examples = 0;
+        fc_error first_bad;
+        int s = cli_input_open(&in, path, &o->read);
+        fc_error_clear(&first_bad);
+        if (s == FC_OK) {
+            while ((s = cli_input_next(&in, &rec)) == FC_OK) {
+                n++;
+                bytes += rec.length;
+                if (mode == MODE_VERIFY && o->examples) {
+                    fc_fallback fb;
+                    fc_error perr;
+                    fc_error_clear(&perr);
+                    if (decode_payload(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr) != FC_OK) {
+                        if (not_examples++ == 0) {
+                            fc_msg m = fc_error_begin(&first_bad, perr.status, rec.index,
+                                                      rec.offset);
+                            fc_msg_str(&m, "record ");
+                            fc_msg_u64(&m, rec.index);
+                            fc_msg_str(&m, " at offset ");
+                            fc_msg_u64(&m, rec.offset);
+                            fc_msg_str(&m, ": ");
+                            fc_msg_str(&m, perr.message);
+                        }
+                    }
+                }
+            }
+        }
+        if (mode == MODE_COUNT) {
+            if (s == FC_END) {
+                printf("%llu %s\n", n, path);
+                total += n;
+                if (fc_reader_skipped(&in.reader) > 0)
+                    fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
+                            (unsigned long long)fc_reader_skipped(&in.reader),
+                            fc_reader_last_skip(&in.reader)->message);
+            } else {
+                report_file_error(path, &in.err);
+                rc = EXIT_DATA_ERR;
+            }
+        } else if (s == FC_END && not_examples == 0) {
+            printf("%s: OK: %llu record%s, %s, %llu bytes of records\n", path, n,
+                   n == 1 ? "" : "s", fc_compression_name(fc_reader_compression(&in.reader)),
+                   (unsigned long long)fc_reader_offset(&in.reader));
+        } else if (s == FC_END) {
+            printf("%s: FAILED: %llu of %llu records are not Examples or SequenceExamples; "
+                   "first: %s\n",
+                   path, not_examples, n, first_bad.message);
+            if (rc == EXIT_OK)
+                rc = EXIT_RECORD_ERR;
+        } else {
+            printf("%s: FAILED: %s\n", path, in.err.message);
+            rc = EXIT_DATA_ERR;
+        }
+        cli_input_close(&in);
+    }
+    if (mode == MODE_COUNT && o->nfiles > 1)
+        printf("%llu total\n", total);
+    free(d.mem);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    return rc;
+}
+
+static int run_mode(int argc, char **argv, int mode)
+{
+    record_opts o;
+    int rc = parse_record_opts(argc, argv, mode, &o);
+    if (rc == 0)
+        rc = mode == MODE_CAT ? run_cat(&o) : run_count_or_verify(&o, mode);
+    else if (rc < 0)
+        rc = EXIT_OK; /* --help */
+    free(o.files);
+    return rc;
+}
+
+int cmd_cat(int argc, char **argv)
+{
+    return run_mode(argc, argv, MODE_CAT);
+}
+
+int cmd_count(int argc, char **argv)
+{
+    return run_mode(argc, argv, MODE_COUNT);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    return run_mode(argc, argv, MODE_VERIFY);
+}

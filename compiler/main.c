@@ -1,0 +1,81 @@
+/* featc: command-line entry point.  Only argument dispatch lives here; each
+ * subcommand is a function of its own file. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <featc/fc.h>
+
+#include "commands.h"
+
+static const char *const usage =
+    "usage: featc COMMAND [options] [FILE...]\n"
+    "\n"
+    "featc compiles TensorFlow feature specs into C parsers, and reads TFRecord\n"
+    "files.\n"
+    "\n"
+    "record tools:\n"
+    "  cat FILE...      print records as tf.train.Example / SequenceExample\n"
+    "                   (protobuf text format, or --json)\n"
+    "  count FILE...    count records (verifying CRCs)\n"
+    "  verify FILE...   check framing, CRCs and compressed streams\n"
+    "\n"
+    "  version          print the version\n"
+    "  help             this text\n"
+    "\n"
+    "`featc COMMAND --help` describes a command.  Compression (ZLIB, GZIP) is\n"
+    "detected from the first bytes unless --compression is given.\n";
+
+const char *cli_option_value(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
+        return arg + n + 1;
+    return NULL;
+}
+
+int cli_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("featc: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int cli_usage_error(const char *text, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("featc: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n\n", stderr);
+    fputs(text, stderr);
+    return EXIT_USAGE_ERR;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd;
+    if (argc < 2)
+        return cli_usage_error(usage, "no command given");
+    cmd = argv[1];
+    if (strcmp(cmd, "cat") == 0)
+        return cmd_cat(argc - 1, argv + 1);
+    if (strcmp(cmd, "count") == 0)
+        return cmd_count(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify") == 0)
+        return cmd_verify(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("featc %s (CRC-32C: %s)\n", FC_VERSION_STRING, fc_crc32c_impl());
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    return cli_usage_error(usage, "unknown command '%s'", cmd);
+}

@@ -1,0 +1,267 @@
+/* Text-format and JSON printers for decoded records: see print.h. */
+#include "print.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void print_float(FILE *f, float v, int python_style)
+{
+    char buf[32];
+    int prec;
+    if (isnan(v)) {
+        fputs("nan", f);
+        return;
+    }
+    if (isinf(v)) {
+        fputs(v < 0 ? "-inf" : "inf", f);
+        return;
+    }
+    for (prec = 6; prec <= 9; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, f);
+    if (python_style && strpbrk(buf, ".e") == NULL)
+        fputs(".0", f);
+}
+
+void print_text_bytes(FILE *f, const uint8_t *p, size_t n)
+{
+    size_t i;
+    fputc('"', f);
+    for (i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        switch (c) {
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '"': fputs("\\\"", f); break;
+        case '\'': fputs("\\'", f); break;
+        case '\\': fputs("\\\\", f); break;
+        default:
+            if (c >= 0x20 && c < 0x7f)
+                fputc(c, f);
+            else
+                fprintf(f, "\\%03o", (unsigned)c);
+        }
+    }
+    fputc('"', f);
+}
+
+static void json_escape_byte(FILE *f, uint8_t c)
+{
+    switch (c) {
+    case '"': fputs("\\\"", f); break;
+    case '\\': fputs("\\\\", f); break;
+    case '\n': fputs("\\n", f); break;
+    case '\r': fputs("\\r", f); break;
+    case '\t': fputs("\\t", f); break;
+    case '\b': fputs("\\b", f); break;
+    case '\f': fputs("\\f", f); break;
+    default: fprintf(f, "\\u%04x", (unsigned)c); break;
+    }
+}
+
+void print_json_bytes(FILE *f, const uint8_t *p, size_t n)
+{
+    size_t i;
+    fputc('"', f);
+    for (i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+            fputc(c, f);
+        else
+            json_escape_byte(f, c);
+    }
+    fputc('"', f);
+}
+
+void print_json_utf8(FILE *f, const uint8_t *p, size_t n)
+{
+    size_t i;
+    fputc('"', f);
+    for (i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if ((c >= 0x20 && c != '"' && c != '\\' && c != 0x7f))
+            fputc(c, f);
+        else
+            json_escape_byte(f, c);
+    }
+    fputc('"', f);
+}
+
+static void indent(FILE *f, int depth)
+{
+    int i;
+    for (i = 0; i < depth; i++)
+        fputs("  ", f);
+}
+
+static void text_feature(FILE *f, const FcPb__Feature *v, int depth)
+{
+    size_t i;
+    switch (v->kind_case) {
+    case FC_PB__FEATURE__KIND_BYTES_LIST:
+        indent(f, depth);
+        fputs("bytes_list {\n", f);
+        for (i = 0; i < v->bytes_list->n_value; i++) {
+            indent(f, depth + 1);
+            fputs("value: ", f);
+            print_text_bytes(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len);
+            fputc('\n', f);
+        }
+        indent(f, depth);
+        fputs("}\n", f);
+        break;
+    case FC_PB__FEATURE__KIND_FLOAT_LIST:
+        indent(f, depth);
+        fputs("float_list {\n", f);
+        for (i = 0; i < v->float_list->n_value; i++) {
+            indent(f, depth + 1);
+            fputs("value: ", f);
+            print_float(f, v->float_list->value[i], 1);
+            fputc('\n', f);
+        }
+        indent(f, depth);
+        fputs("}\n", f);
+        break;
+    case FC_PB__FEATURE__KIND_INT64_LIST:
+        indent(f, depth);
+        fputs("int64_list {\n", f);
+        for (i = 0; i < v->int64_list->n_value; i++) {
+            indent(f, depth + 1);
+            fprintf(f, "value: %lld\n", (long long)v->int64_list->value[i]);
+        }
+        indent(f, depth);
+        fputs("}\n", f);
+        break;
+    default:
+        break; /* Feature{}: an empty value block */
+    }
+}
+
+static void text_features(FILE *f, const char *name, const fc_fb_feature *v, size_t n)
+{
+    size_t i;
+    fprintf(f, "%s {\n", name);
+    for (i = 0; i < n; i++) {
+        fputs("  feature {\n    key: ", f);
+        print_text_bytes(f, v[i].key, v[i].key_len);
+        fputs("\n    value {\n", f);
+        text_feature(f, v[i].value, 3);
+        fputs("    }\n  }\n", f);
+    }
+    fputs("}\n", f);
+}
+
+void print_fallback_text(FILE *f, const fc_fallback *fb)
+{
+    size_t i, j;
+    if (fb->kind == FC_PAYLOAD_EXAMPLE) {
+        if (fb->example->features != NULL)
+            text_features(f, "features", fb->features, fb->n_features);
+        return;
+    }
+    if (fb->sequence->context != NULL)
+        text_features(f, "context", fb->features, fb->n_features);
+    if (fb->sequence->feature_lists == NULL)
+        return;
+    fputs("feature_lists {\n", f);
+    for (i = 0; i < fb->n_feature_lists; i++) {
+        const FcPb__FeatureList *l = fb->feature_lists[i].value;
+        fputs("  feature_list {\n    key: ", f);
+        print_text_bytes(f, fb->feature_lists[i].key, fb->feature_lists[i].key_len);
+        fputs("\n    value {\n", f);
+        for (j = 0; j < l->n_feature; j++) {
+            fputs("      feature {\n", f);
+            text_feature(f, l->feature[j], 4);
+            fputs("      }\n", f);
+        }
+        fputs("    }\n  }\n", f);
+    }
+    fputs("}\n", f);
+}
+
+static void json_feature(FILE *f, const FcPb__Feature *v)
+{
+    size_t i;
+    switch (v->kind_case) {
+    case FC_PB__FEATURE__KIND_BYTES_LIST:
+        fputs("{\"bytes_list\":[", f);
+        for (i = 0; i < v->bytes_list->n_value; i++) {
+            if (i > 0)
+                fputc(',', f);
+            print_json_bytes(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len);
+        }
+        fputs("]}", f);
+        break;
+    case FC_PB__FEATURE__KIND_FLOAT_LIST:
+        fputs("{\"float_list\":[", f);
+        for (i = 0; i < v->float_list->n_value; i++) {
+            float x = v->float_list->value[i];
+            if (i > 0)
+                fputc(',', f);
+            if (isnan(x) || isinf(x)) {
+                fputc('"', f);
+                print_float(f, x, 0);
+                fputc('"', f);
+            } else {
+                print_float(f, x, 0);
+            }
+        }
+        fputs("]}", f);
+        break;
+    case FC_PB__FEATURE__KIND_INT64_LIST:
+        fputs("{\"int64_list\":[", f);
+        for (i = 0; i < v->int64_list->n_value; i++)
+            fprintf(f, i > 0 ? ",%lld" : "%lld", (long long)v->int64_list->value[i]);
+        fputs("]}", f);
+        break;
+    default:
+        fputs("{}", f);
+        break;
+    }
+}
+
+static void json_features(FILE *f, const fc_fb_feature *v, size_t n)
+{
+    size_t i;
+    fputc('{', f);
+    for (i = 0; i < n; i++) {
+        if (i > 0)
+            fputc(',', f);
+        print_json_utf8(f, v[i].key, v[i].key_len);
+        fputc(':', f);
+        json_feature(f, v[i].value);
+    }
+    fputc('}', f);
+}
+
+void print_fallback_json(FILE *f, const fc_fallback *fb)
+{
+    size_t i, j;
+    if (fb->kind == FC_PAYLOAD_EXAMPLE) {
+        fputs("\"type\":\"Example\",\"features\":", f);
+        json_features(f, fb->features, fb->n_features);
+        return;
+    }
+    fputs("\"type\":\"SequenceExample\",\"context\":", f);
+    json_features(f, fb->features, fb->n_features);
+    fputs(",\"feature_lists\":{", f);
+    for (i = 0; i < fb->n_feature_lists; i++) {
+        const FcPb__FeatureList *l = fb->feature_lists[i].value;
+        if (i > 0)
+            fputc(',', f);
+        print_json_utf8(f, fb->feature_lists[i].key, fb->feature_lists[i].key_len);
+        fputs(":[", f);
+        for (j = 0; j < l->n_feature; j++) {
+            if (j > 0)
+                fputc(',', f);
+            json_feature(f, l->feature[j]);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
