@@ -158,12 +158,16 @@ static int walk_fail(walker *w, const uint8_t *at, int msg, const char *what, ui
     return walk_fail_x(w, at, msg, what, num, NULL);
 }
 
-/* Reads a varint of at most 10 bytes; NULL if it is cut short or too long. */
-static const uint8_t *read_varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
+/* Reads a varint of at most max_bytes bytes; NULL if it is cut short or
+ * longer.  Values take 10 bytes at most; tags and lengths 5, as protobuf-c
+ * reads them (TensorFlow's ReadVarint32 would take 10; the walker must not
+ * accept what protobuf-c refuses). */
+static const uint8_t *read_varint_n(const uint8_t *p, const uint8_t *end, uint64_t *out,
+                                    int max_bytes)
 {
     uint64_t v = 0;
     int shift = 0;
-    while (p < end && shift < 70) {
+    while (p < end && shift < 7 * max_bytes) {
         uint8_t b = *p++;
         v |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
         if ((b & 0x80) == 0) {
@@ -173,6 +177,16 @@ static const uint8_t *read_varint(const uint8_t *p, const uint8_t *end, uint64_t
         shift += 7;
     }
     return NULL;
+}
+
+static const uint8_t *read_varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+    return read_varint_n(p, end, out, 10);
+}
+
+static const uint8_t *read_varint32(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+    return read_varint_n(p, end, out, 5);
 }
 
 /* Strict shape: one of each top-level field, map entries with exactly one
@@ -199,6 +213,7 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
 {
     const uint8_t *start = p;
     unsigned seen[4] = {0, 0, 0, 0};
+    int first_value_empty = 0;
     if (depth > WALK_MAX_DEPTH)
         return walk_fail(w, p, msg, "nesting too deep", UINT64_MAX);
     while (p < end) {
@@ -206,7 +221,7 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
         uint64_t tag, len = 0;
         unsigned wt;
         int child;
-        p = read_varint(p, end, &tag);
+        p = read_varint32(p, end, &tag);
         if (p == NULL)
             return walk_fail(w, field_at, msg, "truncated or overlong field tag", UINT64_MAX);
         wt = (unsigned)(tag & 7u);
@@ -219,15 +234,29 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
             return walk_fail(w, field_at, msg, "unknown field", tag >> 3);
         seen[tag >> 3]++; /* known fields are numbered 1..3 */
         if (wt == 2) {
-            p = read_varint(p, end, &len);
+            p = read_varint32(p, end, &len);
             if (p == NULL)
-                return walk_fail(w, field_at, msg, "truncated length of field", tag >> 3);
+                return walk_fail(w, field_at, msg, "truncated or overlong length of field",
+                                 tag >> 3);
             if (len > (uint64_t)(end - p))
                 return walk_fail(w, field_at, msg, "truncated length-delimited field", tag >> 3);
         }
         if (child >= 0) {
             if (wt != 2)
                 return walk_fail(w, field_at, msg, "message field with wire type", wt);
+            /* protobuf-c 1.4 fails to merge an empty Feature into an empty
+             * Feature (the first two values of one map entry both empty);
+             * standard protobuf reads an empty Feature.  Only reachable with
+             * FC_FALLBACK_LENIENT: the strict shape allows one value. */
+            if (msg == M_FENTRY && (tag >> 3) == 2) { /* seen[2] counts this one */
+                if (seen[2] == 2 && first_value_empty && len == 0 && !w->strict)
+                    return walk_fail(w, field_at, msg,
+                                     "second empty Feature value (protobuf-c cannot merge two "
+                                     "empty Features)",
+                                     UINT64_MAX);
+                if (seen[2] == 1)
+                    first_value_empty = len == 0;
+            }
             if (walk_msg(w, child, p, p + len, depth + 1) != 0)
                 return -1;
             p += len;
