@@ -61,7 +61,7 @@ int cli_input_open(cli_input *in, const char *path, const cli_read_options *opt)
     ro.work = in->work;
     ro.work_size = WORK_SIZE;
 
-    if (S_ISREG(st.st_mode)) {
+    if (S_ISREG(st.st_mode) && in->own_fd) {
         s = fc_map_file(path, &in->map, &in->err);
         if (s != FC_OK)
             return s;
@@ -84,7 +84,7 @@ int cli_input_next(cli_input *in, fc_record *rec)
             return s;
         }
         need = fc_reader_needed(&in->reader);
-        if (need - FC_RECORD_OVERHEAD > in->max_record_size) {
+        if (need < FC_RECORD_OVERHEAD || need - FC_RECORD_OVERHEAD > in->max_record_size) {
             fc_msg m;
             in->err = *fc_reader_error(&in->reader);
             m = fc_error_begin(&in->err, FC_ERR_TOO_LARGE, in->err.record, in->err.offset);

@@ -494,11 +494,12 @@ static fc_status reader_inflate_more(fc_reader *r)
                 r->stream_done = 1;
                 return FC_OK;
             }
-            if (r->compression == FC_COMPRESSION_ZLIB)
-                return reader_zerror(r, FC_ERR_INFLATE,
-                                     "trailing data after the end of the ZLIB stream", Z_OK,
-                                     "; TensorFlow ignores such bytes, featc reports them because "
-                                     "records there would be lost silently");
+            if (r->compression == FC_COMPRESSION_ZLIB) {
+                /* Reported once the records decoded so far are consumed. */
+                r->zlib_trailing = 1;
+                r->stream_done = 1;
+                return FC_OK;
+            }
             /* GZIP: another member follows; read it as part of the same stream. */
             ret = inflateReset(zs);
             if (ret != Z_OK)
@@ -561,6 +562,13 @@ static fc_status reader_fill(fc_reader *r, uint64_t need)
 #endif
         }
     }
+#ifndef FC_NO_ZLIB
+    if (r->zlib_trailing && (uint64_t)(r->end - r->start) < need)
+        return reader_zerror(r, FC_ERR_INFLATE, "trailing data after the end of the ZLIB stream",
+                             Z_OK,
+                             "; TensorFlow ignores such bytes, featc reports them because "
+                             "records there would be lost silently");
+#endif
     return FC_OK;
 }
 

@@ -127,6 +127,7 @@ typedef struct fc_reader {
     unsigned char *zin;
     size_t zin_cap;
     int zactive;
+    int zlib_trailing;           /* bytes follow the end of a ZLIB stream */
     union {
         void *align_p;
         uint64_t align_u;
