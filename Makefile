@@ -46,7 +46,7 @@ LIBS_Z = -lz
 UNIT_TESTS = test_crc32c test_record test_fallback
 EXAMPLES = hello_tfrecord
 
-.PHONY: all demo test unit unit-asan nomalloc cli-test fuzz-regress check-tables fuzz bench \
+.PHONY: all demo test unit unit-asan nomalloc cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
@@ -118,14 +118,20 @@ check-tables: $(BUILD)/tools/gen_crc32c_tables
 	    echo "tables: 1 passed, 0 failed" || \
 	    { echo "runtime/crc32c_tables.h is stale: regenerate it"; echo "tables: 0 passed, 1 failed"; exit 1; }
 
+# Unit suites run with FEATC_CORPUS pointing at the corpus; each runs even if
+# an earlier one failed.
 unit: $(UNIT_TESTS:%=$(BUILD)/tests/%)
-	@for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || exit 1; done
+	@rc=0; for t in $(UNIT_TESTS); do FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/$$t || rc=1; done; exit $$rc
 
 unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
-	@for t in $(UNIT_TESTS); do ASAN_OPTIONS=detect_leaks=1 $(BUILD)/asan/$$t || exit 1; done
+	@rc=0; for t in $(UNIT_TESTS); do \
+	    FEATC_CORPUS=$(CORPUS) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	        $(BUILD)/asan/$$t >$(BUILD)/asan/$$t.log 2>&1 || rc=1; \
+	    sed 's/^\([a-z0-9]*\): \([0-9]* passed\)/\1-asan: \2/' $(BUILD)/asan/$$t.log; \
+	done; exit $$rc
 
 nomalloc: $(BUILD)/tests/test_nomalloc
-	@$(BUILD)/tests/test_nomalloc
+	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/test_nomalloc
 
 cli-test: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
@@ -144,6 +150,13 @@ fuzz-regress: $(FUZZERS:%=$(BUILD)/fuzz/%)
 	        { cat $(BUILD)/fuzz/$$f.log; echo "fuzz-seeds: 0 passed, 1 failed"; exit 1; }; \
 	done; echo "fuzz-seeds: $(words $(FUZZERS)) passed, 0 failed"
 
+# Regenerates the committed seed corpora with featc's own writer.
+fuzz-seeds: $(BUILD)/libfeatc.a
+	@mkdir -p $(BUILD)/tools tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $(BUILD)/tools/make_seeds tests/fuzz/make_seeds.c \
+	    $(BUILD)/libfeatc.a $(LIBS_Z)
+	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback
+
 fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
 	@for f in $(FUZZERS); do \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
@@ -153,7 +166,7 @@ fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
 	done
 
 test:
-	@sh tests/run.sh "$(MAKE)" $(BUILD)
+	@sh tests/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
 
 bench: all
 	@echo "make bench: not implemented yet; the benchmark issue adds featc vs protobuf-c vs"

@@ -1,0 +1,152 @@
+#!/bin/sh
+# featc cat | count | verify against every file of the shared corpus, as
+# MANIFEST.tsv describes it, plus exact values, options and exit codes.
+# usage: test_cli.sh FEATC CORPUS BUILD
+set -u
+featc=$1
+corpus=$2
+build=$3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/featc-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect_rc WANT DESC CMD...: runs CMD, output in $tmp/out and $tmp/err
+# (POSIX sh has no local variables: helper variables start with an underscore)
+expect_rc() {
+    _want=$1; _desc=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    _rc=$?
+    if [ "$_rc" -eq "$_want" ]; then ok; else bad "$_desc: exit $_rc, want $_want: $(head -c 300 "$tmp/err")"; fi
+}
+# has FILE TEXT DESC: FILE contains TEXT (fixed string)
+has() {
+    if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in: $(head -c 400 "$1")"; fi
+}
+
+[ -f "$corpus/MANIFEST.tsv" ] || { echo "cli: corpus not found at $corpus"; echo "cli: 0 passed, 1 failed"; exit 1; }
+
+# ---- every manifest row
+tail -n +2 "$corpus/MANIFEST.tsv" > "$tmp/rows"
+while IFS='	' read -r file repo path comp records type sha size commit blob lic framing cat; do
+    f="$corpus/$file"
+    if [ "$framing" = yes ]; then
+        expect_rc 0 "count $file" "$featc" count "$f"
+        [ "$(cut -d' ' -f1 "$tmp/out")" = "$records" ] && ok || bad "count $file: $(cat "$tmp/out"), want $records"
+        expect_rc 0 "verify $file" "$featc" verify "$f"
+        has "$tmp/out" ": OK: $records record" "verify $file"
+        has "$tmp/out" ", $comp, " "compression of $file"
+        case $cat in
+        A|B|C|D)
+            if [ "$cat" = D ]; then want='"type":"SequenceExample"'; else want='"type":"Example"'; fi
+            expect_rc 0 "cat $file" "$featc" cat --json "$f"
+            n=$(grep -cF "$want" "$tmp/out")
+            [ "$n" = "$records" ] && ok || bad "cat $file: $n records of $want, want $records"
+            expect_rc 0 "cat (text) $file" "$featc" cat "$f"
+            ;;
+        E)
+            [ -s "$f" ] || true
+            expect_rc 0 "cat empty $file" "$featc" cat --json "$f"
+            [ ! -s "$tmp/out" ] && ok || bad "cat $file printed something"
+            ;;
+        F)
+            expect_rc 1 "cat look-alike $file" "$featc" cat --json "$f"
+            n=$(grep -cF '"error":"not an Example or SequenceExample: ' "$tmp/out")
+            [ "$n" = "$records" ] && ok || bad "cat $file: $n of $records reported as not Examples"
+            has "$tmp/err" "record 0: not an Example or SequenceExample" "cat $file stderr"
+            expect_rc 1 "verify --examples $file" "$featc" verify --examples "$f"
+            has "$tmp/out" "FAILED: $records of $records records are not Examples" "verify --examples $file"
+            ;;
+        esac
+    else
+        expect_rc 2 "verify damaged $file" "$featc" verify "$f"
+        has "$tmp/out" "FAILED: " "verify $file"
+        expect_rc 2 "count damaged $file" "$featc" count "$f"
+    fi
+done < "$tmp/rows"
+
+# ---- the damaged files fail with the right kind of error at the right offset
+expect_rc 2 "myints_r" "$featc" verify "$corpus/dfalbel-tfrecords__myints_r.tfrecords.gz"
+has "$tmp/out" "corrupted record at 0 (Is this even a TFRecord file?): record 0: length CRC mismatch (stored 0x746e695f, computed 0xa782f4fb" "myints_r"
+expect_rc 2 "pets" "$featc" verify "$corpus/tf-models-CRLF-DAMAGED__pets_examples.record"
+has "$tmp/out" "corrupted record at 12: record 0 (header at offset 0, 18430 data bytes): data CRC mismatch (stored 0x9afa46e8, computed 0x52e09282)" "pets"
+expect_rc 2 "serengeti" "$featc" verify "$corpus/tf-models-CRLF-DAMAGED__snapshot_serengeti_sequence_examples.record"
+has "$tmp/out" "truncated record at 0: record 0 declares 820669 data bytes" "serengeti"
+# skipping corrupt records: the pets file's second header is garbage, still an error
+expect_rc 2 "pets --crc=skip" "$featc" count --crc=skip "$corpus/tf-models-CRLF-DAMAGED__pets_examples.record"
+has "$tmp/err" "corrupted record at 18446: record 1: length CRC mismatch" "pets skip"
+# the payload of the damaged pets record is still an Example under --crc=none up to the damage
+expect_rc 2 "pets --crc=none" "$featc" cat --crc=none --json "$corpus/tf-models-CRLF-DAMAGED__pets_examples.record"
+
+# ---- exact values
+expect_rc 0 "pwnall json" "$featc" cat --json "$corpus/pwnall-tfrecord__data.tfrecord"
+echo '{"record":0,"type":"Example","features":{"answer":{"int64_list":[42]},"name":{"bytes_list":["ABC"]},"pi":{"float_list":[3.14]}}}' > "$tmp/want"
+cmp -s "$tmp/out" "$tmp/want" && ok || bad "pwnall json: $(cat "$tmp/out")"
+expect_rc 0 "singles text" "$featc" cat "$corpus/pwnall-tfrecord__singles.tfrecords"
+has "$tmp/out" "# $corpus/pwnall-tfrecord__singles.tfrecords record 1 (29 bytes at offset 40): Example" "singles header"
+has "$tmp/out" "        value: 3.14" "singles float"
+has "$tmp/out" 'value: "@ABCD"' "singles bytes"
+expect_rc 0 "ydf empty Feature" "$featc" cat --json "$corpus/ydf__toy.nocompress-tfe-tfrecord-00000-of-00002"
+has "$tmp/out" '"Bool_2":{}' "empty Feature{} shown as {}"
+expect_rc 0 "tfx-addons empty list" "$featc" cat --json "$corpus/tfx-addons__sampling_Split-eval_data_tfrecord-00000-of-00001.gz"
+has "$tmp/out" '"label":{"int64_list":[]}' "empty int64_list"
+expect_rc 0 "negative int64" "$featc" cat --json "$corpus/tf-ecosystem__tf-records_part-m-00000"
+n=$(grep -c '"data":{"int64_list":\[[0-9],-' "$tmp/out")
+[ "$n" = 3 ] && ok || bad "negative int64 values: $n of 3"
+expect_rc 0 "sequence json" "$featc" cat --json "$corpus/tf-transform__sequence_example_data_tfrecord.gz"
+has "$tmp/out" '{"record":0,"type":"SequenceExample","context":{"float_feature":{"float_list":[1,2,3,4]},"int_feature":{"int64_list":[0]}},"feature_lists":{"int_feature":[{"int64_list":[1,2]},{"int64_list":[3,4]}],"string_feature":[{"bytes_list":["Hello","World"]},{"bytes_list":[]}]}}' "sequence json"
+expect_rc 0 "sequence text" "$featc" cat "$corpus/pytorch-data__sequence_example.tfrecord"
+has "$tmp/out" "feature_lists {" "sequence text"
+expect_rc 0 "two files" "$featc" cat --json "$corpus/pwnall-tfrecord__data.tfrecord" "$corpus/pwnall-tfrecord__data.tfrecord"
+has "$tmp/out" '{"file":"' "file key with several files"
+expect_rc 0 "binary bytes as latin-1 code points" "$featc" cat --json "$corpus/tfrecord_lite__images.tfrecord"
+has "$tmp/out" '"image_raw":{"bytes_list":["\u00ff\u00d8\u00ff' "jpeg bytes"
+expect_rc 0 "lenient ELWC" "$featc" cat --lenient --json "$corpus/tf-ranking__train_elwc.tfrecord"
+expect_rc 0 "count several" "$featc" count "$corpus/pwnall-tfrecord__data.tfrecord" "$corpus/tfx__mnist.tfrecord"
+has "$tmp/out" "1001 total" "count total"
+
+# ---- streaming from standard input, compressed and not
+gzip -dc < "$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" > "$tmp/penguin.tfrecord"
+"$featc" count - < "$tmp/penguin.tfrecord" > "$tmp/out" 2>&1 && grep -qx "100 -" "$tmp/out" && ok || bad "count - (plain): $(cat "$tmp/out")"
+cat "$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" | "$featc" count - > "$tmp/out" 2>&1 && grep -qx "100 -" "$tmp/out" && ok || bad "count - (gzip pipe): $(cat "$tmp/out")"
+cat "$corpus/basenji__cage10-train-00000-of-00100.tfrecord" | "$featc" verify - > "$tmp/out" 2>&1 && grep -qF -- "-: OK: 10 records, ZLIB, 11305660 bytes" "$tmp/out" && ok || bad "verify - (zlib pipe, 1.1 MB records): $(cat "$tmp/out")"
+"$featc" cat --json "$tmp/penguin.tfrecord" > "$tmp/a" && "$featc" cat --json "$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" > "$tmp/b" && cmp -s "$tmp/a" "$tmp/b" && ok || bad "gzip and plain give the same records"
+
+# ---- options and exit codes
+expect_rc 0 "help" "$featc" help
+expect_rc 0 "cat --help" "$featc" cat --help
+has "$tmp/out" "usage: featc cat" "cat --help text"
+expect_rc 0 "count --help" "$featc" count --help
+expect_rc 0 "verify --help" "$featc" verify --help
+expect_rc 0 "version" "$featc" version
+has "$tmp/out" "featc 0." "version text"
+expect_rc 64 "no command" "$featc"
+expect_rc 64 "unknown command" "$featc" frobnicate
+expect_rc 64 "unknown option" "$featc" cat --bogus "$corpus/pwnall-tfrecord__data.tfrecord"
+has "$tmp/err" "featc: unknown option '--bogus'" "unknown option message"
+expect_rc 64 "no file" "$featc" count
+expect_rc 64 "bad compression" "$featc" count --compression=snappy x
+expect_rc 64 "bad crc" "$featc" count --crc=maybe x
+expect_rc 2 "missing file" "$featc" count "$tmp/nonexistent"
+has "$tmp/err" "nonexistent: cannot open: No such file or directory" "missing file message"
+expect_rc 2 "directory" "$featc" count "$tmp"
+expect_rc 2 "wrong compression" "$featc" count --compression=zlib "$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz"
+has "$tmp/err" "inflate() failed with error -3: incorrect header check" "wrong compression message"
+expect_rc 2 "record above --max-record-size" "$featc" count --max-record-size=1M "$corpus/basenji__cage10-train-00000-of-00100.tfrecord"
+has "$tmp/err" "record size too large: record 0 at offset 0 declares 1130550 bytes, more than --max-record-size (1048576)" "max-record-size message"
+expect_rc 0 "explicit gzip" "$featc" count --compression=gzip "$corpus/ydf__sentences.tfe-tfrecord"
+expect_rc 0 "--crc=none" "$featc" count --crc=none "$corpus/tfx__mnist.tfrecord"
+# a truncated copy of a gzip file is never a clean end
+head -c 2000 "$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" > "$tmp/cut.gz"
+expect_rc 2 "cut gzip" "$featc" verify "$tmp/cut.gz"
+has "$tmp/out" "truncated" "cut gzip message"
+# 11 bytes after the last record: TF would say nothing; featc reports it
+cp "$corpus/pwnall-tfrecord__data.tfrecord" "$tmp/tail.tfrecord"
+printf 'abcdefghijk' >> "$tmp/tail.tfrecord"
+expect_rc 2 "short trailing garbage" "$featc" verify "$tmp/tail.tfrecord"
+has "$tmp/out" "truncated record at 68: record 1: the stream ends inside the 12-byte record header (11 bytes left)" "short trailing garbage message"
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,73 @@
+/* libFuzzer harness for the TFRecord reader.
+ *
+ * The first input byte chooses the configuration (compression, CRC policy,
+ * buffer size); the rest is the file.  Every record returned must lie inside
+ * the reader's memory, a stream must end with FC_END or an error with a
+ * message, and an FC_ERR_BUFFER must name a size that then works. */
+#include <featc/fc.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned char work[FC_READER_WORK_SIZE];
+static unsigned char small_buf[256];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fc_reader_options o;
+    fc_reader r;
+    fc_record rec;
+    unsigned char *big = NULL;
+    int s;
+    unsigned mode;
+    size_t records = 0;
+    if (size == 0)
+        return 0;
+    mode = data[0];
+    data++;
+    size--;
+    memset(&o, 0, sizeof o);
+    o.compression = (fc_compression)(mode & 3);
+    o.crc_policy = (fc_crc_policy)((mode >> 2) % 3);
+    o.buffer = small_buf;
+    o.buffer_size = (mode & 0x40) ? 64 : sizeof small_buf;
+    o.work = work;
+    o.work_size = sizeof work;
+    if (fc_reader_init_mem(&r, data, size, &o, NULL) != FC_OK)
+        return 0;
+    for (;;) {
+        s = fc_reader_next(&r, &rec);
+        if (s == FC_ERR_BUFFER) {
+            size_t need = fc_reader_needed(&r);
+            if (need == 0 || need > (1u << 20))
+                break; /* hostile length: stop, as a caller with a cap would */
+            {
+                /* the old buffer must stay valid until the unread bytes are copied */
+                unsigned char *nb = (unsigned char *)malloc(need);
+                if (fc_reader_set_buffer(&r, nb, need) != FC_OK)
+                    abort();
+                free(big);
+                big = nb;
+            }
+            continue;
+        }
+        if (s != FC_OK)
+            break;
+        records++;
+        /* A zero-copy record lies inside the input. */
+        if (fc_reader_compression(&r) == FC_COMPRESSION_NONE &&
+            (rec.data < data || rec.data + rec.length > data + size))
+            abort();
+        if (rec.length > 0)
+            (void)fc_crc32c(0, rec.data, rec.length); /* touch every byte */
+    }
+    if (s != FC_END && s != FC_ERR_BUFFER && fc_reader_error(&r)->message[0] == '\0')
+        abort(); /* every error explains itself */
+    if (s != FC_END && fc_reader_next(&r, &rec) != s && s != FC_ERR_BUFFER)
+        abort(); /* errors are sticky */
+    (void)records;
+    free(big);
+    return 0;
+}

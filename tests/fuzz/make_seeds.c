@@ -1,0 +1,99 @@
+/* Writes the committed seed corpora of the fuzzers (tests/fuzz/seeds/) with
+ * featc's own writer: small TFRecord files, plain, ZLIB and GZIP, and
+ * Example / SequenceExample payloads.  Run: make fuzz-seeds. */
+#include <featc/fc.h>
+
+#include <stdio.h>
+#include <string.h>
+
+static unsigned char work[FC_DEFLATE_ARENA_SIZE];
+
+/* payloads: tf-semantics.md 1.2 encodings and a small SequenceExample */
+static const char *const payload_hex[] = {
+    "",
+    "0a00",
+    "0a0e0a0c0a0361676512051a030a010d",
+    "0a0d0a0b0a0361676512041a02080d",
+    "0a170a150a03616765120e1a0c0a0affffffffffffffffff01",
+    "0a0f0a0d0a0166120812060a040000c03f",
+    "0a0f0a0d0a016212080a060a0268690a00",
+    "0a070a050a01631200",
+    "0a0b0a090a016e12041a0208071213" "0a110a0173120c0a0812060a040000c03f0a00",
+};
+
+static size_t unhex(const char *hex, unsigned char *out)
+{
+    size_t n = 0;
+    while (hex[0] != '\0' && hex[1] != '\0') {
+        unsigned v;
+        sscanf(hex, "%2x", &v);
+        out[n++] = (unsigned char)v;
+        hex += 2;
+    }
+    return n;
+}
+
+static int write_file(const char *dir, const char *name, unsigned char mode,
+                      const unsigned char *p, size_t n)
+{
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    if (f == NULL)
+        return 1;
+    if (mode != 0xff)
+        fputc(mode, f);
+    fwrite(p, 1, n, f);
+    return fclose(f) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    static unsigned char out[65536], pl[256];
+    const char *rdir, *fdir;
+    size_t k, i;
+    int rc = 0;
+    if (argc != 3) {
+        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR\n");
+        return 64;
+    }
+    rdir = argv[1];
+    fdir = argv[2];
+    for (i = 0; i < sizeof payload_hex / sizeof payload_hex[0]; i++) {
+        char name[32];
+        size_t n = unhex(payload_hex[i], pl);
+        snprintf(name, sizeof name, "payload-%02zu", i);
+        rc |= write_file(fdir, name, 0xff, pl, n);
+    }
+    for (k = 0; k < 3; k++) {
+        fc_writer w;
+        fc_writer_options o;
+        char name[32];
+        memset(&o, 0, sizeof o);
+        o.compression = (fc_compression)k;
+        o.work = work;
+        o.work_size = sizeof work;
+        if (fc_writer_init_mem(&w, out, sizeof out, &o, NULL) != FC_OK)
+            return 1;
+        for (i = 0; i < sizeof payload_hex / sizeof payload_hex[0]; i++) {
+            size_t n = unhex(payload_hex[i], pl);
+            if (fc_writer_write(&w, pl, n) != FC_OK)
+                return 1;
+        }
+        if (fc_writer_close(&w) != FC_OK)
+            return 1;
+        /* mode byte: compression k (explicit) and 3 (auto) */
+        snprintf(name, sizeof name, "file-%s", fc_compression_name((fc_compression)k));
+        rc |= write_file(rdir, name, (unsigned char)k, out, fc_writer_size(&w));
+        snprintf(name, sizeof name, "file-%s-auto", fc_compression_name((fc_compression)k));
+        rc |= write_file(rdir, name, 3, out, fc_writer_size(&w));
+    }
+    /* an 8-byte empty ZLIB stream, as TensorFlow writes a file with no records */
+    {
+        static const unsigned char empty_zlib[8] = {0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01};
+        rc |= write_file(rdir, "empty-zlib", 3, empty_zlib, 8);
+        rc |= write_file(rdir, "empty", 3, empty_zlib, 0);
+    }
+    return rc;
+}

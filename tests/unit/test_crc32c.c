@@ -1,0 +1,143 @@
+/* CRC-32C: known answers, mask properties, and every implementation
+ * agreeing with the portable one on every length and alignment. */
+#include <featc/fc.h>
+
+#include "harness.h"
+
+typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
+
+static void check_value(crc_fn f, const void *p, size_t n, uint32_t want, const char *what)
+{
+    uint32_t got = f(0, p, n);
+    CHECK_MSG(got == want, "%s: got 0x%08x, want 0x%08x", what, got, want);
+}
+
+static void known_answers_with(crc_fn f)
+{
+    unsigned char buf[48];
+    int i;
+    /* LevelDB's and TensorFlow's test data, RFC 3720 B.4 */
+    static const unsigned char iscsi[48] = {
+        0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
+        0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18, 0x28, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    check_value(f, "123456789", 9, 0xe3069283u, "123456789");
+    check_value(f, "", 0, 0x00000000u, "empty");
+    check_value(f, "foo", 3, 0xcfc4ae1du, "foo");
+    memset(buf, 0, 32);
+    check_value(f, buf, 32, 0x8a9136aau, "32 x 0x00");
+    memset(buf, 0xff, 32);
+    check_value(f, buf, 32, 0x62a8ab43u, "32 x 0xff");
+    for (i = 0; i < 32; i++)
+        buf[i] = (unsigned char)i;
+    check_value(f, buf, 32, 0x46dd794eu, "0..31");
+    for (i = 0; i < 32; i++)
+        buf[i] = (unsigned char)(31 - i);
+    check_value(f, buf, 32, 0x113fdb5cu, "31..0");
+    check_value(f, iscsi, 48, 0xd9963a56u, "iSCSI read PDU");
+    check_value(f, iscsi, 41, 0xdd1b19beu, "iSCSI PDU, first 41 bytes");
+    check_value(f, iscsi + 1, 44, 0x4930c4b1u, "iSCSI PDU, bytes 1..44");
+    /* Extend: crc(a || b) == crc(crc(a), b) */
+    CHECK(f(f(0, "hello ", 6), "world", 5) == f(0, "hello world", 11));
+}
+
+static void test_known_answers_dispatch(void)
+{
+    known_answers_with(fc_crc32c);
+}
+
+static void test_known_answers_portable(void)
+{
+    known_answers_with(fc_crc32c_portable);
+}
+
+static void test_known_answers_hw(void)
+{
+    if (!fc_crc32c_hw_available()) {
+        printf("test_crc32c: no hardware CRC-32C on this CPU; hardware cases run the "
+               "portable path\n");
+    }
+    known_answers_with(fc_crc32c_hw);
+    known_answers_with(fc_crc32c_hw_1way);
+}
+
+static void test_mask(void)
+{
+    int i;
+    CHECK(fc_crc32c_mask(0) == 0xa282ead8u);
+    CHECK(fc_crc32c_mask(0xcfc4ae1du) == 0xfebe8a61u);
+    for (i = 0; i < 100000; i++) {
+        uint32_t c = (uint32_t)h_rand();
+        CHECK(fc_crc32c_unmask(fc_crc32c_mask(c)) == c);
+        CHECK(fc_crc32c_mask(c) != c);
+        CHECK(fc_crc32c_mask(fc_crc32c_mask(c)) != c);
+        CHECK(fc_crc32c_unmask(fc_crc32c_unmask(fc_crc32c_mask(fc_crc32c_mask(c)))) == c);
+    }
+}
+
+/* Every length 0..4096 at every alignment 0..15: hardware (3-stream and
+ * 1-stream) against portable. */
+static void test_hw_agrees_every_length_alignment(void)
+{
+    static unsigned char buf[4096 + 16 + 16];
+    size_t len, align;
+    h_fill_random(buf, sizeof buf);
+    for (align = 0; align < 16; align++) {
+        for (len = 0; len <= 4096; len++) {
+            uint32_t want = fc_crc32c_portable(0, buf + align, len);
+            uint32_t seed = (uint32_t)len * 2654435761u;
+            CHECK_MSG(fc_crc32c_hw(0, buf + align, len) == want, "len %zu align %zu", len,
+                      align);
+            CHECK_MSG(fc_crc32c_hw_1way(0, buf + align, len) == want, "1way len %zu align %zu",
+                      len, align);
+            CHECK_MSG(fc_crc32c(0, buf + align, len) == want, "dispatch len %zu align %zu",
+                      len, align);
+            /* a non-zero starting crc too */
+            CHECK(fc_crc32c_hw(seed, buf + align, len) == fc_crc32c_portable(seed, buf + align, len));
+        }
+    }
+}
+
+/* Lengths around the block sizes of the 3-stream loop (3 x 8192, 3 x 256). */
+static void test_hw_agrees_block_boundaries(void)
+{
+    static unsigned char buf[3 * 8192 * 3 + 64];
+    static const size_t bases[] = {768, 1536, 24576, 49152, 73728};
+    size_t b, d, align;
+    h_fill_random(buf, sizeof buf);
+    for (b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+        for (d = 0; d < 17; d++) {
+            for (align = 0; align < 16; align += 3) {
+                size_t len = bases[b] + d - 8;
+                CHECK_MSG(fc_crc32c_hw(0, buf + align, len) ==
+                              fc_crc32c_portable(0, buf + align, len),
+                          "len %zu align %zu", len, align);
+            }
+        }
+    }
+}
+
+static void test_empty_record_framing(void)
+{
+    /* TensorFlow: an empty record is 000000000000000029039807d8ea82a2 */
+    static const unsigned char want[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0x29, 0x03, 0x98, 0x07,
+                                           0xd8, 0xea, 0x82, 0xa2};
+    unsigned char out[16];
+    CHECK(fc_record_frame(out, sizeof out, "", 0) == 16);
+    CHECK(memcmp(out, want, 16) == 0);
+    CHECK(fc_record_frame(out, 15, "", 0) == 0);
+}
+
+int main(void)
+{
+    printf("test_crc32c: implementation %s\n", fc_crc32c_impl());
+    RUN(test_known_answers_dispatch);
+    RUN(test_known_answers_portable);
+    RUN(test_known_answers_hw);
+    RUN(test_mask);
+    RUN(test_hw_agrees_every_length_alignment);
+    RUN(test_hw_agrees_block_boundaries);
+    RUN(test_empty_record_framing);
+    return harness_report("crc32c");
+}
