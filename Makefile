@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 60
 # The corpus of real TFRecord files, beside the repository (not copied into it).
 CORPUS ?= $(abspath ../shared/corpus)
 
-DEPS_DEB = gcc make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
+DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
            clang libclang-rt-dev python3 gzip pkg-config
 
 # Strict warnings for our own code; generated protoc-c output gets none.
@@ -46,7 +46,7 @@ LIBS_Z = -lz
 UNIT_TESTS = test_crc32c test_record test_fallback
 EXAMPLES = hello_tfrecord
 
-.PHONY: all demo test unit unit-asan nomalloc cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
+.PHONY: all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
@@ -95,11 +95,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(BUILD)/libfeatc.a \
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc_fallback.a \
 	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) -lm
 
-# Sanitizer builds compile the runtime sources straight into each test.
+# Sanitizer builds compile the runtime sources straight into each test, with
+# clang: its UBSan also checks pointer arithmetic (gcc's does not).
+SAN_CC ?= $(CLANG)
 $(BUILD)/asan/%: tests/unit/%.c tests/unit/harness.h $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) \
                  $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< $(RUNTIME_SRC) $(FALLBACK_SRC) \
+	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< $(RUNTIME_SRC) $(FALLBACK_SRC) \
 	    -x c -std=c99 -w $(PB_SRC) -x none $(LIBS_FALLBACK) $(LIBS_Z) -lm
 
 # The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).
@@ -133,6 +135,15 @@ unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
 nomalloc: $(BUILD)/tests/test_nomalloc
 	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/test_nomalloc
 
+# The public headers as C++, with g++ and clang++.
+CXX_STRICT = -std=c++11 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror
+cxx-headers: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a
+	@n=0; for cxx in g++ clang++; do \
+	    $$cxx $(CXX_STRICT) -Iruntime -isystem $(BUILD)/gen -o $(BUILD)/tests/headers-$$cxx \
+	        tests/unit/test_headers.cpp $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a \
+	        $(LIBS_FALLBACK) $(LIBS_Z) && $(BUILD)/tests/headers-$$cxx && n=$$((n + 1)); \
+	done; echo "cxx-headers: $$n passed, $$((2 - n)) failed"; [ $$n -eq 2 ]
+
 cli-test: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
@@ -162,6 +173,7 @@ fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
 	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
 	    echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
 	    $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        -artifact_prefix=$(BUILD)/fuzz/$$f- \
 	        $(BUILD)/fuzz/corpus-$$f tests/fuzz/seeds/$$f || exit 1; \
 	done
 

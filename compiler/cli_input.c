@@ -12,7 +12,7 @@
 #define WORK_SIZE (FC_INFLATE_ARENA_SIZE + 256u * 1024u)
 #define DEFAULT_MAX_RECORD ((size_t)1 << 30)
 
-static int open_error(cli_input *in, int status, const char *what, int errnum)
+static fc_status open_error(cli_input *in, fc_status status, const char *what, int errnum)
 {
     fc_msg m = fc_error_begin(&in->err, status, FC_NO_INDEX, FC_NO_INDEX);
     fc_msg_str(&m, what);
@@ -24,7 +24,7 @@ static int open_error(cli_input *in, int status, const char *what, int errnum)
     return status;
 }
 
-int cli_input_open(cli_input *in, const char *path, const cli_read_options *opt)
+fc_status cli_input_open(cli_input *in, const char *path, const cli_read_options *opt)
 {
     fc_reader_options ro;
     struct stat st;
@@ -72,7 +72,7 @@ int cli_input_open(cli_input *in, const char *path, const cli_read_options *opt)
     return s;
 }
 
-int cli_input_next(cli_input *in, fc_record *rec)
+fc_status cli_input_next(cli_input *in, fc_record *rec)
 {
     for (;;) {
         fc_status s = fc_reader_next(&in->reader, rec);

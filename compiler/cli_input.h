@@ -31,9 +31,9 @@ typedef struct cli_read_options {
 } cli_read_options;
 
 /* FC_OK, or an error with in->err filled. */
-int cli_input_open(cli_input *in, const char *path, const cli_read_options *opt);
+fc_status cli_input_open(cli_input *in, const char *path, const cli_read_options *opt);
 /* FC_OK with a record, FC_END, or an error (in->err). */
-int cli_input_next(cli_input *in, fc_record *rec);
+fc_status cli_input_next(cli_input *in, fc_record *rec);
 void cli_input_close(cli_input *in);
 
 /* Parses "auto|none|zlib|gzip" and "verify|skip|none"; 0 on success. */

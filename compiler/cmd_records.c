@@ -284,14 +284,13 @@ static int run_count_or_verify(const record_opts *o, int mode)
         const char *path = o->files[k];
         cli_input in;
         fc_record rec;
-        unsigned long long n = 0, bytes = 0, not_examples = 0;
+        unsigned long long n = 0, not_examples = 0;
         fc_error first_bad;
         int s = cli_input_open(&in, path, &o->read);
         fc_error_clear(&first_bad);
         if (s == FC_OK) {
             while ((s = cli_input_next(&in, &rec)) == FC_OK) {
                 n++;
-                bytes += rec.length;
                 if (mode == MODE_VERIFY && o->examples) {
                     fc_fallback fb;
                     fc_error perr;

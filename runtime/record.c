@@ -1032,7 +1032,8 @@ static fc_status sink_deflate(fc_writer *w, const unsigned char *p, size_t n, in
             } else {
                 w->out_len += produced;
             }
-            p += used;
+            if (used > 0) /* p may be NULL for a flush: no arithmetic on it */
+                p += used;
             n -= used;
         }
         if (ret == Z_STREAM_ERROR || (ret == Z_BUF_ERROR && flush == Z_FINISH && zs->avail_out > 0))

@@ -48,7 +48,10 @@ typedef enum fc_status {
 #define FC_STATUS_ENUM_(name, num, text) name = num,
     FC_STATUS_TABLE(FC_STATUS_ENUM_)
 #undef FC_STATUS_ENUM_
-    FC_STATUS_COUNT_
+    FC_STATUS_COUNT_,
+    /* Makes the enum's underlying type signed, so that `int rc = fc_...()`
+     * stays clean under clang's -Wsign-conversion.  Never returned. */
+    FC_STATUS_SIGNED_ = -1
 } fc_status;
 
 /* Short description of a status code; never NULL. */

@@ -135,12 +135,15 @@ static long read_all_mapped(const char *name, fc_crc_policy pol, size_t *count)
     return n;
 }
 
+/* Stored through a volatile so that the compiler cannot elide the pair
+ * (clang removes an unused malloc/free). */
+static void *volatile escape;
+
 static void test_interposition_counts(void)
 {
-    void *p;
     arm();
-    p = malloc(16);
-    free(p);
+    escape = malloc(16);
+    free(escape);
     CHECK(disarm() == 2);
 }
 
