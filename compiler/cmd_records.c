@@ -201,6 +201,15 @@ static void report_file_error(const char *path, const fc_error *e)
     fprintf(stderr, "featc: %s: %s\n", path, e->message);
 }
 
+/* Under --crc=skip: how many records were skipped, and why the last one. */
+static void report_skips(const char *path, const cli_input *in)
+{
+    if (fc_reader_skipped(&in->reader) > 0)
+        fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
+                (unsigned long long)fc_reader_skipped(&in->reader),
+                fc_reader_last_skip(&in->reader)->message);
+}
+
 static int run_cat(const record_opts *o)
 {
     int rc = EXIT_OK, k;
@@ -258,10 +267,7 @@ static int run_cat(const record_opts *o)
                     rc = EXIT_RECORD_ERR;
             }
         }
-        if (fc_reader_skipped(&in.reader) > 0)
-            fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
-                    (unsigned long long)fc_reader_skipped(&in.reader),
-                    fc_reader_last_skip(&in.reader)->message);
+        report_skips(path, &in);
         if (s != FC_END) {
             report_file_error(path, &in.err);
             rc = EXIT_DATA_ERR;
@@ -314,10 +320,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
             if (s == FC_END) {
                 printf("%llu %s\n", n, path);
                 total += n;
-                if (fc_reader_skipped(&in.reader) > 0)
-                    fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
-                            (unsigned long long)fc_reader_skipped(&in.reader),
-                            fc_reader_last_skip(&in.reader)->message);
+                report_skips(path, &in);
             } else {
                 report_file_error(path, &in.err);
                 rc = EXIT_DATA_ERR;

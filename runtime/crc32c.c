@@ -63,8 +63,27 @@ static inline uint32_t shift_crc(const uint32_t table[4][256], uint32_t c)
 }
 #endif
 
-/* The three-stream loop, written once for both instruction sets.
- * STEP64(c, w) and STEP8(c, b) update a 32-bit register c. */
+/* Three streams over three adjacent blocks of BLOCK bytes each, combined
+ * with the shift table for BLOCK bytes. */
+#define FC_CRC_3WAY_BLOCKS(STEP64, BLOCK, SHIFT)                                          \
+    while (len >= 3 * (BLOCK)) {                                                         \
+        uint32_t c1 = 0, c2 = 0;                                                         \
+        const unsigned char *end = p + (BLOCK);                                          \
+        do {                                                                             \
+            c0 = STEP64(c0, load_le64(p));                                               \
+            c1 = STEP64(c1, load_le64(p + (BLOCK)));                                     \
+            c2 = STEP64(c2, load_le64(p + 2 * (BLOCK)));                                 \
+            p += 8;                                                                      \
+        } while (p < end);                                                               \
+        c0 = shift_crc(SHIFT, c0) ^ c1;                                                  \
+        c0 = shift_crc(SHIFT, c0) ^ c2;                                                  \
+        p += 2 * (BLOCK);                                                                \
+        len -= 3 * (BLOCK);                                                              \
+    }
+
+/* The three-stream loop, written once for both instruction sets: long
+ * blocks, then short ones, then one stream.  STEP64(c, w) and STEP8(c, b)
+ * update a 32-bit register c. */
 #define FC_CRC_HW_BODY(STEP64, STEP8)                                                    \
     const unsigned char *p = (const unsigned char *)buf;                                 \
     uint32_t c0 = ~crc;                                                                  \
@@ -73,34 +92,8 @@ static inline uint32_t shift_crc(const uint32_t table[4][256], uint32_t c)
         p++;                                                                             \
         len--;                                                                           \
     }                                                                                    \
-    while (len >= 3 * FC_CRC32C_LONG_BLOCK) {                                            \
-        uint32_t c1 = 0, c2 = 0;                                                         \
-        const unsigned char *end = p + FC_CRC32C_LONG_BLOCK;                             \
-        do {                                                                             \
-            c0 = STEP64(c0, load_le64(p));                                               \
-            c1 = STEP64(c1, load_le64(p + FC_CRC32C_LONG_BLOCK));                        \
-            c2 = STEP64(c2, load_le64(p + 2 * FC_CRC32C_LONG_BLOCK));                    \
-            p += 8;                                                                      \
-        } while (p < end);                                                               \
-        c0 = shift_crc(fc_crc32c_shift_long, c0) ^ c1;                                   \
-        c0 = shift_crc(fc_crc32c_shift_long, c0) ^ c2;                                   \
-        p += 2 * FC_CRC32C_LONG_BLOCK;                                                   \
-        len -= 3 * FC_CRC32C_LONG_BLOCK;                                                 \
-    }                                                                                    \
-    while (len >= 3 * FC_CRC32C_SHORT_BLOCK) {                                           \
-        uint32_t c1 = 0, c2 = 0;                                                         \
-        const unsigned char *end = p + FC_CRC32C_SHORT_BLOCK;                            \
-        do {                                                                             \
-            c0 = STEP64(c0, load_le64(p));                                               \
-            c1 = STEP64(c1, load_le64(p + FC_CRC32C_SHORT_BLOCK));                       \
-            c2 = STEP64(c2, load_le64(p + 2 * FC_CRC32C_SHORT_BLOCK));                   \
-            p += 8;                                                                      \
-        } while (p < end);                                                               \
-        c0 = shift_crc(fc_crc32c_shift_short, c0) ^ c1;                                  \
-        c0 = shift_crc(fc_crc32c_shift_short, c0) ^ c2;                                  \
-        p += 2 * FC_CRC32C_SHORT_BLOCK;                                                  \
-        len -= 3 * FC_CRC32C_SHORT_BLOCK;                                                \
-    }                                                                                    \
+    FC_CRC_3WAY_BLOCKS(STEP64, FC_CRC32C_LONG_BLOCK, fc_crc32c_shift_long)             \
+    FC_CRC_3WAY_BLOCKS(STEP64, FC_CRC32C_SHORT_BLOCK, fc_crc32c_shift_short)           \
     while (len >= 8) {                                                                   \
         c0 = STEP64(c0, load_le64(p));                                                   \
         p += 8;                                                                          \

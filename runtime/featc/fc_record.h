@@ -102,6 +102,11 @@ typedef struct fc_zarena {
 
 /* Room for zlib's z_stream without exposing zlib.h (checked in record.c). */
 #define FC_ZSTREAM_STORAGE 192
+typedef union fc_zstream_storage {
+    void *align_p;
+    uint64_t align_u;
+    unsigned char bytes[FC_ZSTREAM_STORAGE];
+} fc_zstream_storage;
 
 typedef struct fc_reader {
     /* All fields are private; use the functions below. */
@@ -128,11 +133,7 @@ typedef struct fc_reader {
     size_t zin_cap;
     int zactive;
     int zlib_trailing;           /* bytes follow the end of a ZLIB stream */
-    union {
-        void *align_p;
-        uint64_t align_u;
-        unsigned char bytes[FC_ZSTREAM_STORAGE];
-    } zs;
+    fc_zstream_storage zs;
     fc_zarena arena;
     int failed;
     fc_error err;
@@ -210,11 +211,7 @@ typedef struct fc_writer {
     size_t out_cap;
     size_t out_len;
     int zactive;
-    union {
-        void *align_p;
-        uint64_t align_u;
-        unsigned char bytes[FC_ZSTREAM_STORAGE];
-    } zs;
+    fc_zstream_storage zs;
     fc_zarena arena;
     uint64_t records;
     uint64_t stream_bytes;       /* uncompressed bytes framed so far */

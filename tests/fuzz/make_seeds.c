@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../unit/harness.h"
+
 static unsigned char work[FC_DEFLATE_ARENA_SIZE];
 
 /* payloads: tf-semantics.md 1.2 encodings and a small SequenceExample */
@@ -20,18 +22,6 @@ static const char *const payload_hex[] = {
     "0a070a050a01631200",
     "0a0b0a090a016e12041a0208071213" "0a110a0173120c0a0812060a040000c03f0a00",
 };
-
-static size_t unhex(const char *hex, unsigned char *out)
-{
-    size_t n = 0;
-    while (hex[0] != '\0' && hex[1] != '\0') {
-        unsigned v;
-        sscanf(hex, "%2x", &v);
-        out[n++] = (unsigned char)v;
-        hex += 2;
-    }
-    return n;
-}
 
 static int write_file(const char *dir, const char *name, unsigned char mode,
                       const unsigned char *p, size_t n)
@@ -62,7 +52,7 @@ int main(int argc, char **argv)
     fdir = argv[2];
     for (i = 0; i < sizeof payload_hex / sizeof payload_hex[0]; i++) {
         char name[32];
-        size_t n = unhex(payload_hex[i], pl);
+        size_t n = h_unhex(payload_hex[i], pl);
         snprintf(name, sizeof name, "payload-%02zu", i);
         rc |= write_file(fdir, name, 0xff, pl, n);
     }
@@ -77,7 +67,7 @@ int main(int argc, char **argv)
         if (fc_writer_init_mem(&w, out, sizeof out, &o, NULL) != FC_OK)
             return 1;
         for (i = 0; i < sizeof payload_hex / sizeof payload_hex[0]; i++) {
-            size_t n = unhex(payload_hex[i], pl);
+            size_t n = h_unhex(payload_hex[i], pl);
             if (fc_writer_write(&w, pl, n) != FC_OK)
                 return 1;
         }

@@ -9,23 +9,11 @@
 
 static unsigned char arena_mem[1 << 22];
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-    size_t n = 0;
-    while (hex[0] != '\0' && hex[1] != '\0') {
-        unsigned v;
-        sscanf(hex, "%2x", &v);
-        out[n++] = (unsigned char)v;
-        hex += 2;
-    }
-    return n;
-}
-
 static fc_status decode_hex(const char *hex, int flags, fc_fallback *fb, fc_error *err)
 {
     static unsigned char buf[4096];
     static fc_arena arena;
-    size_t n = unhex(hex, buf);
+    size_t n = h_unhex(hex, buf);
     fc_arena_init(&arena, arena_mem, sizeof arena_mem);
     return fc_fallback_decode(buf, n, FC_PAYLOAD_AUTO, flags, &arena, fb, err);
 }
@@ -180,7 +168,7 @@ static void test_arena_exhaustion(void)
 {
     static unsigned char small[64];
     unsigned char rec[64];
-    size_t n = unhex("0a0f0a0d0a016212080a060a0268690a00", rec);
+    size_t n = h_unhex("0a0f0a0d0a016212080a060a0268690a00", rec);
     fc_arena a;
     fc_fallback fb;
     fc_error err;
