@@ -81,6 +81,20 @@ static inline uint32_t shift_crc(const uint32_t table[4][256], uint32_t c)
         len -= 3 * (BLOCK);                                                              \
     }
 
+/* One stream, 8 bytes at a time, then the last bytes; returns the CRC. */
+#define FC_CRC_1WAY_TAIL(STEP64, STEP8)                                                  \
+    while (len >= 8) {                                                                   \
+        c0 = STEP64(c0, load_le64(p));                                                   \
+        p += 8;                                                                          \
+        len -= 8;                                                                        \
+    }                                                                                    \
+    while (len > 0) {                                                                    \
+        c0 = STEP8(c0, *p);                                                              \
+        p++;                                                                             \
+        len--;                                                                           \
+    }                                                                                    \
+    return ~c0
+
 /* The three-stream loop, written once for both instruction sets: long
  * blocks, then short ones, then one stream.  STEP64(c, w) and STEP8(c, b)
  * update a 32-bit register c. */
@@ -94,32 +108,12 @@ static inline uint32_t shift_crc(const uint32_t table[4][256], uint32_t c)
     }                                                                                    \
     FC_CRC_3WAY_BLOCKS(STEP64, FC_CRC32C_LONG_BLOCK, fc_crc32c_shift_long)             \
     FC_CRC_3WAY_BLOCKS(STEP64, FC_CRC32C_SHORT_BLOCK, fc_crc32c_shift_short)           \
-    while (len >= 8) {                                                                   \
-        c0 = STEP64(c0, load_le64(p));                                                   \
-        p += 8;                                                                          \
-        len -= 8;                                                                        \
-    }                                                                                    \
-    while (len > 0) {                                                                    \
-        c0 = STEP8(c0, *p);                                                              \
-        p++;                                                                             \
-        len--;                                                                           \
-    }                                                                                    \
-    return ~c0
+    FC_CRC_1WAY_TAIL(STEP64, STEP8)
 
 #define FC_CRC_HW_1WAY_BODY(STEP64, STEP8)                                               \
     const unsigned char *p = (const unsigned char *)buf;                                 \
     uint32_t c0 = ~crc;                                                                  \
-    while (len >= 8) {                                                                   \
-        c0 = STEP64(c0, load_le64(p));                                                   \
-        p += 8;                                                                          \
-        len -= 8;                                                                        \
-    }                                                                                    \
-    while (len > 0) {                                                                    \
-        c0 = STEP8(c0, *p);                                                              \
-        p++;                                                                             \
-        len--;                                                                           \
-    }                                                                                    \
-    return ~c0
+    FC_CRC_1WAY_TAIL(STEP64, STEP8)
 
 #if defined(FC_CRC_X86)
 #define X86_STEP64(c, w) ((uint32_t)_mm_crc32_u64((c), (w)))

@@ -1,4 +1,4 @@
-/* Status table and the allocation-free message builder. */
+/* Status table, the allocation-free message builder and the bump arena. */
 #include "featc/fc_base.h"
 
 #include <string.h>
@@ -122,6 +122,38 @@ void fc_msg_hex32(fc_msg *m, uint32_t v)
     msg_putc(m, 'x');
     for (shift = 28; shift >= 0; shift -= 4)
         msg_putc(m, hex[(v >> shift) & 15u]);
+}
+
+/* ------------------------------------------------------------------ arena */
+
+void fc_arena_init(fc_arena *a, void *mem, size_t size)
+{
+    a->base = (unsigned char *)mem;
+    a->size = mem == NULL ? 0 : size;
+    a->used = 0;
+    a->peak = 0;
+    a->exhausted = 0;
+}
+
+void fc_arena_reset(fc_arena *a)
+{
+    a->used = 0;
+    a->exhausted = 0;
+}
+
+void *fc_arena_alloc(fc_arena *a, size_t size)
+{
+    size_t start = (a->used + 15u) & ~(size_t)15u;
+    if (size == 0)
+        size = 1;
+    if (start < a->used || start > a->size || size > a->size - start) {
+        a->exhausted = 1;
+        return NULL;
+    }
+    a->used = start + size;
+    if (a->used > a->peak)
+        a->peak = a->used;
+    return a->base + start;
 }
 
 fc_msg fc_error_begin(fc_error *err, int status, uint64_t record, uint64_t offset)

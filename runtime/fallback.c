@@ -9,37 +9,7 @@
 
 #include <string.h>
 
-/* ------------------------------------------------------------------- arena */
-
-void fc_arena_init(fc_arena *a, void *mem, size_t size)
-{
-    a->base = (unsigned char *)mem;
-    a->size = mem == NULL ? 0 : size;
-    a->used = 0;
-    a->peak = 0;
-    a->exhausted = 0;
-}
-
-void fc_arena_reset(fc_arena *a)
-{
-    a->used = 0;
-    a->exhausted = 0;
-}
-
-void *fc_arena_alloc(fc_arena *a, size_t size)
-{
-    size_t start = (a->used + 15u) & ~(size_t)15u;
-    if (size == 0)
-        size = 1;
-    if (start < a->used || start > a->size || size > a->size - start) {
-        a->exhausted = 1;
-        return NULL;
-    }
-    a->used = start + size;
-    if (a->used > a->peak)
-        a->peak = a->used;
-    return a->base + start;
-}
+/* ------------------------------------------------- protobuf-c allocator */
 
 static void *pbc_alloc(void *data, size_t size)
 {

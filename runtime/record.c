@@ -109,28 +109,12 @@ size_t fc_record_frame(void *dst, size_t cap, const void *data, size_t len)
 /* ------------------------------------------------------------------- arena */
 
 #ifndef FC_NO_ZLIB
-static void arena_init(fc_zarena *a, void *base, size_t size)
-{
-    a->base = (unsigned char *)base;
-    a->size = size;
-    a->used = 0;
-    a->peak = 0;
-}
-
+/* zlib's zalloc over the caller's arena */
 static voidpf arena_alloc(voidpf opaque, uInt items, uInt size)
 {
-    fc_zarena *a = (fc_zarena *)opaque;
-    size_t n, start;
     if (size != 0 && items > SIZE_MAX / size)
         return Z_NULL;
-    n = (size_t)items * size;
-    start = (a->used + 15u) & ~(size_t)15u; /* 16-byte alignment */
-    if (start < a->used || start > a->size || n > a->size - start)
-        return Z_NULL;
-    a->used = start + n;
-    if (a->used > a->peak)
-        a->peak = a->used;
-    return (voidpf)(a->base + start);
+    return (voidpf)fc_arena_alloc((fc_arena *)opaque, (size_t)items * size);
 }
 
 static void arena_free(voidpf opaque, voidpf address)
@@ -284,7 +268,7 @@ static fc_status reader_setup(fc_reader *r, const fc_reader_options *opt, fc_err
             copy_error(err, &r->err);
             return FC_ERR_NO_MEMORY;
         }
-        arena_init(&r->arena, opt->work, FC_INFLATE_ARENA_SIZE);
+        fc_arena_init(&r->arena, opt->work, FC_INFLATE_ARENA_SIZE);
         if (r->source == SRC_FD) {
             r->zin = (unsigned char *)opt->work + FC_INFLATE_ARENA_SIZE;
             r->zin_cap = opt->work_size - FC_INFLATE_ARENA_SIZE;
@@ -310,7 +294,6 @@ fc_status fc_reader_init_mem(fc_reader *r, const void *data, size_t len,
         return init_fail(r, err, FC_ERR_ARG, "unknown compression or CRC policy");
     if (r->compression == FC_COMPRESSION_AUTO) {
         r->compression = detect(r->src, r->src_len);
-        r->detect_pending = 0;
     }
     st = reader_setup(r, opt, err);
     if (st != FC_OK)
@@ -1109,7 +1092,7 @@ static fc_status writer_setup(fc_writer *w, const fc_writer_options *opt, fc_err
             copy_error(err, &w->err);
             return FC_ERR_ARG;
         }
-        arena_init(&w->arena, opt->work, FC_DEFLATE_ARENA_SIZE);
+        fc_arena_init(&w->arena, opt->work, FC_DEFLATE_ARENA_SIZE);
         if (w->sink == SINK_FD) {
             w->out = (unsigned char *)opt->work + FC_DEFLATE_ARENA_SIZE;
             w->out_cap = opt->work_size - FC_DEFLATE_ARENA_SIZE;

@@ -89,6 +89,22 @@ void fc_msg_u64(fc_msg *m, uint64_t v);
 void fc_msg_i64(fc_msg *m, int64_t v);
 void fc_msg_hex32(fc_msg *m, uint32_t v); /* 0x%08x */
 
+/* A bump allocator over caller memory, for the libraries that want an
+ * allocator (zlib's zalloc, protobuf-c's allocator): blocks are released all
+ * at once by fc_arena_reset or by dropping the memory. */
+typedef struct fc_arena {
+    unsigned char *base;
+    size_t size;
+    size_t used;
+    size_t peak;
+    int exhausted; /* an allocation did not fit */
+} fc_arena;
+
+void fc_arena_init(fc_arena *a, void *mem, size_t size);
+void fc_arena_reset(fc_arena *a);
+/* 16-byte aligned block from the arena, or NULL (and exhausted set). */
+void *fc_arena_alloc(fc_arena *a, size_t size);
+
 /* Starts err with status, record and offset and returns a builder over its
  * message.  err may be NULL: the builder then discards everything. */
 fc_msg fc_error_begin(fc_error *err, int status, uint64_t record, uint64_t offset);

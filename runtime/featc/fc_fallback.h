@@ -38,19 +38,6 @@
 extern "C" {
 #endif
 
-typedef struct fc_arena {
-    unsigned char *base;
-    size_t size;
-    size_t used;
-    size_t peak;
-    int exhausted; /* an allocation did not fit */
-} fc_arena;
-
-void fc_arena_init(fc_arena *a, void *mem, size_t size);
-void fc_arena_reset(fc_arena *a);
-/* 16-byte aligned block from the arena, or NULL (and exhausted set). */
-void *fc_arena_alloc(fc_arena *a, size_t size);
-
 typedef enum fc_payload_kind {
     FC_PAYLOAD_OTHER = 0,
     FC_PAYLOAD_EXAMPLE = 1,

@@ -92,14 +92,6 @@ typedef struct fc_reader_options {
     size_t work_size;           /* at least FC_READER_WORK_SIZE when compressed or AUTO */
 } fc_reader_options;
 
-/* Bump allocator behind zlib's zalloc/zfree. */
-typedef struct fc_zarena {
-    unsigned char *base;
-    size_t size;
-    size_t used;
-    size_t peak;
-} fc_zarena;
-
 /* Room for zlib's z_stream without exposing zlib.h (checked in record.c). */
 #define FC_ZSTREAM_STORAGE 192
 typedef union fc_zstream_storage {
@@ -134,7 +126,7 @@ typedef struct fc_reader {
     int zactive;
     int zlib_trailing;           /* bytes follow the end of a ZLIB stream */
     fc_zstream_storage zs;
-    fc_zarena arena;
+    fc_arena arena;              /* behind zlib's zalloc/zfree */
     int failed;
     fc_error err;
     fc_error skip_err;           /* the last record skipped under FC_CRC_SKIP_CORRUPT */
@@ -212,7 +204,7 @@ typedef struct fc_writer {
     size_t out_len;
     int zactive;
     fc_zstream_storage zs;
-    fc_zarena arena;
+    fc_arena arena;              /* behind zlib's zalloc/zfree */
     uint64_t records;
     uint64_t stream_bytes;       /* uncompressed bytes framed so far */
     uint64_t sink_bytes;         /* bytes handed to the fd or memory */
