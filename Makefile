@@ -29,14 +29,22 @@ WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototyp
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFLAGS)
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c
+RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c
+# Tool support (stdio, allocation): the JSON driver and file input.
+TOOLRT_SRC = runtime/input.c runtime/driver.c
 FALLBACK_SRC = runtime/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
-CLI_SRC = compiler/main.c compiler/cli_input.c compiler/cmd_records.c compiler/print.c
+CLI_SRC = compiler/main.c compiler/cmd_records.c compiler/print.c compiler/cmd_compile.c
+# The compiler library: front end, checks, emitter.
+FEATC_SRC = compiler/compile.c compiler/diag.c compiler/sema.c compiler/emit.c
+FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
+TEMPLATES = templates/header.h templates/message.h templates/source.c templates/message.c \
+            templates/driver.c
 HEADERS = $(wildcard runtime/featc/*.h) runtime/crc32c_tables.h compiler/*.h
 
-RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o)
+RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
+FEATC_OBJ = $(FEATC_SRC:%.c=$(BUILD)/obj/%.o) $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 FALLBACK_OBJ = $(FALLBACK_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/fc_example.pb-c.o
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
@@ -62,9 +70,38 @@ $(BUILD)/obj/gen/fc_example.pb-c.o: $(PB_SRC) $(PB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 $(CFLAGS) -I$(BUILD)/gen -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR)
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR) $(BUILD)/gen/spec_parse.h
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -c $< -o $@
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -Icompiler -c $< -o $@
+
+# flex and bison output: C99, no strict warnings (their code, not ours).
+$(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_parse.h &: compiler/spec_parse.y
+	@mkdir -p $(BUILD)/gen
+	bison -Wall -Werror -d -o $(BUILD)/gen/spec_parse.c $<
+
+$(BUILD)/gen/spec_lex.c $(BUILD)/gen/spec_lex.h &: compiler/spec_lex.l
+	@mkdir -p $(BUILD)/gen
+	flex --header-file=$(BUILD)/gen/spec_lex.h -o $(BUILD)/gen/spec_lex.c $<
+
+$(BUILD)/obj/gen/spec_parse.o $(BUILD)/obj/gen/spec_lex.o $(BUILD)/obj/gen/templates.o: \
+    $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/spec_parse.h $(BUILD)/gen/spec_lex.h \
+    compiler/spec.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 $(CFLAGS) $(CPPFLAGS_ALL) -Icompiler -I$(BUILD)/gen -c $< -o $@
+
+$(BUILD)/tools/embed: compiler/tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -o $@ $<
+
+$(BUILD)/gen/templates.c: $(BUILD)/tools/embed $(TEMPLATES)
+	@mkdir -p $(BUILD)/gen
+	$(BUILD)/tools/embed $@ featc_template_header=templates/header.h \
+	    featc_template_message_h=templates/message.h featc_template_source=templates/source.c \
+	    featc_template_message_c=templates/message.c featc_template_driver=templates/driver.c
+
+$(BUILD)/libfeatc_compiler.a: $(FEATC_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
 
 $(BUILD)/libfeatc.a: $(RUNTIME_OBJ)
 	rm -f $@
@@ -74,9 +111,10 @@ $(BUILD)/libfeatc_fallback.a: $(FALLBACK_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/featc: $(CLI_OBJ) $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a \
-	    $(LIBS_FALLBACK) $(LIBS_Z) -lm
+$(BUILD)/featc: $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallback.a \
+                $(BUILD)/libfeatc.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallback.a \
+	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) -lm
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libfeatc.a $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -16,13 +16,13 @@
 
 #include <featc/fc_fallback.h>
 
-#include "cli_input.h"
+#include <featc/fc_input.h>
 #include "print.h"
 
 enum { MODE_CAT, MODE_COUNT, MODE_VERIFY };
 
 typedef struct record_opts {
-    cli_read_options read;
+    fc_input_options read;
     int json;
     int examples;   /* verify: also check payloads */
     int flags;      /* FC_FALLBACK_LENIENT */
@@ -134,14 +134,14 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
         } else if (mode == MODE_VERIFY && strcmp(a, "--examples") == 0) {
             o->examples = 1;
         } else if ((val = cli_option_value(a, "--compression")) != NULL) {
-            if (cli_parse_compression(val, &o->read.compression) != 0)
+            if (fc_input_parse_compression(val, &o->read.compression) != 0)
                 return cli_usage_error(usage, "unknown compression '%s' (auto, none, zlib, gzip)",
                                        val);
         } else if (mode != MODE_VERIFY && (val = cli_option_value(a, "--crc")) != NULL) {
-            if (cli_parse_crc(val, &o->read.crc_policy) != 0)
+            if (fc_input_parse_crc(val, &o->read.crc_policy) != 0)
                 return cli_usage_error(usage, "unknown CRC policy '%s' (verify, skip, none)", val);
         } else if ((val = cli_option_value(a, "--max-record-size")) != NULL) {
-            if (cli_parse_size(val, &o->read.max_record_size) != 0 || o->read.max_record_size == 0)
+            if (fc_input_parse_size(val, &o->read.max_record_size) != 0 || o->read.max_record_size == 0)
                 return cli_usage_error(usage, "bad size '%s'", val);
         } else if (mode == MODE_CAT && (val = cli_option_value(a, "--type")) != NULL) {
             if (strcmp(val, "auto") == 0)
@@ -202,7 +202,7 @@ static void report_file_error(const char *path, const fc_error *e)
 }
 
 /* Under --crc=skip: how many records were skipped, and why the last one. */
-static void report_skips(const char *path, const cli_input *in)
+static void report_skips(const char *path, const fc_input *in)
 {
     if (fc_reader_skipped(&in->reader) > 0)
         fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
@@ -217,16 +217,16 @@ static int run_cat(const record_opts *o)
     memset(&d, 0, sizeof d);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
-        cli_input in;
+        fc_input in;
         fc_record rec;
-        int s = cli_input_open(&in, path, &o->read);
+        int s = fc_input_open(&in, path, &o->read);
         if (s != FC_OK) {
             report_file_error(path, &in.err);
-            cli_input_close(&in);
+            fc_input_close(&in);
             rc = EXIT_DATA_ERR;
             continue;
         }
-        while ((s = cli_input_next(&in, &rec)) == FC_OK) {
+        while ((s = fc_input_next(&in, &rec)) == FC_OK) {
             fc_fallback fb;
             fc_error perr;
             fc_status ds;
@@ -272,7 +272,7 @@ static int run_cat(const record_opts *o)
             report_file_error(path, &in.err);
             rc = EXIT_DATA_ERR;
         }
-        cli_input_close(&in);
+        fc_input_close(&in);
     }
     free(d.mem);
     if (fflush(stdout) != 0 || ferror(stdout))
@@ -288,14 +288,14 @@ static int run_count_or_verify(const record_opts *o, int mode)
     memset(&d, 0, sizeof d);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
-        cli_input in;
+        fc_input in;
         fc_record rec;
         unsigned long long n = 0, not_examples = 0;
         fc_error first_bad;
-        int s = cli_input_open(&in, path, &o->read);
+        int s = fc_input_open(&in, path, &o->read);
         fc_error_clear(&first_bad);
         if (s == FC_OK) {
-            while ((s = cli_input_next(&in, &rec)) == FC_OK) {
+            while ((s = fc_input_next(&in, &rec)) == FC_OK) {
                 n++;
                 if (mode == MODE_VERIFY && o->examples) {
                     fc_fallback fb;
@@ -339,7 +339,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
             printf("%s: FAILED: %s\n", path, in.err.message);
             rc = EXIT_DATA_ERR;
         }
-        cli_input_close(&in);
+        fc_input_close(&in);
     }
     if (mode == MODE_COUNT && o->nfiles > 1)
         printf("%llu total\n", total);

@@ -15,6 +15,8 @@ enum {
 int cmd_cat(int argc, char **argv);
 int cmd_count(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* "--name=value" -> "value" when arg is that option, else NULL. */
 const char *cli_option_value(const char *arg, const char *name);

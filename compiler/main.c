@@ -14,6 +14,10 @@ static const char *const usage =
     "featc compiles TensorFlow feature specs into C parsers, and reads TFRecord\n"
     "files.\n"
     "\n"
+    "spec compiler:\n"
+    "  compile SPEC     generate C (NAME.h, NAME.c; --driver adds a JSON main)\n"
+    "  check SPEC...    report problems in specs without generating code\n"
+    "\n"
     "record tools:\n"
     "  cat FILE...      print records as tf.train.Example / SequenceExample\n"
     "                   (protobuf text format, or --json)\n"
@@ -63,6 +67,10 @@ int main(int argc, char **argv)
     if (argc < 2)
         return cli_usage_error(usage, "no command given");
     cmd = argv[1];
+    if (strcmp(cmd, "compile") == 0)
+        return cmd_compile(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "cat") == 0)
         return cmd_cat(argc - 1, argv + 1);
     if (strcmp(cmd, "count") == 0)

@@ -3,6 +3,7 @@
  *   fc_base.h     version, status codes, fc_error, message builder
  *   fc_crc32c.h   CRC-32C and the TFRecord mask
  *   fc_record.h   TFRecord reader and writer (memory, fd, mmap; ZLIB/GZIP)
+ *   fc_example.h  the tf.train.Example wire format for generated parsers
  *
  * The protobuf-c fallback decoder (fc_fallback.h) is separate: it needs
  * libprotobuf-c, which generated parsers never do.
@@ -13,5 +14,6 @@
 #include "fc_base.h"
 #include "fc_crc32c.h"
 #include "fc_record.h"
+#include "fc_example.h"
 
 #endif /* FEATC_FC_H */

@@ -1,5 +1,5 @@
-/* Opening TFRecord inputs for the command-line tools: see cli_input.h. */
-#include "cli_input.h"
+/* Opening TFRecord inputs for the command-line tools: see fc_input.h. */
+#include "featc/fc_input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #define WORK_SIZE (FC_INFLATE_ARENA_SIZE + 256u * 1024u)
 #define DEFAULT_MAX_RECORD ((size_t)1 << 30)
 
-static fc_status open_error(cli_input *in, fc_status status, const char *what, int errnum)
+static fc_status open_error(fc_input *in, fc_status status, const char *what, int errnum)
 {
     fc_msg m = fc_error_begin(&in->err, status, FC_NO_INDEX, FC_NO_INDEX);
     fc_msg_str(&m, what);
@@ -24,7 +24,7 @@ static fc_status open_error(cli_input *in, fc_status status, const char *what, i
     return status;
 }
 
-fc_status cli_input_open(cli_input *in, const char *path, const cli_read_options *opt)
+fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt)
 {
     fc_reader_options ro;
     struct stat st;
@@ -72,7 +72,7 @@ fc_status cli_input_open(cli_input *in, const char *path, const cli_read_options
     return s;
 }
 
-fc_status cli_input_next(cli_input *in, fc_record *rec)
+fc_status fc_input_next(fc_input *in, fc_record *rec)
 {
     for (;;) {
         fc_status s = fc_reader_next(&in->reader, rec);
@@ -112,7 +112,7 @@ fc_status cli_input_next(cli_input *in, fc_record *rec)
     }
 }
 
-void cli_input_close(cli_input *in)
+void fc_input_close(fc_input *in)
 {
     fc_unmap_file(&in->map);
     if (in->own_fd && in->fd >= 0)
@@ -124,12 +124,12 @@ void cli_input_close(cli_input *in)
     in->work = NULL;
 }
 
-int cli_parse_compression(const char *s, fc_compression *out)
+int fc_input_parse_compression(const char *s, fc_compression *out)
 {
     return fc_compression_parse(s, out) == FC_OK ? 0 : -1;
 }
 
-int cli_parse_crc(const char *s, fc_crc_policy *out)
+int fc_input_parse_crc(const char *s, fc_crc_policy *out)
 {
     if (strcmp(s, "verify") == 0)
         *out = FC_CRC_VERIFY;
@@ -142,7 +142,7 @@ int cli_parse_crc(const char *s, fc_crc_policy *out)
     return 0;
 }
 
-int cli_parse_size(const char *s, size_t *out)
+int fc_input_parse_size(const char *s, size_t *out)
 {
     char *end;
     unsigned long long v;

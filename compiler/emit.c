@@ -1,0 +1,625 @@
+/* The C emitter: templates/ (embedded at build time) give the invariant code,
+ * the functions below the per-feature parts.  Output depends only on the
+ * schema and the options: no time, no absolute path, no host detail. */
+#include "spec.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ text buffer */
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+    int failed;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->cap - b->n < n + 1) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *ns;
+        while (cap - b->n < n + 1)
+            cap *= 2;
+        ns = (char *)realloc(b->s, cap);
+        if (ns == NULL) {
+            b->failed = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        sb_put(b, small, (size_t)n);
+        return;
+    }
+    {
+        char *big = (char *)malloc((size_t)n + 1);
+        if (big == NULL) {
+            b->failed = 1;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        sb_put(b, big, (size_t)n);
+        free(big);
+    }
+}
+
+/* ------------------------------------------------------------ templates */
+
+typedef struct subst {
+    const char *name;
+    const char *value;
+} subst;
+
+/* Copies tpl, replacing @@NAME@@ markers.  A marker alone on its line is
+ * replaced together with the line: the value brings its own newlines. */
+static void expand(sbuf *b, const char *tpl, const subst *subs, size_t nsubs)
+{
+    const char *p = tpl;
+    while (*p) {
+        const char *m = strstr(p, "@@");
+        const char *e;
+        size_t i;
+        if (m == NULL) {
+            sb_str(b, p);
+            return;
+        }
+        e = strstr(m + 2, "@@");
+        if (e == NULL) {
+            sb_str(b, p);
+            return;
+        }
+        for (i = 0; i < nsubs; i++)
+            if (strlen(subs[i].name) == (size_t)(e - m - 2) &&
+                memcmp(subs[i].name, m + 2, (size_t)(e - m - 2)) == 0)
+                break;
+        if (i == nsubs) { /* not a marker of ours: copy through */
+            sb_put(b, p, (size_t)(m + 2 - p));
+            p = m + 2;
+            continue;
+        }
+        if ((m == tpl || m[-1] == '\n') && e[2] == '\n') {
+            size_t n = strlen(subs[i].value);
+            sb_put(b, p, (size_t)(m - p));
+            sb_str(b, subs[i].value);
+            if (n > 0 && subs[i].value[n - 1] != '\n')
+                sb_str(b, "\n");
+            p = e + 3;
+        } else {
+            sb_put(b, p, (size_t)(m - p));
+            sb_str(b, subs[i].value);
+            p = e + 2;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ C spelling */
+
+/* Bytes as a C string literal: printable ASCII as is, the rest as 3-digit
+ * octal escapes (no hex run-on, no trigraphs). */
+static void c_string(sbuf *b, const char *s, size_t n)
+{
+    size_t i;
+    sb_str(b, "\"");
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\' || c == '?')
+            sb_printf(b, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            sb_put(b, (const char *)&c, 1);
+        else
+            sb_printf(b, "\\%03o", c);
+    }
+    sb_str(b, "\"");
+}
+
+/* A key inside a comment: no "*" "/" pair, non-printables as \xNN. */
+static void comment_key(sbuf *b, const char *s, size_t n)
+{
+    size_t i;
+    sb_str(b, "\"");
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '/' && i > 0 && s[i - 1] == '*')
+            sb_str(b, "\\/");
+        else if (c >= 0x20 && c < 0x7f)
+            sb_put(b, (const char *)&c, 1);
+        else
+            sb_printf(b, "\\x%02x", c);
+    }
+    sb_str(b, "\"");
+}
+
+static void c_float(sbuf *b, float v)
+{
+    char buf[64];
+    if (isnan(v)) {
+        sb_str(b, "NAN");
+        return;
+    }
+    if (isinf(v)) {
+        sb_str(b, v < 0 ? "-INFINITY" : "INFINITY");
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.9g", (double)v);
+    sb_str(b, buf);
+    if (strpbrk(buf, ".e") == NULL)
+        sb_str(b, ".0");
+    sb_str(b, "f");
+}
+
+static void c_int64(sbuf *b, int64_t v)
+{
+    if (v == INT64_MIN)
+        sb_str(b, "(-INT64_C(9223372036854775807) - 1)");
+    else
+        sb_printf(b, "INT64_C(%lld)", (long long)v);
+}
+
+static const char *c_elem_type(fc_type t)
+{
+    return t == FC_TYPE_BYTES ? "fc_bytes" : t == FC_TYPE_FLOAT ? "float" : "int64_t";
+}
+
+static const char *type_word(fc_type t)
+{
+    return t == FC_TYPE_BYTES ? "bytes" : t == FC_TYPE_FLOAT ? "float" : "int64";
+}
+
+static const char *type_suffix(fc_type t)
+{
+    return t == FC_TYPE_BYTES ? "bytes" : t == FC_TYPE_FLOAT ? "float" : "int64";
+}
+
+static char *upper(const char *s)
+{
+    size_t i, n = strlen(s);
+    char *u = (char *)malloc(n + 1);
+    if (u == NULL)
+        return NULL;
+    for (i = 0; i <= n; i++)
+        u[i] = (char)toupper((unsigned char)s[i]);
+    return u;
+}
+
+/* "shape [2,3]", "VarLen, at most 64 values", ... for comments. */
+static void describe(sbuf *b, const schema_feature *f)
+{
+    unsigned i;
+    comment_key(b, f->key, f->key_len);
+    sb_printf(b, ": %s", type_word(f->type));
+    if (f->kind == FC_KIND_VARLEN) {
+        sb_printf(b, ", VarLen, at most %zu values", f->max);
+        return;
+    }
+    sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
+    for (i = 0; i < f->rank; i++)
+        sb_printf(b, "%s%zu", (i > 0 || f->kind == FC_KIND_ROWS) ? "," : "", f->dims[i]);
+    sb_str(b, "]");
+    if (f->kind == FC_KIND_ROWS)
+        sb_printf(b, ", at most %zu rows", f->max);
+    if (f->kind == FC_KIND_FIXED)
+        sb_str(b, f->has_default ? ", with a default" : ", required");
+}
+
+/* ------------------------------------------------------------ one message */
+
+typedef struct msg_parts {
+    sbuf enm, constants, members, defaults, descs, order, lookup, init, decode, missing;
+} msg_parts;
+
+static void part_free(msg_parts *mp)
+{
+    sbuf *all[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
+                   &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing};
+    size_t i;
+    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]->s);
+}
+
+static int part_failed(const msg_parts *mp)
+{
+    return mp->enm.failed || mp->constants.failed || mp->members.failed ||
+           mp->defaults.failed || mp->descs.failed || mp->order.failed || mp->lookup.failed ||
+           mp->init.failed || mp->decode.failed || mp->missing.failed;
+}
+
+static const char *str_or_empty(const sbuf *b)
+{
+    return b->s != NULL ? b->s : "";
+}
+
+/* Pointer to the first value of f in struct pointer `m`. */
+static void value_ptr(sbuf *b, const char *m, const schema_feature *f)
+{
+    unsigned i;
+    if (f->kind == FC_KIND_FIXED && f->elems == 0) {
+        sb_str(b, "NULL");
+        return;
+    }
+    if (f->kind == FC_KIND_VARLEN) {
+        sb_printf(b, "%s->%s", m, f->cname);
+        return;
+    }
+    sb_printf(b, "&%s->%s", m, f->cname);
+    if (f->kind == FC_KIND_ROWS)
+        sb_str(b, "[0]");
+    for (i = 0; i < f->rank; i++)
+        sb_str(b, "[0]");
+}
+
+static void emit_default_array(sbuf *b, const schema_message *m, const schema_feature *f)
+{
+    size_t i;
+    sb_printf(b, "\nstatic const %s %s_default_%s[%zu] = {", c_elem_type(f->type), m->c_type,
+              f->cname, f->ndefault);
+    for (i = 0; i < f->ndefault; i++) {
+        sb_str(b, i == 0 ? "\n    " : (i % 8 == 0 ? ",\n    " : ", "));
+        if (f->type == FC_TYPE_INT64)
+            c_int64(b, f->def_int[i]);
+        else if (f->type == FC_TYPE_FLOAT)
+            c_float(b, f->def_float[i]);
+        else {
+            sb_str(b, "{(const uint8_t *)");
+            c_string(b, f->def_bytes[i], f->def_bytes_len[i]);
+            sb_printf(b, ", %zu}", f->def_bytes_len[i]);
+        }
+    }
+    sb_str(b, "\n};\n");
+}
+
+/* Sorted by (length, bytes) for the lookup switch. */
+static int by_len_then_bytes(const schema_feature *a, const schema_feature *b)
+{
+    if (a->key_len != b->key_len)
+        return a->key_len < b->key_len ? -1 : 1;
+    return a->key_len ? memcmp(a->key, b->key, a->key_len) : 0;
+}
+
+static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbuf *src)
+{
+    msg_parts mp;
+    size_t i, j;
+    size_t *order;
+    char count[32], words[32];
+    int ok;
+    memset(&mp, 0, sizeof mp);
+    (void)s;
+    for (i = 0; i < m->nfeatures; i++) {
+        const schema_feature *f = &m->features[i];
+        char *up = upper(f->cname);
+        unsigned r;
+        unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
+        if (up == NULL) {
+            part_free(&mp);
+            return 0;
+        }
+        /* enum */
+        sb_printf(&mp.enm, "    %s_%s = %zu%s\n", m->upper, up, i,
+                  i + 1 < m->nfeatures ? "," : "");
+        /* constants */
+        sb_str(&mp.constants, "/* ");
+        describe(&mp.constants, f);
+        sb_str(&mp.constants, " */\n");
+        for (r = 0; r < f->rank; r++)
+            sb_printf(&mp.constants, "#define %s_%s_DIM%u %zu\n", m->upper, up, r, f->dims[r]);
+        if (f->kind != FC_KIND_VARLEN)
+            sb_printf(&mp.constants, "#define %s_%s_SIZE %zu\n", m->upper, up, f->elems);
+        if (f->kind != FC_KIND_FIXED)
+            sb_printf(&mp.constants, "#define %s_%s_MAX %zu\n", m->upper, up, f->max);
+        /* members */
+        sb_str(&mp.members, "    /* ");
+        describe(&mp.members, f);
+        sb_str(&mp.members, " */\n");
+        if (f->kind != FC_KIND_FIXED)
+            sb_printf(&mp.members, "    size_t %s_count;\n", f->cname);
+        if (f->kind == FC_KIND_FIXED && f->elems == 0) {
+            sb_str(&mp.members, "    /* (no values: only its presence is recorded) */\n");
+        } else {
+            sb_printf(&mp.members, "    %s %s", c_elem_type(f->type), f->cname);
+            if (f->kind != FC_KIND_FIXED)
+                sb_printf(&mp.members, "[%s_%s_MAX]", m->upper, up);
+            for (r = 0; r < f->rank; r++)
+                sb_printf(&mp.members, "[%s_%s_DIM%u]", m->upper, up, r);
+            sb_str(&mp.members, ";\n");
+        }
+        /* defaults */
+        if (f->has_default)
+            emit_default_array(&mp.defaults, m, f);
+        /* descriptor */
+        sb_str(&mp.descs, "    {");
+        c_string(&mp.descs, f->key, f->key_len);
+        sb_printf(&mp.descs, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len,
+                  f->cname, f->type == FC_TYPE_BYTES ? "BYTES" : f->type == FC_TYPE_FLOAT ? "FLOAT" : "INT64",
+                  f->kind == FC_KIND_FIXED ? "FIXED" : f->kind == FC_KIND_VARLEN ? "VARLEN" : "ROWS",
+                  f->rank);
+        for (r = 0; r < FC_MAX_RANK; r++)
+            sb_printf(&mp.descs, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
+        sb_printf(&mp.descs, "}, %zu, %zu,\n     ", f->elems, f->max);
+        if (f->kind == FC_KIND_FIXED && f->elems == 0)
+            sb_str(&mp.descs, "0, ");
+        else
+            sb_printf(&mp.descs, "offsetof(%s, %s), ", m->c_type, f->cname);
+        if (f->kind != FC_KIND_FIXED)
+            sb_printf(&mp.descs, "offsetof(%s, %s_count), ", m->c_type, f->cname);
+        else
+            sb_str(&mp.descs, "0, ");
+        if (f->has_default)
+            sb_printf(&mp.descs, "%s_default_%s}", m->c_type, f->cname);
+        else
+            sb_str(&mp.descs, "NULL}");
+        sb_str(&mp.descs, i + 1 < m->nfeatures ? ",\n" : "\n");
+        /* init: defaults of FixedLen features */
+        if (f->has_default && f->kind == FC_KIND_FIXED) {
+            if (f->rank == 0)
+                sb_printf(&mp.init, "    m->%s = %s_default_%s[0];\n", f->cname, m->c_type,
+                          f->cname);
+            else
+                sb_printf(&mp.init, "    memcpy(m->%s, %s_default_%s, sizeof m->%s);\n",
+                          f->cname, m->c_type, f->cname, f->cname);
+        }
+        /* decode */
+        sb_str(&mp.decode, "    /* ");
+        describe(&mp.decode, f);
+        sb_str(&mp.decode, " */\n");
+        sb_printf(&mp.decode, "    if (ref[%s_%s].entry != 0) {\n", m->upper, up);
+        if (f->kind == FC_KIND_FIXED) {
+            sb_printf(&mp.decode, "        if (fc_ex_fixed_%s(&ref[%s_%s], ", type_suffix(f->type),
+                      m->upper, up);
+            value_ptr(&mp.decode, "m", f);
+            sb_printf(&mp.decode, ", %zu, NULL) != FC_OK)\n", f->elems);
+        } else if (f->kind == FC_KIND_VARLEN) {
+            sb_printf(&mp.decode, "        if (fc_ex_varlen_%s(&ref[%s_%s], ", type_suffix(f->type),
+                      m->upper, up);
+            value_ptr(&mp.decode, "m", f);
+            sb_printf(&mp.decode, ", %s_%s_MAX, &m->%s_count, NULL) != FC_OK)\n", m->upper, up,
+                      f->cname);
+        } else {
+            sb_printf(&mp.decode, "        if (fc_ex_rows_%s(&ref[%s_%s], ", type_suffix(f->type),
+                      m->upper, up);
+            value_ptr(&mp.decode, "m", f);
+            sb_printf(&mp.decode, ", %s_%s_SIZE, %s_%s_MAX, &m->%s_count, NULL) != FC_OK)\n",
+                      m->upper, up, m->upper, up, f->cname);
+        }
+        sb_str(&mp.decode, "            return FC_ERR_PARSE;\n");
+        sb_printf(&mp.decode, "        m->present[%u] |= UINT32_C(1) << %u;\n", w, bit);
+        if (f->kind != FC_KIND_FIXED) {
+            sb_printf(&mp.decode, "    } else {\n        m->%s_count = 0;\n    }\n", f->cname);
+        } else if (f->has_default) {
+            sb_str(&mp.decode, "    } else {\n");
+            if (f->rank == 0)
+                sb_printf(&mp.decode, "        m->%s = %s_default_%s[0];\n", f->cname,
+                          m->c_type, f->cname);
+            else
+                sb_printf(&mp.decode, "        memcpy(m->%s, %s_default_%s, sizeof m->%s);\n",
+                          f->cname, m->c_type, f->cname, f->cname);
+            sb_str(&mp.decode, "    }\n");
+        } else {
+            sb_str(&mp.decode, "    }\n");
+        }
+        free(up);
+    }
+    /* missing order and checks */
+    for (i = 0; i < m->nfeatures; i++) {
+        const schema_feature *f = &m->features[m->missing_order[i]];
+        sb_printf(&mp.order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
+                  (unsigned)m->missing_order[i]);
+        if (f->kind == FC_KIND_FIXED && !f->has_default) {
+            char *up = upper(f->cname);
+            unsigned k = m->missing_order[i];
+            sb_printf(&mp.missing,
+                      "    if ((out->present[%u] & (UINT32_C(1) << %u)) == 0)\n"
+                      "        return fc_ex_missing(&%s_desc, %s_%s, err);\n",
+                      k / 32, k % 32, m->c_type, m->upper, up != NULL ? up : "");
+            free(up);
+        }
+    }
+    sb_str(&mp.order, "\n");
+    if (mp.missing.s == NULL)
+        sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
+    /* lookup: switch on the length, then compare bytes */
+    order = (size_t *)malloc(m->nfeatures * sizeof *order);
+    if (order == NULL) {
+        part_free(&mp);
+        return 0;
+    }
+    for (i = 0; i < m->nfeatures; i++) {
+        size_t x = i;
+        j = i;
+        while (j > 0 && by_len_then_bytes(&m->features[order[j - 1]], &m->features[x]) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    sb_str(&mp.lookup, "    switch (len) {\n");
+    for (i = 0; i < m->nfeatures; i++) {
+        const schema_feature *f = &m->features[order[i]];
+        char *up = upper(f->cname);
+        if (i == 0 || m->features[order[i - 1]].key_len != f->key_len)
+            sb_printf(&mp.lookup, "    case %zu:\n", f->key_len);
+        if (f->key_len == 0) {
+            sb_printf(&mp.lookup, "        return %s_%s;\n", m->upper, up != NULL ? up : "");
+        } else {
+            sb_str(&mp.lookup, "        if (memcmp(key, ");
+            c_string(&mp.lookup, f->key, f->key_len);
+            sb_printf(&mp.lookup, ", %zu) == 0)\n            return %s_%s;\n", f->key_len,
+                      m->upper, up != NULL ? up : "");
+        }
+        if (i + 1 == m->nfeatures || m->features[order[i + 1]].key_len != f->key_len)
+            if (f->key_len != 0)
+                sb_str(&mp.lookup, "        break;\n");
+        free(up);
+    }
+    sb_str(&mp.lookup, "    default:\n        break;\n    }");
+    free(order);
+    if (mp.init.s == NULL)
+        sb_str(&mp.init, "");
+    snprintf(count, sizeof count, "%zu", m->nfeatures);
+    snprintf(words, sizeof words, "%zu", (m->nfeatures + 31) / 32);
+    ok = !part_failed(&mp);
+    if (ok) {
+        subst subs[] = {
+            {"NAME", m->name},
+            {"TYPE", m->c_type},
+            {"UPPER", m->upper},
+            {"COUNT", count},
+            {"WORDS", words},
+            {"ENUM", str_or_empty(&mp.enm)},
+            {"CONSTANTS", str_or_empty(&mp.constants)},
+            {"MEMBERS", str_or_empty(&mp.members)},
+            {"DEFAULTS", str_or_empty(&mp.defaults)},
+            {"FIELD_DESCS", str_or_empty(&mp.descs)},
+            {"MISSING_ORDER", str_or_empty(&mp.order)},
+            {"LOOKUP", str_or_empty(&mp.lookup)},
+            {"INIT", str_or_empty(&mp.init)},
+            {"DECODE", str_or_empty(&mp.decode)},
+            {"MISSING", str_or_empty(&mp.missing)},
+        };
+        expand(hdr, featc_template_message_h, subs, sizeof subs / sizeof subs[0]);
+        expand(src, featc_template_message_c, subs, sizeof subs / sizeof subs[0]);
+    }
+    part_free(&mp);
+    return ok;
+}
+
+/* ------------------------------------------------------------ files */
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+static char *finish(pool *p, sbuf *b, size_t *len)
+{
+    char *r;
+    if (b->failed) {
+        free(b->s);
+        return NULL;
+    }
+    r = pool_strndup(p, b->s != NULL ? b->s : "", b->n);
+    *len = b->n;
+    free(b->s);
+    return r;
+}
+
+int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
+{
+    sbuf hdr, src, msgs_h, msgs_c, drv, guard, banner, header_name;
+    char version_number[32];
+    const char *base = base_name(o->base);
+    size_t i;
+    int ok = 1;
+    memset(out, 0, sizeof *out);
+    memset(&hdr, 0, sizeof hdr);
+    memset(&src, 0, sizeof src);
+    memset(&msgs_h, 0, sizeof msgs_h);
+    memset(&msgs_c, 0, sizeof msgs_c);
+    memset(&drv, 0, sizeof drv);
+    memset(&guard, 0, sizeof guard);
+    memset(&banner, 0, sizeof banner);
+    memset(&header_name, 0, sizeof header_name);
+
+    sb_printf(&banner, "Generated by featc %s from %s.  DO NOT EDIT.", FC_VERSION_STRING,
+              base_name(o->spec_name));
+    sb_printf(&guard, "FEATC_%s_", s->upper);
+    for (i = 0; base[i]; i++) {
+        char c = (char)toupper((unsigned char)base[i]);
+        sb_put(&guard, isalnum((unsigned char)c) ? &c : "_", 1);
+    }
+    sb_str(&guard, "_H");
+    sb_printf(&header_name, "%s.h", base);
+    snprintf(version_number, sizeof version_number, "%d", FC_VERSION_NUMBER);
+
+    for (i = 0; i < s->nmessages && ok; i++)
+        ok = emit_message(s, &s->messages[i], &msgs_h, &msgs_c);
+    if (ok && !banner.failed && !guard.failed && !header_name.failed) {
+        subst subs[] = {
+            {"BANNER", banner.s},
+            {"GUARD", guard.s},
+            {"VERSION", FC_VERSION_STRING},
+            {"VERSION_NUMBER", version_number},
+            {"HEADER", header_name.s},
+            {"MESSAGES", str_or_empty(&msgs_h)},
+        };
+        expand(&hdr, featc_template_header, subs, sizeof subs / sizeof subs[0]);
+        subs[5].value = str_or_empty(&msgs_c);
+        expand(&src, featc_template_source, subs, sizeof subs / sizeof subs[0]);
+        if (o->driver_message != NULL) {
+            const schema_message *dm = NULL;
+            for (i = 0; i < s->nmessages; i++)
+                if (strcmp(s->messages[i].name, o->driver_message) == 0)
+                    dm = &s->messages[i];
+            if (dm == NULL) {
+                ok = 0;
+            } else {
+                subst dsubs[] = {
+                    {"BANNER", banner.s},
+                    {"HEADER", header_name.s},
+                    {"NAME", dm->name},
+                    {"TYPE", dm->c_type},
+                };
+                expand(&drv, featc_template_driver, dsubs, sizeof dsubs / sizeof dsubs[0]);
+                out->driver = finish(p, &drv, &out->driver_len);
+                drv.s = NULL;
+                if (out->driver == NULL)
+                    ok = 0;
+            }
+        }
+    } else {
+        ok = 0;
+    }
+    if (ok) {
+        out->header = finish(p, &hdr, &out->header_len);
+        hdr.s = NULL;
+        out->source = finish(p, &src, &out->source_len);
+        src.s = NULL;
+        ok = out->header != NULL && out->source != NULL;
+    }
+    free(hdr.s);
+    free(src.s);
+    free(msgs_h.s);
+    free(msgs_c.s);
+    free(drv.s);
+    free(guard.s);
+    free(banner.s);
+    free(header_name.s);
+    return ok;
+}

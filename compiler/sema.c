@@ -1,0 +1,798 @@
+/* Semantic checks: from the syntax tree to a schema the emitter can trust.
+ * Every rule that can reject a spec lives here, with a diagnostic that says
+ * what is wrong and, where there is one, how to write it instead. */
+#include "spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ names */
+
+static const char *const reserved_words[] = {
+    /* C99 and C11 */
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+    "typedef", "union", "unsigned", "void", "volatile", "while",
+    /* C++ (generated code compiles as C++ too) */
+    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch",
+    "char16_t", "char32_t", "char8_t", "class", "compl", "concept", "consteval", "constexpr",
+    "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype", "delete",
+    "dynamic_cast", "explicit", "export", "false", "friend", "mutable", "namespace", "new",
+    "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+    "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template",
+    "this", "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual",
+    "wchar_t", "xor", "xor_eq",
+    NULL};
+
+static int is_reserved(const char *s)
+{
+    size_t i;
+    for (i = 0; reserved_words[i] != NULL; i++)
+        if (strcmp(s, reserved_words[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_ident(const char *s, size_t n)
+{
+    size_t i;
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/* A name that becomes part of C identifiers.  what: "package", "example", "field". */
+static int check_c_name(diag *d, spec_loc loc, const char *s, const char *what)
+{
+    if (!is_ident(s, strlen(s))) {
+        diag_error(d, loc, "%s name '%s' is not a C identifier", what, s);
+        return 0;
+    }
+    if (s[0] == '_') {
+        diag_error(d, loc, "%s name '%s' starts with '_'; C reserves such names", what, s);
+        return 0;
+    }
+    if (strstr(s, "__") != NULL) {
+        diag_error(d, loc, "%s name '%s' contains '__'; C++ reserves such names", what, s);
+        return 0;
+    }
+    if (is_reserved(s)) {
+        diag_error(d, loc, "%s name '%s' is a C or C++ keyword", what, s);
+        return 0;
+    }
+    return 1;
+}
+
+static char *upper_of(pool *p, const char *s)
+{
+    size_t i, n = strlen(s);
+    char *u = pool_strndup(p, s, n);
+    if (u != NULL)
+        for (i = 0; i < n; i++)
+            u[i] = (char)toupper((unsigned char)u[i]);
+    return u;
+}
+
+static char *cat(pool *p, const char *a, const char *b, const char *c)
+{
+    size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+    char *r = (char *)pool_alloc(p, na + nb + nc + 1);
+    if (r != NULL) {
+        memcpy(r, a, na);
+        memcpy(r + na, b, nb);
+        memcpy(r + na + nb, c, nc);
+    }
+    return r;
+}
+
+/* Generated identifiers, to catch clashes before the C compiler does. */
+typedef struct symbol {
+    const char *name;
+    const char *owner; /* "feature 'x'" etc. */
+    spec_loc loc;
+} symbol;
+
+typedef struct symtab {
+    symbol *v;
+    size_t n, cap;
+} symtab;
+
+static void sym_add(pool *p, diag *d, symtab *t, const char *name, const char *owner,
+                    spec_loc loc)
+{
+    size_t i;
+    if (name == NULL || owner == NULL)
+        return;
+    for (i = 0; i < t->n; i++) {
+        if (strcmp(t->v[i].name, name) == 0) {
+            diag_error(d, loc, "generated name '%s' of %s clashes with the one of %s", name,
+                       owner, t->v[i].owner);
+            diag_note(d, t->v[i].loc, "%s is defined here", t->v[i].owner);
+            return;
+        }
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        symbol *nv = (symbol *)pool_alloc(p, cap * sizeof *nv);
+        if (nv == NULL)
+            return;
+        if (t->n > 0)
+            memcpy(nv, t->v, t->n * sizeof *nv);
+        t->v = nv;
+        t->cap = cap;
+    }
+    t->v[t->n].name = name;
+    t->v[t->n].owner = owner;
+    t->v[t->n].loc = loc;
+    t->n++;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+/* Parses a decimal or 0x integer token into *v; 0 on overflow of uint64. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+    uint64_t x = 0;
+    unsigned base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+    }
+    for (; *s; s++) {
+        unsigned dgt = isdigit((unsigned char)*s) ? (unsigned)(*s - '0')
+                                                 : (unsigned)(tolower((unsigned char)*s) - 'a' + 10);
+        if (x > (UINT64_MAX - dgt) / base)
+            return 0;
+        x = x * base + dgt;
+    }
+    *v = x;
+    return 1;
+}
+
+static const char *type_word(fc_type t)
+{
+    switch (t) {
+    case FC_TYPE_BYTES: return "bytes";
+    case FC_TYPE_FLOAT: return "float";
+    default: return "int64";
+    }
+}
+
+static const char *value_word(const ast_value *v)
+{
+    switch (v->kind) {
+    case AV_INT: return "an integer";
+    case AV_FLOAT: return "a floating-point number";
+    case AV_NAME: return "a name";
+    case AV_STRING: return "a string";
+    default: return "a list";
+    }
+}
+
+/* One default scalar into slot i of f. */
+static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *v, size_t i)
+{
+    (void)p;
+    if (v->kind == AV_LIST) {
+        diag_error(d, v->loc, "default of '%s' has a list where a %s value belongs", f->cname,
+                   type_word(f->type));
+        return 0;
+    }
+    switch (f->type) {
+    case FC_TYPE_INT64: {
+        uint64_t u;
+        if (v->kind != AV_INT) {
+            diag_error(d, v->loc, "default of int64 feature '%s' is %s, not an integer",
+                       f->cname, value_word(v));
+            return 0;
+        }
+        if (!parse_u64(v->text, &u) || (!v->neg && u > (uint64_t)INT64_MAX) ||
+            (v->neg && u > (uint64_t)INT64_MAX + 1u)) {
+            diag_error(d, v->loc,
+                       "default %s%s of '%s' is out of range for int64 "
+                       "(-9223372036854775808 to 9223372036854775807)",
+                       v->neg ? "-" : "", v->text, f->cname);
+            return 0;
+        }
+        f->def_int[i] = v->neg ? (int64_t)(0u - u) : (int64_t)u;
+        return 1;
+    }
+    case FC_TYPE_FLOAT: {
+        double x;
+        if (v->kind == AV_NAME) {
+            if (strcmp(v->text, "inf") == 0) {
+                f->def_float[i] = v->neg ? -INFINITY : INFINITY;
+                return 1;
+            }
+            if (strcmp(v->text, "nan") == 0 && !v->neg) {
+                f->def_float[i] = NAN;
+                return 1;
+            }
+            diag_error(d, v->loc,
+                       "'%s%s' is not a float value; non-finite defaults are written nan, inf "
+                       "and -inf",
+                       v->neg ? "-" : "", v->text);
+            return 0;
+        }
+        if (v->kind != AV_INT && v->kind != AV_FLOAT) {
+            diag_error(d, v->loc, "default of float feature '%s' is %s, not a number", f->cname,
+                       value_word(v));
+            return 0;
+        }
+        if (v->kind == AV_INT && (v->text[0] == '0' && (v->text[1] == 'x' || v->text[1] == 'X'))) {
+            uint64_t u;
+            if (!parse_u64(v->text, &u)) {
+                diag_error(d, v->loc, "default %s of '%s' is out of range for float", v->text,
+                           f->cname);
+                return 0;
+            }
+            x = (double)u;
+        } else {
+            errno = 0;
+            x = strtod(v->text, NULL);
+        }
+        if (v->neg)
+            x = -x;
+        /* A literal beyond float's range is an error, not an infinity:
+         * infinities are written inf and -inf. */
+        if (!isfinite(x) || !isfinite((float)x)) {
+            diag_error(d, v->loc,
+                       "default %s%s of '%s' is out of range for float (largest finite is "
+                       "3.40282347e+38); write inf or -inf for infinity",
+                       v->neg ? "-" : "", v->text, f->cname);
+            return 0;
+        }
+        f->def_float[i] = (float)x;
+        return 1;
+    }
+    default:
+        if (v->kind != AV_STRING) {
+            diag_error(d, v->loc, "default of bytes feature '%s' is %s, not a string", f->cname,
+                       value_word(v));
+            return 0;
+        }
+        f->def_bytes[i] = v->text;
+        f->def_bytes_len[i] = v->len;
+        return 1;
+    }
+}
+
+static void shape_text(const schema_feature *f, char *buf, size_t cap)
+{
+    size_t k = 0;
+    unsigned i;
+    k += (size_t)snprintf(buf + k, cap - k, "[");
+    if (f->kind == FC_KIND_ROWS)
+        k += (size_t)snprintf(buf + k, cap - k, f->rank ? "?," : "?");
+    for (i = 0; i < f->rank && k < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%zu", i ? "," : "", f->dims[i]);
+    if (k < cap)
+        snprintf(buf + k, cap - k, "]");
+}
+
+/* A nested list matching dims[level..]: fills slots from *pos. */
+static int default_nested(pool *p, diag *d, schema_feature *f, const ast_value *v,
+                          unsigned level, size_t *pos)
+{
+    const ast_value *it;
+    if (level == f->rank)
+        return default_scalar(p, d, f, v, (*pos)++);
+    if (v->kind != AV_LIST) {
+        char sh[128];
+        shape_text(f, sh, sizeof sh);
+        diag_error(d, v->loc,
+                   "default of '%s' needs a list of %zu items here (dimension %u of shape %s)",
+                   f->cname, f->dims[level], level, sh);
+        return 0;
+    }
+    if (v->nitems != f->dims[level]) {
+        char sh[128];
+        shape_text(f, sh, sizeof sh);
+        diag_error(d, v->loc,
+                   "default of '%s' has %zu items here but dimension %u of shape %s is %zu",
+                   f->cname, v->nitems, level, sh, f->dims[level]);
+        return 0;
+    }
+    for (it = v->items; it != NULL; it = it->next)
+        if (!default_nested(p, d, f, it, level + 1, pos))
+            return 0;
+    return 1;
+}
+
+static int all_scalars(const ast_value *v)
+{
+    const ast_value *it;
+    for (it = v->items; it != NULL; it = it->next)
+        if (it->kind == AV_LIST)
+            return 0;
+    return 1;
+}
+
+static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v)
+{
+    size_t i, n;
+    if (f->kind == FC_KIND_VARLEN) {
+        diag_error(d, v->loc,
+                   "VarLen feature '%s' cannot have a default: a missing VarLen feature has "
+                   "zero values",
+                   f->cname);
+        return 0;
+    }
+    n = f->kind == FC_KIND_ROWS ? 1 : f->elems;
+    if (f->kind == FC_KIND_FIXED && n == 0) {
+        diag_error(d, v->loc,
+                   "feature '%s' holds no values, so it cannot have a default: TensorFlow "
+                   "takes an empty default to mean 'required'",
+                   f->cname);
+        return 0;
+    }
+    f->ndefault = n;
+    f->has_default = 1;
+    if (f->type == FC_TYPE_INT64)
+        f->def_int = (int64_t *)pool_alloc(p, n * sizeof(int64_t));
+    else if (f->type == FC_TYPE_FLOAT)
+        f->def_float = (float *)pool_alloc(p, n * sizeof(float));
+    else {
+        f->def_bytes = (const char **)pool_alloc(p, n * sizeof(char *));
+        f->def_bytes_len = (size_t *)pool_alloc(p, n * sizeof(size_t));
+    }
+    if (p->failed)
+        return 0;
+    if (f->kind == FC_KIND_ROWS) {
+        if (v->kind == AV_LIST) {
+            diag_error(d, v->loc,
+                       "the default of sequence feature '%s' is its padding value: one %s "
+                       "value, not a list",
+                       f->cname, type_word(f->type));
+            return 0;
+        }
+        return default_scalar(p, d, f, v, 0);
+    }
+    if (v->kind != AV_LIST) { /* a scalar fills the whole shape */
+        if (!default_scalar(p, d, f, v, 0))
+            return 0;
+        for (i = 1; i < n; i++) {
+            if (f->type == FC_TYPE_INT64)
+                f->def_int[i] = f->def_int[0];
+            else if (f->type == FC_TYPE_FLOAT)
+                f->def_float[i] = f->def_float[0];
+            else {
+                f->def_bytes[i] = f->def_bytes[0];
+                f->def_bytes_len[i] = f->def_bytes_len[0];
+            }
+        }
+        return 1;
+    }
+    if (f->rank >= 2 && all_scalars(v)) { /* a flat list, row-major */
+        const ast_value *it;
+        char sh[128];
+        if (v->nitems != n) {
+            shape_text(f, sh, sizeof sh);
+            diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
+                       f->cname, v->nitems, sh, n);
+            return 0;
+        }
+        for (i = 0, it = v->items; it != NULL; it = it->next, i++)
+            if (!default_scalar(p, d, f, it, i))
+                return 0;
+        return 1;
+    }
+    if (f->rank == 0) {
+        if (v->nitems != 1) {
+            diag_error(d, v->loc, "default of scalar feature '%s' has %zu values, not 1",
+                       f->cname, v->nitems);
+            return 0;
+        }
+        return default_scalar(p, d, f, v->items, 0);
+    }
+    {
+        size_t pos = 0;
+        if (f->rank == 1 && v->nitems != n) {
+            char sh[128];
+            shape_text(f, sh, sizeof sh);
+            diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
+                       f->cname, v->nitems, sh, n);
+            return 0;
+        }
+        return default_nested(p, d, f, v, 0, &pos);
+    }
+}
+
+/* ------------------------------------------------------------ features */
+
+static size_t elem_bytes(fc_type t)
+{
+    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
+                                                                     : sizeof(int64_t);
+}
+
+static int check_type(diag *d, schema_feature *f, const ast_feature *a)
+{
+    static const struct {
+        const char *word, *hint;
+    } hints[] = {{"string", "bytes"}, {"str", "bytes"},     {"tf.string", "bytes"},
+                 {"int", "int64"},    {"int32", "int64"},   {"long", "int64"},
+                 {"uint64", "int64"}, {"float32", "float"}, {"double", "float"},
+                 {"float64", "float"}};
+    size_t i;
+    if (strcmp(a->type, "int64") == 0)
+        f->type = FC_TYPE_INT64;
+    else if (strcmp(a->type, "float") == 0)
+        f->type = FC_TYPE_FLOAT;
+    else if (strcmp(a->type, "bytes") == 0)
+        f->type = FC_TYPE_BYTES;
+    else {
+        for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+            if (strcmp(a->type, hints[i].word) == 0) {
+                diag_error(d, a->type_loc,
+                           "unknown type '%s'; did you mean '%s'? (the types are int64, float "
+                           "and bytes, as in tf.train.Feature)",
+                           a->type, hints[i].hint);
+                return 0;
+            }
+        }
+        diag_error(d, a->type_loc,
+                   "unknown type '%s' (the types are int64, float and bytes, as in "
+                   "tf.train.Feature)",
+                   a->type);
+        return 0;
+    }
+    return 1;
+}
+
+static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
+{
+    const ast_dim *dm;
+    unsigned rank = 0;
+    uint64_t elems = 1, maxv = 0;
+    int rows = 0;
+    if (a->max_text != NULL && (!parse_u64(a->max_text, &maxv) || maxv > SPEC_MAX_ELEMENTS)) {
+        diag_error(d, a->max_loc, "bound %s of '%s' is larger than the limit of %u values",
+                   a->max_text, f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+        return 0;
+    }
+    if (!a->has_shape) { /* FixedLen scalar */
+        f->kind = FC_KIND_FIXED;
+        if (a->max_text != NULL) {
+            diag_error(d, a->max_loc,
+                       "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
+                       "a FixedLen scalar",
+                       f->cname);
+            return 0;
+        }
+        f->rank = 0;
+        f->elems = f->max = 1;
+        return 1;
+    }
+    if (a->dims == NULL) { /* [] : VarLen */
+        f->kind = FC_KIND_VARLEN;
+        f->elems = 1;
+        if (a->max_text == NULL) {
+            diag_error(d, a->shape_loc,
+                       "VarLen feature '%s' needs a bound: write '%s[] max N' (generated "
+                       "structs hold their values in place)",
+                       f->cname, type_word(f->type));
+            return 0;
+        }
+        if (maxv == 0) {
+            diag_error(d, a->max_loc, "a bound of 0 leaves no room for any value of '%s'",
+                       f->cname);
+            return 0;
+        }
+        f->max = (size_t)maxv;
+        return 1;
+    }
+    for (dm = a->dims; dm != NULL; dm = dm->next) {
+        uint64_t v;
+        if (dm->unknown) {
+            if (dm != a->dims) {
+                diag_error(d, dm->loc,
+                           "only the first dimension can be '?' (a sequence of rows of a "
+                           "fixed shape)");
+                return 0;
+            }
+            rows = 1;
+            continue;
+        }
+        if (rank == FC_MAX_RANK) {
+            diag_error(d, dm->loc, "shape of '%s' has more than %d dimensions", f->cname,
+                       FC_MAX_RANK);
+            return 0;
+        }
+        if (!parse_u64(dm->text, &v) || v > SPEC_MAX_ELEMENTS) {
+            diag_error(d, dm->loc, "dimension %s of '%s' is larger than the limit of %u",
+                       dm->text, f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+            return 0;
+        }
+        if (v == 0 && rows) {
+            diag_error(d, dm->loc,
+                       "rows of sequence feature '%s' would hold no values (TensorFlow "
+                       "divides by the row size)",
+                       f->cname);
+            return 0;
+        }
+        f->dims[rank++] = (size_t)v;
+        elems *= v;
+        if (elems > SPEC_MAX_ELEMENTS) {
+            diag_error(d, a->shape_loc, "shape of '%s' holds more than %u values", f->cname,
+                       (unsigned)SPEC_MAX_ELEMENTS);
+            return 0;
+        }
+    }
+    f->rank = rank;
+    f->elems = (size_t)elems;
+    if (rows) {
+        f->kind = FC_KIND_ROWS;
+        if (a->max_text == NULL) {
+            diag_error(d, a->shape_loc,
+                       "sequence feature '%s' needs a bound on its rows: write '... max N'",
+                       f->cname);
+            return 0;
+        }
+        if (maxv == 0) {
+            diag_error(d, a->max_loc, "a bound of 0 leaves no room for any row of '%s'",
+                       f->cname);
+            return 0;
+        }
+        if (maxv * elems > SPEC_MAX_ELEMENTS) {
+            diag_error(d, a->max_loc,
+                       "%s rows of %zu values hold more than %u values; lower the bound",
+                       a->max_text, f->elems, (unsigned)SPEC_MAX_ELEMENTS);
+            return 0;
+        }
+        f->max = (size_t)maxv;
+        return 1;
+    }
+    f->kind = FC_KIND_FIXED;
+    f->max = f->elems;
+    if (a->max_text != NULL) {
+        diag_error(d, a->max_loc,
+                   "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
+                   "FixedLen and its size is its shape",
+                   f->cname);
+        return 0;
+    }
+    return 1;
+}
+
+static int key_cmp(const schema_feature *a, const schema_feature *b)
+{
+    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+    int c = n ? memcmp(a->key, b->key, n) : 0;
+    if (c != 0)
+        return c;
+    return a->key_len < b->key_len ? -1 : a->key_len > b->key_len;
+}
+
+static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
+                         const ast_message *am, symtab *globals)
+{
+    const ast_feature *a;
+    size_t n = 0, i, j;
+    int ok = 1;
+    uint64_t storage = 0;
+    symtab members = {NULL, 0, 0};
+    for (a = am->features; a != NULL; a = a->next)
+        n++;
+    m->ast = am;
+    m->name = am->name;
+    m->c_type = cat(p, s->package, "_", am->name);
+    m->upper = upper_of(p, m->c_type);
+    if (p->failed)
+        return 0;
+    if (am->kind == AM_SEQUENCE_EXAMPLE) {
+        diag_error(d, am->name_loc,
+                   "sequence_example is not supported yet; only 'example' messages compile");
+        return 0;
+    }
+    if (!check_c_name(d, am->name_loc, am->name, "example"))
+        ok = 0;
+    if (n == 0) {
+        diag_error(d, am->name_loc, "example '%s' declares no features", am->name);
+        return 0;
+    }
+    if (n > SPEC_MAX_FEATURES) {
+        diag_error(d, am->name_loc, "example '%s' declares %zu features; the limit is %d",
+                   am->name, n, SPEC_MAX_FEATURES);
+        return 0;
+    }
+    m->features = (schema_feature *)pool_alloc(p, n * sizeof *m->features);
+    m->missing_order = (uint16_t *)pool_alloc(p, n * sizeof *m->missing_order);
+    if (p->failed)
+        return 0;
+    m->nfeatures = n;
+    sym_add(p, d, &members, "present", "the presence bits", am->name_loc);
+    for (a = am->features, i = 0; a != NULL; a = a->next, i++) {
+        schema_feature *f = &m->features[i];
+        char *owner;
+        f->ast = a;
+        f->key = a->key;
+        f->key_len = a->key_len;
+        if (a->cname != NULL) {
+            f->cname = a->cname;
+            if (!check_c_name(d, a->cname_loc, a->cname, "field")) {
+                ok = 0;
+                continue;
+            }
+        } else if (!is_ident(a->key, a->key_len) || memchr(a->key, 0, a->key_len) != NULL) {
+            diag_error(d, a->key_loc,
+                       "feature key \"%.*s\" is not a C identifier; name its field: \"%.*s\" "
+                       "as NAME",
+                       (int)a->key_len, a->key, (int)a->key_len, a->key);
+            ok = 0;
+            continue;
+        } else {
+            f->cname = a->key;
+            if (!check_c_name(d, a->key_loc, a->key, "field")) {
+                ok = 0;
+                continue;
+            }
+        }
+        /* duplicate keys */
+        for (j = 0; j < i; j++) {
+            const schema_feature *g = &m->features[j];
+            if (g->ast != NULL && g->key_len == f->key_len &&
+                memcmp(g->key, f->key, f->key_len) == 0) {
+                diag_error(d, a->key_loc, "duplicate feature key \"%.*s\" in example '%s'",
+                           (int)a->key_len, a->key, am->name);
+                diag_note(d, g->ast->key_loc, "previous definition here");
+                ok = 0;
+                break;
+            }
+        }
+        if (j < i)
+            continue;
+        if (!check_type(d, f, a) || !check_shape(d, f, a)) {
+            ok = 0;
+            continue;
+        }
+        if (a->def != NULL && !check_default(p, d, f, a->def)) {
+            ok = 0;
+            continue;
+        }
+        /* storage */
+        {
+            uint64_t vals = f->kind == FC_KIND_ROWS ? (uint64_t)f->max * f->elems
+                            : f->kind == FC_KIND_VARLEN ? (uint64_t)f->max
+                                                        : (uint64_t)f->elems;
+            uint64_t bytes = vals * elem_bytes(f->type) +
+                             (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
+            f->storage = (size_t)bytes;
+            storage += bytes;
+        }
+        /* names: struct members, then file-wide identifiers */
+        owner = cat(p, "feature '", f->cname, "'");
+        sym_add(p, d, &members, f->cname, owner, a->key_loc);
+        if (f->kind != FC_KIND_FIXED)
+            sym_add(p, d, &members, cat(p, f->cname, "_count", ""), owner, a->key_loc);
+        {
+            char *up = upper_of(p, f->cname);
+            char *base = cat(p, m->upper, "_", up);
+            unsigned r;
+            sym_add(p, d, globals, base, owner, a->key_loc);
+            sym_add(p, d, globals, cat(p, base, "_SIZE", ""), owner, a->key_loc);
+            if (f->kind != FC_KIND_FIXED)
+                sym_add(p, d, globals, cat(p, base, "_MAX", ""), owner, a->key_loc);
+            for (r = 0; r < f->rank; r++) {
+                char num[32];
+                snprintf(num, sizeof num, "_DIM%u", r);
+                sym_add(p, d, globals, cat(p, base, num, ""), owner, a->key_loc);
+            }
+            if (f->has_default)
+                sym_add(p, d, globals, cat(p, m->c_type, "_default_", f->cname), owner,
+                        a->key_loc);
+        }
+    }
+    if (storage > SPEC_MAX_STORAGE && ok) {
+        diag_error(d, am->name_loc,
+                   "example '%s' needs %llu bytes of storage; the limit is %u MiB (lower the "
+                   "bounds or shapes)",
+                   am->name, (unsigned long long)storage, (unsigned)(SPEC_MAX_STORAGE >> 20));
+        ok = 0;
+    }
+    /* TensorFlow checks missing features in sorted key order. */
+    for (i = 0; i < n; i++)
+        m->missing_order[i] = (uint16_t)i;
+    if (ok) {
+        for (i = 1; i < n; i++) {
+            uint16_t x = m->missing_order[i];
+            j = i;
+            while (j > 0 && key_cmp(&m->features[m->missing_order[j - 1]], &m->features[x]) > 0) {
+                m->missing_order[j] = m->missing_order[j - 1];
+                j--;
+            }
+            m->missing_order[j] = x;
+        }
+    }
+    return ok && !p->failed;
+}
+
+static const char *const message_suffixes[] = {"", "_field", "_init", "_parse", "_has", "_desc",
+                                                "_lookup", "_decode", "_fields",
+                                                "_missing_order", "_parse_any", "_init_any",
+                                                NULL};
+static const char *const message_macros[] = {"_FIELD_COUNT", "_PRESENT_WORDS", NULL};
+
+schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_package)
+{
+    schema *s = (schema *)pool_alloc(p, sizeof *s);
+    const ast_message *am;
+    size_t n = 0, i, j;
+    int ok = 1;
+    symtab globals = {NULL, 0, 0};
+    spec_loc top = {1, 1, 1, 1};
+    if (s == NULL)
+        return NULL;
+    if (ast->package != NULL) {
+        s->package = ast->package;
+        if (!check_c_name(d, ast->package_loc, ast->package, "package"))
+            return NULL;
+    } else {
+        s->package = default_package;
+        if (default_package == NULL || !is_ident(default_package, strlen(default_package)) ||
+            default_package[0] == '_' || strstr(default_package, "__") != NULL ||
+            is_reserved(default_package)) {
+            diag_error(d, top,
+                       "no 'package' declared and the file name does not make a C prefix; "
+                       "start the spec with 'package NAME;'");
+            return NULL;
+        }
+    }
+    if (strcmp(s->package, "fc") == 0 || strncmp(s->package, "fc_", 3) == 0 ||
+        strcmp(s->package, "FC") == 0 || strncmp(s->package, "FC_", 3) == 0) {
+        diag_error(d, ast->package != NULL ? ast->package_loc : top,
+                   "package '%s' would put generated names in the runtime's fc_ namespace",
+                   s->package);
+        return NULL;
+    }
+    s->upper = upper_of(p, s->package);
+    for (am = ast->messages; am != NULL; am = am->next)
+        n++;
+    if (n == 0) {
+        diag_error(d, top, "the spec declares no messages (write 'example NAME { ... }')");
+        return NULL;
+    }
+    s->messages = (schema_message *)pool_alloc(p, n * sizeof *s->messages);
+    if (s->messages == NULL)
+        return NULL;
+    s->nmessages = n;
+    for (am = ast->messages, i = 0; am != NULL; am = am->next, i++) {
+        schema_message *m = &s->messages[i];
+        for (j = 0; j < i; j++) {
+            if (strcmp(s->messages[j].name, am->name) == 0) {
+                diag_error(d, am->name_loc, "duplicate message name '%s'", am->name);
+                diag_note(d, s->messages[j].ast->name_loc, "previous definition here");
+                ok = 0;
+                break;
+            }
+        }
+        if (j < i) {
+            m->name = am->name;
+            m->ast = am;
+            continue;
+        }
+        {
+            const char *owner = cat(p, "example '", am->name, "'");
+            const char *lower = cat(p, s->package, "_", am->name);
+            const char *upper = upper_of(p, lower);
+            size_t k;
+            for (k = 0; message_suffixes[k] != NULL; k++)
+                sym_add(p, d, &globals, cat(p, lower, message_suffixes[k], ""), owner,
+                        am->name_loc);
+            for (k = 0; message_macros[k] != NULL; k++)
+                sym_add(p, d, &globals, cat(p, upper, message_macros[k], ""), owner,
+                        am->name_loc);
+        }
+        if (!check_message(p, d, s, m, am, &globals))
+            ok = 0;
+    }
+    return ok && d->errors == 0 && !p->failed ? s : NULL;
+}

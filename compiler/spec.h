@@ -1,0 +1,214 @@
+/* The spec compiler's stages and their narrow interfaces:
+ *
+ *   source text --spec_parse()--> ast_spec --spec_check()--> schema --emit_*()--> C
+ *
+ * Everything a compilation allocates lives in one arena (struct pool) that is
+ * dropped at the end; diagnostics go to a FILE (or nowhere) through struct
+ * diag.  Nothing here exits the process.
+ */
+#ifndef FEATC_SPEC_H
+#define FEATC_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <featc/fc_example.h>
+
+/* ------------------------------------------------------------ memory */
+
+struct pool_block;
+typedef struct pool {
+    struct pool_block *head;
+    int failed; /* an allocation failed; results are unusable */
+} pool;
+
+void pool_init(pool *p);
+void pool_free(pool *p);
+void *pool_alloc(pool *p, size_t n);   /* zeroed; NULL only when memory runs out */
+char *pool_strndup(pool *p, const char *s, size_t n);
+
+/* ------------------------------------------------------------ diagnostics */
+
+typedef struct spec_loc {
+    int first_line, first_column, last_line, last_column; /* 1-based, last inclusive */
+} spec_loc;
+
+#define DIAG_MAX_ERRORS 20
+
+typedef struct diag {
+    FILE *out;           /* NULL: count only */
+    const char *path;    /* as given on the command line */
+    const char *src;     /* the source text, for quoting lines */
+    size_t src_len;
+    int errors;
+    int stopped;         /* DIAG_MAX_ERRORS reached */
+} diag;
+
+void diag_init(diag *d, FILE *out, const char *path, const char *src, size_t len);
+/* file:line:col: error: message, the source line and a caret under loc. */
+void diag_error(diag *d, spec_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void diag_note(diag *d, spec_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "N errors generated." when there were any. */
+void diag_summary(diag *d);
+
+/* ------------------------------------------------------------ syntax tree */
+
+typedef enum ast_value_kind {
+    AV_INT,    /* text: digits (decimal or 0x hex), neg for a leading '-' */
+    AV_FLOAT,  /* text: a decimal floating literal */
+    AV_NAME,   /* text: an identifier (nan, inf are the meaningful ones) */
+    AV_STRING, /* text/len: the bytes, escapes resolved */
+    AV_LIST    /* items */
+} ast_value_kind;
+
+typedef struct ast_value {
+    ast_value_kind kind;
+    spec_loc loc;
+    int neg;
+    const char *text;
+    size_t len;
+    struct ast_value *items; /* AV_LIST: first item */
+    size_t nitems;
+    struct ast_value *next;  /* next item in the enclosing list */
+} ast_value;
+
+typedef struct ast_dim {
+    int unknown;             /* '?' */
+    const char *text;
+    spec_loc loc;
+    struct ast_dim *next;
+} ast_dim;
+
+typedef struct ast_feature {
+    spec_loc loc;            /* the whole declaration */
+    const char *key;         /* bytes of the key */
+    size_t key_len;
+    int key_quoted;
+    spec_loc key_loc;
+    const char *cname;       /* `as NAME`, or NULL */
+    spec_loc cname_loc;
+    const char *type;
+    spec_loc type_loc;
+    int has_shape;           /* brackets written, even empty */
+    ast_dim *dims;           /* NULL for `[]` */
+    spec_loc shape_loc;
+    const char *max_text;    /* `max N`, or NULL */
+    spec_loc max_loc;
+    ast_value *def;          /* `= value`, or NULL */
+    struct ast_feature *next;
+} ast_feature;
+
+typedef enum ast_message_kind { AM_EXAMPLE, AM_SEQUENCE_EXAMPLE } ast_message_kind;
+
+typedef struct ast_message {
+    ast_message_kind kind;
+    const char *name;
+    spec_loc name_loc;
+    spec_loc loc;
+    ast_feature *features;
+    struct ast_message *next;
+} ast_message;
+
+typedef struct ast_spec {
+    const char *package;     /* NULL when not declared */
+    spec_loc package_loc;
+    ast_message *messages;
+} ast_spec;
+
+/* Parses src; syntax errors go to d.  Returns the tree (possibly partial
+ * after errors: check d->errors) or NULL when memory ran out. */
+ast_spec *spec_parse(pool *p, diag *d);
+
+/* ------------------------------------------------------------ checked schema */
+
+typedef struct schema_feature {
+    const ast_feature *ast;
+    const char *key;
+    size_t key_len;
+    const char *cname;
+    fc_type type;
+    fc_kind kind;
+    unsigned rank;
+    size_t dims[FC_MAX_RANK];
+    size_t elems;            /* FIXED: product(shape); ROWS: row size; VARLEN: 1 */
+    size_t max;              /* VARLEN values, ROWS rows; FIXED: elems */
+    size_t storage;          /* bytes of struct storage for the values */
+    int has_default;
+    size_t ndefault;         /* FIXED: elems; ROWS: 1 */
+    int64_t *def_int;
+    float *def_float;
+    const char **def_bytes;
+    size_t *def_bytes_len;
+} schema_feature;
+
+typedef struct schema_message {
+    const ast_message *ast;
+    const char *name;
+    const char *c_type;      /* package_name */
+    const char *upper;       /* PACKAGE_NAME */
+    size_t nfeatures;
+    schema_feature *features;
+    uint16_t *missing_order; /* indices sorted by key bytes */
+} schema_message;
+
+typedef struct schema {
+    const char *package;
+    const char *upper;
+    size_t nmessages;
+    schema_message *messages;
+} schema;
+
+/* Limits on what a spec may declare (checked, with a diagnostic). */
+#define SPEC_MAX_FEATURES 4096        /* per message */
+#define SPEC_MAX_ELEMENTS (1u << 24)  /* values one feature can hold */
+#define SPEC_MAX_STORAGE (64u << 20)  /* bytes of one generated struct */
+
+/* Semantic checks; errors go to d.  NULL when there were errors. */
+schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_package);
+
+/* ------------------------------------------------------------ code generation */
+
+typedef struct emit_options {
+    const char *spec_name;   /* the spec path as written into the banner */
+    const char *base;        /* output base name: BASE.h, BASE.c, BASE_main.c */
+    const char *driver_message; /* message for the driver main(), or NULL */
+} emit_options;
+
+/* Writes the header, the source and (if asked) the driver into memory
+ * buffers owned by p.  Output is a pure function of (schema, options). */
+typedef struct emit_output {
+    char *header;
+    size_t header_len;
+    char *source;
+    size_t source_len;
+    char *driver;
+    size_t driver_len;
+} emit_output;
+
+int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out);
+
+/* The embedded templates (build/gen/templates.c). */
+extern const char featc_template_header[];
+extern const char featc_template_message_h[];
+extern const char featc_template_source[];
+extern const char featc_template_message_c[];
+extern const char featc_template_driver[];
+
+/* ------------------------------------------------------------ the library */
+
+/* Reads, checks and (when out is not NULL) generates code for one spec in
+ * memory.  Diagnostics go to diag_out (may be NULL).  Returns 0 on success,
+ * else the number of errors (at least 1). */
+int featc_compile_buffer(pool *p, const char *path, const char *src, size_t len,
+                         FILE *diag_out, const emit_options *o, emit_output *out);
+
+#endif /* FEATC_SPEC_H */

@@ -1,0 +1,350 @@
+/* The spec grammar.  A pure parser with locations; it builds the syntax tree
+ * of spec.h and nothing else: every meaning (types, shapes, defaults, names)
+ * is checked in sema.c, where the diagnostics can say what is wrong. */
+%require "3.6"
+%define api.pure full
+%define api.prefix {spec_yy}
+%define api.location.type {spec_loc}
+%define parse.error detailed
+%locations
+%expect 0
+%param {void *scanner}
+%parse-param {struct spec_parse_ctx *ctx}
+
+%code requires {
+#include "spec.h"
+
+struct spec_lex_extra {
+    pool *pool;
+    diag *diag;
+    const char *src;
+    size_t len, pos;
+    int line, col;
+    spec_loc comment_loc;
+};
+
+struct spec_parse_ctx {
+    pool *pool;
+    diag *diag;
+    ast_spec *spec;
+    ast_message **msg_tail;
+};
+
+struct spec_str {
+    const char *text;
+    size_t len;
+};
+}
+
+%code provides {
+int spec_yylex(SPEC_YYSTYPE *yylval, spec_loc *yylloc, void *scanner);
+}
+
+%code {
+static void spec_yyerror(spec_loc *loc, void *scanner, struct spec_parse_ctx *ctx,
+                         const char *msg)
+{
+    (void)scanner;
+    diag_error(ctx->diag, *loc, "%s", msg);
+}
+
+#define NEW(T) ((T *)pool_alloc(ctx->pool, sizeof(T)))
+
+static ast_value *value_new(struct spec_parse_ctx *ctx, ast_value_kind k, spec_loc loc,
+                            const char *text, size_t len, int neg)
+{
+    ast_value *v = NEW(ast_value);
+    if (v != NULL) {
+        v->kind = k;
+        v->loc = loc;
+        v->text = text;
+        v->len = len;
+        v->neg = neg;
+    }
+    return v;
+}
+
+/* Joins two locations into one span. */
+static spec_loc span(spec_loc a, spec_loc b)
+{
+    spec_loc r = a;
+    r.last_line = b.last_line;
+    r.last_column = b.last_column;
+    return r;
+}
+}
+
+%union {
+    struct spec_str str;
+    ast_value *value;
+    ast_dim *dim;
+    ast_feature *feature;
+    ast_message *message;
+}
+
+%token END_OF_FILE 0 "end of file"
+%token KW_PACKAGE "'package'"
+%token KW_EXAMPLE "'example'"
+%token KW_SEQUENCE_EXAMPLE "'sequence_example'"
+%token KW_AS "'as'"
+%token KW_MAX "'max'"
+%token <str> IDENT "identifier"
+%token <str> INTEGER "integer"
+%token <str> FLOATING "floating-point number"
+%token <str> STRING "string"
+
+%type <str> name
+%type <value> value scalar values
+%type <dim> dims dim
+%type <feature> feature features fkey
+
+%%
+
+spec
+    : package_opt messages
+    ;
+
+package_opt
+    : %empty
+    | KW_PACKAGE name ';'
+        { ctx->spec->package = $2.text; ctx->spec->package_loc = @2; }
+    ;
+
+messages
+    : %empty
+    | messages message
+    ;
+
+message
+    : KW_EXAMPLE name '{' features '}'
+        {
+            ast_message *m = NEW(ast_message);
+            if (m != NULL) {
+                m->kind = AM_EXAMPLE;
+                m->name = $2.text;
+                m->name_loc = @2;
+                m->loc = span(@1, @5);
+                m->features = $4;
+                *ctx->msg_tail = m;
+                ctx->msg_tail = &m->next;
+            }
+        }
+    | KW_SEQUENCE_EXAMPLE name '{' features '}'
+        {
+            ast_message *m = NEW(ast_message);
+            if (m != NULL) {
+                m->kind = AM_SEQUENCE_EXAMPLE;
+                m->name = $2.text;
+                m->name_loc = @2;
+                m->loc = span(@1, @5);
+                m->features = $4;
+                *ctx->msg_tail = m;
+                ctx->msg_tail = &m->next;
+            }
+        }
+    | error '}'
+    ;
+
+/* Features in source order (appended at the tail). */
+features
+    : %empty            { $$ = NULL; }
+    | features feature
+        {
+            $$ = $1;
+            if ($2 != NULL) {
+                if ($$ == NULL) {
+                    $$ = $2;
+                } else {
+                    ast_feature *f = $$;
+                    while (f->next != NULL)
+                        f = f->next;
+                    f->next = $2;
+                }
+            }
+        }
+    ;
+
+feature
+    : fkey ':' name shape_opt_into max_opt_into default_opt_into ';'
+        {
+            $$ = $1;
+            if ($$ != NULL) {
+                $$->loc = span(@1, @7);
+                $$->type = $3.text;
+                $$->type_loc = @3;
+            }
+        }
+    | error ';'         { $$ = NULL; }
+    ;
+
+fkey
+    : name
+        {
+            $$ = NEW(ast_feature);
+            if ($$ != NULL) {
+                $$->key = $1.text;
+                $$->key_len = $1.len;
+                $$->key_loc = @1;
+            }
+        }
+    | STRING
+        {
+            $$ = NEW(ast_feature);
+            if ($$ != NULL) {
+                $$->key = $1.text;
+                $$->key_len = $1.len;
+                $$->key_quoted = 1;
+                $$->key_loc = @1;
+            }
+        }
+    | STRING KW_AS name
+        {
+            $$ = NEW(ast_feature);
+            if ($$ != NULL) {
+                $$->key = $1.text;
+                $$->key_len = $1.len;
+                $$->key_quoted = 1;
+                $$->key_loc = @1;
+                $$->cname = $3.text;
+                $$->cname_loc = @3;
+            }
+        }
+    ;
+
+/* The optional parts of a feature write into the feature being built, which
+ * is the value of `fkey` further down the stack: $<feature>-2 seen from
+ * shape_opt_into, -3 from max_opt_into, -4 from default_opt_into.  These
+ * three nonterminals are used in the `feature` rule only. */
+shape_opt_into
+    : %empty
+    | '[' ']'
+        { ast_feature *f = $<feature>-2; if (f) { f->has_shape = 1; f->shape_loc = span(@1, @2); } }
+    | '[' dims ']'
+        { ast_feature *f = $<feature>-2;
+          if (f) { f->has_shape = 1; f->dims = $2; f->shape_loc = span(@1, @3); } }
+    ;
+
+dims
+    : dim               { $$ = $1; }
+    | dims ',' dim
+        {
+            $$ = $1;
+            if ($$ == NULL) {
+                $$ = $3;
+            } else if ($3 != NULL) {
+                ast_dim *d = $$;
+                while (d->next != NULL)
+                    d = d->next;
+                d->next = $3;
+            }
+        }
+    ;
+
+dim
+    : INTEGER
+        { $$ = NEW(ast_dim); if ($$) { $$->text = $1.text; $$->loc = @1; } }
+    | '?'
+        { $$ = NEW(ast_dim); if ($$) { $$->unknown = 1; $$->text = "?"; $$->loc = @1; } }
+    ;
+
+max_opt_into
+    : %empty
+    | KW_MAX INTEGER
+        { ast_feature *f = $<feature>-3; if (f) { f->max_text = $2.text; f->max_loc = @2; } }
+    ;
+
+default_opt_into
+    : %empty
+    | '=' value
+        { ast_feature *f = $<feature>-4; if (f) f->def = $2; }
+    ;
+
+value
+    : scalar            { $$ = $1; }
+    | '[' ']'           { $$ = value_new(ctx, AV_LIST, span(@1, @2), NULL, 0, 0); }
+    | '[' values ']'
+        {
+            $$ = value_new(ctx, AV_LIST, span(@1, @3), NULL, 0, 0);
+            if ($$ != NULL) {
+                ast_value *v;
+                $$->items = $2;
+                for (v = $2; v != NULL; v = v->next)
+                    $$->nitems++;
+            }
+        }
+    | '[' values ',' ']'
+        {
+            $$ = value_new(ctx, AV_LIST, span(@1, @4), NULL, 0, 0);
+            if ($$ != NULL) {
+                ast_value *v;
+                $$->items = $2;
+                for (v = $2; v != NULL; v = v->next)
+                    $$->nitems++;
+            }
+        }
+    ;
+
+values
+    : value             { $$ = $1; }
+    | values ',' value
+        {
+            $$ = $1;
+            if ($$ == NULL) {
+                $$ = $3;
+            } else if ($3 != NULL) {
+                ast_value *v = $$;
+                while (v->next != NULL)
+                    v = v->next;
+                v->next = $3;
+            }
+        }
+    ;
+
+scalar
+    : INTEGER           { $$ = value_new(ctx, AV_INT, @1, $1.text, $1.len, 0); }
+    | '-' INTEGER       { $$ = value_new(ctx, AV_INT, span(@1, @2), $2.text, $2.len, 1); }
+    | FLOATING          { $$ = value_new(ctx, AV_FLOAT, @1, $1.text, $1.len, 0); }
+    | '-' FLOATING      { $$ = value_new(ctx, AV_FLOAT, span(@1, @2), $2.text, $2.len, 1); }
+    | IDENT             { $$ = value_new(ctx, AV_NAME, @1, $1.text, $1.len, 0); }
+    | '-' IDENT         { $$ = value_new(ctx, AV_NAME, span(@1, @2), $2.text, $2.len, 1); }
+    | STRING            { $$ = value_new(ctx, AV_STRING, @1, $1.text, $1.len, 0); }
+    ;
+
+name
+    : IDENT             { $$ = $1; }
+    | KW_PACKAGE        { $$.text = "package"; $$.len = 7; }
+    | KW_EXAMPLE        { $$.text = "example"; $$.len = 7; }
+    | KW_SEQUENCE_EXAMPLE { $$.text = "sequence_example"; $$.len = 16; }
+    | KW_AS             { $$.text = "as"; $$.len = 2; }
+    | KW_MAX            { $$.text = "max"; $$.len = 3; }
+    ;
+
+%%
+
+#include "spec_lex.h"
+
+ast_spec *spec_parse(pool *p, diag *d)
+{
+    struct spec_lex_extra x;
+    struct spec_parse_ctx ctx;
+    void *scanner = NULL;
+    ast_spec *spec = (ast_spec *)pool_alloc(p, sizeof *spec);
+    if (spec == NULL)
+        return NULL;
+    x.pool = p;
+    x.diag = d;
+    x.src = d->src;
+    x.len = d->src_len;
+    x.pos = 0;
+    x.line = 1;
+    x.col = 1;
+    ctx.pool = p;
+    ctx.diag = d;
+    ctx.spec = spec;
+    ctx.msg_tail = &spec->messages;
+    if (spec_yylex_init_extra(&x, &scanner) != 0)
+        return NULL;
+    (void)spec_yyparse(scanner, &ctx);
+    spec_yylex_destroy(scanner);
+    return p->failed ? NULL : spec;
+}

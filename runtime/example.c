@@ -1,0 +1,736 @@
+/* The tf.train.Example wire format as TensorFlow's fast single-Example parser
+ * reads it; see fc_example.h and the README's "Semantics" section.
+ *
+ * Security model: the record is untrusted.  Every length is read as a varint
+ * of at most 10 bytes, checked to fit 32 bits (as protobuf's ReadVarint32
+ * would keep them) and checked against the bytes that remain in its enclosing
+ * message before anything is read through it.  No recursion, no allocation.
+ */
+#include "featc/fc_example.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ wire helpers */
+
+#define TAG_LEN1 0x0Au   /* field 1, length-delimited */
+#define TAG_LEN2 0x12u   /* field 2, length-delimited */
+#define TAG_LEN3 0x1Au   /* field 3, length-delimited */
+#define TAG_VARINT1 0x08u
+#define TAG_FIXED32_1 0x0Du
+
+/* A varint of at most 10 bytes, as protobuf's ReadVarint64: bits past 64 in
+ * the tenth byte are dropped.  NULL if it runs past end or is longer. */
+static const uint8_t *rd_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    unsigned shift;
+    for (shift = 0; shift < 70; shift += 7) {
+        uint8_t b;
+        if (p >= end)
+            return NULL;
+        b = *p++;
+        if (shift < 64)
+            x |= (uint64_t)(b & 0x7Fu) << shift;
+        if ((b & 0x80u) == 0) {
+            *v = x;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* A length or tag: a varint whose value fits 32 bits.  TensorFlow's
+ * ReadVarint32 would silently keep the low 32 bits of a larger one; featc
+ * refuses it. */
+static const uint8_t *rd_len(const uint8_t *p, const uint8_t *end, uint32_t *v)
+{
+    uint64_t x;
+    if (p < end && *p < 0x80u) { /* the common one-byte case */
+        *v = *p;
+        return p + 1;
+    }
+    p = rd_varint(p, end, &x);
+    if (p == NULL || x > UINT32_MAX)
+        return NULL;
+    *v = (uint32_t)x;
+    return p;
+}
+
+/* Checks that [p, end) is a sequence of well-formed protobuf fields (any
+ * field number but 0, wire types 0, 1, 2, 5) and returns NULL or end. */
+static const uint8_t *skip_fields(const uint8_t *p, const uint8_t *end, const uint8_t **bad)
+{
+    while (p < end) {
+        uint32_t tag, n;
+        uint64_t v;
+        const uint8_t *start = p;
+        p = rd_len(p, end, &tag);
+        if (p == NULL || (tag >> 3) == 0) {
+            *bad = start;
+            return NULL;
+        }
+        switch (tag & 7u) {
+        case 0:
+            p = rd_varint(p, end, &v);
+            break;
+        case 1:
+            p = (end - p >= 8) ? p + 8 : NULL;
+            break;
+        case 2:
+            p = rd_len(p, end, &n);
+            p = (p != NULL && (size_t)(end - p) >= n) ? p + n : NULL;
+            break;
+        case 5:
+            p = (end - p >= 4) ? p + 4 : NULL;
+            break;
+        default:
+            p = NULL;
+            break;
+        }
+        if (p == NULL) {
+            *bad = start;
+            return NULL;
+        }
+    }
+    return end;
+}
+
+/* ------------------------------------------------------------ the scan */
+
+static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *at, const char *what)
+{
+    size_t off = (size_t)(at - base);
+    fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, off);
+    fc_msg_str(&m, "Could not parse example input: ");
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, " at byte ");
+    fc_msg_u64(&m, off);
+    return FC_ERR_PARSE;
+}
+
+/* A length-delimited value at p: its bounds, or NULL. */
+static const uint8_t *rd_delimited(const uint8_t *p, const uint8_t *end, const uint8_t **body,
+                                   uint32_t *n)
+{
+    p = rd_len(p, end, n);
+    if (p == NULL || (size_t)(end - p) < *n)
+        return NULL;
+    *body = p;
+    return p + *n;
+}
+
+static int scan_entry(const uint8_t *base, const uint8_t *p, const uint8_t *eend,
+                      fc_ex_lookup_fn lookup, const void *ctx, fc_feature_ref *refs, size_t nrefs,
+                      fc_ex_scan_info *info, fc_error *err)
+{
+    const uint8_t *key = NULL, *val = NULL;
+    uint32_t key_len = 0, val_len = 0;
+    int n, i;
+    /* Exactly two fields, each the key (1) or the value (2), in either order;
+     * a repeated field overwrites (TensorFlow's ParseFeatureMapEntry). */
+    for (n = 0; n < 2; n++) {
+        uint32_t tag, len;
+        const uint8_t *body, *at = p;
+        if (p >= eend)
+            return scan_fail(err, base, at, "map entry ends before its key and value");
+        p = rd_len(p, eend, &tag);
+        if (p == NULL)
+            return scan_fail(err, base, at, "malformed tag in map entry");
+        if (tag != TAG_LEN1 && tag != TAG_LEN2)
+            return scan_fail(err, base, at, "map entry field is neither key (1) nor value (2)");
+        p = rd_delimited(p, eend, &body, &len);
+        if (p == NULL)
+            return scan_fail(err, base, at,
+                             tag == TAG_LEN1 ? "map entry key overruns its entry"
+                                             : "map entry value overruns its entry");
+        if (tag == TAG_LEN1) {
+            key = body;
+            key_len = len;
+        } else {
+            val = body;
+            val_len = len;
+        }
+    }
+    if (p != eend)
+        return scan_fail(err, base, p, "map entry has more than a key and a value");
+    info->entries++;
+    i = lookup(ctx, key != NULL ? key : (const uint8_t *)"", key_len);
+    if (i < 0 || (size_t)i >= nrefs || val_len == 0)
+        return FC_OK; /* not wanted, or Feature{}: an empty Feature never marks a key */
+    if (val[0] != TAG_LEN1 && val[0] != TAG_LEN2 && val[0] != TAG_LEN3) {
+        info->bad_kind_entry = info->entries;
+        info->bad_kind_field = i;
+        info->bad_kind_byte = val[0];
+        info->bad_kind_offset = (size_t)(val - base);
+        return FC_OK;
+    }
+    refs[i].data = val;
+    refs[i].size = val_len;
+    refs[i].offset = (size_t)(val - base);
+    refs[i].entry = info->entries;
+    return FC_OK;
+}
+
+int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void *ctx,
+               fc_feature_ref *refs,
+               size_t nrefs, fc_ex_scan_info *info, fc_error *err)
+{
+    const uint8_t *base = (const uint8_t *)data;
+    const uint8_t *p = base, *end = base + len;
+    size_t i;
+    for (i = 0; i < nrefs; i++) {
+        refs[i].data = NULL;
+        refs[i].size = 0;
+        refs[i].offset = 0;
+        refs[i].entry = 0;
+    }
+    memset(info, 0, sizeof *info);
+    info->bad_kind_field = -1;
+    if (len > 0 && data == NULL)
+        return scan_fail(err, base, base, "no data");
+    if (len > (size_t)INT32_MAX) /* protobuf's limit: a message is < 2 GiB */
+        return scan_fail(err, base, base, "record of 2 GiB or more");
+    while (p < end) {
+        const uint8_t *at = p;
+        if (*p == TAG_LEN1) { /* Example.features: merged, as protobuf merges */
+            const uint8_t *fbody, *fend;
+            uint32_t flen;
+            p = rd_delimited(p + 1, end, &fbody, &flen);
+            if (p == NULL)
+                return scan_fail(err, base, at, "Features length overruns the record");
+            fend = fbody + flen;
+            while (fbody < fend) {
+                const uint8_t *ebody, *eat = fbody;
+                uint32_t elen;
+                int rc;
+                if (*fbody != TAG_LEN1)
+                    return scan_fail(err, base, eat, "Features holds a field that is not a map entry");
+                fbody = rd_delimited(fbody + 1, fend, &ebody, &elen);
+                if (fbody == NULL)
+                    return scan_fail(err, base, eat, "map entry length overruns its Features");
+                rc = scan_entry(base, ebody, ebody + elen, lookup, ctx, refs, nrefs, info, err);
+                if (rc != FC_OK)
+                    return rc;
+            }
+        } else { /* an unknown top-level field: skipped, as TensorFlow does */
+            const uint8_t *bad = at;
+            const uint8_t *next;
+            uint32_t tag;
+            next = rd_len(p, end, &tag);
+            if (next == NULL || (tag >> 3) == 0)
+                return scan_fail(err, base, at, "malformed or zero tag at top level");
+            {
+                /* skip exactly one field */
+                const uint8_t *fe;
+                uint64_t v;
+                uint32_t n;
+                switch (tag & 7u) {
+                case 0: fe = rd_varint(next, end, &v); break;
+                case 1: fe = (end - next >= 8) ? next + 8 : NULL; break;
+                case 2:
+                    fe = rd_len(next, end, &n);
+                    fe = (fe != NULL && (size_t)(end - fe) >= n) ? fe + n : NULL;
+                    break;
+                case 5: fe = (end - next >= 4) ? next + 4 : NULL; break;
+                default:
+                    return scan_fail(err, base, bad, "unsupported wire type (group) at top level");
+                }
+                if (fe == NULL)
+                    return scan_fail(err, base, bad, "unknown top-level field overruns the record");
+                p = fe;
+            }
+        }
+    }
+    return FC_OK;
+}
+
+/* ------------------------------------------------------------ list decoding */
+
+static int fail_detail(fc_ex_detail *d, fc_ex_problem pr, fc_type actual, size_t count,
+                       size_t offset, const char *what)
+{
+    if (d != NULL) {
+        d->problem = pr;
+        d->actual = actual;
+        d->count = count;
+        d->offset = offset;
+        d->what = what;
+    }
+    return FC_ERR_PARSE;
+}
+
+#define MALFORMED(at, what) \
+    fail_detail(d, FC_EXP_MALFORMED, want, 0, r->offset + (size_t)((at) - r->data), what)
+
+/* Opens the Feature of r: checks its type (first byte) against want and
+ * returns the list body [*lb, *le).  A Feature{} (size 0) has no type and an
+ * empty body.  Bytes after the first list are ignored (TensorFlow reads only
+ * the first list) but must be well-formed fields. */
+static int open_list(const fc_feature_ref *r, fc_type want, const uint8_t **lb,
+                     const uint8_t **le, fc_ex_detail *d)
+{
+    const uint8_t *p, *end, *bad = NULL;
+    uint32_t n;
+    fc_type got;
+    if (r->size == 0) {
+        *lb = *le = r->data;
+        return FC_OK;
+    }
+    p = r->data;
+    end = p + r->size;
+    switch (p[0]) {
+    case TAG_LEN1: got = FC_TYPE_BYTES; break;
+    case TAG_LEN2: got = FC_TYPE_FLOAT; break;
+    case TAG_LEN3: got = FC_TYPE_INT64; break;
+    default: got = FC_TYPE_NONE; break;
+    }
+    if (got != want)
+        return fail_detail(d, FC_EXP_TYPE, got, 0, r->offset, NULL);
+    p = rd_delimited(p + 1, end, lb, &n);
+    if (p == NULL)
+        return MALFORMED(r->data + 1, "list length overruns the Feature");
+    *le = *lb + n;
+    if (skip_fields(p, end, &bad) == NULL)
+        return MALFORMED(bad, "malformed bytes after the list");
+    return FC_OK;
+}
+
+static int decode_int64(const fc_feature_ref *r, int64_t *dst, size_t cap, size_t *count,
+                        fc_ex_detail *d)
+{
+    const fc_type want = FC_TYPE_INT64;
+    const uint8_t *p, *end, *bad = NULL;
+    size_t k = 0;
+    uint64_t v;
+    int rc = open_list(r, want, &p, &end, d);
+    if (rc != FC_OK)
+        return rc;
+    if (p < end && *p == TAG_LEN1) { /* packed: one run; later chunks are ignored */
+        const uint8_t *rb, *re;
+        uint32_t n;
+        const uint8_t *after = rd_delimited(p + 1, end, &rb, &n);
+        if (after == NULL)
+            return MALFORMED(p, "packed int64 run overruns the list");
+        re = rb + n;
+        while (rb < re) {
+            const uint8_t *at = rb;
+            if (re - rb >= 1 && *rb < 0x80u) {
+                v = *rb++;
+            } else {
+                rb = rd_varint(rb, re, &v);
+                if (rb == NULL)
+                    return MALFORMED(at, "truncated or over-long varint in packed int64 run");
+            }
+            if (k < cap)
+                dst[k] = (int64_t)v;
+            k++;
+        }
+        if (skip_fields(after, end, &bad) == NULL)
+            return MALFORMED(bad, "malformed bytes after the packed int64 run");
+    } else if (p < end) {
+        if (*p != TAG_VARINT1)
+            return MALFORMED(p, "int64 list element with a tag other than 0x0a or 0x08");
+        while (p < end) { /* unpacked: every element must be tag 0x08 */
+            const uint8_t *at = p;
+            if (*p != TAG_VARINT1)
+                return MALFORMED(at, "unpacked int64 list element with a tag other than 0x08");
+            p = rd_varint(p + 1, end, &v);
+            if (p == NULL)
+                return MALFORMED(at, "truncated or over-long varint in int64 list");
+            if (k < cap)
+                dst[k] = (int64_t)v;
+            k++;
+        }
+    }
+    *count = k;
+    return FC_OK;
+}
+
+static float load_float_le(const uint8_t *p)
+{
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                 (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static int decode_float(const fc_feature_ref *r, float *dst, size_t cap, size_t *count,
+                        fc_ex_detail *d)
+{
+    const fc_type want = FC_TYPE_FLOAT;
+    const uint8_t *p, *end, *bad = NULL;
+    size_t k = 0;
+    int rc = open_list(r, want, &p, &end, d);
+    if (rc != FC_OK)
+        return rc;
+    if (p < end && *p == TAG_LEN1) { /* packed */
+        const uint8_t *rb;
+        uint32_t n;
+        size_t m, j;
+        const uint8_t *after = rd_delimited(p + 1, end, &rb, &n);
+        if (after == NULL)
+            return MALFORMED(p, "packed float run overruns the list");
+        /* TensorFlow drops 1-3 stray bytes at the end of a packed run on
+         * little-endian hosts; protobuf refuses them, and so does featc. */
+        if (n % 4u != 0)
+            return MALFORMED(p, "packed float run length is not a multiple of 4");
+        m = n / 4u;
+        for (j = 0; j < m && j < cap; j++)
+            dst[j] = load_float_le(rb + 4 * j);
+        k = m;
+        if (skip_fields(after, end, &bad) == NULL)
+            return MALFORMED(bad, "malformed bytes after the packed float run");
+    } else if (p < end) {
+        if (*p != TAG_FIXED32_1)
+            return MALFORMED(p, "float list element with a tag other than 0x0a or 0x0d");
+        while (p < end) {
+            if (*p != TAG_FIXED32_1)
+                return MALFORMED(p, "unpacked float list element with a tag other than 0x0d");
+            if (end - p < 5)
+                return MALFORMED(p, "truncated float in float list");
+            if (k < cap)
+                dst[k] = load_float_le(p + 1);
+            k++;
+            p += 5;
+        }
+    }
+    *count = k;
+    return FC_OK;
+}
+
+static int decode_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size_t *count,
+                        fc_ex_detail *d)
+{
+    const fc_type want = FC_TYPE_BYTES;
+    const uint8_t *p, *end;
+    size_t k = 0;
+    int rc = open_list(r, want, &p, &end, d);
+    if (rc != FC_OK)
+        return rc;
+    while (p < end) {
+        const uint8_t *at = p, *body;
+        uint32_t n;
+        if (*p != TAG_LEN1)
+            return MALFORMED(at, "bytes list element with a tag other than 0x0a");
+        p = rd_delimited(p + 1, end, &body, &n);
+        if (p == NULL)
+            return MALFORMED(at, "bytes value overruns the list");
+        if (k < cap) {
+            dst[k].data = body;
+            dst[k].size = n;
+        }
+        k++;
+    }
+    *count = k;
+    return FC_OK;
+}
+
+/* The count rules, shared by the three types. */
+static int check_fixed(int rc, size_t k, size_t n, const fc_feature_ref *r, fc_ex_detail *d)
+{
+    if (rc != FC_OK)
+        return rc;
+    if (k != n)
+        return fail_detail(d, FC_EXP_COUNT, FC_TYPE_NONE, k, r->offset, NULL);
+    return FC_OK;
+}
+
+static int check_varlen(int rc, size_t k, size_t max, size_t *count, const fc_feature_ref *r,
+                        fc_ex_detail *d)
+{
+    if (rc != FC_OK)
+        return rc;
+    if (k > max)
+        return fail_detail(d, FC_EXP_BOUND, FC_TYPE_NONE, k, r->offset, NULL);
+    *count = k;
+    return FC_OK;
+}
+
+static int check_rows(int rc, size_t k, size_t stride, size_t max_rows, size_t *rows,
+                      const fc_feature_ref *r, fc_ex_detail *d)
+{
+    if (rc != FC_OK)
+        return rc;
+    if (k % stride != 0)
+        return fail_detail(d, FC_EXP_STRIDE, FC_TYPE_NONE, k, r->offset, NULL);
+    if (k / stride > max_rows)
+        return fail_detail(d, FC_EXP_BOUND, FC_TYPE_NONE, k, r->offset, NULL);
+    *rows = k / stride;
+    return FC_OK;
+}
+
+int fc_ex_fixed_int64(const fc_feature_ref *r, int64_t *dst, size_t n, fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_int64(r, dst, n, &k, d);
+    return check_fixed(rc, k, n, r, d);
+}
+
+int fc_ex_fixed_float(const fc_feature_ref *r, float *dst, size_t n, fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_float(r, dst, n, &k, d);
+    return check_fixed(rc, k, n, r, d);
+}
+
+int fc_ex_fixed_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t n, fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_bytes(r, dst, n, &k, d);
+    return check_fixed(rc, k, n, r, d);
+}
+
+int fc_ex_varlen_int64(const fc_feature_ref *r, int64_t *dst, size_t max, size_t *count,
+                       fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_int64(r, dst, max, &k, d);
+    return check_varlen(rc, k, max, count, r, d);
+}
+
+int fc_ex_varlen_float(const fc_feature_ref *r, float *dst, size_t max, size_t *count,
+                       fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_float(r, dst, max, &k, d);
+    return check_varlen(rc, k, max, count, r, d);
+}
+
+int fc_ex_varlen_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t max, size_t *count,
+                       fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_bytes(r, dst, max, &k, d);
+    return check_varlen(rc, k, max, count, r, d);
+}
+
+/* Rows are stored up to max_rows * stride values: a record with more rows
+ * than the bound is an error, so nothing past the array is ever written. */
+int fc_ex_rows_int64(const fc_feature_ref *r, int64_t *dst, size_t stride, size_t max_rows,
+                     size_t *rows, fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_int64(r, dst, stride * max_rows, &k, d);
+    return check_rows(rc, k, stride, max_rows, rows, r, d);
+}
+
+int fc_ex_rows_float(const fc_feature_ref *r, float *dst, size_t stride, size_t max_rows,
+                     size_t *rows, fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_float(r, dst, stride * max_rows, &k, d);
+    return check_rows(rc, k, stride, max_rows, rows, r, d);
+}
+
+int fc_ex_rows_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t stride, size_t max_rows,
+                     size_t *rows, fc_ex_detail *d)
+{
+    size_t k = 0;
+    int rc = decode_bytes(r, dst, stride * max_rows, &k, d);
+    return check_rows(rc, k, stride, max_rows, rows, r, d);
+}
+
+/* ------------------------------------------------------------ generic path */
+
+const char *fc_type_tf_name(fc_type t)
+{
+    switch (t) {
+    case FC_TYPE_BYTES: return "string";
+    case FC_TYPE_FLOAT: return "float";
+    case FC_TYPE_INT64: return "int64";
+    default: return "invalid";
+    }
+}
+
+static const char *list_name(fc_type t)
+{
+    switch (t) {
+    case FC_TYPE_BYTES: return "bytes";
+    case FC_TYPE_FLOAT: return "float";
+    default: return "int64";
+    }
+}
+
+/* Decodes field f of a message at msg through the descriptor. */
+static int decode_field(const fc_field_desc *f, const fc_feature_ref *r, unsigned char *msg,
+                        fc_ex_detail *d)
+{
+    void *vals = msg + f->value_offset;
+    size_t *count = (size_t *)(void *)(msg + f->count_offset);
+    switch (f->kind) {
+    case FC_KIND_FIXED:
+        if (f->type == FC_TYPE_INT64)
+            return fc_ex_fixed_int64(r, (int64_t *)vals, f->elems, d);
+        if (f->type == FC_TYPE_FLOAT)
+            return fc_ex_fixed_float(r, (float *)vals, f->elems, d);
+        return fc_ex_fixed_bytes(r, (fc_bytes *)vals, f->elems, d);
+    case FC_KIND_VARLEN:
+        if (f->type == FC_TYPE_INT64)
+            return fc_ex_varlen_int64(r, (int64_t *)vals, f->max, count, d);
+        if (f->type == FC_TYPE_FLOAT)
+            return fc_ex_varlen_float(r, (float *)vals, f->max, count, d);
+        return fc_ex_varlen_bytes(r, (fc_bytes *)vals, f->max, count, d);
+    default:
+        if (f->type == FC_TYPE_INT64)
+            return fc_ex_rows_int64(r, (int64_t *)vals, f->elems, f->max, count, d);
+        if (f->type == FC_TYPE_FLOAT)
+            return fc_ex_rows_float(r, (float *)vals, f->elems, f->max, count, d);
+        return fc_ex_rows_bytes(r, (fc_bytes *)vals, f->elems, f->max, count, d);
+    }
+}
+
+static void msg_key(fc_msg *m, const fc_field_desc *f)
+{
+    fc_msg_str(m, "Key: ");
+    fc_msg_mem(m, f->key, f->key_len);
+    fc_msg_str(m, ".  ");
+}
+
+static void msg_shape(fc_msg *m, const fc_field_desc *f)
+{
+    unsigned i;
+    fc_msg_str(m, "[");
+    if (f->kind == FC_KIND_ROWS)
+        fc_msg_str(m, f->rank > 0 ? "?," : "?");
+    for (i = 0; i < f->rank; i++) {
+        if (i > 0)
+            fc_msg_str(m, ",");
+        fc_msg_u64(m, f->dims[i]);
+    }
+    fc_msg_str(m, "]");
+}
+
+static void msg_at(fc_msg *m, size_t offset)
+{
+    fc_msg_str(m, " (at byte ");
+    fc_msg_u64(m, offset);
+    fc_msg_str(m, ")");
+}
+
+static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error *err)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, d->offset);
+    msg_key(&m, f);
+    switch (d->problem) {
+    case FC_EXP_TYPE:
+        fc_msg_str(&m, "Data types don't match. ");
+        if (f->kind == FC_KIND_VARLEN) {
+            fc_msg_str(&m, "Expected type: ");
+            fc_msg_str(&m, fc_type_tf_name(f->type));
+            fc_msg_str(&m, ", Actual type: ");
+            fc_msg_str(&m, fc_type_tf_name(d->actual));
+        } else {
+            fc_msg_str(&m, "Data type: ");
+            fc_msg_str(&m, fc_type_tf_name(d->actual));
+            fc_msg_str(&m, " but expected type: ");
+            fc_msg_str(&m, fc_type_tf_name(f->type));
+        }
+        break;
+    case FC_EXP_MALFORMED:
+        fc_msg_str(&m, "Can't parse serialized Example: Parsing ");
+        fc_msg_str(&m, list_name(f->type));
+        fc_msg_str(&m, "_list failed: ");
+        fc_msg_str(&m, d->what != NULL ? d->what : "malformed list");
+        break;
+    case FC_EXP_COUNT:
+        fc_msg_str(&m, "Number of ");
+        fc_msg_str(&m, list_name(f->type));
+        fc_msg_str(&m, " values != expected.  Values size: ");
+        fc_msg_u64(&m, d->count);
+        fc_msg_str(&m, " but output shape: ");
+        msg_shape(&m, f);
+        break;
+    case FC_EXP_STRIDE:
+        fc_msg_str(&m, "Number of ");
+        fc_msg_str(&m, list_name(f->type));
+        fc_msg_str(&m, " values is not a multiple of stride length. Saw ");
+        fc_msg_u64(&m, d->count);
+        fc_msg_str(&m, " values but output shape is: ");
+        msg_shape(&m, f);
+        break;
+    case FC_EXP_BOUND:
+        fc_msg_str(&m, "Number of ");
+        fc_msg_str(&m, list_name(f->type));
+        if (f->kind == FC_KIND_ROWS) {
+            fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
+            fc_msg_u64(&m, d->count / f->elems);
+            fc_msg_str(&m, " rows of shape ");
+            msg_shape(&m, f);
+            fc_msg_str(&m, " but max ");
+        } else {
+            fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
+            fc_msg_u64(&m, d->count);
+            fc_msg_str(&m, " values but max ");
+        }
+        fc_msg_u64(&m, f->max);
+        break;
+    default:
+        fc_msg_str(&m, "internal error");
+        break;
+    }
+    msg_at(&m, d->offset);
+    return FC_ERR_PARSE;
+}
+
+static int report_bad_kind(const fc_message_desc *md, const fc_ex_scan_info *info, fc_error *err)
+{
+    const fc_field_desc *f = &md->fields[info->bad_kind_field];
+    fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, info->bad_kind_offset);
+    msg_key(&m, f);
+    fc_msg_str(&m, "Unsupported datatype. (the Feature starts with byte 0x");
+    {
+        static const char hex[] = "0123456789abcdef";
+        char two[3];
+        two[0] = hex[info->bad_kind_byte >> 4];
+        two[1] = hex[info->bad_kind_byte & 15u];
+        two[2] = 0;
+        fc_msg_str(&m, two);
+    }
+    fc_msg_str(&m, "; a list starts with 0x0a bytes, 0x12 float or 0x1a int64; at byte ");
+    fc_msg_u64(&m, info->bad_kind_offset);
+    fc_msg_str(&m, ")");
+    return FC_ERR_PARSE;
+}
+
+int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref *refs,
+                 const fc_ex_scan_info *info, fc_error *err)
+{
+    /* TensorFlow visits map entries from the last to the first and reports
+     * the first failure it meets: the failure with the highest entry number. */
+    size_t i, best = md->nfields;
+    uint32_t best_entry = 0;
+    fc_ex_detail best_d, d;
+    memset(&best_d, 0, sizeof best_d);
+    for (i = 0; i < md->nfields; i++) {
+        if (refs[i].entry == 0 || refs[i].entry < best_entry)
+            continue;
+        memset(&d, 0, sizeof d);
+        if (decode_field(&md->fields[i], &refs[i], (unsigned char *)scratch, &d) != FC_OK) {
+            best = i;
+            best_entry = refs[i].entry;
+            best_d = d;
+        }
+    }
+    if (info->bad_kind_entry > best_entry)
+        return report_bad_kind(md, info, err);
+    if (best < md->nfields)
+        return report_detail(&md->fields[best], &best_d, err);
+    {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "internal error: the record failed but no feature reports why");
+    }
+    return FC_ERR_PARSE;
+}
+
+int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)
+{
+    const fc_field_desc *f = &md->fields[i];
+    fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, "Feature: ");
+    fc_msg_mem(&m, f->key, f->key_len);
+    fc_msg_str(&m, " (data type: ");
+    fc_msg_str(&m, fc_type_tf_name(f->type));
+    fc_msg_str(&m, ") is required but could not be found.");
+    return FC_ERR_PARSE;
+}

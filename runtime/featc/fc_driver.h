@@ -1,0 +1,35 @@
+/* The JSON dump driver behind `featc compile --driver`, and the JSON
+ * printer it uses (the JSON dump contract of the README).  This part of the
+ * runtime uses stdio and allocates the one message struct it parses into;
+ * the parse itself does not allocate.
+ */
+#ifndef FEATC_FC_DRIVER_H
+#define FEATC_FC_DRIVER_H
+
+#include <stdio.h>
+
+#include "fc_example.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* float32 as the contract prints it: %.9g, "nan", "inf", "-inf" as strings. */
+void fc_json_float(FILE *f, float v);
+/* Bytes as a JSON string, one code point U+0000-U+00FF per byte. */
+void fc_json_bytes(FILE *f, const void *p, size_t n);
+/* {"NAME":VALUE,...} of a parsed message, fields in spec order. */
+void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg);
+
+/* main() of a generated driver: `prog [--compression=auto|none|zlib|gzip]
+ * [--crc=verify|skip|none] FILE...` ("-" is standard input).  Prints
+ * {"record":N,"features":{...}} or {"record":N,"error":"..."} per record.
+ * Returns 0, 1 if a record failed to parse, 2 if a file could not be read
+ * or framed, 64 for a usage error. */
+int fc_driver_main(int argc, char **argv, const fc_message_desc *md);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEATC_FC_DRIVER_H */

@@ -1,0 +1,176 @@
+/* featc runtime: the tf.train.Example wire format, as TensorFlow reads it.
+ *
+ * Generated parsers are thin: a key lookup (a switch the compiler writes), a
+ * call to fc_ex_scan, which walks the record once and remembers where each
+ * wanted feature's value is, then one typed decode call per feature.  The
+ * rules below are those of TensorFlow's fast single-Example parser
+ * (tensorflow/core/util/example_proto_fast_parsing.cc, FastParseSingleExample),
+ * with the choices documented in the README where TF accepts malformed bytes
+ * by accident (featc rejects them).
+ *
+ * Nothing here allocates, touches stdio or keeps state between calls.  Bytes
+ * values are views into the caller's record buffer.
+ */
+#ifndef FEATC_FC_EXAMPLE_H
+#define FEATC_FC_EXAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A bytes value: a view into the record buffer, valid while it is. */
+typedef struct fc_bytes {
+    const uint8_t *data;
+    size_t size;
+} fc_bytes;
+
+/* Value types, numbered as the Feature oneof (bytes_list = 1, ...). */
+typedef enum fc_type {
+    FC_TYPE_NONE = 0, /* a Feature{} with no list */
+    FC_TYPE_BYTES = 1,
+    FC_TYPE_FLOAT = 2,
+    FC_TYPE_INT64 = 3
+} fc_type;
+
+/* Feature kinds, as tf.io names them. */
+typedef enum fc_kind {
+    FC_KIND_FIXED = 0,  /* FixedLenFeature(shape) */
+    FC_KIND_VARLEN = 1, /* VarLenFeature, with a declared bound on values */
+    FC_KIND_ROWS = 2    /* FixedLenSequenceFeature(allow_missing=True) in an Example,
+                           with a declared bound on rows */
+} fc_kind;
+
+#define FC_MAX_RANK 8
+
+/* Where a wanted feature's value sits in the record: the last occurrence of
+ * its key whose Feature is not empty (TensorFlow's rule). */
+typedef struct fc_feature_ref {
+    const uint8_t *data; /* the Feature message bytes */
+    size_t size;
+    size_t offset;       /* offset of data in the record */
+    uint32_t entry;      /* 1-based map entry number in the record; 0: absent */
+} fc_feature_ref;
+
+/* What fc_ex_scan learned beyond the refs. */
+typedef struct fc_ex_scan_info {
+    uint32_t entries;        /* map entries seen */
+    uint32_t bad_kind_entry; /* last entry of a wanted key whose Feature starts
+                                with an unknown byte; 0 if none */
+    int bad_kind_field;      /* its field index */
+    uint8_t bad_kind_byte;
+    size_t bad_kind_offset;
+} fc_ex_scan_info;
+
+/* Key -> field index, or -1 for keys the spec does not name.  ctx is passed
+ * through from fc_ex_scan (generated lookups ignore it). */
+typedef int (*fc_ex_lookup_fn)(const void *ctx, const uint8_t *key, size_t len);
+
+/* Walks the record: Features blocks (several are merged), map entries (key
+ * and value in either order), unknown top-level fields skipped.  refs must
+ * have one slot per field; they are cleared first.  On a structural problem
+ * returns FC_ERR_PARSE with "Could not parse example input" and the offset. */
+int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void *ctx,
+               fc_feature_ref *refs, size_t nrefs, fc_ex_scan_info *info, fc_error *err);
+
+/* Why a decode call failed (filled only when a detail pointer is given). */
+typedef enum fc_ex_problem {
+    FC_EXP_NONE = 0,
+    FC_EXP_TYPE,      /* list of another type */
+    FC_EXP_MALFORMED, /* list body does not parse */
+    FC_EXP_COUNT,     /* FixedLen: count != product(shape) */
+    FC_EXP_STRIDE,    /* rows: count not a multiple of the row size */
+    FC_EXP_BOUND      /* more values (VarLen) or rows than the spec allows */
+} fc_ex_problem;
+
+typedef struct fc_ex_detail {
+    fc_ex_problem problem;
+    fc_type actual;      /* the list type found */
+    size_t count;        /* values found (all of them, even past a bound) */
+    size_t offset;       /* record offset of the problem */
+    const char *what;    /* for FC_EXP_MALFORMED: what is wrong */
+} fc_ex_detail;
+
+/* Typed decoders.  Each checks the list type, decodes every value, stores at
+ * most its capacity and checks the count rule of its kind:
+ *   fixed:  exactly n values (a Feature{} never reaches these: it is absent)
+ *   varlen: at most max values; Feature{} gives 0
+ *   rows:   a multiple of stride values, at most max_rows rows
+ * They return FC_OK or FC_ERR_PARSE; d (may be NULL) receives the reason. */
+int fc_ex_fixed_int64(const fc_feature_ref *r, int64_t *dst, size_t n, fc_ex_detail *d);
+int fc_ex_fixed_float(const fc_feature_ref *r, float *dst, size_t n, fc_ex_detail *d);
+int fc_ex_fixed_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t n, fc_ex_detail *d);
+int fc_ex_varlen_int64(const fc_feature_ref *r, int64_t *dst, size_t max, size_t *count,
+                       fc_ex_detail *d);
+int fc_ex_varlen_float(const fc_feature_ref *r, float *dst, size_t max, size_t *count,
+                       fc_ex_detail *d);
+int fc_ex_varlen_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t max, size_t *count,
+                       fc_ex_detail *d);
+int fc_ex_rows_int64(const fc_feature_ref *r, int64_t *dst, size_t stride, size_t max_rows,
+                     size_t *rows, fc_ex_detail *d);
+int fc_ex_rows_float(const fc_feature_ref *r, float *dst, size_t stride, size_t max_rows,
+                     size_t *rows, fc_ex_detail *d);
+int fc_ex_rows_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t stride, size_t max_rows,
+                     size_t *rows, fc_ex_detail *d);
+
+/* ------------------------------------------------------------ descriptors
+ *
+ * Every generated message also describes itself in data, so that generic
+ * code (the JSON driver, the error reporter below, the differential tests)
+ * can walk a struct without knowing its C type. */
+typedef struct fc_field_desc {
+    const char *key;           /* feature key as in the data (may hold any byte) */
+    size_t key_len;
+    const char *c_name;        /* struct member */
+    fc_type type;
+    fc_kind kind;
+    unsigned rank;             /* FIXED: rank of shape; ROWS: rank of the row shape */
+    size_t dims[FC_MAX_RANK];  /* FIXED: shape; ROWS: row shape */
+    size_t elems;              /* FIXED: product(shape); ROWS: row size (stride); VARLEN: 1 */
+    size_t max;                /* VARLEN: max values; ROWS: max rows; FIXED: elems */
+    size_t value_offset;       /* offsetof the values in the struct */
+    size_t count_offset;       /* offsetof the size_t count (VARLEN values, ROWS rows) */
+    const void *default_value; /* FIXED: elems values; ROWS: 1 padding value; or NULL */
+} fc_field_desc;
+
+typedef struct fc_message_desc {
+    const char *name;          /* message name in the spec */
+    const char *c_type;        /* generated struct type */
+    size_t size;               /* sizeof the struct */
+    size_t present_offset;     /* offsetof the uint32_t presence bit words */
+    size_t nfields;
+    const fc_field_desc *fields;
+    const uint16_t *missing_order; /* field indices by key, bytewise (TF's order) */
+    int (*parse)(void *out, const void *data, size_t len, fc_error *err);
+    void (*init)(void *out);
+} fc_message_desc;
+
+/* Presence bits: bit i of word i/32 is set when field i was in the record. */
+static inline int fc_bit_get(const uint32_t *words, unsigned i)
+{
+    return (int)((words[i / 32u] >> (i % 32u)) & 1u);
+}
+
+/* Builds the error of a record that failed the fast path: visits the failing
+ * candidates as TensorFlow would (map entries from the last to the first),
+ * so that the message is the one TensorFlow reports, plus key, offset and
+ * expected/actual.  Uses `scratch` (a message struct of this type) as output
+ * space.  Always returns FC_ERR_PARSE. */
+int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref *refs,
+                 const fc_ex_scan_info *info, fc_error *err);
+
+/* The "required but could not be found" error for field i. */
+int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err);
+
+/* "string", "float", "int64": TensorFlow's DataTypeString spelling. */
+const char *fc_type_tf_name(fc_type t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEATC_FC_EXAMPLE_H */

@@ -1,0 +1,75 @@
+
+/* ------------------------------------------------------------------------
+ * example @@NAME@@
+ * ------------------------------------------------------------------------ */
+@@DEFAULTS@@
+static const fc_field_desc @@TYPE@@_fields[@@UPPER@@_FIELD_COUNT] = {
+@@FIELD_DESCS@@
+};
+
+/* Field numbers by key, bytewise: the order in which TensorFlow reports a
+ * missing feature. */
+static const uint16_t @@TYPE@@_missing_order[@@UPPER@@_FIELD_COUNT] = {
+@@MISSING_ORDER@@
+};
+
+/* Feature key -> field number; -1 for a key the spec does not name. */
+static int @@TYPE@@_lookup(const void *ctx, const uint8_t *key, size_t len)
+{
+    (void)ctx;
+@@LOOKUP@@
+    return -1;
+}
+
+void @@TYPE@@_init(@@TYPE@@ *m)
+{
+    memset(m, 0, sizeof *m);
+@@INIT@@
+}
+
+/* Decodes what the scan found and fills the defaults of what it did not.
+ * Stops at the first problem without a message: fc_ex_report then finds
+ * the problem TensorFlow would report and words it. */
+static int @@TYPE@@_decode(@@TYPE@@ *m, const fc_feature_ref *ref)
+{
+@@DECODE@@
+    return FC_OK;
+}
+
+int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
+{
+    fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];
+    fc_ex_scan_info info;
+    int rc = fc_ex_scan(data, len, @@TYPE@@_lookup, NULL, ref, @@UPPER@@_FIELD_COUNT, &info, err);
+    if (rc != FC_OK)
+        return rc;
+    memset(out->present, 0, sizeof out->present);
+    if (@@TYPE@@_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
+        return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, err);
+    /* Required features, checked after every present one as TensorFlow does,
+     * in its order (by key). */
+@@MISSING@@
+    return FC_OK;
+}
+
+static int @@TYPE@@_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return @@TYPE@@_parse((@@TYPE@@ *)out, data, len, err);
+}
+
+static void @@TYPE@@_init_any(void *m)
+{
+    @@TYPE@@_init((@@TYPE@@ *)m);
+}
+
+const fc_message_desc @@TYPE@@_desc = {
+    "@@NAME@@",
+    "@@TYPE@@",
+    sizeof(@@TYPE@@),
+    offsetof(@@TYPE@@, present),
+    @@UPPER@@_FIELD_COUNT,
+    @@TYPE@@_fields,
+    @@TYPE@@_missing_order,
+    @@TYPE@@_parse_any,
+    @@TYPE@@_init_any
+};

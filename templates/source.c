@@ -1,0 +1,6 @@
+/* @@BANNER@@ */
+#include "@@HEADER@@"
+
+#include <math.h>
+#include <string.h>
+@@MESSAGES@@
