@@ -51,10 +51,10 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
-UNIT_TESTS = test_crc32c test_record test_fallback
+UNIT_TESTS = test_crc32c test_record test_fallback test_example
 EXAMPLES = hello_tfrecord
 
-.PHONY: all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
+.PHONY: diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
@@ -132,6 +132,31 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(BUILD)/libfeatc.a \
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc_fallback.a \
 	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) -lm
+
+# Test specs compiled by the featc just built (tests/specs -> build/gen-tests).
+GEN_TESTS = $(BUILD)/gen-tests
+$(GEN_TESTS)/%.c $(GEN_TESTS)/%.h: tests/specs/%.feat $(BUILD)/featc
+	@mkdir -p $(GEN_TESTS)
+	$(BUILD)/featc compile -o $(GEN_TESTS) --driver $<
+
+$(BUILD)/tests/test_example: tests/unit/test_example.c tests/unit/wire.h tests/unit/harness.h \
+                             $(GEN_TESTS)/semantics.c $(BUILD)/libfeatc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/semantics.c \
+	    $(BUILD)/libfeatc.a -lm
+
+$(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TESTS)/semantics.c \
+                            $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
+	    $(GEN_TESTS)/semantics.c $(RUNTIME_SRC) $(LIBS_Z) -lm
+
+diag-test: $(BUILD)/featc
+	@sh tests/diag/run.sh $(BUILD)/featc
+
+# Rewrites tests/diag/*.expected from the current featc, for review (git diff).
+diag-goldens: $(BUILD)/featc
+	@sh tests/diag/run.sh $(BUILD)/featc update
 
 # Sanitizer builds compile the runtime sources straight into each test, with
 # clang: its UBSan also checks pointer arithmetic (gcc's does not).

@@ -105,25 +105,27 @@ typedef struct symtab {
     size_t n, cap;
 } symtab;
 
-static void sym_add(pool *p, diag *d, symtab *t, const char *name, const char *owner,
-                    spec_loc loc)
+/* Returns 0 after reporting a clash: callers stop adding the names of that
+ * owner, so one clash gives one error. */
+static int sym_add(pool *p, diag *d, symtab *t, const char *name, const char *owner,
+                   spec_loc loc)
 {
     size_t i;
     if (name == NULL || owner == NULL)
-        return;
+        return 1;
     for (i = 0; i < t->n; i++) {
         if (strcmp(t->v[i].name, name) == 0) {
             diag_error(d, loc, "generated name '%s' of %s clashes with the one of %s", name,
                        owner, t->v[i].owner);
             diag_note(d, t->v[i].loc, "%s is defined here", t->v[i].owner);
-            return;
+            return 0;
         }
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
         symbol *nv = (symbol *)pool_alloc(p, cap * sizeof *nv);
         if (nv == NULL)
-            return;
+            return 1;
         if (t->n > 0)
             memcpy(nv, t->v, t->n * sizeof *nv);
         t->v = nv;
@@ -133,6 +135,7 @@ static void sym_add(pool *p, diag *d, symtab *t, const char *name, const char *o
     t->v[t->n].owner = owner;
     t->v[t->n].loc = loc;
     t->n++;
+    return 1;
 }
 
 /* ------------------------------------------------------------ numbers */
@@ -670,25 +673,33 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
         }
         /* names: struct members, then file-wide identifiers */
         owner = cat(p, "feature '", f->cname, "'");
-        sym_add(p, d, &members, f->cname, owner, a->key_loc);
-        if (f->kind != FC_KIND_FIXED)
-            sym_add(p, d, &members, cat(p, f->cname, "_count", ""), owner, a->key_loc);
         {
             char *up = upper_of(p, f->cname);
             char *base = cat(p, m->upper, "_", up);
+            const char *names[8 + FC_MAX_RANK];
+            symtab *where[8 + FC_MAX_RANK];
+            size_t k = 0, q;
             unsigned r;
-            sym_add(p, d, globals, base, owner, a->key_loc);
-            sym_add(p, d, globals, cat(p, base, "_SIZE", ""), owner, a->key_loc);
+            names[k] = f->cname, where[k++] = &members;
             if (f->kind != FC_KIND_FIXED)
-                sym_add(p, d, globals, cat(p, base, "_MAX", ""), owner, a->key_loc);
+                names[k] = cat(p, f->cname, "_count", ""), where[k++] = &members;
+            names[k] = base, where[k++] = globals;
+            names[k] = cat(p, base, "_SIZE", ""), where[k++] = globals;
+            if (f->kind != FC_KIND_FIXED)
+                names[k] = cat(p, base, "_MAX", ""), where[k++] = globals;
             for (r = 0; r < f->rank; r++) {
                 char num[32];
                 snprintf(num, sizeof num, "_DIM%u", r);
-                sym_add(p, d, globals, cat(p, base, num, ""), owner, a->key_loc);
+                names[k] = cat(p, base, num, ""), where[k++] = globals;
             }
             if (f->has_default)
-                sym_add(p, d, globals, cat(p, m->c_type, "_default_", f->cname), owner,
-                        a->key_loc);
+                names[k] = cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
+            for (q = 0; q < k; q++) {
+                if (!sym_add(p, d, where[q], names[q], owner, a->key_loc)) {
+                    ok = 0;
+                    break;
+                }
+            }
         }
     }
     if (storage > SPEC_MAX_STORAGE && ok) {
@@ -784,12 +795,15 @@ schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_pa
             const char *lower = cat(p, s->package, "_", am->name);
             const char *upper = upper_of(p, lower);
             size_t k;
-            for (k = 0; message_suffixes[k] != NULL; k++)
-                sym_add(p, d, &globals, cat(p, lower, message_suffixes[k], ""), owner,
-                        am->name_loc);
-            for (k = 0; message_macros[k] != NULL; k++)
-                sym_add(p, d, &globals, cat(p, upper, message_macros[k], ""), owner,
-                        am->name_loc);
+            int clash = 0;
+            for (k = 0; message_suffixes[k] != NULL && !clash; k++)
+                clash = !sym_add(p, d, &globals, cat(p, lower, message_suffixes[k], ""), owner,
+                                 am->name_loc);
+            for (k = 0; message_macros[k] != NULL && !clash; k++)
+                clash = !sym_add(p, d, &globals, cat(p, upper, message_macros[k], ""), owner,
+                                 am->name_loc);
+            if (clash)
+                ok = 0;
         }
         if (!check_message(p, d, s, m, am, &globals))
             ok = 0;

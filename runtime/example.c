@@ -176,7 +176,7 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
                size_t nrefs, fc_ex_scan_info *info, fc_error *err)
 {
     const uint8_t *base = (const uint8_t *)data;
-    const uint8_t *p = base, *end = base + len;
+    const uint8_t *p = base, *end = base != NULL ? base + len : base;
     size_t i;
     for (i = 0; i < nrefs; i++) {
         refs[i].data = NULL;
