@@ -54,7 +54,7 @@ LIBS_Z = -lz
 UNIT_TESTS = test_crc32c test_record test_fallback test_example
 EXAMPLES = hello_tfrecord
 
-.PHONY: diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
+.PHONY: corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
@@ -150,6 +150,17 @@ $(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TE
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
 	    $(GEN_TESTS)/semantics.c $(RUNTIME_SRC) $(LIBS_Z) -lm
+
+# Generated parsers vs the protobuf-c oracle: the specs of specs/ on the
+# corpus files they describe, and DIFF_SPECS random specs x DIFF_RECORDS
+# random (often invalid) records, plus every spec of specs/ and tests/specs.
+DIFF_SPECS ?= 20
+DIFF_RECORDS ?= 5000
+corpus-check: all
+	@sh tests/oracle/run.sh corpus $(BUILD)/featc $(BUILD) $(CORPUS)
+
+differential: all
+	@sh tests/oracle/run.sh random $(BUILD)/featc $(BUILD) $(DIFF_SPECS) $(DIFF_RECORDS)
 
 diag-test: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc

@@ -98,7 +98,8 @@ static int child_of(int msg, uint64_t field)
 typedef struct walker {
     const uint8_t *base;
     fc_error *err;
-    int strict; /* the shape every real writer produces; see fc_fallback.h */
+    int strict;
+    int skip_unknown; /* FC_FALLBACK_SKIP_UNKNOWN */
 } walker;
 
 #define WALK_MAX_DEPTH 8
@@ -200,8 +201,24 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
         child = child_of(msg, tag >> 3);
         if (wt == 3 || wt == 4 || wt > 5)
             return walk_fail(w, field_at, msg, "invalid wire type", wt);
-        if (child == C_UNKNOWN)
-            return walk_fail(w, field_at, msg, "unknown field", tag >> 3);
+        if (child == C_UNKNOWN) {
+            uint64_t skip = 0;
+            if (!(w->skip_unknown && (msg == M_EXAMPLE || msg == M_SEQEX)))
+                return walk_fail(w, field_at, msg, "unknown field", tag >> 3);
+            /* FC_FALLBACK_SKIP_UNKNOWN: skipped, as TensorFlow skips them */
+            if (wt == 0) {
+                p = read_varint(p, end, &skip);
+                skip = 0;
+            } else if (wt == 2) {
+                p = read_varint32(p, end, &skip);
+            } else {
+                skip = wt == 1 ? 8u : 4u;
+            }
+            if (p == NULL || skip > (uint64_t)(end - p))
+                return walk_fail(w, field_at, msg, "truncated unknown field", tag >> 3);
+            p += skip;
+            continue;
+        }
         seen[tag >> 3]++; /* known fields are numbered 1..3 */
         if (wt == 2) {
             p = read_varint32(p, end, &len);
@@ -287,6 +304,7 @@ fc_status fc_fallback_check(const void *data, size_t len, fc_payload_kind want, 
     fc_error_clear(&e_seq);
     w.base = p;
     w.strict = (flags & FC_FALLBACK_LENIENT) == 0;
+    w.skip_unknown = (flags & FC_FALLBACK_SKIP_UNKNOWN) != 0;
     *kind = FC_PAYLOAD_OTHER;
     if (want == FC_PAYLOAD_EXAMPLE || want == FC_PAYLOAD_AUTO) {
         w.err = &e_ex;

@@ -19,9 +19,11 @@ fi
 export FEATC_CORPUS="$corpus"
 
 # Suites, in order: build; the CRC table generator; unit tests (optimised,
-# then ASan + UBSan); the malloc-free proof; the headers as C++; the CLI over the corpus; the
-# fuzzers over their seeds; the main job.
-for suite in all check-tables unit unit-asan nomalloc cxx-headers cli-test fuzz-regress demo; do
+# then ASan + UBSan); the malloc-free proof; the headers as C++; the CLI over the corpus;
+# golden diagnostics; generated parsers vs the protobuf-c oracle (corpus, then
+# random specs and records); the fuzzers over their seeds; the main job.
+for suite in all check-tables unit unit-asan nomalloc cxx-headers cli-test diag-test corpus-check \
+    differential fuzz-regress demo; do
     log="$build/test-$suite.log"
     echo "== $suite"
     $make --no-print-directory -s "$suite" CORPUS="$corpus" >"$log" 2>&1

@@ -72,6 +72,7 @@ typedef struct fc_fallback {
 
 /* flags */
 #define FC_FALLBACK_LENIENT 1 /* protobuf's merge rules only, no shape check */
+#define FC_FALLBACK_SKIP_UNKNOWN 2 /* unknown top-level fields are skipped (as TF does) */
 
 /* Checks the wire format against the Example / SequenceExample schema without
  * decoding.  FC_OK with *kind set, or FC_ERR_PARSE with a message naming the

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Generated parsers against the protobuf-c oracle (tests/oracle/check.c).
+#   run.sh corpus FEATC BUILD CORPUS   specs/ against the corpus files they describe
+#   run.sh random FEATC BUILD N COUNT  N random specs x COUNT random records
+set -u
+mode=$1 featc=$2 build=$3
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$build/oracle
+mkdir -p "$out"
+CC=${CC:-cc}
+rc=0
+
+# build_check SPEC DIR: compiles SPEC and a checker for its first example.
+build_check() {
+    b_spec=$1 b_dir=$2
+    mkdir -p "$b_dir"
+    base=$(basename "$b_spec" .feat)
+    "$featc" compile -o "$b_dir" "$b_spec" || return 1
+    pkg=$(sed -n 's/^package \([A-Za-z0-9_]*\);.*/\1/p' "$b_spec" | head -1)
+    msg=$(sed -n 's/^example \([A-Za-z0-9_]*\).*/\1/p' "$b_spec" | head -1)
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror -I"$root/runtime" \
+        -isystem "$build/gen" -I"$b_dir" -include "$b_dir/$base.h" -DDESC="${pkg}_${msg}_desc" \
+        -o "$b_dir/check" "$root/tests/oracle/check.c" "$root/tests/oracle/oracle.c" \
+        "$b_dir/$base.c" "$build/libfeatc_fallback.a" "$build/libfeatc.a" -lprotobuf-c -lz -lm
+}
+
+if [ "$mode" = corpus ]; then
+    corpus=$4
+    # spec : corpus files it describes
+    for pair in \
+        "penguin:tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" \
+        "mnist:tfx__mnist.tfrecord" \
+        "pascal_voc:tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord" \
+        "taxi:tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz" \
+        "hadoop:tf-ecosystem__tf-records_part-m-00000 tf-ecosystem__zipped-tf-records_part-m-00000.gz"
+    do
+        spec=${pair%%:*} files=${pair#*:}
+        build_check "$root/specs/$spec.feat" "$out/corpus-$spec" || { echo "corpus-$spec: 0 passed, 1 failed"; rc=1; continue; }
+        set --
+        for f in $files; do set -- "$@" "$corpus/$f"; done
+        "$out/corpus-$spec/check" corpus "corpus-$spec" "$@" || rc=1
+    done
+    exit $rc
+fi
+
+n=$4 count=$5
+rm -rf "$out/random"
+mkdir -p "$out/random"
+python3 "$root/tests/oracle/random_specs.py" "${SEED:-1}" "$n" "$out/random" || exit 1
+total_p=0 total_f=0
+for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat; do
+    name=$(basename "$spec" .feat)
+    dir="$out/random/build-$name"
+    if ! build_check "$spec" "$dir" >"$dir.log" 2>&1; then
+        echo "FAIL $name: does not compile"; cat "$dir.log"; total_f=$((total_f + 1)); continue
+    fi
+    line=$("$dir/check" random "$name" "${SEED:-1}" "$count" 2>"$dir.err")
+    p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+    f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
+    total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))
+    [ "${f:-1}" -ne 0 ] && { echo "FAIL $name:"; head -20 "$dir.err"; }
+done
+echo "differential: $total_p passed, $total_f failed"
+[ $total_f -eq 0 ]
