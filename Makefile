@@ -54,7 +54,7 @@ LIBS_Z = -lz
 UNIT_TESTS = test_crc32c test_record test_fallback test_example
 EXAMPLES = hello_tfrecord
 
-.PHONY: corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
+.PHONY: codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
@@ -161,6 +161,13 @@ corpus-check: all
 
 differential: all
 	@sh tests/oracle/run.sh random $(BUILD)/featc $(BUILD) $(DIFF_SPECS) $(DIFF_RECORDS)
+
+codegen-test: all
+	@sh tests/codegen/run.sh $(BUILD)/featc $(BUILD)
+
+# Rewrites tests/codegen/golden/ from the current featc, for review (git diff).
+codegen-goldens: all
+	@sh tests/codegen/run.sh $(BUILD)/featc $(BUILD) update
 
 diag-test: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc

@@ -22,7 +22,7 @@ export FEATC_CORPUS="$corpus"
 # then ASan + UBSan); the malloc-free proof; the headers as C++; the CLI over the corpus;
 # golden diagnostics; generated parsers vs the protobuf-c oracle (corpus, then
 # random specs and records); the fuzzers over their seeds; the main job.
-for suite in all check-tables unit unit-asan nomalloc cxx-headers cli-test diag-test corpus-check \
+for suite in all check-tables unit unit-asan nomalloc cxx-headers cli-test diag-test codegen-test corpus-check \
     differential fuzz-regress demo; do
     log="$build/test-$suite.log"
     echo "== $suite"
