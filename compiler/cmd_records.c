@@ -236,7 +236,7 @@ static int run_cat(const record_opts *o)
                 fputc('{', stdout);
                 if (o->nfiles > 1) {
                     fputs("\"file\":", stdout);
-                    print_json_utf8(stdout, (const uint8_t *)path, strlen(path));
+                    fc_json_string(stdout, path, strlen(path), 1);
                     fputc(',', stdout);
                 }
                 printf("\"record\":%llu,", (unsigned long long)rec.index);
@@ -244,7 +244,7 @@ static int run_cat(const record_opts *o)
                     print_fallback_json(stdout, &fb);
                 } else {
                     fputs("\"error\":", stdout);
-                    print_json_utf8(stdout, (const uint8_t *)perr.message, strlen(perr.message));
+                    fc_json_string(stdout, perr.message, strlen(perr.message), 1);
                 }
                 fputs("}\n", stdout);
             } else {

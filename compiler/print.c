@@ -50,48 +50,6 @@ void print_text_bytes(FILE *f, const uint8_t *p, size_t n)
     fputc('"', f);
 }
 
-static void json_escape_byte(FILE *f, uint8_t c)
-{
-    switch (c) {
-    case '"': fputs("\\\"", f); break;
-    case '\\': fputs("\\\\", f); break;
-    case '\n': fputs("\\n", f); break;
-    case '\r': fputs("\\r", f); break;
-    case '\t': fputs("\\t", f); break;
-    case '\b': fputs("\\b", f); break;
-    case '\f': fputs("\\f", f); break;
-    default: fprintf(f, "\\u%04x", (unsigned)c); break;
-    }
-}
-
-void print_json_bytes(FILE *f, const uint8_t *p, size_t n)
-{
-    size_t i;
-    fputc('"', f);
-    for (i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-            fputc(c, f);
-        else
-            json_escape_byte(f, c);
-    }
-    fputc('"', f);
-}
-
-void print_json_utf8(FILE *f, const uint8_t *p, size_t n)
-{
-    size_t i;
-    fputc('"', f);
-    for (i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if ((c >= 0x20 && c != '"' && c != '\\' && c != 0x7f))
-            fputc(c, f);
-        else
-            json_escape_byte(f, c);
-    }
-    fputc('"', f);
-}
-
 static void indent(FILE *f, int depth)
 {
     int i;
@@ -193,7 +151,7 @@ static void json_feature(FILE *f, const FcPb__Feature *v)
         for (i = 0; i < v->bytes_list->n_value; i++) {
             if (i > 0)
                 fputc(',', f);
-            print_json_bytes(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len);
+            fc_json_bytes(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len);
         }
         fputs("]}", f);
         break;
@@ -232,7 +190,7 @@ static void json_features(FILE *f, const fc_fb_feature *v, size_t n)
     for (i = 0; i < n; i++) {
         if (i > 0)
             fputc(',', f);
-        print_json_utf8(f, v[i].key, v[i].key_len);
+        fc_json_string(f, v[i].key, v[i].key_len, 1);
         fputc(':', f);
         json_feature(f, v[i].value);
     }
@@ -254,7 +212,7 @@ void print_fallback_json(FILE *f, const fc_fallback *fb)
         const FcPb__FeatureList *l = fb->feature_lists[i].value;
         if (i > 0)
             fputc(',', f);
-        print_json_utf8(f, fb->feature_lists[i].key, fb->feature_lists[i].key_len);
+        fc_json_string(f, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 1);
         fputs(":[", f);
         for (j = 0; j < l->n_feature; j++) {
             if (j > 0)

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include <featc/fc_driver.h>
 #include <featc/fc_fallback.h>
 
 /* Shortest decimal that reads back as the same float32; "nan", "inf", "-inf".
@@ -14,13 +15,6 @@ void print_float(FILE *f, float v, int python_style);
 /* Bytes as a protobuf text-format string literal (C escapes, octal for
  * non-printables), with the quotes. */
 void print_text_bytes(FILE *f, const uint8_t *p, size_t n);
-
-/* Bytes as a JSON string in which each byte is one code point U+0000-U+00FF
- * (the JSON dump contract), with the quotes. */
-void print_json_bytes(FILE *f, const uint8_t *p, size_t n);
-
-/* A UTF-8 string (a feature key) as a JSON string, with the quotes. */
-void print_json_utf8(FILE *f, const uint8_t *p, size_t n);
 
 void print_fallback_text(FILE *f, const fc_fallback *fb);
 void print_fallback_json(FILE *f, const fc_fallback *fb);

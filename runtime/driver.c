@@ -17,7 +17,7 @@ void fc_json_float(FILE *f, float v)
         fprintf(f, "%.9g", (double)v);
 }
 
-void fc_json_bytes(FILE *f, const void *data, size_t n)
+void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
 {
     const uint8_t *p = (const uint8_t *)data;
     size_t i;
@@ -33,7 +33,7 @@ void fc_json_bytes(FILE *f, const void *data, size_t n)
         case '\b': fputs("\\b", f); break;
         case '\f': fputs("\\f", f); break;
         default:
-            if (c >= 0x20 && c < 0x7f)
+            if ((c >= 0x20 && c < 0x7f) || (utf8 && c >= 0x80))
                 fputc(c, f);
             else
                 fprintf(f, "\\u%04x", (unsigned)c);
@@ -41,6 +41,11 @@ void fc_json_bytes(FILE *f, const void *data, size_t n)
         }
     }
     fputc('"', f);
+}
+
+void fc_json_bytes(FILE *f, const void *data, size_t n)
+{
+    fc_json_string(f, data, n, 0);
 }
 
 static void json_value(FILE *f, fc_type t, const unsigned char *base, size_t i)
