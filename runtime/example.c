@@ -56,38 +56,36 @@ static const uint8_t *rd_len(const uint8_t *p, const uint8_t *end, uint32_t *v)
     return p;
 }
 
+/* Skips the body of one field whose tag was read: NULL when it is a group
+ * (wire types 3, 4), an invalid wire type, or runs past end. */
+static const uint8_t *skip_body(const uint8_t *p, const uint8_t *end, uint32_t tag)
+{
+    uint64_t v;
+    uint32_t n;
+    switch (tag & 7u) {
+    case 0:
+        return rd_varint(p, end, &v);
+    case 1:
+        return (end - p >= 8) ? p + 8 : NULL;
+    case 2:
+        p = rd_len(p, end, &n);
+        return (p != NULL && (size_t)(end - p) >= n) ? p + n : NULL;
+    case 5:
+        return (end - p >= 4) ? p + 4 : NULL;
+    default:
+        return NULL;
+    }
+}
+
 /* Checks that [p, end) is a sequence of well-formed protobuf fields (any
  * field number but 0, wire types 0, 1, 2, 5) and returns NULL or end. */
 static const uint8_t *skip_fields(const uint8_t *p, const uint8_t *end, const uint8_t **bad)
 {
     while (p < end) {
-        uint32_t tag, n;
-        uint64_t v;
+        uint32_t tag;
         const uint8_t *start = p;
         p = rd_len(p, end, &tag);
-        if (p == NULL || (tag >> 3) == 0) {
-            *bad = start;
-            return NULL;
-        }
-        switch (tag & 7u) {
-        case 0:
-            p = rd_varint(p, end, &v);
-            break;
-        case 1:
-            p = (end - p >= 8) ? p + 8 : NULL;
-            break;
-        case 2:
-            p = rd_len(p, end, &n);
-            p = (p != NULL && (size_t)(end - p) >= n) ? p + n : NULL;
-            break;
-        case 5:
-            p = (end - p >= 4) ? p + 4 : NULL;
-            break;
-        default:
-            p = NULL;
-            break;
-        }
-        if (p == NULL) {
+        if (p == NULL || (tag >> 3) == 0 || (p = skip_body(p, end, tag)) == NULL) {
             *bad = start;
             return NULL;
         }
@@ -213,32 +211,15 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
                     return rc;
             }
         } else { /* an unknown top-level field: skipped, as TensorFlow does */
-            const uint8_t *bad = at;
-            const uint8_t *next;
             uint32_t tag;
-            next = rd_len(p, end, &tag);
+            const uint8_t *next = rd_len(p, end, &tag);
             if (next == NULL || (tag >> 3) == 0)
                 return scan_fail(err, base, at, "malformed or zero tag at top level");
-            {
-                /* skip exactly one field */
-                const uint8_t *fe;
-                uint64_t v;
-                uint32_t n;
-                switch (tag & 7u) {
-                case 0: fe = rd_varint(next, end, &v); break;
-                case 1: fe = (end - next >= 8) ? next + 8 : NULL; break;
-                case 2:
-                    fe = rd_len(next, end, &n);
-                    fe = (fe != NULL && (size_t)(end - fe) >= n) ? fe + n : NULL;
-                    break;
-                case 5: fe = (end - next >= 4) ? next + 4 : NULL; break;
-                default:
-                    return scan_fail(err, base, bad, "unsupported wire type (group) at top level");
-                }
-                if (fe == NULL)
-                    return scan_fail(err, base, bad, "unknown top-level field overruns the record");
-                p = fe;
-            }
+            if ((tag & 7u) == 3 || (tag & 7u) == 4 || (tag & 7u) > 5)
+                return scan_fail(err, base, at, "unsupported wire type (group) at top level");
+            p = skip_body(next, end, tag);
+            if (p == NULL)
+                return scan_fail(err, base, at, "unknown top-level field overruns the record");
         }
     }
     return FC_OK;
@@ -314,7 +295,7 @@ static int decode_int64(const fc_feature_ref *r, int64_t *dst, size_t cap, size_
         re = rb + n;
         while (rb < re) {
             const uint8_t *at = rb;
-            if (re - rb >= 1 && *rb < 0x80u) {
+            if (*rb < 0x80u) {
                 v = *rb++;
             } else {
                 rb = rd_varint(rb, re, &v);
