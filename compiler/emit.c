@@ -197,33 +197,12 @@ static const char *c_elem_type(fc_type t)
     return t == FC_TYPE_BYTES ? "fc_bytes" : t == FC_TYPE_FLOAT ? "float" : "int64_t";
 }
 
-static const char *type_word(fc_type t)
-{
-    return t == FC_TYPE_BYTES ? "bytes" : t == FC_TYPE_FLOAT ? "float" : "int64";
-}
-
-static const char *type_suffix(fc_type t)
-{
-    return t == FC_TYPE_BYTES ? "bytes" : t == FC_TYPE_FLOAT ? "float" : "int64";
-}
-
-static char *upper(const char *s)
-{
-    size_t i, n = strlen(s);
-    char *u = (char *)malloc(n + 1);
-    if (u == NULL)
-        return NULL;
-    for (i = 0; i <= n; i++)
-        u[i] = (char)toupper((unsigned char)s[i]);
-    return u;
-}
-
 /* "shape [2,3]", "VarLen, at most 64 values", ... for comments. */
 static void describe(sbuf *b, const schema_feature *f)
 {
     unsigned i;
     comment_key(b, f->key, f->key_len);
-    sb_printf(b, ": %s", type_word(f->type));
+    sb_printf(b, ": %s", spec_type_word(f->type));
     if (f->kind == FC_KIND_VARLEN) {
         sb_printf(b, ", VarLen, at most %zu values", f->max);
         return;
@@ -304,6 +283,17 @@ static void emit_default_array(sbuf *b, const schema_message *m, const schema_fe
     sb_str(b, "\n};\n");
 }
 
+/* The statement that copies f's default into m->cname. */
+static void emit_default_copy(sbuf *b, const char *indent, const schema_message *m,
+                              const schema_feature *f)
+{
+    if (f->rank == 0)
+        sb_printf(b, "%sm->%s = %s_default_%s[0];\n", indent, f->cname, m->c_type, f->cname);
+    else
+        sb_printf(b, "%smemcpy(m->%s, %s_default_%s, sizeof m->%s);\n", indent, f->cname,
+                  m->c_type, f->cname, f->cname);
+}
+
 /* Sorted by (length, bytes) for the lookup switch. */
 static int by_len_then_bytes(const schema_feature *a, const schema_feature *b)
 {
@@ -323,26 +313,21 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
     (void)s;
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
-        char *up = upper(f->cname);
         unsigned r;
         unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
-        if (up == NULL) {
-            part_free(&mp);
-            return 0;
-        }
         /* enum */
-        sb_printf(&mp.enm, "    %s_%s = %zu%s\n", m->upper, up, i,
+        sb_printf(&mp.enm, "    %s = %zu%s\n", f->macro, i,
                   i + 1 < m->nfeatures ? "," : "");
         /* constants */
         sb_str(&mp.constants, "/* ");
         describe(&mp.constants, f);
         sb_str(&mp.constants, " */\n");
         for (r = 0; r < f->rank; r++)
-            sb_printf(&mp.constants, "#define %s_%s_DIM%u %zu\n", m->upper, up, r, f->dims[r]);
+            sb_printf(&mp.constants, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
         if (f->kind != FC_KIND_VARLEN)
-            sb_printf(&mp.constants, "#define %s_%s_SIZE %zu\n", m->upper, up, f->elems);
+            sb_printf(&mp.constants, "#define %s_SIZE %zu\n", f->macro, f->elems);
         if (f->kind != FC_KIND_FIXED)
-            sb_printf(&mp.constants, "#define %s_%s_MAX %zu\n", m->upper, up, f->max);
+            sb_printf(&mp.constants, "#define %s_MAX %zu\n", f->macro, f->max);
         /* members */
         sb_str(&mp.members, "    /* ");
         describe(&mp.members, f);
@@ -354,9 +339,9 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         } else {
             sb_printf(&mp.members, "    %s %s", c_elem_type(f->type), f->cname);
             if (f->kind != FC_KIND_FIXED)
-                sb_printf(&mp.members, "[%s_%s_MAX]", m->upper, up);
+                sb_printf(&mp.members, "[%s_MAX]", f->macro);
             for (r = 0; r < f->rank; r++)
-                sb_printf(&mp.members, "[%s_%s_DIM%u]", m->upper, up, r);
+                sb_printf(&mp.members, "[%s_DIM%u]", f->macro, r);
             sb_str(&mp.members, ";\n");
         }
         /* defaults */
@@ -386,36 +371,30 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
             sb_str(&mp.descs, "NULL}");
         sb_str(&mp.descs, i + 1 < m->nfeatures ? ",\n" : "\n");
         /* init: defaults of FixedLen features */
-        if (f->has_default && f->kind == FC_KIND_FIXED) {
-            if (f->rank == 0)
-                sb_printf(&mp.init, "    m->%s = %s_default_%s[0];\n", f->cname, m->c_type,
-                          f->cname);
-            else
-                sb_printf(&mp.init, "    memcpy(m->%s, %s_default_%s, sizeof m->%s);\n",
-                          f->cname, m->c_type, f->cname, f->cname);
-        }
+        if (f->has_default && f->kind == FC_KIND_FIXED)
+            emit_default_copy(&mp.init, "    ", m, f);
         /* decode */
         sb_str(&mp.decode, "    /* ");
         describe(&mp.decode, f);
         sb_str(&mp.decode, " */\n");
-        sb_printf(&mp.decode, "    if (ref[%s_%s].entry != 0) {\n", m->upper, up);
+        sb_printf(&mp.decode, "    if (ref[%s].entry != 0) {\n", f->macro);
         if (f->kind == FC_KIND_FIXED) {
-            sb_printf(&mp.decode, "        if (fc_ex_fixed_%s(&ref[%s_%s], ", type_suffix(f->type),
-                      m->upper, up);
+            sb_printf(&mp.decode, "        if (fc_ex_fixed_%s(&ref[%s], ", spec_type_word(f->type),
+                      f->macro);
             value_ptr(&mp.decode, "m", f);
             sb_printf(&mp.decode, ", %zu, NULL) != FC_OK)\n", f->elems);
         } else if (f->kind == FC_KIND_VARLEN) {
-            sb_printf(&mp.decode, "        if (fc_ex_varlen_%s(&ref[%s_%s], ", type_suffix(f->type),
-                      m->upper, up);
+            sb_printf(&mp.decode, "        if (fc_ex_varlen_%s(&ref[%s], ", spec_type_word(f->type),
+                      f->macro);
             value_ptr(&mp.decode, "m", f);
-            sb_printf(&mp.decode, ", %s_%s_MAX, &m->%s_count, NULL) != FC_OK)\n", m->upper, up,
+            sb_printf(&mp.decode, ", %s_MAX, &m->%s_count, NULL) != FC_OK)\n", f->macro,
                       f->cname);
         } else {
-            sb_printf(&mp.decode, "        if (fc_ex_rows_%s(&ref[%s_%s], ", type_suffix(f->type),
-                      m->upper, up);
+            sb_printf(&mp.decode, "        if (fc_ex_rows_%s(&ref[%s], ", spec_type_word(f->type),
+                      f->macro);
             value_ptr(&mp.decode, "m", f);
-            sb_printf(&mp.decode, ", %s_%s_SIZE, %s_%s_MAX, &m->%s_count, NULL) != FC_OK)\n",
-                      m->upper, up, m->upper, up, f->cname);
+            sb_printf(&mp.decode, ", %s_SIZE, %s_MAX, &m->%s_count, NULL) != FC_OK)\n",
+                      f->macro, f->macro, f->cname);
         }
         sb_str(&mp.decode, "            return FC_ERR_PARSE;\n");
         sb_printf(&mp.decode, "        m->present[%u] |= UINT32_C(1) << %u;\n", w, bit);
@@ -423,17 +402,11 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
             sb_printf(&mp.decode, "    } else {\n        m->%s_count = 0;\n    }\n", f->cname);
         } else if (f->has_default) {
             sb_str(&mp.decode, "    } else {\n");
-            if (f->rank == 0)
-                sb_printf(&mp.decode, "        m->%s = %s_default_%s[0];\n", f->cname,
-                          m->c_type, f->cname);
-            else
-                sb_printf(&mp.decode, "        memcpy(m->%s, %s_default_%s, sizeof m->%s);\n",
-                          f->cname, m->c_type, f->cname, f->cname);
+            emit_default_copy(&mp.decode, "        ", m, f);
             sb_str(&mp.decode, "    }\n");
         } else {
             sb_str(&mp.decode, "    }\n");
         }
-        free(up);
     }
     /* missing order and checks */
     for (i = 0; i < m->nfeatures; i++) {
@@ -441,13 +414,11 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         sb_printf(&mp.order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
                   (unsigned)m->missing_order[i]);
         if (f->kind == FC_KIND_FIXED && !f->has_default) {
-            char *up = upper(f->cname);
             unsigned k = m->missing_order[i];
             sb_printf(&mp.missing,
                       "    if ((out->present[%u] & (UINT32_C(1) << %u)) == 0)\n"
-                      "        return fc_ex_missing(&%s_desc, %s_%s, err);\n",
-                      k / 32, k % 32, m->c_type, m->upper, up != NULL ? up : "");
-            free(up);
+                      "        return fc_ex_missing(&%s_desc, %s, err);\n",
+                      k / 32, k % 32, m->c_type, f->macro);
         }
     }
     sb_str(&mp.order, "\n");
@@ -471,21 +442,19 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
     sb_str(&mp.lookup, "    switch (len) {\n");
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[order[i]];
-        char *up = upper(f->cname);
         if (i == 0 || m->features[order[i - 1]].key_len != f->key_len)
             sb_printf(&mp.lookup, "    case %zu:\n", f->key_len);
         if (f->key_len == 0) {
-            sb_printf(&mp.lookup, "        return %s_%s;\n", m->upper, up != NULL ? up : "");
+            sb_printf(&mp.lookup, "        return %s;\n", f->macro);
         } else {
             sb_str(&mp.lookup, "        if (memcmp(key, ");
             c_string(&mp.lookup, f->key, f->key_len);
-            sb_printf(&mp.lookup, ", %zu) == 0)\n            return %s_%s;\n", f->key_len,
-                      m->upper, up != NULL ? up : "");
+            sb_printf(&mp.lookup, ", %zu) == 0)\n            return %s;\n", f->key_len,
+                      f->macro);
         }
         if (i + 1 == m->nfeatures || m->features[order[i + 1]].key_len != f->key_len)
             if (f->key_len != 0)
                 sb_str(&mp.lookup, "        break;\n");
-        free(up);
     }
     sb_str(&mp.lookup, "    default:\n        break;\n    }");
     free(order);

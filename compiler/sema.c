@@ -160,7 +160,7 @@ static int parse_u64(const char *s, uint64_t *v)
     return 1;
 }
 
-static const char *type_word(fc_type t)
+const char *spec_type_word(fc_type t)
 {
     switch (t) {
     case FC_TYPE_BYTES: return "bytes";
@@ -186,7 +186,7 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
     (void)p;
     if (v->kind == AV_LIST) {
         diag_error(d, v->loc, "default of '%s' has a list where a %s value belongs", f->cname,
-                   type_word(f->type));
+                   spec_type_word(f->type));
         return 0;
     }
     switch (f->type) {
@@ -354,7 +354,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
             diag_error(d, v->loc,
                        "the default of sequence feature '%s' is its padding value: one %s "
                        "value, not a list",
-                       f->cname, type_word(f->type));
+                       f->cname, spec_type_word(f->type));
             return 0;
         }
         return default_scalar(p, d, f, v, 0);
@@ -482,7 +482,7 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
             diag_error(d, a->shape_loc,
                        "VarLen feature '%s' needs a bound: write '%s[] max N' (generated "
                        "structs hold their values in place)",
-                       f->cname, type_word(f->type));
+                       f->cname, spec_type_word(f->type));
             return 0;
         }
         if (maxv == 0) {
@@ -676,6 +676,7 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
         {
             char *up = upper_of(p, f->cname);
             char *base = cat(p, m->upper, "_", up);
+            f->macro = base;
             const char *names[8 + FC_MAX_RANK];
             symtab *where[8 + FC_MAX_RANK];
             size_t k = 0, q;

@@ -135,6 +135,8 @@ typedef struct schema_feature {
     const char *key;
     size_t key_len;
     const char *cname;
+    const char *macro;       /* PACKAGE_MESSAGE_CNAME: the field number, and the
+                                prefix of the feature's constants */
     fc_type type;
     fc_kind kind;
     unsigned rank;
@@ -171,6 +173,9 @@ typedef struct schema {
 #define SPEC_MAX_FEATURES 4096        /* per message */
 #define SPEC_MAX_ELEMENTS (1u << 24)  /* values one feature can hold */
 #define SPEC_MAX_STORAGE (64u << 20)  /* bytes of one generated struct */
+
+/* "int64", "float", "bytes": the spec's own spelling of a type. */
+const char *spec_type_word(fc_type t);
 
 /* Semantic checks; errors go to d.  NULL when there were errors. */
 schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_package);
