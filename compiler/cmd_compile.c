@@ -109,20 +109,8 @@ static int compile_one(const char *path, const char *dir, const char *base_opt, 
     o.spec_name = path;
     o.base = base;
     pool_init(&p);
-    if (driver && driver_msg == NULL && !check_only) {
-        /* the first example of the spec: checked by a first pass */
-        rc = featc_compile_buffer(&p, path, src, len, NULL, NULL, NULL);
-        if (rc == 0) {
-            /* find the first 'example NAME' through a parse */
-            diag d;
-            ast_spec *ast;
-            diag_init(&d, NULL, path, src, len);
-            ast = spec_parse(&p, &d);
-            if (ast != NULL && ast->messages != NULL)
-                driver_msg = ast->messages->name;
-        }
-    }
-    o.driver_message = driver ? driver_msg : NULL;
+    o.driver = driver;
+    o.driver_message = driver_msg;
     rc = featc_compile_buffer(&p, path, src, len, stderr, &o, check_only ? NULL : &out);
     if (rc != 0) {
         pool_free(&p);

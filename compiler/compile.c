@@ -38,19 +38,24 @@ int featc_compile_buffer(pool *p, const char *path, const char *src, size_t len,
         return d.errors;
     }
     if (o != NULL && out != NULL) {
-        if (o->driver_message != NULL) {
+        emit_options eo = *o;
+        if (eo.driver && eo.driver_message == NULL)
+            eo.driver_message = s->messages[0].name;
+        if (!eo.driver)
+            eo.driver_message = NULL;
+        if (eo.driver_message != NULL) {
             size_t i;
             for (i = 0; i < s->nmessages; i++)
-                if (strcmp(s->messages[i].name, o->driver_message) == 0)
+                if (strcmp(s->messages[i].name, eo.driver_message) == 0)
                     break;
             if (i == s->nmessages) {
                 if (diag_out != NULL)
                     fprintf(diag_out, "%s: error: no example named '%s' for the driver\n", path,
-                            o->driver_message);
+                            eo.driver_message);
                 return 1;
             }
         }
-        if (!emit_c(p, s, o, out)) {
+        if (!emit_c(p, s, &eo, out)) {
             if (diag_out != NULL)
                 fprintf(diag_out, "%s: out of memory while generating code\n", path);
             return 1;

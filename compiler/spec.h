@@ -185,7 +185,8 @@ schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_pa
 typedef struct emit_options {
     const char *spec_name;   /* the spec path as written into the banner */
     const char *base;        /* output base name: BASE.h, BASE.c, BASE_main.c */
-    const char *driver_message; /* message for the driver main(), or NULL */
+    int driver;              /* also write a driver main() */
+    const char *driver_message; /* its message; NULL: the spec's first one */
 } emit_options;
 
 /* Writes the header, the source and (if asked) the driver into memory
