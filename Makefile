@@ -267,8 +267,7 @@ bench: all
 
 # ------------------------------------------------------------------ install
 
-INSTALL_HDRS = runtime/featc/fc.h runtime/featc/fc_base.h runtime/featc/fc_crc32c.h \
-               runtime/featc/fc_record.h runtime/featc/fc_fallback.h $(PB_HDR)
+INSTALL_HDRS = $(wildcard runtime/featc/*.h) $(PB_HDR)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
