@@ -12,6 +12,10 @@
 
 #include "fc.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct fc_input {
     const char *path;
     int fd;
@@ -42,5 +46,9 @@ int fc_input_parse_compression(const char *s, fc_compression *out);
 int fc_input_parse_crc(const char *s, fc_crc_policy *out);
 /* Parses a size with an optional K/M/G suffix (powers of 1024); 0 on success. */
 int fc_input_parse_size(const char *s, size_t *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* FEATC_FC_INPUT_H */

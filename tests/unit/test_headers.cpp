@@ -1,7 +1,9 @@
 // The public headers compile as C++ (generated code and users include them
 // from C++) with strict warnings, and link against the C runtime.
 #include <featc/fc.h>
+#include <featc/fc_driver.h>
 #include <featc/fc_fallback.h>
+#include <featc/fc_input.h>
 
 int main()
 {
