@@ -53,12 +53,16 @@ LIBS_Z = -lz
 
 UNIT_TESTS = test_crc32c test_record test_fallback test_example
 EXAMPLES = hello_tfrecord
+# The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
+# and NAME_main.c, and each spec's JSON driver build/specs/NAME.
+SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
+GEN_SPECS = $(BUILD)/gen-specs
 
 .PHONY: codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
-     $(EXAMPLES:%=$(BUILD)/examples/%)
+     $(EXAMPLES:%=$(BUILD)/examples/%) $(SPECS:%=$(BUILD)/specs/%)
 
 # ------------------------------------------------------------------ build
 
@@ -116,9 +120,22 @@ $(BUILD)/featc: $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallba
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallback.a \
 	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) -lm
 
-$(BUILD)/examples/%: examples/%.c $(BUILD)/libfeatc.a $(HEADERS)
+$(GEN_SPECS)/%.c $(GEN_SPECS)/%.h $(GEN_SPECS)/%_main.c: specs/%.feat $(BUILD)/featc
+	@mkdir -p $(GEN_SPECS)
+	$(BUILD)/featc compile -o $(GEN_SPECS) --driver $<
+
+$(BUILD)/specs/%: $(GEN_SPECS)/%.c $(GEN_SPECS)/%_main.c $(BUILD)/libfeatc.a
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc.a $(LIBS_Z)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -o $@ $(GEN_SPECS)/$*.c \
+	    $(GEN_SPECS)/$*_main.c $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+
+.SECONDARY: $(SPECS:%=$(GEN_SPECS)/%.c) $(SPECS:%=$(GEN_SPECS)/%_main.c)
+
+# The examples read through generated parsers: the tutorial spec for all.
+$(BUILD)/examples/%: examples/%.c $(GEN_SPECS)/tutorial.c $(BUILD)/libfeatc.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -o $@ $< $(GEN_SPECS)/tutorial.c \
+	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
 # ------------------------------------------------------------------ main job
 
