@@ -203,10 +203,13 @@ $(BUILD)/asan/%: tests/unit/%.c tests/unit/harness.h $(RUNTIME_SRC) $(FALLBACK_S
 	    -x c -std=c99 -w $(PB_SRC) -x none $(LIBS_FALLBACK) $(LIBS_Z) -lm
 
 # The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).
-$(BUILD)/tests/test_nomalloc: tests/unit/test_nomalloc.c tests/unit/harness.h \
-                              $(BUILD)/libfeatc.a
+NOMALLOC_GEN = $(GEN_SPECS)/hadoop.c $(GEN_SPECS)/mnist.c $(GEN_SPECS)/pascal_voc.c \
+               $(GEN_SPECS)/penguin.c $(GEN_SPECS)/taxi.c $(GEN_TESTS)/semantics.c
+$(BUILD)/tests/test_nomalloc: tests/unit/test_nomalloc.c tests/unit/harness.h tests/unit/wire.h \
+                              $(NOMALLOC_GEN) $(BUILD)/libfeatc.a
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc.a $(LIBS_Z)
+	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(GEN_TESTS) -o $@ $< \
+	    $(NOMALLOC_GEN) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
 $(BUILD)/tools/gen_crc32c_tables: runtime/tools/gen_crc32c_tables.c
 	@mkdir -p $(dir $@)
