@@ -248,12 +248,28 @@ cxx-headers: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a
 cli-test: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
-FUZZERS = fuzz_reader fuzz_fallback
+FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_spec
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) \
 	    $(LIBS_FALLBACK) $(LIBS_Z)
+
+# The generated parser of tests/specs/semantics.feat, against the oracle.
+$(BUILD)/fuzz/fuzz_parser: tests/fuzz/fuzz_parser.c tests/oracle/oracle.c tests/oracle/oracle.h \
+                           tests/oracle/random_record.h tests/unit/wire.h $(GEN_TESTS)/semantics.c \
+                           $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< tests/oracle/oracle.c \
+	    $(GEN_TESTS)/semantics.c $(RUNTIME_SRC) $(TOOLRT_SRC) $(FALLBACK_SRC) $(PB_SRC) \
+	    $(LIBS_FALLBACK) $(LIBS_Z) -lm
+
+# The spec compiler, flex and bison output included.
+$(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
+                         $(BUILD)/gen/spec_lex.h $(RUNTIME_SRC) $(TOOLRT_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
+	    $(FEATC_GEN) $(RUNTIME_SRC) $(TOOLRT_SRC) $(LIBS_Z) -lm
 
 # Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.
 fuzz-regress: $(FUZZERS:%=$(BUILD)/fuzz/%)
@@ -264,17 +280,21 @@ fuzz-regress: $(FUZZERS:%=$(BUILD)/fuzz/%)
 
 # Regenerates the committed seed corpora with featc's own writer.
 fuzz-seeds: $(BUILD)/libfeatc.a
-	@mkdir -p $(BUILD)/tools tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback
+	@mkdir -p $(BUILD)/tools $(FUZZERS:%=tests/fuzz/seeds/%)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $(BUILD)/tools/make_seeds tests/fuzz/make_seeds.c \
 	    $(BUILD)/libfeatc.a $(LIBS_Z)
-	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback
+	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback \
+	    tests/fuzz/seeds/fuzz_parser
+	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
+	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
 
 fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
 	@for f in $(FUZZERS); do \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
 	    echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
+	    dict=; [ -f tests/fuzz/$$f.dict ] && dict=-dict=tests/fuzz/$$f.dict; \
 	    $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        -artifact_prefix=$(BUILD)/fuzz/$$f- \
+	        -artifact_prefix=$(BUILD)/fuzz/$$f- $$dict \
 	        $(BUILD)/fuzz/corpus-$$f tests/fuzz/seeds/$$f || exit 1; \
 	done
 

@@ -1,12 +1,16 @@
 /* Writes the committed seed corpora of the fuzzers (tests/fuzz/seeds/) with
  * featc's own writer: small TFRecord files, plain, ZLIB and GZIP, and
- * Example / SequenceExample payloads.  Run: make fuzz-seeds. */
+ * Example / SequenceExample payloads; for fuzz_parser, records of
+ * tests/specs/semantics.feat (raw mode) and a few structured-mode inputs.
+ * The spec compiler's seeds are spec files, copied by the Makefile.
+ * Run: make fuzz-seeds. */
 #include <featc/fc.h>
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../unit/harness.h"
+#include "../unit/hex.h"
+#include "../unit/wire.h"
 
 static unsigned char work[FC_DEFLATE_ARENA_SIZE];
 
@@ -38,18 +42,82 @@ static int write_file(const char *dir, const char *name, unsigned char mode,
     return fclose(f) != 0;
 }
 
+/* Records of tests/specs/semantics.feat: a full valid one, then variants. */
+static void parser_seeds(const char *dir, int *rc)
+{
+    static const int64_t ints[5] = {1, -2, 300, 1LL << 40, -1};
+    static const float floats[6] = {1, 2.5f, -3, 4, 5, 6};
+    static const char *const words[3] = {"a", "", "xyz"};
+    static wbuf feats, ex, f;
+    unsigned char bytes[64];
+    int k;
+    for (k = 0; k < 6; k++) {
+        char name[32];
+        feats.n = ex.n = 0;
+        f.n = 0;
+        if (k == 4)
+            f_int64_unpacked(&f, ints, 1);
+        else
+            f_int64_packed(&f, ints, 1);
+        w_entry(&feats, "s", &f);
+        f.n = 0;
+        if (k == 4)
+            f_float_unpacked(&f, floats, 3);
+        else
+            f_float_packed(&f, floats, k == 1 ? 2 : 3); /* 1: a count error */
+        w_entry(&feats, "f3", &f);
+        if (k != 2) { /* 2: only the required features */
+            f.n = 0;
+            f_int64_packed(&f, ints, k == 3 ? 5 : 4); /* 3: over the bound */
+            w_entry(&feats, "v", &f);
+            f.n = 0;
+            f_bytes(&f, words, 3);
+            w_entry(&feats, "vb", &f);
+            f.n = 0;
+            f_bytes(&f, words, 2);
+            w_entry(&feats, "b2", &f);
+            f.n = 0;
+            f_float_packed(&f, floats, 6);
+            w_entry(&feats, "r", &f);
+            f.n = 0;
+            f_float_packed(&f, floats, 1);
+            w_entry(&feats, "a/b", &f);
+            f.n = 0; /* Feature{} */
+            w_entry(&feats, "d", &f);
+        }
+        if (k == 5) { /* 5: a wrong type */
+            f.n = 0;
+            f_bytes(&f, words, 1);
+            w_entry(&feats, "s", &f);
+        }
+        w_example(&ex, &feats);
+        snprintf(name, sizeof name, "record-%d", k);
+        *rc |= write_file(dir, name, 0x00, ex.b, ex.n);
+    }
+    /* structured mode: odd first byte, then the bytes that drive the generator */
+    for (k = 0; k < 4; k++) {
+        char name[32];
+        size_t i;
+        for (i = 0; i < sizeof bytes; i++)
+            bytes[i] = (unsigned char)(i * (unsigned)(2 * k + 1) + (unsigned)k * 77u);
+        snprintf(name, sizeof name, "structured-%d", k);
+        *rc |= write_file(dir, name, 0x01, bytes, sizeof bytes);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static unsigned char out[65536], pl[256];
     const char *rdir, *fdir;
     size_t k, i;
     int rc = 0;
-    if (argc != 3) {
-        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR\n");
+    if (argc != 4) {
+        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR PARSER_DIR\n");
         return 64;
     }
     rdir = argv[1];
     fdir = argv[2];
+    parser_seeds(argv[3], &rc);
     for (i = 0; i < sizeof payload_hex / sizeof payload_hex[0]; i++) {
         char name[32];
         size_t n = h_unhex(payload_hex[i], pl);

@@ -14,7 +14,6 @@
 #include <featc/fc_input.h>
 
 #include "oracle.h"
-#include "../unit/wire.h"
 
 #ifndef DESC
 #error "build with -DDESC=<generated message>_desc"
@@ -73,170 +72,8 @@ static unsigned long long rnd(void)
     rng ^= rng << 17;
     return rng;
 }
-static size_t below(size_t n)
-{
-    return n == 0 ? 0 : (size_t)(rnd() % n);
-}
 
-static int64_t rnd_int64(void)
-{
-    switch (below(4)) {
-    case 0: return (int64_t)below(300);
-    case 1: return -(int64_t)below(300);
-    default: return (int64_t)rnd();
-    }
-}
-
-static float rnd_float(void)
-{
-    if (below(8) == 0) {
-        uint32_t u = (uint32_t)rnd();
-        float f;
-        memcpy(&f, &u, 4);
-        return f; /* any bit pattern, NaNs included */
-    }
-    return (float)((double)(int64_t)(rnd() % 2000000) / 1000.0 - 1000.0);
-}
-
-/* A Feature of type t with n values, packed or not at random. */
-static void rnd_feature(wbuf *f, fc_type t, size_t n)
-{
-    size_t i;
-    f->n = 0;
-    if (t == FC_TYPE_INT64) {
-        static int64_t v[4096];
-        for (i = 0; i < n; i++)
-            v[i] = rnd_int64();
-        if (below(2))
-            f_int64_packed(f, v, n);
-        else
-            f_int64_unpacked(f, v, n);
-    } else if (t == FC_TYPE_FLOAT) {
-        static float v[4096];
-        for (i = 0; i < n; i++)
-            v[i] = rnd_float();
-        if (below(2))
-            f_float_packed(f, v, n);
-        else
-            f_float_unpacked(f, v, n);
-    } else {
-        wbuf list;
-        list.n = 0;
-        for (i = 0; i < n; i++) {
-            unsigned char b[12];
-            size_t k, bl = below(12);
-            for (k = 0; k < bl; k++)
-                b[k] = (unsigned char)rnd();
-            w_len(&list, 0x0A, b, bl);
-        }
-        w_len(f, 0x0A, list.b, list.n);
-    }
-}
-
-static size_t rnd_count(const fc_field_desc *fd)
-{
-    size_t good;
-    switch (fd->kind) {
-    case FC_KIND_FIXED:
-        good = fd->elems;
-        if (below(6) == 0)
-            return good + 1;
-        if (below(6) == 0 && good > 0)
-            return good - 1;
-        return good;
-    case FC_KIND_VARLEN:
-        return below(8) == 0 ? fd->max + 1 : below(fd->max + 1);
-    default:
-        good = fd->elems * below(fd->max + 2); /* sometimes max+1 rows */
-        if (below(8) == 0)
-            good += 1; /* not a multiple of the row size */
-        return good;
-    }
-}
-
-typedef struct entry {
-    char key[64];
-    size_t key_len;
-    wbuf *feature;
-} entry;
-
-static wbuf feature_pool[64];
-static entry entries[64];
-
-static void random_record(wbuf *ex)
-{
-    size_t n = 0, i, nblocks;
-    wbuf feats;
-    /* features of the spec */
-    for (i = 0; i < md->nfields && n < 60; i++) {
-        const fc_field_desc *fd = &md->fields[i];
-        size_t dup = below(8) == 0 ? 2 : 1, d;
-        for (d = 0; d < dup && n < 60; d++) {
-            size_t r = below(20);
-            entry *e = &entries[n];
-            if (r < 3 && d == 0)
-                continue; /* absent */
-            memcpy(e->key, fd->key, fd->key_len);
-            e->key_len = fd->key_len;
-            e->feature = &feature_pool[n];
-            e->feature->n = 0;
-            if (r < 5) {
-                /* Feature{} */
-            } else if (r < 7) {
-                fc_type other = (fc_type)(1 + (fd->type + below(2)) % 3);
-                rnd_feature(e->feature, other == fd->type ? (fc_type)(1 + fd->type % 3) : other,
-                            below(3));
-            } else {
-                size_t cnt = rnd_count(fd);
-                rnd_feature(e->feature, fd->type, cnt > 4000 ? 4000 : cnt);
-            }
-            n++;
-        }
-    }
-    /* a few keys the spec does not name */
-    for (i = below(3); i > 0 && n < 60; i--) {
-        entry *e = &entries[n];
-        e->key_len = (size_t)snprintf(e->key, sizeof e->key, "other_%u", (unsigned)below(5));
-        e->feature = &feature_pool[n];
-        rnd_feature(e->feature, (fc_type)(1 + below(3)), below(4));
-        n++;
-    }
-    /* shuffle, keeping the relative order of duplicates random too */
-    for (i = n; i > 1; i--) {
-        size_t j = below(i);
-        entry t = entries[i - 1];
-        entries[i - 1] = entries[j];
-        entries[j] = t;
-    }
-    /* one or two Features blocks, unknown top-level fields around them */
-    ex->n = 0;
-    nblocks = (n > 1 && below(4) == 0) ? 2 : 1;
-    {
-        size_t split = nblocks == 2 ? 1 + below(n - 1) : n, b, start = 0;
-        for (b = 0; b < nblocks; b++) {
-            size_t end = b == 0 ? split : n;
-            feats.n = 0;
-            for (i = start; i < end; i++) {
-                wbuf e;
-                e.n = 0;
-                w_len(&e, 0x0A, entries[i].key, entries[i].key_len);
-                w_len(&e, 0x12, entries[i].feature->b, entries[i].feature->n);
-                w_len(&feats, 0x0A, e.b, e.n);
-            }
-            if (below(10) == 0) {
-                w_byte(ex, 0x10);
-                w_varint(ex, rnd());
-            }
-            w_example(ex, &feats);
-            start = end;
-        }
-    }
-    if (below(10) == 0)
-        w_len(ex, 0x1A, "xyz", 3);
-    /* truncation: both must reject, or both accept a shorter valid record */
-    if (below(12) == 0 && ex->n > 0)
-        ex->n = below(ex->n);
-}
+#include "random_record.h"
 
 int main(int argc, char **argv)
 {
@@ -276,7 +113,7 @@ int main(int argc, char **argv)
         rng = strtoull(argv[3], NULL, 10) * 2654435761u + 1;
         for (i = 0; i < count; i++) {
             char where[64];
-            random_record(&ex);
+            random_record(md, &ex);
             snprintf(where, sizeof where, "random record %ld", i);
             compare(ex.b, ex.n, where);
         }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
+
 static int h_cases_passed, h_cases_failed, h_case_failures;
 static const char *h_case_name;
 
@@ -68,19 +70,6 @@ static inline void h_fill_random(unsigned char *p, size_t n)
     size_t i;
     for (i = 0; i < n; i++)
         p[i] = (unsigned char)(h_rand() >> 56);
-}
-
-/* Hex text to bytes; returns the byte count. */
-static inline size_t h_unhex(const char *hex, unsigned char *out)
-{
-    size_t n = 0;
-    while (hex[0] != '\0' && hex[1] != '\0') {
-        unsigned v;
-        sscanf(hex, "%2x", &v);
-        out[n++] = (unsigned char)v;
-        hex += 2;
-    }
-    return n;
 }
 
 #endif /* FEATC_TEST_HARNESS_H */
