@@ -1,6 +1,7 @@
 #!/bin/sh
 # Generated parsers against the protobuf-c oracle (tests/oracle/check.c).
-#   run.sh corpus FEATC BUILD CORPUS   specs/ against the corpus files they describe
+#   run.sh corpus FEATC BUILD CORPUS   specs/ against the corpus files they describe:
+#                                      parsers vs the oracle, drivers vs featc cat
 #   run.sh random FEATC BUILD N COUNT  N random specs x COUNT random records
 set -u
 mode=$1 featc=$2 build=$3
@@ -39,6 +40,9 @@ if [ "$mode" = corpus ]; then
         set --
         for f in $files; do set -- "$@" "$corpus/$f"; done
         "$out/corpus-$spec/check" corpus "corpus-$spec" "$@" || rc=1
+        # the generated JSON driver (built by make as build/specs/SPEC) vs featc cat
+        python3 "$root/tests/oracle/driver_vs_cat.py" "driver-$spec" "$featc" "$build/specs/$spec" \
+            "$root/specs/$spec.feat" "$@" || rc=1
     done
     exit $rc
 fi
