@@ -575,154 +575,377 @@ static int key_cmp(const schema_feature *a, const schema_feature *b)
     return a->key_len < b->key_len ? -1 : a->key_len > b->key_len;
 }
 
+/* Where a feature is declared: what it may be and how diagnostics name it. */
+typedef enum role { ROLE_EXAMPLE, ROLE_CONTEXT, ROLE_LIST } role;
+
+/* The shape of a feature-list feature: no brackets (a scalar per frame),
+ * `[dims]` (a fixed frame shape) or `[] max N` (VarLen per frame). */
+static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)
+{
+    const ast_dim *dm;
+    for (dm = a->dims; dm != NULL; dm = dm->next) {
+        if (dm->unknown) {
+            diag_error(d, dm->loc,
+                       "feature list '%s' is a sequence already: give the shape of one frame, "
+                       "without '?'",
+                       f->cname);
+            return 0;
+        }
+    }
+    if (a->max_text != NULL && (!a->has_shape || a->dims != NULL)) {
+        diag_error(d, a->max_loc,
+                   "'max' bounds the values of one frame of a VarLen list ('%s[] max N'); the "
+                   "frames of '%s' have a fixed shape (the frame bound is 'feature_lists max "
+                   "N')",
+                   spec_type_word(f->type), f->cname);
+        return 0;
+    }
+    if (a->has_shape && a->dims == NULL && a->max_text == NULL) {
+        diag_error(d, a->shape_loc,
+                   "VarLen feature list '%s' needs a bound on the values of one frame: write "
+                   "'%s[] max N'",
+                   f->cname, spec_type_word(f->type));
+        return 0;
+    }
+    if (!check_shape(d, f, a))
+        return 0;
+    if (f->kind == FC_KIND_FIXED && f->elems == 0) {
+        diag_error(d, a->shape_loc,
+                   "frames of feature list '%s' would hold no values (TensorFlow divides by "
+                   "the frame size)",
+                   f->cname);
+        return 0;
+    }
+    return 1;
+}
+
+/* Policy words after a feature.  Only feature lists take them. */
+static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a, role r)
+{
+    const ast_attr *t, *u;
+    int ok = 1;
+    for (t = a->attrs; t != NULL; t = t->next) {
+        for (u = a->attrs; u != t; u = u->next) {
+            if (strcmp(u->name, t->name) == 0)
+                break;
+        }
+        if (u != t) {
+            diag_error(d, t->loc, "'%s' is given twice", t->name);
+            ok = 0;
+        } else if (r != ROLE_LIST) {
+            diag_error(d, t->loc,
+                       "'%s' is a policy of feature-list features; '%s' is %s feature", t->name,
+                       f->cname, r == ROLE_CONTEXT ? "a context" : "an Example");
+            ok = 0;
+        } else if (strcmp(t->name, "allow_missing") == 0) {
+            if (f->kind == FC_KIND_VARLEN) {
+                diag_error(d, t->loc,
+                           "VarLen feature list '%s' is empty when missing already; "
+                           "'allow_missing' applies to lists of a fixed frame shape",
+                           f->cname);
+                ok = 0;
+            }
+            f->allow_missing = 1;
+        } else if (strcmp(t->name, "uniform") == 0) {
+            if (f->kind == FC_KIND_FIXED) {
+                diag_error(d, t->loc,
+                           "every frame of '%s' holds %zu value%s by its shape; 'uniform' "
+                           "applies to VarLen lists ('%s[] max N')",
+                           f->cname, f->elems, f->elems == 1 ? "" : "s",
+                           spec_type_word(f->type));
+                ok = 0;
+            }
+            f->uniform = 1;
+        } else { /* aligned */
+            diag_error(d, t->loc,
+                       "'%s' concerns all the lists of a record: write it after "
+                       "'feature_lists max N' (a feature list takes 'allow_missing' or "
+                       "'uniform')",
+                       t->name);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+/* Checks one feature of a group (the features of an example, the context or
+ * the feature lists: keys are unique within a group) and adds its generated
+ * names.  f is group[i]. */
+static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *group, size_t i,
+                         const ast_feature *a, role r, symtab *members, symtab *globals,
+                         uint64_t *storage)
+{
+    static const char *const group_words[] = {"feature key", "context feature key",
+                                              "feature list key"};
+    schema_feature *f = &group[i];
+    size_t j;
+    char *owner;
+    f->ast = a;
+    f->key = a->key;
+    f->key_len = a->key_len;
+    f->list = r == ROLE_LIST;
+    if (a->cname != NULL) {
+        f->cname = a->cname;
+        if (!check_c_name(d, a->cname_loc, a->cname, "field"))
+            return 0;
+    } else if (!is_ident(a->key, a->key_len) || memchr(a->key, 0, a->key_len) != NULL) {
+        diag_error(d, a->key_loc,
+                   "feature key \"%.*s\" is not a C identifier; name its field: \"%.*s\" as NAME",
+                   (int)a->key_len, a->key, (int)a->key_len, a->key);
+        return 0;
+    } else {
+        f->cname = a->key;
+        if (!check_c_name(d, a->key_loc, a->key, "field"))
+            return 0;
+    }
+    for (j = 0; j < i; j++) {
+        const schema_feature *g = &group[j];
+        if (g->ast != NULL && g->key_len == f->key_len &&
+            memcmp(g->key, f->key, f->key_len) == 0) {
+            diag_error(d, a->key_loc, "duplicate %s \"%.*s\" in %s '%s'", group_words[r],
+                       (int)a->key_len, a->key, r == ROLE_EXAMPLE ? "example" : "sequence_example",
+                       m->name);
+            diag_note(d, g->ast->key_loc, "previous definition here");
+            f->ast = NULL; /* not a previous definition for later duplicates */
+            return 0;
+        }
+    }
+    if (!check_type(d, f, a))
+        return 0;
+    if (r == ROLE_LIST) {
+        if (!check_list_shape(d, f, a))
+            return 0;
+        if (a->def != NULL) {
+            diag_error(d, a->def->loc,
+                       "feature list '%s' takes no default (TensorFlow requires feature-list "
+                       "defaults to be None): a missing list is an error, or empty with "
+                       "'allow_missing'",
+                       f->cname);
+            return 0;
+        }
+        f->max_frames = m->max_frames;
+    } else {
+        if (!check_shape(d, f, a))
+            return 0;
+        if (r == ROLE_CONTEXT && f->kind == FC_KIND_ROWS) {
+            diag_error(d, a->shape_loc,
+                       "context feature '%s' cannot be a sequence of rows ('[?, ...]'); "
+                       "declare it in feature_lists",
+                       f->cname);
+            return 0;
+        }
+        if (a->def != NULL && !check_default(p, d, f, a->def))
+            return 0;
+    }
+    if (!check_feature_attrs(d, f, a, r))
+        return 0;
+    /* storage */
+    {
+        uint64_t eb = elem_bytes(f->type), bytes;
+        if (r == ROLE_LIST)
+            bytes = f->kind == FC_KIND_FIXED
+                        ? (uint64_t)f->max_frames * f->elems * eb + sizeof(size_t)
+                        : (uint64_t)f->max_frames * (f->max * eb + sizeof(size_t)) +
+                              sizeof(size_t);
+        else
+            bytes = (f->kind == FC_KIND_ROWS     ? (uint64_t)f->max * f->elems
+                     : f->kind == FC_KIND_VARLEN ? (uint64_t)f->max
+                                                 : (uint64_t)f->elems) *
+                        eb +
+                    (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
+        f->storage = bytes > SPEC_MAX_STORAGE ? (size_t)SPEC_MAX_STORAGE + 1 : (size_t)bytes;
+        *storage += bytes;
+    }
+    /* names: struct members, then file-wide identifiers */
+    owner = cat(p, r == ROLE_LIST ? "feature list '" : r == ROLE_CONTEXT ? "context feature '"
+                                                                         : "feature '",
+                f->cname, "'");
+    {
+        char *up = upper_of(p, f->cname);
+        char *base = cat(p, m->upper, "_", up);
+        const char *names[8 + FC_MAX_RANK];
+        symtab *where[8 + FC_MAX_RANK];
+        size_t k = 0, q;
+        unsigned rk;
+        f->macro = base;
+        names[k] = f->cname, where[k++] = members;
+        if (r == ROLE_LIST)
+            names[k] = cat(p, f->cname, "_frames", ""), where[k++] = members;
+        if (f->kind != FC_KIND_FIXED)
+            names[k] = cat(p, f->cname, "_count", ""), where[k++] = members;
+        names[k] = base, where[k++] = globals;
+        names[k] = cat(p, base, "_SIZE", ""), where[k++] = globals;
+        if (f->kind != FC_KIND_FIXED)
+            names[k] = cat(p, base, "_MAX", ""), where[k++] = globals;
+        if (r == ROLE_LIST)
+            names[k] = cat(p, base, "_FRAMES_MAX", ""), where[k++] = globals;
+        for (rk = 0; rk < f->rank; rk++) {
+            char num[32];
+            snprintf(num, sizeof num, "_DIM%u", rk);
+            names[k] = cat(p, base, num, ""), where[k++] = globals;
+        }
+        if (f->has_default)
+            names[k] = cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
+        for (q = 0; q < k; q++)
+            if (!sym_add(p, d, where[q], names[q], owner, a->key_loc))
+                return 0;
+    }
+    return 1;
+}
+
+/* Indices of group sorted by key bytes: TensorFlow reports missing features
+ * in that order. */
+static void sort_by_key(const schema_feature *group, size_t n, uint16_t *order)
+{
+    size_t i, j;
+    for (i = 0; i < n; i++)
+        order[i] = (uint16_t)i;
+    for (i = 1; i < n; i++) {
+        uint16_t x = order[i];
+        j = i;
+        while (j > 0 && key_cmp(&group[order[j - 1]], &group[x]) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+}
+
+static size_t count_features(const ast_feature *a)
+{
+    size_t n = 0;
+    for (; a != NULL; a = a->next)
+        n++;
+    return n;
+}
+
+/* The header of `feature_lists max N policies {`. */
+static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int *allow_missing,
+                             int *uniform)
+{
+    const ast_attr *t, *u;
+    uint64_t v;
+    int ok = 1;
+    if (b->max_text == NULL) {
+        diag_error(d, b->loc,
+                   "feature_lists needs a bound on the frames of a sequence: write "
+                   "'feature_lists max N {'");
+        ok = 0;
+    } else if (!parse_u64(b->max_text, &v) || v > SPEC_MAX_ELEMENTS) {
+        diag_error(d, b->max_loc, "frame bound %s is larger than the limit of %u", b->max_text,
+                   (unsigned)SPEC_MAX_ELEMENTS);
+        ok = 0;
+    } else if (v == 0) {
+        diag_error(d, b->max_loc, "a frame bound of 0 leaves no room for any frame");
+        ok = 0;
+    } else {
+        m->max_frames = (size_t)v;
+    }
+    for (t = b->attrs; t != NULL; t = t->next) {
+        for (u = b->attrs; u != t; u = u->next)
+            if (strcmp(u->name, t->name) == 0)
+                break;
+        if (u != t) {
+            diag_error(d, t->loc, "'%s' is given twice", t->name);
+            ok = 0;
+        } else if (strcmp(t->name, "allow_missing") == 0) {
+            *allow_missing = 1;
+        } else if (strcmp(t->name, "uniform") == 0) {
+            *uniform = 1;
+        } else { /* the grammar allows these three words only */
+            m->aligned = 1;
+        }
+    }
+    return ok;
+}
+
 static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                          const ast_message *am, symtab *globals)
 {
     const ast_feature *a;
-    size_t n = 0, i, j;
-    int ok = 1;
+    const ast_block *b, *ctx_block = NULL, *lists_block = NULL;
+    const ast_feature *ctx_features = NULL, *list_features = NULL;
+    size_t n, nl = 0, i;
+    int ok = 1, all_missing = 0, all_uniform = 0;
     uint64_t storage = 0;
     symtab members = {NULL, 0, 0};
-    for (a = am->features; a != NULL; a = a->next)
-        n++;
+    const char *word = am->kind == AM_SEQUENCE_EXAMPLE ? "sequence_example" : "example";
     m->ast = am;
     m->name = am->name;
+    m->sequence = am->kind == AM_SEQUENCE_EXAMPLE;
     m->c_type = cat(p, s->package, "_", am->name);
     m->upper = upper_of(p, m->c_type);
     if (p->failed)
         return 0;
-    if (am->kind == AM_SEQUENCE_EXAMPLE) {
-        diag_error(d, am->name_loc,
-                   "sequence_example is not supported yet; only 'example' messages compile");
-        return 0;
-    }
-    if (!check_c_name(d, am->name_loc, am->name, "example"))
+    if (!check_c_name(d, am->name_loc, am->name, word))
         ok = 0;
-    if (n == 0) {
-        diag_error(d, am->name_loc, "example '%s' declares no features", am->name);
+    if (m->sequence) {
+        for (b = am->blocks; b != NULL; b = b->next) {
+            const ast_block **seen = b->kind == AB_CONTEXT ? &ctx_block : &lists_block;
+            if (*seen != NULL) {
+                diag_error(d, b->loc, "sequence_example '%s' has a second '%s' block", am->name,
+                           b->kind == AB_CONTEXT ? "context" : "feature_lists");
+                diag_note(d, (*seen)->loc, "the first one is here");
+                ok = 0;
+                continue;
+            }
+            *seen = b;
+        }
+        if (ctx_block != NULL)
+            ctx_features = ctx_block->features;
+        if (lists_block != NULL) {
+            list_features = lists_block->features;
+            if (!check_lists_block(d, m, lists_block, &all_missing, &all_uniform))
+                return 0;
+        }
+    } else {
+        ctx_features = am->features;
+    }
+    n = count_features(ctx_features);
+    nl = count_features(list_features);
+    if (n + nl == 0) {
+        diag_error(d, am->name_loc, "%s '%s' declares no features", word, am->name);
         return 0;
     }
-    if (n > SPEC_MAX_FEATURES) {
-        diag_error(d, am->name_loc, "example '%s' declares %zu features; the limit is %d",
-                   am->name, n, SPEC_MAX_FEATURES);
+    if (n + nl > SPEC_MAX_FEATURES) {
+        diag_error(d, am->name_loc, "%s '%s' declares %zu features; the limit is %d", word,
+                   am->name, n + nl, SPEC_MAX_FEATURES);
         return 0;
     }
-    m->features = (schema_feature *)pool_alloc(p, n * sizeof *m->features);
-    m->missing_order = (uint16_t *)pool_alloc(p, n * sizeof *m->missing_order);
+    m->features = (schema_feature *)pool_alloc(p, (n ? n : 1) * sizeof *m->features);
+    m->missing_order = (uint16_t *)pool_alloc(p, (n ? n : 1) * sizeof *m->missing_order);
+    m->lists = (schema_feature *)pool_alloc(p, (nl ? nl : 1) * sizeof *m->lists);
+    m->list_missing_order = (uint16_t *)pool_alloc(p, (nl ? nl : 1) * sizeof(uint16_t));
     if (p->failed)
         return 0;
     m->nfeatures = n;
+    m->nlists = nl;
     sym_add(p, d, &members, "present", "the presence bits", am->name_loc);
-    for (a = am->features, i = 0; a != NULL; a = a->next, i++) {
-        schema_feature *f = &m->features[i];
-        char *owner;
-        f->ast = a;
-        f->key = a->key;
-        f->key_len = a->key_len;
-        if (a->cname != NULL) {
-            f->cname = a->cname;
-            if (!check_c_name(d, a->cname_loc, a->cname, "field")) {
-                ok = 0;
-                continue;
-            }
-        } else if (!is_ident(a->key, a->key_len) || memchr(a->key, 0, a->key_len) != NULL) {
-            diag_error(d, a->key_loc,
-                       "feature key \"%.*s\" is not a C identifier; name its field: \"%.*s\" "
-                       "as NAME",
-                       (int)a->key_len, a->key, (int)a->key_len, a->key);
+    for (a = ctx_features, i = 0; a != NULL; a = a->next, i++)
+        if (!check_feature(p, d, m, m->features, i, a, m->sequence ? ROLE_CONTEXT : ROLE_EXAMPLE,
+                           &members, globals, &storage))
             ok = 0;
-            continue;
-        } else {
-            f->cname = a->key;
-            if (!check_c_name(d, a->key_loc, a->key, "field")) {
-                ok = 0;
-                continue;
-            }
-        }
-        /* duplicate keys */
-        for (j = 0; j < i; j++) {
-            const schema_feature *g = &m->features[j];
-            if (g->ast != NULL && g->key_len == f->key_len &&
-                memcmp(g->key, f->key, f->key_len) == 0) {
-                diag_error(d, a->key_loc, "duplicate feature key \"%.*s\" in example '%s'",
-                           (int)a->key_len, a->key, am->name);
-                diag_note(d, g->ast->key_loc, "previous definition here");
-                ok = 0;
-                break;
-            }
-        }
-        if (j < i)
-            continue;
-        if (!check_type(d, f, a) || !check_shape(d, f, a)) {
+    for (a = list_features, i = 0; a != NULL; a = a->next, i++) {
+        schema_feature *f = &m->lists[i];
+        if (!check_feature(p, d, m, m->lists, i, a, ROLE_LIST, &members, globals, &storage)) {
             ok = 0;
             continue;
         }
-        if (a->def != NULL && !check_default(p, d, f, a->def)) {
-            ok = 0;
-            continue;
-        }
-        /* storage */
-        {
-            uint64_t vals = f->kind == FC_KIND_ROWS ? (uint64_t)f->max * f->elems
-                            : f->kind == FC_KIND_VARLEN ? (uint64_t)f->max
-                                                        : (uint64_t)f->elems;
-            uint64_t bytes = vals * elem_bytes(f->type) +
-                             (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
-            f->storage = (size_t)bytes;
-            storage += bytes;
-        }
-        /* names: struct members, then file-wide identifiers */
-        owner = cat(p, "feature '", f->cname, "'");
-        {
-            char *up = upper_of(p, f->cname);
-            char *base = cat(p, m->upper, "_", up);
-            f->macro = base;
-            const char *names[8 + FC_MAX_RANK];
-            symtab *where[8 + FC_MAX_RANK];
-            size_t k = 0, q;
-            unsigned r;
-            names[k] = f->cname, where[k++] = &members;
-            if (f->kind != FC_KIND_FIXED)
-                names[k] = cat(p, f->cname, "_count", ""), where[k++] = &members;
-            names[k] = base, where[k++] = globals;
-            names[k] = cat(p, base, "_SIZE", ""), where[k++] = globals;
-            if (f->kind != FC_KIND_FIXED)
-                names[k] = cat(p, base, "_MAX", ""), where[k++] = globals;
-            for (r = 0; r < f->rank; r++) {
-                char num[32];
-                snprintf(num, sizeof num, "_DIM%u", r);
-                names[k] = cat(p, base, num, ""), where[k++] = globals;
-            }
-            if (f->has_default)
-                names[k] = cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
-            for (q = 0; q < k; q++) {
-                if (!sym_add(p, d, where[q], names[q], owner, a->key_loc)) {
-                    ok = 0;
-                    break;
-                }
-            }
-        }
+        if (all_missing && f->kind == FC_KIND_FIXED)
+            f->allow_missing = 1;
+        if (all_uniform && f->kind == FC_KIND_VARLEN)
+            f->uniform = 1;
     }
     if (storage > SPEC_MAX_STORAGE && ok) {
         diag_error(d, am->name_loc,
-                   "example '%s' needs %llu bytes of storage; the limit is %u MiB (lower the "
+                   "%s '%s' needs %llu bytes of storage; the limit is %u MiB (lower the "
                    "bounds or shapes)",
-                   am->name, (unsigned long long)storage, (unsigned)(SPEC_MAX_STORAGE >> 20));
+                   word, am->name, (unsigned long long)storage, (unsigned)(SPEC_MAX_STORAGE >> 20));
         ok = 0;
     }
-    /* TensorFlow checks missing features in sorted key order. */
-    for (i = 0; i < n; i++)
-        m->missing_order[i] = (uint16_t)i;
     if (ok) {
-        for (i = 1; i < n; i++) {
-            uint16_t x = m->missing_order[i];
-            j = i;
-            while (j > 0 && key_cmp(&m->features[m->missing_order[j - 1]], &m->features[x]) > 0) {
-                m->missing_order[j] = m->missing_order[j - 1];
-                j--;
-            }
-            m->missing_order[j] = x;
-        }
+        sort_by_key(m->features, n, m->missing_order);
+        sort_by_key(m->lists, nl, m->list_missing_order);
     }
     return ok && !p->failed;
 }
@@ -792,7 +1015,9 @@ schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_pa
             continue;
         }
         {
-            const char *owner = cat(p, "example '", am->name, "'");
+            const char *owner = cat(p, am->kind == AM_SEQUENCE_EXAMPLE ? "sequence_example '"
+                                                                      : "example '",
+                                    am->name, "'");
             const char *lower = cat(p, s->package, "_", am->name);
             const char *upper = upper_of(p, lower);
             size_t k;

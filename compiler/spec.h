@@ -88,6 +88,13 @@ typedef struct ast_dim {
     struct ast_dim *next;
 } ast_dim;
 
+/* A policy word: after a feature-list feature, or in a feature_lists header. */
+typedef struct ast_attr {
+    const char *name;
+    spec_loc loc;
+    struct ast_attr *next;
+} ast_attr;
+
 typedef struct ast_feature {
     spec_loc loc;            /* the whole declaration */
     const char *key;         /* bytes of the key */
@@ -104,17 +111,33 @@ typedef struct ast_feature {
     const char *max_text;    /* `max N`, or NULL */
     spec_loc max_loc;
     ast_value *def;          /* `= value`, or NULL */
+    ast_attr *attrs;         /* policy words after the type, or NULL */
     struct ast_feature *next;
 } ast_feature;
 
 typedef enum ast_message_kind { AM_EXAMPLE, AM_SEQUENCE_EXAMPLE } ast_message_kind;
+
+/* A block of a sequence_example: `context { ... }` or
+ * `feature_lists [max N] [policies] { ... }`. */
+typedef enum ast_block_kind { AB_CONTEXT, AB_FEATURE_LISTS } ast_block_kind;
+
+typedef struct ast_block {
+    ast_block_kind kind;
+    spec_loc loc;            /* the keyword */
+    const char *max_text;    /* feature_lists: `max N`, or NULL */
+    spec_loc max_loc;
+    ast_attr *attrs;         /* feature_lists: policy words */
+    ast_feature *features;
+    struct ast_block *next;
+} ast_block;
 
 typedef struct ast_message {
     ast_message_kind kind;
     const char *name;
     spec_loc name_loc;
     spec_loc loc;
-    ast_feature *features;
+    ast_feature *features;   /* example */
+    ast_block *blocks;       /* sequence_example, in source order */
     struct ast_message *next;
 } ast_message;
 
@@ -144,6 +167,13 @@ typedef struct schema_feature {
     size_t elems;            /* FIXED: product(shape); ROWS: row size; VARLEN: 1 */
     size_t max;              /* VARLEN values, ROWS rows; FIXED: elems */
     size_t storage;          /* bytes of struct storage for the values */
+    /* feature lists of a sequence_example (list != 0): kind FIXED is a
+     * FixedLenSequence (every frame holds `elems` values of shape dims),
+     * VARLEN a VarLen per frame (at most `max` values per frame). */
+    int list;
+    size_t max_frames;       /* frames bound */
+    int allow_missing;       /* FIXED lists: a missing list is empty, not an error */
+    int uniform;             /* VARLEN lists: every frame holds the same number of values */
     int has_default;
     size_t ndefault;         /* FIXED: elems; ROWS: 1 */
     int64_t *def_int;
@@ -154,12 +184,19 @@ typedef struct schema_feature {
 
 typedef struct schema_message {
     const ast_message *ast;
+    int sequence;            /* a sequence_example */
     const char *name;
     const char *c_type;      /* package_name */
     const char *upper;       /* PACKAGE_NAME */
-    size_t nfeatures;
+    size_t nfeatures;        /* example features, or context features */
     schema_feature *features;
     uint16_t *missing_order; /* indices sorted by key bytes */
+    /* sequence_example: the feature lists (field numbers follow the context's) */
+    size_t nlists;
+    schema_feature *lists;
+    uint16_t *list_missing_order; /* list indices sorted by key bytes */
+    size_t max_frames;       /* the feature_lists bound */
+    int aligned;             /* every list present in a record has the same frame count */
 } schema_message;
 
 typedef struct schema {

@@ -80,12 +80,19 @@ static spec_loc span(spec_loc a, spec_loc b)
     ast_dim *dim;
     ast_feature *feature;
     ast_message *message;
+    ast_block *block;
+    ast_attr *attr;
 }
 
 %token END_OF_FILE 0 "end of file"
 %token KW_PACKAGE "'package'"
 %token KW_EXAMPLE "'example'"
 %token KW_SEQUENCE_EXAMPLE "'sequence_example'"
+%token KW_CONTEXT "'context'"
+%token KW_FEATURE_LISTS "'feature_lists'"
+%token KW_ALLOW_MISSING "'allow_missing'"
+%token KW_ALIGNED "'aligned'"
+%token KW_UNIFORM "'uniform'"
 %token KW_AS "'as'"
 %token KW_MAX "'max'"
 %token <str> IDENT "identifier"
@@ -93,10 +100,12 @@ static spec_loc span(spec_loc a, spec_loc b)
 %token <str> FLOATING "floating-point number"
 %token <str> STRING "string"
 
-%type <str> name
+%type <str> name policy
 %type <value> value scalar values
 %type <dim> dims dim
 %type <feature> feature features fkey
+%type <block> blocks block
+%type <attr> attrs
 
 %%
 
@@ -129,7 +138,7 @@ message
                 ctx->msg_tail = &m->next;
             }
         }
-    | KW_SEQUENCE_EXAMPLE name '{' features '}'
+    | KW_SEQUENCE_EXAMPLE name '{' blocks '}'
         {
             ast_message *m = NEW(ast_message);
             if (m != NULL) {
@@ -137,12 +146,88 @@ message
                 m->name = $2.text;
                 m->name_loc = @2;
                 m->loc = span(@1, @5);
-                m->features = $4;
+                m->blocks = $4;
                 *ctx->msg_tail = m;
                 ctx->msg_tail = &m->next;
             }
         }
     | error '}'
+    ;
+
+/* The blocks of a sequence_example, in source order (sema checks which and
+ * how many). */
+blocks
+    : %empty            { $$ = NULL; }
+    | blocks block
+        {
+            $$ = $1;
+            if ($2 != NULL) {
+                if ($$ == NULL) {
+                    $$ = $2;
+                } else {
+                    ast_block *b = $$;
+                    while (b->next != NULL)
+                        b = b->next;
+                    b->next = $2;
+                }
+            }
+        }
+    ;
+
+block
+    : KW_CONTEXT '{' features '}'
+        {
+            $$ = NEW(ast_block);
+            if ($$ != NULL) {
+                $$->kind = AB_CONTEXT;
+                $$->loc = @1;
+                $$->features = $3;
+            }
+        }
+    | KW_FEATURE_LISTS attrs '{' features '}'
+        {
+            $$ = NEW(ast_block);
+            if ($$ != NULL) {
+                $$->kind = AB_FEATURE_LISTS;
+                $$->loc = @1;
+                $$->attrs = $2;
+                $$->features = $4;
+            }
+        }
+    | KW_FEATURE_LISTS KW_MAX INTEGER attrs '{' features '}'
+        {
+            $$ = NEW(ast_block);
+            if ($$ != NULL) {
+                $$->kind = AB_FEATURE_LISTS;
+                $$->loc = @1;
+                $$->max_text = $3.text;
+                $$->max_loc = @3;
+                $$->attrs = $4;
+                $$->features = $6;
+            }
+        }
+    ;
+
+/* Policy words, in source order; sema says which apply where. */
+attrs
+    : %empty            { $$ = NULL; }
+    | attrs policy
+        {
+            ast_attr *a = NEW(ast_attr);
+            $$ = $1;
+            if (a != NULL) {
+                a->name = $2.text;
+                a->loc = @2;
+                if ($$ == NULL) {
+                    $$ = a;
+                } else {
+                    ast_attr *t = $$;
+                    while (t->next != NULL)
+                        t = t->next;
+                    t->next = a;
+                }
+            }
+        }
     ;
 
 /* Features in source order (appended at the tail). */
@@ -165,13 +250,14 @@ features
     ;
 
 feature
-    : fkey ':' name shape_opt_into max_opt_into default_opt_into ';'
+    : fkey ':' name shape_opt_into max_opt_into default_opt_into attrs ';'
         {
             $$ = $1;
             if ($$ != NULL) {
-                $$->loc = span(@1, @7);
+                $$->loc = span(@1, @8);
                 $$->type = $3.text;
                 $$->type_loc = @3;
+                $$->attrs = $7;
             }
         }
     | error ';'         { $$ = NULL; }
@@ -310,11 +396,20 @@ scalar
     | STRING            { $$ = value_new(ctx, AV_STRING, @1, $1.text, $1.len, 0); }
     ;
 
+policy
+    : KW_ALLOW_MISSING  { $$.text = "allow_missing"; $$.len = 13; }
+    | KW_ALIGNED        { $$.text = "aligned"; $$.len = 7; }
+    | KW_UNIFORM        { $$.text = "uniform"; $$.len = 7; }
+    ;
+
 name
     : IDENT             { $$ = $1; }
+    | policy            { $$ = $1; }
     | KW_PACKAGE        { $$.text = "package"; $$.len = 7; }
     | KW_EXAMPLE        { $$.text = "example"; $$.len = 7; }
     | KW_SEQUENCE_EXAMPLE { $$.text = "sequence_example"; $$.len = 16; }
+    | KW_CONTEXT        { $$.text = "context"; $$.len = 7; }
+    | KW_FEATURE_LISTS  { $$.text = "feature_lists"; $$.len = 13; }
     | KW_AS             { $$.text = "as"; $$.len = 2; }
     | KW_MAX            { $$.text = "max"; $$.len = 3; }
     ;

@@ -148,5 +148,31 @@ printf 'abcdefghijk' >> "$tmp/tail.tfrecord"
 expect_rc 2 "short trailing garbage" "$featc" verify "$tmp/tail.tfrecord"
 has "$tmp/out" "truncated record at 68: record 1: the stream ends inside the 12-byte record header (11 bytes left)" "short trailing garbage message"
 
+# ---- sequence_example specs: checked (code generation comes with the runtime side)
+cat > "$tmp/movie.feat" <<'SPEC'
+package movie;
+sequence_example movie {
+  context {
+    locale    : bytes;
+    age       : int64 = 0;
+    favorites : bytes[] max 16;
+  }
+  feature_lists max 256 aligned {
+    movie_ratings : float allow_missing;
+    movie_names   : bytes;
+    actors        : bytes[] max 8 uniform;
+    "frame/box" as box : float[2, 2];
+  }
+}
+SPEC
+expect_rc 0 "check a sequence_example spec" "$featc" check "$tmp/movie.feat"
+[ ! -s "$tmp/err" ] && ok || bad "check a sequence_example spec printed: $(cat "$tmp/err")"
+expect_rc 1 "compile a sequence_example spec" "$featc" compile -o "$tmp" "$tmp/movie.feat"
+has "$tmp/err" "movie.feat:2:18: error: featc cannot generate code for a sequence_example yet" "compile a sequence_example message"
+printf 'sequence_example only_lists {\n  feature_lists max 4 { x : int64; }\n}\n' > "$tmp/lists.feat"
+expect_rc 0 "a sequence_example with feature lists only" "$featc" check "$tmp/lists.feat"
+printf 'sequence_example only_context {\n  context { x : int64; }\n}\n' > "$tmp/context.feat"
+expect_rc 0 "a sequence_example with a context only" "$featc" check "$tmp/context.feat"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
