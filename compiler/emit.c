@@ -294,6 +294,75 @@ static void emit_default_copy(sbuf *b, const char *indent, const schema_message 
                   m->c_type, f->cname, f->cname);
 }
 
+static const char *type_enum(fc_type t)
+{
+    return t == FC_TYPE_BYTES ? "BYTES" : t == FC_TYPE_FLOAT ? "FLOAT" : "INT64";
+}
+
+/* The constants of an Example or context feature. */
+static void emit_feature_constants(sbuf *b, const schema_feature *f)
+{
+    unsigned r;
+    sb_str(b, "/* ");
+    describe(b, f);
+    sb_str(b, " */\n");
+    for (r = 0; r < f->rank; r++)
+        sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
+    if (f->kind != FC_KIND_VARLEN)
+        sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
+    if (f->kind != FC_KIND_FIXED)
+        sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
+}
+
+/* The struct members of an Example or context feature. */
+static void emit_feature_member(sbuf *b, const schema_feature *f)
+{
+    unsigned r;
+    sb_str(b, "    /* ");
+    describe(b, f);
+    sb_str(b, " */\n");
+    if (f->kind != FC_KIND_FIXED)
+        sb_printf(b, "    size_t %s_count;\n", f->cname);
+    if (f->kind == FC_KIND_FIXED && f->elems == 0) {
+        sb_str(b, "    /* (no values: only its presence is recorded) */\n");
+    } else {
+        sb_printf(b, "    %s %s", c_elem_type(f->type), f->cname);
+        if (f->kind != FC_KIND_FIXED)
+            sb_printf(b, "[%s_MAX]", f->macro);
+        for (r = 0; r < f->rank; r++)
+            sb_printf(b, "[%s_DIM%u]", f->macro, r);
+        sb_str(b, ";\n");
+    }
+}
+
+/* The fc_field_desc initializer of an Example or context feature. */
+static void emit_field_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
+{
+    unsigned r;
+    sb_str(b, "    {");
+    c_string(b, f->key, f->key_len);
+    sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
+              type_enum(f->type),
+              f->kind == FC_KIND_FIXED ? "FIXED" : f->kind == FC_KIND_VARLEN ? "VARLEN" : "ROWS",
+              f->rank);
+    for (r = 0; r < FC_MAX_RANK; r++)
+        sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
+    sb_printf(b, "}, %zu, %zu,\n     ", f->elems, f->max);
+    if (f->kind == FC_KIND_FIXED && f->elems == 0)
+        sb_str(b, "0, ");
+    else
+        sb_printf(b, "offsetof(%s, %s), ", m->c_type, f->cname);
+    if (f->kind != FC_KIND_FIXED)
+        sb_printf(b, "offsetof(%s, %s_count), ", m->c_type, f->cname);
+    else
+        sb_str(b, "0, ");
+    if (f->has_default)
+        sb_printf(b, "%s_default_%s}", m->c_type, f->cname);
+    else
+        sb_str(b, "NULL}");
+    sb_str(b, last ? "\n" : ",\n");
+}
+
 /* Sorted by (length, bytes) for the lookup switch. */
 static int by_len_then_bytes(const schema_feature *a, const schema_feature *b)
 {
@@ -302,74 +371,67 @@ static int by_len_then_bytes(const schema_feature *a, const schema_feature *b)
     return a->key_len ? memcmp(a->key, b->key, a->key_len) : 0;
 }
 
+/* The body of a key -> field number function: a switch on the length, then
+ * a comparison of the bytes.  0 when memory ran out. */
+static int emit_lookup(sbuf *b, const schema_feature *group, size_t n)
+{
+    size_t i, j, *order;
+    if (n == 0) {
+        sb_str(b, "    (void)key;\n    (void)len;");
+        return 1;
+    }
+    order = (size_t *)malloc(n * sizeof *order);
+    if (order == NULL)
+        return 0;
+    for (i = 0; i < n; i++) {
+        size_t x = i;
+        j = i;
+        while (j > 0 && by_len_then_bytes(&group[order[j - 1]], &group[x]) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    sb_str(b, "    switch (len) {\n");
+    for (i = 0; i < n; i++) {
+        const schema_feature *f = &group[order[i]];
+        if (i == 0 || group[order[i - 1]].key_len != f->key_len)
+            sb_printf(b, "    case %zu:\n", f->key_len);
+        if (f->key_len == 0) {
+            sb_printf(b, "        return %s;\n", f->macro);
+        } else {
+            sb_str(b, "        if (memcmp(key, ");
+            c_string(b, f->key, f->key_len);
+            sb_printf(b, ", %zu) == 0)\n            return %s;\n", f->key_len, f->macro);
+        }
+        if (i + 1 == n || group[order[i + 1]].key_len != f->key_len)
+            if (f->key_len != 0)
+                sb_str(b, "        break;\n");
+    }
+    sb_str(b, "    default:\n        break;\n    }");
+    free(order);
+    return 1;
+}
+
 static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbuf *src)
 {
     msg_parts mp;
-    size_t i, j;
-    size_t *order;
+    size_t i;
     char count[32], words[32];
     int ok;
     memset(&mp, 0, sizeof mp);
     (void)s;
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
-        unsigned r;
         unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
         /* enum */
         sb_printf(&mp.enm, "    %s = %zu%s\n", f->macro, i,
                   i + 1 < m->nfeatures ? "," : "");
-        /* constants */
-        sb_str(&mp.constants, "/* ");
-        describe(&mp.constants, f);
-        sb_str(&mp.constants, " */\n");
-        for (r = 0; r < f->rank; r++)
-            sb_printf(&mp.constants, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
-        if (f->kind != FC_KIND_VARLEN)
-            sb_printf(&mp.constants, "#define %s_SIZE %zu\n", f->macro, f->elems);
-        if (f->kind != FC_KIND_FIXED)
-            sb_printf(&mp.constants, "#define %s_MAX %zu\n", f->macro, f->max);
-        /* members */
-        sb_str(&mp.members, "    /* ");
-        describe(&mp.members, f);
-        sb_str(&mp.members, " */\n");
-        if (f->kind != FC_KIND_FIXED)
-            sb_printf(&mp.members, "    size_t %s_count;\n", f->cname);
-        if (f->kind == FC_KIND_FIXED && f->elems == 0) {
-            sb_str(&mp.members, "    /* (no values: only its presence is recorded) */\n");
-        } else {
-            sb_printf(&mp.members, "    %s %s", c_elem_type(f->type), f->cname);
-            if (f->kind != FC_KIND_FIXED)
-                sb_printf(&mp.members, "[%s_MAX]", f->macro);
-            for (r = 0; r < f->rank; r++)
-                sb_printf(&mp.members, "[%s_DIM%u]", f->macro, r);
-            sb_str(&mp.members, ";\n");
-        }
-        /* defaults */
+        emit_feature_constants(&mp.constants, f);
+        emit_feature_member(&mp.members, f);
         if (f->has_default)
             emit_default_array(&mp.defaults, m, f);
-        /* descriptor */
-        sb_str(&mp.descs, "    {");
-        c_string(&mp.descs, f->key, f->key_len);
-        sb_printf(&mp.descs, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len,
-                  f->cname, f->type == FC_TYPE_BYTES ? "BYTES" : f->type == FC_TYPE_FLOAT ? "FLOAT" : "INT64",
-                  f->kind == FC_KIND_FIXED ? "FIXED" : f->kind == FC_KIND_VARLEN ? "VARLEN" : "ROWS",
-                  f->rank);
-        for (r = 0; r < FC_MAX_RANK; r++)
-            sb_printf(&mp.descs, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
-        sb_printf(&mp.descs, "}, %zu, %zu,\n     ", f->elems, f->max);
-        if (f->kind == FC_KIND_FIXED && f->elems == 0)
-            sb_str(&mp.descs, "0, ");
-        else
-            sb_printf(&mp.descs, "offsetof(%s, %s), ", m->c_type, f->cname);
-        if (f->kind != FC_KIND_FIXED)
-            sb_printf(&mp.descs, "offsetof(%s, %s_count), ", m->c_type, f->cname);
-        else
-            sb_str(&mp.descs, "0, ");
-        if (f->has_default)
-            sb_printf(&mp.descs, "%s_default_%s}", m->c_type, f->cname);
-        else
-            sb_str(&mp.descs, "NULL}");
-        sb_str(&mp.descs, i + 1 < m->nfeatures ? ",\n" : "\n");
+        emit_field_desc(&mp.descs, m, f, i + 1 == m->nfeatures);
         /* init: defaults of FixedLen features */
         if (f->has_default && f->kind == FC_KIND_FIXED)
             emit_default_copy(&mp.init, "    ", m, f);
@@ -424,40 +486,10 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
     sb_str(&mp.order, "\n");
     if (mp.missing.s == NULL)
         sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
-    /* lookup: switch on the length, then compare bytes */
-    order = (size_t *)malloc(m->nfeatures * sizeof *order);
-    if (order == NULL) {
+    if (!emit_lookup(&mp.lookup, m->features, m->nfeatures)) {
         part_free(&mp);
         return 0;
     }
-    for (i = 0; i < m->nfeatures; i++) {
-        size_t x = i;
-        j = i;
-        while (j > 0 && by_len_then_bytes(&m->features[order[j - 1]], &m->features[x]) > 0) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = x;
-    }
-    sb_str(&mp.lookup, "    switch (len) {\n");
-    for (i = 0; i < m->nfeatures; i++) {
-        const schema_feature *f = &m->features[order[i]];
-        if (i == 0 || m->features[order[i - 1]].key_len != f->key_len)
-            sb_printf(&mp.lookup, "    case %zu:\n", f->key_len);
-        if (f->key_len == 0) {
-            sb_printf(&mp.lookup, "        return %s;\n", f->macro);
-        } else {
-            sb_str(&mp.lookup, "        if (memcmp(key, ");
-            c_string(&mp.lookup, f->key, f->key_len);
-            sb_printf(&mp.lookup, ", %zu) == 0)\n            return %s;\n", f->key_len,
-                      f->macro);
-        }
-        if (i + 1 == m->nfeatures || m->features[order[i + 1]].key_len != f->key_len)
-            if (f->key_len != 0)
-                sb_str(&mp.lookup, "        break;\n");
-    }
-    sb_str(&mp.lookup, "    default:\n        break;\n    }");
-    free(order);
     if (mp.init.s == NULL)
         sb_str(&mp.init, "");
     snprintf(count, sizeof count, "%zu", m->nfeatures);
