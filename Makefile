@@ -29,7 +29,7 @@ WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototyp
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFLAGS)
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c
+RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/input.c runtime/driver.c
 FALLBACK_SRC = runtime/fallback.c
@@ -40,8 +40,8 @@ CLI_SRC = compiler/main.c compiler/cmd_records.c compiler/print.c compiler/cmd_c
 FEATC_SRC = compiler/compile.c compiler/diag.c compiler/sema.c compiler/emit.c
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 TEMPLATES = templates/header.h templates/message.h templates/source.c templates/message.c \
-            templates/driver.c
-HEADERS = $(wildcard runtime/featc/*.h) runtime/crc32c_tables.h compiler/*.h
+            templates/driver.c templates/seq_message.h templates/seq_message.c templates/seq_driver.c
+HEADERS = $(wildcard runtime/featc/*.h) runtime/crc32c_tables.h runtime/wire.h compiler/*.h
 
 RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
 FEATC_OBJ = $(FEATC_SRC:%.c=$(BUILD)/obj/%.o) $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
@@ -101,7 +101,10 @@ $(BUILD)/gen/templates.c: $(BUILD)/tools/embed $(TEMPLATES)
 	@mkdir -p $(BUILD)/gen
 	$(BUILD)/tools/embed $@ featc_template_header=templates/header.h \
 	    featc_template_message_h=templates/message.h featc_template_source=templates/source.c \
-	    featc_template_message_c=templates/message.c featc_template_driver=templates/driver.c
+	    featc_template_message_c=templates/message.c featc_template_driver=templates/driver.c \
+	    featc_template_seq_message_h=templates/seq_message.h \
+	    featc_template_seq_message_c=templates/seq_message.c \
+	    featc_template_seq_driver=templates/seq_driver.c
 
 $(BUILD)/libfeatc_compiler.a: $(FEATC_OBJ)
 	rm -f $@

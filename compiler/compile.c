@@ -39,18 +39,6 @@ int featc_compile_buffer(pool *p, const char *path, const char *src, size_t len,
     }
     if (o != NULL && out != NULL) {
         emit_options eo = *o;
-        size_t k;
-        for (k = 0; k < s->nmessages; k++) {
-            if (s->messages[k].sequence) {
-                diag_error(&d, s->messages[k].ast->name_loc,
-                           "featc cannot generate code for a sequence_example yet ('featc "
-                           "check' validates it)");
-            }
-        }
-        if (d.errors > 0) {
-            diag_summary(&d);
-            return d.errors;
-        }
         if (eo.driver && eo.driver_message == NULL)
             eo.driver_message = s->messages[0].name;
         if (!eo.driver)

@@ -373,7 +373,7 @@ static int by_len_then_bytes(const schema_feature *a, const schema_feature *b)
 
 /* The body of a key -> field number function: a switch on the length, then
  * a comparison of the bytes.  0 when memory ran out. */
-static int emit_lookup(sbuf *b, const schema_feature *group, size_t n)
+static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const char *minus)
 {
     size_t i, j, *order;
     if (n == 0) {
@@ -398,11 +398,12 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n)
         if (i == 0 || group[order[i - 1]].key_len != f->key_len)
             sb_printf(b, "    case %zu:\n", f->key_len);
         if (f->key_len == 0) {
-            sb_printf(b, "        return %s;\n", f->macro);
+            sb_printf(b, "        return %s%s;\n", f->macro, minus);
         } else {
             sb_str(b, "        if (memcmp(key, ");
             c_string(b, f->key, f->key_len);
-            sb_printf(b, ", %zu) == 0)\n            return %s;\n", f->key_len, f->macro);
+            sb_printf(b, ", %zu) == 0)\n            return %s%s;\n", f->key_len, f->macro,
+                      minus);
         }
         if (i + 1 == n || group[order[i + 1]].key_len != f->key_len)
             if (f->key_len != 0)
@@ -486,7 +487,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
     sb_str(&mp.order, "\n");
     if (mp.missing.s == NULL)
         sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
-    if (!emit_lookup(&mp.lookup, m->features, m->nfeatures)) {
+    if (!emit_lookup(&mp.lookup, m->features, m->nfeatures, "")) {
         part_free(&mp);
         return 0;
     }
@@ -520,6 +521,234 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
     return ok;
 }
 
+/* ------------------------------------------------------------ sequence_example */
+
+/* "key": float, FixedLenSequence [2,2] per frame, ... for comments. */
+static void describe_list(sbuf *b, const schema_feature *f)
+{
+    unsigned i;
+    comment_key(b, f->key, f->key_len);
+    sb_printf(b, ": %s", spec_type_word(f->type));
+    if (f->kind == FC_KIND_VARLEN) {
+        sb_printf(b, ", VarLen, at most %zu values per frame", f->max);
+    } else {
+        sb_str(b, ", FixedLenSequence [");
+        for (i = 0; i < f->rank; i++)
+            sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
+        sb_str(b, "] per frame");
+    }
+    sb_printf(b, ", at most %zu frames", f->max_frames);
+    if (f->allow_missing)
+        sb_str(b, ", allow_missing");
+    if (f->uniform)
+        sb_str(b, ", uniform");
+}
+
+static void emit_list_constants(sbuf *b, const schema_feature *f)
+{
+    unsigned r;
+    sb_str(b, "/* ");
+    describe_list(b, f);
+    sb_str(b, " */\n");
+    for (r = 0; r < f->rank; r++)
+        sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
+    if (f->kind == FC_KIND_FIXED)
+        sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
+    else
+        sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
+    sb_printf(b, "#define %s_FRAMES_MAX %zu\n", f->macro, f->max_frames);
+}
+
+static void emit_list_member(sbuf *b, const schema_feature *f)
+{
+    unsigned r;
+    sb_str(b, "    /* ");
+    describe_list(b, f);
+    sb_str(b, " */\n");
+    sb_printf(b, "    size_t %s_frames;\n", f->cname);
+    if (f->kind == FC_KIND_VARLEN) {
+        sb_printf(b, "    size_t %s_count[%s_FRAMES_MAX];\n", f->cname, f->macro);
+        sb_printf(b, "    %s %s[%s_FRAMES_MAX][%s_MAX];\n", c_elem_type(f->type), f->cname,
+                  f->macro, f->macro);
+        return;
+    }
+    sb_printf(b, "    %s %s[%s_FRAMES_MAX]", c_elem_type(f->type), f->cname, f->macro);
+    for (r = 0; r < f->rank; r++)
+        sb_printf(b, "[%s_DIM%u]", f->macro, r);
+    sb_str(b, ";\n");
+}
+
+static void emit_list_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
+{
+    unsigned r;
+    sb_str(b, "    {");
+    c_string(b, f->key, f->key_len);
+    sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
+              type_enum(f->type), f->kind == FC_KIND_FIXED ? "FIXED" : "VARLEN", f->rank);
+    for (r = 0; r < FC_MAX_RANK; r++)
+        sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
+    sb_printf(b, "}, %zu, %zu, %zu, %d, %d,\n     ", f->elems, f->max, f->max_frames,
+              f->allow_missing, f->uniform);
+    sb_printf(b, "offsetof(%s, %s), offsetof(%s, %s_frames), ", m->c_type, f->cname, m->c_type,
+              f->cname);
+    if (f->kind == FC_KIND_VARLEN)
+        sb_printf(b, "offsetof(%s, %s_count)}", m->c_type, f->cname);
+    else
+        sb_str(b, "0}");
+    sb_str(b, last ? "\n" : ",\n");
+}
+
+static void emit_order(sbuf *b, const uint16_t *order, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        sb_printf(b, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
+                  (unsigned)order[i]);
+    sb_str(b, "\n");
+}
+
+typedef struct seq_parts {
+    sbuf enm, constants, members, defaults, cdescs, ldescs, clookup, llookup, init;
+    sbuf cref, corder_ref, lref, lorder_ref;
+} seq_parts;
+
+static void seq_free(seq_parts *sp)
+{
+    sbuf *all[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
+                   &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
+                   &sp->corder_ref, &sp->lref,  &sp->lorder_ref};
+    size_t i;
+    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]->s);
+}
+
+static int seq_failed(const seq_parts *sp)
+{
+    const sbuf *all[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
+                         &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
+                         &sp->corder_ref, &sp->lref,  &sp->lorder_ref};
+    size_t i;
+    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]->failed)
+            return 1;
+    return 0;
+}
+
+static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
+{
+    seq_parts sp;
+    sbuf minus = {NULL, 0, 0, 0};
+    size_t i, total = m->nfeatures + m->nlists;
+    char count[32], ccount[32], lcount[32], words[32];
+    int ok;
+    memset(&sp, 0, sizeof sp);
+    for (i = 0; i < total; i++) {
+        const schema_feature *f = i < m->nfeatures ? &m->features[i] : &m->lists[i - m->nfeatures];
+        sb_printf(&sp.enm, "    %s = %zu%s\n", f->macro, i, i + 1 < total ? "," : "");
+    }
+    if (m->nfeatures > 0)
+        sb_str(&sp.members, "    /* context features */\n");
+    for (i = 0; i < m->nfeatures; i++) {
+        const schema_feature *f = &m->features[i];
+        emit_feature_constants(&sp.constants, f);
+        emit_feature_member(&sp.members, f);
+        if (f->has_default) {
+            emit_default_array(&sp.defaults, m, f);
+            if (f->kind == FC_KIND_FIXED)
+                emit_default_copy(&sp.init, "    ", m, f);
+        }
+        emit_field_desc(&sp.cdescs, m, f, i + 1 == m->nfeatures);
+    }
+    if (m->nlists > 0)
+        sb_str(&sp.members, "    /* feature lists */\n");
+    for (i = 0; i < m->nlists; i++) {
+        const schema_feature *f = &m->lists[i];
+        emit_list_constants(&sp.constants, f);
+        emit_list_member(&sp.members, f);
+        emit_list_desc(&sp.ldescs, m, f, i + 1 == m->nlists);
+    }
+    if (m->nfeatures > 0) {
+        sbuf body = sp.cdescs;
+        memset(&sp.cdescs, 0, sizeof sp.cdescs);
+        sb_printf(&sp.cdescs, "static const fc_field_desc %s_context[%s_CONTEXT_COUNT] = {\n%s};\n\n"
+                  "/* Context indices by key, bytewise: TensorFlow's order for errors. */\n"
+                  "static const uint16_t %s_context_order[%s_CONTEXT_COUNT] = {\n",
+                  m->c_type, m->upper, str_or_empty(&body), m->c_type, m->upper);
+        free(body.s);
+        emit_order(&sp.cdescs, m->missing_order, m->nfeatures);
+        sb_str(&sp.cdescs, "};\n");
+        sb_printf(&sp.cref, "%s_context", m->c_type);
+        sb_printf(&sp.corder_ref, "%s_context_order", m->c_type);
+    } else {
+        sb_str(&sp.cdescs, "/* (no context features) */\n");
+        sb_str(&sp.cref, "NULL");
+        sb_str(&sp.corder_ref, "NULL");
+    }
+    if (m->nlists > 0) {
+        sbuf body = sp.ldescs;
+        memset(&sp.ldescs, 0, sizeof sp.ldescs);
+        sb_printf(&sp.ldescs, "\nstatic const fc_list_desc %s_lists[%s_LIST_COUNT] = {\n%s};\n\n"
+                  "/* List indices by key, bytewise: TensorFlow's order for errors. */\n"
+                  "static const uint16_t %s_list_order[%s_LIST_COUNT] = {\n",
+                  m->c_type, m->upper, str_or_empty(&body), m->c_type, m->upper);
+        free(body.s);
+        emit_order(&sp.ldescs, m->list_missing_order, m->nlists);
+        sb_str(&sp.ldescs, "};\n");
+        sb_printf(&sp.lref, "%s_lists", m->c_type);
+        sb_printf(&sp.lorder_ref, "%s_list_order", m->c_type);
+    } else {
+        sb_str(&sp.ldescs, "\n/* (no feature lists) */\n");
+        sb_str(&sp.lref, "NULL");
+        sb_str(&sp.lorder_ref, "NULL");
+    }
+    sb_printf(&minus, " - %s_CONTEXT_COUNT", m->upper);
+    if (minus.failed || !emit_lookup(&sp.clookup, m->features, m->nfeatures, "") ||
+        !emit_lookup(&sp.llookup, m->lists, m->nlists, minus.s)) {
+        free(minus.s);
+        seq_free(&sp);
+        return 0;
+    }
+    free(minus.s);
+    if (sp.init.s == NULL)
+        sb_str(&sp.init, "");
+    if (sp.defaults.s == NULL)
+        sb_str(&sp.defaults, "");
+    snprintf(count, sizeof count, "%zu", total);
+    snprintf(ccount, sizeof ccount, "%zu", m->nfeatures);
+    snprintf(lcount, sizeof lcount, "%zu", m->nlists);
+    snprintf(words, sizeof words, "%zu", (total + 31) / 32);
+    ok = !seq_failed(&sp);
+    if (ok) {
+        subst subs[] = {
+            {"NAME", m->name},
+            {"TYPE", m->c_type},
+            {"UPPER", m->upper},
+            {"COUNT", count},
+            {"CONTEXT_COUNT", ccount},
+            {"LIST_COUNT", lcount},
+            {"WORDS", words},
+            {"ENUM", str_or_empty(&sp.enm)},
+            {"CONSTANTS", str_or_empty(&sp.constants)},
+            {"MEMBERS", str_or_empty(&sp.members)},
+            {"DEFAULTS", str_or_empty(&sp.defaults)},
+            {"CONTEXT_DESCS", str_or_empty(&sp.cdescs)},
+            {"LIST_DESCS", str_or_empty(&sp.ldescs)},
+            {"CONTEXT_LOOKUP", str_or_empty(&sp.clookup)},
+            {"LIST_LOOKUP", str_or_empty(&sp.llookup)},
+            {"INIT", str_or_empty(&sp.init)},
+            {"CONTEXT_REF", str_or_empty(&sp.cref)},
+            {"CONTEXT_ORDER_REF", str_or_empty(&sp.corder_ref)},
+            {"LIST_REF", str_or_empty(&sp.lref)},
+            {"LIST_ORDER_REF", str_or_empty(&sp.lorder_ref)},
+            {"ALIGNED", m->aligned ? "1" : "0"},
+        };
+        expand(hdr, featc_template_seq_message_h, subs, sizeof subs / sizeof subs[0]);
+        expand(src, featc_template_seq_message_c, subs, sizeof subs / sizeof subs[0]);
+    }
+    seq_free(&sp);
+    return ok;
+}
+
 /* ------------------------------------------------------------ files */
 
 static const char *base_name(const char *path)
@@ -547,7 +776,7 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
     char version_number[32];
     const char *base = base_name(o->base);
     size_t i;
-    int ok = 1;
+    int ok = 1, any_sequence = 0;
     memset(out, 0, sizeof *out);
     memset(&hdr, 0, sizeof hdr);
     memset(&src, 0, sizeof src);
@@ -569,8 +798,14 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
     sb_printf(&header_name, "%s.h", base);
     snprintf(version_number, sizeof version_number, "%d", FC_VERSION_NUMBER);
 
-    for (i = 0; i < s->nmessages && ok; i++)
-        ok = emit_message(s, &s->messages[i], &msgs_h, &msgs_c);
+    for (i = 0; i < s->nmessages && ok; i++) {
+        if (s->messages[i].sequence) {
+            ok = emit_sequence(&s->messages[i], &msgs_h, &msgs_c);
+            any_sequence = 1;
+        } else {
+            ok = emit_message(s, &s->messages[i], &msgs_h, &msgs_c);
+        }
+    }
     if (ok && !banner.failed && !guard.failed && !header_name.failed) {
         subst subs[] = {
             {"BANNER", banner.s},
@@ -579,6 +814,7 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
             {"VERSION_NUMBER", version_number},
             {"HEADER", header_name.s},
             {"MESSAGES", str_or_empty(&msgs_h)},
+            {"SEQ_INCLUDE", any_sequence ? "#include <featc/fc_sequence.h>\n" : ""},
         };
         expand(&hdr, featc_template_header, subs, sizeof subs / sizeof subs[0]);
         subs[5].value = str_or_empty(&msgs_c);
@@ -597,7 +833,8 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
                     {"NAME", dm->name},
                     {"TYPE", dm->c_type},
                 };
-                expand(&drv, featc_template_driver, dsubs, sizeof dsubs / sizeof dsubs[0]);
+                expand(&drv, dm->sequence ? featc_template_seq_driver : featc_template_driver,
+                       dsubs, sizeof dsubs / sizeof dsubs[0]);
                 out->driver = finish(p, &drv, &out->driver_len);
                 drv.s = NULL;
                 if (out->driver == NULL)

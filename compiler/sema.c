@@ -953,8 +953,11 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
 static const char *const message_suffixes[] = {"", "_field", "_init", "_parse", "_has", "_desc",
                                                 "_lookup", "_decode", "_fields",
                                                 "_missing_order", "_parse_any", "_init_any",
+                                                "_context", "_context_order", "_lists",
+                                                "_list_order", "_context_lookup", "_list_lookup",
                                                 NULL};
-static const char *const message_macros[] = {"_FIELD_COUNT", "_PRESENT_WORDS", NULL};
+static const char *const message_macros[] = {"_FIELD_COUNT", "_PRESENT_WORDS", "_CONTEXT_COUNT",
+                                             "_LIST_COUNT", NULL};
 
 schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_package)
 {

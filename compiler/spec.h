@@ -245,6 +245,9 @@ extern const char featc_template_message_h[];
 extern const char featc_template_source[];
 extern const char featc_template_message_c[];
 extern const char featc_template_driver[];
+extern const char featc_template_seq_message_h[];
+extern const char featc_template_seq_message_c[];
+extern const char featc_template_seq_driver[];
 
 /* ------------------------------------------------------------ the library */
 

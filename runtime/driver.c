@@ -66,63 +66,136 @@ static void json_value(FILE *f, fc_type t, const unsigned char *base, size_t i)
 }
 
 /* Values [*pos, ...) shaped by dims[level..rank). */
-static void json_nested(FILE *f, const fc_field_desc *fd, const unsigned char *base,
-                        unsigned level, size_t *pos)
+static void json_nested(FILE *f, fc_type t, unsigned rank, const size_t *dims,
+                        const unsigned char *base, unsigned level, size_t *pos)
 {
     size_t i;
-    if (level == fd->rank) {
-        json_value(f, fd->type, base, (*pos)++);
+    if (level == rank) {
+        json_value(f, t, base, (*pos)++);
         return;
     }
     fputc('[', f);
-    for (i = 0; i < fd->dims[level]; i++) {
+    for (i = 0; i < dims[level]; i++) {
         if (i > 0)
             fputc(',', f);
-        json_nested(f, fd, base, level + 1, pos);
+        json_nested(f, t, rank, dims, base, level + 1, pos);
     }
     fputc(']', f);
 }
 
-void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg)
+/* values [from, from + n) as a flat list */
+static void json_flat(FILE *f, fc_type t, const unsigned char *base, size_t from, size_t n)
 {
-    const unsigned char *m = (const unsigned char *)msg;
+    size_t k;
+    fputc('[', f);
+    for (k = 0; k < n; k++) {
+        if (k > 0)
+            fputc(',', f);
+        json_value(f, t, base, from + k);
+    }
+    fputc(']', f);
+}
+
+static size_t load_size(const unsigned char *p)
+{
+    size_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* {"NAME":VALUE,...} of fields (an Example's features, a SequenceExample's
+ * context). */
+static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const unsigned char *m)
+{
     size_t i, k;
     fputc('{', f);
-    for (i = 0; i < md->nfields; i++) {
-        const fc_field_desc *fd = &md->fields[i];
+    for (i = 0; i < n; i++) {
+        const fc_field_desc *fd = &fields[i];
         const unsigned char *vals = m + fd->value_offset;
-        size_t pos = 0, count = 0;
+        size_t pos = 0, count = fd->kind != FC_KIND_FIXED ? load_size(m + fd->count_offset) : 0;
         if (i > 0)
             fputc(',', f);
         fc_json_bytes(f, fd->key, fd->key_len);
         fputc(':', f);
-        if (fd->kind != FC_KIND_FIXED)
-            memcpy(&count, m + fd->count_offset, sizeof count);
         switch (fd->kind) {
         case FC_KIND_FIXED:
-            json_nested(f, fd, vals, 0, &pos);
+            json_nested(f, fd->type, fd->rank, fd->dims, vals, 0, &pos);
             break;
         case FC_KIND_VARLEN:
-            fputc('[', f);
-            for (k = 0; k < count; k++) {
-                if (k > 0)
-                    fputc(',', f);
-                json_value(f, fd->type, vals, k);
-            }
-            fputc(']', f);
+            json_flat(f, fd->type, vals, 0, count);
             break;
         default:
             fputc('[', f);
             for (k = 0; k < count; k++) {
                 if (k > 0)
                     fputc(',', f);
-                json_nested(f, fd, vals, 0, &pos);
+                json_nested(f, fd->type, fd->rank, fd->dims, vals, 0, &pos);
             }
             fputc(']', f);
             break;
         }
     }
     fputc('}', f);
+}
+
+void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg)
+{
+    json_fields(f, md->fields, md->nfields, (const unsigned char *)msg);
+}
+
+void fc_json_context(FILE *f, const fc_seq_desc *sd, const void *msg)
+{
+    json_fields(f, sd->context, sd->ncontext, (const unsigned char *)msg);
+}
+
+void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
+{
+    const unsigned char *m = (const unsigned char *)msg;
+    size_t j, t;
+    fputc('{', f);
+    for (j = 0; j < sd->nlists; j++) {
+        const fc_list_desc *l = &sd->lists[j];
+        const unsigned char *vals = m + l->value_offset;
+        size_t frames = load_size(m + l->frames_offset), pos = 0;
+        if (j > 0)
+            fputc(',', f);
+        fc_json_bytes(f, l->key, l->key_len);
+        fputs(":[", f);
+        for (t = 0; t < frames; t++) {
+            if (t > 0)
+                fputc(',', f);
+            if (l->kind == FC_KIND_VARLEN)
+                json_flat(f, l->type, vals, t * l->max,
+                          load_size(m + l->count_offset + t * sizeof(size_t)));
+            else
+                json_nested(f, l->type, l->rank, l->dims, vals, 0, &pos);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
+
+/* What the driver loop needs to know of a message kind. */
+typedef struct driver_kind {
+    size_t size;
+    int (*parse)(void *out, const void *data, size_t len, fc_error *err);
+    const fc_message_desc *md;
+    const fc_seq_desc *sd;
+} driver_kind;
+
+static void print_record(const driver_kind *k, uint64_t n, const void *msg)
+{
+    printf("{\"record\":%llu,", (unsigned long long)n);
+    if (k->md != NULL) {
+        fputs("\"features\":", stdout);
+        fc_json_features(stdout, k->md, msg);
+    } else {
+        fputs("\"context\":", stdout);
+        fc_json_context(stdout, k->sd, msg);
+        fputs(",\"feature_lists\":", stdout);
+        fc_json_feature_lists(stdout, k->sd, msg);
+    }
+    fputs("}\n", stdout);
 }
 
 static int usage(const char *prog, const char *what)
@@ -135,7 +208,7 @@ static int usage(const char *prog, const char *what)
     return 64;
 }
 
-int fc_driver_main(int argc, char **argv, const fc_message_desc *md)
+static int driver_run(int argc, char **argv, const driver_kind *k)
 {
     const char *prog = argc > 0 ? argv[0] : "driver";
     fc_input_options opt;
@@ -164,7 +237,7 @@ int fc_driver_main(int argc, char **argv, const fc_message_desc *md)
     }
     if (files == 0)
         return usage(prog, "no input files");
-    msg = calloc(1, md->size);
+    msg = calloc(1, k->size);
     if (msg == NULL) {
         fprintf(stderr, "%s: out of memory\n", prog);
         return 2;
@@ -184,10 +257,8 @@ int fc_driver_main(int argc, char **argv, const fc_message_desc *md)
         while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
             fc_error err;
             fc_error_clear(&err);
-            if (md->parse(msg, rec.data, rec.length, &err) == FC_OK) {
-                printf("{\"record\":%llu,\"features\":", (unsigned long long)n);
-                fc_json_features(stdout, md, msg);
-                fputs("}\n", stdout);
+            if (k->parse(msg, rec.data, rec.length, &err) == FC_OK) {
+                print_record(k, n, msg);
             } else {
                 char text[FC_ERROR_MSG_SIZE + 256];
                 snprintf(text, sizeof text, "record %llu (offset %llu of %s): %s",
@@ -214,4 +285,24 @@ int fc_driver_main(int argc, char **argv, const fc_message_desc *md)
         return 2;
     }
     return rc;
+}
+
+int fc_driver_main(int argc, char **argv, const fc_message_desc *md)
+{
+    driver_kind k;
+    k.size = md->size;
+    k.parse = md->parse;
+    k.md = md;
+    k.sd = NULL;
+    return driver_run(argc, argv, &k);
+}
+
+int fc_driver_seq_main(int argc, char **argv, const fc_seq_desc *sd)
+{
+    driver_kind k;
+    k.size = sd->size;
+    k.parse = sd->parse;
+    k.md = NULL;
+    k.sd = sd;
+    return driver_run(argc, argv, &k);
 }

@@ -8,13 +8,15 @@
  */
 #include "featc/fc_example.h"
 
+#include "wire.h"
+
 #include <string.h>
 
 /* ------------------------------------------------------------ wire helpers */
 
-#define TAG_LEN1 0x0Au   /* field 1, length-delimited */
-#define TAG_LEN2 0x12u   /* field 2, length-delimited */
-#define TAG_LEN3 0x1Au   /* field 3, length-delimited */
+#define TAG_LEN1 FC_TAG_LEN1
+#define TAG_LEN2 FC_TAG_LEN2
+#define TAG_LEN3 FC_TAG_LEN3
 #define TAG_VARINT1 0x08u
 #define TAG_FIXED32_1 0x0Du
 
@@ -42,7 +44,7 @@ static const uint8_t *rd_varint(const uint8_t *p, const uint8_t *end, uint64_t *
 /* A length or tag: a varint whose value fits 32 bits.  TensorFlow's
  * ReadVarint32 would silently keep the low 32 bits of a larger one; featc
  * refuses it. */
-static const uint8_t *rd_len(const uint8_t *p, const uint8_t *end, uint32_t *v)
+const uint8_t *fc_wire_len(const uint8_t *p, const uint8_t *end, uint32_t *v)
 {
     uint64_t x;
     if (p < end && *p < 0x80u) { /* the common one-byte case */
@@ -58,7 +60,7 @@ static const uint8_t *rd_len(const uint8_t *p, const uint8_t *end, uint32_t *v)
 
 /* Skips the body of one field whose tag was read: NULL when it is a group
  * (wire types 3, 4), an invalid wire type, or runs past end. */
-static const uint8_t *skip_body(const uint8_t *p, const uint8_t *end, uint32_t tag)
+const uint8_t *fc_wire_skip_body(const uint8_t *p, const uint8_t *end, uint32_t tag)
 {
     uint64_t v;
     uint32_t n;
@@ -68,7 +70,7 @@ static const uint8_t *skip_body(const uint8_t *p, const uint8_t *end, uint32_t t
     case 1:
         return (end - p >= 8) ? p + 8 : NULL;
     case 2:
-        p = rd_len(p, end, &n);
+        p = fc_wire_len(p, end, &n);
         return (p != NULL && (size_t)(end - p) >= n) ? p + n : NULL;
     case 5:
         return (end - p >= 4) ? p + 4 : NULL;
@@ -84,8 +86,8 @@ static const uint8_t *skip_fields(const uint8_t *p, const uint8_t *end, const ui
     while (p < end) {
         uint32_t tag;
         const uint8_t *start = p;
-        p = rd_len(p, end, &tag);
-        if (p == NULL || (tag >> 3) == 0 || (p = skip_body(p, end, tag)) == NULL) {
+        p = fc_wire_len(p, end, &tag);
+        if (p == NULL || (tag >> 3) == 0 || (p = fc_wire_skip_body(p, end, tag)) == NULL) {
             *bad = start;
             return NULL;
         }
@@ -107,10 +109,10 @@ static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *at, cons
 }
 
 /* A length-delimited value at p: its bounds, or NULL. */
-static const uint8_t *rd_delimited(const uint8_t *p, const uint8_t *end, const uint8_t **body,
-                                   uint32_t *n)
+const uint8_t *fc_wire_delimited(const uint8_t *p, const uint8_t *end, const uint8_t **body,
+                                 uint32_t *n)
 {
-    p = rd_len(p, end, n);
+    p = fc_wire_len(p, end, n);
     if (p == NULL || (size_t)(end - p) < *n)
         return NULL;
     *body = p;
@@ -131,12 +133,12 @@ static int scan_entry(const uint8_t *base, const uint8_t *p, const uint8_t *eend
         const uint8_t *body, *at = p;
         if (p >= eend)
             return scan_fail(err, base, at, "map entry ends before its key and value");
-        p = rd_len(p, eend, &tag);
+        p = fc_wire_len(p, eend, &tag);
         if (p == NULL)
             return scan_fail(err, base, at, "malformed tag in map entry");
         if (tag != TAG_LEN1 && tag != TAG_LEN2)
             return scan_fail(err, base, at, "map entry field is neither key (1) nor value (2)");
-        p = rd_delimited(p, eend, &body, &len);
+        p = fc_wire_delimited(p, eend, &body, &len);
         if (p == NULL)
             return scan_fail(err, base, at,
                              tag == TAG_LEN1 ? "map entry key overruns its entry"
@@ -193,7 +195,7 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
         if (*p == TAG_LEN1) { /* Example.features: merged, as protobuf merges */
             const uint8_t *fbody, *fend;
             uint32_t flen;
-            p = rd_delimited(p + 1, end, &fbody, &flen);
+            p = fc_wire_delimited(p + 1, end, &fbody, &flen);
             if (p == NULL)
                 return scan_fail(err, base, at, "Features length overruns the record");
             fend = fbody + flen;
@@ -203,7 +205,7 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
                 int rc;
                 if (*fbody != TAG_LEN1)
                     return scan_fail(err, base, eat, "Features holds a field that is not a map entry");
-                fbody = rd_delimited(fbody + 1, fend, &ebody, &elen);
+                fbody = fc_wire_delimited(fbody + 1, fend, &ebody, &elen);
                 if (fbody == NULL)
                     return scan_fail(err, base, eat, "map entry length overruns its Features");
                 rc = scan_entry(base, ebody, ebody + elen, lookup, ctx, refs, nrefs, info, err);
@@ -212,12 +214,12 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
             }
         } else { /* an unknown top-level field: skipped, as TensorFlow does */
             uint32_t tag;
-            const uint8_t *next = rd_len(p, end, &tag);
+            const uint8_t *next = fc_wire_len(p, end, &tag);
             if (next == NULL || (tag >> 3) == 0)
                 return scan_fail(err, base, at, "malformed or zero tag at top level");
             if ((tag & 7u) == 3 || (tag & 7u) == 4 || (tag & 7u) > 5)
                 return scan_fail(err, base, at, "unsupported wire type (group) at top level");
-            p = skip_body(next, end, tag);
+            p = fc_wire_skip_body(next, end, tag);
             if (p == NULL)
                 return scan_fail(err, base, at, "unknown top-level field overruns the record");
         }
@@ -267,7 +269,7 @@ static int open_list(const fc_feature_ref *r, fc_type want, const uint8_t **lb,
     }
     if (got != want)
         return fail_detail(d, FC_EXP_TYPE, got, 0, r->offset, NULL);
-    p = rd_delimited(p + 1, end, lb, &n);
+    p = fc_wire_delimited(p + 1, end, lb, &n);
     if (p == NULL)
         return MALFORMED(r->data + 1, "list length overruns the Feature");
     *le = *lb + n;
@@ -276,8 +278,8 @@ static int open_list(const fc_feature_ref *r, fc_type want, const uint8_t **lb,
     return FC_OK;
 }
 
-static int decode_int64(const fc_feature_ref *r, int64_t *dst, size_t cap, size_t *count,
-                        fc_ex_detail *d)
+int fc_wire_int64s(const fc_feature_ref *r, int64_t *dst, size_t cap, size_t *count,
+                   fc_ex_detail *d)
 {
     const fc_type want = FC_TYPE_INT64;
     const uint8_t *p, *end, *bad = NULL;
@@ -289,7 +291,7 @@ static int decode_int64(const fc_feature_ref *r, int64_t *dst, size_t cap, size_
     if (p < end && *p == TAG_LEN1) { /* packed: one run; later chunks are ignored */
         const uint8_t *rb, *re;
         uint32_t n;
-        const uint8_t *after = rd_delimited(p + 1, end, &rb, &n);
+        const uint8_t *after = fc_wire_delimited(p + 1, end, &rb, &n);
         if (after == NULL)
             return MALFORMED(p, "packed int64 run overruns the list");
         re = rb + n;
@@ -336,8 +338,8 @@ static float load_float_le(const uint8_t *p)
     return f;
 }
 
-static int decode_float(const fc_feature_ref *r, float *dst, size_t cap, size_t *count,
-                        fc_ex_detail *d)
+int fc_wire_floats(const fc_feature_ref *r, float *dst, size_t cap, size_t *count,
+                   fc_ex_detail *d)
 {
     const fc_type want = FC_TYPE_FLOAT;
     const uint8_t *p, *end, *bad = NULL;
@@ -349,7 +351,7 @@ static int decode_float(const fc_feature_ref *r, float *dst, size_t cap, size_t 
         const uint8_t *rb;
         uint32_t n;
         size_t m, j;
-        const uint8_t *after = rd_delimited(p + 1, end, &rb, &n);
+        const uint8_t *after = fc_wire_delimited(p + 1, end, &rb, &n);
         if (after == NULL)
             return MALFORMED(p, "packed float run overruns the list");
         /* TensorFlow drops 1-3 stray bytes at the end of a packed run on
@@ -380,8 +382,8 @@ static int decode_float(const fc_feature_ref *r, float *dst, size_t cap, size_t 
     return FC_OK;
 }
 
-static int decode_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size_t *count,
-                        fc_ex_detail *d)
+int fc_wire_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size_t *count,
+                  fc_ex_detail *d)
 {
     const fc_type want = FC_TYPE_BYTES;
     const uint8_t *p, *end;
@@ -394,7 +396,7 @@ static int decode_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size
         uint32_t n;
         if (*p != TAG_LEN1)
             return MALFORMED(at, "bytes list element with a tag other than 0x0a");
-        p = rd_delimited(p + 1, end, &body, &n);
+        p = fc_wire_delimited(p + 1, end, &body, &n);
         if (p == NULL)
             return MALFORMED(at, "bytes value overruns the list");
         if (k < cap) {
@@ -444,21 +446,21 @@ static int check_rows(int rc, size_t k, size_t stride, size_t max_rows, size_t *
 int fc_ex_fixed_int64(const fc_feature_ref *r, int64_t *dst, size_t n, fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_int64(r, dst, n, &k, d);
+    int rc = fc_wire_int64s(r, dst, n, &k, d);
     return check_fixed(rc, k, n, r, d);
 }
 
 int fc_ex_fixed_float(const fc_feature_ref *r, float *dst, size_t n, fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_float(r, dst, n, &k, d);
+    int rc = fc_wire_floats(r, dst, n, &k, d);
     return check_fixed(rc, k, n, r, d);
 }
 
 int fc_ex_fixed_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t n, fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_bytes(r, dst, n, &k, d);
+    int rc = fc_wire_bytes(r, dst, n, &k, d);
     return check_fixed(rc, k, n, r, d);
 }
 
@@ -466,7 +468,7 @@ int fc_ex_varlen_int64(const fc_feature_ref *r, int64_t *dst, size_t max, size_t
                        fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_int64(r, dst, max, &k, d);
+    int rc = fc_wire_int64s(r, dst, max, &k, d);
     return check_varlen(rc, k, max, count, r, d);
 }
 
@@ -474,7 +476,7 @@ int fc_ex_varlen_float(const fc_feature_ref *r, float *dst, size_t max, size_t *
                        fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_float(r, dst, max, &k, d);
+    int rc = fc_wire_floats(r, dst, max, &k, d);
     return check_varlen(rc, k, max, count, r, d);
 }
 
@@ -482,7 +484,7 @@ int fc_ex_varlen_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t max, size_
                        fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_bytes(r, dst, max, &k, d);
+    int rc = fc_wire_bytes(r, dst, max, &k, d);
     return check_varlen(rc, k, max, count, r, d);
 }
 
@@ -492,7 +494,7 @@ int fc_ex_rows_int64(const fc_feature_ref *r, int64_t *dst, size_t stride, size_
                      size_t *rows, fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_int64(r, dst, stride * max_rows, &k, d);
+    int rc = fc_wire_int64s(r, dst, stride * max_rows, &k, d);
     return check_rows(rc, k, stride, max_rows, rows, r, d);
 }
 
@@ -500,7 +502,7 @@ int fc_ex_rows_float(const fc_feature_ref *r, float *dst, size_t stride, size_t 
                      size_t *rows, fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_float(r, dst, stride * max_rows, &k, d);
+    int rc = fc_wire_floats(r, dst, stride * max_rows, &k, d);
     return check_rows(rc, k, stride, max_rows, rows, r, d);
 }
 
@@ -508,7 +510,7 @@ int fc_ex_rows_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t stride, size
                      size_t *rows, fc_ex_detail *d)
 {
     size_t k = 0;
-    int rc = decode_bytes(r, dst, stride * max_rows, &k, d);
+    int rc = fc_wire_bytes(r, dst, stride * max_rows, &k, d);
     return check_rows(rc, k, stride, max_rows, rows, r, d);
 }
 
@@ -524,7 +526,7 @@ const char *fc_type_tf_name(fc_type t)
     }
 }
 
-static const char *list_name(fc_type t)
+const char *fc_wire_list_name(fc_type t)
 {
     switch (t) {
     case FC_TYPE_BYTES: return "bytes";
@@ -610,13 +612,13 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         break;
     case FC_EXP_MALFORMED:
         fc_msg_str(&m, "Can't parse serialized Example: Parsing ");
-        fc_msg_str(&m, list_name(f->type));
+        fc_msg_str(&m, fc_wire_list_name(f->type));
         fc_msg_str(&m, "_list failed: ");
         fc_msg_str(&m, d->what != NULL ? d->what : "malformed list");
         break;
     case FC_EXP_COUNT:
         fc_msg_str(&m, "Number of ");
-        fc_msg_str(&m, list_name(f->type));
+        fc_msg_str(&m, fc_wire_list_name(f->type));
         fc_msg_str(&m, " values != expected.  Values size: ");
         fc_msg_u64(&m, d->count);
         fc_msg_str(&m, " but output shape: ");
@@ -624,7 +626,7 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         break;
     case FC_EXP_STRIDE:
         fc_msg_str(&m, "Number of ");
-        fc_msg_str(&m, list_name(f->type));
+        fc_msg_str(&m, fc_wire_list_name(f->type));
         fc_msg_str(&m, " values is not a multiple of stride length. Saw ");
         fc_msg_u64(&m, d->count);
         fc_msg_str(&m, " values but output shape is: ");
@@ -632,7 +634,7 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         break;
     case FC_EXP_BOUND:
         fc_msg_str(&m, "Number of ");
-        fc_msg_str(&m, list_name(f->type));
+        fc_msg_str(&m, fc_wire_list_name(f->type));
         if (f->kind == FC_KIND_ROWS) {
             fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
             fc_msg_u64(&m, d->count / f->elems);

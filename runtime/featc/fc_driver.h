@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "fc_example.h"
+#include "fc_sequence.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,12 +25,20 @@ void fc_json_string(FILE *f, const void *p, size_t n, int utf8);
 /* {"NAME":VALUE,...} of a parsed message, fields in spec order. */
 void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg);
 
+/* {"NAME":VALUE,...} of a parsed SequenceExample's context, and of its
+ * feature lists (each a list of frames). */
+void fc_json_context(FILE *f, const fc_seq_desc *sd, const void *msg);
+void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg);
+
 /* main() of a generated driver: `prog [--compression=auto|none|zlib|gzip]
  * [--crc=verify|skip|none] FILE...` ("-" is standard input).  Prints
  * {"record":N,"features":{...}} or {"record":N,"error":"..."} per record.
  * Returns 0, 1 if a record failed to parse, 2 if a file could not be read
  * or framed, 64 for a usage error. */
 int fc_driver_main(int argc, char **argv, const fc_message_desc *md);
+/* The same for a sequence_example: {"record":N,"context":{...},
+ * "feature_lists":{NAME:[frame,...],...}}. */
+int fc_driver_seq_main(int argc, char **argv, const fc_seq_desc *sd);
 
 #ifdef __cplusplus
 }

@@ -148,7 +148,7 @@ printf 'abcdefghijk' >> "$tmp/tail.tfrecord"
 expect_rc 2 "short trailing garbage" "$featc" verify "$tmp/tail.tfrecord"
 has "$tmp/out" "truncated record at 68: record 1: the stream ends inside the 12-byte record header (11 bytes left)" "short trailing garbage message"
 
-# ---- sequence_example specs: checked (code generation comes with the runtime side)
+# ---- sequence_example specs
 cat > "$tmp/movie.feat" <<'SPEC'
 package movie;
 sequence_example movie {
@@ -167,8 +167,9 @@ sequence_example movie {
 SPEC
 expect_rc 0 "check a sequence_example spec" "$featc" check "$tmp/movie.feat"
 [ ! -s "$tmp/err" ] && ok || bad "check a sequence_example spec printed: $(cat "$tmp/err")"
-expect_rc 1 "compile a sequence_example spec" "$featc" compile -o "$tmp" "$tmp/movie.feat"
-has "$tmp/err" "movie.feat:2:18: error: featc cannot generate code for a sequence_example yet" "compile a sequence_example message"
+expect_rc 0 "compile a sequence_example spec" "$featc" compile -o "$tmp" --driver "$tmp/movie.feat"
+has "$tmp/movie.h" "extern const fc_seq_desc movie_movie_desc;" "sequence_example header"
+has "$tmp/movie_main.c" "fc_driver_seq_main(argc, argv, &movie_movie_desc)" "sequence_example driver"
 printf 'sequence_example only_lists {\n  feature_lists max 4 { x : int64; }\n}\n' > "$tmp/lists.feat"
 expect_rc 0 "a sequence_example with feature lists only" "$featc" check "$tmp/lists.feat"
 printf 'sequence_example only_context {\n  context { x : int64; }\n}\n' > "$tmp/context.feat"

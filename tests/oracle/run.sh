@@ -54,6 +54,8 @@ python3 "$root/tests/oracle/random_specs.py" "${SEED:-1}" "$n" "$out/random" || 
 total_p=0 total_f=0
 for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat; do
     name=$(basename "$spec" .feat)
+    # the Example oracle; sequence_example specs have their own (seq_check)
+    grep -q '^sequence_example' "$spec" && continue
     dir="$out/random/build-$name"
     if ! build_check "$spec" "$dir" >"$dir.log" 2>&1; then
         echo "FAIL $name: does not compile"; cat "$dir.log"; total_f=$((total_f + 1)); continue

@@ -1,0 +1,37 @@
+/* Wire-format helpers shared by example.c and sequence.c (not installed).
+ * See example.c for the security model: every length is checked against the
+ * bytes that remain before it is used. */
+#ifndef FEATC_WIRE_H
+#define FEATC_WIRE_H
+
+#include "featc/fc_example.h"
+
+#define FC_TAG_LEN1 0x0Au   /* field 1, length-delimited */
+#define FC_TAG_LEN2 0x12u   /* field 2, length-delimited */
+#define FC_TAG_LEN3 0x1Au   /* field 3, length-delimited */
+
+/* A length or tag: a varint of at most 10 bytes whose value fits 32 bits;
+ * NULL if it runs past end, is longer or larger. */
+const uint8_t *fc_wire_len(const uint8_t *p, const uint8_t *end, uint32_t *v);
+/* A length-delimited value at p (its length varint first): *body and *n, and
+ * the end of the value; NULL if it overruns end. */
+const uint8_t *fc_wire_delimited(const uint8_t *p, const uint8_t *end, const uint8_t **body,
+                                 uint32_t *n);
+/* Skips the body of a field whose tag was read; NULL for groups, invalid wire
+ * types and overruns. */
+const uint8_t *fc_wire_skip_body(const uint8_t *p, const uint8_t *end, uint32_t tag);
+
+/* The list of the Feature at r, of type `want`, into dst (at most cap values
+ * stored, all counted in *count).  FC_OK, or FC_ERR_PARSE with d (may be
+ * NULL) saying FC_EXP_TYPE or FC_EXP_MALFORMED. */
+int fc_wire_int64s(const fc_feature_ref *r, int64_t *dst, size_t cap, size_t *count,
+                   fc_ex_detail *d);
+int fc_wire_floats(const fc_feature_ref *r, float *dst, size_t cap, size_t *count,
+                   fc_ex_detail *d);
+int fc_wire_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size_t *count,
+                  fc_ex_detail *d);
+
+/* "bytes", "float", "int64": the list names of the wire format. */
+const char *fc_wire_list_name(fc_type t);
+
+#endif /* FEATC_WIRE_H */

@@ -1,0 +1,64 @@
+
+/* ------------------------------------------------------------------------
+ * sequence_example @@NAME@@
+ * ------------------------------------------------------------------------ */
+@@DEFAULTS@@
+@@CONTEXT_DESCS@@
+@@LIST_DESCS@@
+
+/* Context feature key -> context index; -1 for a key the spec does not name. */
+static int @@TYPE@@_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+{
+    (void)ctx;
+@@CONTEXT_LOOKUP@@
+    return -1;
+}
+
+/* Feature list key -> list index (its field number minus the context
+ * count); -1 for a key the spec does not name. */
+static int @@TYPE@@_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+{
+    (void)ctx;
+@@LIST_LOOKUP@@
+    return -1;
+}
+
+void @@TYPE@@_init(@@TYPE@@ *m)
+{
+    memset(m, 0, sizeof *m);
+@@INIT@@
+}
+
+int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
+{
+    fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];
+    return fc_seq_parse(&@@TYPE@@_desc, out, data, len, ref, err);
+}
+
+static int @@TYPE@@_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return @@TYPE@@_parse((@@TYPE@@ *)out, data, len, err);
+}
+
+static void @@TYPE@@_init_any(void *m)
+{
+    @@TYPE@@_init((@@TYPE@@ *)m);
+}
+
+const fc_seq_desc @@TYPE@@_desc = {
+    "@@NAME@@",
+    "@@TYPE@@",
+    sizeof(@@TYPE@@),
+    offsetof(@@TYPE@@, present),
+    @@UPPER@@_CONTEXT_COUNT,
+    @@CONTEXT_REF@@,
+    @@CONTEXT_ORDER_REF@@,
+    @@UPPER@@_LIST_COUNT,
+    @@LIST_REF@@,
+    @@LIST_ORDER_REF@@,
+    @@ALIGNED@@,
+    @@TYPE@@_context_lookup,
+    @@TYPE@@_list_lookup,
+    @@TYPE@@_parse_any,
+    @@TYPE@@_init_any
+};
