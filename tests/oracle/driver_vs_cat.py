@@ -9,7 +9,9 @@ no featc wire code) on every feature the spec names: a feature with values
 in the record has exactly those values (flattened, row-major; floats
 compared as float32 bits); a missing one, or one present with no list
 (Feature{}), has the spec's default, or no values when it has none (VarLen,
-FixedLenSequence).  Prints "NAME: N passed, M failed", N and M in records.
+FixedLenSequence).  For a SequenceExample the same holds for the context,
+and every feature list has cat's frames, frame by frame.  Prints
+"NAME: N passed, M failed", N and M in records.
 """
 import json
 import math
@@ -98,15 +100,29 @@ def main():
         for gl, rl in zip(glines, rlines):
             g, r = json.loads(gl), json.loads(rl)
             bad = []
-            if g.get("record") != r.get("record") or "features" not in g:
+            seq = "context" in g
+            if g.get("record") != r.get("record") or ("features" not in g and not seq):
                 bad.append(f"record {r.get('record')}: driver says {gl[:200]}")
             else:
-                for key, value in g["features"].items():
-                    lists = r["features"].get(key, {})
+                group = g["context"] if seq else g["features"]
+                ref_group = r.get("context", {}) if seq else r["features"]
+                for key, value in group.items():
+                    lists = ref_group.get(key, {})
                     have = next(iter(lists.values())) if lists else []
                     want = have if have else defaults.get(key, [])
                     if not same(flatten(value), want):
                         bad.append(f"record {g['record']} {key}: driver {value}, cat {lists}")
+                for key, frames in (g.get("feature_lists") or {}).items():
+                    ref_frames = r.get("feature_lists", {}).get(key, [])
+                    if len(frames) != len(ref_frames):
+                        bad.append(f"record {g['record']} list {key}: driver {len(frames)} "
+                                   f"frames, cat {len(ref_frames)}")
+                        continue
+                    for t, (frame, ref) in enumerate(zip(frames, ref_frames)):
+                        want = next(iter(ref.values())) if ref else []
+                        if not same(flatten(frame), want):
+                            bad.append(f"record {g['record']} list {key} frame {t}: "
+                                       f"driver {frame}, cat {ref}")
             if bad:
                 failed += 1
                 if failed <= 5:

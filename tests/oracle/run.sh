@@ -33,13 +33,18 @@ if [ "$mode" = corpus ]; then
         "mnist:tfx__mnist.tfrecord" \
         "pascal_voc:tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord" \
         "taxi:tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz" \
-        "hadoop:tf-ecosystem__tf-records_part-m-00000 tf-ecosystem__zipped-tf-records_part-m-00000.gz"
+        "hadoop:tf-ecosystem__tf-records_part-m-00000 tf-ecosystem__zipped-tf-records_part-m-00000.gz" \
+        "fake_sequence:pytorch-data__sequence_example.tfrecord" \
+        "transform_sequence:tf-transform__sequence_example_data_tfrecord.gz" \
+        "tfx_sequence:tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz"
     do
         spec=${pair%%:*} files=${pair#*:}
-        build_check "$root/specs/$spec.feat" "$out/corpus-$spec" || { echo "corpus-$spec: 0 passed, 1 failed"; rc=1; continue; }
         set --
         for f in $files; do set -- "$@" "$corpus/$f"; done
-        "$out/corpus-$spec/check" corpus "corpus-$spec" "$@" || rc=1
+        if ! grep -q '^sequence_example' "$root/specs/$spec.feat"; then
+            build_check "$root/specs/$spec.feat" "$out/corpus-$spec" || { echo "corpus-$spec: 0 passed, 1 failed"; rc=1; continue; }
+            "$out/corpus-$spec/check" corpus "corpus-$spec" "$@" || rc=1
+        fi
         # the generated JSON driver (built by make as build/specs/SPEC) vs featc cat
         python3 "$root/tests/oracle/driver_vs_cat.py" "driver-$spec" "$featc" "$build/specs/$spec" \
             "$root/specs/$spec.feat" "$@" || rc=1
