@@ -51,7 +51,7 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
-UNIT_TESTS = test_crc32c test_record test_fallback test_example
+UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence
 EXAMPLES = hello_tfrecord
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
@@ -164,6 +164,18 @@ $(BUILD)/tests/test_example: tests/unit/test_example.c tests/unit/wire.h tests/u
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/semantics.c \
 	    $(BUILD)/libfeatc.a -lm
+
+$(BUILD)/tests/test_sequence: tests/unit/test_sequence.c tests/unit/wire.h tests/unit/harness.h \
+                              $(GEN_TESTS)/seqsem.c $(BUILD)/libfeatc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/seqsem.c \
+	    $(BUILD)/libfeatc.a -lm
+
+$(BUILD)/asan/test_sequence: tests/unit/test_sequence.c tests/unit/wire.h $(GEN_TESTS)/seqsem.c \
+                             $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
+	    $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(LIBS_Z) -lm
 
 $(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TESTS)/semantics.c \
                             $(RUNTIME_SRC) $(HEADERS)
