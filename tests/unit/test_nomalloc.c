@@ -7,7 +7,8 @@
  * over real corpus files and every reader kind; and around the parsers featc
  * generated for specs/ (over the corpus files they describe) and for
  * tests/specs/semantics.feat (over valid, invalid and mutated records, so
- * that every error path composes its message too).  The first case proves
+ * that every error path composes its message too); the same for the
+ * SequenceExample parsers of specs/ and tests/specs/seqsem.feat.  The first case proves
  * the interposition counts at all, so this test can fail.
  *
  * Built without sanitizers (ASan owns malloc) and with glibc (__libc_malloc).
@@ -28,6 +29,10 @@
 #include "penguin.h"
 #include "semantics.h"
 #include "taxi.h"
+#include "fake_sequence.h"
+#include "seqsem.h"
+#include "tfx_sequence.h"
+#include "transform_sequence.h"
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
@@ -262,7 +267,8 @@ static void test_writers(void)
 
 /* Every record of a corpus file through a generated parser, armed from the
  * map to the unmap.  All records must parse (these specs describe them). */
-static void parse_corpus(const char *name, const fc_message_desc *md, void *msg, size_t expect)
+static void parse_corpus_fn(const char *name, int (*parse)(void *, const void *, size_t, fc_error *),
+                            const char *what, void *msg, size_t expect)
 {
     fc_mapped_file m;
     fc_reader r;
@@ -277,15 +283,69 @@ static void parse_corpus(const char *name, const fc_message_desc *md, void *msg,
         if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK)
             while ((s = fc_reader_next(&r, &rec)) == FC_OK) {
                 n++;
-                if (md->parse(msg, rec.data, rec.length, &err) == FC_OK)
+                if (parse(msg, rec.data, rec.length, &err) == FC_OK)
                     parsed++;
             }
         fc_unmap_file(&m);
     }
     allocs = disarm();
-    CHECK_MSG(allocs == 0, "%s via %s: %ld allocations", name, md->c_type, allocs);
+    CHECK_MSG(allocs == 0, "%s via %s: %ld allocations", name, what, allocs);
     CHECK_MSG(s == FC_END && n == expect && parsed == n, "%s via %s: %zu/%zu parsed, status %d",
-              name, md->c_type, parsed, n, s);
+              name, what, parsed, n, s);
+}
+
+static void parse_corpus(const char *name, const fc_message_desc *md, void *msg, size_t expect)
+{
+    parse_corpus_fn(name, md->parse, md->c_type, msg, expect);
+}
+
+static void test_generated_sequence_parsers(void)
+{
+    static fake_sequence_record fake;
+    static transform_sequence_record tr;
+    static tfx_sequence_record tfx;
+    static seq_s s;
+    static wbuf ctx, lists, ex, f, fl, bad;
+    static const int64_t one = 1, two[2] = {1, 2};
+    fc_error err;
+    uint32_t seed = 99;
+    size_t i, rejected = 0;
+    long allocs;
+    parse_corpus_fn("pytorch-data__sequence_example.tfrecord", fake_sequence_record_desc.parse,
+                    "fake_sequence_record", &fake, 4);
+    parse_corpus_fn("tf-transform__sequence_example_data_tfrecord.gz",
+                    transform_sequence_record_desc.parse, "transform_sequence_record", &tr, 3);
+    parse_corpus_fn("tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz",
+                    tfx_sequence_record_desc.parse, "tfx_sequence_record", &tfx, 4500);
+    /* a valid seqsem record, then every prefix and 20,000 mutations of it */
+    f_int64_packed(&f, &one, 1);
+    w_entry(&ctx, "c", &f);
+    w_len(&fl, 0x0A, f.b, f.n);
+    w_len(&fl, 0x0A, f.b, f.n);
+    w_entry(&lists, "fr", &fl);
+    fl.n = f.n = 0;
+    f_int64_packed(&f, two, 2);
+    w_len(&fl, 0x0A, f.b, f.n);
+    w_len(&fl, 0x0A, f.b, f.n);
+    w_entry(&lists, "vu", &fl);
+    w_len(&ex, 0x0A, ctx.b, ctx.n);
+    w_len(&ex, 0x12, lists.b, lists.n);
+    CHECK(seq_s_parse(&s, ex.b, ex.n, &err) == FC_OK);
+    arm();
+    for (i = 0; i < ex.n; i++)
+        if (seq_s_parse(&s, ex.b, i, &err) != FC_OK)
+            rejected++;
+    for (i = 0; i < 20000; i++) {
+        memcpy(bad.b, ex.b, ex.n);
+        bad.n = ex.n;
+        seed = seed * 1664525u + 1013904223u;
+        bad.b[(seed >> 8) % bad.n] = (unsigned char)(seed >> 24);
+        if (seq_s_parse(&s, bad.b, bad.n, i % 2 ? &err : NULL) != FC_OK)
+            rejected++;
+    }
+    allocs = disarm();
+    CHECK_MSG(allocs == 0, "%ld allocations", allocs);
+    CHECK_MSG(rejected > 1000, "rejected %zu", rejected);
 }
 
 static void test_generated_parsers_corpus(void)
@@ -498,5 +558,6 @@ int main(void)
     RUN(test_generated_parsers_corpus);
     RUN(test_generated_parser_errors);
     RUN(test_generated_parser_mutations);
+    RUN(test_generated_sequence_parsers);
     return harness_report("nomalloc");
 }
