@@ -105,19 +105,73 @@ static void parser_seeds(const char *dir, int *rc)
     }
 }
 
+/* SequenceExample records for tests/specs/seqsem.feat (no mode byte). */
+static void seq_seeds(const char *dir, int *rc)
+{
+    static const int64_t ints[3] = {1, 2, 3};
+    static const float floats[4] = {1, 2, 3, 4};
+    static const char *const words[2] = {"a", "bc"};
+    static wbuf ctx, lists, ex, f, fl;
+    int k;
+    for (k = 0; k < 3; k++) {
+        char name[32];
+        ctx.n = lists.n = ex.n = 0;
+        f.n = 0;
+        f_int64_packed(&f, ints, 1);
+        w_entry(&ctx, "c", &f);
+        f.n = 0;
+        f_float_packed(&f, floats, 2);
+        w_entry(&ctx, "cd", &f);
+        f.n = 0;
+        f_bytes(&f, words, 2);
+        w_entry(&ctx, "cv", &f);
+        /* fr: two frames of one int64; x: the same for message a */
+        fl.n = f.n = 0;
+        f_int64_unpacked(&f, ints, 1);
+        w_len(&fl, 0x0A, f.b, f.n);
+        w_len(&fl, 0x0A, f.b, f.n);
+        w_entry(&lists, "fr", &fl);
+        w_entry(&lists, "x", &fl);
+        /* fm: two frames of two floats */
+        fl.n = f.n = 0;
+        f_float_packed(&f, floats, 2);
+        w_len(&fl, 0x0A, f.b, f.n);
+        w_len(&fl, 0x0A, f.b, f.n);
+        w_entry(&lists, "fm", &fl);
+        /* v, y: a frame of two bytes, an empty frame */
+        fl.n = f.n = 0;
+        f_bytes(&f, words, 2);
+        w_len(&fl, 0x0A, f.b, f.n);
+        w_len(&fl, 0x0A, "", 0);
+        w_entry(&lists, "v", &fl);
+        w_entry(&lists, "y", &fl);
+        /* vu: frames of k + 1 values */
+        fl.n = f.n = 0;
+        f_int64_packed(&f, ints, (size_t)k + 1);
+        w_len(&fl, 0x0A, f.b, f.n);
+        w_len(&fl, 0x0A, f.b, f.n);
+        w_entry(&lists, "vu", &fl);
+        w_len(&ex, 0x0A, ctx.b, ctx.n);
+        w_len(&ex, 0x12, lists.b, lists.n);
+        snprintf(name, sizeof name, "sequence-%d", k);
+        *rc |= write_file(dir, name, 0xff, ex.b, ex.n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static unsigned char out[65536], pl[256];
     const char *rdir, *fdir;
     size_t k, i;
     int rc = 0;
-    if (argc != 4) {
-        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR PARSER_DIR\n");
+    if (argc != 5) {
+        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR PARSER_DIR SEQ_DIR\n");
         return 64;
     }
     rdir = argv[1];
     fdir = argv[2];
     parser_seeds(argv[3], &rc);
+    seq_seeds(argv[4], &rc);
     for (i = 0; i < sizeof payload_hex / sizeof payload_hex[0]; i++) {
         char name[32];
         size_t n = h_unhex(payload_hex[i], pl);
