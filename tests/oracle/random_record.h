@@ -20,12 +20,12 @@
 
 static unsigned long long rnd(void);
 
-static size_t below(size_t n)
+static inline size_t below(size_t n)
 {
     return n == 0 ? 0 : (size_t)(rnd() % n);
 }
 
-static int64_t rnd_int64(void)
+static inline int64_t rnd_int64(void)
 {
     switch (below(4)) {
     case 0: return (int64_t)below(300);
@@ -34,7 +34,7 @@ static int64_t rnd_int64(void)
     }
 }
 
-static float rnd_float(void)
+static inline float rnd_float(void)
 {
     if (below(8) == 0) {
         uint32_t u = (uint32_t)rnd();
@@ -46,7 +46,7 @@ static float rnd_float(void)
 }
 
 /* A Feature of type t with n values, packed or not at random. */
-static void rnd_feature(wbuf *f, fc_type t, size_t n)
+static inline void rnd_feature(wbuf *f, fc_type t, size_t n)
 {
     size_t i;
     f->n = 0;
@@ -80,7 +80,7 @@ static void rnd_feature(wbuf *f, fc_type t, size_t n)
     }
 }
 
-static size_t rnd_count(const fc_field_desc *fd)
+static inline size_t rnd_count(const fc_field_desc *fd)
 {
     size_t good;
     switch (fd->kind) {
@@ -110,7 +110,7 @@ typedef struct entry {
 static wbuf feature_pool[64];
 static entry entries[64];
 
-static void random_record(const fc_message_desc *desc, wbuf *ex)
+static inline void random_record(const fc_message_desc *desc, wbuf *ex)
 {
     size_t n = 0, i, nblocks;
     wbuf feats;

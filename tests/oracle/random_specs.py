@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes N random specs (within featc's limits) for the differential test.
+"""Writes N random example specs and N/2 random sequence_example specs (within
+featc's limits) for the differential test.
 usage: random_specs.py SEED N OUTDIR   (deterministic for a seed)"""
 import random, sys
 
@@ -43,5 +44,54 @@ def main():
         lines.append("}")
         with open("%s/r%d.feat" % (out, s), "w") as f:
             f.write("\n".join(lines) + "\n")
+    for s in range(n // 2):
+        write_sequence_spec(rng, seed, s, out)
+
+
+def write_sequence_spec(rng, seed, s, out):
+    lines = ["// random sequence spec %d of seed %d" % (s, seed), "package q%d;" % s, "",
+             "sequence_example m {"]
+    scalar = {"int64": lambda: str(rng.randint(-2**63, 2**63 - 1)),
+              "float": lambda: rng.choice(["0", "1.5", "-2.25e3", "inf", "nan"]),
+              "bytes": lambda: '"%s"' % rng.choice(["", "x", "abc"])}
+    nctx, nlists = rng.randint(0, 5), rng.randint(0 if True else 1, 5)
+    if nctx + nlists == 0:
+        nlists = 1
+    if nctx:
+        lines.append("  context {")
+        for i in range(nctx):
+            t = rng.choice(["int64", "float", "bytes"])
+            key = '"c/%d" as c%d' % (i, i) if rng.random() < 0.2 else "c%d" % i
+            if rng.random() < 0.35:
+                lines.append("    %s : %s[] max %d;" % (key, t, rng.randint(1, 6)))
+            else:
+                dims = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
+                elems = 1
+                for d in dims:
+                    elems *= d
+                shape = "[%s]" % ", ".join(map(str, dims)) if dims else ""
+                default = " = " + scalar[t]() if rng.random() < 0.4 else ""
+                lines.append("    %s : %s%s%s;" % (key, t, shape, default))
+        lines.append("  }")
+    if nlists:
+        policies = [p for p in ("allow_missing", "aligned", "uniform") if rng.random() < 0.3]
+        lines.append("  feature_lists max %d%s {" % (rng.randint(1, 8),
+                                                     "".join(" " + p for p in policies)))
+        for i in range(nlists):
+            t = rng.choice(["int64", "float", "bytes"])
+            key = '"l/%d" as l%d' % (i, i) if rng.random() < 0.2 else "l%d" % i
+            if rng.random() < 0.4:
+                pol = " uniform" if rng.random() < 0.3 and "uniform" not in policies else ""
+                lines.append("    %s : %s[] max %d%s;" % (key, t, rng.randint(1, 5), pol))
+            else:
+                dims = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
+                shape = "[%s]" % ", ".join(map(str, dims)) if dims else ""
+                pol = " allow_missing" if rng.random() < 0.3 and "allow_missing" not in policies else ""
+                lines.append("    %s : %s%s%s;" % (key, t, shape, pol))
+        lines.append("  }")
+    lines.append("}")
+    with open("%s/q%d.feat" % (out, s), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
 
 main()

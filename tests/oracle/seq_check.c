@@ -1,0 +1,286 @@
+/* Generated SequenceExample parser vs the protobuf-c oracle, for one
+ * generated message.  Built per spec with -include SPEC.h
+ * -DDESC=<type>_desc.
+ *
+ *   seq_check corpus NAME FILE...     every record of the files
+ *   seq_check random NAME SEED COUNT  COUNT random records (often invalid)
+ *
+ * Both must accept or both reject; when both accept, the JSON of the
+ * context and of the feature lists and the presence bits must be equal.
+ * Prints "NAME: N passed, M failed". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <featc/fc_input.h>
+
+#include "seq_oracle.h"
+
+#ifndef DESC
+#error "build with -DDESC=<generated message>_desc"
+#endif
+
+static const fc_seq_desc *sd = &DESC;
+static unsigned char *msg_a, *msg_b;
+static char json_a[1 << 20], json_b[1 << 20];
+static long passed, failed, accepted;
+
+static void compare(const void *data, size_t len, const char *where)
+{
+    fc_error err;
+    int ra = sd->parse(msg_a, data, len, &err);
+    int rb = seq_oracle_parse(sd, msg_b, data, len);
+    if (ra != rb) {
+        if (failed < 10) {
+            size_t i;
+            fprintf(stderr, "%s: generated %s, oracle %s", where,
+                    ra == FC_OK ? "accepts" : "rejects", rb == FC_OK ? "accepts" : "rejects");
+            if (ra != FC_OK)
+                fprintf(stderr, " (%s)", err.message);
+            fprintf(stderr, "\n  record:");
+            for (i = 0; i < len && i < 300; i++)
+                fprintf(stderr, "%02x", ((const unsigned char *)data)[i]);
+            fprintf(stderr, "\n");
+        }
+        failed++;
+        return;
+    }
+    if (ra == FC_OK) {
+        seq_oracle_json(sd, msg_a, json_a, sizeof json_a);
+        seq_oracle_json(sd, msg_b, json_b, sizeof json_b);
+        if (strcmp(json_a, json_b) != 0 ||
+            memcmp(msg_a + sd->present_offset, msg_b + sd->present_offset,
+                   ((sd->ncontext + sd->nlists + 31) / 32) * sizeof(uint32_t)) != 0) {
+            if (failed < 10)
+                fprintf(stderr, "%s: values differ\n  generated %s\n  oracle    %s\n", where,
+                        json_a, json_b);
+            failed++;
+            return;
+        }
+        accepted++;
+    } else if (strstr(err.message, "internal error") != NULL) {
+        fprintf(stderr, "%s: %s\n", where, err.message);
+        failed++;
+        return;
+    }
+    passed++;
+}
+
+/* ------------------------------------------------------------ random records */
+
+static unsigned long long rng;
+static unsigned long long rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+#include "random_record.h"
+
+/* Set for about a third of the records: only valid choices, so that many
+ * records are accepted and their values compared. */
+static int clean;
+
+static fc_type other_type(fc_type t)
+{
+    return (fc_type)(1 + (t + below(2)) % 3);
+}
+
+/* A context Feature for fd: absent (0), or its body in f (1). */
+static int rnd_context(const fc_field_desc *fd, wbuf *f)
+{
+    size_t r = below(20), n;
+    f->n = 0;
+    if (clean) {
+        if (fd->kind == FC_KIND_VARLEN && r < 4)
+            return r < 2 ? 0 : 1; /* absent, or Feature{} */
+        if (fd->kind == FC_KIND_FIXED && fd->default_value != NULL && r < 4)
+            return 0;
+        rnd_feature(f, fd->type, fd->kind == FC_KIND_FIXED ? fd->elems : below(fd->max + 1));
+        return 1;
+    }
+    if (r < 3)
+        return 0;
+    if (r < 5)
+        return 1; /* Feature{} */
+    if (r < 6) {
+        rnd_feature(f, other_type(fd->type), below(3));
+        return 1;
+    }
+    if (fd->kind == FC_KIND_FIXED) {
+        n = fd->elems;
+        if (below(8) == 0)
+            n = n + 1;
+        else if (below(8) == 0 && n > 0)
+            n = n - 1;
+    } else {
+        n = below(8) == 0 ? fd->max + 1 : below(fd->max + 1);
+    }
+    rnd_feature(f, fd->type, n > 4000 ? 4000 : n);
+    return 1;
+}
+
+/* the frame count of every list in a clean record of an aligned spec */
+static size_t aligned_frames;
+
+/* A FeatureList for l: absent (0), or its body in fl (1). */
+static int rnd_list(const fc_list_desc *l, wbuf *fl)
+{
+    static wbuf f;
+    size_t r = below(20), frames, t, uniform_n = below(l->max + 1);
+    fl->n = 0;
+    if (clean && r < 2 && (l->kind == FC_KIND_VARLEN || l->allow_missing))
+        return 0;
+    if (!clean && r < 2)
+        return 0;
+    if (r < 3)
+        return 1; /* present, no frames */
+    frames = below(8) == 0 && !clean ? l->max_frames + 1 : below(l->max_frames + 1);
+    if (frames > 64)
+        frames = below(64);
+    if (clean && sd->aligned)
+        frames = aligned_frames;
+    for (t = 0; t < frames; t++) {
+        size_t q = clean ? 99 : below(30), n;
+        f.n = 0;
+        if (clean) {
+            n = l->kind == FC_KIND_FIXED ? l->elems : l->uniform ? uniform_n : below(l->max + 1);
+            rnd_feature(&f, l->type, n);
+        } else if (q == 0) {
+            /* Feature{}: an empty frame */
+        } else if (q == 1) { /* an empty list of a random type */
+            w_byte(&f, below(2) ? (l->type == FC_TYPE_BYTES ? 0x0A : l->type == FC_TYPE_FLOAT ? 0x12 : 0x1A)
+                                : 0x12);
+            w_byte(&f, 0x00);
+        } else if (q == 2) {
+            rnd_feature(&f, other_type(l->type), below(3));
+        } else {
+            /* (no 1-byte frames: invalid protobuf, which TensorFlow never
+             * reads when a later entry of the key overrides this one; the
+             * behaviour tests cover them) */
+            if (l->kind == FC_KIND_FIXED)
+                n = below(10) == 0 ? l->elems + below(3) - 1 + (l->elems == 0) : l->elems;
+            else if (l->uniform && below(6) != 0)
+                n = uniform_n;
+            else
+                n = below(10) == 0 ? l->max + 1 : below(l->max + 1);
+            rnd_feature(&f, l->type, n > 4000 ? 4000 : n);
+        }
+        w_len(fl, 0x0A, f.b, f.n);
+    }
+    return 1;
+}
+
+static wbuf ctx_blocks[2], list_blocks[2], fbuf;
+
+static void random_seq_record(wbuf *ex)
+{
+    size_t i, d;
+    ctx_blocks[0].n = ctx_blocks[1].n = list_blocks[0].n = list_blocks[1].n = 0;
+    clean = below(3) == 0;
+    aligned_frames = below(5);
+    for (i = 0; i < sd->ncontext; i++) {
+        const fc_field_desc *fd = &sd->context[i];
+        size_t dup = below(10) == 0 ? 2 : 1;
+        for (d = 0; d < dup; d++)
+            if (rnd_context(fd, &fbuf)) {
+                wbuf *b = &ctx_blocks[below(4) == 0];
+                wbuf e;
+                e.n = 0;
+                w_len(&e, 0x0A, fd->key, fd->key_len);
+                w_len(&e, 0x12, fbuf.b, fbuf.n);
+                w_len(b, 0x0A, e.b, e.n);
+            }
+    }
+    for (i = 0; i < sd->nlists; i++) {
+        const fc_list_desc *l = &sd->lists[i];
+        size_t dup = below(10) == 0 ? 2 : 1;
+        for (d = 0; d < dup; d++)
+            if (rnd_list(l, &fbuf)) {
+                wbuf *b = &list_blocks[below(4) == 0];
+                static wbuf e;
+                e.n = 0;
+                w_len(&e, 0x0A, l->key, l->key_len);
+                w_len(&e, 0x12, fbuf.b, fbuf.n);
+                w_len(b, 0x0A, e.b, e.n);
+            }
+    }
+    /* keys the spec does not name */
+    for (i = below(3); i > 0; i--) {
+        wbuf e;
+        char key[16];
+        int kl = snprintf(key, sizeof key, "other_%u", (unsigned)below(5));
+        e.n = 0;
+        rnd_feature(&fbuf, (fc_type)(1 + below(3)), below(4));
+        w_len(&e, 0x0A, key, (size_t)kl);
+        w_len(&e, 0x12, fbuf.b, fbuf.n);
+        w_len(&ctx_blocks[0], 0x0A, e.b, e.n);
+    }
+    ex->n = 0;
+    if (below(10) == 0) {
+        w_byte(ex, 0x18);
+        w_varint(ex, rnd());
+    }
+    /* blocks in a random order; empty second blocks are left out */
+    for (i = 0; i < 4; i++) {
+        size_t k = (i + (size_t)below(2) * 2) % 4;
+        wbuf *b = k < 2 ? &ctx_blocks[k] : &list_blocks[k - 2];
+        if (b->n == 0 && (k % 2 == 1 || below(3) == 0))
+            continue;
+        w_len(ex, k < 2 ? 0x0A : 0x12, b->b, b->n);
+    }
+    if (!clean && below(12) == 0 && ex->n > 0)
+        ex->n = below(ex->n);
+}
+
+int main(int argc, char **argv)
+{
+    const char *name;
+    msg_a = (unsigned char *)calloc(1, sd->size);
+    msg_b = (unsigned char *)calloc(1, sd->size);
+    if (argc < 4 || msg_a == NULL || msg_b == NULL) {
+        fprintf(stderr, "usage: seq_check corpus NAME FILE... | seq_check random NAME SEED COUNT\n");
+        return 64;
+    }
+    name = argv[2];
+    if (strcmp(argv[1], "corpus") == 0) {
+        int i;
+        for (i = 3; i < argc; i++) {
+            fc_input in;
+            fc_input_options opt;
+            fc_record rec;
+            int s;
+            memset(&opt, 0, sizeof opt);
+            opt.compression = FC_COMPRESSION_AUTO;
+            s = fc_input_open(&in, argv[i], &opt);
+            while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
+                char where[512];
+                snprintf(where, sizeof where, "%s record %llu", argv[i],
+                         (unsigned long long)rec.index);
+                compare(rec.data, rec.length, where);
+            }
+            if (s != FC_END) {
+                fprintf(stderr, "%s: %s\n", argv[i], in.err.message);
+                failed++;
+            }
+            fc_input_close(&in);
+        }
+    } else {
+        long i, count = atol(argv[4]);
+        static wbuf ex;
+        rng = strtoull(argv[3], NULL, 10) * 2654435761u + 7;
+        for (i = 0; i < count; i++) {
+            char where[64];
+            random_seq_record(&ex);
+            snprintf(where, sizeof where, "random record %ld", i);
+            compare(ex.b, ex.n, where);
+        }
+    }
+    fprintf(stderr, "%s: %ld records accepted by both\n", name, accepted);
+    printf("%s: %ld passed, %ld failed\n", name, passed, failed);
+    free(msg_a);
+    free(msg_b);
+    return failed == 0 ? 0 : 1;
+}
