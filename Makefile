@@ -52,7 +52,7 @@ LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
 UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence
-EXAMPLES = hello_tfrecord
+EXAMPLES = hello_tfrecord movie_sequences
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
@@ -134,10 +134,12 @@ $(BUILD)/specs/%: $(GEN_SPECS)/%.c $(GEN_SPECS)/%_main.c $(BUILD)/libfeatc.a
 
 .SECONDARY: $(SPECS:%=$(GEN_SPECS)/%.c) $(SPECS:%=$(GEN_SPECS)/%_main.c)
 
-# The examples read through generated parsers: the tutorial spec for all.
-$(BUILD)/examples/%: examples/%.c $(GEN_SPECS)/tutorial.c $(BUILD)/libfeatc.a $(HEADERS)
+# The examples read through generated parsers: each names its spec.
+$(BUILD)/examples/hello_tfrecord: $(GEN_SPECS)/tutorial.c
+$(BUILD)/examples/movie_sequences: $(GEN_SPECS)/movie.c
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libfeatc.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -o $@ $< $(GEN_SPECS)/tutorial.c \
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -o $@ $< $(filter $(GEN_SPECS)/%.c,$^) \
 	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
 # ------------------------------------------------------------------ main job

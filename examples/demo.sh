@@ -2,7 +2,8 @@
 # The main job, after `make` built featc and compiled the specs of specs/:
 # check the specs, write a TFRecord file (plain and GZIP) with the runtime,
 # read it back through the parser generated from specs/tutorial.feat, dump it
-# with the generated JSON driver, and check both copies hold the same records.
+# with the generated JSON driver, and check both copies hold the same records;
+# then the same for SequenceExamples of specs/movie.feat.
 # usage: demo.sh BUILD
 set -eu
 build=$1
@@ -31,8 +32,15 @@ cmp -s "$out/plain.json" "$out/gzip.json" || { echo "demo: plain and GZIP record
 [ "$(grep -c '"features":{"feature0":' "$out/plain.json")" -eq 4 ] ||
     { echo "demo: expected 4 parsed records"; fail=1; }
 
+echo "== examples/movie_sequences.c: SequenceExamples through movie_movie_parse"
+"$build/examples/movie_sequences" "$out" || fail=1
+echo "== the generated driver build/specs/movie"
+"$build/specs/movie" "$out/movies.tfrecord" | tee "$out/movies.json" || fail=1
+[ "$(grep -c '"feature_lists":{"movie_ratings":' "$out/movies.json")" -eq 3 ] ||
+    { echo "demo: expected 3 parsed sequences"; fail=1; }
+
 echo "== featc verify (framing and CRCs, independent of any spec)"
-"$build/featc" verify "$out/hello.tfrecord" "$out/hello.tfrecord.gz" || fail=1
+"$build/featc" verify "$out/hello.tfrecord" "$out/hello.tfrecord.gz" "$out/movies.tfrecord" || fail=1
 
 if [ "$fail" -eq 0 ]; then
     echo "demo: 1 passed, 0 failed"

@@ -275,6 +275,14 @@ static void msg_at(fc_msg *m, size_t offset)
     fc_msg_u64(m, offset);
 }
 
+/* " (at byte N)" */
+static void msg_paren_at(fc_msg *m, size_t offset)
+{
+    fc_msg_str(m, " (at byte ");
+    fc_msg_u64(m, offset);
+    fc_msg_str(m, ")");
+}
+
 /* " (found a float_list at byte N)" or " (malformed int64_list: ... at byte N)" */
 static void msg_detail(fc_msg *m, fc_type want, const fc_ex_detail *d)
 {
@@ -283,7 +291,7 @@ static void msg_detail(fc_msg *m, fc_type want, const fc_ex_detail *d)
         if (d->actual == FC_TYPE_NONE)
             fc_msg_str(m, "a Feature that is not a list");
         else {
-            fc_msg_str(m, "a ");
+            fc_msg_str(m, d->actual == FC_TYPE_INT64 ? "an " : "a ");
             fc_msg_str(m, fc_wire_list_name(d->actual));
             fc_msg_str(m, "_list");
         }
@@ -544,9 +552,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, st.first_bad_count);
             fc_msg_str(&m, " but output shape: ");
             msg_shape(&m, l->rank, l->dims, 0);
-            fc_msg_str(&m, " (");
-            msg_at(&m, st.first_bad_at);
-            fc_msg_str(&m, ")");
+            msg_paren_at(&m, st.first_bad_at);
             return FC_ERR_PARSE;
         }
     }
@@ -567,9 +573,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, n);
             fc_msg_str(&m, " values but max ");
             fc_msg_u64(&m, f->max);
-            fc_msg_str(&m, " (");
-            msg_at(&m, cref[i].offset);
-            fc_msg_str(&m, ")");
+            msg_paren_at(&m, cref[i].offset);
             return FC_ERR_PARSE;
         }
     }
@@ -590,9 +594,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, st.frames);
             fc_msg_str(&m, " frames but max ");
             fc_msg_u64(&m, l->max_frames);
-            fc_msg_str(&m, " (");
-            msg_at(&m, r->offset);
-            fc_msg_str(&m, ")");
+            msg_paren_at(&m, r->offset);
             return FC_ERR_PARSE;
         }
         if (st.over_frame != (size_t)-1) {
@@ -606,9 +608,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, st.over_count);
             fc_msg_str(&m, " values but max ");
             fc_msg_u64(&m, l->max);
-            fc_msg_str(&m, " (");
-            msg_at(&m, st.over_at);
-            fc_msg_str(&m, ")");
+            msg_paren_at(&m, st.over_at);
             return FC_ERR_PARSE;
         }
         if (l->uniform && st.first_bad != (size_t)-1) {
@@ -621,9 +621,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, st.frame0_count);
             fc_msg_str(&m, " values and this frame ");
             fc_msg_u64(&m, st.first_bad_count);
-            fc_msg_str(&m, " (");
-            msg_at(&m, st.first_bad_at);
-            fc_msg_str(&m, ")");
+            msg_paren_at(&m, st.first_bad_at);
             return FC_ERR_PARSE;
         }
         if (sd->aligned) {
@@ -647,9 +645,8 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
                     fc_msg_u64(&m, sa.frames);
                     fc_msg_str(&m, " and ");
                     fc_msg_u64(&m, frames);
-                    fc_msg_str(&m, " frames, but the spec declares the feature lists aligned (");
-                    msg_at(&m, r->offset);
-                    fc_msg_str(&m, ")");
+                    fc_msg_str(&m, " frames, but the spec declares the feature lists aligned");
+                    msg_paren_at(&m, r->offset);
                     return FC_ERR_PARSE;
                 }
             }
