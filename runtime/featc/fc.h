@@ -15,5 +15,6 @@
 #include "fc_crc32c.h"
 #include "fc_record.h"
 #include "fc_example.h"
+#include "fc_sequence.h"
 
 #endif /* FEATC_FC_H */
