@@ -59,7 +59,7 @@ n=$4 count=$5
 rm -rf "$out/random"
 mkdir -p "$out/random"
 python3 "$root/tests/oracle/random_specs.py" "${SEED:-1}" "$n" "$out/random" || exit 1
-total_p=0 total_f=0
+total_p=0 total_f=0 seq_p=0 seq_f=0
 for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat; do
     name=$(basename "$spec" .feat)
     dir="$out/random/build-$name"
@@ -69,8 +69,13 @@ for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat
     line=$("$dir/check" random "$name" "${SEED:-1}" "$count" 2>"$dir.err")
     p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
     f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
-    total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))
+    if grep -q '^sequence_example' "$spec"; then
+        seq_p=$((seq_p + ${p:-0})); seq_f=$((seq_f + ${f:-1}))
+    else
+        total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))
+    fi
     [ "${f:-1}" -ne 0 ] && { echo "FAIL $name:"; head -20 "$dir.err"; }
 done
 echo "differential: $total_p passed, $total_f failed"
-[ $total_f -eq 0 ]
+echo "differential-sequence: $seq_p passed, $seq_f failed"
+[ $total_f -eq 0 ] && [ $seq_f -eq 0 ]
