@@ -607,6 +607,35 @@ static void emit_order(sbuf *b, const uint16_t *order, size_t n)
     sb_str(b, "\n");
 }
 
+/* Wraps the descriptor initializers in *descs into the array of one group
+ * (context or lists) and its key order, and names both in *ref and
+ * *order_ref; NULL for an empty group. */
+static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schema_message *m,
+                            const char *lead, const char *desc_type, const char *what,
+                            const char *array, const char *order_array, const char *upper_word,
+                            const char *word, const uint16_t *order, size_t n)
+{
+    sbuf body = *descs;
+    memset(descs, 0, sizeof *descs);
+    if (n == 0) {
+        sb_printf(descs, "%s/* (no %s) */\n", lead, what);
+        sb_str(ref, "NULL");
+        sb_str(order_ref, "NULL");
+        free(body.s);
+        return;
+    }
+    sb_printf(descs, "%sstatic const %s %s%s[%s_%s_COUNT] = {\n%s};\n\n"
+              "/* %s indices by key, bytewise: TensorFlow's order for errors. */\n"
+              "static const uint16_t %s%s[%s_%s_COUNT] = {\n",
+              lead, desc_type, m->c_type, array, m->upper, upper_word, str_or_empty(&body), word,
+              m->c_type, order_array, m->upper, upper_word);
+    free(body.s);
+    emit_order(descs, order, n);
+    sb_str(descs, "};\n");
+    sb_printf(ref, "%s%s", m->c_type, array);
+    sb_printf(order_ref, "%s%s", m->c_type, order_array);
+}
+
 typedef struct seq_parts {
     sbuf enm, constants, members, defaults, cdescs, ldescs, clookup, llookup, init;
     sbuf cref, corder_ref, lref, lorder_ref;
@@ -667,40 +696,11 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
         emit_list_member(&sp.members, f);
         emit_list_desc(&sp.ldescs, m, f, i + 1 == m->nlists);
     }
-    if (m->nfeatures > 0) {
-        sbuf body = sp.cdescs;
-        memset(&sp.cdescs, 0, sizeof sp.cdescs);
-        sb_printf(&sp.cdescs, "static const fc_field_desc %s_context[%s_CONTEXT_COUNT] = {\n%s};\n\n"
-                  "/* Context indices by key, bytewise: TensorFlow's order for errors. */\n"
-                  "static const uint16_t %s_context_order[%s_CONTEXT_COUNT] = {\n",
-                  m->c_type, m->upper, str_or_empty(&body), m->c_type, m->upper);
-        free(body.s);
-        emit_order(&sp.cdescs, m->missing_order, m->nfeatures);
-        sb_str(&sp.cdescs, "};\n");
-        sb_printf(&sp.cref, "%s_context", m->c_type);
-        sb_printf(&sp.corder_ref, "%s_context_order", m->c_type);
-    } else {
-        sb_str(&sp.cdescs, "/* (no context features) */\n");
-        sb_str(&sp.cref, "NULL");
-        sb_str(&sp.corder_ref, "NULL");
-    }
-    if (m->nlists > 0) {
-        sbuf body = sp.ldescs;
-        memset(&sp.ldescs, 0, sizeof sp.ldescs);
-        sb_printf(&sp.ldescs, "\nstatic const fc_list_desc %s_lists[%s_LIST_COUNT] = {\n%s};\n\n"
-                  "/* List indices by key, bytewise: TensorFlow's order for errors. */\n"
-                  "static const uint16_t %s_list_order[%s_LIST_COUNT] = {\n",
-                  m->c_type, m->upper, str_or_empty(&body), m->c_type, m->upper);
-        free(body.s);
-        emit_order(&sp.ldescs, m->list_missing_order, m->nlists);
-        sb_str(&sp.ldescs, "};\n");
-        sb_printf(&sp.lref, "%s_lists", m->c_type);
-        sb_printf(&sp.lorder_ref, "%s_list_order", m->c_type);
-    } else {
-        sb_str(&sp.ldescs, "\n/* (no feature lists) */\n");
-        sb_str(&sp.lref, "NULL");
-        sb_str(&sp.lorder_ref, "NULL");
-    }
+    emit_desc_table(&sp.cdescs, &sp.cref, &sp.corder_ref, m, "", "fc_field_desc",
+                    "context features", "_context", "_context_order", "CONTEXT", "Context",
+                    m->missing_order, m->nfeatures);
+    emit_desc_table(&sp.ldescs, &sp.lref, &sp.lorder_ref, m, "\n", "fc_list_desc", "feature lists",
+                    "_lists", "_list_order", "LIST", "List", m->list_missing_order, m->nlists);
     sb_printf(&minus, " - %s_CONTEXT_COUNT", m->upper);
     if (minus.failed || !emit_lookup(&sp.clookup, m->features, m->nfeatures, "") ||
         !emit_lookup(&sp.llookup, m->lists, m->nlists, minus.s)) {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <featc/fc_input.h>
+#include "check_files.h"
 
 #include "oracle.h"
 
@@ -86,27 +86,7 @@ int main(int argc, char **argv)
     }
     name = argv[2];
     if (strcmp(argv[1], "corpus") == 0) {
-        int i;
-        for (i = 3; i < argc; i++) {
-            fc_input in;
-            fc_input_options opt;
-            fc_record rec;
-            int s;
-            memset(&opt, 0, sizeof opt);
-            opt.compression = FC_COMPRESSION_AUTO;
-            s = fc_input_open(&in, argv[i], &opt);
-            while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
-                char where[512];
-                snprintf(where, sizeof where, "%s record %llu", argv[i],
-                         (unsigned long long)rec.index);
-                compare(rec.data, rec.length, where);
-            }
-            if (s != FC_END) {
-                fprintf(stderr, "%s: %s\n", argv[i], in.err.message);
-                failed++;
-            }
-            fc_input_close(&in);
-        }
+        failed += check_files(argc - 3, argv + 3, compare);
     } else {
         long i, count = atol(argv[4]);
         static wbuf ex;

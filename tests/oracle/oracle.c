@@ -24,7 +24,7 @@ static const FcPb__Feature *pick(const FcPb__Example *ex, const char *key, size_
     return NULL;
 }
 
-static fc_type kind_type(const FcPb__Feature *f)
+fc_type oracle_kind_type(const FcPb__Feature *f)
 {
     switch (f->kind_case) {
     case FC_PB__FEATURE__KIND_BYTES_LIST: return FC_TYPE_BYTES;
@@ -34,7 +34,7 @@ static fc_type kind_type(const FcPb__Feature *f)
     }
 }
 
-static size_t kind_count(const FcPb__Feature *f)
+size_t oracle_kind_count(const FcPb__Feature *f)
 {
     switch (f->kind_case) {
     case FC_PB__FEATURE__KIND_BYTES_LIST: return f->bytes_list->n_value;
@@ -44,8 +44,7 @@ static size_t kind_count(const FcPb__Feature *f)
     }
 }
 
-/* Copies n values of f into dst (already type-checked). */
-static void copy_values(const FcPb__Feature *f, unsigned char *dst, size_t n)
+void oracle_copy_values(const FcPb__Feature *f, unsigned char *dst, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) {
@@ -89,26 +88,26 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
             }
             continue; /* init filled the default */
         }
-        if (kind_type(f) != fd->type)
+        if (oracle_kind_type(f) != fd->type)
             return FC_ERR_PARSE;
-        n = kind_count(f);
+        n = oracle_kind_count(f);
         switch (fd->kind) {
         case FC_KIND_FIXED:
             if (n != fd->elems)
                 return FC_ERR_PARSE;
             if (n > 0)
-                copy_values(f, vals, n);
+                oracle_copy_values(f, vals, n);
             break;
         case FC_KIND_VARLEN:
             if (n > fd->max)
                 return FC_ERR_PARSE;
-            copy_values(f, vals, n);
+            oracle_copy_values(f, vals, n);
             memcpy(m + fd->count_offset, &n, sizeof n);
             break;
         default:
             if (n % fd->elems != 0 || n / fd->elems > fd->max)
                 return FC_ERR_PARSE;
-            copy_values(f, vals, n);
+            oracle_copy_values(f, vals, n);
             cnt = n / fd->elems;
             memcpy(m + fd->count_offset, &cnt, sizeof cnt);
             break;

@@ -20,13 +20,14 @@ build_check() {
     "$featc" compile -o "$b_dir" "$b_spec" || return 1
     pkg=$(sed -n 's/^package \([A-Za-z0-9_]*\);.*/\1/p' "$b_spec" | head -1)
     msg=$(sed -n 's/^\(sequence_\)*example \([A-Za-z0-9_]*\).*/\2/p' "$b_spec" | head -1)
-    checker=check.c oracle=oracle.c
+    checker=check.c
     if sed -n 's/^\(sequence_example\|example\) .*/\1/p' "$b_spec" | head -1 | grep -q sequence; then
-        checker=seq_check.c oracle=seq_oracle.c
+        checker=seq_check.c
     fi
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror -I"$root/runtime" \
         -isystem "$build/gen" -I"$b_dir" -include "$b_dir/$base.h" -DDESC="${pkg}_${msg}_desc" \
-        -o "$b_dir/check" "$root/tests/oracle/$checker" "$root/tests/oracle/$oracle" \
+        -o "$b_dir/check" "$root/tests/oracle/$checker" "$root/tests/oracle/oracle.c" \
+        "$root/tests/oracle/seq_oracle.c" \
         "$b_dir/$base.c" "$build/libfeatc_fallback.a" "$build/libfeatc.a" -lprotobuf-c -lz -lm
 }
 

@@ -12,6 +12,8 @@
  * record generator of seq_check.c does not produce those. */
 #include "seq_oracle.h"
 
+#include "oracle.h"
+
 #include <string.h>
 
 #include <featc/fc_driver.h>
@@ -19,47 +21,10 @@
 
 static unsigned char arena_mem[8u << 20];
 
-static fc_type kind_type(const FcPb__Feature *f)
-{
-    switch (f->kind_case) {
-    case FC_PB__FEATURE__KIND_BYTES_LIST: return FC_TYPE_BYTES;
-    case FC_PB__FEATURE__KIND_FLOAT_LIST: return FC_TYPE_FLOAT;
-    case FC_PB__FEATURE__KIND_INT64_LIST: return FC_TYPE_INT64;
-    default: return FC_TYPE_NONE;
-    }
-}
-
-static size_t kind_count(const FcPb__Feature *f)
-{
-    switch (f->kind_case) {
-    case FC_PB__FEATURE__KIND_BYTES_LIST: return f->bytes_list->n_value;
-    case FC_PB__FEATURE__KIND_FLOAT_LIST: return f->float_list->n_value;
-    case FC_PB__FEATURE__KIND_INT64_LIST: return f->int64_list->n_value;
-    default: return 0;
-    }
-}
-
 static size_t elem_size(fc_type t)
 {
     return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
                                                                      : sizeof(int64_t);
-}
-
-static void copy_values(const FcPb__Feature *f, unsigned char *dst, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        if (f->kind_case == FC_PB__FEATURE__KIND_INT64_LIST) {
-            memcpy(dst + i * sizeof(int64_t), &f->int64_list->value[i], sizeof(int64_t));
-        } else if (f->kind_case == FC_PB__FEATURE__KIND_FLOAT_LIST) {
-            memcpy(dst + i * sizeof(float), &f->float_list->value[i], sizeof(float));
-        } else {
-            fc_bytes b;
-            b.data = f->bytes_list->value[i].data;
-            b.size = f->bytes_list->value[i].len;
-            memcpy(dst + i * sizeof b, &b, sizeof b);
-        }
-    }
 }
 
 int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len)
@@ -81,8 +46,8 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
         const fc_fb_feature *e = fc_fallback_find(&fb, fd->key, fd->key_len);
         const FcPb__Feature *f = e != NULL ? e->value : NULL;
         int set = f != NULL && f->kind_case != FC_PB__FEATURE__KIND__NOT_SET;
-        size_t n = set ? kind_count(f) : 0;
-        if (set && kind_type(f) != fd->type)
+        size_t n = set ? oracle_kind_count(f) : 0;
+        if (set && oracle_kind_type(f) != fd->type)
             return FC_ERR_PARSE;
         if (fd->kind == FC_KIND_FIXED) {
             size_t def = fd->default_value != NULL ? fd->elems : 0;
@@ -94,12 +59,12 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
             if (f != NULL && n != length)
                 return FC_ERR_PARSE; /* Unexpected number of elements */
             if (f != NULL && n > 0)
-                copy_values(f, m + fd->value_offset, n);
+                oracle_copy_values(f, m + fd->value_offset, n);
         } else {
             if (n > fd->max)
                 return FC_ERR_PARSE; /* the spec's bound */
             if (n > 0)
-                copy_values(f, m + fd->value_offset, n);
+                oracle_copy_values(f, m + fd->value_offset, n);
             memcpy(m + fd->count_offset, &n, sizeof n);
         }
         if (f != NULL)
@@ -116,20 +81,20 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
             frames = e->value->n_feature;
             for (t = 0; t < frames; t++) { /* types first: TF's length scan */
                 const FcPb__Feature *f = e->value->feature[t];
-                if (f->kind_case != FC_PB__FEATURE__KIND__NOT_SET && kind_type(f) != l->type)
+                if (f->kind_case != FC_PB__FEATURE__KIND__NOT_SET && oracle_kind_type(f) != l->type)
                     return FC_ERR_PARSE;
             }
             if (frames > l->max_frames)
                 return FC_ERR_PARSE;
             for (t = 0; t < frames; t++) {
                 const FcPb__Feature *f = e->value->feature[t];
-                size_t n = kind_count(f);
+                size_t n = oracle_kind_count(f);
                 size_t per = l->kind == FC_KIND_FIXED ? l->elems : l->max;
                 if (l->kind == FC_KIND_FIXED ? n != l->elems : n > l->max)
                     return FC_ERR_PARSE;
-                if (l->uniform && n != kind_count(e->value->feature[0]))
+                if (l->uniform && n != oracle_kind_count(e->value->feature[0]))
                     return FC_ERR_PARSE;
-                copy_values(f, m + l->value_offset + t * per * elem_size(l->type), n);
+                oracle_copy_values(f, m + l->value_offset + t * per * elem_size(l->type), n);
                 if (l->kind == FC_KIND_VARLEN)
                     memcpy(m + l->count_offset + t * sizeof(size_t), &n, sizeof n);
             }
