@@ -29,7 +29,8 @@ WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototyp
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFLAGS)
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c
+RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c \
+              runtime/hash.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/input.c runtime/driver.c
 FALLBACK_SRC = runtime/fallback.c
@@ -51,7 +52,7 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
-UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence
+UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash
 EXAMPLES = hello_tfrecord movie_sequences
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.

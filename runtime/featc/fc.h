@@ -16,5 +16,6 @@
 #include "fc_record.h"
 #include "fc_example.h"
 #include "fc_sequence.h"
+#include "fc_hash.h"
 
 #endif /* FEATC_FC_H */
