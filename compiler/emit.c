@@ -335,8 +335,9 @@ static void emit_feature_member(sbuf *b, const schema_feature *f)
     }
 }
 
-/* The fc_field_desc initializer of an Example or context feature. */
-static void emit_field_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
+/* The start shared by fc_field_desc and fc_list_desc initializers: key,
+ * C name, type, kind, rank and the dims array. */
+static void emit_desc_head(sbuf *b, const schema_feature *f)
 {
     unsigned r;
     sb_str(b, "    {");
@@ -347,7 +348,14 @@ static void emit_field_desc(sbuf *b, const schema_message *m, const schema_featu
               f->rank);
     for (r = 0; r < FC_MAX_RANK; r++)
         sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
-    sb_printf(b, "}, %zu, %zu,\n     ", f->elems, f->max);
+    sb_str(b, "}");
+}
+
+/* The fc_field_desc initializer of an Example or context feature. */
+static void emit_field_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
+{
+    emit_desc_head(b, f);
+    sb_printf(b, ", %zu, %zu,\n     ", f->elems, f->max);
     if (f->kind == FC_KIND_FIXED && f->elems == 0)
         sb_str(b, "0, ");
     else
@@ -580,14 +588,8 @@ static void emit_list_member(sbuf *b, const schema_feature *f)
 
 static void emit_list_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
 {
-    unsigned r;
-    sb_str(b, "    {");
-    c_string(b, f->key, f->key_len);
-    sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
-              type_enum(f->type), f->kind == FC_KIND_FIXED ? "FIXED" : "VARLEN", f->rank);
-    for (r = 0; r < FC_MAX_RANK; r++)
-        sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
-    sb_printf(b, "}, %zu, %zu, %zu, %d, %d,\n     ", f->elems, f->max, f->max_frames,
+    emit_desc_head(b, f);
+    sb_printf(b, ", %zu, %zu, %zu, %d, %d,\n     ", f->elems, f->max, f->max_frames,
               f->allow_missing, f->uniform);
     sb_printf(b, "offsetof(%s, %s), offsetof(%s, %s_frames), ", m->c_type, f->cname, m->c_type,
               f->cname);
@@ -641,23 +643,31 @@ typedef struct seq_parts {
     sbuf cref, corder_ref, lref, lorder_ref;
 } seq_parts;
 
+/* Every buffer of sp, for freeing and failure checks. */
+static size_t seq_bufs(seq_parts *sp, sbuf **all)
+{
+    sbuf *list[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
+                    &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
+                    &sp->corder_ref, &sp->lref,  &sp->lorder_ref};
+    size_t i, n = sizeof list / sizeof list[0];
+    for (i = 0; i < n; i++)
+        all[i] = list[i];
+    return n;
+}
+
 static void seq_free(seq_parts *sp)
 {
-    sbuf *all[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
-                   &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
-                   &sp->corder_ref, &sp->lref,  &sp->lorder_ref};
-    size_t i;
-    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+    sbuf *all[16];
+    size_t i, n = seq_bufs(sp, all);
+    for (i = 0; i < n; i++)
         free(all[i]->s);
 }
 
-static int seq_failed(const seq_parts *sp)
+static int seq_failed(seq_parts *sp)
 {
-    const sbuf *all[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
-                         &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
-                         &sp->corder_ref, &sp->lref,  &sp->lorder_ref};
-    size_t i;
-    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+    sbuf *all[16];
+    size_t i, n = seq_bufs(sp, all);
+    for (i = 0; i < n; i++)
         if (all[i]->failed)
             return 1;
     return 0;
