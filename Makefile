@@ -29,7 +29,7 @@ WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototyp
 CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFLAGS)
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c \
+RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c runtime/batch.c \
               runtime/hash.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/input.c runtime/driver.c
@@ -52,7 +52,7 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
-UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash
+UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch
 EXAMPLES = hello_tfrecord movie_sequences
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
@@ -179,6 +179,18 @@ $(BUILD)/asan/test_sequence: tests/unit/test_sequence.c tests/unit/wire.h $(GEN_
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
 	    $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(LIBS_Z) -lm
+
+$(BUILD)/tests/test_batch: tests/unit/test_batch.c tests/unit/wire.h tests/unit/harness.h \
+                           $(GEN_TESTS)/batch.c $(BUILD)/libfeatc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/batch.c \
+	    $(BUILD)/libfeatc.a -lm
+
+$(BUILD)/asan/test_batch: tests/unit/test_batch.c tests/unit/wire.h $(GEN_TESTS)/batch.c \
+                          $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
+	    $(GEN_TESTS)/batch.c $(RUNTIME_SRC) $(LIBS_Z) -lm
 
 $(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TESTS)/semantics.c \
                             $(RUNTIME_SRC) $(HEADERS)

@@ -220,13 +220,14 @@ static void describe(sbuf *b, const schema_feature *f)
 /* ------------------------------------------------------------ one message */
 
 typedef struct msg_parts {
-    sbuf enm, constants, members, defaults, descs, order, lookup, init, decode, missing;
+    sbuf enm, constants, members, defaults, descs, order, lookup, init, decode, missing, batch;
 } msg_parts;
 
 static void part_free(msg_parts *mp)
 {
     sbuf *all[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
-                   &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing};
+                   &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing,
+                   &mp->batch};
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->s);
@@ -236,7 +237,7 @@ static int part_failed(const msg_parts *mp)
 {
     return mp->enm.failed || mp->constants.failed || mp->members.failed ||
            mp->defaults.failed || mp->descs.failed || mp->order.failed || mp->lookup.failed ||
-           mp->init.failed || mp->decode.failed || mp->missing.failed;
+           mp->init.failed || mp->decode.failed || mp->missing.failed || mp->batch.failed;
 }
 
 static const char *str_or_empty(const sbuf *b)
@@ -333,6 +334,45 @@ static void emit_feature_member(sbuf *b, const schema_feature *f)
             sb_printf(b, "[%s_DIM%u]", f->macro, r);
         sb_str(b, ";\n");
     }
+}
+
+/* The terms of NAME_BATCH_BYTES for one column: the pieces fc_batch_bind
+ * carves for it with both VarLen forms, in the same arithmetic. */
+static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
+{
+    const char *t = f->type == FC_TYPE_INT64 ? "int64_t" : f->type == FC_TYPE_FLOAT ? "float"
+                                                                                   : "fc_bytes";
+    const char *m = f->macro;
+    sb_printf(b, " \\\n     /* %s */", f->cname);
+    if (!list && f->kind == FC_KIND_FIXED) {
+        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * sizeof(%s))", m, t);
+    } else if (!list && f->kind == FC_KIND_VARLEN) {
+        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * 2u * sizeof(int64_t))", m);
+        sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
+    } else if (!list) {
+        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * %s_SIZE * sizeof(%s))", m,
+                  m, t);
+    } else if (f->kind == FC_KIND_FIXED) {
+        sb_printf(b,
+                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_SIZE * sizeof(%s))",
+                  m, m, t);
+    } else {
+        sb_printf(b,
+                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * sizeof(%s))",
+                  m, m, t);
+        sb_printf(b,
+                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * 3u * "
+                  "sizeof(int64_t))",
+                  m, m);
+        sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
+        sb_printf(b,
+                  " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_FRAMES_MAX + 1u) * "
+                  "sizeof(int64_t))",
+                  m);
+    }
+    if (list || f->kind != FC_KIND_FIXED)
+        sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
 }
 
 /* The start shared by fc_field_desc and fc_list_desc initializers: key,
@@ -441,6 +481,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         if (f->has_default)
             emit_default_array(&mp.defaults, m, f);
         emit_field_desc(&mp.descs, m, f, i + 1 == m->nfeatures);
+        emit_batch_bytes(&mp.batch, f, 0);
         /* init: defaults of FixedLen features */
         if (f->has_default && f->kind == FC_KIND_FIXED)
             emit_default_copy(&mp.init, "    ", m, f);
@@ -521,6 +562,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
             {"INIT", str_or_empty(&mp.init)},
             {"DECODE", str_or_empty(&mp.decode)},
             {"MISSING", str_or_empty(&mp.missing)},
+            {"BATCH_BYTES", str_or_empty(&mp.batch)},
         };
         expand(hdr, featc_template_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_message_c, subs, sizeof subs / sizeof subs[0]);
@@ -640,7 +682,7 @@ static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schem
 
 typedef struct seq_parts {
     sbuf enm, constants, members, defaults, cdescs, ldescs, clookup, llookup, init;
-    sbuf cref, corder_ref, lref, lorder_ref;
+    sbuf cref, corder_ref, lref, lorder_ref, batch;
 } seq_parts;
 
 /* Every buffer of sp, for freeing and failure checks. */
@@ -648,7 +690,7 @@ static size_t seq_bufs(seq_parts *sp, sbuf **all)
 {
     sbuf *list[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
                     &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
-                    &sp->corder_ref, &sp->lref,  &sp->lorder_ref};
+                    &sp->corder_ref, &sp->lref,  &sp->lorder_ref, &sp->batch};
     size_t i, n = sizeof list / sizeof list[0];
     for (i = 0; i < n; i++)
         all[i] = list[i];
@@ -697,6 +739,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
                 emit_default_copy(&sp.init, "    ", m, f);
         }
         emit_field_desc(&sp.cdescs, m, f, i + 1 == m->nfeatures);
+        emit_batch_bytes(&sp.batch, f, 0);
     }
     if (m->nlists > 0)
         sb_str(&sp.members, "    /* feature lists */\n");
@@ -705,6 +748,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
         emit_list_constants(&sp.constants, f);
         emit_list_member(&sp.members, f);
         emit_list_desc(&sp.ldescs, m, f, i + 1 == m->nlists);
+        emit_batch_bytes(&sp.batch, f, 1);
     }
     emit_desc_table(&sp.cdescs, &sp.cref, &sp.corder_ref, m, "", "fc_field_desc",
                     "context features", "_context", "_context_order", "CONTEXT", "Context",
@@ -751,6 +795,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
             {"LIST_REF", str_or_empty(&sp.lref)},
             {"LIST_ORDER_REF", str_or_empty(&sp.lorder_ref)},
             {"ALIGNED", m->aligned ? "1" : "0"},
+            {"BATCH_BYTES", str_or_empty(&sp.batch)},
         };
         expand(hdr, featc_template_seq_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_seq_message_c, subs, sizeof subs / sizeof subs[0]);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <featc/fc_example.h>
+#include <featc/fc_batch.h>
 @@SEQ_INCLUDE@@
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != @@VERSION_NUMBER@@

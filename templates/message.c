@@ -73,3 +73,15 @@ const fc_message_desc @@TYPE@@_desc = {
     @@TYPE@@_parse_any,
     @@TYPE@@_init_any
 };
+
+int @@TYPE@@_parse_batch(fc_column columns[@@UPPER@@_FIELD_COUNT], @@TYPE@@ *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&@@TYPE@@_desc, columns, scratch, records, n, err);
+}
+
+size_t @@TYPE@@_batch_bind(fc_column columns[@@UPPER@@_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&@@TYPE@@_desc, columns, b, forms, mem, size);
+}

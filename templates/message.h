@@ -37,3 +37,21 @@ static inline int @@TYPE@@_has(const @@TYPE@@ *m, enum @@TYPE@@_field f)
 
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc @@TYPE@@_desc;
+
+/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
+ * fc_column per feature, indexed by enum @@TYPE@@_field.  scratch holds
+ * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
+ * that fails (err->record is its index in the batch), or FC_ERR_ARG /
+ * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+int @@TYPE@@_parse_batch(fc_column columns[@@UPPER@@_FIELD_COUNT], @@TYPE@@ *scratch,
+    const fc_bytes *records, size_t n, fc_error *err);
+
+/* Points every column into mem, sized for up to b records at the spec's
+ * bounds with the VarLen outputs `forms` asks for (FC_BATCH_SPARSE,
+ * FC_BATCH_RAGGED); returns the bytes needed (binds only if size is
+ * enough).  @@UPPER@@_BATCH_BYTES(b) is that size for both forms, as a
+ * constant expression: static storage can be declared with it. */
+size_t @@TYPE@@_batch_bind(fc_column columns[@@UPPER@@_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size);
+#define @@UPPER@@_BATCH_BYTES(b) \
+    (FC_BATCH_ALIGN - 1u@@BATCH_BYTES@@)

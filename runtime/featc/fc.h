@@ -4,6 +4,9 @@
  *   fc_crc32c.h   CRC-32C and the TFRecord mask
  *   fc_record.h   TFRecord reader and writer (memory, fd, mmap; ZLIB/GZIP)
  *   fc_example.h  the tf.train.Example wire format for generated parsers
+ *   fc_sequence.h the tf.train.SequenceExample wire format
+ *   fc_hash.h     TensorFlow's string fingerprint and hash buckets
+ *   fc_batch.h    batches of records as tensors (parse_example layouts)
  *
  * The protobuf-c fallback decoder (fc_fallback.h) is separate: it needs
  * libprotobuf-c, which generated parsers never do.
@@ -17,5 +20,6 @@
 #include "fc_example.h"
 #include "fc_sequence.h"
 #include "fc_hash.h"
+#include "fc_batch.h"
 
 #endif /* FEATC_FC_H */

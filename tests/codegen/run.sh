@@ -38,6 +38,30 @@ for spec in "$root"/specs/*.feat; do
     gcc -std=c99 $STRICT -I"$root/runtime" -o "$out/a/$name" "$out/a/$name.c" \
         "$out/a/${name}_main.c" "$build/libfeatc.a" -lz -lm && ok || bad "$name: link"
     # the driver runs: usage error without files, a clean empty input
+    # NAME_BATCH_BYTES(b) is a constant expression (static storage is
+    # declared with it) and equals what the binder measures, as C and C++.
+    bt="$out/a/${name}_batch.c"
+    {
+        echo "#include \"$name.h\""
+        echo "int main(void)"
+        echo "{"
+        echo "    int bad = 0;"
+        sed -n 's/^size_t \([a-z0-9_]*\)_batch_bind(fc_column columns\[\([A-Z0-9_]*\)_FIELD_COUNT\].*/\1 \2/p' \
+            "$out/a/$name.h" | while read -r t u; do
+            echo "    {"
+            echo "        static unsigned char block[${u}_BATCH_BYTES(7)];"
+            echo "        static fc_column c[${u}_FIELD_COUNT];"
+            echo "        bad |= ${t}_batch_bind(c, 7, FC_BATCH_SPARSE | FC_BATCH_RAGGED, block, sizeof block) != sizeof block;"
+            echo "    }"
+        done
+        echo "    return bad;"
+        echo "}"
+    } > "$bt"
+    grep -q _batch_bind "$bt" && ok || bad "$name: no batch API in $name.h"
+    gcc -std=c99 $STRICT -I"$root/runtime" -I"$out/a" -o "$out/a/${name}_batch" "$bt" "$out/a/$name.c" \
+        "$build/libfeatc.a" -lz -lm && "$out/a/${name}_batch" && ok || bad "$name: batch bytes (C)"
+    g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/runtime" -I"$out/a" -c "$bt" \
+        -o "$out/a/${name}_batch-cxx.o" && ok || bad "$name: batch bytes (C++)"
     "$out/a/$name" >/dev/null 2>&1; [ $? -eq 64 ] && ok || bad "$name: driver usage exit"
     : > "$out/a/empty.tfrecord"
     "$out/a/$name" "$out/a/empty.tfrecord" && ok || bad "$name: driver on an empty file"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_check.h"
 #include "check_files.h"
 
 #include "oracle.h"
@@ -29,6 +30,7 @@ static void compare(const void *data, size_t len, const char *where)
     fc_error err;
     int ra = md->parse(msg_a, data, len, &err);
     int rb = oracle_parse(md, msg_b, data, len);
+    bc_add(data, len, ra == FC_OK);
     if (ra != rb) {
         if (failed < 10) {
             fprintf(stderr, "%s: generated %s, oracle %s", where, ra == FC_OK ? "accepts" : "rejects",
@@ -85,6 +87,7 @@ int main(int argc, char **argv)
         return 64;
     }
     name = argv[2];
+    bc_init_example(md);
     if (strcmp(argv[1], "corpus") == 0) {
         failed += check_files(argc - 3, argv + 3, compare);
     } else {
@@ -98,8 +101,9 @@ int main(int argc, char **argv)
             compare(ex.b, ex.n, where);
         }
     }
+    bc_finish(name);
     printf("%s: %ld passed, %ld failed\n", name, passed, failed);
     free(msg_a);
     free(msg_b);
-    return failed == 0 ? 0 : 1;
+    return failed == 0 && bc_failed == 0 ? 0 : 1;
 }

@@ -60,14 +60,19 @@ n=$4 count=$5
 rm -rf "$out/random"
 mkdir -p "$out/random"
 python3 "$root/tests/oracle/random_specs.py" "${SEED:-1}" "$n" "$out/random" || exit 1
-total_p=0 total_f=0 seq_p=0 seq_f=0
+total_p=0 total_f=0 seq_p=0 seq_f=0 batch_p=0 batch_f=0
 for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat; do
     name=$(basename "$spec" .feat)
     dir="$out/random/build-$name"
     if ! build_check "$spec" "$dir" >"$dir.log" 2>&1; then
         echo "FAIL $name: does not compile"; cat "$dir.log"; total_f=$((total_f + 1)); continue
     fi
-    line=$("$dir/check" random "$name" "${SEED:-1}" "$count" 2>"$dir.err")
+    lines=$("$dir/check" random "$name" "${SEED:-1}" "$count" 2>"$dir.err")
+    line=$(echo "$lines" | grep -v '^batch-')
+    bline=$(echo "$lines" | grep '^batch-')
+    bp=$(echo "$bline" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+    bf=$(echo "$bline" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
+    batch_p=$((batch_p + ${bp:-0})); batch_f=$((batch_f + ${bf:-1}))
     p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
     f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
     if grep -q '^sequence_example' "$spec"; then
@@ -75,8 +80,9 @@ for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat
     else
         total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))
     fi
-    [ "${f:-1}" -ne 0 ] && { echo "FAIL $name:"; head -20 "$dir.err"; }
+    if [ "${f:-1}" -ne 0 ] || [ "${bf:-1}" -ne 0 ]; then echo "FAIL $name:"; head -20 "$dir.err"; fi
 done
 echo "differential: $total_p passed, $total_f failed"
 echo "differential-sequence: $seq_p passed, $seq_f failed"
-[ $total_f -eq 0 ] && [ $seq_f -eq 0 ]
+echo "differential-batch: $batch_p passed, $batch_f failed"
+[ $total_f -eq 0 ] && [ $seq_f -eq 0 ] && [ $batch_f -eq 0 ]

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_check.h"
 #include "check_files.h"
 
 #include "seq_oracle.h"
@@ -30,6 +31,7 @@ static void compare(const void *data, size_t len, const char *where)
     fc_error err;
     int ra = sd->parse(msg_a, data, len, &err);
     int rb = seq_oracle_parse(sd, msg_b, data, len);
+    bc_add(data, len, ra == FC_OK);
     if (ra != rb) {
         if (failed < 10) {
             size_t i;
@@ -245,6 +247,7 @@ int main(int argc, char **argv)
         return 64;
     }
     name = argv[2];
+    bc_init_seq(sd);
     if (strcmp(argv[1], "corpus") == 0) {
         failed += check_files(argc - 3, argv + 3, compare);
     } else {
@@ -259,8 +262,9 @@ int main(int argc, char **argv)
         }
     }
     fprintf(stderr, "%s: %ld records accepted by both\n", name, accepted);
+    bc_finish(name);
     printf("%s: %ld passed, %ld failed\n", name, passed, failed);
     free(msg_a);
     free(msg_b);
-    return failed == 0 ? 0 : 1;
+    return failed == 0 && bc_failed == 0 ? 0 : 1;
 }

@@ -126,3 +126,15 @@ const fc_seq_desc fake_sequence_record_desc = {
     fake_sequence_record_parse_any,
     fake_sequence_record_init_any
 };
+
+int fake_sequence_record_parse_batch(fc_column columns[FAKE_SEQUENCE_RECORD_FIELD_COUNT], fake_sequence_record *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse_seq(&fake_sequence_record_desc, columns, scratch, records, n, err);
+}
+
+size_t fake_sequence_record_batch_bind(fc_column columns[FAKE_SEQUENCE_RECORD_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind_seq(&fake_sequence_record_desc, columns, b, forms, mem, size);
+}

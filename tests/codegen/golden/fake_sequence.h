@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <featc/fc_example.h>
+#include <featc/fc_batch.h>
 #include <featc/fc_sequence.h>
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != 100
@@ -98,6 +99,40 @@ static inline int fake_sequence_record_has(const fake_sequence_record *m, enum f
 
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_seq_desc fake_sequence_record_desc;
+
+/* Batches, in tf.io.parse_sequence_example's layout (see
+ * <featc/fc_batch.h>): one fc_column per context feature and feature list,
+ * indexed by enum fake_sequence_record_field.  scratch holds each record in turn.
+ * Returns FC_OK, FC_ERR_PARSE for the first record that fails
+ * (err->record is its index in the batch), or FC_ERR_ARG /
+ * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+int fake_sequence_record_parse_batch(fc_column columns[FAKE_SEQUENCE_RECORD_FIELD_COUNT], fake_sequence_record *scratch,
+    const fc_bytes *records, size_t n, fc_error *err);
+
+/* Points every column into mem, sized for up to b records at the spec's
+ * bounds with the VarLen outputs `forms` asks for (FC_BATCH_SPARSE,
+ * FC_BATCH_RAGGED); returns the bytes needed (binds only if size is
+ * enough).  FAKE_SEQUENCE_RECORD_BATCH_BYTES(b) is that size for both forms, as a
+ * constant expression: static storage can be declared with it. */
+size_t fake_sequence_record_batch_bind(fc_column columns[FAKE_SEQUENCE_RECORD_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size);
+#define FAKE_SEQUENCE_RECORD_BATCH_BYTES(b) \
+    (FC_BATCH_ALIGN - 1u \
+     /* x_byte */ \
+     + FC_BATCH_ROUND((size_t)(b) * FAKE_SEQUENCE_RECORD_X_BYTE_SIZE * sizeof(fc_bytes)) \
+     /* x_float */ \
+     + FC_BATCH_ROUND((size_t)(b) * FAKE_SEQUENCE_RECORD_X_FLOAT_SIZE * sizeof(float)) \
+     /* x_int */ \
+     + FC_BATCH_ROUND((size_t)(b) * FAKE_SEQUENCE_RECORD_X_INT_SIZE * sizeof(int64_t)) \
+     /* x_byte_seq */ \
+     + FC_BATCH_ROUND((size_t)(b) * FAKE_SEQUENCE_RECORD_X_BYTE_SEQ_FRAMES_MAX * FAKE_SEQUENCE_RECORD_X_BYTE_SEQ_SIZE * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* x_float_seq */ \
+     + FC_BATCH_ROUND((size_t)(b) * FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ_FRAMES_MAX * FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ_SIZE * sizeof(float)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* x_int_seq */ \
+     + FC_BATCH_ROUND((size_t)(b) * FAKE_SEQUENCE_RECORD_X_INT_SEQ_FRAMES_MAX * FAKE_SEQUENCE_RECORD_X_INT_SEQ_SIZE * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
 #ifdef __cplusplus
 }
 #endif

@@ -91,3 +91,15 @@ const fc_message_desc hadoop_row_desc = {
     hadoop_row_parse_any,
     hadoop_row_init_any
 };
+
+int hadoop_row_parse_batch(fc_column columns[HADOOP_ROW_FIELD_COUNT], hadoop_row *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&hadoop_row_desc, columns, scratch, records, n, err);
+}
+
+size_t hadoop_row_batch_bind(fc_column columns[HADOOP_ROW_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&hadoop_row_desc, columns, b, forms, mem, size);
+}

@@ -147,3 +147,15 @@ const fc_message_desc image_photo_desc = {
     image_photo_parse_any,
     image_photo_init_any
 };
+
+int image_photo_parse_batch(fc_column columns[IMAGE_PHOTO_FIELD_COUNT], image_photo *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&image_photo_desc, columns, scratch, records, n, err);
+}
+
+size_t image_photo_batch_bind(fc_column columns[IMAGE_PHOTO_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&image_photo_desc, columns, b, forms, mem, size);
+}

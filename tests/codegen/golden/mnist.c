@@ -106,3 +106,15 @@ const fc_message_desc mnist_digit_desc = {
     mnist_digit_parse_any,
     mnist_digit_init_any
 };
+
+int mnist_digit_parse_batch(fc_column columns[MNIST_DIGIT_FIELD_COUNT], mnist_digit *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&mnist_digit_desc, columns, scratch, records, n, err);
+}
+
+size_t mnist_digit_batch_bind(fc_column columns[MNIST_DIGIT_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&mnist_digit_desc, columns, b, forms, mem, size);
+}

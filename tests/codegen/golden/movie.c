@@ -131,3 +131,15 @@ const fc_seq_desc movie_movie_desc = {
     movie_movie_parse_any,
     movie_movie_init_any
 };
+
+int movie_movie_parse_batch(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], movie_movie *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse_seq(&movie_movie_desc, columns, scratch, records, n, err);
+}
+
+size_t movie_movie_batch_bind(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind_seq(&movie_movie_desc, columns, b, forms, mem, size);
+}

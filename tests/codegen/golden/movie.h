@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <featc/fc_example.h>
+#include <featc/fc_batch.h>
 #include <featc/fc_sequence.h>
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != 100
@@ -96,6 +97,46 @@ static inline int movie_movie_has(const movie_movie *m, enum movie_movie_field f
 
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_seq_desc movie_movie_desc;
+
+/* Batches, in tf.io.parse_sequence_example's layout (see
+ * <featc/fc_batch.h>): one fc_column per context feature and feature list,
+ * indexed by enum movie_movie_field.  scratch holds each record in turn.
+ * Returns FC_OK, FC_ERR_PARSE for the first record that fails
+ * (err->record is its index in the batch), or FC_ERR_ARG /
+ * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+int movie_movie_parse_batch(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], movie_movie *scratch,
+    const fc_bytes *records, size_t n, fc_error *err);
+
+/* Points every column into mem, sized for up to b records at the spec's
+ * bounds with the VarLen outputs `forms` asks for (FC_BATCH_SPARSE,
+ * FC_BATCH_RAGGED); returns the bytes needed (binds only if size is
+ * enough).  MOVIE_MOVIE_BATCH_BYTES(b) is that size for both forms, as a
+ * constant expression: static storage can be declared with it. */
+size_t movie_movie_batch_bind(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size);
+#define MOVIE_MOVIE_BATCH_BYTES(b) \
+    (FC_BATCH_ALIGN - 1u \
+     /* locale */ \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_LOCALE_SIZE * sizeof(fc_bytes)) \
+     /* age */ \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_AGE_SIZE * sizeof(int64_t)) \
+     /* favorites */ \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_FAVORITES_MAX * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_FAVORITES_MAX * 2u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* movie_ratings */ \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_MOVIE_RATINGS_FRAMES_MAX * MOVIE_MOVIE_MOVIE_RATINGS_SIZE * sizeof(float)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* movie_names */ \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_MOVIE_NAMES_FRAMES_MAX * MOVIE_MOVIE_MOVIE_NAMES_SIZE * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* actors */ \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_ACTORS_FRAMES_MAX * MOVIE_MOVIE_ACTORS_MAX * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND((size_t)(b) * MOVIE_MOVIE_ACTORS_FRAMES_MAX * MOVIE_MOVIE_ACTORS_MAX * 3u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) * MOVIE_MOVIE_ACTORS_FRAMES_MAX + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
 #ifdef __cplusplus
 }
 #endif

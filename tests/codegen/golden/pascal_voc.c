@@ -207,3 +207,15 @@ const fc_message_desc voc_segmentation_desc = {
     voc_segmentation_parse_any,
     voc_segmentation_init_any
 };
+
+int voc_segmentation_parse_batch(fc_column columns[VOC_SEGMENTATION_FIELD_COUNT], voc_segmentation *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&voc_segmentation_desc, columns, scratch, records, n, err);
+}
+
+size_t voc_segmentation_batch_bind(fc_column columns[VOC_SEGMENTATION_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&voc_segmentation_desc, columns, b, forms, mem, size);
+}

@@ -151,3 +151,15 @@ const fc_message_desc penguin_penguin_desc = {
     penguin_penguin_parse_any,
     penguin_penguin_init_any
 };
+
+int penguin_penguin_parse_batch(fc_column columns[PENGUIN_PENGUIN_FIELD_COUNT], penguin_penguin *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&penguin_penguin_desc, columns, scratch, records, n, err);
+}
+
+size_t penguin_penguin_batch_bind(fc_column columns[PENGUIN_PENGUIN_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&penguin_penguin_desc, columns, b, forms, mem, size);
+}

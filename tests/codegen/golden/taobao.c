@@ -139,3 +139,15 @@ const fc_message_desc taobao_user_desc = {
     taobao_user_parse_any,
     taobao_user_init_any
 };
+
+int taobao_user_parse_batch(fc_column columns[TAOBAO_USER_FIELD_COUNT], taobao_user *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&taobao_user_desc, columns, scratch, records, n, err);
+}
+
+size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&taobao_user_desc, columns, b, forms, mem, size);
+}

@@ -360,3 +360,15 @@ const fc_message_desc taxi_trip_desc = {
     taxi_trip_parse_any,
     taxi_trip_init_any
 };
+
+int taxi_trip_parse_batch(fc_column columns[TAXI_TRIP_FIELD_COUNT], taxi_trip *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&taxi_trip_desc, columns, scratch, records, n, err);
+}
+
+size_t taxi_trip_batch_bind(fc_column columns[TAXI_TRIP_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&taxi_trip_desc, columns, b, forms, mem, size);
+}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <featc/fc_example.h>
+#include <featc/fc_batch.h>
 #include <featc/fc_sequence.h>
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != 100
@@ -77,6 +78,38 @@ static inline int tfx_sequence_record_has(const tfx_sequence_record *m, enum tfx
 
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_seq_desc tfx_sequence_record_desc;
+
+/* Batches, in tf.io.parse_sequence_example's layout (see
+ * <featc/fc_batch.h>): one fc_column per context feature and feature list,
+ * indexed by enum tfx_sequence_record_field.  scratch holds each record in turn.
+ * Returns FC_OK, FC_ERR_PARSE for the first record that fails
+ * (err->record is its index in the batch), or FC_ERR_ARG /
+ * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+int tfx_sequence_record_parse_batch(fc_column columns[TFX_SEQUENCE_RECORD_FIELD_COUNT], tfx_sequence_record *scratch,
+    const fc_bytes *records, size_t n, fc_error *err);
+
+/* Points every column into mem, sized for up to b records at the spec's
+ * bounds with the VarLen outputs `forms` asks for (FC_BATCH_SPARSE,
+ * FC_BATCH_RAGGED); returns the bytes needed (binds only if size is
+ * enough).  TFX_SEQUENCE_RECORD_BATCH_BYTES(b) is that size for both forms, as a
+ * constant expression: static storage can be declared with it. */
+size_t tfx_sequence_record_batch_bind(fc_column columns[TFX_SEQUENCE_RECORD_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size);
+#define TFX_SEQUENCE_RECORD_BATCH_BYTES(b) \
+    (FC_BATCH_ALIGN - 1u \
+     /* f */ \
+     + FC_BATCH_ROUND((size_t)(b) * TFX_SEQUENCE_RECORD_F_MAX * sizeof(float)) \
+     + FC_BATCH_ROUND((size_t)(b) * TFX_SEQUENCE_RECORD_F_MAX * 2u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* i */ \
+     + FC_BATCH_ROUND((size_t)(b) * TFX_SEQUENCE_RECORD_I_MAX * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * TFX_SEQUENCE_RECORD_I_MAX * 2u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* s */ \
+     + FC_BATCH_ROUND((size_t)(b) * TFX_SEQUENCE_RECORD_S_FRAMES_MAX * TFX_SEQUENCE_RECORD_S_SIZE * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
 #ifdef __cplusplus
 }
 #endif

@@ -112,3 +112,15 @@ const fc_seq_desc transform_sequence_record_desc = {
     transform_sequence_record_parse_any,
     transform_sequence_record_init_any
 };
+
+int transform_sequence_record_parse_batch(fc_column columns[TRANSFORM_SEQUENCE_RECORD_FIELD_COUNT], transform_sequence_record *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse_seq(&transform_sequence_record_desc, columns, scratch, records, n, err);
+}
+
+size_t transform_sequence_record_batch_bind(fc_column columns[TRANSFORM_SEQUENCE_RECORD_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind_seq(&transform_sequence_record_desc, columns, b, forms, mem, size);
+}

@@ -151,3 +151,15 @@ const fc_message_desc tutorial_record_desc = {
     tutorial_record_parse_any,
     tutorial_record_init_any
 };
+
+int tutorial_record_parse_batch(fc_column columns[TUTORIAL_RECORD_FIELD_COUNT], tutorial_record *scratch,
+    const fc_bytes *records, size_t n, fc_error *err)
+{
+    return fc_batch_parse(&tutorial_record_desc, columns, scratch, records, n, err);
+}
+
+size_t tutorial_record_batch_bind(fc_column columns[TUTORIAL_RECORD_FIELD_COUNT], size_t b, unsigned forms,
+    void *mem, size_t size)
+{
+    return fc_batch_bind(&tutorial_record_desc, columns, b, forms, mem, size);
+}

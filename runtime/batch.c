@@ -1,0 +1,580 @@
+/* Batches of records as tensors: see fc_batch.h.
+ *
+ * Each record goes through the message's single-record parser into the
+ * caller's scratch struct; its values are then appended to the columns.
+ * Padded layouts (rows in an Example, fixed-frame lists) are appended packed
+ * as well, and spread out once the batch's largest row or frame count is
+ * known: block b moves from its packed offset to b * R * stride, last block
+ * first, so that no block overwrites one not yet moved, and the tail of each
+ * block gets the padding value.  One pass over the records, no second parse.
+ */
+#include "featc/fc_batch.h"
+
+#include <string.h>
+
+/* How a column is filled: the kinds of fc_field_desc and fc_list_desc. */
+typedef enum col_kind {
+    COL_FIXED,       /* FixedLen: [B, dims] */
+    COL_VARLEN,      /* VarLen: [N] values, sparse [N,2], ragged [B+1] */
+    COL_ROWS,        /* FixedLenSequence in an Example: [B, R, dims] padded */
+    COL_LIST_FIXED,  /* feature list of fixed frames: [B, T, dims] padded with 0 */
+    COL_LIST_VARLEN  /* feature list of VarLen frames: [N], sparse [N,3] */
+} col_kind;
+
+/* One column's feature, whichever descriptor it comes from. */
+typedef struct col_spec {
+    const char *key;
+    size_t key_len;
+    fc_type type;
+    col_kind kind;
+    unsigned rank;
+    const size_t *dims;
+    size_t elems;        /* values per record (FIXED), per row or frame (ROWS, LIST_FIXED) */
+    size_t max;          /* VARLEN: values; ROWS: rows; LIST_VARLEN: values per frame */
+    size_t max_frames;   /* lists */
+    size_t value_offset;
+    size_t count_offset; /* VARLEN, ROWS: the count; LIST_VARLEN: counts[] */
+    size_t frames_offset;
+    const void *pad;     /* ROWS: the padding value, NULL for 0 / "" */
+} col_spec;
+
+static void spec_of_field(const fc_field_desc *f, col_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->key = f->key;
+    s->key_len = f->key_len;
+    s->type = f->type;
+    s->kind = f->kind == FC_KIND_FIXED ? COL_FIXED : f->kind == FC_KIND_VARLEN ? COL_VARLEN
+                                                                                : COL_ROWS;
+    s->rank = f->rank;
+    s->dims = f->dims;
+    s->elems = f->elems;
+    s->max = f->max;
+    s->value_offset = f->value_offset;
+    s->count_offset = f->count_offset;
+    s->pad = s->kind == COL_ROWS ? f->default_value : NULL;
+}
+
+static void spec_of_list(const fc_list_desc *l, col_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->key = l->key;
+    s->key_len = l->key_len;
+    s->type = l->type;
+    s->kind = l->kind == FC_KIND_FIXED ? COL_LIST_FIXED : COL_LIST_VARLEN;
+    s->rank = l->rank;
+    s->dims = l->dims;
+    s->elems = l->elems;
+    s->max = l->max;
+    s->max_frames = l->max_frames;
+    s->value_offset = l->value_offset;
+    s->count_offset = l->count_offset;
+    s->frames_offset = l->frames_offset;
+}
+
+static size_t type_size(fc_type t)
+{
+    return t == FC_TYPE_INT64 ? sizeof(int64_t) : t == FC_TYPE_FLOAT ? sizeof(float)
+                                                                     : sizeof(fc_bytes);
+}
+
+static size_t load_size(const unsigned char *p)
+{
+    size_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* a * b, or SIZE_MAX when it overflows (no capacity is that large). */
+static size_t mul(size_t a, size_t b)
+{
+    if (a != 0 && b > SIZE_MAX / a)
+        return SIZE_MAX;
+    return a * b;
+}
+
+static size_t add(size_t a, size_t b)
+{
+    return b > SIZE_MAX - a ? SIZE_MAX : a + b;
+}
+
+/* ------------------------------------------------------------ binding */
+
+/* Worst-case element counts of a column for b records at the spec's bounds. */
+typedef struct col_need {
+    size_t values, indices, row_splits, inner_splits, lengths;
+} col_need;
+
+static void need_of(const col_spec *s, size_t b, unsigned forms, col_need *n)
+{
+    memset(n, 0, sizeof *n);
+    n->lengths = s->kind == COL_FIXED ? 0 : b;
+    switch (s->kind) {
+    case COL_FIXED:
+        n->values = mul(b, s->elems);
+        break;
+    case COL_VARLEN:
+        n->values = mul(b, s->max);
+        if (forms & FC_BATCH_SPARSE)
+            n->indices = mul(n->values, 2);
+        if (forms & FC_BATCH_RAGGED)
+            n->row_splits = add(b, 1);
+        break;
+    case COL_ROWS:
+        n->values = mul(mul(b, s->max), s->elems);
+        break;
+    case COL_LIST_FIXED:
+        n->values = mul(mul(b, s->max_frames), s->elems);
+        break;
+    case COL_LIST_VARLEN:
+        n->values = mul(mul(b, s->max_frames), s->max);
+        if (forms & FC_BATCH_SPARSE)
+            n->indices = mul(n->values, 3);
+        if (forms & FC_BATCH_RAGGED) {
+            n->row_splits = add(b, 1);
+            n->inner_splits = add(mul(b, s->max_frames), 1);
+        }
+        break;
+    }
+}
+
+/* Reserves a piece of `count` elements of `size` bytes at *used (rounded
+ * up to FC_BATCH_ALIGN) and returns where it starts in the block, or NULL
+ * for an empty piece or when only measuring (mem NULL). */
+static void *piece(unsigned char *mem, size_t *used, size_t count, size_t size)
+{
+    size_t at = *used, bytes = mul(count, size);
+    if (count == 0)
+        return NULL;
+    *used = add(*used, bytes > SIZE_MAX - FC_BATCH_ALIGN ? SIZE_MAX : FC_BATCH_ROUND(bytes));
+    return mem != NULL ? mem + at : NULL;
+}
+
+static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms,
+                       unsigned char *mem, size_t used)
+{
+    col_need n;
+    void *values, *indices, *row_splits, *inner_splits, *lengths;
+    need_of(s, b, forms, &n);
+    values = piece(mem, &used, n.values, type_size(s->type));
+    indices = piece(mem, &used, n.indices, sizeof(int64_t));
+    row_splits = piece(mem, &used, n.row_splits, sizeof(int64_t));
+    inner_splits = piece(mem, &used, n.inner_splits, sizeof(int64_t));
+    lengths = piece(mem, &used, n.lengths, sizeof(int64_t));
+    if (c != NULL) {
+        memset(c, 0, sizeof *c);
+        c->values = values;
+        c->values_cap = n.values;
+        c->indices = (int64_t *)indices;
+        c->indices_cap = n.indices;
+        c->row_splits = (int64_t *)row_splits;
+        c->row_splits_cap = n.row_splits;
+        c->inner_splits = (int64_t *)inner_splits;
+        c->inner_splits_cap = n.inner_splits;
+        c->lengths = (int64_t *)lengths;
+        c->lengths_cap = n.lengths;
+    }
+    return used;
+}
+
+/* The block is measured with FC_BATCH_ALIGN - 1 bytes of slack, so that
+ * any block of that size can be aligned. */
+static size_t bind_all(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists,
+                       size_t nl, fc_column *cols, size_t b, unsigned forms, void *mem,
+                       size_t size)
+{
+    size_t i, used = 0, skip;
+    col_spec s;
+    for (i = 0; i < nf + nl; i++) {
+        if (i < nf)
+            spec_of_field(&fields[i], &s);
+        else
+            spec_of_list(&lists[i - nf], &s);
+        used = bind_one(&s, NULL, b, forms, NULL, used);
+    }
+    used = add(used, FC_BATCH_ALIGN - 1);
+    if (used == SIZE_MAX)
+        return 0;
+    if (mem == NULL || size < used)
+        return used;
+    skip = (FC_BATCH_ALIGN - (size_t)((uintptr_t)mem % FC_BATCH_ALIGN)) % FC_BATCH_ALIGN;
+    for (i = 0, size = 0; i < nf + nl; i++) {
+        if (i < nf)
+            spec_of_field(&fields[i], &s);
+        else
+            spec_of_list(&lists[i - nf], &s);
+        size = bind_one(&s, &cols[i], b, forms, (unsigned char *)mem + skip, size);
+    }
+    return used;
+}
+
+size_t fc_batch_bind(const fc_message_desc *md, fc_column *cols, size_t b, unsigned forms,
+                     void *mem, size_t size)
+{
+    return bind_all(md->fields, md->nfields, NULL, 0, cols, b, forms, mem, size);
+}
+
+size_t fc_batch_bind_seq(const fc_seq_desc *sd, fc_column *cols, size_t b, unsigned forms,
+                         void *mem, size_t size)
+{
+    return bind_all(sd->context, sd->ncontext, sd->lists, sd->nlists, cols, b, forms, mem, size);
+}
+
+/* ------------------------------------------------------------ errors */
+
+static void msg_column(fc_msg *m, const col_spec *s)
+{
+    fc_msg_str(m, "column \"");
+    fc_msg_mem(m, s->key, s->key_len);
+    fc_msg_str(m, "\": ");
+}
+
+/* A buffer that is missing or smaller than B alone requires. */
+static int short_buffer(fc_error *err, const col_spec *s, const char *what, size_t n,
+                        size_t need, size_t cap)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, "batch of ");
+    fc_msg_u64(&m, n);
+    fc_msg_str(&m, " records: ");
+    msg_column(&m, s);
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, " needs room for ");
+    fc_msg_u64(&m, need);
+    fc_msg_str(&m, ", has ");
+    fc_msg_u64(&m, cap);
+    return FC_ERR_ARG;
+}
+
+/* A buffer that the data outgrows, found before anything is written. */
+static int out_of_space(fc_error *err, const col_spec *s, const char *what, size_t rec,
+                        size_t need, size_t cap)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_NO_SPACE, rec, FC_NO_INDEX);
+    fc_msg_str(&m, "batch record ");
+    fc_msg_u64(&m, rec);
+    fc_msg_str(&m, ": ");
+    msg_column(&m, s);
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, " needs room for ");
+    fc_msg_u64(&m, need);
+    fc_msg_str(&m, ", has ");
+    fc_msg_u64(&m, cap);
+    fc_msg_str(&m, " (fc_batch_bind sizes buffers for the spec's bounds)");
+    return FC_ERR_NO_SPACE;
+}
+
+/* Turns a single-record error of record i into the batched one.
+ * TensorFlow's batched Example texts name the record: "Name: <unknown>,
+ * Key: K, Index: I.  ..." where the single texts say "Key: K.  ..." and
+ * "Name: <unknown>, Feature: K ..." where they say "Feature: K ...".  Other
+ * texts (structure errors; SequenceExample texts, which are the same in
+ * both) get the record's index appended. */
+static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *err, size_t i)
+{
+    char old[FC_ERROR_MSG_SIZE], key[FC_ERROR_MSG_SIZE];
+    size_t k, best = 0, best_len = 0;
+    fc_msg m;
+    if (err == NULL)
+        return;
+    memcpy(old, err->message, sizeof old);
+    old[sizeof old - 1] = '\0';
+    err->record = i;
+    fc_msg_init(&m, err->message, sizeof err->message);
+    if (fields != NULL && strncmp(old, "Key: ", 5) == 0) {
+        /* The key as fc_msg_mem wrote it: the longest one followed by ".  ". */
+        for (k = 0; k < nfields; k++) {
+            fc_msg km;
+            fc_msg_init(&km, key, sizeof key);
+            fc_msg_mem(&km, fields[k].key, fields[k].key_len);
+            if (!km.cut && km.len > best_len && strncmp(old + 5, key, km.len) == 0 &&
+                strncmp(old + 5 + km.len, ".  ", 3) == 0) {
+                best = k + 1;
+                best_len = km.len;
+            }
+        }
+        if (best != 0) {
+            fc_msg_str(&m, "Name: <unknown>, Key: ");
+            fc_msg_mem(&m, fields[best - 1].key, fields[best - 1].key_len);
+            fc_msg_str(&m, ", Index: ");
+            fc_msg_u64(&m, i);
+            fc_msg_str(&m, ".  ");
+            fc_msg_str(&m, old + 5 + best_len + 3);
+            return;
+        }
+    }
+    if (fields != NULL && strncmp(old, "Feature: ", 9) == 0) {
+        fc_msg_str(&m, "Name: <unknown>, ");
+        fc_msg_str(&m, old);
+        fc_msg_str(&m, " (record ");
+        fc_msg_u64(&m, i);
+        fc_msg_str(&m, " of the batch)");
+        return;
+    }
+    fc_msg_str(&m, old);
+    fc_msg_str(&m, " (record ");
+    fc_msg_u64(&m, i);
+    fc_msg_str(&m, " of the batch)");
+}
+
+/* ------------------------------------------------------------ parsing */
+
+/* Capacities that B alone decides. */
+static int check_fixed_caps(const col_spec *s, const fc_column *c, size_t n, fc_error *err)
+{
+    size_t need;
+    switch (s->kind) {
+    case COL_FIXED:
+        need = mul(n, s->elems);
+        if (need > 0 && (c->values == NULL || c->values_cap < need))
+            return short_buffer(err, s, "values", n, need, c->values == NULL ? 0 : c->values_cap);
+        return FC_OK;
+    case COL_ROWS:
+    case COL_LIST_FIXED:
+        if (n > 0 && (c->lengths == NULL || c->lengths_cap < n))
+            return short_buffer(err, s, "lengths", n, n, c->lengths == NULL ? 0 : c->lengths_cap);
+        return FC_OK;
+    default:
+        if (c->lengths != NULL && c->lengths_cap < n)
+            return short_buffer(err, s, "lengths", n, n, c->lengths_cap);
+        if (c->row_splits != NULL && c->row_splits_cap < n + 1)
+            return short_buffer(err, s, "row_splits", n, n + 1, c->row_splits_cap);
+        if (s->kind == COL_LIST_VARLEN && c->inner_splits != NULL && c->inner_splits_cap < 1)
+            return short_buffer(err, s, "inner_splits", n, 1, c->inner_splits_cap);
+        return FC_OK;
+    }
+}
+
+static void start_column(const col_spec *s, fc_column *c)
+{
+    c->nvalues = 0;
+    c->nindices = 0;
+    c->nframes = 0;
+    c->rank = 0;
+    memset(c->shape, 0, sizeof c->shape);
+    if (c->row_splits != NULL)
+        c->row_splits[0] = 0;
+    if (s->kind == COL_LIST_VARLEN && c->inner_splits != NULL)
+        c->inner_splits[0] = 0;
+}
+
+/* Appends record i's values from the scratch struct m.  shape[1] and
+ * shape[2] keep the running maxima until finish_column. */
+static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
+                  fc_error *err)
+{
+    size_t ts = type_size(s->type), k, t;
+    unsigned char *vals = (unsigned char *)c->values;
+    const unsigned char *src = m + s->value_offset;
+    switch (s->kind) {
+    case COL_FIXED:
+        if (s->elems > 0)
+            memcpy(vals + i * s->elems * ts, src, s->elems * ts);
+        c->nvalues += s->elems;
+        return FC_OK;
+    case COL_VARLEN: {
+        size_t cnt = load_size(m + s->count_offset), total = c->nvalues + cnt;
+        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
+            return out_of_space(err, s, "values", i, total, c->values == NULL ? 0 : c->values_cap);
+        if (c->indices != NULL && cnt > 0 && c->indices_cap / 2 < total)
+            return out_of_space(err, s, "indices", i, mul(total, 2), c->indices_cap);
+        if (cnt > 0)
+            memcpy(vals + c->nvalues * ts, src, cnt * ts);
+        if (c->indices != NULL)
+            for (k = 0; k < cnt; k++) {
+                c->indices[2 * (c->nvalues + k)] = (int64_t)i;
+                c->indices[2 * (c->nvalues + k) + 1] = (int64_t)k;
+            }
+        c->nvalues = total;
+        if (c->row_splits != NULL)
+            c->row_splits[i + 1] = (int64_t)total;
+        if (c->lengths != NULL)
+            c->lengths[i] = (int64_t)cnt;
+        if ((int64_t)cnt > c->shape[1])
+            c->shape[1] = (int64_t)cnt;
+        return FC_OK;
+    }
+    case COL_ROWS:
+    case COL_LIST_FIXED: {
+        size_t rows = load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
+        size_t cnt = rows * s->elems, total = c->nvalues + cnt;
+        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
+            return out_of_space(err, s, "values", i, total, c->values == NULL ? 0 : c->values_cap);
+        if (cnt > 0)
+            memcpy(vals + c->nvalues * ts, src, cnt * ts);
+        c->nvalues = total;
+        c->lengths[i] = (int64_t)rows;
+        if ((int64_t)rows > c->shape[1])
+            c->shape[1] = (int64_t)rows;
+        return FC_OK;
+    }
+    case COL_LIST_VARLEN: {
+        size_t frames = load_size(m + s->frames_offset), cnt = 0, total;
+        for (t = 0; t < frames; t++)
+            cnt += load_size(m + s->count_offset + t * sizeof(size_t));
+        total = c->nvalues + cnt;
+        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
+            return out_of_space(err, s, "values", i, total, c->values == NULL ? 0 : c->values_cap);
+        if (c->indices != NULL && cnt > 0 && c->indices_cap / 3 < total)
+            return out_of_space(err, s, "indices", i, mul(total, 3), c->indices_cap);
+        if (c->inner_splits != NULL && frames > 0 &&
+            c->inner_splits_cap - 1 < c->nframes + frames)
+            return out_of_space(err, s, "inner_splits", i, c->nframes + frames + 1,
+                                c->inner_splits_cap);
+        for (t = 0; t < frames; t++) {
+            size_t fc = load_size(m + s->count_offset + t * sizeof(size_t));
+            if (fc > 0)
+                memcpy(vals + c->nvalues * ts, src + t * s->max * ts, fc * ts);
+            if (c->indices != NULL)
+                for (k = 0; k < fc; k++) {
+                    int64_t *row = c->indices + 3 * (c->nvalues + k);
+                    row[0] = (int64_t)i;
+                    row[1] = (int64_t)t;
+                    row[2] = (int64_t)k;
+                }
+            c->nvalues += fc;
+            c->nframes++;
+            if (c->inner_splits != NULL)
+                c->inner_splits[c->nframes] = (int64_t)c->nvalues;
+            if ((int64_t)fc > c->shape[2])
+                c->shape[2] = (int64_t)fc;
+        }
+        if (c->row_splits != NULL)
+            c->row_splits[i + 1] = (int64_t)c->nframes;
+        if (c->lengths != NULL)
+            c->lengths[i] = (int64_t)frames;
+        if ((int64_t)frames > c->shape[1])
+            c->shape[1] = (int64_t)frames;
+        return FC_OK;
+    }
+    }
+    return FC_OK;
+}
+
+/* Spreads packed blocks to stride R * elems, last first, and pads. */
+static void spread(const col_spec *s, fc_column *c, size_t n, size_t r)
+{
+    size_t ts = type_size(s->type), block = r * s->elems, packed = c->nvalues, b, k;
+    unsigned char *vals = (unsigned char *)c->values;
+    for (b = n; b-- > 0;) {
+        size_t len = (size_t)c->lengths[b] * s->elems;
+        packed -= len;
+        if (len > 0 && packed != b * block)
+            memmove(vals + b * block * ts, vals + packed * ts, len * ts);
+        for (k = len; k < block; k++) {
+            if (s->pad != NULL)
+                memcpy(vals + (b * block + k) * ts, s->pad, ts);
+            else
+                memset(vals + (b * block + k) * ts, 0, ts);
+        }
+    }
+}
+
+static int finish_column(const col_spec *s, fc_column *c, size_t n, fc_error *err)
+{
+    unsigned d;
+    int64_t most = c->shape[1], most_in_frame = c->shape[2];
+    switch (s->kind) {
+    case COL_FIXED:
+        c->rank = s->rank + 1;
+        c->shape[0] = (int64_t)n;
+        for (d = 0; d < s->rank; d++)
+            c->shape[d + 1] = (int64_t)s->dims[d];
+        return FC_OK;
+    case COL_ROWS:
+    case COL_LIST_FIXED: {
+        size_t r = (size_t)most, need = mul(mul(n, r), s->elems);
+        if (need > 0 && (c->values == NULL || c->values_cap < need))
+            return out_of_space(err, s, "values (padded)", n > 0 ? n - 1 : 0, need,
+                                c->values == NULL ? 0 : c->values_cap);
+        spread(s, c, n, r);
+        c->nvalues = need;
+        c->rank = s->rank + 2;
+        c->shape[0] = (int64_t)n;
+        c->shape[1] = (int64_t)r;
+        for (d = 0; d < s->rank; d++)
+            c->shape[d + 2] = (int64_t)s->dims[d];
+        return FC_OK;
+    }
+    case COL_VARLEN:
+        c->nindices = c->indices != NULL ? c->nvalues : 0;
+        c->rank = 2;
+        c->shape[0] = (int64_t)n;
+        c->shape[1] = most;
+        return FC_OK;
+    case COL_LIST_VARLEN:
+        c->nindices = c->indices != NULL ? c->nvalues : 0;
+        c->rank = 3;
+        c->shape[0] = (int64_t)n;
+        c->shape[1] = most;
+        c->shape[2] = most_in_frame;
+        return FC_OK;
+    }
+    return FC_OK;
+}
+
+static void spec_at(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t j,
+                    col_spec *s)
+{
+    if (j < nf)
+        spec_of_field(&fields[j], s);
+    else
+        spec_of_list(&lists[j - nf], s);
+}
+
+/* The batch loop over nf fields then nl lists. */
+static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
+               int example, int (*parse)(void *, const void *, size_t, fc_error *),
+               fc_column *cols, void *scratch, const fc_bytes *records, size_t n, fc_error *err)
+{
+    size_t nc = nf + nl, i, j;
+    col_spec s;
+    int rc;
+    if (err != NULL)
+        fc_error_clear(err);
+    if (n > 0 && records == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "batch of records: no records given");
+        return FC_ERR_ARG;
+    }
+    for (j = 0; j < nc; j++) {
+        spec_at(fields, nf, lists, j, &s);
+        rc = check_fixed_caps(&s, &cols[j], n, err);
+        if (rc != FC_OK)
+            return rc;
+        start_column(&s, &cols[j]);
+    }
+    for (i = 0; i < n; i++) {
+        rc = parse(scratch, records[i].data, records[i].size, err);
+        if (rc != FC_OK) {
+            batch_error(example ? fields : NULL, example ? nf : 0, err, i);
+            return rc;
+        }
+        for (j = 0; j < nc; j++) {
+            spec_at(fields, nf, lists, j, &s);
+            rc = append(&s, &cols[j], (const unsigned char *)scratch, i, err);
+            if (rc != FC_OK)
+                return rc;
+        }
+    }
+    for (j = 0; j < nc; j++) {
+        spec_at(fields, nf, lists, j, &s);
+        rc = finish_column(&s, &cols[j], n, err);
+        if (rc != FC_OK)
+            return rc;
+    }
+    return FC_OK;
+}
+
+int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
+                   const fc_bytes *records, size_t n, fc_error *err)
+{
+    return run(md->fields, md->nfields, NULL, 0, 1, md->parse, cols, scratch, records, n, err);
+}
+
+int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
+                       const fc_bytes *records, size_t n, fc_error *err)
+{
+    return run(sd->context, sd->ncontext, sd->lists, sd->nlists, 0, sd->parse, cols, scratch,
+               records, n, err);
+}

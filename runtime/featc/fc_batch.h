@@ -1,0 +1,107 @@
+/* featc runtime: batches of records as tensors, in the layouts of
+ * tf.io.parse_example and tf.io.parse_sequence_example.
+ *
+ * A batch is B serialized records in; one column per feature out.  A column
+ * is a set of caller buffers (nothing here allocates) plus the shape the
+ * batch gave it:
+ *
+ *   FixedLen [dims]            values [B, dims...]
+ *   FixedLenSequence [?,dims]  values [B, R, dims...], R the most rows of any
+ *   (rows, in an Example)      record; the rest of each block holds the
+ *                              padding value; lengths [B] = rows per record
+ *   VarLen                     values [N]; as the caller asks: SparseTensor
+ *                              indices [N, 2] = (record, position), shape
+ *                              [B, most values]; ragged row_splits [B + 1]
+ *   list, fixed frame [dims]   values [B, T, dims...], T the most frames of
+ *   (SequenceExample)          any record, padded with 0 / ""; lengths [B]
+ *   list, VarLen frames        values [N]; indices [N, 3] = (record, frame,
+ *                              position), shape [B, most frames, most values
+ *                              in a frame]; ragged: row_splits [B + 1] over
+ *                              frames, inner_splits [frames + 1] over values
+ *
+ * Every record is parsed by the message's own single-record parser into a
+ * scratch struct, then copied out: a batch holds exactly the values of the
+ * records parsed one at a time, stacked.  The first record that fails stops
+ * the batch: its error is TensorFlow's batched text (Example: "Name:
+ * <unknown>, Key: K, Index: I.  ..."), err->record is its index in the batch.
+ *
+ * Capacities are checked before anything is written past a buffer: those
+ * that depend only on B (fixed shapes, lengths, row splits) before the
+ * first record (FC_ERR_ARG), those that depend on the data (VarLen values,
+ * indices, inner splits; padded rows and frames) as they are needed
+ * (FC_ERR_NO_SPACE, naming the record).  fc_batch_bind sizes every buffer
+ * for the spec's bounds, so that a bound batch never runs out of space.
+ * After an error the columns hold unspecified values.  Bytes values are
+ * views into the records, valid while they are.
+ */
+#ifndef FEATC_FC_BATCH_H
+#define FEATC_FC_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_example.h"
+#include "fc_sequence.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fc_column {
+    /* Buffers and their capacities, in elements; set by the caller or by
+     * fc_batch_bind.  values holds int64_t, float or fc_bytes as the
+     * feature's type says. */
+    void *values;
+    size_t values_cap;
+    int64_t *indices;       /* VarLen: sparse indices, row-major; NULL: not wanted */
+    size_t indices_cap;
+    int64_t *row_splits;    /* VarLen: ragged splits [B + 1]; NULL: not wanted */
+    size_t row_splits_cap;
+    int64_t *inner_splits;  /* VarLen list: splits of frames [frames + 1]; NULL: not wanted */
+    size_t inner_splits_cap;
+    int64_t *lengths;       /* rows / frames per record [B]: needed by rows
+                               and fixed-frame lists, optional elsewhere */
+    size_t lengths_cap;
+    /* What the batch wrote. */
+    size_t nvalues;         /* values (dense: the product of shape) */
+    size_t nindices;        /* sparse: index rows (= nvalues) */
+    size_t nframes;         /* VarLen list: frames in the batch */
+    unsigned rank;          /* of shape */
+    int64_t shape[FC_MAX_RANK + 2]; /* dense: the tensor's shape; VarLen: the
+                                       SparseTensor's dense_shape */
+} fc_column;
+
+/* Which outputs fc_batch_bind gives VarLen columns. */
+#define FC_BATCH_SPARSE 1u /* indices */
+#define FC_BATCH_RAGGED 2u /* row splits (and inner splits for lists) */
+
+/* Buffers are carved from the block in pieces rounded up to this. */
+#define FC_BATCH_ALIGN 16u
+#define FC_BATCH_ROUND(n) (((size_t)(n) + (FC_BATCH_ALIGN - 1u)) / FC_BATCH_ALIGN * FC_BATCH_ALIGN)
+
+/* Sizes the buffers of every column for a batch of up to b records at the
+ * spec's bounds, with the VarLen outputs `forms` asks for, and returns the
+ * bytes that takes.  When mem is not NULL and size is at least that, points
+ * the columns into mem (aligned to FC_BATCH_ALIGN: mem must be too);
+ * otherwise leaves them alone.  Returns 0 when the size overflows size_t.
+ * Lengths are always bound.  cols has one entry per field (Example), or per
+ * context feature then per list (SequenceExample). */
+size_t fc_batch_bind(const fc_message_desc *md, fc_column *cols, size_t b, unsigned forms,
+                     void *mem, size_t size);
+size_t fc_batch_bind_seq(const fc_seq_desc *sd, fc_column *cols, size_t b, unsigned forms,
+                         void *mem, size_t size);
+
+/* Parses records[0..n) into cols as tf.io.parse_example does (scratch: one
+ * struct of the message, md->size bytes).  Returns FC_OK, FC_ERR_PARSE (the
+ * first failing record), FC_ERR_ARG or FC_ERR_NO_SPACE (a capacity). */
+int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
+                   const fc_bytes *records, size_t n, fc_error *err);
+/* The same for tf.io.parse_sequence_example. */
+int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
+                       const fc_bytes *records, size_t n, fc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEATC_FC_BATCH_H */

@@ -1,0 +1,368 @@
+/* Batched parsing vs single-record parsing, stacked: the part of check.c
+ * and seq_check.c that judges fc_batch_parse / fc_batch_parse_seq.
+ *
+ * Records go in one at a time (bc_add); they are cut into batches of 1, 7,
+ * 64 and 256 records in turn (and whatever is left at the end).  For each
+ * batch the expected tensors are built here from the single-record parser's
+ * structs, by the layout rules of tf-semantics.md section 2.4 written out
+ * again independently of runtime/batch.c, and compared value by value
+ * (bytes views by pointer and size, floats by bits), padding included.  A
+ * batch with a failing record must fail at the first one, with its index
+ * and the single parser's reason in the message.
+ *
+ * The includer names its message with bc_init_example or bc_init_seq,
+ * feeds records to bc_add and ends with bc_finish. */
+#ifndef FEATC_TEST_BATCH_CHECK_H
+#define FEATC_TEST_BATCH_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <featc/fc_batch.h>
+
+static const fc_field_desc *bc_fields;
+static const fc_list_desc *bc_lists;
+static size_t bc_nf, bc_nl, bc_size;
+static int (*bc_parse)(void *, const void *, size_t, fc_error *);
+static int bc_is_seq;
+static const fc_message_desc *bc_md;
+static const fc_seq_desc *bc_sd;
+
+/* Two streams of batches: every record in turn (batches that mostly hold
+ * a failing record: the error path), and only the records that parse
+ * alone (the value path; random records are mostly invalid, so without
+ * this few batches beyond a size of 1 would ever compare values). */
+typedef struct bc_stream {
+    unsigned char *recs[256];
+    size_t lens[256], n, turn;
+} bc_stream;
+static bc_stream bc_all, bc_good;
+/* The batch being checked. */
+static unsigned char **bc_recs;
+static size_t *bc_lens, bc_n, bc_turn;
+static long bc_passed, bc_failed;
+static const size_t bc_sizes[] = {1, 7, 64, 256};
+
+static inline void bc_init_example(const fc_message_desc *md)
+{
+    bc_fields = md->fields;
+    bc_nf = md->nfields;
+    bc_lists = NULL;
+    bc_nl = 0;
+    bc_size = md->size;
+    bc_parse = md->parse;
+    bc_is_seq = 0;
+    bc_md = md;
+}
+
+static inline void bc_init_seq(const fc_seq_desc *sd)
+{
+    bc_fields = sd->context;
+    bc_nf = sd->ncontext;
+    bc_lists = sd->lists;
+    bc_nl = sd->nlists;
+    bc_size = sd->size;
+    bc_parse = sd->parse;
+    bc_is_seq = 1;
+    bc_sd = sd;
+}
+
+static size_t bc_ts(fc_type t)
+{
+    return t == FC_TYPE_INT64 ? 8 : t == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+}
+
+static size_t bc_load(const unsigned char *p)
+{
+    size_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static int bc_bad;
+static const char *bc_what;
+
+#define BC_EXPECT(cond, ...)                                                   \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            if (bc_bad++ == 0 && bc_failed < 10) {                             \
+                fprintf(stderr, "batch of %zu (%s): ", bc_n, bc_what);         \
+                fprintf(stderr, __VA_ARGS__);                                  \
+                fputc('\n', stderr);                                           \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+/* Column j's most rows / frames (m1) and most values in a frame or record
+ * (m2) over the batch, from the single parses. */
+static void bc_maxima(unsigned char *s, size_t j, size_t *m1, size_t *m2)
+{
+    size_t i, t;
+    *m1 = *m2 = 0;
+    for (i = 0; i < bc_n; i++) {
+        bc_parse(s, bc_recs[i], bc_lens[i], NULL);
+        if (j < bc_nf) {
+            const fc_field_desc *f = &bc_fields[j];
+            if (f->kind != FC_KIND_FIXED && bc_load(s + f->count_offset) > *m1)
+                *m1 = bc_load(s + f->count_offset);
+        } else {
+            const fc_list_desc *l = &bc_lists[j - bc_nf];
+            size_t frames = bc_load(s + l->frames_offset);
+            if (frames > *m1)
+                *m1 = frames;
+            if (l->kind == FC_KIND_VARLEN)
+                for (t = 0; t < frames; t++)
+                    if (bc_load(s + l->count_offset + t * sizeof(size_t)) > *m2)
+                        *m2 = bc_load(s + l->count_offset + t * sizeof(size_t));
+        }
+    }
+}
+
+static int bc_is_pad(const unsigned char *v, size_t ts, const void *pad)
+{
+    static const unsigned char zero[sizeof(fc_bytes)];
+    return memcmp(v, pad != NULL ? pad : zero, ts) == 0;
+}
+
+/* One Example field / context feature, all records. */
+static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
+{
+    const fc_field_desc *f = &bc_fields[j];
+    const unsigned char *vals = (const unsigned char *)c->values;
+    size_t ts = bc_ts(f->type), i, k, off = 0, m1, m2;
+    unsigned d;
+    bc_maxima(s, j, &m1, &m2);
+    if (f->kind == FC_KIND_FIXED) {
+        BC_EXPECT(c->rank == f->rank + 1 && c->shape[0] == (int64_t)bc_n, "%s: shape", f->c_name);
+        for (d = 0; d < f->rank; d++)
+            BC_EXPECT(c->shape[d + 1] == (int64_t)f->dims[d], "%s: dim %u", f->c_name, d);
+        BC_EXPECT(c->nvalues == bc_n * f->elems, "%s: nvalues", f->c_name);
+    } else if (f->kind == FC_KIND_VARLEN) {
+        BC_EXPECT(c->rank == 2 && c->shape[0] == (int64_t)bc_n && c->shape[1] == (int64_t)m1,
+                  "%s: dense_shape [%lld,%lld], want [%zu,%zu]", f->c_name,
+                  (long long)c->shape[0], (long long)c->shape[1], bc_n, m1);
+    } else {
+        BC_EXPECT(c->rank == f->rank + 2 && c->shape[0] == (int64_t)bc_n &&
+                      c->shape[1] == (int64_t)m1,
+                  "%s: shape [%lld,%lld,...], want [%zu,%zu,...]", f->c_name,
+                  (long long)c->shape[0], (long long)c->shape[1], bc_n, m1);
+        BC_EXPECT(c->nvalues == bc_n * m1 * f->elems, "%s: nvalues", f->c_name);
+    }
+    if (c->row_splits != NULL)
+        BC_EXPECT(c->row_splits[0] == 0, "%s: row_splits[0]", f->c_name);
+    for (i = 0; i < bc_n; i++) {
+        const unsigned char *sv;
+        bc_parse(s, bc_recs[i], bc_lens[i], NULL);
+        sv = s + f->value_offset;
+        if (f->kind == FC_KIND_FIXED) {
+            BC_EXPECT(f->elems == 0 || memcmp(vals + i * f->elems * ts, sv, f->elems * ts) == 0,
+                      "%s: record %zu values", f->c_name, i);
+        } else if (f->kind == FC_KIND_VARLEN) {
+            size_t cnt = bc_load(s + f->count_offset);
+            BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, sv, cnt * ts) == 0,
+                      "%s: record %zu values", f->c_name, i);
+            if (c->indices != NULL)
+                for (k = 0; k < cnt; k++)
+                    BC_EXPECT(c->indices[2 * (off + k)] == (int64_t)i &&
+                                  c->indices[2 * (off + k) + 1] == (int64_t)k,
+                              "%s: record %zu index %zu", f->c_name, i, k);
+            off += cnt;
+            if (c->row_splits != NULL)
+                BC_EXPECT(c->row_splits[i + 1] == (int64_t)off, "%s: row_splits[%zu]",
+                          f->c_name, i + 1);
+            if (c->lengths != NULL)
+                BC_EXPECT(c->lengths[i] == (int64_t)cnt, "%s: lengths[%zu]", f->c_name, i);
+        } else {
+            size_t rows = bc_load(s + f->count_offset), block = m1 * f->elems;
+            BC_EXPECT(rows == 0 || memcmp(vals + i * block * ts, sv, rows * f->elems * ts) == 0,
+                      "%s: record %zu rows", f->c_name, i);
+            for (k = rows * f->elems; k < block; k++)
+                BC_EXPECT(bc_is_pad(vals + (i * block + k) * ts, ts, f->default_value),
+                          "%s: record %zu padding at %zu", f->c_name, i, k);
+            BC_EXPECT(c->lengths[i] == (int64_t)rows, "%s: lengths[%zu]", f->c_name, i);
+        }
+    }
+    if (f->kind == FC_KIND_VARLEN)
+        BC_EXPECT(c->nvalues == off && (c->indices == NULL || c->nindices == off),
+                  "%s: nvalues %zu, want %zu", f->c_name, c->nvalues, off);
+}
+
+/* One feature list, all records. */
+static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
+{
+    const fc_list_desc *l = &bc_lists[j - bc_nf];
+    const unsigned char *vals = (const unsigned char *)c->values;
+    size_t ts = bc_ts(l->type), i, k, t, off = 0, frames_total = 0, m1, m2;
+    unsigned d;
+    bc_maxima(s, j, &m1, &m2);
+    if (l->kind == FC_KIND_FIXED) {
+        BC_EXPECT(c->rank == l->rank + 2 && c->shape[0] == (int64_t)bc_n &&
+                      c->shape[1] == (int64_t)m1,
+                  "%s: shape", l->c_name);
+        for (d = 0; d < l->rank; d++)
+            BC_EXPECT(c->shape[d + 2] == (int64_t)l->dims[d], "%s: dim %u", l->c_name, d);
+        BC_EXPECT(c->nvalues == bc_n * m1 * l->elems, "%s: nvalues", l->c_name);
+    } else {
+        BC_EXPECT(c->rank == 3 && c->shape[0] == (int64_t)bc_n && c->shape[1] == (int64_t)m1 &&
+                      c->shape[2] == (int64_t)m2,
+                  "%s: dense_shape [%lld,%lld,%lld], want [%zu,%zu,%zu]", l->c_name,
+                  (long long)c->shape[0], (long long)c->shape[1], (long long)c->shape[2], bc_n,
+                  m1, m2);
+    }
+    for (i = 0; i < bc_n; i++) {
+        const unsigned char *sv;
+        size_t frames;
+        bc_parse(s, bc_recs[i], bc_lens[i], NULL);
+        sv = s + l->value_offset;
+        frames = bc_load(s + l->frames_offset);
+        if (c->lengths != NULL)
+            BC_EXPECT(c->lengths[i] == (int64_t)frames, "%s: lengths[%zu]", l->c_name, i);
+        if (l->kind == FC_KIND_FIXED) {
+            size_t block = m1 * l->elems;
+            BC_EXPECT(frames == 0 || memcmp(vals + i * block * ts, sv, frames * l->elems * ts) == 0,
+                      "%s: record %zu frames", l->c_name, i);
+            for (k = frames * l->elems; k < block; k++)
+                BC_EXPECT(bc_is_pad(vals + (i * block + k) * ts, ts, NULL),
+                          "%s: record %zu padding at %zu", l->c_name, i, k);
+            continue;
+        }
+        for (t = 0; t < frames; t++) {
+            size_t cnt = bc_load(s + l->count_offset + t * sizeof(size_t));
+            BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, sv + t * l->max * ts, cnt * ts) == 0,
+                      "%s: record %zu frame %zu values", l->c_name, i, t);
+            if (c->indices != NULL)
+                for (k = 0; k < cnt; k++) {
+                    const int64_t *row = c->indices + 3 * (off + k);
+                    BC_EXPECT(row[0] == (int64_t)i && row[1] == (int64_t)t && row[2] == (int64_t)k,
+                              "%s: record %zu frame %zu index %zu", l->c_name, i, t, k);
+                }
+            off += cnt;
+            frames_total++;
+            if (c->inner_splits != NULL)
+                BC_EXPECT(c->inner_splits[frames_total] == (int64_t)off, "%s: inner_splits",
+                          l->c_name);
+        }
+        if (c->row_splits != NULL)
+            BC_EXPECT(c->row_splits[i + 1] == (int64_t)frames_total, "%s: row_splits",
+                      l->c_name);
+    }
+    if (l->kind == FC_KIND_VARLEN)
+        BC_EXPECT(c->nvalues == off && c->nframes == frames_total &&
+                      (c->indices == NULL || c->nindices == off),
+                  "%s: totals", l->c_name);
+}
+
+static void bc_run(bc_stream *st)
+{
+    fc_column *cols;
+    fc_bytes views[256];
+    fc_error err, serr;
+    unsigned forms;
+    size_t i, j, need, first;
+    unsigned char *block, *scratch;
+    int rc;
+    bc_recs = st->recs;
+    bc_lens = st->lens;
+    bc_n = st->n;
+    bc_turn = st->turn;
+    first = bc_n;
+    forms = (unsigned)(1 + bc_turn % 3); /* sparse, ragged, both */
+    if (bc_n == 0)
+        return;
+    bc_bad = 0;
+    bc_what = forms == 1 ? "sparse" : forms == 2 ? "ragged" : "sparse+ragged";
+    cols = (fc_column *)calloc(bc_nf + bc_nl + 1, sizeof *cols);
+    scratch = (unsigned char *)calloc(1, bc_size);
+    need = bc_is_seq ? fc_batch_bind_seq(bc_sd, cols, bc_n, forms, NULL, 0)
+                     : fc_batch_bind(bc_md, cols, bc_n, forms, NULL, 0);
+    block = (unsigned char *)malloc(need);
+    if (cols == NULL || scratch == NULL || block == NULL) {
+        fprintf(stderr, "batch check: out of memory (%zu bytes)\n", need);
+        exit(2);
+    }
+    if (bc_is_seq)
+        fc_batch_bind_seq(bc_sd, cols, bc_n, forms, block, need);
+    else
+        fc_batch_bind(bc_md, cols, bc_n, forms, block, need);
+    for (i = 0; i < bc_n; i++) {
+        views[i].data = bc_recs[i];
+        views[i].size = bc_lens[i];
+    }
+    rc = bc_is_seq ? fc_batch_parse_seq(bc_sd, cols, scratch, views, bc_n, &err)
+                   : fc_batch_parse(bc_md, cols, scratch, views, bc_n, &err);
+    for (i = 0; i < bc_n && first == bc_n; i++)
+        if (bc_parse(scratch, bc_recs[i], bc_lens[i], &serr) != FC_OK)
+            first = i;
+    if (first < bc_n) {
+        const char *reason = serr.message;
+        if (strncmp(reason, "Key: ", 5) == 0 && strstr(reason, ".  ") != NULL)
+            reason = strstr(reason, ".  ") + 3;
+        BC_EXPECT(rc == FC_ERR_PARSE && err.record == first,
+                  "record %zu fails alone, the batch gives %d at record %llu", first, rc,
+                  (unsigned long long)err.record);
+        BC_EXPECT(strstr(err.message, reason) != NULL, "message \"%s\" lacks \"%s\"",
+                  err.message, reason);
+        if (!bc_is_seq && strncmp(serr.message, "Key: ", 5) == 0) {
+            char idx[64];
+            snprintf(idx, sizeof idx, ", Index: %zu.  ", first);
+            BC_EXPECT(strncmp(err.message, "Name: <unknown>, Key: ", 22) == 0 &&
+                          strstr(err.message, idx) != NULL,
+                      "message \"%s\" is not TF's batched form", err.message);
+        }
+    } else {
+        BC_EXPECT(rc == FC_OK, "every record parses alone, the batch fails: %s", err.message);
+        if (rc == FC_OK)
+            for (j = 0; j < bc_nf + bc_nl; j++) {
+                if (j < bc_nf)
+                    bc_check_field(scratch, j, &cols[j]);
+                else
+                    bc_check_list(scratch, j, &cols[j]);
+            }
+    }
+    if (bc_bad == 0)
+        bc_passed++;
+    else
+        bc_failed++;
+    free(block);
+    free(scratch);
+    free(cols);
+    for (i = 0; i < bc_n; i++)
+        free(bc_recs[i]);
+    st->n = 0;
+    st->turn++;
+}
+
+static void bc_push(bc_stream *st, const void *data, size_t len)
+{
+    unsigned char *copy = (unsigned char *)malloc(len > 0 ? len : 1);
+    if (copy == NULL) {
+        fprintf(stderr, "batch check: out of memory\n");
+        exit(2);
+    }
+    if (len > 0)
+        memcpy(copy, data, len);
+    st->recs[st->n] = copy;
+    st->lens[st->n] = len;
+    st->n++;
+    if (st->n == bc_sizes[st->turn % 4])
+        bc_run(st);
+}
+
+/* ok: the record parses alone. */
+static void bc_add(const void *data, size_t len, int ok)
+{
+    bc_push(&bc_all, data, len);
+    if (ok)
+        bc_push(&bc_good, data, len);
+}
+
+/* The last, partial batches; then "batch-NAME: N passed, M failed". */
+static void bc_finish(const char *name)
+{
+    bc_run(&bc_all);
+    bc_run(&bc_good);
+    printf("batch-%s: %ld passed, %ld failed\n", name, bc_passed, bc_failed);
+}
+
+#endif /* FEATC_TEST_BATCH_CHECK_H */

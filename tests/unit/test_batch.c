@@ -1,0 +1,515 @@
+/* Batched parsing through the code featc generates for tests/specs/batch.feat:
+ * every output layout of tf-semantics.md section 2.4 (parse_example and
+ * parse_sequence_example), padding, the first failing record's error in
+ * TensorFlow's batched wording, and capacities checked before any buffer is
+ * overrun. */
+#include <stdio.h>
+
+#include "batch.h"
+#include "harness.h"
+#include "wire.h"
+
+static fc_error err;
+static bt_e scratch;
+static bt_q qscratch;
+
+/* ---- records */
+
+static wbuf recs[8];
+static fc_bytes views[8];
+
+static void feature_i64(wbuf *feats, const char *key, const int64_t *v, size_t n)
+{
+    wbuf f;
+    f.n = 0;
+    f_int64_packed(&f, v, n);
+    w_entry(feats, key, &f);
+}
+
+static void feature_f32(wbuf *feats, const char *key, const float *v, size_t n)
+{
+    wbuf f;
+    f.n = 0;
+    f_float_packed(&f, v, n);
+    w_entry(feats, key, &f);
+}
+
+static void feature_bytes(wbuf *feats, const char *key, const char *const *v, size_t n)
+{
+    wbuf f;
+    f.n = 0;
+    f_bytes(&f, v, n);
+    w_entry(feats, key, &f);
+}
+
+/* Example i: a = a_val; r with `rows` rows (k*10+j); v with nv values. */
+static void example_rec(size_t i, int64_t a_val, size_t rows, size_t nv)
+{
+    wbuf feats;
+    int64_t r[6], v[5];
+    size_t k;
+    feats.n = 0;
+    feature_i64(&feats, "a", &a_val, 1);
+    for (k = 0; k < 2 * rows; k++)
+        r[k] = (int64_t)(k / 2 * 10 + k % 2);
+    if (rows > 0)
+        feature_i64(&feats, "r", r, 2 * rows);
+    for (k = 0; k < nv; k++)
+        v[k] = (int64_t)(100 * i + k);
+    if (nv > 0)
+        feature_i64(&feats, "v", v, nv);
+    recs[i].n = 0;
+    w_example(&recs[i], &feats);
+    views[i].data = recs[i].b;
+    views[i].size = recs[i].n;
+}
+
+static int64_t i64_at(const fc_column *c, size_t k)
+{
+    return ((const int64_t *)c->values)[k];
+}
+
+/* ---- storage: a bound block, sized by the generated macro */
+
+static unsigned char block[BT_E_BATCH_BYTES(8) + 64];
+static unsigned char qblock[BT_Q_BATCH_BYTES(8)];
+static fc_column cols[BT_E_FIELD_COUNT], qcols[BT_Q_FIELD_COUNT];
+
+static void bind(unsigned forms)
+{
+    size_t need = bt_e_batch_bind(cols, 8, forms, block, sizeof block);
+    CHECK(need > 0 && need <= sizeof block);
+}
+
+static int run(size_t n)
+{
+    fc_error_clear(&err);
+    return bt_e_parse_batch(cols, &scratch, views, n, &err);
+}
+
+static void test_bind_sizes(void)
+{
+    size_t b;
+    static const size_t sizes[] = {0, 1, 7, 8, 64, 256};
+    for (b = 0; b < sizeof sizes / sizeof sizes[0]; b++) {
+        size_t n = sizes[b];
+        CHECK(bt_e_batch_bind(cols, n, FC_BATCH_SPARSE | FC_BATCH_RAGGED, NULL, 0) ==
+              BT_E_BATCH_BYTES(n));
+        CHECK(bt_q_batch_bind(qcols, n, FC_BATCH_SPARSE | FC_BATCH_RAGGED, NULL, 0) ==
+              BT_Q_BATCH_BYTES(n));
+        CHECK(bt_e_batch_bind(cols, n, 0, NULL, 0) <= BT_E_BATCH_BYTES(n));
+    }
+    /* Too small a block binds nothing. */
+    memset(cols, 0, sizeof cols);
+    CHECK(bt_e_batch_bind(cols, 8, FC_BATCH_SPARSE, block, 10) > 10);
+    CHECK(cols[BT_E_A].values == NULL);
+    /* Any alignment of the block is fine: the binder aligns. */
+    CHECK(bt_e_batch_bind(cols, 8, FC_BATCH_SPARSE | FC_BATCH_RAGGED, block + 3,
+                          sizeof block - 3) == BT_E_BATCH_BYTES(8));
+    CHECK(((uintptr_t)cols[BT_E_V].indices % FC_BATCH_ALIGN) == 0);
+    CHECK((unsigned char *)cols[BT_E_V].values >= block + 3);
+    /* forms: sparse only, ragged only */
+    bind(FC_BATCH_SPARSE);
+    CHECK(cols[BT_E_V].indices != NULL && cols[BT_E_V].row_splits == NULL);
+    bind(FC_BATCH_RAGGED);
+    CHECK(cols[BT_E_V].indices == NULL && cols[BT_E_V].row_splits != NULL);
+    CHECK(cols[BT_E_A].indices == NULL && cols[BT_E_A].lengths == NULL);
+    CHECK(cols[BT_E_R].lengths != NULL && cols[BT_E_R].lengths_cap == 8);
+}
+
+/* FixedLenFeature(shape) -> [B] + shape, the default where missing. */
+static void test_fixed_layout(void)
+{
+    wbuf feats;
+    static const float mv[4] = {1, 2, 3, 4};
+    const fc_column *a = &cols[BT_E_A], *m = &cols[BT_E_M];
+    const float *mf;
+    size_t k;
+    bind(FC_BATCH_SPARSE);
+    example_rec(0, 10, 0, 0);
+    example_rec(1, 11, 0, 0);
+    example_rec(2, 12, 0, 0);
+    /* record 1 also has m */
+    feats.n = 0;
+    {
+        int64_t a1 = 11;
+        feature_i64(&feats, "a", &a1, 1);
+    }
+    feature_f32(&feats, "m", mv, 4);
+    recs[1].n = 0;
+    w_example(&recs[1], &feats);
+    views[1].size = recs[1].n;
+    CHECK(run(3) == FC_OK);
+    CHECK(a->rank == 1 && a->shape[0] == 3 && a->nvalues == 3);
+    CHECK(i64_at(a, 0) == 10 && i64_at(a, 1) == 11 && i64_at(a, 2) == 12);
+    CHECK(m->rank == 3 && m->shape[0] == 3 && m->shape[1] == 2 && m->shape[2] == 2);
+    CHECK(m->nvalues == 12);
+    mf = (const float *)m->values;
+    for (k = 0; k < 4; k++) {
+        CHECK(mf[k] == 0.0f);
+        CHECK(mf[4 + k] == mv[k]);
+        CHECK(mf[8 + k] == 0.0f);
+    }
+}
+
+/* FixedLenSequenceFeature(shape, allow_missing, default p) -> [B, R] + shape,
+ * R the most rows, the rest of each block filled with p. */
+static void test_rows_padding(void)
+{
+    const fc_column *r = &cols[BT_E_R], *s = &cols[BT_E_S];
+    static const int64_t want[3][3][2] = {
+        {{0, 1}, {-1, -1}, {-1, -1}},
+        {{-1, -1}, {-1, -1}, {-1, -1}},
+        {{0, 1}, {10, 11}, {20, 21}},
+    };
+    const int64_t *got;
+    const fc_bytes *sv;
+    size_t k;
+    bind(FC_BATCH_SPARSE);
+    example_rec(0, 1, 1, 0);
+    example_rec(1, 2, 0, 0);
+    example_rec(2, 3, 3, 0);
+    CHECK(run(3) == FC_OK);
+    CHECK(r->rank == 3 && r->shape[0] == 3 && r->shape[1] == 3 && r->shape[2] == 2);
+    CHECK(r->nvalues == 18);
+    got = (const int64_t *)r->values;
+    for (k = 0; k < 18; k++)
+        CHECK_MSG(got[k] == (&want[0][0][0])[k], "value %zu: %lld", k, (long long)got[k]);
+    CHECK(r->lengths[0] == 1 && r->lengths[1] == 0 && r->lengths[2] == 3);
+    /* s is missing everywhere: R = 0, an empty [3, 0] tensor. */
+    CHECK(s->rank == 2 && s->shape[0] == 3 && s->shape[1] == 0 && s->nvalues == 0);
+
+    /* bytes rows pad with "" */
+    {
+        wbuf feats;
+        static const char *const one[] = {"x"}, *const three[] = {"p", "q", "r"};
+        int64_t a = 5;
+        feats.n = 0;
+        feature_i64(&feats, "a", &a, 1);
+        feature_bytes(&feats, "s", one, 1);
+        recs[0].n = 0;
+        w_example(&recs[0], &feats);
+        views[0].size = recs[0].n;
+        feats.n = 0;
+        feature_i64(&feats, "a", &a, 1);
+        feature_bytes(&feats, "s", three, 3);
+        recs[1].n = 0;
+        w_example(&recs[1], &feats);
+        views[1].size = recs[1].n;
+    }
+    CHECK(run(2) == FC_OK);
+    CHECK(s->rank == 2 && s->shape[0] == 2 && s->shape[1] == 3 && s->nvalues == 6);
+    sv = (const fc_bytes *)s->values;
+    CHECK(sv[0].size == 1 && sv[0].data[0] == 'x');
+    CHECK(sv[1].size == 0 && sv[2].size == 0);
+    CHECK(sv[3].size == 1 && sv[3].data[0] == 'p' && sv[5].data[0] == 'r');
+}
+
+/* VarLenFeature -> indices [N,2] = (record, position), dense_shape [B, most];
+ * the ragged form values + row_splits [B+1]. */
+static void test_varlen_sparse_and_ragged(void)
+{
+    const fc_column *v = &cols[BT_E_V];
+    static const int64_t idx[5][2] = {{0, 0}, {0, 1}, {2, 0}, {2, 1}, {2, 2}};
+    static const int64_t vals[5] = {0, 1, 200, 201, 202};
+    size_t k;
+    bind(FC_BATCH_SPARSE | FC_BATCH_RAGGED);
+    example_rec(0, 1, 0, 2);
+    example_rec(1, 2, 0, 0);
+    example_rec(2, 3, 0, 3);
+    CHECK(run(3) == FC_OK);
+    CHECK(v->nvalues == 5 && v->nindices == 5);
+    CHECK(v->rank == 2 && v->shape[0] == 3 && v->shape[1] == 3);
+    for (k = 0; k < 5; k++) {
+        CHECK(i64_at(v, k) == vals[k]);
+        CHECK(v->indices[2 * k] == idx[k][0] && v->indices[2 * k + 1] == idx[k][1]);
+    }
+    CHECK(v->row_splits[0] == 0 && v->row_splits[1] == 2 && v->row_splits[2] == 2 &&
+          v->row_splits[3] == 5);
+    CHECK(v->lengths[0] == 2 && v->lengths[1] == 0 && v->lengths[2] == 3);
+    /* No values anywhere: dense_shape [B, 0]. */
+    example_rec(0, 1, 0, 0);
+    example_rec(1, 1, 0, 0);
+    CHECK(run(2) == FC_OK);
+    CHECK(v->nvalues == 0 && v->shape[0] == 2 && v->shape[1] == 0);
+    CHECK(v->row_splits[0] == 0 && v->row_splits[1] == 0 && v->row_splits[2] == 0);
+}
+
+/* B = 1 keeps the batch dimension: indices [[0, i]] where
+ * parse_single_example gives [[i]]. */
+static void test_batch_of_one(void)
+{
+    const fc_column *v = &cols[BT_E_V], *r = &cols[BT_E_R];
+    bind(FC_BATCH_SPARSE);
+    example_rec(0, 9, 2, 2);
+    CHECK(run(1) == FC_OK);
+    CHECK(v->indices[0] == 0 && v->indices[1] == 0 && v->indices[2] == 0 && v->indices[3] == 1);
+    CHECK(v->shape[0] == 1 && v->shape[1] == 2);
+    CHECK(r->rank == 3 && r->shape[0] == 1 && r->shape[1] == 2 && r->shape[2] == 2);
+}
+
+static void test_empty_batch(void)
+{
+    bind(FC_BATCH_SPARSE | FC_BATCH_RAGGED);
+    CHECK(run(0) == FC_OK);
+    CHECK(cols[BT_E_A].rank == 1 && cols[BT_E_A].shape[0] == 0);
+    CHECK(cols[BT_E_R].rank == 3 && cols[BT_E_R].shape[0] == 0 && cols[BT_E_R].shape[1] == 0);
+    CHECK(cols[BT_E_V].shape[0] == 0 && cols[BT_E_V].shape[1] == 0);
+    CHECK(cols[BT_E_V].row_splits[0] == 0);
+}
+
+/* The first failing record in batch order, in TensorFlow's batched words. */
+static void test_errors(void)
+{
+    wbuf feats, f;
+    static const float fv = 1.5f;
+    bind(FC_BATCH_SPARSE);
+    example_rec(0, 1, 0, 0);
+    /* record 1: a is a float_list */
+    feats.n = 0;
+    f.n = 0;
+    f_float_packed(&f, &fv, 1);
+    w_entry(&feats, "a", &f);
+    recs[1].n = 0;
+    w_example(&recs[1], &feats);
+    views[1].data = recs[1].b;
+    views[1].size = recs[1].n;
+    /* record 2: a missing */
+    recs[2].n = 0;
+    feats.n = 0;
+    w_example(&recs[2], &feats);
+    views[2].data = recs[2].b;
+    views[2].size = recs[2].n;
+    CHECK(run(3) == FC_ERR_PARSE);
+    CHECK(err.record == 1);
+    CHECK_CONTAINS(err.message, "Name: <unknown>, Key: a, Index: 1.  Data types don't match. "
+                                "Data type: float but expected type: int64");
+    CHECK_CONTAINS(err.message, "(at byte ");
+    /* Without record 1, record 2 fails: required. */
+    views[1] = views[0];
+    CHECK(run(3) == FC_ERR_PARSE);
+    CHECK(err.record == 2);
+    CHECK_CONTAINS(err.message, "Name: <unknown>, Feature: a (data type: int64) is required but "
+                                "could not be found.");
+    /* VarLen type mismatch: the sparse wording. */
+    feats.n = 0;
+    {
+        int64_t a = 1;
+        feature_i64(&feats, "a", &a, 1);
+    }
+    feature_f32(&feats, "v", &fv, 1);
+    recs[2].n = 0;
+    w_example(&recs[2], &feats);
+    views[2].size = recs[2].n;
+    CHECK(run(3) == FC_ERR_PARSE);
+    CHECK(err.record == 2);
+    CHECK_CONTAINS(err.message, "Name: <unknown>, Key: v, Index: 2.  Data types don't match. "
+                                "Expected type: int64, Actual type: float");
+    /* Stride: 3 values for rows of 2. */
+    feats.n = 0;
+    {
+        int64_t a = 1, r[3] = {1, 2, 3};
+        feature_i64(&feats, "a", &a, 1);
+        feature_i64(&feats, "r", r, 3);
+    }
+    recs[2].n = 0;
+    w_example(&recs[2], &feats);
+    views[2].size = recs[2].n;
+    CHECK(run(3) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "Name: <unknown>, Key: r, Index: 2.  Number of int64 values is "
+                                "not a multiple of stride length. Saw 3 values but output shape "
+                                "is: [?,2]");
+    /* A record that is not an Example: the structure error, naming the record. */
+    recs[2].b[0] = 0xff;
+    CHECK(run(3) == FC_ERR_PARSE);
+    CHECK(err.record == 2);
+    CHECK_CONTAINS(err.message, "Could not parse example input");
+    CHECK_CONTAINS(err.message, "(record 2 of the batch)");
+    /* A NULL err is fine. */
+    CHECK(bt_e_parse_batch(cols, &scratch, views, 3, NULL) == FC_ERR_PARSE);
+}
+
+/* Capacities are checked before a buffer is overrun. */
+static void test_capacities(void)
+{
+    static int64_t vals[16], idx[32], len[8];
+    fc_column *a = &cols[BT_E_A], *v = &cols[BT_E_V], *r = &cols[BT_E_R];
+    size_t k;
+    bind(FC_BATCH_SPARSE);
+    example_rec(0, 1, 3, 5);
+    example_rec(1, 2, 3, 5);
+    example_rec(2, 3, 1, 5);
+    /* Fixed: B alone decides; nothing is parsed. */
+    for (k = 0; k < 16; k++)
+        vals[k] = 77;
+    a->values = vals;
+    a->values_cap = 2;
+    CHECK(run(3) == FC_ERR_ARG);
+    CHECK_CONTAINS(err.message, "column \"a\": values needs room for 3, has 2");
+    CHECK(vals[0] == 77 && vals[2] == 77);
+    a->values = NULL;
+    a->values_cap = 0;
+    CHECK(run(3) == FC_ERR_ARG);
+    bind(FC_BATCH_SPARSE);
+    r->lengths_cap = 2;
+    CHECK(run(3) == FC_ERR_ARG);
+    CHECK_CONTAINS(err.message, "column \"r\": lengths needs room for 3, has 2");
+    /* VarLen values: record 1 needs 10 of 7; nothing past 7 written. */
+    bind(FC_BATCH_SPARSE);
+    for (k = 0; k < 16; k++)
+        vals[k] = 77;
+    v->values = vals;
+    v->values_cap = 7;
+    CHECK(run(3) == FC_ERR_NO_SPACE);
+    CHECK(err.record == 1);
+    CHECK_CONTAINS(err.message, "batch record 1: column \"v\": values needs room for 10, has 7");
+    for (k = 7; k < 16; k++)
+        CHECK(vals[k] == 77);
+    /* Indices: the same rule. */
+    bind(FC_BATCH_SPARSE);
+    for (k = 0; k < 32; k++)
+        idx[k] = 77;
+    v->indices = idx;
+    v->indices_cap = 12;
+    CHECK(run(3) == FC_ERR_NO_SPACE);
+    CHECK_CONTAINS(err.message, "column \"v\": indices needs room for 20, has 12");
+    for (k = 12; k < 32; k++)
+        CHECK(idx[k] == 77);
+    /* Rows: packed they fit (7 rows = 14 values in 16), padded they do not
+     * (3 x 3 rows = 18): refused before spreading. */
+    bind(FC_BATCH_SPARSE);
+    for (k = 0; k < 16; k++)
+        vals[k] = 77;
+    r->values = vals;
+    r->values_cap = 16;
+    r->lengths = len;
+    r->lengths_cap = 8;
+    CHECK(run(3) == FC_ERR_NO_SPACE);
+    CHECK_CONTAINS(err.message, "column \"r\": values (padded) needs room for 18, has 16");
+    CHECK(vals[14] == 77 && vals[15] == 77);
+    /* Exactly enough is enough. */
+    r->values_cap = 18;
+    {
+        static int64_t big[18];
+        r->values = big;
+        CHECK(run(3) == FC_OK);
+        CHECK(big[12] == 0 && big[13] == 1 && big[14] == -1 && big[17] == -1);
+    }
+}
+
+/* ---- SequenceExample */
+
+static wbuf qctx, qlists;
+
+static void q_list(const char *key, const wbuf *frames, size_t n)
+{
+    wbuf fl;
+    size_t i;
+    fl.n = 0;
+    for (i = 0; i < n; i++)
+        w_len(&fl, 0x0A, frames[i].b, frames[i].n);
+    w_entry(&qlists, key, &fl);
+}
+
+/* Record i: id = i; x with nx frames [t, -t]; w with frames of t strings. */
+static void seq_rec(size_t i, size_t nx, size_t nw)
+{
+    wbuf frames[8];
+    int64_t id = (int64_t)i;
+    size_t t;
+    static const char *const words[] = {"a", "b", "c"};
+    qctx.n = qlists.n = 0;
+    feature_i64(&qctx, "id", &id, 1);
+    for (t = 0; t < nx; t++) {
+        float xv[2];
+        xv[0] = (float)t;
+        xv[1] = -(float)t;
+        frames[t].n = 0;
+        f_float_packed(&frames[t], xv, 2);
+    }
+    if (nx > 0)
+        q_list("x", frames, nx);
+    for (t = 0; t < nw; t++) {
+        frames[t].n = 0;
+        f_bytes(&frames[t], words, t);
+    }
+    if (nw > 0)
+        q_list("w", frames, nw);
+    recs[i].n = 0;
+    w_len(&recs[i], 0x0A, qctx.b, qctx.n);
+    w_len(&recs[i], 0x12, qlists.b, qlists.n);
+    views[i].data = recs[i].b;
+    views[i].size = recs[i].n;
+}
+
+static int qrun(size_t n)
+{
+    fc_error_clear(&err);
+    return bt_q_parse_batch(qcols, &qscratch, views, n, &err);
+}
+
+/* Context as parse_example; a fixed-frame list [B, T, frame] padded with 0
+ * plus lengths; a VarLen list indices [N,3] = (record, frame, position),
+ * dense_shape [B, most frames, most values in a frame]; ragged: splits over
+ * frames [B+1] and over values [frames + 1]. */
+static void test_sequence_layouts(void)
+{
+    const fc_column *id = &qcols[BT_Q_ID], *x = &qcols[BT_Q_X], *w = &qcols[BT_Q_W];
+    const float *xv;
+    size_t need = bt_q_batch_bind(qcols, 8, FC_BATCH_SPARSE | FC_BATCH_RAGGED, qblock,
+                                  sizeof qblock);
+    static const int64_t widx[][3] = {{0, 1, 0}, {0, 2, 0}, {0, 2, 1}, {2, 1, 0}};
+    size_t k;
+    CHECK(need == sizeof qblock);
+    seq_rec(0, 2, 3);
+    seq_rec(1, 0, 0);
+    seq_rec(2, 3, 2);
+    CHECK(qrun(3) == FC_OK);
+    CHECK(id->rank == 1 && id->shape[0] == 3 && i64_at(id, 2) == 2);
+    CHECK(qcols[BT_Q_TAGS].rank == 2 && qcols[BT_Q_TAGS].shape[1] == 0);
+    CHECK(x->rank == 3 && x->shape[0] == 3 && x->shape[1] == 3 && x->shape[2] == 2);
+    CHECK(x->lengths[0] == 2 && x->lengths[1] == 0 && x->lengths[2] == 3);
+    xv = (const float *)x->values;
+    CHECK(xv[0] == 0 && xv[2] == 1 && xv[3] == -1 && xv[4] == 0 && xv[5] == 0);
+    for (k = 6; k < 12; k++)
+        CHECK(xv[k] == 0);
+    CHECK(xv[12 + 4] == 2 && xv[12 + 5] == -2);
+    CHECK(w->rank == 3 && w->shape[0] == 3 && w->shape[1] == 3 && w->shape[2] == 2);
+    CHECK(w->nvalues == 4 && w->nindices == 4 && w->nframes == 5);
+    for (k = 0; k < 4; k++)
+        CHECK(w->indices[3 * k] == widx[k][0] && w->indices[3 * k + 1] == widx[k][1] &&
+              w->indices[3 * k + 2] == widx[k][2]);
+    CHECK(w->row_splits[0] == 0 && w->row_splits[1] == 3 && w->row_splits[2] == 3 &&
+          w->row_splits[3] == 5);
+    CHECK(w->inner_splits[0] == 0 && w->inner_splits[1] == 0 && w->inner_splits[2] == 1 &&
+          w->inner_splits[3] == 3 && w->inner_splits[4] == 3 && w->inner_splits[5] == 4);
+    CHECK(w->lengths[0] == 3 && w->lengths[1] == 0 && w->lengths[2] == 2);
+    CHECK(((const fc_bytes *)w->values)[2].data[0] == 'b');
+}
+
+static void test_sequence_errors(void)
+{
+    bt_q_batch_bind(qcols, 8, FC_BATCH_SPARSE, qblock, sizeof qblock);
+    seq_rec(0, 1, 1);
+    seq_rec(1, 6, 0); /* 6 frames: over the bound of 5 */
+    seq_rec(2, 1, 1);
+    CHECK(qrun(3) == FC_ERR_PARSE);
+    CHECK(err.record == 1);
+    CHECK_CONTAINS(err.message, "(record 1 of the batch)");
+    CHECK_CONTAINS(err.message, "x");
+}
+
+int main(void)
+{
+    RUN(test_bind_sizes);
+    RUN(test_fixed_layout);
+    RUN(test_rows_padding);
+    RUN(test_varlen_sparse_and_ragged);
+    RUN(test_batch_of_one);
+    RUN(test_empty_batch);
+    RUN(test_errors);
+    RUN(test_capacities);
+    RUN(test_sequence_layouts);
+    RUN(test_sequence_errors);
+    return harness_report("batch");
+}
