@@ -175,6 +175,172 @@ void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
     fputc('}', f);
 }
 
+/* ------------------------------------------------------------ batches */
+
+static void json_i64s(FILE *f, const int64_t *v, size_t n)
+{
+    size_t k;
+    fputc('[', f);
+    for (k = 0; k < n; k++) {
+        if (k > 0)
+            fputc(',', f);
+        fprintf(f, "%lld", (long long)v[k]);
+    }
+    fputc(']', f);
+}
+
+static void json_shape(FILE *f, const fc_column *c)
+{
+    json_i64s(f, c->shape, c->rank);
+}
+
+/* {"shape":[...],"values":[...]} */
+static void json_dense(FILE *f, fc_type t, const fc_column *c)
+{
+    fputs("{\"shape\":", f);
+    json_shape(f, c);
+    fputs(",\"values\":", f);
+    json_flat(f, t, (const unsigned char *)c->values, 0, c->nvalues);
+    fputc('}', f);
+}
+
+/* A VarLen column: sparse {"indices","values","dense_shape"} or ragged
+ * {"values","row_splits"} (for lists, the splits over frames then over
+ * values). */
+static void json_varlen(FILE *f, fc_type t, const fc_column *c, unsigned width, int ragged)
+{
+    size_t k;
+    if (ragged) {
+        fputs("{\"values\":", f);
+        json_flat(f, t, (const unsigned char *)c->values, 0, c->nvalues);
+        fputs(",\"row_splits\":", f);
+        if (width == 3) {
+            fputc('[', f);
+            json_i64s(f, c->row_splits, (size_t)c->shape[0] + 1);
+            fputc(',', f);
+            json_i64s(f, c->inner_splits, c->nframes + 1);
+            fputc(']', f);
+        } else {
+            json_i64s(f, c->row_splits, (size_t)c->shape[0] + 1);
+        }
+        fputc('}', f);
+        return;
+    }
+    fputs("{\"indices\":[", f);
+    for (k = 0; k < c->nindices; k++) {
+        if (k > 0)
+            fputc(',', f);
+        json_i64s(f, c->indices + k * width, width);
+    }
+    fputs("],\"values\":", f);
+    json_flat(f, t, (const unsigned char *)c->values, 0, c->nvalues);
+    fputs(",\"dense_shape\":", f);
+    json_shape(f, c);
+    fputc('}', f);
+}
+
+static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
+                              const fc_column *cols, int ragged)
+{
+    size_t i;
+    fputc('{', f);
+    for (i = 0; i < n; i++) {
+        if (i > 0)
+            fputc(',', f);
+        fc_json_bytes(f, fields[i].key, fields[i].key_len);
+        fputc(':', f);
+        if (fields[i].kind == FC_KIND_VARLEN)
+            json_varlen(f, fields[i].type, &cols[i], 2, ragged);
+        else
+            json_dense(f, fields[i].type, &cols[i]);
+    }
+    fputc('}', f);
+}
+
+void fc_json_batch_features(FILE *f, const fc_message_desc *md, const fc_column *cols,
+                            int ragged)
+{
+    json_batch_fields(f, md->fields, md->nfields, cols, ragged);
+}
+
+void fc_json_batch_context(FILE *f, const fc_seq_desc *sd, const fc_column *cols, int ragged)
+{
+    json_batch_fields(f, sd->context, sd->ncontext, cols, ragged);
+}
+
+void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column *cols,
+                                 int ragged)
+{
+    size_t j;
+    fputc('{', f);
+    for (j = 0; j < sd->nlists; j++) {
+        const fc_list_desc *l = &sd->lists[j];
+        if (j > 0)
+            fputc(',', f);
+        fc_json_bytes(f, l->key, l->key_len);
+        fputc(':', f);
+        if (l->kind == FC_KIND_VARLEN)
+            json_varlen(f, l->type, &cols[sd->ncontext + j], 3, ragged);
+        else
+            json_dense(f, l->type, &cols[sd->ncontext + j]);
+    }
+    fputc('}', f);
+}
+
+/* TF's feature_list_lengths: the fixed-frame lists. */
+void fc_json_batch_lengths(FILE *f, const fc_seq_desc *sd, const fc_column *cols)
+{
+    size_t j;
+    int first = 1;
+    fputc('{', f);
+    for (j = 0; j < sd->nlists; j++) {
+        const fc_column *c = &cols[sd->ncontext + j];
+        if (sd->lists[j].kind != FC_KIND_FIXED)
+            continue;
+        if (!first)
+            fputc(',', f);
+        first = 0;
+        fc_json_bytes(f, sd->lists[j].key, sd->lists[j].key_len);
+        fputc(':', f);
+        json_i64s(f, c->lengths, (size_t)c->shape[0]);
+    }
+    fputc('}', f);
+}
+
+/* Records of the batch being gathered: copies (a reader's views do not
+ * outlive the next record), with where they came from. */
+typedef struct batch_buf {
+    unsigned char *data;
+    size_t used, cap;
+    size_t n;
+    size_t *offsets, *lengths;
+    uint64_t *index, *file_offset;
+    const char **path;
+    fc_bytes *views;
+} batch_buf;
+
+static int batch_add(batch_buf *b, const fc_record *rec, uint64_t n, const char *path)
+{
+    if (rec->length > b->cap - b->used) {
+        size_t cap = b->cap * 2 > b->used + rec->length ? b->cap * 2 : b->used + rec->length;
+        unsigned char *d = (unsigned char *)realloc(b->data, cap > 0 ? cap : 1);
+        if (d == NULL)
+            return -1;
+        b->data = d;
+        b->cap = cap;
+    }
+    if (rec->length > 0)
+        memcpy(b->data + b->used, rec->data, rec->length);
+    b->offsets[b->n] = b->used;
+    b->lengths[b->n] = rec->length;
+    b->index[b->n] = n;
+    b->file_offset[b->n] = rec->offset;
+    b->path[b->n] = path;
+    b->used += rec->length;
+    b->n++;
+    return 0;
+}
+
 /* What the driver loop needs to know of a message kind. */
 typedef struct driver_kind {
     size_t size;
@@ -182,6 +348,53 @@ typedef struct driver_kind {
     const fc_message_desc *md;
     const fc_seq_desc *sd;
 } driver_kind;
+
+/* Parses and prints batch k; returns 0, or 1 when it failed. */
+static int batch_flush(const driver_kind *dk, batch_buf *b, uint64_t k, fc_column *cols,
+                       void *scratch, int ragged)
+{
+    fc_error err;
+    size_t i;
+    int rc;
+    if (b->n == 0)
+        return 0;
+    for (i = 0; i < b->n; i++) {
+        b->views[i].data = b->data + b->offsets[i];
+        b->views[i].size = b->lengths[i];
+    }
+    rc = dk->md != NULL ? fc_batch_parse(dk->md, cols, scratch, b->views, b->n, &err)
+                        : fc_batch_parse_seq(dk->sd, cols, scratch, b->views, b->n, &err);
+    printf("{\"batch\":%llu,", (unsigned long long)k);
+    if (rc == FC_OK) {
+        if (dk->md != NULL) {
+            fputs("\"features\":", stdout);
+            fc_json_batch_features(stdout, dk->md, cols, ragged);
+        } else {
+            fputs("\"context\":", stdout);
+            fc_json_batch_context(stdout, dk->sd, cols, ragged);
+            fputs(",\"feature_lists\":", stdout);
+            fc_json_batch_feature_lists(stdout, dk->sd, cols, ragged);
+            fputs(",\"lengths\":", stdout);
+            fc_json_batch_lengths(stdout, dk->sd, cols);
+        }
+    } else {
+        char text[FC_ERROR_MSG_SIZE + 256];
+        if (err.record < b->n) {
+            size_t r = (size_t)err.record;
+            snprintf(text, sizeof text, "record %llu (offset %llu of %s): %s",
+                     (unsigned long long)b->index[r], (unsigned long long)b->file_offset[r],
+                     b->path[r], err.message);
+        } else {
+            snprintf(text, sizeof text, "%s", err.message);
+        }
+        fputs("\"error\":", stdout);
+        fc_json_bytes(stdout, text, strlen(text));
+    }
+    fputs("}\n", stdout);
+    b->n = 0;
+    b->used = 0;
+    return rc == FC_OK ? 0 : 1;
+}
 
 static void print_record(const driver_kind *k, uint64_t n, const void *msg)
 {
@@ -202,58 +415,31 @@ static int usage(const char *prog, const char *what)
 {
     fprintf(stderr, "%s: %s\n", prog, what);
     fprintf(stderr,
-            "usage: %s [--compression=auto|none|zlib|gzip] [--crc=verify|skip|none] FILE...\n"
-            "Prints one JSON object per record (\"-\" reads standard input).\n",
+            "usage: %s [--compression=auto|none|zlib|gzip] [--crc=verify|skip|none]\n"
+            "       [--batch B [--ragged]] FILE...\n"
+            "Prints one JSON object per record (\"-\" reads standard input); with --batch,\n"
+            "one per batch of B records in tf.io.parse_example's layout (VarLen features as\n"
+            "SparseTensors, or with --ragged as values and row splits).\n",
             prog);
     return 64;
 }
 
-static int driver_run(int argc, char **argv, const driver_kind *k)
+/* Every record through the single-record parser. */
+static int run_records(const char *prog, const driver_kind *k, const fc_input_options *opt,
+                       char **files, int nfiles)
 {
-    const char *prog = argc > 0 ? argv[0] : "driver";
-    fc_input_options opt;
-    int i, files = 0, rc = 0, opts_done = 0;
+    int i, rc = 0;
     uint64_t n = 0;
-    void *msg;
-    memset(&opt, 0, sizeof opt);
-    opt.compression = FC_COMPRESSION_AUTO;
-    opt.crc_policy = FC_CRC_VERIFY;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            files++;
-            continue;
-        }
-        if (strcmp(a, "--") == 0)
-            opts_done = 1;
-        else if (strncmp(a, "--compression=", 14) == 0) {
-            if (fc_input_parse_compression(a + 14, &opt.compression) != 0)
-                return usage(prog, "unknown compression");
-        } else if (strncmp(a, "--crc=", 6) == 0) {
-            if (fc_input_parse_crc(a + 6, &opt.crc_policy) != 0)
-                return usage(prog, "unknown CRC policy");
-        } else
-            return usage(prog, "unknown option");
-    }
-    if (files == 0)
-        return usage(prog, "no input files");
-    msg = calloc(1, k->size);
+    void *msg = calloc(1, k->size);
     if (msg == NULL) {
         fprintf(stderr, "%s: out of memory\n", prog);
         return 2;
     }
-    opts_done = 0;
-    for (i = 1; i < argc; i++) {
-        const char *path = argv[i];
+    for (i = 0; i < nfiles; i++) {
+        const char *path = files[i];
         fc_input in;
         fc_record rec;
-        int s;
-        if (!opts_done && path[0] == '-' && strcmp(path, "-") != 0) {
-            if (strcmp(path, "--") == 0)
-                opts_done = 1;
-            continue;
-        }
-        s = fc_input_open(&in, path, &opt);
+        int s = fc_input_open(&in, path, opt);
         while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
             fc_error err;
             fc_error_clear(&err);
@@ -280,6 +466,146 @@ static int driver_run(int argc, char **argv, const driver_kind *k)
         fc_input_close(&in);
     }
     free(msg);
+    return rc;
+}
+
+/* Records in batches of bsize (the last may be smaller), across files. */
+static int run_batches(const char *prog, const driver_kind *k, const fc_input_options *opt,
+                       char **files, int nfiles, size_t bsize, int ragged)
+{
+    unsigned forms = ragged ? FC_BATCH_RAGGED : FC_BATCH_SPARSE;
+    size_t ncols = k->md != NULL ? k->md->nfields : k->sd->ncontext + k->sd->nlists;
+    size_t need = k->md != NULL ? fc_batch_bind(k->md, NULL, bsize, forms, NULL, 0)
+                                : fc_batch_bind_seq(k->sd, NULL, bsize, forms, NULL, 0);
+    fc_column *cols = (fc_column *)calloc(ncols + 1, sizeof *cols);
+    void *scratch = calloc(1, k->size), *block = need > 0 ? malloc(need) : NULL;
+    batch_buf b;
+    uint64_t batches = 0;
+    int i, rc = 0;
+    memset(&b, 0, sizeof b);
+    b.offsets = (size_t *)calloc(bsize, sizeof *b.offsets);
+    b.lengths = (size_t *)calloc(bsize, sizeof *b.lengths);
+    b.index = (uint64_t *)calloc(bsize, sizeof *b.index);
+    b.file_offset = (uint64_t *)calloc(bsize, sizeof *b.file_offset);
+    b.path = (const char **)calloc(bsize, sizeof *b.path);
+    b.views = (fc_bytes *)calloc(bsize, sizeof *b.views);
+    if (cols == NULL || scratch == NULL || block == NULL || b.offsets == NULL ||
+        b.lengths == NULL || b.index == NULL || b.file_offset == NULL || b.path == NULL ||
+        b.views == NULL) {
+        fprintf(stderr, "%s: out of memory: a batch of %zu records at the spec's bounds needs "
+                "%zu bytes\n", prog, bsize, need);
+        rc = 2;
+        goto done;
+    }
+    if (k->md != NULL)
+        fc_batch_bind(k->md, cols, bsize, forms, block, need);
+    else
+        fc_batch_bind_seq(k->sd, cols, bsize, forms, block, need);
+    for (i = 0; i < nfiles; i++) {
+        const char *path = files[i];
+        fc_input in;
+        fc_record rec;
+        int s = fc_input_open(&in, path, opt);
+        while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
+            if (batch_add(&b, &rec, rec.index, path) != 0) {
+                fprintf(stderr, "%s: out of memory\n", prog);
+                fc_input_close(&in);
+                rc = 2;
+                goto done;
+            }
+            if (b.n == bsize && batch_flush(k, &b, batches++, cols, scratch, ragged) != 0 &&
+                rc == 0)
+                rc = 1;
+        }
+        if (s != FC_END) {
+            fflush(stdout);
+            fprintf(stderr, "%s: %s: %s\n", prog, path, in.err.message);
+            rc = 2;
+        }
+        fc_input_close(&in);
+    }
+    if (b.n > 0 && batch_flush(k, &b, batches++, cols, scratch, ragged) != 0 && rc == 0)
+        rc = 1;
+done:
+    free(b.data);
+    free(b.offsets);
+    free(b.lengths);
+    free(b.index);
+    free(b.file_offset);
+    free(b.path);
+    free(b.views);
+    free(block);
+    free(scratch);
+    free(cols);
+    return rc;
+}
+
+static int driver_run(int argc, char **argv, const driver_kind *k)
+{
+    const char *prog = argc > 0 ? argv[0] : "driver";
+    fc_input_options opt;
+    int i, nfiles = 0, rc, opts_done = 0, ragged = 0;
+    size_t bsize = 0;
+    char **files;
+    memset(&opt, 0, sizeof opt);
+    opt.compression = FC_COMPRESSION_AUTO;
+    opt.crc_policy = FC_CRC_VERIFY;
+    files = (char **)calloc((size_t)(argc > 0 ? argc : 1), sizeof *files);
+    if (files == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return 2;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *bval = NULL;
+        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            files[nfiles++] = argv[i];
+            continue;
+        }
+        rc = 0;
+        if (strcmp(a, "--") == 0)
+            opts_done = 1;
+        else if (strncmp(a, "--compression=", 14) == 0) {
+            if (fc_input_parse_compression(a + 14, &opt.compression) != 0)
+                rc = usage(prog, "unknown compression");
+        } else if (strncmp(a, "--crc=", 6) == 0) {
+            if (fc_input_parse_crc(a + 6, &opt.crc_policy) != 0)
+                rc = usage(prog, "unknown CRC policy");
+        } else if (strcmp(a, "--batch") == 0) {
+            if (i + 1 >= argc)
+                rc = usage(prog, "--batch needs a batch size");
+            else
+                bval = argv[++i];
+        } else if (strncmp(a, "--batch=", 8) == 0) {
+            bval = a + 8;
+        } else if (strcmp(a, "--ragged") == 0) {
+            ragged = 1;
+        } else
+            rc = usage(prog, "unknown option");
+        if (rc == 0 && bval != NULL) {
+            char *end;
+            unsigned long long v = strtoull(bval, &end, 10);
+            if (bval[0] < '0' || bval[0] > '9' || *end != '\0' || v == 0 || v > 1000000)
+                rc = usage(prog, "--batch wants a batch size from 1 to 1000000");
+            else
+                bsize = (size_t)v;
+        }
+        if (rc != 0) {
+            free(files);
+            return rc;
+        }
+    }
+    if (nfiles == 0) {
+        free(files);
+        return usage(prog, "no input files");
+    }
+    if (ragged && bsize == 0) {
+        free(files);
+        return usage(prog, "--ragged goes with --batch");
+    }
+    rc = bsize > 0 ? run_batches(prog, k, &opt, files, nfiles, bsize, ragged)
+                   : run_records(prog, k, &opt, files, nfiles);
+    free(files);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error writing standard output\n", prog);
         return 2;

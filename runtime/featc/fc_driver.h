@@ -10,6 +10,7 @@
 
 #include "fc_example.h"
 #include "fc_sequence.h"
+#include "fc_batch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +30,16 @@ void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg);
  * feature lists (each a list of frames). */
 void fc_json_context(FILE *f, const fc_seq_desc *sd, const void *msg);
 void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg);
+
+/* A parsed batch as the --batch contract prints it: dense columns as
+ * {"shape","values"}, VarLen ones as {"indices","values","dense_shape"} or
+ * (ragged) {"values","row_splits"}; lengths of the fixed-frame lists. */
+void fc_json_batch_features(FILE *f, const fc_message_desc *md, const fc_column *cols,
+                            int ragged);
+void fc_json_batch_context(FILE *f, const fc_seq_desc *sd, const fc_column *cols, int ragged);
+void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column *cols,
+                                 int ragged);
+void fc_json_batch_lengths(FILE *f, const fc_seq_desc *sd, const fc_column *cols);
 
 /* main() of a generated driver: `prog [--compression=auto|none|zlib|gzip]
  * [--crc=verify|skip|none] FILE...` ("-" is standard input).  Prints

@@ -175,5 +175,23 @@ expect_rc 0 "a sequence_example with feature lists only" "$featc" check "$tmp/li
 printf 'sequence_example only_context {\n  context { x : int64; }\n}\n' > "$tmp/context.feat"
 expect_rc 0 "a sequence_example with a context only" "$featc" check "$tmp/context.feat"
 
+# ---- a generated driver's --batch options
+drv=$3/specs/penguin
+pen="$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz"
+expect_rc 0 "driver --batch 7" "$drv" --batch 7 "$pen"
+[ "$(wc -l < "$tmp/out")" -eq 15 ] && ok || bad "driver --batch 7: $(wc -l < "$tmp/out") batches for 100 records, want 15"
+has "$tmp/out" '{"batch":14,"features":{"body_mass_g":{"shape":[2],"values":[' "driver last, partial batch"
+expect_rc 0 "driver --batch=100" "$drv" --batch=100 "$pen"
+has "$tmp/out" '"species":{"shape":[100],' "driver --batch=100 shape"
+expect_rc 64 "driver --batch without a size" "$drv" "$pen" --batch
+expect_rc 64 "driver --batch 0" "$drv" --batch 0 "$pen"
+expect_rc 64 "driver --batch x" "$drv" --batch x "$pen"
+has "$tmp/err" "--batch wants a batch size from 1 to 1000000" "driver --batch x message"
+expect_rc 64 "driver --ragged without --batch" "$drv" --ragged "$pen"
+# a batch whose record 1 lacks a required feature: the batch's error names it
+expect_rc 1 "driver batch error" "$3/specs/taxi" --batch 4 "$corpus/tfx__mnist.tfrecord"
+has "$tmp/out" '{"batch":0,"error":"record 0 (offset 0 of ' "driver batch error object"
+has "$tmp/out" 'Name: <unknown>, Feature: ' "driver batch error in TF's batched words"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

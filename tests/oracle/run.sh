@@ -1,7 +1,8 @@
 #!/bin/sh
 # Generated parsers against the protobuf-c oracle (tests/oracle/check.c).
 #   run.sh corpus FEATC BUILD CORPUS   specs/ against the corpus files they describe:
-#                                      parsers vs the oracle, drivers vs featc cat
+#                                      parsers vs the oracle (single and batched),
+#                                      drivers vs featc cat, driver --batch vs per record
 #   run.sh random FEATC BUILD N COUNT  N random specs x COUNT random records
 set -u
 mode=$1 featc=$2 build=$3
@@ -51,6 +52,9 @@ if [ "$mode" = corpus ]; then
         "$out/corpus-$spec/check" corpus "corpus-$spec" "$@" || rc=1
         # the generated JSON driver (built by make as build/specs/SPEC) vs featc cat
         python3 "$root/tests/oracle/driver_vs_cat.py" "driver-$spec" "$featc" "$build/specs/$spec" \
+            "$root/specs/$spec.feat" "$@" || rc=1
+        # its --batch output vs its per-record output, stacked
+        python3 "$root/tests/oracle/driver_batch.py" "driver-batch-$spec" "$build/specs/$spec" \
             "$root/specs/$spec.feat" "$@" || rc=1
     done
     exit $rc
