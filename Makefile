@@ -280,7 +280,7 @@ cxx-headers: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a
 cli-test: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
-FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_seq fuzz_spec
+FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_spec
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -300,6 +300,13 @@ $(BUILD)/fuzz/fuzz_parser: tests/fuzz/fuzz_parser.c tests/oracle/oracle.c tests/
 $(BUILD)/fuzz/fuzz_seq: tests/fuzz/fuzz_seq.c $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/seqsem.c \
+	    $(RUNTIME_SRC) $(LIBS_Z) -lm
+
+# The batch entry points of tests/specs/batch.feat, against singles stacked.
+$(BUILD)/fuzz/fuzz_batch: tests/fuzz/fuzz_batch.c tests/oracle/batch_check.h $(GEN_TESTS)/batch.c \
+                          $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/batch.c \
 	    $(RUNTIME_SRC) $(LIBS_Z) -lm
 
 # The spec compiler, flex and bison output included.
@@ -322,7 +329,7 @@ fuzz-seeds: $(BUILD)/libfeatc.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $(BUILD)/tools/make_seeds tests/fuzz/make_seeds.c \
 	    $(BUILD)/libfeatc.a $(LIBS_Z)
 	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback \
-	    tests/fuzz/seeds/fuzz_parser tests/fuzz/seeds/fuzz_seq
+	    tests/fuzz/seeds/fuzz_parser tests/fuzz/seeds/fuzz_seq tests/fuzz/seeds/fuzz_batch
 	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
 	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
 

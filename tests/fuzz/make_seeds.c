@@ -1,7 +1,8 @@
 /* Writes the committed seed corpora of the fuzzers (tests/fuzz/seeds/) with
  * featc's own writer: small TFRecord files, plain, ZLIB and GZIP, and
  * Example / SequenceExample payloads; for fuzz_parser, records of
- * tests/specs/semantics.feat (raw mode) and a few structured-mode inputs.
+ * tests/specs/semantics.feat (raw mode) and a few structured-mode inputs;
+ * batches of tests/specs/batch.feat records for fuzz_batch.
  * The spec compiler's seeds are spec files, copied by the Makefile.
  * Run: make fuzz-seeds. */
 #include <featc/fc.h>
@@ -158,20 +159,86 @@ static void seq_seeds(const char *dir, int *rc)
     }
 }
 
+/* Batches for fuzz_batch (tests/specs/batch.feat): a mode byte, a mask and
+ * an amount byte for shrinking, then records as a length byte and the
+ * bytes (all under 256). */
+static void batch_seeds(const char *dir, int *rc)
+{
+    static const int64_t ints[6] = {1, 2, 3, 4, 5, 6};
+    static const float floats[4] = {1, 2, 3, 4};
+    static const char *const words[2] = {"a", "bc"};
+    static wbuf in, feats, ex, f, ctx, lists, fl;
+    unsigned mode;
+    int k;
+    for (mode = 0; mode < 16; mode += 3) {
+        char name[32];
+        int seq = (int)(mode & 1u);
+        in.n = 0;
+        w_byte(&in, mode);
+        w_byte(&in, 1u << (mode % 5));
+        w_byte(&in, 5 + mode);
+        for (k = 0; k < 5; k++) {
+            ex.n = 0;
+            if (!seq) {
+                feats.n = f.n = 0;
+                f_int64_packed(&f, ints + k, 1);
+                w_entry(&feats, "a", &f);
+                f.n = 0;
+                f_int64_packed(&f, ints, (size_t)(k % 3) * 2);
+                w_entry(&feats, "r", &f);
+                f.n = 0;
+                f_bytes(&f, words, (size_t)k % 3);
+                w_entry(&feats, "s", &f);
+                f.n = 0;
+                f_int64_unpacked(&f, ints, (size_t)k);
+                w_entry(&feats, "v", &f);
+                w_example(&ex, &feats);
+            } else {
+                ctx.n = lists.n = f.n = fl.n = 0;
+                f_int64_packed(&f, ints + k, 1);
+                w_entry(&ctx, "id", &f);
+                f.n = 0;
+                f_bytes(&f, words, (size_t)k % 3);
+                w_entry(&ctx, "tags", &f);
+                f.n = 0;
+                f_float_packed(&f, floats, 2);
+                w_len(&fl, 0x0A, f.b, f.n);
+                if (k % 2)
+                    w_len(&fl, 0x0A, f.b, f.n);
+                w_entry(&lists, "x", &fl);
+                fl.n = f.n = 0;
+                f_bytes(&f, words, 2);
+                w_len(&fl, 0x0A, f.b, f.n);
+                w_len(&fl, 0x0A, "", 0);
+                w_entry(&lists, "w", &fl);
+                w_len(&ex, 0x0A, ctx.b, ctx.n);
+                w_len(&ex, 0x12, lists.b, lists.n);
+            }
+            if (k == 3 && mode > 6)
+                ex.b[ex.n / 2] ^= 0x40; /* one bad record */
+            w_byte(&in, (unsigned)ex.n);
+            w_mem(&in, ex.b, ex.n);
+        }
+        snprintf(name, sizeof name, "batch-%02u", mode);
+        *rc |= write_file(dir, name, 0xff, in.b, in.n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static unsigned char out[65536], pl[256];
     const char *rdir, *fdir;
     size_t k, i;
     int rc = 0;
-    if (argc != 5) {
-        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR PARSER_DIR SEQ_DIR\n");
+    if (argc != 6) {
+        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR PARSER_DIR SEQ_DIR BATCH_DIR\n");
         return 64;
     }
     rdir = argv[1];
     fdir = argv[2];
     parser_seeds(argv[3], &rc);
     seq_seeds(argv[4], &rc);
+    batch_seeds(argv[5], &rc);
     for (i = 0; i < sizeof payload_hex / sizeof payload_hex[0]; i++) {
         char name[32];
         size_t n = h_unhex(payload_hex[i], pl);

@@ -365,6 +365,80 @@ static void test_generated_parsers_corpus(void)
     parse_corpus("tf-ecosystem__zipped-tf-records_part-m-00000.gz", &hadoop_row_desc, &row, 5);
 }
 
+/* Batches: bind, parse and fail with nothing but static storage.  mnist's
+ * records are views into the mapped file; tfx_sequence's (GZIP) are copied
+ * into a static buffer, since a compressed reader's views end at the next
+ * record.  Then batches with every failure kind: a failing record, a short
+ * capacity. */
+static unsigned char mnist_block[MNIST_DIGIT_BATCH_BYTES(64)];
+static unsigned char tfx_block[TFX_SEQUENCE_RECORD_BATCH_BYTES(256)];
+static unsigned char tfx_copy[1u << 20];
+
+static void test_generated_batches(void)
+{
+    static fc_column mcols[MNIST_DIGIT_FIELD_COUNT], tcols[TFX_SEQUENCE_RECORD_FIELD_COUNT];
+    static fc_bytes views[1000];
+    static mnist_digit digit;
+    static tfx_sequence_record tfx;
+    fc_mapped_file m;
+    fc_reader r;
+    fc_record rec;
+    fc_error err;
+    fc_reader_options o = reader_opts(FC_COMPRESSION_AUTO, FC_CRC_VERIFY);
+    size_t n = 0, i, used = 0, ok = 0, failed = 0;
+    long allocs;
+    int s = FC_ERR_IO;
+    arm();
+    if (fc_map_file(corpus_file("tfx__mnist.tfrecord"), &m, NULL) == FC_OK) {
+        if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK)
+            while (n < 1000 && (s = fc_reader_next(&r, &rec)) == FC_OK) {
+                views[n].data = rec.data;
+                views[n].size = rec.length;
+                n++;
+            }
+        if (mnist_digit_batch_bind(mcols, 64, FC_BATCH_SPARSE | FC_BATCH_RAGGED, mnist_block,
+                                   sizeof mnist_block) == sizeof mnist_block)
+            for (i = 0; i < n; i += 64)
+                if (mnist_digit_parse_batch(mcols, &digit, views + i, n - i < 64 ? n - i : 64,
+                                            &err) == FC_OK)
+                    ok++;
+        /* a record cut short fails its batch */
+        views[3].size /= 2;
+        if (mnist_digit_parse_batch(mcols, &digit, views, 64, &err) == FC_ERR_PARSE &&
+            err.record == 3)
+            failed++;
+        /* a values buffer too small */
+        mcols[0].values_cap = 10;
+        if (mnist_digit_parse_batch(mcols, &digit, views + 64, 64, &err) != FC_OK)
+            failed++;
+        fc_unmap_file(&m);
+    }
+    n = 0;
+    if (fc_map_file(corpus_file("tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz"), &m,
+                    NULL) == FC_OK) {
+        if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK)
+            while (n < 1000 && (s = fc_reader_next(&r, &rec)) == FC_OK &&
+                   rec.length <= sizeof tfx_copy - used) {
+                memcpy(tfx_copy + used, rec.data, rec.length);
+                views[n].data = tfx_copy + used;
+                views[n].size = rec.length;
+                used += rec.length;
+                n++;
+            }
+        if (tfx_sequence_record_batch_bind(tcols, 256, FC_BATCH_SPARSE | FC_BATCH_RAGGED,
+                                           tfx_block, sizeof tfx_block) == sizeof tfx_block)
+            for (i = 0; i < n; i += 256)
+                if (tfx_sequence_record_parse_batch(tcols, &tfx, views + i,
+                                                    n - i < 256 ? n - i : 256, &err) == FC_OK)
+                    ok++;
+        fc_unmap_file(&m);
+    }
+    allocs = disarm();
+    CHECK_MSG(allocs == 0, "%ld allocations", allocs);
+    CHECK_MSG(ok == 16 + 4 && failed == 2, "%zu batches parsed (want 20), %zu failed (want 2)",
+              ok, failed);
+}
+
 /* Records for the semantics spec: valid ones and one per kind of error. */
 static void sem_entry_int64(wbuf *feats, const char *key, const int64_t *v, size_t n)
 {
@@ -559,5 +633,6 @@ int main(void)
     RUN(test_generated_parser_errors);
     RUN(test_generated_parser_mutations);
     RUN(test_generated_sequence_parsers);
+    RUN(test_generated_batches);
     return harness_report("nomalloc");
 }
