@@ -205,29 +205,33 @@ static void describe(sbuf *b, const schema_feature *f)
     sb_printf(b, ": %s", spec_type_word(f->type));
     if (f->kind == FC_KIND_VARLEN) {
         sb_printf(b, ", VarLen, at most %zu values", f->max);
-        return;
+    } else {
+        sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
+        for (i = 0; i < f->rank; i++)
+            sb_printf(b, "%s%zu", (i > 0 || f->kind == FC_KIND_ROWS) ? "," : "", f->dims[i]);
+        sb_str(b, "]");
+        if (f->kind == FC_KIND_ROWS)
+            sb_printf(b, ", at most %zu rows", f->max);
+        if (f->kind == FC_KIND_FIXED)
+            sb_str(b, f->has_default ? ", with a default" : ", required");
     }
-    sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
-    for (i = 0; i < f->rank; i++)
-        sb_printf(b, "%s%zu", (i > 0 || f->kind == FC_KIND_ROWS) ? "," : "", f->dims[i]);
-    sb_str(b, "]");
-    if (f->kind == FC_KIND_ROWS)
-        sb_printf(b, ", at most %zu rows", f->max);
-    if (f->kind == FC_KIND_FIXED)
-        sb_str(b, f->has_default ? ", with a default" : ", required");
+    if (f->hash_buckets > 0)
+        sb_printf(b, ", %zu hash buckets%s", f->hash_buckets,
+                  f->hot == 1 ? ", one-hot" : f->hot == 2 ? ", multi-hot" : "");
 }
 
 /* ------------------------------------------------------------ one message */
 
 typedef struct msg_parts {
     sbuf enm, constants, members, defaults, descs, order, lookup, init, decode, missing, batch;
+    sbuf hash;
 } msg_parts;
 
 static void part_free(msg_parts *mp)
 {
     sbuf *all[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
                    &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing,
-                   &mp->batch};
+                   &mp->batch,  &mp->hash};
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->s);
@@ -237,7 +241,8 @@ static int part_failed(const msg_parts *mp)
 {
     return mp->enm.failed || mp->constants.failed || mp->members.failed ||
            mp->defaults.failed || mp->descs.failed || mp->order.failed || mp->lookup.failed ||
-           mp->init.failed || mp->decode.failed || mp->missing.failed || mp->batch.failed;
+           mp->init.failed || mp->decode.failed || mp->missing.failed || mp->batch.failed ||
+           mp->hash.failed;
 }
 
 static const char *str_or_empty(const sbuf *b)
@@ -313,6 +318,8 @@ static void emit_feature_constants(sbuf *b, const schema_feature *f)
         sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
     if (f->kind != FC_KIND_FIXED)
         sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
+    if (f->hash_buckets > 0)
+        sb_printf(b, "#define %s_BUCKETS %zu\n", f->macro, f->hash_buckets);
 }
 
 /* The struct members of an Example or context feature. */
@@ -333,6 +340,23 @@ static void emit_feature_member(sbuf *b, const schema_feature *f)
         for (r = 0; r < f->rank; r++)
             sb_printf(b, "[%s_DIM%u]", f->macro, r);
         sb_str(b, ";\n");
+    }
+    if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
+        sb_printf(b, "    int64_t %s_bucket", f->cname);
+        if (f->kind != FC_KIND_FIXED)
+            sb_printf(b, "[%s_MAX]", f->macro);
+        for (r = 0; r < f->rank; r++)
+            sb_printf(b, "[%s_DIM%u]", f->macro, r);
+        sb_str(b, "; /* the bucket of each value */\n");
+        if (f->hot == 1) {
+            sb_printf(b, "    float %s_hot", f->cname);
+            for (r = 0; r < f->rank; r++)
+                sb_printf(b, "[%s_DIM%u]", f->macro, r);
+            sb_printf(b, "[%s_BUCKETS]; /* one-hot per value */\n", f->macro);
+        } else if (f->hot == 2) {
+            sb_printf(b, "    float %s_hot[%s_BUCKETS]; /* values per bucket */\n", f->cname,
+                      f->macro);
+        }
     }
 }
 
@@ -373,6 +397,19 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
     }
     if (list || f->kind != FC_KIND_FIXED)
         sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
+    if (!list && f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
+        const char *per = f->kind == FC_KIND_FIXED ? "SIZE" : "MAX";
+        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_%s * sizeof(int64_t))", m,
+                  per);
+        if (f->hot == 1)
+            sb_printf(b,
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * %s_BUCKETS * "
+                      "sizeof(float))",
+                      m, m);
+        else if (f->hot == 2)
+            sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_BUCKETS * sizeof(float))",
+                      m);
+    }
 }
 
 /* The start shared by fc_field_desc and fc_list_desc initializers: key,
@@ -405,9 +442,20 @@ static void emit_field_desc(sbuf *b, const schema_message *m, const schema_featu
     else
         sb_str(b, "0, ");
     if (f->has_default)
-        sb_printf(b, "%s_default_%s}", m->c_type, f->cname);
+        sb_printf(b, "%s_default_%s,\n     ", m->c_type, f->cname);
     else
-        sb_str(b, "NULL}");
+        sb_str(b, "NULL,\n     ");
+    if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
+        sb_printf(b, "%zu, %s, offsetof(%s, %s_bucket), ", f->hash_buckets,
+                  f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
+                  f->cname);
+        if (f->hot != 0)
+            sb_printf(b, "offsetof(%s, %s_hot)}", m->c_type, f->cname);
+        else
+            sb_str(b, "0}");
+    } else {
+        sb_str(b, "0, 0, 0, 0}");
+    }
     sb_str(b, last ? "\n" : ",\n");
 }
 
@@ -534,6 +582,14 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         }
     }
     sb_str(&mp.order, "\n");
+    for (i = 0; i < m->nfeatures; i++)
+        if (m->features[i].hash_buckets > 0) {
+            sb_printf(&mp.hash,
+                      "    /* The bucket ids of the hashed features, from their values. */\n"
+                      "    fc_ex_hash_fields(%s_fields, %s_FIELD_COUNT, out);\n",
+                      m->c_type, m->upper);
+            break;
+        }
     if (mp.missing.s == NULL)
         sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
     if (!emit_lookup(&mp.lookup, m->features, m->nfeatures, "")) {
@@ -563,6 +619,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
             {"DECODE", str_or_empty(&mp.decode)},
             {"MISSING", str_or_empty(&mp.missing)},
             {"BATCH_BYTES", str_or_empty(&mp.batch)},
+            {"HASH", str_or_empty(&mp.hash)},
         };
         expand(hdr, featc_template_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_message_c, subs, sizeof subs / sizeof subs[0]);

@@ -620,11 +620,53 @@ static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)
 }
 
 /* Policy words after a feature.  Only feature lists take them. */
+/* `hash_buckets N [one_hot | multi_hot]` on an Example or context feature. */
+static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r)
+{
+    uint64_t v;
+    if (r == ROLE_LIST) {
+        diag_error(d, t->loc,
+                   "'%s' applies to Example and context features; feature list '%s' cannot "
+                   "be hashed yet",
+                   t->name, f->cname);
+        return 0;
+    }
+    if (strcmp(t->name, "hash_buckets") != 0) {
+        f->hot = strcmp(t->name, "one_hot") == 0 ? 1 : 2;
+        return 1;
+    }
+    if (f->type == FC_TYPE_FLOAT) {
+        diag_error(d, t->loc,
+                   "'%s' is a float feature; hash buckets take bytes or int64 features "
+                   "(TensorFlow's categorical_column_with_hash_bucket)",
+                   f->cname);
+        return 0;
+    }
+    if (f->kind == FC_KIND_ROWS) {
+        diag_error(d, t->loc,
+                   "'%s' has rows; hash buckets take FixedLen or VarLen features", f->cname);
+        return 0;
+    }
+    if (!parse_u64(t->arg, &v) || v > SPEC_MAX_ELEMENTS) {
+        diag_error(d, t->arg_loc, "%s hash buckets are more than the limit of %u", t->arg,
+                   (unsigned)SPEC_MAX_ELEMENTS);
+        return 0;
+    }
+    if (v == 0) {
+        diag_error(d, t->arg_loc, "0 hash buckets: a value needs at least one bucket");
+        return 0;
+    }
+    f->hash_buckets = (size_t)v;
+    return 1;
+}
+
 static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a, role r)
 {
-    const ast_attr *t, *u;
+    const ast_attr *t, *u, *hot = NULL;
     int ok = 1;
     for (t = a->attrs; t != NULL; t = t->next) {
+        int is_hash = strcmp(t->name, "hash_buckets") == 0 || strcmp(t->name, "one_hot") == 0 ||
+                      strcmp(t->name, "multi_hot") == 0;
         for (u = a->attrs; u != t; u = u->next) {
             if (strcmp(u->name, t->name) == 0)
                 break;
@@ -632,6 +674,17 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
         if (u != t) {
             diag_error(d, t->loc, "'%s' is given twice", t->name);
             ok = 0;
+        } else if (is_hash) {
+            if (strcmp(t->name, "hash_buckets") != 0) {
+                if (hot != NULL) {
+                    diag_error(d, t->loc, "'%s' and '%s': choose one", hot->name, t->name);
+                    ok = 0;
+                    continue;
+                }
+                hot = t;
+            }
+            if (!check_hash_attr(d, f, t, r))
+                ok = 0;
         } else if (r != ROLE_LIST) {
             diag_error(d, t->loc,
                        "'%s' is a policy of feature-list features; '%s' is %s feature", t->name,
@@ -664,6 +717,17 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
                        t->name);
             ok = 0;
         }
+    }
+    if (ok && hot != NULL && f->hash_buckets == 0) {
+        diag_error(d, hot->loc, "'%s' needs 'hash_buckets N' before it", hot->name);
+        ok = 0;
+    }
+    if (ok && f->hot == 1 && f->kind != FC_KIND_FIXED) {
+        diag_error(d, hot->loc,
+                   "'one_hot' gives one vector per value of a FixedLen feature; VarLen "
+                   "'%s' takes 'multi_hot' (a count per bucket)",
+                   f->cname);
+        ok = 0;
     }
     return ok;
 }
@@ -753,6 +817,14 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
                                                  : (uint64_t)f->elems) *
                         eb +
                     (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
+        if (f->hash_buckets > 0) {
+            uint64_t ids = f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems;
+            bytes += ids * 8u;
+            if (f->hot == 1)
+                bytes += ids * f->hash_buckets * 4u;
+            else if (f->hot == 2)
+                bytes += (uint64_t)f->hash_buckets * 4u;
+        }
         f->storage = bytes > SPEC_MAX_STORAGE ? (size_t)SPEC_MAX_STORAGE + 1 : (size_t)bytes;
         *storage += bytes;
     }
@@ -763,8 +835,8 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
     {
         char *up = upper_of(p, f->cname);
         char *base = cat(p, m->upper, "_", up);
-        const char *names[8 + FC_MAX_RANK];
-        symtab *where[8 + FC_MAX_RANK];
+        const char *names[12 + FC_MAX_RANK];
+        symtab *where[12 + FC_MAX_RANK];
         size_t k = 0, q;
         unsigned rk;
         f->macro = base;
@@ -786,6 +858,12 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
         }
         if (f->has_default)
             names[k] = cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
+        if (f->hash_buckets > 0) {
+            names[k] = cat(p, f->cname, "_bucket", ""), where[k++] = members;
+            names[k] = cat(p, base, "_BUCKETS", ""), where[k++] = globals;
+        }
+        if (f->hot != 0)
+            names[k] = cat(p, f->cname, "_hot", ""), where[k++] = members;
         for (q = 0; q < k; q++)
             if (!sym_add(p, d, where[q], names[q], owner, a->key_loc))
                 return 0;
@@ -852,8 +930,14 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
             *allow_missing = 1;
         } else if (strcmp(t->name, "uniform") == 0) {
             *uniform = 1;
-        } else { /* the grammar allows these three words only */
+        } else if (strcmp(t->name, "aligned") == 0) {
             m->aligned = 1;
+        } else {
+            diag_error(d, t->loc,
+                       "'%s' belongs to a bytes or int64 feature, not to the feature_lists "
+                       "header (which takes 'allow_missing', 'aligned' or 'uniform')",
+                       t->name);
+            ok = 0;
         }
     }
     return ok;

@@ -88,10 +88,14 @@ typedef struct ast_dim {
     struct ast_dim *next;
 } ast_dim;
 
-/* A policy word: after a feature-list feature, or in a feature_lists header. */
+/* A word after a feature's type, or in a feature_lists header: a policy
+ * (allow_missing, aligned, uniform), `hash_buckets N` (arg: N's text), or
+ * one_hot / multi_hot. */
 typedef struct ast_attr {
     const char *name;
     spec_loc loc;
+    const char *arg;         /* hash_buckets: the integer's text, else NULL */
+    spec_loc arg_loc;
     struct ast_attr *next;
 } ast_attr;
 
@@ -174,6 +178,8 @@ typedef struct schema_feature {
     size_t max_frames;       /* frames bound */
     int allow_missing;       /* FIXED lists: a missing list is empty, not an error */
     int uniform;             /* VARLEN lists: every frame holds the same number of values */
+    size_t hash_buckets;     /* `hash_buckets N`: bucket ids beside the values; 0: none */
+    int hot;                 /* 1: one_hot (a vector per value), 2: multi_hot (counts) */
     int has_default;
     size_t ndefault;         /* FIXED: elems; ROWS: 1 */
     int64_t *def_int;

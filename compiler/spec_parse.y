@@ -5,7 +5,7 @@
 %define api.pure full
 %define api.prefix {spec_yy}
 %define api.location.type {spec_loc}
-%define parse.error detailed
+%define parse.error custom
 %locations
 %expect 0
 %param {void *scanner}
@@ -64,6 +64,25 @@ static ast_value *value_new(struct spec_parse_ctx *ctx, ast_value_kind k, spec_l
     return v;
 }
 
+/* Appends an attribute to a list in source order; returns the list. */
+static ast_attr *attr_append(struct spec_parse_ctx *ctx, ast_attr *list, const char *name,
+                             spec_loc loc, const char *arg, spec_loc arg_loc)
+{
+    ast_attr *a = NEW(ast_attr), *t;
+    if (a == NULL)
+        return list;
+    a->name = name;
+    a->loc = loc;
+    a->arg = arg;
+    a->arg_loc = arg_loc;
+    if (list == NULL)
+        return a;
+    for (t = list; t->next != NULL; t = t->next)
+        ;
+    t->next = a;
+    return list;
+}
+
 /* Joins two locations into one span. */
 static spec_loc span(spec_loc a, spec_loc b)
 {
@@ -93,6 +112,9 @@ static spec_loc span(spec_loc a, spec_loc b)
 %token KW_ALLOW_MISSING "'allow_missing'"
 %token KW_ALIGNED "'aligned'"
 %token KW_UNIFORM "'uniform'"
+%token KW_HASH_BUCKETS "'hash_buckets'"
+%token KW_ONE_HOT "'one_hot'"
+%token KW_MULTI_HOT "'multi_hot'"
 %token KW_AS "'as'"
 %token KW_MAX "'max'"
 %token <str> IDENT "identifier"
@@ -208,26 +230,13 @@ block
         }
     ;
 
-/* Policy words, in source order; sema says which apply where. */
+/* Policy words and `hash_buckets N`, in source order; sema says which
+ * apply where. */
 attrs
     : %empty            { $$ = NULL; }
-    | attrs policy
-        {
-            ast_attr *a = NEW(ast_attr);
-            $$ = $1;
-            if (a != NULL) {
-                a->name = $2.text;
-                a->loc = @2;
-                if ($$ == NULL) {
-                    $$ = a;
-                } else {
-                    ast_attr *t = $$;
-                    while (t->next != NULL)
-                        t = t->next;
-                    t->next = a;
-                }
-            }
-        }
+    | attrs policy      { $$ = attr_append(ctx, $1, $2.text, @2, NULL, @2); }
+    | attrs KW_HASH_BUCKETS INTEGER
+                        { $$ = attr_append(ctx, $1, "hash_buckets", @2, $3.text, @3); }
     ;
 
 /* Features in source order (appended at the tail). */
@@ -400,6 +409,8 @@ policy
     : KW_ALLOW_MISSING  { $$.text = "allow_missing"; $$.len = 13; }
     | KW_ALIGNED        { $$.text = "aligned"; $$.len = 7; }
     | KW_UNIFORM        { $$.text = "uniform"; $$.len = 7; }
+    | KW_ONE_HOT        { $$.text = "one_hot"; $$.len = 7; }
+    | KW_MULTI_HOT      { $$.text = "multi_hot"; $$.len = 9; }
     ;
 
 name
@@ -412,11 +423,58 @@ name
     | KW_FEATURE_LISTS  { $$.text = "feature_lists"; $$.len = 13; }
     | KW_AS             { $$.text = "as"; $$.len = 2; }
     | KW_MAX            { $$.text = "max"; $$.len = 3; }
+    | KW_HASH_BUCKETS   { $$.text = "hash_buckets"; $$.len = 12; }
     ;
 
 %%
 
 #include "spec_lex.h"
+
+/* "syntax error, unexpected X, expecting A or B": bison's detailed wording,
+ * except that the words that may follow a feature's type (policies, hash
+ * buckets) are named once as "an attribute", last: bison's own list stops
+ * at 4 tokens, and 6 attribute words would bury the one that is missing. */
+static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
+                                 struct spec_parse_ctx *ctx)
+{
+    enum { MAX_EXPECTED = 16 };
+    yysymbol_kind_t expected[MAX_EXPECTED];
+    yysymbol_kind_t look = yypcontext_token(yyctx);
+    char msg[512];
+    size_t len;
+    int n = yypcontext_expected_tokens(yyctx, expected, MAX_EXPECTED), i, shown = 0, attrs = 0;
+    (void)scanner;
+    snprintf(msg, sizeof msg, "syntax error");
+    if (look != YYSYMBOL_YYEMPTY) {
+        len = strlen(msg);
+        snprintf(msg + len, sizeof msg - len, ", unexpected %s", yysymbol_name(look));
+    }
+    for (i = 0; i < n; i++) {
+        switch (expected[i]) {
+        case YYSYMBOL_KW_ALLOW_MISSING:
+        case YYSYMBOL_KW_ALIGNED:
+        case YYSYMBOL_KW_UNIFORM:
+        case YYSYMBOL_KW_HASH_BUCKETS:
+        case YYSYMBOL_KW_ONE_HOT:
+        case YYSYMBOL_KW_MULTI_HOT:
+            attrs = 1;
+            continue;
+        default:
+            break;
+        }
+        len = strlen(msg);
+        snprintf(msg + len, sizeof msg - len, "%s%s", shown++ == 0 ? ", expecting " : " or ",
+                 yysymbol_name(expected[i]));
+    }
+    if (attrs) {
+        len = strlen(msg);
+        snprintf(msg + len, sizeof msg - len,
+                 "%san attribute ('allow_missing', 'uniform', 'hash_buckets N', ...)",
+                 shown == 0 ? ", expecting " : " or ");
+    }
+    diag_error(ctx->diag, *yypcontext_location(yyctx), "%s", msg);
+    return 0;
+}
 
 ast_spec *spec_parse(pool *p, diag *d)
 {

@@ -36,6 +36,9 @@ typedef struct col_spec {
     size_t count_offset; /* VARLEN, ROWS: the count; LIST_VARLEN: counts[] */
     size_t frames_offset;
     const void *pad;     /* ROWS: the padding value, NULL for 0 / "" */
+    size_t buckets;      /* hash buckets, 0: not hashed */
+    int hot;
+    size_t bucket_offset, hot_offset;
 } col_spec;
 
 static void spec_of_field(const fc_field_desc *f, col_spec *s)
@@ -53,6 +56,10 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
     s->value_offset = f->value_offset;
     s->count_offset = f->count_offset;
     s->pad = s->kind == COL_ROWS ? f->default_value : NULL;
+    s->buckets = f->hash_buckets;
+    s->hot = f->hot;
+    s->bucket_offset = f->bucket_offset;
+    s->hot_offset = f->hot_offset;
 }
 
 static void spec_of_list(const fc_list_desc *l, col_spec *s)
@@ -102,7 +109,7 @@ static size_t add(size_t a, size_t b)
 
 /* Worst-case element counts of a column for b records at the spec's bounds. */
 typedef struct col_need {
-    size_t values, indices, row_splits, inner_splits, lengths;
+    size_t values, indices, row_splits, inner_splits, lengths, buckets, hot;
 } col_need;
 
 static void need_of(const col_spec *s, size_t b, unsigned forms, col_need *n)
@@ -136,6 +143,12 @@ static void need_of(const col_spec *s, size_t b, unsigned forms, col_need *n)
         }
         break;
     }
+    if (s->buckets > 0) {
+        n->buckets = n->values;
+        n->hot = s->hot == FC_HOT_ONE ? mul(n->values, s->buckets)
+                 : s->hot == FC_HOT_MULTI ? mul(b, s->buckets)
+                                          : 0;
+    }
 }
 
 /* Reserves a piece of `count` elements of `size` bytes at *used (rounded
@@ -154,13 +167,15 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
                        unsigned char *mem, size_t used)
 {
     col_need n;
-    void *values, *indices, *row_splits, *inner_splits, *lengths;
+    void *values, *indices, *row_splits, *inner_splits, *lengths, *buckets, *hot;
     need_of(s, b, forms, &n);
     values = piece(mem, &used, n.values, type_size(s->type));
     indices = piece(mem, &used, n.indices, sizeof(int64_t));
     row_splits = piece(mem, &used, n.row_splits, sizeof(int64_t));
     inner_splits = piece(mem, &used, n.inner_splits, sizeof(int64_t));
     lengths = piece(mem, &used, n.lengths, sizeof(int64_t));
+    buckets = piece(mem, &used, n.buckets, sizeof(int64_t));
+    hot = piece(mem, &used, n.hot, sizeof(float));
     if (c != NULL) {
         memset(c, 0, sizeof *c);
         c->values = values;
@@ -173,6 +188,10 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
         c->inner_splits_cap = n.inner_splits;
         c->lengths = (int64_t *)lengths;
         c->lengths_cap = n.lengths;
+        c->buckets = (int64_t *)buckets;
+        c->buckets_cap = n.buckets;
+        c->hot = (float *)hot;
+        c->hot_cap = n.hot;
     }
     return used;
 }
@@ -323,6 +342,16 @@ static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *e
 static int check_fixed_caps(const col_spec *s, const fc_column *c, size_t n, fc_error *err)
 {
     size_t need;
+    if (s->buckets > 0 && s->kind == COL_FIXED && c->buckets != NULL &&
+        c->buckets_cap < mul(n, s->elems))
+        return short_buffer(err, s, "buckets", n, mul(n, s->elems), c->buckets_cap);
+    if (s->buckets > 0 && c->hot != NULL) {
+        need = s->hot == FC_HOT_ONE ? mul(mul(n, s->elems), s->buckets)
+               : s->hot == FC_HOT_MULTI ? mul(n, s->buckets)
+                                        : 0;
+        if (c->hot_cap < need)
+            return short_buffer(err, s, "hot", n, need, c->hot_cap);
+    }
     switch (s->kind) {
     case COL_FIXED:
         need = mul(n, s->elems);
@@ -358,6 +387,16 @@ static void start_column(const col_spec *s, fc_column *c)
         c->inner_splits[0] = 0;
 }
 
+/* Record i's hot vectors (count values). */
+static void append_hot(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
+                       size_t count)
+{
+    size_t n = s->hot == FC_HOT_ONE ? count * s->buckets : s->buckets;
+    if (c->hot == NULL || s->hot == 0)
+        return;
+    memcpy(c->hot + i * n, m + s->hot_offset, n * sizeof(float));
+}
+
 /* Appends record i's values from the scratch struct m.  shape[1] and
  * shape[2] keep the running maxima until finish_column. */
 static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
@@ -370,6 +409,12 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
     case COL_FIXED:
         if (s->elems > 0)
             memcpy(vals + i * s->elems * ts, src, s->elems * ts);
+        if (s->buckets > 0 && s->elems > 0) {
+            if (c->buckets != NULL)
+                memcpy(c->buckets + i * s->elems, m + s->bucket_offset,
+                       s->elems * sizeof(int64_t));
+            append_hot(s, c, m, i, s->elems);
+        }
         c->nvalues += s->elems;
         return FC_OK;
     case COL_VARLEN: {
@@ -378,8 +423,15 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
             return out_of_space(err, s, "values", i, total, c->values == NULL ? 0 : c->values_cap);
         if (c->indices != NULL && cnt > 0 && c->indices_cap / 2 < total)
             return out_of_space(err, s, "indices", i, mul(total, 2), c->indices_cap);
+        if (s->buckets > 0 && c->buckets != NULL && cnt > 0 && c->buckets_cap < total)
+            return out_of_space(err, s, "buckets", i, total, c->buckets_cap);
         if (cnt > 0)
             memcpy(vals + c->nvalues * ts, src, cnt * ts);
+        if (s->buckets > 0) {
+            if (c->buckets != NULL && cnt > 0)
+                memcpy(c->buckets + c->nvalues, m + s->bucket_offset, cnt * sizeof(int64_t));
+            append_hot(s, c, m, i, cnt);
+        }
         if (c->indices != NULL)
             for (k = 0; k < cnt; k++) {
                 c->indices[2 * (c->nvalues + k)] = (int64_t)i;

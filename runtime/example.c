@@ -7,6 +7,7 @@
  * message before anything is read through it.  No recursion, no allocation.
  */
 #include "featc/fc_example.h"
+#include "featc/fc_hash.h"
 
 #include "wire.h"
 
@@ -704,6 +705,47 @@ int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref 
         fc_msg_str(&m, "internal error: the record failed but no feature reports why");
     }
     return FC_ERR_PARSE;
+}
+
+void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg)
+{
+    unsigned char *m = (unsigned char *)msg;
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        const fc_field_desc *f = &fields[i];
+        size_t count, nb = f->hash_buckets;
+        int64_t *ids;
+        float *hot;
+        if (nb == 0)
+            continue;
+        if (f->kind == FC_KIND_FIXED)
+            count = f->elems;
+        else
+            memcpy(&count, m + f->count_offset, sizeof count);
+        ids = (int64_t *)(void *)(m + f->bucket_offset);
+        hot = (float *)(void *)(m + f->hot_offset);
+        for (k = 0; k < count; k++) {
+            int64_t b;
+            if (f->type == FC_TYPE_BYTES) {
+                const fc_bytes *v = (const fc_bytes *)(const void *)(m + f->value_offset) + k;
+                b = fc_hash_bucket(v->data, v->size, nb);
+            } else {
+                int64_t v;
+                memcpy(&v, m + f->value_offset + k * sizeof v, sizeof v);
+                b = fc_hash_bucket_int64(v, nb);
+            }
+            ids[k] = b;
+        }
+        if (f->hot == FC_HOT_ONE) {
+            memset(hot, 0, count * nb * sizeof(float));
+            for (k = 0; k < count; k++)
+                hot[k * nb + (size_t)ids[k]] = 1.0f;
+        } else if (f->hot == FC_HOT_MULTI) {
+            memset(hot, 0, nb * sizeof(float));
+            for (k = 0; k < count; k++)
+                hot[(size_t)ids[k]] += 1.0f;
+        }
+    }
 }
 
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)

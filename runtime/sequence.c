@@ -734,6 +734,7 @@ int fc_seq_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len,
                 goto slow;
         }
     }
+    fc_ex_hash_fields(sd->context, sd->ncontext, out);
     return FC_OK;
 slow:
     return report(sd, base, refs, err);

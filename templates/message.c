@@ -49,6 +49,7 @@ int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key). */
 @@MISSING@@
+@@HASH@@
     return FC_OK;
 }
 

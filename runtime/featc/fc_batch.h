@@ -62,6 +62,12 @@ typedef struct fc_column {
     int64_t *lengths;       /* rows / frames per record [B]: needed by rows
                                and fixed-frame lists, optional elsewhere */
     size_t lengths_cap;
+    int64_t *buckets;       /* hashed features: a bucket id per value, laid out
+                               as values; NULL: not wanted */
+    size_t buckets_cap;
+    float *hot;             /* one_hot: [B, dims, N]; multi_hot: [B, N]; NULL:
+                               not wanted */
+    size_t hot_cap;
     /* What the batch wrote. */
     size_t nvalues;         /* values (dense: the product of shape) */
     size_t nindices;        /* sparse: index rows (= nvalues) */
@@ -84,7 +90,7 @@ typedef struct fc_column {
  * bytes that takes.  When mem is not NULL and size is at least that, points
  * the columns into mem (aligned to FC_BATCH_ALIGN: mem must be too);
  * otherwise leaves them alone.  Returns 0 when the size overflows size_t.
- * Lengths are always bound.  cols has one entry per field (Example), or per
+ * Lengths, bucket ids and hot vectors are always bound.  cols has one entry per field (Example), or per
  * context feature then per list (SequenceExample). */
 size_t fc_batch_bind(const fc_message_desc *md, fc_column *cols, size_t b, unsigned forms,
                      void *mem, size_t size);

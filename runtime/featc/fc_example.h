@@ -135,7 +135,17 @@ typedef struct fc_field_desc {
     size_t value_offset;       /* offsetof the values in the struct */
     size_t count_offset;       /* offsetof the size_t count (VARLEN values, ROWS rows) */
     const void *default_value; /* FIXED: elems values; ROWS: 1 padding value; or NULL */
+    size_t hash_buckets;       /* `hash_buckets N`: N, else 0 */
+    int hot;                   /* 0, FC_HOT_ONE or FC_HOT_MULTI */
+    size_t bucket_offset;      /* offsetof the int64_t bucket ids (one per value) */
+    size_t hot_offset;         /* offsetof the float hot vectors */
 } fc_field_desc;
+
+/* Hot encodings of bucket ids, as tf.feature_column.indicator_column gives
+ * them: one vector of hash_buckets floats per value (one_hot), or one per
+ * feature counting the values in each bucket (multi_hot). */
+#define FC_HOT_ONE 1
+#define FC_HOT_MULTI 2
 
 typedef struct fc_message_desc {
     const char *name;          /* message name in the spec */
@@ -165,6 +175,12 @@ int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref 
 
 /* The "required but could not be found" error for field i. */
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err);
+
+/* Fills the bucket ids (and hot vectors) of every field with hash_buckets
+ * from the values the struct at msg holds: TensorFlow's
+ * categorical_column_with_hash_bucket (FarmHash Fingerprint64 of the bytes,
+ * or of an int64's decimal text, modulo the bucket count). */
+void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg);
 
 /* "string", "float", "int64": TensorFlow's DataTypeString spelling. */
 const char *fc_type_tf_name(fc_type t);

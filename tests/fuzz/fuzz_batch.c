@@ -3,9 +3,9 @@
  * arbitrary batches of arbitrary records.
  *
  * Input: a mode byte (bit 0: SequenceExample; bits 1-2: VarLen forms,
- * 0 meaning both; bit 3: shrink buffers), a mask byte (which of the five
+ * 0 meaning both; bit 3: shrink buffers), a mask byte (which of the seven
  * buffers of a column to shrink: values, indices, row splits, inner
- * splits, lengths), an amount byte, then records, each a length byte and
+ * splits, lengths, bucket ids, hot vectors), an amount byte, then records, each a length byte and
  * that many bytes (the last one cut by the end of the input); at most 64
  * records.
  *
@@ -49,7 +49,7 @@ static void *own(void *bound, size_t *cap, size_t esize, unsigned shrink)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static fc_bytes views[64];
-    static fc_column cols[8];
+    static fc_column cols[BT_E_FIELD_COUNT + BT_Q_FIELD_COUNT];
     fc_error err;
     unsigned mode, shrink, mask, forms;
     size_t n = 0, pos = 3, i, need, ncols, first;
@@ -94,6 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c->inner_splits =
             (int64_t *)own(c->inner_splits, &c->inner_splits_cap, 8, (mask & 8u) ? s : 0);
         c->lengths = (int64_t *)own(c->lengths, &c->lengths_cap, 8, (mask & 16u) ? s : 0);
+        c->buckets = (int64_t *)own(c->buckets, &c->buckets_cap, 8, (mask & 32u) ? s : 0);
+        c->hot = (float *)own(c->hot, &c->hot_cap, sizeof(float), (mask & 64u) ? s : 0);
     }
     free(block);
     rc = seq ? bt_q_parse_batch(cols, &qscratch, views, n, &err)
@@ -120,6 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(cols[i].row_splits);
         free(cols[i].inner_splits);
         free(cols[i].lengths);
+        free(cols[i].buckets);
+        free(cols[i].hot);
     }
     /* The values, against the single-record results stacked. */
     if (shrink == 0) {

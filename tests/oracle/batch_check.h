@@ -155,6 +155,18 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
         const unsigned char *sv;
         bc_parse(s, bc_recs[i], bc_lens[i], NULL);
         sv = s + f->value_offset;
+        if (f->hash_buckets > 0) {
+            /* bucket ids laid out as the values, hot vectors per record */
+            size_t cnt = f->kind == FC_KIND_FIXED ? f->elems : bc_load(s + f->count_offset);
+            size_t at = f->kind == FC_KIND_FIXED ? i * f->elems : off;
+            size_t hn = f->hot == FC_HOT_ONE ? cnt * f->hash_buckets : f->hash_buckets;
+            if (c->buckets != NULL)
+                BC_EXPECT(cnt == 0 || memcmp(c->buckets + at, s + f->bucket_offset, cnt * 8) == 0,
+                          "%s: record %zu bucket ids", f->c_name, i);
+            if (c->hot != NULL && f->hot != 0)
+                BC_EXPECT(memcmp(c->hot + i * hn, s + f->hot_offset, hn * sizeof(float)) == 0,
+                          "%s: record %zu hot vector", f->c_name, i);
+        }
         if (f->kind == FC_KIND_FIXED) {
             BC_EXPECT(f->elems == 0 || memcmp(vals + i * f->elems * ts, sv, f->elems * ts) == 0,
                       "%s: record %zu values", f->c_name, i);

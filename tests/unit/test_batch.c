@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "batch.h"
+#include <featc/fc_hash.h>
 #include "harness.h"
 #include "wire.h"
 
@@ -397,6 +398,76 @@ static void test_capacities(void)
     }
 }
 
+/* Hash buckets: TensorFlow's string_to_hash_bucket_fast(['a','b','c','d'],
+ * 10) is [9, 2, 2, 5] (string_to_hash_bucket_op_test.py), so the
+ * indicator_column vector of that multivalent feature counts 2 in bucket 2
+ * and 1 in buckets 5 and 9; one-hot and int64 features hash their defaults
+ * too.  Single-record struct and batch columns. */
+static void test_hash_buckets(void)
+{
+    static const char *const abcd[] = {"a", "b", "c", "d"}, *const cat[] = {"cat"};
+    static const float want_hot[10] = {0, 0, 2, 0, 0, 1, 0, 0, 0, 1};
+    const fc_column *h = &cols[BT_E_H], *c = &cols[BT_E_C], *k = &cols[BT_E_K];
+    wbuf feats;
+    int64_t one = 1, forty_two = 42;
+    size_t i;
+    int64_t dog = fc_hash_bucket("dog", 3, 5), cat_b = fc_hash_bucket("cat", 3, 5);
+    /* record 0: h = a b c d, c and k missing (defaults "dog", 7) */
+    feats.n = 0;
+    feature_i64(&feats, "a", &one, 1);
+    feature_bytes(&feats, "h", abcd, 4);
+    recs[0].n = 0;
+    w_example(&recs[0], &feats);
+    views[0].data = recs[0].b;
+    views[0].size = recs[0].n;
+    /* record 1: no h, c = "cat", k = 42 */
+    feats.n = 0;
+    feature_i64(&feats, "a", &one, 1);
+    feature_bytes(&feats, "c", cat, 1);
+    feature_i64(&feats, "k", &forty_two, 1);
+    recs[1].n = 0;
+    w_example(&recs[1], &feats);
+    views[1].data = recs[1].b;
+    views[1].size = recs[1].n;
+    /* one record */
+    CHECK(bt_e_parse(&scratch, views[0].data, views[0].size, &err) == FC_OK);
+    CHECK(scratch.h_count == 4);
+    CHECK(scratch.h_bucket[0] == 9 && scratch.h_bucket[1] == 2 && scratch.h_bucket[2] == 2 &&
+          scratch.h_bucket[3] == 5);
+    for (i = 0; i < 10; i++)
+        CHECK_MSG(scratch.h_hot[i] == want_hot[i], "h_hot[%zu] = %g", i, (double)scratch.h_hot[i]);
+    CHECK(scratch.c_bucket == dog);
+    for (i = 0; i < 5; i++)
+        CHECK(scratch.c_hot[i] == ((int64_t)i == dog ? 1.0f : 0.0f));
+    CHECK(scratch.k_bucket == fc_hash_bucket("7", 1, 10));
+    CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_OK);
+    CHECK(scratch.h_count == 0);
+    for (i = 0; i < 10; i++)
+        CHECK(scratch.h_hot[i] == 0.0f); /* no values: an all-zero vector */
+    CHECK(scratch.c_bucket == cat_b);
+    CHECK(scratch.k_bucket == fc_hash_bucket_int64(42, 10) &&
+          scratch.k_bucket == fc_hash_bucket("42", 2, 10));
+    /* a batch of the two */
+    bind(FC_BATCH_SPARSE);
+    CHECK(h->buckets != NULL && h->hot != NULL && c->hot != NULL && k->hot == NULL);
+    CHECK(run(2) == FC_OK);
+    CHECK(h->nvalues == 4 && h->buckets[0] == 9 && h->buckets[3] == 5);
+    for (i = 0; i < 10; i++) {
+        CHECK(h->hot[i] == want_hot[i]);
+        CHECK(h->hot[10 + i] == 0.0f);
+    }
+    CHECK(c->buckets[0] == dog && c->buckets[1] == cat_b);
+    for (i = 0; i < 5; i++) {
+        CHECK(c->hot[i] == ((int64_t)i == dog ? 1.0f : 0.0f));
+        CHECK(c->hot[5 + i] == ((int64_t)i == cat_b ? 1.0f : 0.0f));
+    }
+    CHECK(k->buckets[0] == fc_hash_bucket("7", 1, 10) && k->buckets[1] == fc_hash_bucket("42", 2, 10));
+    /* a hot buffer too small is refused before the first record */
+    cols[BT_E_H].hot_cap = 19;
+    CHECK(run(2) == FC_ERR_ARG);
+    CHECK_CONTAINS(err.message, "column \"h\": hot needs room for 20, has 19");
+}
+
 /* ---- SequenceExample */
 
 static wbuf qctx, qlists;
@@ -509,6 +580,7 @@ int main(void)
     RUN(test_empty_batch);
     RUN(test_errors);
     RUN(test_capacities);
+    RUN(test_hash_buckets);
     RUN(test_sequence_layouts);
     RUN(test_sequence_errors);
     return harness_report("batch");

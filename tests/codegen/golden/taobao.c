@@ -14,16 +14,20 @@ static const int64_t taobao_user_default_use_day[1] = {
 static const fc_field_desc taobao_user_fields[TAOBAO_USER_FIELD_COUNT] = {
     {"city", 4, "city", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(taobao_user, city), 0, NULL},
+     offsetof(taobao_user, city), 0, NULL,
+     100, 0, offsetof(taobao_user, city_bucket), 0},
     {"use_day", 7, "use_day", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(taobao_user, use_day), 0, taobao_user_default_use_day},
+     offsetof(taobao_user, use_day), 0, taobao_user_default_use_day,
+     0, 0, 0, 0},
     {"pay", 3, "pay", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(taobao_user, pay), 0, NULL},
+     offsetof(taobao_user, pay), 0, NULL,
+     0, 0, 0, 0},
     {"poi", 3, "poi", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
-     offsetof(taobao_user, poi), offsetof(taobao_user, poi_count), NULL}
+     offsetof(taobao_user, poi), offsetof(taobao_user, poi_count), NULL,
+     1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot)}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
@@ -68,7 +72,7 @@ void taobao_user_init(taobao_user *m)
  * the problem TensorFlow would report and words it. */
 static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
 {
-    /* "city": bytes, FixedLen [], required */
+    /* "city": bytes, FixedLen [], required, 100 hash buckets */
     if (ref[TAOBAO_USER_CITY].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[TAOBAO_USER_CITY], &m->city, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
@@ -88,7 +92,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
             return FC_ERR_PARSE;
         m->present[0] |= UINT32_C(1) << 2;
     }
-    /* "poi": bytes, VarLen, at most 64 values */
+    /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
     if (ref[TAOBAO_USER_POI].entry != 0) {
         if (fc_ex_varlen_bytes(&ref[TAOBAO_USER_POI], m->poi, TAOBAO_USER_POI_MAX, &m->poi_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
@@ -115,6 +119,8 @@ int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_CITY, err);
     if ((out->present[0] & (UINT32_C(1) << 2)) == 0)
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_PAY, err);
+    /* The bucket ids of the hashed features, from their values. */
+    fc_ex_hash_fields(taobao_user_fields, TAOBAO_USER_FIELD_COUNT, out);
     return FC_OK;
 }
 

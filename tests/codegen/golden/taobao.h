@@ -31,28 +31,33 @@ enum taobao_user_field {
 #define TAOBAO_USER_PRESENT_WORDS 1
 
 /* Shapes and bounds. */
-/* "city": bytes, FixedLen [], required */
+/* "city": bytes, FixedLen [], required, 100 hash buckets */
 #define TAOBAO_USER_CITY_SIZE 1
+#define TAOBAO_USER_CITY_BUCKETS 100
 /* "use_day": int64, FixedLen [], with a default */
 #define TAOBAO_USER_USE_DAY_SIZE 1
 /* "pay": float, FixedLen [], required */
 #define TAOBAO_USER_PAY_SIZE 1
-/* "poi": bytes, VarLen, at most 64 values */
+/* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
 #define TAOBAO_USER_POI_MAX 64
+#define TAOBAO_USER_POI_BUCKETS 1000
 
 typedef struct taobao_user {
     /* bit f of present[f / 32]: feature f was in the record (a default does
      * not count); test it with taobao_user_has(). */
     uint32_t present[TAOBAO_USER_PRESENT_WORDS];
-    /* "city": bytes, FixedLen [], required */
+    /* "city": bytes, FixedLen [], required, 100 hash buckets */
     fc_bytes city;
+    int64_t city_bucket; /* the bucket of each value */
     /* "use_day": int64, FixedLen [], with a default */
     int64_t use_day;
     /* "pay": float, FixedLen [], required */
     float pay;
-    /* "poi": bytes, VarLen, at most 64 values */
+    /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
     size_t poi_count;
     fc_bytes poi[TAOBAO_USER_POI_MAX];
+    int64_t poi_bucket[TAOBAO_USER_POI_MAX]; /* the bucket of each value */
+    float poi_hot[TAOBAO_USER_POI_BUCKETS]; /* values per bucket */
 } taobao_user;
 
 /* Zeroes *m and fills every default. */
@@ -92,6 +97,7 @@ size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t
     (FC_BATCH_ALIGN - 1u \
      /* city */ \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_CITY_SIZE * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_CITY_SIZE * sizeof(int64_t)) \
      /* use_day */ \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_USE_DAY_SIZE * sizeof(int64_t)) \
      /* pay */ \
@@ -100,7 +106,9 @@ size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_POI_MAX * sizeof(fc_bytes)) \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_POI_MAX * 2u * sizeof(int64_t)) \
      + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
-     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_POI_MAX * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_POI_BUCKETS * sizeof(float)))
 #ifdef __cplusplus
 }
 #endif
