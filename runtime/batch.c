@@ -248,39 +248,33 @@ static void msg_column(fc_msg *m, const col_spec *s)
     fc_msg_str(m, "\": ");
 }
 
-/* A buffer that is missing or smaller than B alone requires. */
-static int short_buffer(fc_error *err, const col_spec *s, const char *what, size_t n,
-                        size_t need, size_t cap)
+/* A buffer too small.  Before the first record, for what B alone decides
+ * (rec FC_NO_INDEX: FC_ERR_ARG, "batch of N records: ..."); or when record
+ * rec's data would outgrow it, before anything is written past it
+ * (FC_ERR_NO_SPACE, "batch record R: ..."). */
+static int too_small(fc_error *err, size_t n, size_t rec, const col_spec *s, const char *what,
+                     size_t need, size_t cap)
 {
-    fc_msg m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
-    fc_msg_str(&m, "batch of ");
-    fc_msg_u64(&m, n);
-    fc_msg_str(&m, " records: ");
+    int status = rec == FC_NO_INDEX ? FC_ERR_ARG : FC_ERR_NO_SPACE;
+    fc_msg m = fc_error_begin(err, status, rec == FC_NO_INDEX ? FC_NO_INDEX : rec, FC_NO_INDEX);
+    if (rec == FC_NO_INDEX) {
+        fc_msg_str(&m, "batch of ");
+        fc_msg_u64(&m, n);
+        fc_msg_str(&m, " records: ");
+    } else {
+        fc_msg_str(&m, "batch record ");
+        fc_msg_u64(&m, rec);
+        fc_msg_str(&m, ": ");
+    }
     msg_column(&m, s);
     fc_msg_str(&m, what);
     fc_msg_str(&m, " needs room for ");
     fc_msg_u64(&m, need);
     fc_msg_str(&m, ", has ");
     fc_msg_u64(&m, cap);
-    return FC_ERR_ARG;
-}
-
-/* A buffer that the data outgrows, found before anything is written. */
-static int out_of_space(fc_error *err, const col_spec *s, const char *what, size_t rec,
-                        size_t need, size_t cap)
-{
-    fc_msg m = fc_error_begin(err, FC_ERR_NO_SPACE, rec, FC_NO_INDEX);
-    fc_msg_str(&m, "batch record ");
-    fc_msg_u64(&m, rec);
-    fc_msg_str(&m, ": ");
-    msg_column(&m, s);
-    fc_msg_str(&m, what);
-    fc_msg_str(&m, " needs room for ");
-    fc_msg_u64(&m, need);
-    fc_msg_str(&m, ", has ");
-    fc_msg_u64(&m, cap);
-    fc_msg_str(&m, " (fc_batch_bind sizes buffers for the spec's bounds)");
-    return FC_ERR_NO_SPACE;
+    if (rec != FC_NO_INDEX)
+        fc_msg_str(&m, " (fc_batch_bind sizes buffers for the spec's bounds)");
+    return status;
 }
 
 /* Turns a single-record error of record i into the batched one.
@@ -344,32 +338,34 @@ static int check_fixed_caps(const col_spec *s, const fc_column *c, size_t n, fc_
     size_t need;
     if (s->buckets > 0 && s->kind == COL_FIXED && c->buckets != NULL &&
         c->buckets_cap < mul(n, s->elems))
-        return short_buffer(err, s, "buckets", n, mul(n, s->elems), c->buckets_cap);
+        return too_small(err, n, FC_NO_INDEX, s, "buckets", mul(n, s->elems), c->buckets_cap);
     if (s->buckets > 0 && c->hot != NULL) {
         need = s->hot == FC_HOT_ONE ? mul(mul(n, s->elems), s->buckets)
                : s->hot == FC_HOT_MULTI ? mul(n, s->buckets)
                                         : 0;
         if (c->hot_cap < need)
-            return short_buffer(err, s, "hot", n, need, c->hot_cap);
+            return too_small(err, n, FC_NO_INDEX, s, "hot", need, c->hot_cap);
     }
     switch (s->kind) {
     case COL_FIXED:
         need = mul(n, s->elems);
         if (need > 0 && (c->values == NULL || c->values_cap < need))
-            return short_buffer(err, s, "values", n, need, c->values == NULL ? 0 : c->values_cap);
+            return too_small(err, n, FC_NO_INDEX, s, "values", need,
+                             c->values == NULL ? 0 : c->values_cap);
         return FC_OK;
     case COL_ROWS:
     case COL_LIST_FIXED:
         if (n > 0 && (c->lengths == NULL || c->lengths_cap < n))
-            return short_buffer(err, s, "lengths", n, n, c->lengths == NULL ? 0 : c->lengths_cap);
+            return too_small(err, n, FC_NO_INDEX, s, "lengths", n,
+                             c->lengths == NULL ? 0 : c->lengths_cap);
         return FC_OK;
     default:
         if (c->lengths != NULL && c->lengths_cap < n)
-            return short_buffer(err, s, "lengths", n, n, c->lengths_cap);
+            return too_small(err, n, FC_NO_INDEX, s, "lengths", n, c->lengths_cap);
         if (c->row_splits != NULL && c->row_splits_cap < n + 1)
-            return short_buffer(err, s, "row_splits", n, n + 1, c->row_splits_cap);
+            return too_small(err, n, FC_NO_INDEX, s, "row_splits", n + 1, c->row_splits_cap);
         if (s->kind == COL_LIST_VARLEN && c->inner_splits != NULL && c->inner_splits_cap < 1)
-            return short_buffer(err, s, "inner_splits", n, 1, c->inner_splits_cap);
+            return too_small(err, n, FC_NO_INDEX, s, "inner_splits", 1, c->inner_splits_cap);
         return FC_OK;
     }
 }
@@ -420,11 +416,11 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
     case COL_VARLEN: {
         size_t cnt = load_size(m + s->count_offset), total = c->nvalues + cnt;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return out_of_space(err, s, "values", i, total, c->values == NULL ? 0 : c->values_cap);
+            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
         if (c->indices != NULL && cnt > 0 && c->indices_cap / 2 < total)
-            return out_of_space(err, s, "indices", i, mul(total, 2), c->indices_cap);
+            return too_small(err, 0, i, s, "indices", mul(total, 2), c->indices_cap);
         if (s->buckets > 0 && c->buckets != NULL && cnt > 0 && c->buckets_cap < total)
-            return out_of_space(err, s, "buckets", i, total, c->buckets_cap);
+            return too_small(err, 0, i, s, "buckets", total, c->buckets_cap);
         if (cnt > 0)
             memcpy(vals + c->nvalues * ts, src, cnt * ts);
         if (s->buckets > 0) {
@@ -451,7 +447,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
         size_t rows = load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
         size_t cnt = rows * s->elems, total = c->nvalues + cnt;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return out_of_space(err, s, "values", i, total, c->values == NULL ? 0 : c->values_cap);
+            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
         if (cnt > 0)
             memcpy(vals + c->nvalues * ts, src, cnt * ts);
         c->nvalues = total;
@@ -466,12 +462,12 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
             cnt += load_size(m + s->count_offset + t * sizeof(size_t));
         total = c->nvalues + cnt;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return out_of_space(err, s, "values", i, total, c->values == NULL ? 0 : c->values_cap);
+            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
         if (c->indices != NULL && cnt > 0 && c->indices_cap / 3 < total)
-            return out_of_space(err, s, "indices", i, mul(total, 3), c->indices_cap);
+            return too_small(err, 0, i, s, "indices", mul(total, 3), c->indices_cap);
         if (c->inner_splits != NULL && frames > 0 &&
             c->inner_splits_cap - 1 < c->nframes + frames)
-            return out_of_space(err, s, "inner_splits", i, c->nframes + frames + 1,
+            return too_small(err, 0, i, s, "inner_splits", c->nframes + frames + 1,
                                 c->inner_splits_cap);
         for (t = 0; t < frames; t++) {
             size_t fc = load_size(m + s->count_offset + t * sizeof(size_t));
@@ -537,7 +533,7 @@ static int finish_column(const col_spec *s, fc_column *c, size_t n, fc_error *er
     case COL_LIST_FIXED: {
         size_t r = (size_t)most, need = mul(mul(n, r), s->elems);
         if (need > 0 && (c->values == NULL || c->values_cap < need))
-            return out_of_space(err, s, "values (padded)", n > 0 ? n - 1 : 0, need,
+            return too_small(err, 0, n > 0 ? n - 1 : 0, s, "values (padded)", need,
                                 c->values == NULL ? 0 : c->values_cap);
         spread(s, c, n, r);
         c->nvalues = need;

@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         n++;
     }
     ncols = seq ? BT_Q_FIELD_COUNT : BT_E_FIELD_COUNT;
-    need = seq ? bt_q_batch_bind(cols, n, forms, NULL, 0) : bt_e_batch_bind(cols, n, forms, NULL, 0);
+    need = seq ? bt_q_batch_bind(cols, n, forms, NULL, 0)
+               : bt_e_batch_bind(cols, n, forms, NULL, 0);
     block = (unsigned char *)malloc(need);
     if (block == NULL)
         abort();

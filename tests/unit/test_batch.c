@@ -19,30 +19,6 @@ static bt_q qscratch;
 static wbuf recs[8];
 static fc_bytes views[8];
 
-static void feature_i64(wbuf *feats, const char *key, const int64_t *v, size_t n)
-{
-    wbuf f;
-    f.n = 0;
-    f_int64_packed(&f, v, n);
-    w_entry(feats, key, &f);
-}
-
-static void feature_f32(wbuf *feats, const char *key, const float *v, size_t n)
-{
-    wbuf f;
-    f.n = 0;
-    f_float_packed(&f, v, n);
-    w_entry(feats, key, &f);
-}
-
-static void feature_bytes(wbuf *feats, const char *key, const char *const *v, size_t n)
-{
-    wbuf f;
-    f.n = 0;
-    f_bytes(&f, v, n);
-    w_entry(feats, key, &f);
-}
-
 /* Example i: a = a_val; r with `rows` rows (k*10+j); v with nv values. */
 static void example_rec(size_t i, int64_t a_val, size_t rows, size_t nv)
 {
@@ -50,15 +26,15 @@ static void example_rec(size_t i, int64_t a_val, size_t rows, size_t nv)
     int64_t r[6], v[5];
     size_t k;
     feats.n = 0;
-    feature_i64(&feats, "a", &a_val, 1);
+    w_entry_int64(&feats, "a", &a_val, 1);
     for (k = 0; k < 2 * rows; k++)
         r[k] = (int64_t)(k / 2 * 10 + k % 2);
     if (rows > 0)
-        feature_i64(&feats, "r", r, 2 * rows);
+        w_entry_int64(&feats, "r", r, 2 * rows);
     for (k = 0; k < nv; k++)
         v[k] = (int64_t)(100 * i + k);
     if (nv > 0)
-        feature_i64(&feats, "v", v, nv);
+        w_entry_int64(&feats, "v", v, nv);
     recs[i].n = 0;
     w_example(&recs[i], &feats);
     views[i].data = recs[i].b;
@@ -134,9 +110,9 @@ static void test_fixed_layout(void)
     feats.n = 0;
     {
         int64_t a1 = 11;
-        feature_i64(&feats, "a", &a1, 1);
+        w_entry_int64(&feats, "a", &a1, 1);
     }
-    feature_f32(&feats, "m", mv, 4);
+    w_entry_float(&feats, "m", mv, 4);
     recs[1].n = 0;
     w_example(&recs[1], &feats);
     views[1].size = recs[1].n;
@@ -186,14 +162,14 @@ static void test_rows_padding(void)
         static const char *const one[] = {"x"}, *const three[] = {"p", "q", "r"};
         int64_t a = 5;
         feats.n = 0;
-        feature_i64(&feats, "a", &a, 1);
-        feature_bytes(&feats, "s", one, 1);
+        w_entry_int64(&feats, "a", &a, 1);
+        w_entry_bytes(&feats, "s", one, 1);
         recs[0].n = 0;
         w_example(&recs[0], &feats);
         views[0].size = recs[0].n;
         feats.n = 0;
-        feature_i64(&feats, "a", &a, 1);
-        feature_bytes(&feats, "s", three, 3);
+        w_entry_int64(&feats, "a", &a, 1);
+        w_entry_bytes(&feats, "s", three, 3);
         recs[1].n = 0;
         w_example(&recs[1], &feats);
         views[1].size = recs[1].n;
@@ -296,9 +272,9 @@ static void test_errors(void)
     feats.n = 0;
     {
         int64_t a = 1;
-        feature_i64(&feats, "a", &a, 1);
+        w_entry_int64(&feats, "a", &a, 1);
     }
-    feature_f32(&feats, "v", &fv, 1);
+    w_entry_float(&feats, "v", &fv, 1);
     recs[2].n = 0;
     w_example(&recs[2], &feats);
     views[2].size = recs[2].n;
@@ -310,8 +286,8 @@ static void test_errors(void)
     feats.n = 0;
     {
         int64_t a = 1, r[3] = {1, 2, 3};
-        feature_i64(&feats, "a", &a, 1);
-        feature_i64(&feats, "r", r, 3);
+        w_entry_int64(&feats, "a", &a, 1);
+        w_entry_int64(&feats, "r", r, 3);
     }
     recs[2].n = 0;
     w_example(&recs[2], &feats);
@@ -414,17 +390,17 @@ static void test_hash_buckets(void)
     int64_t dog = fc_hash_bucket("dog", 3, 5), cat_b = fc_hash_bucket("cat", 3, 5);
     /* record 0: h = a b c d, c and k missing (defaults "dog", 7) */
     feats.n = 0;
-    feature_i64(&feats, "a", &one, 1);
-    feature_bytes(&feats, "h", abcd, 4);
+    w_entry_int64(&feats, "a", &one, 1);
+    w_entry_bytes(&feats, "h", abcd, 4);
     recs[0].n = 0;
     w_example(&recs[0], &feats);
     views[0].data = recs[0].b;
     views[0].size = recs[0].n;
     /* record 1: no h, c = "cat", k = 42 */
     feats.n = 0;
-    feature_i64(&feats, "a", &one, 1);
-    feature_bytes(&feats, "c", cat, 1);
-    feature_i64(&feats, "k", &forty_two, 1);
+    w_entry_int64(&feats, "a", &one, 1);
+    w_entry_bytes(&feats, "c", cat, 1);
+    w_entry_int64(&feats, "k", &forty_two, 1);
     recs[1].n = 0;
     w_example(&recs[1], &feats);
     views[1].data = recs[1].b;
@@ -461,7 +437,8 @@ static void test_hash_buckets(void)
         CHECK(c->hot[i] == ((int64_t)i == dog ? 1.0f : 0.0f));
         CHECK(c->hot[5 + i] == ((int64_t)i == cat_b ? 1.0f : 0.0f));
     }
-    CHECK(k->buckets[0] == fc_hash_bucket("7", 1, 10) && k->buckets[1] == fc_hash_bucket("42", 2, 10));
+    CHECK(k->buckets[0] == fc_hash_bucket("7", 1, 10));
+    CHECK(k->buckets[1] == fc_hash_bucket("42", 2, 10));
     /* a hot buffer too small is refused before the first record */
     cols[BT_E_H].hot_cap = 19;
     CHECK(run(2) == FC_ERR_ARG);
@@ -490,7 +467,7 @@ static void seq_rec(size_t i, size_t nx, size_t nw)
     size_t t;
     static const char *const words[] = {"a", "b", "c"};
     qctx.n = qlists.n = 0;
-    feature_i64(&qctx, "id", &id, 1);
+    w_entry_int64(&qctx, "id", &id, 1);
     for (t = 0; t < nx; t++) {
         float xv[2];
         xv[0] = (float)t;

@@ -440,30 +440,6 @@ static void test_generated_batches(void)
 }
 
 /* Records for the semantics spec: valid ones and one per kind of error. */
-static void sem_entry_int64(wbuf *feats, const char *key, const int64_t *v, size_t n)
-{
-    wbuf f;
-    f.n = 0;
-    f_int64_packed(&f, v, n);
-    w_entry(feats, key, &f);
-}
-
-static void sem_entry_float(wbuf *feats, const char *key, const float *v, size_t n)
-{
-    wbuf f;
-    f.n = 0;
-    f_float_packed(&f, v, n);
-    w_entry(feats, key, &f);
-}
-
-static void sem_entry_bytes(wbuf *feats, const char *key, const char *const *v, size_t n)
-{
-    wbuf f;
-    f.n = 0;
-    f_bytes(&f, v, n);
-    w_entry(feats, key, &f);
-}
-
 enum { SEM_CASES = 12 };
 
 /* Case k of SEM_CASES; returns the status it must parse with. */
@@ -475,42 +451,42 @@ static int sem_record(int k, wbuf *ex)
     wbuf feats;
     feats.n = ex->n = 0;
     if (k != 1)
-        sem_entry_int64(&feats, "s", &one, 1);
+        w_entry_int64(&feats, "s", &one, 1);
     switch (k) {
     case 0: /* valid, every feature */
-        sem_entry_float(&feats, "f3", three, 3);
-        sem_entry_int64(&feats, "d", five, 1);
-        sem_entry_bytes(&feats, "b2", words, 2);
-        sem_entry_int64(&feats, "v", five, 4);
-        sem_entry_bytes(&feats, "vb", words, 3);
-        sem_entry_float(&feats, "r", rows, 6);
-        sem_entry_float(&feats, "a/b", three, 1);
+        w_entry_float(&feats, "f3", three, 3);
+        w_entry_int64(&feats, "d", five, 1);
+        w_entry_bytes(&feats, "b2", words, 2);
+        w_entry_int64(&feats, "v", five, 4);
+        w_entry_bytes(&feats, "vb", words, 3);
+        w_entry_float(&feats, "r", rows, 6);
+        w_entry_float(&feats, "a/b", three, 1);
         break;
     case 1: /* required s missing */
-        sem_entry_float(&feats, "f3", three, 3);
+        w_entry_float(&feats, "f3", three, 3);
         break;
     case 2: /* f3 has 2 values, not 3 */
-        sem_entry_float(&feats, "f3", two, 2);
+        w_entry_float(&feats, "f3", two, 2);
         break;
     case 3: /* s has the wrong type */
-        sem_entry_float(&feats, "f3", three, 3);
-        sem_entry_float(&feats, "s", three, 1);
+        w_entry_float(&feats, "f3", three, 3);
+        w_entry_float(&feats, "s", three, 1);
         break;
     case 4: /* VarLen bound exceeded */
-        sem_entry_float(&feats, "f3", three, 3);
-        sem_entry_int64(&feats, "v", five, 5);
+        w_entry_float(&feats, "f3", three, 3);
+        w_entry_int64(&feats, "v", five, 5);
         break;
     case 5: /* rows: not a multiple of the stride */
-        sem_entry_float(&feats, "f3", three, 3);
-        sem_entry_float(&feats, "r", rows, 5);
+        w_entry_float(&feats, "f3", three, 3);
+        w_entry_float(&feats, "r", rows, 5);
         break;
     case 6: /* VarLen bytes bound exceeded */
-        sem_entry_float(&feats, "f3", three, 3);
-        sem_entry_bytes(&feats, "vb", words, 4);
+        w_entry_float(&feats, "f3", three, 3);
+        w_entry_bytes(&feats, "vb", words, 4);
         break;
     default: /* 7..11: the valid record, truncated or corrupted below */
-        sem_entry_float(&feats, "f3", three, 3);
-        sem_entry_bytes(&feats, "vb", words, 2);
+        w_entry_float(&feats, "f3", three, 3);
+        w_entry_bytes(&feats, "vb", words, 2);
         break;
     }
     w_example(ex, &feats);

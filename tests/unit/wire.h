@@ -121,6 +121,31 @@ static inline void w_entry(wbuf *feats, const char *key, const wbuf *feature)
     w_len(feats, 0x0A, e.b, e.n);
 }
 
+/* One map entry key -> a packed int64 / packed float / bytes list. */
+static inline void w_entry_int64(wbuf *feats, const char *key, const int64_t *v, size_t n)
+{
+    wbuf f;
+    f.n = 0;
+    f_int64_packed(&f, v, n);
+    w_entry(feats, key, &f);
+}
+
+static inline void w_entry_float(wbuf *feats, const char *key, const float *v, size_t n)
+{
+    wbuf f;
+    f.n = 0;
+    f_float_packed(&f, v, n);
+    w_entry(feats, key, &f);
+}
+
+static inline void w_entry_bytes(wbuf *feats, const char *key, const char *const *v, size_t n)
+{
+    wbuf f;
+    f.n = 0;
+    f_bytes(&f, v, n);
+    w_entry(feats, key, &f);
+}
+
 /* Wraps a Features body as Example.features. */
 static inline void w_example(wbuf *ex, const wbuf *feats)
 {
