@@ -184,13 +184,13 @@ $(BUILD)/tests/test_batch: tests/unit/test_batch.c tests/unit/wire.h tests/unit/
                            $(GEN_TESTS)/batch.c $(BUILD)/libfeatc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/batch.c \
-	    $(BUILD)/libfeatc.a -lm
+	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
 $(BUILD)/asan/test_batch: tests/unit/test_batch.c tests/unit/wire.h $(GEN_TESTS)/batch.c \
                           $(RUNTIME_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/batch.c $(RUNTIME_SRC) $(LIBS_Z) -lm
+	    $(GEN_TESTS)/batch.c $(RUNTIME_SRC) $(TOOLRT_SRC) $(LIBS_Z) -lm
 
 $(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TESTS)/semantics.c \
                             $(RUNTIME_SRC) $(HEADERS)

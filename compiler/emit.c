@@ -203,8 +203,24 @@ static void describe(sbuf *b, const schema_feature *f)
     unsigned i;
     comment_key(b, f->key, f->key_len);
     sb_printf(b, ": %s", spec_type_word(f->type));
-    if (f->kind == FC_KIND_VARLEN) {
-        sb_printf(b, ", VarLen, at most %zu values", f->max);
+    if (f->kind == FC_KIND_SPARSE) {
+        const ast_key *k;
+        sb_str(b, ", SparseFeature [");
+        for (i = 0; i < f->rank; i++)
+            sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
+        sb_str(b, "] from index key");
+        sb_str(b, f->rank > 1 ? "s " : " ");
+        for (k = f->ast->index_keys; k != NULL; k = k->next) {
+            comment_key(b, k->key, k->len);
+            sb_str(b, k->next != NULL ? ", " : "");
+        }
+        sb_str(b, " and value key ");
+        comment_key(b, f->ast->value_key->key, f->ast->value_key->len);
+        sb_printf(b, ", at most %zu values%s", f->max,
+                  f->already_sorted ? ", already sorted" : "");
+    } else if (f->kind == FC_KIND_VARLEN) {
+        sb_printf(b, ", VarLen, at most %zu values%s", f->max,
+                  f->hidden ? " (read for a SparseFeature)" : "");
     } else {
         sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
         for (i = 0; i < f->rank; i++)
@@ -224,14 +240,14 @@ static void describe(sbuf *b, const schema_feature *f)
 
 typedef struct msg_parts {
     sbuf enm, constants, members, defaults, descs, order, lookup, init, decode, missing, batch;
-    sbuf hash;
+    sbuf finish;
 } msg_parts;
 
 static void part_free(msg_parts *mp)
 {
     sbuf *all[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
                    &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing,
-                   &mp->batch,  &mp->hash};
+                   &mp->batch,  &mp->finish};
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->s);
@@ -242,7 +258,7 @@ static int part_failed(const msg_parts *mp)
     return mp->enm.failed || mp->constants.failed || mp->members.failed ||
            mp->defaults.failed || mp->descs.failed || mp->order.failed || mp->lookup.failed ||
            mp->init.failed || mp->decode.failed || mp->missing.failed || mp->batch.failed ||
-           mp->hash.failed;
+           mp->finish.failed;
 }
 
 static const char *str_or_empty(const sbuf *b)
@@ -314,7 +330,9 @@ static void emit_feature_constants(sbuf *b, const schema_feature *f)
     sb_str(b, " */\n");
     for (r = 0; r < f->rank; r++)
         sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
-    if (f->kind != FC_KIND_VARLEN)
+    if (f->kind == FC_KIND_SPARSE)
+        sb_printf(b, "#define %s_RANK %u\n", f->macro, f->rank);
+    else if (f->kind != FC_KIND_VARLEN)
         sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
     if (f->kind != FC_KIND_FIXED)
         sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
@@ -331,6 +349,14 @@ static void emit_feature_member(sbuf *b, const schema_feature *f)
     sb_str(b, " */\n");
     if (f->kind != FC_KIND_FIXED)
         sb_printf(b, "    size_t %s_count;\n", f->cname);
+    if (f->kind == FC_KIND_SPARSE) {
+        sb_printf(b, "    int64_t %s_indices[%s_MAX][%s_RANK]; /* %s */\n", f->cname, f->macro,
+                  f->macro,
+                  f->already_sorted ? "in the record's order (already_sorted)"
+                                    : "sorted row-major");
+        sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
+        return;
+    }
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
         sb_str(b, "    /* (no values: only its presence is recorded) */\n");
     } else {
@@ -368,6 +394,14 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
                                                                                    : "fc_bytes";
     const char *m = f->macro;
     sb_printf(b, " \\\n     /* %s */", f->cname);
+    if (!list && f->kind == FC_KIND_SPARSE) {
+        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        sb_printf(b,
+                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * (%s_RANK + 1u) * "
+                  "sizeof(int64_t))",
+                  m, m);
+        return;
+    }
     if (!list && f->kind == FC_KIND_FIXED) {
         sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * sizeof(%s))", m, t);
     } else if (!list && f->kind == FC_KIND_VARLEN) {
@@ -421,7 +455,10 @@ static void emit_desc_head(sbuf *b, const schema_feature *f)
     c_string(b, f->key, f->key_len);
     sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
               type_enum(f->type),
-              f->kind == FC_KIND_FIXED ? "FIXED" : f->kind == FC_KIND_VARLEN ? "VARLEN" : "ROWS",
+              f->kind == FC_KIND_FIXED    ? "FIXED"
+              : f->kind == FC_KIND_VARLEN ? "VARLEN"
+              : f->kind == FC_KIND_SPARSE ? "SPARSE"
+                                          : "ROWS",
               f->rank);
     for (r = 0; r < FC_MAX_RANK; r++)
         sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
@@ -450,11 +487,20 @@ static void emit_field_desc(sbuf *b, const schema_message *m, const schema_featu
                   f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
                   f->cname);
         if (f->hot != 0)
-            sb_printf(b, "offsetof(%s, %s_hot)}", m->c_type, f->cname);
+            sb_printf(b, "offsetof(%s, %s_hot)", m->c_type, f->cname);
         else
-            sb_str(b, "0}");
+            sb_str(b, "0");
     } else {
-        sb_str(b, "0, 0, 0, 0}");
+        sb_str(b, "0, 0, 0, 0");
+    }
+    if (f->kind == FC_KIND_SPARSE) {
+        unsigned r;
+        sb_printf(b, ",\n     offsetof(%s, %s_indices), {", m->c_type, f->cname);
+        for (r = 0; r <= FC_MAX_RANK; r++)
+            sb_printf(b, "%s%u", r ? ", " : "", r <= f->rank ? (unsigned)f->sparse_fields[r] : 0u);
+        sb_printf(b, "}, %d, 0}", f->already_sorted);
+    } else {
+        sb_printf(b, ",\n     0, {0}, 0, %d}", f->hidden);
     }
     sb_str(b, last ? "\n" : ",\n");
 }
@@ -471,23 +517,30 @@ static int by_len_then_bytes(const schema_feature *a, const schema_feature *b)
  * a comparison of the bytes.  0 when memory ran out. */
 static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const char *minus)
 {
-    size_t i, j, *order;
-    if (n == 0) {
+    size_t i, j, k = 0, *order;
+    /* SparseFeatures have no key in the data: their fields do */
+    for (i = 0; i < n; i++)
+        if (group[i].kind != FC_KIND_SPARSE || group[i].list)
+            k++;
+    if (k == 0) {
         sb_str(b, "    (void)key;\n    (void)len;");
         return 1;
     }
-    order = (size_t *)malloc(n * sizeof *order);
+    order = (size_t *)malloc(k * sizeof *order);
     if (order == NULL)
         return 0;
-    for (i = 0; i < n; i++) {
+    for (i = 0, k = 0; i < n; i++) {
         size_t x = i;
-        j = i;
+        if (group[i].kind == FC_KIND_SPARSE && !group[i].list)
+            continue;
+        j = k++;
         while (j > 0 && by_len_then_bytes(&group[order[j - 1]], &group[x]) > 0) {
             order[j] = order[j - 1];
             j--;
         }
         order[j] = x;
     }
+    n = k;
     sb_str(b, "    switch (len) {\n");
     for (i = 0; i < n; i++) {
         const schema_feature *f = &group[order[i]];
@@ -533,7 +586,14 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         /* init: defaults of FixedLen features */
         if (f->has_default && f->kind == FC_KIND_FIXED)
             emit_default_copy(&mp.init, "    ", m, f);
-        /* decode */
+        /* decode (a SparseFeature is built from its fields afterwards) */
+        if (f->kind == FC_KIND_SPARSE) {
+            sb_printf(&mp.finish,
+                      "    if (fc_ex_sparse(&%s_desc, %s, out, err) != FC_OK)\n"
+                      "        return FC_ERR_PARSE;\n",
+                      m->c_type, f->macro);
+            continue;
+        }
         sb_str(&mp.decode, "    /* ");
         describe(&mp.decode, f);
         sb_str(&mp.decode, " */\n");
@@ -584,7 +644,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
     sb_str(&mp.order, "\n");
     for (i = 0; i < m->nfeatures; i++)
         if (m->features[i].hash_buckets > 0) {
-            sb_printf(&mp.hash,
+            sb_printf(&mp.finish,
                       "    /* The bucket ids of the hashed features, from their values. */\n"
                       "    fc_ex_hash_fields(%s_fields, %s_FIELD_COUNT, out);\n",
                       m->c_type, m->upper);
@@ -619,7 +679,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
             {"DECODE", str_or_empty(&mp.decode)},
             {"MISSING", str_or_empty(&mp.missing)},
             {"BATCH_BYTES", str_or_empty(&mp.batch)},
-            {"HASH", str_or_empty(&mp.hash)},
+            {"FINISH", str_or_empty(&mp.finish)},
         };
         expand(hdr, featc_template_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_message_c, subs, sizeof subs / sizeof subs[0]);

@@ -620,6 +620,58 @@ static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)
 }
 
 /* Policy words after a feature.  Only feature lists take them. */
+/* `KEY : sparse TYPE [sizes] max N index KEYS value KEY`: TensorFlow's
+ * SparseFeature.  Its keys are resolved to fields in resolve_sparse. */
+static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r)
+{
+    const ast_dim *dm;
+    const ast_key *k;
+    unsigned rank = 0, nkeys = 0;
+    uint64_t maxv;
+    if (r != ROLE_EXAMPLE) {
+        diag_error(d, a->sparse_loc,
+                   "SparseFeature '%s' belongs in an example: TensorFlow's sequence parsers "
+                   "take no SparseFeature",
+                   f->cname);
+        return 0;
+    }
+    for (dm = a->dims; dm != NULL; dm = dm->next) {
+        uint64_t v;
+        if (dm->unknown || rank == FC_MAX_RANK || !parse_u64(dm->text, &v) || v == 0 ||
+            v > INT64_MAX) {
+            diag_error(d, dm->loc,
+                       "the size of SparseFeature '%s' is a dense shape: one known dimension "
+                       "of at least 1 per index key, at most %d of them",
+                       f->cname, FC_MAX_RANK);
+            return 0;
+        }
+        f->dims[rank++] = (size_t)v;
+    }
+    for (k = a->index_keys; k != NULL; k = k->next)
+        nkeys++;
+    if (nkeys != rank) {
+        diag_error(d, a->index_loc,
+                   "SparseFeature '%s' has %u index key%s for a size of %u dimension%s: one "
+                   "index key per dimension",
+                   f->cname, nkeys, nkeys == 1 ? "" : "s", rank, rank == 1 ? "" : "s");
+        return 0;
+    }
+    if (!parse_u64(a->max_text, &maxv) || maxv > SPEC_MAX_ELEMENTS || maxv == 0) {
+        diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
+                   f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+        return 0;
+    }
+    if (a->def != NULL) {
+        diag_error(d, a->def->loc, "SparseFeature '%s' takes no default", f->cname);
+        return 0;
+    }
+    f->kind = FC_KIND_SPARSE;
+    f->rank = rank;
+    f->elems = 1;
+    f->max = (size_t)maxv;
+    return 1;
+}
+
 /* `hash_buckets N [one_hot | multi_hot]` on an Example or context feature. */
 static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r)
 {
@@ -673,6 +725,17 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
         }
         if (u != t) {
             diag_error(d, t->loc, "'%s' is given twice", t->name);
+            ok = 0;
+        } else if (strcmp(t->name, "already_sorted") == 0) {
+            if (f->kind != FC_KIND_SPARSE) {
+                diag_error(d, t->loc,
+                           "'already_sorted' belongs to a SparseFeature ('%s : sparse ...')",
+                           f->cname);
+                ok = 0;
+            }
+            f->already_sorted = 1;
+        } else if (f->kind == FC_KIND_SPARSE) {
+            diag_error(d, t->loc, "SparseFeature '%s' takes 'already_sorted' only", f->cname);
             ok = 0;
         } else if (is_hash) {
             if (strcmp(t->name, "hash_buckets") != 0) {
@@ -776,7 +839,10 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
     }
     if (!check_type(d, f, a))
         return 0;
-    if (r == ROLE_LIST) {
+    if (a->sparse) {
+        if (!check_sparse(d, f, a, r))
+            return 0;
+    } else if (r == ROLE_LIST) {
         if (!check_list_shape(d, f, a))
             return 0;
         if (a->def != NULL) {
@@ -811,6 +877,8 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
                         ? (uint64_t)f->max_frames * f->elems * eb + sizeof(size_t)
                         : (uint64_t)f->max_frames * (f->max * eb + sizeof(size_t)) +
                               sizeof(size_t);
+        else if (f->kind == FC_KIND_SPARSE)
+            bytes = (uint64_t)f->max * (eb + 8u * f->rank) + sizeof(size_t);
         else
             bytes = (f->kind == FC_KIND_ROWS     ? (uint64_t)f->max * f->elems
                      : f->kind == FC_KIND_VARLEN ? (uint64_t)f->max
@@ -845,6 +913,10 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
             names[k] = cat(p, f->cname, "_frames", ""), where[k++] = members;
         if (f->kind != FC_KIND_FIXED)
             names[k] = cat(p, f->cname, "_count", ""), where[k++] = members;
+        if (f->kind == FC_KIND_SPARSE) {
+            names[k] = cat(p, f->cname, "_indices", ""), where[k++] = members;
+            names[k] = cat(p, base, "_RANK", ""), where[k++] = globals;
+        }
         names[k] = base, where[k++] = globals;
         names[k] = cat(p, base, "_SIZE", ""), where[k++] = globals;
         if (f->kind != FC_KIND_FIXED)
@@ -943,13 +1015,102 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
     return ok;
 }
 
+/* Resolves the index and value keys of SparseFeature f (field number fi)
+ * to fields: a VarLen feature of the spec with that key and type is read
+ * once for both (TensorFlow allows re-using a key with the same dtype); any
+ * other declaration of the key is an error (TensorFlow: "Dense and sparse
+ * keys must not intersect", "Conflicting type"); otherwise a hidden VarLen
+ * field is added for it at m->features[*n]. */
+static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t *n,
+                          symtab *members, symtab *globals)
+{
+    schema_feature *f = &m->features[fi];
+    const ast_key *k = f->ast->index_keys;
+    unsigned slot;
+    for (slot = 0; slot <= f->rank; slot++, k = k != NULL ? k->next : NULL) {
+        const ast_key *key = slot < f->rank ? k : f->ast->value_key;
+        fc_type want = slot < f->rank ? FC_TYPE_INT64 : f->type;
+        const char *role_word = slot < f->rank ? "index" : "value";
+        size_t j;
+        schema_feature *h;
+        for (j = 0; j < *n; j++) {
+            schema_feature *g = &m->features[j];
+            if (g->kind == FC_KIND_SPARSE || g->key_len != key->len ||
+                memcmp(g->key, key->key, key->len) != 0)
+                continue;
+            if (g->kind != FC_KIND_VARLEN) {
+                diag_error(d, key->loc,
+                           "%s key \"%.*s\" of SparseFeature '%s' is declared as a %s feature "
+                           "'%s'; a key read by a SparseFeature must be VarLen (TensorFlow: Dense "
+                           "and sparse keys must not intersect)",
+                           role_word, (int)key->len, key->key, f->cname,
+                           g->kind == FC_KIND_ROWS ? "FixedLenSequence" : "FixedLen", g->cname);
+                return 0;
+            }
+            if (g->type != want) {
+                diag_error(d, key->loc,
+                           "Conflicting type %s vs %s for feature %.*s: %s key of SparseFeature "
+                           "'%s', and VarLen feature '%s'",
+                           spec_type_word(want), spec_type_word(g->type), (int)key->len,
+                           key->key, role_word, f->cname, g->cname);
+                return 0;
+            }
+            if (g->hidden && g->max < f->max)
+                g->max = f->max;
+            break;
+        }
+        if (j == *n) { /* a hidden field */
+            char num[32];
+            h = &m->features[(*n)++];
+            memset(h, 0, sizeof *h);
+            h->key = key->key;
+            h->key_len = key->len;
+            h->type = want;
+            h->kind = FC_KIND_VARLEN;
+            h->elems = 1;
+            h->max = f->max;
+            h->hidden = 1;
+            snprintf(num, sizeof num, "%u", slot);
+            h->cname = slot < f->rank ? cat(p, f->cname, "_index", num)
+                                      : cat(p, f->cname, "_value", "");
+            h->macro = cat(p, m->upper, "_", upper_of(p, h->cname));
+            if (p->failed)
+                return 0;
+            {
+                char *owner = cat(p, "SparseFeature '", f->cname, "'");
+                if (!sym_add(p, d, members, h->cname, owner, key->loc) ||
+                    !sym_add(p, d, members, cat(p, h->cname, "_count", ""), owner, key->loc) ||
+                    !sym_add(p, d, globals, h->macro, owner, key->loc) ||
+                    !sym_add(p, d, globals, cat(p, h->macro, "_MAX", ""), owner, key->loc))
+                    return 0;
+            }
+        }
+        f->sparse_fields[slot] = (uint16_t)j;
+    }
+    return 1;
+}
+
+/* Storage of the hidden fields, once their bounds are final. */
+static uint64_t hidden_storage(const schema_message *m)
+{
+    uint64_t total = 0;
+    size_t i;
+    for (i = 0; i < m->nfeatures; i++)
+        if (m->features[i].hidden) {
+            schema_feature *h = &m->features[i];
+            h->storage = (size_t)((uint64_t)h->max * elem_bytes(h->type) + sizeof(size_t));
+            total += h->storage;
+        }
+    return total;
+}
+
 static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                          const ast_message *am, symtab *globals)
 {
     const ast_feature *a;
     const ast_block *b, *ctx_block = NULL, *lists_block = NULL;
     const ast_feature *ctx_features = NULL, *list_features = NULL;
-    size_t n, nl = 0, i;
+    size_t n, nl = 0, i, extra = 0, total;
     int ok = 1, all_missing = 0, all_uniform = 0;
     uint64_t storage = 0;
     symtab members = {NULL, 0, 0};
@@ -996,8 +1157,17 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                    am->name, n + nl, SPEC_MAX_FEATURES);
         return 0;
     }
-    m->features = (schema_feature *)pool_alloc(p, (n ? n : 1) * sizeof *m->features);
-    m->missing_order = (uint16_t *)pool_alloc(p, (n ? n : 1) * sizeof *m->missing_order);
+    for (a = ctx_features; a != NULL; a = a->next) /* room for hidden SparseFeature fields */
+        if (a->sparse) {
+            const ast_key *k;
+            for (k = a->index_keys; k != NULL; k = k->next)
+                extra++;
+            extra++;
+        }
+    m->features = (schema_feature *)pool_alloc(p, (n + extra ? n + extra : 1) *
+                                                      sizeof *m->features);
+    m->missing_order =
+        (uint16_t *)pool_alloc(p, (n + extra ? n + extra : 1) * sizeof *m->missing_order);
     m->lists = (schema_feature *)pool_alloc(p, (nl ? nl : 1) * sizeof *m->lists);
     m->list_missing_order = (uint16_t *)pool_alloc(p, (nl ? nl : 1) * sizeof(uint16_t));
     if (p->failed)
@@ -1009,6 +1179,20 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
         if (!check_feature(p, d, m, m->features, i, a, m->sequence ? ROLE_CONTEXT : ROLE_EXAMPLE,
                            &members, globals, &storage))
             ok = 0;
+    total = n;
+    for (i = 0; ok && i < n; i++)
+        if (m->features[i].kind == FC_KIND_SPARSE &&
+            !resolve_sparse(p, d, m, i, &total, &members, globals))
+            ok = 0;
+    if (ok && total > n) {
+        if (total > SPEC_MAX_FEATURES) {
+            diag_error(d, am->name_loc, "%s '%s' reads %zu features; the limit is %d", word,
+                       am->name, total, SPEC_MAX_FEATURES);
+            return 0;
+        }
+        m->nfeatures = n = total;
+        storage += hidden_storage(m);
+    }
     for (a = list_features, i = 0; a != NULL; a = a->next, i++) {
         schema_feature *f = &m->lists[i];
         if (!check_feature(p, d, m, m->lists, i, a, ROLE_LIST, &members, globals, &storage)) {

@@ -99,6 +99,14 @@ typedef struct ast_attr {
     struct ast_attr *next;
 } ast_attr;
 
+/* A data key named by a SparseFeature (index or value key). */
+typedef struct ast_key {
+    const char *key;
+    size_t len;
+    spec_loc loc;
+    struct ast_key *next;
+} ast_key;
+
 typedef struct ast_feature {
     spec_loc loc;            /* the whole declaration */
     const char *key;         /* bytes of the key */
@@ -116,6 +124,11 @@ typedef struct ast_feature {
     spec_loc max_loc;
     ast_value *def;          /* `= value`, or NULL */
     ast_attr *attrs;         /* policy words after the type, or NULL */
+    int sparse;              /* `KEY : sparse TYPE [sizes] max N index ... value K` */
+    spec_loc sparse_loc;
+    ast_key *index_keys;     /* sparse: the index keys, in order */
+    spec_loc index_loc;
+    ast_key *value_key;      /* sparse: the value key */
     struct ast_feature *next;
 } ast_feature;
 
@@ -179,6 +192,12 @@ typedef struct schema_feature {
     int allow_missing;       /* FIXED lists: a missing list is empty, not an error */
     int uniform;             /* VARLEN lists: every frame holds the same number of values */
     size_t hash_buckets;     /* `hash_buckets N`: bucket ids beside the values; 0: none */
+    /* SparseFeature (kind FC_KIND_SPARSE): rank index keys, dims the dense
+     * size, max the entries; sparse_fields[0..rank) the index fields and
+     * [rank] the value field (field numbers, VarLen, maybe hidden) */
+    uint16_t sparse_fields[FC_MAX_RANK + 1];
+    int already_sorted;
+    int hidden;              /* a VarLen field read for a SparseFeature only */
     int hot;                 /* 1: one_hot (a vector per value), 2: multi_hot (counts) */
     int has_default;
     size_t ndefault;         /* FIXED: elems; ROWS: 1 */

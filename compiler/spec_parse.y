@@ -101,6 +101,7 @@ static spec_loc span(spec_loc a, spec_loc b)
     ast_message *message;
     ast_block *block;
     ast_attr *attr;
+    ast_key *key;
 }
 
 %token END_OF_FILE 0 "end of file"
@@ -115,6 +116,10 @@ static spec_loc span(spec_loc a, spec_loc b)
 %token KW_HASH_BUCKETS "'hash_buckets'"
 %token KW_ONE_HOT "'one_hot'"
 %token KW_MULTI_HOT "'multi_hot'"
+%token KW_ALREADY_SORTED "'already_sorted'"
+%token KW_SPARSE "'sparse'"
+%token KW_INDEX "'index'"
+%token KW_VALUE "'value'"
 %token KW_AS "'as'"
 %token KW_MAX "'max'"
 %token <str> IDENT "identifier"
@@ -128,6 +133,7 @@ static spec_loc span(spec_loc a, spec_loc b)
 %type <feature> feature features fkey
 %type <block> blocks block
 %type <attr> attrs
+%type <key> skey skeys index_keys
 
 %%
 
@@ -269,7 +275,71 @@ feature
                 $$->attrs = $7;
             }
         }
+    | fkey ':' KW_SPARSE name '[' dims ']' KW_MAX INTEGER KW_INDEX index_keys
+      KW_VALUE skey attrs ';'
+        {
+            $$ = $1;
+            if ($$ != NULL) {
+                $$->loc = span(@1, @15);
+                $$->sparse = 1;
+                $$->sparse_loc = @3;
+                $$->type = $4.text;
+                $$->type_loc = @4;
+                $$->has_shape = 1;
+                $$->dims = $6;
+                $$->shape_loc = span(@5, @7);
+                $$->max_text = $9.text;
+                $$->max_loc = @9;
+                $$->index_keys = $11;
+                $$->index_loc = span(@10, @11);
+                $$->value_key = $13;
+                $$->attrs = $14;
+            }
+        }
     | error ';'         { $$ = NULL; }
+    ;
+
+/* The data keys of a SparseFeature: `index k` or `index (k1, k2, ...)`. */
+index_keys
+    : skey              { $$ = $1; }
+    | '(' skeys ')'     { $$ = $2; }
+    ;
+
+skeys
+    : skey              { $$ = $1; }
+    | skeys ',' skey
+        {
+            ast_key *t = $1;
+            $$ = $1;
+            if (t == NULL) {
+                $$ = $3;
+            } else {
+                while (t->next != NULL)
+                    t = t->next;
+                t->next = $3;
+            }
+        }
+    ;
+
+skey
+    : name
+        {
+            $$ = NEW(ast_key);
+            if ($$ != NULL) {
+                $$->key = $1.text;
+                $$->len = $1.len;
+                $$->loc = @1;
+            }
+        }
+    | STRING
+        {
+            $$ = NEW(ast_key);
+            if ($$ != NULL) {
+                $$->key = $1.text;
+                $$->len = $1.len;
+                $$->loc = @1;
+            }
+        }
     ;
 
 fkey
@@ -411,6 +481,7 @@ policy
     | KW_UNIFORM        { $$.text = "uniform"; $$.len = 7; }
     | KW_ONE_HOT        { $$.text = "one_hot"; $$.len = 7; }
     | KW_MULTI_HOT      { $$.text = "multi_hot"; $$.len = 9; }
+    | KW_ALREADY_SORTED { $$.text = "already_sorted"; $$.len = 14; }
     ;
 
 name
@@ -424,6 +495,8 @@ name
     | KW_AS             { $$.text = "as"; $$.len = 2; }
     | KW_MAX            { $$.text = "max"; $$.len = 3; }
     | KW_HASH_BUCKETS   { $$.text = "hash_buckets"; $$.len = 12; }
+    | KW_INDEX          { $$.text = "index"; $$.len = 5; }
+    | KW_VALUE          { $$.text = "value"; $$.len = 5; }
     ;
 
 %%
@@ -457,6 +530,7 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
         case YYSYMBOL_KW_HASH_BUCKETS:
         case YYSYMBOL_KW_ONE_HOT:
         case YYSYMBOL_KW_MULTI_HOT:
+        case YYSYMBOL_KW_ALREADY_SORTED:
             attrs = 1;
             continue;
         default:

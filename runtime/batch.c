@@ -18,7 +18,8 @@ typedef enum col_kind {
     COL_VARLEN,      /* VarLen: [N] values, sparse [N,2], ragged [B+1] */
     COL_ROWS,        /* FixedLenSequence in an Example: [B, R, dims] padded */
     COL_LIST_FIXED,  /* feature list of fixed frames: [B, T, dims] padded with 0 */
-    COL_LIST_VARLEN  /* feature list of VarLen frames: [N], sparse [N,3] */
+    COL_LIST_VARLEN, /* feature list of VarLen frames: [N], sparse [N,3] */
+    COL_SPARSE       /* SparseFeature: [N] values, indices [N, 1 + rank] */
 } col_kind;
 
 /* One column's feature, whichever descriptor it comes from. */
@@ -39,6 +40,7 @@ typedef struct col_spec {
     size_t buckets;      /* hash buckets, 0: not hashed */
     int hot;
     size_t bucket_offset, hot_offset;
+    size_t indices_offset; /* SPARSE: int64_t [max][rank] */
 } col_spec;
 
 static void spec_of_field(const fc_field_desc *f, col_spec *s)
@@ -47,8 +49,10 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
     s->key = f->key;
     s->key_len = f->key_len;
     s->type = f->type;
-    s->kind = f->kind == FC_KIND_FIXED ? COL_FIXED : f->kind == FC_KIND_VARLEN ? COL_VARLEN
-                                                                                : COL_ROWS;
+    s->kind = f->kind == FC_KIND_FIXED    ? COL_FIXED
+              : f->kind == FC_KIND_VARLEN ? COL_VARLEN
+              : f->kind == FC_KIND_SPARSE ? COL_SPARSE
+                                          : COL_ROWS;
     s->rank = f->rank;
     s->dims = f->dims;
     s->elems = f->elems;
@@ -60,6 +64,7 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
     s->hot = f->hot;
     s->bucket_offset = f->bucket_offset;
     s->hot_offset = f->hot_offset;
+    s->indices_offset = f->indices_offset;
 }
 
 static void spec_of_list(const fc_list_desc *l, col_spec *s)
@@ -132,6 +137,11 @@ static void need_of(const col_spec *s, size_t b, unsigned forms, col_need *n)
         break;
     case COL_LIST_FIXED:
         n->values = mul(mul(b, s->max_frames), s->elems);
+        break;
+    case COL_SPARSE: /* always sparse: it is its only form */
+        n->values = mul(b, s->max);
+        n->indices = mul(n->values, s->rank + 1u);
+        n->lengths = 0;
         break;
     case COL_LIST_VARLEN:
         n->values = mul(mul(b, s->max_frames), s->max);
@@ -442,6 +452,28 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
             c->shape[1] = (int64_t)cnt;
         return FC_OK;
     }
+    case COL_SPARSE: {
+        size_t cnt = load_size(m + s->count_offset), total = c->nvalues + cnt, w = s->rank + 1u;
+        const int64_t *ix = (const int64_t *)(const void *)(m + s->indices_offset);
+        unsigned r;
+        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
+            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
+        if (cnt > 0 && (c->indices == NULL || c->indices_cap / w < total))
+            return too_small(err, 0, i, s, "indices", mul(total, w),
+                             c->indices == NULL ? 0 : c->indices_cap);
+        if (cnt > 0)
+            memcpy(vals + c->nvalues * ts, src, cnt * ts);
+        for (k = 0; k < cnt; k++) {
+            int64_t *row = c->indices + (c->nvalues + k) * w;
+            row[0] = (int64_t)i;
+            for (r = 0; r < s->rank; r++)
+                row[r + 1] = ix[k * s->rank + r];
+        }
+        c->nvalues = total;
+        if (c->lengths != NULL)
+            c->lengths[i] = (int64_t)cnt;
+        return FC_OK;
+    }
     case COL_ROWS:
     case COL_LIST_FIXED: {
         size_t rows = load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
@@ -549,6 +581,13 @@ static int finish_column(const col_spec *s, fc_column *c, size_t n, fc_error *er
         c->rank = 2;
         c->shape[0] = (int64_t)n;
         c->shape[1] = most;
+        return FC_OK;
+    case COL_SPARSE:
+        c->nindices = c->nvalues;
+        c->rank = s->rank + 1;
+        c->shape[0] = (int64_t)n;
+        for (d = 0; d < s->rank; d++)
+            c->shape[d + 1] = (int64_t)s->dims[d];
         return FC_OK;
     case COL_LIST_VARLEN:
         c->nindices = c->indices != NULL ? c->nvalues : 0;

@@ -108,16 +108,39 @@ static size_t load_size(const unsigned char *p)
 static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const unsigned char *m)
 {
     size_t i, k;
+    int first = 1;
     fputc('{', f);
     for (i = 0; i < n; i++) {
         const fc_field_desc *fd = &fields[i];
         const unsigned char *vals = m + fd->value_offset;
         size_t pos = 0, count = fd->kind != FC_KIND_FIXED ? load_size(m + fd->count_offset) : 0;
-        if (i > 0)
+        if (fd->hidden)
+            continue; /* read for a SparseFeature, not a feature of the spec */
+        if (!first)
             fputc(',', f);
+        first = 0;
         fc_json_bytes(f, fd->key, fd->key_len);
         fputc(':', f);
         switch (fd->kind) {
+        case FC_KIND_SPARSE: {
+            /* parse_single_example's SparseTensor */
+            const int64_t *ix = (const int64_t *)(const void *)(m + fd->indices_offset);
+            fputs("{\"indices\":[", f);
+            for (k = 0; k < count; k++) {
+                unsigned r;
+                fputs(k > 0 ? ",[" : "[", f);
+                for (r = 0; r < fd->rank; r++)
+                    fprintf(f, "%s%lld", r > 0 ? "," : "", (long long)ix[k * fd->rank + r]);
+                fputc(']', f);
+            }
+            fputs("],\"values\":", f);
+            json_flat(f, fd->type, vals, 0, count);
+            fputs(",\"dense_shape\":[", f);
+            for (k = 0; k < fd->rank; k++)
+                fprintf(f, "%s%zu", k > 0 ? "," : "", fd->dims[k]);
+            fputs("]}", f);
+            break;
+        }
         case FC_KIND_FIXED:
             json_nested(f, fd->type, fd->rank, fd->dims, vals, 0, &pos);
             break;
@@ -243,13 +266,19 @@ static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
                               const fc_column *cols, int ragged)
 {
     size_t i;
+    int first = 1;
     fputc('{', f);
     for (i = 0; i < n; i++) {
-        if (i > 0)
+        if (fields[i].hidden)
+            continue;
+        if (!first)
             fputc(',', f);
+        first = 0;
         fc_json_bytes(f, fields[i].key, fields[i].key_len);
         fputc(':', f);
-        if (fields[i].kind == FC_KIND_VARLEN)
+        if (fields[i].kind == FC_KIND_SPARSE)
+            json_varlen(f, fields[i].type, &cols[i], fields[i].rank + 1, 0);
+        else if (fields[i].kind == FC_KIND_VARLEN)
             json_varlen(f, fields[i].type, &cols[i], 2, ragged);
         else
             json_dense(f, fields[i].type, &cols[i]);

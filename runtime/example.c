@@ -748,6 +748,154 @@ void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg)
     }
 }
 
+/* ------------------------------------------------------------ SparseFeature */
+
+static size_t field_count(const fc_field_desc *f, const unsigned char *m)
+{
+    size_t n;
+    memcpy(&n, m + f->count_offset, sizeof n);
+    return n;
+}
+
+/* Entry a before entry b: indices row-major, then the value (equal indices
+ * are a duplicate TensorFlow keeps in an unspecified order; ordering by
+ * value makes featc's order a function of the data alone). */
+static int entry_less(const fc_field_desc *f, const unsigned char *m, size_t a, size_t b)
+{
+    const int64_t *ix = (const int64_t *)(const void *)(m + f->indices_offset);
+    const unsigned char *vals = m + f->value_offset;
+    unsigned r;
+    for (r = 0; r < f->rank; r++) {
+        int64_t x = ix[a * f->rank + r], y = ix[b * f->rank + r];
+        if (x != y)
+            return x < y;
+    }
+    if (f->type == FC_TYPE_INT64) {
+        int64_t x, y;
+        memcpy(&x, vals + a * sizeof x, sizeof x);
+        memcpy(&y, vals + b * sizeof y, sizeof y);
+        return x < y;
+    }
+    if (f->type == FC_TYPE_FLOAT) {
+        uint32_t x, y;
+        memcpy(&x, vals + a * sizeof x, sizeof x);
+        memcpy(&y, vals + b * sizeof y, sizeof y);
+        return x < y;
+    } else {
+        const fc_bytes *x = (const fc_bytes *)(const void *)vals + a;
+        const fc_bytes *y = (const fc_bytes *)(const void *)vals + b;
+        size_t n = x->size < y->size ? x->size : y->size;
+        int c = n > 0 ? memcmp(x->data, y->data, n) : 0;
+        return c != 0 ? c < 0 : x->size < y->size;
+    }
+}
+
+static void entry_swap(const fc_field_desc *f, unsigned char *m, size_t a, size_t b)
+{
+    int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
+    unsigned char *vals = m + f->value_offset, tmp[sizeof(fc_bytes)];
+    size_t ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+    unsigned r;
+    for (r = 0; r < f->rank; r++) {
+        int64_t t = ix[a * f->rank + r];
+        ix[a * f->rank + r] = ix[b * f->rank + r];
+        ix[b * f->rank + r] = t;
+    }
+    memcpy(tmp, vals + a * ts, ts);
+    memcpy(vals + a * ts, vals + b * ts, ts);
+    memcpy(vals + b * ts, tmp, ts);
+}
+
+static void sift_down(const fc_field_desc *f, unsigned char *m, size_t root, size_t n)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && entry_less(f, m, child, child + 1))
+            child++;
+        if (!entry_less(f, m, root, child))
+            return;
+        entry_swap(f, m, root, child);
+        root = child;
+    }
+}
+
+/* Heapsort: in place, O(n log n) whatever the record holds. */
+static void sort_entries(const fc_field_desc *f, unsigned char *m, size_t n)
+{
+    size_t i, end;
+    for (i = 1; i < n; i++) /* already in order: nothing to do */
+        if (entry_less(f, m, i, i - 1))
+            break;
+    if (i >= n)
+        return;
+    for (i = n / 2; i-- > 0;)
+        sift_down(f, m, i, n);
+    for (end = n; end-- > 1;) {
+        entry_swap(f, m, 0, end);
+        sift_down(f, m, 0, end);
+    }
+}
+
+int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
+{
+    const fc_field_desc *f = &md->fields[i];
+    const fc_field_desc *vf = &md->fields[f->sparse_fields[f->rank]];
+    unsigned char *m = (unsigned char *)msg;
+    const uint32_t *present = (const uint32_t *)(const void *)(m + md->present_offset);
+    size_t n = field_count(vf, m), k, ts;
+    int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
+    unsigned r;
+    for (r = 0; r < f->rank; r++) {
+        const fc_field_desc *xf = &md->fields[f->sparse_fields[r]];
+        size_t nx = field_count(xf, m);
+        if (nx != n) {
+            fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+            msg_key(&e, f);
+            fc_msg_str(&e, "SparseFeature: indices and values rows (indexing dimension) must "
+                           "match: index key ");
+            fc_msg_mem(&e, xf->key, xf->key_len);
+            fc_msg_str(&e, " has ");
+            fc_msg_u64(&e, nx);
+            fc_msg_str(&e, " values, value key ");
+            fc_msg_mem(&e, vf->key, vf->key_len);
+            fc_msg_str(&e, " has ");
+            fc_msg_u64(&e, n);
+            return FC_ERR_PARSE;
+        }
+    }
+    if (n > f->max) {
+        fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+        msg_key(&e, f);
+        fc_msg_str(&e, "Number of values exceeds the bound declared in the spec: ");
+        fc_msg_u64(&e, n);
+        fc_msg_str(&e, " values but max ");
+        fc_msg_u64(&e, f->max);
+        return FC_ERR_PARSE;
+    }
+    ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+    if (n > 0)
+        memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
+    for (r = 0; r < f->rank; r++) {
+        const unsigned char *src = m + md->fields[f->sparse_fields[r]].value_offset;
+        for (k = 0; k < n; k++)
+            memcpy(&ix[k * f->rank + r], src + k * sizeof(int64_t), sizeof(int64_t));
+    }
+    memcpy(m + f->count_offset, &n, sizeof n);
+    if (!f->already_sorted)
+        sort_entries(f, m, n);
+    {
+        uint32_t *bits = (uint32_t *)(void *)(m + md->present_offset);
+        unsigned vi = f->sparse_fields[f->rank];
+        if (fc_bit_get(present, vi))
+            bits[i / 32u] |= UINT32_C(1) << (i % 32u);
+        else
+            bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
+    }
+    return FC_OK;
+}
+
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)
 {
     const fc_field_desc *f = &md->fields[i];

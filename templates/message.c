@@ -47,9 +47,9 @@ int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
     if (@@TYPE@@_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
 @@MISSING@@
-@@HASH@@
+@@FINISH@@
     return FC_OK;
 }
 

@@ -41,8 +41,9 @@ typedef enum fc_type {
 typedef enum fc_kind {
     FC_KIND_FIXED = 0,  /* FixedLenFeature(shape) */
     FC_KIND_VARLEN = 1, /* VarLenFeature, with a declared bound on values */
-    FC_KIND_ROWS = 2    /* FixedLenSequenceFeature(allow_missing=True) in an Example,
+    FC_KIND_ROWS = 2,   /* FixedLenSequenceFeature(allow_missing=True) in an Example,
                            with a declared bound on rows */
+    FC_KIND_SPARSE = 3  /* SparseFeature: built from index and value fields */
 } fc_kind;
 
 #define FC_MAX_RANK 8
@@ -139,6 +140,13 @@ typedef struct fc_field_desc {
     int hot;                   /* 0, FC_HOT_ONE or FC_HOT_MULTI */
     size_t bucket_offset;      /* offsetof the int64_t bucket ids (one per value) */
     size_t hot_offset;         /* offsetof the float hot vectors */
+    /* SparseFeature (kind FC_KIND_SPARSE): rank = index keys, dims = the
+     * dense size, max = entries; value_offset/count_offset its values and
+     * count; the indices are int64_t [max][rank]. */
+    size_t indices_offset;
+    uint16_t sparse_fields[FC_MAX_RANK + 1]; /* index fields, then the value field */
+    int already_sorted;        /* keep the record's order */
+    int hidden;                /* a VarLen field read only for a SparseFeature */
 } fc_field_desc;
 
 /* Hot encodings of bucket ids, as tf.feature_column.indicator_column gives
@@ -181,6 +189,13 @@ int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err);
  * categorical_column_with_hash_bucket (FarmHash Fingerprint64 of the bytes,
  * or of an int64's decimal text, modulo the bucket count). */
 void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg);
+
+/* Builds SparseFeature field i of the message at msg from its index and
+ * value fields (decoded already), as parse_single_example does: indices
+ * [n, rank] and values [n], sorted row-major (by index, then by value for
+ * equal indices) unless already_sorted.  Every index field must hold as
+ * many values as the value field.  Returns FC_OK or FC_ERR_PARSE. */
+int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err);
 
 /* "string", "float", "int64": TensorFlow's DataTypeString spelling. */
 const char *fc_type_tf_name(fc_type t);

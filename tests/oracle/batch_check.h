@@ -133,6 +133,32 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
     size_t ts = bc_ts(f->type), i, k, off = 0, m1, m2;
     unsigned d;
     bc_maxima(s, j, &m1, &m2);
+    if (f->kind == FC_KIND_SPARSE) {
+        /* indices [N, 1 + rank] = (record, index...), dense_shape [B, size...] */
+        size_t w = f->rank + 1u;
+        BC_EXPECT(c->rank == w && c->shape[0] == (int64_t)bc_n, "%s: dense_shape", f->c_name);
+        for (d = 0; d < f->rank; d++)
+            BC_EXPECT(c->shape[d + 1] == (int64_t)f->dims[d], "%s: dim %u", f->c_name, d);
+        for (i = 0; i < bc_n; i++) {
+            size_t cnt;
+            const int64_t *ix;
+            bc_parse(s, bc_recs[i], bc_lens[i], NULL);
+            cnt = bc_load(s + f->count_offset);
+            ix = (const int64_t *)(const void *)(s + f->indices_offset);
+            BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
+                      "%s: record %zu values", f->c_name, i);
+            for (k = 0; k < cnt; k++) {
+                const int64_t *row = c->indices + (off + k) * w;
+                BC_EXPECT(row[0] == (int64_t)i &&
+                              memcmp(row + 1, ix + k * f->rank, f->rank * 8) == 0,
+                          "%s: record %zu entry %zu", f->c_name, i, k);
+            }
+            off += cnt;
+        }
+        BC_EXPECT(c->nvalues == off && c->nindices == off, "%s: %zu values, want %zu", f->c_name,
+                  c->nvalues, off);
+        return;
+    }
     if (f->kind == FC_KIND_FIXED) {
         BC_EXPECT(c->rank == f->rank + 1 && c->shape[0] == (int64_t)bc_n, "%s: shape", f->c_name);
         for (d = 0; d < f->rank; d++)

@@ -61,6 +61,85 @@ void oracle_copy_values(const FcPb__Feature *f, unsigned char *dst, size_t n)
     }
 }
 
+static size_t count_of(const fc_field_desc *f, const unsigned char *m)
+{
+    size_t n;
+    memcpy(&n, m + f->count_offset, sizeof n);
+    return n;
+}
+
+/* Sort key of entry k: its indices, then its value (int64 numerically,
+ * float by bits, bytes bytewise then by length). */
+static int entry_cmp(const fc_field_desc *f, const int64_t *ix, const unsigned char *vals,
+                     size_t a, size_t b)
+{
+    unsigned r;
+    for (r = 0; r < f->rank; r++)
+        if (ix[a * f->rank + r] != ix[b * f->rank + r])
+            return ix[a * f->rank + r] < ix[b * f->rank + r] ? -1 : 1;
+    if (f->type == FC_TYPE_INT64) {
+        int64_t x, y;
+        memcpy(&x, vals + a * 8, 8);
+        memcpy(&y, vals + b * 8, 8);
+        return x < y ? -1 : x > y;
+    } else if (f->type == FC_TYPE_FLOAT) {
+        uint32_t x, y;
+        memcpy(&x, vals + a * 4, 4);
+        memcpy(&y, vals + b * 4, 4);
+        return x < y ? -1 : x > y;
+    } else {
+        fc_bytes x, y;
+        int c;
+        memcpy(&x, vals + a * sizeof x, sizeof x);
+        memcpy(&y, vals + b * sizeof y, sizeof y);
+        c = memcmp(x.data, y.data, x.size < y.size ? x.size : y.size);
+        return c != 0 ? c : (x.size < y.size ? -1 : x.size > y.size);
+    }
+}
+
+/* A SparseFeature from its index and value fields, written out again:
+ * counts must agree, at most max entries, then a plain insertion sort. */
+static int sparse_build(const fc_message_desc *md, size_t i, unsigned char *m)
+{
+    const fc_field_desc *f = &md->fields[i];
+    const fc_field_desc *vf = &md->fields[f->sparse_fields[f->rank]];
+    size_t n = count_of(vf, m), k, j, ts = f->type == FC_TYPE_INT64   ? 8
+                                          : f->type == FC_TYPE_FLOAT ? 4
+                                                                     : sizeof(fc_bytes);
+    int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
+    unsigned char *vals = m + f->value_offset;
+    uint32_t *present = (uint32_t *)(void *)(m + md->present_offset);
+    unsigned r, vi = f->sparse_fields[f->rank];
+    for (r = 0; r < f->rank; r++)
+        if (count_of(&md->fields[f->sparse_fields[r]], m) != n)
+            return 0;
+    if (n > f->max)
+        return 0;
+    memcpy(vals, m + vf->value_offset, n * ts);
+    for (r = 0; r < f->rank; r++)
+        for (k = 0; k < n; k++)
+            memcpy(&ix[k * f->rank + r],
+                   m + md->fields[f->sparse_fields[r]].value_offset + k * 8, 8);
+    memcpy(m + f->count_offset, &n, sizeof n);
+    if (!f->already_sorted)
+        for (k = 1; k < n; k++)
+            for (j = k; j > 0 && entry_cmp(f, ix, vals, j, j - 1) < 0; j--) {
+                unsigned char t[sizeof(fc_bytes)];
+                int64_t tix;
+                for (r = 0; r < f->rank; r++) {
+                    tix = ix[j * f->rank + r];
+                    ix[j * f->rank + r] = ix[(j - 1) * f->rank + r];
+                    ix[(j - 1) * f->rank + r] = tix;
+                }
+                memcpy(t, vals + j * ts, ts);
+                memcpy(vals + j * ts, vals + (j - 1) * ts, ts);
+                memcpy(vals + (j - 1) * ts, t, ts);
+            }
+    if ((present[vi / 32] >> (vi % 32)) & 1u)
+        present[i / 32] |= 1u << (i % 32);
+    return 1;
+}
+
 int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t len)
 {
     fc_arena arena;
@@ -76,9 +155,12 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
     md->init(out);
     for (i = 0; i < md->nfields; i++) {
         const fc_field_desc *fd = &md->fields[i];
-        const FcPb__Feature *f = pick(fb.example, fd->key, fd->key_len);
+        const FcPb__Feature *f;
         unsigned char *vals = m + fd->value_offset;
         size_t n, cnt;
+        if (fd->kind == FC_KIND_SPARSE)
+            continue; /* built below from its fields */
+        f = pick(fb.example, fd->key, fd->key_len);
         if (f == NULL) {
             if (fd->kind == FC_KIND_FIXED && fd->default_value == NULL)
                 return FC_ERR_PARSE; /* required */
@@ -114,6 +196,9 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
         }
         present[i / 32] |= 1u << (i % 32);
     }
+    for (i = 0; i < md->nfields; i++)
+        if (md->fields[i].kind == FC_KIND_SPARSE && !sparse_build(md, i, m))
+            return FC_ERR_PARSE;
     return FC_OK;
 }
 

@@ -114,12 +114,31 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
 {
     size_t n = 0, i, nblocks;
     wbuf feats;
+    /* The fields of a SparseFeature mostly get one count, so that it can
+     * parse (index and value counts must agree). */
+    static size_t shared[4096];
+    for (i = 0; i < desc->nfields && i < 4096; i++)
+        shared[i] = (size_t)-1;
+    for (i = 0; i < desc->nfields; i++) {
+        const fc_field_desc *fd = &desc->fields[i];
+        if (fd->kind == FC_KIND_SPARSE && below(4) != 0) {
+            size_t c = below(fd->max + 1), r;
+            for (r = 0; r <= fd->rank; r++)
+                if (fd->sparse_fields[r] < 4096)
+                    shared[fd->sparse_fields[r]] = c;
+        }
+    }
     /* features of the spec */
     for (i = 0; i < desc->nfields && n < 60; i++) {
         const fc_field_desc *fd = &desc->fields[i];
         size_t dup = below(8) == 0 ? 2 : 1, d;
+        int coherent = i < 4096 && shared[i] != (size_t)-1;
+        if (fd->kind == FC_KIND_SPARSE)
+            continue; /* no key of its own: its fields have them */
+        if (coherent)
+            dup = 1;
         for (d = 0; d < dup && n < 60; d++) {
-            size_t r = below(20);
+            size_t r = coherent ? 19 : below(20);
             entry *e = &entries[n];
             if (r < 3 && d == 0)
                 continue; /* absent */
@@ -134,7 +153,7 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
                 rnd_feature(e->feature, other == fd->type ? (fc_type)(1 + fd->type % 3) : other,
                             below(3));
             } else {
-                size_t cnt = rnd_count(fd);
+                size_t cnt = coherent ? shared[i] : rnd_count(fd);
                 rnd_feature(e->feature, fd->type, cnt > 4000 ? 4000 : cnt);
             }
             n++;

@@ -79,7 +79,8 @@ for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat
     batch_p=$((batch_p + ${bp:-0})); batch_f=$((batch_f + ${bf:-1}))
     p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
     f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
-    if grep -q '^sequence_example' "$spec"; then
+    # counted by the message checked: the spec's first one
+    if sed -n 's/^\(sequence_example\|example\) .*/\1/p' "$spec" | head -1 | grep -q sequence; then
         seq_p=$((seq_p + ${p:-0})); seq_f=$((seq_f + ${f:-1}))
     else
         total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))

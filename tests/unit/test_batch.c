@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "batch.h"
+#include <featc/fc_driver.h>
 #include <featc/fc_hash.h>
 #include "harness.h"
 #include "wire.h"
@@ -445,6 +446,112 @@ static void test_hash_buckets(void)
     CHECK_CONTAINS(err.message, "column \"h\": hot needs room for 20, has 19");
 }
 
+/* SparseFeature (tf-semantics 2.4): parse_single_example gives indices
+ * [n, rank] sorted row-major unless already_sorted, values [n], dense_shape
+ * = size; index values are not range-checked; index and value counts must
+ * agree (TF's sparse_reorder: "indices and values rows (indexing dimension)
+ * must match").  Batched: indices [N, 1 + rank] = (record, index...),
+ * dense_shape [B, size...]. */
+static void sparse_rec(size_t i, const int64_t *ix, size_t nix, const int64_t *iy, size_t niy,
+                       const float *val, size_t nval)
+{
+    wbuf feats;
+    int64_t a = 1;
+    feats.n = 0;
+    w_entry_int64(&feats, "a", &a, 1);
+    if (nix > 0)
+        w_entry_int64(&feats, "ix", ix, nix);
+    if (niy > 0)
+        w_entry_int64(&feats, "iy", iy, niy);
+    if (nval > 0)
+        w_entry_float(&feats, "val", val, nval);
+    recs[i].n = 0;
+    w_example(&recs[i], &feats);
+    views[i].data = recs[i].b;
+    views[i].size = recs[i].n;
+}
+
+static void test_sparse_feature(void)
+{
+    static const int64_t ix[3] = {3, 1, 3}, iy[3] = {0, 5, 2}, neg[1] = {-1}, big[1] = {99};
+    static const float val[3] = {10, 20, 30}, one_val[1] = {7};
+    static const int64_t want_ix[3][2] = {{1, 5}, {3, 0}, {3, 2}};
+    static const float want_val[3] = {20, 10, 30};
+    const fc_column *sp = &cols[BT_E_SP];
+    size_t k;
+    char json[1024];
+    FILE *f;
+    sparse_rec(0, ix, 3, iy, 3, val, 3);
+    CHECK(bt_e_parse(&scratch, views[0].data, views[0].size, &err) == FC_OK);
+    CHECK(scratch.sp_count == 3 && bt_e_has(&scratch, BT_E_SP));
+    for (k = 0; k < 3; k++) {
+        CHECK(scratch.sp_indices[k][0] == want_ix[k][0] && scratch.sp_indices[k][1] == want_ix[k][1]);
+        CHECK(scratch.sp[k] == want_val[k]);
+    }
+    CHECK(scratch.ix_count == 3 && scratch.ix[0] == 3); /* ix is also a feature, as read */
+    /* the JSON dump contract: parse_single_example's SparseTensor */
+    f = fmemopen(json, sizeof json, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fc_json_features(f, &bt_e_desc, &scratch);
+        fclose(f);
+        CHECK_CONTAINS(json, "\"sp\":{\"indices\":[[1,5],[3,0],[3,2]],\"values\":[20,10,30],"
+                             "\"dense_shape\":[10,20]}");
+        CHECK_CONTAINS(json, "\"one\":{\"indices\":[],\"values\":[],\"dense_shape\":[5]}");
+        CHECK(strstr(json, "\"iy\"") == NULL && strstr(json, "\"val\"") == NULL);
+    }
+    /* out-of-range and negative indices pass, as in TensorFlow */
+    sparse_rec(1, neg, 1, big, 1, one_val, 1);
+    CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_OK);
+    CHECK(scratch.sp_count == 1 && scratch.sp_indices[0][0] == -1 &&
+          scratch.sp_indices[0][1] == 99);
+    /* nothing: no entries, not present */
+    sparse_rec(2, NULL, 0, NULL, 0, NULL, 0);
+    CHECK(bt_e_parse(&scratch, views[2].data, views[2].size, &err) == FC_OK);
+    CHECK(scratch.sp_count == 0 && !bt_e_has(&scratch, BT_E_SP));
+    /* batched */
+    bind(FC_BATCH_RAGGED); /* a SparseFeature is sparse whatever the forms */
+    CHECK(run(3) == FC_OK);
+    CHECK(sp->rank == 3 && sp->shape[0] == 3 && sp->shape[1] == 10 && sp->shape[2] == 20);
+    CHECK(sp->nvalues == 4 && sp->nindices == 4);
+    CHECK(sp->indices[0] == 0 && sp->indices[1] == 1 && sp->indices[2] == 5);
+    CHECK(sp->indices[9] == 1 && sp->indices[10] == -1 && sp->indices[11] == 99);
+    CHECK(((const float *)sp->values)[3] == 7.0f);
+    /* counts that disagree */
+    sparse_rec(1, ix, 3, iy, 2, val, 3);
+    CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "Key: sp.  SparseFeature: indices and values rows (indexing "
+                                "dimension) must match: index key iy has 2 values, value key "
+                                "val has 3");
+    CHECK(run(3) == FC_ERR_PARSE && err.record == 1);
+    CHECK_CONTAINS(err.message, "Name: <unknown>, Key: sp, Index: 1.  SparseFeature: indices and "
+                                "values rows (indexing dimension) must match");
+}
+
+/* Duplicate indices are kept (TF keeps them in an unspecified order; featc
+ * orders them by value); already_sorted keeps the record's order. */
+static void test_sparse_order(void)
+{
+    static const int64_t ix[2] = {2, 2}, iy[2] = {1, 1}, pos[2] = {4, 0};
+    static const float val[2] = {5, 3};
+    static const char *const words[2] = {"x", "y"};
+    wbuf feats;
+    int64_t a = 1;
+    sparse_rec(0, ix, 2, iy, 2, val, 2);
+    CHECK(bt_e_parse(&scratch, views[0].data, views[0].size, &err) == FC_OK);
+    CHECK(scratch.sp_count == 2 && scratch.sp[0] == 3.0f && scratch.sp[1] == 5.0f);
+    feats.n = 0;
+    w_entry_int64(&feats, "a", &a, 1);
+    w_entry_int64(&feats, "pos", pos, 2);
+    w_entry_bytes(&feats, "word", words, 2);
+    recs[0].n = 0;
+    w_example(&recs[0], &feats);
+    views[0].size = recs[0].n;
+    CHECK(bt_e_parse(&scratch, views[0].data, views[0].size, &err) == FC_OK);
+    CHECK(scratch.one_count == 2 && scratch.one_indices[0][0] == 4 &&
+          scratch.one_indices[1][0] == 0 && scratch.one[0].data[0] == 'x');
+}
+
 /* ---- SequenceExample */
 
 static wbuf qctx, qlists;
@@ -558,6 +665,8 @@ int main(void)
     RUN(test_errors);
     RUN(test_capacities);
     RUN(test_hash_buckets);
+    RUN(test_sparse_feature);
+    RUN(test_sparse_order);
     RUN(test_sequence_layouts);
     RUN(test_sequence_errors);
     return harness_report("batch");

@@ -11,7 +11,8 @@ static const fc_field_desc hadoop_row_fields[HADOOP_ROW_FIELD_COUNT] = {
     {"data", 4, "data", FC_TYPE_INT64, FC_KIND_FIXED, 1,
      {2, 0, 0, 0, 0, 0, 0, 0}, 2, 2,
      offsetof(hadoop_row, data), 0, NULL,
-     0, 0, 0, 0}
+     0, 0, 0, 0,
+     0, {0}, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
@@ -65,7 +66,7 @@ int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *er
     if (hadoop_row_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&hadoop_row_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
     if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
         return fc_ex_missing(&hadoop_row_desc, HADOOP_ROW_DATA, err);
     return FC_OK;

@@ -11,23 +11,28 @@ static const fc_field_desc image_photo_fields[IMAGE_PHOTO_FIELD_COUNT] = {
     {"height", 6, "height", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(image_photo, height), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"width", 5, "width", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(image_photo, width), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"depth", 5, "depth", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(image_photo, depth), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(image_photo, label), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image_raw", 9, "image_raw", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(image_photo, image_raw), 0, NULL,
-     0, 0, 0, 0}
+     0, 0, 0, 0,
+     0, {0}, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
@@ -117,7 +122,7 @@ int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *
     if (image_photo_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&image_photo_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
     if ((out->present[0] & (UINT32_C(1) << 2)) == 0)
         return fc_ex_missing(&image_photo_desc, IMAGE_PHOTO_DEPTH, err);
     if ((out->present[0] & (UINT32_C(1) << 0)) == 0)

@@ -11,11 +11,13 @@ static const fc_field_desc mnist_digit_fields[MNIST_DIGIT_FIELD_COUNT] = {
     {"image_floats", 12, "image_floats", FC_TYPE_FLOAT, FC_KIND_FIXED, 2,
      {28, 28, 0, 0, 0, 0, 0, 0}, 784, 784,
      offsetof(mnist_digit, image_floats), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image_class", 11, "image_class", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(mnist_digit, image_class), 0, NULL,
-     0, 0, 0, 0}
+     0, 0, 0, 0,
+     0, {0}, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
@@ -79,7 +81,7 @@ int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *
     if (mnist_digit_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&mnist_digit_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
     if ((out->present[0] & (UINT32_C(1) << 1)) == 0)
         return fc_ex_missing(&mnist_digit_desc, MNIST_DIGIT_IMAGE_CLASS, err);
     if ((out->present[0] & (UINT32_C(1) << 0)) == 0)

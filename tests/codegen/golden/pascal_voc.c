@@ -23,35 +23,43 @@ static const fc_field_desc voc_segmentation_fields[VOC_SEGMENTATION_FIELD_COUNT]
     {"image/encoded", 13, "image", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, image), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image/filename", 14, "filename", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, filename), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image/format", 12, "format", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, format), 0, voc_segmentation_default_format,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image/height", 12, "height", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, height), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image/width", 11, "width", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, width), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image/channels", 14, "channels", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, channels), 0, voc_segmentation_default_channels,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image/segmentation/class/encoded", 32, "label", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, label), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"image/segmentation/class/format", 31, "label_format", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(voc_segmentation, label_format), 0, voc_segmentation_default_label_format,
-     0, 0, 0, 0}
+     0, 0, 0, 0,
+     0, {0}, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
@@ -180,7 +188,7 @@ int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, 
     if (voc_segmentation_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&voc_segmentation_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
     if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
         return fc_ex_missing(&voc_segmentation_desc, VOC_SEGMENTATION_IMAGE, err);
     if ((out->present[0] & (UINT32_C(1) << 1)) == 0)

@@ -11,23 +11,28 @@ static const fc_field_desc penguin_penguin_fields[PENGUIN_PENGUIN_FIELD_COUNT] =
     {"body_mass_g", 11, "body_mass_g", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(penguin_penguin, body_mass_g), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"culmen_depth_mm", 15, "culmen_depth_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(penguin_penguin, culmen_depth_mm), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"culmen_length_mm", 16, "culmen_length_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(penguin_penguin, culmen_length_mm), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"flipper_length_mm", 17, "flipper_length_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(penguin_penguin, flipper_length_mm), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"species", 7, "species", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(penguin_penguin, species), 0, NULL,
-     0, 0, 0, 0}
+     0, 0, 0, 0,
+     0, {0}, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
@@ -121,7 +126,7 @@ int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc
     if (penguin_penguin_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&penguin_penguin_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
     if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
         return fc_ex_missing(&penguin_penguin_desc, PENGUIN_PENGUIN_BODY_MASS_G, err);
     if ((out->present[0] & (UINT32_C(1) << 1)) == 0)

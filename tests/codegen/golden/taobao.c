@@ -15,25 +15,44 @@ static const fc_field_desc taobao_user_fields[TAOBAO_USER_FIELD_COUNT] = {
     {"city", 4, "city", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(taobao_user, city), 0, NULL,
-     100, 0, offsetof(taobao_user, city_bucket), 0},
+     100, 0, offsetof(taobao_user, city_bucket), 0,
+     0, {0}, 0, 0},
     {"use_day", 7, "use_day", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(taobao_user, use_day), 0, taobao_user_default_use_day,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"pay", 3, "pay", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(taobao_user, pay), 0, NULL,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"poi", 3, "poi", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
      offsetof(taobao_user, poi), offsetof(taobao_user, poi_count), NULL,
-     1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot)}
+     1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot),
+     0, {0}, 0, 0},
+    {"ratings", 7, "ratings", FC_TYPE_FLOAT, FC_KIND_SPARSE, 1,
+     {100000, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
+     offsetof(taobao_user, ratings), offsetof(taobao_user, ratings_count), NULL,
+     0, 0, 0, 0,
+     offsetof(taobao_user, ratings_indices), {5, 6, 0, 0, 0, 0, 0, 0, 0}, 0, 0},
+    {"item", 4, "ratings_index0", FC_TYPE_INT64, FC_KIND_VARLEN, 0,
+     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
+     offsetof(taobao_user, ratings_index0), offsetof(taobao_user, ratings_index0_count), NULL,
+     0, 0, 0, 0,
+     0, {0}, 0, 1},
+    {"rating", 6, "ratings_value", FC_TYPE_FLOAT, FC_KIND_VARLEN, 0,
+     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
+     offsetof(taobao_user, ratings_value), offsetof(taobao_user, ratings_value_count), NULL,
+     0, 0, 0, 0,
+     0, {0}, 0, 1}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
  * missing feature. */
 static const uint16_t taobao_user_missing_order[TAOBAO_USER_FIELD_COUNT] = {
-    0, 2, 3, 1
+    0, 5, 2, 3, 6, 4, 1
 };
 
 /* Feature key -> field number; -1 for a key the spec does not name. */
@@ -50,6 +69,12 @@ static int taobao_user_lookup(const void *ctx, const uint8_t *key, size_t len)
     case 4:
         if (memcmp(key, "city", 4) == 0)
             return TAOBAO_USER_CITY;
+        if (memcmp(key, "item", 4) == 0)
+            return TAOBAO_USER_RATINGS_INDEX0;
+        break;
+    case 6:
+        if (memcmp(key, "rating", 6) == 0)
+            return TAOBAO_USER_RATINGS_VALUE;
         break;
     case 7:
         if (memcmp(key, "use_day", 7) == 0)
@@ -100,6 +125,22 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     } else {
         m->poi_count = 0;
     }
+    /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
+    if (ref[TAOBAO_USER_RATINGS_INDEX0].entry != 0) {
+        if (fc_ex_varlen_int64(&ref[TAOBAO_USER_RATINGS_INDEX0], m->ratings_index0, TAOBAO_USER_RATINGS_INDEX0_MAX, &m->ratings_index0_count, NULL) != FC_OK)
+            return FC_ERR_PARSE;
+        m->present[0] |= UINT32_C(1) << 5;
+    } else {
+        m->ratings_index0_count = 0;
+    }
+    /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
+    if (ref[TAOBAO_USER_RATINGS_VALUE].entry != 0) {
+        if (fc_ex_varlen_float(&ref[TAOBAO_USER_RATINGS_VALUE], m->ratings_value, TAOBAO_USER_RATINGS_VALUE_MAX, &m->ratings_value_count, NULL) != FC_OK)
+            return FC_ERR_PARSE;
+        m->present[0] |= UINT32_C(1) << 6;
+    } else {
+        m->ratings_value_count = 0;
+    }
     return FC_OK;
 }
 
@@ -114,11 +155,13 @@ int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *
     if (taobao_user_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&taobao_user_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
     if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_CITY, err);
     if ((out->present[0] & (UINT32_C(1) << 2)) == 0)
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_PAY, err);
+    if (fc_ex_sparse(&taobao_user_desc, TAOBAO_USER_RATINGS, out, err) != FC_OK)
+        return FC_ERR_PARSE;
     /* The bucket ids of the hashed features, from their values. */
     fc_ex_hash_fields(taobao_user_fields, TAOBAO_USER_FIELD_COUNT, out);
     return FC_OK;

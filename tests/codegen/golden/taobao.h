@@ -25,9 +25,12 @@ enum taobao_user_field {
     TAOBAO_USER_CITY = 0,
     TAOBAO_USER_USE_DAY = 1,
     TAOBAO_USER_PAY = 2,
-    TAOBAO_USER_POI = 3
+    TAOBAO_USER_POI = 3,
+    TAOBAO_USER_RATINGS = 4,
+    TAOBAO_USER_RATINGS_INDEX0 = 5,
+    TAOBAO_USER_RATINGS_VALUE = 6
 };
-#define TAOBAO_USER_FIELD_COUNT 4
+#define TAOBAO_USER_FIELD_COUNT 7
 #define TAOBAO_USER_PRESENT_WORDS 1
 
 /* Shapes and bounds. */
@@ -41,6 +44,14 @@ enum taobao_user_field {
 /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
 #define TAOBAO_USER_POI_MAX 64
 #define TAOBAO_USER_POI_BUCKETS 1000
+/* "ratings": float, SparseFeature [100000] from index key "item" and value key "rating", at most 64 values */
+#define TAOBAO_USER_RATINGS_DIM0 100000
+#define TAOBAO_USER_RATINGS_RANK 1
+#define TAOBAO_USER_RATINGS_MAX 64
+/* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
+#define TAOBAO_USER_RATINGS_INDEX0_MAX 64
+/* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
+#define TAOBAO_USER_RATINGS_VALUE_MAX 64
 
 typedef struct taobao_user {
     /* bit f of present[f / 32]: feature f was in the record (a default does
@@ -58,6 +69,16 @@ typedef struct taobao_user {
     fc_bytes poi[TAOBAO_USER_POI_MAX];
     int64_t poi_bucket[TAOBAO_USER_POI_MAX]; /* the bucket of each value */
     float poi_hot[TAOBAO_USER_POI_BUCKETS]; /* values per bucket */
+    /* "ratings": float, SparseFeature [100000] from index key "item" and value key "rating", at most 64 values */
+    size_t ratings_count;
+    int64_t ratings_indices[TAOBAO_USER_RATINGS_MAX][TAOBAO_USER_RATINGS_RANK]; /* sorted row-major */
+    float ratings[TAOBAO_USER_RATINGS_MAX];
+    /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
+    size_t ratings_index0_count;
+    int64_t ratings_index0[TAOBAO_USER_RATINGS_INDEX0_MAX];
+    /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
+    size_t ratings_value_count;
+    float ratings_value[TAOBAO_USER_RATINGS_VALUE_MAX];
 } taobao_user;
 
 /* Zeroes *m and fills every default. */
@@ -108,7 +129,20 @@ size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t
      + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
      + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_POI_MAX * sizeof(int64_t)) \
-     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_POI_BUCKETS * sizeof(float)))
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_POI_BUCKETS * sizeof(float)) \
+     /* ratings */ \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_MAX * sizeof(float)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_MAX * (TAOBAO_USER_RATINGS_RANK + 1u) * sizeof(int64_t)) \
+     /* ratings_index0 */ \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_INDEX0_MAX * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_INDEX0_MAX * 2u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* ratings_value */ \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_VALUE_MAX * sizeof(float)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_VALUE_MAX * 2u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
 #ifdef __cplusplus
 }
 #endif

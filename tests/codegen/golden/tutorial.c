@@ -27,19 +27,23 @@ static const fc_field_desc tutorial_record_fields[TUTORIAL_RECORD_FIELD_COUNT] =
     {"feature0", 8, "feature0", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature0), 0, tutorial_record_default_feature0,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"feature1", 8, "feature1", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature1), 0, tutorial_record_default_feature1,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"feature2", 8, "feature2", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature2), 0, tutorial_record_default_feature2,
-     0, 0, 0, 0},
+     0, 0, 0, 0,
+     0, {0}, 0, 0},
     {"feature3", 8, "feature3", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature3), 0, tutorial_record_default_feature3,
-     0, 0, 0, 0}
+     0, 0, 0, 0,
+     0, {0}, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
@@ -129,7 +133,7 @@ int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc
     if (tutorial_record_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
         return fc_ex_report(&tutorial_record_desc, out, ref, &info, err);
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key). */
+     * in its order (by key); then what is built from the values. */
     (void)err; /* every feature has a default or may be absent */
     return FC_OK;
 }
