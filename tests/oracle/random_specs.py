@@ -10,9 +10,21 @@ def main():
     for s in range(n):
         lines = ["// random spec %d of seed %d" % (s, seed), "package r%d;" % s, "", "example m {"]
         used = set()
+        int_varlens = []  # keys of int64 VarLen features, which a SparseFeature may share
         for i in range(rng.randint(1, 12)):
             t = rng.choice(["int64", "float", "bytes"])
             kind = rng.choice(["fixed", "fixed", "varlen", "rows"])
+            if rng.random() < 0.12:
+                kind = "sparse"
+            # hash buckets on bytes / int64 FixedLen and VarLen features
+            hashed = ""
+            if t != "float" and kind in ("fixed", "varlen") and rng.random() < 0.2:
+                hashed = " hash_buckets %d" % rng.randint(1, 20)
+                r = rng.random()
+                if r < 0.3:
+                    hashed += " multi_hot"
+                elif r < 0.5 and kind == "fixed":
+                    hashed += " one_hot"
             key = "f%d" % i
             if rng.random() < 0.2:
                 decl = '"k/%d.%s" as %s' % (i, t, key)
@@ -33,9 +45,26 @@ def main():
                         default = " = " + scalar()
                     else:
                         default = " = [%s]" % ", ".join(scalar() for _ in range(elems)) if dims else " = " + scalar()
-                lines.append("  %s : %s%s%s;" % (decl, t, shape, default))
+                if elems == 0:
+                    hashed = ""
+                lines.append("  %s : %s%s%s%s;" % (decl, t, shape, default, hashed))
             elif kind == "varlen":
-                lines.append("  %s : %s[] max %d;" % (decl, t, rng.randint(1, 10)))
+                lines.append("  %s : %s[] max %d%s;" % (decl, t, rng.randint(1, 10), hashed))
+                if t == "int64" and not hashed and not decl.startswith('"'):
+                    int_varlens.append((key, lines[-1]))
+            elif kind == "sparse":
+                rank = rng.randint(1, 3)
+                size = ", ".join(str(rng.randint(1, 50)) for _ in range(rank))
+                idx = []
+                for r in range(rank):
+                    if int_varlens and rng.random() < 0.3:
+                        idx.append(rng.choice(int_varlens)[0])  # shared with a VarLen feature
+                    else:
+                        idx.append("ix%d_%d" % (i, r))
+                value = key if rng.random() < 0.4 else "sv%d" % i  # named after its value key
+                lines.append("  %s : sparse %s[%s] max %d index (%s) value %s%s;" % (
+                    key, t, size, rng.randint(1, 8), ", ".join(idx), value,
+                    " already_sorted" if rng.random() < 0.3 else ""))
             else:
                 dims = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
                 shape = "[?%s]" % "".join(", %d" % d for d in dims)
