@@ -218,9 +218,25 @@ static void describe(sbuf *b, const schema_feature *f)
         comment_key(b, f->ast->value_key->key, f->ast->value_key->len);
         sb_printf(b, ", at most %zu values%s", f->max,
                   f->already_sorted ? ", already sorted" : "");
+    } else if (f->kind == FC_KIND_RAGGED) {
+        unsigned q;
+        static const char *const words[] = {"", "row_splits", "row_lengths", "row_starts",
+                                            "row_limits", "value_rowids", "uniform_row_length"};
+        sb_printf(b, ", RaggedFeature, at most %zu values", f->max);
+        for (q = 0; q < f->nparts; q++) {
+            const struct schema_part *sp = &f->parts[q];
+            sb_printf(b, "%s%s ", q == 0 ? ", partitions " : ", ", words[sp->kind]);
+            if (sp->kind == FC_PART_UNIFORM_ROW_LENGTH)
+                sb_printf(b, "%zu", sp->length);
+            else
+                comment_key(b, sp->ast->key->key, sp->ast->key->len);
+        }
+        sb_str(b, f->split64 ? ", int64 splits" : ", int32 splits");
     } else if (f->kind == FC_KIND_VARLEN) {
         sb_printf(b, ", VarLen, at most %zu values%s", f->max,
-                  f->hidden ? " (read for a SparseFeature)" : "");
+                  f->hidden == 1   ? " (read for a SparseFeature)"
+                  : f->hidden == 2 ? " (read for a RaggedFeature)"
+                                   : "");
     } else {
         sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
         for (i = 0; i < f->rank; i++)
@@ -332,7 +348,11 @@ static void emit_feature_constants(sbuf *b, const schema_feature *f)
         sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
     if (f->kind == FC_KIND_SPARSE)
         sb_printf(b, "#define %s_RANK %u\n", f->macro, f->rank);
-    else if (f->kind != FC_KIND_VARLEN)
+    else if (f->kind == FC_KIND_RAGGED) {
+        sb_printf(b, "#define %s_PARTS %u\n", f->macro, f->nparts);
+        for (r = 0; r < f->nparts; r++)
+            sb_printf(b, "#define %s_ROWS%u_MAX %zu\n", f->macro, r, f->parts[r].max_rows);
+    } else if (f->kind != FC_KIND_VARLEN)
         sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
     if (f->kind != FC_KIND_FIXED)
         sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
@@ -349,6 +369,16 @@ static void emit_feature_member(sbuf *b, const schema_feature *f)
     sb_str(b, " */\n");
     if (f->kind != FC_KIND_FIXED)
         sb_printf(b, "    size_t %s_count;\n", f->cname);
+    if (f->kind == FC_KIND_RAGGED) {
+        sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
+        for (r = 0; r < f->nparts; r++) {
+            sb_printf(b, "    size_t %s_rows%u; /* partition %u%s: its rows */\n", f->cname, r, r,
+                      r == 0 ? " (outermost)" : "");
+            sb_printf(b, "    %s %s_splits%u[%s_ROWS%u_MAX + 1];\n",
+                      f->split64 ? "int64_t" : "int32_t", f->cname, r, f->macro, r);
+        }
+        return;
+    }
     if (f->kind == FC_KIND_SPARSE) {
         sb_printf(b, "    int64_t %s_indices[%s_MAX][%s_RANK]; /* %s */\n", f->cname, f->macro,
                   f->macro,
@@ -394,6 +424,18 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
                                                                                    : "fc_bytes";
     const char *m = f->macro;
     sb_printf(b, " \\\n     /* %s */", f->cname);
+    if (!list && f->kind == FC_KIND_RAGGED) {
+        unsigned q;
+        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
+        sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
+        for (q = 0; q < f->nparts; q++)
+            sb_printf(b,
+                      " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_ROWS%u_MAX + 1u) * "
+                      "sizeof(int64_t))",
+                      m, q);
+        return;
+    }
     if (!list && f->kind == FC_KIND_SPARSE) {
         sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
         sb_printf(b,
@@ -458,6 +500,7 @@ static void emit_desc_head(sbuf *b, const schema_feature *f)
               f->kind == FC_KIND_FIXED    ? "FIXED"
               : f->kind == FC_KIND_VARLEN ? "VARLEN"
               : f->kind == FC_KIND_SPARSE ? "SPARSE"
+              : f->kind == FC_KIND_RAGGED ? "RAGGED"
                                           : "ROWS",
               f->rank);
     for (r = 0; r < FC_MAX_RANK; r++)
@@ -498,9 +541,12 @@ static void emit_field_desc(sbuf *b, const schema_message *m, const schema_featu
         sb_printf(b, ",\n     offsetof(%s, %s_indices), {", m->c_type, f->cname);
         for (r = 0; r <= FC_MAX_RANK; r++)
             sb_printf(b, "%s%u", r ? ", " : "", r <= f->rank ? (unsigned)f->sparse_fields[r] : 0u);
-        sb_printf(b, "}, %d, 0}", f->already_sorted);
+        sb_printf(b, "}, %d, 0,\n     NULL, 0, 0}", f->already_sorted);
+    } else if (f->kind == FC_KIND_RAGGED) {
+        sb_printf(b, ",\n     0, {%u}, 0, 0,\n     %s_parts_%s, %u, %d}",
+                  (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
     } else {
-        sb_printf(b, ",\n     0, {0}, 0, %d}", f->hidden);
+        sb_printf(b, ",\n     0, {0}, 0, %d,\n     NULL, 0, 0}", f->hidden);
     }
     sb_str(b, last ? "\n" : ",\n");
 }
@@ -520,7 +566,8 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
     size_t i, j, k = 0, *order;
     /* SparseFeatures have no key in the data: their fields do */
     for (i = 0; i < n; i++)
-        if (group[i].kind != FC_KIND_SPARSE || group[i].list)
+        if ((group[i].kind != FC_KIND_SPARSE && group[i].kind != FC_KIND_RAGGED) ||
+            group[i].list)
             k++;
     if (k == 0) {
         sb_str(b, "    (void)key;\n    (void)len;");
@@ -531,7 +578,8 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
         return 0;
     for (i = 0, k = 0; i < n; i++) {
         size_t x = i;
-        if (group[i].kind == FC_KIND_SPARSE && !group[i].list)
+        if ((group[i].kind == FC_KIND_SPARSE || group[i].kind == FC_KIND_RAGGED) &&
+            !group[i].list)
             continue;
         j = k++;
         while (j > 0 && by_len_then_bytes(&group[order[j - 1]], &group[x]) > 0) {
@@ -586,6 +634,30 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         /* init: defaults of FixedLen features */
         if (f->has_default && f->kind == FC_KIND_FIXED)
             emit_default_copy(&mp.init, "    ", m, f);
+        if (f->kind == FC_KIND_RAGGED) {
+            /* its partitions, in data */
+            static const char *const kind_names[] = {
+                "0", "FC_PART_ROW_SPLITS", "FC_PART_ROW_LENGTHS", "FC_PART_ROW_STARTS",
+                "FC_PART_ROW_LIMITS", "FC_PART_VALUE_ROWIDS", "FC_PART_UNIFORM_ROW_LENGTH"};
+            unsigned q;
+            sb_printf(&mp.defaults, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n",
+                      m->c_type, f->cname, f->nparts > 0 ? f->nparts : 1u);
+            for (q = 0; q < f->nparts; q++)
+                sb_printf(&mp.defaults,
+                          "    {%s, %u, %zu, %s_ROWS%u_MAX, offsetof(%s, %s_rows%u), "
+                          "offsetof(%s, %s_splits%u)}%s\n",
+                          kind_names[f->parts[q].kind], (unsigned)f->parts[q].field,
+                          f->parts[q].length, f->macro, q, m->c_type, f->cname, q, m->c_type,
+                          f->cname, q, q + 1 < f->nparts ? "," : "");
+            if (f->nparts == 0)
+                sb_str(&mp.defaults, "    {FC_PART_ROW_SPLITS, 0, 0, 0, 0, 0} /* (none) */\n");
+            sb_str(&mp.defaults, "};\n");
+            sb_printf(&mp.finish,
+                      "    if (fc_ex_ragged(&%s_desc, %s, out, err) != FC_OK)\n"
+                      "        return FC_ERR_PARSE;\n",
+                      m->c_type, f->macro);
+            continue;
+        }
         /* decode (a SparseFeature is built from its fields afterwards) */
         if (f->kind == FC_KIND_SPARSE) {
             sb_printf(&mp.finish,

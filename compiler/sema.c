@@ -672,6 +672,101 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
     return 1;
 }
 
+/* `KEY : ragged TYPE max N [value K] [partitions (...)] [split T]`:
+ * TensorFlow's RaggedFeature.  The row bound of each partition follows from
+ * the one inside it; keys are resolved to fields in resolve_ragged. */
+static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r)
+{
+    static const struct {
+        const char *word;
+        fc_part_kind kind;
+    } kinds[] = {{"row_splits", FC_PART_ROW_SPLITS},     {"row_lengths", FC_PART_ROW_LENGTHS},
+                 {"row_starts", FC_PART_ROW_STARTS},     {"row_limits", FC_PART_ROW_LIMITS},
+                 {"value_rowids", FC_PART_VALUE_ROWIDS},
+                 {"uniform_row_length", FC_PART_UNIFORM_ROW_LENGTH}};
+    const ast_part *pa;
+    uint64_t v;
+    size_t inner;
+    unsigned np = 0, q, k;
+    if (r != ROLE_EXAMPLE) {
+        diag_error(d, a->ragged_loc,
+                   "RaggedFeature '%s': featc reads RaggedFeatures in examples only so far",
+                   f->cname);
+        return 0;
+    }
+    if (!parse_u64(a->max_text, &v) || v == 0 || v > SPEC_MAX_ELEMENTS) {
+        diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
+                   f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+        return 0;
+    }
+    f->kind = FC_KIND_RAGGED;
+    f->elems = 1;
+    f->max = (size_t)v;
+    f->split64 = 0; /* TensorFlow's default: int32 */
+    if (a->split_text != NULL) {
+        if (strcmp(a->split_text, "int64") == 0) {
+            f->split64 = 1;
+        } else if (strcmp(a->split_text, "int32") != 0) {
+            diag_error(d, a->split_loc,
+                       "row_splits_dtype must be int32 or int64; got %s (RaggedFeature '%s')",
+                       a->split_text, f->cname);
+            return 0;
+        }
+    }
+    for (pa = a->parts; pa != NULL; pa = pa->next) {
+        struct schema_part *sp;
+        if (np == FC_MAX_RANK - 1) {
+            diag_error(d, pa->kind_loc, "RaggedFeature '%s' has more than %d partitions",
+                       f->cname, FC_MAX_RANK - 1);
+            return 0;
+        }
+        sp = &f->parts[np++];
+        sp->ast = pa;
+        for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            if (strcmp(pa->kind, kinds[k].word) == 0)
+                break;
+        if (k == sizeof kinds / sizeof kinds[0]) {
+            diag_error(d, pa->kind_loc,
+                       "unknown partition '%s': row_splits, row_lengths, row_starts, "
+                       "row_limits or value_rowids KEY max ROWS, or uniform_row_length N",
+                       pa->kind);
+            return 0;
+        }
+        sp->kind = kinds[k].kind;
+        if ((sp->kind == FC_PART_UNIFORM_ROW_LENGTH) != (pa->key == NULL)) {
+            diag_error(d, pa->kind_loc,
+                       sp->kind == FC_PART_UNIFORM_ROW_LENGTH
+                           ? "'uniform_row_length' takes a length: 'uniform_row_length N'"
+                           : "'%s' takes a key and a bound on rows: '%s KEY max ROWS'",
+                       pa->kind, pa->kind);
+            return 0;
+        }
+        if (pa->key == NULL) {
+            if (!parse_u64(pa->length_text, &v) || v == 0 || v > SPEC_MAX_ELEMENTS) {
+                diag_error(d, pa->length_loc, "a uniform row length must be from 1 to %u",
+                           (unsigned)SPEC_MAX_ELEMENTS);
+                return 0;
+            }
+            sp->length = (size_t)v;
+        } else if (!parse_u64(pa->max_text, &v) || v > SPEC_MAX_ELEMENTS) {
+            diag_error(d, pa->max_loc, "a bound of %s rows is larger than the limit of %u",
+                       pa->max_text, (unsigned)SPEC_MAX_ELEMENTS);
+            return 0;
+        } else {
+            sp->max_rows = (size_t)v;
+        }
+    }
+    f->nparts = np;
+    /* rows bounds, innermost first: a uniform length divides what is inside */
+    inner = f->max;
+    for (q = np; q-- > 0;) {
+        if (f->parts[q].kind == FC_PART_UNIFORM_ROW_LENGTH)
+            f->parts[q].max_rows = inner / f->parts[q].length;
+        inner = f->parts[q].max_rows;
+    }
+    return 1;
+}
+
 /* `hash_buckets N [one_hot | multi_hot]` on an Example or context feature. */
 static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r)
 {
@@ -842,6 +937,9 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
     if (a->sparse) {
         if (!check_sparse(d, f, a, r))
             return 0;
+    } else if (a->ragged) {
+        if (!check_ragged(d, f, a, r))
+            return 0;
     } else if (r == ROLE_LIST) {
         if (!check_list_shape(d, f, a))
             return 0;
@@ -879,6 +977,13 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
                               sizeof(size_t);
         else if (f->kind == FC_KIND_SPARSE)
             bytes = (uint64_t)f->max * (eb + 8u * f->rank) + sizeof(size_t);
+        else if (f->kind == FC_KIND_RAGGED) {
+            unsigned q;
+            bytes = (uint64_t)f->max * eb + sizeof(size_t);
+            for (q = 0; q < f->nparts; q++)
+                bytes += ((uint64_t)f->parts[q].max_rows + 1u) * (f->split64 ? 8u : 4u) +
+                         sizeof(size_t);
+        }
         else
             bytes = (f->kind == FC_KIND_ROWS     ? (uint64_t)f->max * f->elems
                      : f->kind == FC_KIND_VARLEN ? (uint64_t)f->max
@@ -903,8 +1008,8 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
     {
         char *up = upper_of(p, f->cname);
         char *base = cat(p, m->upper, "_", up);
-        const char *names[12 + FC_MAX_RANK];
-        symtab *where[12 + FC_MAX_RANK];
+        const char *names[12 + 4 * FC_MAX_RANK];
+        symtab *where[12 + 4 * FC_MAX_RANK];
         size_t k = 0, q;
         unsigned rk;
         f->macro = base;
@@ -916,6 +1021,17 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
         if (f->kind == FC_KIND_SPARSE) {
             names[k] = cat(p, f->cname, "_indices", ""), where[k++] = members;
             names[k] = cat(p, base, "_RANK", ""), where[k++] = globals;
+        }
+        if (f->kind == FC_KIND_RAGGED) {
+            unsigned pq;
+            names[k] = cat(p, base, "_PARTS", ""), where[k++] = globals;
+            for (pq = 0; pq < f->nparts; pq++) {
+                char num[32];
+                snprintf(num, sizeof num, "%u", pq);
+                names[k] = cat(p, f->cname, "_rows", num), where[k++] = members;
+                names[k] = cat(p, f->cname, "_splits", num), where[k++] = members;
+                names[k] = cat(p, cat(p, base, "_ROWS", num), "_MAX", ""), where[k++] = globals;
+            }
         }
         names[k] = base, where[k++] = globals;
         names[k] = cat(p, base, "_SIZE", ""), where[k++] = globals;
@@ -1015,6 +1131,31 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
     return ok;
 }
 
+/* Adds a hidden VarLen field for key at m->features[*n] (room was made
+ * for it), read only for a SparseFeature (why 1) or a RaggedFeature (2). */
+static int add_hidden(pool *p, diag *d, schema_message *m, size_t *n, const ast_key *key,
+                      fc_type type, size_t max, int why, const char *cname, const char *owner,
+                      symtab *members, symtab *globals)
+{
+    schema_feature *h = &m->features[(*n)++];
+    memset(h, 0, sizeof *h);
+    h->key = key->key;
+    h->key_len = key->len;
+    h->type = type;
+    h->kind = FC_KIND_VARLEN;
+    h->elems = 1;
+    h->max = max;
+    h->hidden = why;
+    h->cname = cname;
+    h->macro = cat(p, m->upper, "_", upper_of(p, h->cname));
+    if (p->failed)
+        return 0;
+    return sym_add(p, d, members, h->cname, owner, key->loc) &&
+           sym_add(p, d, members, cat(p, h->cname, "_count", ""), owner, key->loc) &&
+           sym_add(p, d, globals, h->macro, owner, key->loc) &&
+           sym_add(p, d, globals, cat(p, h->macro, "_MAX", ""), owner, key->loc);
+}
+
 /* Resolves the index and value keys of SparseFeature f (field number fi)
  * to fields: a VarLen feature of the spec with that key and type is read
  * once for both (TensorFlow allows re-using a key with the same dtype); any
@@ -1032,12 +1173,18 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
         fc_type want = slot < f->rank ? FC_TYPE_INT64 : f->type;
         const char *role_word = slot < f->rank ? "index" : "value";
         size_t j;
-        schema_feature *h;
         for (j = 0; j < *n; j++) {
             schema_feature *g = &m->features[j];
-            if (g->kind == FC_KIND_SPARSE || g->key_len != key->len ||
-                memcmp(g->key, key->key, key->len) != 0)
+            if (g->kind == FC_KIND_SPARSE || g->kind == FC_KIND_RAGGED ||
+                g->key_len != key->len || memcmp(g->key, key->key, key->len) != 0)
                 continue;
+            if (g->hidden == 2) {
+                diag_error(d, key->loc,
+                           "%s key \"%.*s\" of SparseFeature '%s' is read by a RaggedFeature "
+                           "(TensorFlow: Ragged and sparse keys must not intersect)",
+                           role_word, (int)key->len, key->key, f->cname);
+                return 0;
+            }
             if (g->kind != FC_KIND_VARLEN) {
                 diag_error(d, key->loc,
                            "%s key \"%.*s\" of SparseFeature '%s' is declared as a %s feature "
@@ -1059,33 +1206,88 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
                 g->max = f->max;
             break;
         }
-        if (j == *n) { /* a hidden field */
+        if (j == *n) {
             char num[32];
-            h = &m->features[(*n)++];
-            memset(h, 0, sizeof *h);
-            h->key = key->key;
-            h->key_len = key->len;
-            h->type = want;
-            h->kind = FC_KIND_VARLEN;
-            h->elems = 1;
-            h->max = f->max;
-            h->hidden = 1;
             snprintf(num, sizeof num, "%u", slot);
-            h->cname = slot < f->rank ? cat(p, f->cname, "_index", num)
-                                      : cat(p, f->cname, "_value", "");
-            h->macro = cat(p, m->upper, "_", upper_of(p, h->cname));
-            if (p->failed)
+            if (!add_hidden(p, d, m, n, key, want, f->max, 1,
+                            slot < f->rank ? cat(p, f->cname, "_index", num)
+                                           : cat(p, f->cname, "_value", ""),
+                            cat(p, "SparseFeature '", f->cname, "'"), members, globals))
                 return 0;
-            {
-                char *owner = cat(p, "SparseFeature '", f->cname, "'");
-                if (!sym_add(p, d, members, h->cname, owner, key->loc) ||
-                    !sym_add(p, d, members, cat(p, h->cname, "_count", ""), owner, key->loc) ||
-                    !sym_add(p, d, globals, h->macro, owner, key->loc) ||
-                    !sym_add(p, d, globals, cat(p, h->macro, "_MAX", ""), owner, key->loc))
-                    return 0;
-            }
         }
         f->sparse_fields[slot] = (uint16_t)j;
+    }
+    return 1;
+}
+
+/* Resolves the value and partition keys of RaggedFeature f (field number
+ * fi) to hidden VarLen fields, shared with other RaggedFeatures reading the
+ * same key with the same type; a key the spec declares otherwise, or that a
+ * SparseFeature reads, is an error in TensorFlow's words. */
+static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t *n,
+                          symtab *members, symtab *globals)
+{
+    schema_feature *f = &m->features[fi];
+    ast_key own;
+    unsigned slot;
+    own.key = f->key;
+    own.len = f->key_len;
+    own.loc = f->ast->key_loc;
+    own.next = NULL;
+    for (slot = 0; slot <= f->nparts; slot++) {
+        const ast_key *key;
+        fc_type want = slot == 0 ? f->type : FC_TYPE_INT64;
+        size_t max, j;
+        const struct schema_part *sp = slot > 0 ? &f->parts[slot - 1] : NULL;
+        char num[32];
+        if (sp != NULL && sp->kind == FC_PART_UNIFORM_ROW_LENGTH)
+            continue;
+        key = slot == 0 ? (f->ast->value_key != NULL ? f->ast->value_key : &own) : sp->ast->key;
+        /* values: the bound; row_splits: rows + 1; value_rowids: one per inner value */
+        max = slot == 0 ? f->max
+              : sp->kind == FC_PART_ROW_SPLITS ? sp->max_rows + 1
+              : sp->kind == FC_PART_VALUE_ROWIDS
+                  ? (slot == f->nparts ? f->max : f->parts[slot].max_rows)
+                  : sp->max_rows;
+        for (j = 0; j < *n; j++) {
+            schema_feature *g = &m->features[j];
+            if (g->kind == FC_KIND_SPARSE || g->kind == FC_KIND_RAGGED ||
+                g->key_len != key->len || memcmp(g->key, key->key, key->len) != 0)
+                continue;
+            if (g->hidden != 2) {
+                diag_error(d, key->loc,
+                           "key \"%.*s\" of RaggedFeature '%s' is %s '%s' (TensorFlow: %s "
+                           "keys must not intersect)",
+                           (int)key->len, key->key, f->cname,
+                           g->hidden == 1 ? "also read for a SparseFeature, as its field"
+                                          : "also declared as feature",
+                           g->cname,
+                           g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
+                                                                       : "Dense and ragged");
+                return 0;
+            }
+            if (g->type != want) {
+                diag_error(d, key->loc, "Conflicting type %s vs %s for feature %.*s",
+                           spec_type_word(want), spec_type_word(g->type), (int)key->len,
+                           key->key);
+                return 0;
+            }
+            if (g->max < max)
+                g->max = max;
+            break;
+        }
+        if (j == *n) {
+            snprintf(num, sizeof num, "%u", slot - 1);
+            if (!add_hidden(p, d, m, n, key, want, max, 2,
+                            slot == 0 ? cat(p, f->cname, "_value", "")
+                                      : cat(p, f->cname, "_part", num),
+                            cat(p, "RaggedFeature '", f->cname, "'"), members, globals))
+                return 0;
+        }
+        if (slot == 0)
+            f->sparse_fields[0] = (uint16_t)j;
+        else
+            f->parts[slot - 1].field = (uint16_t)j;
     }
     return 1;
 }
@@ -1157,13 +1359,20 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                    am->name, n + nl, SPEC_MAX_FEATURES);
         return 0;
     }
-    for (a = ctx_features; a != NULL; a = a->next) /* room for hidden SparseFeature fields */
+    for (a = ctx_features; a != NULL; a = a->next) { /* room for hidden fields */
+        if (a->ragged) {
+            const ast_part *q;
+            for (q = a->parts; q != NULL; q = q->next)
+                extra++;
+            extra++;
+        }
         if (a->sparse) {
             const ast_key *k;
             for (k = a->index_keys; k != NULL; k = k->next)
                 extra++;
             extra++;
         }
+    }
     m->features = (schema_feature *)pool_alloc(p, (n + extra ? n + extra : 1) *
                                                       sizeof *m->features);
     m->missing_order =
@@ -1181,8 +1390,10 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
             ok = 0;
     total = n;
     for (i = 0; ok && i < n; i++)
-        if (m->features[i].kind == FC_KIND_SPARSE &&
-            !resolve_sparse(p, d, m, i, &total, &members, globals))
+        if ((m->features[i].kind == FC_KIND_SPARSE &&
+             !resolve_sparse(p, d, m, i, &total, &members, globals)) ||
+            (m->features[i].kind == FC_KIND_RAGGED &&
+             !resolve_ragged(p, d, m, i, &total, &members, globals)))
             ok = 0;
     if (ok && total > n) {
         if (total > SPEC_MAX_FEATURES) {

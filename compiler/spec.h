@@ -107,6 +107,20 @@ typedef struct ast_key {
     struct ast_key *next;
 } ast_key;
 
+/* A partition of a RaggedFeature: `row_splits KEY max R`, ...,
+ * `uniform_row_length L`. */
+typedef struct ast_part {
+    const char *kind;        /* row_splits, row_lengths, row_starts, row_limits,
+                                value_rowids, uniform_row_length */
+    spec_loc kind_loc;
+    ast_key *key;            /* NULL for uniform_row_length */
+    const char *max_text;    /* keyed partitions: the bound on rows */
+    spec_loc max_loc;
+    const char *length_text; /* uniform_row_length: the length */
+    spec_loc length_loc;
+    struct ast_part *next;
+} ast_part;
+
 typedef struct ast_feature {
     spec_loc loc;            /* the whole declaration */
     const char *key;         /* bytes of the key */
@@ -128,7 +142,14 @@ typedef struct ast_feature {
     spec_loc sparse_loc;
     ast_key *index_keys;     /* sparse: the index keys, in order */
     spec_loc index_loc;
-    ast_key *value_key;      /* sparse: the value key */
+    ast_key *value_key;      /* sparse, ragged: the value key (ragged: or NULL) */
+    int ragged;              /* `KEY : ragged TYPE max N [value K] [partitions (...)]
+                                [split int32|int64]` */
+    spec_loc ragged_loc;
+    ast_part *parts;         /* ragged: outermost first */
+    spec_loc parts_loc;
+    const char *split_text;  /* ragged: `split T`, or NULL */
+    spec_loc split_loc;
     struct ast_feature *next;
 } ast_feature;
 
@@ -197,7 +218,18 @@ typedef struct schema_feature {
      * [rank] the value field (field numbers, VarLen, maybe hidden) */
     uint16_t sparse_fields[FC_MAX_RANK + 1];
     int already_sorted;
-    int hidden;              /* a VarLen field read for a SparseFeature only */
+    int hidden;              /* a VarLen field read for a SparseFeature (1) or a
+                                RaggedFeature (2) only */
+    /* RaggedFeature (kind FC_KIND_RAGGED): sparse_fields[0] is the value
+     * field; parts outermost first */
+    unsigned nparts;
+    struct schema_part {
+        fc_part_kind kind;
+        uint16_t field;
+        size_t length, max_rows;
+        const ast_part *ast;
+    } parts[FC_MAX_RANK];
+    int split64;
     int hot;                 /* 1: one_hot (a vector per value), 2: multi_hot (counts) */
     int has_default;
     size_t ndefault;         /* FIXED: elems; ROWS: 1 */

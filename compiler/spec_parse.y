@@ -102,6 +102,7 @@ static spec_loc span(spec_loc a, spec_loc b)
     ast_block *block;
     ast_attr *attr;
     ast_key *key;
+    ast_part *part;
 }
 
 %token END_OF_FILE 0 "end of file"
@@ -118,6 +119,9 @@ static spec_loc span(spec_loc a, spec_loc b)
 %token KW_MULTI_HOT "'multi_hot'"
 %token KW_ALREADY_SORTED "'already_sorted'"
 %token KW_SPARSE "'sparse'"
+%token KW_RAGGED "'ragged'"
+%token KW_PARTITIONS "'partitions'"
+%token KW_SPLIT "'split'"
 %token KW_INDEX "'index'"
 %token KW_VALUE "'value'"
 %token KW_AS "'as'"
@@ -134,6 +138,7 @@ static spec_loc span(spec_loc a, spec_loc b)
 %type <block> blocks block
 %type <attr> attrs
 %type <key> skey skeys index_keys
+%type <part> part parts
 
 %%
 
@@ -296,7 +301,76 @@ feature
                 $$->attrs = $14;
             }
         }
+    | fkey ':' KW_RAGGED name KW_MAX INTEGER
+        {
+            if ($1 != NULL) {
+                $1->ragged = 1;
+                $1->ragged_loc = @3;
+                $1->type = $4.text;
+                $1->type_loc = @4;
+                $1->max_text = $6.text;
+                $1->max_loc = @6;
+            }
+        }
+      ragged_opts ';'
+        {
+            $$ = $1;
+            if ($$ != NULL)
+                $$->loc = span(@1, @9);
+        }
     | error ';'         { $$ = NULL; }
+    ;
+
+/* The options of a RaggedFeature write into it: $<feature>0 is the fkey
+ * two symbols down, seen through the mid-rule action. */
+ragged_opts
+    : %empty
+    | ragged_opts KW_VALUE skey
+        { ast_feature *f = $<feature>-6; if (f) f->value_key = $3; }
+    | ragged_opts KW_PARTITIONS '(' parts ')'
+        { ast_feature *f = $<feature>-6; if (f) { f->parts = $4; f->parts_loc = span(@2, @5); } }
+    | ragged_opts KW_SPLIT name
+        { ast_feature *f = $<feature>-6; if (f) { f->split_text = $3.text; f->split_loc = @3; } }
+    ;
+
+parts
+    : part              { $$ = $1; }
+    | parts ',' part
+        {
+            ast_part *t = $1;
+            $$ = $1;
+            if (t == NULL) {
+                $$ = $3;
+            } else {
+                while (t->next != NULL)
+                    t = t->next;
+                t->next = $3;
+            }
+        }
+    ;
+
+part
+    : name skey KW_MAX INTEGER
+        {
+            $$ = NEW(ast_part);
+            if ($$ != NULL) {
+                $$->kind = $1.text;
+                $$->kind_loc = @1;
+                $$->key = $2;
+                $$->max_text = $4.text;
+                $$->max_loc = @4;
+            }
+        }
+    | name INTEGER
+        {
+            $$ = NEW(ast_part);
+            if ($$ != NULL) {
+                $$->kind = $1.text;
+                $$->kind_loc = @1;
+                $$->length_text = $2.text;
+                $$->length_loc = @2;
+            }
+        }
     ;
 
 /* The data keys of a SparseFeature: `index k` or `index (k1, k2, ...)`. */
@@ -497,6 +571,8 @@ name
     | KW_HASH_BUCKETS   { $$.text = "hash_buckets"; $$.len = 12; }
     | KW_INDEX          { $$.text = "index"; $$.len = 5; }
     | KW_VALUE          { $$.text = "value"; $$.len = 5; }
+    | KW_PARTITIONS     { $$.text = "partitions"; $$.len = 10; }
+    | KW_SPLIT          { $$.text = "split"; $$.len = 5; }
     ;
 
 %%

@@ -19,7 +19,8 @@ typedef enum col_kind {
     COL_ROWS,        /* FixedLenSequence in an Example: [B, R, dims] padded */
     COL_LIST_FIXED,  /* feature list of fixed frames: [B, T, dims] padded with 0 */
     COL_LIST_VARLEN, /* feature list of VarLen frames: [N], sparse [N,3] */
-    COL_SPARSE       /* SparseFeature: [N] values, indices [N, 1 + rank] */
+    COL_SPARSE,      /* SparseFeature: [N] values, indices [N, 1 + rank] */
+    COL_RAGGED       /* RaggedFeature: [N] values, row splits per level */
 } col_kind;
 
 /* One column's feature, whichever descriptor it comes from. */
@@ -41,6 +42,9 @@ typedef struct col_spec {
     int hot;
     size_t bucket_offset, hot_offset;
     size_t indices_offset; /* SPARSE: int64_t [max][rank] */
+    const fc_part_desc *parts; /* RAGGED */
+    unsigned nparts;
+    int split64;
 } col_spec;
 
 static void spec_of_field(const fc_field_desc *f, col_spec *s)
@@ -52,6 +56,7 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
     s->kind = f->kind == FC_KIND_FIXED    ? COL_FIXED
               : f->kind == FC_KIND_VARLEN ? COL_VARLEN
               : f->kind == FC_KIND_SPARSE ? COL_SPARSE
+              : f->kind == FC_KIND_RAGGED ? COL_RAGGED
                                           : COL_ROWS;
     s->rank = f->rank;
     s->dims = f->dims;
@@ -65,6 +70,9 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
     s->bucket_offset = f->bucket_offset;
     s->hot_offset = f->hot_offset;
     s->indices_offset = f->indices_offset;
+    s->parts = f->parts;
+    s->nparts = f->nparts;
+    s->split64 = f->split64;
 }
 
 static void spec_of_list(const fc_list_desc *l, col_spec *s)
@@ -115,6 +123,7 @@ static size_t add(size_t a, size_t b)
 /* Worst-case element counts of a column for b records at the spec's bounds. */
 typedef struct col_need {
     size_t values, indices, row_splits, inner_splits, lengths, buckets, hot;
+    size_t parts[FC_MAX_RANK];
 } col_need;
 
 static void need_of(const col_spec *s, size_t b, unsigned forms, col_need *n)
@@ -138,6 +147,14 @@ static void need_of(const col_spec *s, size_t b, unsigned forms, col_need *n)
     case COL_LIST_FIXED:
         n->values = mul(mul(b, s->max_frames), s->elems);
         break;
+    case COL_RAGGED: { /* always ragged: it is its only form */
+        unsigned q;
+        n->values = mul(b, s->max);
+        n->row_splits = add(b, 1);
+        for (q = 0; q < s->nparts; q++)
+            n->parts[q] = add(mul(b, s->parts[q].max_rows), 1);
+        break;
+    }
     case COL_SPARSE: /* always sparse: it is its only form */
         n->values = mul(b, s->max);
         n->indices = mul(n->values, s->rank + 1u);
@@ -178,6 +195,8 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
 {
     col_need n;
     void *values, *indices, *row_splits, *inner_splits, *lengths, *buckets, *hot;
+    void *parts[FC_MAX_RANK];
+    unsigned q;
     need_of(s, b, forms, &n);
     values = piece(mem, &used, n.values, type_size(s->type));
     indices = piece(mem, &used, n.indices, sizeof(int64_t));
@@ -186,6 +205,8 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
     lengths = piece(mem, &used, n.lengths, sizeof(int64_t));
     buckets = piece(mem, &used, n.buckets, sizeof(int64_t));
     hot = piece(mem, &used, n.hot, sizeof(float));
+    for (q = 0; q < FC_MAX_RANK; q++)
+        parts[q] = piece(mem, &used, n.parts[q], sizeof(int64_t));
     if (c != NULL) {
         memset(c, 0, sizeof *c);
         c->values = values;
@@ -202,6 +223,10 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
         c->buckets_cap = n.buckets;
         c->hot = (float *)hot;
         c->hot_cap = n.hot;
+        for (q = 0; q < FC_MAX_RANK; q++) {
+            c->part_splits[q] = (int64_t *)parts[q];
+            c->part_splits_cap[q] = n.parts[q];
+        }
     }
     return used;
 }
@@ -356,6 +381,16 @@ static int check_fixed_caps(const col_spec *s, const fc_column *c, size_t n, fc_
         if (c->hot_cap < need)
             return too_small(err, n, FC_NO_INDEX, s, "hot", need, c->hot_cap);
     }
+    if (s->kind == COL_RAGGED) {
+        unsigned q;
+        if (c->row_splits == NULL || c->row_splits_cap < n + 1)
+            return too_small(err, n, FC_NO_INDEX, s, "row_splits", n + 1,
+                             c->row_splits == NULL ? 0 : c->row_splits_cap);
+        for (q = 0; q < s->nparts; q++)
+            if (c->part_splits[q] == NULL || c->part_splits_cap[q] < 1)
+                return too_small(err, n, FC_NO_INDEX, s, "part_splits", 1,
+                                 c->part_splits[q] == NULL ? 0 : c->part_splits_cap[q]);
+    }
     switch (s->kind) {
     case COL_FIXED:
         need = mul(n, s->elems);
@@ -391,6 +426,13 @@ static void start_column(const col_spec *s, fc_column *c)
         c->row_splits[0] = 0;
     if (s->kind == COL_LIST_VARLEN && c->inner_splits != NULL)
         c->inner_splits[0] = 0;
+    if (s->kind == COL_RAGGED) {
+        unsigned q;
+        for (q = 0; q < s->nparts; q++) {
+            c->part_splits[q][0] = 0;
+            c->part_nsplits[q] = 1;
+        }
+    }
 }
 
 /* Record i's hot vectors (count values). */
@@ -450,6 +492,46 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
             c->lengths[i] = (int64_t)cnt;
         if ((int64_t)cnt > c->shape[1])
             c->shape[1] = (int64_t)cnt;
+        return FC_OK;
+    }
+    case COL_RAGGED: {
+        size_t cnt = load_size(m + s->count_offset), total = c->nvalues + cnt;
+        unsigned q;
+        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
+            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
+        for (q = 0; q < s->nparts; q++) {
+            size_t rows = load_size(m + s->parts[q].rows_offset);
+            if (c->part_splits_cap[q] - c->part_nsplits[q] < rows)
+                return too_small(err, 0, i, s, "part_splits", c->part_nsplits[q] + rows,
+                                 c->part_splits_cap[q]);
+        }
+        if (cnt > 0)
+            memcpy(vals + c->nvalues * ts, src, cnt * ts);
+        for (q = 0; q < s->nparts; q++) {
+            /* this record's splits, shifted by the items of the next level so far */
+            size_t rows = load_size(m + s->parts[q].rows_offset);
+            int64_t shift = q + 1 < s->nparts ? (int64_t)(c->part_nsplits[q + 1] - 1)
+                                              : (int64_t)c->nvalues;
+            const unsigned char *sp = m + s->parts[q].splits_offset;
+            for (k = 1; k <= rows; k++) {
+                int64_t v;
+                if (s->split64) {
+                    memcpy(&v, sp + k * 8, 8);
+                } else {
+                    int32_t w;
+                    memcpy(&w, sp + k * 4, 4);
+                    v = w;
+                }
+                c->part_splits[q][c->part_nsplits[q]++] = shift + v;
+            }
+        }
+        c->nvalues = total;
+        {
+            size_t top = s->nparts > 0 ? load_size(m + s->parts[0].rows_offset) : cnt;
+            c->row_splits[i + 1] = c->row_splits[i] + (int64_t)top;
+            if (c->lengths != NULL)
+                c->lengths[i] = (int64_t)top;
+        }
         return FC_OK;
     }
     case COL_SPARSE: {
@@ -581,6 +663,10 @@ static int finish_column(const col_spec *s, fc_column *c, size_t n, fc_error *er
         c->rank = 2;
         c->shape[0] = (int64_t)n;
         c->shape[1] = most;
+        return FC_OK;
+    case COL_RAGGED:
+        c->rank = 0;
+        c->shape[0] = (int64_t)n;
         return FC_OK;
     case COL_SPARSE:
         c->nindices = c->nvalues;

@@ -103,6 +103,40 @@ static size_t load_size(const unsigned char *p)
     return v;
 }
 
+static int64_t split_at(const fc_field_desc *fd, const unsigned char *m, unsigned q, size_t k)
+{
+    const unsigned char *s = m + fd->parts[q].splits_offset;
+    if (fd->split64) {
+        int64_t v;
+        memcpy(&v, s + k * 8, 8);
+        return v;
+    } else {
+        int32_t v;
+        memcpy(&v, s + k * 4, 4);
+        return v;
+    }
+}
+
+/* Items [from, to) of partition level q (the values past the last level)
+ * as nested lists: a RaggedFeature as parse_single_example returns it. */
+static void json_ragged(FILE *f, const fc_field_desc *fd, const unsigned char *m, unsigned q,
+                        size_t from, size_t to)
+{
+    size_t k;
+    if (q == fd->nparts) {
+        json_flat(f, fd->type, m + fd->value_offset, from, to - from);
+        return;
+    }
+    fputc('[', f);
+    for (k = from; k < to; k++) {
+        if (k > from)
+            fputc(',', f);
+        json_ragged(f, fd, m, q + 1, (size_t)split_at(fd, m, q, k),
+                    (size_t)split_at(fd, m, q, k + 1));
+    }
+    fputc(']', f);
+}
+
 /* {"NAME":VALUE,...} of fields (an Example's features, a SequenceExample's
  * context). */
 static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const unsigned char *m)
@@ -122,6 +156,10 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
         fc_json_bytes(f, fd->key, fd->key_len);
         fputc(':', f);
         switch (fd->kind) {
+        case FC_KIND_RAGGED:
+            json_ragged(f, fd, m, 0, 0,
+                        fd->nparts > 0 ? load_size(m + fd->parts[0].rows_offset) : count);
+            break;
         case FC_KIND_SPARSE: {
             /* parse_single_example's SparseTensor */
             const int64_t *ix = (const int64_t *)(const void *)(m + fd->indices_offset);
@@ -262,6 +300,26 @@ static void json_varlen(FILE *f, fc_type t, const fc_column *c, unsigned width, 
     fputc('}', f);
 }
 
+/* A RaggedFeature column: {"values","row_splits"}, the splits a list of
+ * split lists (batch first) when it has partitions. */
+static void json_batch_ragged(FILE *f, const fc_field_desc *fd, const fc_column *c)
+{
+    unsigned q;
+    fputs("{\"values\":", f);
+    json_flat(f, fd->type, (const unsigned char *)c->values, 0, c->nvalues);
+    fputs(",\"row_splits\":", f);
+    if (fd->nparts > 0)
+        fputc('[', f);
+    json_i64s(f, c->row_splits, (size_t)c->shape[0] + 1);
+    for (q = 0; q < fd->nparts; q++) {
+        fputc(',', f);
+        json_i64s(f, c->part_splits[q], c->part_nsplits[q]);
+    }
+    if (fd->nparts > 0)
+        fputc(']', f);
+    fputc('}', f);
+}
+
 static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
                               const fc_column *cols, int ragged)
 {
@@ -276,7 +334,9 @@ static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
         first = 0;
         fc_json_bytes(f, fields[i].key, fields[i].key_len);
         fputc(':', f);
-        if (fields[i].kind == FC_KIND_SPARSE)
+        if (fields[i].kind == FC_KIND_RAGGED)
+            json_batch_ragged(f, &fields[i], &cols[i]);
+        else if (fields[i].kind == FC_KIND_SPARSE)
             json_varlen(f, fields[i].type, &cols[i], fields[i].rank + 1, 0);
         else if (fields[i].kind == FC_KIND_VARLEN)
             json_varlen(f, fields[i].type, &cols[i], 2, ragged);

@@ -896,6 +896,223 @@ int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
     return FC_OK;
 }
 
+/* ------------------------------------------------------------ RaggedFeature */
+
+static const char *part_word(fc_part_kind k)
+{
+    switch (k) {
+    case FC_PART_ROW_SPLITS: return "row_splits";
+    case FC_PART_ROW_LENGTHS: return "row_lengths";
+    case FC_PART_ROW_STARTS: return "row_starts";
+    case FC_PART_ROW_LIMITS: return "row_limits";
+    case FC_PART_VALUE_ROWIDS: return "value_rowids";
+    default: return "uniform_row_length";
+    }
+}
+
+/* "Key: K.  Feature K: values and partitions are not aligned (WHY)" */
+static int not_aligned(const fc_field_desc *f, const fc_part_desc *pd, const fc_field_desc *pf,
+                       const char *why, int64_t a, uint64_t b, fc_error *err)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+    msg_key(&m, f);
+    fc_msg_str(&m, "Feature ");
+    fc_msg_mem(&m, f->key, f->key_len);
+    fc_msg_str(&m, ": values and partitions are not aligned (");
+    fc_msg_str(&m, part_word(pd->kind));
+    if (pf != NULL) {
+        fc_msg_str(&m, " from key ");
+        fc_msg_mem(&m, pf->key, pf->key_len);
+    }
+    fc_msg_str(&m, ": ");
+    fc_msg_str(&m, why);
+    fc_msg_str(&m, " ");
+    fc_msg_i64(&m, a);
+    if (b != UINT64_MAX) {
+        fc_msg_str(&m, ", ");
+        fc_msg_u64(&m, b);
+    }
+    fc_msg_str(&m, ")");
+    return FC_ERR_PARSE;
+}
+
+static void put_split(unsigned char *splits, int split64, size_t k, int64_t v)
+{
+    if (split64) {
+        memcpy(splits + k * 8, &v, 8);
+    } else {
+        int32_t w = (int32_t)v; /* values are at most 2^24: no overflow */
+        memcpy(splits + k * 4, &w, 4);
+    }
+}
+
+/* Item k of an int64 list at src, also left in *v. */
+static int64_t load_i64(const unsigned char *src, size_t k, int64_t *v)
+{
+    memcpy(v, src + k * 8, 8);
+    return *v;
+}
+
+/* Partition pd over `inner` items into its splits; *rows its row count. */
+static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_field_desc *pf,
+                       unsigned char *m, size_t inner, size_t *rows, fc_error *err)
+{
+    unsigned char *splits = m + pd->splits_offset;
+    const unsigned char *src = pf != NULL ? m + pf->value_offset : NULL;
+    size_t c = pf != NULL ? field_count(pf, m) : 0, k, nrows;
+    int64_t prev = 0, v, total;
+#define PART_AT(k_) load_i64(src, (k_), &v)
+    switch (pd->kind) {
+    case FC_PART_ROW_SPLITS:
+        if (c == 0 && inner == 0) { /* nothing at all: no rows */
+            nrows = 0;
+            put_split(splits, f->split64, 0, 0);
+            break;
+        }
+        if (c == 0)
+            return not_aligned(f, pd, pf, "no row splits for items:", (int64_t)inner, UINT64_MAX,
+                               err);
+        if (PART_AT(0) != 0)
+            return not_aligned(f, pd, pf, "the first split is not 0 but", v, UINT64_MAX, err);
+        nrows = c - 1;
+        if (nrows > pd->max_rows)
+            goto too_many;
+        for (k = 0; k < c; k++) {
+            if (PART_AT(k) < prev)
+                return not_aligned(f, pd, pf, "splits decrease at split", (int64_t)k, UINT64_MAX,
+                                   err);
+            prev = v;
+            put_split(splits, f->split64, k, v);
+        }
+        if ((uint64_t)prev != inner)
+            return not_aligned(f, pd, pf, "the last split and the items are", prev, inner, err);
+        break;
+    case FC_PART_ROW_LENGTHS:
+    case FC_PART_ROW_LIMITS:
+        nrows = c;
+        if (nrows > pd->max_rows)
+            goto too_many;
+        put_split(splits, f->split64, 0, 0);
+        for (k = 0, total = 0; k < c; k++) {
+            PART_AT(k);
+            if (pd->kind == FC_PART_ROW_LENGTHS) {
+                if (v < 0 || (uint64_t)v > inner - (uint64_t)total)
+                    return not_aligned(f, pd, pf, "a row length overruns the items at row",
+                                       (int64_t)k, UINT64_MAX, err);
+                total += v;
+            } else {
+                if (v < total || (uint64_t)v > inner)
+                    return not_aligned(f, pd, pf, "limits decrease or overrun at row",
+                                       (int64_t)k, UINT64_MAX, err);
+                total = v;
+            }
+            put_split(splits, f->split64, k + 1, total);
+        }
+        if ((uint64_t)total != inner)
+            return not_aligned(f, pd, pf, "the rows cover and the items are", total, inner,
+                               err);
+        break;
+    case FC_PART_ROW_STARTS:
+        nrows = c;
+        if (nrows > pd->max_rows)
+            goto too_many;
+        for (k = 0; k < c; k++) {
+            if (PART_AT(k) < prev || (uint64_t)v > inner || (k == 0 && v != 0))
+                return not_aligned(f, pd, pf, "starts do not begin at 0 and grow at row",
+                                   (int64_t)k, UINT64_MAX, err);
+            prev = v;
+            put_split(splits, f->split64, k, v);
+        }
+        if (c == 0 && inner != 0)
+            return not_aligned(f, pd, pf, "no rows for items:", (int64_t)inner, UINT64_MAX, err);
+        put_split(splits, f->split64, c, (int64_t)inner);
+        break;
+    case FC_PART_VALUE_ROWIDS:
+        if (c != inner)
+            return not_aligned(f, pd, pf, "row ids and items are", (int64_t)c, inner, err);
+        for (k = 0; k < c; k++) {
+            if (PART_AT(k) < prev || v < 0)
+                return not_aligned(f, pd, pf, "row ids decrease at item", (int64_t)k, UINT64_MAX,
+                                   err);
+            if ((uint64_t)v >= pd->max_rows)
+                goto too_many;
+            prev = v;
+        }
+        nrows = c > 0 ? (size_t)prev + 1 : 0;
+        /* splits: row r ends after the last item whose id is <= r */
+        for (k = 0, total = 0; k <= nrows; k++) {
+            while ((size_t)total < c && load_i64(src, (size_t)total, &v) < (int64_t)k)
+                total++;
+            put_split(splits, f->split64, k, total);
+        }
+        break;
+    default: /* FC_PART_UNIFORM_ROW_LENGTH */
+        if (inner % pd->length != 0)
+            return not_aligned(f, pd, NULL, "items are not a multiple of the row length:",
+                               (int64_t)inner, pd->length, err);
+        nrows = inner / pd->length;
+        for (k = 0; k <= nrows; k++)
+            put_split(splits, f->split64, k, (int64_t)(k * pd->length));
+        break;
+    }
+#undef PART_AT
+    *rows = nrows;
+    return FC_OK;
+too_many: {
+        fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+        msg_key(&e, f);
+        fc_msg_str(&e, "Number of rows exceeds the bound declared in the spec: ");
+        fc_msg_str(&e, part_word(pd->kind));
+        fc_msg_str(&e, " has more than ");
+        fc_msg_u64(&e, pd->max_rows);
+        fc_msg_str(&e, " rows");
+        return FC_ERR_PARSE;
+    }
+}
+
+int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
+{
+    const fc_field_desc *f = &md->fields[i];
+    const fc_field_desc *vf = &md->fields[f->sparse_fields[0]];
+    unsigned char *m = (unsigned char *)msg;
+    size_t n = field_count(vf, m), inner, ts;
+    unsigned q;
+    if (n > f->max) {
+        fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+        msg_key(&e, f);
+        fc_msg_str(&e, "Number of values exceeds the bound declared in the spec: ");
+        fc_msg_u64(&e, n);
+        fc_msg_str(&e, " values but max ");
+        fc_msg_u64(&e, f->max);
+        return FC_ERR_PARSE;
+    }
+    ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+    if (n > 0)
+        memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
+    memcpy(m + f->count_offset, &n, sizeof n);
+    inner = n;
+    for (q = f->nparts; q-- > 0;) {
+        const fc_part_desc *pd = &f->parts[q];
+        const fc_field_desc *pf =
+            pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &md->fields[pd->field];
+        size_t rows = 0;
+        int rc = ragged_part(f, pd, pf, m, inner, &rows, err);
+        if (rc != FC_OK)
+            return rc;
+        memcpy(m + pd->rows_offset, &rows, sizeof rows);
+        inner = rows;
+    }
+    {
+        uint32_t *bits = (uint32_t *)(void *)(m + md->present_offset);
+        unsigned vi = f->sparse_fields[0];
+        if (fc_bit_get(bits, vi))
+            bits[i / 32u] |= UINT32_C(1) << (i % 32u);
+        else
+            bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
+    }
+    return FC_OK;
+}
+
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)
 {
     const fc_field_desc *f = &md->fields[i];

@@ -68,6 +68,10 @@ typedef struct fc_column {
     float *hot;             /* one_hot: [B, dims, N]; multi_hot: [B, N]; NULL:
                                not wanted */
     size_t hot_cap;
+    int64_t *part_splits[FC_MAX_RANK]; /* RaggedFeature partition q: its row
+                               splits over the batch [rows + 1], needed */
+    size_t part_splits_cap[FC_MAX_RANK];
+    size_t part_nsplits[FC_MAX_RANK];  /* written */
     /* What the batch wrote. */
     size_t nvalues;         /* values (dense: the product of shape) */
     size_t nindices;        /* sparse: index rows (= nvalues) */

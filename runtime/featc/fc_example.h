@@ -43,8 +43,29 @@ typedef enum fc_kind {
     FC_KIND_VARLEN = 1, /* VarLenFeature, with a declared bound on values */
     FC_KIND_ROWS = 2,   /* FixedLenSequenceFeature(allow_missing=True) in an Example,
                            with a declared bound on rows */
-    FC_KIND_SPARSE = 3  /* SparseFeature: built from index and value fields */
+    FC_KIND_SPARSE = 3, /* SparseFeature: built from index and value fields */
+    FC_KIND_RAGGED = 4  /* RaggedFeature: values and partitions from their fields */
 } fc_kind;
+
+/* How a RaggedFeature partition is given (tf.io.RaggedFeature.RowSplits ...). */
+typedef enum fc_part_kind {
+    FC_PART_ROW_SPLITS = 1,
+    FC_PART_ROW_LENGTHS = 2,
+    FC_PART_ROW_STARTS = 3,
+    FC_PART_ROW_LIMITS = 4,
+    FC_PART_VALUE_ROWIDS = 5,
+    FC_PART_UNIFORM_ROW_LENGTH = 6
+} fc_part_kind;
+
+/* One partition of a RaggedFeature, outermost first. */
+typedef struct fc_part_desc {
+    fc_part_kind kind;
+    uint16_t field;            /* the VarLen int64 field holding it (keyed kinds) */
+    size_t length;             /* FC_PART_UNIFORM_ROW_LENGTH: the row length */
+    size_t max_rows;           /* rows this partition may have */
+    size_t rows_offset;        /* offsetof its size_t row count */
+    size_t splits_offset;      /* offsetof its row splits [max_rows + 1] */
+} fc_part_desc;
 
 #define FC_MAX_RANK 8
 
@@ -146,7 +167,14 @@ typedef struct fc_field_desc {
     size_t indices_offset;
     uint16_t sparse_fields[FC_MAX_RANK + 1]; /* index fields, then the value field */
     int already_sorted;        /* keep the record's order */
-    int hidden;                /* a VarLen field read only for a SparseFeature */
+    int hidden;                /* a VarLen field read only for a SparseFeature (1) or a
+                                  RaggedFeature (2) */
+    /* RaggedFeature (kind FC_KIND_RAGGED): values (value_offset, count_offset,
+     * max) from field sparse_fields[0], partitioned by parts[0..nparts),
+     * outermost first; splits are int64_t when split64, else int32_t. */
+    const fc_part_desc *parts;
+    unsigned nparts;
+    int split64;
 } fc_field_desc;
 
 /* Hot encodings of bucket ids, as tf.feature_column.indicator_column gives
@@ -196,6 +224,13 @@ void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg);
  * equal indices) unless already_sorted.  Every index field must hold as
  * many values as the value field.  Returns FC_OK or FC_ERR_PARSE. */
 int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err);
+
+/* Builds RaggedFeature field i of the message at msg from its value and
+ * partition fields (decoded already): values, then each partition's row
+ * splits from the innermost out, checked as RaggedTensor's validate=True
+ * does ("values and partitions are not aligned").  Returns FC_OK or
+ * FC_ERR_PARSE. */
+int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err);
 
 /* "string", "float", "int64": TensorFlow's DataTypeString spelling. */
 const char *fc_type_tf_name(fc_type t);

@@ -3,11 +3,11 @@
  * arbitrary batches of arbitrary records.
  *
  * Input: a mode byte (bit 0: SequenceExample; bits 1-2: VarLen forms,
- * 0 meaning both; bit 3: shrink buffers), a mask byte (which of the seven
- * buffers of a column to shrink: values, indices, row splits, inner
- * splits, lengths, bucket ids, hot vectors), an amount byte, then records, each a length byte and
- * that many bytes (the last one cut by the end of the input); at most 64
- * records.
+ * 0 meaning both; bit 3: shrink buffers), a mask byte (which of the eight
+ * kinds of buffer of a column to shrink: values, indices, row splits, inner
+ * splits, lengths, bucket ids, hot vectors, partition splits), an amount
+ * byte, then records, each a length byte and that many bytes (the last one
+ * cut by the end of the input); at most 64 records.
  *
  * Every buffer of every column is its own allocation of exactly its
  * capacity, so that ASan sees any write past one.  With full capacities the
@@ -53,6 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fc_error err;
     unsigned mode, shrink, mask, forms;
     size_t n = 0, pos = 3, i, need, ncols, first;
+    unsigned q;
     int seq, rc, ok_alone = 1;
     unsigned char *block;
     if (size < 3)
@@ -97,6 +98,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c->lengths = (int64_t *)own(c->lengths, &c->lengths_cap, 8, (mask & 16u) ? s : 0);
         c->buckets = (int64_t *)own(c->buckets, &c->buckets_cap, 8, (mask & 32u) ? s : 0);
         c->hot = (float *)own(c->hot, &c->hot_cap, sizeof(float), (mask & 64u) ? s : 0);
+        for (q = 0; q < FC_MAX_RANK; q++)
+            c->part_splits[q] =
+                (int64_t *)own(c->part_splits[q], &c->part_splits_cap[q], 8, (mask & 128u) ? s : 0);
     }
     free(block);
     rc = seq ? bt_q_parse_batch(cols, &qscratch, views, n, &err)
@@ -125,6 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(cols[i].lengths);
         free(cols[i].buckets);
         free(cols[i].hot);
+        for (q = 0; q < FC_MAX_RANK; q++)
+            free(cols[i].part_splits[q]);
     }
     /* The values, against the single-record results stacked. */
     if (shrink == 0) {

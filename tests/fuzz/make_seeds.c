@@ -175,7 +175,7 @@ static void batch_seeds(const char *dir, int *rc)
         int seq = (int)(mode & 1u);
         in.n = 0;
         w_byte(&in, mode);
-        w_byte(&in, 1u << (mode % 7));
+        w_byte(&in, 1u << (mode % 8));
         w_byte(&in, 5 + mode);
         for (k = 0; k < 5; k++) {
             ex.n = 0;

@@ -133,6 +133,44 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
     size_t ts = bc_ts(f->type), i, k, off = 0, m1, m2;
     unsigned d;
     bc_maxima(s, j, &m1, &m2);
+    if (f->kind == FC_KIND_RAGGED) {
+        /* values; row_splits over each record's outermost rows; partition q's
+         * splits shifted by the items of the next level before the record */
+        size_t at[FC_MAX_RANK + 1], top, q;
+        memset(at, 0, sizeof at);
+        BC_EXPECT(c->row_splits != NULL && c->row_splits[0] == 0, "%s: row_splits", f->c_name);
+        for (i = 0; i < bc_n; i++) {
+            size_t cnt;
+            bc_parse(s, bc_recs[i], bc_lens[i], NULL);
+            cnt = bc_load(s + f->count_offset);
+            BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
+                      "%s: record %zu values", f->c_name, i);
+            top = f->nparts > 0 ? bc_load(s + f->parts[0].rows_offset) : cnt;
+            BC_EXPECT(c->row_splits[i + 1] - c->row_splits[i] == (int64_t)top,
+                      "%s: record %zu rows", f->c_name, i);
+            for (q = 0; q < f->nparts; q++) {
+                size_t rows = bc_load(s + f->parts[q].rows_offset), r;
+                int64_t shift = q + 1 < f->nparts ? (int64_t)at[q + 1] : (int64_t)off;
+                for (r = 1; r <= rows; r++) {
+                    int64_t v;
+                    if (f->split64) {
+                        memcpy(&v, s + f->parts[q].splits_offset + r * 8, 8);
+                    } else {
+                        int32_t w;
+                        memcpy(&w, s + f->parts[q].splits_offset + r * 4, 4);
+                        v = w;
+                    }
+                    BC_EXPECT(c->part_splits[q][at[q] + r] == shift + v,
+                              "%s: record %zu partition %zu split %zu", f->c_name, i, q, r);
+                }
+            }
+            for (q = 0; q < f->nparts; q++)
+                at[q] += bc_load(s + f->parts[q].rows_offset);
+            off += cnt;
+        }
+        BC_EXPECT(c->nvalues == off, "%s: %zu values, want %zu", f->c_name, c->nvalues, off);
+        return;
+    }
     if (f->kind == FC_KIND_SPARSE) {
         /* indices [N, 1 + rank] = (record, index...), dense_shape [B, size...] */
         size_t w = f->rank + 1u;

@@ -140,6 +140,117 @@ static int sparse_build(const fc_message_desc *md, size_t i, unsigned char *m)
     return 1;
 }
 
+/* A RaggedFeature from its value and partition fields, written out again:
+ * each partition turned into row splits by its definition in RaggedTensor
+ * (from_row_splits, _row_lengths, _row_starts, _row_limits, _value_rowids,
+ * _uniform_row_length), then checked the way validate=True checks. */
+static int ragged_build(const fc_message_desc *md, size_t i, unsigned char *m)
+{
+    const fc_field_desc *f = &md->fields[i];
+    const fc_field_desc *vf = &md->fields[f->sparse_fields[0]];
+    size_t n = count_of(vf, m), inner, ts = f->type == FC_TYPE_INT64   ? 8
+                                          : f->type == FC_TYPE_FLOAT ? 4
+                                                                     : sizeof(fc_bytes);
+    uint32_t *present = (uint32_t *)(void *)(m + md->present_offset);
+    unsigned q, vi = f->sparse_fields[0];
+    static int64_t sp[1u << 20];
+    if (n > f->max)
+        return 0;
+    memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
+    memcpy(m + f->count_offset, &n, sizeof n);
+    inner = n;
+    for (q = f->nparts; q-- > 0;) {
+        const fc_part_desc *pd = &f->parts[q];
+        const fc_field_desc *pf =
+            pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &md->fields[pd->field];
+        const int64_t *x = pf != NULL ? (const int64_t *)(const void *)(m + pf->value_offset)
+                                      : NULL;
+        size_t c = pf != NULL ? count_of(pf, m) : 0, rows = 0, k;
+        switch (pd->kind) {
+        case FC_PART_ROW_SPLITS:
+            if (c == 0) {
+                if (inner != 0)
+                    return 0;
+                sp[0] = 0;
+                rows = 0;
+                break;
+            }
+            for (k = 0; k < c; k++)
+                sp[k] = x[k];
+            rows = c - 1;
+            break;
+        case FC_PART_ROW_LENGTHS:
+            sp[0] = 0;
+            for (k = 0; k < c; k++) {
+                if (x[k] < 0 || x[k] > (int64_t)inner)
+                    return 0;
+                sp[k + 1] = sp[k] + x[k];
+            }
+            rows = c;
+            break;
+        case FC_PART_ROW_STARTS:
+            for (k = 0; k < c; k++)
+                sp[k] = x[k];
+            sp[c] = (int64_t)inner;
+            rows = c;
+            break;
+        case FC_PART_ROW_LIMITS:
+            sp[0] = 0;
+            for (k = 0; k < c; k++)
+                sp[k + 1] = x[k];
+            rows = c;
+            break;
+        case FC_PART_VALUE_ROWIDS:
+            if (c != inner)
+                return 0;
+            rows = c > 0 ? (size_t)(x[c - 1] < 0 ? 0 : x[c - 1] + 1) : 0;
+            if (c > 0 && (x[c - 1] < 0 || (uint64_t)x[c - 1] >= pd->max_rows))
+                return 0;
+            for (k = 0; k <= rows; k++) {
+                size_t cnt = 0, j;
+                for (j = 0; j < c; j++)
+                    if (x[j] < (int64_t)k)
+                        cnt++;
+                sp[k] = (int64_t)cnt;
+            }
+            for (k = 1; k < c; k++)
+                if (x[k] < x[k - 1])
+                    return 0;
+            if (c > 0 && x[0] < 0)
+                return 0;
+            break;
+        default:
+            if (inner % pd->length != 0)
+                return 0;
+            rows = inner / pd->length;
+            for (k = 0; k <= rows; k++)
+                sp[k] = (int64_t)(k * pd->length);
+            break;
+        }
+        if (rows > pd->max_rows)
+            return 0;
+        /* validate: starts at 0, never decreases, ends at the items */
+        if (sp[0] != 0 || sp[rows] != (int64_t)inner)
+            return 0;
+        for (k = 0; k < rows; k++)
+            if (sp[k + 1] < sp[k])
+                return 0;
+        memcpy(m + pd->rows_offset, &rows, sizeof rows);
+        for (k = 0; k <= rows; k++) {
+            if (f->split64) {
+                memcpy(m + pd->splits_offset + k * 8, &sp[k], 8);
+            } else {
+                int32_t w = (int32_t)sp[k];
+                memcpy(m + pd->splits_offset + k * 4, &w, 4);
+            }
+        }
+        inner = rows;
+    }
+    if ((present[vi / 32] >> (vi % 32)) & 1u)
+        present[i / 32] |= 1u << (i % 32);
+    return 1;
+}
+
 int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t len)
 {
     fc_arena arena;
@@ -158,7 +269,7 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
         const FcPb__Feature *f;
         unsigned char *vals = m + fd->value_offset;
         size_t n, cnt;
-        if (fd->kind == FC_KIND_SPARSE)
+        if (fd->kind == FC_KIND_SPARSE || fd->kind == FC_KIND_RAGGED)
             continue; /* built below from its fields */
         f = pick(fb.example, fd->key, fd->key_len);
         if (f == NULL) {
@@ -197,7 +308,8 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
         present[i / 32] |= 1u << (i % 32);
     }
     for (i = 0; i < md->nfields; i++)
-        if (md->fields[i].kind == FC_KIND_SPARSE && !sparse_build(md, i, m))
+        if ((md->fields[i].kind == FC_KIND_SPARSE && !sparse_build(md, i, m)) ||
+            (md->fields[i].kind == FC_KIND_RAGGED && !ragged_build(md, i, m)))
             return FC_ERR_PARSE;
     return FC_OK;
 }

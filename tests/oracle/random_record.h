@@ -109,6 +109,10 @@ typedef struct entry {
 
 static wbuf feature_pool[64];
 static entry entries[64];
+/* values forced on a field (a RaggedFeature partition): forced[field] is a
+ * slot of forced_vals, or (size_t)-1 */
+static size_t forced[4096], forced_n[16], nforced;
+static int64_t forced_vals[16][257];
 
 static inline void random_record(const fc_message_desc *desc, wbuf *ex)
 {
@@ -128,12 +132,106 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
                     shared[fd->sparse_fields[r]] = c;
         }
     }
+    /* A RaggedFeature's partition fields mostly get values that fit its
+     * values, so that it can parse: built from the innermost level out. */
+    for (i = 0; i < desc->nfields && i < 4096; i++)
+        forced[i] = (size_t)-1;
+    nforced = 0;
+    for (i = 0; i < desc->nfields; i++) {
+        const fc_field_desc *fd = &desc->fields[i];
+        size_t inner, q;
+        if (fd->kind != FC_KIND_RAGGED || below(4) == 0)
+            continue;
+        /* the value count: a multiple of an innermost uniform row length */
+        inner = below(fd->max + 1);
+        if (fd->nparts > 0 && fd->parts[fd->nparts - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
+            inner -= inner % fd->parts[fd->nparts - 1].length;
+        shared[fd->sparse_fields[0]] = inner;
+        for (q = fd->nparts; q-- > 0;) {
+            const fc_part_desc *pd = &fd->parts[q];
+            size_t rows, k, slot;
+            int64_t *out;
+            if (pd->kind == FC_PART_UNIFORM_ROW_LENGTH) {
+                inner /= pd->length;
+                continue;
+            }
+            rows = inner > 0 ? 1 + below(pd->max_rows) : below(pd->max_rows + 1);
+            if (pd->kind == FC_PART_VALUE_ROWIDS && inner == 0)
+                rows = 0;
+            if (q > 0 && fd->parts[q - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
+                rows -= rows % fd->parts[q - 1].length; /* the next level out divides it */
+            if (rows == 0 && inner > 0)
+                rows = 1; /* incoherent then, sometimes: fine */
+            if (nforced == 16 || pd->field >= 4096)
+                break;
+            slot = nforced++;
+            out = forced_vals[slot];
+            {
+                /* row splits: 0, then cut points, then inner */
+                size_t cut[257];
+                cut[0] = 0;
+                for (k = 1; k < rows && k < 256; k++)
+                    cut[k] = below(inner + 1);
+                cut[rows < 256 ? rows : 256] = inner;
+                for (k = 1; k < rows && k < 256; k++) { /* sort the cut points */
+                    size_t j = k, t = cut[k];
+                    while (j > 1 && cut[j - 1] > t) {
+                        cut[j] = cut[j - 1];
+                        j--;
+                    }
+                    cut[j] = t;
+                }
+                if (rows > 256)
+                    rows = 256;
+                switch (pd->kind) {
+                case FC_PART_ROW_SPLITS:
+                    for (k = 0; k <= rows; k++)
+                        out[k] = (int64_t)cut[k];
+                    forced_n[slot] = rows + 1;
+                    break;
+                case FC_PART_ROW_LENGTHS:
+                    for (k = 0; k < rows; k++)
+                        out[k] = (int64_t)(cut[k + 1] - cut[k]);
+                    forced_n[slot] = rows;
+                    break;
+                case FC_PART_ROW_STARTS:
+                    for (k = 0; k < rows; k++)
+                        out[k] = (int64_t)cut[k];
+                    forced_n[slot] = rows;
+                    break;
+                case FC_PART_ROW_LIMITS:
+                    for (k = 0; k < rows; k++)
+                        out[k] = (int64_t)cut[k + 1];
+                    forced_n[slot] = rows;
+                    break;
+                default: { /* value_rowids: the row of each item; the last row not empty */
+                    size_t r = 0;
+                    cut[rows] = inner;
+                    for (k = 0; k < inner && k < 256; k++) {
+                        while (r + 1 < rows && cut[r + 1] <= k)
+                            r++;
+                        out[k] = (int64_t)r;
+                    }
+                    if (inner > 0)
+                        out[inner - 1] = (int64_t)(rows - 1);
+                    for (k = inner; k-- > 1;)
+                        if (out[k - 1] > out[k])
+                            out[k - 1] = out[k];
+                    forced_n[slot] = inner;
+                    break;
+                }
+                }
+            }
+            forced[pd->field] = slot;
+            inner = rows;
+        }
+    }
     /* features of the spec */
     for (i = 0; i < desc->nfields && n < 60; i++) {
         const fc_field_desc *fd = &desc->fields[i];
         size_t dup = below(8) == 0 ? 2 : 1, d;
-        int coherent = i < 4096 && shared[i] != (size_t)-1;
-        if (fd->kind == FC_KIND_SPARSE)
+        int coherent = i < 4096 && (shared[i] != (size_t)-1 || forced[i] != (size_t)-1);
+        if (fd->kind == FC_KIND_SPARSE || fd->kind == FC_KIND_RAGGED)
             continue; /* no key of its own: its fields have them */
         if (coherent)
             dup = 1;
@@ -152,6 +250,12 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
                 fc_type other = (fc_type)(1 + (fd->type + below(2)) % 3);
                 rnd_feature(e->feature, other == fd->type ? (fc_type)(1 + fd->type % 3) : other,
                             below(3));
+            } else if (i < 4096 && forced[i] != (size_t)-1) {
+                size_t fs = forced[i];
+                if (below(2))
+                    f_int64_packed(e->feature, forced_vals[fs], forced_n[fs]);
+                else
+                    f_int64_unpacked(e->feature, forced_vals[fs], forced_n[fs]);
             } else {
                 size_t cnt = coherent ? shared[i] : rnd_count(fd);
                 rnd_feature(e->feature, fd->type, cnt > 4000 ? 4000 : cnt);

@@ -552,6 +552,87 @@ static void test_sparse_order(void)
           scratch.one_indices[1][0] == 0 && scratch.one[0].data[0] == 'x');
 }
 
+/* RaggedFeature (tf-semantics 2.4): no partitions -> a flat list; with
+ * partitions (outermost first) nested rows; TF's validate=True rejects
+ * partitions that do not fit their values.  Batched: values, row_splits
+ * over each record's outermost rows, then each partition's splits. */
+static void ragged_rec(size_t i, const int64_t *rv, size_t nrv, const int64_t *rs, size_t nrs,
+                       const int64_t *rid, size_t nrid)
+{
+    static const char *const abc[] = {"a", "b", "c"};
+    static const float fl[3] = {1, 2, 3};
+    wbuf feats;
+    int64_t a = 1;
+    feats.n = 0;
+    w_entry_int64(&feats, "a", &a, 1);
+    w_entry_float(&feats, "rflat", fl, 3);
+    if (nrv > 0)
+        w_entry_int64(&feats, "rv", rv, nrv);
+    if (nrs > 0)
+        w_entry_int64(&feats, "rs", rs, nrs);
+    if (nrid > 0) {
+        w_entry_int64(&feats, "rid", rid, nrid);
+        w_entry_bytes(&feats, "rids", abc, nrid);
+    }
+    recs[i].n = 0;
+    w_example(&recs[i], &feats);
+    views[i].data = recs[i].b;
+    views[i].size = recs[i].n;
+}
+
+static void test_ragged_feature(void)
+{
+    static const int64_t rv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, rs[3] = {0, 1, 4}, rid[3] = {0, 0, 2};
+    static const int64_t bad_rs[3] = {0, 1, 3}, bad_rid[3] = {0, 2, 1};
+    const fc_column *rn = &cols[BT_E_RNEST];
+    char json[2048];
+    FILE *f;
+    ragged_rec(0, rv, 8, rs, 3, rid, 3);
+    CHECK(bt_e_parse(&scratch, views[0].data, views[0].size, &err) == FC_OK);
+    CHECK(scratch.rflat_count == 3 && scratch.rnest_count == 8);
+    CHECK(scratch.rnest_rows0 == 2 && scratch.rnest_rows1 == 4);
+    CHECK(scratch.rnest_splits0[0] == 0 && scratch.rnest_splits0[1] == 1 &&
+          scratch.rnest_splits0[2] == 4);
+    CHECK(scratch.rnest_splits1[4] == 8 && scratch.rids_rows0 == 3);
+    f = fmemopen(json, sizeof json, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fc_json_features(f, &bt_e_desc, &scratch);
+        fclose(f);
+        CHECK_CONTAINS(json, "\"rflat\":[1,2,3]");
+        CHECK_CONTAINS(json, "\"rnest\":[[[1,2]],[[3,4],[5,6],[7,8]]]");
+        CHECK_CONTAINS(json, "\"rids\":[[\"a\",\"b\"],[],[\"c\"]]");
+        CHECK(strstr(json, "\"rv\"") == NULL && strstr(json, "\"rs\"") == NULL);
+    }
+    /* nothing: no rows */
+    ragged_rec(1, NULL, 0, NULL, 0, NULL, 0);
+    CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_OK);
+    CHECK(scratch.rnest_count == 0 && scratch.rnest_rows0 == 0 && scratch.rids_rows0 == 0);
+    /* batched */
+    bind(FC_BATCH_SPARSE);
+    CHECK(run(2) == FC_OK);
+    CHECK(rn->nvalues == 8 && rn->row_splits[0] == 0 && rn->row_splits[1] == 2 &&
+          rn->row_splits[2] == 2);
+    CHECK(rn->part_nsplits[0] == 3 && rn->part_splits[0][2] == 4);
+    CHECK(rn->part_nsplits[1] == 5 && rn->part_splits[1][4] == 8);
+    /* not aligned */
+    ragged_rec(1, rv, 8, bad_rs, 3, NULL, 0);
+    CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "Key: rnest.  Feature rnest: values and partitions are not "
+                                "aligned (row_splits from key rs: the last split and the items "
+                                "are 3, 4)");
+    CHECK(run(2) == FC_ERR_PARSE && err.record == 1);
+    CHECK_CONTAINS(err.message, "Name: <unknown>, Key: rnest, Index: 1.  Feature rnest: values "
+                                "and partitions are not aligned");
+    ragged_rec(1, rv, 7, rs, 3, NULL, 0);
+    CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "uniform_row_length: items are not a multiple of the row "
+                                "length: 7, 2");
+    ragged_rec(1, NULL, 0, NULL, 0, bad_rid, 3);
+    CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "value_rowids from key rid: row ids decrease at item 2");
+}
+
 /* ---- SequenceExample */
 
 static wbuf qctx, qlists;
@@ -667,6 +748,7 @@ int main(void)
     RUN(test_hash_buckets);
     RUN(test_sparse_feature);
     RUN(test_sparse_order);
+    RUN(test_ragged_feature);
     RUN(test_sequence_layouts);
     RUN(test_sequence_errors);
     return harness_report("batch");

@@ -12,17 +12,20 @@ static const fc_field_desc fake_sequence_record_context[FAKE_SEQUENCE_RECORD_CON
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(fake_sequence_record, x_byte), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"x_float", 7, "x_float", FC_TYPE_FLOAT, FC_KIND_FIXED, 1,
      {10, 0, 0, 0, 0, 0, 0, 0}, 10, 10,
      offsetof(fake_sequence_record, x_float), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"x_int", 5, "x_int", FC_TYPE_INT64, FC_KIND_FIXED, 1,
      {10, 0, 0, 0, 0, 0, 0, 0}, 10, 10,
      offsetof(fake_sequence_record, x_int), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0}
+     0, {0}, 0, 0,
+     NULL, 0, 0}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */

@@ -12,7 +12,8 @@ static const fc_field_desc hadoop_row_fields[HADOOP_ROW_FIELD_COUNT] = {
      {2, 0, 0, 0, 0, 0, 0, 0}, 2, 2,
      offsetof(hadoop_row, data), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0}
+     0, {0}, 0, 0,
+     NULL, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a

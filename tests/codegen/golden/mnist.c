@@ -12,12 +12,14 @@ static const fc_field_desc mnist_digit_fields[MNIST_DIGIT_FIELD_COUNT] = {
      {28, 28, 0, 0, 0, 0, 0, 0}, 784, 784,
      offsetof(mnist_digit, image_floats), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"image_class", 11, "image_class", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(mnist_digit, image_class), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0}
+     0, {0}, 0, 0,
+     NULL, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a

@@ -16,17 +16,20 @@ static const fc_field_desc movie_movie_context[MOVIE_MOVIE_CONTEXT_COUNT] = {
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(movie_movie, locale), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"age", 3, "age", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(movie_movie, age), 0, movie_movie_default_age,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"favorites", 9, "favorites", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 16,
      offsetof(movie_movie, favorites), offsetof(movie_movie, favorites_count), NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0}
+     0, {0}, 0, 0,
+     NULL, 0, 0}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */

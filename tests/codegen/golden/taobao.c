@@ -11,48 +11,77 @@
 static const int64_t taobao_user_default_use_day[1] = {
     INT64_C(0)
 };
+
+static const fc_part_desc taobao_user_parts_sessions[1] = {
+    {FC_PART_ROW_LENGTHS, 9, 0, TAOBAO_USER_SESSIONS_ROWS0_MAX, offsetof(taobao_user, sessions_rows0), offsetof(taobao_user, sessions_splits0)}
+};
 static const fc_field_desc taobao_user_fields[TAOBAO_USER_FIELD_COUNT] = {
     {"city", 4, "city", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(taobao_user, city), 0, NULL,
      100, 0, offsetof(taobao_user, city_bucket), 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"use_day", 7, "use_day", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(taobao_user, use_day), 0, taobao_user_default_use_day,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"pay", 3, "pay", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(taobao_user, pay), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"poi", 3, "poi", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
      offsetof(taobao_user, poi), offsetof(taobao_user, poi_count), NULL,
      1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot),
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"ratings", 7, "ratings", FC_TYPE_FLOAT, FC_KIND_SPARSE, 1,
      {100000, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
      offsetof(taobao_user, ratings), offsetof(taobao_user, ratings_count), NULL,
      0, 0, 0, 0,
-     offsetof(taobao_user, ratings_indices), {5, 6, 0, 0, 0, 0, 0, 0, 0}, 0, 0},
+     offsetof(taobao_user, ratings_indices), {6, 7, 0, 0, 0, 0, 0, 0, 0}, 0, 0,
+     NULL, 0, 0},
+    {"sessions", 8, "sessions", FC_TYPE_BYTES, FC_KIND_RAGGED, 0,
+     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 128,
+     offsetof(taobao_user, sessions), offsetof(taobao_user, sessions_count), NULL,
+     0, 0, 0, 0,
+     0, {8}, 0, 0,
+     taobao_user_parts_sessions, 1, 0},
     {"item", 4, "ratings_index0", FC_TYPE_INT64, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
      offsetof(taobao_user, ratings_index0), offsetof(taobao_user, ratings_index0_count), NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 1},
+     0, {0}, 0, 1,
+     NULL, 0, 0},
     {"rating", 6, "ratings_value", FC_TYPE_FLOAT, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
      offsetof(taobao_user, ratings_value), offsetof(taobao_user, ratings_value_count), NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 1}
+     0, {0}, 0, 1,
+     NULL, 0, 0},
+    {"session_items", 13, "sessions_value", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
+     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 128,
+     offsetof(taobao_user, sessions_value), offsetof(taobao_user, sessions_value_count), NULL,
+     0, 0, 0, 0,
+     0, {0}, 0, 2,
+     NULL, 0, 0},
+    {"session_lengths", 15, "sessions_part0", FC_TYPE_INT64, FC_KIND_VARLEN, 0,
+     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 16,
+     offsetof(taobao_user, sessions_part0), offsetof(taobao_user, sessions_part0_count), NULL,
+     0, 0, 0, 0,
+     0, {0}, 0, 2,
+     NULL, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
  * missing feature. */
 static const uint16_t taobao_user_missing_order[TAOBAO_USER_FIELD_COUNT] = {
-    0, 5, 2, 3, 6, 4, 1
+    0, 6, 2, 3, 7, 4, 8, 9, 5, 1
 };
 
 /* Feature key -> field number; -1 for a key the spec does not name. */
@@ -79,6 +108,14 @@ static int taobao_user_lookup(const void *ctx, const uint8_t *key, size_t len)
     case 7:
         if (memcmp(key, "use_day", 7) == 0)
             return TAOBAO_USER_USE_DAY;
+        break;
+    case 13:
+        if (memcmp(key, "session_items", 13) == 0)
+            return TAOBAO_USER_SESSIONS_VALUE;
+        break;
+    case 15:
+        if (memcmp(key, "session_lengths", 15) == 0)
+            return TAOBAO_USER_SESSIONS_PART0;
         break;
     default:
         break;
@@ -129,7 +166,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     if (ref[TAOBAO_USER_RATINGS_INDEX0].entry != 0) {
         if (fc_ex_varlen_int64(&ref[TAOBAO_USER_RATINGS_INDEX0], m->ratings_index0, TAOBAO_USER_RATINGS_INDEX0_MAX, &m->ratings_index0_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 5;
+        m->present[0] |= UINT32_C(1) << 6;
     } else {
         m->ratings_index0_count = 0;
     }
@@ -137,9 +174,25 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     if (ref[TAOBAO_USER_RATINGS_VALUE].entry != 0) {
         if (fc_ex_varlen_float(&ref[TAOBAO_USER_RATINGS_VALUE], m->ratings_value, TAOBAO_USER_RATINGS_VALUE_MAX, &m->ratings_value_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 6;
+        m->present[0] |= UINT32_C(1) << 7;
     } else {
         m->ratings_value_count = 0;
+    }
+    /* "session_items": bytes, VarLen, at most 128 values (read for a RaggedFeature) */
+    if (ref[TAOBAO_USER_SESSIONS_VALUE].entry != 0) {
+        if (fc_ex_varlen_bytes(&ref[TAOBAO_USER_SESSIONS_VALUE], m->sessions_value, TAOBAO_USER_SESSIONS_VALUE_MAX, &m->sessions_value_count, NULL) != FC_OK)
+            return FC_ERR_PARSE;
+        m->present[0] |= UINT32_C(1) << 8;
+    } else {
+        m->sessions_value_count = 0;
+    }
+    /* "session_lengths": int64, VarLen, at most 16 values (read for a RaggedFeature) */
+    if (ref[TAOBAO_USER_SESSIONS_PART0].entry != 0) {
+        if (fc_ex_varlen_int64(&ref[TAOBAO_USER_SESSIONS_PART0], m->sessions_part0, TAOBAO_USER_SESSIONS_PART0_MAX, &m->sessions_part0_count, NULL) != FC_OK)
+            return FC_ERR_PARSE;
+        m->present[0] |= UINT32_C(1) << 9;
+    } else {
+        m->sessions_part0_count = 0;
     }
     return FC_OK;
 }
@@ -161,6 +214,8 @@ int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *
     if ((out->present[0] & (UINT32_C(1) << 2)) == 0)
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_PAY, err);
     if (fc_ex_sparse(&taobao_user_desc, TAOBAO_USER_RATINGS, out, err) != FC_OK)
+        return FC_ERR_PARSE;
+    if (fc_ex_ragged(&taobao_user_desc, TAOBAO_USER_SESSIONS, out, err) != FC_OK)
         return FC_ERR_PARSE;
     /* The bucket ids of the hashed features, from their values. */
     fc_ex_hash_fields(taobao_user_fields, TAOBAO_USER_FIELD_COUNT, out);

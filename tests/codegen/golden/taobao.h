@@ -27,10 +27,13 @@ enum taobao_user_field {
     TAOBAO_USER_PAY = 2,
     TAOBAO_USER_POI = 3,
     TAOBAO_USER_RATINGS = 4,
-    TAOBAO_USER_RATINGS_INDEX0 = 5,
-    TAOBAO_USER_RATINGS_VALUE = 6
+    TAOBAO_USER_SESSIONS = 5,
+    TAOBAO_USER_RATINGS_INDEX0 = 6,
+    TAOBAO_USER_RATINGS_VALUE = 7,
+    TAOBAO_USER_SESSIONS_VALUE = 8,
+    TAOBAO_USER_SESSIONS_PART0 = 9
 };
-#define TAOBAO_USER_FIELD_COUNT 7
+#define TAOBAO_USER_FIELD_COUNT 10
 #define TAOBAO_USER_PRESENT_WORDS 1
 
 /* Shapes and bounds. */
@@ -48,10 +51,18 @@ enum taobao_user_field {
 #define TAOBAO_USER_RATINGS_DIM0 100000
 #define TAOBAO_USER_RATINGS_RANK 1
 #define TAOBAO_USER_RATINGS_MAX 64
+/* "sessions": bytes, RaggedFeature, at most 128 values, partitions row_lengths "session_lengths", int32 splits */
+#define TAOBAO_USER_SESSIONS_PARTS 1
+#define TAOBAO_USER_SESSIONS_ROWS0_MAX 16
+#define TAOBAO_USER_SESSIONS_MAX 128
 /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
 #define TAOBAO_USER_RATINGS_INDEX0_MAX 64
 /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
 #define TAOBAO_USER_RATINGS_VALUE_MAX 64
+/* "session_items": bytes, VarLen, at most 128 values (read for a RaggedFeature) */
+#define TAOBAO_USER_SESSIONS_VALUE_MAX 128
+/* "session_lengths": int64, VarLen, at most 16 values (read for a RaggedFeature) */
+#define TAOBAO_USER_SESSIONS_PART0_MAX 16
 
 typedef struct taobao_user {
     /* bit f of present[f / 32]: feature f was in the record (a default does
@@ -73,12 +84,23 @@ typedef struct taobao_user {
     size_t ratings_count;
     int64_t ratings_indices[TAOBAO_USER_RATINGS_MAX][TAOBAO_USER_RATINGS_RANK]; /* sorted row-major */
     float ratings[TAOBAO_USER_RATINGS_MAX];
+    /* "sessions": bytes, RaggedFeature, at most 128 values, partitions row_lengths "session_lengths", int32 splits */
+    size_t sessions_count;
+    fc_bytes sessions[TAOBAO_USER_SESSIONS_MAX];
+    size_t sessions_rows0; /* partition 0 (outermost): its rows */
+    int32_t sessions_splits0[TAOBAO_USER_SESSIONS_ROWS0_MAX + 1];
     /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
     size_t ratings_index0_count;
     int64_t ratings_index0[TAOBAO_USER_RATINGS_INDEX0_MAX];
     /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
     size_t ratings_value_count;
     float ratings_value[TAOBAO_USER_RATINGS_VALUE_MAX];
+    /* "session_items": bytes, VarLen, at most 128 values (read for a RaggedFeature) */
+    size_t sessions_value_count;
+    fc_bytes sessions_value[TAOBAO_USER_SESSIONS_VALUE_MAX];
+    /* "session_lengths": int64, VarLen, at most 16 values (read for a RaggedFeature) */
+    size_t sessions_part0_count;
+    int64_t sessions_part0[TAOBAO_USER_SESSIONS_PART0_MAX];
 } taobao_user;
 
 /* Zeroes *m and fills every default. */
@@ -133,6 +155,11 @@ size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t
      /* ratings */ \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_MAX * sizeof(float)) \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_MAX * (TAOBAO_USER_RATINGS_RANK + 1u) * sizeof(int64_t)) \
+     /* sessions */ \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_SESSIONS_MAX * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) * TAOBAO_USER_SESSIONS_ROWS0_MAX + 1u) * sizeof(int64_t)) \
      /* ratings_index0 */ \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_INDEX0_MAX * sizeof(int64_t)) \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_INDEX0_MAX * 2u * sizeof(int64_t)) \
@@ -141,6 +168,16 @@ size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t
      /* ratings_value */ \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_VALUE_MAX * sizeof(float)) \
      + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_RATINGS_VALUE_MAX * 2u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* sessions_value */ \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_SESSIONS_VALUE_MAX * sizeof(fc_bytes)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_SESSIONS_VALUE_MAX * 2u * sizeof(int64_t)) \
+     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)) \
+     /* sessions_part0 */ \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_SESSIONS_PART0_MAX * sizeof(int64_t)) \
+     + FC_BATCH_ROUND((size_t)(b) * TAOBAO_USER_SESSIONS_PART0_MAX * 2u * sizeof(int64_t)) \
      + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
      + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
 #ifdef __cplusplus

@@ -12,12 +12,14 @@ static const fc_field_desc tfx_sequence_record_context[TFX_SEQUENCE_RECORD_CONTE
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tfx_sequence_record, f), offsetof(tfx_sequence_record, f_count), NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"i", 1, "i", FC_TYPE_INT64, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tfx_sequence_record, i), offsetof(tfx_sequence_record, i_count), NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0}
+     0, {0}, 0, 0,
+     NULL, 0, 0}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */

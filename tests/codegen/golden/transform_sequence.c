@@ -12,12 +12,14 @@ static const fc_field_desc transform_sequence_record_context[TRANSFORM_SEQUENCE_
      {4, 0, 0, 0, 0, 0, 0, 0}, 4, 4,
      offsetof(transform_sequence_record, float_feature), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"int_feature", 11, "int_feature", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(transform_sequence_record, int_feature), 0, NULL,
      0, 0, 0, 0,
-     0, {0}, 0, 0}
+     0, {0}, 0, 0,
+     NULL, 0, 0}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */

@@ -28,22 +28,26 @@ static const fc_field_desc tutorial_record_fields[TUTORIAL_RECORD_FIELD_COUNT] =
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature0), 0, tutorial_record_default_feature0,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"feature1", 8, "feature1", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature1), 0, tutorial_record_default_feature1,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"feature2", 8, "feature2", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature2), 0, tutorial_record_default_feature2,
      0, 0, 0, 0,
-     0, {0}, 0, 0},
+     0, {0}, 0, 0,
+     NULL, 0, 0},
     {"feature3", 8, "feature3", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
      offsetof(tutorial_record, feature3), 0, tutorial_record_default_feature3,
      0, 0, 0, 0,
-     0, {0}, 0, 0}
+     0, {0}, 0, 0,
+     NULL, 0, 0}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
