@@ -234,6 +234,7 @@ $(BUILD)/asan/%: tests/unit/%.c tests/unit/harness.h $(RUNTIME_SRC) $(FALLBACK_S
 
 # The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).
 NOMALLOC_GEN = $(GEN_SPECS)/hadoop.c $(GEN_SPECS)/mnist.c $(GEN_SPECS)/pascal_voc.c \
+               $(GEN_TESTS)/batch.c \
                $(GEN_SPECS)/penguin.c $(GEN_SPECS)/taxi.c $(GEN_TESTS)/semantics.c \
                $(GEN_SPECS)/fake_sequence.c $(GEN_SPECS)/transform_sequence.c \
                $(GEN_SPECS)/tfx_sequence.c $(GEN_TESTS)/seqsem.c

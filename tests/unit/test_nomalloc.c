@@ -33,6 +33,7 @@
 #include "seqsem.h"
 #include "tfx_sequence.h"
 #include "transform_sequence.h"
+#include "batch.h"
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
@@ -439,6 +440,67 @@ static void test_generated_batches(void)
               ok, failed);
 }
 
+/* SparseFeature and RaggedFeature builds, hash buckets, and their batches
+ * (tests/specs/batch.feat): valid records, records whose partitions or
+ * index counts do not fit, and mutations of them. */
+static unsigned char bt_block[BT_E_BATCH_BYTES(8)];
+
+static void test_sparse_ragged_hash(void)
+{
+    static const int64_t one = 1, ix[3] = {3, 1, 3}, iy[3] = {0, 5, 2}, rv[8] = {1, 2, 3, 4, 5, 6,
+                                                                                     7, 8};
+    static const int64_t rs[3] = {0, 1, 4}, bad_rs[3] = {0, 2, 3}, rid[2] = {0, 1};
+    static const float val[3] = {1, 2, 3};
+    static const char *const words[2] = {"a", "b"};
+    static wbuf recs[4], feats;
+    static bt_e msg;
+    static fc_column cols[BT_E_FIELD_COUNT];
+    fc_bytes views[4];
+    fc_error err;
+    size_t i, ok = 0, rejected = 0;
+    uint32_t seed = 7;
+    long allocs;
+    for (i = 0; i < 4; i++) {
+        feats.n = 0;
+        w_entry_int64(&feats, "a", &one, 1);
+        w_entry_int64(&feats, "ix", ix, 3);
+        w_entry_int64(&feats, "iy", iy, i == 3 ? 2 : 3); /* record 3: counts disagree */
+        w_entry_float(&feats, "val", val, 3);
+        w_entry_int64(&feats, "rv", rv, 8);
+        w_entry_int64(&feats, "rs", i == 2 ? bad_rs : rs, 3); /* record 2: not aligned */
+        w_entry_int64(&feats, "rid", rid, 2);
+        w_entry_bytes(&feats, "rids", words, 2);
+        w_entry_bytes(&feats, "h", words, 2);
+        recs[i].n = 0;
+        w_example(&recs[i], &feats);
+        views[i].data = recs[i].b;
+        views[i].size = recs[i].n;
+    }
+    arm();
+    for (i = 0; i < 4; i++)
+        if (bt_e_parse(&msg, views[i].data, views[i].size, i % 2 ? &err : NULL) == FC_OK)
+            ok++;
+    if (bt_e_batch_bind(cols, 8, FC_BATCH_SPARSE | FC_BATCH_RAGGED, bt_block, sizeof bt_block) ==
+            sizeof bt_block &&
+        bt_e_parse_batch(cols, &msg, views, 2, &err) == FC_OK)
+        ok++;
+    if (bt_e_parse_batch(cols, &msg, views, 4, &err) == FC_ERR_PARSE && err.record == 2)
+        ok++;
+    for (i = 0; i < 20000; i++) {
+        static wbuf bad;
+        memcpy(bad.b, recs[0].b, recs[0].n);
+        bad.n = recs[0].n;
+        seed = seed * 1664525u + 1013904223u;
+        bad.b[(seed >> 8) % bad.n] = (unsigned char)(seed >> 24);
+        if (bt_e_parse(&msg, bad.b, bad.n, i % 2 ? &err : NULL) != FC_OK)
+            rejected++;
+    }
+    allocs = disarm();
+    CHECK_MSG(allocs == 0, "%ld allocations", allocs);
+    CHECK_MSG(ok == 4, "%zu of 4 expected outcomes", ok);
+    CHECK_MSG(rejected > 1000, "rejected %zu", rejected);
+}
+
 /* Records for the semantics spec: valid ones and one per kind of error. */
 enum { SEM_CASES = 12 };
 
@@ -610,5 +672,6 @@ int main(void)
     RUN(test_generated_parser_mutations);
     RUN(test_generated_sequence_parsers);
     RUN(test_generated_batches);
+    RUN(test_sparse_ragged_hash);
     return harness_report("nomalloc");
 }
