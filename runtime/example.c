@@ -757,6 +757,37 @@ static size_t field_count(const fc_field_desc *f, const unsigned char *m)
     return n;
 }
 
+/* The values of a built feature f (SparseFeature, RaggedFeature) from its
+ * value field vf: at most f->max of them, copied, counted. */
+static int take_values(const fc_field_desc *f, const fc_field_desc *vf, unsigned char *m,
+                       size_t n, fc_error *err)
+{
+    size_t ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+    if (n > f->max) {
+        fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+        msg_key(&e, f);
+        fc_msg_str(&e, "Number of values exceeds the bound declared in the spec: ");
+        fc_msg_u64(&e, n);
+        fc_msg_str(&e, " values but max ");
+        fc_msg_u64(&e, f->max);
+        return FC_ERR_PARSE;
+    }
+    if (n > 0)
+        memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
+    memcpy(m + f->count_offset, &n, sizeof n);
+    return FC_OK;
+}
+
+/* A built feature i is present when its value field vi was. */
+static void inherit_presence(const fc_message_desc *md, size_t i, unsigned vi, unsigned char *m)
+{
+    uint32_t *bits = (uint32_t *)(void *)(m + md->present_offset);
+    if (fc_bit_get(bits, vi))
+        bits[i / 32u] |= UINT32_C(1) << (i % 32u);
+    else
+        bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
+}
+
 /* Entry a before entry b: indices row-major, then the value (equal indices
  * are a duplicate TensorFlow keeps in an unspecified order; ordering by
  * value makes featc's order a function of the data alone). */
@@ -843,8 +874,7 @@ int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
     const fc_field_desc *f = &md->fields[i];
     const fc_field_desc *vf = &md->fields[f->sparse_fields[f->rank]];
     unsigned char *m = (unsigned char *)msg;
-    const uint32_t *present = (const uint32_t *)(const void *)(m + md->present_offset);
-    size_t n = field_count(vf, m), k, ts;
+    size_t n = field_count(vf, m), k;
     int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
     unsigned r;
     for (r = 0; r < f->rank; r++) {
@@ -865,34 +895,16 @@ int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
             return FC_ERR_PARSE;
         }
     }
-    if (n > f->max) {
-        fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-        msg_key(&e, f);
-        fc_msg_str(&e, "Number of values exceeds the bound declared in the spec: ");
-        fc_msg_u64(&e, n);
-        fc_msg_str(&e, " values but max ");
-        fc_msg_u64(&e, f->max);
+    if (take_values(f, vf, m, n, err) != FC_OK)
         return FC_ERR_PARSE;
-    }
-    ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
-    if (n > 0)
-        memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
     for (r = 0; r < f->rank; r++) {
         const unsigned char *src = m + md->fields[f->sparse_fields[r]].value_offset;
         for (k = 0; k < n; k++)
             memcpy(&ix[k * f->rank + r], src + k * sizeof(int64_t), sizeof(int64_t));
     }
-    memcpy(m + f->count_offset, &n, sizeof n);
     if (!f->already_sorted)
         sort_entries(f, m, n);
-    {
-        uint32_t *bits = (uint32_t *)(void *)(m + md->present_offset);
-        unsigned vi = f->sparse_fields[f->rank];
-        if (fc_bit_get(present, vi))
-            bits[i / 32u] |= UINT32_C(1) << (i % 32u);
-        else
-            bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
-    }
+    inherit_presence(md, i, f->sparse_fields[f->rank], m);
     return FC_OK;
 }
 
@@ -1075,21 +1087,10 @@ int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
     const fc_field_desc *f = &md->fields[i];
     const fc_field_desc *vf = &md->fields[f->sparse_fields[0]];
     unsigned char *m = (unsigned char *)msg;
-    size_t n = field_count(vf, m), inner, ts;
+    size_t n = field_count(vf, m), inner;
     unsigned q;
-    if (n > f->max) {
-        fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-        msg_key(&e, f);
-        fc_msg_str(&e, "Number of values exceeds the bound declared in the spec: ");
-        fc_msg_u64(&e, n);
-        fc_msg_str(&e, " values but max ");
-        fc_msg_u64(&e, f->max);
+    if (take_values(f, vf, m, n, err) != FC_OK)
         return FC_ERR_PARSE;
-    }
-    ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
-    if (n > 0)
-        memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
-    memcpy(m + f->count_offset, &n, sizeof n);
     inner = n;
     for (q = f->nparts; q-- > 0;) {
         const fc_part_desc *pd = &f->parts[q];
@@ -1102,14 +1103,7 @@ int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
         memcpy(m + pd->rows_offset, &rows, sizeof rows);
         inner = rows;
     }
-    {
-        uint32_t *bits = (uint32_t *)(void *)(m + md->present_offset);
-        unsigned vi = f->sparse_fields[0];
-        if (fc_bit_get(bits, vi))
-            bits[i / 32u] |= UINT32_C(1) << (i % 32u);
-        else
-            bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
-    }
+    inherit_presence(md, i, f->sparse_fields[0], m);
     return FC_OK;
 }
 
