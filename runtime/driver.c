@@ -438,51 +438,61 @@ typedef struct driver_kind {
     const fc_seq_desc *sd;
 } driver_kind;
 
+/* {"WHAT":N,"error":"record I (offset O of PATH): MESSAGE"}, the error
+ * object of the dump contract (WHAT is "record" or "batch"). */
+static void print_error(const char *what, uint64_t n, uint64_t index, uint64_t offset,
+                        const char *path, const char *message)
+{
+    char text[FC_ERROR_MSG_SIZE + 256];
+    snprintf(text, sizeof text, "record %llu (offset %llu of %s): %s", (unsigned long long)index,
+             (unsigned long long)offset, path, message);
+    printf("{\"%s\":%llu,\"error\":", what, (unsigned long long)n);
+    fc_json_bytes(stdout, text, strlen(text));
+    fputs("}\n", stdout);
+}
+
 /* Parses and prints batch k; returns 0, or 1 when it failed. */
 static int batch_flush(const driver_kind *dk, batch_buf *b, uint64_t k, fc_column *cols,
                        void *scratch, int ragged)
 {
     fc_error err;
-    size_t i;
+    size_t i, n = b->n;
     int rc;
-    if (b->n == 0)
+    if (n == 0)
         return 0;
-    for (i = 0; i < b->n; i++) {
+    for (i = 0; i < n; i++) {
         b->views[i].data = b->data + b->offsets[i];
         b->views[i].size = b->lengths[i];
     }
-    rc = dk->md != NULL ? fc_batch_parse(dk->md, cols, scratch, b->views, b->n, &err)
-                        : fc_batch_parse_seq(dk->sd, cols, scratch, b->views, b->n, &err);
-    printf("{\"batch\":%llu,", (unsigned long long)k);
-    if (rc == FC_OK) {
-        if (dk->md != NULL) {
-            fputs("\"features\":", stdout);
-            fc_json_batch_features(stdout, dk->md, cols, ragged);
-        } else {
-            fputs("\"context\":", stdout);
-            fc_json_batch_context(stdout, dk->sd, cols, ragged);
-            fputs(",\"feature_lists\":", stdout);
-            fc_json_batch_feature_lists(stdout, dk->sd, cols, ragged);
-            fputs(",\"lengths\":", stdout);
-            fc_json_batch_lengths(stdout, dk->sd, cols);
-        }
-    } else {
-        char text[FC_ERROR_MSG_SIZE + 256];
-        if (err.record < b->n) {
-            size_t r = (size_t)err.record;
-            snprintf(text, sizeof text, "record %llu (offset %llu of %s): %s",
-                     (unsigned long long)b->index[r], (unsigned long long)b->file_offset[r],
-                     b->path[r], err.message);
-        } else {
-            snprintf(text, sizeof text, "%s", err.message);
-        }
-        fputs("\"error\":", stdout);
-        fc_json_bytes(stdout, text, strlen(text));
-    }
-    fputs("}\n", stdout);
+    rc = dk->md != NULL ? fc_batch_parse(dk->md, cols, scratch, b->views, n, &err)
+                        : fc_batch_parse_seq(dk->sd, cols, scratch, b->views, n, &err);
     b->n = 0;
     b->used = 0;
-    return rc == FC_OK ? 0 : 1;
+    if (rc != FC_OK) {
+        size_t r = (size_t)err.record;
+        if (err.record < n) {
+            print_error("batch", k, b->index[r], b->file_offset[r], b->path[r], err.message);
+        } else { /* not a record's: a buffer (the driver binds them all) */
+            printf("{\"batch\":%llu,\"error\":", (unsigned long long)k);
+            fc_json_bytes(stdout, err.message, strlen(err.message));
+            fputs("}\n", stdout);
+        }
+        return 1;
+    }
+    printf("{\"batch\":%llu,", (unsigned long long)k);
+    if (dk->md != NULL) {
+        fputs("\"features\":", stdout);
+        fc_json_batch_features(stdout, dk->md, cols, ragged);
+    } else {
+        fputs("\"context\":", stdout);
+        fc_json_batch_context(stdout, dk->sd, cols, ragged);
+        fputs(",\"feature_lists\":", stdout);
+        fc_json_batch_feature_lists(stdout, dk->sd, cols, ragged);
+        fputs(",\"lengths\":", stdout);
+        fc_json_batch_lengths(stdout, dk->sd, cols);
+    }
+    fputs("}\n", stdout);
+    return 0;
 }
 
 static void print_record(const driver_kind *k, uint64_t n, const void *msg)
@@ -513,40 +523,24 @@ static int usage(const char *prog, const char *what)
     return 64;
 }
 
-/* Every record through the single-record parser. */
-static int run_records(const char *prog, const driver_kind *k, const fc_input_options *opt,
-                       char **files, int nfiles)
+/* Calls each(ctx, rec, path) for every record of the files in turn.  A
+ * file that cannot be read or framed to its end is reported on stderr and
+ * makes the result 2; each returning nonzero stops everything (-1). */
+static int for_each_record(const char *prog, const fc_input_options *opt, char **files,
+                           int nfiles, int (*each)(void *, const fc_record *, const char *),
+                           void *ctx)
 {
     int i, rc = 0;
-    uint64_t n = 0;
-    void *msg = calloc(1, k->size);
-    if (msg == NULL) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return 2;
-    }
     for (i = 0; i < nfiles; i++) {
         const char *path = files[i];
         fc_input in;
         fc_record rec;
         int s = fc_input_open(&in, path, opt);
-        while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
-            fc_error err;
-            fc_error_clear(&err);
-            if (k->parse(msg, rec.data, rec.length, &err) == FC_OK) {
-                print_record(k, n, msg);
-            } else {
-                char text[FC_ERROR_MSG_SIZE + 256];
-                snprintf(text, sizeof text, "record %llu (offset %llu of %s): %s",
-                         (unsigned long long)rec.index, (unsigned long long)rec.offset, path,
-                         err.message);
-                printf("{\"record\":%llu,\"error\":", (unsigned long long)n);
-                fc_json_bytes(stdout, text, strlen(text));
-                fputs("}\n", stdout);
-                if (rc == 0)
-                    rc = 1;
+        while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK)
+            if (each(ctx, &rec, path) != 0) {
+                fc_input_close(&in);
+                return -1;
             }
-            n++;
-        }
         if (s != FC_END) {
             fflush(stdout);
             fprintf(stderr, "%s: %s: %s\n", prog, path, in.err.message);
@@ -554,11 +548,75 @@ static int run_records(const char *prog, const driver_kind *k, const fc_input_op
         }
         fc_input_close(&in);
     }
-    free(msg);
     return rc;
 }
 
+/* Every record through the single-record parser. */
+typedef struct records_run {
+    const driver_kind *k;
+    void *msg;
+    uint64_t n;
+    int failed;
+} records_run;
+
+static int print_one(void *ctx, const fc_record *rec, const char *path)
+{
+    records_run *r = (records_run *)ctx;
+    fc_error err;
+    fc_error_clear(&err);
+    if (r->k->parse(r->msg, rec->data, rec->length, &err) == FC_OK) {
+        print_record(r->k, r->n, r->msg);
+    } else {
+        print_error("record", r->n, rec->index, rec->offset, path, err.message);
+        r->failed = 1;
+    }
+    r->n++;
+    return 0;
+}
+
+static int run_records(const char *prog, const driver_kind *k, const fc_input_options *opt,
+                       char **files, int nfiles)
+{
+    records_run r;
+    int rc;
+    r.k = k;
+    r.n = 0;
+    r.failed = 0;
+    r.msg = calloc(1, k->size);
+    if (r.msg == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return 2;
+    }
+    rc = for_each_record(prog, opt, files, nfiles, print_one, &r);
+    free(r.msg);
+    return rc != 0 ? rc : r.failed;
+}
+
 /* Records in batches of bsize (the last may be smaller), across files. */
+typedef struct batches_run {
+    const char *prog;
+    const driver_kind *k;
+    batch_buf b;
+    size_t bsize;
+    fc_column *cols;
+    void *scratch;
+    int ragged, failed;
+    uint64_t batches;
+} batches_run;
+
+static int add_to_batch(void *ctx, const fc_record *rec, const char *path)
+{
+    batches_run *r = (batches_run *)ctx;
+    if (batch_add(&r->b, rec, rec->index, path) != 0) {
+        fprintf(stderr, "%s: out of memory\n", r->prog);
+        return -1;
+    }
+    if (r->b.n == r->bsize &&
+        batch_flush(r->k, &r->b, r->batches++, r->cols, r->scratch, r->ragged) != 0)
+        r->failed = 1;
+    return 0;
+}
+
 static int run_batches(const char *prog, const driver_kind *k, const fc_input_options *opt,
                        char **files, int nfiles, size_t bsize, int ragged)
 {
@@ -566,66 +624,52 @@ static int run_batches(const char *prog, const driver_kind *k, const fc_input_op
     size_t ncols = k->md != NULL ? k->md->nfields : k->sd->ncontext + k->sd->nlists;
     size_t need = k->md != NULL ? fc_batch_bind(k->md, NULL, bsize, forms, NULL, 0)
                                 : fc_batch_bind_seq(k->sd, NULL, bsize, forms, NULL, 0);
-    fc_column *cols = (fc_column *)calloc(ncols + 1, sizeof *cols);
-    void *scratch = calloc(1, k->size), *block = need > 0 ? malloc(need) : NULL;
-    batch_buf b;
-    uint64_t batches = 0;
-    int i, rc = 0;
-    memset(&b, 0, sizeof b);
-    b.offsets = (size_t *)calloc(bsize, sizeof *b.offsets);
-    b.lengths = (size_t *)calloc(bsize, sizeof *b.lengths);
-    b.index = (uint64_t *)calloc(bsize, sizeof *b.index);
-    b.file_offset = (uint64_t *)calloc(bsize, sizeof *b.file_offset);
-    b.path = (const char **)calloc(bsize, sizeof *b.path);
-    b.views = (fc_bytes *)calloc(bsize, sizeof *b.views);
-    if (cols == NULL || scratch == NULL || block == NULL || b.offsets == NULL ||
-        b.lengths == NULL || b.index == NULL || b.file_offset == NULL || b.path == NULL ||
-        b.views == NULL) {
+    void *block = need > 0 ? malloc(need) : NULL;
+    batches_run r;
+    int rc;
+    memset(&r, 0, sizeof r);
+    r.prog = prog;
+    r.k = k;
+    r.bsize = bsize;
+    r.ragged = ragged;
+    r.cols = (fc_column *)calloc(ncols + 1, sizeof *r.cols);
+    r.scratch = calloc(1, k->size);
+    r.b.offsets = (size_t *)calloc(bsize, sizeof *r.b.offsets);
+    r.b.lengths = (size_t *)calloc(bsize, sizeof *r.b.lengths);
+    r.b.index = (uint64_t *)calloc(bsize, sizeof *r.b.index);
+    r.b.file_offset = (uint64_t *)calloc(bsize, sizeof *r.b.file_offset);
+    r.b.path = (const char **)calloc(bsize, sizeof *r.b.path);
+    r.b.views = (fc_bytes *)calloc(bsize, sizeof *r.b.views);
+    if (r.cols == NULL || r.scratch == NULL || block == NULL || r.b.offsets == NULL ||
+        r.b.lengths == NULL || r.b.index == NULL || r.b.file_offset == NULL ||
+        r.b.path == NULL || r.b.views == NULL) {
         fprintf(stderr, "%s: out of memory: a batch of %zu records at the spec's bounds needs "
                 "%zu bytes\n", prog, bsize, need);
         rc = 2;
-        goto done;
+    } else {
+        if (k->md != NULL)
+            fc_batch_bind(k->md, r.cols, bsize, forms, block, need);
+        else
+            fc_batch_bind_seq(k->sd, r.cols, bsize, forms, block, need);
+        rc = for_each_record(prog, opt, files, nfiles, add_to_batch, &r);
+        if (rc == -1)
+            rc = 2; /* out of memory */
+        else if (r.b.n > 0 &&
+                 batch_flush(k, &r.b, r.batches++, r.cols, r.scratch, ragged) != 0)
+            r.failed = 1;
+        if (rc == 0)
+            rc = r.failed;
     }
-    if (k->md != NULL)
-        fc_batch_bind(k->md, cols, bsize, forms, block, need);
-    else
-        fc_batch_bind_seq(k->sd, cols, bsize, forms, block, need);
-    for (i = 0; i < nfiles; i++) {
-        const char *path = files[i];
-        fc_input in;
-        fc_record rec;
-        int s = fc_input_open(&in, path, opt);
-        while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
-            if (batch_add(&b, &rec, rec.index, path) != 0) {
-                fprintf(stderr, "%s: out of memory\n", prog);
-                fc_input_close(&in);
-                rc = 2;
-                goto done;
-            }
-            if (b.n == bsize && batch_flush(k, &b, batches++, cols, scratch, ragged) != 0 &&
-                rc == 0)
-                rc = 1;
-        }
-        if (s != FC_END) {
-            fflush(stdout);
-            fprintf(stderr, "%s: %s: %s\n", prog, path, in.err.message);
-            rc = 2;
-        }
-        fc_input_close(&in);
-    }
-    if (b.n > 0 && batch_flush(k, &b, batches++, cols, scratch, ragged) != 0 && rc == 0)
-        rc = 1;
-done:
-    free(b.data);
-    free(b.offsets);
-    free(b.lengths);
-    free(b.index);
-    free(b.file_offset);
-    free(b.path);
-    free(b.views);
+    free(r.b.data);
+    free(r.b.offsets);
+    free(r.b.lengths);
+    free(r.b.index);
+    free(r.b.file_offset);
+    free(r.b.path);
+    free(r.b.views);
     free(block);
-    free(scratch);
-    free(cols);
+    free(r.scratch);
+    free(r.cols);
     return rc;
 }
 
