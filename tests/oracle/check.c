@@ -77,30 +77,27 @@ static unsigned long long rnd(void)
 
 #include "random_record.h"
 
+static void gen_record(wbuf *ex)
+{
+    random_record(md, ex);
+}
+
 int main(int argc, char **argv)
 {
     const char *name;
+    long bad;
     msg_a = (unsigned char *)calloc(1, md->size);
     msg_b = (unsigned char *)calloc(1, md->size);
-    if (argc < 4 || msg_a == NULL || msg_b == NULL) {
-        fprintf(stderr, "usage: check corpus NAME FILE... | check random NAME SEED COUNT\n");
-        return 64;
+    if (msg_a == NULL || msg_b == NULL) {
+        fprintf(stderr, "%s: out of memory\n", argv[0]);
+        return 2;
     }
-    name = argv[2];
     bc_init_example(md);
-    if (strcmp(argv[1], "corpus") == 0) {
-        failed += check_files(argc - 3, argv + 3, compare);
-    } else {
-        long i, count = atol(argv[4]);
-        static wbuf ex;
-        rng = strtoull(argv[3], NULL, 10) * 2654435761u + 1;
-        for (i = 0; i < count; i++) {
-            char where[64];
-            random_record(md, &ex);
-            snprintf(where, sizeof where, "random record %ld", i);
-            compare(ex.b, ex.n, where);
-        }
-    }
+    bad = check_run(argc, argv, "check", compare, gen_record, &rng, 1);
+    if (bad < 0)
+        return 64;
+    name = argv[2];
+    failed += bad;
     bc_finish(name);
     printf("%s: %ld passed, %ld failed\n", name, passed, failed);
     free(msg_a);

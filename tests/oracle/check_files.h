@@ -1,14 +1,18 @@
-/* The corpus mode shared by check.c and seq_check.c: every record of the
- * files through compare(data, len, where).  Returns the number of files
- * that could not be read to their end. */
+/* What check.c and seq_check.c share: the corpus mode (every record of the
+ * files through compare(data, len, where)) and the argument handling of
+ * both modes. */
 #ifndef FEATC_TEST_CHECK_FILES_H
 #define FEATC_TEST_CHECK_FILES_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <featc/fc_input.h>
 
+#include "../unit/wire.h"
+
+/* Returns the number of files that could not be read to their end. */
 static inline long check_files(int nfiles, char **files,
                                void (*compare)(const void *data, size_t len, const char *where))
 {
@@ -35,6 +39,38 @@ static inline long check_files(int nfiles, char **files,
         fc_input_close(&in);
     }
     return bad;
+}
+
+/* The two modes of a checker, shared by check.c and seq_check.c:
+ *   TOOL corpus NAME FILE...     every record of the files
+ *   TOOL random NAME SEED COUNT  COUNT records from gen (seeded by SEED
+ *                                and salt)
+ * Each record goes through compare.  Returns the number of files that could
+ * not be read, or -1 (after the usage line) for bad arguments. */
+static inline long check_run(int argc, char **argv, const char *tool,
+                             void (*compare)(const void *data, size_t len, const char *where),
+                             void (*gen)(wbuf *ex), unsigned long long *rng,
+                             unsigned long long salt)
+{
+    if (argc < 4 || (strcmp(argv[1], "corpus") != 0 && argc < 5)) {
+        fprintf(stderr, "usage: %s corpus NAME FILE... | %s random NAME SEED COUNT\n", tool,
+                tool);
+        return -1;
+    }
+    if (strcmp(argv[1], "corpus") == 0)
+        return check_files(argc - 3, argv + 3, compare);
+    {
+        long i, count = atol(argv[4]);
+        static wbuf ex;
+        *rng = strtoull(argv[3], NULL, 10) * 2654435761u + salt;
+        for (i = 0; i < count; i++) {
+            char where[64];
+            gen(&ex);
+            snprintf(where, sizeof where, "random record %ld", i);
+            compare(ex.b, ex.n, where);
+        }
+    }
+    return 0;
 }
 
 #endif /* FEATC_TEST_CHECK_FILES_H */

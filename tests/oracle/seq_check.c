@@ -240,27 +240,19 @@ static void random_seq_record(wbuf *ex)
 int main(int argc, char **argv)
 {
     const char *name;
+    long bad;
     msg_a = (unsigned char *)calloc(1, sd->size);
     msg_b = (unsigned char *)calloc(1, sd->size);
-    if (argc < 4 || msg_a == NULL || msg_b == NULL) {
-        fprintf(stderr, "usage: seq_check corpus NAME FILE... | seq_check random NAME SEED COUNT\n");
-        return 64;
+    if (msg_a == NULL || msg_b == NULL) {
+        fprintf(stderr, "%s: out of memory\n", argv[0]);
+        return 2;
     }
-    name = argv[2];
     bc_init_seq(sd);
-    if (strcmp(argv[1], "corpus") == 0) {
-        failed += check_files(argc - 3, argv + 3, compare);
-    } else {
-        long i, count = atol(argv[4]);
-        static wbuf ex;
-        rng = strtoull(argv[3], NULL, 10) * 2654435761u + 7;
-        for (i = 0; i < count; i++) {
-            char where[64];
-            random_seq_record(&ex);
-            snprintf(where, sizeof where, "random record %ld", i);
-            compare(ex.b, ex.n, where);
-        }
-    }
+    bad = check_run(argc, argv, "seq_check", compare, random_seq_record, &rng, 7);
+    if (bad < 0)
+        return 64;
+    name = argv[2];
+    failed += bad;
     fprintf(stderr, "%s: %ld records accepted by both\n", name, accepted);
     bc_finish(name);
     printf("%s: %ld passed, %ld failed\n", name, passed, failed);
