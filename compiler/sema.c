@@ -1131,6 +1131,20 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
     return ok;
 }
 
+/* The field among m->features[0..n) that reads key from the data (built
+ * SparseFeatures and RaggedFeatures read no key of their own), or n. */
+static size_t key_field(const schema_message *m, size_t n, const ast_key *key)
+{
+    size_t j;
+    for (j = 0; j < n; j++) {
+        const schema_feature *g = &m->features[j];
+        if (g->kind != FC_KIND_SPARSE && g->kind != FC_KIND_RAGGED && g->key_len == key->len &&
+            memcmp(g->key, key->key, key->len) == 0)
+            break;
+    }
+    return j;
+}
+
 /* Adds a hidden VarLen field for key at m->features[*n] (room was made
  * for it), read only for a SparseFeature (why 1) or a RaggedFeature (2). */
 static int add_hidden(pool *p, diag *d, schema_message *m, size_t *n, const ast_key *key,
@@ -1172,12 +1186,9 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
         const ast_key *key = slot < f->rank ? k : f->ast->value_key;
         fc_type want = slot < f->rank ? FC_TYPE_INT64 : f->type;
         const char *role_word = slot < f->rank ? "index" : "value";
-        size_t j;
-        for (j = 0; j < *n; j++) {
+        size_t j = key_field(m, *n, key);
+        if (j < *n) {
             schema_feature *g = &m->features[j];
-            if (g->kind == FC_KIND_SPARSE || g->kind == FC_KIND_RAGGED ||
-                g->key_len != key->len || memcmp(g->key, key->key, key->len) != 0)
-                continue;
             if (g->hidden == 2) {
                 diag_error(d, key->loc,
                            "%s key \"%.*s\" of SparseFeature '%s' is read by a RaggedFeature "
@@ -1204,9 +1215,7 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
             }
             if (g->hidden && g->max < f->max)
                 g->max = f->max;
-            break;
-        }
-        if (j == *n) {
+        } else {
             char num[32];
             snprintf(num, sizeof num, "%u", slot);
             if (!add_hidden(p, d, m, n, key, want, f->max, 1,
@@ -1249,11 +1258,9 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
               : sp->kind == FC_PART_VALUE_ROWIDS
                   ? (slot == f->nparts ? f->max : f->parts[slot].max_rows)
                   : sp->max_rows;
-        for (j = 0; j < *n; j++) {
+        j = key_field(m, *n, key);
+        if (j < *n) {
             schema_feature *g = &m->features[j];
-            if (g->kind == FC_KIND_SPARSE || g->kind == FC_KIND_RAGGED ||
-                g->key_len != key->len || memcmp(g->key, key->key, key->len) != 0)
-                continue;
             if (g->hidden != 2) {
                 diag_error(d, key->loc,
                            "key \"%.*s\" of RaggedFeature '%s' is %s '%s' (TensorFlow: %s "
@@ -1274,9 +1281,7 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
             }
             if (g->max < max)
                 g->max = max;
-            break;
-        }
-        if (j == *n) {
+        } else {
             snprintf(num, sizeof num, "%u", slot - 1);
             if (!add_hidden(p, d, m, n, key, want, max, 2,
                             slot == 0 ? cat(p, f->cname, "_value", "")
