@@ -30,6 +30,7 @@ CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFL
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c runtime/batch.c \
+              runtime/segment.c \
               runtime/hash.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/input.c runtime/driver.c
@@ -41,7 +42,8 @@ CLI_SRC = compiler/main.c compiler/cmd_records.c compiler/print.c compiler/cmd_c
 FEATC_SRC = compiler/compile.c compiler/diag.c compiler/sema.c compiler/emit.c
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 TEMPLATES = templates/header.h templates/message.h templates/source.c templates/message.c \
-            templates/driver.c templates/seq_message.h templates/seq_message.c templates/seq_driver.c
+            templates/driver.c templates/seq_message.h templates/seq_message.c templates/seq_driver.c \
+            templates/segments.h templates/segments.c
 HEADERS = $(wildcard runtime/featc/*.h) runtime/crc32c_tables.h runtime/wire.h compiler/*.h
 
 RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
@@ -105,7 +107,9 @@ $(BUILD)/gen/templates.c: $(BUILD)/tools/embed $(TEMPLATES)
 	    featc_template_message_c=templates/message.c featc_template_driver=templates/driver.c \
 	    featc_template_seq_message_h=templates/seq_message.h \
 	    featc_template_seq_message_c=templates/seq_message.c \
-	    featc_template_seq_driver=templates/seq_driver.c
+	    featc_template_seq_driver=templates/seq_driver.c \
+	    featc_template_segments_h=templates/segments.h \
+	    featc_template_segments_c=templates/segments.c
 
 $(BUILD)/libfeatc_compiler.a: $(FEATC_OBJ)
 	rm -f $@

@@ -40,9 +40,12 @@ extern "C" {
     X(FC_ERR_DEFLATE,     9,  "compression failed")                             \
     X(FC_ERR_NO_SPACE,    10, "output buffer full")                             \
     X(FC_ERR_NO_MEMORY,   11, "work area too small")                            \
-    X(FC_ERR_CLOSED,      12, "writer closed")                                  \
+    X(FC_ERR_CLOSED,      12, "closed")                                         \
     X(FC_ERR_UNSUPPORTED, 13, "not supported by this build")                    \
-    X(FC_ERR_PARSE,       14, "malformed record payload")
+    X(FC_ERR_PARSE,       14, "malformed record payload")                       \
+    X(FC_AGAIN,           15, "would block: retry after the other side moved")  \
+    X(FC_ERR_STATE,       16, "call out of order")                              \
+    X(FC_ERR_INCOMPLETE,  17, "closed with too few segments for a batch")
 
 typedef enum fc_status {
 #define FC_STATUS_ENUM_(name, num, text) name = num,
