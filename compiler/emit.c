@@ -993,6 +993,213 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
     return ok;
 }
 
+/* ------------------------------------------------------------ segments */
+
+/* [B] or [B][U], then the value dims: the batch array of one feature. */
+static void seg_array(sbuf *b, const schema_message *m, const schema_feature *f, int list,
+                      const char *suffix, int counts)
+{
+    unsigned r;
+    sb_printf(b, "        %s %s%s[%s_SEG_BATCH_SIZE]", counts ? "size_t" : c_elem_type(f->type),
+              f->cname, suffix, m->upper);
+    if (list)
+        sb_printf(b, "[%s_SEG_NUM_UNROLL]", m->upper);
+    if (counts) {
+        sb_str(b, ";\n");
+        return;
+    }
+    if (f->kind == FC_KIND_VARLEN)
+        sb_printf(b, "[%s_MAX]", f->macro);
+    else
+        for (r = 0; r < f->rank; r++)
+            sb_printf(b, "[%s_DIM%u]", f->macro, r);
+    sb_str(b, ";\n");
+}
+
+/* Whether a feature has values to copy (a FixedLen of shape [0] has none). */
+static int seg_has_values(const schema_feature *f)
+{
+    return !(f->kind == FC_KIND_FIXED && f->elems == 0);
+}
+
+typedef struct seg_parts {
+    sbuf state_enum, state_constants, state_members, batch_members, state_batch, records_member,
+        records_bind, bind, insert_decl, insert_def, save_decls, save_defs, state_descs,
+        state_bind;
+} seg_parts;
+
+static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
+{
+    seg_parts sp;
+    sbuf *all[14];
+    size_t i, nall;
+    unsigned r;
+    char num[6][32];
+    int ok = 1;
+    memset(&sp, 0, sizeof sp);
+    {
+        sbuf *list[] = {&sp.state_enum,    &sp.state_constants, &sp.state_members,
+                        &sp.batch_members, &sp.state_batch,     &sp.records_member,
+                        &sp.records_bind,  &sp.bind,            &sp.insert_decl,
+                        &sp.insert_def,    &sp.save_decls,      &sp.save_defs,
+                        &sp.state_descs,   &sp.state_bind};
+        nall = sizeof list / sizeof list[0];
+        for (i = 0; i < nall; i++)
+            all[i] = list[i];
+    }
+    for (i = 0; i < m->nstates; i++) {
+        const struct schema_state *st = &m->states[i];
+        const char *ct = c_elem_type(st->type);
+        sb_printf(&sp.state_enum, "    %s = %zu%s\n", st->macro, i, i + 1 < m->nstates ? "," : "");
+        sb_printf(&sp.state_constants, "/* \"%s\": %s [", st->name, spec_type_word(st->type));
+        for (r = 0; r < st->rank; r++)
+            sb_printf(&sp.state_constants, "%s%zu", r > 0 ? "," : "", st->dims[r]);
+        sb_str(&sp.state_constants, "] */\n");
+        for (r = 0; r < st->rank; r++)
+            sb_printf(&sp.state_constants, "#define %s_DIM%u %zu\n", st->macro, r, st->dims[r]);
+        sb_printf(&sp.state_constants, "#define %s_SIZE %zu\n", st->macro, st->elems);
+        sb_printf(&sp.state_members, "    %s %s", ct, st->name);
+        sb_printf(&sp.state_batch, "        %s %s[%s_SEG_BATCH_SIZE]", ct, st->name, m->upper);
+        for (r = 0; r < st->rank; r++) {
+            sb_printf(&sp.state_members, "[%s_DIM%u]", st->macro, r);
+            sb_printf(&sp.state_batch, "[%s_DIM%u]", st->macro, r);
+        }
+        sb_str(&sp.state_members, ";\n");
+        sb_str(&sp.state_batch, ";\n");
+        sb_printf(&sp.state_bind, "    s->state_values[%s] = s->batch.state.%s;\n", st->macro,
+                  st->name);
+        sb_printf(&sp.state_descs, "    {\"%s\", FC_TYPE_%s, %u, {", st->name,
+                  type_enum(st->type), st->rank);
+        for (r = 0; r < st->rank; r++)
+            sb_printf(&sp.state_descs, "%s%zu", r > 0 ? ", " : "", st->dims[r]);
+        sb_printf(&sp.state_descs, "%s}, %zu, offsetof(%s_states, %s)}%s\n",
+                  st->rank == 0 ? "0" : "", st->elems, m->c_type, st->name,
+                  i + 1 < m->nstates ? "," : "");
+        sb_printf(&sp.save_decls,
+                  "/* Saves state \"%s\": s->batch.size entries of %zu values. */\n"
+                  "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err);\n",
+                  st->name, st->elems, m->c_type, st->name, m->c_type, ct);
+        sb_printf(&sp.save_defs,
+                  "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err)\n"
+                  "{\n    return fc_seg_save_state(&s->core, %s, values, err);\n}\n\n",
+                  m->c_type, st->name, m->c_type, ct, st->macro);
+    }
+    if (m->nfeatures > 0) {
+        sb_str(&sp.batch_members, "    /* context features, copied into every segment */\n"
+                                  "    struct {\n");
+        for (i = 0; i < m->nfeatures; i++) {
+            const schema_feature *f = &m->features[i];
+            sb_str(&sp.batch_members, "        /* ");
+            describe(&sp.batch_members, f);
+            sb_str(&sp.batch_members, " */\n");
+            if (f->kind == FC_KIND_VARLEN) {
+                seg_array(&sp.batch_members, m, f, 0, "_count", 1);
+                sb_printf(&sp.bind, "    s->columns[%s].counts = s->batch.context.%s_count;\n",
+                          f->macro, f->cname);
+            }
+            if (seg_has_values(f)) {
+                seg_array(&sp.batch_members, m, f, 0, "", 0);
+                sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.context.%s;\n",
+                          f->macro, f->cname);
+            } else {
+                sb_str(&sp.batch_members, "        /* (no values) */\n");
+            }
+        }
+        sb_str(&sp.batch_members, "    } context;\n");
+    }
+    sb_str(&sp.batch_members, "    /* feature lists: this segment's frames */\n    struct {\n");
+    for (i = 0; i < m->nlists; i++) {
+        const schema_feature *f = &m->lists[i];
+        sb_str(&sp.batch_members, "        /* ");
+        describe_list(&sp.batch_members, f);
+        sb_str(&sp.batch_members, " */\n");
+        if (f->kind == FC_KIND_VARLEN) {
+            seg_array(&sp.batch_members, m, f, 1, "_count", 1);
+            sb_printf(&sp.bind, "    s->columns[%s].counts = &s->batch.sequences.%s_count[0][0];\n",
+                      f->macro, f->cname);
+        }
+        if (seg_has_values(f)) {
+            seg_array(&sp.batch_members, m, f, 1, "", 0);
+            sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.sequences.%s;\n", f->macro,
+                      f->cname);
+        } else {
+            sb_str(&sp.batch_members, "        /* (no values) */\n");
+        }
+    }
+    sb_str(&sp.batch_members, "    } sequences;\n");
+    sb_str(&sp.bind, str_or_empty(&sp.state_bind));
+    if (m->record_max > 0) {
+        sb_printf(&sp.records_member,
+                  "    unsigned char records[%s_SEG_CAPACITY][%s_SEG_RECORD_MAX];\n", m->upper,
+                  m->upper);
+        sb_str(&sp.records_bind, "    mem.records = &s->records[0][0];");
+        sb_printf(&sp.insert_decl,
+                  "/* Inserts a serialized SequenceExample: copied into the example's record\n"
+                  " * store (at most %s_SEG_RECORD_MAX bytes) and parsed there, so its bytes\n"
+                  " * live as long as the example.  FC_ERR_PARSE changes nothing. */\n"
+                  "int %s_seg_insert_record(%s_segmenter *s, const void *key, size_t key_len,\n"
+                  "    const void *record, size_t len, size_t length, const %s_states *initial,\n"
+                  "    fc_error *err);\n\n",
+                  m->upper, m->c_type, m->c_type, m->c_type);
+        sb_printf(&sp.insert_def,
+                  "int %s_seg_insert_record(%s_segmenter *s, const void *key, size_t key_len,\n"
+                  "    const void *record, size_t len, size_t length, const %s_states *initial,\n"
+                  "    fc_error *err)\n"
+                  "{\n"
+                  "    return fc_seg_insert_record(&s->core, key, key_len, record, len, length,"
+                  " initial, err);\n"
+                  "}\n\n",
+                  m->c_type, m->c_type, m->c_type);
+    } else {
+        sb_str(&sp.records_member, "");
+        sb_str(&sp.records_bind, "    mem.records = NULL; /* no `record max N`: no record store */");
+        sb_str(&sp.insert_decl, "");
+        sb_str(&sp.insert_def, "");
+    }
+    snprintf(num[0], sizeof num[0], "%zu", m->num_unroll);
+    snprintf(num[1], sizeof num[1], "%zu", m->batch_size);
+    snprintf(num[2], sizeof num[2], "%zu", m->capacity);
+    snprintf(num[3], sizeof num[3], "%zu", m->key_max);
+    snprintf(num[4], sizeof num[4], "%zu", m->record_max);
+    snprintf(num[5], sizeof num[5], "%zu", m->nstates);
+    for (i = 0; i < nall; i++)
+        if (all[i]->failed)
+            ok = 0;
+    if (ok) {
+        subst subs[] = {
+            {"NAME", m->name},
+            {"TYPE", m->c_type},
+            {"UPPER", m->upper},
+            {"NUM_UNROLL", num[0]},
+            {"BATCH_SIZE", num[1]},
+            {"CAPACITY", num[2]},
+            {"KEY_MAX", num[3]},
+            {"RECORD_MAX", num[4]},
+            {"STATE_COUNT", num[5]},
+            {"ALLOW_SMALL_BATCH", m->allow_small_batch ? "1" : "0"},
+            {"UNPADDED", m->unpadded ? "1" : "0"},
+            {"STATE_ENUM", str_or_empty(&sp.state_enum)},
+            {"STATE_CONSTANTS", str_or_empty(&sp.state_constants)},
+            {"STATE_MEMBERS", str_or_empty(&sp.state_members)},
+            {"BATCH_MEMBERS", str_or_empty(&sp.batch_members)},
+            {"STATE_BATCH_MEMBERS", str_or_empty(&sp.state_batch)},
+            {"RECORDS_MEMBER", str_or_empty(&sp.records_member)},
+            {"RECORDS_BIND", str_or_empty(&sp.records_bind)},
+            {"BIND", str_or_empty(&sp.bind)},
+            {"INSERT_RECORD_DECL", str_or_empty(&sp.insert_decl)},
+            {"INSERT_RECORD_DEF", str_or_empty(&sp.insert_def)},
+            {"SAVE_DECLS", str_or_empty(&sp.save_decls)},
+            {"SAVE_DEFS", str_or_empty(&sp.save_defs)},
+            {"STATE_DESCS", str_or_empty(&sp.state_descs)},
+        };
+        expand(hdr, featc_template_segments_h, subs, sizeof subs / sizeof subs[0]);
+        expand(src, featc_template_segments_c, subs, sizeof subs / sizeof subs[0]);
+    }
+    for (i = 0; i < nall; i++)
+        free(all[i]->s);
+    return ok;
+}
+
 /* ------------------------------------------------------------ files */
 
 static const char *base_name(const char *path)
@@ -1020,7 +1227,7 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
     char version_number[32];
     const char *base = base_name(o->base);
     size_t i;
-    int ok = 1, any_sequence = 0;
+    int ok = 1, any_sequence = 0, any_segments = 0;
     memset(out, 0, sizeof *out);
     memset(&hdr, 0, sizeof hdr);
     memset(&src, 0, sizeof src);
@@ -1045,6 +1252,10 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
     for (i = 0; i < s->nmessages && ok; i++) {
         if (s->messages[i].sequence) {
             ok = emit_sequence(&s->messages[i], &msgs_h, &msgs_c);
+            if (ok && s->messages[i].segments) {
+                ok = emit_segments(&s->messages[i], &msgs_h, &msgs_c);
+                any_segments = 1;
+            }
             any_sequence = 1;
         } else {
             ok = emit_message(s, &s->messages[i], &msgs_h, &msgs_c);
@@ -1058,7 +1269,10 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
             {"VERSION_NUMBER", version_number},
             {"HEADER", header_name.s},
             {"MESSAGES", str_or_empty(&msgs_h)},
-            {"SEQ_INCLUDE", any_sequence ? "#include <featc/fc_sequence.h>\n" : ""},
+            {"SEQ_INCLUDE", any_segments   ? "#include <featc/fc_sequence.h>\n"
+                                               "#include <featc/fc_segment.h>\n"
+                            : any_sequence ? "#include <featc/fc_sequence.h>\n"
+                                           : ""},
         };
         expand(&hdr, featc_template_header, subs, sizeof subs / sizeof subs[0]);
         subs[5].value = str_or_empty(&msgs_c);

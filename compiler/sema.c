@@ -1311,11 +1311,287 @@ static uint64_t hidden_storage(const schema_message *m)
     return total;
 }
 
+/* ------------------------------------------------------------ segments */
+
+/* Limits of a segments block: the generated segmenter is one struct of
+ * static storage, capacity examples plus a batch. */
+#define SPEC_MAX_SEGMENT_PARAM (1u << 20)
+#define SPEC_MAX_SEGMENTER ((uint64_t)1 << 30)
+
+/* `state NAME : float|int64 [shape];`: a fixed shape, nothing else. */
+static int check_state(pool *p, diag *d, schema_message *m, struct schema_state *st,
+                       const ast_feature *a, symtab *globals)
+{
+    const ast_dim *dm;
+    uint64_t v, elems = 1;
+    const char *owner;
+    st->ast = a;
+    st->name = a->key;
+    if (a->key_quoted || a->cname != NULL) {
+        diag_error(d, a->key_loc, "a state is named by a C identifier, not a quoted key");
+        return 0;
+    }
+    if (!check_c_name(d, a->key_loc, a->key, "state"))
+        return 0;
+    if (strcmp(a->type, "float") == 0) {
+        st->type = FC_TYPE_FLOAT;
+    } else if (strcmp(a->type, "int64") == 0) {
+        st->type = FC_TYPE_INT64;
+    } else {
+        diag_error(d, a->type_loc, "state '%s' has type '%s'; a state is float or int64",
+                   a->key, a->type);
+        return 0;
+    }
+    if (a->has_shape && a->dims == NULL) {
+        diag_error(d, a->shape_loc,
+                   "state '%s' needs a fixed shape ('[]' is a VarLen feature; write "
+                   "'float' for a scalar or 'float[8]')", a->key);
+        return 0;
+    }
+    for (dm = a->dims; dm != NULL; dm = dm->next) {
+        if (dm->unknown || !parse_u64(dm->text, &v) || v == 0 || v > SPEC_MAX_ELEMENTS) {
+            diag_error(d, dm->loc, "state '%s': a dimension is an integer from 1 to %u",
+                       a->key, (unsigned)SPEC_MAX_ELEMENTS);
+            return 0;
+        }
+        if (st->rank == FC_MAX_RANK) {
+            diag_error(d, dm->loc, "state '%s' has more than %d dimensions", a->key,
+                       FC_MAX_RANK);
+            return 0;
+        }
+        st->dims[st->rank++] = (size_t)v;
+        elems *= v;
+        if (elems > SPEC_MAX_ELEMENTS) {
+            diag_error(d, a->shape_loc, "state '%s' holds more than %u values", a->key,
+                       (unsigned)SPEC_MAX_ELEMENTS);
+            return 0;
+        }
+    }
+    st->elems = (size_t)elems;
+    if (a->max_text != NULL) {
+        diag_error(d, a->max_loc, "state '%s' takes no 'max': its shape is fixed", a->key);
+        return 0;
+    }
+    if (a->def != NULL) {
+        diag_error(d, a->def->loc,
+                   "state '%s' takes no default: the initial states come with each example "
+                   "(NULL gives zeros)", a->key);
+        return 0;
+    }
+    if (a->attrs != NULL || a->sparse || a->ragged) {
+        diag_error(d, a->attrs != NULL ? a->attrs->loc : a->type_loc,
+                   "state '%s' takes no attributes", a->key);
+        return 0;
+    }
+    st->macro = upper_of(p, cat(p, m->c_type, "_STATE_", a->key));
+    owner = cat(p, "state '", a->key, "'");
+    return sym_add(p, d, globals, st->macro, owner, a->key_loc) &&
+           sym_add(p, d, globals, cat(p, st->macro, "_SIZE", ""), owner, a->key_loc) &&
+           sym_add(p, d, globals, cat(p, m->c_type, "_seg_save_", a->key), owner, a->key_loc);
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    return (a != 0 && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+/* Bytes of the generated segmenter: capacity examples, states, keys and
+ * records, and one batch of every context feature, list and state. */
+static uint64_t segmenter_bytes(const schema_message *m, uint64_t example_bytes)
+{
+    uint64_t b = m->batch_size, u = m->num_unroll, per, total = 0, states = 0;
+    size_t i;
+    for (i = 0; i < m->nstates; i++)
+        states = add_sat(states, mul_sat(m->states[i].elems, 8));
+    for (i = 0; i < m->nfeatures; i++) {
+        const schema_feature *f = &m->features[i];
+        per = mul_sat(f->kind == FC_KIND_VARLEN ? f->max : f->elems, elem_bytes(f->type));
+        total = add_sat(total, mul_sat(b, per + 8));
+    }
+    for (i = 0; i < m->nlists; i++) {
+        const schema_feature *f = &m->lists[i];
+        per = mul_sat(f->kind == FC_KIND_VARLEN ? f->max : f->elems, elem_bytes(f->type));
+        total = add_sat(total, mul_sat(mul_sat(b, u), per + 8));
+    }
+    total = add_sat(total, mul_sat(b, states + 2 * (m->key_max + 48) + 128));
+    per = add_sat(add_sat(example_bytes, states), add_sat(m->key_max, m->record_max) + 64);
+    return add_sat(total, mul_sat(m->capacity, per));
+}
+
+static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *b,
+                          uint64_t example_bytes, symtab *globals)
+{
+    static const char *const words[] = {"num_unroll", "batch_size", "capacity", "key",
+                                        "record", "allow_small_batch", "unpadded", "state",
+                                        NULL};
+    const ast_setting *t, *u, *first[8] = {NULL};
+    size_t nstates = 0, k;
+    uint64_t v;
+    int ok = 1;
+    const char *owner = cat(p, "the segments of '", m->name, "'");
+    for (t = b->settings; t != NULL; t = t->next) {
+        for (k = 0; words[k] != NULL; k++)
+            if (strcmp(t->word, words[k]) == 0)
+                break;
+        if (words[k] == NULL) {
+            diag_error(d, t->loc,
+                       "unknown segments setting '%s' (the settings are num_unroll N, "
+                       "batch_size N, capacity N, key max N, record max N, allow_small_batch, "
+                       "unpadded and state NAME : TYPE[shape])", t->word);
+            ok = 0;
+            continue;
+        }
+        if (k == 7) {
+            if (t->state == NULL) {
+                diag_error(d, t->item_loc, "write a state as 'state NAME : float[shape];'");
+                ok = 0;
+            } else {
+                nstates++;
+            }
+            continue;
+        }
+        if (t->state != NULL) {
+            diag_error(d, t->item_loc, "'%s' is a setting, not a declaration: write '%s%s;'",
+                       t->word, t->word, k <= 2 ? " N" : k <= 4 ? " max N" : "");
+            ok = 0;
+            continue;
+        }
+        if (first[k] != NULL) {
+            diag_error(d, t->loc, "'%s' is given twice", t->word);
+            diag_note(d, first[k]->loc, "the first one is here");
+            ok = 0;
+            continue;
+        }
+        first[k] = t;
+        if (k <= 4) {
+            int want_max = k >= 3;
+            if (t->value == NULL || t->has_max != want_max) {
+                diag_error(d, t->item_loc, "write '%s %sN;'", t->word, want_max ? "max " : "");
+                ok = 0;
+                continue;
+            }
+            if (!parse_u64(t->value, &v) || v > (k == 4 ? SPEC_MAX_STORAGE
+                                                       : SPEC_MAX_SEGMENT_PARAM)) {
+                diag_error(d, t->value_loc, "%s %s is larger than the limit of %u", t->word,
+                           t->value, k == 4 ? (unsigned)SPEC_MAX_STORAGE
+                                            : (unsigned)SPEC_MAX_SEGMENT_PARAM);
+                ok = 0;
+                continue;
+            }
+            if (v == 0) {
+                diag_error(d, t->value_loc, "%s must be at least 1", t->word);
+                ok = 0;
+                continue;
+            }
+            switch (k) {
+            case 0: m->num_unroll = (size_t)v; break;
+            case 1: m->batch_size = (size_t)v; break;
+            case 2: m->capacity = (size_t)v; break;
+            case 3: m->key_max = (size_t)v; break;
+            default: m->record_max = (size_t)v; break;
+            }
+        } else {
+            if (t->value != NULL || t->has_max) {
+                diag_error(d, t->item_loc, "'%s' takes no value: write '%s;'", t->word, t->word);
+                ok = 0;
+                continue;
+            }
+            if (k == 5)
+                m->allow_small_batch = 1;
+            else
+                m->unpadded = 1;
+        }
+    }
+    if (!ok)
+        return 0;
+    for (k = 0; k < 3; k++)
+        if (first[k] == NULL) {
+            diag_error(d, b->loc, "segments need '%s N;'%s", words[k],
+                       k == 2 ? " (the most examples in flight: the storage is sized by it)" : "");
+            ok = 0;
+        }
+    if (ok && m->capacity < m->batch_size) {
+        diag_error(d, first[2]->value_loc,
+                   "capacity must be larger or equal to batch_size (capacity %zu, batch_size %zu)",
+                   m->capacity, m->batch_size);
+        ok = 0;
+    }
+    if (nstates == 0) {
+        diag_error(d, b->loc,
+                   "initial_states may not be empty: at least one state variable is required to "
+                   "properly enqueue split sequences to run in separate iterations (declare "
+                   "'state NAME : float[shape];')");
+        ok = 0;
+    }
+    if (nstates > 32) {
+        diag_error(d, b->loc, "segments declare %zu states; the limit is 32", nstates);
+        ok = 0;
+    }
+    if (m->nlists == 0) {
+        diag_error(d, b->loc,
+                   "segments split feature lists, and sequence_example '%s' declares none",
+                   m->name);
+        ok = 0;
+    }
+    if (!ok)
+        return 0;
+    if (m->key_max == 0)
+        m->key_max = 64;
+    m->states = (struct schema_state *)pool_alloc(p, nstates * sizeof *m->states);
+    if (m->states == NULL)
+        return 0;
+    for (t = b->settings; t != NULL; t = t->next) {
+        if (t->state == NULL)
+            continue;
+        for (u = b->settings; u != t; u = u->next)
+            if (u->state != NULL && strcmp(u->state->key, t->state->key) == 0)
+                break;
+        if (u != t) {
+            diag_error(d, t->state->key_loc, "state '%s' is declared twice", t->state->key);
+            diag_note(d, u->state->key_loc, "the first one is here");
+            ok = 0;
+            continue;
+        }
+        if (!check_state(p, d, m, &m->states[m->nstates], t->state, globals))
+            ok = 0;
+        m->nstates++;
+    }
+    if (ok && segmenter_bytes(m, example_bytes) > SPEC_MAX_SEGMENTER) {
+        diag_error(d, b->loc,
+                   "the segmenter of '%s' needs about %llu bytes; the limit is %u MiB (lower "
+                   "capacity, batch_size, num_unroll or the bounds, or give the runtime a "
+                   "block: fc_seg_init_block)",
+                   m->name, (unsigned long long)segmenter_bytes(m, example_bytes),
+                   (unsigned)(SPEC_MAX_SEGMENTER >> 20));
+        ok = 0;
+    }
+    if (ok) {
+        static const char *const fns[] = {"_seg_init", "_seg_insert", "_seg_insert_record",
+                                          "_seg_next", "_seg_save_state", "_seg_close",
+                                          "_seg_config", "_states", "_segments", "_segmenter",
+                                          "_state", "_state_descs", NULL};
+        static const char *const macros[] = {"_SEG_NUM_UNROLL", "_SEG_BATCH_SIZE",
+                                             "_SEG_CAPACITY", "_SEG_KEY_MAX", "_SEG_RECORD_MAX",
+                                             "_SEG_KEY_TEXT", "_STATE_COUNT", NULL};
+        for (k = 0; fns[k] != NULL && ok; k++)
+            ok = sym_add(p, d, globals, cat(p, m->c_type, fns[k], ""), owner, b->loc);
+        for (k = 0; macros[k] != NULL && ok; k++)
+            ok = sym_add(p, d, globals, cat(p, m->upper, macros[k], ""), owner, b->loc);
+    }
+    m->segments = ok;
+    return ok && !p->failed;
+}
+
 static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                          const ast_message *am, symtab *globals)
 {
     const ast_feature *a;
-    const ast_block *b, *ctx_block = NULL, *lists_block = NULL;
+    const ast_block *b, *ctx_block = NULL, *lists_block = NULL, *seg_block = NULL;
     const ast_feature *ctx_features = NULL, *list_features = NULL;
     size_t n, nl = 0, i, extra = 0, total;
     int ok = 1, all_missing = 0, all_uniform = 0;
@@ -1333,10 +1609,14 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
         ok = 0;
     if (m->sequence) {
         for (b = am->blocks; b != NULL; b = b->next) {
-            const ast_block **seen = b->kind == AB_CONTEXT ? &ctx_block : &lists_block;
+            const ast_block **seen = b->kind == AB_CONTEXT         ? &ctx_block
+                                     : b->kind == AB_FEATURE_LISTS ? &lists_block
+                                                                   : &seg_block;
             if (*seen != NULL) {
                 diag_error(d, b->loc, "sequence_example '%s' has a second '%s' block", am->name,
-                           b->kind == AB_CONTEXT ? "context" : "feature_lists");
+                           b->kind == AB_CONTEXT         ? "context"
+                           : b->kind == AB_FEATURE_LISTS ? "feature_lists"
+                                                         : "segments");
                 diag_note(d, (*seen)->loc, "the first one is here");
                 ok = 0;
                 continue;
@@ -1431,6 +1711,8 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
         sort_by_key(m->features, n, m->missing_order);
         sort_by_key(m->lists, nl, m->list_missing_order);
     }
+    if (ok && seg_block != NULL && !check_segments(p, d, m, seg_block, storage, globals))
+        ok = 0;
     return ok && !p->failed;
 }
 

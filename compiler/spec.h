@@ -155,9 +155,22 @@ typedef struct ast_feature {
 
 typedef enum ast_message_kind { AM_EXAMPLE, AM_SEQUENCE_EXAMPLE } ast_message_kind;
 
-/* A block of a sequence_example: `context { ... }` or
- * `feature_lists [max N] [policies] { ... }`. */
-typedef enum ast_block_kind { AB_CONTEXT, AB_FEATURE_LISTS } ast_block_kind;
+/* A block of a sequence_example: `context { ... }`,
+ * `feature_lists [max N] [policies] { ... }` or `segments { ... }`. */
+typedef enum ast_block_kind { AB_CONTEXT, AB_FEATURE_LISTS, AB_SEGMENTS } ast_block_kind;
+
+/* An item of a segments block: `WORD N;`, `WORD;`, `WORD max N;` or
+ * `WORD NAME : TYPE [shape];` (a state when WORD is `state`). */
+typedef struct ast_setting {
+    const char *word;
+    spec_loc loc;            /* the word */
+    const char *value;       /* the integer's text, or NULL */
+    spec_loc value_loc;
+    int has_max;             /* `WORD max N` */
+    struct ast_feature *state; /* `state NAME : TYPE [shape]`, or NULL */
+    spec_loc item_loc;       /* the whole item */
+    struct ast_setting *next;
+} ast_setting;
 
 typedef struct ast_block {
     ast_block_kind kind;
@@ -166,6 +179,7 @@ typedef struct ast_block {
     spec_loc max_loc;
     ast_attr *attrs;         /* feature_lists: policy words */
     ast_feature *features;
+    ast_setting *settings;   /* segments: the items in source order */
     struct ast_block *next;
 } ast_block;
 
@@ -254,6 +268,20 @@ typedef struct schema_message {
     uint16_t *list_missing_order; /* list indices sorted by key bytes */
     size_t max_frames;       /* the feature_lists bound */
     int aligned;             /* every list present in a record has the same frame count */
+    /* sequence_example with a segments block: the segment batcher */
+    int segments;
+    size_t num_unroll, batch_size, capacity, key_max, record_max;
+    int allow_small_batch, unpadded;
+    size_t nstates;
+    struct schema_state {
+        const char *name;
+        const char *macro;   /* PACKAGE_MESSAGE_STATE_NAME */
+        fc_type type;
+        unsigned rank;
+        size_t dims[FC_MAX_RANK];
+        size_t elems;
+        const struct ast_feature *ast;
+    } *states;
 } schema_message;
 
 typedef struct schema {
@@ -305,6 +333,8 @@ extern const char featc_template_driver[];
 extern const char featc_template_seq_message_h[];
 extern const char featc_template_seq_message_c[];
 extern const char featc_template_seq_driver[];
+extern const char featc_template_segments_h[];
+extern const char featc_template_segments_c[];
 
 /* ------------------------------------------------------------ the library */
 

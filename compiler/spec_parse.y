@@ -83,6 +83,23 @@ static ast_attr *attr_append(struct spec_parse_ctx *ctx, ast_attr *list, const c
     return list;
 }
 
+static ast_setting *setting_new(struct spec_parse_ctx *ctx, const char *word, spec_loc loc,
+                                const char *value, spec_loc value_loc, int has_max,
+                                ast_feature *state, spec_loc item_loc)
+{
+    ast_setting *t = NEW(ast_setting);
+    if (t != NULL) {
+        t->word = word;
+        t->loc = loc;
+        t->value = value;
+        t->value_loc = value_loc;
+        t->has_max = has_max;
+        t->state = state;
+        t->item_loc = item_loc;
+    }
+    return t;
+}
+
 /* Joins two locations into one span. */
 static spec_loc span(spec_loc a, spec_loc b)
 {
@@ -103,6 +120,7 @@ static spec_loc span(spec_loc a, spec_loc b)
     ast_attr *attr;
     ast_key *key;
     ast_part *part;
+    ast_setting *setting;
 }
 
 %token END_OF_FILE 0 "end of file"
@@ -111,6 +129,7 @@ static spec_loc span(spec_loc a, spec_loc b)
 %token KW_SEQUENCE_EXAMPLE "'sequence_example'"
 %token KW_CONTEXT "'context'"
 %token KW_FEATURE_LISTS "'feature_lists'"
+%token KW_SEGMENTS "'segments'"
 %token KW_ALLOW_MISSING "'allow_missing'"
 %token KW_ALIGNED "'aligned'"
 %token KW_UNIFORM "'uniform'"
@@ -139,6 +158,7 @@ static spec_loc span(spec_loc a, spec_loc b)
 %type <attr> attrs
 %type <key> skey skeys index_keys
 %type <part> part parts
+%type <setting> seg_items seg_item
 
 %%
 
@@ -239,6 +259,47 @@ block
                 $$->features = $6;
             }
         }
+    | KW_SEGMENTS '{' seg_items '}'
+        {
+            $$ = NEW(ast_block);
+            if ($$ != NULL) {
+                $$->kind = AB_SEGMENTS;
+                $$->loc = @1;
+                $$->settings = $3;
+            }
+        }
+    ;
+
+/* The items of a segments block, in source order; sema says which words
+ * exist and what they take. */
+seg_items
+    : %empty            { $$ = NULL; }
+    | seg_items seg_item
+        {
+            $$ = $1;
+            if ($2 != NULL) {
+                if ($$ == NULL) {
+                    $$ = $2;
+                } else {
+                    ast_setting *t = $$;
+                    while (t->next != NULL)
+                        t = t->next;
+                    t->next = $2;
+                }
+            }
+        }
+    ;
+
+seg_item
+    : IDENT INTEGER ';'
+        { $$ = setting_new(ctx, $1.text, @1, $2.text, @2, 0, NULL, span(@1, @3)); }
+    | IDENT ';'
+        { $$ = setting_new(ctx, $1.text, @1, NULL, @1, 0, NULL, span(@1, @2)); }
+    | IDENT KW_MAX INTEGER ';'
+        { $$ = setting_new(ctx, $1.text, @1, $3.text, @3, 1, NULL, span(@1, @4)); }
+    | IDENT feature
+        { $$ = setting_new(ctx, $1.text, @1, NULL, @1, 0, $2, span(@1, @2)); }
+    | error ';'         { $$ = NULL; }
     ;
 
 /* Policy words and `hash_buckets N`, in source order; sema says which
@@ -566,6 +627,7 @@ name
     | KW_SEQUENCE_EXAMPLE { $$.text = "sequence_example"; $$.len = 16; }
     | KW_CONTEXT        { $$.text = "context"; $$.len = 7; }
     | KW_FEATURE_LISTS  { $$.text = "feature_lists"; $$.len = 13; }
+    | KW_SEGMENTS       { $$.text = "segments"; $$.len = 8; }
     | KW_AS             { $$.text = "as"; $$.len = 2; }
     | KW_MAX            { $$.text = "max"; $$.len = 3; }
     | KW_HASH_BUCKETS   { $$.text = "hash_buckets"; $$.len = 12; }
