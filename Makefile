@@ -54,7 +54,8 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
-UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch
+UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch \
+             test_segment
 EXAMPLES = hello_tfrecord movie_sequences
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
@@ -195,6 +196,18 @@ $(BUILD)/asan/test_batch: tests/unit/test_batch.c tests/unit/wire.h $(GEN_TESTS)
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
 	    $(GEN_TESTS)/batch.c $(RUNTIME_SRC) $(TOOLRT_SRC) $(LIBS_Z) -lm
+
+$(BUILD)/tests/test_segment: tests/unit/test_segment.c tests/unit/wire.h tests/unit/harness.h \
+                             $(GEN_TESTS)/segment.c $(BUILD)/libfeatc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/segment.c \
+	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+
+$(BUILD)/asan/test_segment: tests/unit/test_segment.c tests/unit/wire.h $(GEN_TESTS)/segment.c \
+                            $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
+	    $(GEN_TESTS)/segment.c $(RUNTIME_SRC) $(LIBS_Z) -lm
 
 $(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TESTS)/semantics.c \
                             $(RUNTIME_SRC) $(HEADERS)
