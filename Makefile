@@ -56,7 +56,7 @@ LIBS_Z = -lz
 
 UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch \
              test_segment
-EXAMPLES = hello_tfrecord movie_sequences
+EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
@@ -143,6 +143,7 @@ $(BUILD)/specs/%: $(GEN_SPECS)/%.c $(GEN_SPECS)/%_main.c $(BUILD)/libfeatc.a
 # The examples read through generated parsers: each names its spec.
 $(BUILD)/examples/hello_tfrecord: $(GEN_SPECS)/tutorial.c
 $(BUILD)/examples/movie_sequences: $(GEN_SPECS)/movie.c
+$(BUILD)/examples/elman_rnn: $(GEN_SPECS)/elman.c
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libfeatc.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -o $@ $< $(filter $(GEN_SPECS)/%.c,$^) \

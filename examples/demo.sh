@@ -3,7 +3,8 @@
 # check the specs, write a TFRecord file (plain and GZIP) with the runtime,
 # read it back through the parser generated from specs/tutorial.feat, dump it
 # with the generated JSON driver, and check both copies hold the same records;
-# then the same for SequenceExamples of specs/movie.feat.
+# then the same for SequenceExamples of specs/movie.feat, and an RNN over
+# SequenceExamples of specs/elman.feat through the segment batcher.
 # usage: demo.sh BUILD
 set -eu
 build=$1
@@ -39,8 +40,14 @@ echo "== the generated driver build/specs/movie"
 [ "$(grep -c '"feature_lists":{"movie_ratings":' "$out/movies.json")" -eq 3 ] ||
     { echo "demo: expected 3 parsed sequences"; fail=1; }
 
+echo "== examples/elman_rnn.c: an RNN over SequenceExamples through the segment batcher"
+"$build/examples/elman_rnn" "$out" | tee "$out/elman.txt" || fail=1
+grep -q "bit for bit: 23 of 23 clips" "$out/elman.txt" ||
+    { echo "demo: segmented and whole-clip RNN states differ"; fail=1; }
+
 echo "== featc verify (framing and CRCs, independent of any spec)"
-"$build/featc" verify "$out/hello.tfrecord" "$out/hello.tfrecord.gz" "$out/movies.tfrecord" || fail=1
+"$build/featc" verify "$out/hello.tfrecord" "$out/hello.tfrecord.gz" "$out/movies.tfrecord" \
+    "$out/clips.tfrecord.gz" || fail=1
 
 if [ "$fail" -eq 0 ]; then
     echo "demo: 1 passed, 0 failed"
