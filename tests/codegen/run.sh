@@ -1,5 +1,5 @@
 #!/bin/sh
-# Generated code of every spec in specs/: equal to tests/codegen/golden/
+# Generated code of every spec in specs/ (and tests/specs/segment.feat): equal to tests/codegen/golden/
 # (make codegen-goldens rewrites them for review), identical when generated
 # twice, and clean under -std=c99 -Wall -Wextra -Wpedantic -Wconversion
 # -Werror with gcc and clang, and as C++ with g++ and clang++; the drivers
@@ -14,7 +14,8 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 STRICT="-Wall -Wextra -Wpedantic -Wconversion -Werror"
-for spec in "$root"/specs/*.feat; do
+# specs/, and the segment batcher's test spec (VarLen context and lists).
+for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
     name=$(basename "$spec" .feat)
     "$featc" compile -o "$out/a" --driver "$spec" || { bad "$name: compile"; continue; }
     "$featc" compile -o "$out/b" --driver "$spec" || { bad "$name: compile"; continue; }
@@ -62,6 +63,31 @@ for spec in "$root"/specs/*.feat; do
         "$build/libfeatc.a" -lz -lm && "$out/a/${name}_batch" && ok || bad "$name: batch bytes (C)"
     g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/runtime" -I"$out/a" -c "$bt" \
         -o "$out/a/${name}_batch-cxx.o" && ok || bad "$name: batch bytes (C++)"
+    # a segments block: the segmenter is static storage that sets up, as C and C++
+    sg="$out/a/${name}_seg.c"
+    sed -n 's/^int \([a-z0-9_]*\)_seg_init(.*/\1/p' "$out/a/$name.h" | {
+        echo "#include \"$name.h\""
+        echo "int main(void)"
+        echo "{"
+        echo "    int bad = 0;"
+        while read -r t; do
+            echo "    {"
+            echo "        static ${t}_segmenter s;"
+            echo "        fc_error e;"
+            echo "        bad |= ${t}_seg_init(&s, &e) != FC_OK;"
+            echo "        bad |= ${t}_seg_next(&s, &e) != FC_AGAIN;"
+            echo "    }"
+        done
+        echo "    return bad;"
+        echo "}"
+    } > "$sg"
+    if grep -q _seg_init "$sg"; then
+        gcc -std=c99 $STRICT -I"$root/runtime" -I"$out/a" -o "$out/a/${name}_seg" "$sg" \
+            "$out/a/$name.c" "$build/libfeatc.a" -lz -lm && "$out/a/${name}_seg" && ok ||
+            bad "$name: segmenter (C)"
+        g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/runtime" -I"$out/a" -c "$sg" \
+            -o "$out/a/${name}_seg-cxx.o" && ok || bad "$name: segmenter (C++)"
+    fi
     "$out/a/$name" >/dev/null 2>&1; [ $? -eq 64 ] && ok || bad "$name: driver usage exit"
     : > "$out/a/empty.tfrecord"
     "$out/a/$name" "$out/a/empty.tfrecord" && ok || bad "$name: driver on an empty file"
