@@ -299,7 +299,7 @@ cxx-headers: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a
 cli-test: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
-FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_spec
+FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -326,6 +326,14 @@ $(BUILD)/fuzz/fuzz_batch: tests/fuzz/fuzz_batch.c tests/oracle/batch_check.h $(G
                           $(RUNTIME_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/batch.c \
+	    $(RUNTIME_SRC) $(LIBS_Z) -lm
+
+# The segment batcher over tests/specs/segment.feat: programs of inserts,
+# batches, saves and closes.
+$(BUILD)/fuzz/fuzz_segment: tests/fuzz/fuzz_segment.c tests/unit/wire.h $(GEN_TESTS)/segment.c \
+                            $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/segment.c \
 	    $(RUNTIME_SRC) $(LIBS_Z) -lm
 
 # The spec compiler, flex and bison output included.
