@@ -255,7 +255,7 @@ NOMALLOC_GEN = $(GEN_SPECS)/hadoop.c $(GEN_SPECS)/mnist.c $(GEN_SPECS)/pascal_vo
                $(GEN_TESTS)/batch.c \
                $(GEN_SPECS)/penguin.c $(GEN_SPECS)/taxi.c $(GEN_TESTS)/semantics.c \
                $(GEN_SPECS)/fake_sequence.c $(GEN_SPECS)/transform_sequence.c \
-               $(GEN_SPECS)/tfx_sequence.c $(GEN_TESTS)/seqsem.c
+               $(GEN_SPECS)/tfx_sequence.c $(GEN_TESTS)/seqsem.c $(GEN_TESTS)/segment.c
 $(BUILD)/tests/test_nomalloc: tests/unit/test_nomalloc.c tests/unit/harness.h tests/unit/wire.h \
                               $(NOMALLOC_GEN) $(BUILD)/libfeatc.a
 	@mkdir -p $(dir $@)

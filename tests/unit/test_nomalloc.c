@@ -34,6 +34,7 @@
 #include "tfx_sequence.h"
 #include "transform_sequence.h"
 #include "batch.h"
+#include "segment.h"
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
@@ -655,6 +656,111 @@ static void test_generated_parser_mutations(void)
     CHECK_MSG(accepted >= 1 && rejected > 1000, "accepted %zu rejected %zu", accepted, rejected);
 }
 
+/* The segment batcher: init (generated and over a block), records and
+ * structs in, batches out, states saved, every refusal (capacity, bad and
+ * mutated records, duplicate keys, states out of order, close, the
+ * remainder without allow_small_batch), 2,000 examples in all. */
+static void test_segmenter(void)
+{
+    static seg_clip_segmenter sg;
+    static seg_clip m;
+    static wbuf ctx, lists, ex, f, fl, bad;
+    static unsigned char block[1u << 20];
+    static fc_segmenter core;
+    static const float x[3] = {1, 2, 3};
+    static const char *const id[1] = {"clip"};
+    fc_seg_config c = seg_clip_seg_config;
+    fc_error err;
+    uint32_t seed = 7;
+    size_t i, t, ok = 0, again = 0, refused = 0, batches = 0;
+    long allocs;
+    int rc;
+    w_entry_bytes(&ctx, "id", id, 1);
+    for (t = 0; t < 11; t++) {
+        f.n = 0;
+        f_float_packed(&f, x, 3);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "x", &fl);
+    fl.n = 0;
+    for (t = 0; t < 11; t++) {
+        int64_t w = (int64_t)t;
+        f.n = 0;
+        f_int64_packed(&f, &w, 1);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "w", &fl);
+    fl.n = 0;
+    for (t = 0; t < 11; t++) {
+        f.n = 0;
+        f_bytes(&f, id, t % 2);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "toks", &fl);
+    w_len(&ex, 0x0A, ctx.b, ctx.n);
+    w_len(&ex, 0x12, lists.b, lists.n);
+    arm();
+    CHECK(seg_clip_seg_init(&sg, &err) == FC_OK);
+    CHECK(seg_clip_seg_next(&sg, &err) == FC_AGAIN);
+    CHECK(seg_clip_seg_save_h(&sg, &sg.batch.state.h[0][0], &err) == FC_ERR_STATE);
+    for (i = 0; i < 2000; i++) {
+        char key[16];
+        size_t klen = (size_t)snprintf(key, sizeof key, "k%zu", i % 700);
+        memcpy(bad.b, ex.b, ex.n);
+        bad.n = ex.n;
+        if (i % 3 == 2) {
+            seed = seed * 1664525u + 1013904223u;
+            bad.b[(seed >> 8) % bad.n] = (unsigned char)(seed >> 24);
+        }
+        if (i % 5 == 4) {
+            seg_clip_init(&m);
+            m.x_frames = m.w_frames = m.toks_frames = i % 9;
+            rc = seg_clip_seg_insert(&sg, key, klen, &m, FC_SEG_LENGTH_FRAMES, NULL, &err);
+        } else {
+            rc = seg_clip_seg_insert_record(&sg, key, klen, bad.b, bad.n, FC_SEG_LENGTH_FRAMES,
+                                            NULL, &err);
+        }
+        if (rc == FC_OK)
+            ok++;
+        else if (rc == FC_AGAIN)
+            again++;
+        else
+            refused++;
+        if (rc == FC_AGAIN || i % 4 == 0) {
+            if (seg_clip_seg_next(&sg, &err) == FC_OK) {
+                batches++;
+                CHECK(seg_clip_seg_next(&sg, &err) == FC_ERR_STATE);
+                CHECK(seg_clip_seg_save_h(&sg, &sg.batch.state.h[0][0], &err) == FC_OK);
+                CHECK(seg_clip_seg_save_h(&sg, &sg.batch.state.h[0][0], &err) == FC_ERR_STATE);
+                CHECK(seg_clip_seg_save_state(&sg, SEG_CLIP_STATE_STEPS, sg.batch.state.steps,
+                                              &err) == FC_OK);
+            }
+        }
+    }
+    seg_clip_seg_close(&sg);
+    CHECK(seg_clip_seg_insert_record(&sg, "z", 1, ex.b, ex.n, FC_SEG_LENGTH_FRAMES, NULL, &err) ==
+          FC_ERR_CLOSED);
+    while ((rc = seg_clip_seg_next(&sg, &err)) == FC_OK) {
+        batches++;
+        CHECK(seg_clip_seg_save_h(&sg, &sg.batch.state.h[0][0], &err) == FC_OK);
+        CHECK(seg_clip_seg_save_state(&sg, SEG_CLIP_STATE_STEPS, sg.batch.state.steps, &err) ==
+              FC_OK);
+    }
+    CHECK(rc == FC_ERR_INCOMPLETE || rc == FC_END);
+    c.allow_small_batch = 1;
+    i = fc_seg_init_block(&core, &c, NULL, 0, &err); /* measures */
+    CHECK(i > 0 && i <= sizeof block && fc_seg_init_block(&core, &c, block, i, &err) == i);
+    CHECK(fc_seg_insert_record(&core, "a", 1, ex.b, ex.n, 5, NULL, &err) == FC_OK);
+    fc_seg_close(&core);
+    CHECK(fc_seg_next(&core, &err) == FC_OK && core.out.size == 1);
+    c.capacity = 1;
+    CHECK(fc_seg_init_block(&core, &c, block, sizeof block, &err) == 0);
+    allocs = disarm();
+    CHECK_MSG(allocs == 0, "%ld allocations", allocs);
+    CHECK_MSG(ok > 500 && again > 100 && refused > 100 && batches > 200,
+              "ok %zu again %zu refused %zu batches %zu", ok, again, refused, batches);
+}
+
 int main(void)
 {
     if (getenv("FEATC_CORPUS") == NULL) {
@@ -673,5 +779,6 @@ int main(void)
     RUN(test_generated_sequence_parsers);
     RUN(test_generated_batches);
     RUN(test_sparse_ragged_hash);
+    RUN(test_segmenter);
     return harness_report("nomalloc");
 }
