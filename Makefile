@@ -30,8 +30,7 @@ CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFL
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c runtime/batch.c \
-              runtime/segment.c \
-              runtime/hash.c
+              runtime/segment.c runtime/segment_mt.c runtime/hash.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/input.c runtime/driver.c
 FALLBACK_SRC = runtime/fallback.c
@@ -62,7 +61,7 @@ EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
 GEN_SPECS = $(BUILD)/gen-specs
 
-.PHONY: codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
+.PHONY: segment-tsan codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
@@ -202,13 +201,25 @@ $(BUILD)/tests/test_segment: tests/unit/test_segment.c tests/unit/wire.h tests/u
                              $(GEN_TESTS)/segment.c $(BUILD)/libfeatc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/segment.c \
-	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm -pthread
 
 $(BUILD)/asan/test_segment: tests/unit/test_segment.c tests/unit/wire.h $(GEN_TESTS)/segment.c \
                             $(RUNTIME_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/segment.c $(RUNTIME_SRC) $(LIBS_Z) -lm
+	    $(GEN_TESTS)/segment.c $(RUNTIME_SRC) $(LIBS_Z) -lm -pthread
+
+# The threads of test_segment under ThreadSanitizer (the producer/consumer mode).
+$(BUILD)/tsan/test_segment: tests/unit/test_segment.c tests/unit/wire.h $(GEN_TESTS)/segment.c \
+                            $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(WARN) -O1 -g -fsanitize=thread $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
+	    $(GEN_TESTS)/segment.c $(RUNTIME_SRC) $(LIBS_Z) -lm -pthread
+
+segment-tsan: $(BUILD)/tsan/test_segment
+	@$(BUILD)/tsan/test_segment >$(BUILD)/tsan/test_segment.log 2>&1; rc=$$?; \
+	    grep -v ' runs, ' $(BUILD)/tsan/test_segment.log | sed 's/^segment:/segment-tsan:/'; \
+	    exit $$rc
 
 $(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TESTS)/semantics.c \
                             $(RUNTIME_SRC) $(HEADERS)

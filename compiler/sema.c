@@ -1572,7 +1572,8 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
     }
     if (ok) {
         static const char *const fns[] = {"_seg_init", "_seg_insert", "_seg_insert_record",
-                                          "_seg_next", "_seg_save_state", "_seg_close",
+                                          "_seg_next", "_seg_refresh", "_seg_save_state",
+                                          "_seg_close",
                                           "_seg_config", "_states", "_segments", "_segmenter",
                                           "_state", "_state_descs", NULL};
         static const char *const macros[] = {"_SEG_NUM_UNROLL", "_SEG_BATCH_SIZE",

@@ -52,13 +52,18 @@ int @@TYPE@@_seg_insert(@@TYPE@@_segmenter *s, const void *key, size_t key_len,
 }
 
 @@INSERT_RECORD_DEF@@
-int @@TYPE@@_seg_next(@@TYPE@@_segmenter *s, fc_error *err)
+void @@TYPE@@_seg_refresh(@@TYPE@@_segmenter *s)
 {
     size_t i;
-    int rc = fc_seg_next(&s->core, err);
     s->batch.size = s->core.out.size;
     for (i = 0; i < s->batch.size; i++)
         s->batch.example[i] = &s->examples[s->batch.slot[i]];
+}
+
+int @@TYPE@@_seg_next(@@TYPE@@_segmenter *s, fc_error *err)
+{
+    int rc = fc_seg_next(&s->core, err);
+    @@TYPE@@_seg_refresh(s);
     return rc;
 }
 

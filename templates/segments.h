@@ -77,6 +77,11 @@ int @@TYPE@@_seg_insert(@@TYPE@@_segmenter *s, const void *key, size_t key_len,
  * FC_END, FC_ERR_INCOMPLETE or FC_ERR_STATE. */
 int @@TYPE@@_seg_next(@@TYPE@@_segmenter *s, fc_error *err);
 
+/* Sets s->batch.size and s->batch.example from the runtime's batch: what
+ * @@TYPE@@_seg_next does after fc_seg_next, for a consumer thread that
+ * takes batches with fc_seg_mt_next(<featc/fc_segment_mt.h>). */
+void @@TYPE@@_seg_refresh(@@TYPE@@_segmenter *s);
+
 /* Saves a state for the batch that is out: values holds s->batch.size
  * entries of the state's shape (s->batch.state.NAME itself, updated in
  * place, will do). */

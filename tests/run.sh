@@ -19,10 +19,10 @@ fi
 export FEATC_CORPUS="$corpus"
 
 # Suites, in order: build; the CRC table generator; unit tests (optimised,
-# then ASan + UBSan); the malloc-free proof; the headers as C++; the CLI over the corpus;
+# then ASan + UBSan); the segment batcher's threads under TSan; the malloc-free proof; the headers as C++; the CLI over the corpus;
 # golden diagnostics; generated parsers vs the protobuf-c oracle (corpus, then
 # random specs and records); the fuzzers over their seeds; the main job.
-for suite in all check-tables unit unit-asan nomalloc cxx-headers cli-test diag-test codegen-test corpus-check \
+for suite in all check-tables unit unit-asan segment-tsan nomalloc cxx-headers cli-test diag-test codegen-test corpus-check \
     differential fuzz-regress demo; do
     log="$build/test-$suite.log"
     echo "== $suite"

@@ -4,6 +4,7 @@
 #include <featc/fc_driver.h>
 #include <featc/fc_fallback.h>
 #include <featc/fc_input.h>
+#include <featc/fc_segment_mt.h>
 
 int main()
 {

@@ -17,7 +17,10 @@
 #include "segment.h" /* generated: featc compile tests/specs/segment.feat */
 #include "wire.h"
 
+#include <featc/fc_segment_mt.h>
+
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 
 static fc_error err;
@@ -753,6 +756,91 @@ static void test_segmented_equals_whole(void)
           st.incomplete > 10);
 }
 
+/* ---- a producer thread and a consumer thread (fc_segment_mt.h) */
+
+#define NMT 300
+static seg_clip MT[NMT];
+static float mt_h[NMT][HID];
+static size_t mt_seen[NMT];
+static int mt_done[NMT];
+
+static void *producer(void *arg)
+{
+    fc_seg_mt *mt = (fc_seg_mt *)arg;
+    fc_error e;
+    size_t i;
+    int bad = 0;
+    for (i = 0; i < NMT; i++) {
+        char key[16];
+        int n = snprintf(key, sizeof key, "t%zu", i);
+        if (fc_seg_mt_insert(mt, key, (size_t)n, &MT[i], FC_SEG_LENGTH_FRAMES, NULL, &e) != FC_OK)
+            bad = 1;
+    }
+    fc_seg_mt_close(mt);
+    return bad ? arg : NULL;
+}
+
+/* The producer inserts 300 examples, blocking whenever capacity is reached;
+ * the consumer takes batches, blocking whenever too few are in flight, runs
+ * the RNN and saves.  Every example finishes, its segments in order, with
+ * the whole-sequence state. */
+static void test_threads(void)
+{
+    fc_seg_config c = seg_clip_seg_config;
+    static unsigned char block[1u << 22];
+    static fc_segmenter s;
+    fc_seg_mt mt;
+    pthread_t th;
+    void *res = NULL;
+    size_t i, t, u = 5, finished = 0, batches = 0, need;
+    int rc;
+    c.num_unroll = u;
+    c.batch_size = 4;
+    c.capacity = 6;
+    c.allow_small_batch = 1;
+    need = fc_seg_init_block(&s, &c, NULL, 0, &err);
+    CHECK(need <= sizeof block && fc_seg_init_block(&s, &c, block, need, &err) == need);
+    for (i = 0; i < NMT; i++) {
+        make_example(&MT[i], (unsigned)i, 1 + (i * 13) % 37);
+        memset(mt_h[i], 0, sizeof mt_h[i]);
+        mt_seen[i] = 0;
+        mt_done[i] = 0;
+    }
+    CHECK(fc_seg_mt_init(&mt, &s) == FC_OK);
+    CHECK(pthread_create(&th, NULL, producer, &mt) == 0);
+    while ((rc = fc_seg_mt_next(&mt, &err)) == FC_OK) {
+        batches++;
+        for (i = 0; i < s.out.size; i++) {
+            size_t e = (size_t)(s.out.insertion_index[i] - INT64_MIN);
+            const float *x = (const float *)s.out.lists[0].values + i * u * 3;
+            float *h = (float *)s.out.states[0] + i * HID;
+            CHECK(e < NMT && s.out.sequence[i] == mt_seen[e]);
+            if (e >= NMT)
+                continue;
+            CHECK(memcmp(h, mt_h[e], sizeof mt_h[e]) == 0);
+            for (t = 0; t < s.out.length[i]; t++)
+                rnn_step(h, x + t * 3);
+            memcpy(mt_h[e], h, sizeof mt_h[e]);
+            if (++mt_seen[e] == s.out.sequence_count[i])
+                mt_done[e] = 1;
+        }
+        CHECK(fc_seg_mt_save_state(&mt, 0, s.out.states[0], &err) == FC_OK);
+        CHECK(fc_seg_mt_save_state(&mt, 1, s.out.states[1], &err) == FC_OK);
+    }
+    CHECK(rc == FC_END);
+    CHECK(pthread_join(th, &res) == 0 && res == NULL);
+    fc_seg_mt_destroy(&mt);
+    for (i = 0; i < NMT; i++) {
+        float h[HID] = {0, 0, 0, 0};
+        for (t = 0; t < MT[i].x_frames; t++)
+            rnn_step(h, MT[i].x[t]);
+        if (mt_done[i] && memcmp(h, mt_h[i], sizeof h) == 0)
+            finished++;
+    }
+    CHECK_MSG(finished == NMT, "%zu of %d finished bit-exact", finished, NMT);
+    CHECK(batches > 100);
+}
+
 int main(void)
 {
     RUN(test_keys_and_lengths);
@@ -765,5 +853,6 @@ int main(void)
     RUN(test_records);
     RUN(test_config_errors);
     RUN(test_segmented_equals_whole);
+    RUN(test_threads);
     return harness_report("segment");
 }

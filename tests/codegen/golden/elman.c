@@ -192,13 +192,18 @@ int elman_clip_seg_insert_record(elman_clip_segmenter *s, const void *key, size_
     return fc_seg_insert_record(&s->core, key, key_len, record, len, length, initial, err);
 }
 
-int elman_clip_seg_next(elman_clip_segmenter *s, fc_error *err)
+void elman_clip_seg_refresh(elman_clip_segmenter *s)
 {
     size_t i;
-    int rc = fc_seg_next(&s->core, err);
     s->batch.size = s->core.out.size;
     for (i = 0; i < s->batch.size; i++)
         s->batch.example[i] = &s->examples[s->batch.slot[i]];
+}
+
+int elman_clip_seg_next(elman_clip_segmenter *s, fc_error *err)
+{
+    int rc = fc_seg_next(&s->core, err);
+    elman_clip_seg_refresh(s);
     return rc;
 }
 

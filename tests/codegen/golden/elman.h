@@ -205,6 +205,11 @@ int elman_clip_seg_insert_record(elman_clip_segmenter *s, const void *key, size_
  * FC_END, FC_ERR_INCOMPLETE or FC_ERR_STATE. */
 int elman_clip_seg_next(elman_clip_segmenter *s, fc_error *err);
 
+/* Sets s->batch.size and s->batch.example from the runtime's batch: what
+ * elman_clip_seg_next does after fc_seg_next, for a consumer thread that
+ * takes batches with fc_seg_mt_next(<featc/fc_segment_mt.h>). */
+void elman_clip_seg_refresh(elman_clip_segmenter *s);
+
 /* Saves a state for the batch that is out: values holds s->batch.size
  * entries of the state's shape (s->batch.state.NAME itself, updated in
  * place, will do). */

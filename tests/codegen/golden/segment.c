@@ -237,13 +237,18 @@ int seg_clip_seg_insert_record(seg_clip_segmenter *s, const void *key, size_t ke
     return fc_seg_insert_record(&s->core, key, key_len, record, len, length, initial, err);
 }
 
-int seg_clip_seg_next(seg_clip_segmenter *s, fc_error *err)
+void seg_clip_seg_refresh(seg_clip_segmenter *s)
 {
     size_t i;
-    int rc = fc_seg_next(&s->core, err);
     s->batch.size = s->core.out.size;
     for (i = 0; i < s->batch.size; i++)
         s->batch.example[i] = &s->examples[s->batch.slot[i]];
+}
+
+int seg_clip_seg_next(seg_clip_segmenter *s, fc_error *err)
+{
+    int rc = fc_seg_next(&s->core, err);
+    seg_clip_seg_refresh(s);
     return rc;
 }
 
