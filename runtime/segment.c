@@ -62,7 +62,8 @@ static int check_config(const fc_seg_config *c, fc_error *err)
         return FC_ERR_ARG;
     }
     if (c->capacity >= NIL / 2 || c->num_unroll > ((size_t)1 << 30) ||
-        c->batch_size > ((size_t)1 << 30) || c->key_max > ((size_t)1 << 20))
+        c->batch_size > ((size_t)1 << 30) || c->key_max > ((size_t)1 << 20) ||
+        c->batch_size > NIL / c->num_unroll)
         return config_error(err, "segment batcher: a size is out of range");
     if (c->nstates == 0 || c->states == NULL)
         return config_error(err, "initial_states may not be empty: at least one state variable "
