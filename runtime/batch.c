@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "wire.h"
+
 /* How a column is filled: the kinds of fc_field_desc and fc_list_desc. */
 typedef enum col_kind {
     COL_FIXED,       /* FixedLen: [B, dims] */
@@ -90,19 +92,6 @@ static void spec_of_list(const fc_list_desc *l, col_spec *s)
     s->value_offset = l->value_offset;
     s->count_offset = l->count_offset;
     s->frames_offset = l->frames_offset;
-}
-
-static size_t type_size(fc_type t)
-{
-    return t == FC_TYPE_INT64 ? sizeof(int64_t) : t == FC_TYPE_FLOAT ? sizeof(float)
-                                                                     : sizeof(fc_bytes);
-}
-
-static size_t load_size(const unsigned char *p)
-{
-    size_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
 }
 
 /* a * b, or SIZE_MAX when it overflows (no capacity is that large). */
@@ -198,7 +187,7 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
     void *parts[FC_MAX_RANK];
     unsigned q;
     need_of(s, b, forms, &n);
-    values = piece(mem, &used, n.values, type_size(s->type));
+    values = piece(mem, &used, n.values, fc_type_size(s->type));
     indices = piece(mem, &used, n.indices, sizeof(int64_t));
     row_splits = piece(mem, &used, n.row_splits, sizeof(int64_t));
     inner_splits = piece(mem, &used, n.inner_splits, sizeof(int64_t));
@@ -450,7 +439,7 @@ static void append_hot(const col_spec *s, fc_column *c, const unsigned char *m, 
 static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
                   fc_error *err)
 {
-    size_t ts = type_size(s->type), k, t;
+    size_t ts = fc_type_size(s->type), k, t;
     unsigned char *vals = (unsigned char *)c->values;
     const unsigned char *src = m + s->value_offset;
     switch (s->kind) {
@@ -466,7 +455,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
         c->nvalues += s->elems;
         return FC_OK;
     case COL_VARLEN: {
-        size_t cnt = load_size(m + s->count_offset), total = c->nvalues + cnt;
+        size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
             return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
         if (c->indices != NULL && cnt > 0 && c->indices_cap / 2 < total)
@@ -495,12 +484,12 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
         return FC_OK;
     }
     case COL_RAGGED: {
-        size_t cnt = load_size(m + s->count_offset), total = c->nvalues + cnt;
+        size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt;
         unsigned q;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
             return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
         for (q = 0; q < s->nparts; q++) {
-            size_t rows = load_size(m + s->parts[q].rows_offset);
+            size_t rows = fc_load_size(m + s->parts[q].rows_offset);
             if (c->part_splits_cap[q] - c->part_nsplits[q] < rows)
                 return too_small(err, 0, i, s, "part_splits", c->part_nsplits[q] + rows,
                                  c->part_splits_cap[q]);
@@ -509,7 +498,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
             memcpy(vals + c->nvalues * ts, src, cnt * ts);
         for (q = 0; q < s->nparts; q++) {
             /* this record's splits, shifted by the items of the next level so far */
-            size_t rows = load_size(m + s->parts[q].rows_offset);
+            size_t rows = fc_load_size(m + s->parts[q].rows_offset);
             int64_t shift = q + 1 < s->nparts ? (int64_t)(c->part_nsplits[q + 1] - 1)
                                               : (int64_t)c->nvalues;
             const unsigned char *sp = m + s->parts[q].splits_offset;
@@ -527,7 +516,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
         }
         c->nvalues = total;
         {
-            size_t top = s->nparts > 0 ? load_size(m + s->parts[0].rows_offset) : cnt;
+            size_t top = s->nparts > 0 ? fc_load_size(m + s->parts[0].rows_offset) : cnt;
             c->row_splits[i + 1] = c->row_splits[i] + (int64_t)top;
             if (c->lengths != NULL)
                 c->lengths[i] = (int64_t)top;
@@ -535,7 +524,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
         return FC_OK;
     }
     case COL_SPARSE: {
-        size_t cnt = load_size(m + s->count_offset), total = c->nvalues + cnt, w = s->rank + 1u;
+        size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt, w = s->rank + 1u;
         const int64_t *ix = (const int64_t *)(const void *)(m + s->indices_offset);
         unsigned r;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
@@ -558,7 +547,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
     }
     case COL_ROWS:
     case COL_LIST_FIXED: {
-        size_t rows = load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
+        size_t rows = fc_load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
         size_t cnt = rows * s->elems, total = c->nvalues + cnt;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
             return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
@@ -571,9 +560,9 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
         return FC_OK;
     }
     case COL_LIST_VARLEN: {
-        size_t frames = load_size(m + s->frames_offset), cnt = 0, total;
+        size_t frames = fc_load_size(m + s->frames_offset), cnt = 0, total;
         for (t = 0; t < frames; t++)
-            cnt += load_size(m + s->count_offset + t * sizeof(size_t));
+            cnt += fc_load_size(m + s->count_offset + t * sizeof(size_t));
         total = c->nvalues + cnt;
         if (cnt > 0 && (c->values == NULL || c->values_cap < total))
             return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
@@ -584,7 +573,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
             return too_small(err, 0, i, s, "inner_splits", c->nframes + frames + 1,
                                 c->inner_splits_cap);
         for (t = 0; t < frames; t++) {
-            size_t fc = load_size(m + s->count_offset + t * sizeof(size_t));
+            size_t fc = fc_load_size(m + s->count_offset + t * sizeof(size_t));
             if (fc > 0)
                 memcpy(vals + c->nvalues * ts, src + t * s->max * ts, fc * ts);
             if (c->indices != NULL)
@@ -616,7 +605,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
 /* Spreads packed blocks to stride R * elems, last first, and pads. */
 static void spread(const col_spec *s, fc_column *c, size_t n, size_t r)
 {
-    size_t ts = type_size(s->type), block = r * s->elems, packed = c->nvalues, b, k;
+    size_t ts = fc_type_size(s->type), block = r * s->elems, packed = c->nvalues, b, k;
     unsigned char *vals = (unsigned char *)c->values;
     for (b = n; b-- > 0;) {
         size_t len = (size_t)c->lengths[b] * s->elems;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "featc/fc_input.h"
+#include "wire.h"
 
 void fc_json_float(FILE *f, float v)
 {
@@ -96,13 +97,6 @@ static void json_flat(FILE *f, fc_type t, const unsigned char *base, size_t from
     fputc(']', f);
 }
 
-static size_t load_size(const unsigned char *p)
-{
-    size_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 static int64_t split_at(const fc_field_desc *fd, const unsigned char *m, unsigned q, size_t k)
 {
     const unsigned char *s = m + fd->parts[q].splits_offset;
@@ -147,7 +141,7 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
     for (i = 0; i < n; i++) {
         const fc_field_desc *fd = &fields[i];
         const unsigned char *vals = m + fd->value_offset;
-        size_t pos = 0, count = fd->kind != FC_KIND_FIXED ? load_size(m + fd->count_offset) : 0;
+        size_t pos = 0, count = fd->kind != FC_KIND_FIXED ? fc_load_size(m + fd->count_offset) : 0;
         if (fd->hidden)
             continue; /* read for a SparseFeature, not a feature of the spec */
         if (!first)
@@ -158,7 +152,7 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
         switch (fd->kind) {
         case FC_KIND_RAGGED:
             json_ragged(f, fd, m, 0, 0,
-                        fd->nparts > 0 ? load_size(m + fd->parts[0].rows_offset) : count);
+                        fd->nparts > 0 ? fc_load_size(m + fd->parts[0].rows_offset) : count);
             break;
         case FC_KIND_SPARSE: {
             /* parse_single_example's SparseTensor */
@@ -217,7 +211,7 @@ void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
         const unsigned char *vals = m + l->value_offset;
-        size_t frames = load_size(m + l->frames_offset), pos = 0;
+        size_t frames = fc_load_size(m + l->frames_offset), pos = 0;
         if (j > 0)
             fputc(',', f);
         fc_json_bytes(f, l->key, l->key_len);
@@ -227,7 +221,7 @@ void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
                 fputc(',', f);
             if (l->kind == FC_KIND_VARLEN)
                 json_flat(f, l->type, vals, t * l->max,
-                          load_size(m + l->count_offset + t * sizeof(size_t)));
+                          fc_load_size(m + l->count_offset + t * sizeof(size_t)));
             else
                 json_nested(f, l->type, l->rank, l->dims, vals, 0, &pos);
         }

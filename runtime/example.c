@@ -762,7 +762,7 @@ static size_t field_count(const fc_field_desc *f, const unsigned char *m)
 static int take_values(const fc_field_desc *f, const fc_field_desc *vf, unsigned char *m,
                        size_t n, fc_error *err)
 {
-    size_t ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+    size_t ts = fc_type_size(f->type);
     if (n > f->max) {
         fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
         msg_key(&e, f);
@@ -825,7 +825,7 @@ static void entry_swap(const fc_field_desc *f, unsigned char *m, size_t a, size_
 {
     int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
     unsigned char *vals = m + f->value_offset, tmp[sizeof(fc_bytes)];
-    size_t ts = f->type == FC_TYPE_INT64 ? 8 : f->type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+    size_t ts = fc_type_size(f->type);
     unsigned r;
     for (r = 0; r < f->rank; r++) {
         int64_t t = ix[a * f->rank + r];

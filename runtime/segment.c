@@ -11,19 +11,11 @@
 
 #include <string.h>
 
+#include "wire.h"
+
 #define NIL ((size_t)-1)
 
 enum { PHASE_FREE = 0, PHASE_READY, PHASE_TAKEN, PHASE_FINISHING };
-
-static size_t type_size(fc_type t)
-{
-    switch (t) {
-    case FC_TYPE_BYTES: return sizeof(fc_bytes);
-    case FC_TYPE_FLOAT: return sizeof(float);
-    case FC_TYPE_INT64: return sizeof(int64_t);
-    default: return 0;
-    }
-}
 
 /* Values per batch entry (context) or per frame (list). */
 static size_t per_entry(fc_kind kind, size_t elems, size_t max)
@@ -83,7 +75,7 @@ static int check_config(const fc_seg_config *c, fc_error *err)
             return FC_ERR_ARG;
         }
         if ((st->type != FC_TYPE_FLOAT && st->type != FC_TYPE_INT64) ||
-            st->offset + st->elems * type_size(st->type) > c->states_size) {
+            st->offset + st->elems * fc_type_size(st->type) > c->states_size) {
             fc_msg m = arg_error(err, FC_ERR_ARG);
             fc_msg_str(&m, "segment batcher: state '");
             fc_msg_str(&m, st->name);
@@ -139,7 +131,8 @@ int fc_seg_init(fc_segmenter *s, const fc_seg_config *cfg, const fc_seg_mem *mem
     for (i = 0; i < cfg->seq->ncontext; i++) {
         const fc_field_desc *f = &cfg->seq->context[i];
         if (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN)
-            return config_error(err, "segment batcher: a context feature is not FixedLen or VarLen");
+            return config_error(err,
+                                "segment batcher: a context feature is not FixedLen or VarLen");
         if ((out->context[i].values == NULL && per_entry(f->kind, f->elems, f->max) > 0) ||
             (f->kind == FC_KIND_VARLEN && out->context[i].counts == NULL))
             return config_error(err, "segment batcher: a context output array is missing");
@@ -229,7 +222,7 @@ size_t fc_seg_init_block(fc_segmenter *s, const fc_seg_config *cfg, void *mem, s
         for (i = 0; i < cfg->seq->ncontext; i++) {
             const fc_field_desc *f = &cfg->seq->context[i];
             size_t per = per_entry(f->kind, f->elems, f->max);
-            void *v = carve(&c, type_size(f->type) * per, b);
+            void *v = carve(&c, fc_type_size(f->type) * per, b);
             size_t *n = f->kind == FC_KIND_VARLEN ? (size_t *)carve(&c, sizeof(size_t), b) : NULL;
             if (c.base != NULL) {
                 o.context[i].values = v;
@@ -239,7 +232,7 @@ size_t fc_seg_init_block(fc_segmenter *s, const fc_seg_config *cfg, void *mem, s
         for (i = 0; i < cfg->seq->nlists; i++) {
             const fc_list_desc *l = &cfg->seq->lists[i];
             size_t per = per_entry(l->kind, l->elems, l->max);
-            void *v = carve(&c, type_size(l->type) * per, b * u);
+            void *v = carve(&c, fc_type_size(l->type) * per, b * u);
             size_t *n = l->kind == FC_KIND_VARLEN ? (size_t *)carve(&c, sizeof(size_t), b * u)
                                                   : NULL;
             if (c.base != NULL) {
@@ -248,7 +241,7 @@ size_t fc_seg_init_block(fc_segmenter *s, const fc_seg_config *cfg, void *mem, s
             }
         }
         for (i = 0; i < cfg->nstates; i++) {
-            void *v = carve(&c, type_size(cfg->states[i].type) * cfg->states[i].elems, b);
+            void *v = carve(&c, fc_type_size(cfg->states[i].type) * cfg->states[i].elems, b);
             if (c.base != NULL)
                 o.states[i] = v;
         }
@@ -284,13 +277,6 @@ static unsigned char *slot_example(const fc_segmenter *s, size_t slot)
 static unsigned char *slot_states(const fc_segmenter *s, size_t slot)
 {
     return (unsigned char *)s->mem.states + slot * s->cfg.states_size;
-}
-
-static size_t get_size(const void *base, size_t offset)
-{
-    size_t v;
-    memcpy(&v, (const unsigned char *)base + offset, sizeof v);
-    return v;
 }
 
 static void msg_key(fc_msg *m, const void *key, size_t len)
@@ -335,14 +321,15 @@ static size_t segment_key(char *dst, size_t seq, size_t count, const char *key, 
  * struct is the caller's; its counts index our copies), the lists' lengths
  * (TensorFlow's _padding / pad=False rules), the length argument.  On
  * success *padded and *length are set. */
-static int check_example(const fc_segmenter *s, const void *ex, const void *key, size_t key_len,
-                         size_t *length, size_t *padded, fc_error *err)
+static int check_example(const fc_segmenter *s, const void *example, const void *key,
+                         size_t key_len, size_t *length, size_t *padded, fc_error *err)
 {
+    const unsigned char *ex = (const unsigned char *)example;
     const fc_seq_desc *sd = s->cfg.seq;
     size_t u = s->cfg.num_unroll, i, t, frames = 0, p;
     for (i = 0; i < sd->ncontext; i++) {
         const fc_field_desc *f = &sd->context[i];
-        if (f->kind == FC_KIND_VARLEN && get_size(ex, f->count_offset) > f->max) {
+        if (f->kind == FC_KIND_VARLEN && fc_load_size(ex + f->count_offset) > f->max) {
             fc_msg m = arg_error(err, FC_ERR_ARG);
             fc_msg_str(&m, "example ");
             msg_key(&m, key, key_len);
@@ -354,11 +341,11 @@ static int check_example(const fc_segmenter *s, const void *ex, const void *key,
     }
     for (i = 0; i < sd->nlists; i++) {
         const fc_list_desc *l = &sd->lists[i];
-        size_t n = get_size(ex, l->frames_offset);
+        size_t n = fc_load_size(ex + l->frames_offset);
         int bad = n > l->max_frames;
         if (!bad && l->kind == FC_KIND_VARLEN)
             for (t = 0; t < n; t++)
-                if (get_size(ex, l->count_offset + t * sizeof(size_t)) > l->max)
+                if (fc_load_size(ex + l->count_offset + t * sizeof(size_t)) > l->max)
                     bad = 1;
         if (bad) {
             fc_msg m = arg_error(err, FC_ERR_ARG);
@@ -386,13 +373,13 @@ static int check_example(const fc_segmenter *s, const void *ex, const void *key,
             frames = n;
     }
     for (i = 1; i < sd->nlists; i++) {
-        if (get_size(ex, sd->lists[i].frames_offset) != frames) {
+        if (fc_load_size(ex + sd->lists[i].frames_offset) != frames) {
             fc_msg m = arg_error(err, FC_ERR_ARG);
             fc_msg_str(&m, "All sequence lengths must match, but received lengths: [");
             for (t = 0; t < sd->nlists; t++) {
                 if (t > 0)
                     fc_msg_str(&m, " ");
-                fc_msg_u64(&m, get_size(ex, sd->lists[t].frames_offset));
+                fc_msg_u64(&m, fc_load_size(ex + sd->lists[t].frames_offset));
             }
             fc_msg_str(&m, "] (example ");
             msg_key(&m, key, key_len);
@@ -403,7 +390,7 @@ static int check_example(const fc_segmenter *s, const void *ex, const void *key,
             fc_msg_str(&m, " frames, ");
             fc_msg_mem(&m, sd->lists[i].key, sd->lists[i].key_len);
             fc_msg_str(&m, " has ");
-            fc_msg_u64(&m, get_size(ex, sd->lists[i].frames_offset));
+            fc_msg_u64(&m, fc_load_size(ex + sd->lists[i].frames_offset));
             fc_msg_str(&m, ")");
             return FC_ERR_ARG;
         }
@@ -592,13 +579,13 @@ static void copy_context(const fc_segmenter *s, size_t i, const unsigned char *e
     size_t f;
     for (f = 0; f < sd->ncontext; f++) {
         const fc_field_desc *d = &sd->context[f];
-        size_t ts = type_size(d->type);
+        size_t ts = fc_type_size(d->type);
         unsigned char *dst = (unsigned char *)s->out.context[f].values;
         if (per_entry(d->kind, d->elems, d->max) == 0) {
             if (d->kind == FC_KIND_VARLEN)
                 s->out.context[f].counts[i] = 0;
         } else if (d->kind == FC_KIND_VARLEN) {
-            size_t n = get_size(ex, d->count_offset);
+            size_t n = fc_load_size(ex + d->count_offset);
             dst += i * d->max * ts;
             if (n > 0)
                 memcpy(dst, ex + d->value_offset, n * ts);
@@ -616,7 +603,7 @@ static void copy_lists(const fc_segmenter *s, size_t i, const unsigned char *ex,
     size_t u = s->cfg.num_unroll, j, t;
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
-        size_t ts = type_size(l->type), frames = get_size(ex, l->frames_offset);
+        size_t ts = fc_type_size(l->type), frames = fc_load_size(ex + l->frames_offset);
         size_t per = per_entry(l->kind, l->elems, l->max) * ts;
         unsigned char *dst = (unsigned char *)s->out.lists[j].values;
         if (per == 0) {
@@ -629,8 +616,9 @@ static void copy_lists(const fc_segmenter *s, size_t i, const unsigned char *ex,
         for (t = 0; t < u; t++, dst += per) {
             size_t f = seq * u + t, n = 0;
             if (f < frames) {
-                n = l->kind == FC_KIND_VARLEN ? get_size(ex, l->count_offset + f * sizeof(size_t))
-                                              : l->elems;
+                n = l->kind == FC_KIND_VARLEN
+                        ? fc_load_size(ex + l->count_offset + f * sizeof(size_t))
+                        : l->elems;
                 if (n > 0)
                     memcpy(dst, ex + l->value_offset + f * per, n * ts);
             }
@@ -738,7 +726,7 @@ int fc_seg_next(fc_segmenter *s, fc_error *err)
         copy_lists(s, i, ex, sl->sequence);
         for (j = 0; j < s->cfg.nstates; j++) {
             const fc_state_desc *d = &s->cfg.states[j];
-            size_t bytes = d->elems * type_size(d->type);
+            size_t bytes = d->elems * fc_type_size(d->type);
             memcpy((unsigned char *)s->out.states[j] + i * bytes, st + d->offset, bytes);
         }
         sl->phase = sl->sequence + 1u < sl->count ? PHASE_TAKEN : PHASE_FINISHING;
@@ -797,7 +785,7 @@ int fc_seg_save_state(fc_segmenter *s, size_t state, const void *values, fc_erro
     }
     if (values == NULL && s->out.size > 0)
         return config_error(err, "segment batcher: state values are NULL");
-    bytes = d->elems * type_size(d->type);
+    bytes = d->elems * fc_type_size(d->type);
     for (i = 0; i < s->out.size; i++) {
         size_t slot = s->out.slot[i];
         if (s->mem.slots[slot].phase == PHASE_TAKEN)

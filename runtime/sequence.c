@@ -132,12 +132,6 @@ static int scan(const fc_seq_desc *sd, const uint8_t *base, size_t len, fc_featu
 
 /* ------------------------------------------------------------ decoding */
 
-static size_t elem_size(fc_type t)
-{
-    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
-                                                                     : sizeof(int64_t);
-}
-
 static int decode_list(fc_type t, const fc_feature_ref *r, void *dst, size_t cap, size_t *count,
                        fc_ex_detail *d)
 {
@@ -245,7 +239,7 @@ static frame_problem walk_next(frame_walk *w, const fc_list_desc *l, void *dst, 
 static void *frame_values(const fc_list_desc *l, unsigned char *msg, size_t t)
 {
     size_t per = l->kind == FC_KIND_FIXED ? l->elems : l->max;
-    return msg + l->value_offset + t * per * elem_size(l->type);
+    return msg + l->value_offset + t * per * fc_type_size(l->type);
 }
 
 static void set_bit(uint32_t *present, size_t i)
@@ -684,7 +678,7 @@ int fc_seq_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len,
             if (f->default_value == NULL)
                 goto slow; /* required */
             if (f->elems > 0)
-                memcpy(msg + f->value_offset, f->default_value, f->elems * elem_size(f->type));
+                memcpy(msg + f->value_offset, f->default_value, f->elems * fc_type_size(f->type));
         }
         if (f->kind == FC_KIND_VARLEN)
             *(size_t *)(void *)(msg + f->count_offset) = n;

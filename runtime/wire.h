@@ -1,10 +1,30 @@
-/* Wire-format helpers shared by example.c and sequence.c (not installed).
- * See example.c for the security model: every length is checked against the
- * bytes that remain before it is used. */
+/* Helpers shared by the runtime's sources (not installed): the wire format
+ * for example.c and sequence.c, and access to generated structs for every
+ * file that walks one through its descriptor.  See example.c for the
+ * security model: every length is checked against the bytes that remain
+ * before it is used. */
 #ifndef FEATC_WIRE_H
 #define FEATC_WIRE_H
 
+#include <string.h>
+
 #include "featc/fc_example.h"
+
+/* Bytes of one value of type t in a generated struct. */
+static inline size_t fc_type_size(fc_type t)
+{
+    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
+                                                                     : sizeof(int64_t);
+}
+
+/* The size_t member of a generated struct at p (a count or frame count),
+ * read without assuming p's alignment. */
+static inline size_t fc_load_size(const void *p)
+{
+    size_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
 
 #define FC_TAG_LEN1 0x0Au   /* field 1, length-delimited */
 #define FC_TAG_LEN2 0x12u   /* field 2, length-delimited */
