@@ -21,16 +21,16 @@ void fc_seg_mt_destroy(fc_seg_mt *mt)
     pthread_mutex_destroy(&mt->lock);
 }
 
-/* Runs one insert (record != NULL: from a record) until it does not say
- * FC_AGAIN. */
-static int insert(fc_seg_mt *mt, const void *key, size_t key_len, const void *example,
-                  const void *record, size_t len, size_t length, const void *initial,
-                  fc_error *err)
+/* Runs one insert (from_record: fc_seg_insert_record with record/len,
+ * else fc_seg_insert with example) until it does not say FC_AGAIN. */
+static int insert(fc_seg_mt *mt, int from_record, const void *key, size_t key_len,
+                  const void *example, const void *record, size_t len, size_t length,
+                  const void *initial, fc_error *err)
 {
     int rc;
     pthread_mutex_lock(&mt->lock);
     for (;;) {
-        rc = record != NULL || example == NULL
+        rc = from_record
                  ? fc_seg_insert_record(mt->seg, key, key_len, record, len, length, initial, err)
                  : fc_seg_insert(mt->seg, key, key_len, example, length, initial, err);
         if (rc != FC_AGAIN)
@@ -46,15 +46,13 @@ static int insert(fc_seg_mt *mt, const void *key, size_t key_len, const void *ex
 int fc_seg_mt_insert(fc_seg_mt *mt, const void *key, size_t key_len, const void *example,
                      size_t length, const void *initial, fc_error *err)
 {
-    if (example == NULL)
-        return fc_seg_insert(mt->seg, key, key_len, example, length, initial, err);
-    return insert(mt, key, key_len, example, NULL, 0, length, initial, err);
+    return insert(mt, 0, key, key_len, example, NULL, 0, length, initial, err);
 }
 
 int fc_seg_mt_insert_record(fc_seg_mt *mt, const void *key, size_t key_len, const void *record,
                             size_t len, size_t length, const void *initial, fc_error *err)
 {
-    return insert(mt, key, key_len, NULL, record, len, length, initial, err);
+    return insert(mt, 1, key, key_len, NULL, record, len, length, initial, err);
 }
 
 void fc_seg_mt_close(fc_seg_mt *mt)
