@@ -93,36 +93,31 @@ static void make_example(seg_clip *m, unsigned e, size_t n)
     }
 }
 
+/* A bytes_list Feature of n views. */
+static void f_views(wbuf *f, const fc_bytes *v, size_t n)
+{
+    wbuf list;
+    size_t k;
+    list.n = f->n = 0;
+    for (k = 0; k < n; k++)
+        w_len(&list, 0x0A, v[k].data, v[k].size);
+    w_len(f, 0x0A, list.b, list.n);
+}
+
 /* The record of a struct (every feature written; label left out when it
  * equals the default, to exercise the default path). */
 static size_t serialize(const seg_clip *m, wbuf *out)
 {
     static wbuf ctx, lists, fl, f;
-    const char *v[8];
-    size_t t, k;
+    size_t t;
     ctx.n = lists.n = out->n = 0;
-    v[0] = (const char *)m->id.data;
-    f.n = 0;
-    {
-        wbuf list;
-        list.n = 0;
-        w_len(&list, 0x0A, m->id.data, m->id.size);
-        w_len(&f, 0x0A, list.b, list.n);
-    }
+    f_views(&f, &m->id, 1);
     w_entry(&ctx, "id", &f);
     if (m->label != 7)
         w_entry_int64(&ctx, "label", &m->label, 1);
-    {
-        wbuf list;
-        list.n = 0;
-        f.n = 0;
-        for (k = 0; k < m->tags_count; k++)
-            w_len(&list, 0x0A, m->tags[k].data, m->tags[k].size);
-        w_len(&f, 0x0A, list.b, list.n);
-        w_entry(&ctx, "tags", &f);
-    }
+    f_views(&f, m->tags, m->tags_count);
+    w_entry(&ctx, "tags", &f);
     w_entry_float(&ctx, "emb", &m->emb[0][0], 4);
-    (void)v;
     fl.n = 0;
     for (t = 0; t < m->x_frames; t++) {
         f.n = 0;
@@ -139,12 +134,7 @@ static size_t serialize(const seg_clip *m, wbuf *out)
     w_entry(&lists, "w", &fl);
     fl.n = 0;
     for (t = 0; t < m->toks_frames; t++) {
-        wbuf list;
-        list.n = 0;
-        f.n = 0;
-        for (k = 0; k < m->toks_count[t]; k++)
-            w_len(&list, 0x0A, m->toks[t][k].data, m->toks[t][k].size);
-        w_len(&f, 0x0A, list.b, list.n);
+        f_views(&f, m->toks[t], m->toks_count[t]);
         w_len(&fl, 0x0A, f.b, f.n);
     }
     w_entry(&lists, "toks", &fl);
