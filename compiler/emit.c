@@ -259,22 +259,35 @@ typedef struct msg_parts {
     sbuf finish;
 } msg_parts;
 
-static void part_free(msg_parts *mp)
+/* The text buffers one emitter fills, listed by a NAME_bufs function: freed
+ * together, and failed if any of them failed. */
+#define MAX_PARTS 16
+
+static void parts_free(sbuf *const *all, size_t n)
 {
-    sbuf *all[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
-                   &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing,
-                   &mp->batch,  &mp->finish};
     size_t i;
-    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+    for (i = 0; i < n; i++)
         free(all[i]->s);
 }
 
-static int part_failed(const msg_parts *mp)
+static int parts_failed(sbuf *const *all, size_t n)
 {
-    return mp->enm.failed || mp->constants.failed || mp->members.failed ||
-           mp->defaults.failed || mp->descs.failed || mp->order.failed || mp->lookup.failed ||
-           mp->init.failed || mp->decode.failed || mp->missing.failed || mp->batch.failed ||
-           mp->finish.failed;
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (all[i]->failed)
+            return 1;
+    return 0;
+}
+
+static size_t msg_bufs(msg_parts *mp, sbuf **all)
+{
+    sbuf *list[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
+                    &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing,
+                    &mp->batch,  &mp->finish};
+    size_t i, n = sizeof list / sizeof list[0];
+    for (i = 0; i < n; i++)
+        all[i] = list[i];
+    return n;
 }
 
 static const char *str_or_empty(const sbuf *b)
@@ -614,10 +627,12 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
 static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbuf *src)
 {
     msg_parts mp;
-    size_t i;
+    sbuf *bufs[MAX_PARTS];
+    size_t i, nbufs;
     char count[32], words[32];
     int ok;
     memset(&mp, 0, sizeof mp);
+    nbufs = msg_bufs(&mp, bufs);
     (void)s;
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
@@ -725,14 +740,14 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
     if (mp.missing.s == NULL)
         sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
     if (!emit_lookup(&mp.lookup, m->features, m->nfeatures, "")) {
-        part_free(&mp);
+        parts_free(bufs, nbufs);
         return 0;
     }
     if (mp.init.s == NULL)
         sb_str(&mp.init, "");
     snprintf(count, sizeof count, "%zu", m->nfeatures);
     snprintf(words, sizeof words, "%zu", (m->nfeatures + 31) / 32);
-    ok = !part_failed(&mp);
+    ok = !parts_failed(bufs, nbufs);
     if (ok) {
         subst subs[] = {
             {"NAME", m->name},
@@ -756,7 +771,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         expand(hdr, featc_template_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_message_c, subs, sizeof subs / sizeof subs[0]);
     }
-    part_free(&mp);
+    parts_free(bufs, nbufs);
     return ok;
 }
 
@@ -874,7 +889,6 @@ typedef struct seq_parts {
     sbuf cref, corder_ref, lref, lorder_ref, batch;
 } seq_parts;
 
-/* Every buffer of sp, for freeing and failure checks. */
 static size_t seq_bufs(seq_parts *sp, sbuf **all)
 {
     sbuf *list[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
@@ -886,32 +900,16 @@ static size_t seq_bufs(seq_parts *sp, sbuf **all)
     return n;
 }
 
-static void seq_free(seq_parts *sp)
-{
-    sbuf *all[16];
-    size_t i, n = seq_bufs(sp, all);
-    for (i = 0; i < n; i++)
-        free(all[i]->s);
-}
-
-static int seq_failed(seq_parts *sp)
-{
-    sbuf *all[16];
-    size_t i, n = seq_bufs(sp, all);
-    for (i = 0; i < n; i++)
-        if (all[i]->failed)
-            return 1;
-    return 0;
-}
 
 static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
 {
     seq_parts sp;
-    sbuf minus = {NULL, 0, 0, 0};
-    size_t i, total = m->nfeatures + m->nlists;
+    sbuf minus = {NULL, 0, 0, 0}, *bufs[MAX_PARTS];
+    size_t i, nbufs, total = m->nfeatures + m->nlists;
     char count[32], ccount[32], lcount[32], words[32];
     int ok;
     memset(&sp, 0, sizeof sp);
+    nbufs = seq_bufs(&sp, bufs);
     for (i = 0; i < total; i++) {
         const schema_feature *f = i < m->nfeatures ? &m->features[i] : &m->lists[i - m->nfeatures];
         sb_printf(&sp.enm, "    %s = %zu%s\n", f->macro, i, i + 1 < total ? "," : "");
@@ -948,7 +946,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
     if (minus.failed || !emit_lookup(&sp.clookup, m->features, m->nfeatures, "") ||
         !emit_lookup(&sp.llookup, m->lists, m->nlists, minus.s)) {
         free(minus.s);
-        seq_free(&sp);
+        parts_free(bufs, nbufs);
         return 0;
     }
     free(minus.s);
@@ -960,7 +958,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
     snprintf(ccount, sizeof ccount, "%zu", m->nfeatures);
     snprintf(lcount, sizeof lcount, "%zu", m->nlists);
     snprintf(words, sizeof words, "%zu", (total + 31) / 32);
-    ok = !seq_failed(&sp);
+    ok = !parts_failed(bufs, nbufs);
     if (ok) {
         subst subs[] = {
             {"NAME", m->name},
@@ -989,7 +987,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
         expand(hdr, featc_template_seq_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_seq_message_c, subs, sizeof subs / sizeof subs[0]);
     }
-    seq_free(&sp);
+    parts_free(bufs, nbufs);
     return ok;
 }
 
@@ -1028,25 +1026,29 @@ typedef struct seg_parts {
         state_bind;
 } seg_parts;
 
+static size_t seg_bufs(seg_parts *sp, sbuf **all)
+{
+    sbuf *list[] = {&sp->state_enum,    &sp->state_constants, &sp->state_members,
+                    &sp->batch_members, &sp->state_batch,     &sp->records_member,
+                    &sp->records_bind,  &sp->bind,            &sp->insert_decl,
+                    &sp->insert_def,    &sp->save_decls,      &sp->save_defs,
+                    &sp->state_descs,   &sp->state_bind};
+    size_t i, n = sizeof list / sizeof list[0];
+    for (i = 0; i < n; i++)
+        all[i] = list[i];
+    return n;
+}
+
 static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
 {
     seg_parts sp;
-    sbuf *all[14];
-    size_t i, nall;
+    sbuf *bufs[MAX_PARTS];
+    size_t i, nbufs;
     unsigned r;
     char num[6][32];
-    int ok = 1;
+    int ok;
     memset(&sp, 0, sizeof sp);
-    {
-        sbuf *list[] = {&sp.state_enum,    &sp.state_constants, &sp.state_members,
-                        &sp.batch_members, &sp.state_batch,     &sp.records_member,
-                        &sp.records_bind,  &sp.bind,            &sp.insert_decl,
-                        &sp.insert_def,    &sp.save_decls,      &sp.save_defs,
-                        &sp.state_descs,   &sp.state_bind};
-        nall = sizeof list / sizeof list[0];
-        for (i = 0; i < nall; i++)
-            all[i] = list[i];
-    }
+    nbufs = seg_bufs(&sp, bufs);
     for (i = 0; i < m->nstates; i++) {
         const struct schema_state *st = &m->states[i];
         const char *ct = c_elem_type(st->type);
@@ -1162,9 +1164,7 @@ static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
     snprintf(num[3], sizeof num[3], "%zu", m->key_max);
     snprintf(num[4], sizeof num[4], "%zu", m->record_max);
     snprintf(num[5], sizeof num[5], "%zu", m->nstates);
-    for (i = 0; i < nall; i++)
-        if (all[i]->failed)
-            ok = 0;
+    ok = !parts_failed(bufs, nbufs);
     if (ok) {
         subst subs[] = {
             {"NAME", m->name},
@@ -1195,8 +1195,7 @@ static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
         expand(hdr, featc_template_segments_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_segments_c, subs, sizeof subs / sizeof subs[0]);
     }
-    for (i = 0; i < nall; i++)
-        free(all[i]->s);
+    parts_free(bufs, nbufs);
     return ok;
 }
 
