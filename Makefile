@@ -17,11 +17,15 @@ CC ?= cc
 CLANG ?= clang
 CFLAGS ?= -O2 -g
 FUZZ_SECONDS ?= 60
+# Debian's python3 (the one python3-protobuf installs into), even when
+# another python3 comes first in PATH.
+PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+export PYTHON
 # The corpus of real TFRecord files, beside the repository (not copied into it).
 CORPUS ?= $(abspath ../shared/corpus)
 
 DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
-           clang libclang-rt-dev python3 gzip pkg-config
+           clang libclang-rt-dev python3 python3-protobuf gzip pkg-config
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -30,7 +34,7 @@ CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFL
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c runtime/batch.c \
-              runtime/segment.c runtime/segment_mt.c runtime/hash.c
+              runtime/segment.c runtime/segment_mt.c runtime/hash.c runtime/serialize.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/input.c runtime/driver.c
 FALLBACK_SRC = runtime/fallback.c
@@ -54,7 +58,7 @@ LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
 UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch \
-             test_segment
+             test_segment test_serialize
 EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
@@ -184,6 +188,18 @@ $(BUILD)/asan/test_sequence: tests/unit/test_sequence.c tests/unit/wire.h $(GEN_
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
 	    $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(LIBS_Z) -lm
+
+$(BUILD)/tests/test_serialize: tests/unit/test_serialize.c tests/unit/harness.h \
+                               $(GEN_TESTS)/semantics.c $(GEN_TESTS)/seqsem.c $(BUILD)/libfeatc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/semantics.c \
+	    $(GEN_TESTS)/seqsem.c $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+
+$(BUILD)/asan/test_serialize: tests/unit/test_serialize.c $(GEN_TESTS)/semantics.c \
+                              $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
+	    $(GEN_TESTS)/semantics.c $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(LIBS_Z) -lm
 
 $(BUILD)/tests/test_batch: tests/unit/test_batch.c tests/unit/wire.h tests/unit/harness.h \
                            $(GEN_TESTS)/batch.c $(BUILD)/libfeatc.a

@@ -7,6 +7,7 @@
 
 #include <featc/fc_example.h>
 #include <featc/fc_batch.h>
+#include <featc/fc_serialize.h>
 @@SEQ_INCLUDE@@
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != @@VERSION_NUMBER@@

@@ -86,3 +86,21 @@ size_t @@TYPE@@_batch_bind(fc_column columns[@@UPPER@@_FIELD_COUNT], size_t b, u
 {
     return fc_batch_bind(&@@TYPE@@_desc, columns, b, forms, mem, size);
 }
+
+size_t @@TYPE@@_encoded_size(const @@TYPE@@ *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&@@TYPE@@_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int @@TYPE@@_serialize(const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&@@TYPE@@_desc, m, flags, buf, cap, len, err);
+}
+
+int @@TYPE@@_write(fc_writer *w, const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &@@TYPE@@_desc, m, flags, buf, cap, err);
+}

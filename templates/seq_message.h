@@ -61,3 +61,23 @@ size_t @@TYPE@@_batch_bind(fc_column columns[@@UPPER@@_FIELD_COUNT], size_t b, u
     void *mem, size_t size);
 #define @@UPPER@@_BATCH_BYTES(b) \
     (FC_BATCH_ALIGN - 1u@@BATCH_BYTES@@)
+
+/* Writing: protobuf's deterministic serialization of the tf.train.SequenceExample
+ * *m describes (see <featc/fc_serialize.h> for which features are written;
+ * flags: FC_OMIT_DEFAULTS or FC_WRITE_DEFAULTS).  _encoded_size gives the
+ * exact size, or 0 if *m breaks a bound (_serialize says which).
+ * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
+ * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
+ * to w as one TFRecord.  Nothing allocates. */
+size_t @@TYPE@@_encoded_size(const @@TYPE@@ *m, unsigned flags);
+int @@TYPE@@_serialize(const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err);
+int @@TYPE@@_write(fc_writer *w, const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err);
+
+/* Marks context feature or feature list f present: written even when empty or at its
+ * default. */
+static inline void @@TYPE@@_set_present(@@TYPE@@ *m, enum @@TYPE@@_field f)
+{
+    fc_bit_set(m->present, (unsigned)f);
+}

@@ -7,6 +7,7 @@
  *   fc_sequence.h the tf.train.SequenceExample wire format
  *   fc_hash.h     TensorFlow's string fingerprint and hash buckets
  *   fc_batch.h    batches of records as tensors (parse_example layouts)
+ *   fc_serialize.h generated structs back to Example and SequenceExample bytes
  *   fc_segment.h  the segment batcher with saved states (SequenceQueueingStateSaver)
  *
  * The protobuf-c fallback decoder (fc_fallback.h) is separate: it needs
@@ -22,6 +23,7 @@
 #include "fc_sequence.h"
 #include "fc_hash.h"
 #include "fc_batch.h"
+#include "fc_serialize.h"
 #include "fc_segment.h"
 
 #endif /* FEATC_FC_H */

@@ -201,6 +201,11 @@ static inline int fc_bit_get(const uint32_t *words, unsigned i)
     return (int)((words[i / 32u] >> (i % 32u)) & 1u);
 }
 
+static inline void fc_bit_set(uint32_t *words, unsigned i)
+{
+    words[i / 32u] |= (uint32_t)1u << (i % 32u);
+}
+
 /* Builds the error of a record that failed the fast path: visits the failing
  * candidates as TensorFlow would (map entries from the last to the first),
  * so that the message is the one TensorFlow reports, plus key, offset and

@@ -25,6 +25,8 @@ static unsigned char *msg_a, *msg_b;
 static char json_a[1 << 20], json_b[1 << 20];
 static long passed, failed;
 
+static void roundtrip(const unsigned char *x, const char *where);
+
 static void compare(const void *data, size_t len, const char *where)
 {
     fc_error err;
@@ -61,6 +63,8 @@ static void compare(const void *data, size_t len, const char *where)
             return;
         }
     }
+    if (ra == FC_OK)
+        roundtrip(msg_a, where);
     passed++;
 }
 
@@ -76,6 +80,35 @@ static unsigned long long rnd(void)
 }
 
 #include "random_record.h"
+#include "roundtrip.h"
+
+/* The serializer on every accepted record: with FC_OMIT_DEFAULTS, and on
+ * every fifth also with FC_WRITE_DEFAULTS (roundtrip.h). */
+static void roundtrip(const unsigned char *x, const char *where)
+{
+    static unsigned long n;
+    rt_example(md, x, FC_OMIT_DEFAULTS, where);
+    if (n++ % 5 == 0)
+        rt_example(md, x, FC_WRITE_DEFAULTS, where);
+}
+
+/* COUNT / 4 random structs, filled directly (roundtrip.h). */
+static void random_structs(long count)
+{
+    long i;
+    unsigned char *x = (unsigned char *)calloc(1, md->size);
+    if (x == NULL) {
+        rt_fail("random structs", "out of memory", "");
+        return;
+    }
+    for (i = 0; i < count; i++) {
+        char where[64];
+        snprintf(where, sizeof where, "random struct %ld", i);
+        rt_random_example(md, x);
+        rt_example(md, x, rt_below(3) == 0 ? FC_WRITE_DEFAULTS : FC_OMIT_DEFAULTS, where);
+    }
+    free(x);
+}
 
 static void gen_record(wbuf *ex)
 {
@@ -98,9 +131,14 @@ int main(int argc, char **argv)
         return 64;
     name = argv[2];
     failed += bad;
+    if (strcmp(argv[1], "random") == 0)
+        random_structs(atol(argv[4]) / 4);
+    if (rt_out != NULL)
+        fclose(rt_out);
+    printf("roundtrip-%s: %ld passed, %ld failed\n", name, rt_passed, rt_failed);
     bc_finish(name);
     printf("%s: %ld passed, %ld failed\n", name, passed, failed);
     free(msg_a);
     free(msg_b);
-    return failed == 0 && bc_failed == 0 ? 0 : 1;
+    return failed == 0 && bc_failed == 0 && rt_failed == 0 ? 0 : 1;
 }

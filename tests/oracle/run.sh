@@ -10,7 +10,26 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$build/oracle
 mkdir -p "$out"
 CC=${CC:-cc}
+PY=${PYTHON:-python3}
 rc=0
+canon=""   # KIND:FILE of the records the serializers wrote, for canonical.py
+rt_p=0 rt_f=0
+
+# sum_roundtrip LINES: adds a "roundtrip-NAME: N passed, M failed" line to rt_p/rt_f.
+sum_roundtrip() {
+    p=$(echo "$1" | sed -n 's/^roundtrip-.*: \([0-9]*\) passed.*/\1/p')
+    f=$(echo "$1" | sed -n 's/^roundtrip-.*passed, \([0-9]*\) failed/\1/p')
+    rt_p=$((rt_p + ${p:-0})); rt_f=$((rt_f + ${f:-1}))
+}
+
+# kind_of SPEC: example or sequence, by its first message
+kind_of() {
+    if sed -n 's/^\(sequence_example\|example\) .*/\1/p' "$1" | head -1 | grep -q sequence; then
+        echo sequence
+    else
+        echo example
+    fi
+}
 
 # build_check SPEC DIR: compiles SPEC and a checker for its first message:
 # check.c for an example, seq_check.c for a sequence_example.
@@ -49,7 +68,11 @@ if [ "$mode" = corpus ]; then
         set --
         for f in $files; do set -- "$@" "$corpus/$f"; done
         build_check "$root/specs/$spec.feat" "$out/corpus-$spec" || { echo "corpus-$spec: 0 passed, 1 failed"; rc=1; continue; }
-        "$out/corpus-$spec/check" corpus "corpus-$spec" "$@" || rc=1
+        lines=$(FEATC_RT_OUT="$out/corpus-$spec/serialized.tfrecord" \
+            "$out/corpus-$spec/check" corpus "corpus-$spec" "$@") || rc=1
+        echo "$lines" | grep -v '^roundtrip-'
+        sum_roundtrip "$(echo "$lines" | grep '^roundtrip-')"
+        canon="$canon $(kind_of "$root/specs/$spec.feat"):$out/corpus-$spec/serialized.tfrecord"
         # the generated JSON driver (built by make as build/specs/SPEC) vs featc cat
         python3 "$root/tests/oracle/driver_vs_cat.py" "driver-$spec" "$featc" "$build/specs/$spec" \
             "$root/specs/$spec.feat" "$@" || rc=1
@@ -57,6 +80,11 @@ if [ "$mode" = corpus ]; then
         python3 "$root/tests/oracle/driver_batch.py" "driver-batch-$spec" "$build/specs/$spec" \
             "$root/specs/$spec.feat" "$@" || rc=1
     done
+    # the serializers on every corpus record: round trip, then protobuf's bytes
+    echo "roundtrip-corpus: $rt_p passed, $rt_f failed"
+    [ "$rt_f" -eq 0 ] || rc=1
+    # shellcheck disable=SC2086
+    $PY "$root/tests/oracle/canonical.py" serialize-canonical-corpus $canon || rc=1
     exit $rc
 fi
 
@@ -71,7 +99,10 @@ for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat
     if ! build_check "$spec" "$dir" >"$dir.log" 2>&1; then
         echo "FAIL $name: does not compile"; cat "$dir.log"; total_f=$((total_f + 1)); continue
     fi
-    lines=$("$dir/check" random "$name" "${SEED:-1}" "$count" 2>"$dir.err")
+    lines=$(FEATC_RT_OUT="$dir/serialized.tfrecord" "$dir/check" random "$name" "${SEED:-1}" "$count" 2>"$dir.err")
+    sum_roundtrip "$(echo "$lines" | grep '^roundtrip-')"
+    canon="$canon $(kind_of "$spec"):$dir/serialized.tfrecord"
+    lines=$(echo "$lines" | grep -v '^roundtrip-')
     line=$(echo "$lines" | grep -v '^batch-')
     bline=$(echo "$lines" | grep '^batch-')
     bp=$(echo "$bline" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
@@ -85,9 +116,14 @@ for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat
     else
         total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))
     fi
-    if [ "${f:-1}" -ne 0 ] || [ "${bf:-1}" -ne 0 ]; then echo "FAIL $name:"; head -20 "$dir.err"; fi
+    if [ "${f:-1}" -ne 0 ] || [ "${bf:-1}" -ne 0 ] || grep -q 'serializer:' "$dir.err"; then
+        echo "FAIL $name:"; head -20 "$dir.err"
+    fi
 done
 echo "differential: $total_p passed, $total_f failed"
 echo "differential-sequence: $seq_p passed, $seq_f failed"
 echo "differential-batch: $batch_p passed, $batch_f failed"
-[ $total_f -eq 0 ] && [ $seq_f -eq 0 ] && [ $batch_f -eq 0 ]
+echo "roundtrip-random: $rt_p passed, $rt_f failed"
+# shellcheck disable=SC2086
+$PY "$root/tests/oracle/canonical.py" serialize-canonical-random $canon || rt_f=$((rt_f + 1))
+[ $total_f -eq 0 ] && [ $seq_f -eq 0 ] && [ $batch_f -eq 0 ] && [ $rt_f -eq 0 ]

@@ -761,6 +761,127 @@ static void test_segmenter(void)
               "ok %zu again %zu refused %zu batches %zu", ok, again, refused, batches);
 }
 
+/* The generated serializers, armed from the map to the last write: every
+ * record of a corpus file parsed, serialized by the generated _serialize,
+ * parsed back, and appended by _write to a memory writer (plain, ZLIB,
+ * GZIP); then the refusals (a buffer too small, a count past its bound). */
+static unsigned char ser_buf[1u << 20];
+static unsigned char ser_out[24u << 20];
+
+static void serialize_corpus(const char *name, const char *what, void *msg, void *back,
+                             int (*parse)(void *, const void *, size_t, fc_error *),
+                             int (*ser)(const void *, void *, size_t, size_t *, fc_error *),
+                             int (*wr)(fc_writer *, const void *, void *, size_t, fc_error *),
+                             size_t expect)
+{
+    static const fc_compression comps[] = {FC_COMPRESSION_NONE, FC_COMPRESSION_ZLIB,
+                                           FC_COMPRESSION_GZIP};
+    fc_mapped_file m;
+    fc_reader r;
+    fc_record rec;
+    fc_error err;
+    fc_writer w[3];
+    fc_writer_options wo;
+    static unsigned char wwork[3][FC_DEFLATE_ARENA_SIZE];
+    fc_reader_options o = reader_opts(FC_COMPRESSION_AUTO, FC_CRC_VERIFY);
+    size_t n = 0, good = 0, len, k;
+    int s = FC_ERR_IO;
+    long allocs;
+    arm();
+    for (k = 0; k < 3; k++) {
+        memset(&wo, 0, sizeof wo);
+        wo.compression = comps[k];
+        wo.work = wwork[k];
+        wo.work_size = sizeof wwork[k];
+        CHECK(fc_writer_init_mem(&w[k], ser_out + k * (sizeof ser_out / 3), sizeof ser_out / 3,
+                                 &wo, NULL) == FC_OK);
+    }
+    if (fc_map_file(corpus_file(name), &m, NULL) == FC_OK) {
+        if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK)
+            while ((s = fc_reader_next(&r, &rec)) == FC_OK) {
+                n++;
+                if (parse(msg, rec.data, rec.length, &err) != FC_OK ||
+                    ser(msg, ser_buf, sizeof ser_buf, &len, &err) != FC_OK ||
+                    parse(back, ser_buf, len, &err) != FC_OK)
+                    continue;
+                for (k = 0; k < 3; k++)
+                    if (wr(&w[k], msg, ser_buf, sizeof ser_buf, &err) != FC_OK)
+                        break;
+                good += k == 3;
+            }
+        fc_unmap_file(&m);
+    }
+    for (k = 0; k < 3; k++)
+        CHECK(fc_writer_close(&w[k]) == FC_OK && fc_writer_records(&w[k]) == good);
+    allocs = disarm();
+    CHECK_MSG(allocs == 0, "%s via %s: %ld allocations", name, what, allocs);
+    CHECK_MSG(s == FC_END && n == expect && good == n, "%s via %s: %zu/%zu serialized, status %d",
+              name, what, good, n, s);
+}
+
+static int mnist_ser(const void *m, void *buf, size_t cap, size_t *len, fc_error *err)
+{
+    return mnist_digit_serialize((const mnist_digit *)m, FC_OMIT_DEFAULTS, buf, cap, len, err);
+}
+
+static int mnist_wr(fc_writer *w, const void *m, void *buf, size_t cap, fc_error *err)
+{
+    return mnist_digit_write(w, (const mnist_digit *)m, FC_WRITE_DEFAULTS, buf, cap, err);
+}
+
+static int taxi_ser(const void *m, void *buf, size_t cap, size_t *len, fc_error *err)
+{
+    return taxi_trip_serialize((const taxi_trip *)m, FC_OMIT_DEFAULTS, buf, cap, len, err);
+}
+
+static int taxi_wr(fc_writer *w, const void *m, void *buf, size_t cap, fc_error *err)
+{
+    return taxi_trip_write(w, (const taxi_trip *)m, FC_OMIT_DEFAULTS, buf, cap, err);
+}
+
+static int tfx_ser(const void *m, void *buf, size_t cap, size_t *len, fc_error *err)
+{
+    return tfx_sequence_record_serialize((const tfx_sequence_record *)m, FC_OMIT_DEFAULTS, buf,
+                                         cap, len, err);
+}
+
+static int tfx_wr(fc_writer *w, const void *m, void *buf, size_t cap, fc_error *err)
+{
+    return tfx_sequence_record_write(w, (const tfx_sequence_record *)m, FC_OMIT_DEFAULTS, buf,
+                                     cap, err);
+}
+
+static void test_serializers(void)
+{
+    static mnist_digit digit, digit2;
+    static taxi_trip trip, trip2;
+    static tfx_sequence_record tfx, tfx2;
+    fc_error err;
+    size_t len = 0, size;
+    long allocs;
+    serialize_corpus("tfx__mnist.tfrecord", "mnist_digit", &digit, &digit2, mnist_digit_desc.parse,
+                     mnist_ser, mnist_wr, 1000);
+    serialize_corpus("tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz",
+                     "taxi_trip", &trip, &trip2, taxi_trip_desc.parse, taxi_ser, taxi_wr, 424);
+    serialize_corpus("tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz",
+                     "tfx_sequence_record", &tfx, &tfx2, tfx_sequence_record_desc.parse, tfx_ser,
+                     tfx_wr, 4500);
+    /* refusals: one byte short, then a frame count past its bound */
+    arm();
+    size = tfx_sequence_record_encoded_size(&tfx, FC_OMIT_DEFAULTS);
+    CHECK(size > 0);
+    CHECK(tfx_sequence_record_serialize(&tfx, FC_OMIT_DEFAULTS, ser_buf, size - 1, &len, &err) ==
+              FC_ERR_NO_SPACE &&
+          len == size);
+    tfx.s_frames = TFX_SEQUENCE_RECORD_S_FRAMES_MAX + 1;
+    CHECK(tfx_sequence_record_encoded_size(&tfx, FC_OMIT_DEFAULTS) == 0);
+    CHECK(tfx_sequence_record_serialize(&tfx, FC_OMIT_DEFAULTS, ser_buf, sizeof ser_buf, &len,
+                                        &err) == FC_ERR_ARG);
+    allocs = disarm();
+    CHECK_MSG(allocs == 0, "%ld allocations", allocs);
+    CHECK_MSG(strstr(err.message, "more than its bound") != NULL, "%s", err.message);
+}
+
 int main(void)
 {
     if (getenv("FEATC_CORPUS") == NULL) {
@@ -780,5 +901,6 @@ int main(void)
     RUN(test_generated_batches);
     RUN(test_sparse_ragged_hash);
     RUN(test_segmenter);
+    RUN(test_serializers);
     return harness_report("nomalloc");
 }

@@ -129,6 +129,24 @@ size_t elman_clip_batch_bind(fc_column columns[ELMAN_CLIP_FIELD_COUNT], size_t b
     return fc_batch_bind_seq(&elman_clip_desc, columns, b, forms, mem, size);
 }
 
+size_t elman_clip_encoded_size(const elman_clip *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_seq_encoded_size(&elman_clip_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int elman_clip_serialize(const elman_clip *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_seq_serialize(&elman_clip_desc, m, flags, buf, cap, len, err);
+}
+
+int elman_clip_write(fc_writer *w, const elman_clip *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_seq_write(w, &elman_clip_desc, m, flags, buf, cap, err);
+}
+
 /* Segments of clip */
 static const fc_state_desc elman_clip_state_descs[ELMAN_CLIP_STATE_COUNT] = {
     {"h", FC_TYPE_FLOAT, 1, {5}, 5, offsetof(elman_clip_states, h)}

@@ -7,6 +7,7 @@
 
 #include <featc/fc_example.h>
 #include <featc/fc_batch.h>
+#include <featc/fc_serialize.h>
 #include <featc/fc_sequence.h>
 #include <featc/fc_segment.h>
 
@@ -104,6 +105,26 @@ size_t elman_clip_batch_bind(fc_column columns[ELMAN_CLIP_FIELD_COUNT], size_t b
      /* x */ \
      + FC_BATCH_ROUND((size_t)(b) * ELMAN_CLIP_X_FRAMES_MAX * ELMAN_CLIP_X_SIZE * sizeof(float)) \
      + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
+
+/* Writing: protobuf's deterministic serialization of the tf.train.SequenceExample
+ * *m describes (see <featc/fc_serialize.h> for which features are written;
+ * flags: FC_OMIT_DEFAULTS or FC_WRITE_DEFAULTS).  _encoded_size gives the
+ * exact size, or 0 if *m breaks a bound (_serialize says which).
+ * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
+ * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
+ * to w as one TFRecord.  Nothing allocates. */
+size_t elman_clip_encoded_size(const elman_clip *m, unsigned flags);
+int elman_clip_serialize(const elman_clip *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err);
+int elman_clip_write(fc_writer *w, const elman_clip *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err);
+
+/* Marks context feature or feature list f present: written even when empty or at its
+ * default. */
+static inline void elman_clip_set_present(elman_clip *m, enum elman_clip_field f)
+{
+    fc_bit_set(m->present, (unsigned)f);
+}
 
 /* Segments of clip: TensorFlow's SequenceQueueingStateSaver (see
  * <featc/fc_segment.h>).  Each inserted example is cut into segments of

@@ -147,3 +147,21 @@ size_t fake_sequence_record_batch_bind(fc_column columns[FAKE_SEQUENCE_RECORD_FI
 {
     return fc_batch_bind_seq(&fake_sequence_record_desc, columns, b, forms, mem, size);
 }
+
+size_t fake_sequence_record_encoded_size(const fake_sequence_record *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_seq_encoded_size(&fake_sequence_record_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int fake_sequence_record_serialize(const fake_sequence_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_seq_serialize(&fake_sequence_record_desc, m, flags, buf, cap, len, err);
+}
+
+int fake_sequence_record_write(fc_writer *w, const fake_sequence_record *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_seq_write(w, &fake_sequence_record_desc, m, flags, buf, cap, err);
+}

@@ -7,6 +7,7 @@
 
 #include <featc/fc_example.h>
 #include <featc/fc_batch.h>
+#include <featc/fc_serialize.h>
 #include <featc/fc_sequence.h>
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != 100
@@ -133,6 +134,26 @@ size_t fake_sequence_record_batch_bind(fc_column columns[FAKE_SEQUENCE_RECORD_FI
      /* x_int_seq */ \
      + FC_BATCH_ROUND((size_t)(b) * FAKE_SEQUENCE_RECORD_X_INT_SEQ_FRAMES_MAX * FAKE_SEQUENCE_RECORD_X_INT_SEQ_SIZE * sizeof(int64_t)) \
      + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
+
+/* Writing: protobuf's deterministic serialization of the tf.train.SequenceExample
+ * *m describes (see <featc/fc_serialize.h> for which features are written;
+ * flags: FC_OMIT_DEFAULTS or FC_WRITE_DEFAULTS).  _encoded_size gives the
+ * exact size, or 0 if *m breaks a bound (_serialize says which).
+ * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
+ * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
+ * to w as one TFRecord.  Nothing allocates. */
+size_t fake_sequence_record_encoded_size(const fake_sequence_record *m, unsigned flags);
+int fake_sequence_record_serialize(const fake_sequence_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err);
+int fake_sequence_record_write(fc_writer *w, const fake_sequence_record *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err);
+
+/* Marks context feature or feature list f present: written even when empty or at its
+ * default. */
+static inline void fake_sequence_record_set_present(fake_sequence_record *m, enum fake_sequence_record_field f)
+{
+    fc_bit_set(m->present, (unsigned)f);
+}
 #ifdef __cplusplus
 }
 #endif

@@ -106,3 +106,21 @@ size_t hadoop_row_batch_bind(fc_column columns[HADOOP_ROW_FIELD_COUNT], size_t b
 {
     return fc_batch_bind(&hadoop_row_desc, columns, b, forms, mem, size);
 }
+
+size_t hadoop_row_encoded_size(const hadoop_row *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&hadoop_row_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int hadoop_row_serialize(const hadoop_row *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&hadoop_row_desc, m, flags, buf, cap, len, err);
+}
+
+int hadoop_row_write(fc_writer *w, const hadoop_row *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &hadoop_row_desc, m, flags, buf, cap, err);
+}

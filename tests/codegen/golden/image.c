@@ -174,3 +174,21 @@ size_t image_photo_batch_bind(fc_column columns[IMAGE_PHOTO_FIELD_COUNT], size_t
 {
     return fc_batch_bind(&image_photo_desc, columns, b, forms, mem, size);
 }
+
+size_t image_photo_encoded_size(const image_photo *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&image_photo_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int image_photo_serialize(const image_photo *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&image_photo_desc, m, flags, buf, cap, len, err);
+}
+
+int image_photo_write(fc_writer *w, const image_photo *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &image_photo_desc, m, flags, buf, cap, err);
+}

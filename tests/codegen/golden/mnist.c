@@ -124,3 +124,21 @@ size_t mnist_digit_batch_bind(fc_column columns[MNIST_DIGIT_FIELD_COUNT], size_t
 {
     return fc_batch_bind(&mnist_digit_desc, columns, b, forms, mem, size);
 }
+
+size_t mnist_digit_encoded_size(const mnist_digit *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&mnist_digit_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int mnist_digit_serialize(const mnist_digit *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&mnist_digit_desc, m, flags, buf, cap, len, err);
+}
+
+int mnist_digit_write(fc_writer *w, const mnist_digit *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &mnist_digit_desc, m, flags, buf, cap, err);
+}

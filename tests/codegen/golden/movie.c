@@ -152,3 +152,21 @@ size_t movie_movie_batch_bind(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], size_t
 {
     return fc_batch_bind_seq(&movie_movie_desc, columns, b, forms, mem, size);
 }
+
+size_t movie_movie_encoded_size(const movie_movie *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_seq_encoded_size(&movie_movie_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int movie_movie_serialize(const movie_movie *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_seq_serialize(&movie_movie_desc, m, flags, buf, cap, len, err);
+}
+
+int movie_movie_write(fc_writer *w, const movie_movie *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_seq_write(w, &movie_movie_desc, m, flags, buf, cap, err);
+}

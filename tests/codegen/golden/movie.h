@@ -7,6 +7,7 @@
 
 #include <featc/fc_example.h>
 #include <featc/fc_batch.h>
+#include <featc/fc_serialize.h>
 #include <featc/fc_sequence.h>
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != 100
@@ -137,6 +138,26 @@ size_t movie_movie_batch_bind(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], size_t
      + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
      + FC_BATCH_ROUND(((size_t)(b) * MOVIE_MOVIE_ACTORS_FRAMES_MAX + 1u) * sizeof(int64_t)) \
      + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
+
+/* Writing: protobuf's deterministic serialization of the tf.train.SequenceExample
+ * *m describes (see <featc/fc_serialize.h> for which features are written;
+ * flags: FC_OMIT_DEFAULTS or FC_WRITE_DEFAULTS).  _encoded_size gives the
+ * exact size, or 0 if *m breaks a bound (_serialize says which).
+ * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
+ * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
+ * to w as one TFRecord.  Nothing allocates. */
+size_t movie_movie_encoded_size(const movie_movie *m, unsigned flags);
+int movie_movie_serialize(const movie_movie *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err);
+int movie_movie_write(fc_writer *w, const movie_movie *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err);
+
+/* Marks context feature or feature list f present: written even when empty or at its
+ * default. */
+static inline void movie_movie_set_present(movie_movie *m, enum movie_movie_field f)
+{
+    fc_bit_set(m->present, (unsigned)f);
+}
 #ifdef __cplusplus
 }
 #endif

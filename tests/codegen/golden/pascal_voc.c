@@ -243,3 +243,21 @@ size_t voc_segmentation_batch_bind(fc_column columns[VOC_SEGMENTATION_FIELD_COUN
 {
     return fc_batch_bind(&voc_segmentation_desc, columns, b, forms, mem, size);
 }
+
+size_t voc_segmentation_encoded_size(const voc_segmentation *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&voc_segmentation_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int voc_segmentation_serialize(const voc_segmentation *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&voc_segmentation_desc, m, flags, buf, cap, len, err);
+}
+
+int voc_segmentation_write(fc_writer *w, const voc_segmentation *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &voc_segmentation_desc, m, flags, buf, cap, err);
+}

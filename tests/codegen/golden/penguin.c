@@ -178,3 +178,21 @@ size_t penguin_penguin_batch_bind(fc_column columns[PENGUIN_PENGUIN_FIELD_COUNT]
 {
     return fc_batch_bind(&penguin_penguin_desc, columns, b, forms, mem, size);
 }
+
+size_t penguin_penguin_encoded_size(const penguin_penguin *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&penguin_penguin_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int penguin_penguin_serialize(const penguin_penguin *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&penguin_penguin_desc, m, flags, buf, cap, len, err);
+}
+
+int penguin_penguin_write(fc_writer *w, const penguin_penguin *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &penguin_penguin_desc, m, flags, buf, cap, err);
+}

@@ -166,6 +166,24 @@ size_t seg_clip_batch_bind(fc_column columns[SEG_CLIP_FIELD_COUNT], size_t b, un
     return fc_batch_bind_seq(&seg_clip_desc, columns, b, forms, mem, size);
 }
 
+size_t seg_clip_encoded_size(const seg_clip *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_seq_encoded_size(&seg_clip_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int seg_clip_serialize(const seg_clip *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_seq_serialize(&seg_clip_desc, m, flags, buf, cap, len, err);
+}
+
+int seg_clip_write(fc_writer *w, const seg_clip *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_seq_write(w, &seg_clip_desc, m, flags, buf, cap, err);
+}
+
 /* Segments of clip */
 static const fc_state_desc seg_clip_state_descs[SEG_CLIP_STATE_COUNT] = {
     {"h", FC_TYPE_FLOAT, 1, {4}, 4, offsetof(seg_clip_states, h)},

@@ -255,3 +255,21 @@ size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t
 {
     return fc_batch_bind(&taobao_user_desc, columns, b, forms, mem, size);
 }
+
+size_t taobao_user_encoded_size(const taobao_user *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&taobao_user_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int taobao_user_serialize(const taobao_user *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&taobao_user_desc, m, flags, buf, cap, len, err);
+}
+
+int taobao_user_write(fc_writer *w, const taobao_user *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &taobao_user_desc, m, flags, buf, cap, err);
+}

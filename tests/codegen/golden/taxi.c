@@ -426,3 +426,21 @@ size_t taxi_trip_batch_bind(fc_column columns[TAXI_TRIP_FIELD_COUNT], size_t b, 
 {
     return fc_batch_bind(&taxi_trip_desc, columns, b, forms, mem, size);
 }
+
+size_t taxi_trip_encoded_size(const taxi_trip *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&taxi_trip_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int taxi_trip_serialize(const taxi_trip *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&taxi_trip_desc, m, flags, buf, cap, len, err);
+}
+
+int taxi_trip_write(fc_writer *w, const taxi_trip *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &taxi_trip_desc, m, flags, buf, cap, err);
+}

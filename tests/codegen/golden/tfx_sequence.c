@@ -121,3 +121,21 @@ size_t tfx_sequence_record_batch_bind(fc_column columns[TFX_SEQUENCE_RECORD_FIEL
 {
     return fc_batch_bind_seq(&tfx_sequence_record_desc, columns, b, forms, mem, size);
 }
+
+size_t tfx_sequence_record_encoded_size(const tfx_sequence_record *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_seq_encoded_size(&tfx_sequence_record_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int tfx_sequence_record_serialize(const tfx_sequence_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_seq_serialize(&tfx_sequence_record_desc, m, flags, buf, cap, len, err);
+}
+
+int tfx_sequence_record_write(fc_writer *w, const tfx_sequence_record *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_seq_write(w, &tfx_sequence_record_desc, m, flags, buf, cap, err);
+}

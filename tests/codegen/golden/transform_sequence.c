@@ -130,3 +130,21 @@ size_t transform_sequence_record_batch_bind(fc_column columns[TRANSFORM_SEQUENCE
 {
     return fc_batch_bind_seq(&transform_sequence_record_desc, columns, b, forms, mem, size);
 }
+
+size_t transform_sequence_record_encoded_size(const transform_sequence_record *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_seq_encoded_size(&transform_sequence_record_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int transform_sequence_record_serialize(const transform_sequence_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_seq_serialize(&transform_sequence_record_desc, m, flags, buf, cap, len, err);
+}
+
+int transform_sequence_record_write(fc_writer *w, const transform_sequence_record *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_seq_write(w, &transform_sequence_record_desc, m, flags, buf, cap, err);
+}

@@ -7,6 +7,7 @@
 
 #include <featc/fc_example.h>
 #include <featc/fc_batch.h>
+#include <featc/fc_serialize.h>
 #include <featc/fc_sequence.h>
 
 #if !defined(FC_VERSION_NUMBER) || FC_VERSION_NUMBER != 100
@@ -118,6 +119,26 @@ size_t transform_sequence_record_batch_bind(fc_column columns[TRANSFORM_SEQUENCE
      + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t)) \
      + FC_BATCH_ROUND(((size_t)(b) * TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE_FRAMES_MAX + 1u) * sizeof(int64_t)) \
      + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t)))
+
+/* Writing: protobuf's deterministic serialization of the tf.train.SequenceExample
+ * *m describes (see <featc/fc_serialize.h> for which features are written;
+ * flags: FC_OMIT_DEFAULTS or FC_WRITE_DEFAULTS).  _encoded_size gives the
+ * exact size, or 0 if *m breaks a bound (_serialize says which).
+ * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
+ * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
+ * to w as one TFRecord.  Nothing allocates. */
+size_t transform_sequence_record_encoded_size(const transform_sequence_record *m, unsigned flags);
+int transform_sequence_record_serialize(const transform_sequence_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err);
+int transform_sequence_record_write(fc_writer *w, const transform_sequence_record *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err);
+
+/* Marks context feature or feature list f present: written even when empty or at its
+ * default. */
+static inline void transform_sequence_record_set_present(transform_sequence_record *m, enum transform_sequence_record_field f)
+{
+    fc_bit_set(m->present, (unsigned)f);
+}
 #ifdef __cplusplus
 }
 #endif

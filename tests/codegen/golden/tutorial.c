@@ -175,3 +175,21 @@ size_t tutorial_record_batch_bind(fc_column columns[TUTORIAL_RECORD_FIELD_COUNT]
 {
     return fc_batch_bind(&tutorial_record_desc, columns, b, forms, mem, size);
 }
+
+size_t tutorial_record_encoded_size(const tutorial_record *m, unsigned flags)
+{
+    size_t size = 0;
+    return fc_ex_encoded_size(&tutorial_record_desc, m, flags, &size, NULL) == FC_OK ? size : 0;
+}
+
+int tutorial_record_serialize(const tutorial_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
+    fc_error *err)
+{
+    return fc_ex_serialize(&tutorial_record_desc, m, flags, buf, cap, len, err);
+}
+
+int tutorial_record_write(fc_writer *w, const tutorial_record *m, unsigned flags, void *buf, size_t cap,
+    fc_error *err)
+{
+    return fc_ex_write(w, &tutorial_record_desc, m, flags, buf, cap, err);
+}
