@@ -1,7 +1,8 @@
 #!/bin/sh
 # The main job, after `make` built featc and compiled the specs of specs/:
-# check the specs, write a TFRecord file (plain and GZIP) with the runtime,
-# read it back through the parser generated from specs/tutorial.feat, dump it
+# check the specs, write a TFRecord file (plain and GZIP) through the
+# serializer generated from specs/tutorial.feat and the runtime writer, read
+# it back through the parser generated from the same spec, dump it
 # with the generated JSON driver, and check both copies hold the same records;
 # then the same for SequenceExamples of specs/movie.feat, and an RNN over
 # SequenceExamples of specs/elman.feat through the segment batcher.
@@ -23,7 +24,7 @@ for f in tutorial.h tutorial.c tutorial_main.c; do
     cmp -s "$out/$f" "$build/gen-specs/$f" || { echo "demo: $f differs between two compiles"; fail=1; }
 done
 
-echo "== examples/hello_tfrecord.c: write, then read through tutorial_record_parse"
+echo "== examples/hello_tfrecord.c: write through tutorial_record_write, read through tutorial_record_parse"
 "$build/examples/hello_tfrecord" "$out" 4 || fail=1
 
 echo "== the generated JSON driver (build/specs/tutorial) on both files"
@@ -33,7 +34,7 @@ cmp -s "$out/plain.json" "$out/gzip.json" || { echo "demo: plain and GZIP record
 [ "$(grep -c '"features":{"feature0":' "$out/plain.json")" -eq 4 ] ||
     { echo "demo: expected 4 parsed records"; fail=1; }
 
-echo "== examples/movie_sequences.c: SequenceExamples through movie_movie_parse"
+echo "== examples/movie_sequences.c: SequenceExamples through movie_movie_write and movie_movie_parse"
 "$build/examples/movie_sequences" "$out" || fail=1
 echo "== the generated driver build/specs/movie"
 "$build/specs/movie" "$out/movies.tfrecord" | tee "$out/movies.json" || fail=1

@@ -71,49 +71,7 @@ static float score(const float h[HID])
     return 1.0f / (1.0f + expf(-s));
 }
 
-/* ---- the data, encoded by hand (featc's serializers are a later issue) */
-
-typedef struct buf {
-    unsigned char b[4096];
-    size_t n;
-} buf;
-
-static void put(buf *o, const void *p, size_t n)
-{
-    if (o->n + n <= sizeof o->b) {
-        memcpy(o->b + o->n, p, n);
-        o->n += n;
-    }
-}
-
-static void put_varint(buf *o, uint64_t v)
-{
-    unsigned char c;
-    while (v >= 0x80) {
-        c = (unsigned char)((v & 0x7f) | 0x80);
-        put(o, &c, 1);
-        v >>= 7;
-    }
-    c = (unsigned char)v;
-    put(o, &c, 1);
-}
-
-static void put_field(buf *o, unsigned tag, const void *p, size_t n)
-{
-    unsigned char t = (unsigned char)tag;
-    put(o, &t, 1);
-    put_varint(o, n);
-    put(o, p, n);
-}
-
-static void entry(buf *map, const char *key, const buf *value)
-{
-    buf e;
-    e.n = 0;
-    put_field(&e, 0x0a, key, strlen(key));
-    put_field(&e, 0x12, value->b, value->n);
-    put_field(map, 0x0a, e.b, e.n);
-}
+/* ---- the data */
 
 static size_t clip_steps(int c)
 {
@@ -125,49 +83,19 @@ static float clip_input(int c, size_t t, size_t k)
     return sinf((float)(c + 1) * 0.3f * (float)t + (float)k) * (c % 2 ? 1.0f : -1.0f);
 }
 
-static size_t encode_clip(int c, unsigned char *dst, size_t cap)
+/* Clip c as the struct featc generated from specs/elman.feat. */
+static void fill_clip(int c, elman_clip *m, char id[16])
 {
-    static buf ctx, lists, ex, f, list, frames;
-    char id[16];
     size_t t, k;
-    ctx.n = lists.n = ex.n = frames.n = 0;
-    snprintf(id, sizeof id, "clip-%02d", c);
-    list.n = f.n = 0;
-    put_field(&list, 0x0a, id, strlen(id));
-    put_field(&f, 0x0a, list.b, list.n); /* bytes_list */
-    entry(&ctx, "id", &f);
-    list.n = f.n = 0;
-    put_varint(&list, (uint64_t)(c % 2));
-    {
-        buf packed = list;
-        list.n = 0;
-        put_field(&list, 0x0a, packed.b, packed.n);
-    }
-    put_field(&f, 0x1a, list.b, list.n); /* int64_list */
-    entry(&ctx, "label", &f);
-    for (t = 0; t < clip_steps(c); t++) {
-        unsigned char le[4 * NIN];
-        for (k = 0; k < NIN; k++) {
-            float x = clip_input(c, t, k);
-            uint32_t u;
-            memcpy(&u, &x, 4);
-            le[4 * k] = (unsigned char)u;
-            le[4 * k + 1] = (unsigned char)(u >> 8);
-            le[4 * k + 2] = (unsigned char)(u >> 16);
-            le[4 * k + 3] = (unsigned char)(u >> 24);
-        }
-        list.n = f.n = 0;
-        put_field(&list, 0x0a, le, sizeof le);
-        put_field(&f, 0x12, list.b, list.n); /* float_list */
-        put_field(&frames, 0x0a, f.b, f.n);
-    }
-    entry(&lists, "x", &frames);
-    put_field(&ex, 0x0a, ctx.b, ctx.n);
-    put_field(&ex, 0x12, lists.b, lists.n);
-    if (ex.n > cap)
-        return 0;
-    memcpy(dst, ex.b, ex.n);
-    return ex.n;
+    elman_clip_init(m);
+    snprintf(id, 16, "clip-%02d", c);
+    m->id.data = (const uint8_t *)id;
+    m->id.size = strlen(id);
+    m->label = c % 2;
+    m->x_frames = clip_steps(c);
+    for (t = 0; t < m->x_frames; t++)
+        for (k = 0; k < NIN; k++)
+            m->x[t][k] = clip_input(c, t, k);
 }
 
 static unsigned char writer_work[FC_WRITER_WORK_SIZE], reader_work[FC_READER_WORK_SIZE];
@@ -178,7 +106,9 @@ static int write_clips(const char *path)
     fc_writer_options wo;
     fc_writer w;
     fc_error err;
+    static elman_clip m;
     unsigned char rec[4096];
+    char id[16];
     int c, fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
         perror(path);
@@ -194,9 +124,12 @@ static int write_clips(const char *path)
         return 1;
     }
     for (c = 0; c < NCLIPS; c++) {
-        size_t len = encode_clip(c, rec, sizeof rec);
-        if (len == 0 || fc_writer_write(&w, rec, len) != FC_OK)
+        fill_clip(c, &m, id);
+        /* FC_WRITE_DEFAULTS: the label is written even when it is 0 */
+        if (elman_clip_write(&w, &m, FC_WRITE_DEFAULTS, rec, sizeof rec, &err) != FC_OK) {
+            fprintf(stderr, "%s: clip %d: %s\n", path, c, err.message);
             break;
+        }
     }
     if (fc_writer_close(&w) != FC_OK || close(fd) != 0) {
         fprintf(stderr, "%s: %s\n", path, fc_writer_error(&w)->message);

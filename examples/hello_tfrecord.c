@@ -5,12 +5,14 @@
  *
  * The records are the four scalar features of TensorFlow's TFRecord tutorial:
  * feature0 (int64 0/1), feature1 (int64 0..4), feature2 (bytes: one of cat,
- * dog, chicken, horse, goat), feature3 (float).  Until featc generates
- * serializers from a spec, the Example bytes are encoded by hand below.
+ * dog, chicken, horse, goat), feature3 (float).  Each is a tutorial_record
+ * struct, written by the generated tutorial_record_write: the bytes are
+ * those tf.train.Example(...).SerializeToString(deterministic=True) gives.
  * Last, a record with a wrong type shows the error a reader gets.
  *
- * The write, read and parse paths allocate nothing: the record buffer, the
- * zlib arena and the parsed struct are the caller's (static or on the stack).
+ * The write, serialize, read and parse paths allocate nothing: the record
+ * buffer, the zlib arena and the structs are the caller's (static or on the
+ * stack).
  *
  * usage: hello_tfrecord OUTDIR [N]
  */
@@ -23,78 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- a tiny protobuf encoder, enough for an Example of scalar features */
-
-typedef struct out {
-    unsigned char b[1024];
-    size_t n;
-} out;
-
-static void put_byte(out *o, unsigned v)
-{
-    if (o->n < sizeof o->b)
-        o->b[o->n++] = (unsigned char)v;
-}
-
-static void put_varint(out *o, uint64_t v)
-{
-    while (v >= 0x80) {
-        put_byte(o, (unsigned)(v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    put_byte(o, (unsigned)v);
-}
-
-/* tag, length, bytes */
-static void put_field(out *o, unsigned tag, const void *p, size_t n)
-{
-    put_byte(o, tag);
-    put_varint(o, n);
-    if (o->n + n <= sizeof o->b) {
-        memcpy(o->b + o->n, p, n);
-        o->n += n;
-    }
-}
-
-/* Features map entry {key, Feature{kind_tag: list}} appended to features */
-static void put_entry(out *features, const char *key, unsigned kind_tag, const out *list)
-{
-    out feature = {{0}, 0}, entry = {{0}, 0};
-    put_field(&feature, kind_tag, list->b, list->n);
-    put_field(&entry, 0x0a, key, strlen(key));
-    put_field(&entry, 0x12, feature.b, feature.n);
-    put_field(features, 0x0a, entry.b, entry.n);
-}
-
-static size_t encode_example(unsigned char *dst, int64_t f0, int64_t f1, const char *f2, float f3)
-{
-    out features = {{0}, 0}, list = {{0}, 0}, example = {{0}, 0}, packed = {{0}, 0};
-    unsigned char fb[4];
-    uint32_t bits;
-    /* keys in sorted order, as protobuf's deterministic serialization writes maps */
-    put_varint(&packed, (uint64_t)f0);
-    put_field(&list, 0x0a, packed.b, packed.n);
-    put_entry(&features, "feature0", 0x1a, &list);
-    packed.n = list.n = 0;
-    put_varint(&packed, (uint64_t)f1);
-    put_field(&list, 0x0a, packed.b, packed.n);
-    put_entry(&features, "feature1", 0x1a, &list);
-    list.n = 0;
-    put_field(&list, 0x0a, f2, strlen(f2));
-    put_entry(&features, "feature2", 0x0a, &list);
-    list.n = 0;
-    memcpy(&bits, &f3, 4);
-    fb[0] = (unsigned char)bits;
-    fb[1] = (unsigned char)(bits >> 8);
-    fb[2] = (unsigned char)(bits >> 16);
-    fb[3] = (unsigned char)(bits >> 24);
-    put_field(&list, 0x0a, fb, 4);
-    put_entry(&features, "feature3", 0x12, &list);
-    put_field(&example, 0x0a, features.b, features.n);
-    memcpy(dst, example.b, example.n);
-    return example.n;
-}
 
 /* The values of record i: deterministic, so that the reader can check them. */
 typedef struct values {
@@ -126,6 +56,7 @@ static int write_file(const char *path, fc_compression c, int n, void *work)
     fc_writer w;
     fc_error err;
     unsigned char rec[1024];
+    tutorial_record t;
     int i, fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
         perror(path);
@@ -142,9 +73,21 @@ static int write_file(const char *path, fc_compression c, int n, void *work)
     }
     for (i = 0; i < n; i++) {
         values v = record_values(i);
-        size_t len = encode_example(rec, v.f0, v.f1, v.f2, v.f3);
-        if (fc_writer_write(&w, rec, len) != FC_OK)
-            break;
+        tutorial_record_init(&t);
+        t.feature0 = v.f0;
+        t.feature1 = v.f1;
+        t.feature2.data = (const uint8_t *)v.f2;
+        t.feature2.size = strlen(v.f2);
+        t.feature3 = v.f3;
+        /* FC_WRITE_DEFAULTS: all four features in every record, as the
+         * tutorial writes them, even where a value equals the spec's default
+         * (FC_OMIT_DEFAULTS would leave those out: they read back the same) */
+        if (tutorial_record_write(&w, &t, FC_WRITE_DEFAULTS, rec, sizeof rec, &err) != FC_OK) {
+            fprintf(stderr, "%s: record %d: %s\n", path, i, err.message);
+            fc_writer_close(&w);
+            close(fd);
+            return 1;
+        }
     }
     if (fc_writer_close(&w) != FC_OK || close(fd) != 0) {
         fprintf(stderr, "%s: %s\n", path, fc_writer_error(&w)->message);
@@ -238,7 +181,16 @@ int main(int argc, char **argv)
 
     /* A record TensorFlow would reject: feature1 holds a float_list.  The
      * generated parser says what TF says, and where. */
-    len = encode_example(rec, 1, 2, "dog", 0.5f);
+    tutorial_record_init(&t);
+    t.feature0 = 1;
+    t.feature1 = 2;
+    t.feature2.data = (const uint8_t *)"dog";
+    t.feature2.size = 3;
+    t.feature3 = 0.5f;
+    if (tutorial_record_serialize(&t, FC_WRITE_DEFAULTS, rec, sizeof rec, &len, &err) != FC_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
     {
         /* feature1's Feature is the second entry; find its int64_list tag (0x1a)
          * right after the key "feature1" and the Feature header. */
