@@ -40,7 +40,8 @@ TOOLRT_SRC = runtime/input.c runtime/driver.c
 FALLBACK_SRC = runtime/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
-CLI_SRC = compiler/main.c compiler/cmd_records.c compiler/print.c compiler/cmd_compile.c
+CLI_SRC = compiler/main.c compiler/cmd_records.c compiler/print.c compiler/cmd_compile.c \
+          compiler/cmd_infer.c
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = compiler/compile.c compiler/diag.c compiler/sema.c compiler/emit.c
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
@@ -65,7 +66,7 @@ EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
 GEN_SPECS = $(BUILD)/gen-specs
 
-.PHONY: segment-tsan codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
+.PHONY: infer-test segment-tsan codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
@@ -250,6 +251,14 @@ DIFF_SPECS ?= 20
 DIFF_RECORDS ?= 5000
 corpus-check: all
 	@sh tests/oracle/run.sh corpus $(BUILD)/featc $(BUILD) $(CORPUS)
+
+# featc infer on every Example/SequenceExample file of the corpus, and on
+# keys no C name can hold: infer, compile, build the driver, read back,
+# compare with the fallback decoder.
+infer-test: all
+	@mkdir -p $(BUILD)/infer-inputs
+	@$(PYTHON) tests/cli/infer_inputs.py $(BUILD)/infer-inputs
+	@sh tests/oracle/infer.sh $(BUILD)/featc $(BUILD) $(CORPUS) $(abspath $(BUILD))/infer-inputs/keys.tfrecord
 
 differential: all
 	@sh tests/oracle/run.sh random $(BUILD)/featc $(BUILD) $(DIFF_SPECS) $(DIFF_RECORDS)

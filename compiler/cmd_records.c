@@ -161,15 +161,8 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
     return 0;
 }
 
-/* Decodes one payload with the fallback decoder, growing the arena as needed. */
-typedef struct decoder {
-    unsigned char *mem;
-    size_t size;
-    fc_arena arena;
-} decoder;
-
-static fc_status decode_payload(decoder *d, const fc_record *rec, fc_payload_kind type,
-                                int flags, fc_fallback *fb, fc_error *err)
+fc_status cli_decode(cli_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
+                     fc_fallback *fb, fc_error *err)
 {
     size_t want = rec->length * 8u + 65536u;
     if (want < rec->length) /* overflow */
@@ -213,7 +206,7 @@ static void report_skips(const char *path, const fc_input *in)
 static int run_cat(const record_opts *o)
 {
     int rc = EXIT_OK, k;
-    decoder d;
+    cli_decoder d;
     memset(&d, 0, sizeof d);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
@@ -231,7 +224,7 @@ static int run_cat(const record_opts *o)
             fc_error perr;
             fc_status ds;
             fc_error_clear(&perr);
-            ds = decode_payload(&d, &rec, o->type, o->flags, &fb, &perr);
+            ds = cli_decode(&d, &rec, o->type, o->flags, &fb, &perr);
             if (o->json) {
                 fputc('{', stdout);
                 if (o->nfiles > 1) {
@@ -284,7 +277,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
 {
     int rc = EXIT_OK, k;
     unsigned long long total = 0;
-    decoder d;
+    cli_decoder d;
     memset(&d, 0, sizeof d);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
@@ -301,7 +294,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
                     fc_fallback fb;
                     fc_error perr;
                     fc_error_clear(&perr);
-                    if (decode_payload(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr) != FC_OK) {
+                    if (cli_decode(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr) != FC_OK) {
                         if (not_examples++ == 0) {
                             fc_msg m = fc_error_begin(&first_bad, perr.status, rec.index,
                                                       rec.offset);

@@ -4,6 +4,9 @@
 
 #include <stdio.h>
 
+#include <featc/fc_fallback.h>
+#include <featc/fc_input.h>
+
 /* Exit codes, documented in README.md. */
 enum {
     EXIT_OK = 0,
@@ -17,6 +20,17 @@ int cmd_count(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_infer(int argc, char **argv);
+
+/* Decodes one payload with the fallback decoder into memory that grows as
+ * needed (free d->mem when done). */
+typedef struct cli_decoder {
+    unsigned char *mem;
+    size_t size;
+    fc_arena arena;
+} cli_decoder;
+fc_status cli_decode(cli_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
+                     fc_fallback *fb, fc_error *err);
 
 /* "--name=value" -> "value" when arg is that option, else NULL. */
 const char *cli_option_value(const char *arg, const char *name);

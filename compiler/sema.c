@@ -49,6 +49,11 @@ static int is_ident(const char *s, size_t n)
     return 1;
 }
 
+int spec_c_name_ok(const char *s)
+{
+    return is_ident(s, strlen(s)) && s[0] != '_' && strstr(s, "__") == NULL && !is_reserved(s);
+}
+
 /* A name that becomes part of C identifiers.  what: "package", "example", "field". */
 static int check_c_name(diag *d, spec_loc loc, const char *s, const char *what)
 {

@@ -341,6 +341,10 @@ extern const char featc_template_segments_c[];
 /* Reads, checks and (when out is not NULL) generates code for one spec in
  * memory.  Diagnostics go to diag_out (may be NULL).  Returns 0 on success,
  * else the number of errors (at least 1). */
+/* Whether s is usable as a package, message or field name: a C identifier,
+ * not a C or C++ keyword, no leading '_' and no "__". */
+int spec_c_name_ok(const char *s);
+
 int featc_compile_buffer(pool *p, const char *path, const char *src, size_t len,
                          FILE *diag_out, const emit_options *o, emit_output *out);
 

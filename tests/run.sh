@@ -23,7 +23,7 @@ export FEATC_CORPUS="$corpus"
 # golden diagnostics; generated parsers vs the protobuf-c oracle (corpus, then
 # random specs and records); the fuzzers over their seeds; the main job.
 for suite in all check-tables unit unit-asan segment-tsan nomalloc cxx-headers cli-test diag-test codegen-test corpus-check \
-    differential fuzz-regress demo; do
+    infer-test differential fuzz-regress demo; do
     log="$build/test-$suite.log"
     echo "== $suite"
     $make --no-print-directory -s "$suite" CORPUS="$corpus" >"$log" 2>&1

@@ -16,8 +16,46 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static seq_s a, b;
+static seq_s a, b, c;
 static seq_a aa;
+
+/* The serializer on an accepted record, into a buffer of exactly the size
+ * it announces: the bytes parse back to the same frames and values and
+ * serialize again to the same bytes. */
+static void check_serializer(const seq_s *m)
+{
+    size_t size = seq_s_encoded_size(m, FC_OMIT_DEFAULTS), len = 0, len2 = 0, t;
+    uint8_t *buf, *buf2;
+    fc_error err;
+    if (size == 0)
+        abort();
+    buf = (uint8_t *)malloc(size);
+    buf2 = (uint8_t *)malloc(size);
+    if (buf == NULL || buf2 == NULL)
+        abort();
+    if (seq_s_serialize(m, FC_OMIT_DEFAULTS, buf, size, &len, &err) != FC_OK || len != size ||
+        seq_s_parse(&c, buf, len, &err) != FC_OK)
+        abort();
+    if (memcmp(m->present, c.present, sizeof m->present) != 0 || m->c != c.c ||
+        memcmp(m->cd, c.cd, sizeof m->cd) != 0 || m->cv_count != c.cv_count ||
+        m->fr_frames != c.fr_frames || m->fm_frames != c.fm_frames ||
+        m->v_frames != c.v_frames || m->vu_frames != c.vu_frames ||
+        memcmp(m->fr, c.fr, m->fr_frames * sizeof m->fr[0]) != 0 ||
+        memcmp(m->fm, c.fm, m->fm_frames * sizeof m->fm[0]) != 0)
+        abort();
+    for (t = 0; t < m->vu_frames; t++)
+        if (m->vu_count[t] != c.vu_count[t] ||
+            memcmp(m->vu[t], c.vu[t], m->vu_count[t] * sizeof m->vu[t][0]) != 0)
+            abort();
+    for (t = 0; t < m->v_frames; t++)
+        if (m->v_count[t] != c.v_count[t])
+            abort();
+    if (seq_s_serialize(&c, FC_OMIT_DEFAULTS, buf2, size, &len2, &err) != FC_OK || len2 != len ||
+        memcmp(buf, buf2, len) != 0)
+        abort();
+    free(buf);
+    free(buf2);
+}
 
 static int inside(const fc_bytes *v, const uint8_t *rec, size_t len)
 {
@@ -72,6 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             a.fr_frames != b.fr_frames || a.v_frames != b.v_frames ||
             (a.fr_frames > 0 && memcmp(a.fr, b.fr, a.fr_frames * sizeof a.fr[0]) != 0))
             abort();
+        check_serializer(&a);
     }
     /* the aligned message over the same bytes */
     if (seq_a_parse(&aa, data, size, &err) == FC_OK) {

@@ -1,0 +1,801 @@
+/* featc infer: a spec that describes TFRecord files, in the manner of
+ * TFDV's schema inference.
+ *
+ * Every record is read with the fallback decoder (any compression), and
+ * each feature key gathers: the list types it was seen with, the records it
+ * is present in (a Feature{} without a list counts as absent, as TensorFlow
+ * reads it), and its value counts.  For SequenceExamples the feature lists
+ * gather the same per frame, plus their frame counts.  Then:
+ *   - present in every record with one value count n >= 1: FixedLen (a
+ *     scalar for 1, shape [n] otherwise); a list whose frames all hold n
+ *     values: a fixed-shape list, `allow_missing` unless every record has it;
+ *   - anything else: VarLen, bounded by the largest count seen plus headroom
+ *     (the next power of two at or above 1.25 x that count), said in a
+ *     comment; feature_lists get one frame bound the same way;
+ *   - keys that are not usable C names get `"key" as name`;
+ *   - a key seen with two list types is left out (so that the spec still
+ *     reads every record) and reported on stderr: exit status 1.
+ * The spec is compiled in memory before it is printed: what featc infer
+ * prints, featc compile accepts. */
+#include "commands.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+static const char *const infer_usage =
+    "usage: featc infer [options] FILE...\n"
+    "\n"
+    "Reads TFRecord files of tf.train.Example or SequenceExample records (any\n"
+    "compression) and prints a spec that describes them: each feature's type,\n"
+    "FixedLen with its shape when every record holds the same number of\n"
+    "values, else VarLen with a bound from the data plus headroom (stated in a\n"
+    "comment), context features and feature lists for SequenceExamples.  The\n"
+    "output compiles with `featc compile` and reads the same files.  A key\n"
+    "seen with two types is reported and left out.\n"
+    "\n"
+    "options:\n"
+    "  --package=NAME          package of the spec (default: inferred)\n"
+    "  --name=NAME             name of the message (default: record)\n"
+    "  --type=auto|example|sequence   how to read payloads (default auto)\n"
+    "  --compression=auto|none|zlib|gzip   (default auto)\n"
+    "  --max-record-size=N     (default 1G)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 spec printed; 1 some key has conflicting types (printed\n"
+    "without it), or a record is not an Example or SequenceExample, or there\n"
+    "are no records; 2 a file is unreadable or damaged; 64 usage error.\n";
+
+/* What one key (a feature, a context feature, or a feature list) showed. */
+typedef struct key_stats {
+    uint8_t *key;
+    size_t key_len;
+    uint64_t records;            /* records holding it with a list (present) */
+    uint64_t empty;              /* records holding only Feature{} (absent to TF) */
+    uint64_t type_records[4];    /* records (or frames) per list type */
+    const char *type_file[4];    /* where each type was first seen */
+    uint64_t type_record[4];
+    size_t count_min, count_max; /* values per record (lists: per frame) */
+    double count_sum;
+    uint64_t counted;
+    size_t frames_min, frames_max; /* lists: frames per record */
+    double frames_sum;
+    char *name;                  /* the C name chosen */
+} key_stats;
+
+typedef struct key_table {
+    key_stats *v;
+    size_t n, cap;
+    size_t *slots; /* open addressing: index + 1, 0 empty */
+    size_t nslots;
+} key_table;
+
+static uint64_t hash_key(const uint8_t *k, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= k[i];
+        h *= 1099511628211u;
+    }
+    return h;
+}
+
+static int table_grow(key_table *t)
+{
+    size_t i, ns = t->nslots ? t->nslots * 2 : 64;
+    size_t *slots = (size_t *)calloc(ns, sizeof *slots);
+    if (slots == NULL)
+        return 0;
+    for (i = 0; i < t->n; i++) {
+        size_t s = (size_t)hash_key(t->v[i].key, t->v[i].key_len) & (ns - 1);
+        while (slots[s] != 0)
+            s = (s + 1) & (ns - 1);
+        slots[s] = i + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = ns;
+    return 1;
+}
+
+/* The stats of key, added if new; NULL when out of memory. */
+static key_stats *table_get(key_table *t, const uint8_t *key, size_t len)
+{
+    size_t s;
+    key_stats *k;
+    if ((t->n + 1) * 2 > t->nslots && !table_grow(t))
+        return NULL;
+    s = (size_t)hash_key(key, len) & (t->nslots - 1);
+    while (t->slots[s] != 0) {
+        k = &t->v[t->slots[s] - 1];
+        if (k->key_len == len && (len == 0 || memcmp(k->key, key, len) == 0))
+            return k;
+        s = (s + 1) & (t->nslots - 1);
+    }
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 32;
+        key_stats *v = (key_stats *)realloc(t->v, nc * sizeof *v);
+        if (v == NULL)
+            return NULL;
+        t->v = v;
+        t->cap = nc;
+    }
+    k = &t->v[t->n];
+    memset(k, 0, sizeof *k);
+    k->key = (uint8_t *)malloc(len + 1);
+    if (k->key == NULL)
+        return NULL;
+    if (len > 0)
+        memcpy(k->key, key, len);
+    k->key_len = len;
+    k->count_min = SIZE_MAX;
+    k->frames_min = SIZE_MAX;
+    t->slots[s] = ++t->n;
+    return k;
+}
+
+static void table_free(key_table *t)
+{
+    size_t i;
+    for (i = 0; i < t->n; i++) {
+        free(t->v[i].key);
+        free(t->v[i].name);
+    }
+    free(t->v);
+    free(t->slots);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const key_stats *x = (const key_stats *)a, *y = (const key_stats *)b;
+    size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+    int c = n > 0 ? memcmp(x->key, y->key, n) : 0;
+    return c != 0 ? c : (x->key_len > y->key_len) - (x->key_len < y->key_len);
+}
+
+/* The list type and value count of a Feature; type 0 for Feature{}. */
+static fc_type feature_type(const FcPb__Feature *f, size_t *count)
+{
+    switch (f->kind_case) {
+    case FC_PB__FEATURE__KIND_BYTES_LIST: *count = f->bytes_list->n_value; return FC_TYPE_BYTES;
+    case FC_PB__FEATURE__KIND_FLOAT_LIST: *count = f->float_list->n_value; return FC_TYPE_FLOAT;
+    case FC_PB__FEATURE__KIND_INT64_LIST: *count = f->int64_list->n_value; return FC_TYPE_INT64;
+    default: *count = 0; return FC_TYPE_NONE;
+    }
+}
+
+static void add_count(key_stats *k, size_t n)
+{
+    if (n < k->count_min)
+        k->count_min = n;
+    if (n > k->count_max)
+        k->count_max = n;
+    k->count_sum += (double)n;
+    k->counted++;
+}
+
+static void add_type(key_stats *k, fc_type t, const char *file, uint64_t record)
+{
+    if (k->type_records[t]++ == 0) {
+        k->type_file[t] = file;
+        k->type_record[t] = record;
+    }
+}
+
+/* ------------------------------------------------------------ the spec */
+
+static int types_seen(const key_stats *k)
+{
+    return (k->type_records[FC_TYPE_BYTES] > 0) + (k->type_records[FC_TYPE_FLOAT] > 0) +
+           (k->type_records[FC_TYPE_INT64] > 0);
+}
+
+static fc_type the_type(const key_stats *k)
+{
+    return k->type_records[FC_TYPE_BYTES] > 0   ? FC_TYPE_BYTES
+           : k->type_records[FC_TYPE_FLOAT] > 0 ? FC_TYPE_FLOAT
+                                                : FC_TYPE_INT64;
+}
+
+/* The largest count seen plus headroom: the next power of two at or above
+ * 1.25 x seen; at least 1. */
+static size_t headroom(size_t seen)
+{
+    size_t want = seen + (seen + 3) / 4, b = 1;
+    while (b < want && b <= SIZE_MAX / 2)
+        b *= 2;
+    return b;
+}
+
+/* Names: lower-case comparisons, and the names generated from each one
+ * (members, macros) reserved with it. */
+typedef struct names {
+    char **v;
+    size_t n, cap;
+} names;
+
+static int names_has(const names *ns, const char *s)
+{
+    size_t i;
+    for (i = 0; i < ns->n; i++) {
+        const char *a = ns->v[i], *b = s;
+        while (*a != '\0' && tolower((unsigned char)*a) == tolower((unsigned char)*b))
+            a++, b++;
+        if (*a == '\0' && *b == '\0')
+            return 1;
+    }
+    return 0;
+}
+
+static int names_add(names *ns, const char *base, const char *suffix)
+{
+    size_t nb = strlen(base), nsuf = strlen(suffix);
+    char *s;
+    if (ns->n == ns->cap) {
+        size_t nc = ns->cap ? ns->cap * 2 : 64;
+        char **v = (char **)realloc(ns->v, nc * sizeof *v);
+        if (v == NULL)
+            return 0;
+        ns->v = v;
+        ns->cap = nc;
+    }
+    s = (char *)malloc(nb + nsuf + 1);
+    if (s == NULL)
+        return 0;
+    memcpy(s, base, nb);
+    memcpy(s + nb, suffix, nsuf + 1);
+    ns->v[ns->n++] = s;
+    return 1;
+}
+
+static const char *const derived[] = {"", "_count", "_frames", "_size", "_max", "_frames_max",
+                                      "_bucket", "_hot", "_buckets", "_rank", "_dim0", "_dim1",
+                                      "_dim2", "_dim3", "_dim4", "_dim5", "_dim6", "_dim7", NULL};
+
+static int name_free(const names *ns, const char *s)
+{
+    size_t i;
+    char buf[512];
+    if (!spec_c_name_ok(s) || strlen(s) + 16 > sizeof buf)
+        return 0;
+    for (i = 0; derived[i] != NULL; i++) {
+        snprintf(buf, sizeof buf, "%s%s", s, derived[i]);
+        if (names_has(ns, buf))
+            return 0;
+    }
+    return 1;
+}
+
+static int name_take(names *ns, const char *s)
+{
+    size_t i;
+    for (i = 0; derived[i] != NULL; i++)
+        if (!names_add(ns, s, derived[i]))
+            return 0;
+    return 1;
+}
+
+/* A C name for key k: the key itself when it is one, else the key with
+ * every other byte made '_' (runs collapsed, lower case, a letter first),
+ * with _2, _3 ... until it is free. */
+static char *choose_name(names *ns, const key_stats *k)
+{
+    size_t i, n = 0, cap = k->key_len + 24;
+    char *s = (char *)malloc(cap), *out;
+    if (s == NULL)
+        return NULL;
+    if (k->key_len > 0 && k->key_len < 200 && memchr(k->key, 0, k->key_len) == NULL) {
+        memcpy(s, k->key, k->key_len);
+        s[k->key_len] = '\0';
+        if (name_free(ns, s))
+            return name_take(ns, s) ? s : (free(s), (char *)NULL);
+    }
+    for (i = 0; i < k->key_len && n < 100; i++) {
+        int c = k->key[i];
+        if (isalnum(c) && c < 0x80)
+            s[n++] = (char)tolower(c);
+        else if (n > 0 && s[n - 1] != '_')
+            s[n++] = '_';
+    }
+    while (n > 0 && s[n - 1] == '_')
+        n--;
+    s[n] = '\0';
+    if (n == 0 || !isalpha((unsigned char)s[0])) {
+        memmove(s + 2, s, n + 1);
+        s[0] = 'f';
+        s[1] = '_';
+        n += 2;
+        if (s[n - 1] == '_')
+            s[--n] = '\0';
+    }
+    out = (char *)malloc(n + 24);
+    if (out == NULL) {
+        free(s);
+        return NULL;
+    }
+    strcpy(out, s);
+    for (i = 2; !name_free(ns, out); i++)
+        snprintf(out, n + 24, "%s_%zu", s, i);
+    free(s);
+    return name_take(ns, out) ? out : (free(out), (char *)NULL);
+}
+
+/* The text being built. */
+typedef struct text {
+    char *b;
+    size_t n, cap;
+    int failed;
+} text;
+
+static void put(text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(t->b != NULL ? t->b + t->n : NULL, t->b != NULL ? t->cap - t->n : 0, fmt,
+                      ap);
+        va_end(ap);
+        if (n < 0) {
+            t->failed = 1;
+            return;
+        }
+        if (t->b != NULL && t->n + (size_t)n < t->cap) {
+            t->n += (size_t)n;
+            return;
+        }
+        {
+            size_t nc = (t->cap ? t->cap * 2 : 4096) + (size_t)n;
+            char *b = (char *)realloc(t->b, nc);
+            if (b == NULL) {
+                t->failed = 1;
+                return;
+            }
+            t->b = b;
+            t->cap = nc;
+        }
+    }
+}
+
+/* The key as the spec writes it: bare when it is the name, else quoted. */
+static void put_key(text *t, const key_stats *k)
+{
+    size_t i;
+    if (strlen(k->name) == k->key_len && memcmp(k->name, k->key, k->key_len) == 0) {
+        put(t, "%s", k->name);
+        return;
+    }
+    put(t, "\"");
+    for (i = 0; i < k->key_len; i++) {
+        int c = k->key[i];
+        if (c == '"' || c == '\\')
+            put(t, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            put(t, "%c", c);
+        else
+            put(t, "\\x%02x", (unsigned)c);
+    }
+    put(t, "\" as %s", k->name);
+}
+
+static const char *const type_word[4] = {"none", "bytes", "float", "int64"};
+
+static void put_range(text *t, size_t lo, size_t hi, double mean, const char *unit)
+{
+    if (lo == hi)
+        put(t, "%zu %s%s", lo, unit, lo == 1 ? "" : "s");
+    else
+        put(t, "%zu..%zu %ss (mean %.1f)", lo, hi, unit, mean);
+}
+
+static void put_presence(text *t, const key_stats *k, uint64_t total)
+{
+    if (k->records == total && total == 1)
+        put(t, "in the one record");
+    else if (k->records == total)
+        put(t, "in all %llu records", (unsigned long long)total);
+    else
+        put(t, "in %llu of %llu records", (unsigned long long)k->records,
+            (unsigned long long)total);
+    if (k->empty > 0)
+        put(t, ", Feature{} without a list in %llu", (unsigned long long)k->empty);
+}
+
+/* Reports a key with two types on stderr and in the spec; returns 1.
+ * Counts are of records, or of frames for a feature list. */
+static int conflict(text *t, const key_stats *k, const char *what, const char *indent)
+{
+    const char *unit = strcmp(what, "feature list") == 0 ? "frame" : "record";
+    int ty, first = 1;
+    fprintf(stderr, "featc: infer: %s \"%.*s\" has conflicting types:", what, (int)k->key_len,
+            (const char *)k->key);
+    put(t, "%s// left out: %s \"", indent, what);
+    put(t, "%.*s\" has conflicting types:", (int)k->key_len, (const char *)k->key);
+    for (ty = 1; ty <= 3; ty++) {
+        if (k->type_records[ty] == 0)
+            continue;
+        const char *plural = k->type_records[ty] == 1 ? "" : "s";
+        fprintf(stderr, "%s %s in %llu %s%s (first: %s record %llu)", first ? "" : ",",
+                type_word[ty], (unsigned long long)k->type_records[ty], unit, plural,
+                k->type_file[ty], (unsigned long long)k->type_record[ty]);
+        put(t, "%s %s in %llu %s%s", first ? "" : ",", type_word[ty],
+            (unsigned long long)k->type_records[ty], unit, plural);
+        first = 0;
+    }
+    fprintf(stderr, "; left out of the spec\n");
+    put(t, "\n");
+    return 1;
+}
+
+/* One feature (Example or context): returns 1 when left out for a conflict. */
+static int put_feature(text *t, const key_stats *k, uint64_t total, const char *indent)
+{
+    fc_type ty = the_type(k);
+    double mean = k->counted ? k->count_sum / (double)k->counted : 0;
+    if (types_seen(k) > 1)
+        return conflict(t, k, "feature", indent);
+    put(t, "%s", indent);
+    put_key(t, k);
+    if (types_seen(k) == 0) {
+        /* any VarLen reads Feature{} as empty; bytes holds any value */
+        put(t, " : bytes[] max 1;  // only ever Feature{} without a list (%llu records): its "
+               "type is unknown; read as an empty VarLen\n",
+            (unsigned long long)k->empty);
+        return 0;
+    }
+    if (k->records == total && k->count_min == k->count_max && k->count_min >= 1) {
+        if (k->count_min == 1)
+            put(t, " : %s;  // FixedLen: 1 value ", type_word[ty]);
+        else
+            put(t, " : %s[%zu];  // FixedLen: %zu values ", type_word[ty], k->count_min,
+                k->count_min);
+    } else {
+        put(t, " : %s[] max %zu;  // VarLen: ", type_word[ty], headroom(k->count_max));
+        put_range(t, k->count_min, k->count_max, mean, "value");
+        put(t, " ");
+    }
+    put_presence(t, k, total);
+    if (!(k->records == total && k->count_min == k->count_max && k->count_min >= 1))
+        put(t, "; max %zu = the largest seen (%zu) plus headroom", headroom(k->count_max),
+            k->count_max);
+    put(t, "\n");
+    return 0;
+}
+
+static int put_list(text *t, const key_stats *k, uint64_t total)
+{
+    fc_type ty = the_type(k);
+    double mean = k->counted ? k->count_sum / (double)k->counted : 0;
+    int fixed;
+    if (types_seen(k) > 1)
+        return conflict(t, k, "feature list", "    ");
+    fixed = types_seen(k) == 1 && k->type_records[FC_TYPE_NONE] == 0 &&
+            k->count_min == k->count_max && k->count_min >= 1;
+    put(t, "    ");
+    put_key(t, k);
+    if (types_seen(k) == 0) {
+        /* frames that are all Feature{} or lists with no frames: a VarLen
+         * list, which reads both as empty */
+        put(t, " : bytes[] max 1;  // no typed frame seen: its type is unknown; read as empty "
+               "VarLen frames; ");
+    } else if (fixed) {
+        if (k->count_min == 1)
+            put(t, " : %s", type_word[ty]);
+        else
+            put(t, " : %s[%zu]", type_word[ty], k->count_min);
+        put(t, "%s;  // %zu value%s per frame; ", k->records == total ? "" : " allow_missing",
+            k->count_min, k->count_min == 1 ? "" : "s");
+    } else {
+        put(t, " : %s[] max %zu;  // VarLen frames: ", type_word[ty], headroom(k->count_max));
+        put_range(t, k->count_min, k->count_max, mean, "value");
+        put(t, " per frame (max %zu with headroom); ", headroom(k->count_max));
+    }
+    if (k->records > 0)
+        put_range(t, k->frames_min, k->frames_max, k->frames_sum / (double)k->records, "frame");
+    else
+        put(t, "no frames");
+    put(t, " ");
+    put_presence(t, k, total);
+    put(t, "\n");
+    return 0;
+}
+
+/* ------------------------------------------------------------ the command */
+
+typedef struct infer_opts {
+    fc_input_options read;
+    const char *package;
+    const char *name;
+    fc_payload_kind type;
+    int nfiles;
+    char **files;
+} infer_opts;
+
+static int parse_opts(int argc, char **argv, infer_opts *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    o->read.compression = FC_COMPRESSION_AUTO;
+    o->read.crc_policy = FC_CRC_VERIFY;
+    o->package = "inferred";
+    o->name = "record";
+    o->type = FC_PAYLOAD_AUTO;
+    o->files = (char **)calloc((size_t)argc + 1, sizeof *o->files);
+    if (o->files == NULL)
+        return cli_fail(EXIT_USAGE_ERR, "out of memory");
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *val;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(infer_usage, stdout);
+            return -1;
+        }
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++)
+                o->files[o->nfiles++] = argv[i];
+            break;
+        }
+        if (strcmp(a, "-") == 0 || a[0] != '-') {
+            o->files[o->nfiles++] = argv[i];
+        } else if ((val = cli_option_value(a, "--package")) != NULL) {
+            if (!spec_c_name_ok(val))
+                return cli_usage_error(infer_usage, "package name '%s' is not a usable C name",
+                                       val);
+            o->package = val;
+        } else if ((val = cli_option_value(a, "--name")) != NULL) {
+            if (!spec_c_name_ok(val))
+                return cli_usage_error(infer_usage, "message name '%s' is not a usable C name",
+                                       val);
+            o->name = val;
+        } else if ((val = cli_option_value(a, "--compression")) != NULL) {
+            if (fc_input_parse_compression(val, &o->read.compression) != 0)
+                return cli_usage_error(infer_usage,
+                                       "unknown compression '%s' (auto, none, zlib, gzip)", val);
+        } else if ((val = cli_option_value(a, "--max-record-size")) != NULL) {
+            if (fc_input_parse_size(val, &o->read.max_record_size) != 0 ||
+                o->read.max_record_size == 0)
+                return cli_usage_error(infer_usage, "bad size '%s'", val);
+        } else if ((val = cli_option_value(a, "--type")) != NULL) {
+            if (strcmp(val, "auto") == 0)
+                o->type = FC_PAYLOAD_AUTO;
+            else if (strcmp(val, "example") == 0)
+                o->type = FC_PAYLOAD_EXAMPLE;
+            else if (strcmp(val, "sequence") == 0)
+                o->type = FC_PAYLOAD_SEQUENCE_EXAMPLE;
+            else
+                return cli_usage_error(infer_usage,
+                                       "unknown type '%s' (auto, example, sequence)", val);
+        } else {
+            return cli_usage_error(infer_usage, "unknown option '%s'", a);
+        }
+    }
+    if (o->nfiles == 0)
+        return cli_usage_error(infer_usage, "no input file");
+    return 0;
+}
+
+typedef struct gathered {
+    key_table features; /* Example features, or SequenceExample context */
+    key_table lists;
+    uint64_t records, sequences;
+    uint64_t *file_records;
+    const char **file_compression;
+} gathered;
+
+/* One decoded record into the tables; 0 when out of memory. */
+static int gather(gathered *g, const fc_fallback *fb, const char *file, uint64_t index)
+{
+    size_t i, f;
+    for (i = 0; i < fb->n_features; i++) {
+        const fc_fb_feature *e = &fb->features[i];
+        key_stats *k = table_get(&g->features, e->key, e->key_len);
+        size_t n;
+        fc_type t;
+        if (k == NULL)
+            return 0;
+        t = feature_type(e->value, &n);
+        if (t == FC_TYPE_NONE) {
+            k->empty++;
+            continue;
+        }
+        k->records++;
+        add_type(k, t, file, index);
+        add_count(k, n);
+    }
+    for (i = 0; i < fb->n_feature_lists; i++) {
+        const fc_fb_feature_list *e = &fb->feature_lists[i];
+        const FcPb__FeatureList *fl = e->value;
+        key_stats *k = table_get(&g->lists, e->key, e->key_len);
+        if (k == NULL)
+            return 0;
+        k->records++;
+        if (fl->n_feature < k->frames_min)
+            k->frames_min = fl->n_feature;
+        if (fl->n_feature > k->frames_max)
+            k->frames_max = fl->n_feature;
+        k->frames_sum += (double)fl->n_feature;
+        for (f = 0; f < fl->n_feature; f++) {
+            size_t n;
+            fc_type t = feature_type(fl->feature[f], &n);
+            add_type(k, t, file, index);
+            add_count(k, n);
+        }
+    }
+    return 1;
+}
+
+/* The spec text; conflicts counted in *left_out. */
+static void write_spec(text *t, gathered *g, const infer_opts *o, int *left_out)
+{
+    names ns;
+    size_t i, frames_max = 0;
+    int k;
+    memset(&ns, 0, sizeof ns);
+    qsort(g->features.v, g->features.n, sizeof *g->features.v, key_cmp);
+    qsort(g->lists.v, g->lists.n, sizeof *g->lists.v, key_cmp);
+    free(g->features.slots); /* the order changed: no more lookups */
+    free(g->lists.slots);
+    g->features.slots = g->lists.slots = NULL;
+    {
+        static const char *const fixed_names[] = {"present", "field_count", "present_words",
+                                                  "batch_bytes", "context_count", "list_count",
+                                                  NULL};
+        for (k = 0; fixed_names[k] != NULL; k++)
+            names_add(&ns, fixed_names[k], "");
+    }
+    for (i = 0; i < g->features.n; i++)
+        g->features.v[i].name = choose_name(&ns, &g->features.v[i]);
+    for (i = 0; i < g->lists.n; i++) {
+        g->lists.v[i].name = choose_name(&ns, &g->lists.v[i]);
+        if (g->lists.v[i].records > 0 && g->lists.v[i].frames_max > frames_max)
+            frames_max = g->lists.v[i].frames_max;
+    }
+    for (i = 0; i < g->features.n; i++)
+        if (g->features.v[i].name == NULL)
+            t->failed = 1;
+    for (i = 0; i < g->lists.n; i++)
+        if (g->lists.v[i].name == NULL)
+            t->failed = 1;
+    for (i = 0; i < ns.n; i++)
+        free(ns.v[i]);
+    free(ns.v);
+    if (t->failed)
+        return;
+
+    put(t, "// Inferred by featc infer from %llu record%s of %d file%s:\n",
+        (unsigned long long)g->records, g->records == 1 ? "" : "s", o->nfiles,
+        o->nfiles == 1 ? "" : "s");
+    for (k = 0; k < o->nfiles; k++) {
+        const char *base = strrchr(o->files[k], '/');
+        put(t, "//   %s (%llu records, %s)\n", base != NULL ? base + 1 : o->files[k],
+            (unsigned long long)g->file_records[k], g->file_compression[k]);
+    }
+    put(t, "// A feature present in every record with one value count is FixedLen\n"
+           "// with that shape; any other is VarLen, bounded by the largest count seen\n"
+           "// plus headroom (the next power of two at or above 1.25 x that count).\n"
+           "package %s;\n\n",
+        o->package);
+    if (g->sequences == 0 && o->type != FC_PAYLOAD_SEQUENCE_EXAMPLE) {
+        put(t, "example %s {\n", o->name);
+        for (i = 0; i < g->features.n; i++)
+            *left_out += put_feature(t, &g->features.v[i], g->records, "  ");
+        put(t, "}\n");
+        return;
+    }
+    put(t, "sequence_example %s {\n", o->name);
+    if (g->features.n > 0) {
+        put(t, "  context {\n");
+        for (i = 0; i < g->features.n; i++)
+            *left_out += put_feature(t, &g->features.v[i], g->records, "    ");
+        put(t, "  }\n");
+    }
+    if (g->lists.n > 0) {
+        put(t, "  feature_lists max %zu {  // up to %zu frames seen in a list; max %zu with "
+               "headroom\n",
+            headroom(frames_max), frames_max, headroom(frames_max));
+        for (i = 0; i < g->lists.n; i++)
+            *left_out += put_list(t, &g->lists.v[i], g->records);
+        put(t, "  }\n");
+    }
+    put(t, "}\n");
+}
+
+int cmd_infer(int argc, char **argv)
+{
+    infer_opts o;
+    gathered g;
+    cli_decoder d;
+    text t;
+    int rc = parse_opts(argc, argv, &o), k, left_out = 0;
+    if (rc != 0) {
+        free(o.files);
+        return rc < 0 ? EXIT_OK : rc;
+    }
+    memset(&g, 0, sizeof g);
+    memset(&d, 0, sizeof d);
+    memset(&t, 0, sizeof t);
+    g.file_records = (uint64_t *)calloc((size_t)o.nfiles, sizeof *g.file_records);
+    g.file_compression = (const char **)calloc((size_t)o.nfiles, sizeof *g.file_compression);
+    if (g.file_records == NULL || g.file_compression == NULL)
+        rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+    for (k = 0; rc == EXIT_OK && k < o.nfiles; k++) {
+        const char *path = o.files[k];
+        fc_input in;
+        fc_record rec;
+        int s = fc_input_open(&in, path, &o.read);
+        while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
+            fc_fallback fb;
+            fc_error perr;
+            fc_error_clear(&perr);
+            if (cli_decode(&d, &rec, o.type, 0, &fb, &perr) != FC_OK) {
+                fprintf(stderr, "featc: %s: record %llu: %s: nothing is inferred from a file "
+                                "that is not all Examples or SequenceExamples\n",
+                        path, (unsigned long long)rec.index, perr.message);
+                rc = EXIT_RECORD_ERR;
+                break;
+            }
+            if (fb.kind == FC_PAYLOAD_SEQUENCE_EXAMPLE)
+                g.sequences++;
+            g.records++;
+            g.file_records[k]++;
+            if (!gather(&g, &fb, path, rec.index)) {
+                rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+                break;
+            }
+        }
+        g.file_compression[k] = "?";
+        if (s == FC_END)
+            g.file_compression[k] = fc_compression_name(fc_reader_compression(&in.reader));
+        if (rc == EXIT_OK && s != FC_END) {
+            fprintf(stderr, "featc: %s: %s\n", path, in.err.message);
+            rc = EXIT_DATA_ERR;
+        }
+        fc_input_close(&in);
+    }
+    if (rc == EXIT_OK && g.records == 0) {
+        fprintf(stderr, "featc: infer: no records in the input: nothing to infer\n");
+        rc = EXIT_RECORD_ERR;
+    }
+    if (rc == EXIT_OK) {
+        write_spec(&t, &g, &o, &left_out);
+        if (t.failed)
+            rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+    }
+    if (rc == EXIT_OK) {
+        /* what featc infer prints, featc compile accepts: checked here */
+        pool p;
+        int errors;
+        pool_init(&p);
+        errors = featc_compile_buffer(&p, "<inferred spec>", t.b, t.n, stderr, NULL, NULL);
+        pool_free(&p);
+        if (errors != 0) {
+            fputs(t.b, stderr);
+            rc = cli_fail(EXIT_DATA_ERR, "internal error: the inferred spec (above) does not "
+                                         "compile; please report it");
+        } else {
+            fwrite(t.b, 1, t.n, stdout);
+            if (fflush(stdout) != 0 || ferror(stdout))
+                rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
+            else if (left_out > 0)
+                rc = EXIT_RECORD_ERR;
+        }
+    }
+    free(t.b);
+    free(d.mem);
+    table_free(&g.features);
+    table_free(&g.lists);
+    free(g.file_records);
+    free(g.file_compression);
+    free(o.files);
+    return rc;
+}
