@@ -524,7 +524,7 @@ typedef struct infer_opts {
 
 static int parse_opts(int argc, char **argv, infer_opts *o)
 {
-    int i;
+    int i, rc = 0;
     memset(o, 0, sizeof *o);
     o->read.compression = FC_COMPRESSION_AUTO;
     o->read.crc_policy = FC_CRC_VERIFY;
@@ -557,24 +557,9 @@ static int parse_opts(int argc, char **argv, infer_opts *o)
                 return cli_usage_error(infer_usage, "message name '%s' is not a usable C name",
                                        val);
             o->name = val;
-        } else if ((val = cli_option_value(a, "--compression")) != NULL) {
-            if (fc_input_parse_compression(val, &o->read.compression) != 0)
-                return cli_usage_error(infer_usage,
-                                       "unknown compression '%s' (auto, none, zlib, gzip)", val);
-        } else if ((val = cli_option_value(a, "--max-record-size")) != NULL) {
-            if (fc_input_parse_size(val, &o->read.max_record_size) != 0 ||
-                o->read.max_record_size == 0)
-                return cli_usage_error(infer_usage, "bad size '%s'", val);
-        } else if ((val = cli_option_value(a, "--type")) != NULL) {
-            if (strcmp(val, "auto") == 0)
-                o->type = FC_PAYLOAD_AUTO;
-            else if (strcmp(val, "example") == 0)
-                o->type = FC_PAYLOAD_EXAMPLE;
-            else if (strcmp(val, "sequence") == 0)
-                o->type = FC_PAYLOAD_SEQUENCE_EXAMPLE;
-            else
-                return cli_usage_error(infer_usage,
-                                       "unknown type '%s' (auto, example, sequence)", val);
+        } else if (cli_input_option(a, infer_usage, &o->read, &o->type, &rc)) {
+            if (rc != 0)
+                return rc;
         } else {
             return cli_usage_error(infer_usage, "unknown option '%s'", a);
         }

@@ -99,9 +99,35 @@ static const char *const verify_usage =
     "an Example or SequenceExample; 2 a file is unreadable or damaged; 64 usage\n"
     "error.\n";
 
+int cli_input_option(const char *arg, const char *usage, fc_input_options *read,
+                     fc_payload_kind *type, int *rc)
+{
+    const char *val;
+    *rc = 0;
+    if ((val = cli_option_value(arg, "--compression")) != NULL) {
+        if (fc_input_parse_compression(val, &read->compression) != 0)
+            *rc = cli_usage_error(usage, "unknown compression '%s' (auto, none, zlib, gzip)", val);
+    } else if ((val = cli_option_value(arg, "--max-record-size")) != NULL) {
+        if (fc_input_parse_size(val, &read->max_record_size) != 0 || read->max_record_size == 0)
+            *rc = cli_usage_error(usage, "bad size '%s'", val);
+    } else if (type != NULL && (val = cli_option_value(arg, "--type")) != NULL) {
+        if (strcmp(val, "auto") == 0)
+            *type = FC_PAYLOAD_AUTO;
+        else if (strcmp(val, "example") == 0)
+            *type = FC_PAYLOAD_EXAMPLE;
+        else if (strcmp(val, "sequence") == 0)
+            *type = FC_PAYLOAD_SEQUENCE_EXAMPLE;
+        else
+            *rc = cli_usage_error(usage, "unknown type '%s' (auto, example, sequence)", val);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
 {
-    int i;
+    int i, rc = 0;
     const char *usage = mode == MODE_CAT ? cat_usage : mode == MODE_COUNT ? count_usage
                                                                           : verify_usage;
     memset(o, 0, sizeof *o);
@@ -133,25 +159,13 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
             o->flags |= FC_FALLBACK_LENIENT;
         } else if (mode == MODE_VERIFY && strcmp(a, "--examples") == 0) {
             o->examples = 1;
-        } else if ((val = cli_option_value(a, "--compression")) != NULL) {
-            if (fc_input_parse_compression(val, &o->read.compression) != 0)
-                return cli_usage_error(usage, "unknown compression '%s' (auto, none, zlib, gzip)",
-                                       val);
+        } else if (cli_input_option(a, usage, &o->read, mode == MODE_CAT ? &o->type : NULL,
+                                    &rc)) {
+            if (rc != 0)
+                return rc;
         } else if (mode != MODE_VERIFY && (val = cli_option_value(a, "--crc")) != NULL) {
             if (fc_input_parse_crc(val, &o->read.crc_policy) != 0)
                 return cli_usage_error(usage, "unknown CRC policy '%s' (verify, skip, none)", val);
-        } else if ((val = cli_option_value(a, "--max-record-size")) != NULL) {
-            if (fc_input_parse_size(val, &o->read.max_record_size) != 0 || o->read.max_record_size == 0)
-                return cli_usage_error(usage, "bad size '%s'", val);
-        } else if (mode == MODE_CAT && (val = cli_option_value(a, "--type")) != NULL) {
-            if (strcmp(val, "auto") == 0)
-                o->type = FC_PAYLOAD_AUTO;
-            else if (strcmp(val, "example") == 0)
-                o->type = FC_PAYLOAD_EXAMPLE;
-            else if (strcmp(val, "sequence") == 0)
-                o->type = FC_PAYLOAD_SEQUENCE_EXAMPLE;
-            else
-                return cli_usage_error(usage, "unknown type '%s' (auto, example, sequence)", val);
         } else {
             return cli_usage_error(usage, "unknown option '%s'", a);
         }

@@ -22,6 +22,12 @@ int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 
+/* The input options of every command that reads records: --compression,
+ * --max-record-size and, when type is not NULL, --type.  Returns 1 when arg
+ * is one of them (*rc: 0, or the usage error already printed), else 0. */
+int cli_input_option(const char *arg, const char *usage, fc_input_options *read,
+                     fc_payload_kind *type, int *rc);
+
 /* Decodes one payload with the fallback decoder into memory that grows as
  * needed (free d->mem when done). */
 typedef struct cli_decoder {

@@ -82,32 +82,10 @@ static unsigned long long rnd(void)
 #include "random_record.h"
 #include "roundtrip.h"
 
-/* The serializer on every accepted record: with FC_OMIT_DEFAULTS, and on
- * every fifth also with FC_WRITE_DEFAULTS (roundtrip.h). */
+/* The serializer on every accepted record (roundtrip.h). */
 static void roundtrip(const unsigned char *x, const char *where)
 {
-    static unsigned long n;
-    rt_example(md, x, FC_OMIT_DEFAULTS, where);
-    if (n++ % 5 == 0)
-        rt_example(md, x, FC_WRITE_DEFAULTS, where);
-}
-
-/* COUNT / 4 random structs, filled directly (roundtrip.h). */
-static void random_structs(long count)
-{
-    long i;
-    unsigned char *x = (unsigned char *)calloc(1, md->size);
-    if (x == NULL) {
-        rt_fail("random structs", "out of memory", "");
-        return;
-    }
-    for (i = 0; i < count; i++) {
-        char where[64];
-        snprintf(where, sizeof where, "random struct %ld", i);
-        rt_random_example(md, x);
-        rt_example(md, x, rt_below(3) == 0 ? FC_WRITE_DEFAULTS : FC_OMIT_DEFAULTS, where);
-    }
-    free(x);
+    rt_check(md, 0, x, where);
 }
 
 static void gen_record(wbuf *ex)
@@ -132,7 +110,7 @@ int main(int argc, char **argv)
     name = argv[2];
     failed += bad;
     if (strcmp(argv[1], "random") == 0)
-        random_structs(atol(argv[4]) / 4);
+        rt_random_structs(md, 0, atol(argv[4]) / 4);
     if (rt_out != NULL)
         fclose(rt_out);
     printf("roundtrip-%s: %ld passed, %ld failed\n", name, rt_passed, rt_failed);

@@ -576,4 +576,47 @@ static inline void rt_random_sequence(const fc_seq_desc *sd, unsigned char *x)
     }
 }
 
+/* The entry points of the checkers: desc is an fc_message_desc, or an
+ * fc_seq_desc when seq. */
+static inline void rt_one(const void *desc, int seq, const unsigned char *x, unsigned flags,
+                          const char *where)
+{
+    if (seq)
+        rt_sequence((const fc_seq_desc *)desc, x, flags, where);
+    else
+        rt_example((const fc_message_desc *)desc, x, flags, where);
+}
+
+/* An accepted record: with FC_OMIT_DEFAULTS, and every fifth time also with
+ * FC_WRITE_DEFAULTS. */
+static inline void rt_check(const void *desc, int seq, const unsigned char *x, const char *where)
+{
+    static unsigned long n;
+    rt_one(desc, seq, x, FC_OMIT_DEFAULTS, where);
+    if (n++ % 5 == 0)
+        rt_one(desc, seq, x, FC_WRITE_DEFAULTS, where);
+}
+
+/* count random structs, filled directly. */
+static inline void rt_random_structs(const void *desc, int seq, long count)
+{
+    long i;
+    size_t size = seq ? ((const fc_seq_desc *)desc)->size : ((const fc_message_desc *)desc)->size;
+    unsigned char *x = (unsigned char *)calloc(1, size);
+    if (x == NULL) {
+        rt_fail("random structs", "out of memory", "");
+        return;
+    }
+    for (i = 0; i < count; i++) {
+        char where[64];
+        snprintf(where, sizeof where, "random struct %ld", i);
+        if (seq)
+            rt_random_sequence((const fc_seq_desc *)desc, x);
+        else
+            rt_random_example((const fc_message_desc *)desc, x);
+        rt_one(desc, seq, x, rt_below(3) == 0 ? FC_WRITE_DEFAULTS : FC_OMIT_DEFAULTS, where);
+    }
+    free(x);
+}
+
 #endif /* FEATC_TEST_ROUNDTRIP_H */
