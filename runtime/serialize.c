@@ -566,31 +566,3 @@ fc_status fc_seq_serialize(const fc_seq_desc *sd, const void *msg, unsigned flag
     }
     return FC_OK;
 }
-
-/* ---------------------------------------------------------------- writers */
-
-static fc_status write_record(fc_writer *w, int rc, const void *buf, size_t len, fc_error *err)
-{
-    if (rc != FC_OK)
-        return (fc_status)rc;
-    rc = fc_writer_write(w, buf, len);
-    if (rc != FC_OK && err != NULL)
-        *err = *fc_writer_error(w);
-    return (fc_status)rc;
-}
-
-fc_status fc_ex_write(fc_writer *w, const fc_message_desc *md, const void *msg, unsigned flags,
-                      void *buf, size_t cap, fc_error *err)
-{
-    size_t len = 0;
-    int rc = w == NULL ? FC_ERR_ARG : fc_ex_serialize(md, msg, flags, buf, cap, &len, err);
-    return write_record(w, rc, buf, len, err);
-}
-
-fc_status fc_seq_write(fc_writer *w, const fc_seq_desc *sd, const void *msg, unsigned flags,
-                       void *buf, size_t cap, fc_error *err)
-{
-    size_t len = 0;
-    int rc = w == NULL ? FC_ERR_ARG : fc_seq_serialize(sd, msg, flags, buf, cap, &len, err);
-    return write_record(w, rc, buf, len, err);
-}

@@ -62,12 +62,16 @@ size_t @@TYPE@@_batch_bind(fc_column columns[@@UPPER@@_FIELD_COUNT], size_t b, u
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t @@TYPE@@_encoded_size(const @@TYPE@@ *m, unsigned flags);
 int @@TYPE@@_serialize(const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int @@TYPE@@_write(fc_writer *w, const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int @@TYPE@@_write(fc_writer *w, const @@TYPE@@ *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &@@TYPE@@_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

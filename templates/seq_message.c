@@ -86,9 +86,3 @@ int @@TYPE@@_serialize(const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap,
 {
     return fc_seq_serialize(&@@TYPE@@_desc, m, flags, buf, cap, len, err);
 }
-
-int @@TYPE@@_write(fc_writer *w, const @@TYPE@@ *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_seq_write(w, &@@TYPE@@_desc, m, flags, buf, cap, err);
-}

@@ -67,16 +67,45 @@ fc_status fc_ex_encoded_size(const fc_message_desc *md, const void *msg, unsigne
  * size needed with FC_ERR_NO_SPACE (nothing useful is written then). */
 fc_status fc_ex_serialize(const fc_message_desc *md, const void *msg, unsigned flags, void *buf,
                           size_t cap, size_t *len, fc_error *err);
-/* Serializes into buf and appends the result to w as one record. */
-fc_status fc_ex_write(fc_writer *w, const fc_message_desc *md, const void *msg, unsigned flags,
-                      void *buf, size_t cap, fc_error *err);
 
 fc_status fc_seq_encoded_size(const fc_seq_desc *sd, const void *msg, unsigned flags,
                               size_t *size, fc_error *err);
 fc_status fc_seq_serialize(const fc_seq_desc *sd, const void *msg, unsigned flags, void *buf,
                            size_t cap, size_t *len, fc_error *err);
-fc_status fc_seq_write(fc_writer *w, const fc_seq_desc *sd, const void *msg, unsigned flags,
-                       void *buf, size_t cap, fc_error *err);
+
+/* Serializes into buf and appends the result to w as one record (inline, so
+ * that a program which never writes does not link the writer, nor zlib). */
+static inline fc_status fc_ser_append(fc_writer *w, fc_status rc, const void *buf, size_t len,
+                                      fc_error *err)
+{
+    if (rc != FC_OK)
+        return rc;
+    if (w == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "cannot write: NULL writer");
+        return FC_ERR_ARG;
+    }
+    rc = fc_writer_write(w, buf, len);
+    if (rc != FC_OK && err != NULL)
+        *err = *fc_writer_error(w);
+    return rc;
+}
+
+static inline fc_status fc_ex_write(fc_writer *w, const fc_message_desc *md, const void *msg,
+                                    unsigned flags, void *buf, size_t cap, fc_error *err)
+{
+    size_t len = 0;
+    fc_status rc = fc_ex_serialize(md, msg, flags, buf, cap, &len, err);
+    return fc_ser_append(w, rc, buf, len, err);
+}
+
+static inline fc_status fc_seq_write(fc_writer *w, const fc_seq_desc *sd, const void *msg,
+                                     unsigned flags, void *buf, size_t cap, fc_error *err)
+{
+    size_t len = 0;
+    fc_status rc = fc_seq_serialize(sd, msg, flags, buf, cap, &len, err);
+    return fc_ser_append(w, rc, buf, len, err);
+}
 
 #ifdef __cplusplus
 }

@@ -267,7 +267,7 @@ static void test_write_read(void)
         ro.work_size = FC_READER_WORK_SIZE;
         CHECK(fc_reader_init_mem(&r, out, fc_writer_size(&w), &ro, NULL) == FC_OK);
         for (i = 0; (rc = fc_reader_next(&r, &rec)) == FC_OK; i++) {
-            CHECK(sem_t_parse(&back, rec.data, rec.length, &err) == FC_OK);
+            CHECK_MSG(sem_t_parse(&back, rec.data, rec.length, &err) == FC_OK, "%s: record %d: %s", fc_compression_name(comps[k]), i, err.message);
             CHECK(back.s == i - 5 && back.v_count == (size_t)i % 5);
         }
         CHECK_MSG(rc == FC_END && i == 10, "%s: %d records, status %d",

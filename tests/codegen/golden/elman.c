@@ -141,12 +141,6 @@ int elman_clip_serialize(const elman_clip *m, unsigned flags, void *buf, size_t 
     return fc_seq_serialize(&elman_clip_desc, m, flags, buf, cap, len, err);
 }
 
-int elman_clip_write(fc_writer *w, const elman_clip *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_seq_write(w, &elman_clip_desc, m, flags, buf, cap, err);
-}
-
 /* Segments of clip */
 static const fc_state_desc elman_clip_state_descs[ELMAN_CLIP_STATE_COUNT] = {
     {"h", FC_TYPE_FLOAT, 1, {5}, 5, offsetof(elman_clip_states, h)}

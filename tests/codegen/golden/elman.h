@@ -112,12 +112,16 @@ size_t elman_clip_batch_bind(fc_column columns[ELMAN_CLIP_FIELD_COUNT], size_t b
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t elman_clip_encoded_size(const elman_clip *m, unsigned flags);
 int elman_clip_serialize(const elman_clip *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int elman_clip_write(fc_writer *w, const elman_clip *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int elman_clip_write(fc_writer *w, const elman_clip *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_seq_write(w, &elman_clip_desc, m, flags, buf, cap, err);
+}
 
 /* Marks context feature or feature list f present: written even when empty or at its
  * default. */

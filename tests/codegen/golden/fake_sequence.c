@@ -159,9 +159,3 @@ int fake_sequence_record_serialize(const fake_sequence_record *m, unsigned flags
 {
     return fc_seq_serialize(&fake_sequence_record_desc, m, flags, buf, cap, len, err);
 }
-
-int fake_sequence_record_write(fc_writer *w, const fake_sequence_record *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_seq_write(w, &fake_sequence_record_desc, m, flags, buf, cap, err);
-}

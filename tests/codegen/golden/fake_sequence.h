@@ -141,12 +141,16 @@ size_t fake_sequence_record_batch_bind(fc_column columns[FAKE_SEQUENCE_RECORD_FI
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t fake_sequence_record_encoded_size(const fake_sequence_record *m, unsigned flags);
 int fake_sequence_record_serialize(const fake_sequence_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int fake_sequence_record_write(fc_writer *w, const fake_sequence_record *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int fake_sequence_record_write(fc_writer *w, const fake_sequence_record *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_seq_write(w, &fake_sequence_record_desc, m, flags, buf, cap, err);
+}
 
 /* Marks context feature or feature list f present: written even when empty or at its
  * default. */

@@ -118,9 +118,3 @@ int hadoop_row_serialize(const hadoop_row *m, unsigned flags, void *buf, size_t 
 {
     return fc_ex_serialize(&hadoop_row_desc, m, flags, buf, cap, len, err);
 }
-
-int hadoop_row_write(fc_writer *w, const hadoop_row *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &hadoop_row_desc, m, flags, buf, cap, err);
-}

@@ -85,12 +85,16 @@ size_t hadoop_row_batch_bind(fc_column columns[HADOOP_ROW_FIELD_COUNT], size_t b
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t hadoop_row_encoded_size(const hadoop_row *m, unsigned flags);
 int hadoop_row_serialize(const hadoop_row *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int hadoop_row_write(fc_writer *w, const hadoop_row *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int hadoop_row_write(fc_writer *w, const hadoop_row *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &hadoop_row_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

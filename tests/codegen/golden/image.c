@@ -186,9 +186,3 @@ int image_photo_serialize(const image_photo *m, unsigned flags, void *buf, size_
 {
     return fc_ex_serialize(&image_photo_desc, m, flags, buf, cap, len, err);
 }
-
-int image_photo_write(fc_writer *w, const image_photo *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &image_photo_desc, m, flags, buf, cap, err);
-}

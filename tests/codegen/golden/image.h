@@ -112,12 +112,16 @@ size_t image_photo_batch_bind(fc_column columns[IMAGE_PHOTO_FIELD_COUNT], size_t
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t image_photo_encoded_size(const image_photo *m, unsigned flags);
 int image_photo_serialize(const image_photo *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int image_photo_write(fc_writer *w, const image_photo *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int image_photo_write(fc_writer *w, const image_photo *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &image_photo_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

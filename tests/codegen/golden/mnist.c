@@ -136,9 +136,3 @@ int mnist_digit_serialize(const mnist_digit *m, unsigned flags, void *buf, size_
 {
     return fc_ex_serialize(&mnist_digit_desc, m, flags, buf, cap, len, err);
 }
-
-int mnist_digit_write(fc_writer *w, const mnist_digit *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &mnist_digit_desc, m, flags, buf, cap, err);
-}

@@ -93,12 +93,16 @@ size_t mnist_digit_batch_bind(fc_column columns[MNIST_DIGIT_FIELD_COUNT], size_t
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t mnist_digit_encoded_size(const mnist_digit *m, unsigned flags);
 int mnist_digit_serialize(const mnist_digit *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int mnist_digit_write(fc_writer *w, const mnist_digit *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int mnist_digit_write(fc_writer *w, const mnist_digit *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &mnist_digit_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

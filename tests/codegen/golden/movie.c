@@ -164,9 +164,3 @@ int movie_movie_serialize(const movie_movie *m, unsigned flags, void *buf, size_
 {
     return fc_seq_serialize(&movie_movie_desc, m, flags, buf, cap, len, err);
 }
-
-int movie_movie_write(fc_writer *w, const movie_movie *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_seq_write(w, &movie_movie_desc, m, flags, buf, cap, err);
-}

@@ -145,12 +145,16 @@ size_t movie_movie_batch_bind(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], size_t
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t movie_movie_encoded_size(const movie_movie *m, unsigned flags);
 int movie_movie_serialize(const movie_movie *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int movie_movie_write(fc_writer *w, const movie_movie *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int movie_movie_write(fc_writer *w, const movie_movie *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_seq_write(w, &movie_movie_desc, m, flags, buf, cap, err);
+}
 
 /* Marks context feature or feature list f present: written even when empty or at its
  * default. */

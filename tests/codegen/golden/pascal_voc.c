@@ -255,9 +255,3 @@ int voc_segmentation_serialize(const voc_segmentation *m, unsigned flags, void *
 {
     return fc_ex_serialize(&voc_segmentation_desc, m, flags, buf, cap, len, err);
 }
-
-int voc_segmentation_write(fc_writer *w, const voc_segmentation *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &voc_segmentation_desc, m, flags, buf, cap, err);
-}

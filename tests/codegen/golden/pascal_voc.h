@@ -133,12 +133,16 @@ size_t voc_segmentation_batch_bind(fc_column columns[VOC_SEGMENTATION_FIELD_COUN
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t voc_segmentation_encoded_size(const voc_segmentation *m, unsigned flags);
 int voc_segmentation_serialize(const voc_segmentation *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int voc_segmentation_write(fc_writer *w, const voc_segmentation *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int voc_segmentation_write(fc_writer *w, const voc_segmentation *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &voc_segmentation_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

@@ -190,9 +190,3 @@ int penguin_penguin_serialize(const penguin_penguin *m, unsigned flags, void *bu
 {
     return fc_ex_serialize(&penguin_penguin_desc, m, flags, buf, cap, len, err);
 }
-
-int penguin_penguin_write(fc_writer *w, const penguin_penguin *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &penguin_penguin_desc, m, flags, buf, cap, err);
-}

@@ -112,12 +112,16 @@ size_t penguin_penguin_batch_bind(fc_column columns[PENGUIN_PENGUIN_FIELD_COUNT]
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t penguin_penguin_encoded_size(const penguin_penguin *m, unsigned flags);
 int penguin_penguin_serialize(const penguin_penguin *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int penguin_penguin_write(fc_writer *w, const penguin_penguin *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int penguin_penguin_write(fc_writer *w, const penguin_penguin *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &penguin_penguin_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

@@ -178,12 +178,6 @@ int seg_clip_serialize(const seg_clip *m, unsigned flags, void *buf, size_t cap,
     return fc_seq_serialize(&seg_clip_desc, m, flags, buf, cap, len, err);
 }
 
-int seg_clip_write(fc_writer *w, const seg_clip *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_seq_write(w, &seg_clip_desc, m, flags, buf, cap, err);
-}
-
 /* Segments of clip */
 static const fc_state_desc seg_clip_state_descs[SEG_CLIP_STATE_COUNT] = {
     {"h", FC_TYPE_FLOAT, 1, {4}, 4, offsetof(seg_clip_states, h)},

@@ -156,12 +156,16 @@ size_t seg_clip_batch_bind(fc_column columns[SEG_CLIP_FIELD_COUNT], size_t b, un
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t seg_clip_encoded_size(const seg_clip *m, unsigned flags);
 int seg_clip_serialize(const seg_clip *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int seg_clip_write(fc_writer *w, const seg_clip *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int seg_clip_write(fc_writer *w, const seg_clip *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_seq_write(w, &seg_clip_desc, m, flags, buf, cap, err);
+}
 
 /* Marks context feature or feature list f present: written even when empty or at its
  * default. */

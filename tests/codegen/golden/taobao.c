@@ -267,9 +267,3 @@ int taobao_user_serialize(const taobao_user *m, unsigned flags, void *buf, size_
 {
     return fc_ex_serialize(&taobao_user_desc, m, flags, buf, cap, len, err);
 }
-
-int taobao_user_write(fc_writer *w, const taobao_user *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &taobao_user_desc, m, flags, buf, cap, err);
-}

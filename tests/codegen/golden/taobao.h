@@ -188,12 +188,16 @@ size_t taobao_user_batch_bind(fc_column columns[TAOBAO_USER_FIELD_COUNT], size_t
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t taobao_user_encoded_size(const taobao_user *m, unsigned flags);
 int taobao_user_serialize(const taobao_user *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int taobao_user_write(fc_writer *w, const taobao_user *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int taobao_user_write(fc_writer *w, const taobao_user *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &taobao_user_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

@@ -438,9 +438,3 @@ int taxi_trip_serialize(const taxi_trip *m, unsigned flags, void *buf, size_t ca
 {
     return fc_ex_serialize(&taxi_trip_desc, m, flags, buf, cap, len, err);
 }
-
-int taxi_trip_write(fc_writer *w, const taxi_trip *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &taxi_trip_desc, m, flags, buf, cap, err);
-}

@@ -207,12 +207,16 @@ size_t taxi_trip_batch_bind(fc_column columns[TAXI_TRIP_FIELD_COUNT], size_t b, 
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t taxi_trip_encoded_size(const taxi_trip *m, unsigned flags);
 int taxi_trip_serialize(const taxi_trip *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int taxi_trip_write(fc_writer *w, const taxi_trip *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int taxi_trip_write(fc_writer *w, const taxi_trip *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &taxi_trip_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */

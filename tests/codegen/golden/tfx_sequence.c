@@ -133,9 +133,3 @@ int tfx_sequence_record_serialize(const tfx_sequence_record *m, unsigned flags, 
 {
     return fc_seq_serialize(&tfx_sequence_record_desc, m, flags, buf, cap, len, err);
 }
-
-int tfx_sequence_record_write(fc_writer *w, const tfx_sequence_record *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_seq_write(w, &tfx_sequence_record_desc, m, flags, buf, cap, err);
-}

@@ -142,9 +142,3 @@ int transform_sequence_record_serialize(const transform_sequence_record *m, unsi
 {
     return fc_seq_serialize(&transform_sequence_record_desc, m, flags, buf, cap, len, err);
 }
-
-int transform_sequence_record_write(fc_writer *w, const transform_sequence_record *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_seq_write(w, &transform_sequence_record_desc, m, flags, buf, cap, err);
-}

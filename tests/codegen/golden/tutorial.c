@@ -187,9 +187,3 @@ int tutorial_record_serialize(const tutorial_record *m, unsigned flags, void *bu
 {
     return fc_ex_serialize(&tutorial_record_desc, m, flags, buf, cap, len, err);
 }
-
-int tutorial_record_write(fc_writer *w, const tutorial_record *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err)
-{
-    return fc_ex_write(w, &tutorial_record_desc, m, flags, buf, cap, err);
-}

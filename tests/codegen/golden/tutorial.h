@@ -105,12 +105,16 @@ size_t tutorial_record_batch_bind(fc_column columns[TUTORIAL_RECORD_FIELD_COUNT]
  * exact size, or 0 if *m breaks a bound (_serialize says which).
  * _serialize fills buf: FC_OK and *len, FC_ERR_NO_SPACE with *len the size
  * needed, or FC_ERR_ARG.  _write serializes into buf and appends the bytes
- * to w as one TFRecord.  Nothing allocates. */
+ * to w as one TFRecord (inline: a program that never writes links no
+ * writer).  Nothing allocates. */
 size_t tutorial_record_encoded_size(const tutorial_record *m, unsigned flags);
 int tutorial_record_serialize(const tutorial_record *m, unsigned flags, void *buf, size_t cap, size_t *len,
     fc_error *err);
-int tutorial_record_write(fc_writer *w, const tutorial_record *m, unsigned flags, void *buf, size_t cap,
-    fc_error *err);
+static inline int tutorial_record_write(fc_writer *w, const tutorial_record *m, unsigned flags, void *buf,
+    size_t cap, fc_error *err)
+{
+    return fc_ex_write(w, &tutorial_record_desc, m, flags, buf, cap, err);
+}
 
 /* Marks feature f present: written even when empty or at its
  * default. */
