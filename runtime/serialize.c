@@ -4,7 +4,8 @@
  * Two passes over the struct, both walking its descriptor: the first checks
  * it and sums the sizes (every nested message's length prefix needs its
  * size), the second writes front to back, computing each feature's size
- * again as it goes.  Sizes are 64-bit and stop growing once past the 2 GiB
+ * again as it goes (once per Feature; a feature list's frames twice, for the
+ * list's length prefix and then for each frame's).  Sizes are 64-bit and stop growing once past the 2 GiB
  * message limit, so no sum can wrap however large the bytes views are. */
 #include <string.h>
 
@@ -78,31 +79,37 @@ static uint64_t packed_size(fc_type t, const unsigned char *vals, size_t n)
     return body;
 }
 
-/* The body of the Int64List, FloatList or BytesList holding n values: the
- * packed field (left out when empty), or one field per bytes value. */
-static uint64_t list_body_size(fc_type t, const unsigned char *vals, size_t n)
+/* The sizes of a Feature holding n values of type t. */
+typedef struct feature_sizes {
+    uint64_t packed;  /* int64 and float: the packed values */
+    uint64_t list;    /* the Int64List, FloatList or BytesList body: the packed
+                         field (left out when empty), or one field per bytes value */
+    uint64_t feature; /* the Feature message: its oneof field around the list */
+} feature_sizes;
+
+static feature_sizes sizes_of(fc_type t, const unsigned char *vals, size_t n)
 {
-    uint64_t body = 0;
+    feature_sizes z;
     size_t i;
-    if (t != FC_TYPE_BYTES)
-        return n == 0 ? 0 : delimited(packed_size(t, vals, n));
-    for (i = 0; i < n && body <= LIMIT; i++)
-        body = add(body, delimited((uint64_t)load_bytes(vals + i * sizeof(fc_bytes)).size));
-    return body;
+    z.packed = z.list = 0;
+    if (t != FC_TYPE_BYTES) {
+        z.packed = packed_size(t, vals, n);
+        z.list = n == 0 ? 0 : delimited(z.packed);
+    } else {
+        for (i = 0; i < n && z.list <= LIMIT; i++)
+            z.list = add(z.list, delimited((uint64_t)load_bytes(vals + i * sizeof(fc_bytes)).size));
+    }
+    z.feature = delimited(z.list);
+    return z;
 }
 
-/* A Feature message (its oneof list) holding n values. */
-static uint64_t feature_size(fc_type t, const unsigned char *vals, size_t n)
-{
-    return delimited(list_body_size(t, vals, n));
-}
-
-static uint8_t *put_feature(uint8_t *p, fc_type t, const unsigned char *vals, size_t n)
+/* Writes the Feature message whose sizes z are (sizes_of the same values). */
+static uint8_t *put_feature(uint8_t *p, fc_type t, const unsigned char *vals, size_t n,
+                            const feature_sizes *z)
 {
     static const uint8_t tags[4] = {0, 0x0Au, 0x12u, 0x1Au}; /* bytes_list 1, float_list 2, int64_list 3 */
-    uint64_t body = list_body_size(t, vals, n);
     size_t i;
-    p = put_delimited_head(p, tags[t], body);
+    p = put_delimited_head(p, tags[t], z->list);
     if (t == FC_TYPE_BYTES) {
         for (i = 0; i < n; i++) {
             fc_bytes b = load_bytes(vals + i * sizeof(fc_bytes));
@@ -115,7 +122,7 @@ static uint8_t *put_feature(uint8_t *p, fc_type t, const unsigned char *vals, si
     }
     if (n == 0)
         return p;
-    p = put_delimited_head(p, FC_TAG_LEN1, packed_size(t, vals, n));
+    p = put_delimited_head(p, FC_TAG_LEN1, z->packed);
     if (t == FC_TYPE_FLOAT) {
         for (i = 0; i < n; i++) {
             uint32_t u;
@@ -188,35 +195,44 @@ static int too_large(fc_error *err)
 
 /* ------------------------------------------------------------- features */
 
-/* A Features map: fields[0..n) of the struct at msg, in key order, presence
- * bit of field i at bit_base + i. */
+/* A Features map: fields[0..n) of the struct at msg, taken in key order;
+ * the presence bit of field i is bit i (an Example's features, and a
+ * SequenceExample's context, which comes first). */
 typedef struct features {
     const fc_field_desc *fields;
     const uint16_t *order;
     size_t n;
     const unsigned char *msg;
     const uint32_t *present;
-    unsigned bit_base;
     unsigned flags;
 } features;
 
-/* Whether field f is written, and its values: 1 written, 0 not, or -1 with
- * err set when the struct breaks a bound. */
-static int field_values(const features *fs, size_t i, const unsigned char **vals, size_t *n,
-                        fc_error *err)
+static void features_init(features *fs, const fc_field_desc *fields, const uint16_t *order,
+                          size_t n, const void *msg, size_t present_offset, unsigned flags)
+{
+    fs->fields = fields;
+    fs->order = order;
+    fs->n = n;
+    fs->msg = (const unsigned char *)msg;
+    fs->present = (const uint32_t *)(const void *)(fs->msg + present_offset);
+    fs->flags = flags;
+}
+
+/* Whether field i is written (1) or not (0), and its values.  Counts are
+ * taken as they are: field_check bounds them before anything uses them. */
+static int field_values(const features *fs, size_t i, const unsigned char **vals, size_t *n)
 {
     const fc_field_desc *f = &fs->fields[i];
-    int present = fc_bit_get(fs->present, fs->bit_base + (unsigned)i);
-    size_t tsize = fc_type_size(f->type);
+    int present = fc_bit_get(fs->present, (unsigned)i);
     *vals = fs->msg + f->value_offset;
     switch (f->kind) {
     case FC_KIND_FIXED:
         *n = f->elems;
         if (present || f->default_value == NULL || (fs->flags & FC_WRITE_DEFAULTS) != 0)
-            break;
+            return 1;
         if (f->type != FC_TYPE_BYTES) {
-            if (memcmp(*vals, f->default_value, f->elems * tsize) != 0)
-                break;
+            if (memcmp(*vals, f->default_value, f->elems * fc_type_size(f->type)) != 0)
+                return 1;
         } else {
             const fc_bytes *d = (const fc_bytes *)f->default_value;
             size_t k;
@@ -224,38 +240,34 @@ static int field_values(const features *fs, size_t i, const unsigned char **vals
                 fc_bytes v = load_bytes(*vals + k * sizeof(fc_bytes));
                 if (v.size != d[k].size ||
                     (v.size > 0 && (v.data == NULL || memcmp(v.data, d[k].data, v.size) != 0)))
-                    break;
+                    return 1;
             }
-            if (k < f->elems)
-                break;
         }
         return 0;
     case FC_KIND_VARLEN:
         *n = fc_load_size(fs->msg + f->count_offset);
-        if (*n > f->max) {
-            count_error(err, "feature", f->key, f->key_len, *n, " values", f->max);
-            return -1;
-        }
-        if (*n == 0 && !present)
-            return 0;
-        break;
-    case FC_KIND_ROWS: {
+        return *n > 0 || present;
+    case FC_KIND_ROWS: { /* n may wrap for rows past the bound: field_check refuses those */
         size_t rows = fc_load_size(fs->msg + f->count_offset);
-        if (rows > f->max) {
-            count_error(err, "feature", f->key, f->key_len, rows, " rows", f->max);
-            return -1;
-        }
-        if (rows == 0 && !present)
-            return 0;
         *n = rows * f->elems;
-        break;
+        return rows > 0 || present;
     }
     default: /* SparseFeature, RaggedFeature: written through their component fields */
         return 0;
     }
-    if (check_views(f->type, *vals, *n, "feature", f->key, f->key_len, err) != FC_OK)
-        return -1;
-    return 1;
+}
+
+/* The checks of a field that is written: FC_OK, or FC_ERR_ARG with err set. */
+static int field_check(const features *fs, size_t i, const unsigned char *vals, size_t n,
+                       fc_error *err)
+{
+    const fc_field_desc *f = &fs->fields[i];
+    if (f->kind == FC_KIND_VARLEN && n > f->max)
+        return count_error(err, "feature", f->key, f->key_len, n, " values", f->max);
+    if (f->kind == FC_KIND_ROWS && fc_load_size(fs->msg + f->count_offset) > f->max)
+        return count_error(err, "feature", f->key, f->key_len,
+                           fc_load_size(fs->msg + f->count_offset), " rows", f->max);
+    return check_views(f->type, vals, n, "feature", f->key, f->key_len, err);
 }
 
 /* The body of one map entry: the key, then the value message of size v. */
@@ -272,12 +284,12 @@ static int features_size(const features *fs, uint64_t *size, fc_error *err)
     for (k = 0; k < fs->n; k++) {
         size_t i = fs->order[k], n;
         const unsigned char *vals;
-        int w = field_values(fs, i, &vals, &n, err);
-        if (w < 0)
+        if (!field_values(fs, i, &vals, &n))
+            continue;
+        if (field_check(fs, i, vals, n, err) != FC_OK)
             return FC_ERR_ARG;
-        if (w > 0)
-            total = add(total, delimited(entry_body(fs->fields[i].key_len,
-                                                    feature_size(fs->fields[i].type, vals, n))));
+        total = add(total, delimited(entry_body(fs->fields[i].key_len,
+                                                sizes_of(fs->fields[i].type, vals, n).feature)));
     }
     *size = total;
     return FC_OK;
@@ -299,14 +311,14 @@ static uint8_t *put_features(uint8_t *p, const features *fs)
         size_t i = fs->order[k], n;
         const unsigned char *vals;
         const fc_field_desc *f = &fs->fields[i];
-        uint64_t v;
-        if (field_values(fs, i, &vals, &n, NULL) <= 0)
+        feature_sizes z;
+        if (!field_values(fs, i, &vals, &n))
             continue;
-        v = feature_size(f->type, vals, n);
-        p = put_delimited_head(p, FC_TAG_LEN1, entry_body(f->key_len, v));
+        z = sizes_of(f->type, vals, n);
+        p = put_delimited_head(p, FC_TAG_LEN1, entry_body(f->key_len, z.feature));
         p = put_key(p, f->key, f->key_len);
-        p = put_delimited_head(p, FC_TAG_LEN2, v);
-        p = put_feature(p, f->type, vals, n);
+        p = put_delimited_head(p, FC_TAG_LEN2, z.feature);
+        p = put_feature(p, f->type, vals, n, &z);
     }
     return p;
 }
@@ -314,13 +326,7 @@ static uint8_t *put_features(uint8_t *p, const features *fs)
 static void message_features(features *fs, const fc_message_desc *md, const void *msg,
                              unsigned flags)
 {
-    fs->fields = md->fields;
-    fs->order = md->missing_order;
-    fs->n = md->nfields;
-    fs->msg = (const unsigned char *)msg;
-    fs->present = (const uint32_t *)(const void *)(fs->msg + md->present_offset);
-    fs->bit_base = 0;
-    fs->flags = flags;
+    features_init(fs, md->fields, md->missing_order, md->nfields, msg, md->present_offset, flags);
 }
 
 static int start(const void *desc, const void *msg, fc_error *err)
@@ -335,11 +341,10 @@ static int start(const void *desc, const void *msg, fc_error *err)
     return FC_OK;
 }
 
-/* Finishes a serialize call: *len gets the size; checks the room. */
+/* Finishes a serialize call: *len gets the size (already within the limit);
+ * checks the room. */
 static int room(uint64_t size, size_t cap, size_t *len, fc_error *err)
 {
-    if (size > LIMIT)
-        return too_large(err);
     if (len != NULL)
         *len = (size_t)size;
     if (size > cap) {
@@ -406,19 +411,23 @@ static const unsigned char *frame_values(const fc_list_desc *l, const unsigned c
     return msg + l->value_offset + frame * l->elems * tsize;
 }
 
-/* Whether list j is written: 1, 0, or -1 with err set. */
+/* Whether list j is written. */
 static int list_written(const fc_seq_desc *sd, const unsigned char *msg, const uint32_t *present,
-                        size_t j, fc_error *err)
+                        size_t j)
 {
     const fc_list_desc *l = &sd->lists[j];
+    return (l->kind == FC_KIND_FIXED && !l->allow_missing) ||
+           fc_load_size(msg + l->frames_offset) > 0 ||
+           fc_bit_get(present, (unsigned)(sd->ncontext + j));
+}
+
+/* The checks of a list that is written: FC_OK, or FC_ERR_ARG with err set. */
+static int list_check(const fc_list_desc *l, const unsigned char *msg, fc_error *err)
+{
     size_t frames = fc_load_size(msg + l->frames_offset), f, n;
-    int required = l->kind == FC_KIND_FIXED && !l->allow_missing;
-    if (frames > l->max_frames) {
-        count_error(err, "feature list", l->key, l->key_len, frames, " frames", l->max_frames);
-        return -1;
-    }
-    if (!required && frames == 0 && !fc_bit_get(present, (unsigned)(sd->ncontext + j)))
-        return 0;
+    if (frames > l->max_frames)
+        return count_error(err, "feature list", l->key, l->key_len, frames, " frames",
+                           l->max_frames);
     for (f = 0; f < frames; f++) {
         const unsigned char *vals = frame_values(l, msg, f, &n);
         if (n > l->max) {
@@ -429,7 +438,7 @@ static int list_written(const fc_seq_desc *sd, const unsigned char *msg, const u
             fc_msg_u64(&m, n);
             fc_msg_str(&m, " values, more than its bound of ");
             fc_msg_u64(&m, l->max);
-            return -1;
+            return FC_ERR_ARG;
         }
         if (l->uniform && n != fc_load_size(msg + l->count_offset)) {
             fc_msg m = arg_error(err, "feature list", l->key, l->key_len);
@@ -439,12 +448,12 @@ static int list_written(const fc_seq_desc *sd, const unsigned char *msg, const u
             fc_msg_u64(&m, n);
             fc_msg_str(&m, " values and frame 0 holds ");
             fc_msg_u64(&m, fc_load_size(msg + l->count_offset));
-            return -1;
+            return FC_ERR_ARG;
         }
         if (check_views(l->type, vals, n, "feature list", l->key, l->key_len, err) != FC_OK)
-            return -1;
+            return FC_ERR_ARG;
     }
-    return 1;
+    return FC_OK;
 }
 
 /* The FeatureList message of list l: one Feature per frame. */
@@ -454,7 +463,7 @@ static uint64_t feature_list_size(const fc_list_desc *l, const unsigned char *ms
     uint64_t total = 0;
     for (f = 0; f < frames && total <= LIMIT; f++) {
         const unsigned char *vals = frame_values(l, msg, f, &n);
-        total = add(total, delimited(feature_size(l->type, vals, n)));
+        total = add(total, delimited(sizes_of(l->type, vals, n).feature));
     }
     return total;
 }
@@ -467,13 +476,8 @@ typedef struct seq_sizes {
 
 static void seq_features(features *fs, const fc_seq_desc *sd, const void *msg, unsigned flags)
 {
-    fs->fields = sd->context;
-    fs->order = sd->context_order;
-    fs->n = sd->ncontext;
-    fs->msg = (const unsigned char *)msg;
-    fs->present = (const uint32_t *)(const void *)(fs->msg + sd->present_offset);
-    fs->bit_base = 0;
-    fs->flags = flags;
+    features_init(fs, sd->context, sd->context_order, sd->ncontext, msg, sd->present_offset,
+                  flags);
 }
 
 static int sequence_size(const fc_seq_desc *sd, const void *msg, unsigned flags, seq_sizes *s,
@@ -495,11 +499,10 @@ static int sequence_size(const fc_seq_desc *sd, const void *msg, unsigned flags,
     for (j = 0; j < sd->nlists; j++) {
         size_t i = sd->list_order[j];
         const fc_list_desc *l = &sd->lists[i];
-        int w = list_written(sd, base, present, i, err);
-        if (w < 0)
-            return FC_ERR_ARG;
-        if (w == 0)
+        if (!list_written(sd, base, present, i))
             continue;
+        if (list_check(l, base, err) != FC_OK)
+            return FC_ERR_ARG;
         if (sd->aligned) {
             size_t frames = fc_load_size(base + l->frames_offset);
             if (aligned_first == NULL) {
@@ -551,7 +554,7 @@ fc_status fc_seq_serialize(const fc_seq_desc *sd, const void *msg, unsigned flag
         size_t i = sd->list_order[j], frames, f, n;
         const fc_list_desc *l = &sd->lists[i];
         uint64_t fl;
-        if (list_written(sd, base, fs.present, i, NULL) <= 0)
+        if (!list_written(sd, base, fs.present, i))
             continue;
         fl = feature_list_size(l, base);
         p = put_delimited_head(p, FC_TAG_LEN1, entry_body(l->key_len, fl));
@@ -560,8 +563,9 @@ fc_status fc_seq_serialize(const fc_seq_desc *sd, const void *msg, unsigned flag
         frames = fc_load_size(base + l->frames_offset);
         for (f = 0; f < frames; f++) {
             const unsigned char *vals = frame_values(l, base, f, &n);
-            p = put_delimited_head(p, FC_TAG_LEN1, feature_size(l->type, vals, n));
-            p = put_feature(p, l->type, vals, n);
+            feature_sizes z = sizes_of(l->type, vals, n);
+            p = put_delimited_head(p, FC_TAG_LEN1, z.feature);
+            p = put_feature(p, l->type, vals, n, &z);
         }
     }
     return FC_OK;
