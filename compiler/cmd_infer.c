@@ -20,7 +20,6 @@
 #include "commands.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,45 +211,68 @@ static size_t headroom(size_t seen)
     return b;
 }
 
-/* Names: lower-case comparisons, and the names generated from each one
- * (members, macros) reserved with it. */
+/* The names taken, lower-cased, in an open-addressing hash set: each chosen
+ * name is reserved together with the names generated from it, and compared
+ * without case (generated macros are upper case). */
 typedef struct names {
-    char **v;
-    size_t n, cap;
+    char **slots;
+    size_t n, nslots;
 } names;
 
-static int names_has(const names *ns, const char *s)
+/* The slot of lower: where it is, or the empty slot where it would go. */
+static size_t names_slot(const names *ns, const char *lower)
 {
-    size_t i;
-    for (i = 0; i < ns->n; i++) {
-        const char *a = ns->v[i], *b = s;
-        while (*a != '\0' && tolower((unsigned char)*a) == tolower((unsigned char)*b))
-            a++, b++;
-        if (*a == '\0' && *b == '\0')
-            return 1;
-    }
-    return 0;
+    size_t s = (size_t)hash_key((const uint8_t *)lower, strlen(lower)) & (ns->nslots - 1);
+    while (ns->slots[s] != NULL && strcmp(ns->slots[s], lower) != 0)
+        s = (s + 1) & (ns->nslots - 1);
+    return s;
+}
+
+static int names_has(const names *ns, const char *lower)
+{
+    return ns->nslots > 0 && ns->slots[names_slot(ns, lower)] != NULL;
 }
 
 static int names_add(names *ns, const char *base, const char *suffix)
 {
-    size_t nb = strlen(base), nsuf = strlen(suffix);
+    size_t nb = strlen(base), nsuf = strlen(suffix), i;
     char *s;
-    if (ns->n == ns->cap) {
-        size_t nc = ns->cap ? ns->cap * 2 : 64;
-        char **v = (char **)realloc(ns->v, nc * sizeof *v);
-        if (v == NULL)
+    if ((ns->n + 1) * 2 > ns->nslots) {
+        names old = *ns;
+        ns->nslots = old.nslots ? old.nslots * 2 : 256;
+        ns->slots = (char **)calloc(ns->nslots, sizeof *ns->slots);
+        if (ns->slots == NULL) {
+            *ns = old;
             return 0;
-        ns->v = v;
-        ns->cap = nc;
+        }
+        for (i = 0; i < old.nslots; i++)
+            if (old.slots[i] != NULL)
+                ns->slots[names_slot(ns, old.slots[i])] = old.slots[i];
+        free(old.slots);
     }
     s = (char *)malloc(nb + nsuf + 1);
     if (s == NULL)
         return 0;
     memcpy(s, base, nb);
     memcpy(s + nb, suffix, nsuf + 1);
-    ns->v[ns->n++] = s;
+    for (i = 0; i < nb + nsuf; i++)
+        s[i] = (char)tolower((unsigned char)s[i]);
+    i = names_slot(ns, s);
+    if (ns->slots[i] != NULL) {
+        free(s);
+        return 1;
+    }
+    ns->slots[i] = s;
+    ns->n++;
     return 1;
+}
+
+static void names_free(names *ns)
+{
+    size_t i;
+    for (i = 0; i < ns->nslots; i++)
+        free(ns->slots[i]);
+    free(ns->slots);
 }
 
 static const char *const derived[] = {"", "_count", "_frames", "_size", "_max", "_frames_max",
@@ -264,7 +286,10 @@ static int name_free(const names *ns, const char *s)
     if (!spec_c_name_ok(s) || strlen(s) + 16 > sizeof buf)
         return 0;
     for (i = 0; derived[i] != NULL; i++) {
+        char *c;
         snprintf(buf, sizeof buf, "%s%s", s, derived[i]);
+        for (c = buf; *c != '\0'; c++)
+            *c = (char)tolower((unsigned char)*c);
         if (names_has(ns, buf))
             return 0;
     }
@@ -325,103 +350,60 @@ static char *choose_name(names *ns, const key_stats *k)
     return name_take(ns, out) ? out : (free(out), (char *)NULL);
 }
 
-/* The text being built. */
-typedef struct text {
-    char *b;
-    size_t n, cap;
-    int failed;
-} text;
-
-static void put(text *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void put(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(t->b != NULL ? t->b + t->n : NULL, t->b != NULL ? t->cap - t->n : 0, fmt,
-                      ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = 1;
-            return;
-        }
-        if (t->b != NULL && t->n + (size_t)n < t->cap) {
-            t->n += (size_t)n;
-            return;
-        }
-        {
-            size_t nc = (t->cap ? t->cap * 2 : 4096) + (size_t)n;
-            char *b = (char *)realloc(t->b, nc);
-            if (b == NULL) {
-                t->failed = 1;
-                return;
-            }
-            t->b = b;
-            t->cap = nc;
-        }
-    }
-}
-
 /* The key as the spec writes it: bare when it is the name, else quoted. */
-static void put_key(text *t, const key_stats *k)
+static void put_key(sbuf *t, const key_stats *k)
 {
     size_t i;
     if (strlen(k->name) == k->key_len && memcmp(k->name, k->key, k->key_len) == 0) {
-        put(t, "%s", k->name);
+        sb_printf(t, "%s", k->name);
         return;
     }
-    put(t, "\"");
+    sb_printf(t, "\"");
     for (i = 0; i < k->key_len; i++) {
         int c = k->key[i];
         if (c == '"' || c == '\\')
-            put(t, "\\%c", c);
+            sb_printf(t, "\\%c", c);
         else if (c >= 0x20 && c < 0x7f)
-            put(t, "%c", c);
+            sb_printf(t, "%c", c);
         else
-            put(t, "\\x%02x", (unsigned)c);
+            sb_printf(t, "\\x%02x", (unsigned)c);
     }
-    put(t, "\" as %s", k->name);
+    sb_printf(t, "\" as %s", k->name);
 }
 
 static const char *const type_word[4] = {"none", "bytes", "float", "int64"};
 
-static void put_range(text *t, size_t lo, size_t hi, double mean, const char *unit)
+static void put_range(sbuf *t, size_t lo, size_t hi, double mean, const char *unit)
 {
     if (lo == hi)
-        put(t, "%zu %s%s", lo, unit, lo == 1 ? "" : "s");
+        sb_printf(t, "%zu %s%s", lo, unit, lo == 1 ? "" : "s");
     else
-        put(t, "%zu..%zu %ss (mean %.1f)", lo, hi, unit, mean);
+        sb_printf(t, "%zu..%zu %ss (mean %.1f)", lo, hi, unit, mean);
 }
 
-static void put_presence(text *t, const key_stats *k, uint64_t total)
+static void put_presence(sbuf *t, const key_stats *k, uint64_t total)
 {
     if (k->records == total && total == 1)
-        put(t, "in the one record");
+        sb_printf(t, "in the one record");
     else if (k->records == total)
-        put(t, "in all %llu records", (unsigned long long)total);
+        sb_printf(t, "in all %llu records", (unsigned long long)total);
     else
-        put(t, "in %llu of %llu records", (unsigned long long)k->records,
+        sb_printf(t, "in %llu of %llu records", (unsigned long long)k->records,
             (unsigned long long)total);
     if (k->empty > 0)
-        put(t, ", Feature{} without a list in %llu", (unsigned long long)k->empty);
+        sb_printf(t, ", Feature{} without a list in %llu", (unsigned long long)k->empty);
 }
 
 /* Reports a key with two types on stderr and in the spec; returns 1.
  * Counts are of records, or of frames for a feature list. */
-static int conflict(text *t, const key_stats *k, const char *what, const char *indent)
+static int conflict(sbuf *t, const key_stats *k, const char *what, const char *indent)
 {
     const char *unit = strcmp(what, "feature list") == 0 ? "frame" : "record";
     int ty, first = 1;
     fprintf(stderr, "featc: infer: %s \"%.*s\" has conflicting types:", what, (int)k->key_len,
             (const char *)k->key);
-    put(t, "%s// left out: %s \"", indent, what);
-    put(t, "%.*s\" has conflicting types:", (int)k->key_len, (const char *)k->key);
+    sb_printf(t, "%s// left out: %s \"", indent, what);
+    sb_printf(t, "%.*s\" has conflicting types:", (int)k->key_len, (const char *)k->key);
     for (ty = 1; ty <= 3; ty++) {
         if (k->type_records[ty] == 0)
             continue;
@@ -429,51 +411,51 @@ static int conflict(text *t, const key_stats *k, const char *what, const char *i
         fprintf(stderr, "%s %s in %llu %s%s (first: %s record %llu)", first ? "" : ",",
                 type_word[ty], (unsigned long long)k->type_records[ty], unit, plural,
                 k->type_file[ty], (unsigned long long)k->type_record[ty]);
-        put(t, "%s %s in %llu %s%s", first ? "" : ",", type_word[ty],
+        sb_printf(t, "%s %s in %llu %s%s", first ? "" : ",", type_word[ty],
             (unsigned long long)k->type_records[ty], unit, plural);
         first = 0;
     }
     fprintf(stderr, "; left out of the spec\n");
-    put(t, "\n");
+    sb_printf(t, "\n");
     return 1;
 }
 
 /* One feature (Example or context): returns 1 when left out for a conflict. */
-static int put_feature(text *t, const key_stats *k, uint64_t total, const char *indent)
+static int put_feature(sbuf *t, const key_stats *k, uint64_t total, const char *indent)
 {
     fc_type ty = the_type(k);
     double mean = k->counted ? k->count_sum / (double)k->counted : 0;
     if (types_seen(k) > 1)
         return conflict(t, k, "feature", indent);
-    put(t, "%s", indent);
+    sb_printf(t, "%s", indent);
     put_key(t, k);
     if (types_seen(k) == 0) {
         /* any VarLen reads Feature{} as empty; bytes holds any value */
-        put(t, " : bytes[] max 1;  // only ever Feature{} without a list (%llu records): its "
-               "type is unknown; read as an empty VarLen\n",
-            (unsigned long long)k->empty);
+        sb_printf(t, " : bytes[] max 1;  // only ever Feature{} without a list (%llu records): "
+                     "its type is unknown; read as an empty VarLen\n",
+                  (unsigned long long)k->empty);
         return 0;
     }
     if (k->records == total && k->count_min == k->count_max && k->count_min >= 1) {
         if (k->count_min == 1)
-            put(t, " : %s;  // FixedLen: 1 value ", type_word[ty]);
+            sb_printf(t, " : %s;  // FixedLen: 1 value ", type_word[ty]);
         else
-            put(t, " : %s[%zu];  // FixedLen: %zu values ", type_word[ty], k->count_min,
+            sb_printf(t, " : %s[%zu];  // FixedLen: %zu values ", type_word[ty], k->count_min,
                 k->count_min);
     } else {
-        put(t, " : %s[] max %zu;  // VarLen: ", type_word[ty], headroom(k->count_max));
+        sb_printf(t, " : %s[] max %zu;  // VarLen: ", type_word[ty], headroom(k->count_max));
         put_range(t, k->count_min, k->count_max, mean, "value");
-        put(t, " ");
+        sb_printf(t, " ");
     }
     put_presence(t, k, total);
     if (!(k->records == total && k->count_min == k->count_max && k->count_min >= 1))
-        put(t, "; max %zu = the largest seen (%zu) plus headroom", headroom(k->count_max),
+        sb_printf(t, "; max %zu = the largest seen (%zu) plus headroom", headroom(k->count_max),
             k->count_max);
-    put(t, "\n");
+    sb_printf(t, "\n");
     return 0;
 }
 
-static int put_list(text *t, const key_stats *k, uint64_t total)
+static int put_list(sbuf *t, const key_stats *k, uint64_t total)
 {
     fc_type ty = the_type(k);
     double mean = k->counted ? k->count_sum / (double)k->counted : 0;
@@ -482,32 +464,32 @@ static int put_list(text *t, const key_stats *k, uint64_t total)
         return conflict(t, k, "feature list", "    ");
     fixed = types_seen(k) == 1 && k->type_records[FC_TYPE_NONE] == 0 &&
             k->count_min == k->count_max && k->count_min >= 1;
-    put(t, "    ");
+    sb_printf(t, "    ");
     put_key(t, k);
     if (types_seen(k) == 0) {
         /* frames that are all Feature{} or lists with no frames: a VarLen
          * list, which reads both as empty */
-        put(t, " : bytes[] max 1;  // no typed frame seen: its type is unknown; read as empty "
-               "VarLen frames; ");
+        sb_printf(t, " : bytes[] max 1;  // no typed frame seen: its type is unknown; read as "
+                     "empty VarLen frames; ");
     } else if (fixed) {
         if (k->count_min == 1)
-            put(t, " : %s", type_word[ty]);
+            sb_printf(t, " : %s", type_word[ty]);
         else
-            put(t, " : %s[%zu]", type_word[ty], k->count_min);
-        put(t, "%s;  // %zu value%s per frame; ", k->records == total ? "" : " allow_missing",
+            sb_printf(t, " : %s[%zu]", type_word[ty], k->count_min);
+        sb_printf(t, "%s;  // %zu value%s per frame; ", k->records == total ? "" : " allow_missing",
             k->count_min, k->count_min == 1 ? "" : "s");
     } else {
-        put(t, " : %s[] max %zu;  // VarLen frames: ", type_word[ty], headroom(k->count_max));
+        sb_printf(t, " : %s[] max %zu;  // VarLen frames: ", type_word[ty], headroom(k->count_max));
         put_range(t, k->count_min, k->count_max, mean, "value");
-        put(t, " per frame (max %zu with headroom); ", headroom(k->count_max));
+        sb_printf(t, " per frame (max %zu with headroom); ", headroom(k->count_max));
     }
     if (k->records > 0)
         put_range(t, k->frames_min, k->frames_max, k->frames_sum / (double)k->records, "frame");
     else
-        put(t, "no frames");
-    put(t, " ");
+        sb_printf(t, "no frames");
+    sb_printf(t, " ");
     put_presence(t, k, total);
-    put(t, "\n");
+    sb_printf(t, "\n");
     return 0;
 }
 
@@ -620,7 +602,7 @@ static int gather(gathered *g, const fc_fallback *fb, const char *file, uint64_t
 }
 
 /* The spec text; conflicts counted in *left_out. */
-static void write_spec(text *t, gathered *g, const infer_opts *o, int *left_out)
+static void write_spec(sbuf *t, gathered *g, const infer_opts *o, int *left_out)
 {
     names ns;
     size_t i, frames_max = 0;
@@ -651,48 +633,46 @@ static void write_spec(text *t, gathered *g, const infer_opts *o, int *left_out)
     for (i = 0; i < g->lists.n; i++)
         if (g->lists.v[i].name == NULL)
             t->failed = 1;
-    for (i = 0; i < ns.n; i++)
-        free(ns.v[i]);
-    free(ns.v);
+    names_free(&ns);
     if (t->failed)
         return;
 
-    put(t, "// Inferred by featc infer from %llu record%s of %d file%s:\n",
+    sb_printf(t, "// Inferred by featc infer from %llu record%s of %d file%s:\n",
         (unsigned long long)g->records, g->records == 1 ? "" : "s", o->nfiles,
         o->nfiles == 1 ? "" : "s");
     for (k = 0; k < o->nfiles; k++) {
         const char *base = strrchr(o->files[k], '/');
-        put(t, "//   %s (%llu records, %s)\n", base != NULL ? base + 1 : o->files[k],
+        sb_printf(t, "//   %s (%llu records, %s)\n", base != NULL ? base + 1 : o->files[k],
             (unsigned long long)g->file_records[k], g->file_compression[k]);
     }
-    put(t, "// A feature present in every record with one value count is FixedLen\n"
-           "// with that shape; any other is VarLen, bounded by the largest count seen\n"
-           "// plus headroom (the next power of two at or above 1.25 x that count).\n"
-           "package %s;\n\n",
+    sb_printf(t, "// A feature present in every record with one value count is FixedLen\n"
+                 "// with that shape; any other is VarLen, bounded by the largest count seen\n"
+                 "// plus headroom (the next power of two at or above 1.25 x that count).\n"
+                 "package %s;\n\n",
         o->package);
     if (g->sequences == 0 && o->type != FC_PAYLOAD_SEQUENCE_EXAMPLE) {
-        put(t, "example %s {\n", o->name);
+        sb_printf(t, "example %s {\n", o->name);
         for (i = 0; i < g->features.n; i++)
             *left_out += put_feature(t, &g->features.v[i], g->records, "  ");
-        put(t, "}\n");
+        sb_printf(t, "}\n");
         return;
     }
-    put(t, "sequence_example %s {\n", o->name);
+    sb_printf(t, "sequence_example %s {\n", o->name);
     if (g->features.n > 0) {
-        put(t, "  context {\n");
+        sb_printf(t, "  context {\n");
         for (i = 0; i < g->features.n; i++)
             *left_out += put_feature(t, &g->features.v[i], g->records, "    ");
-        put(t, "  }\n");
+        sb_printf(t, "  }\n");
     }
     if (g->lists.n > 0) {
-        put(t, "  feature_lists max %zu {  // up to %zu frames seen in a list; max %zu with "
-               "headroom\n",
-            headroom(frames_max), frames_max, headroom(frames_max));
+        sb_printf(t, "  feature_lists max %zu {  // up to %zu frames seen in a list; max %zu "
+                     "with headroom\n",
+                  headroom(frames_max), frames_max, headroom(frames_max));
         for (i = 0; i < g->lists.n; i++)
             *left_out += put_list(t, &g->lists.v[i], g->records);
-        put(t, "  }\n");
+        sb_printf(t, "  }\n");
     }
-    put(t, "}\n");
+    sb_printf(t, "}\n");
 }
 
 int cmd_infer(int argc, char **argv)
@@ -700,7 +680,7 @@ int cmd_infer(int argc, char **argv)
     infer_opts o;
     gathered g;
     cli_decoder d;
-    text t;
+    sbuf t;
     int rc = parse_opts(argc, argv, &o), k, left_out = 0;
     if (rc != 0) {
         free(o.files);
@@ -761,21 +741,21 @@ int cmd_infer(int argc, char **argv)
         pool p;
         int errors;
         pool_init(&p);
-        errors = featc_compile_buffer(&p, "<inferred spec>", t.b, t.n, stderr, NULL, NULL);
+        errors = featc_compile_buffer(&p, "<inferred spec>", t.s, t.n, stderr, NULL, NULL);
         pool_free(&p);
         if (errors != 0) {
-            fputs(t.b, stderr);
+            fputs(t.s, stderr);
             rc = cli_fail(EXIT_DATA_ERR, "internal error: the inferred spec (above) does not "
                                          "compile; please report it");
         } else {
-            fwrite(t.b, 1, t.n, stdout);
+            fwrite(t.s, 1, t.n, stdout);
             if (fflush(stdout) != 0 || ferror(stdout))
                 rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
             else if (left_out > 0)
                 rc = EXIT_RECORD_ERR;
         }
     }
-    free(t.b);
+    free(t.s);
     free(d.mem);
     table_free(&g.features);
     table_free(&g.lists);

@@ -1,4 +1,4 @@
-/* Memory pool and GNU-style diagnostics for the spec compiler. */
+/* Memory pool, text buffer and GNU-style diagnostics for the spec compiler. */
 #include "spec.h"
 
 #include <stdarg.h>
@@ -170,4 +170,63 @@ void diag_summary(diag *d)
 {
     if (d->out != NULL && d->errors > 0)
         fprintf(d->out, "%d error%s generated.\n", d->errors, d->errors == 1 ? "" : "s");
+}
+
+/* ------------------------------------------------------------ text buffer */
+
+void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->cap - b->n < n + 1) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *ns;
+        while (cap - b->n < n + 1)
+            cap *= 2;
+        ns = (char *)realloc(b->s, cap);
+        if (ns == NULL) {
+            b->failed = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+void sb_str(sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        sb_put(b, small, (size_t)n);
+        return;
+    }
+    {
+        char *big = (char *)malloc((size_t)n + 1);
+        if (big == NULL) {
+            b->failed = 1;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        sb_put(b, big, (size_t)n);
+        free(big);
+    }
 }

@@ -28,6 +28,22 @@ void pool_free(pool *p);
 void *pool_alloc(pool *p, size_t n);   /* zeroed; NULL only when memory runs out */
 char *pool_strndup(pool *p, const char *s, size_t n);
 
+/* A growing text buffer (malloc; the owner frees s).  After a failed
+ * allocation `failed` is set and later writes do nothing. */
+typedef struct sbuf {
+    char *s;     /* NUL-terminated once anything was written */
+    size_t n, cap;
+    int failed;
+} sbuf;
+
+void sb_put(sbuf *b, const char *s, size_t n);
+void sb_str(sbuf *b, const char *s);
+void sb_printf(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ------------------------------------------------------------ diagnostics */
 
 typedef struct spec_loc {
