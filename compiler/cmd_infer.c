@@ -16,7 +16,9 @@
  *   - a key seen with two list types is left out (so that the spec still
  *     reads every record) and reported on stderr: exit status 1.
  * The spec is compiled in memory before it is printed: what featc infer
- * prints, featc compile accepts. */
+ * prints, featc compile accepts.  Data beyond the spec language's limits
+ * (SPEC_MAX_FEATURES keys, ...) gives the compiler's diagnostic and exit 1,
+ * not a spec. */
 #include "commands.h"
 
 #include <ctype.h>
@@ -47,7 +49,9 @@ static const char *const infer_usage =
     "\n"
     "exit status: 0 spec printed; 1 some key has conflicting types (printed\n"
     "without it), or a record is not an Example or SequenceExample, or there\n"
-    "are no records; 2 a file is unreadable or damaged; 64 usage error.\n";
+    "are no records, or the data needs more than a spec can declare (4096\n"
+    "features per message, ...); 2 a file is unreadable or damaged; 64 usage\n"
+    "error.\n";
 
 /* What one key (a feature, a context feature, or a feature list) showed. */
 typedef struct key_stats {
@@ -744,9 +748,13 @@ int cmd_infer(int argc, char **argv)
         errors = featc_compile_buffer(&p, "<inferred spec>", t.s, t.n, stderr, NULL, NULL);
         pool_free(&p);
         if (errors != 0) {
-            fputs(t.s, stderr);
-            rc = cli_fail(EXIT_DATA_ERR, "internal error: the inferred spec (above) does not "
-                                         "compile; please report it");
+            /* the diagnostics above quote the lines at fault */
+            rc = cli_fail(EXIT_RECORD_ERR,
+                          "infer: the spec that describes these files does not compile "
+                          "(above): the data needs more than a spec can declare (%d features "
+                          "per message, %u values per feature, %u MiB per struct), or this is "
+                          "a bug in featc infer",
+                          SPEC_MAX_FEATURES, SPEC_MAX_ELEMENTS, SPEC_MAX_STORAGE >> 20);
         } else {
             fwrite(t.s, 1, t.n, stdout);
             if (fflush(stdout) != 0 || ferror(stdout))

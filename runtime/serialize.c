@@ -5,8 +5,9 @@
  * it and sums the sizes (every nested message's length prefix needs its
  * size), the second writes front to back, computing each feature's size
  * again as it goes (once per Feature; a feature list's frames twice, for the
- * list's length prefix and then for each frame's).  Sizes are 64-bit and stop growing once past the 2 GiB
- * message limit, so no sum can wrap however large the bytes views are. */
+ * list's length prefix and then for each frame's).  Sizes are 64-bit and
+ * stop growing once past the 2 GiB message limit, so no sum can wrap however
+ * large the bytes views are. */
 #include <string.h>
 
 #include "featc/fc_serialize.h"
@@ -107,7 +108,8 @@ static feature_sizes sizes_of(fc_type t, const unsigned char *vals, size_t n)
 static uint8_t *put_feature(uint8_t *p, fc_type t, const unsigned char *vals, size_t n,
                             const feature_sizes *z)
 {
-    static const uint8_t tags[4] = {0, 0x0Au, 0x12u, 0x1Au}; /* bytes_list 1, float_list 2, int64_list 3 */
+    /* the oneof's field numbers: bytes_list 1, float_list 2, int64_list 3 */
+    static const uint8_t tags[4] = {0, 0x0Au, 0x12u, 0x1Au};
     size_t i;
     p = put_delimited_head(p, tags[t], z->list);
     if (t == FC_TYPE_BYTES) {

@@ -9,6 +9,7 @@ usage: infer_inputs.py DIR
                      differ only in case; counts that vary; a Feature{}
   mixed.tfrecord     an Example, then a SequenceExample whose list "a" is
                      int64 in one frame and bytes in another
+  wide.tfrecord      one Example of 4097 keys: one more than a spec may hold
 """
 import os
 import struct
@@ -96,6 +97,8 @@ def main(out):
                  {"a": [("int64_list", [1]), ("bytes_list", [b"q"])],
                   "b": [("float_list", [1.0, 2.0])]}),
     ])
+    write(os.path.join(out, "wide.tfrecord"),
+          [example({"k%04d" % i: ("int64_list", [i]) for i in range(4097)})])
 
 
 if __name__ == "__main__":
