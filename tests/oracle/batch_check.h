@@ -21,6 +21,8 @@
 
 #include <featc/fc_batch.h>
 
+#include "wire.h" /* fc_type_size, fc_load_size: struct access shared with the runtime */
+
 static const fc_field_desc *bc_fields;
 static const fc_list_desc *bc_lists;
 static size_t bc_nf, bc_nl, bc_size;
@@ -68,18 +70,6 @@ static inline void bc_init_seq(const fc_seq_desc *sd)
     bc_sd = sd;
 }
 
-static size_t bc_ts(fc_type t)
-{
-    return t == FC_TYPE_INT64 ? 8 : t == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
-}
-
-static size_t bc_load(const unsigned char *p)
-{
-    size_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 static int bc_bad;
 static const char *bc_what;
 
@@ -104,17 +94,17 @@ static void bc_maxima(unsigned char *s, size_t j, size_t *m1, size_t *m2)
         bc_parse(s, bc_recs[i], bc_lens[i], NULL);
         if (j < bc_nf) {
             const fc_field_desc *f = &bc_fields[j];
-            if (f->kind != FC_KIND_FIXED && bc_load(s + f->count_offset) > *m1)
-                *m1 = bc_load(s + f->count_offset);
+            if (f->kind != FC_KIND_FIXED && fc_load_size(s + f->count_offset) > *m1)
+                *m1 = fc_load_size(s + f->count_offset);
         } else {
             const fc_list_desc *l = &bc_lists[j - bc_nf];
-            size_t frames = bc_load(s + l->frames_offset);
+            size_t frames = fc_load_size(s + l->frames_offset);
             if (frames > *m1)
                 *m1 = frames;
             if (l->kind == FC_KIND_VARLEN)
                 for (t = 0; t < frames; t++)
-                    if (bc_load(s + l->count_offset + t * sizeof(size_t)) > *m2)
-                        *m2 = bc_load(s + l->count_offset + t * sizeof(size_t));
+                    if (fc_load_size(s + l->count_offset + t * sizeof(size_t)) > *m2)
+                        *m2 = fc_load_size(s + l->count_offset + t * sizeof(size_t));
         }
     }
 }
@@ -130,7 +120,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
 {
     const fc_field_desc *f = &bc_fields[j];
     const unsigned char *vals = (const unsigned char *)c->values;
-    size_t ts = bc_ts(f->type), i, k, off = 0, m1, m2;
+    size_t ts = fc_type_size(f->type), i, k, off = 0, m1, m2;
     unsigned d;
     bc_maxima(s, j, &m1, &m2);
     if (f->kind == FC_KIND_RAGGED) {
@@ -142,14 +132,14 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
         for (i = 0; i < bc_n; i++) {
             size_t cnt;
             bc_parse(s, bc_recs[i], bc_lens[i], NULL);
-            cnt = bc_load(s + f->count_offset);
+            cnt = fc_load_size(s + f->count_offset);
             BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
                       "%s: record %zu values", f->c_name, i);
-            top = f->nparts > 0 ? bc_load(s + f->parts[0].rows_offset) : cnt;
+            top = f->nparts > 0 ? fc_load_size(s + f->parts[0].rows_offset) : cnt;
             BC_EXPECT(c->row_splits[i + 1] - c->row_splits[i] == (int64_t)top,
                       "%s: record %zu rows", f->c_name, i);
             for (q = 0; q < f->nparts; q++) {
-                size_t rows = bc_load(s + f->parts[q].rows_offset), r;
+                size_t rows = fc_load_size(s + f->parts[q].rows_offset), r;
                 int64_t shift = q + 1 < f->nparts ? (int64_t)at[q + 1] : (int64_t)off;
                 for (r = 1; r <= rows; r++) {
                     int64_t v;
@@ -165,7 +155,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
                 }
             }
             for (q = 0; q < f->nparts; q++)
-                at[q] += bc_load(s + f->parts[q].rows_offset);
+                at[q] += fc_load_size(s + f->parts[q].rows_offset);
             off += cnt;
         }
         BC_EXPECT(c->nvalues == off, "%s: %zu values, want %zu", f->c_name, c->nvalues, off);
@@ -181,7 +171,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             size_t cnt;
             const int64_t *ix;
             bc_parse(s, bc_recs[i], bc_lens[i], NULL);
-            cnt = bc_load(s + f->count_offset);
+            cnt = fc_load_size(s + f->count_offset);
             ix = (const int64_t *)(const void *)(s + f->indices_offset);
             BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
                       "%s: record %zu values", f->c_name, i);
@@ -221,7 +211,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
         sv = s + f->value_offset;
         if (f->hash_buckets > 0) {
             /* bucket ids laid out as the values, hot vectors per record */
-            size_t cnt = f->kind == FC_KIND_FIXED ? f->elems : bc_load(s + f->count_offset);
+            size_t cnt = f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(s + f->count_offset);
             size_t at = f->kind == FC_KIND_FIXED ? i * f->elems : off;
             size_t hn = f->hot == FC_HOT_ONE ? cnt * f->hash_buckets : f->hash_buckets;
             if (c->buckets != NULL)
@@ -235,7 +225,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             BC_EXPECT(f->elems == 0 || memcmp(vals + i * f->elems * ts, sv, f->elems * ts) == 0,
                       "%s: record %zu values", f->c_name, i);
         } else if (f->kind == FC_KIND_VARLEN) {
-            size_t cnt = bc_load(s + f->count_offset);
+            size_t cnt = fc_load_size(s + f->count_offset);
             BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, sv, cnt * ts) == 0,
                       "%s: record %zu values", f->c_name, i);
             if (c->indices != NULL)
@@ -250,7 +240,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             if (c->lengths != NULL)
                 BC_EXPECT(c->lengths[i] == (int64_t)cnt, "%s: lengths[%zu]", f->c_name, i);
         } else {
-            size_t rows = bc_load(s + f->count_offset), block = m1 * f->elems;
+            size_t rows = fc_load_size(s + f->count_offset), block = m1 * f->elems;
             BC_EXPECT(rows == 0 || memcmp(vals + i * block * ts, sv, rows * f->elems * ts) == 0,
                       "%s: record %zu rows", f->c_name, i);
             for (k = rows * f->elems; k < block; k++)
@@ -269,7 +259,7 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
 {
     const fc_list_desc *l = &bc_lists[j - bc_nf];
     const unsigned char *vals = (const unsigned char *)c->values;
-    size_t ts = bc_ts(l->type), i, k, t, off = 0, frames_total = 0, m1, m2;
+    size_t ts = fc_type_size(l->type), i, k, t, off = 0, frames_total = 0, m1, m2;
     unsigned d;
     bc_maxima(s, j, &m1, &m2);
     if (l->kind == FC_KIND_FIXED) {
@@ -291,7 +281,7 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
         size_t frames;
         bc_parse(s, bc_recs[i], bc_lens[i], NULL);
         sv = s + l->value_offset;
-        frames = bc_load(s + l->frames_offset);
+        frames = fc_load_size(s + l->frames_offset);
         if (c->lengths != NULL)
             BC_EXPECT(c->lengths[i] == (int64_t)frames, "%s: lengths[%zu]", l->c_name, i);
         if (l->kind == FC_KIND_FIXED) {
@@ -304,7 +294,7 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
             continue;
         }
         for (t = 0; t < frames; t++) {
-            size_t cnt = bc_load(s + l->count_offset + t * sizeof(size_t));
+            size_t cnt = fc_load_size(s + l->count_offset + t * sizeof(size_t));
             BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, sv + t * l->max * ts, cnt * ts) == 0,
                       "%s: record %zu frame %zu values", l->c_name, i, t);
             if (c->indices != NULL)

@@ -27,6 +27,8 @@
 
 #include <featc/fc_serialize.h>
 
+#include "wire.h" /* fc_type_size, fc_load_size: struct access shared with the runtime */
+
 #define RT_KEEP 4000
 
 static long rt_passed, rt_failed, rt_kept;
@@ -63,30 +65,18 @@ static inline void rt_keep(const void *data, size_t len)
 
 /* -------------------------------------------------------- struct access */
 
-static inline size_t rt_tsize(fc_type t)
-{
-    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
-                                                                     : sizeof(int64_t);
-}
-
-static inline size_t rt_get_size(const unsigned char *msg, size_t off)
-{
-    size_t v;
-    memcpy(&v, msg + off, sizeof v);
-    return v;
-}
-
 static inline void rt_set_size(unsigned char *msg, size_t off, size_t v)
 {
     memcpy(msg + off, &v, sizeof v);
 }
 
 /* n values of type t at a and b, equal bit for bit (bytes: contents). */
-static inline int rt_values_equal(fc_type t, const unsigned char *a, const unsigned char *b, size_t n)
+static inline int rt_values_equal(fc_type t, const unsigned char *a, const unsigned char *b,
+                                  size_t n)
 {
     size_t i;
     if (t != FC_TYPE_BYTES)
-        return n == 0 || memcmp(a, b, n * rt_tsize(t)) == 0;
+        return n == 0 || memcmp(a, b, n * fc_type_size(t)) == 0;
     for (i = 0; i < n; i++) {
         fc_bytes x, y;
         memcpy(&x, a + i * sizeof x, sizeof x);
@@ -98,12 +88,13 @@ static inline int rt_values_equal(fc_type t, const unsigned char *a, const unsig
 }
 
 /* The values field f holds in msg, and how many. */
-static inline const unsigned char *rt_field(const fc_field_desc *f, const unsigned char *msg, size_t *n)
+static inline const unsigned char *rt_field(const fc_field_desc *f, const unsigned char *msg,
+                                            size_t *n)
 {
     switch (f->kind) {
     case FC_KIND_FIXED: *n = f->elems; break;
-    case FC_KIND_VARLEN: *n = rt_get_size(msg, f->count_offset); break;
-    case FC_KIND_ROWS: *n = rt_get_size(msg, f->count_offset) * f->elems; break;
+    case FC_KIND_VARLEN: *n = fc_load_size(msg + f->count_offset); break;
+    case FC_KIND_ROWS: *n = fc_load_size(msg + f->count_offset) * f->elems; break;
     default: *n = 0; return NULL;
     }
     return msg + f->value_offset;
@@ -124,7 +115,7 @@ static inline int rt_field_written(const fc_field_desc *f, const unsigned char *
             return 1;
         return !rt_values_equal(f->type, v, (const unsigned char *)f->default_value, n);
     }
-    return n > 0 || (f->kind == FC_KIND_ROWS && rt_get_size(msg, f->count_offset) > 0);
+    return n > 0 || (f->kind == FC_KIND_ROWS && fc_load_size(msg + f->count_offset) > 0);
 }
 
 static inline int rt_fields_equal(const fc_field_desc *fields, size_t nf, const unsigned char *a,
@@ -165,7 +156,8 @@ static inline int64_t rt_int64(void)
 static inline float rt_float(void)
 {
     static const uint32_t special[] = {
-        0x7fc00000u, 0xffc00000u, 0x7fc00001u, 0x7f800001u, 0x7fffffffu, /* NaNs, payloads, signalling */
+        /* NaNs: quiet, negative, with a payload, signalling, all ones */
+        0x7fc00000u, 0xffc00000u, 0x7fc00001u, 0x7f800001u, 0x7fffffffu,
         0x7f800000u, 0xff800000u, /* +-inf */
         0x00000000u, 0x80000000u, /* +-0 */
         0x00000001u, 0x807fffffu, /* denormals */
@@ -240,7 +232,7 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
         switch (f->kind) {
         case FC_KIND_FIXED:
             if (f->default_value != NULL && rt_below(3) == 0)
-                memcpy(v, f->default_value, f->elems * rt_tsize(f->type));
+                memcpy(v, f->default_value, f->elems * fc_type_size(f->type));
             else
                 rt_fill(f->type, v, f->elems);
             break;
@@ -479,8 +471,8 @@ static inline int rt_lists_equal(const fc_seq_desc *sd, const unsigned char *a,
     size_t j, f;
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
-        size_t fa = rt_get_size(a, l->frames_offset), fb = rt_get_size(b, l->frames_offset);
-        size_t ts = rt_tsize(l->type), stride = l->kind == FC_KIND_VARLEN ? l->max : l->elems;
+        size_t fa = fc_load_size(a + l->frames_offset), fb = fc_load_size(b + l->frames_offset);
+        size_t ts = fc_type_size(l->type), stride = l->kind == FC_KIND_VARLEN ? l->max : l->elems;
         if (fa != fb) {
             snprintf(why, whysize, "feature list \"%s\": %zu frames before, %zu after", l->key,
                      fa, fb);
@@ -489,8 +481,8 @@ static inline int rt_lists_equal(const fc_seq_desc *sd, const unsigned char *a,
         for (f = 0; f < fa; f++) {
             size_t na = l->elems, nb = l->elems;
             if (l->kind == FC_KIND_VARLEN) {
-                na = rt_get_size(a, l->count_offset + f * sizeof(size_t));
-                nb = rt_get_size(b, l->count_offset + f * sizeof(size_t));
+                na = fc_load_size(a + l->count_offset + f * sizeof(size_t));
+                nb = fc_load_size(b + l->count_offset + f * sizeof(size_t));
             }
             if (na != nb || !rt_values_equal(l->type, a + l->value_offset + f * stride * ts,
                                              b + l->value_offset + f * stride * ts, na)) {
@@ -527,7 +519,7 @@ static inline void rt_sequence(const fc_seq_desc *sd, const unsigned char *x, un
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
         unsigned bit = (unsigned)(sd->ncontext + j);
-        int want = fc_bit_get(px, bit) || rt_get_size(x, l->frames_offset) > 0 ||
+        int want = fc_bit_get(px, bit) || fc_load_size(x + l->frames_offset) > 0 ||
                    (l->kind == FC_KIND_FIXED && !l->allow_missing);
         if (want != fc_bit_get(py, bit)) {
             snprintf(why, sizeof why, "feature list \"%s\": %s but %s after the round trip",
@@ -558,7 +550,7 @@ static inline void rt_random_sequence(const fc_seq_desc *sd, unsigned char *x)
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
         size_t frames = sd->aligned ? aligned : rt_count(l->max_frames < 16 ? l->max_frames : 16);
-        size_t ts = rt_tsize(l->type), uniform = rt_count(l->max < 8 ? l->max : 8);
+        size_t ts = fc_type_size(l->type), uniform = rt_count(l->max < 8 ? l->max : 8);
         if (frames > l->max_frames)
             frames = l->max_frames;
         if (rt_below(4) == 0)

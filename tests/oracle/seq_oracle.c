@@ -19,13 +19,9 @@
 #include <featc/fc_driver.h>
 #include <featc/fc_fallback.h>
 
-static unsigned char arena_mem[8u << 20];
+#include "wire.h" /* fc_type_size */
 
-static size_t elem_size(fc_type t)
-{
-    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
-                                                                     : sizeof(int64_t);
-}
+static unsigned char arena_mem[8u << 20];
 
 int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len)
 {
@@ -94,7 +90,7 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
                     return FC_ERR_PARSE;
                 if (l->uniform && n != oracle_kind_count(e->value->feature[0]))
                     return FC_ERR_PARSE;
-                oracle_copy_values(f, m + l->value_offset + t * per * elem_size(l->type), n);
+                oracle_copy_values(f, m + l->value_offset + t * per * fc_type_size(l->type), n);
                 if (l->kind == FC_KIND_VARLEN)
                     memcpy(m + l->count_offset + t * sizeof(size_t), &n, sizeof n);
             }
