@@ -17,9 +17,10 @@ rt_p=0 rt_f=0
 
 # sum_roundtrip LINES: adds a "roundtrip-NAME: N passed, M failed" line to rt_p/rt_f.
 sum_roundtrip() {
-    p=$(echo "$1" | sed -n 's/^roundtrip-.*: \([0-9]*\) passed.*/\1/p')
-    f=$(echo "$1" | sed -n 's/^roundtrip-.*passed, \([0-9]*\) failed/\1/p')
-    rt_p=$((rt_p + ${p:-0})); rt_f=$((rt_f + ${f:-1}))
+    # sh has no locals: names of their own, not the callers' p and f
+    sr_p=$(echo "$1" | sed -n 's/^roundtrip-.*: \([0-9]*\) passed.*/\1/p')
+    sr_f=$(echo "$1" | sed -n 's/^roundtrip-.*passed, \([0-9]*\) failed/\1/p')
+    rt_p=$((rt_p + ${sr_p:-0})); rt_f=$((rt_f + ${sr_f:-1}))
 }
 
 # kind_of SPEC: example or sequence, by its first message
@@ -41,7 +42,7 @@ build_check() {
     pkg=$(sed -n 's/^package \([A-Za-z0-9_]*\);.*/\1/p' "$b_spec" | head -1)
     msg=$(sed -n 's/^\(sequence_\)*example \([A-Za-z0-9_]*\).*/\2/p' "$b_spec" | head -1)
     checker=check.c
-    if sed -n 's/^\(sequence_example\|example\) .*/\1/p' "$b_spec" | head -1 | grep -q sequence; then
+    if [ "$(kind_of "$b_spec")" = sequence ]; then
         checker=seq_check.c
     fi
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror -I"$root/runtime" \
@@ -111,7 +112,7 @@ for spec in "$out/random"/*.feat "$root"/specs/*.feat "$root"/tests/specs/*.feat
     p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
     f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
     # counted by the message checked: the spec's first one
-    if sed -n 's/^\(sequence_example\|example\) .*/\1/p' "$spec" | head -1 | grep -q sequence; then
+    if [ "$(kind_of "$spec")" = sequence ]; then
         seq_p=$((seq_p + ${p:-0})); seq_f=$((seq_f + ${f:-1}))
     else
         total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))
