@@ -185,12 +185,12 @@ static void describe(sbuf *b, const schema_feature *f)
 
 typedef struct msg_parts {
     sbuf enm, constants, members, defaults, descs, order, lookup, init, decode, missing, batch;
-    sbuf finish;
+    sbuf finish, fast, absent;
 } msg_parts;
 
 /* The text buffers one emitter fills, listed by a NAME_bufs function: freed
  * together, and failed if any of them failed. */
-#define MAX_PARTS 16
+#define MAX_PARTS 24
 
 static void parts_free(sbuf *const *all, size_t n)
 {
@@ -212,7 +212,7 @@ static size_t msg_bufs(msg_parts *mp, sbuf **all)
 {
     sbuf *list[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
                     &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing,
-                    &mp->batch,  &mp->finish};
+                    &mp->batch,  &mp->finish,    &mp->fast,    &mp->absent};
     size_t i, n = sizeof list / sizeof list[0];
     for (i = 0; i < n; i++)
         all[i] = list[i];
@@ -501,6 +501,85 @@ static int by_len_then_bytes(const schema_feature *a, const schema_feature *b)
     return a->key_len ? memcmp(a->key, b->key, a->key_len) : 0;
 }
 
+static void indent_to(sbuf *b, unsigned depth)
+{
+    unsigned i;
+    for (i = 0; i < depth; i++)
+        sb_str(b, "    ");
+}
+
+/* Keys of one length, told apart at generation time: while more than two
+ * are left, a switch on the byte that splits them into the most groups
+ * (the first such byte), then a comparison of the whole key, so that a key
+ * costs one or two word compares however many keys share its length. */
+static void emit_dispatch(sbuf *b, const schema_feature *group, const size_t *idx, size_t n,
+                          unsigned depth, const char *minus)
+{
+    size_t len = group[idx[0]].key_len, pos, best = 0, best_groups = 0, i, j, *sub;
+    if (n > 2) {
+        for (pos = 0; pos < len; pos++) {
+            unsigned char seen[256];
+            size_t groups = 0;
+            memset(seen, 0, sizeof seen);
+            for (i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)group[idx[i]].key[pos];
+                groups += !seen[c];
+                seen[c] = 1;
+            }
+            if (groups > best_groups) {
+                best_groups = groups;
+                best = pos;
+            }
+        }
+    }
+    if (n <= 2 || best_groups < 2) {
+        for (i = 0; i < n; i++) {
+            const schema_feature *f = &group[idx[i]];
+            indent_to(b, depth);
+            sb_str(b, "if (memcmp(key, ");
+            c_string(b, f->key, f->key_len);
+            sb_printf(b, ", %zu) == 0)\n", f->key_len);
+            indent_to(b, depth + 1);
+            sb_printf(b, "return %s%s;\n", f->macro, minus);
+        }
+        return;
+    }
+    sub = (size_t *)malloc(n * sizeof *sub);
+    if (sub == NULL) {
+        b->failed = 1;
+        return;
+    }
+    indent_to(b, depth);
+    sb_printf(b, "switch (key[%zu]) {\n", best);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)group[idx[i]].key[best];
+        size_t m = 0;
+        for (j = 0; j < i; j++)
+            if ((unsigned char)group[idx[j]].key[best] == c)
+                break;
+        if (j < i)
+            continue; /* this byte's case is written */
+        for (j = i; j < n; j++)
+            if ((unsigned char)group[idx[j]].key[best] == c)
+                sub[m++] = idx[j];
+        indent_to(b, depth);
+        if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+            sb_printf(b, "case '%c':\n", c);
+        else
+            sb_printf(b, "case 0x%02x:\n", c);
+        emit_dispatch(b, group, sub, m, depth + 1, minus);
+        indent_to(b, depth + 1);
+        sb_str(b, "break;\n");
+    }
+    free(sub);
+    indent_to(b, depth);
+    sb_str(b, "default:\n");
+    indent_to(b, depth + 1);
+    sb_str(b, "break;\n");
+    indent_to(b, depth);
+    sb_str(b, "}\n");
+}
+
 /* The body of a key -> field number function: a switch on the length, then
  * a comparison of the bytes.  0 when memory ran out. */
 static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const char *minus)
@@ -532,25 +611,63 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
     }
     n = k;
     sb_str(b, "    switch (len) {\n");
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i = j) {
         const schema_feature *f = &group[order[i]];
-        if (i == 0 || group[order[i - 1]].key_len != f->key_len)
-            sb_printf(b, "    case %zu:\n", f->key_len);
+        for (j = i + 1; j < n && group[order[j]].key_len == f->key_len; j++)
+            ;
+        sb_printf(b, "    case %zu:\n", f->key_len);
         if (f->key_len == 0) {
             sb_printf(b, "        return %s%s;\n", f->macro, minus);
-        } else {
-            sb_str(b, "        if (memcmp(key, ");
-            c_string(b, f->key, f->key_len);
-            sb_printf(b, ", %zu) == 0)\n            return %s%s;\n", f->key_len, f->macro,
-                      minus);
+            continue;
         }
-        if (i + 1 == n || group[order[i + 1]].key_len != f->key_len)
-            if (f->key_len != 0)
-                sb_str(b, "        break;\n");
+        emit_dispatch(b, group, order + i, j - i, 2, minus);
+        sb_str(b, "        break;\n");
     }
     sb_str(b, "    default:\n        break;\n    }");
     free(order);
     return 1;
+}
+
+/* The fast path's case for feature i of an Example (or a SequenceExample's
+ * context): decode the entry's value straight into the struct, or give up
+ * (return 0) and leave the record to the general path.  `absent` receives
+ * what the general path's decode does when the feature is not in the
+ * record: a VarLen count of 0, a default, or (required) give up. */
+static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_message *m,
+                              const schema_feature *f, size_t i)
+{
+    unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
+    if (f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED)
+        return; /* built from their fields afterwards */
+    sb_printf(cases, "        case %s:\n", f->macro);
+    if (f->kind == FC_KIND_ROWS) {
+        sb_str(cases, "            return 0; /* rows: the general path */\n");
+        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
+                          "        m->%s_count = 0;\n", w, bit, f->cname);
+        return;
+    }
+    sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", i);
+    if (f->kind == FC_KIND_FIXED) {
+        sb_printf(cases, "                !fc_fast_fixed_%s(&e, ", spec_type_word(f->type));
+        value_ptr(cases, "m", f);
+        sb_printf(cases, ", %zu))\n", f->elems);
+    } else {
+        sb_printf(cases, "                !fc_fast_varlen_%s(&e, ", spec_type_word(f->type));
+        value_ptr(cases, "m", f);
+        sb_printf(cases, ", %s_MAX, &m->%s_count))\n", f->macro, f->cname);
+    }
+    sb_str(cases, "                return 0;\n            break;\n");
+    if (f->kind == FC_KIND_VARLEN) {
+        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
+                          "        m->%s_count = 0;\n", w, bit, f->cname);
+    } else if (f->has_default) {
+        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0) {\n", w, bit);
+        emit_default_copy(absent, "        ", m, f);
+        sb_str(absent, "    }\n");
+    } else {
+        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
+                          "        return 0; /* required */\n", w, bit);
+    }
 }
 
 static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbuf *src)
@@ -610,6 +727,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
                       m->c_type, f->macro);
             continue;
         }
+        emit_fast_feature(&mp.fast, &mp.absent, m, f, i);
         sb_str(&mp.decode, "    /* ");
         describe(&mp.decode, f);
         sb_str(&mp.decode, " */\n");
@@ -696,6 +814,8 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
             {"MISSING", str_or_empty(&mp.missing)},
             {"BATCH_BYTES", str_or_empty(&mp.batch)},
             {"FINISH", str_or_empty(&mp.finish)},
+            {"FAST_CASES", str_or_empty(&mp.fast)},
+            {"FAST_ABSENT", str_or_empty(&mp.absent)},
         };
         expand(hdr, featc_template_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_message_c, subs, sizeof subs / sizeof subs[0]);
@@ -815,20 +935,55 @@ static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schem
 
 typedef struct seq_parts {
     sbuf enm, constants, members, defaults, cdescs, ldescs, clookup, llookup, init;
-    sbuf cref, corder_ref, lref, lorder_ref, batch;
+    sbuf cref, corder_ref, lref, lorder_ref, batch, cfast, cabsent, lfast, labsent;
 } seq_parts;
 
 static size_t seq_bufs(seq_parts *sp, sbuf **all)
 {
     sbuf *list[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
                     &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
-                    &sp->corder_ref, &sp->lref,  &sp->lorder_ref, &sp->batch};
+                    &sp->corder_ref, &sp->lref,  &sp->lorder_ref, &sp->batch,
+                    &sp->cfast,  &sp->cabsent,   &sp->lfast,   &sp->labsent};
     size_t i, n = sizeof list / sizeof list[0];
     for (i = 0; i < n; i++)
         all[i] = list[i];
     return n;
 }
 
+
+/* The fast path's case for feature list j (bit `bit` of seen), and what
+ * its absence means: frames 0, or (required) the general path.  aligned and
+ * uniform are checked after the walk (`labsent`). */
+static void emit_fast_list(sbuf *cases, sbuf *absent, const schema_message *m,
+                           const schema_feature *f, size_t bit)
+{
+    unsigned r;
+    sb_printf(cases, "        case %s - %s_CONTEXT_COUNT:\n", f->macro, m->upper);
+    sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", bit);
+    sb_printf(cases, "                !fc_fast_frames_%s(&e, &m->%s[0]", spec_type_word(f->type),
+              f->cname);
+    if (f->kind == FC_KIND_VARLEN) {
+        sb_printf(cases, "[0], %s_MAX, %s_FRAMES_MAX, m->%s_count, &m->%s_frames))\n", f->macro,
+                  f->macro, f->cname, f->cname);
+    } else {
+        for (r = 0; r < f->rank; r++)
+            sb_str(cases, "[0]");
+        sb_printf(cases, ", %zu, %s_FRAMES_MAX, NULL, &m->%s_frames))\n", f->elems, f->macro,
+                  f->cname);
+    }
+    sb_str(cases, "                return 0;\n            break;\n");
+    sb_printf(absent, "    if ((seen[%zu] & (UINT32_C(1) << %zu)) == 0)", bit / 32, bit % 32);
+    if (f->kind == FC_KIND_FIXED && !f->allow_missing)
+        sb_str(absent, "\n        return 0; /* required */\n");
+    else
+        sb_printf(absent, "\n        m->%s_frames = 0;\n", f->cname);
+    if (f->kind == FC_KIND_VARLEN && f->uniform)
+        sb_printf(absent,
+                  "    for (t = 1; t < m->%s_frames; t++) /* uniform */\n"
+                  "        if (m->%s_count[t] != m->%s_count[0])\n"
+                  "            return 0;\n",
+                  f->cname, f->cname, f->cname);
+}
 
 static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
 {
@@ -856,6 +1011,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
         }
         emit_field_desc(&sp.cdescs, m, f, i + 1 == m->nfeatures);
         emit_batch_bytes(&sp.batch, f, 0);
+        emit_fast_feature(&sp.cfast, &sp.cabsent, m, f, i);
     }
     if (m->nlists > 0)
         sb_str(&sp.members, "    /* feature lists */\n");
@@ -865,6 +1021,21 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
         emit_list_member(&sp.members, f);
         emit_list_desc(&sp.ldescs, m, f, i + 1 == m->nlists);
         emit_batch_bytes(&sp.batch, f, 1);
+        emit_fast_list(&sp.lfast, &sp.labsent, m, f, m->nfeatures + i);
+    }
+    if (m->aligned && m->nlists > 1) {
+        /* every list present has the same number of frames */
+        sb_str(&sp.labsent, "    frames = (size_t)-1; /* aligned */\n");
+        for (i = 0; i < m->nlists; i++) {
+            size_t bit = m->nfeatures + i;
+            sb_printf(&sp.labsent,
+                      "    if ((seen[%zu] & (UINT32_C(1) << %zu)) != 0) {\n"
+                      "        if (frames != (size_t)-1 && m->%s_frames != frames)\n"
+                      "            return 0;\n"
+                      "        frames = m->%s_frames;\n"
+                      "    }\n",
+                      bit / 32, bit % 32, m->lists[i].cname, m->lists[i].cname);
+        }
     }
     emit_desc_table(&sp.cdescs, &sp.cref, &sp.corder_ref, m, "", "fc_field_desc",
                     "context features", "_context", "_context_order", "CONTEXT", "Context",
@@ -912,6 +1083,10 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
             {"LIST_ORDER_REF", str_or_empty(&sp.lorder_ref)},
             {"ALIGNED", m->aligned ? "1" : "0"},
             {"BATCH_BYTES", str_or_empty(&sp.batch)},
+            {"FAST_CONTEXT_CASES", str_or_empty(&sp.cfast)},
+            {"FAST_CONTEXT_ABSENT", str_or_empty(&sp.cabsent)},
+            {"FAST_LIST_CASES", str_or_empty(&sp.lfast)},
+            {"FAST_LIST_ABSENT", str_or_empty(&sp.labsent)},
         };
         expand(hdr, featc_template_seq_message_h, subs, sizeof subs / sizeof subs[0]);
         expand(src, featc_template_seq_message_c, subs, sizeof subs / sizeof subs[0]);

@@ -36,16 +36,49 @@ static int @@TYPE@@_decode(@@TYPE@@ *m, const fc_feature_ref *ref)
     return FC_OK;
 }
 
+/* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
+ * as protobuf writes it, each wanted value decoded where its key is found,
+ * unwanted ones skipped unread.  Returns 0, having decided nothing, for any
+ * other layout: the general path then reads the record from the start. */
+static int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
+{
+    uint32_t seen[@@UPPER@@_PRESENT_WORDS] = {0};
+    const uint8_t *end = p + len, *body;
+    size_t flen;
+    /* one Features block, the whole record */
+    if (len > (size_t)INT32_MAX || !fc_fast_field(&p, end, 0x0a, &body, &flen) || p != end)
+        return 0;
+    p = body;
+    while (p < end) {
+        fc_fast_entry e;
+        if (!fc_fast_next(&p, end, &e))
+            return 0;
+        switch (@@TYPE@@_lookup(NULL, e.key, e.key_len)) {
+@@FAST_CASES@@
+        default:
+            break; /* a feature the spec does not name: not read */
+        }
+    }
+@@FAST_ABSENT@@
+    memcpy(m->present, seen, sizeof seen);
+    return 1;
+}
+
 int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
 {
-    fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];
-    fc_ex_scan_info info;
-    int rc = fc_ex_scan(data, len, @@TYPE@@_lookup, NULL, ref, @@UPPER@@_FIELD_COUNT, &info, err);
-    if (rc != FC_OK)
-        return rc;
-    memset(out->present, 0, sizeof out->present);
-    if (@@TYPE@@_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-        return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, err);
+    if (data == NULL || !@@TYPE@@_fast(out, (const uint8_t *)data, len)) {
+        /* The general path: every layout TensorFlow accepts, and the
+         * error TensorFlow reports for the others. */
+        fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];
+        fc_ex_scan_info info;
+        int rc = fc_ex_scan(data, len, @@TYPE@@_lookup, NULL, ref, @@UPPER@@_FIELD_COUNT, &info,
+                            err);
+        if (rc != FC_OK)
+            return rc;
+        memset(out->present, 0, sizeof out->present);
+        if (@@TYPE@@_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
+            return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, err);
+    }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
 @@MISSING@@

@@ -29,9 +29,66 @@ void @@TYPE@@_init(@@TYPE@@ *m)
 @@INIT@@
 }
 
+/* One map of entries (context Features or FeatureLists) at *pp, if the
+ * record has it there: its body [*body, *end). */
+static int @@TYPE@@_block(const uint8_t **pp, const uint8_t *end, uint8_t tag,
+                          const uint8_t **body, const uint8_t **bend)
+{
+    size_t n = 0;
+    *body = *pp;
+    if (*pp < end && **pp == tag && !fc_fast_field(pp, end, tag, body, &n))
+        return 0;
+    *bend = *body + n;
+    return 1;
+}
+
+/* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
+ * as protobuf writes it, each wanted value decoded where its key is found.
+ * Returns 0, having decided nothing, for any other layout: fc_seq_parse
+ * then reads the record from the start. */
+static int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
+{
+    uint32_t seen[@@UPPER@@_PRESENT_WORDS] = {0};
+    const uint8_t *end = p + len, *q, *qend;
+    size_t t = 0, frames = 0;
+    fc_fast_entry e;
+    if (len > (size_t)INT32_MAX || !@@TYPE@@_block(&p, end, 0x0a, &q, &qend))
+        return 0;
+    while (q < qend) { /* context */
+        if (!fc_fast_next(&q, qend, &e))
+            return 0;
+        switch (@@TYPE@@_context_lookup(NULL, e.key, e.key_len)) {
+@@FAST_CONTEXT_CASES@@
+        default:
+            break; /* a feature the spec does not name: not read */
+        }
+    }
+    if (!@@TYPE@@_block(&p, end, 0x12, &q, &qend) || p != end)
+        return 0;
+    while (q < qend) { /* feature lists */
+        if (!fc_fast_next(&q, qend, &e))
+            return 0;
+        switch (@@TYPE@@_list_lookup(NULL, e.key, e.key_len)) {
+@@FAST_LIST_CASES@@
+        default:
+            break;
+        }
+    }
+@@FAST_CONTEXT_ABSENT@@
+@@FAST_LIST_ABSENT@@
+    (void)t;
+    (void)frames;
+    memcpy(m->present, seen, sizeof seen);
+    return 1;
+}
+
 int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];
+    if (data != NULL && @@TYPE@@_fast(out, (const uint8_t *)data, len)) {
+        fc_ex_hash_fields(@@TYPE@@_desc.context, @@TYPE@@_desc.ncontext, out);
+        return FC_OK;
+    }
     return fc_seq_parse(&@@TYPE@@_desc, out, data, len, ref, err);
 }
 
