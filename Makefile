@@ -5,7 +5,7 @@
 #   make test       everything: unit, corpus, CLI, sanitizers (ASan+UBSan),
 #                   fuzz-seed regression, malloc-free proof
 #   make fuzz       libFuzzer on every byte-taking entry point (FUZZ_SECONDS each)
-#   make bench      benchmark (a stub until the benchmark issue lands)
+#   make bench      featc vs protobuf-c vs C++ protobuf vs nanopb vs the CRC-only walk
 #   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
 #   make deps       install the Debian packages the build needs
 #   make clean
@@ -25,7 +25,8 @@ export PYTHON
 CORPUS ?= $(abspath ../shared/corpus)
 
 DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
-           clang libclang-rt-dev python3 python3-protobuf gzip pkg-config
+           clang libclang-rt-dev python3 python3-protobuf gzip pkg-config \
+           libprotobuf-dev protobuf-compiler nanopb libnanopb-dev
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -409,9 +410,63 @@ fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
 test:
 	@sh tests/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
 
-bench: all
-	@echo "make bench: not implemented yet; the benchmark issue adds featc vs protobuf-c vs"
-	@echo "C++ protobuf vs nanopb vs the CRC-only walk.  Nothing was measured."
+# ------------------------------------------------------------------ bench
+# make bench: tests/bench/gen writes the corpora with featc's own generated
+# serializers; tests/bench/bench reads them with featc, protobuf-c, C++
+# protobuf and nanopb (the last two from Debian: libprotobuf-dev,
+# protobuf-compiler, nanopb, libnanopb-dev) and prints the tables.
+# BENCH_REPS passes per contender (median reported; at least 5).
+BENCH = $(BUILD)/bench
+BENCH_REPS ?= 7
+BENCH_SPECS = wide_all wide photo clip
+NANOPB_GEN ?= /usr/bin/nanopb_generator.py
+BENCH_GEN_SRC = $(BENCH_SPECS:%=$(BENCH)/gen/%.c)
+BENCH_FLAGS = -std=c99 $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(BENCH)/gen -I$(BENCH)/nanopb \
+              -I$(BENCH)/cpp -Itests/bench
+
+$(BENCH)/gen/%.c $(BENCH)/gen/%.h &: tests/bench/%.feat $(BUILD)/featc
+	@mkdir -p $(BENCH)/gen
+	$(BUILD)/featc compile -o $(BENCH)/gen $<
+
+$(BENCH)/nanopb/fc_example.pb.c $(BENCH)/nanopb/fc_example.pb.h &: runtime/fc_example.proto \
+    tests/bench/fc_example.options
+	@mkdir -p $(BENCH)/nanopb
+	$(PYTHON) $(NANOPB_GEN) -q -I runtime -f tests/bench/fc_example.options -D $(BENCH)/nanopb \
+	    runtime/fc_example.proto
+
+$(BENCH)/cpp/tf_example.pb.cc $(BENCH)/cpp/tf_example.pb.h &: tests/bench/tf_example.proto
+	@mkdir -p $(BENCH)/cpp
+	protoc --proto_path=tests/bench --cpp_out=$(BENCH)/cpp tests/bench/tf_example.proto
+
+$(BENCH)/gen-corpora: tests/bench/gen.c $(BENCH_GEN_SRC) $(GEN_SPECS)/tutorial.c \
+    $(BUILD)/libfeatc.a $(HEADERS)
+	$(CC) $(WARN) $(BENCH_FLAGS) -o $@ tests/bench/gen.c $(BENCH)/gen/wide_all.c \
+	    $(BENCH)/gen/photo.c $(BENCH)/gen/clip.c $(GEN_SPECS)/tutorial.c $(BUILD)/libfeatc.a $(LIBS_Z)
+
+BENCH_C = tests/bench/bench.c tests/bench/common.c tests/bench/peer_protobuf_c.c \
+          tests/bench/peer_nanopb.c
+$(BENCH)/bench: $(BENCH_C) tests/bench/bench.h tests/bench/peer_cpp.cc $(BENCH_GEN_SRC) \
+    $(GEN_SPECS)/tutorial.c $(BENCH)/nanopb/fc_example.pb.c $(BENCH)/cpp/tf_example.pb.cc \
+    $(BUILD)/libfeatc.a $(BUILD)/obj/gen/fc_example.pb-c.o $(HEADERS)
+	@mkdir -p $(BENCH)/obj
+	for f in $(BENCH_C); do \
+	    $(CC) $(WARN) $(BENCH_FLAGS) -c $$f -o $(BENCH)/obj/$$(basename $$f .c).o || exit 1; done
+	for f in $(BENCH)/gen/wide.c $(BENCH)/gen/photo.c $(BENCH)/gen/clip.c $(GEN_SPECS)/tutorial.c; do \
+	    $(CC) $(WARN) $(BENCH_FLAGS) -c $$f -o $(BENCH)/obj/spec_$$(basename $$f .c).o || exit 1; done
+	$(CC) $(BENCH_FLAGS) -c $(BENCH)/nanopb/fc_example.pb.c -o $(BENCH)/obj/nanopb_example.o
+	$(CXX) -std=c++17 $(CFLAGS) $(CPPFLAGS_ALL) -I$(BENCH)/cpp -Itests/bench -Wall -Wextra \
+	    -c tests/bench/peer_cpp.cc -o $(BENCH)/obj/peer_cpp.o
+	$(CXX) -std=c++17 $(CFLAGS) -I$(BENCH)/cpp -c $(BENCH)/cpp/tf_example.pb.cc \
+	    -o $(BENCH)/obj/tf_example.pb.o
+	$(CXX) -o $@ $(BENCH)/obj/*.o $(BUILD)/obj/gen/fc_example.pb-c.o $(BUILD)/libfeatc.a \
+	    -lprotobuf-c -lprotobuf -lprotobuf-nanopb $(LIBS_Z)
+
+bench: $(BENCH)/gen-corpora $(BENCH)/bench
+	@mkdir -p $(BENCH)/data
+	@$(BENCH)/gen-corpora $(BENCH)/data
+	@echo "CPU: $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1),"\
+	    "$$(nproc) cores; compiler: $$($(CC) --version | head -1); CFLAGS: $(CFLAGS)"
+	@$(BENCH)/bench $(BENCH)/data $(BENCH_REPS)
 
 # ------------------------------------------------------------------ install
 

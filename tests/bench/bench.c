@@ -1,0 +1,442 @@
+/* make bench, step 2: featc's generated parsers against protobuf-c, C++
+ * protobuf and nanopb, and against the CRC-verified framing walk alone, on
+ * the corpora gen wrote; then CRC-32C and GZIP reading.
+ *
+ *   bench DIR [REPS]
+ *
+ * Every contender reads the same bytes, held in memory, through the same
+ * CRC-verifying reader (fc_reader over memory), and fills the same struct.
+ * A first, untimed pass per contender checksums every record's struct: the
+ * checksums must agree, or the benchmark fails.  Then REPS (default 7, at
+ * least 5) timed passes per contender, interleaved (one pass of each in
+ * turn), and the median is reported.  Exit status 1 on a checksum mismatch
+ * or a read error; timings never fail it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define BENCH_X86 1
+#endif
+
+#include "bench.h"
+#include "tutorial.h"
+#include "wide.h"
+#include "photo.h"
+#include "clip.h"
+
+#define MAX_REPS 101
+
+typedef struct corpus {
+    const char *name;
+    const char *file;
+    const char *what;
+    bench_msg msg;
+    int (*parse)(void *out, const void *data, size_t len, fc_error *err);
+    uint8_t *data;
+    size_t size;
+    uint64_t records;
+} corpus;
+
+enum { C_FEATC, C_PROTOBUF_C, C_CPP, C_NANOPB, C_WALK, NCONTENDERS };
+
+static const char *const contender_name[NCONTENDERS] = {
+    "featc", "protobuf-c", "C++ protobuf", "nanopb", "CRC-only walk"};
+
+static const bench_peer *const peers[NCONTENDERS] = {
+    NULL, &bench_peer_protobuf_c, &bench_peer_cpp, &bench_peer_nanopb, NULL};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint8_t *load(const char *dir, const char *file, size_t *size)
+{
+    char path[4096];
+    struct stat st;
+    uint8_t *p;
+    size_t got = 0;
+    int fd;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    fd = open(path, O_RDONLY);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        perror(path);
+        exit(1);
+    }
+    p = (uint8_t *)malloc((size_t)st.st_size + 1);
+    if (p == NULL) {
+        perror("malloc");
+        exit(1);
+    }
+    while (got < (size_t)st.st_size) {
+        ssize_t k = read(fd, p + got, (size_t)st.st_size - got);
+        if (k <= 0) {
+            perror(path);
+            exit(1);
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    *size = got;
+    return p;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdu;
+}
+
+static volatile uint64_t sink;
+
+/* One pass over the corpus; with sum, the checksum of every record. */
+static int run(corpus *c, int who, void *state, uint64_t *sum)
+{
+    fc_reader r;
+    fc_reader_options opt;
+    fc_record rec;
+    fc_error err;
+    fc_status st;
+    uint64_t n = 0, acc = 0;
+    memset(&opt, 0, sizeof opt);
+    opt.crc_policy = FC_CRC_VERIFY;
+    if (fc_reader_init_mem(&r, c->data, c->size, &opt, &err) != FC_OK) {
+        fprintf(stderr, "bench: %s: %s\n", c->file, err.message);
+        return -1;
+    }
+    while ((st = fc_reader_next(&r, &rec)) == FC_OK) {
+        const char *why = NULL;
+        if (sum != NULL && who != C_WALK) {
+            if (c->msg.md)
+                c->msg.md->init(c->msg.out);
+            else
+                c->msg.sd->init(c->msg.out);
+        }
+        if (who == C_FEATC) {
+            if (c->parse(c->msg.out, rec.data, rec.length, &err) != FC_OK)
+                why = err.message;
+        } else if (who == C_WALK) {
+            acc += rec.length;
+        } else if (peers[who]->parse(state, &c->msg, rec.data, rec.length, &why) != 0) {
+            if (why == NULL)
+                why = "parse failed";
+        }
+        if (why != NULL) {
+            fprintf(stderr, "bench: %s: %s: record %llu: %s\n", c->file, contender_name[who],
+                    (unsigned long long)rec.index, why);
+            return -1;
+        }
+        if (sum != NULL)
+            *sum = mix(*sum, who == C_WALK ? rec.length : bench_checksum(&c->msg));
+        n++;
+    }
+    if (st != FC_END) {
+        fprintf(stderr, "bench: %s: %s\n", c->file, fc_reader_error(&r)->message);
+        return -1;
+    }
+    sink += acc + *(const uint8_t *)c->msg.out;
+    c->records = n;
+    return 0;
+}
+
+static int bench_corpus(corpus *c, int reps, double *featc_mbs)
+{
+    void *state[NCONTENDERS] = {NULL};
+    double t[NCONTENDERS][MAX_REPS], med[NCONTENDERS];
+    uint64_t sum[NCONTENDERS];
+    int who, rep, ok = 1;
+    double best_peer = 0;
+    const char *best_name = "";
+
+    for (who = 0; who < NCONTENDERS; who++) {
+        if (peers[who] != NULL && (state[who] = peers[who]->prepare(&c->msg)) == NULL)
+            return -1;
+        sum[who] = 1;
+        if (run(c, who, state[who], &sum[who]) != 0)
+            return -1;
+    }
+    for (rep = 0; rep < reps; rep++)
+        for (who = 0; who < NCONTENDERS; who++) {
+            double t0 = now();
+            if (run(c, who, state[who], NULL) != 0)
+                return -1;
+            t[who][rep] = now() - t0;
+        }
+    for (who = 0; who < NCONTENDERS; who++) {
+        med[who] = median(t[who], reps);
+        if (peers[who] != NULL)
+            peers[who]->finish(state[who]);
+    }
+
+    printf("\n%s: %s\n", c->name, c->what);
+    printf("  %llu records, %.1f MB in memory\n", (unsigned long long)c->records,
+           (double)c->size / 1e6);
+    printf("  %-14s %10s %12s %12s %18s\n", "contender", "MB/s", "records/s", "ns/record",
+           "checksum");
+    for (who = 0; who < NCONTENDERS; who++) {
+        double mbs = (double)c->size / med[who] / 1e6;
+        int same = who == C_WALK || sum[who] == sum[C_FEATC];
+        printf("  %-14s %10.1f %12.0f %12.1f   %016llx%s\n", contender_name[who], mbs,
+               (double)c->records / med[who], med[who] * 1e9 / (double)c->records,
+               (unsigned long long)sum[who], same ? "" : "  MISMATCH");
+        if (!same)
+            ok = 0;
+        if (peers[who] != NULL && mbs > best_peer) {
+            best_peer = mbs;
+            best_name = contender_name[who];
+        }
+    }
+    *featc_mbs = (double)c->size / med[C_FEATC] / 1e6;
+    printf("  featc vs   ");
+    for (who = 1; who < NCONTENDERS; who++)
+        printf(" %s %.2fx%s", contender_name[who], med[who] / med[C_FEATC],
+               who + 1 < NCONTENDERS ? ";" : "\n");
+    printf("  featc / best peer (%s): %.1fx\n", best_name, *featc_mbs / best_peer);
+    if (!ok) {
+        fprintf(stderr, "bench: %s: the contenders' checksums differ\n", c->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- CRC-32C */
+
+#ifdef BENCH_X86
+/* The baseline: the SSE4.2 instruction in one stream, 8 bytes a step, as
+ * most CRC-32C code is written. */
+__attribute__((target("sse4.2"))) static uint32_t crc_1way(uint32_t crc, const void *buf,
+                                                            size_t len)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t c = ~crc;
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        c = _mm_crc32_u64(c, w);
+        p += 8;
+        len -= 8;
+    }
+    while (len > 0) {
+        c = _mm_crc32_u8((uint32_t)c, *p++);
+        len--;
+    }
+    return ~(uint32_t)c;
+}
+#endif
+
+static double crc_rate(uint32_t (*fn)(uint32_t, const void *, size_t), const uint8_t *buf,
+                       size_t size, int reps)
+{
+    double t[MAX_REPS];
+    size_t loops = (size_t)(256u << 20) / size, i;
+    int rep;
+    for (rep = 0; rep < reps; rep++) {
+        uint32_t c = 0;
+        double t0 = now();
+        for (i = 0; i < loops; i++)
+            c = fn(c, buf, size);
+        t[rep] = now() - t0;
+        sink += c;
+    }
+    return (double)loops * (double)size / median(t, reps) / 1e9;
+}
+
+static void bench_crc(int reps)
+{
+    static const size_t sizes[4] = {64, 1024, 64 * 1024, 1024 * 1024};
+    uint8_t *buf = (uint8_t *)malloc(1024 * 1024);
+    size_t i;
+    if (buf == NULL)
+        return;
+    for (i = 0; i < 1024 * 1024; i++)
+        buf[i] = (uint8_t)(i * 131u + (i >> 9));
+    printf("\nCRC-32C (runtime: %s): GB/s, median of %d\n", fc_crc32c_impl(), reps);
+#ifdef BENCH_X86
+    if (!fc_crc32c_hw_available()) {
+        printf("  no SSE4.2 on this CPU: nothing to compare\n");
+        free(buf);
+        return;
+    }
+    if (crc_1way(0, "123456789", 9) != 0xe3069283u || fc_crc32c(0, buf, 1u << 20) !=
+        crc_1way(0, buf, 1u << 20)) {
+        printf("  the two implementations disagree\n");
+        exit(1);
+    }
+    printf("  %-10s %14s %20s %8s\n", "buffer", "fc_crc32c", "SSE4.2 one stream", "ratio");
+    for (i = 0; i < 4; i++) {
+        double a = crc_rate(fc_crc32c, buf, sizes[i], reps);
+        double b = crc_rate(crc_1way, buf, sizes[i], reps);
+        char label[32];
+        if (sizes[i] >= 1024 * 1024)
+            snprintf(label, sizeof label, "%zu MB", sizes[i] >> 20);
+        else if (sizes[i] >= 1024)
+            snprintf(label, sizeof label, "%zu KB", sizes[i] >> 10);
+        else
+            snprintf(label, sizeof label, "%zu B", sizes[i]);
+        printf("  %-10s %14.2f %20.2f %7.2fx\n", label, a, b, a / b);
+    }
+#else
+    printf("  not an x86-64 build: no SSE4.2 baseline\n");
+#endif
+    free(buf);
+}
+
+/* ------------------------------------------------------------------ GZIP */
+
+static int inflate_all(const uint8_t *src, size_t len, uint8_t *out, size_t cap,
+                       uint64_t *total)
+{
+    z_stream z;
+    int rc;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return -1;
+    z.next_in = (Bytef *)(uintptr_t)src;
+    z.avail_in = (uInt)len;
+    *total = 0;
+    do {
+        z.next_out = out;
+        z.avail_out = (uInt)cap;
+        rc = inflate(&z, Z_NO_FLUSH);
+        *total += cap - z.avail_out;
+    } while (rc == Z_OK);
+    inflateEnd(&z);
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+static int read_gzip(const uint8_t *src, size_t len, uint8_t *buf, size_t cap, void *work,
+                     uint64_t *records, uint64_t *bytes)
+{
+    fc_reader r;
+    fc_reader_options opt;
+    fc_record rec;
+    fc_error err;
+    fc_status st;
+    memset(&opt, 0, sizeof opt);
+    opt.compression = FC_COMPRESSION_GZIP;
+    opt.buffer = buf;
+    opt.buffer_size = cap;
+    opt.work = work;
+    opt.work_size = FC_READER_WORK_SIZE;
+    if (fc_reader_init_mem(&r, src, len, &opt, &err) != FC_OK)
+        return -1;
+    *records = 0;
+    while ((st = fc_reader_next(&r, &rec)) == FC_OK)
+        (*records)++;
+    *bytes = fc_reader_offset(&r);
+    return st == FC_END ? 0 : -1;
+}
+
+static int bench_gzip(const char *dir, const char *file, int reps)
+{
+    static uint8_t work[FC_READER_WORK_SIZE];
+    static uint8_t buf[256 * 1024]; /* the reader's record buffer */
+    double ta[MAX_REPS], tb[MAX_REPS], a, b;
+    size_t len;
+    uint8_t *src = load(dir, file, &len);
+    uint64_t records = 0, bytes = 0, inflated = 0;
+    int rep;
+    for (rep = 0; rep < reps; rep++) {
+        double t0 = now();
+        if (read_gzip(src, len, buf, sizeof buf, work, &records, &bytes) != 0)
+            return -1;
+        ta[rep] = now() - t0;
+        t0 = now();
+        if (inflate_all(src, len, buf, 64 * 1024, &inflated) != 0)
+            return -1;
+        tb[rep] = now() - t0;
+    }
+    a = (double)bytes / median(ta, reps) / 1e6;
+    b = (double)inflated / median(tb, reps) / 1e6;
+    printf("\nGZIP: %s, %.1f MB -> %.1f MB, %llu records; MB/s of decompressed bytes, "
+           "median of %d\n",
+           file, (double)len / 1e6, (double)inflated / 1e6, (unsigned long long)records, reps);
+    printf("  %-44s %8.1f\n", "fc_reader, GZIP, CRC-verified records", a);
+    printf("  %-44s %8.1f\n", "zlib inflate alone into a 64 KB buffer", b);
+    printf("  fc_reader / inflate alone: %.2fx\n", a / b);
+    free(src);
+    return bytes == inflated ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    static tutorial_record tutorial;
+    static wide_record wide;
+    static img_photo photo;
+    static seq_clip clip;
+    corpus corpora[4];
+    int reps = argc > 2 ? atoi(argv[2]) : 7, i, fail = 0;
+    double mbs;
+    if (argc < 2 || reps < 5 || reps > MAX_REPS) {
+        fprintf(stderr, "usage: bench DIR [REPS: 5..%d]\n", MAX_REPS);
+        return 64;
+    }
+    memset(corpora, 0, sizeof corpora);
+    corpora[0].name = "tutorial";
+    corpora[0].file = "tutorial.tfrecord";
+    corpora[0].what = "the TFRecord tutorial's 4 scalar features (specs/tutorial.feat)";
+    corpora[0].msg.md = &tutorial_record_desc;
+    corpora[0].msg.out = &tutorial;
+    corpora[0].parse = tutorial_record_desc.parse;
+    corpora[1].name = "wide";
+    corpora[1].file = "wide.tfrecord";
+    corpora[1].what = "101 features, 26 of them read (tests/bench/wide.feat)";
+    corpora[1].msg.md = &wide_record_desc;
+    corpora[1].msg.out = &wide;
+    corpora[1].parse = wide_record_desc.parse;
+    corpora[2].name = "image";
+    corpora[2].file = "image.tfrecord";
+    corpora[2].what = "60-120 KB bytes + 4 int64 (tests/bench/photo.feat)";
+    corpora[2].msg.md = &img_photo_desc;
+    corpora[2].msg.out = &photo;
+    corpora[2].parse = img_photo_desc.parse;
+    corpora[3].name = "sequence";
+    corpora[3].file = "sequence.tfrecord";
+    corpora[3].what = "SequenceExample, 3 context + 3 lists of 20-200 frames "
+                      "(tests/bench/clip.feat)";
+    corpora[3].msg.sd = &seq_clip_desc;
+    corpora[3].msg.out = &clip;
+    corpora[3].parse = seq_clip_desc.parse;
+
+    printf("featc benchmark: CRC verification on; every contender reads the same in-memory "
+           "bytes\nthrough fc_reader and fills the same generated struct; MB/s of TFRecord "
+           "bytes\n(framing included), median of %d passes each, interleaved.\n", reps);
+    for (i = 0; i < 4; i++) {
+        corpora[i].data = load(argv[1], corpora[i].file, &corpora[i].size);
+        if (bench_corpus(&corpora[i], reps, &mbs) != 0)
+            fail = 1;
+        free(corpora[i].data);
+    }
+    bench_crc(reps);
+    /* the smallest records (framing and CRC per 100 bytes) and larger ones */
+    if (bench_gzip(argv[1], "tutorial.tfrecord.gz", reps) != 0 ||
+        bench_gzip(argv[1], "wide.tfrecord.gz", reps) != 0) {
+        fprintf(stderr, "bench: reading a GZIP file failed\n");
+        fail = 1;
+    }
+    return fail;
+}
