@@ -196,7 +196,7 @@ static inline int fc_fast_float_list(const uint8_t *val, size_t len, float *dst,
         rl % 4u != 0 || rl / 4u > cap)
         return 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (rl > 0)
+    if (rl > 0 && dst != NULL) /* dst is NULL only for a shape with a 0 (cap 0) */
         memcpy(dst, rb, rl);
 #else
     for (k = 0; k < rl / 4u; k++) {
