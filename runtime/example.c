@@ -7,6 +7,7 @@
  * message before anything is read through it.  No recursion, no allocation.
  */
 #include "featc/fc_example.h"
+#include "featc/fc_fast.h"
 #include "featc/fc_hash.h"
 
 #include "wire.h"
@@ -22,24 +23,11 @@
 #define TAG_FIXED32_1 0x0Du
 
 /* A varint of at most 10 bytes, as protobuf's ReadVarint64: bits past 64 in
- * the tenth byte are dropped.  NULL if it runs past end or is longer. */
+ * the tenth byte are dropped.  NULL if it runs past end or is longer.  The
+ * generated parsers' fast path reads varints with the same function. */
 static const uint8_t *rd_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
-    uint64_t x = 0;
-    unsigned shift;
-    for (shift = 0; shift < 70; shift += 7) {
-        uint8_t b;
-        if (p >= end)
-            return NULL;
-        b = *p++;
-        if (shift < 64)
-            x |= (uint64_t)(b & 0x7Fu) << shift;
-        if ((b & 0x80u) == 0) {
-            *v = x;
-            return p;
-        }
-    }
-    return NULL;
+    return fc_fast_varint(&p, end, v) ? p : NULL;
 }
 
 /* A length or tag: a varint whose value fits 32 bits.  TensorFlow's

@@ -84,6 +84,20 @@ static inline int fc_fast_field(const uint8_t **pp, const uint8_t *end, uint8_t 
     return 1;
 }
 
+/* An optional field of tag byte `tag` at *pp (a SequenceExample's context
+ * or feature_lists): its body [*body, *bend), empty when the record does not
+ * have it there; 0 when it overruns end. */
+static inline int fc_fast_block(const uint8_t **pp, const uint8_t *end, uint8_t tag,
+                                const uint8_t **body, const uint8_t **bend)
+{
+    size_t n = 0;
+    *body = *pp;
+    if (*pp < end && **pp == tag && !fc_fast_field(pp, end, tag, body, &n))
+        return 0;
+    *bend = *body + n;
+    return 1;
+}
+
 /* One map entry: key then value, nothing else. */
 typedef struct fc_fast_entry {
     const uint8_t *key;

@@ -109,19 +109,6 @@ void movie_movie_init(movie_movie *m)
     m->age = movie_movie_default_age[0];
 }
 
-/* One map of entries (context Features or FeatureLists) at *pp, if the
- * record has it there: its body [*body, *end). */
-static int movie_movie_block(const uint8_t **pp, const uint8_t *end, uint8_t tag,
-                          const uint8_t **body, const uint8_t **bend)
-{
-    size_t n = 0;
-    *body = *pp;
-    if (*pp < end && **pp == tag && !fc_fast_field(pp, end, tag, body, &n))
-        return 0;
-    *bend = *body + n;
-    return 1;
-}
-
 /* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
@@ -132,7 +119,7 @@ static int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
     const uint8_t *end = p + len, *q, *qend;
     size_t t = 0, frames = 0;
     fc_fast_entry e;
-    if (len > (size_t)INT32_MAX || !movie_movie_block(&p, end, 0x0a, &q, &qend))
+    if (len > (size_t)INT32_MAX || !fc_fast_block(&p, end, 0x0a, &q, &qend))
         return 0;
     while (q < qend) { /* context */
         if (!fc_fast_next(&q, qend, &e))
@@ -157,7 +144,7 @@ static int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
             break; /* a feature the spec does not name: not read */
         }
     }
-    if (!movie_movie_block(&p, end, 0x12, &q, &qend) || p != end)
+    if (!fc_fast_block(&p, end, 0x12, &q, &qend) || p != end)
         return 0;
     while (q < qend) { /* feature lists */
         if (!fc_fast_next(&q, qend, &e))
