@@ -57,11 +57,22 @@ typedef struct bench_keys {
 } bench_keys;
 
 void bench_keys_init(bench_keys *k, const bench_msg *b, int lists);
+
+/* The tables a peer walking map entries needs: the Example's features (or
+ * the SequenceExample's context) and the feature lists. */
+typedef struct bench_lookup {
+    bench_keys context;
+    bench_keys lists;
+} bench_lookup;
+
+void bench_lookup_init(bench_lookup *l, const bench_msg *b);
 int bench_keys_find(const bench_keys *k, const void *key, size_t len);
 
 /* Everything the struct holds: values, counts, frame counts and bytes
  * contents (not presence bits: the peers do not track them). */
 uint64_t bench_checksum(const bench_msg *b);
+/* One value folded into a checksum. */
+uint64_t bench_mix(uint64_t h, uint64_t v);
 
 /* A peer: prepare once, then parse record after record into b->out.
  * Returns 0, or -1 with a reason in *why. */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "wire.h" /* fc_type_size, fc_load_size: struct access shared with the runtime */
 
 static const fc_field_desc *feature_desc(const bench_msg *b, size_t f)
 {
@@ -24,12 +25,6 @@ void bench_slot_feature(const bench_msg *b, size_t f, bench_slot *s)
     }
 }
 
-static size_t type_size(fc_type t)
-{
-    return t == FC_TYPE_INT64 ? sizeof(int64_t) : t == FC_TYPE_FLOAT ? sizeof(float)
-                                                                     : sizeof(fc_bytes);
-}
-
 int bench_slot_frame(const bench_msg *b, size_t l, size_t t, bench_slot *s)
 {
     const fc_list_desc *ld = &b->sd->lists[l];
@@ -38,12 +33,12 @@ int bench_slot_frame(const bench_msg *b, size_t l, size_t t, bench_slot *s)
         return -1;
     s->type = ld->type;
     if (ld->kind == FC_KIND_VARLEN) {
-        s->values = m + ld->value_offset + t * ld->max * type_size(ld->type);
+        s->values = m + ld->value_offset + t * ld->max * fc_type_size(ld->type);
         s->cap = ld->max;
         s->exact = 0;
         s->count = (size_t *)(void *)(m + ld->count_offset) + t;
     } else {
-        s->values = m + ld->value_offset + t * ld->elems * type_size(ld->type);
+        s->values = m + ld->value_offset + t * ld->elems * fc_type_size(ld->type);
         s->cap = s->exact = ld->elems;
         s->count = NULL;
     }
@@ -68,7 +63,7 @@ int bench_store(const bench_slot *s, fc_type t, const void *values, size_t n)
 {
     if (t != s->type || n > s->cap)
         return -1;
-    memcpy(s->values, values, n * type_size(t));
+    memcpy(s->values, values, n * fc_type_size(t));
     return bench_slot_done(s, n);
 }
 
@@ -98,6 +93,13 @@ void bench_keys_init(bench_keys *k, const bench_msg *b, int lists)
     }
 }
 
+void bench_lookup_init(bench_lookup *l, const bench_msg *b)
+{
+    bench_keys_init(&l->context, b, 0);
+    if (b->sd)
+        bench_keys_init(&l->lists, b, 1);
+}
+
 int bench_keys_find(const bench_keys *k, const void *key, size_t len)
 {
     uint32_t h = key_hash(key, len) & 511u;
@@ -109,7 +111,7 @@ int bench_keys_find(const bench_keys *k, const void *key, size_t len)
     return -1;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+uint64_t bench_mix(uint64_t h, uint64_t v)
 {
     h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
     return h * 0xff51afd7ed558ccdu;
@@ -120,14 +122,14 @@ static uint64_t sum_values(uint64_t h, fc_type t, const void *values, size_t n)
     size_t i, j;
     for (i = 0; i < n; i++) {
         if (t == FC_TYPE_INT64) {
-            h = mix(h, (uint64_t)((const int64_t *)values)[i]);
+            h = bench_mix(h, (uint64_t)((const int64_t *)values)[i]);
         } else if (t == FC_TYPE_FLOAT) {
             uint32_t u;
             memcpy(&u, (const float *)values + i, 4);
-            h = mix(h, u);
+            h = bench_mix(h, u);
         } else {
             const fc_bytes *v = (const fc_bytes *)values + i;
-            h = mix(h, v->size);
+            h = bench_mix(h, v->size);
             for (j = 0; j < v->size; j++)
                 h = h * 31u + v->data[j];
         }
@@ -139,8 +141,8 @@ static uint64_t sum_feature(uint64_t h, const fc_field_desc *fd, const char *m)
 {
     size_t n = fd->elems;
     if (fd->kind == FC_KIND_VARLEN) {
-        memcpy(&n, m + fd->count_offset, sizeof n);
-        h = mix(h, n);
+        n = fc_load_size(m + fd->count_offset);
+        h = bench_mix(h, n);
     }
     return sum_values(h, fd->type, m + fd->value_offset, n);
 }
@@ -159,19 +161,17 @@ uint64_t bench_checksum(const bench_msg *b)
         h = sum_feature(h, &b->sd->context[i], m);
     for (i = 0; i < b->sd->nlists; i++) {
         const fc_list_desc *ld = &b->sd->lists[i];
-        size_t frames;
-        memcpy(&frames, m + ld->frames_offset, sizeof frames);
-        h = mix(h, frames);
+        size_t frames = fc_load_size(m + ld->frames_offset);
+        h = bench_mix(h, frames);
         for (t = 0; t < frames; t++) {
             if (ld->kind == FC_KIND_VARLEN) {
-                size_t n;
-                memcpy(&n, m + ld->count_offset + t * sizeof(size_t), sizeof n);
-                h = mix(h, n);
-                h = sum_values(h, ld->type, m + ld->value_offset + t * ld->max * type_size(ld->type),
+                size_t n = fc_load_size(m + ld->count_offset + t * sizeof(size_t));
+                h = bench_mix(h, n);
+                h = sum_values(h, ld->type, m + ld->value_offset + t * ld->max * fc_type_size(ld->type),
                                n);
             } else {
                 h = sum_values(h, ld->type,
-                               m + ld->value_offset + t * ld->elems * type_size(ld->type),
+                               m + ld->value_offset + t * ld->elems * fc_type_size(ld->type),
                                ld->elems);
             }
         }

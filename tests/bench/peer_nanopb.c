@@ -13,25 +13,18 @@
 #include "bench.h"
 #include "fc_example.pb.h"
 
-typedef struct nb_state {
-    bench_keys context;
-    bench_keys lists;
-} nb_state;
-
 typedef struct nb_ctx {
-    const nb_state *s;
+    const bench_lookup *s;
     const bench_msg *b;
     int bad;
 } nb_ctx;
 
 static void *nb_prepare(const bench_msg *b)
 {
-    nb_state *s = (nb_state *)calloc(1, sizeof *s);
+    bench_lookup *s = (bench_lookup *)calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
-    bench_keys_init(&s->context, b, 0);
-    if (b->sd)
-        bench_keys_init(&s->lists, b, 1);
+    bench_lookup_init(s, b);
     return s;
 }
 
@@ -215,7 +208,7 @@ static int nb_parse(void *state, const bench_msg *b, const uint8_t *data, size_t
     nb_ctx c;
     pb_istream_t stream = pb_istream_from_buffer(data, len);
     bool ok;
-    c.s = (const nb_state *)state;
+    c.s = (const bench_lookup *)state;
     c.b = b;
     c.bad = 0;
     if (b->md) {

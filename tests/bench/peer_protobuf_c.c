@@ -10,8 +10,7 @@
 #include "fc_example.pb-c.h"
 
 typedef struct pbc_state {
-    bench_keys context; /* Example features, or SequenceExample context */
-    bench_keys lists;
+    bench_lookup keys;
     FcPb__Example *example;         /* the last record unpacked */
     FcPb__SequenceExample *sequence;
 } pbc_state;
@@ -37,9 +36,7 @@ static void *pbc_prepare(const bench_msg *b)
     pbc_state *s = (pbc_state *)calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
-    bench_keys_init(&s->context, b, 0);
-    if (b->sd)
-        bench_keys_init(&s->lists, b, 1);
+    bench_lookup_init(&s->keys, b);
     return s;
 }
 
@@ -72,7 +69,7 @@ static int put_features(const pbc_state *s, const bench_msg *b, const FcPb__Feat
         return 0;
     for (i = 0; i < fs->n_feature; i++) {
         const FcPb__FeatureEntry *e = fs->feature[i];
-        int f = bench_keys_find(&s->context, e->key.data, e->key.len);
+        int f = bench_keys_find(&s->keys.context, e->key.data, e->key.len);
         bench_slot slot;
         if (f < 0 || e->value == NULL)
             continue;
@@ -90,7 +87,7 @@ static int put_lists(const pbc_state *s, const bench_msg *b, const FcPb__Feature
         return 0;
     for (i = 0; i < ls->n_feature_list; i++) {
         const FcPb__FeatureListEntry *e = ls->feature_list[i];
-        int l = bench_keys_find(&s->lists, e->key.data, e->key.len);
+        int l = bench_keys_find(&s->keys.lists, e->key.data, e->key.len);
         size_t frames;
         if (l < 0 || e->value == NULL)
             continue;
