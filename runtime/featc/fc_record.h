@@ -117,6 +117,7 @@ typedef struct fc_reader {
     size_t start;                /* decoded bytes not yet consumed: buf[start, end) */
     size_t end;
     int zero_copy;               /* buf is the caller's memory itself */
+    size_t prefetched;           /* buf[start, prefetched) hinted into the cache */
     uint64_t pos;                /* stream offset of buf[start] */
     uint64_t next_index;
     uint64_t skipped;
