@@ -508,6 +508,31 @@ static void indent_to(sbuf *b, unsigned depth)
         sb_str(b, "    ");
 }
 
+/* key == the n bytes of k, as compares of 8, 4, 2 and 1 bytes: each one
+ * load and compare, where memcmp of other lengths is a call. */
+static void emit_key_eq(sbuf *b, const char *k, size_t n, unsigned depth)
+{
+    size_t off = 0;
+    if (n == 0) {
+        sb_str(b, "memcmp(key, \"\", 0) == 0");
+        return;
+    }
+    while (off < n) {
+        size_t chunk = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
+        if (off > 0) {
+            sb_str(b, " &&\n");
+            indent_to(b, depth);
+            sb_str(b, "    memcmp(key + ");
+            sb_printf(b, "%zu, ", off);
+        } else {
+            sb_str(b, "memcmp(key, ");
+        }
+        c_string(b, k + off, chunk);
+        sb_printf(b, ", %zu) == 0", chunk);
+        off += chunk;
+    }
+}
+
 /* Keys of one length, told apart at generation time: while more than two
  * are left, a switch on the byte that splits them into the most groups
  * (the first such byte), then a comparison of the whole key, so that a key
@@ -536,9 +561,9 @@ static void emit_dispatch(sbuf *b, const schema_feature *group, const size_t *id
         for (i = 0; i < n; i++) {
             const schema_feature *f = &group[idx[i]];
             indent_to(b, depth);
-            sb_str(b, "if (memcmp(key, ");
-            c_string(b, f->key, f->key_len);
-            sb_printf(b, ", %zu) == 0)\n", f->key_len);
+            sb_str(b, "if (");
+            emit_key_eq(b, f->key, f->key_len, depth);
+            sb_str(b, ")\n");
             indent_to(b, depth + 1);
             sb_printf(b, "return %s%s;\n", f->macro, minus);
         }

@@ -13,8 +13,10 @@ static const uint16_t @@TYPE@@_missing_order[@@UPPER@@_FIELD_COUNT] = {
 @@MISSING_ORDER@@
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int @@TYPE@@_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int @@TYPE@@_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
 @@LOOKUP@@

@@ -6,8 +6,9 @@
 @@CONTEXT_DESCS@@
 @@LIST_DESCS@@
 
-/* Context feature key -> context index; -1 for a key the spec does not name. */
-static int @@TYPE@@_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Context feature key -> context index; -1 for a key the spec does not name
+ * (inlined into the fast path, as the Example lookup). */
+FC_FAST_INLINE int @@TYPE@@_context_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
 @@CONTEXT_LOOKUP@@
@@ -15,8 +16,9 @@ static int @@TYPE@@_context_lookup(const void *ctx, const uint8_t *key, size_t l
 }
 
 /* Feature list key -> list index (its field number minus the context
- * count); -1 for a key the spec does not name. */
-static int @@TYPE@@_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+ * count); -1 for a key the spec does not name (inlined into the fast path,
+ * as the Example lookup). */
+FC_FAST_INLINE int @@TYPE@@_list_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
 @@LIST_LOOKUP@@

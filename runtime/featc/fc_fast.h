@@ -35,10 +35,19 @@
 extern "C" {
 #endif
 
+/* The small readers are inlined into the generated switch even where the
+ * compiler's size heuristics would not: each case then tests the bytes of
+ * its own feature type and count, nothing else. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FC_FAST_INLINE static inline __attribute__((always_inline))
+#else
+#define FC_FAST_INLINE static inline
+#endif
+
 /* A varint as protobuf's ReadVarint64 reads it (fc_ex_scan's rule): at most
  * 10 bytes, bits past 64 dropped.  Small, so that it inlines: lengths are
  * mostly one byte.  Packed int64 runs have a faster loop of their own. */
-static inline int fc_fast_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+FC_FAST_INLINE int fc_fast_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
     const uint8_t *p = *pp;
     uint64_t x = 0;
@@ -63,7 +72,7 @@ static inline int fc_fast_varint(const uint8_t **pp, const uint8_t *end, uint64_
 
 /* A field of tag byte `tag` (wire type 2) at *pp: its body [*body, *body +
  * *len) lies within end, and *pp moves past it. */
-static inline int fc_fast_field(const uint8_t **pp, const uint8_t *end, uint8_t tag,
+FC_FAST_INLINE int fc_fast_field(const uint8_t **pp, const uint8_t *end, uint8_t tag,
                                 const uint8_t **body, size_t *len)
 {
     const uint8_t *p = *pp;
@@ -87,7 +96,7 @@ static inline int fc_fast_field(const uint8_t **pp, const uint8_t *end, uint8_t 
 /* An optional field of tag byte `tag` at *pp (a SequenceExample's context
  * or feature_lists): its body [*body, *bend), empty when the record does not
  * have it there; 0 when it overruns end. */
-static inline int fc_fast_block(const uint8_t **pp, const uint8_t *end, uint8_t tag,
+FC_FAST_INLINE int fc_fast_block(const uint8_t **pp, const uint8_t *end, uint8_t tag,
                                 const uint8_t **body, const uint8_t **bend)
 {
     size_t n = 0;
@@ -106,7 +115,8 @@ typedef struct fc_fast_entry {
     size_t val_len;
 } fc_fast_entry;
 
-static inline int fc_fast_next(const uint8_t **pp, const uint8_t *end, fc_fast_entry *e)
+/* Any layout of key then value (fc_fast_next's general case). */
+FC_FAST_INLINE int fc_fast_next_any(const uint8_t **pp, const uint8_t *end, fc_fast_entry *e)
 {
     const uint8_t *body, *q;
     size_t len;
@@ -117,18 +127,86 @@ static inline int fc_fast_next(const uint8_t **pp, const uint8_t *end, fc_fast_e
            fc_fast_field(&q, body + len, 0x12, &e->val, &e->val_len) && q == body + len;
 }
 
+/* One map entry.  Written out for what nearly every entry is: an entry
+ * length of one or two bytes, a key shorter than 128 bytes, a value length
+ * of one or two bytes; other lengths take fc_fast_next_any. */
+FC_FAST_INLINE int fc_fast_next(const uint8_t **pp, const uint8_t *end, fc_fast_entry *e)
+{
+    const uint8_t *p = *pp, *q, *ee;
+    size_t n, k, v;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* an entry under 128 bytes: "0x0a n 0x0a k" as one word, then the
+     * value's "0x12 v" right after the key, v the rest of the entry */
+    if (end - p >= 4) {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        if ((w & UINT32_C(0x80FF80FF)) == UINT32_C(0x000A000A)) {
+            n = (w >> 8) & 0xFFu;
+            k = w >> 24;
+            q = p + 4 + k;
+            if (n <= (size_t)(end - p) - 2u && k + 4u <= n && q[0] == 0x12 &&
+                q[1] == n - k - 4u) {
+                e->key = p + 4;
+                e->key_len = k;
+                e->val = q + 2;
+                e->val_len = q[1];
+                *pp = p + 2 + n;
+                return 1;
+            }
+        }
+    }
+#endif
+    if (end - p < 6 || p[0] != 0x0a)
+        return fc_fast_next_any(pp, end, e);
+    if (p[1] < 0x80u) {
+        n = p[1];
+        q = p + 2;
+    } else if (p[2] < 0x80u) {
+        n = (size_t)(p[1] & 0x7Fu) | (size_t)p[2] << 7;
+        q = p + 3;
+    } else {
+        return fc_fast_next_any(pp, end, e);
+    }
+    /* the entry [q, q + n) within end; its key's tag and length byte, and
+     * the value's tag and first length byte, within the entry */
+    if (n > (size_t)(end - q) || n < 4 || q[0] != 0x0a || q[1] >= 0x80u || (k = q[1]) > n - 4)
+        return fc_fast_next_any(pp, end, e);
+    ee = q + n;
+    e->key = q + 2;
+    e->key_len = k;
+    q += 2 + k;
+    if (q[0] != 0x12)
+        return fc_fast_next_any(pp, end, e);
+    if (q[1] < 0x80u) {
+        v = q[1];
+        q += 2;
+    } else if (ee - q > 2 && q[2] < 0x80u) {
+        v = (size_t)(q[1] & 0x7Fu) | (size_t)q[2] << 7;
+        q += 3;
+    } else {
+        return fc_fast_next_any(pp, end, e);
+    }
+    if (v != (size_t)(ee - q))
+        return fc_fast_next_any(pp, end, e);
+    e->val = q;
+    e->val_len = v;
+    *pp = ee;
+    return 1;
+}
+
 /* The list of a Feature [val, val + len): exactly one, of tag `tag`
  * (0x0a bytes_list, 0x12 float_list, 0x1a int64_list).  A Feature{} fails:
  * it marks nothing, and the general path knows what that means. */
-static inline int fc_fast_list(const uint8_t *val, size_t len, uint8_t tag, const uint8_t **lb,
-                               size_t *ll)
+FC_FAST_INLINE int fc_fast_list(const uint8_t *val, size_t len, uint8_t tag, const uint8_t **lb,
+                                size_t *ll)
 {
     const uint8_t *p = val;
     return fc_fast_field(&p, val + len, tag, lb, ll) && p == val + len;
 }
 
-/* A packed run filling the list body exactly; an empty body has none. */
-static inline int fc_fast_run(const uint8_t *lb, size_t ll, const uint8_t **rb, size_t *rl)
+/* The packed run filling a float or int64 list body [lb, lb + ll) exactly;
+ * an empty body has none. */
+FC_FAST_INLINE int fc_fast_run(const uint8_t *lb, size_t ll, const uint8_t **rb, size_t *rl)
 {
     const uint8_t *p = lb;
     if (ll == 0) {
@@ -136,14 +214,112 @@ static inline int fc_fast_run(const uint8_t *lb, size_t ll, const uint8_t **rb, 
         *rl = 0;
         return 1;
     }
+    if (ll >= 2 && ll <= 129 && lb[0] == 0x0a && lb[1] == ll - 2) { /* one-byte length */
+        *rb = lb + 2;
+        *rl = ll - 2;
+        return 1;
+    }
     return fc_fast_field(&p, lb + ll, 0x0a, rb, rl) && p == lb + ll;
+}
+
+/* [val, val + len) is the list `tag` holding one field 1 (a packed run, or
+ * a single bytes value), both lengths one byte: "tag len-2 0x0a len-4", the
+ * body [val + 4, val + len).  The shape of nearly every Feature under 130
+ * bytes, tested as one word. */
+FC_FAST_INLINE int fc_fast_short(const uint8_t *val, size_t len, uint8_t tag)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w;
+    if (len - 4u > 125u) /* len outside [4, 129] */
+        return 0;
+    memcpy(&w, val, 4);
+    return w == ((uint32_t)tag | (uint32_t)(len - 2u) << 8 | UINT32_C(0x0a0000) |
+                 (uint32_t)(len - 4u) << 24);
+#else
+    return len >= 4 && len <= 129 && val[0] == tag && val[1] == len - 2 && val[2] == 0x0a &&
+           val[3] == len - 4;
+#endif
+}
+
+/* The packed run of a float or int64 Feature [val, val + len). */
+FC_FAST_INLINE int fc_fast_packed(const uint8_t *val, size_t len, uint8_t tag, const uint8_t **rb,
+                                  size_t *rl)
+{
+    const uint8_t *lb;
+    size_t ll;
+    if (fc_fast_short(val, len, tag)) {
+        *rb = val + 4;
+        *rl = len - 4;
+        return 1;
+    }
+    return fc_fast_list(val, len, tag, &lb, &ll) && fc_fast_run(lb, ll, rb, rl);
+}
+
+/* A frame of a FeatureList at p whose frame and list lengths are one byte:
+ * "0x0a n+2 tag n", its list body [p + 4, p + 4 + n) within end, *n set.
+ * The four bytes are tested as one word.  0 for any other frame. */
+FC_FAST_INLINE int fc_fast_frame_head(const uint8_t *p, const uint8_t *end, uint8_t tag,
+                                      size_t *n)
+{
+    size_t k;
+    if (end - p < 4)
+        return 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        k = w >> 24;
+        if (k > 125u || w != (UINT32_C(0x0a) | (uint32_t)(k + 2u) << 8 | (uint32_t)tag << 16 |
+                              (uint32_t)k << 24))
+            return 0;
+    }
+#else
+    k = p[3];
+    if (k > 125u || p[0] != 0x0a || p[1] != k + 2u || p[2] != tag)
+        return 0;
+#endif
+    if (k > (size_t)(end - p) - 4u)
+        return 0;
+    *n = k;
+    return 1;
+}
+
+/* A frame at p holding one list of one field whose three lengths are one
+ * byte: "0x0a n+4 tag n+2 0x0a n" and n bytes (a packed run, or a single
+ * bytes value) within end; *n set.  The six bytes are compared with the
+ * word they must be, computed from n (little-endian hosts; elsewhere 0,
+ * and fc_fast_frame_head takes the frame). */
+FC_FAST_INLINE int fc_fast_frame_run(const uint8_t *p, const uint8_t *end, uint8_t tag,
+                                     size_t *n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w, k;
+    if (end - p < 8)
+        return 0;
+    memcpy(&w, p, 8);
+    k = (w >> 40) & 0xFFu;
+    /* n <= 123: n + 4 is one byte, and no sum below carries */
+    if (k > 123u || (w & UINT64_C(0xFFFFFFFFFFFF)) !=
+                        (UINT64_C(0x000A0200040A) | (uint64_t)tag << 16) +
+                            k * UINT64_C(0x010001000100) ||
+        k > (uint64_t)(end - p) - 6u)
+        return 0;
+    *n = (size_t)k;
+    return 1;
+#else
+    (void)p;
+    (void)end;
+    (void)tag;
+    (void)n;
+    return 0;
+#endif
 }
 
 /* Up to 8 varints bytes from one little-endian word: the bytes up to the
  * first without its high bit, their 7-bit groups squeezed together.  *len
  * gets the bytes used; 0 when all 8 have the high bit (a 9- or 10-byte
  * varint: the byte loop takes it). */
-static inline uint64_t fc_fast_word_varint(uint64_t w, unsigned *len)
+FC_FAST_INLINE uint64_t fc_fast_word_varint(uint64_t w, unsigned *len)
 {
     uint64_t stop = ~w & UINT64_C(0x8080808080808080), x;
     if (stop == 0) {
@@ -169,15 +345,15 @@ static inline uint64_t fc_fast_word_varint(uint64_t w, unsigned *len)
     return x;
 }
 
-/* The values of an int64 Feature, at most cap of them; *n their count. */
-static inline int fc_fast_int64_list(const uint8_t *val, size_t len, int64_t *dst, size_t cap,
-                                     size_t *n)
+/* ---- values of one Feature, by type: from its packed run (int64, float)
+ * or list body (bytes); VarLen (at most cap, *n the count) and FixedLen
+ * (exactly n). */
+
+static inline int fc_fast_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap,
+                                    size_t *n)
 {
-    const uint8_t *lb, *rb, *re;
-    size_t ll, rl, k = 0;
-    if (!fc_fast_list(val, len, 0x1a, &lb, &ll) || !fc_fast_run(lb, ll, &rb, &rl))
-        return 0;
-    re = rb + rl;
+    const uint8_t *re = rb + rl;
+    size_t k = 0;
     while (rb < re) {
         uint64_t v;
         unsigned used = 0;
@@ -199,40 +375,80 @@ static inline int fc_fast_int64_list(const uint8_t *val, size_t len, int64_t *ds
     return 1;
 }
 
-/* The values of a float Feature: the packed run copied as it is on
- * little-endian hosts. */
-static inline int fc_fast_float_list(const uint8_t *val, size_t len, float *dst, size_t cap,
-                                 size_t *n)
+/* A varint that is exactly the bytes [p, p + n): each but the last with
+ * its high bit, at most 10, bits past 64 dropped (fc_fast_varint's rule). */
+FC_FAST_INLINE int fc_fast_varint_exact(const uint8_t *p, size_t n, uint64_t *v)
 {
-    const uint8_t *lb, *rb;
-    size_t ll, rl, k;
-    if (!fc_fast_list(val, len, 0x12, &lb, &ll) || !fc_fast_run(lb, ll, &rb, &rl) ||
-        rl % 4u != 0 || rl / 4u > cap)
+    uint64_t x;
+    size_t i;
+    if (n - 1u > 9u || p[n - 1] >= 0x80u) /* n outside [1, 10], or no last byte */
         return 0;
+    x = (uint64_t)p[n - 1] << (7u * (n - 1));
+    for (i = 0; i + 1 < n; i++) {
+        if (p[i] < 0x80u)
+            return 0;
+        x |= (uint64_t)(p[i] & 0x7Fu) << (7u * i);
+    }
+    *v = x;
+    return 1;
+}
+
+/* A scalar is one varint filling the run. */
+FC_FAST_INLINE int fc_fast_fixed_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t n)
+{
+    size_t k = 0;
+    if (n == 1) {
+        uint64_t v;
+        if (!fc_fast_varint_exact(rb, rl, &v))
+            return 0;
+        *dst = (int64_t)v;
+        return 1;
+    }
+    return fc_fast_int64_run(rb, rl, dst, n, &k) && k == n;
+}
+
+/* Floats copied as they are on little-endian hosts. */
+FC_FAST_INLINE void fc_fast_copy_floats(float *dst, const uint8_t *rb, size_t n)
+{
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (rl > 0 && dst != NULL) /* dst is NULL only for a shape with a 0 (cap 0) */
-        memcpy(dst, rb, rl);
+    if (n > 0) /* dst is NULL only for a shape with a 0 (n 0) */
+        memcpy(dst, rb, 4 * n);
 #else
-    for (k = 0; k < rl / 4u; k++) {
+    size_t k;
+    for (k = 0; k < n; k++) {
         uint32_t u = (uint32_t)rb[4 * k] | (uint32_t)rb[4 * k + 1] << 8 |
                      (uint32_t)rb[4 * k + 2] << 16 | (uint32_t)rb[4 * k + 3] << 24;
         memcpy(&dst[k], &u, 4);
     }
 #endif
-    k = rl / 4u;
-    *n = k;
+}
+
+FC_FAST_INLINE int fc_fast_float_run(const uint8_t *rb, size_t rl,
+                                     float *dst, size_t cap, size_t *n)
+{
+    if (rl % 4u != 0 || rl / 4u > cap)
+        return 0;
+    fc_fast_copy_floats(dst, rb, rl / 4u);
+    *n = rl / 4u;
     return 1;
 }
 
-/* The values of a bytes Feature, as views into the record. */
-static inline int fc_fast_bytes_list(const uint8_t *val, size_t len, fc_bytes *dst, size_t cap,
-                                size_t *n)
+/* A copy of a size known where it is generated. */
+FC_FAST_INLINE int fc_fast_fixed_float_run(const uint8_t *rb, size_t rl,
+                                           float *dst, size_t n)
 {
-    const uint8_t *lb, *le;
-    size_t ll, k = 0;
-    if (!fc_fast_list(val, len, 0x0a, &lb, &ll))
+    if (rl != 4u * n)
         return 0;
-    le = lb + ll;
+    fc_fast_copy_floats(dst, rb, n);
+    return 1;
+}
+
+/* Bytes values, as views into the record, from a bytes_list body. */
+FC_FAST_INLINE int fc_fast_bytes_body(const uint8_t *lb, size_t ll,
+                                      fc_bytes *dst, size_t cap, size_t *n)
+{
+    const uint8_t *le = lb + ll;
+    size_t k = 0;
     while (lb < le) {
         if (k == cap || !fc_fast_field(&lb, le, 0x0a, &dst[k].data, &dst[k].size))
             return 0;
@@ -242,17 +458,107 @@ static inline int fc_fast_bytes_list(const uint8_t *val, size_t len, fc_bytes *d
     return 1;
 }
 
-/* FixedLen: exactly n values.  VarLen: at most max, the count stored. */
-#define FC_FAST_DEFINE(T, CT)                                                                 \
-    static inline int fc_fast_fixed_##T(const fc_fast_entry *e, CT *dst, size_t n)            \
+FC_FAST_INLINE int fc_fast_fixed_bytes_body(const uint8_t *lb, size_t ll,
+                                            fc_bytes *dst, size_t n)
+{
+    size_t k = 0;
+    return fc_fast_bytes_body(lb, ll, dst, n, &k) && k == n;
+}
+
+/* A single bytes value [rb, rb + rl) (fc_fast_frame_run found it). */
+FC_FAST_INLINE int fc_fast_bytes_run(const uint8_t *rb, size_t rl, fc_bytes *dst, size_t cap,
+                                     size_t *n)
+{
+    if (cap < 1)
+        return 0;
+    dst[0].data = rb;
+    dst[0].size = rl;
+    *n = 1;
+    return 1;
+}
+
+FC_FAST_INLINE int fc_fast_fixed_bytes_run(const uint8_t *rb, size_t rl, fc_bytes *dst, size_t n)
+{
+    size_t k = 0;
+    return n == 1 && fc_fast_bytes_run(rb, rl, dst, n, &k);
+}
+
+/* The same from a list body, for the int64 and float frames. */
+#define FC_FAST_BODY(T, CT)                                                                   \
+    FC_FAST_INLINE int fc_fast_##T##_body(const uint8_t *lb, size_t ll,   \
+                                          CT *dst, size_t cap, size_t *n)                     \
     {                                                                                         \
-        size_t k = 0;                                                                         \
-        return fc_fast_##T##_list(e->val, e->val_len, dst, n, &k) && k == n;                      \
+        const uint8_t *rb;                                                                    \
+        size_t rl;                                                                            \
+        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_##T##_run(rb, rl, dst, cap, n);  \
     }                                                                                         \
-    static inline int fc_fast_varlen_##T(const fc_fast_entry *e, CT *dst, size_t max,         \
-                                         size_t *count)                                       \
+    FC_FAST_INLINE int fc_fast_fixed_##T##_body(const uint8_t *lb, size_t ll,                 \
+                                                CT *dst, size_t n)        \
     {                                                                                         \
-        return fc_fast_##T##_list(e->val, e->val_len, dst, max, count);                           \
+        const uint8_t *rb;                                                                    \
+        size_t rl;                                                                            \
+        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_fixed_##T##_run(rb, rl, dst, n); \
+    }
+FC_FAST_BODY(int64, int64_t)
+FC_FAST_BODY(float, float)
+#undef FC_FAST_BODY
+
+/* ---- values of one Feature [val, val + len). */
+
+#define FC_FAST_PACKED(T, CT, TAG)                                                            \
+    FC_FAST_INLINE int fc_fast_##T##_list(const uint8_t *val, size_t len,  \
+                                          CT *dst, size_t cap, size_t *n)                     \
+    {                                                                                         \
+        const uint8_t *rb;                                                                    \
+        size_t rl;                                                                            \
+        return fc_fast_packed(val, len, TAG, &rb, &rl) &&                                     \
+               fc_fast_##T##_run(rb, rl, dst, cap, n);                                   \
+    }                                                                                         \
+    FC_FAST_INLINE int fc_fast_fixed_##T##_at(const uint8_t *val, size_t len,                 \
+                                              CT *dst, size_t n)          \
+    {                                                                                         \
+        const uint8_t *rb;                                                                    \
+        size_t rl;                                                                            \
+        return fc_fast_packed(val, len, TAG, &rb, &rl) &&                                     \
+               fc_fast_fixed_##T##_run(rb, rl, dst, n);                                  \
+    }
+FC_FAST_PACKED(int64, int64_t, 0x1a)
+FC_FAST_PACKED(float, float, 0x12)
+#undef FC_FAST_PACKED
+
+FC_FAST_INLINE int fc_fast_bytes_list(const uint8_t *val, size_t len,
+                                      fc_bytes *dst, size_t cap, size_t *n)
+{
+    const uint8_t *lb;
+    size_t ll;
+    if (cap >= 1 && fc_fast_short(val, len, 0x0a)) { /* one value */
+        dst[0].data = val + 4;
+        dst[0].size = len - 4;
+        *n = 1;
+        return 1;
+    }
+    return fc_fast_list(val, len, 0x0a, &lb, &ll) &&
+           fc_fast_bytes_body(lb, ll, dst, cap, n);
+}
+
+FC_FAST_INLINE int fc_fast_fixed_bytes_at(const uint8_t *val, size_t len,
+                                          fc_bytes *dst, size_t n)
+{
+    size_t k = 0;
+    return fc_fast_bytes_list(val, len, dst, n, &k) && k == n;
+}
+
+/* What the generated switch calls with a map entry.  FixedLen: exactly n
+ * values.  VarLen: at most max, the count stored. */
+#define FC_FAST_DEFINE(T, CT)                                                                 \
+    FC_FAST_INLINE int fc_fast_fixed_##T(const fc_fast_entry *e, CT *dst, size_t n)           \
+    {                                                                                         \
+        return fc_fast_fixed_##T##_at(e->val, e->val_len, dst, n);                    \
+    }                                                                                         \
+    FC_FAST_INLINE int fc_fast_varlen_##T(const fc_fast_entry *e, CT *dst, size_t max,        \
+                                          size_t *count)                                      \
+    {                                                                                         \
+        return fc_fast_##T##_list(e->val, e->val_len, dst, max, count);               \
     }
 FC_FAST_DEFINE(int64, int64_t)
 FC_FAST_DEFINE(float, float)
@@ -262,36 +568,56 @@ FC_FAST_DEFINE(bytes, fc_bytes)
 /* A FeatureList (the value of a feature_lists entry): frames, each a
  * Feature of `stride` values (counts NULL: FixedLen, exactly stride) or of
  * at most stride values (counts[t] set: VarLen), at most max_frames of them.
- * An empty FeatureList or an empty frame fails (the general path). */
-#define FC_FAST_FRAMES(T, CT)                                                                 \
-    static inline int fc_fast_frames_##T(const fc_fast_entry *e, CT *dst, size_t stride,       \
-                                         size_t max_frames, size_t *counts, size_t *frames)    \
+ * An empty FeatureList or an empty frame fails (the general path).  A frame
+ * with one-byte lengths (fc_fast_frame_head) goes straight to its list
+ * body; others take the field readers. */
+#define FC_FAST_FRAMES(T, CT, TAG)                                                            \
+    FC_FAST_INLINE int fc_fast_frames_##T(const fc_fast_entry *e, CT *dst, size_t stride,     \
+                                          size_t max_frames, size_t *counts, size_t *frames)  \
     {                                                                                         \
-        const uint8_t *p = e->val, *end = e->val + e->val_len, *f;                            \
-        size_t t = 0, fl, n = 0;                                                              \
+        const uint8_t *p = e->val, *end = e->val + e->val_len, *f;             \
+        size_t t = 0, fl;                                                                     \
+        int ok;                                                                               \
         if (p == end)                                                                         \
             return 0;                                                                         \
         while (p < end) {                                                                     \
-            if (t == max_frames || !fc_fast_field(&p, end, 0x0a, &f, &fl) ||                  \
-                !fc_fast_##T##_list(f, fl, dst + t * stride, stride, &n))                     \
+            if (t == max_frames)                                                              \
                 return 0;                                                                     \
-            if (counts != NULL)                                                               \
-                counts[t] = n;                                                                \
-            else if (n != stride)                                                             \
+            if (fc_fast_frame_run(p, end, TAG, &fl)) {                                        \
+                f = p + 6;                                                                    \
+                p = f + fl;                                                                   \
+                ok = counts != NULL                                                           \
+                         ? fc_fast_##T##_run(f, fl, dst + t * stride, stride, &counts[t])     \
+                         : fc_fast_fixed_##T##_run(f, fl, dst + t * stride, stride);          \
+            } else if (fc_fast_frame_head(p, end, TAG, &fl)) {                                \
+                f = p + 4;                                                                    \
+                p = f + fl;                                                                   \
+                ok = counts != NULL                                                           \
+                         ? fc_fast_##T##_body(f, fl, dst + t * stride, stride,           \
+                                              &counts[t])                                     \
+                         : fc_fast_fixed_##T##_body(f, fl, dst + t * stride, stride);    \
+            } else {                                                                          \
+                ok = fc_fast_field(&p, end, 0x0a, &f, &fl) &&                                 \
+                     (counts != NULL                                                          \
+                          ? fc_fast_##T##_list(f, fl, dst + t * stride, stride,          \
+                                               &counts[t])                                    \
+                          : fc_fast_fixed_##T##_at(f, fl, dst + t * stride, stride));    \
+            }                                                                                 \
+            if (!ok)                                                                          \
                 return 0;                                                                     \
             t++;                                                                              \
         }                                                                                     \
         *frames = t;                                                                          \
         return 1;                                                                             \
     }
-FC_FAST_FRAMES(int64, int64_t)
-FC_FAST_FRAMES(float, float)
-FC_FAST_FRAMES(bytes, fc_bytes)
+FC_FAST_FRAMES(int64, int64_t, 0x1a)
+FC_FAST_FRAMES(float, float, 0x12)
+FC_FAST_FRAMES(bytes, fc_bytes, 0x0a)
 #undef FC_FAST_FRAMES
 
 /* Marks field i seen; 0 when it was already (a repeated key: the general
  * path applies TensorFlow's last-wins rule). */
-static inline int fc_fast_mark(uint32_t *seen, unsigned i)
+FC_FAST_INLINE int fc_fast_mark(uint32_t *seen, unsigned i)
 {
     uint32_t bit = (uint32_t)1u << (i % 32u);
     if (seen[i / 32u] & bit)

@@ -44,8 +44,9 @@ static const uint16_t elman_clip_list_order[ELMAN_CLIP_LIST_COUNT] = {
     0
 };
 
-/* Context feature key -> context index; -1 for a key the spec does not name. */
-static int elman_clip_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Context feature key -> context index; -1 for a key the spec does not name
+ * (inlined into the fast path, as the Example lookup). */
+FC_FAST_INLINE int elman_clip_context_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
@@ -54,7 +55,8 @@ static int elman_clip_context_lookup(const void *ctx, const uint8_t *key, size_t
             return ELMAN_CLIP_ID;
         break;
     case 5:
-        if (memcmp(key, "label", 5) == 0)
+        if (memcmp(key, "labe", 4) == 0 &&
+            memcmp(key + 4, "l", 1) == 0)
             return ELMAN_CLIP_LABEL;
         break;
     default:
@@ -64,8 +66,9 @@ static int elman_clip_context_lookup(const void *ctx, const uint8_t *key, size_t
 }
 
 /* Feature list key -> list index (its field number minus the context
- * count); -1 for a key the spec does not name. */
-static int elman_clip_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+ * count); -1 for a key the spec does not name (inlined into the fast path,
+ * as the Example lookup). */
+FC_FAST_INLINE int elman_clip_list_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {

@@ -52,21 +52,26 @@ static const uint16_t fake_sequence_record_list_order[FAKE_SEQUENCE_RECORD_LIST_
     0, 1, 2
 };
 
-/* Context feature key -> context index; -1 for a key the spec does not name. */
-static int fake_sequence_record_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Context feature key -> context index; -1 for a key the spec does not name
+ * (inlined into the fast path, as the Example lookup). */
+FC_FAST_INLINE int fake_sequence_record_context_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 5:
-        if (memcmp(key, "x_int", 5) == 0)
+        if (memcmp(key, "x_in", 4) == 0 &&
+            memcmp(key + 4, "t", 1) == 0)
             return FAKE_SEQUENCE_RECORD_X_INT;
         break;
     case 6:
-        if (memcmp(key, "x_byte", 6) == 0)
+        if (memcmp(key, "x_by", 4) == 0 &&
+            memcmp(key + 4, "te", 2) == 0)
             return FAKE_SEQUENCE_RECORD_X_BYTE;
         break;
     case 7:
-        if (memcmp(key, "x_float", 7) == 0)
+        if (memcmp(key, "x_fl", 4) == 0 &&
+            memcmp(key + 4, "oa", 2) == 0 &&
+            memcmp(key + 6, "t", 1) == 0)
             return FAKE_SEQUENCE_RECORD_X_FLOAT;
         break;
     default:
@@ -76,21 +81,26 @@ static int fake_sequence_record_context_lookup(const void *ctx, const uint8_t *k
 }
 
 /* Feature list key -> list index (its field number minus the context
- * count); -1 for a key the spec does not name. */
-static int fake_sequence_record_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+ * count); -1 for a key the spec does not name (inlined into the fast path,
+ * as the Example lookup). */
+FC_FAST_INLINE int fake_sequence_record_list_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 9:
-        if (memcmp(key, "x_int_seq", 9) == 0)
+        if (memcmp(key, "x_int_se", 8) == 0 &&
+            memcmp(key + 8, "q", 1) == 0)
             return FAKE_SEQUENCE_RECORD_X_INT_SEQ - FAKE_SEQUENCE_RECORD_CONTEXT_COUNT;
         break;
     case 10:
-        if (memcmp(key, "x_byte_seq", 10) == 0)
+        if (memcmp(key, "x_byte_s", 8) == 0 &&
+            memcmp(key + 8, "eq", 2) == 0)
             return FAKE_SEQUENCE_RECORD_X_BYTE_SEQ - FAKE_SEQUENCE_RECORD_CONTEXT_COUNT;
         break;
     case 11:
-        if (memcmp(key, "x_float_seq", 11) == 0)
+        if (memcmp(key, "x_float_", 8) == 0 &&
+            memcmp(key + 8, "se", 2) == 0 &&
+            memcmp(key + 10, "q", 1) == 0)
             return FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ - FAKE_SEQUENCE_RECORD_CONTEXT_COUNT;
         break;
     default:

@@ -24,8 +24,10 @@ static const uint16_t hadoop_row_missing_order[HADOOP_ROW_FIELD_COUNT] = {
     0
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int hadoop_row_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int hadoop_row_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {

@@ -48,23 +48,28 @@ static const uint16_t image_photo_missing_order[IMAGE_PHOTO_FIELD_COUNT] = {
     2, 0, 4, 3, 1
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int image_photo_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int image_photo_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 5:
         switch (key[0]) {
         case 'd':
-            if (memcmp(key, "depth", 5) == 0)
+            if (memcmp(key, "dept", 4) == 0 &&
+                memcmp(key + 4, "h", 1) == 0)
                 return IMAGE_PHOTO_DEPTH;
             break;
         case 'l':
-            if (memcmp(key, "label", 5) == 0)
+            if (memcmp(key, "labe", 4) == 0 &&
+                memcmp(key + 4, "l", 1) == 0)
                 return IMAGE_PHOTO_LABEL;
             break;
         case 'w':
-            if (memcmp(key, "width", 5) == 0)
+            if (memcmp(key, "widt", 4) == 0 &&
+                memcmp(key + 4, "h", 1) == 0)
                 return IMAGE_PHOTO_WIDTH;
             break;
         default:
@@ -72,11 +77,13 @@ static int image_photo_lookup(const void *ctx, const uint8_t *key, size_t len)
         }
         break;
     case 6:
-        if (memcmp(key, "height", 6) == 0)
+        if (memcmp(key, "heig", 4) == 0 &&
+            memcmp(key + 4, "ht", 2) == 0)
             return IMAGE_PHOTO_HEIGHT;
         break;
     case 9:
-        if (memcmp(key, "image_raw", 9) == 0)
+        if (memcmp(key, "image_ra", 8) == 0 &&
+            memcmp(key + 8, "w", 1) == 0)
             return IMAGE_PHOTO_IMAGE_RAW;
         break;
     default:

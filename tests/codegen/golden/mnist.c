@@ -30,17 +30,22 @@ static const uint16_t mnist_digit_missing_order[MNIST_DIGIT_FIELD_COUNT] = {
     1, 0
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int mnist_digit_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int mnist_digit_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 11:
-        if (memcmp(key, "image_class", 11) == 0)
+        if (memcmp(key, "image_cl", 8) == 0 &&
+            memcmp(key + 8, "as", 2) == 0 &&
+            memcmp(key + 10, "s", 1) == 0)
             return MNIST_DIGIT_IMAGE_CLASS;
         break;
     case 12:
-        if (memcmp(key, "image_floats", 12) == 0)
+        if (memcmp(key, "image_fl", 8) == 0 &&
+            memcmp(key + 8, "oats", 4) == 0)
             return MNIST_DIGIT_IMAGE_FLOATS;
         break;
     default:

@@ -56,21 +56,25 @@ static const uint16_t movie_movie_list_order[MOVIE_MOVIE_LIST_COUNT] = {
     2, 1, 0
 };
 
-/* Context feature key -> context index; -1 for a key the spec does not name. */
-static int movie_movie_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Context feature key -> context index; -1 for a key the spec does not name
+ * (inlined into the fast path, as the Example lookup). */
+FC_FAST_INLINE int movie_movie_context_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 3:
-        if (memcmp(key, "age", 3) == 0)
+        if (memcmp(key, "ag", 2) == 0 &&
+            memcmp(key + 2, "e", 1) == 0)
             return MOVIE_MOVIE_AGE;
         break;
     case 6:
-        if (memcmp(key, "locale", 6) == 0)
+        if (memcmp(key, "loca", 4) == 0 &&
+            memcmp(key + 4, "le", 2) == 0)
             return MOVIE_MOVIE_LOCALE;
         break;
     case 9:
-        if (memcmp(key, "favorites", 9) == 0)
+        if (memcmp(key, "favorite", 8) == 0 &&
+            memcmp(key + 8, "s", 1) == 0)
             return MOVIE_MOVIE_FAVORITES;
         break;
     default:
@@ -80,21 +84,27 @@ static int movie_movie_context_lookup(const void *ctx, const uint8_t *key, size_
 }
 
 /* Feature list key -> list index (its field number minus the context
- * count); -1 for a key the spec does not name. */
-static int movie_movie_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+ * count); -1 for a key the spec does not name (inlined into the fast path,
+ * as the Example lookup). */
+FC_FAST_INLINE int movie_movie_list_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 6:
-        if (memcmp(key, "actors", 6) == 0)
+        if (memcmp(key, "acto", 4) == 0 &&
+            memcmp(key + 4, "rs", 2) == 0)
             return MOVIE_MOVIE_ACTORS - MOVIE_MOVIE_CONTEXT_COUNT;
         break;
     case 11:
-        if (memcmp(key, "movie_names", 11) == 0)
+        if (memcmp(key, "movie_na", 8) == 0 &&
+            memcmp(key + 8, "me", 2) == 0 &&
+            memcmp(key + 10, "s", 1) == 0)
             return MOVIE_MOVIE_MOVIE_NAMES - MOVIE_MOVIE_CONTEXT_COUNT;
         break;
     case 13:
-        if (memcmp(key, "movie_ratings", 13) == 0)
+        if (memcmp(key, "movie_ra", 8) == 0 &&
+            memcmp(key + 8, "ting", 4) == 0 &&
+            memcmp(key + 12, "s", 1) == 0)
             return MOVIE_MOVIE_MOVIE_RATINGS - MOVIE_MOVIE_CONTEXT_COUNT;
         break;
     default:

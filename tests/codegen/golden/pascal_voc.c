@@ -78,37 +78,57 @@ static const uint16_t voc_segmentation_missing_order[VOC_SEGMENTATION_FIELD_COUN
     5, 0, 1, 2, 3, 6, 7, 4
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int voc_segmentation_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int voc_segmentation_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 11:
-        if (memcmp(key, "image/width", 11) == 0)
+        if (memcmp(key, "image/wi", 8) == 0 &&
+            memcmp(key + 8, "dt", 2) == 0 &&
+            memcmp(key + 10, "h", 1) == 0)
             return VOC_SEGMENTATION_WIDTH;
         break;
     case 12:
-        if (memcmp(key, "image/format", 12) == 0)
+        if (memcmp(key, "image/fo", 8) == 0 &&
+            memcmp(key + 8, "rmat", 4) == 0)
             return VOC_SEGMENTATION_FORMAT;
-        if (memcmp(key, "image/height", 12) == 0)
+        if (memcmp(key, "image/he", 8) == 0 &&
+            memcmp(key + 8, "ight", 4) == 0)
             return VOC_SEGMENTATION_HEIGHT;
         break;
     case 13:
-        if (memcmp(key, "image/encoded", 13) == 0)
+        if (memcmp(key, "image/en", 8) == 0 &&
+            memcmp(key + 8, "code", 4) == 0 &&
+            memcmp(key + 12, "d", 1) == 0)
             return VOC_SEGMENTATION_IMAGE;
         break;
     case 14:
-        if (memcmp(key, "image/channels", 14) == 0)
+        if (memcmp(key, "image/ch", 8) == 0 &&
+            memcmp(key + 8, "anne", 4) == 0 &&
+            memcmp(key + 12, "ls", 2) == 0)
             return VOC_SEGMENTATION_CHANNELS;
-        if (memcmp(key, "image/filename", 14) == 0)
+        if (memcmp(key, "image/fi", 8) == 0 &&
+            memcmp(key + 8, "lena", 4) == 0 &&
+            memcmp(key + 12, "me", 2) == 0)
             return VOC_SEGMENTATION_FILENAME;
         break;
     case 31:
-        if (memcmp(key, "image/segmentation/class/format", 31) == 0)
+        if (memcmp(key, "image/se", 8) == 0 &&
+            memcmp(key + 8, "gmentati", 8) == 0 &&
+            memcmp(key + 16, "on/class", 8) == 0 &&
+            memcmp(key + 24, "/for", 4) == 0 &&
+            memcmp(key + 28, "ma", 2) == 0 &&
+            memcmp(key + 30, "t", 1) == 0)
             return VOC_SEGMENTATION_LABEL_FORMAT;
         break;
     case 32:
-        if (memcmp(key, "image/segmentation/class/encoded", 32) == 0)
+        if (memcmp(key, "image/se", 8) == 0 &&
+            memcmp(key + 8, "gmentati", 8) == 0 &&
+            memcmp(key + 16, "on/class", 8) == 0 &&
+            memcmp(key + 24, "/encoded", 8) == 0)
             return VOC_SEGMENTATION_LABEL;
         break;
     default:

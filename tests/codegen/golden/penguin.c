@@ -48,29 +48,41 @@ static const uint16_t penguin_penguin_missing_order[PENGUIN_PENGUIN_FIELD_COUNT]
     0, 1, 2, 3, 4
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int penguin_penguin_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int penguin_penguin_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 7:
-        if (memcmp(key, "species", 7) == 0)
+        if (memcmp(key, "spec", 4) == 0 &&
+            memcmp(key + 4, "ie", 2) == 0 &&
+            memcmp(key + 6, "s", 1) == 0)
             return PENGUIN_PENGUIN_SPECIES;
         break;
     case 11:
-        if (memcmp(key, "body_mass_g", 11) == 0)
+        if (memcmp(key, "body_mas", 8) == 0 &&
+            memcmp(key + 8, "s_", 2) == 0 &&
+            memcmp(key + 10, "g", 1) == 0)
             return PENGUIN_PENGUIN_BODY_MASS_G;
         break;
     case 15:
-        if (memcmp(key, "culmen_depth_mm", 15) == 0)
+        if (memcmp(key, "culmen_d", 8) == 0 &&
+            memcmp(key + 8, "epth", 4) == 0 &&
+            memcmp(key + 12, "_m", 2) == 0 &&
+            memcmp(key + 14, "m", 1) == 0)
             return PENGUIN_PENGUIN_CULMEN_DEPTH_MM;
         break;
     case 16:
-        if (memcmp(key, "culmen_length_mm", 16) == 0)
+        if (memcmp(key, "culmen_l", 8) == 0 &&
+            memcmp(key + 8, "ength_mm", 8) == 0)
             return PENGUIN_PENGUIN_CULMEN_LENGTH_MM;
         break;
     case 17:
-        if (memcmp(key, "flipper_length_mm", 17) == 0)
+        if (memcmp(key, "flipper_", 8) == 0 &&
+            memcmp(key + 8, "length_m", 8) == 0 &&
+            memcmp(key + 16, "m", 1) == 0)
             return PENGUIN_PENGUIN_FLIPPER_LENGTH_MM;
         break;
     default:

@@ -66,8 +66,9 @@ static const uint16_t seg_clip_list_order[SEG_CLIP_LIST_COUNT] = {
     2, 1, 0
 };
 
-/* Context feature key -> context index; -1 for a key the spec does not name. */
-static int seg_clip_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Context feature key -> context index; -1 for a key the spec does not name
+ * (inlined into the fast path, as the Example lookup). */
+FC_FAST_INLINE int seg_clip_context_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
@@ -76,7 +77,8 @@ static int seg_clip_context_lookup(const void *ctx, const uint8_t *key, size_t l
             return SEG_CLIP_ID;
         break;
     case 3:
-        if (memcmp(key, "emb", 3) == 0)
+        if (memcmp(key, "em", 2) == 0 &&
+            memcmp(key + 2, "b", 1) == 0)
             return SEG_CLIP_EMB;
         break;
     case 4:
@@ -84,7 +86,8 @@ static int seg_clip_context_lookup(const void *ctx, const uint8_t *key, size_t l
             return SEG_CLIP_TAGS;
         break;
     case 5:
-        if (memcmp(key, "label", 5) == 0)
+        if (memcmp(key, "labe", 4) == 0 &&
+            memcmp(key + 4, "l", 1) == 0)
             return SEG_CLIP_LABEL;
         break;
     default:
@@ -94,8 +97,9 @@ static int seg_clip_context_lookup(const void *ctx, const uint8_t *key, size_t l
 }
 
 /* Feature list key -> list index (its field number minus the context
- * count); -1 for a key the spec does not name. */
-static int seg_clip_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+ * count); -1 for a key the spec does not name (inlined into the fast path,
+ * as the Example lookup). */
+FC_FAST_INLINE int seg_clip_list_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {

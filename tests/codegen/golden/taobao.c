@@ -86,15 +86,19 @@ static const uint16_t taobao_user_missing_order[TAOBAO_USER_FIELD_COUNT] = {
     0, 6, 2, 3, 7, 4, 8, 9, 5, 1
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int taobao_user_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int taobao_user_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 3:
-        if (memcmp(key, "pay", 3) == 0)
+        if (memcmp(key, "pa", 2) == 0 &&
+            memcmp(key + 2, "y", 1) == 0)
             return TAOBAO_USER_PAY;
-        if (memcmp(key, "poi", 3) == 0)
+        if (memcmp(key, "po", 2) == 0 &&
+            memcmp(key + 2, "i", 1) == 0)
             return TAOBAO_USER_POI;
         break;
     case 4:
@@ -104,19 +108,27 @@ static int taobao_user_lookup(const void *ctx, const uint8_t *key, size_t len)
             return TAOBAO_USER_RATINGS_INDEX0;
         break;
     case 6:
-        if (memcmp(key, "rating", 6) == 0)
+        if (memcmp(key, "rati", 4) == 0 &&
+            memcmp(key + 4, "ng", 2) == 0)
             return TAOBAO_USER_RATINGS_VALUE;
         break;
     case 7:
-        if (memcmp(key, "use_day", 7) == 0)
+        if (memcmp(key, "use_", 4) == 0 &&
+            memcmp(key + 4, "da", 2) == 0 &&
+            memcmp(key + 6, "y", 1) == 0)
             return TAOBAO_USER_USE_DAY;
         break;
     case 13:
-        if (memcmp(key, "session_items", 13) == 0)
+        if (memcmp(key, "session_", 8) == 0 &&
+            memcmp(key + 8, "item", 4) == 0 &&
+            memcmp(key + 12, "s", 1) == 0)
             return TAOBAO_USER_SESSIONS_VALUE;
         break;
     case 15:
-        if (memcmp(key, "session_lengths", 15) == 0)
+        if (memcmp(key, "session_", 8) == 0 &&
+            memcmp(key + 8, "leng", 4) == 0 &&
+            memcmp(key + 12, "th", 2) == 0 &&
+            memcmp(key + 14, "s", 1) == 0)
             return TAOBAO_USER_SESSIONS_PART0;
         break;
     default:

@@ -147,8 +147,10 @@ static const uint16_t taxi_trip_missing_order[TAXI_TRIP_FIELD_COUNT] = {
     16, 17
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int taxi_trip_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int taxi_trip_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
@@ -159,41 +161,57 @@ static int taxi_trip_lookup(const void *ctx, const uint8_t *key, size_t len)
             return TAXI_TRIP_TIPS;
         break;
     case 7:
-        if (memcmp(key, "company", 7) == 0)
+        if (memcmp(key, "comp", 4) == 0 &&
+            memcmp(key + 4, "an", 2) == 0 &&
+            memcmp(key + 6, "y", 1) == 0)
             return TAXI_TRIP_COMPANY;
         break;
     case 10:
-        if (memcmp(key, "trip_miles", 10) == 0)
+        if (memcmp(key, "trip_mil", 8) == 0 &&
+            memcmp(key + 8, "es", 2) == 0)
             return TAXI_TRIP_TRIP_MILES;
         break;
     case 12:
-        if (memcmp(key, "payment_type", 12) == 0)
+        if (memcmp(key, "payment_", 8) == 0 &&
+            memcmp(key + 8, "type", 4) == 0)
             return TAXI_TRIP_PAYMENT_TYPE;
-        if (memcmp(key, "trip_seconds", 12) == 0)
+        if (memcmp(key, "trip_sec", 8) == 0 &&
+            memcmp(key + 8, "onds", 4) == 0)
             return TAXI_TRIP_TRIP_SECONDS;
         break;
     case 14:
-        if (memcmp(key, "trip_start_day", 14) == 0)
+        if (memcmp(key, "trip_sta", 8) == 0 &&
+            memcmp(key + 8, "rt_d", 4) == 0 &&
+            memcmp(key + 12, "ay", 2) == 0)
             return TAXI_TRIP_TRIP_START_DAY;
         break;
     case 15:
-        if (memcmp(key, "pickup_latitude", 15) == 0)
+        if (memcmp(key, "pickup_l", 8) == 0 &&
+            memcmp(key + 8, "atit", 4) == 0 &&
+            memcmp(key + 12, "ud", 2) == 0 &&
+            memcmp(key + 14, "e", 1) == 0)
             return TAXI_TRIP_PICKUP_LATITUDE;
-        if (memcmp(key, "trip_start_hour", 15) == 0)
+        if (memcmp(key, "trip_sta", 8) == 0 &&
+            memcmp(key + 8, "rt_h", 4) == 0 &&
+            memcmp(key + 12, "ou", 2) == 0 &&
+            memcmp(key + 14, "r", 1) == 0)
             return TAXI_TRIP_TRIP_START_HOUR;
         break;
     case 16:
         switch (key[0]) {
         case 'd':
-            if (memcmp(key, "dropoff_latitude", 16) == 0)
+            if (memcmp(key, "dropoff_", 8) == 0 &&
+                memcmp(key + 8, "latitude", 8) == 0)
                 return TAXI_TRIP_DROPOFF_LATITUDE;
             break;
         case 'p':
-            if (memcmp(key, "pickup_longitude", 16) == 0)
+            if (memcmp(key, "pickup_l", 8) == 0 &&
+                memcmp(key + 8, "ongitude", 8) == 0)
                 return TAXI_TRIP_PICKUP_LONGITUDE;
             break;
         case 't':
-            if (memcmp(key, "trip_start_month", 16) == 0)
+            if (memcmp(key, "trip_sta", 8) == 0 &&
+                memcmp(key + 8, "rt_month", 8) == 0)
                 return TAXI_TRIP_TRIP_START_MONTH;
             break;
         default:
@@ -201,25 +219,40 @@ static int taxi_trip_lookup(const void *ctx, const uint8_t *key, size_t len)
         }
         break;
     case 17:
-        if (memcmp(key, "dropoff_longitude", 17) == 0)
+        if (memcmp(key, "dropoff_", 8) == 0 &&
+            memcmp(key + 8, "longitud", 8) == 0 &&
+            memcmp(key + 16, "e", 1) == 0)
             return TAXI_TRIP_DROPOFF_LONGITUDE;
         break;
     case 19:
-        if (memcmp(key, "pickup_census_tract", 19) == 0)
+        if (memcmp(key, "pickup_c", 8) == 0 &&
+            memcmp(key + 8, "ensus_tr", 8) == 0 &&
+            memcmp(key + 16, "ac", 2) == 0 &&
+            memcmp(key + 18, "t", 1) == 0)
             return TAXI_TRIP_PICKUP_CENSUS_TRACT;
         break;
     case 20:
-        if (memcmp(key, "dropoff_census_tract", 20) == 0)
+        if (memcmp(key, "dropoff_", 8) == 0 &&
+            memcmp(key + 8, "census_t", 8) == 0 &&
+            memcmp(key + 16, "ract", 4) == 0)
             return TAXI_TRIP_DROPOFF_CENSUS_TRACT;
-        if (memcmp(key, "trip_start_timestamp", 20) == 0)
+        if (memcmp(key, "trip_sta", 8) == 0 &&
+            memcmp(key + 8, "rt_times", 8) == 0 &&
+            memcmp(key + 16, "tamp", 4) == 0)
             return TAXI_TRIP_TRIP_START_TIMESTAMP;
         break;
     case 21:
-        if (memcmp(key, "pickup_community_area", 21) == 0)
+        if (memcmp(key, "pickup_c", 8) == 0 &&
+            memcmp(key + 8, "ommunity", 8) == 0 &&
+            memcmp(key + 16, "_are", 4) == 0 &&
+            memcmp(key + 20, "a", 1) == 0)
             return TAXI_TRIP_PICKUP_COMMUNITY_AREA;
         break;
     case 22:
-        if (memcmp(key, "dropoff_community_area", 22) == 0)
+        if (memcmp(key, "dropoff_", 8) == 0 &&
+            memcmp(key + 8, "communit", 8) == 0 &&
+            memcmp(key + 16, "y_ar", 4) == 0 &&
+            memcmp(key + 20, "ea", 2) == 0)
             return TAXI_TRIP_DROPOFF_COMMUNITY_AREA;
         break;
     default:

@@ -40,8 +40,9 @@ static const uint16_t tfx_sequence_record_list_order[TFX_SEQUENCE_RECORD_LIST_CO
     0
 };
 
-/* Context feature key -> context index; -1 for a key the spec does not name. */
-static int tfx_sequence_record_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Context feature key -> context index; -1 for a key the spec does not name
+ * (inlined into the fast path, as the Example lookup). */
+FC_FAST_INLINE int tfx_sequence_record_context_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
@@ -58,8 +59,9 @@ static int tfx_sequence_record_context_lookup(const void *ctx, const uint8_t *ke
 }
 
 /* Feature list key -> list index (its field number minus the context
- * count); -1 for a key the spec does not name. */
-static int tfx_sequence_record_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+ * count); -1 for a key the spec does not name (inlined into the fast path,
+ * as the Example lookup). */
+FC_FAST_INLINE int tfx_sequence_record_list_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {

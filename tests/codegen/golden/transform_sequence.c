@@ -43,17 +43,22 @@ static const uint16_t transform_sequence_record_list_order[TRANSFORM_SEQUENCE_RE
     0, 1
 };
 
-/* Context feature key -> context index; -1 for a key the spec does not name. */
-static int transform_sequence_record_context_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Context feature key -> context index; -1 for a key the spec does not name
+ * (inlined into the fast path, as the Example lookup). */
+FC_FAST_INLINE int transform_sequence_record_context_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 11:
-        if (memcmp(key, "int_feature", 11) == 0)
+        if (memcmp(key, "int_feat", 8) == 0 &&
+            memcmp(key + 8, "ur", 2) == 0 &&
+            memcmp(key + 10, "e", 1) == 0)
             return TRANSFORM_SEQUENCE_RECORD_INT_FEATURE;
         break;
     case 13:
-        if (memcmp(key, "float_feature", 13) == 0)
+        if (memcmp(key, "float_fe", 8) == 0 &&
+            memcmp(key + 8, "atur", 4) == 0 &&
+            memcmp(key + 12, "e", 1) == 0)
             return TRANSFORM_SEQUENCE_RECORD_FLOAT_FEATURE;
         break;
     default:
@@ -63,17 +68,22 @@ static int transform_sequence_record_context_lookup(const void *ctx, const uint8
 }
 
 /* Feature list key -> list index (its field number minus the context
- * count); -1 for a key the spec does not name. */
-static int transform_sequence_record_list_lookup(const void *ctx, const uint8_t *key, size_t len)
+ * count); -1 for a key the spec does not name (inlined into the fast path,
+ * as the Example lookup). */
+FC_FAST_INLINE int transform_sequence_record_list_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
     case 11:
-        if (memcmp(key, "int_feature", 11) == 0)
+        if (memcmp(key, "int_feat", 8) == 0 &&
+            memcmp(key + 8, "ur", 2) == 0 &&
+            memcmp(key + 10, "e", 1) == 0)
             return TRANSFORM_SEQUENCE_RECORD_INT_FRAMES - TRANSFORM_SEQUENCE_RECORD_CONTEXT_COUNT;
         break;
     case 14:
-        if (memcmp(key, "string_feature", 14) == 0)
+        if (memcmp(key, "string_f", 8) == 0 &&
+            memcmp(key + 8, "eatu", 4) == 0 &&
+            memcmp(key + 12, "re", 2) == 0)
             return TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE - TRANSFORM_SEQUENCE_RECORD_CONTEXT_COUNT;
         break;
     default:

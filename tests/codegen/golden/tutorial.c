@@ -58,8 +58,10 @@ static const uint16_t tutorial_record_missing_order[TUTORIAL_RECORD_FIELD_COUNT]
     0, 1, 2, 3
 };
 
-/* Feature key -> field number; -1 for a key the spec does not name. */
-static int tutorial_record_lookup(const void *ctx, const uint8_t *key, size_t len)
+/* Feature key -> field number; -1 for a key the spec does not name.
+ * Inlined into the fast path, where the switch on its result then goes
+ * straight to the feature's case. */
+FC_FAST_INLINE int tutorial_record_lookup(const void *ctx, const uint8_t *key, size_t len)
 {
     (void)ctx;
     switch (len) {
