@@ -569,6 +569,19 @@ static void msg_record_at(fc_msg *m, const char *what, uint64_t offset, uint64_t
     fc_msg_u64(m, index);
 }
 
+/* Hands out the record whose header is at hdr (buf[start]), checked, and
+ * moves past it. */
+static inline void reader_take(fc_reader *r, fc_record *rec, const unsigned char *hdr,
+                               uint64_t length)
+{
+    rec->data = hdr + FC_RECORD_HEADER_SIZE;
+    rec->length = (size_t)length;
+    rec->index = r->next_index++;
+    rec->offset = r->pos;
+    r->start += (size_t)length + FC_RECORD_OVERHEAD;
+    r->pos += length + FC_RECORD_OVERHEAD;
+}
+
 /* Hints the bytes of the records after the one just read into the cache,
  * as far ahead as that record is long, each line once: over memory (an
  * mmap'd file) the parse of one record then overlaps the loads of the
@@ -610,12 +623,7 @@ static inline int reader_next_quick(fc_reader *r, fc_record *rec)
         (fc_crc32c_mask(fc_crc32c(0, hdr, 8)) != le32(hdr + 8) ||
          fc_crc32c_mask(fc_crc32c(0, data, (size_t)length)) != le32(data + length)))
         return 0;
-    rec->data = data;
-    rec->length = (size_t)length;
-    rec->index = r->next_index++;
-    rec->offset = r->pos;
-    r->start += (size_t)length + FC_RECORD_OVERHEAD;
-    r->pos += length + FC_RECORD_OVERHEAD;
+    reader_take(r, rec, hdr, length);
     if (r->zero_copy)
         reader_prefetch(r, (size_t)length + FC_RECORD_OVERHEAD);
     return 1;
@@ -752,12 +760,7 @@ fc_status fc_reader_next(fc_reader *r, fc_record *rec)
                 continue;
             }
         }
-        rec->data = hdr + FC_RECORD_HEADER_SIZE;
-        rec->length = (size_t)length;
-        rec->index = r->next_index++;
-        rec->offset = r->pos;
-        r->start += (size_t)total;
-        r->pos += total;
+        reader_take(r, rec, hdr, length);
         return FC_OK;
     }
 }

@@ -423,8 +423,8 @@ FC_FAST_INLINE void fc_fast_copy_floats(float *dst, const uint8_t *rb, size_t n)
 #endif
 }
 
-FC_FAST_INLINE int fc_fast_float_run(const uint8_t *rb, size_t rl,
-                                     float *dst, size_t cap, size_t *n)
+FC_FAST_INLINE int fc_fast_float_run(const uint8_t *rb, size_t rl, float *dst, size_t cap,
+                                     size_t *n)
 {
     if (rl % 4u != 0 || rl / 4u > cap)
         return 0;
@@ -434,8 +434,7 @@ FC_FAST_INLINE int fc_fast_float_run(const uint8_t *rb, size_t rl,
 }
 
 /* A copy of a size known where it is generated. */
-FC_FAST_INLINE int fc_fast_fixed_float_run(const uint8_t *rb, size_t rl,
-                                           float *dst, size_t n)
+FC_FAST_INLINE int fc_fast_fixed_float_run(const uint8_t *rb, size_t rl, float *dst, size_t n)
 {
     if (rl != 4u * n)
         return 0;
@@ -444,8 +443,8 @@ FC_FAST_INLINE int fc_fast_fixed_float_run(const uint8_t *rb, size_t rl,
 }
 
 /* Bytes values, as views into the record, from a bytes_list body. */
-FC_FAST_INLINE int fc_fast_bytes_body(const uint8_t *lb, size_t ll,
-                                      fc_bytes *dst, size_t cap, size_t *n)
+FC_FAST_INLINE int fc_fast_bytes_body(const uint8_t *lb, size_t ll, fc_bytes *dst, size_t cap,
+                                      size_t *n)
 {
     const uint8_t *le = lb + ll;
     size_t k = 0;
@@ -458,14 +457,15 @@ FC_FAST_INLINE int fc_fast_bytes_body(const uint8_t *lb, size_t ll,
     return 1;
 }
 
-FC_FAST_INLINE int fc_fast_fixed_bytes_body(const uint8_t *lb, size_t ll,
-                                            fc_bytes *dst, size_t n)
+FC_FAST_INLINE int fc_fast_fixed_bytes_body(const uint8_t *lb, size_t ll, fc_bytes *dst,
+                                            size_t n)
 {
     size_t k = 0;
     return fc_fast_bytes_body(lb, ll, dst, n, &k) && k == n;
 }
 
-/* A single bytes value [rb, rb + rl) (fc_fast_frame_run found it). */
+/* A single bytes value [rb, rb + rl) (what fc_fast_short or
+ * fc_fast_frame_run found). */
 FC_FAST_INLINE int fc_fast_bytes_run(const uint8_t *rb, size_t rl, fc_bytes *dst, size_t cap,
                                      size_t *n)
 {
@@ -485,19 +485,19 @@ FC_FAST_INLINE int fc_fast_fixed_bytes_run(const uint8_t *rb, size_t rl, fc_byte
 
 /* The same from a list body, for the int64 and float frames. */
 #define FC_FAST_BODY(T, CT)                                                                   \
-    FC_FAST_INLINE int fc_fast_##T##_body(const uint8_t *lb, size_t ll,   \
+    FC_FAST_INLINE int fc_fast_##T##_body(const uint8_t *lb, size_t ll,                       \
                                           CT *dst, size_t cap, size_t *n)                     \
     {                                                                                         \
         const uint8_t *rb;                                                                    \
         size_t rl;                                                                            \
-        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_##T##_run(rb, rl, dst, cap, n);  \
+        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_##T##_run(rb, rl, dst, cap, n);       \
     }                                                                                         \
     FC_FAST_INLINE int fc_fast_fixed_##T##_body(const uint8_t *lb, size_t ll,                 \
-                                                CT *dst, size_t n)        \
+                                                CT *dst, size_t n)                            \
     {                                                                                         \
         const uint8_t *rb;                                                                    \
         size_t rl;                                                                            \
-        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_fixed_##T##_run(rb, rl, dst, n); \
+        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_fixed_##T##_run(rb, rl, dst, n);      \
     }
 FC_FAST_BODY(int64, int64_t)
 FC_FAST_BODY(float, float)
@@ -506,43 +506,38 @@ FC_FAST_BODY(float, float)
 /* ---- values of one Feature [val, val + len). */
 
 #define FC_FAST_PACKED(T, CT, TAG)                                                            \
-    FC_FAST_INLINE int fc_fast_##T##_list(const uint8_t *val, size_t len,  \
+    FC_FAST_INLINE int fc_fast_##T##_list(const uint8_t *val, size_t len,                     \
                                           CT *dst, size_t cap, size_t *n)                     \
     {                                                                                         \
         const uint8_t *rb;                                                                    \
         size_t rl;                                                                            \
         return fc_fast_packed(val, len, TAG, &rb, &rl) &&                                     \
-               fc_fast_##T##_run(rb, rl, dst, cap, n);                                   \
+               fc_fast_##T##_run(rb, rl, dst, cap, n);                                        \
     }                                                                                         \
     FC_FAST_INLINE int fc_fast_fixed_##T##_at(const uint8_t *val, size_t len,                 \
-                                              CT *dst, size_t n)          \
+                                              CT *dst, size_t n)                              \
     {                                                                                         \
         const uint8_t *rb;                                                                    \
         size_t rl;                                                                            \
         return fc_fast_packed(val, len, TAG, &rb, &rl) &&                                     \
-               fc_fast_fixed_##T##_run(rb, rl, dst, n);                                  \
+               fc_fast_fixed_##T##_run(rb, rl, dst, n);                                       \
     }
 FC_FAST_PACKED(int64, int64_t, 0x1a)
 FC_FAST_PACKED(float, float, 0x12)
 #undef FC_FAST_PACKED
 
-FC_FAST_INLINE int fc_fast_bytes_list(const uint8_t *val, size_t len,
-                                      fc_bytes *dst, size_t cap, size_t *n)
+FC_FAST_INLINE int fc_fast_bytes_list(const uint8_t *val, size_t len, fc_bytes *dst,
+                                      size_t cap, size_t *n)
 {
     const uint8_t *lb;
     size_t ll;
-    if (cap >= 1 && fc_fast_short(val, len, 0x0a)) { /* one value */
-        dst[0].data = val + 4;
-        dst[0].size = len - 4;
-        *n = 1;
-        return 1;
-    }
-    return fc_fast_list(val, len, 0x0a, &lb, &ll) &&
-           fc_fast_bytes_body(lb, ll, dst, cap, n);
+    if (fc_fast_short(val, len, 0x0a)) /* one value */
+        return fc_fast_bytes_run(val + 4, len - 4, dst, cap, n);
+    return fc_fast_list(val, len, 0x0a, &lb, &ll) && fc_fast_bytes_body(lb, ll, dst, cap, n);
 }
 
-FC_FAST_INLINE int fc_fast_fixed_bytes_at(const uint8_t *val, size_t len,
-                                          fc_bytes *dst, size_t n)
+FC_FAST_INLINE int fc_fast_fixed_bytes_at(const uint8_t *val, size_t len, fc_bytes *dst,
+                                          size_t n)
 {
     size_t k = 0;
     return fc_fast_bytes_list(val, len, dst, n, &k) && k == n;
@@ -553,12 +548,12 @@ FC_FAST_INLINE int fc_fast_fixed_bytes_at(const uint8_t *val, size_t len,
 #define FC_FAST_DEFINE(T, CT)                                                                 \
     FC_FAST_INLINE int fc_fast_fixed_##T(const fc_fast_entry *e, CT *dst, size_t n)           \
     {                                                                                         \
-        return fc_fast_fixed_##T##_at(e->val, e->val_len, dst, n);                    \
+        return fc_fast_fixed_##T##_at(e->val, e->val_len, dst, n);                            \
     }                                                                                         \
     FC_FAST_INLINE int fc_fast_varlen_##T(const fc_fast_entry *e, CT *dst, size_t max,        \
                                           size_t *count)                                      \
     {                                                                                         \
-        return fc_fast_##T##_list(e->val, e->val_len, dst, max, count);               \
+        return fc_fast_##T##_list(e->val, e->val_len, dst, max, count);                       \
     }
 FC_FAST_DEFINE(int64, int64_t)
 FC_FAST_DEFINE(float, float)
@@ -569,13 +564,15 @@ FC_FAST_DEFINE(bytes, fc_bytes)
  * Feature of `stride` values (counts NULL: FixedLen, exactly stride) or of
  * at most stride values (counts[t] set: VarLen), at most max_frames of them.
  * An empty FeatureList or an empty frame fails (the general path).  A frame
- * with one-byte lengths (fc_fast_frame_head) goes straight to its list
- * body; others take the field readers. */
+ * of one run or one bytes value with one-byte lengths (fc_fast_frame_run)
+ * goes straight to that run; one whose frame and list lengths are one byte
+ * (fc_fast_frame_head: several bytes values, say) to its list body; others
+ * take the field readers. */
 #define FC_FAST_FRAMES(T, CT, TAG)                                                            \
     FC_FAST_INLINE int fc_fast_frames_##T(const fc_fast_entry *e, CT *dst, size_t stride,     \
                                           size_t max_frames, size_t *counts, size_t *frames)  \
     {                                                                                         \
-        const uint8_t *p = e->val, *end = e->val + e->val_len, *f;             \
+        const uint8_t *p = e->val, *end = e->val + e->val_len, *f;                            \
         size_t t = 0, fl;                                                                     \
         int ok;                                                                               \
         if (p == end)                                                                         \
@@ -593,15 +590,15 @@ FC_FAST_DEFINE(bytes, fc_bytes)
                 f = p + 4;                                                                    \
                 p = f + fl;                                                                   \
                 ok = counts != NULL                                                           \
-                         ? fc_fast_##T##_body(f, fl, dst + t * stride, stride,           \
+                         ? fc_fast_##T##_body(f, fl, dst + t * stride, stride,                \
                                               &counts[t])                                     \
-                         : fc_fast_fixed_##T##_body(f, fl, dst + t * stride, stride);    \
+                         : fc_fast_fixed_##T##_body(f, fl, dst + t * stride, stride);         \
             } else {                                                                          \
                 ok = fc_fast_field(&p, end, 0x0a, &f, &fl) &&                                 \
                      (counts != NULL                                                          \
-                          ? fc_fast_##T##_list(f, fl, dst + t * stride, stride,          \
+                          ? fc_fast_##T##_list(f, fl, dst + t * stride, stride,               \
                                                &counts[t])                                    \
-                          : fc_fast_fixed_##T##_at(f, fl, dst + t * stride, stride));    \
+                          : fc_fast_fixed_##T##_at(f, fl, dst + t * stride, stride));         \
             }                                                                                 \
             if (!ok)                                                                          \
                 return 0;                                                                     \
