@@ -734,4 +734,9 @@ static const uint32_t fc_crc32c_shift_short[4][256] = {
     },
 };
 
+static const uint32_t fc_crc32c_lead[8] = {
+    0xffffffffu, 0xa942e6bcu, 0x2804363bu, 0x96db52a8u,
+    0x641f6454u, 0xcbaa9b55u, 0x08de2648u, 0xf145ff88u,
+};
+
 #endif /* FEATC_CRC32C_TABLES_H */

@@ -32,6 +32,14 @@ uint32_t fc_crc32c_hw(uint32_t crc, const void *buf, size_t len);
 /* The hardware instruction in one stream, without interleaving: the baseline
  * the benchmark compares against.  Only when fc_crc32c_hw_available(). */
 uint32_t fc_crc32c_hw_1way(uint32_t crc, const void *buf, size_t len);
+/* TFRecord framing: rec[i] points at a record's 12-byte header (length,
+ * masked CRC of the length), followed by len[i] bytes of data and their
+ * masked CRC; the caller has checked that all of it is there.  Returns the
+ * number of records, from the first, whose two CRCs both match: n when all
+ * do.  Short records are checked four at a time, so that four chains of
+ * dependent CRC steps overlap: for 100-byte records that is about three
+ * times faster than one record after another. */
+size_t fc_crc32c_records(const unsigned char *const rec[], const size_t len[], size_t n);
 /* Name of the implementation fc_crc32c() uses: "sse4.2", "armv8-crc", "portable". */
 const char *fc_crc32c_impl(void);
 

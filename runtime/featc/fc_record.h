@@ -119,6 +119,7 @@ typedef struct fc_reader {
     int zero_copy;               /* buf is the caller's memory itself */
     size_t prefetched;           /* buf[start, prefetched) hinted into the cache */
     uint64_t pos;                /* stream offset of buf[start] */
+    uint64_t checked_to;         /* records from pos up to this offset are whole and checked */
     uint64_t next_index;
     uint64_t skipped;
     uint64_t raw_read;           /* raw bytes taken from the source */

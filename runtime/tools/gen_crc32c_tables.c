@@ -1,6 +1,7 @@
 /* Generates runtime/crc32c_tables.h: the slicing-by-8 tables of CRC-32C
  * (Castagnoli, reflected polynomial 0x82F63B78) and the "shift" tables used to
- * combine the three interleaved hardware streams.
+ * combine the three interleaved hardware streams, and the lead-in registers
+ * for reading a buffer in whole words that end at its end.
  *
  * shift_N(c) is the CRC register reached from register c after N zero bytes.
  * It is linear in c over GF(2), so it is tabulated per byte of c:
@@ -28,6 +29,17 @@ static uint32_t zero_byte(uint32_t c)
     int k;
     for (k = 0; k < 8; k++)
         c = (c & 1u) ? (c >> 1) ^ POLY : c >> 1;
+    return c;
+}
+
+/* The register that one zero byte takes to c: zero_byte run backwards.
+ * POLY has its top bit set and c >> 1 has not, so that bit of c tells
+ * whether POLY was added. */
+static uint32_t unzero_byte(uint32_t c)
+{
+    int k;
+    for (k = 0; k < 8; k++)
+        c = (c & 0x80000000u) ? ((c ^ POLY) << 1) | 1u : c << 1;
     return c;
 }
 
@@ -125,6 +137,22 @@ int main(void)
     printf("};\n\n");
     print_shift("fc_crc32c_shift_long", LONG_BLOCK);
     print_shift("fc_crc32c_shift_short", SHORT_BLOCK);
+    /* lead[k]: the register from which k zero bytes reach the initial
+     * register 0xffffffff.  A buffer whose length is not a multiple of 8 is
+     * then read in whole 8-byte words ending at its end: the first word
+     * starts k bytes early, with those k bytes cleared, from lead[k]. */
+    printf("static const uint32_t fc_crc32c_lead[8] = {\n");
+    for (k = 0; k < 8; k++) {
+        uint32_t c = 0xffffffffu, back;
+        for (n = 0; n < k; n++)
+            c = unzero_byte(c);
+        for (back = c, n = 0; n < k; n++)
+            back = zero_byte(back);
+        if (back != 0xffffffffu)
+            return 1;
+        printf("%s0x%08xu,%s", k % 4 == 0 ? "    " : " ", c, k % 4 == 3 ? "\n" : "");
+    }
+    printf("};\n\n");
     printf("#endif /* FEATC_CRC32C_TABLES_H */\n");
     return 0;
 }

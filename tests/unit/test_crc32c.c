@@ -99,11 +99,12 @@ static void test_hw_agrees_every_length_alignment(void)
     }
 }
 
-/* Lengths around the block sizes of the 3-stream loop (3 x 8192, 3 x 256). */
+/* Lengths around the block sizes of the 3-stream loop (3 x 2048, 3 x 256)
+ * and their multiples. */
 static void test_hw_agrees_block_boundaries(void)
 {
     static unsigned char buf[3 * 8192 * 3 + 64];
-    static const size_t bases[] = {768, 1536, 24576, 49152, 73728};
+    static const size_t bases[] = {768, 1536, 6144, 6912, 12288, 24576, 49152, 73728};
     size_t b, d, align;
     h_fill_random(buf, sizeof buf);
     for (b = 0; b < sizeof bases / sizeof bases[0]; b++) {
@@ -116,6 +117,57 @@ static void test_hw_agrees_block_boundaries(void)
             }
         }
     }
+}
+
+/* Runs of framed records, checked four at a time, against the first bad
+ * record found one at a time with the portable CRC: every run length 1..40
+ * (whole groups of four and leftovers), lengths 0..300 and now and then a
+ * long one, and one damaged byte (length CRC, data or data CRC) in some
+ * record, or none. */
+static void test_records_agrees(void)
+{
+    static unsigned char buf[40 * (2100 + 16) + 8];
+    const unsigned char *rec[40];
+    size_t len[40];
+    int round;
+    for (round = 0; round < 20000; round++) {
+        size_t n = (size_t)round % 40 + 1, at = (size_t)h_rand() % 8, k, want = n;
+        for (k = 0; k < n; k++) {
+            unsigned char data[2100];
+            len[k] = (size_t)h_rand() % 301;
+            if (h_rand() % 50 == 0)
+                len[k] = 768 + (size_t)h_rand() % 1300;
+            h_fill_random(data, len[k]);
+            rec[k] = buf + at;
+            at += fc_record_frame(buf + at, sizeof buf - at, data, len[k]);
+        }
+        if (round % 3 != 0) {
+            size_t bad = (size_t)h_rand() % n, where;
+            switch (h_rand() % 3) {
+            case 0: where = 8 + (size_t)h_rand() % 4; break;
+            case 1: where = len[bad] == 0 ? 8 : 12 + (size_t)h_rand() % len[bad]; break;
+            default: where = 12 + len[bad] + (size_t)h_rand() % 4; break;
+            }
+            ((unsigned char *)(uintptr_t)rec[bad])[where] ^= (unsigned char)(1u << (h_rand() % 8));
+        }
+        for (k = 0; k < n; k++) {
+            const unsigned char *h = rec[k];
+            uint32_t lc = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 |
+                          (uint32_t)h[11] << 24;
+            const unsigned char *t = h + 12 + len[k];
+            uint32_t dc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+                          (uint32_t)t[3] << 24;
+            if (fc_crc32c_mask(fc_crc32c_portable(0, h, 8)) != lc ||
+                fc_crc32c_mask(fc_crc32c_portable(0, h + 12, len[k])) != dc) {
+                want = k;
+                break;
+            }
+        }
+        CHECK_MSG(fc_crc32c_records(rec, len, n) == want, "round %d: %zu records, want %zu",
+                  round, n, want);
+        CHECK(round % 3 == 0 ? want == n : want < n);
+    }
+    CHECK(fc_crc32c_records(rec, len, 0) == 0);
 }
 
 static void test_empty_record_framing(void)
@@ -138,6 +190,7 @@ int main(void)
     RUN(test_mask);
     RUN(test_hw_agrees_every_length_alignment);
     RUN(test_hw_agrees_block_boundaries);
+    RUN(test_records_agrees);
     RUN(test_empty_record_framing);
     return harness_report("crc32c");
 }

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "harness.h"
 
 #define MAX_RECORDS 64
@@ -645,6 +647,106 @@ static void test_crc_policies(void)
     payloads_free(&p);
 }
 
+/* bytes compressed as one ZLIB stream or GZIP member, into a malloc'd buffer. */
+static unsigned char *deflate_raw_bytes(const unsigned char *src, size_t len, fc_compression c,
+                                        size_t *out_len)
+{
+    z_stream z;
+    size_t cap = len + len / 10 + 1024;
+    unsigned char *dst = (unsigned char *)malloc(cap);
+    memset(&z, 0, sizeof z);
+    CHECK(deflateInit2(&z, 6, Z_DEFLATED, c == FC_COMPRESSION_GZIP ? 31 : 15, 8,
+                       Z_DEFAULT_STRATEGY) == Z_OK);
+    z.next_in = (Bytef *)(uintptr_t)src;
+    z.avail_in = (uInt)len;
+    z.next_out = dst;
+    z.avail_out = (uInt)cap;
+    CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+    *out_len = cap - z.avail_out;
+    deflateEnd(&z);
+    return dst;
+}
+
+/* Runs of short records are checked four at a time ahead of the one handed
+ * out.  A damaged length CRC, data byte or data CRC in any one of 40
+ * records (each place of each group of four, and the last records, which
+ * are not a whole group) must still stop the reader exactly at that record
+ * with the same text, after handing out every record before it; under
+ * FC_CRC_SKIP_CORRUPT a damaged data or data CRC skips that record only.
+ * Over memory, and through ZLIB and GZIP with buffers small enough that
+ * runs are cut by refills. */
+static void test_damage_in_runs_of_short_records(void)
+{
+    enum { N = 40 };
+    static const fc_compression comps[] = {FC_COMPRESSION_NONE, FC_COMPRESSION_ZLIB,
+                                           FC_COMPRESSION_GZIP};
+    static const size_t bufsizes[] = {256, 1000, 65536};
+    size_t lens[N], at[N + 1], k, j, zone, c, b;
+    payloads p, expect;
+    unsigned char *framed;
+    size_t framed_len;
+    for (k = 0; k < N; k++)
+        lens[k] = k % 13 == 5 ? 0 : (k * 37) % 150 + 1;
+    payloads_make(&p, lens, N);
+    framed = write_mem(&p, FC_COMPRESSION_NONE, &framed_len);
+    for (at[0] = 0, k = 0; k < N; k++)
+        at[k + 1] = at[k] + lens[k] + 16;
+    CHECK(at[N] == framed_len);
+    for (j = 0; j < N; j++) {
+        for (zone = 0; zone < 3; zone++) {
+            size_t where;
+            char want[96];
+            if (zone == 1 && lens[j] == 0)
+                continue;
+            where = zone == 0 ? at[j] + 9 : zone == 1 ? at[j] + 12 + lens[j] / 2
+                                                      : at[j] + 12 + lens[j] + 2;
+            framed[where] ^= 0x04;
+            snprintf(want, sizeof want, "corrupted record at %zu%s: record %zu",
+                     zone == 0 ? at[j] : at[j] + 12,
+                     zone == 0 && j == 0 ? " (Is this even a TFRecord file?)" : "", j);
+            expect.n = 0;
+            for (k = 0; k < N; k++) {
+                if (k == j)
+                    continue;
+                expect.data[expect.n] = p.data[k];
+                expect.len[expect.n++] = p.len[k];
+            }
+            for (c = 0; c < 3; c++) {
+                size_t len = framed_len;
+                unsigned char *data = comps[c] == FC_COMPRESSION_NONE
+                                          ? framed
+                                          : deflate_raw_bytes(framed, framed_len, comps[c], &len);
+                for (b = 0; b < 3; b++) {
+                    read_result r = read_mem(data, len, comps[c], FC_CRC_VERIFY, &p, bufsizes[b]);
+                    CHECK_MSG(r.status == FC_ERR_CORRUPT && r.count == j && !r.mismatch,
+                              "%s buffer %zu, record %zu zone %zu: status %d after %zu records",
+                              fc_compression_name(comps[c]), bufsizes[b], j, zone, r.status,
+                              r.count);
+                    CHECK_CONTAINS(r.err.message, want);
+                    r = read_mem(data, len, comps[c], FC_CRC_SKIP_CORRUPT,
+                                 zone == 0 ? &p : &expect, bufsizes[b]);
+                    if (zone == 0) /* a broken length cannot be skipped */
+                        CHECK(r.status == FC_ERR_CORRUPT && r.count == j && !r.mismatch);
+                    else
+                        CHECK_MSG(r.status == FC_END && r.count == N - 1 && r.skipped == 1 &&
+                                      !r.mismatch,
+                                  "skip: %s buffer %zu, record %zu: status %d, %zu records",
+                                  fc_compression_name(comps[c]), bufsizes[b], j, r.status,
+                                  r.count);
+                    r = read_mem(data, len, comps[c], FC_CRC_NONE, NULL, bufsizes[b]);
+                    CHECK(r.status == FC_END && r.count == N);
+                }
+                if (data != framed)
+                    free(data);
+            }
+            framed[where] ^= 0x04;
+        }
+    }
+    CHECK(read_mem(framed, framed_len, FC_COMPRESSION_NONE, FC_CRC_VERIFY, &p, 256).count == N);
+    free(framed);
+    payloads_free(&p);
+}
+
 /* Reader skip bookkeeping exposes the reason for the last skipped record. */
 static void test_skip_reports_reason(void)
 {
@@ -929,6 +1031,7 @@ int main(void)
     RUN(test_error_texts);
     RUN(test_crc_policies);
     RUN(test_skip_reports_reason);
+    RUN(test_damage_in_runs_of_short_records);
     RUN(test_compressed_stream_errors);
     RUN(test_reader_init_errors);
     RUN(test_writer_errors);
