@@ -315,34 +315,41 @@ FC_FAST_INLINE int fc_fast_frame_run(const uint8_t *p, const uint8_t *end, uint8
 #endif
 }
 
-/* Up to 8 varints bytes from one little-endian word: the bytes up to the
- * first without its high bit, their 7-bit groups squeezed together.  *len
- * gets the bytes used; 0 when all 8 have the high bit (a 9- or 10-byte
- * varint: the byte loop takes it). */
+/* The value of the varint at the start of little-endian word w whose stop
+ * bits (the high bits that are clear, ~w & 0x80..80) are stop, not 0: the
+ * bytes up to the first stop, their 7-bit groups squeezed together. */
+FC_FAST_INLINE uint64_t fc_fast_word_bits(uint64_t w, uint64_t stop)
+{
+    uint64_t x = w & (stop ^ (stop - 1u)) & UINT64_C(0x7F7F7F7F7F7F7F7F);
+    x = ((x & UINT64_C(0x7F007F007F007F00)) >> 1) | (x & UINT64_C(0x007F007F007F007F));
+    x = ((x & UINT64_C(0x3FFF00003FFF0000)) >> 2) | (x & UINT64_C(0x00003FFF00003FFF));
+    return ((x & UINT64_C(0x0FFFFFFF00000000)) >> 4) | (x & UINT64_C(0x000000000FFFFFFF));
+}
+
+/* Up to 8 varint bytes from one little-endian word: *len gets the bytes
+ * used; 0 when all 8 have the high bit (a 9- or 10-byte varint: the byte
+ * loop takes it). */
 FC_FAST_INLINE uint64_t fc_fast_word_varint(uint64_t w, unsigned *len)
 {
-    uint64_t stop = ~w & UINT64_C(0x8080808080808080), x;
+    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
     if (stop == 0) {
         *len = 0;
         return 0;
     }
-    x = w & (stop ^ (stop - 1u)) & UINT64_C(0x7F7F7F7F7F7F7F7F);
-    x = ((x & UINT64_C(0x7F007F007F007F00)) >> 1) | (x & UINT64_C(0x007F007F007F007F));
-    x = ((x & UINT64_C(0x3FFF00003FFF0000)) >> 2) | (x & UINT64_C(0x00003FFF00003FFF));
-    x = ((x & UINT64_C(0x0FFFFFFF00000000)) >> 4) | (x & UINT64_C(0x000000000FFFFFFF));
 #if defined(__GNUC__)
     *len = (unsigned)__builtin_ctzll(stop) / 8u + 1u;
 #else
     {
+        uint64_t t = stop;
         unsigned n = 1;
-        while ((stop & 0x80u) == 0) {
-            stop >>= 8;
+        while ((t & 0x80u) == 0) {
+            t >>= 8;
             n++;
         }
         *len = n;
     }
 #endif
-    return x;
+    return fc_fast_word_bits(w, stop);
 }
 
 /* ---- values of one Feature, by type: from its packed run (int64, float)
@@ -354,6 +361,32 @@ static inline int fc_fast_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, 
 {
     const uint8_t *re = rb + rl;
     size_t k = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    /* Two varints per step while 16 bytes remain: both ends come from the
+     * stop bits of two words read at rb, so the step to the next pair waits
+     * on one load, not on two loads one after the other. */
+    while (re - rb >= 16 && cap - k >= 2) {
+        uint64_t w0, w1, w2, s0, s1, s0b;
+        unsigned l1, end2;
+        memcpy(&w0, rb, 8);
+        memcpy(&w1, rb + 8, 8);
+        s0 = ~w0 & UINT64_C(0x8080808080808080);
+        s1 = ~w1 & UINT64_C(0x8080808080808080);
+        s0b = s0 & (s0 - 1u);
+        if (s0 == 0 || (s0b == 0 && s1 == 0))
+            break; /* a varint of 9+ bytes: one at a time below */
+        l1 = (unsigned)__builtin_ctzll(s0) / 8u + 1u;
+        end2 = s0b != 0 ? (unsigned)__builtin_ctzll(s0b) / 8u + 1u
+                        : (unsigned)__builtin_ctzll(s1) / 8u + 9u;
+        if (end2 - l1 > 8u)
+            break;
+        memcpy(&w2, rb + l1, 8);
+        dst[k] = (int64_t)fc_fast_word_bits(w0, s0);
+        dst[k + 1] = (int64_t)fc_fast_word_bits(w2, ~w2 & UINT64_C(0x8080808080808080));
+        k += 2;
+        rb += end2;
+    }
+#endif
     while (rb < re) {
         uint64_t v;
         unsigned used = 0;
