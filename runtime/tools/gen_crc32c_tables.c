@@ -1,6 +1,7 @@
 /* Generates runtime/crc32c_tables.h: the slicing-by-8 tables of CRC-32C
  * (Castagnoli, reflected polynomial 0x82F63B78) and the "shift" tables used to
- * combine the three interleaved hardware streams, and the lead-in registers
+ * combine the three interleaved hardware streams (and the two streams of a
+ * 64-byte step), and the lead-in registers
  * for reading a buffer in whole words that end at its end.
  *
  * shift_N(c) is the CRC register reached from register c after N zero bytes.
@@ -137,6 +138,7 @@ int main(void)
     printf("};\n\n");
     print_shift("fc_crc32c_shift_long", LONG_BLOCK);
     print_shift("fc_crc32c_shift_short", SHORT_BLOCK);
+    print_shift("fc_crc32c_shift_32", 32);
     /* lead[k]: the register from which k zero bytes reach the initial
      * register 0xffffffff.  A buffer whose length is not a multiple of 8 is
      * then read in whole 8-byte words ending at its end: the first word
