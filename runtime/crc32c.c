@@ -186,10 +186,11 @@ static inline uint32_t shift_crc(const uint32_t table[4][256], uint32_t c)
  * lane then has a tail of 1-7 bytes.  A group holding an empty record, and
  * the last 0-3 records, are checked one at a time. */
 #define FC_CRC_LANE(I, X)                                                                \
-    const unsigned char *q##X = rec[k + X] + 12 - ((0u - len[k + X]) & 7u);              \
-    size_t e##X = len[k + X] + ((0u - len[k + X]) & 7u);                                 \
-    uint64_t c##X = I##_STEP64W(fc_crc32c_lead[(0u - len[k + X]) & 7u],                  \
-                                load_le64(q##X) & (~(uint64_t)0 << (8u * ((0u - len[k + X]) & 7u))))
+    size_t lead##X = (0u - len[k + X]) & 7u;                                             \
+    const unsigned char *q##X = rec[k + X] + 12 - lead##X;                               \
+    size_t e##X = len[k + X] + lead##X;                                                  \
+    uint64_t c##X = I##_STEP64W(fc_crc32c_lead[lead##X],                                 \
+                                load_le64(q##X) & (~(uint64_t)0 << (8u * lead##X)))
 
 #define FC_CRC_LANE_GOOD(I, X)                                                           \
     (fc_crc32c_mask(~I##_STEP64(0xffffffffu, load_le64(rec[k + X]))) ==                  \
@@ -211,19 +212,19 @@ static inline uint32_t shift_crc(const uint32_t table[4][256], uint32_t c)
             both = both < e2 ? both : e2;                                                \
             both = both < e3 ? both : e3;                                                \
             for (j = 8; j < both; j += 8) {                                              \
-                c0 = I##_STEP64W(c0, load_le64(q0 + j));                                  \
-                c1 = I##_STEP64W(c1, load_le64(q1 + j));                                  \
-                c2 = I##_STEP64W(c2, load_le64(q2 + j));                                  \
-                c3 = I##_STEP64W(c3, load_le64(q3 + j));                                  \
+                c0 = I##_STEP64W(c0, load_le64(q0 + j));                                 \
+                c1 = I##_STEP64W(c1, load_le64(q1 + j));                                 \
+                c2 = I##_STEP64W(c2, load_le64(q2 + j));                                 \
+                c3 = I##_STEP64W(c3, load_le64(q3 + j));                                 \
             }                                                                            \
             for (j = both; j < e0; j += 8)                                               \
-                c0 = I##_STEP64W(c0, load_le64(q0 + j));                                  \
+                c0 = I##_STEP64W(c0, load_le64(q0 + j));                                 \
             for (j = both; j < e1; j += 8)                                               \
-                c1 = I##_STEP64W(c1, load_le64(q1 + j));                                  \
+                c1 = I##_STEP64W(c1, load_le64(q1 + j));                                 \
             for (j = both; j < e2; j += 8)                                               \
-                c2 = I##_STEP64W(c2, load_le64(q2 + j));                                  \
+                c2 = I##_STEP64W(c2, load_le64(q2 + j));                                 \
             for (j = both; j < e3; j += 8)                                               \
-                c3 = I##_STEP64W(c3, load_le64(q3 + j));                                  \
+                c3 = I##_STEP64W(c3, load_le64(q3 + j));                                 \
             if (!FC_CRC_LANE_GOOD(I, 0))                                                 \
                 return k;                                                                \
             if (!FC_CRC_LANE_GOOD(I, 1))                                                 \
