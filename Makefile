@@ -31,30 +31,36 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
        -Wmissing-prototypes -Werror
-CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -Iruntime -isystem $(BUILD)/gen $(CPPFLAGS)
+# Public headers for every module; tests also see the runtime's private wire.h.
+CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -Iinclude -isystem $(BUILD)/gen $(CPPFLAGS)
+CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Isrc/runtime/core
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-RUNTIME_SRC = runtime/error.c runtime/crc32c.c runtime/record.c runtime/example.c runtime/sequence.c runtime/batch.c \
-              runtime/segment.c runtime/segment_mt.c runtime/hash.c runtime/serialize.c
+# The allocation-free core: framing, CRC, parse, serialize, batch, segments.
+CORE_SRC = $(addprefix src/runtime/core/,error.c crc32c.c record.c example.c sequence.c batch.c \
+           segment.c hash.c serialize.c)
+RUNTIME_SRC = $(CORE_SRC) src/runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
-TOOLRT_SRC = runtime/input.c runtime/driver.c
-FALLBACK_SRC = runtime/fallback.c
+TOOLRT_SRC = src/runtime/hosted/input.c src/runtime/hosted/driver.c
+FALLBACK_SRC = src/runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
-CLI_SRC = compiler/main.c compiler/cmd_records.c compiler/print.c compiler/cmd_compile.c \
-          compiler/cmd_infer.c
+# The featc program: src/cli (argv dispatch, compile and check over the
+# compiler's public header) and src/tools (the record tools).
+CLI_SRC = src/cli/main.c src/cli/cli.c src/cli/compile.c
+TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c
 # The compiler library: front end, checks, emitter.
-FEATC_SRC = compiler/compile.c compiler/diag.c compiler/sema.c compiler/emit.c
+FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 TEMPLATES = templates/header.h templates/message.h templates/source.c templates/message.c \
             templates/driver.c templates/seq_message.h templates/seq_message.c templates/seq_driver.c \
             templates/segments.h templates/segments.c
-HEADERS = $(wildcard runtime/featc/*.h) runtime/crc32c_tables.h runtime/wire.h compiler/*.h
+HEADERS = $(wildcard include/featc/*.h src/runtime/core/*.h src/compiler/*.h src/cli/*.h src/tools/*.h)
 
 RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
 FEATC_OBJ = $(FEATC_SRC:%.c=$(BUILD)/obj/%.o) $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 FALLBACK_OBJ = $(FALLBACK_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/fc_example.pb-c.o
-CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
 
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
@@ -70,14 +76,14 @@ GEN_SPECS = $(BUILD)/gen-specs
 .PHONY: infer-test segment-tsan codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
         install uninstall deps clean
 
-all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a \
+all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a \
      $(EXAMPLES:%=$(BUILD)/examples/%) $(SPECS:%=$(BUILD)/specs/%)
 
 # ------------------------------------------------------------------ build
 
-$(PB_SRC) $(PB_HDR): runtime/fc_example.proto
+$(PB_SRC) $(PB_HDR): src/runtime/fallback/fc_example.proto
 	@mkdir -p $(BUILD)/gen
-	protoc-c --proto_path=runtime --c_out=$(BUILD)/gen runtime/fc_example.proto
+	protoc-c --proto_path=src/runtime/fallback --c_out=$(BUILD)/gen src/runtime/fallback/fc_example.proto
 
 $(BUILD)/obj/gen/fc_example.pb-c.o: $(PB_SRC) $(PB_HDR)
 	@mkdir -p $(dir $@)
@@ -85,37 +91,43 @@ $(BUILD)/obj/gen/fc_example.pb-c.o: $(PB_SRC) $(PB_HDR)
 
 $(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR) $(BUILD)/gen/spec_parse.h
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -Icompiler -c $< -o $@
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_PUB) $(MODULE_INC) -c $< -o $@
+
+# Each module sees its own headers and those it depends on, nothing more.
+$(BUILD)/obj/src/compiler/%.o: MODULE_INC = -Isrc/compiler -I$(BUILD)/gen
+$(BUILD)/obj/src/cli/%.o: MODULE_INC = -Isrc/cli -Isrc/tools
+$(BUILD)/obj/src/tools/%.o: MODULE_INC = -Isrc/cli
+$(BUILD)/obj/src/runtime/%.o: MODULE_INC = -Isrc/runtime/core
 
 # flex and bison output: C99, no strict warnings (their code, not ours).
-$(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_parse.h &: compiler/spec_parse.y
+$(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_parse.h &: src/compiler/spec_parse.y
 	@mkdir -p $(BUILD)/gen
 	bison -Wall -Werror -d -o $(BUILD)/gen/spec_parse.c $<
 
-$(BUILD)/gen/spec_lex.c $(BUILD)/gen/spec_lex.h &: compiler/spec_lex.l
+$(BUILD)/gen/spec_lex.c $(BUILD)/gen/spec_lex.h &: src/compiler/spec_lex.l
 	@mkdir -p $(BUILD)/gen
 	flex --header-file=$(BUILD)/gen/spec_lex.h -o $(BUILD)/gen/spec_lex.c $<
 
 $(BUILD)/obj/gen/spec_parse.o $(BUILD)/obj/gen/spec_lex.o $(BUILD)/obj/gen/templates.o: \
     $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/spec_parse.h $(BUILD)/gen/spec_lex.h \
-    compiler/spec.h
+    src/compiler/spec.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c99 $(CFLAGS) $(CPPFLAGS_ALL) -Icompiler -I$(BUILD)/gen -c $< -o $@
+	$(CC) -std=c99 $(CFLAGS) $(CPPFLAGS_PUB) -Isrc/compiler -I$(BUILD)/gen -c $< -o $@
 
-$(BUILD)/tools/embed: compiler/tools/embed.c
+$(BUILD)/tools/embed: src/gen/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $<
 
 $(BUILD)/gen/templates.c: $(BUILD)/tools/embed $(TEMPLATES)
 	@mkdir -p $(BUILD)/gen
-	$(BUILD)/tools/embed $@ featc_template_header=templates/header.h \
-	    featc_template_message_h=templates/message.h featc_template_source=templates/source.c \
-	    featc_template_message_c=templates/message.c featc_template_driver=templates/driver.c \
-	    featc_template_seq_message_h=templates/seq_message.h \
-	    featc_template_seq_message_c=templates/seq_message.c \
-	    featc_template_seq_driver=templates/seq_driver.c \
-	    featc_template_segments_h=templates/segments.h \
-	    featc_template_segments_c=templates/segments.c
+	$(BUILD)/tools/embed $@ fcc_template_header=templates/header.h \
+	    fcc_template_message_h=templates/message.h fcc_template_source=templates/source.c \
+	    fcc_template_message_c=templates/message.c fcc_template_driver=templates/driver.c \
+	    fcc_template_seq_message_h=templates/seq_message.h \
+	    fcc_template_seq_message_c=templates/seq_message.c \
+	    fcc_template_seq_driver=templates/seq_driver.c \
+	    fcc_template_segments_h=templates/segments.h \
+	    fcc_template_segments_c=templates/segments.c
 
 $(BUILD)/libfeatc_compiler.a: $(FEATC_OBJ)
 	rm -f $@
@@ -299,15 +311,15 @@ $(BUILD)/tests/test_nomalloc: tests/unit/test_nomalloc.c tests/unit/harness.h te
 	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(GEN_TESTS) -o $@ $< \
 	    $(NOMALLOC_GEN) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
-$(BUILD)/tools/gen_crc32c_tables: runtime/tools/gen_crc32c_tables.c
+$(BUILD)/tools/gen_crc32c_tables: src/gen/gen_crc32c_tables.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $<
 
 check-tables: $(BUILD)/tools/gen_crc32c_tables
 	@$(BUILD)/tools/gen_crc32c_tables > $(BUILD)/crc32c_tables.h
-	@cmp -s $(BUILD)/crc32c_tables.h runtime/crc32c_tables.h && \
+	@cmp -s $(BUILD)/crc32c_tables.h src/runtime/core/crc32c_tables.h && \
 	    echo "tables: 1 passed, 0 failed" || \
-	    { echo "runtime/crc32c_tables.h is stale: regenerate it"; echo "tables: 0 passed, 1 failed"; exit 1; }
+	    { echo "src/runtime/core/crc32c_tables.h is stale: regenerate it"; echo "tables: 0 passed, 1 failed"; exit 1; }
 
 # Unit suites run with FEATC_CORPUS pointing at the corpus; each runs even if
 # an earlier one failed.
@@ -326,10 +338,11 @@ nomalloc: $(BUILD)/tests/test_nomalloc
 
 # The public headers as C++, with g++ and clang++.
 CXX_STRICT = -std=c++11 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror
-cxx-headers: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a
-	@n=0; for cxx in g++ clang++; do \
-	    $$cxx $(CXX_STRICT) -Iruntime -isystem $(BUILD)/gen -o $(BUILD)/tests/headers-$$cxx \
-	        tests/unit/test_headers.cpp $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a \
+cxx-headers: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a
+	@mkdir -p $(BUILD)/tests; n=0; for cxx in g++ clang++; do \
+	    $$cxx $(CXX_STRICT) -Iinclude -isystem $(BUILD)/gen -o $(BUILD)/tests/headers-$$cxx \
+	        tests/unit/test_headers.cpp $(BUILD)/libfeatc_compiler.a \
+	        $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a \
 	        $(LIBS_FALLBACK) $(LIBS_Z) && $(BUILD)/tests/headers-$$cxx && n=$$((n + 1)); \
 	done; echo "cxx-headers: $$n passed, $$((2 - n)) failed"; [ $$n -eq 2 ]
 
@@ -375,10 +388,10 @@ $(BUILD)/fuzz/fuzz_segment: tests/fuzz/fuzz_segment.c tests/unit/wire.h $(GEN_TE
 
 # The spec compiler, flex and bison output included.
 $(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
-                         $(BUILD)/gen/spec_lex.h $(RUNTIME_SRC) $(TOOLRT_SRC) $(HEADERS)
+                         $(BUILD)/gen/spec_lex.h $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
-	    $(FEATC_GEN) $(RUNTIME_SRC) $(TOOLRT_SRC) $(LIBS_Z) -lm
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Isrc/compiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
+	    $(FEATC_GEN) -lm
 
 # Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.
 fuzz-regress: $(FUZZERS:%=$(BUILD)/fuzz/%)
@@ -428,11 +441,11 @@ $(BENCH)/gen/%.c $(BENCH)/gen/%.h &: tests/bench/%.feat $(BUILD)/featc
 	@mkdir -p $(BENCH)/gen
 	$(BUILD)/featc compile -o $(BENCH)/gen $<
 
-$(BENCH)/nanopb/fc_example.pb.c $(BENCH)/nanopb/fc_example.pb.h &: runtime/fc_example.proto \
+$(BENCH)/nanopb/fc_example.pb.c $(BENCH)/nanopb/fc_example.pb.h &: src/runtime/fallback/fc_example.proto \
     tests/bench/fc_example.options
 	@mkdir -p $(BENCH)/nanopb
-	$(PYTHON) $(NANOPB_GEN) -q -I runtime -f tests/bench/fc_example.options -D $(BENCH)/nanopb \
-	    runtime/fc_example.proto
+	$(PYTHON) $(NANOPB_GEN) -q -I src/runtime/fallback -f tests/bench/fc_example.options -D $(BENCH)/nanopb \
+	    src/runtime/fallback/fc_example.proto
 
 $(BENCH)/cpp/tf_example.pb.cc $(BENCH)/cpp/tf_example.pb.h &: tests/bench/tf_example.proto
 	@mkdir -p $(BENCH)/cpp
@@ -470,23 +483,27 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench
 
 # ------------------------------------------------------------------ install
 
-INSTALL_HDRS = $(wildcard runtime/featc/*.h) $(PB_HDR)
+INSTALL_HDRS = $(wildcard include/featc/*.h) $(PB_HDR)
+
+VERSION = $(shell sed -n 's/^\#define FC_VERSION_STRING "\(.*\)"/\1/p' include/featc/fc_base.h)
+PC_FILES = src/runtime/featc.pc.in src/runtime/featc-fallback.pc.in src/compiler/featc-compiler.pc.in
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/featc
 	install -m 755 $(BUILD)/featc $(DESTDIR)$(PREFIX)/bin/featc
-	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a \
+	    $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(INSTALL_HDRS) $(DESTDIR)$(PREFIX)/include/featc/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define FC_VERSION_STRING "\(.*\)"/\1/p' runtime/featc/fc_base.h)|g' \
-	    runtime/featc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc.pc
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define FC_VERSION_STRING "\(.*\)"/\1/p' runtime/featc/fc_base.h)|g' \
-	    runtime/featc-fallback.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc-fallback.pc
+	for pc in $(PC_FILES); do \
+	    sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $$pc \
+	        > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$(basename $$pc .in) || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/featc
-	rm -f $(DESTDIR)$(PREFIX)/lib/libfeatc.a $(DESTDIR)$(PREFIX)/lib/libfeatc_fallback.a
-	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/featc-fallback.pc
+	rm -f $(DESTDIR)$(PREFIX)/lib/libfeatc.a $(DESTDIR)$(PREFIX)/lib/libfeatc_fallback.a \
+	    $(DESTDIR)$(PREFIX)/lib/libfeatc_compiler.a
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/pkgconfig/,$(notdir $(PC_FILES:.in=)))
 	rm -rf $(DESTDIR)$(PREFIX)/include/featc
 
 # ------------------------------------------------------------------ setup

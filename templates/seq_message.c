@@ -31,7 +31,7 @@ void @@TYPE@@_init(@@TYPE@@ *m)
 @@INIT@@
 }
 
-/* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
+/* The fast path (include/featc/fc_fast.h): one pass over a record laid out
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
  * then reads the record from the start. */

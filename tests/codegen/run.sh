@@ -29,14 +29,14 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
         fi
     done
     for cc in gcc clang; do
-        $cc -std=c99 $STRICT -I"$root/runtime" -c "$out/a/$name.c" -o "$out/a/$name-$cc.o" &&
+        $cc -std=c99 $STRICT -I"$root/include" -c "$out/a/$name.c" -o "$out/a/$name-$cc.o" &&
             ok || bad "$name: $cc -std=c99"
     done
     for cxx in g++ clang++; do
-        $cxx -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/runtime" -c "$out/a/$name.c" \
+        $cxx -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/include" -c "$out/a/$name.c" \
             -o "$out/a/$name-$cxx.o" && ok || bad "$name: $cxx"
     done
-    gcc -std=c99 $STRICT -I"$root/runtime" -o "$out/a/$name" "$out/a/$name.c" \
+    gcc -std=c99 $STRICT -I"$root/include" -o "$out/a/$name" "$out/a/$name.c" \
         "$out/a/${name}_main.c" "$build/libfeatc.a" -lz -lm && ok || bad "$name: link"
     # the driver runs: usage error without files, a clean empty input
     # NAME_BATCH_BYTES(b) is a constant expression (static storage is
@@ -59,9 +59,9 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
         echo "}"
     } > "$bt"
     grep -q _batch_bind "$bt" && ok || bad "$name: no batch API in $name.h"
-    gcc -std=c99 $STRICT -I"$root/runtime" -I"$out/a" -o "$out/a/${name}_batch" "$bt" "$out/a/$name.c" \
+    gcc -std=c99 $STRICT -I"$root/include" -I"$out/a" -o "$out/a/${name}_batch" "$bt" "$out/a/$name.c" \
         "$build/libfeatc.a" -lz -lm && "$out/a/${name}_batch" && ok || bad "$name: batch bytes (C)"
-    g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/runtime" -I"$out/a" -c "$bt" \
+    g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/include" -I"$out/a" -c "$bt" \
         -o "$out/a/${name}_batch-cxx.o" && ok || bad "$name: batch bytes (C++)"
     # a segments block: the segmenter is static storage that sets up, as C and C++
     sg="$out/a/${name}_seg.c"
@@ -82,10 +82,10 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
         echo "}"
     } > "$sg"
     if grep -q _seg_init "$sg"; then
-        gcc -std=c99 $STRICT -I"$root/runtime" -I"$out/a" -o "$out/a/${name}_seg" "$sg" \
+        gcc -std=c99 $STRICT -I"$root/include" -I"$out/a" -o "$out/a/${name}_seg" "$sg" \
             "$out/a/$name.c" "$build/libfeatc.a" -lz -lm && "$out/a/${name}_seg" && ok ||
             bad "$name: segmenter (C)"
-        g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/runtime" -I"$out/a" -c "$sg" \
+        g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/include" -I"$out/a" -c "$sg" \
             -o "$out/a/${name}_seg-cxx.o" && ok || bad "$name: segmenter (C++)"
     fi
     "$out/a/$name" >/dev/null 2>&1; [ $? -eq 64 ] && ok || bad "$name: driver usage exit"

@@ -88,7 +88,7 @@ void elman_clip_init(elman_clip *m)
     m->label = elman_clip_default_label[0];
 }
 
-/* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
+/* The fast path (include/featc/fc_fast.h): one pass over a record laid out
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
  * then reads the record from the start. */

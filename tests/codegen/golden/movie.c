@@ -119,7 +119,7 @@ void movie_movie_init(movie_movie *m)
     m->age = movie_movie_default_age[0];
 }
 
-/* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
+/* The fast path (include/featc/fc_fast.h): one pass over a record laid out
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
  * then reads the record from the start. */

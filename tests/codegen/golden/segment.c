@@ -126,7 +126,7 @@ void seg_clip_init(seg_clip *m)
     memcpy(m->emb, seg_clip_default_emb, sizeof m->emb);
 }
 
-/* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
+/* The fast path (include/featc/fc_fast.h): one pass over a record laid out
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
  * then reads the record from the start. */

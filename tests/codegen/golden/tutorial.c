@@ -142,7 +142,7 @@ static int tutorial_record_decode(tutorial_record *m, const fc_feature_ref *ref)
     return FC_OK;
 }
 
-/* The fast path (runtime/featc/fc_fast.h): one pass over a record laid out
+/* The fast path (include/featc/fc_fast.h): one pass over a record laid out
  * as protobuf writes it, each wanted value decoded where its key is found,
  * unwanted ones skipped unread.  Returns 0, having decided nothing, for any
  * other layout: the general path then reads the record from the start. */

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,12 +27,12 @@ static void expand(sbuf *b, const char *tpl, const subst *subs, size_t nsubs)
         const char *e;
         size_t i;
         if (m == NULL) {
-            sb_str(b, p);
+            fcc_sb_str(b, p);
             return;
         }
         e = strstr(m + 2, "@@");
         if (e == NULL) {
-            sb_str(b, p);
+            fcc_sb_str(b, p);
             return;
         }
         for (i = 0; i < nsubs; i++)
@@ -39,20 +40,20 @@ static void expand(sbuf *b, const char *tpl, const subst *subs, size_t nsubs)
                 memcmp(subs[i].name, m + 2, (size_t)(e - m - 2)) == 0)
                 break;
         if (i == nsubs) { /* not a marker of ours: copy through */
-            sb_put(b, p, (size_t)(m + 2 - p));
+            fcc_sb_put(b, p, (size_t)(m + 2 - p));
             p = m + 2;
             continue;
         }
         if ((m == tpl || m[-1] == '\n') && e[2] == '\n') {
             size_t n = strlen(subs[i].value);
-            sb_put(b, p, (size_t)(m - p));
-            sb_str(b, subs[i].value);
+            fcc_sb_put(b, p, (size_t)(m - p));
+            fcc_sb_str(b, subs[i].value);
             if (n > 0 && subs[i].value[n - 1] != '\n')
-                sb_str(b, "\n");
+                fcc_sb_str(b, "\n");
             p = e + 3;
         } else {
-            sb_put(b, p, (size_t)(m - p));
-            sb_str(b, subs[i].value);
+            fcc_sb_put(b, p, (size_t)(m - p));
+            fcc_sb_str(b, subs[i].value);
             p = e + 2;
         }
     }
@@ -65,60 +66,60 @@ static void expand(sbuf *b, const char *tpl, const subst *subs, size_t nsubs)
 static void c_string(sbuf *b, const char *s, size_t n)
 {
     size_t i;
-    sb_str(b, "\"");
+    fcc_sb_str(b, "\"");
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\' || c == '?')
-            sb_printf(b, "\\%c", c);
+            fcc_sb_printf(b, "\\%c", c);
         else if (c >= 0x20 && c < 0x7f)
-            sb_put(b, (const char *)&c, 1);
+            fcc_sb_put(b, (const char *)&c, 1);
         else
-            sb_printf(b, "\\%03o", c);
+            fcc_sb_printf(b, "\\%03o", c);
     }
-    sb_str(b, "\"");
+    fcc_sb_str(b, "\"");
 }
 
 /* A key inside a comment: no "*" "/" pair, non-printables as \xNN. */
 static void comment_key(sbuf *b, const char *s, size_t n)
 {
     size_t i;
-    sb_str(b, "\"");
+    fcc_sb_str(b, "\"");
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '/' && i > 0 && s[i - 1] == '*')
-            sb_str(b, "\\/");
+            fcc_sb_str(b, "\\/");
         else if (c >= 0x20 && c < 0x7f)
-            sb_put(b, (const char *)&c, 1);
+            fcc_sb_put(b, (const char *)&c, 1);
         else
-            sb_printf(b, "\\x%02x", c);
+            fcc_sb_printf(b, "\\x%02x", c);
     }
-    sb_str(b, "\"");
+    fcc_sb_str(b, "\"");
 }
 
 static void c_float(sbuf *b, float v)
 {
     char buf[64];
     if (isnan(v)) {
-        sb_str(b, "NAN");
+        fcc_sb_str(b, "NAN");
         return;
     }
     if (isinf(v)) {
-        sb_str(b, v < 0 ? "-INFINITY" : "INFINITY");
+        fcc_sb_str(b, v < 0 ? "-INFINITY" : "INFINITY");
         return;
     }
     snprintf(buf, sizeof buf, "%.9g", (double)v);
-    sb_str(b, buf);
+    fcc_sb_str(b, buf);
     if (strpbrk(buf, ".e") == NULL)
-        sb_str(b, ".0");
-    sb_str(b, "f");
+        fcc_sb_str(b, ".0");
+    fcc_sb_str(b, "f");
 }
 
 static void c_int64(sbuf *b, int64_t v)
 {
     if (v == INT64_MIN)
-        sb_str(b, "(-INT64_C(9223372036854775807) - 1)");
+        fcc_sb_str(b, "(-INT64_C(9223372036854775807) - 1)");
     else
-        sb_printf(b, "INT64_C(%lld)", (long long)v);
+        fcc_sb_printf(b, "INT64_C(%lld)", (long long)v);
 }
 
 static const char *c_elem_type(fc_type t)
@@ -131,53 +132,53 @@ static void describe(sbuf *b, const schema_feature *f)
 {
     unsigned i;
     comment_key(b, f->key, f->key_len);
-    sb_printf(b, ": %s", spec_type_word(f->type));
+    fcc_sb_printf(b, ": %s", fcc_type_word(f->type));
     if (f->kind == FC_KIND_SPARSE) {
         const ast_key *k;
-        sb_str(b, ", SparseFeature [");
+        fcc_sb_str(b, ", SparseFeature [");
         for (i = 0; i < f->rank; i++)
-            sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
-        sb_str(b, "] from index key");
-        sb_str(b, f->rank > 1 ? "s " : " ");
+            fcc_sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
+        fcc_sb_str(b, "] from index key");
+        fcc_sb_str(b, f->rank > 1 ? "s " : " ");
         for (k = f->ast->index_keys; k != NULL; k = k->next) {
             comment_key(b, k->key, k->len);
-            sb_str(b, k->next != NULL ? ", " : "");
+            fcc_sb_str(b, k->next != NULL ? ", " : "");
         }
-        sb_str(b, " and value key ");
+        fcc_sb_str(b, " and value key ");
         comment_key(b, f->ast->value_key->key, f->ast->value_key->len);
-        sb_printf(b, ", at most %zu values%s", f->max,
+        fcc_sb_printf(b, ", at most %zu values%s", f->max,
                   f->already_sorted ? ", already sorted" : "");
     } else if (f->kind == FC_KIND_RAGGED) {
         unsigned q;
         static const char *const words[] = {"", "row_splits", "row_lengths", "row_starts",
                                             "row_limits", "value_rowids", "uniform_row_length"};
-        sb_printf(b, ", RaggedFeature, at most %zu values", f->max);
+        fcc_sb_printf(b, ", RaggedFeature, at most %zu values", f->max);
         for (q = 0; q < f->nparts; q++) {
             const struct schema_part *sp = &f->parts[q];
-            sb_printf(b, "%s%s ", q == 0 ? ", partitions " : ", ", words[sp->kind]);
+            fcc_sb_printf(b, "%s%s ", q == 0 ? ", partitions " : ", ", words[sp->kind]);
             if (sp->kind == FC_PART_UNIFORM_ROW_LENGTH)
-                sb_printf(b, "%zu", sp->length);
+                fcc_sb_printf(b, "%zu", sp->length);
             else
                 comment_key(b, sp->ast->key->key, sp->ast->key->len);
         }
-        sb_str(b, f->split64 ? ", int64 splits" : ", int32 splits");
+        fcc_sb_str(b, f->split64 ? ", int64 splits" : ", int32 splits");
     } else if (f->kind == FC_KIND_VARLEN) {
-        sb_printf(b, ", VarLen, at most %zu values%s", f->max,
+        fcc_sb_printf(b, ", VarLen, at most %zu values%s", f->max,
                   f->hidden == 1   ? " (read for a SparseFeature)"
                   : f->hidden == 2 ? " (read for a RaggedFeature)"
                                    : "");
     } else {
-        sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
+        fcc_sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
         for (i = 0; i < f->rank; i++)
-            sb_printf(b, "%s%zu", (i > 0 || f->kind == FC_KIND_ROWS) ? "," : "", f->dims[i]);
-        sb_str(b, "]");
+            fcc_sb_printf(b, "%s%zu", (i > 0 || f->kind == FC_KIND_ROWS) ? "," : "", f->dims[i]);
+        fcc_sb_str(b, "]");
         if (f->kind == FC_KIND_ROWS)
-            sb_printf(b, ", at most %zu rows", f->max);
+            fcc_sb_printf(b, ", at most %zu rows", f->max);
         if (f->kind == FC_KIND_FIXED)
-            sb_str(b, f->has_default ? ", with a default" : ", required");
+            fcc_sb_str(b, f->has_default ? ", with a default" : ", required");
     }
     if (f->hash_buckets > 0)
-        sb_printf(b, ", %zu hash buckets%s", f->hash_buckets,
+        fcc_sb_printf(b, ", %zu hash buckets%s", f->hash_buckets,
                   f->hot == 1 ? ", one-hot" : f->hot == 2 ? ", multi-hot" : "");
 }
 
@@ -229,38 +230,38 @@ static void value_ptr(sbuf *b, const char *m, const schema_feature *f)
 {
     unsigned i;
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
-        sb_str(b, "NULL");
+        fcc_sb_str(b, "NULL");
         return;
     }
     if (f->kind == FC_KIND_VARLEN) {
-        sb_printf(b, "%s->%s", m, f->cname);
+        fcc_sb_printf(b, "%s->%s", m, f->cname);
         return;
     }
-    sb_printf(b, "&%s->%s", m, f->cname);
+    fcc_sb_printf(b, "&%s->%s", m, f->cname);
     if (f->kind == FC_KIND_ROWS)
-        sb_str(b, "[0]");
+        fcc_sb_str(b, "[0]");
     for (i = 0; i < f->rank; i++)
-        sb_str(b, "[0]");
+        fcc_sb_str(b, "[0]");
 }
 
 static void emit_default_array(sbuf *b, const schema_message *m, const schema_feature *f)
 {
     size_t i;
-    sb_printf(b, "\nstatic const %s %s_default_%s[%zu] = {", c_elem_type(f->type), m->c_type,
+    fcc_sb_printf(b, "\nstatic const %s %s_default_%s[%zu] = {", c_elem_type(f->type), m->c_type,
               f->cname, f->ndefault);
     for (i = 0; i < f->ndefault; i++) {
-        sb_str(b, i == 0 ? "\n    " : (i % 8 == 0 ? ",\n    " : ", "));
+        fcc_sb_str(b, i == 0 ? "\n    " : (i % 8 == 0 ? ",\n    " : ", "));
         if (f->type == FC_TYPE_INT64)
             c_int64(b, f->def_int[i]);
         else if (f->type == FC_TYPE_FLOAT)
             c_float(b, f->def_float[i]);
         else {
-            sb_str(b, "{(const uint8_t *)");
+            fcc_sb_str(b, "{(const uint8_t *)");
             c_string(b, f->def_bytes[i], f->def_bytes_len[i]);
-            sb_printf(b, ", %zu}", f->def_bytes_len[i]);
+            fcc_sb_printf(b, ", %zu}", f->def_bytes_len[i]);
         }
     }
-    sb_str(b, "\n};\n");
+    fcc_sb_str(b, "\n};\n");
 }
 
 /* The statement that copies f's default into m->cname. */
@@ -268,9 +269,9 @@ static void emit_default_copy(sbuf *b, const char *indent, const schema_message 
                               const schema_feature *f)
 {
     if (f->rank == 0)
-        sb_printf(b, "%sm->%s = %s_default_%s[0];\n", indent, f->cname, m->c_type, f->cname);
+        fcc_sb_printf(b, "%sm->%s = %s_default_%s[0];\n", indent, f->cname, m->c_type, f->cname);
     else
-        sb_printf(b, "%smemcpy(m->%s, %s_default_%s, sizeof m->%s);\n", indent, f->cname,
+        fcc_sb_printf(b, "%smemcpy(m->%s, %s_default_%s, sizeof m->%s);\n", indent, f->cname,
                   m->c_type, f->cname, f->cname);
 }
 
@@ -283,76 +284,76 @@ static const char *type_enum(fc_type t)
 static void emit_feature_constants(sbuf *b, const schema_feature *f)
 {
     unsigned r;
-    sb_str(b, "/* ");
+    fcc_sb_str(b, "/* ");
     describe(b, f);
-    sb_str(b, " */\n");
+    fcc_sb_str(b, " */\n");
     for (r = 0; r < f->rank; r++)
-        sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
+        fcc_sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
     if (f->kind == FC_KIND_SPARSE)
-        sb_printf(b, "#define %s_RANK %u\n", f->macro, f->rank);
+        fcc_sb_printf(b, "#define %s_RANK %u\n", f->macro, f->rank);
     else if (f->kind == FC_KIND_RAGGED) {
-        sb_printf(b, "#define %s_PARTS %u\n", f->macro, f->nparts);
+        fcc_sb_printf(b, "#define %s_PARTS %u\n", f->macro, f->nparts);
         for (r = 0; r < f->nparts; r++)
-            sb_printf(b, "#define %s_ROWS%u_MAX %zu\n", f->macro, r, f->parts[r].max_rows);
+            fcc_sb_printf(b, "#define %s_ROWS%u_MAX %zu\n", f->macro, r, f->parts[r].max_rows);
     } else if (f->kind != FC_KIND_VARLEN)
-        sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
+        fcc_sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
     if (f->kind != FC_KIND_FIXED)
-        sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
+        fcc_sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
     if (f->hash_buckets > 0)
-        sb_printf(b, "#define %s_BUCKETS %zu\n", f->macro, f->hash_buckets);
+        fcc_sb_printf(b, "#define %s_BUCKETS %zu\n", f->macro, f->hash_buckets);
 }
 
 /* The struct members of an Example or context feature. */
 static void emit_feature_member(sbuf *b, const schema_feature *f)
 {
     unsigned r;
-    sb_str(b, "    /* ");
+    fcc_sb_str(b, "    /* ");
     describe(b, f);
-    sb_str(b, " */\n");
+    fcc_sb_str(b, " */\n");
     if (f->kind != FC_KIND_FIXED)
-        sb_printf(b, "    size_t %s_count;\n", f->cname);
+        fcc_sb_printf(b, "    size_t %s_count;\n", f->cname);
     if (f->kind == FC_KIND_RAGGED) {
-        sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
+        fcc_sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
         for (r = 0; r < f->nparts; r++) {
-            sb_printf(b, "    size_t %s_rows%u; /* partition %u%s: its rows */\n", f->cname, r, r,
+            fcc_sb_printf(b, "    size_t %s_rows%u; /* partition %u%s: its rows */\n", f->cname, r, r,
                       r == 0 ? " (outermost)" : "");
-            sb_printf(b, "    %s %s_splits%u[%s_ROWS%u_MAX + 1];\n",
+            fcc_sb_printf(b, "    %s %s_splits%u[%s_ROWS%u_MAX + 1];\n",
                       f->split64 ? "int64_t" : "int32_t", f->cname, r, f->macro, r);
         }
         return;
     }
     if (f->kind == FC_KIND_SPARSE) {
-        sb_printf(b, "    int64_t %s_indices[%s_MAX][%s_RANK]; /* %s */\n", f->cname, f->macro,
+        fcc_sb_printf(b, "    int64_t %s_indices[%s_MAX][%s_RANK]; /* %s */\n", f->cname, f->macro,
                   f->macro,
                   f->already_sorted ? "in the record's order (already_sorted)"
                                     : "sorted row-major");
-        sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
+        fcc_sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
         return;
     }
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
-        sb_str(b, "    /* (no values: only its presence is recorded) */\n");
+        fcc_sb_str(b, "    /* (no values: only its presence is recorded) */\n");
     } else {
-        sb_printf(b, "    %s %s", c_elem_type(f->type), f->cname);
+        fcc_sb_printf(b, "    %s %s", c_elem_type(f->type), f->cname);
         if (f->kind != FC_KIND_FIXED)
-            sb_printf(b, "[%s_MAX]", f->macro);
+            fcc_sb_printf(b, "[%s_MAX]", f->macro);
         for (r = 0; r < f->rank; r++)
-            sb_printf(b, "[%s_DIM%u]", f->macro, r);
-        sb_str(b, ";\n");
+            fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+        fcc_sb_str(b, ";\n");
     }
     if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
-        sb_printf(b, "    int64_t %s_bucket", f->cname);
+        fcc_sb_printf(b, "    int64_t %s_bucket", f->cname);
         if (f->kind != FC_KIND_FIXED)
-            sb_printf(b, "[%s_MAX]", f->macro);
+            fcc_sb_printf(b, "[%s_MAX]", f->macro);
         for (r = 0; r < f->rank; r++)
-            sb_printf(b, "[%s_DIM%u]", f->macro, r);
-        sb_str(b, "; /* the bucket of each value */\n");
+            fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+        fcc_sb_str(b, "; /* the bucket of each value */\n");
         if (f->hot == 1) {
-            sb_printf(b, "    float %s_hot", f->cname);
+            fcc_sb_printf(b, "    float %s_hot", f->cname);
             for (r = 0; r < f->rank; r++)
-                sb_printf(b, "[%s_DIM%u]", f->macro, r);
-            sb_printf(b, "[%s_BUCKETS]; /* one-hot per value */\n", f->macro);
+                fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+            fcc_sb_printf(b, "[%s_BUCKETS]; /* one-hot per value */\n", f->macro);
         } else if (f->hot == 2) {
-            sb_printf(b, "    float %s_hot[%s_BUCKETS]; /* values per bucket */\n", f->cname,
+            fcc_sb_printf(b, "    float %s_hot[%s_BUCKETS]; /* values per bucket */\n", f->cname,
                       f->macro);
         }
     }
@@ -365,67 +366,67 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
     const char *t = f->type == FC_TYPE_INT64 ? "int64_t" : f->type == FC_TYPE_FLOAT ? "float"
                                                                                    : "fc_bytes";
     const char *m = f->macro;
-    sb_printf(b, " \\\n     /* %s */", f->cname);
+    fcc_sb_printf(b, " \\\n     /* %s */", f->cname);
     if (!list && f->kind == FC_KIND_RAGGED) {
         unsigned q;
-        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
-        sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
-        sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
+        fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
         for (q = 0; q < f->nparts; q++)
-            sb_printf(b,
+            fcc_sb_printf(b,
                       " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_ROWS%u_MAX + 1u) * "
                       "sizeof(int64_t))",
                       m, q);
         return;
     }
     if (!list && f->kind == FC_KIND_SPARSE) {
-        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
-        sb_printf(b,
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        fcc_sb_printf(b,
                   " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * (%s_RANK + 1u) * "
                   "sizeof(int64_t))",
                   m, m);
         return;
     }
     if (!list && f->kind == FC_KIND_FIXED) {
-        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * sizeof(%s))", m, t);
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * sizeof(%s))", m, t);
     } else if (!list && f->kind == FC_KIND_VARLEN) {
-        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
-        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * 2u * sizeof(int64_t))", m);
-        sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * 2u * sizeof(int64_t))", m);
+        fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
     } else if (!list) {
-        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * %s_SIZE * sizeof(%s))", m,
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * %s_SIZE * sizeof(%s))", m,
                   m, t);
     } else if (f->kind == FC_KIND_FIXED) {
-        sb_printf(b,
+        fcc_sb_printf(b,
                   " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_SIZE * sizeof(%s))",
                   m, m, t);
     } else {
-        sb_printf(b,
+        fcc_sb_printf(b,
                   " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * sizeof(%s))",
                   m, m, t);
-        sb_printf(b,
+        fcc_sb_printf(b,
                   " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * 3u * "
                   "sizeof(int64_t))",
                   m, m);
-        sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
-        sb_printf(b,
+        fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
+        fcc_sb_printf(b,
                   " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_FRAMES_MAX + 1u) * "
                   "sizeof(int64_t))",
                   m);
     }
     if (list || f->kind != FC_KIND_FIXED)
-        sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
+        fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
     if (!list && f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
         const char *per = f->kind == FC_KIND_FIXED ? "SIZE" : "MAX";
-        sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_%s * sizeof(int64_t))", m,
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_%s * sizeof(int64_t))", m,
                   per);
         if (f->hot == 1)
-            sb_printf(b,
+            fcc_sb_printf(b,
                       " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * %s_BUCKETS * "
                       "sizeof(float))",
                       m, m);
         else if (f->hot == 2)
-            sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_BUCKETS * sizeof(float))",
+            fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_BUCKETS * sizeof(float))",
                       m);
     }
 }
@@ -435,9 +436,9 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
 static void emit_desc_head(sbuf *b, const schema_feature *f)
 {
     unsigned r;
-    sb_str(b, "    {");
+    fcc_sb_str(b, "    {");
     c_string(b, f->key, f->key_len);
-    sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
+    fcc_sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
               type_enum(f->type),
               f->kind == FC_KIND_FIXED    ? "FIXED"
               : f->kind == FC_KIND_VARLEN ? "VARLEN"
@@ -446,51 +447,51 @@ static void emit_desc_head(sbuf *b, const schema_feature *f)
                                           : "ROWS",
               f->rank);
     for (r = 0; r < FC_MAX_RANK; r++)
-        sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
-    sb_str(b, "}");
+        fcc_sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
+    fcc_sb_str(b, "}");
 }
 
 /* The fc_field_desc initializer of an Example or context feature. */
 static void emit_field_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
 {
     emit_desc_head(b, f);
-    sb_printf(b, ", %zu, %zu,\n     ", f->elems, f->max);
+    fcc_sb_printf(b, ", %zu, %zu,\n     ", f->elems, f->max);
     if (f->kind == FC_KIND_FIXED && f->elems == 0)
-        sb_str(b, "0, ");
+        fcc_sb_str(b, "0, ");
     else
-        sb_printf(b, "offsetof(%s, %s), ", m->c_type, f->cname);
+        fcc_sb_printf(b, "offsetof(%s, %s), ", m->c_type, f->cname);
     if (f->kind != FC_KIND_FIXED)
-        sb_printf(b, "offsetof(%s, %s_count), ", m->c_type, f->cname);
+        fcc_sb_printf(b, "offsetof(%s, %s_count), ", m->c_type, f->cname);
     else
-        sb_str(b, "0, ");
+        fcc_sb_str(b, "0, ");
     if (f->has_default)
-        sb_printf(b, "%s_default_%s,\n     ", m->c_type, f->cname);
+        fcc_sb_printf(b, "%s_default_%s,\n     ", m->c_type, f->cname);
     else
-        sb_str(b, "NULL,\n     ");
+        fcc_sb_str(b, "NULL,\n     ");
     if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
-        sb_printf(b, "%zu, %s, offsetof(%s, %s_bucket), ", f->hash_buckets,
+        fcc_sb_printf(b, "%zu, %s, offsetof(%s, %s_bucket), ", f->hash_buckets,
                   f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
                   f->cname);
         if (f->hot != 0)
-            sb_printf(b, "offsetof(%s, %s_hot)", m->c_type, f->cname);
+            fcc_sb_printf(b, "offsetof(%s, %s_hot)", m->c_type, f->cname);
         else
-            sb_str(b, "0");
+            fcc_sb_str(b, "0");
     } else {
-        sb_str(b, "0, 0, 0, 0");
+        fcc_sb_str(b, "0, 0, 0, 0");
     }
     if (f->kind == FC_KIND_SPARSE) {
         unsigned r;
-        sb_printf(b, ",\n     offsetof(%s, %s_indices), {", m->c_type, f->cname);
+        fcc_sb_printf(b, ",\n     offsetof(%s, %s_indices), {", m->c_type, f->cname);
         for (r = 0; r <= FC_MAX_RANK; r++)
-            sb_printf(b, "%s%u", r ? ", " : "", r <= f->rank ? (unsigned)f->sparse_fields[r] : 0u);
-        sb_printf(b, "}, %d, 0,\n     NULL, 0, 0}", f->already_sorted);
+            fcc_sb_printf(b, "%s%u", r ? ", " : "", r <= f->rank ? (unsigned)f->sparse_fields[r] : 0u);
+        fcc_sb_printf(b, "}, %d, 0,\n     NULL, 0, 0}", f->already_sorted);
     } else if (f->kind == FC_KIND_RAGGED) {
-        sb_printf(b, ",\n     0, {%u}, 0, 0,\n     %s_parts_%s, %u, %d}",
+        fcc_sb_printf(b, ",\n     0, {%u}, 0, 0,\n     %s_parts_%s, %u, %d}",
                   (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
     } else {
-        sb_printf(b, ",\n     0, {0}, 0, %d,\n     NULL, 0, 0}", f->hidden);
+        fcc_sb_printf(b, ",\n     0, {0}, 0, %d,\n     NULL, 0, 0}", f->hidden);
     }
-    sb_str(b, last ? "\n" : ",\n");
+    fcc_sb_str(b, last ? "\n" : ",\n");
 }
 
 /* Sorted by (length, bytes) for the lookup switch. */
@@ -505,7 +506,7 @@ static void indent_to(sbuf *b, unsigned depth)
 {
     unsigned i;
     for (i = 0; i < depth; i++)
-        sb_str(b, "    ");
+        fcc_sb_str(b, "    ");
 }
 
 /* key == the n bytes of k, as compares of 8, 4, 2 and 1 bytes: each one
@@ -514,21 +515,21 @@ static void emit_key_eq(sbuf *b, const char *k, size_t n, unsigned depth)
 {
     size_t off = 0;
     if (n == 0) {
-        sb_str(b, "memcmp(key, \"\", 0) == 0");
+        fcc_sb_str(b, "memcmp(key, \"\", 0) == 0");
         return;
     }
     while (off < n) {
         size_t chunk = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
         if (off > 0) {
-            sb_str(b, " &&\n");
+            fcc_sb_str(b, " &&\n");
             indent_to(b, depth);
-            sb_str(b, "    memcmp(key + ");
-            sb_printf(b, "%zu, ", off);
+            fcc_sb_str(b, "    memcmp(key + ");
+            fcc_sb_printf(b, "%zu, ", off);
         } else {
-            sb_str(b, "memcmp(key, ");
+            fcc_sb_str(b, "memcmp(key, ");
         }
         c_string(b, k + off, chunk);
-        sb_printf(b, ", %zu) == 0", chunk);
+        fcc_sb_printf(b, ", %zu) == 0", chunk);
         off += chunk;
     }
 }
@@ -561,11 +562,11 @@ static void emit_dispatch(sbuf *b, const schema_feature *group, const size_t *id
         for (i = 0; i < n; i++) {
             const schema_feature *f = &group[idx[i]];
             indent_to(b, depth);
-            sb_str(b, "if (");
+            fcc_sb_str(b, "if (");
             emit_key_eq(b, f->key, f->key_len, depth);
-            sb_str(b, ")\n");
+            fcc_sb_str(b, ")\n");
             indent_to(b, depth + 1);
-            sb_printf(b, "return %s%s;\n", f->macro, minus);
+            fcc_sb_printf(b, "return %s%s;\n", f->macro, minus);
         }
         return;
     }
@@ -575,7 +576,7 @@ static void emit_dispatch(sbuf *b, const schema_feature *group, const size_t *id
         return;
     }
     indent_to(b, depth);
-    sb_printf(b, "switch (key[%zu]) {\n", best);
+    fcc_sb_printf(b, "switch (key[%zu]) {\n", best);
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)group[idx[i]].key[best];
         size_t m = 0;
@@ -589,20 +590,20 @@ static void emit_dispatch(sbuf *b, const schema_feature *group, const size_t *id
                 sub[m++] = idx[j];
         indent_to(b, depth);
         if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
-            sb_printf(b, "case '%c':\n", c);
+            fcc_sb_printf(b, "case '%c':\n", c);
         else
-            sb_printf(b, "case 0x%02x:\n", c);
+            fcc_sb_printf(b, "case 0x%02x:\n", c);
         emit_dispatch(b, group, sub, m, depth + 1, minus);
         indent_to(b, depth + 1);
-        sb_str(b, "break;\n");
+        fcc_sb_str(b, "break;\n");
     }
     free(sub);
     indent_to(b, depth);
-    sb_str(b, "default:\n");
+    fcc_sb_str(b, "default:\n");
     indent_to(b, depth + 1);
-    sb_str(b, "break;\n");
+    fcc_sb_str(b, "break;\n");
     indent_to(b, depth);
-    sb_str(b, "}\n");
+    fcc_sb_str(b, "}\n");
 }
 
 /* The body of a key -> field number function: a switch on the length, then
@@ -616,7 +617,7 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
             group[i].list)
             k++;
     if (k == 0) {
-        sb_str(b, "    (void)key;\n    (void)len;");
+        fcc_sb_str(b, "    (void)key;\n    (void)len;");
         return 1;
     }
     order = (size_t *)malloc(k * sizeof *order);
@@ -635,20 +636,20 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
         order[j] = x;
     }
     n = k;
-    sb_str(b, "    switch (len) {\n");
+    fcc_sb_str(b, "    switch (len) {\n");
     for (i = 0; i < n; i = j) {
         const schema_feature *f = &group[order[i]];
         for (j = i + 1; j < n && group[order[j]].key_len == f->key_len; j++)
             ;
-        sb_printf(b, "    case %zu:\n", f->key_len);
+        fcc_sb_printf(b, "    case %zu:\n", f->key_len);
         if (f->key_len == 0) {
-            sb_printf(b, "        return %s%s;\n", f->macro, minus);
+            fcc_sb_printf(b, "        return %s%s;\n", f->macro, minus);
             continue;
         }
         emit_dispatch(b, group, order + i, j - i, 2, minus);
-        sb_str(b, "        break;\n");
+        fcc_sb_str(b, "        break;\n");
     }
-    sb_str(b, "    default:\n        break;\n    }");
+    fcc_sb_str(b, "    default:\n        break;\n    }");
     free(order);
     return 1;
 }
@@ -664,33 +665,33 @@ static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_message *m
     unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
     if (f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED)
         return; /* built from their fields afterwards */
-    sb_printf(cases, "        case %s:\n", f->macro);
+    fcc_sb_printf(cases, "        case %s:\n", f->macro);
     if (f->kind == FC_KIND_ROWS) {
-        sb_str(cases, "            return 0; /* rows: the general path */\n");
-        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
+        fcc_sb_str(cases, "            return 0; /* rows: the general path */\n");
+        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
                           "        m->%s_count = 0;\n", w, bit, f->cname);
         return;
     }
-    sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", i);
+    fcc_sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", i);
     if (f->kind == FC_KIND_FIXED) {
-        sb_printf(cases, "                !fc_fast_fixed_%s(&e, ", spec_type_word(f->type));
+        fcc_sb_printf(cases, "                !fc_fast_fixed_%s(&e, ", fcc_type_word(f->type));
         value_ptr(cases, "m", f);
-        sb_printf(cases, ", %zu))\n", f->elems);
+        fcc_sb_printf(cases, ", %zu))\n", f->elems);
     } else {
-        sb_printf(cases, "                !fc_fast_varlen_%s(&e, ", spec_type_word(f->type));
+        fcc_sb_printf(cases, "                !fc_fast_varlen_%s(&e, ", fcc_type_word(f->type));
         value_ptr(cases, "m", f);
-        sb_printf(cases, ", %s_MAX, &m->%s_count))\n", f->macro, f->cname);
+        fcc_sb_printf(cases, ", %s_MAX, &m->%s_count))\n", f->macro, f->cname);
     }
-    sb_str(cases, "                return 0;\n            break;\n");
+    fcc_sb_str(cases, "                return 0;\n            break;\n");
     if (f->kind == FC_KIND_VARLEN) {
-        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
+        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
                           "        m->%s_count = 0;\n", w, bit, f->cname);
     } else if (f->has_default) {
-        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0) {\n", w, bit);
+        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0) {\n", w, bit);
         emit_default_copy(absent, "        ", m, f);
-        sb_str(absent, "    }\n");
+        fcc_sb_str(absent, "    }\n");
     } else {
-        sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
+        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
                           "        return 0; /* required */\n", w, bit);
     }
 }
@@ -709,7 +710,7 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         const schema_feature *f = &m->features[i];
         unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
         /* enum */
-        sb_printf(&mp.enm, "    %s = %zu%s\n", f->macro, i,
+        fcc_sb_printf(&mp.enm, "    %s = %zu%s\n", f->macro, i,
                   i + 1 < m->nfeatures ? "," : "");
         emit_feature_constants(&mp.constants, f);
         emit_feature_member(&mp.members, f);
@@ -726,19 +727,19 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
                 "0", "FC_PART_ROW_SPLITS", "FC_PART_ROW_LENGTHS", "FC_PART_ROW_STARTS",
                 "FC_PART_ROW_LIMITS", "FC_PART_VALUE_ROWIDS", "FC_PART_UNIFORM_ROW_LENGTH"};
             unsigned q;
-            sb_printf(&mp.defaults, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n",
+            fcc_sb_printf(&mp.defaults, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n",
                       m->c_type, f->cname, f->nparts > 0 ? f->nparts : 1u);
             for (q = 0; q < f->nparts; q++)
-                sb_printf(&mp.defaults,
+                fcc_sb_printf(&mp.defaults,
                           "    {%s, %u, %zu, %s_ROWS%u_MAX, offsetof(%s, %s_rows%u), "
                           "offsetof(%s, %s_splits%u)}%s\n",
                           kind_names[f->parts[q].kind], (unsigned)f->parts[q].field,
                           f->parts[q].length, f->macro, q, m->c_type, f->cname, q, m->c_type,
                           f->cname, q, q + 1 < f->nparts ? "," : "");
             if (f->nparts == 0)
-                sb_str(&mp.defaults, "    {FC_PART_ROW_SPLITS, 0, 0, 0, 0, 0} /* (none) */\n");
-            sb_str(&mp.defaults, "};\n");
-            sb_printf(&mp.finish,
+                fcc_sb_str(&mp.defaults, "    {FC_PART_ROW_SPLITS, 0, 0, 0, 0, 0} /* (none) */\n");
+            fcc_sb_str(&mp.defaults, "};\n");
+            fcc_sb_printf(&mp.finish,
                       "    if (fc_ex_ragged(&%s_desc, %s, out, err) != FC_OK)\n"
                       "        return FC_ERR_PARSE;\n",
                       m->c_type, f->macro);
@@ -746,77 +747,77 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
         }
         /* decode (a SparseFeature is built from its fields afterwards) */
         if (f->kind == FC_KIND_SPARSE) {
-            sb_printf(&mp.finish,
+            fcc_sb_printf(&mp.finish,
                       "    if (fc_ex_sparse(&%s_desc, %s, out, err) != FC_OK)\n"
                       "        return FC_ERR_PARSE;\n",
                       m->c_type, f->macro);
             continue;
         }
         emit_fast_feature(&mp.fast, &mp.absent, m, f, i);
-        sb_str(&mp.decode, "    /* ");
+        fcc_sb_str(&mp.decode, "    /* ");
         describe(&mp.decode, f);
-        sb_str(&mp.decode, " */\n");
-        sb_printf(&mp.decode, "    if (ref[%s].entry != 0) {\n", f->macro);
+        fcc_sb_str(&mp.decode, " */\n");
+        fcc_sb_printf(&mp.decode, "    if (ref[%s].entry != 0) {\n", f->macro);
         if (f->kind == FC_KIND_FIXED) {
-            sb_printf(&mp.decode, "        if (fc_ex_fixed_%s(&ref[%s], ", spec_type_word(f->type),
+            fcc_sb_printf(&mp.decode, "        if (fc_ex_fixed_%s(&ref[%s], ", fcc_type_word(f->type),
                       f->macro);
             value_ptr(&mp.decode, "m", f);
-            sb_printf(&mp.decode, ", %zu, NULL) != FC_OK)\n", f->elems);
+            fcc_sb_printf(&mp.decode, ", %zu, NULL) != FC_OK)\n", f->elems);
         } else if (f->kind == FC_KIND_VARLEN) {
-            sb_printf(&mp.decode, "        if (fc_ex_varlen_%s(&ref[%s], ", spec_type_word(f->type),
+            fcc_sb_printf(&mp.decode, "        if (fc_ex_varlen_%s(&ref[%s], ", fcc_type_word(f->type),
                       f->macro);
             value_ptr(&mp.decode, "m", f);
-            sb_printf(&mp.decode, ", %s_MAX, &m->%s_count, NULL) != FC_OK)\n", f->macro,
+            fcc_sb_printf(&mp.decode, ", %s_MAX, &m->%s_count, NULL) != FC_OK)\n", f->macro,
                       f->cname);
         } else {
-            sb_printf(&mp.decode, "        if (fc_ex_rows_%s(&ref[%s], ", spec_type_word(f->type),
+            fcc_sb_printf(&mp.decode, "        if (fc_ex_rows_%s(&ref[%s], ", fcc_type_word(f->type),
                       f->macro);
             value_ptr(&mp.decode, "m", f);
-            sb_printf(&mp.decode, ", %s_SIZE, %s_MAX, &m->%s_count, NULL) != FC_OK)\n",
+            fcc_sb_printf(&mp.decode, ", %s_SIZE, %s_MAX, &m->%s_count, NULL) != FC_OK)\n",
                       f->macro, f->macro, f->cname);
         }
-        sb_str(&mp.decode, "            return FC_ERR_PARSE;\n");
-        sb_printf(&mp.decode, "        m->present[%u] |= UINT32_C(1) << %u;\n", w, bit);
+        fcc_sb_str(&mp.decode, "            return FC_ERR_PARSE;\n");
+        fcc_sb_printf(&mp.decode, "        m->present[%u] |= UINT32_C(1) << %u;\n", w, bit);
         if (f->kind != FC_KIND_FIXED) {
-            sb_printf(&mp.decode, "    } else {\n        m->%s_count = 0;\n    }\n", f->cname);
+            fcc_sb_printf(&mp.decode, "    } else {\n        m->%s_count = 0;\n    }\n", f->cname);
         } else if (f->has_default) {
-            sb_str(&mp.decode, "    } else {\n");
+            fcc_sb_str(&mp.decode, "    } else {\n");
             emit_default_copy(&mp.decode, "        ", m, f);
-            sb_str(&mp.decode, "    }\n");
+            fcc_sb_str(&mp.decode, "    }\n");
         } else {
-            sb_str(&mp.decode, "    }\n");
+            fcc_sb_str(&mp.decode, "    }\n");
         }
     }
     /* missing order and checks */
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[m->missing_order[i]];
-        sb_printf(&mp.order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
+        fcc_sb_printf(&mp.order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
                   (unsigned)m->missing_order[i]);
         if (f->kind == FC_KIND_FIXED && !f->has_default) {
             unsigned k = m->missing_order[i];
-            sb_printf(&mp.missing,
+            fcc_sb_printf(&mp.missing,
                       "    if ((out->present[%u] & (UINT32_C(1) << %u)) == 0)\n"
                       "        return fc_ex_missing(&%s_desc, %s, err);\n",
                       k / 32, k % 32, m->c_type, f->macro);
         }
     }
-    sb_str(&mp.order, "\n");
+    fcc_sb_str(&mp.order, "\n");
     for (i = 0; i < m->nfeatures; i++)
         if (m->features[i].hash_buckets > 0) {
-            sb_printf(&mp.finish,
+            fcc_sb_printf(&mp.finish,
                       "    /* The bucket ids of the hashed features, from their values. */\n"
                       "    fc_ex_hash_fields(%s_fields, %s_FIELD_COUNT, out);\n",
                       m->c_type, m->upper);
             break;
         }
     if (mp.missing.s == NULL)
-        sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
+        fcc_sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
     if (!emit_lookup(&mp.lookup, m->features, m->nfeatures, "")) {
         parts_free(bufs, nbufs);
         return 0;
     }
     if (mp.init.s == NULL)
-        sb_str(&mp.init, "");
+        fcc_sb_str(&mp.init, "");
     snprintf(count, sizeof count, "%zu", m->nfeatures);
     snprintf(words, sizeof words, "%zu", (m->nfeatures + 31) / 32);
     ok = !parts_failed(bufs, nbufs);
@@ -842,8 +843,8 @@ static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbu
             {"FAST_CASES", str_or_empty(&mp.fast)},
             {"FAST_ABSENT", str_or_empty(&mp.absent)},
         };
-        expand(hdr, featc_template_message_h, subs, sizeof subs / sizeof subs[0]);
-        expand(src, featc_template_message_c, subs, sizeof subs / sizeof subs[0]);
+        expand(hdr, fcc_template_message_h, subs, sizeof subs / sizeof subs[0]);
+        expand(src, fcc_template_message_c, subs, sizeof subs / sizeof subs[0]);
     }
     parts_free(bufs, nbufs);
     return ok;
@@ -856,77 +857,77 @@ static void describe_list(sbuf *b, const schema_feature *f)
 {
     unsigned i;
     comment_key(b, f->key, f->key_len);
-    sb_printf(b, ": %s", spec_type_word(f->type));
+    fcc_sb_printf(b, ": %s", fcc_type_word(f->type));
     if (f->kind == FC_KIND_VARLEN) {
-        sb_printf(b, ", VarLen, at most %zu values per frame", f->max);
+        fcc_sb_printf(b, ", VarLen, at most %zu values per frame", f->max);
     } else {
-        sb_str(b, ", FixedLenSequence [");
+        fcc_sb_str(b, ", FixedLenSequence [");
         for (i = 0; i < f->rank; i++)
-            sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
-        sb_str(b, "] per frame");
+            fcc_sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
+        fcc_sb_str(b, "] per frame");
     }
-    sb_printf(b, ", at most %zu frames", f->max_frames);
+    fcc_sb_printf(b, ", at most %zu frames", f->max_frames);
     if (f->allow_missing)
-        sb_str(b, ", allow_missing");
+        fcc_sb_str(b, ", allow_missing");
     if (f->uniform)
-        sb_str(b, ", uniform");
+        fcc_sb_str(b, ", uniform");
 }
 
 static void emit_list_constants(sbuf *b, const schema_feature *f)
 {
     unsigned r;
-    sb_str(b, "/* ");
+    fcc_sb_str(b, "/* ");
     describe_list(b, f);
-    sb_str(b, " */\n");
+    fcc_sb_str(b, " */\n");
     for (r = 0; r < f->rank; r++)
-        sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
+        fcc_sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
     if (f->kind == FC_KIND_FIXED)
-        sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
+        fcc_sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
     else
-        sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
-    sb_printf(b, "#define %s_FRAMES_MAX %zu\n", f->macro, f->max_frames);
+        fcc_sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
+    fcc_sb_printf(b, "#define %s_FRAMES_MAX %zu\n", f->macro, f->max_frames);
 }
 
 static void emit_list_member(sbuf *b, const schema_feature *f)
 {
     unsigned r;
-    sb_str(b, "    /* ");
+    fcc_sb_str(b, "    /* ");
     describe_list(b, f);
-    sb_str(b, " */\n");
-    sb_printf(b, "    size_t %s_frames;\n", f->cname);
+    fcc_sb_str(b, " */\n");
+    fcc_sb_printf(b, "    size_t %s_frames;\n", f->cname);
     if (f->kind == FC_KIND_VARLEN) {
-        sb_printf(b, "    size_t %s_count[%s_FRAMES_MAX];\n", f->cname, f->macro);
-        sb_printf(b, "    %s %s[%s_FRAMES_MAX][%s_MAX];\n", c_elem_type(f->type), f->cname,
+        fcc_sb_printf(b, "    size_t %s_count[%s_FRAMES_MAX];\n", f->cname, f->macro);
+        fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX][%s_MAX];\n", c_elem_type(f->type), f->cname,
                   f->macro, f->macro);
         return;
     }
-    sb_printf(b, "    %s %s[%s_FRAMES_MAX]", c_elem_type(f->type), f->cname, f->macro);
+    fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX]", c_elem_type(f->type), f->cname, f->macro);
     for (r = 0; r < f->rank; r++)
-        sb_printf(b, "[%s_DIM%u]", f->macro, r);
-    sb_str(b, ";\n");
+        fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+    fcc_sb_str(b, ";\n");
 }
 
 static void emit_list_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
 {
     emit_desc_head(b, f);
-    sb_printf(b, ", %zu, %zu, %zu, %d, %d,\n     ", f->elems, f->max, f->max_frames,
+    fcc_sb_printf(b, ", %zu, %zu, %zu, %d, %d,\n     ", f->elems, f->max, f->max_frames,
               f->allow_missing, f->uniform);
-    sb_printf(b, "offsetof(%s, %s), offsetof(%s, %s_frames), ", m->c_type, f->cname, m->c_type,
+    fcc_sb_printf(b, "offsetof(%s, %s), offsetof(%s, %s_frames), ", m->c_type, f->cname, m->c_type,
               f->cname);
     if (f->kind == FC_KIND_VARLEN)
-        sb_printf(b, "offsetof(%s, %s_count)}", m->c_type, f->cname);
+        fcc_sb_printf(b, "offsetof(%s, %s_count)}", m->c_type, f->cname);
     else
-        sb_str(b, "0}");
-    sb_str(b, last ? "\n" : ",\n");
+        fcc_sb_str(b, "0}");
+    fcc_sb_str(b, last ? "\n" : ",\n");
 }
 
 static void emit_order(sbuf *b, const uint16_t *order, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        sb_printf(b, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
+        fcc_sb_printf(b, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
                   (unsigned)order[i]);
-    sb_str(b, "\n");
+    fcc_sb_str(b, "\n");
 }
 
 /* Wraps the descriptor initializers in *descs into the array of one group
@@ -940,22 +941,22 @@ static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schem
     sbuf body = *descs;
     memset(descs, 0, sizeof *descs);
     if (n == 0) {
-        sb_printf(descs, "%s/* (no %s) */\n", lead, what);
-        sb_str(ref, "NULL");
-        sb_str(order_ref, "NULL");
+        fcc_sb_printf(descs, "%s/* (no %s) */\n", lead, what);
+        fcc_sb_str(ref, "NULL");
+        fcc_sb_str(order_ref, "NULL");
         free(body.s);
         return;
     }
-    sb_printf(descs, "%sstatic const %s %s%s[%s_%s_COUNT] = {\n%s};\n\n"
+    fcc_sb_printf(descs, "%sstatic const %s %s%s[%s_%s_COUNT] = {\n%s};\n\n"
               "/* %s indices by key, bytewise: TensorFlow's order for errors. */\n"
               "static const uint16_t %s%s[%s_%s_COUNT] = {\n",
               lead, desc_type, m->c_type, array, m->upper, upper_word, str_or_empty(&body), word,
               m->c_type, order_array, m->upper, upper_word);
     free(body.s);
     emit_order(descs, order, n);
-    sb_str(descs, "};\n");
-    sb_printf(ref, "%s%s", m->c_type, array);
-    sb_printf(order_ref, "%s%s", m->c_type, order_array);
+    fcc_sb_str(descs, "};\n");
+    fcc_sb_printf(ref, "%s%s", m->c_type, array);
+    fcc_sb_printf(order_ref, "%s%s", m->c_type, order_array);
 }
 
 typedef struct seq_parts {
@@ -983,27 +984,27 @@ static void emit_fast_list(sbuf *cases, sbuf *absent, const schema_message *m,
                            const schema_feature *f, size_t bit)
 {
     unsigned r;
-    sb_printf(cases, "        case %s - %s_CONTEXT_COUNT:\n", f->macro, m->upper);
-    sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", bit);
-    sb_printf(cases, "                !fc_fast_frames_%s(&e, &m->%s[0]", spec_type_word(f->type),
+    fcc_sb_printf(cases, "        case %s - %s_CONTEXT_COUNT:\n", f->macro, m->upper);
+    fcc_sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", bit);
+    fcc_sb_printf(cases, "                !fc_fast_frames_%s(&e, &m->%s[0]", fcc_type_word(f->type),
               f->cname);
     if (f->kind == FC_KIND_VARLEN) {
-        sb_printf(cases, "[0], %s_MAX, %s_FRAMES_MAX, m->%s_count, &m->%s_frames))\n", f->macro,
+        fcc_sb_printf(cases, "[0], %s_MAX, %s_FRAMES_MAX, m->%s_count, &m->%s_frames))\n", f->macro,
                   f->macro, f->cname, f->cname);
     } else {
         for (r = 0; r < f->rank; r++)
-            sb_str(cases, "[0]");
-        sb_printf(cases, ", %zu, %s_FRAMES_MAX, NULL, &m->%s_frames))\n", f->elems, f->macro,
+            fcc_sb_str(cases, "[0]");
+        fcc_sb_printf(cases, ", %zu, %s_FRAMES_MAX, NULL, &m->%s_frames))\n", f->elems, f->macro,
                   f->cname);
     }
-    sb_str(cases, "                return 0;\n            break;\n");
-    sb_printf(absent, "    if ((seen[%zu] & (UINT32_C(1) << %zu)) == 0)", bit / 32, bit % 32);
+    fcc_sb_str(cases, "                return 0;\n            break;\n");
+    fcc_sb_printf(absent, "    if ((seen[%zu] & (UINT32_C(1) << %zu)) == 0)", bit / 32, bit % 32);
     if (f->kind == FC_KIND_FIXED && !f->allow_missing)
-        sb_str(absent, "\n        return 0; /* required */\n");
+        fcc_sb_str(absent, "\n        return 0; /* required */\n");
     else
-        sb_printf(absent, "\n        m->%s_frames = 0;\n", f->cname);
+        fcc_sb_printf(absent, "\n        m->%s_frames = 0;\n", f->cname);
     if (f->kind == FC_KIND_VARLEN && f->uniform)
-        sb_printf(absent,
+        fcc_sb_printf(absent,
                   "    for (t = 1; t < m->%s_frames; t++) /* uniform */\n"
                   "        if (m->%s_count[t] != m->%s_count[0])\n"
                   "            return 0;\n",
@@ -1021,10 +1022,10 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
     nbufs = seq_bufs(&sp, bufs);
     for (i = 0; i < total; i++) {
         const schema_feature *f = i < m->nfeatures ? &m->features[i] : &m->lists[i - m->nfeatures];
-        sb_printf(&sp.enm, "    %s = %zu%s\n", f->macro, i, i + 1 < total ? "," : "");
+        fcc_sb_printf(&sp.enm, "    %s = %zu%s\n", f->macro, i, i + 1 < total ? "," : "");
     }
     if (m->nfeatures > 0)
-        sb_str(&sp.members, "    /* context features */\n");
+        fcc_sb_str(&sp.members, "    /* context features */\n");
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
         emit_feature_constants(&sp.constants, f);
@@ -1039,7 +1040,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
         emit_fast_feature(&sp.cfast, &sp.cabsent, m, f, i);
     }
     if (m->nlists > 0)
-        sb_str(&sp.members, "    /* feature lists */\n");
+        fcc_sb_str(&sp.members, "    /* feature lists */\n");
     for (i = 0; i < m->nlists; i++) {
         const schema_feature *f = &m->lists[i];
         emit_list_constants(&sp.constants, f);
@@ -1050,10 +1051,10 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
     }
     if (m->aligned && m->nlists > 1) {
         /* every list present has the same number of frames */
-        sb_str(&sp.labsent, "    frames = (size_t)-1; /* aligned */\n");
+        fcc_sb_str(&sp.labsent, "    frames = (size_t)-1; /* aligned */\n");
         for (i = 0; i < m->nlists; i++) {
             size_t bit = m->nfeatures + i;
-            sb_printf(&sp.labsent,
+            fcc_sb_printf(&sp.labsent,
                       "    if ((seen[%zu] & (UINT32_C(1) << %zu)) != 0) {\n"
                       "        if (frames != (size_t)-1 && m->%s_frames != frames)\n"
                       "            return 0;\n"
@@ -1067,7 +1068,7 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
                     m->missing_order, m->nfeatures);
     emit_desc_table(&sp.ldescs, &sp.lref, &sp.lorder_ref, m, "\n", "fc_list_desc", "feature lists",
                     "_lists", "_list_order", "LIST", "List", m->list_missing_order, m->nlists);
-    sb_printf(&minus, " - %s_CONTEXT_COUNT", m->upper);
+    fcc_sb_printf(&minus, " - %s_CONTEXT_COUNT", m->upper);
     if (minus.failed || !emit_lookup(&sp.clookup, m->features, m->nfeatures, "") ||
         !emit_lookup(&sp.llookup, m->lists, m->nlists, minus.s)) {
         free(minus.s);
@@ -1076,9 +1077,9 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
     }
     free(minus.s);
     if (sp.init.s == NULL)
-        sb_str(&sp.init, "");
+        fcc_sb_str(&sp.init, "");
     if (sp.defaults.s == NULL)
-        sb_str(&sp.defaults, "");
+        fcc_sb_str(&sp.defaults, "");
     snprintf(count, sizeof count, "%zu", total);
     snprintf(ccount, sizeof ccount, "%zu", m->nfeatures);
     snprintf(lcount, sizeof lcount, "%zu", m->nlists);
@@ -1113,8 +1114,8 @@ static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
             {"FAST_LIST_CASES", str_or_empty(&sp.lfast)},
             {"FAST_LIST_ABSENT", str_or_empty(&sp.labsent)},
         };
-        expand(hdr, featc_template_seq_message_h, subs, sizeof subs / sizeof subs[0]);
-        expand(src, featc_template_seq_message_c, subs, sizeof subs / sizeof subs[0]);
+        expand(hdr, fcc_template_seq_message_h, subs, sizeof subs / sizeof subs[0]);
+        expand(src, fcc_template_seq_message_c, subs, sizeof subs / sizeof subs[0]);
     }
     parts_free(bufs, nbufs);
     return ok;
@@ -1127,20 +1128,20 @@ static void seg_array(sbuf *b, const schema_message *m, const schema_feature *f,
                       const char *suffix, int counts)
 {
     unsigned r;
-    sb_printf(b, "        %s %s%s[%s_SEG_BATCH_SIZE]", counts ? "size_t" : c_elem_type(f->type),
+    fcc_sb_printf(b, "        %s %s%s[%s_SEG_BATCH_SIZE]", counts ? "size_t" : c_elem_type(f->type),
               f->cname, suffix, m->upper);
     if (list)
-        sb_printf(b, "[%s_SEG_NUM_UNROLL]", m->upper);
+        fcc_sb_printf(b, "[%s_SEG_NUM_UNROLL]", m->upper);
     if (counts) {
-        sb_str(b, ";\n");
+        fcc_sb_str(b, ";\n");
         return;
     }
     if (f->kind == FC_KIND_VARLEN)
-        sb_printf(b, "[%s_MAX]", f->macro);
+        fcc_sb_printf(b, "[%s_MAX]", f->macro);
     else
         for (r = 0; r < f->rank; r++)
-            sb_printf(b, "[%s_DIM%u]", f->macro, r);
-    sb_str(b, ";\n");
+            fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+    fcc_sb_str(b, ";\n");
 }
 
 /* Whether a feature has values to copy (a FixedLen of shape [0] has none). */
@@ -1181,90 +1182,90 @@ static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
     for (i = 0; i < m->nstates; i++) {
         const struct schema_state *st = &m->states[i];
         const char *ct = c_elem_type(st->type);
-        sb_printf(&sp.state_enum, "    %s = %zu%s\n", st->macro, i, i + 1 < m->nstates ? "," : "");
-        sb_printf(&sp.state_constants, "/* \"%s\": %s [", st->name, spec_type_word(st->type));
+        fcc_sb_printf(&sp.state_enum, "    %s = %zu%s\n", st->macro, i, i + 1 < m->nstates ? "," : "");
+        fcc_sb_printf(&sp.state_constants, "/* \"%s\": %s [", st->name, fcc_type_word(st->type));
         for (r = 0; r < st->rank; r++)
-            sb_printf(&sp.state_constants, "%s%zu", r > 0 ? "," : "", st->dims[r]);
-        sb_str(&sp.state_constants, "] */\n");
+            fcc_sb_printf(&sp.state_constants, "%s%zu", r > 0 ? "," : "", st->dims[r]);
+        fcc_sb_str(&sp.state_constants, "] */\n");
         for (r = 0; r < st->rank; r++)
-            sb_printf(&sp.state_constants, "#define %s_DIM%u %zu\n", st->macro, r, st->dims[r]);
-        sb_printf(&sp.state_constants, "#define %s_SIZE %zu\n", st->macro, st->elems);
-        sb_printf(&sp.state_members, "    %s %s", ct, st->name);
-        sb_printf(&sp.state_batch, "        %s %s[%s_SEG_BATCH_SIZE]", ct, st->name, m->upper);
+            fcc_sb_printf(&sp.state_constants, "#define %s_DIM%u %zu\n", st->macro, r, st->dims[r]);
+        fcc_sb_printf(&sp.state_constants, "#define %s_SIZE %zu\n", st->macro, st->elems);
+        fcc_sb_printf(&sp.state_members, "    %s %s", ct, st->name);
+        fcc_sb_printf(&sp.state_batch, "        %s %s[%s_SEG_BATCH_SIZE]", ct, st->name, m->upper);
         for (r = 0; r < st->rank; r++) {
-            sb_printf(&sp.state_members, "[%s_DIM%u]", st->macro, r);
-            sb_printf(&sp.state_batch, "[%s_DIM%u]", st->macro, r);
+            fcc_sb_printf(&sp.state_members, "[%s_DIM%u]", st->macro, r);
+            fcc_sb_printf(&sp.state_batch, "[%s_DIM%u]", st->macro, r);
         }
-        sb_str(&sp.state_members, ";\n");
-        sb_str(&sp.state_batch, ";\n");
-        sb_printf(&sp.state_bind, "    s->state_values[%s] = s->batch.state.%s;\n", st->macro,
+        fcc_sb_str(&sp.state_members, ";\n");
+        fcc_sb_str(&sp.state_batch, ";\n");
+        fcc_sb_printf(&sp.state_bind, "    s->state_values[%s] = s->batch.state.%s;\n", st->macro,
                   st->name);
-        sb_printf(&sp.state_descs, "    {\"%s\", FC_TYPE_%s, %u, {", st->name,
+        fcc_sb_printf(&sp.state_descs, "    {\"%s\", FC_TYPE_%s, %u, {", st->name,
                   type_enum(st->type), st->rank);
         for (r = 0; r < st->rank; r++)
-            sb_printf(&sp.state_descs, "%s%zu", r > 0 ? ", " : "", st->dims[r]);
-        sb_printf(&sp.state_descs, "%s}, %zu, offsetof(%s_states, %s)}%s\n",
+            fcc_sb_printf(&sp.state_descs, "%s%zu", r > 0 ? ", " : "", st->dims[r]);
+        fcc_sb_printf(&sp.state_descs, "%s}, %zu, offsetof(%s_states, %s)}%s\n",
                   st->rank == 0 ? "0" : "", st->elems, m->c_type, st->name,
                   i + 1 < m->nstates ? "," : "");
-        sb_printf(&sp.save_decls,
+        fcc_sb_printf(&sp.save_decls,
                   "/* Saves state \"%s\": s->batch.size entries of %zu values. */\n"
                   "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err);\n",
                   st->name, st->elems, m->c_type, st->name, m->c_type, ct);
-        sb_printf(&sp.save_defs,
+        fcc_sb_printf(&sp.save_defs,
                   "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err)\n"
                   "{\n    return fc_seg_save_state(&s->core, %s, values, err);\n}\n\n",
                   m->c_type, st->name, m->c_type, ct, st->macro);
     }
     if (m->nfeatures > 0) {
-        sb_str(&sp.batch_members, "    /* context features, copied into every segment */\n"
+        fcc_sb_str(&sp.batch_members, "    /* context features, copied into every segment */\n"
                                   "    struct {\n");
         for (i = 0; i < m->nfeatures; i++) {
             const schema_feature *f = &m->features[i];
-            sb_str(&sp.batch_members, "        /* ");
+            fcc_sb_str(&sp.batch_members, "        /* ");
             describe(&sp.batch_members, f);
-            sb_str(&sp.batch_members, " */\n");
+            fcc_sb_str(&sp.batch_members, " */\n");
             if (f->kind == FC_KIND_VARLEN) {
                 seg_array(&sp.batch_members, m, f, 0, "_count", 1);
-                sb_printf(&sp.bind, "    s->columns[%s].counts = s->batch.context.%s_count;\n",
+                fcc_sb_printf(&sp.bind, "    s->columns[%s].counts = s->batch.context.%s_count;\n",
                           f->macro, f->cname);
             }
             if (seg_has_values(f)) {
                 seg_array(&sp.batch_members, m, f, 0, "", 0);
-                sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.context.%s;\n",
+                fcc_sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.context.%s;\n",
                           f->macro, f->cname);
             } else {
-                sb_str(&sp.batch_members, "        /* (no values) */\n");
+                fcc_sb_str(&sp.batch_members, "        /* (no values) */\n");
             }
         }
-        sb_str(&sp.batch_members, "    } context;\n");
+        fcc_sb_str(&sp.batch_members, "    } context;\n");
     }
-    sb_str(&sp.batch_members, "    /* feature lists: this segment's frames */\n    struct {\n");
+    fcc_sb_str(&sp.batch_members, "    /* feature lists: this segment's frames */\n    struct {\n");
     for (i = 0; i < m->nlists; i++) {
         const schema_feature *f = &m->lists[i];
-        sb_str(&sp.batch_members, "        /* ");
+        fcc_sb_str(&sp.batch_members, "        /* ");
         describe_list(&sp.batch_members, f);
-        sb_str(&sp.batch_members, " */\n");
+        fcc_sb_str(&sp.batch_members, " */\n");
         if (f->kind == FC_KIND_VARLEN) {
             seg_array(&sp.batch_members, m, f, 1, "_count", 1);
-            sb_printf(&sp.bind, "    s->columns[%s].counts = &s->batch.sequences.%s_count[0][0];\n",
+            fcc_sb_printf(&sp.bind, "    s->columns[%s].counts = &s->batch.sequences.%s_count[0][0];\n",
                       f->macro, f->cname);
         }
         if (seg_has_values(f)) {
             seg_array(&sp.batch_members, m, f, 1, "", 0);
-            sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.sequences.%s;\n", f->macro,
+            fcc_sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.sequences.%s;\n", f->macro,
                       f->cname);
         } else {
-            sb_str(&sp.batch_members, "        /* (no values) */\n");
+            fcc_sb_str(&sp.batch_members, "        /* (no values) */\n");
         }
     }
-    sb_str(&sp.batch_members, "    } sequences;\n");
-    sb_str(&sp.bind, str_or_empty(&sp.state_bind));
+    fcc_sb_str(&sp.batch_members, "    } sequences;\n");
+    fcc_sb_str(&sp.bind, str_or_empty(&sp.state_bind));
     if (m->record_max > 0) {
-        sb_printf(&sp.records_member,
+        fcc_sb_printf(&sp.records_member,
                   "    unsigned char records[%s_SEG_CAPACITY][%s_SEG_RECORD_MAX];\n", m->upper,
                   m->upper);
-        sb_str(&sp.records_bind, "    mem.records = &s->records[0][0];");
-        sb_printf(&sp.insert_decl,
+        fcc_sb_str(&sp.records_bind, "    mem.records = &s->records[0][0];");
+        fcc_sb_printf(&sp.insert_decl,
                   "/* Inserts a serialized SequenceExample: copied into the example's record\n"
                   " * store (at most %s_SEG_RECORD_MAX bytes) and parsed there, so its bytes\n"
                   " * live as long as the example.  FC_ERR_PARSE changes nothing. */\n"
@@ -1272,7 +1273,7 @@ static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
                   "    const void *record, size_t len, size_t length, const %s_states *initial,\n"
                   "    fc_error *err);\n\n",
                   m->upper, m->c_type, m->c_type, m->c_type);
-        sb_printf(&sp.insert_def,
+        fcc_sb_printf(&sp.insert_def,
                   "int %s_seg_insert_record(%s_segmenter *s, const void *key, size_t key_len,\n"
                   "    const void *record, size_t len, size_t length, const %s_states *initial,\n"
                   "    fc_error *err)\n"
@@ -1282,10 +1283,10 @@ static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
                   "}\n\n",
                   m->c_type, m->c_type, m->c_type);
     } else {
-        sb_str(&sp.records_member, "");
-        sb_str(&sp.records_bind, "    mem.records = NULL; /* no `record max N`: no record store */");
-        sb_str(&sp.insert_decl, "");
-        sb_str(&sp.insert_def, "");
+        fcc_sb_str(&sp.records_member, "");
+        fcc_sb_str(&sp.records_bind, "    mem.records = NULL; /* no `record max N`: no record store */");
+        fcc_sb_str(&sp.insert_decl, "");
+        fcc_sb_str(&sp.insert_def, "");
     }
     snprintf(num[0], sizeof num[0], "%zu", m->num_unroll);
     snprintf(num[1], sizeof num[1], "%zu", m->batch_size);
@@ -1321,8 +1322,8 @@ static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
             {"SAVE_DEFS", str_or_empty(&sp.save_defs)},
             {"STATE_DESCS", str_or_empty(&sp.state_descs)},
         };
-        expand(hdr, featc_template_segments_h, subs, sizeof subs / sizeof subs[0]);
-        expand(src, featc_template_segments_c, subs, sizeof subs / sizeof subs[0]);
+        expand(hdr, fcc_template_segments_h, subs, sizeof subs / sizeof subs[0]);
+        expand(src, fcc_template_segments_c, subs, sizeof subs / sizeof subs[0]);
     }
     parts_free(bufs, nbufs);
     return ok;
@@ -1343,13 +1344,13 @@ static char *finish(pool *p, sbuf *b, size_t *len)
         free(b->s);
         return NULL;
     }
-    r = pool_strndup(p, b->s != NULL ? b->s : "", b->n);
+    r = fcc_pool_strndup(p, b->s != NULL ? b->s : "", b->n);
     *len = b->n;
     free(b->s);
     return r;
 }
 
-int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
+int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
 {
     sbuf hdr, src, msgs_h, msgs_c, drv, guard, banner, header_name;
     char version_number[32];
@@ -1366,15 +1367,15 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
     memset(&banner, 0, sizeof banner);
     memset(&header_name, 0, sizeof header_name);
 
-    sb_printf(&banner, "Generated by featc %s from %s.  DO NOT EDIT.", FC_VERSION_STRING,
+    fcc_sb_printf(&banner, "Generated by featc %s from %s.  DO NOT EDIT.", FC_VERSION_STRING,
               base_name(o->spec_name));
-    sb_printf(&guard, "FEATC_%s_", s->upper);
+    fcc_sb_printf(&guard, "FEATC_%s_", s->upper);
     for (i = 0; base[i]; i++) {
         char c = (char)toupper((unsigned char)base[i]);
-        sb_put(&guard, isalnum((unsigned char)c) ? &c : "_", 1);
+        fcc_sb_put(&guard, isalnum((unsigned char)c) ? &c : "_", 1);
     }
-    sb_str(&guard, "_H");
-    sb_printf(&header_name, "%s.h", base);
+    fcc_sb_str(&guard, "_H");
+    fcc_sb_printf(&header_name, "%s.h", base);
     snprintf(version_number, sizeof version_number, "%d", FC_VERSION_NUMBER);
 
     for (i = 0; i < s->nmessages && ok; i++) {
@@ -1402,9 +1403,9 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
                             : any_sequence ? "#include <featc/fc_sequence.h>\n"
                                            : ""},
         };
-        expand(&hdr, featc_template_header, subs, sizeof subs / sizeof subs[0]);
+        expand(&hdr, fcc_template_header, subs, sizeof subs / sizeof subs[0]);
         subs[5].value = str_or_empty(&msgs_c);
-        expand(&src, featc_template_source, subs, sizeof subs / sizeof subs[0]);
+        expand(&src, fcc_template_source, subs, sizeof subs / sizeof subs[0]);
         if (o->driver_message != NULL) {
             const schema_message *dm = NULL;
             for (i = 0; i < s->nmessages; i++)
@@ -1419,7 +1420,7 @@ int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
                     {"NAME", dm->name},
                     {"TYPE", dm->c_type},
                 };
-                expand(&drv, dm->sequence ? featc_template_seq_driver : featc_template_driver,
+                expand(&drv, dm->sequence ? fcc_template_seq_driver : fcc_template_driver,
                        dsubs, sizeof dsubs / sizeof dsubs[0]);
                 out->driver = finish(p, &drv, &out->driver_len);
                 drv.s = NULL;

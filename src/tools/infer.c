@@ -17,16 +17,17 @@
  *     reads every record) and reported on stderr: exit status 1.
  * The spec is compiled in memory before it is printed: what featc infer
  * prints, featc compile accepts.  Data beyond the spec language's limits
- * (SPEC_MAX_FEATURES keys, ...) gives the compiler's diagnostic and exit 1,
+ * (FEATC_MAX_FEATURES keys, ...) gives the compiler's diagnostic and exit 1,
  * not a spec. */
-#include "commands.h"
+#include "tools.h"
 
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec.h"
+#include <featc/featc.h>
 
 static const char *const infer_usage =
     "usage: featc infer [options] FILE...\n"
@@ -287,7 +288,7 @@ static int name_free(const names *ns, const char *s)
 {
     size_t i;
     char buf[512];
-    if (!spec_c_name_ok(s) || strlen(s) + 16 > sizeof buf)
+    if (!featc_c_name_ok(s) || strlen(s) + 16 > sizeof buf)
         return 0;
     for (i = 0; derived[i] != NULL; i++) {
         char *c;
@@ -355,59 +356,59 @@ static char *choose_name(names *ns, const key_stats *k)
 }
 
 /* The key as the spec writes it: bare when it is the name, else quoted. */
-static void put_key(sbuf *t, const key_stats *k)
+static void put_key(FILE *t, const key_stats *k)
 {
     size_t i;
     if (strlen(k->name) == k->key_len && memcmp(k->name, k->key, k->key_len) == 0) {
-        sb_printf(t, "%s", k->name);
+        fprintf(t, "%s", k->name);
         return;
     }
-    sb_printf(t, "\"");
+    fprintf(t, "\"");
     for (i = 0; i < k->key_len; i++) {
         int c = k->key[i];
         if (c == '"' || c == '\\')
-            sb_printf(t, "\\%c", c);
+            fprintf(t, "\\%c", c);
         else if (c >= 0x20 && c < 0x7f)
-            sb_printf(t, "%c", c);
+            fprintf(t, "%c", c);
         else
-            sb_printf(t, "\\x%02x", (unsigned)c);
+            fprintf(t, "\\x%02x", (unsigned)c);
     }
-    sb_printf(t, "\" as %s", k->name);
+    fprintf(t, "\" as %s", k->name);
 }
 
 static const char *const type_word[4] = {"none", "bytes", "float", "int64"};
 
-static void put_range(sbuf *t, size_t lo, size_t hi, double mean, const char *unit)
+static void put_range(FILE *t, size_t lo, size_t hi, double mean, const char *unit)
 {
     if (lo == hi)
-        sb_printf(t, "%zu %s%s", lo, unit, lo == 1 ? "" : "s");
+        fprintf(t, "%zu %s%s", lo, unit, lo == 1 ? "" : "s");
     else
-        sb_printf(t, "%zu..%zu %ss (mean %.1f)", lo, hi, unit, mean);
+        fprintf(t, "%zu..%zu %ss (mean %.1f)", lo, hi, unit, mean);
 }
 
-static void put_presence(sbuf *t, const key_stats *k, uint64_t total)
+static void put_presence(FILE *t, const key_stats *k, uint64_t total)
 {
     if (k->records == total && total == 1)
-        sb_printf(t, "in the one record");
+        fprintf(t, "in the one record");
     else if (k->records == total)
-        sb_printf(t, "in all %llu records", (unsigned long long)total);
+        fprintf(t, "in all %llu records", (unsigned long long)total);
     else
-        sb_printf(t, "in %llu of %llu records", (unsigned long long)k->records,
+        fprintf(t, "in %llu of %llu records", (unsigned long long)k->records,
             (unsigned long long)total);
     if (k->empty > 0)
-        sb_printf(t, ", Feature{} without a list in %llu", (unsigned long long)k->empty);
+        fprintf(t, ", Feature{} without a list in %llu", (unsigned long long)k->empty);
 }
 
 /* Reports a key with two types on stderr and in the spec; returns 1.
  * Counts are of records, or of frames for a feature list. */
-static int conflict(sbuf *t, const key_stats *k, const char *what, const char *indent)
+static int conflict(FILE *t, const key_stats *k, const char *what, const char *indent)
 {
     const char *unit = strcmp(what, "feature list") == 0 ? "frame" : "record";
     int ty, first = 1;
     fprintf(stderr, "featc: infer: %s \"%.*s\" has conflicting types:", what, (int)k->key_len,
             (const char *)k->key);
-    sb_printf(t, "%s// left out: %s \"", indent, what);
-    sb_printf(t, "%.*s\" has conflicting types:", (int)k->key_len, (const char *)k->key);
+    fprintf(t, "%s// left out: %s \"", indent, what);
+    fprintf(t, "%.*s\" has conflicting types:", (int)k->key_len, (const char *)k->key);
     for (ty = 1; ty <= 3; ty++) {
         if (k->type_records[ty] == 0)
             continue;
@@ -415,51 +416,51 @@ static int conflict(sbuf *t, const key_stats *k, const char *what, const char *i
         fprintf(stderr, "%s %s in %llu %s%s (first: %s record %llu)", first ? "" : ",",
                 type_word[ty], (unsigned long long)k->type_records[ty], unit, plural,
                 k->type_file[ty], (unsigned long long)k->type_record[ty]);
-        sb_printf(t, "%s %s in %llu %s%s", first ? "" : ",", type_word[ty],
+        fprintf(t, "%s %s in %llu %s%s", first ? "" : ",", type_word[ty],
             (unsigned long long)k->type_records[ty], unit, plural);
         first = 0;
     }
     fprintf(stderr, "; left out of the spec\n");
-    sb_printf(t, "\n");
+    fprintf(t, "\n");
     return 1;
 }
 
 /* One feature (Example or context): returns 1 when left out for a conflict. */
-static int put_feature(sbuf *t, const key_stats *k, uint64_t total, const char *indent)
+static int put_feature(FILE *t, const key_stats *k, uint64_t total, const char *indent)
 {
     fc_type ty = the_type(k);
     double mean = k->counted ? k->count_sum / (double)k->counted : 0;
     if (types_seen(k) > 1)
         return conflict(t, k, "feature", indent);
-    sb_printf(t, "%s", indent);
+    fprintf(t, "%s", indent);
     put_key(t, k);
     if (types_seen(k) == 0) {
         /* any VarLen reads Feature{} as empty; bytes holds any value */
-        sb_printf(t, " : bytes[] max 1;  // only ever Feature{} without a list (%llu records): "
+        fprintf(t, " : bytes[] max 1;  // only ever Feature{} without a list (%llu records): "
                      "its type is unknown; read as an empty VarLen\n",
-                  (unsigned long long)k->empty);
+                (unsigned long long)k->empty);
         return 0;
     }
     if (k->records == total && k->count_min == k->count_max && k->count_min >= 1) {
         if (k->count_min == 1)
-            sb_printf(t, " : %s;  // FixedLen: 1 value ", type_word[ty]);
+            fprintf(t, " : %s;  // FixedLen: 1 value ", type_word[ty]);
         else
-            sb_printf(t, " : %s[%zu];  // FixedLen: %zu values ", type_word[ty], k->count_min,
+            fprintf(t, " : %s[%zu];  // FixedLen: %zu values ", type_word[ty], k->count_min,
                 k->count_min);
     } else {
-        sb_printf(t, " : %s[] max %zu;  // VarLen: ", type_word[ty], headroom(k->count_max));
+        fprintf(t, " : %s[] max %zu;  // VarLen: ", type_word[ty], headroom(k->count_max));
         put_range(t, k->count_min, k->count_max, mean, "value");
-        sb_printf(t, " ");
+        fprintf(t, " ");
     }
     put_presence(t, k, total);
     if (!(k->records == total && k->count_min == k->count_max && k->count_min >= 1))
-        sb_printf(t, "; max %zu = the largest seen (%zu) plus headroom", headroom(k->count_max),
+        fprintf(t, "; max %zu = the largest seen (%zu) plus headroom", headroom(k->count_max),
             k->count_max);
-    sb_printf(t, "\n");
+    fprintf(t, "\n");
     return 0;
 }
 
-static int put_list(sbuf *t, const key_stats *k, uint64_t total)
+static int put_list(FILE *t, const key_stats *k, uint64_t total)
 {
     fc_type ty = the_type(k);
     double mean = k->counted ? k->count_sum / (double)k->counted : 0;
@@ -468,32 +469,32 @@ static int put_list(sbuf *t, const key_stats *k, uint64_t total)
         return conflict(t, k, "feature list", "    ");
     fixed = types_seen(k) == 1 && k->type_records[FC_TYPE_NONE] == 0 &&
             k->count_min == k->count_max && k->count_min >= 1;
-    sb_printf(t, "    ");
+    fprintf(t, "    ");
     put_key(t, k);
     if (types_seen(k) == 0) {
         /* frames that are all Feature{} or lists with no frames: a VarLen
          * list, which reads both as empty */
-        sb_printf(t, " : bytes[] max 1;  // no typed frame seen: its type is unknown; read as "
+        fprintf(t, " : bytes[] max 1;  // no typed frame seen: its type is unknown; read as "
                      "empty VarLen frames; ");
     } else if (fixed) {
         if (k->count_min == 1)
-            sb_printf(t, " : %s", type_word[ty]);
+            fprintf(t, " : %s", type_word[ty]);
         else
-            sb_printf(t, " : %s[%zu]", type_word[ty], k->count_min);
-        sb_printf(t, "%s;  // %zu value%s per frame; ", k->records == total ? "" : " allow_missing",
+            fprintf(t, " : %s[%zu]", type_word[ty], k->count_min);
+        fprintf(t, "%s;  // %zu value%s per frame; ", k->records == total ? "" : " allow_missing",
             k->count_min, k->count_min == 1 ? "" : "s");
     } else {
-        sb_printf(t, " : %s[] max %zu;  // VarLen frames: ", type_word[ty], headroom(k->count_max));
+        fprintf(t, " : %s[] max %zu;  // VarLen frames: ", type_word[ty], headroom(k->count_max));
         put_range(t, k->count_min, k->count_max, mean, "value");
-        sb_printf(t, " per frame (max %zu with headroom); ", headroom(k->count_max));
+        fprintf(t, " per frame (max %zu with headroom); ", headroom(k->count_max));
     }
     if (k->records > 0)
         put_range(t, k->frames_min, k->frames_max, k->frames_sum / (double)k->records, "frame");
     else
-        sb_printf(t, "no frames");
-    sb_printf(t, " ");
+        fprintf(t, "no frames");
+    fprintf(t, " ");
     put_presence(t, k, total);
-    sb_printf(t, "\n");
+    fprintf(t, "\n");
     return 0;
 }
 
@@ -534,16 +535,16 @@ static int parse_opts(int argc, char **argv, infer_opts *o)
         if (strcmp(a, "-") == 0 || a[0] != '-') {
             o->files[o->nfiles++] = argv[i];
         } else if ((val = cli_option_value(a, "--package")) != NULL) {
-            if (!spec_c_name_ok(val))
+            if (!featc_c_name_ok(val))
                 return cli_usage_error(infer_usage, "package name '%s' is not a usable C name",
                                        val);
             o->package = val;
         } else if ((val = cli_option_value(a, "--name")) != NULL) {
-            if (!spec_c_name_ok(val))
+            if (!featc_c_name_ok(val))
                 return cli_usage_error(infer_usage, "message name '%s' is not a usable C name",
                                        val);
             o->name = val;
-        } else if (cli_input_option(a, infer_usage, &o->read, &o->type, &rc)) {
+        } else if (tools_input_option(a, infer_usage, &o->read, &o->type, &rc)) {
             if (rc != 0)
                 return rc;
         } else {
@@ -605,8 +606,8 @@ static int gather(gathered *g, const fc_fallback *fb, const char *file, uint64_t
     return 1;
 }
 
-/* The spec text; conflicts counted in *left_out. */
-static void write_spec(sbuf *t, gathered *g, const infer_opts *o, int *left_out)
+/* The spec text; conflicts counted in *left_out.  -1 when memory ran out. */
+static int write_spec(FILE *t, gathered *g, const infer_opts *o, int *left_out)
 {
     names ns;
     size_t i, frames_max = 0;
@@ -631,60 +632,67 @@ static void write_spec(sbuf *t, gathered *g, const infer_opts *o, int *left_out)
         if (g->lists.v[i].records > 0 && g->lists.v[i].frames_max > frames_max)
             frames_max = g->lists.v[i].frames_max;
     }
+    names_free(&ns);
     for (i = 0; i < g->features.n; i++)
         if (g->features.v[i].name == NULL)
-            t->failed = 1;
+            return -1;
     for (i = 0; i < g->lists.n; i++)
         if (g->lists.v[i].name == NULL)
-            t->failed = 1;
-    names_free(&ns);
-    if (t->failed)
-        return;
+            return -1;
 
-    sb_printf(t, "// Inferred by featc infer from %llu record%s of %d file%s:\n",
+    fprintf(t, "// Inferred by featc infer from %llu record%s of %d file%s:\n",
         (unsigned long long)g->records, g->records == 1 ? "" : "s", o->nfiles,
         o->nfiles == 1 ? "" : "s");
     for (k = 0; k < o->nfiles; k++) {
         const char *base = strrchr(o->files[k], '/');
-        sb_printf(t, "//   %s (%llu records, %s)\n", base != NULL ? base + 1 : o->files[k],
+        fprintf(t, "//   %s (%llu records, %s)\n", base != NULL ? base + 1 : o->files[k],
             (unsigned long long)g->file_records[k], g->file_compression[k]);
     }
-    sb_printf(t, "// A feature present in every record with one value count is FixedLen\n"
+    fprintf(t, "// A feature present in every record with one value count is FixedLen\n"
                  "// with that shape; any other is VarLen, bounded by the largest count seen\n"
                  "// plus headroom (the next power of two at or above 1.25 x that count).\n"
                  "package %s;\n\n",
         o->package);
     if (g->sequences == 0 && o->type != FC_PAYLOAD_SEQUENCE_EXAMPLE) {
-        sb_printf(t, "example %s {\n", o->name);
+        fprintf(t, "example %s {\n", o->name);
         for (i = 0; i < g->features.n; i++)
             *left_out += put_feature(t, &g->features.v[i], g->records, "  ");
-        sb_printf(t, "}\n");
-        return;
+        fprintf(t, "}\n");
+        return 0;
     }
-    sb_printf(t, "sequence_example %s {\n", o->name);
+    fprintf(t, "sequence_example %s {\n", o->name);
     if (g->features.n > 0) {
-        sb_printf(t, "  context {\n");
+        fprintf(t, "  context {\n");
         for (i = 0; i < g->features.n; i++)
             *left_out += put_feature(t, &g->features.v[i], g->records, "    ");
-        sb_printf(t, "  }\n");
+        fprintf(t, "  }\n");
     }
     if (g->lists.n > 0) {
-        sb_printf(t, "  feature_lists max %zu {  // up to %zu frames seen in a list; max %zu "
-                     "with headroom\n",
-                  headroom(frames_max), frames_max, headroom(frames_max));
+        fprintf(t, "  feature_lists max %zu {  // up to %zu frames seen in a list; max %zu "
+                   "with headroom\n",
+                headroom(frames_max), frames_max, headroom(frames_max));
         for (i = 0; i < g->lists.n; i++)
             *left_out += put_list(t, &g->lists.v[i], g->records);
-        sb_printf(t, "  }\n");
+        fprintf(t, "  }\n");
     }
-    sb_printf(t, "}\n");
+    fprintf(t, "}\n");
+    return 0;
+}
+
+/* The compiler's diagnostics on the inferred spec go to stderr. */
+static void print_diagnostic(void *ctx, const featc_diagnostic *d)
+{
+    (void)ctx;
+    fwrite(d->text, 1, d->text_len, stderr);
 }
 
 int cmd_infer(int argc, char **argv)
 {
     infer_opts o;
     gathered g;
-    cli_decoder d;
-    sbuf t;
+    tools_decoder d;
+    char *text = NULL;
+    size_t text_len = 0;
     int rc = parse_opts(argc, argv, &o), k, left_out = 0;
     if (rc != 0) {
         free(o.files);
@@ -692,7 +700,6 @@ int cmd_infer(int argc, char **argv)
     }
     memset(&g, 0, sizeof g);
     memset(&d, 0, sizeof d);
-    memset(&t, 0, sizeof t);
     g.file_records = (uint64_t *)calloc((size_t)o.nfiles, sizeof *g.file_records);
     g.file_compression = (const char **)calloc((size_t)o.nfiles, sizeof *g.file_compression);
     if (g.file_records == NULL || g.file_compression == NULL)
@@ -706,7 +713,7 @@ int cmd_infer(int argc, char **argv)
             fc_fallback fb;
             fc_error perr;
             fc_error_clear(&perr);
-            if (cli_decode(&d, &rec, o.type, 0, &fb, &perr) != FC_OK) {
+            if (tools_decode(&d, &rec, o.type, 0, &fb, &perr) != FC_OK) {
                 fprintf(stderr, "featc: %s: record %llu: %s: nothing is inferred from a file "
                                 "that is not all Examples or SequenceExamples\n",
                         path, (unsigned long long)rec.index, perr.message);
@@ -736,17 +743,20 @@ int cmd_infer(int argc, char **argv)
         rc = EXIT_RECORD_ERR;
     }
     if (rc == EXIT_OK) {
-        write_spec(&t, &g, &o, &left_out);
-        if (t.failed)
+        FILE *t = open_memstream(&text, &text_len);
+        int bad = t == NULL || write_spec(t, &g, &o, &left_out) != 0;
+        if (t != NULL && (ferror(t) | fclose(t)) != 0)
+            bad = 1;
+        if (bad)
             rc = cli_fail(EXIT_DATA_ERR, "out of memory");
     }
     if (rc == EXIT_OK) {
         /* what featc infer prints, featc compile accepts: checked here */
-        pool p;
+        featc_options co = FEATC_OPTIONS_INIT;
         int errors;
-        pool_init(&p);
-        errors = featc_compile_buffer(&p, "<inferred spec>", t.s, t.n, stderr, NULL, NULL);
-        pool_free(&p);
+        co.spec_name = "<inferred spec>";
+        co.diag = print_diagnostic;
+        errors = featc_compile(text, text_len, &co, NULL);
         if (errors != 0) {
             /* the diagnostics above quote the lines at fault */
             rc = cli_fail(EXIT_RECORD_ERR,
@@ -754,16 +764,16 @@ int cmd_infer(int argc, char **argv)
                           "(above): the data needs more than a spec can declare (%d features "
                           "per message, %u values per feature, %u MiB per struct), or this is "
                           "a bug in featc infer",
-                          SPEC_MAX_FEATURES, SPEC_MAX_ELEMENTS, SPEC_MAX_STORAGE >> 20);
+                          FEATC_MAX_FEATURES, FEATC_MAX_ELEMENTS, FEATC_MAX_STORAGE >> 20);
         } else {
-            fwrite(t.s, 1, t.n, stdout);
+            fwrite(text, 1, text_len, stdout);
             if (fflush(stdout) != 0 || ferror(stdout))
                 rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
             else if (left_out > 0)
                 rc = EXIT_RECORD_ERR;
         }
     }
-    free(t.s);
+    free(text);
     free(d.mem);
     table_free(&g.features);
     table_free(&g.lists);

@@ -3,7 +3,7 @@
  * is checked in sema.c, where the diagnostics can say what is wrong. */
 %require "3.6"
 %define api.pure full
-%define api.prefix {spec_yy}
+%define api.prefix {fcc_yy}
 %define api.location.type {spec_loc}
 %define parse.error custom
 %locations
@@ -37,18 +37,18 @@ struct spec_str {
 }
 
 %code provides {
-int spec_yylex(SPEC_YYSTYPE *yylval, spec_loc *yylloc, void *scanner);
+int fcc_yylex(FCC_YYSTYPE *yylval, spec_loc *yylloc, void *scanner);
 }
 
 %code {
-static void spec_yyerror(spec_loc *loc, void *scanner, struct spec_parse_ctx *ctx,
+static void fcc_yyerror(spec_loc *loc, void *scanner, struct spec_parse_ctx *ctx,
                          const char *msg)
 {
     (void)scanner;
-    diag_error(ctx->diag, *loc, "%s", msg);
+    fcc_diag_error(ctx->diag, *loc, "%s", msg);
 }
 
-#define NEW(T) ((T *)pool_alloc(ctx->pool, sizeof(T)))
+#define NEW(T) ((T *)fcc_pool_alloc(ctx->pool, sizeof(T)))
 
 static ast_value *value_new(struct spec_parse_ctx *ctx, ast_value_kind k, spec_loc loc,
                             const char *text, size_t len, int neg)
@@ -684,16 +684,16 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
                  "%san attribute ('allow_missing', 'uniform', 'hash_buckets N', ...)",
                  shown == 0 ? ", expecting " : " or ");
     }
-    diag_error(ctx->diag, *yypcontext_location(yyctx), "%s", msg);
+    fcc_diag_error(ctx->diag, *yypcontext_location(yyctx), "%s", msg);
     return 0;
 }
 
-ast_spec *spec_parse(pool *p, diag *d)
+ast_spec *fcc_parse(pool *p, diag *d)
 {
     struct spec_lex_extra x;
     struct spec_parse_ctx ctx;
     void *scanner = NULL;
-    ast_spec *spec = (ast_spec *)pool_alloc(p, sizeof *spec);
+    ast_spec *spec = (ast_spec *)fcc_pool_alloc(p, sizeof *spec);
     if (spec == NULL)
         return NULL;
     x.pool = p;
@@ -707,9 +707,9 @@ ast_spec *spec_parse(pool *p, diag *d)
     ctx.diag = d;
     ctx.spec = spec;
     ctx.msg_tail = &spec->messages;
-    if (spec_yylex_init_extra(&x, &scanner) != 0)
+    if (fcc_yylex_init_extra(&x, &scanner) != 0)
         return NULL;
-    (void)spec_yyparse(scanner, &ctx);
-    spec_yylex_destroy(scanner);
+    (void)fcc_yyparse(scanner, &ctx);
+    fcc_yylex_destroy(scanner);
     return p->failed ? NULL : spec;
 }

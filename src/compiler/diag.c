@@ -2,6 +2,7 @@
 #include "spec.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +18,13 @@ struct pool_block {
 #define POOL_HDR (((sizeof(struct pool_block) + POOL_ALIGN - 1) / POOL_ALIGN) * POOL_ALIGN)
 #define POOL_CHUNK ((size_t)64 * 1024)
 
-void pool_init(pool *p)
+void fcc_pool_init(pool *p)
 {
     p->head = NULL;
     p->failed = 0;
 }
 
-void pool_free(pool *p)
+void fcc_pool_free(pool *p)
 {
     struct pool_block *b = p->head;
     while (b != NULL) {
@@ -34,7 +35,7 @@ void pool_free(pool *p)
     p->head = NULL;
 }
 
-void *pool_alloc(pool *p, size_t n)
+void *fcc_pool_alloc(pool *p, size_t n)
 {
     struct pool_block *b = p->head;
     unsigned char *mem;
@@ -63,9 +64,9 @@ void *pool_alloc(pool *p, size_t n)
     return mem;
 }
 
-char *pool_strndup(pool *p, const char *s, size_t n)
+char *fcc_pool_strndup(pool *p, const char *s, size_t n)
 {
-    char *r = (char *)pool_alloc(p, n + 1);
+    char *r = (char *)fcc_pool_alloc(p, n + 1);
     if (r != NULL && n > 0)
         memcpy(r, s, n);
     return r;
@@ -73,9 +74,11 @@ char *pool_strndup(pool *p, const char *s, size_t n)
 
 /* ------------------------------------------------------------ diagnostics */
 
-void diag_init(diag *d, FILE *out, const char *path, const char *src, size_t len)
+void fcc_diag_init(diag *d, featc_diag_fn fn, void *ctx, const char *path, const char *src,
+                   size_t len)
 {
-    d->out = out;
+    d->fn = fn;
+    d->ctx = ctx;
     d->path = path;
     d->src = src;
     d->src_len = len;
@@ -106,39 +109,80 @@ static const char *line_text(const diag *d, int line, size_t *n)
     return p;
 }
 
-static void show(diag *d, const char *kind, spec_loc loc, const char *fmt, va_list ap)
+/* The source line of loc and a caret under it, into t. */
+static void quote(const diag *d, spec_loc loc, sbuf *t)
 {
-    const char *text;
     size_t n = 0, i;
     int col, width;
-    if (d->out == NULL)
-        return;
-    fprintf(d->out, "%s:%d:%d: %s: ", d->path, loc.first_line, loc.first_column, kind);
-    vfprintf(d->out, fmt, ap);
-    fputc('\n', d->out);
-    text = line_text(d, loc.first_line, &n);
+    const char *text = line_text(d, loc.first_line, &n);
     if (text == NULL)
         return;
-    fputc(' ', d->out);
+    fcc_sb_put(t, " ", 1);
     for (i = 0; i < n; i++)
-        fputc(text[i] == '\t' ? ' ' : text[i], d->out);
-    fputc('\n', d->out);
+        fcc_sb_put(t, text[i] == '\t' ? " " : text + i, 1);
+    fcc_sb_put(t, "\n", 1);
     col = loc.first_column < 1 ? 1 : loc.first_column;
     width = (loc.last_line == loc.first_line && loc.last_column >= col)
                 ? loc.last_column - col + 1
                 : (int)n - col + 1;
     if (width < 1)
         width = 1;
-    fputc(' ', d->out);
+    fcc_sb_put(t, " ", 1);
     for (i = 1; i < (size_t)col; i++)
-        fputc(' ', d->out);
-    fputc('^', d->out);
+        fcc_sb_put(t, " ", 1);
+    fcc_sb_put(t, "^", 1);
     while (--width > 0)
-        fputc('~', d->out);
-    fputc('\n', d->out);
+        fcc_sb_put(t, "~", 1);
+    fcc_sb_put(t, "\n", 1);
 }
 
-void diag_error(diag *d, spec_loc loc, const char *fmt, ...)
+/* Formats one diagnostic and hands it to the callback.  loc NULL: no place;
+ * the text is then "PATH: MESSAGE", or the message alone when !named. */
+static void deliver(diag *d, featc_severity sev, const spec_loc *loc, int named,
+                    const char *fmt, va_list ap)
+{
+    static const char *const kind[] = {"error", "note", ""};
+    sbuf msg = {NULL, 0, 0, 0}, text = {NULL, 0, 0, 0};
+    featc_diagnostic fd;
+    if (d->fn == NULL)
+        return;
+    fcc_sb_vprintf(&msg, fmt, ap);
+    if (loc != NULL) {
+        fcc_sb_printf(&text, "%s:%d:%d: %s: %s\n", d->path, loc->first_line, loc->first_column,
+                      kind[sev], msg.s != NULL ? msg.s : "");
+        quote(d, *loc, &text);
+    } else {
+        fcc_sb_printf(&text, "%s%s%s\n", named ? d->path : "", named ? ": " : "",
+                      msg.s != NULL ? msg.s : "");
+    }
+    if (!msg.failed && !text.failed) {
+        memset(&fd, 0, sizeof fd);
+        fd.severity = sev;
+        fd.path = d->path;
+        if (loc != NULL) {
+            fd.line = loc->first_line;
+            fd.column = loc->first_column;
+            fd.end_line = loc->last_line;
+            fd.end_column = loc->last_column;
+        }
+        fd.message = msg.s;
+        fd.text = text.s;
+        fd.text_len = text.n;
+        d->fn(d->ctx, &fd);
+    }
+    free(msg.s);
+    free(text.s);
+}
+
+static void summary(diag *d, int named, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    deliver(d, FEATC_SUMMARY, NULL, named, fmt, ap);
+    va_end(ap);
+}
+
+void fcc_diag_error(diag *d, spec_loc loc, const char *fmt, ...)
 {
     va_list ap;
     if (d->stopped) {
@@ -147,34 +191,42 @@ void diag_error(diag *d, spec_loc loc, const char *fmt, ...)
     }
     d->errors++;
     va_start(ap, fmt);
-    show(d, "error", loc, fmt, ap);
+    deliver(d, FEATC_ERROR, &loc, 1, fmt, ap);
     va_end(ap);
     if (d->errors >= DIAG_MAX_ERRORS) {
         d->stopped = 1;
-        if (d->out != NULL)
-            fprintf(d->out, "%s: too many errors, stopping\n", d->path);
+        summary(d, 1, "too many errors, stopping");
     }
 }
 
-void diag_note(diag *d, spec_loc loc, const char *fmt, ...)
+void fcc_diag_note(diag *d, spec_loc loc, const char *fmt, ...)
 {
     va_list ap;
     if (d->stopped == 2)
         return;
     va_start(ap, fmt);
-    show(d, "note", loc, fmt, ap);
+    deliver(d, FEATC_NOTE, &loc, 1, fmt, ap);
     va_end(ap);
 }
 
-void diag_summary(diag *d)
+void fcc_diag_fail(diag *d, const char *fmt, ...)
 {
-    if (d->out != NULL && d->errors > 0)
-        fprintf(d->out, "%d error%s generated.\n", d->errors, d->errors == 1 ? "" : "s");
+    va_list ap;
+    d->errors++;
+    va_start(ap, fmt);
+    deliver(d, FEATC_ERROR, NULL, 1, fmt, ap);
+    va_end(ap);
+}
+
+void fcc_diag_summary(diag *d)
+{
+    if (d->errors > 0)
+        summary(d, 0, "%d error%s generated.", d->errors, d->errors == 1 ? "" : "s");
 }
 
 /* ------------------------------------------------------------ text buffer */
 
-void sb_put(sbuf *b, const char *s, size_t n)
+void fcc_sb_put(sbuf *b, const char *s, size_t n)
 {
     if (b->failed)
         return;
@@ -196,37 +248,39 @@ void sb_put(sbuf *b, const char *s, size_t n)
     b->s[b->n] = '\0';
 }
 
-void sb_str(sbuf *b, const char *s)
+void fcc_sb_str(sbuf *b, const char *s)
 {
-    sb_put(b, s, strlen(s));
+    fcc_sb_put(b, s, strlen(s));
 }
 
-void sb_printf(sbuf *b, const char *fmt, ...)
+void fcc_sb_vprintf(sbuf *b, const char *fmt, va_list ap)
 {
     char small[512];
-    va_list ap;
+    va_list again;
     int n;
-    va_start(ap, fmt);
+    va_copy(again, ap);
     n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
     if (n < 0) {
         b->failed = 1;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        sb_put(b, small, (size_t)n);
-        return;
-    }
-    {
+    } else if ((size_t)n < sizeof small) {
+        fcc_sb_put(b, small, (size_t)n);
+    } else {
         char *big = (char *)malloc((size_t)n + 1);
         if (big == NULL) {
             b->failed = 1;
-            return;
+        } else {
+            vsnprintf(big, (size_t)n + 1, fmt, again);
+            fcc_sb_put(b, big, (size_t)n);
+            free(big);
         }
-        va_start(ap, fmt);
-        vsnprintf(big, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        sb_put(b, big, (size_t)n);
-        free(big);
     }
+    va_end(again);
+}
+
+void fcc_sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fcc_sb_vprintf(b, fmt, ap);
+    va_end(ap);
 }

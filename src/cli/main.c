@@ -1,12 +1,13 @@
-/* featc: command-line entry point.  Only argument dispatch lives here; each
- * subcommand is a function of its own file. */
-#include <stdarg.h>
+/* featc: command-line entry point.  Only argument dispatch lives here: the
+ * compiler's commands are in compile.c (over include/featc/featc.h), the
+ * record tools in src/tools/. */
 #include <stdio.h>
 #include <string.h>
 
 #include <featc/fc.h>
 
-#include "commands.h"
+#include "cli.h"
+#include "tools.h"
 
 static const char *const usage =
     "usage: featc COMMAND [options] [FILE...]\n"
@@ -30,37 +31,6 @@ static const char *const usage =
     "\n"
     "`featc COMMAND --help` describes a command.  Compression (ZLIB, GZIP) is\n"
     "detected from the first bytes unless --compression is given.\n";
-
-const char *cli_option_value(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-        return arg + n + 1;
-    return NULL;
-}
-
-int cli_fail(int code, const char *fmt, ...)
-{
-    va_list ap;
-    fputs("featc: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return code;
-}
-
-int cli_usage_error(const char *text, const char *fmt, ...)
-{
-    va_list ap;
-    fputs("featc: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n\n", stderr);
-    fputs(text, stderr);
-    return EXIT_USAGE_ERR;
-}
 
 int main(int argc, char **argv)
 {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,7 @@ static int is_ident(const char *s, size_t n)
     return 1;
 }
 
-int spec_c_name_ok(const char *s)
+int featc_c_name_ok(const char *s)
 {
     return is_ident(s, strlen(s)) && s[0] != '_' && strstr(s, "__") == NULL && !is_reserved(s);
 }
@@ -58,19 +59,19 @@ int spec_c_name_ok(const char *s)
 static int check_c_name(diag *d, spec_loc loc, const char *s, const char *what)
 {
     if (!is_ident(s, strlen(s))) {
-        diag_error(d, loc, "%s name '%s' is not a C identifier", what, s);
+        fcc_diag_error(d, loc, "%s name '%s' is not a C identifier", what, s);
         return 0;
     }
     if (s[0] == '_') {
-        diag_error(d, loc, "%s name '%s' starts with '_'; C reserves such names", what, s);
+        fcc_diag_error(d, loc, "%s name '%s' starts with '_'; C reserves such names", what, s);
         return 0;
     }
     if (strstr(s, "__") != NULL) {
-        diag_error(d, loc, "%s name '%s' contains '__'; C++ reserves such names", what, s);
+        fcc_diag_error(d, loc, "%s name '%s' contains '__'; C++ reserves such names", what, s);
         return 0;
     }
     if (is_reserved(s)) {
-        diag_error(d, loc, "%s name '%s' is a C or C++ keyword", what, s);
+        fcc_diag_error(d, loc, "%s name '%s' is a C or C++ keyword", what, s);
         return 0;
     }
     return 1;
@@ -79,7 +80,7 @@ static int check_c_name(diag *d, spec_loc loc, const char *s, const char *what)
 static char *upper_of(pool *p, const char *s)
 {
     size_t i, n = strlen(s);
-    char *u = pool_strndup(p, s, n);
+    char *u = fcc_pool_strndup(p, s, n);
     if (u != NULL)
         for (i = 0; i < n; i++)
             u[i] = (char)toupper((unsigned char)u[i]);
@@ -89,7 +90,7 @@ static char *upper_of(pool *p, const char *s)
 static char *cat(pool *p, const char *a, const char *b, const char *c)
 {
     size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
-    char *r = (char *)pool_alloc(p, na + nb + nc + 1);
+    char *r = (char *)fcc_pool_alloc(p, na + nb + nc + 1);
     if (r != NULL) {
         memcpy(r, a, na);
         memcpy(r + na, b, nb);
@@ -120,15 +121,15 @@ static int sym_add(pool *p, diag *d, symtab *t, const char *name, const char *ow
         return 1;
     for (i = 0; i < t->n; i++) {
         if (strcmp(t->v[i].name, name) == 0) {
-            diag_error(d, loc, "generated name '%s' of %s clashes with the one of %s", name,
+            fcc_diag_error(d, loc, "generated name '%s' of %s clashes with the one of %s", name,
                        owner, t->v[i].owner);
-            diag_note(d, t->v[i].loc, "%s is defined here", t->v[i].owner);
+            fcc_diag_note(d, t->v[i].loc, "%s is defined here", t->v[i].owner);
             return 0;
         }
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
-        symbol *nv = (symbol *)pool_alloc(p, cap * sizeof *nv);
+        symbol *nv = (symbol *)fcc_pool_alloc(p, cap * sizeof *nv);
         if (nv == NULL)
             return 1;
         if (t->n > 0)
@@ -165,7 +166,7 @@ static int parse_u64(const char *s, uint64_t *v)
     return 1;
 }
 
-const char *spec_type_word(fc_type t)
+const char *fcc_type_word(fc_type t)
 {
     switch (t) {
     case FC_TYPE_BYTES: return "bytes";
@@ -190,21 +191,21 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
 {
     (void)p;
     if (v->kind == AV_LIST) {
-        diag_error(d, v->loc, "default of '%s' has a list where a %s value belongs", f->cname,
-                   spec_type_word(f->type));
+        fcc_diag_error(d, v->loc, "default of '%s' has a list where a %s value belongs", f->cname,
+                   fcc_type_word(f->type));
         return 0;
     }
     switch (f->type) {
     case FC_TYPE_INT64: {
         uint64_t u;
         if (v->kind != AV_INT) {
-            diag_error(d, v->loc, "default of int64 feature '%s' is %s, not an integer",
+            fcc_diag_error(d, v->loc, "default of int64 feature '%s' is %s, not an integer",
                        f->cname, value_word(v));
             return 0;
         }
         if (!parse_u64(v->text, &u) || (!v->neg && u > (uint64_t)INT64_MAX) ||
             (v->neg && u > (uint64_t)INT64_MAX + 1u)) {
-            diag_error(d, v->loc,
+            fcc_diag_error(d, v->loc,
                        "default %s%s of '%s' is out of range for int64 "
                        "(-9223372036854775808 to 9223372036854775807)",
                        v->neg ? "-" : "", v->text, f->cname);
@@ -224,21 +225,21 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
                 f->def_float[i] = NAN;
                 return 1;
             }
-            diag_error(d, v->loc,
+            fcc_diag_error(d, v->loc,
                        "'%s%s' is not a float value; non-finite defaults are written nan, inf "
                        "and -inf",
                        v->neg ? "-" : "", v->text);
             return 0;
         }
         if (v->kind != AV_INT && v->kind != AV_FLOAT) {
-            diag_error(d, v->loc, "default of float feature '%s' is %s, not a number", f->cname,
+            fcc_diag_error(d, v->loc, "default of float feature '%s' is %s, not a number", f->cname,
                        value_word(v));
             return 0;
         }
         if (v->kind == AV_INT && (v->text[0] == '0' && (v->text[1] == 'x' || v->text[1] == 'X'))) {
             uint64_t u;
             if (!parse_u64(v->text, &u)) {
-                diag_error(d, v->loc, "default %s of '%s' is out of range for float", v->text,
+                fcc_diag_error(d, v->loc, "default %s of '%s' is out of range for float", v->text,
                            f->cname);
                 return 0;
             }
@@ -252,7 +253,7 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
         /* A literal beyond float's range is an error, not an infinity:
          * infinities are written inf and -inf. */
         if (!isfinite(x) || !isfinite((float)x)) {
-            diag_error(d, v->loc,
+            fcc_diag_error(d, v->loc,
                        "default %s%s of '%s' is out of range for float (largest finite is "
                        "3.40282347e+38); write inf or -inf for infinity",
                        v->neg ? "-" : "", v->text, f->cname);
@@ -263,7 +264,7 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
     }
     default:
         if (v->kind != AV_STRING) {
-            diag_error(d, v->loc, "default of bytes feature '%s' is %s, not a string", f->cname,
+            fcc_diag_error(d, v->loc, "default of bytes feature '%s' is %s, not a string", f->cname,
                        value_word(v));
             return 0;
         }
@@ -296,7 +297,7 @@ static int default_nested(pool *p, diag *d, schema_feature *f, const ast_value *
     if (v->kind != AV_LIST) {
         char sh[128];
         shape_text(f, sh, sizeof sh);
-        diag_error(d, v->loc,
+        fcc_diag_error(d, v->loc,
                    "default of '%s' needs a list of %zu items here (dimension %u of shape %s)",
                    f->cname, f->dims[level], level, sh);
         return 0;
@@ -304,7 +305,7 @@ static int default_nested(pool *p, diag *d, schema_feature *f, const ast_value *
     if (v->nitems != f->dims[level]) {
         char sh[128];
         shape_text(f, sh, sizeof sh);
-        diag_error(d, v->loc,
+        fcc_diag_error(d, v->loc,
                    "default of '%s' has %zu items here but dimension %u of shape %s is %zu",
                    f->cname, v->nitems, level, sh, f->dims[level]);
         return 0;
@@ -328,7 +329,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
 {
     size_t i, n;
     if (f->kind == FC_KIND_VARLEN) {
-        diag_error(d, v->loc,
+        fcc_diag_error(d, v->loc,
                    "VarLen feature '%s' cannot have a default: a missing VarLen feature has "
                    "zero values",
                    f->cname);
@@ -336,7 +337,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
     }
     n = f->kind == FC_KIND_ROWS ? 1 : f->elems;
     if (f->kind == FC_KIND_FIXED && n == 0) {
-        diag_error(d, v->loc,
+        fcc_diag_error(d, v->loc,
                    "feature '%s' holds no values, so it cannot have a default: TensorFlow "
                    "takes an empty default to mean 'required'",
                    f->cname);
@@ -345,21 +346,21 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
     f->ndefault = n;
     f->has_default = 1;
     if (f->type == FC_TYPE_INT64)
-        f->def_int = (int64_t *)pool_alloc(p, n * sizeof(int64_t));
+        f->def_int = (int64_t *)fcc_pool_alloc(p, n * sizeof(int64_t));
     else if (f->type == FC_TYPE_FLOAT)
-        f->def_float = (float *)pool_alloc(p, n * sizeof(float));
+        f->def_float = (float *)fcc_pool_alloc(p, n * sizeof(float));
     else {
-        f->def_bytes = (const char **)pool_alloc(p, n * sizeof(char *));
-        f->def_bytes_len = (size_t *)pool_alloc(p, n * sizeof(size_t));
+        f->def_bytes = (const char **)fcc_pool_alloc(p, n * sizeof(char *));
+        f->def_bytes_len = (size_t *)fcc_pool_alloc(p, n * sizeof(size_t));
     }
     if (p->failed)
         return 0;
     if (f->kind == FC_KIND_ROWS) {
         if (v->kind == AV_LIST) {
-            diag_error(d, v->loc,
+            fcc_diag_error(d, v->loc,
                        "the default of sequence feature '%s' is its padding value: one %s "
                        "value, not a list",
-                       f->cname, spec_type_word(f->type));
+                       f->cname, fcc_type_word(f->type));
             return 0;
         }
         return default_scalar(p, d, f, v, 0);
@@ -384,7 +385,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
         char sh[128];
         if (v->nitems != n) {
             shape_text(f, sh, sizeof sh);
-            diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
+            fcc_diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
                        f->cname, v->nitems, sh, n);
             return 0;
         }
@@ -395,7 +396,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
     }
     if (f->rank == 0) {
         if (v->nitems != 1) {
-            diag_error(d, v->loc, "default of scalar feature '%s' has %zu values, not 1",
+            fcc_diag_error(d, v->loc, "default of scalar feature '%s' has %zu values, not 1",
                        f->cname, v->nitems);
             return 0;
         }
@@ -406,7 +407,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
         if (f->rank == 1 && v->nitems != n) {
             char sh[128];
             shape_text(f, sh, sizeof sh);
-            diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
+            fcc_diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
                        f->cname, v->nitems, sh, n);
             return 0;
         }
@@ -440,14 +441,14 @@ static int check_type(diag *d, schema_feature *f, const ast_feature *a)
     else {
         for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
             if (strcmp(a->type, hints[i].word) == 0) {
-                diag_error(d, a->type_loc,
+                fcc_diag_error(d, a->type_loc,
                            "unknown type '%s'; did you mean '%s'? (the types are int64, float "
                            "and bytes, as in tf.train.Feature)",
                            a->type, hints[i].hint);
                 return 0;
             }
         }
-        diag_error(d, a->type_loc,
+        fcc_diag_error(d, a->type_loc,
                    "unknown type '%s' (the types are int64, float and bytes, as in "
                    "tf.train.Feature)",
                    a->type);
@@ -462,15 +463,15 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
     unsigned rank = 0;
     uint64_t elems = 1, maxv = 0;
     int rows = 0;
-    if (a->max_text != NULL && (!parse_u64(a->max_text, &maxv) || maxv > SPEC_MAX_ELEMENTS)) {
-        diag_error(d, a->max_loc, "bound %s of '%s' is larger than the limit of %u values",
-                   a->max_text, f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+    if (a->max_text != NULL && (!parse_u64(a->max_text, &maxv) || maxv > FEATC_MAX_ELEMENTS)) {
+        fcc_diag_error(d, a->max_loc, "bound %s of '%s' is larger than the limit of %u values",
+                   a->max_text, f->cname, (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     if (!a->has_shape) { /* FixedLen scalar */
         f->kind = FC_KIND_FIXED;
         if (a->max_text != NULL) {
-            diag_error(d, a->max_loc,
+            fcc_diag_error(d, a->max_loc,
                        "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
                        "a FixedLen scalar",
                        f->cname);
@@ -484,14 +485,14 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
         f->kind = FC_KIND_VARLEN;
         f->elems = 1;
         if (a->max_text == NULL) {
-            diag_error(d, a->shape_loc,
+            fcc_diag_error(d, a->shape_loc,
                        "VarLen feature '%s' needs a bound: write '%s[] max N' (generated "
                        "structs hold their values in place)",
-                       f->cname, spec_type_word(f->type));
+                       f->cname, fcc_type_word(f->type));
             return 0;
         }
         if (maxv == 0) {
-            diag_error(d, a->max_loc, "a bound of 0 leaves no room for any value of '%s'",
+            fcc_diag_error(d, a->max_loc, "a bound of 0 leaves no room for any value of '%s'",
                        f->cname);
             return 0;
         }
@@ -502,7 +503,7 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
         uint64_t v;
         if (dm->unknown) {
             if (dm != a->dims) {
-                diag_error(d, dm->loc,
+                fcc_diag_error(d, dm->loc,
                            "only the first dimension can be '?' (a sequence of rows of a "
                            "fixed shape)");
                 return 0;
@@ -511,17 +512,17 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
             continue;
         }
         if (rank == FC_MAX_RANK) {
-            diag_error(d, dm->loc, "shape of '%s' has more than %d dimensions", f->cname,
+            fcc_diag_error(d, dm->loc, "shape of '%s' has more than %d dimensions", f->cname,
                        FC_MAX_RANK);
             return 0;
         }
-        if (!parse_u64(dm->text, &v) || v > SPEC_MAX_ELEMENTS) {
-            diag_error(d, dm->loc, "dimension %s of '%s' is larger than the limit of %u",
-                       dm->text, f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+        if (!parse_u64(dm->text, &v) || v > FEATC_MAX_ELEMENTS) {
+            fcc_diag_error(d, dm->loc, "dimension %s of '%s' is larger than the limit of %u",
+                       dm->text, f->cname, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
         if (v == 0 && rows) {
-            diag_error(d, dm->loc,
+            fcc_diag_error(d, dm->loc,
                        "rows of sequence feature '%s' would hold no values (TensorFlow "
                        "divides by the row size)",
                        f->cname);
@@ -529,9 +530,9 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
         }
         f->dims[rank++] = (size_t)v;
         elems *= v;
-        if (elems > SPEC_MAX_ELEMENTS) {
-            diag_error(d, a->shape_loc, "shape of '%s' holds more than %u values", f->cname,
-                       (unsigned)SPEC_MAX_ELEMENTS);
+        if (elems > FEATC_MAX_ELEMENTS) {
+            fcc_diag_error(d, a->shape_loc, "shape of '%s' holds more than %u values", f->cname,
+                       (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
     }
@@ -540,20 +541,20 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
     if (rows) {
         f->kind = FC_KIND_ROWS;
         if (a->max_text == NULL) {
-            diag_error(d, a->shape_loc,
+            fcc_diag_error(d, a->shape_loc,
                        "sequence feature '%s' needs a bound on its rows: write '... max N'",
                        f->cname);
             return 0;
         }
         if (maxv == 0) {
-            diag_error(d, a->max_loc, "a bound of 0 leaves no room for any row of '%s'",
+            fcc_diag_error(d, a->max_loc, "a bound of 0 leaves no room for any row of '%s'",
                        f->cname);
             return 0;
         }
-        if (maxv * elems > SPEC_MAX_ELEMENTS) {
-            diag_error(d, a->max_loc,
+        if (maxv * elems > FEATC_MAX_ELEMENTS) {
+            fcc_diag_error(d, a->max_loc,
                        "%s rows of %zu values hold more than %u values; lower the bound",
-                       a->max_text, f->elems, (unsigned)SPEC_MAX_ELEMENTS);
+                       a->max_text, f->elems, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
         f->max = (size_t)maxv;
@@ -562,7 +563,7 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
     f->kind = FC_KIND_FIXED;
     f->max = f->elems;
     if (a->max_text != NULL) {
-        diag_error(d, a->max_loc,
+        fcc_diag_error(d, a->max_loc,
                    "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
                    "FixedLen and its size is its shape",
                    f->cname);
@@ -590,7 +591,7 @@ static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)
     const ast_dim *dm;
     for (dm = a->dims; dm != NULL; dm = dm->next) {
         if (dm->unknown) {
-            diag_error(d, dm->loc,
+            fcc_diag_error(d, dm->loc,
                        "feature list '%s' is a sequence already: give the shape of one frame, "
                        "without '?'",
                        f->cname);
@@ -598,24 +599,24 @@ static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)
         }
     }
     if (a->max_text != NULL && (!a->has_shape || a->dims != NULL)) {
-        diag_error(d, a->max_loc,
+        fcc_diag_error(d, a->max_loc,
                    "'max' bounds the values of one frame of a VarLen list ('%s[] max N'); the "
                    "frames of '%s' have a fixed shape (the frame bound is 'feature_lists max "
                    "N')",
-                   spec_type_word(f->type), f->cname);
+                   fcc_type_word(f->type), f->cname);
         return 0;
     }
     if (a->has_shape && a->dims == NULL && a->max_text == NULL) {
-        diag_error(d, a->shape_loc,
+        fcc_diag_error(d, a->shape_loc,
                    "VarLen feature list '%s' needs a bound on the values of one frame: write "
                    "'%s[] max N'",
-                   f->cname, spec_type_word(f->type));
+                   f->cname, fcc_type_word(f->type));
         return 0;
     }
     if (!check_shape(d, f, a))
         return 0;
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
-        diag_error(d, a->shape_loc,
+        fcc_diag_error(d, a->shape_loc,
                    "frames of feature list '%s' would hold no values (TensorFlow divides by "
                    "the frame size)",
                    f->cname);
@@ -634,7 +635,7 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
     unsigned rank = 0, nkeys = 0;
     uint64_t maxv;
     if (r != ROLE_EXAMPLE) {
-        diag_error(d, a->sparse_loc,
+        fcc_diag_error(d, a->sparse_loc,
                    "SparseFeature '%s' belongs in an example: TensorFlow's sequence parsers "
                    "take no SparseFeature",
                    f->cname);
@@ -644,7 +645,7 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
         uint64_t v;
         if (dm->unknown || rank == FC_MAX_RANK || !parse_u64(dm->text, &v) || v == 0 ||
             v > INT64_MAX) {
-            diag_error(d, dm->loc,
+            fcc_diag_error(d, dm->loc,
                        "the size of SparseFeature '%s' is a dense shape: one known dimension "
                        "of at least 1 per index key, at most %d of them",
                        f->cname, FC_MAX_RANK);
@@ -655,19 +656,19 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
     for (k = a->index_keys; k != NULL; k = k->next)
         nkeys++;
     if (nkeys != rank) {
-        diag_error(d, a->index_loc,
+        fcc_diag_error(d, a->index_loc,
                    "SparseFeature '%s' has %u index key%s for a size of %u dimension%s: one "
                    "index key per dimension",
                    f->cname, nkeys, nkeys == 1 ? "" : "s", rank, rank == 1 ? "" : "s");
         return 0;
     }
-    if (!parse_u64(a->max_text, &maxv) || maxv > SPEC_MAX_ELEMENTS || maxv == 0) {
-        diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
-                   f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+    if (!parse_u64(a->max_text, &maxv) || maxv > FEATC_MAX_ELEMENTS || maxv == 0) {
+        fcc_diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
+                   f->cname, (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     if (a->def != NULL) {
-        diag_error(d, a->def->loc, "SparseFeature '%s' takes no default", f->cname);
+        fcc_diag_error(d, a->def->loc, "SparseFeature '%s' takes no default", f->cname);
         return 0;
     }
     f->kind = FC_KIND_SPARSE;
@@ -694,14 +695,14 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
     size_t inner;
     unsigned np = 0, q, k;
     if (r != ROLE_EXAMPLE) {
-        diag_error(d, a->ragged_loc,
+        fcc_diag_error(d, a->ragged_loc,
                    "RaggedFeature '%s': featc reads RaggedFeatures in examples only so far",
                    f->cname);
         return 0;
     }
-    if (!parse_u64(a->max_text, &v) || v == 0 || v > SPEC_MAX_ELEMENTS) {
-        diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
-                   f->cname, (unsigned)SPEC_MAX_ELEMENTS);
+    if (!parse_u64(a->max_text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
+        fcc_diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
+                   f->cname, (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     f->kind = FC_KIND_RAGGED;
@@ -712,7 +713,7 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
         if (strcmp(a->split_text, "int64") == 0) {
             f->split64 = 1;
         } else if (strcmp(a->split_text, "int32") != 0) {
-            diag_error(d, a->split_loc,
+            fcc_diag_error(d, a->split_loc,
                        "row_splits_dtype must be int32 or int64; got %s (RaggedFeature '%s')",
                        a->split_text, f->cname);
             return 0;
@@ -721,7 +722,7 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
     for (pa = a->parts; pa != NULL; pa = pa->next) {
         struct schema_part *sp;
         if (np == FC_MAX_RANK - 1) {
-            diag_error(d, pa->kind_loc, "RaggedFeature '%s' has more than %d partitions",
+            fcc_diag_error(d, pa->kind_loc, "RaggedFeature '%s' has more than %d partitions",
                        f->cname, FC_MAX_RANK - 1);
             return 0;
         }
@@ -731,7 +732,7 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
             if (strcmp(pa->kind, kinds[k].word) == 0)
                 break;
         if (k == sizeof kinds / sizeof kinds[0]) {
-            diag_error(d, pa->kind_loc,
+            fcc_diag_error(d, pa->kind_loc,
                        "unknown partition '%s': row_splits, row_lengths, row_starts, "
                        "row_limits or value_rowids KEY max ROWS, or uniform_row_length N",
                        pa->kind);
@@ -739,7 +740,7 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
         }
         sp->kind = kinds[k].kind;
         if ((sp->kind == FC_PART_UNIFORM_ROW_LENGTH) != (pa->key == NULL)) {
-            diag_error(d, pa->kind_loc,
+            fcc_diag_error(d, pa->kind_loc,
                        sp->kind == FC_PART_UNIFORM_ROW_LENGTH
                            ? "'uniform_row_length' takes a length: 'uniform_row_length N'"
                            : "'%s' takes a key and a bound on rows: '%s KEY max ROWS'",
@@ -747,15 +748,15 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
             return 0;
         }
         if (pa->key == NULL) {
-            if (!parse_u64(pa->length_text, &v) || v == 0 || v > SPEC_MAX_ELEMENTS) {
-                diag_error(d, pa->length_loc, "a uniform row length must be from 1 to %u",
-                           (unsigned)SPEC_MAX_ELEMENTS);
+            if (!parse_u64(pa->length_text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
+                fcc_diag_error(d, pa->length_loc, "a uniform row length must be from 1 to %u",
+                           (unsigned)FEATC_MAX_ELEMENTS);
                 return 0;
             }
             sp->length = (size_t)v;
-        } else if (!parse_u64(pa->max_text, &v) || v > SPEC_MAX_ELEMENTS) {
-            diag_error(d, pa->max_loc, "a bound of %s rows is larger than the limit of %u",
-                       pa->max_text, (unsigned)SPEC_MAX_ELEMENTS);
+        } else if (!parse_u64(pa->max_text, &v) || v > FEATC_MAX_ELEMENTS) {
+            fcc_diag_error(d, pa->max_loc, "a bound of %s rows is larger than the limit of %u",
+                       pa->max_text, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         } else {
             sp->max_rows = (size_t)v;
@@ -777,7 +778,7 @@ static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r
 {
     uint64_t v;
     if (r == ROLE_LIST) {
-        diag_error(d, t->loc,
+        fcc_diag_error(d, t->loc,
                    "'%s' applies to Example and context features; feature list '%s' cannot "
                    "be hashed yet",
                    t->name, f->cname);
@@ -788,24 +789,24 @@ static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r
         return 1;
     }
     if (f->type == FC_TYPE_FLOAT) {
-        diag_error(d, t->loc,
+        fcc_diag_error(d, t->loc,
                    "'%s' is a float feature; hash buckets take bytes or int64 features "
                    "(TensorFlow's categorical_column_with_hash_bucket)",
                    f->cname);
         return 0;
     }
     if (f->kind == FC_KIND_ROWS) {
-        diag_error(d, t->loc,
+        fcc_diag_error(d, t->loc,
                    "'%s' has rows; hash buckets take FixedLen or VarLen features", f->cname);
         return 0;
     }
-    if (!parse_u64(t->arg, &v) || v > SPEC_MAX_ELEMENTS) {
-        diag_error(d, t->arg_loc, "%s hash buckets are more than the limit of %u", t->arg,
-                   (unsigned)SPEC_MAX_ELEMENTS);
+    if (!parse_u64(t->arg, &v) || v > FEATC_MAX_ELEMENTS) {
+        fcc_diag_error(d, t->arg_loc, "%s hash buckets are more than the limit of %u", t->arg,
+                   (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     if (v == 0) {
-        diag_error(d, t->arg_loc, "0 hash buckets: a value needs at least one bucket");
+        fcc_diag_error(d, t->arg_loc, "0 hash buckets: a value needs at least one bucket");
         return 0;
     }
     f->hash_buckets = (size_t)v;
@@ -824,23 +825,23 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
                 break;
         }
         if (u != t) {
-            diag_error(d, t->loc, "'%s' is given twice", t->name);
+            fcc_diag_error(d, t->loc, "'%s' is given twice", t->name);
             ok = 0;
         } else if (strcmp(t->name, "already_sorted") == 0) {
             if (f->kind != FC_KIND_SPARSE) {
-                diag_error(d, t->loc,
+                fcc_diag_error(d, t->loc,
                            "'already_sorted' belongs to a SparseFeature ('%s : sparse ...')",
                            f->cname);
                 ok = 0;
             }
             f->already_sorted = 1;
         } else if (f->kind == FC_KIND_SPARSE) {
-            diag_error(d, t->loc, "SparseFeature '%s' takes 'already_sorted' only", f->cname);
+            fcc_diag_error(d, t->loc, "SparseFeature '%s' takes 'already_sorted' only", f->cname);
             ok = 0;
         } else if (is_hash) {
             if (strcmp(t->name, "hash_buckets") != 0) {
                 if (hot != NULL) {
-                    diag_error(d, t->loc, "'%s' and '%s': choose one", hot->name, t->name);
+                    fcc_diag_error(d, t->loc, "'%s' and '%s': choose one", hot->name, t->name);
                     ok = 0;
                     continue;
                 }
@@ -849,13 +850,13 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
             if (!check_hash_attr(d, f, t, r))
                 ok = 0;
         } else if (r != ROLE_LIST) {
-            diag_error(d, t->loc,
+            fcc_diag_error(d, t->loc,
                        "'%s' is a policy of feature-list features; '%s' is %s feature", t->name,
                        f->cname, r == ROLE_CONTEXT ? "a context" : "an Example");
             ok = 0;
         } else if (strcmp(t->name, "allow_missing") == 0) {
             if (f->kind == FC_KIND_VARLEN) {
-                diag_error(d, t->loc,
+                fcc_diag_error(d, t->loc,
                            "VarLen feature list '%s' is empty when missing already; "
                            "'allow_missing' applies to lists of a fixed frame shape",
                            f->cname);
@@ -864,16 +865,16 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
             f->allow_missing = 1;
         } else if (strcmp(t->name, "uniform") == 0) {
             if (f->kind == FC_KIND_FIXED) {
-                diag_error(d, t->loc,
+                fcc_diag_error(d, t->loc,
                            "every frame of '%s' holds %zu value%s by its shape; 'uniform' "
                            "applies to VarLen lists ('%s[] max N')",
                            f->cname, f->elems, f->elems == 1 ? "" : "s",
-                           spec_type_word(f->type));
+                           fcc_type_word(f->type));
                 ok = 0;
             }
             f->uniform = 1;
         } else { /* aligned */
-            diag_error(d, t->loc,
+            fcc_diag_error(d, t->loc,
                        "'%s' concerns all the lists of a record: write it after "
                        "'feature_lists max N' (a feature list takes 'allow_missing' or "
                        "'uniform')",
@@ -882,11 +883,11 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
         }
     }
     if (ok && hot != NULL && f->hash_buckets == 0) {
-        diag_error(d, hot->loc, "'%s' needs 'hash_buckets N' before it", hot->name);
+        fcc_diag_error(d, hot->loc, "'%s' needs 'hash_buckets N' before it", hot->name);
         ok = 0;
     }
     if (ok && f->hot == 1 && f->kind != FC_KIND_FIXED) {
-        diag_error(d, hot->loc,
+        fcc_diag_error(d, hot->loc,
                    "'one_hot' gives one vector per value of a FixedLen feature; VarLen "
                    "'%s' takes 'multi_hot' (a count per bucket)",
                    f->cname);
@@ -916,7 +917,7 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
         if (!check_c_name(d, a->cname_loc, a->cname, "field"))
             return 0;
     } else if (!is_ident(a->key, a->key_len) || memchr(a->key, 0, a->key_len) != NULL) {
-        diag_error(d, a->key_loc,
+        fcc_diag_error(d, a->key_loc,
                    "feature key \"%.*s\" is not a C identifier; name its field: \"%.*s\" as NAME",
                    (int)a->key_len, a->key, (int)a->key_len, a->key);
         return 0;
@@ -929,10 +930,10 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
         const schema_feature *g = &group[j];
         if (g->ast != NULL && g->key_len == f->key_len &&
             memcmp(g->key, f->key, f->key_len) == 0) {
-            diag_error(d, a->key_loc, "duplicate %s \"%.*s\" in %s '%s'", group_words[r],
+            fcc_diag_error(d, a->key_loc, "duplicate %s \"%.*s\" in %s '%s'", group_words[r],
                        (int)a->key_len, a->key, r == ROLE_EXAMPLE ? "example" : "sequence_example",
                        m->name);
-            diag_note(d, g->ast->key_loc, "previous definition here");
+            fcc_diag_note(d, g->ast->key_loc, "previous definition here");
             f->ast = NULL; /* not a previous definition for later duplicates */
             return 0;
         }
@@ -949,7 +950,7 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
         if (!check_list_shape(d, f, a))
             return 0;
         if (a->def != NULL) {
-            diag_error(d, a->def->loc,
+            fcc_diag_error(d, a->def->loc,
                        "feature list '%s' takes no default (TensorFlow requires feature-list "
                        "defaults to be None): a missing list is an error, or empty with "
                        "'allow_missing'",
@@ -961,7 +962,7 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
         if (!check_shape(d, f, a))
             return 0;
         if (r == ROLE_CONTEXT && f->kind == FC_KIND_ROWS) {
-            diag_error(d, a->shape_loc,
+            fcc_diag_error(d, a->shape_loc,
                        "context feature '%s' cannot be a sequence of rows ('[?, ...]'); "
                        "declare it in feature_lists",
                        f->cname);
@@ -1003,7 +1004,7 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
             else if (f->hot == 2)
                 bytes += (uint64_t)f->hash_buckets * 4u;
         }
-        f->storage = bytes > SPEC_MAX_STORAGE ? (size_t)SPEC_MAX_STORAGE + 1 : (size_t)bytes;
+        f->storage = bytes > FEATC_MAX_STORAGE ? (size_t)FEATC_MAX_STORAGE + 1 : (size_t)bytes;
         *storage += bytes;
     }
     /* names: struct members, then file-wide identifiers */
@@ -1098,16 +1099,16 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
     uint64_t v;
     int ok = 1;
     if (b->max_text == NULL) {
-        diag_error(d, b->loc,
+        fcc_diag_error(d, b->loc,
                    "feature_lists needs a bound on the frames of a sequence: write "
                    "'feature_lists max N {'");
         ok = 0;
-    } else if (!parse_u64(b->max_text, &v) || v > SPEC_MAX_ELEMENTS) {
-        diag_error(d, b->max_loc, "frame bound %s is larger than the limit of %u", b->max_text,
-                   (unsigned)SPEC_MAX_ELEMENTS);
+    } else if (!parse_u64(b->max_text, &v) || v > FEATC_MAX_ELEMENTS) {
+        fcc_diag_error(d, b->max_loc, "frame bound %s is larger than the limit of %u", b->max_text,
+                   (unsigned)FEATC_MAX_ELEMENTS);
         ok = 0;
     } else if (v == 0) {
-        diag_error(d, b->max_loc, "a frame bound of 0 leaves no room for any frame");
+        fcc_diag_error(d, b->max_loc, "a frame bound of 0 leaves no room for any frame");
         ok = 0;
     } else {
         m->max_frames = (size_t)v;
@@ -1117,7 +1118,7 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
             if (strcmp(u->name, t->name) == 0)
                 break;
         if (u != t) {
-            diag_error(d, t->loc, "'%s' is given twice", t->name);
+            fcc_diag_error(d, t->loc, "'%s' is given twice", t->name);
             ok = 0;
         } else if (strcmp(t->name, "allow_missing") == 0) {
             *allow_missing = 1;
@@ -1126,7 +1127,7 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
         } else if (strcmp(t->name, "aligned") == 0) {
             m->aligned = 1;
         } else {
-            diag_error(d, t->loc,
+            fcc_diag_error(d, t->loc,
                        "'%s' belongs to a bytes or int64 feature, not to the feature_lists "
                        "header (which takes 'allow_missing', 'aligned' or 'uniform')",
                        t->name);
@@ -1195,14 +1196,14 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
         if (j < *n) {
             schema_feature *g = &m->features[j];
             if (g->hidden == 2) {
-                diag_error(d, key->loc,
+                fcc_diag_error(d, key->loc,
                            "%s key \"%.*s\" of SparseFeature '%s' is read by a RaggedFeature "
                            "(TensorFlow: Ragged and sparse keys must not intersect)",
                            role_word, (int)key->len, key->key, f->cname);
                 return 0;
             }
             if (g->kind != FC_KIND_VARLEN) {
-                diag_error(d, key->loc,
+                fcc_diag_error(d, key->loc,
                            "%s key \"%.*s\" of SparseFeature '%s' is declared as a %s feature "
                            "'%s'; a key read by a SparseFeature must be VarLen (TensorFlow: Dense "
                            "and sparse keys must not intersect)",
@@ -1211,10 +1212,10 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
                 return 0;
             }
             if (g->type != want) {
-                diag_error(d, key->loc,
+                fcc_diag_error(d, key->loc,
                            "Conflicting type %s vs %s for feature %.*s: %s key of SparseFeature "
                            "'%s', and VarLen feature '%s'",
-                           spec_type_word(want), spec_type_word(g->type), (int)key->len,
+                           fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
                            key->key, role_word, f->cname, g->cname);
                 return 0;
             }
@@ -1267,7 +1268,7 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
         if (j < *n) {
             schema_feature *g = &m->features[j];
             if (g->hidden != 2) {
-                diag_error(d, key->loc,
+                fcc_diag_error(d, key->loc,
                            "key \"%.*s\" of RaggedFeature '%s' is %s '%s' (TensorFlow: %s "
                            "keys must not intersect)",
                            (int)key->len, key->key, f->cname,
@@ -1279,8 +1280,8 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
                 return 0;
             }
             if (g->type != want) {
-                diag_error(d, key->loc, "Conflicting type %s vs %s for feature %.*s",
-                           spec_type_word(want), spec_type_word(g->type), (int)key->len,
+                fcc_diag_error(d, key->loc, "Conflicting type %s vs %s for feature %.*s",
+                           fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
                            key->key);
                 return 0;
             }
@@ -1320,8 +1321,8 @@ static uint64_t hidden_storage(const schema_message *m)
 
 /* Limits of a segments block: the generated segmenter is one struct of
  * static storage, capacity examples plus a batch. */
-#define SPEC_MAX_SEGMENT_PARAM (1u << 20)
-#define SPEC_MAX_SEGMENTER ((uint64_t)1 << 30)
+#define FEATC_MAX_SEGMENT_PARAM (1u << 20)
+#define FEATC_MAX_SEGMENTER ((uint64_t)1 << 30)
 
 /* `state NAME : float|int64 [shape];`: a fixed shape, nothing else. */
 static int check_state(pool *p, diag *d, schema_message *m, struct schema_state *st,
@@ -1333,7 +1334,7 @@ static int check_state(pool *p, diag *d, schema_message *m, struct schema_state 
     st->ast = a;
     st->name = a->key;
     if (a->key_quoted || a->cname != NULL) {
-        diag_error(d, a->key_loc, "a state is named by a C identifier, not a quoted key");
+        fcc_diag_error(d, a->key_loc, "a state is named by a C identifier, not a quoted key");
         return 0;
     }
     if (!check_c_name(d, a->key_loc, a->key, "state"))
@@ -1343,48 +1344,48 @@ static int check_state(pool *p, diag *d, schema_message *m, struct schema_state 
     } else if (strcmp(a->type, "int64") == 0) {
         st->type = FC_TYPE_INT64;
     } else {
-        diag_error(d, a->type_loc, "state '%s' has type '%s'; a state is float or int64",
+        fcc_diag_error(d, a->type_loc, "state '%s' has type '%s'; a state is float or int64",
                    a->key, a->type);
         return 0;
     }
     if (a->has_shape && a->dims == NULL) {
-        diag_error(d, a->shape_loc,
+        fcc_diag_error(d, a->shape_loc,
                    "state '%s' needs a fixed shape ('[]' is a VarLen feature; write "
                    "'float' for a scalar or 'float[8]')", a->key);
         return 0;
     }
     for (dm = a->dims; dm != NULL; dm = dm->next) {
-        if (dm->unknown || !parse_u64(dm->text, &v) || v == 0 || v > SPEC_MAX_ELEMENTS) {
-            diag_error(d, dm->loc, "state '%s': a dimension is an integer from 1 to %u",
-                       a->key, (unsigned)SPEC_MAX_ELEMENTS);
+        if (dm->unknown || !parse_u64(dm->text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
+            fcc_diag_error(d, dm->loc, "state '%s': a dimension is an integer from 1 to %u",
+                       a->key, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
         if (st->rank == FC_MAX_RANK) {
-            diag_error(d, dm->loc, "state '%s' has more than %d dimensions", a->key,
+            fcc_diag_error(d, dm->loc, "state '%s' has more than %d dimensions", a->key,
                        FC_MAX_RANK);
             return 0;
         }
         st->dims[st->rank++] = (size_t)v;
         elems *= v;
-        if (elems > SPEC_MAX_ELEMENTS) {
-            diag_error(d, a->shape_loc, "state '%s' holds more than %u values", a->key,
-                       (unsigned)SPEC_MAX_ELEMENTS);
+        if (elems > FEATC_MAX_ELEMENTS) {
+            fcc_diag_error(d, a->shape_loc, "state '%s' holds more than %u values", a->key,
+                       (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
     }
     st->elems = (size_t)elems;
     if (a->max_text != NULL) {
-        diag_error(d, a->max_loc, "state '%s' takes no 'max': its shape is fixed", a->key);
+        fcc_diag_error(d, a->max_loc, "state '%s' takes no 'max': its shape is fixed", a->key);
         return 0;
     }
     if (a->def != NULL) {
-        diag_error(d, a->def->loc,
+        fcc_diag_error(d, a->def->loc,
                    "state '%s' takes no default: the initial states come with each example "
                    "(NULL gives zeros)", a->key);
         return 0;
     }
     if (a->attrs != NULL || a->sparse || a->ragged) {
-        diag_error(d, a->attrs != NULL ? a->attrs->loc : a->type_loc,
+        fcc_diag_error(d, a->attrs != NULL ? a->attrs->loc : a->type_loc,
                    "state '%s' takes no attributes", a->key);
         return 0;
     }
@@ -1444,7 +1445,7 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
             if (strcmp(t->word, words[k]) == 0)
                 break;
         if (words[k] == NULL) {
-            diag_error(d, t->loc,
+            fcc_diag_error(d, t->loc,
                        "unknown segments setting '%s' (the settings are num_unroll N, "
                        "batch_size N, capacity N, key max N, record max N, allow_small_batch, "
                        "unpadded and state NAME : TYPE[shape])", t->word);
@@ -1453,7 +1454,7 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
         }
         if (k == 7) {
             if (t->state == NULL) {
-                diag_error(d, t->item_loc, "write a state as 'state NAME : float[shape];'");
+                fcc_diag_error(d, t->item_loc, "write a state as 'state NAME : float[shape];'");
                 ok = 0;
             } else {
                 nstates++;
@@ -1461,14 +1462,14 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
             continue;
         }
         if (t->state != NULL) {
-            diag_error(d, t->item_loc, "'%s' is a setting, not a declaration: write '%s%s;'",
+            fcc_diag_error(d, t->item_loc, "'%s' is a setting, not a declaration: write '%s%s;'",
                        t->word, t->word, k <= 2 ? " N" : k <= 4 ? " max N" : "");
             ok = 0;
             continue;
         }
         if (first[k] != NULL) {
-            diag_error(d, t->loc, "'%s' is given twice", t->word);
-            diag_note(d, first[k]->loc, "the first one is here");
+            fcc_diag_error(d, t->loc, "'%s' is given twice", t->word);
+            fcc_diag_note(d, first[k]->loc, "the first one is here");
             ok = 0;
             continue;
         }
@@ -1476,20 +1477,20 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
         if (k <= 4) {
             int want_max = k >= 3;
             if (t->value == NULL || t->has_max != want_max) {
-                diag_error(d, t->item_loc, "write '%s %sN;'", t->word, want_max ? "max " : "");
+                fcc_diag_error(d, t->item_loc, "write '%s %sN;'", t->word, want_max ? "max " : "");
                 ok = 0;
                 continue;
             }
-            if (!parse_u64(t->value, &v) || v > (k == 4 ? SPEC_MAX_STORAGE
-                                                       : SPEC_MAX_SEGMENT_PARAM)) {
-                diag_error(d, t->value_loc, "%s %s is larger than the limit of %u", t->word,
-                           t->value, k == 4 ? (unsigned)SPEC_MAX_STORAGE
-                                            : (unsigned)SPEC_MAX_SEGMENT_PARAM);
+            if (!parse_u64(t->value, &v) || v > (k == 4 ? FEATC_MAX_STORAGE
+                                                       : FEATC_MAX_SEGMENT_PARAM)) {
+                fcc_diag_error(d, t->value_loc, "%s %s is larger than the limit of %u", t->word,
+                           t->value, k == 4 ? (unsigned)FEATC_MAX_STORAGE
+                                            : (unsigned)FEATC_MAX_SEGMENT_PARAM);
                 ok = 0;
                 continue;
             }
             if (v == 0) {
-                diag_error(d, t->value_loc, "%s must be at least 1", t->word);
+                fcc_diag_error(d, t->value_loc, "%s must be at least 1", t->word);
                 ok = 0;
                 continue;
             }
@@ -1502,7 +1503,7 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
             }
         } else {
             if (t->value != NULL || t->has_max) {
-                diag_error(d, t->item_loc, "'%s' takes no value: write '%s;'", t->word, t->word);
+                fcc_diag_error(d, t->item_loc, "'%s' takes no value: write '%s;'", t->word, t->word);
                 ok = 0;
                 continue;
             }
@@ -1516,29 +1517,29 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
         return 0;
     for (k = 0; k < 3; k++)
         if (first[k] == NULL) {
-            diag_error(d, b->loc, "segments need '%s N;'%s", words[k],
+            fcc_diag_error(d, b->loc, "segments need '%s N;'%s", words[k],
                        k == 2 ? " (the most examples in flight: the storage is sized by it)" : "");
             ok = 0;
         }
     if (ok && m->capacity < m->batch_size) {
-        diag_error(d, first[2]->value_loc,
+        fcc_diag_error(d, first[2]->value_loc,
                    "capacity must be larger or equal to batch_size (capacity %zu, batch_size %zu)",
                    m->capacity, m->batch_size);
         ok = 0;
     }
     if (nstates == 0) {
-        diag_error(d, b->loc,
+        fcc_diag_error(d, b->loc,
                    "initial_states may not be empty: at least one state variable is required to "
                    "properly enqueue split sequences to run in separate iterations (declare "
                    "'state NAME : float[shape];')");
         ok = 0;
     }
     if (nstates > 32) {
-        diag_error(d, b->loc, "segments declare %zu states; the limit is 32", nstates);
+        fcc_diag_error(d, b->loc, "segments declare %zu states; the limit is 32", nstates);
         ok = 0;
     }
     if (m->nlists == 0) {
-        diag_error(d, b->loc,
+        fcc_diag_error(d, b->loc,
                    "segments split feature lists, and sequence_example '%s' declares none",
                    m->name);
         ok = 0;
@@ -1547,7 +1548,7 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
         return 0;
     if (m->key_max == 0)
         m->key_max = 64;
-    m->states = (struct schema_state *)pool_alloc(p, nstates * sizeof *m->states);
+    m->states = (struct schema_state *)fcc_pool_alloc(p, nstates * sizeof *m->states);
     if (m->states == NULL)
         return 0;
     for (t = b->settings; t != NULL; t = t->next) {
@@ -1557,8 +1558,8 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
             if (u->state != NULL && strcmp(u->state->key, t->state->key) == 0)
                 break;
         if (u != t) {
-            diag_error(d, t->state->key_loc, "state '%s' is declared twice", t->state->key);
-            diag_note(d, u->state->key_loc, "the first one is here");
+            fcc_diag_error(d, t->state->key_loc, "state '%s' is declared twice", t->state->key);
+            fcc_diag_note(d, u->state->key_loc, "the first one is here");
             ok = 0;
             continue;
         }
@@ -1566,13 +1567,13 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
             ok = 0;
         m->nstates++;
     }
-    if (ok && segmenter_bytes(m, example_bytes) > SPEC_MAX_SEGMENTER) {
-        diag_error(d, b->loc,
+    if (ok && segmenter_bytes(m, example_bytes) > FEATC_MAX_SEGMENTER) {
+        fcc_diag_error(d, b->loc,
                    "the segmenter of '%s' needs about %llu bytes; the limit is %u MiB (lower "
                    "capacity, batch_size, num_unroll or the bounds, or give the runtime a "
                    "block: fc_seg_init_block)",
                    m->name, (unsigned long long)segmenter_bytes(m, example_bytes),
-                   (unsigned)(SPEC_MAX_SEGMENTER >> 20));
+                   (unsigned)(FEATC_MAX_SEGMENTER >> 20));
         ok = 0;
     }
     if (ok) {
@@ -1619,11 +1620,11 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                                      : b->kind == AB_FEATURE_LISTS ? &lists_block
                                                                    : &seg_block;
             if (*seen != NULL) {
-                diag_error(d, b->loc, "sequence_example '%s' has a second '%s' block", am->name,
+                fcc_diag_error(d, b->loc, "sequence_example '%s' has a second '%s' block", am->name,
                            b->kind == AB_CONTEXT         ? "context"
                            : b->kind == AB_FEATURE_LISTS ? "feature_lists"
                                                          : "segments");
-                diag_note(d, (*seen)->loc, "the first one is here");
+                fcc_diag_note(d, (*seen)->loc, "the first one is here");
                 ok = 0;
                 continue;
             }
@@ -1642,12 +1643,12 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
     n = count_features(ctx_features);
     nl = count_features(list_features);
     if (n + nl == 0) {
-        diag_error(d, am->name_loc, "%s '%s' declares no features", word, am->name);
+        fcc_diag_error(d, am->name_loc, "%s '%s' declares no features", word, am->name);
         return 0;
     }
-    if (n + nl > SPEC_MAX_FEATURES) {
-        diag_error(d, am->name_loc, "%s '%s' declares %zu features; the limit is %d", word,
-                   am->name, n + nl, SPEC_MAX_FEATURES);
+    if (n + nl > FEATC_MAX_FEATURES) {
+        fcc_diag_error(d, am->name_loc, "%s '%s' declares %zu features; the limit is %d", word,
+                   am->name, n + nl, FEATC_MAX_FEATURES);
         return 0;
     }
     for (a = ctx_features; a != NULL; a = a->next) { /* room for hidden fields */
@@ -1664,12 +1665,12 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
             extra++;
         }
     }
-    m->features = (schema_feature *)pool_alloc(p, (n + extra ? n + extra : 1) *
+    m->features = (schema_feature *)fcc_pool_alloc(p, (n + extra ? n + extra : 1) *
                                                       sizeof *m->features);
     m->missing_order =
-        (uint16_t *)pool_alloc(p, (n + extra ? n + extra : 1) * sizeof *m->missing_order);
-    m->lists = (schema_feature *)pool_alloc(p, (nl ? nl : 1) * sizeof *m->lists);
-    m->list_missing_order = (uint16_t *)pool_alloc(p, (nl ? nl : 1) * sizeof(uint16_t));
+        (uint16_t *)fcc_pool_alloc(p, (n + extra ? n + extra : 1) * sizeof *m->missing_order);
+    m->lists = (schema_feature *)fcc_pool_alloc(p, (nl ? nl : 1) * sizeof *m->lists);
+    m->list_missing_order = (uint16_t *)fcc_pool_alloc(p, (nl ? nl : 1) * sizeof(uint16_t));
     if (p->failed)
         return 0;
     m->nfeatures = n;
@@ -1687,9 +1688,9 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
              !resolve_ragged(p, d, m, i, &total, &members, globals)))
             ok = 0;
     if (ok && total > n) {
-        if (total > SPEC_MAX_FEATURES) {
-            diag_error(d, am->name_loc, "%s '%s' reads %zu features; the limit is %d", word,
-                       am->name, total, SPEC_MAX_FEATURES);
+        if (total > FEATC_MAX_FEATURES) {
+            fcc_diag_error(d, am->name_loc, "%s '%s' reads %zu features; the limit is %d", word,
+                       am->name, total, FEATC_MAX_FEATURES);
             return 0;
         }
         m->nfeatures = n = total;
@@ -1706,11 +1707,11 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
         if (all_uniform && f->kind == FC_KIND_VARLEN)
             f->uniform = 1;
     }
-    if (storage > SPEC_MAX_STORAGE && ok) {
-        diag_error(d, am->name_loc,
+    if (storage > FEATC_MAX_STORAGE && ok) {
+        fcc_diag_error(d, am->name_loc,
                    "%s '%s' needs %llu bytes of storage; the limit is %u MiB (lower the "
                    "bounds or shapes)",
-                   word, am->name, (unsigned long long)storage, (unsigned)(SPEC_MAX_STORAGE >> 20));
+                   word, am->name, (unsigned long long)storage, (unsigned)(FEATC_MAX_STORAGE >> 20));
         ok = 0;
     }
     if (ok) {
@@ -1731,9 +1732,9 @@ static const char *const message_suffixes[] = {"", "_field", "_init", "_parse", 
 static const char *const message_macros[] = {"_FIELD_COUNT", "_PRESENT_WORDS", "_CONTEXT_COUNT",
                                              "_LIST_COUNT", NULL};
 
-schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_package)
+schema *fcc_check(pool *p, diag *d, const ast_spec *ast, const char *default_package)
 {
-    schema *s = (schema *)pool_alloc(p, sizeof *s);
+    schema *s = (schema *)fcc_pool_alloc(p, sizeof *s);
     const ast_message *am;
     size_t n = 0, i, j;
     int ok = 1;
@@ -1750,7 +1751,7 @@ schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_pa
         if (default_package == NULL || !is_ident(default_package, strlen(default_package)) ||
             default_package[0] == '_' || strstr(default_package, "__") != NULL ||
             is_reserved(default_package)) {
-            diag_error(d, top,
+            fcc_diag_error(d, top,
                        "no 'package' declared and the file name does not make a C prefix; "
                        "start the spec with 'package NAME;'");
             return NULL;
@@ -1758,7 +1759,7 @@ schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_pa
     }
     if (strcmp(s->package, "fc") == 0 || strncmp(s->package, "fc_", 3) == 0 ||
         strcmp(s->package, "FC") == 0 || strncmp(s->package, "FC_", 3) == 0) {
-        diag_error(d, ast->package != NULL ? ast->package_loc : top,
+        fcc_diag_error(d, ast->package != NULL ? ast->package_loc : top,
                    "package '%s' would put generated names in the runtime's fc_ namespace",
                    s->package);
         return NULL;
@@ -1767,10 +1768,10 @@ schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_pa
     for (am = ast->messages; am != NULL; am = am->next)
         n++;
     if (n == 0) {
-        diag_error(d, top, "the spec declares no messages (write 'example NAME { ... }')");
+        fcc_diag_error(d, top, "the spec declares no messages (write 'example NAME { ... }')");
         return NULL;
     }
-    s->messages = (schema_message *)pool_alloc(p, n * sizeof *s->messages);
+    s->messages = (schema_message *)fcc_pool_alloc(p, n * sizeof *s->messages);
     if (s->messages == NULL)
         return NULL;
     s->nmessages = n;
@@ -1778,8 +1779,8 @@ schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_pa
         schema_message *m = &s->messages[i];
         for (j = 0; j < i; j++) {
             if (strcmp(s->messages[j].name, am->name) == 0) {
-                diag_error(d, am->name_loc, "duplicate message name '%s'", am->name);
-                diag_note(d, s->messages[j].ast->name_loc, "previous definition here");
+                fcc_diag_error(d, am->name_loc, "duplicate message name '%s'", am->name);
+                fcc_diag_note(d, s->messages[j].ast->name_loc, "previous definition here");
                 ok = 0;
                 break;
             }

@@ -1,19 +1,22 @@
 /* The spec compiler's stages and their narrow interfaces:
  *
- *   source text --spec_parse()--> ast_spec --spec_check()--> schema --emit_*()--> C
+ *   source text --fcc_parse()--> ast_spec --fcc_check()--> schema --fcc_emit_c()--> C
  *
+ * The library's public face is include/featc/featc.h (compile.c); this
+ * header is internal, and every symbol it exports is prefixed fcc_.
  * Everything a compilation allocates lives in one arena (struct pool) that is
- * dropped at the end; diagnostics go to a FILE (or nowhere) through struct
- * diag.  Nothing here exits the process.
+ * dropped at the end; diagnostics go to the caller's callback (or nowhere)
+ * through struct diag.  Nothing here exits the process.
  */
 #ifndef FEATC_SPEC_H
 #define FEATC_SPEC_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <stdarg.h>
 
 #include <featc/fc_example.h>
+#include <featc/featc.h>
 
 /* ------------------------------------------------------------ memory */
 
@@ -23,10 +26,10 @@ typedef struct pool {
     int failed; /* an allocation failed; results are unusable */
 } pool;
 
-void pool_init(pool *p);
-void pool_free(pool *p);
-void *pool_alloc(pool *p, size_t n);   /* zeroed; NULL only when memory runs out */
-char *pool_strndup(pool *p, const char *s, size_t n);
+void fcc_pool_init(pool *p);
+void fcc_pool_free(pool *p);
+void *fcc_pool_alloc(pool *p, size_t n);   /* zeroed; NULL only when memory runs out */
+char *fcc_pool_strndup(pool *p, const char *s, size_t n);
 
 /* A growing text buffer (malloc; the owner frees s).  After a failed
  * allocation `failed` is set and later writes do nothing. */
@@ -36,9 +39,10 @@ typedef struct sbuf {
     int failed;
 } sbuf;
 
-void sb_put(sbuf *b, const char *s, size_t n);
-void sb_str(sbuf *b, const char *s);
-void sb_printf(sbuf *b, const char *fmt, ...)
+void fcc_sb_put(sbuf *b, const char *s, size_t n);
+void fcc_sb_str(sbuf *b, const char *s);
+void fcc_sb_vprintf(sbuf *b, const char *fmt, va_list ap);
+void fcc_sb_printf(sbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -53,7 +57,8 @@ typedef struct spec_loc {
 #define DIAG_MAX_ERRORS 20
 
 typedef struct diag {
-    FILE *out;           /* NULL: count only */
+    featc_diag_fn fn;    /* NULL: count only */
+    void *ctx;
     const char *path;    /* as given on the command line */
     const char *src;     /* the source text, for quoting lines */
     size_t src_len;
@@ -61,20 +66,28 @@ typedef struct diag {
     int stopped;         /* DIAG_MAX_ERRORS reached */
 } diag;
 
-void diag_init(diag *d, FILE *out, const char *path, const char *src, size_t len);
+void fcc_diag_init(diag *d, featc_diag_fn fn, void *ctx, const char *path, const char *src,
+                   size_t len);
 /* file:line:col: error: message, the source line and a caret under loc. */
-void diag_error(diag *d, spec_loc loc, const char *fmt, ...)
+void fcc_diag_error(diag *d, spec_loc loc, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-void diag_note(diag *d, spec_loc loc, const char *fmt, ...)
+void fcc_diag_note(diag *d, spec_loc loc, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* An error with no place in the source: "PATH: MESSAGE" (the message says
+ * "error:" itself where it should). */
+void fcc_diag_fail(diag *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* "N errors generated." when there were any. */
-void diag_summary(diag *d);
+void fcc_diag_summary(diag *d);
 
 /* ------------------------------------------------------------ syntax tree */
 
@@ -217,7 +230,7 @@ typedef struct ast_spec {
 
 /* Parses src; syntax errors go to d.  Returns the tree (possibly partial
  * after errors: check d->errors) or NULL when memory ran out. */
-ast_spec *spec_parse(pool *p, diag *d);
+ast_spec *fcc_parse(pool *p, diag *d);
 
 /* ------------------------------------------------------------ checked schema */
 
@@ -307,16 +320,11 @@ typedef struct schema {
     schema_message *messages;
 } schema;
 
-/* Limits on what a spec may declare (checked, with a diagnostic). */
-#define SPEC_MAX_FEATURES 4096        /* per message */
-#define SPEC_MAX_ELEMENTS (1u << 24)  /* values one feature can hold */
-#define SPEC_MAX_STORAGE (64u << 20)  /* bytes of one generated struct */
-
 /* "int64", "float", "bytes": the spec's own spelling of a type. */
-const char *spec_type_word(fc_type t);
+const char *fcc_type_word(fc_type t);
 
 /* Semantic checks; errors go to d.  NULL when there were errors. */
-schema *spec_check(pool *p, diag *d, const ast_spec *ast, const char *default_package);
+schema *fcc_check(pool *p, diag *d, const ast_spec *ast, const char *default_package);
 
 /* ------------------------------------------------------------ code generation */
 
@@ -338,30 +346,18 @@ typedef struct emit_output {
     size_t driver_len;
 } emit_output;
 
-int emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out);
+int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out);
 
 /* The embedded templates (build/gen/templates.c). */
-extern const char featc_template_header[];
-extern const char featc_template_message_h[];
-extern const char featc_template_source[];
-extern const char featc_template_message_c[];
-extern const char featc_template_driver[];
-extern const char featc_template_seq_message_h[];
-extern const char featc_template_seq_message_c[];
-extern const char featc_template_seq_driver[];
-extern const char featc_template_segments_h[];
-extern const char featc_template_segments_c[];
-
-/* ------------------------------------------------------------ the library */
-
-/* Reads, checks and (when out is not NULL) generates code for one spec in
- * memory.  Diagnostics go to diag_out (may be NULL).  Returns 0 on success,
- * else the number of errors (at least 1). */
-/* Whether s is usable as a package, message or field name: a C identifier,
- * not a C or C++ keyword, no leading '_' and no "__". */
-int spec_c_name_ok(const char *s);
-
-int featc_compile_buffer(pool *p, const char *path, const char *src, size_t len,
-                         FILE *diag_out, const emit_options *o, emit_output *out);
+extern const char fcc_template_header[];
+extern const char fcc_template_message_h[];
+extern const char fcc_template_source[];
+extern const char fcc_template_message_c[];
+extern const char fcc_template_driver[];
+extern const char fcc_template_seq_message_h[];
+extern const char fcc_template_seq_message_c[];
+extern const char fcc_template_seq_driver[];
+extern const char fcc_template_segments_h[];
+extern const char fcc_template_segments_c[];
 
 #endif /* FEATC_SPEC_H */

@@ -9,7 +9,7 @@
  *      (corrupted or truncated record, bad compressed stream)
  *   64 usage error
  */
-#include "commands.h"
+#include "tools.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +99,7 @@ static const char *const verify_usage =
     "an Example or SequenceExample; 2 a file is unreadable or damaged; 64 usage\n"
     "error.\n";
 
-int cli_input_option(const char *arg, const char *usage, fc_input_options *read,
+int tools_input_option(const char *arg, const char *usage, fc_input_options *read,
                      fc_payload_kind *type, int *rc)
 {
     const char *val;
@@ -159,7 +159,7 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
             o->flags |= FC_FALLBACK_LENIENT;
         } else if (mode == MODE_VERIFY && strcmp(a, "--examples") == 0) {
             o->examples = 1;
-        } else if (cli_input_option(a, usage, &o->read, mode == MODE_CAT ? &o->type : NULL,
+        } else if (tools_input_option(a, usage, &o->read, mode == MODE_CAT ? &o->type : NULL,
                                     &rc)) {
             if (rc != 0)
                 return rc;
@@ -175,7 +175,7 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
     return 0;
 }
 
-fc_status cli_decode(cli_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
+fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
                      fc_fallback *fb, fc_error *err)
 {
     size_t want = rec->length * 8u + 65536u;
@@ -220,7 +220,7 @@ static void report_skips(const char *path, const fc_input *in)
 static int run_cat(const record_opts *o)
 {
     int rc = EXIT_OK, k;
-    cli_decoder d;
+    tools_decoder d;
     memset(&d, 0, sizeof d);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
@@ -238,7 +238,7 @@ static int run_cat(const record_opts *o)
             fc_error perr;
             fc_status ds;
             fc_error_clear(&perr);
-            ds = cli_decode(&d, &rec, o->type, o->flags, &fb, &perr);
+            ds = tools_decode(&d, &rec, o->type, o->flags, &fb, &perr);
             if (o->json) {
                 fputc('{', stdout);
                 if (o->nfiles > 1) {
@@ -291,7 +291,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
 {
     int rc = EXIT_OK, k;
     unsigned long long total = 0;
-    cli_decoder d;
+    tools_decoder d;
     memset(&d, 0, sizeof d);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
@@ -308,7 +308,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
                     fc_fallback fb;
                     fc_error perr;
                     fc_error_clear(&perr);
-                    if (cli_decode(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr) != FC_OK) {
+                    if (tools_decode(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr) != FC_OK) {
                         if (not_examples++ == 0) {
                             fc_msg m = fc_error_begin(&first_bad, perr.status, rec.index,
                                                       rec.offset);

@@ -1,10 +1,12 @@
 /* featc compile / featc check: spec files to C, or just their diagnostics. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "spec.h"
+#include <featc/featc.h>
+
+#include "cli.h"
 
 #define MAX_SPEC_SIZE ((size_t)16 << 20)
 
@@ -86,14 +88,40 @@ static char *join(const char *dir, const char *name, const char *suffix)
     return r;
 }
 
+/* Diagnostics go to stderr as the compiler words them. */
+static void print_diagnostic(void *ctx, const featc_diagnostic *d)
+{
+    (void)ctx;
+    fwrite(d->text, 1, d->text_len, stderr);
+}
+
+/* Writes DIR/BASE.h, DIR/BASE.c and, with a driver, DIR/BASE_main.c. */
+static int write_outputs(const char *dir, const char *base, const featc_output *out)
+{
+    char *h = join(dir, base, ".h"), *c = join(dir, base, ".c");
+    char *m = join(dir, base, "_main.c");
+    int rc = EXIT_OK;
+    if (h == NULL || c == NULL || m == NULL)
+        rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+    if (rc == EXIT_OK)
+        rc = write_file(h, out->header, out->header_len);
+    if (rc == EXIT_OK)
+        rc = write_file(c, out->source, out->source_len);
+    if (rc == EXIT_OK && out->driver != NULL)
+        rc = write_file(m, out->driver, out->driver_len);
+    free(h);
+    free(c);
+    free(m);
+    return rc;
+}
+
 static int compile_one(const char *path, const char *dir, const char *base_opt, int driver,
                        const char *driver_msg, int check_only)
 {
     size_t len = 0;
     char *src = read_file(path, &len);
-    pool p;
-    emit_options o;
-    emit_output out;
+    featc_options o = FEATC_OPTIONS_INIT;
+    featc_output out;
     char base[256];
     int rc;
     if (src == NULL)
@@ -105,36 +133,19 @@ static int compile_one(const char *path, const char *dir, const char *base_opt, 
         b = b != NULL ? b + 1 : path;
         snprintf(base, sizeof base, "%.*s", (int)strcspn(b, "."), b);
     }
-    memset(&o, 0, sizeof o);
     o.spec_name = path;
     o.base = base;
-    pool_init(&p);
     o.driver = driver;
     o.driver_message = driver_msg;
-    rc = featc_compile_buffer(&p, path, src, len, stderr, &o, check_only ? NULL : &out);
-    if (rc != 0) {
-        pool_free(&p);
-        free(src);
-        return EXIT_RECORD_ERR;
-    }
-    rc = EXIT_OK;
-    if (!check_only) {
-        char *h = join(dir, base, ".h"), *c = join(dir, base, ".c");
-        char *m = join(dir, base, "_main.c");
-        if (h == NULL || c == NULL || m == NULL)
-            rc = cli_fail(EXIT_DATA_ERR, "out of memory");
-        if (rc == EXIT_OK)
-            rc = write_file(h, out.header, out.header_len);
-        if (rc == EXIT_OK)
-            rc = write_file(c, out.source, out.source_len);
-        if (rc == EXIT_OK && out.driver != NULL)
-            rc = write_file(m, out.driver, out.driver_len);
-        free(h);
-        free(c);
-        free(m);
-    }
-    pool_free(&p);
+    o.diag = print_diagnostic;
+    rc = featc_compile(src, len, &o, check_only ? NULL : &out);
     free(src);
+    if (rc != 0)
+        return EXIT_RECORD_ERR;
+    if (check_only)
+        return EXIT_OK;
+    rc = write_outputs(dir, base, &out);
+    featc_output_free(&out);
     return rc;
 }
 

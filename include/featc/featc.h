@@ -1,0 +1,107 @@
+/* featc's spec compiler as a library: a spec's text in, diagnostics through
+ * a callback, the generated C in memory.  This header is the compiler's
+ * whole public face; `featc compile` is a thin wrapper around it, and a
+ * build tool can link libfeatc_compiler and call it in-process.
+ *
+ *     featc_options o = FEATC_OPTIONS_INIT;
+ *     featc_output out;
+ *     o.spec_name = "specs/tutorial.feat";
+ *     o.diag = print_diagnostic;           // or NULL to count errors only
+ *     if (featc_compile(text, len, &o, &out) == 0) {
+ *         // out.header, out.source (and out.driver): NAME.h, NAME.c, NAME_main.c
+ *     }
+ *     featc_output_free(&out);
+ *
+ * The compiler allocates with malloc and frees everything it allocated
+ * before it returns, but for the output, which featc_output_free releases.
+ * It keeps no global state: calls on different threads do not interfere.
+ * The output is a pure function of the text and the options. */
+#ifndef FEATC_FEATC_H
+#define FEATC_FEATC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits on what a spec may declare (beyond them, a diagnostic). */
+#define FEATC_MAX_FEATURES 4096        /* per message */
+#define FEATC_MAX_ELEMENTS (1u << 24)  /* values one feature can hold */
+#define FEATC_MAX_STORAGE (64u << 20)  /* bytes of one generated struct */
+
+typedef enum featc_severity {
+    FEATC_ERROR,   /* the spec is wrong: nothing is generated */
+    FEATC_NOTE,    /* more about the error before it (a previous definition, a hint) */
+    FEATC_SUMMARY  /* "N errors generated.", "too many errors, stopping" */
+} featc_severity;
+
+/* One diagnostic, valid for the duration of the callback. */
+typedef struct featc_diagnostic {
+    featc_severity severity;
+    const char *path;      /* options.spec_name */
+    int line, column;      /* 1-based start; 0 when the diagnostic has no place */
+    int end_line, end_column; /* inclusive end */
+    const char *message;   /* the message alone, NUL-terminated */
+    /* The diagnostic as `featc compile` prints it, NUL-terminated and ending
+     * in a newline: "PATH:LINE:COL: error: MESSAGE", then the source line
+     * and a caret under the place (GNU style, which editors follow). */
+    const char *text;
+    size_t text_len;
+} featc_diagnostic;
+
+typedef void (*featc_diag_fn)(void *ctx, const featc_diagnostic *d);
+
+typedef struct featc_options {
+    /* The spec's path, as diagnostics and the generated banner name it.  Its
+     * file name without extension is the default package and base name. */
+    const char *spec_name;
+    /* Output base name (the generated files are BASE.h, BASE.c and
+     * BASE_main.c; BASE.h is what BASE.c includes).  NULL: from spec_name. */
+    const char *base;
+    /* Also generate a JSON driver main() for driver_message (NULL: the
+     * spec's first message). */
+    int driver;
+    const char *driver_message;
+    /* Where diagnostics go; NULL drops them (the return value still counts
+     * the errors). */
+    featc_diag_fn diag;
+    void *diag_ctx;
+} featc_options;
+
+#define FEATC_OPTIONS_INIT {NULL, NULL, 0, NULL, NULL, NULL}
+
+typedef struct featc_output {
+    char *header;          /* NUL-terminated; header_len excludes the NUL */
+    size_t header_len;
+    char *source;
+    size_t source_len;
+    char *driver;          /* NULL unless options.driver */
+    size_t driver_len;
+    struct featc_mem *mem; /* owns the three texts */
+} featc_output;
+
+/* Reads, checks and, when out is not NULL, generates code for one spec held
+ * in src[0..len) (no NUL needed).  Returns 0 on success, else the number of
+ * errors (at least 1: a spec error, an unknown driver message, or memory
+ * running out, each reported through options.diag).  out is always set
+ * (all NULL after a failure) and must be released with featc_output_free. */
+int featc_compile(const char *src, size_t len, const featc_options *options,
+                  featc_output *out);
+
+/* Releases what featc_compile put in out; out may be NULL or empty. */
+void featc_output_free(featc_output *out);
+
+/* Whether s is usable as a package, message or field name (`as NAME`): a C
+ * identifier, not a C or C++ keyword, no leading '_' and no "__". */
+int featc_c_name_ok(const char *s);
+
+/* The version of featc that generates code, e.g. "0.9.0": the version the
+ * generated code requires of the runtime headers. */
+const char *featc_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEATC_FEATC_H */

@@ -1,0 +1,129 @@
+/* The compiler as a library call (include/featc/featc.h): source text in,
+ * diagnostics through the caller's callback, C out. */
+#include "spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <featc/fc_base.h>
+
+/* What a featc_output owns: the pool its texts live in. */
+struct featc_mem {
+    pool pool;
+};
+
+const char *featc_version(void)
+{
+    return FC_VERSION_STRING;
+}
+
+void featc_output_free(featc_output *out)
+{
+    if (out == NULL)
+        return;
+    if (out->mem != NULL) {
+        fcc_pool_free(&out->mem->pool);
+        free(out->mem);
+    }
+    memset(out, 0, sizeof *out);
+}
+
+/* The file name of path without its extension, into buf. */
+static const char *stem(const char *path, char *buf, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+    base = base != NULL ? base + 1 : path;
+    n = strcspn(base, ".");
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, base, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The driver's message: the one named, or the spec's first; NULL (after a
+ * diagnostic) when no message has that name. */
+static const char *driver_message(diag *d, const schema *s, const char *name)
+{
+    size_t i;
+    if (name == NULL)
+        return s->messages[0].name;
+    for (i = 0; i < s->nmessages; i++)
+        if (strcmp(s->messages[i].name, name) == 0)
+            return name;
+    fcc_diag_fail(d, "error: no example named '%s' for the driver", name);
+    return NULL;
+}
+
+/* Parses and checks; NULL (after diagnostics) when the spec is wrong. */
+static schema *front_end(pool *p, diag *d, const char *pkg)
+{
+    ast_spec *ast = fcc_parse(p, d);
+    schema *s;
+    if (ast == NULL) {
+        fcc_diag_fail(d, "out of memory");
+        return NULL;
+    }
+    if (d->errors > 0) {
+        fcc_diag_summary(d);
+        return NULL;
+    }
+    s = fcc_check(p, d, ast, pkg);
+    if (s == NULL || d->errors > 0) {
+        if (d->errors == 0)
+            d->errors = 1;
+        fcc_diag_summary(d);
+        return NULL;
+    }
+    return s;
+}
+
+int featc_compile(const char *src, size_t len, const featc_options *options, featc_output *out)
+{
+    const char *path = options->spec_name != NULL ? options->spec_name : "<spec>";
+    struct featc_mem *mem;
+    diag d;
+    schema *s;
+    char pkg[128], base[128];
+    emit_options eo;
+    emit_output eout;
+    if (out != NULL)
+        memset(out, 0, sizeof *out);
+    fcc_diag_init(&d, options->diag, options->diag_ctx, path, src, len);
+    mem = (struct featc_mem *)malloc(sizeof *mem);
+    if (mem == NULL) {
+        fcc_diag_fail(&d, "out of memory");
+        return 1;
+    }
+    fcc_pool_init(&mem->pool);
+    s = front_end(&mem->pool, &d, stem(path, pkg, sizeof pkg));
+    if (s == NULL || out == NULL) {
+        fcc_pool_free(&mem->pool);
+        free(mem);
+        return s == NULL ? d.errors : 0;
+    }
+    memset(&eo, 0, sizeof eo);
+    eo.spec_name = path;
+    eo.base = options->base != NULL ? options->base : stem(path, base, sizeof base);
+    eo.driver = options->driver;
+    if (eo.driver && (eo.driver_message = driver_message(&d, s, options->driver_message)) == NULL) {
+        fcc_pool_free(&mem->pool);
+        free(mem);
+        return d.errors;
+    }
+    if (!fcc_emit_c(&mem->pool, s, &eo, &eout)) {
+        fcc_diag_fail(&d, "out of memory while generating code");
+        fcc_pool_free(&mem->pool);
+        free(mem);
+        return d.errors;
+    }
+    out->header = eout.header;
+    out->header_len = eout.header_len;
+    out->source = eout.source;
+    out->source_len = eout.source_len;
+    out->driver = eout.driver;
+    out->driver_len = eout.driver_len;
+    out->mem = mem;
+    return 0;
+}
