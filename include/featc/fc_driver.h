@@ -16,7 +16,13 @@
 extern "C" {
 #endif
 
-/* float32 as the contract prints it: %.9g, "nan", "inf", "-inf" as strings. */
+/* The shortest decimal (printf's %g form) that reads back as the same
+ * float32, or "nan", "inf", "-inf", into buf (FC_FLOAT_CHARS bytes or more).
+ * Returns its length.  The one float printer of featc's JSON and text. */
+#define FC_FLOAT_CHARS 32
+size_t fc_float_shortest(char *buf, float v);
+/* float32 as the contract prints it: fc_float_shortest, negative zero as
+ * -0.0 (a float to every JSON reader), "nan", "inf", "-inf" as strings. */
 void fc_json_float(FILE *f, float v);
 /* Bytes as a JSON string, one code point U+0000-U+00FF per byte. */
 void fc_json_bytes(FILE *f, const void *p, size_t n);

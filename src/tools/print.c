@@ -1,29 +1,15 @@
 /* Text-format and JSON printers for decoded records: see print.h. */
 #include "print.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void print_float(FILE *f, float v, int python_style)
+void print_float(FILE *f, float v)
 {
-    char buf[32];
-    int prec;
-    if (isnan(v)) {
-        fputs("nan", f);
-        return;
-    }
-    if (isinf(v)) {
-        fputs(v < 0 ? "-inf" : "inf", f);
-        return;
-    }
-    for (prec = 6; prec <= 9; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
-    fputs(buf, f);
-    if (python_style && strpbrk(buf, ".e") == NULL)
+    char buf[FC_FLOAT_CHARS];
+    size_t n = fc_float_shortest(buf, v);
+    fwrite(buf, 1, n, f);
+    if (strpbrk(buf, ".en") == NULL) /* not "inf", "nan" or already a float */
         fputs(".0", f);
 }
 
@@ -79,7 +65,7 @@ static void text_feature(FILE *f, const FcPb__Feature *v, int depth)
         for (i = 0; i < v->float_list->n_value; i++) {
             indent(f, depth + 1);
             fputs("value: ", f);
-            print_float(f, v->float_list->value[i], 1);
+            print_float(f, v->float_list->value[i]);
             fputc('\n', f);
         }
         indent(f, depth);
@@ -158,16 +144,9 @@ static void json_feature(FILE *f, const FcPb__Feature *v)
     case FC_PB__FEATURE__KIND_FLOAT_LIST:
         fputs("{\"float_list\":[", f);
         for (i = 0; i < v->float_list->n_value; i++) {
-            float x = v->float_list->value[i];
             if (i > 0)
                 fputc(',', f);
-            if (isnan(x) || isinf(x)) {
-                fputc('"', f);
-                print_float(f, x, 0);
-                fputc('"', f);
-            } else {
-                print_float(f, x, 0);
-            }
+            fc_json_float(f, v->float_list->value[i]);
         }
         fputs("]}", f);
         break;

@@ -8,9 +8,10 @@
 #include <featc/fc_driver.h>
 #include <featc/fc_fallback.h>
 
-/* Shortest decimal that reads back as the same float32; "nan", "inf", "-inf".
- * python_style appends ".0" to integral values, as Python's repr does. */
-void print_float(FILE *f, float v, int python_style);
+/* A float as protobuf's text format shows it in Python's print(example):
+ * the shortest round-trip decimal (fc_float_shortest), with ".0" after an
+ * integral value as Python's repr writes it; nan, inf, -inf bare. */
+void print_float(FILE *f, float v);
 
 /* Bytes as a protobuf text-format string literal (C escapes, octal for
  * non-printables), with the quotes. */

@@ -8,14 +8,34 @@
 #include "featc/fc_input.h"
 #include "wire.h"
 
+size_t fc_float_shortest(char *buf, float v)
+{
+    int prec, n = 0;
+    if (isnan(v))
+        return (size_t)snprintf(buf, FC_FLOAT_CHARS, "nan");
+    if (isinf(v))
+        return (size_t)snprintf(buf, FC_FLOAT_CHARS, v < 0 ? "-inf" : "inf");
+    /* %g drops trailing zeros, so the first precision that reads back is
+     * the shortest; below 6 it would write 100 as 1e+02.  9 significant
+     * digits always read back as the same float32. */
+    for (prec = 6; prec <= 9; prec++) {
+        n = snprintf(buf, FC_FLOAT_CHARS, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return (size_t)n;
+}
+
 void fc_json_float(FILE *f, float v)
 {
-    if (isnan(v))
-        fputs("\"nan\"", f);
-    else if (isinf(v))
-        fputs(v < 0 ? "\"-inf\"" : "\"inf\"", f);
+    char buf[FC_FLOAT_CHARS];
+    size_t n = fc_float_shortest(buf, v);
+    if (isnan(v) || isinf(v))
+        fprintf(f, "\"%s\"", buf);
+    else if (v == 0 && signbit(v))
+        fputs("-0.0", f); /* "-0" reads back as the integer 0 */
     else
-        fprintf(f, "%.9g", (double)v);
+        fwrite(buf, 1, n, f);
 }
 
 void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
