@@ -1,6 +1,8 @@
 /* Status table, the allocation-free message builder and the bump arena. */
 #include "featc/fc_base.h"
 
+#include "wire.h"
+
 #include <string.h>
 
 const char *fc_strerror(int status)
@@ -169,4 +171,33 @@ fc_msg fc_error_begin(fc_error *err, int status, uint64_t record, uint64_t offse
     err->offset = offset;
     fc_msg_init(&m, err->message, sizeof err->message);
     return m;
+}
+
+/* ------------------------------------------------------------ message pieces (wire.h) */
+
+void fc_msg_shape(fc_msg *m, unsigned rank, const size_t *dims, int unknown_first)
+{
+    unsigned i;
+    fc_msg_str(m, "[");
+    if (unknown_first)
+        fc_msg_str(m, rank > 0 ? "?," : "?");
+    for (i = 0; i < rank; i++) {
+        if (i > 0)
+            fc_msg_str(m, ",");
+        fc_msg_u64(m, dims[i]);
+    }
+    fc_msg_str(m, "]");
+}
+
+void fc_msg_at(fc_msg *m, uint64_t offset)
+{
+    fc_msg_str(m, " at byte ");
+    fc_msg_u64(m, offset);
+}
+
+void fc_msg_paren_at(fc_msg *m, uint64_t offset)
+{
+    fc_msg_str(m, " (at byte ");
+    fc_msg_u64(m, offset);
+    fc_msg_str(m, ")");
 }

@@ -92,8 +92,7 @@ static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *at, cons
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, off);
     fc_msg_str(&m, "Could not parse example input: ");
     fc_msg_str(&m, what);
-    fc_msg_str(&m, " at byte ");
-    fc_msg_u64(&m, off);
+    fc_msg_at(&m, off);
     return FC_ERR_PARSE;
 }
 
@@ -559,27 +558,6 @@ static void msg_key(fc_msg *m, const fc_field_desc *f)
     fc_msg_str(m, ".  ");
 }
 
-static void msg_shape(fc_msg *m, const fc_field_desc *f)
-{
-    unsigned i;
-    fc_msg_str(m, "[");
-    if (f->kind == FC_KIND_ROWS)
-        fc_msg_str(m, f->rank > 0 ? "?," : "?");
-    for (i = 0; i < f->rank; i++) {
-        if (i > 0)
-            fc_msg_str(m, ",");
-        fc_msg_u64(m, f->dims[i]);
-    }
-    fc_msg_str(m, "]");
-}
-
-static void msg_at(fc_msg *m, size_t offset)
-{
-    fc_msg_str(m, " (at byte ");
-    fc_msg_u64(m, offset);
-    fc_msg_str(m, ")");
-}
-
 static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error *err)
 {
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, d->offset);
@@ -611,7 +589,7 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         fc_msg_str(&m, " values != expected.  Values size: ");
         fc_msg_u64(&m, d->count);
         fc_msg_str(&m, " but output shape: ");
-        msg_shape(&m, f);
+        fc_msg_shape(&m, f->rank, f->dims, f->kind == FC_KIND_ROWS);
         break;
     case FC_EXP_STRIDE:
         fc_msg_str(&m, "Number of ");
@@ -619,7 +597,7 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         fc_msg_str(&m, " values is not a multiple of stride length. Saw ");
         fc_msg_u64(&m, d->count);
         fc_msg_str(&m, " values but output shape is: ");
-        msg_shape(&m, f);
+        fc_msg_shape(&m, f->rank, f->dims, f->kind == FC_KIND_ROWS);
         break;
     case FC_EXP_BOUND:
         fc_msg_str(&m, "Number of ");
@@ -628,7 +606,7 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
             fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
             fc_msg_u64(&m, d->count / f->elems);
             fc_msg_str(&m, " rows of shape ");
-            msg_shape(&m, f);
+            fc_msg_shape(&m, f->rank, f->dims, f->kind == FC_KIND_ROWS);
             fc_msg_str(&m, " but max ");
         } else {
             fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
@@ -641,7 +619,7 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         fc_msg_str(&m, "internal error");
         break;
     }
-    msg_at(&m, d->offset);
+    fc_msg_paren_at(&m, d->offset);
     return FC_ERR_PARSE;
 }
 

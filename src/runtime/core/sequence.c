@@ -33,8 +33,7 @@ static int invalid(fc_error *err, const uint8_t *base, const uint8_t *at, const 
     fc_msg_str(&m, unknown_name);
     fc_msg_str(&m, " (");
     fc_msg_str(&m, what);
-    fc_msg_str(&m, " at byte ");
-    fc_msg_u64(&m, off);
+    fc_msg_at(&m, off);
     fc_msg_str(&m, ")");
     return FC_ERR_PARSE;
 }
@@ -249,34 +248,6 @@ static void set_bit(uint32_t *present, size_t i)
 
 /* ------------------------------------------------------------ messages */
 
-static void msg_shape(fc_msg *m, unsigned rank, const size_t *dims, int unknown_first)
-{
-    unsigned i;
-    fc_msg_str(m, "[");
-    if (unknown_first)
-        fc_msg_str(m, rank > 0 ? "?," : "?");
-    for (i = 0; i < rank; i++) {
-        if (i > 0)
-            fc_msg_str(m, ",");
-        fc_msg_u64(m, dims[i]);
-    }
-    fc_msg_str(m, "]");
-}
-
-static void msg_at(fc_msg *m, size_t offset)
-{
-    fc_msg_str(m, " at byte ");
-    fc_msg_u64(m, offset);
-}
-
-/* " (at byte N)" */
-static void msg_paren_at(fc_msg *m, size_t offset)
-{
-    fc_msg_str(m, " (at byte ");
-    fc_msg_u64(m, offset);
-    fc_msg_str(m, ")");
-}
-
 /* " (found a float_list at byte N)" or " (malformed int64_list: ... at byte N)" */
 static void msg_detail(fc_msg *m, fc_type want, const fc_ex_detail *d)
 {
@@ -295,7 +266,7 @@ static void msg_detail(fc_msg *m, fc_type want, const fc_ex_detail *d)
         fc_msg_str(m, "_list: ");
         fc_msg_str(m, d->what != NULL ? d->what : "does not parse");
     }
-    msg_at(m, d->offset);
+    fc_msg_at(m, d->offset);
     fc_msg_str(m, ")");
 }
 
@@ -326,7 +297,7 @@ static int frame_error(const fc_list_desc *l, const frame_walk *w, frame_problem
         fc_msg_u64(&m, w->index);
         fc_msg_str(&m, ": ");
         fc_msg_str(&m, w->what);
-        msg_at(&m, w->at);
+        fc_msg_at(&m, w->at);
         fc_msg_str(&m, ")");
     } else {
         fc_msg_str(&m, "Name: ");
@@ -459,10 +430,10 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
                 fc_msg_str(&m, n == 1 ? " value" : " values");
             }
             fc_msg_str(&m, " and shape ");
-            msg_shape(&m, f->rank, f->dims, 0);
+            fc_msg_shape(&m, f->rank, f->dims, 0);
             fc_msg_str(&m, r->entry == 0 ? " has no default" : "");
             if (r->entry != 0)
-                msg_at(&m, r->offset);
+                fc_msg_at(&m, r->offset);
             fc_msg_str(&m, ")");
             return FC_ERR_PARSE;
         }
@@ -489,10 +460,10 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_str(&m, " has ");
             fc_msg_u64(&m, num);
             fc_msg_str(&m, num == 1 ? " value; its shape " : " values; its shape ");
-            msg_shape(&m, f->rank, f->dims, 0);
+            fc_msg_shape(&m, f->rank, f->dims, 0);
             fc_msg_str(&m, " needs ");
             fc_msg_u64(&m, f->elems);
-            msg_at(&m, r->offset);
+            fc_msg_at(&m, r->offset);
             fc_msg_str(&m, ")");
             return FC_ERR_PARSE;
         }
@@ -515,11 +486,11 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_str(&m, "' has an unexpected number of values.  Total values size: ");
             fc_msg_u64(&m, st.total);
             fc_msg_str(&m, " is not consistent with output shape: ");
-            msg_shape(&m, l->rank, l->dims, 1);
+            fc_msg_shape(&m, l->rank, l->dims, 1);
             fc_msg_str(&m, " (");
             fc_msg_u64(&m, st.frames);
             fc_msg_str(&m, st.frames == 1 ? " frame" : " frames");
-            msg_at(&m, r->offset);
+            fc_msg_at(&m, r->offset);
             fc_msg_str(&m, ")");
             return FC_ERR_PARSE;
         }
@@ -545,8 +516,8 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_str(&m, ".  Number of values != expected.  values size: ");
             fc_msg_u64(&m, st.first_bad_count);
             fc_msg_str(&m, " but output shape: ");
-            msg_shape(&m, l->rank, l->dims, 0);
-            msg_paren_at(&m, st.first_bad_at);
+            fc_msg_shape(&m, l->rank, l->dims, 0);
+            fc_msg_paren_at(&m, st.first_bad_at);
             return FC_ERR_PARSE;
         }
     }
@@ -567,7 +538,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, n);
             fc_msg_str(&m, " values but max ");
             fc_msg_u64(&m, f->max);
-            msg_paren_at(&m, cref[i].offset);
+            fc_msg_paren_at(&m, cref[i].offset);
             return FC_ERR_PARSE;
         }
     }
@@ -588,7 +559,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, st.frames);
             fc_msg_str(&m, " frames but max ");
             fc_msg_u64(&m, l->max_frames);
-            msg_paren_at(&m, r->offset);
+            fc_msg_paren_at(&m, r->offset);
             return FC_ERR_PARSE;
         }
         if (st.over_frame != (size_t)-1) {
@@ -602,7 +573,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, st.over_count);
             fc_msg_str(&m, " values but max ");
             fc_msg_u64(&m, l->max);
-            msg_paren_at(&m, st.over_at);
+            fc_msg_paren_at(&m, st.over_at);
             return FC_ERR_PARSE;
         }
         if (l->uniform && st.first_bad != (size_t)-1) {
@@ -615,7 +586,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
             fc_msg_u64(&m, st.frame0_count);
             fc_msg_str(&m, " values and this frame ");
             fc_msg_u64(&m, st.first_bad_count);
-            msg_paren_at(&m, st.first_bad_at);
+            fc_msg_paren_at(&m, st.first_bad_at);
             return FC_ERR_PARSE;
         }
         if (sd->aligned) {
@@ -636,7 +607,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
                     fc_msg_str(&m, " and ");
                     fc_msg_u64(&m, frames);
                     fc_msg_str(&m, " frames, but the spec declares the feature lists aligned");
-                    msg_paren_at(&m, r->offset);
+                    fc_msg_paren_at(&m, r->offset);
                     return FC_ERR_PARSE;
                 }
             }

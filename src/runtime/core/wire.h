@@ -51,6 +51,13 @@ int fc_wire_floats(const fc_feature_ref *r, float *dst, size_t cap, size_t *coun
 int fc_wire_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size_t *count,
                   fc_ex_detail *d);
 
+/* Pieces of error messages (error.c), shared by every parser's texts:
+ * a shape "[2,3]" ("[?,3]" with unknown_first), " at byte N", and
+ * " (at byte N)". */
+void fc_msg_shape(fc_msg *m, unsigned rank, const size_t *dims, int unknown_first);
+void fc_msg_at(fc_msg *m, uint64_t offset);
+void fc_msg_paren_at(fc_msg *m, uint64_t offset);
+
 /* "bytes", "float", "int64": the list names of the wire format. */
 const char *fc_wire_list_name(fc_type t);
 
