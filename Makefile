@@ -3,7 +3,8 @@
 #   make            build featc, the runtime libraries and the examples
 #   make demo       the main job: write a TFRecord, read it back with featc
 #   make test       everything: unit, corpus, CLI, sanitizers (ASan+UBSan),
-#                   fuzz-seed regression, malloc-free proof
+#                   fuzz-seed regression, malloc-free proof (tests/README.md)
+#   make check      the quick subset: build, unit, CLI, diagnostics, codegen
 #   make fuzz       libFuzzer on every byte-taking entry point (FUZZ_SECONDS each)
 #   make bench      featc vs protobuf-c vs C++ protobuf vs nanopb vs the CRC-only walk
 #   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
@@ -34,7 +35,6 @@ WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototyp
 # Public headers for every module; tests also see the runtime's private wire.h.
 CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -Iinclude -isystem $(BUILD)/gen $(CPPFLAGS)
 CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Isrc/runtime/core
-SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # The allocation-free core: framing, CRC, parse, serialize, batch, segments.
 CORE_SRC = $(addprefix src/runtime/core/,error.c crc32c.c record.c example.c sequence.c batch.c \
@@ -52,9 +52,8 @@ TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
-TEMPLATES = templates/header.h templates/message.h templates/source.c templates/message.c \
-            templates/driver.c templates/seq_message.h templates/seq_message.c templates/seq_driver.c \
-            templates/segments.h templates/segments.c
+# Every template, embedded into the compiler as fcc_template_NAME_EXT.
+TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))
 HEADERS = $(wildcard include/featc/*.h src/runtime/core/*.h src/compiler/*.h src/cli/*.h src/tools/*.h)
 
 RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
@@ -65,16 +64,13 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 
-UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch \
-             test_segment test_serialize
 EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
 GEN_SPECS = $(BUILD)/gen-specs
 
-.PHONY: infer-test segment-tsan codegen-test codegen-goldens corpus-check differential diag-test diag-goldens all demo test unit unit-asan nomalloc cxx-headers cli-test fuzz-regress fuzz-seeds check-tables fuzz bench \
-        install uninstall deps clean
+.PHONY: all demo bench install uninstall deps clean
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a \
      $(EXAMPLES:%=$(BUILD)/examples/%) $(SPECS:%=$(BUILD)/specs/%)
@@ -89,7 +85,7 @@ $(BUILD)/obj/gen/fc_example.pb-c.o: $(PB_SRC) $(PB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 $(CFLAGS) -I$(BUILD)/gen -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR) $(BUILD)/gen/spec_parse.h
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR) $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_PUB) $(MODULE_INC) -c $< -o $@
 
@@ -110,6 +106,7 @@ $(BUILD)/gen/spec_lex.c $(BUILD)/gen/spec_lex.h &: src/compiler/spec_lex.l
 
 $(BUILD)/obj/gen/spec_parse.o $(BUILD)/obj/gen/spec_lex.o $(BUILD)/obj/gen/templates.o: \
     $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/spec_parse.h $(BUILD)/gen/spec_lex.h \
+    $(BUILD)/gen/templates.h \
     src/compiler/spec.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 $(CFLAGS) $(CPPFLAGS_PUB) -Isrc/compiler -I$(BUILD)/gen -c $< -o $@
@@ -118,16 +115,9 @@ $(BUILD)/tools/embed: src/gen/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $<
 
-$(BUILD)/gen/templates.c: $(BUILD)/tools/embed $(TEMPLATES)
+$(BUILD)/gen/templates.c $(BUILD)/gen/templates.h &: $(BUILD)/tools/embed $(TEMPLATES)
 	@mkdir -p $(BUILD)/gen
-	$(BUILD)/tools/embed $@ fcc_template_header=templates/header.h \
-	    fcc_template_message_h=templates/message.h fcc_template_source=templates/source.c \
-	    fcc_template_message_c=templates/message.c fcc_template_driver=templates/driver.c \
-	    fcc_template_seq_message_h=templates/seq_message.h \
-	    fcc_template_seq_message_c=templates/seq_message.c \
-	    fcc_template_seq_driver=templates/seq_driver.c \
-	    fcc_template_segments_h=templates/segments.h \
-	    fcc_template_segments_c=templates/segments.c
+	$(BUILD)/tools/embed $(BUILD)/gen/templates fcc_template_ $(TEMPLATES)
 
 $(BUILD)/libfeatc_compiler.a: $(FEATC_OBJ)
 	rm -f $@
@@ -173,255 +163,7 @@ demo: all
 
 # ------------------------------------------------------------------ tests
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(BUILD)/libfeatc.a \
-                  $(BUILD)/libfeatc_fallback.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc_fallback.a \
-	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) -lm
-
-# Test specs compiled by the featc just built (tests/specs -> build/gen-tests).
-GEN_TESTS = $(BUILD)/gen-tests
-$(GEN_TESTS)/%.c $(GEN_TESTS)/%.h: tests/specs/%.feat $(BUILD)/featc
-	@mkdir -p $(GEN_TESTS)
-	$(BUILD)/featc compile -o $(GEN_TESTS) --driver $<
-
-$(BUILD)/tests/test_example: tests/unit/test_example.c tests/unit/wire.h tests/unit/harness.h \
-                             $(GEN_TESTS)/semantics.c $(BUILD)/libfeatc.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/semantics.c \
-	    $(BUILD)/libfeatc.a -lm
-
-$(BUILD)/tests/test_sequence: tests/unit/test_sequence.c tests/unit/wire.h tests/unit/harness.h \
-                              $(GEN_TESTS)/seqsem.c $(BUILD)/libfeatc.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/seqsem.c \
-	    $(BUILD)/libfeatc.a -lm
-
-$(BUILD)/asan/test_sequence: tests/unit/test_sequence.c tests/unit/wire.h $(GEN_TESTS)/seqsem.c \
-                             $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(LIBS_Z) -lm
-
-$(BUILD)/tests/test_serialize: tests/unit/test_serialize.c tests/unit/harness.h \
-                               $(GEN_TESTS)/semantics.c $(GEN_TESTS)/seqsem.c $(BUILD)/libfeatc.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/semantics.c \
-	    $(GEN_TESTS)/seqsem.c $(BUILD)/libfeatc.a $(LIBS_Z) -lm
-
-$(BUILD)/asan/test_serialize: tests/unit/test_serialize.c $(GEN_TESTS)/semantics.c \
-                              $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/semantics.c $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(LIBS_Z) -lm
-
-$(BUILD)/tests/test_batch: tests/unit/test_batch.c tests/unit/wire.h tests/unit/harness.h \
-                           $(GEN_TESTS)/batch.c $(BUILD)/libfeatc.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/batch.c \
-	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm
-
-$(BUILD)/asan/test_batch: tests/unit/test_batch.c tests/unit/wire.h $(GEN_TESTS)/batch.c \
-                          $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/batch.c $(RUNTIME_SRC) $(TOOLRT_SRC) $(LIBS_Z) -lm
-
-$(BUILD)/tests/test_segment: tests/unit/test_segment.c tests/unit/wire.h tests/unit/harness.h \
-                             $(GEN_TESTS)/segment.c $(BUILD)/libfeatc.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/segment.c \
-	    $(BUILD)/libfeatc.a $(LIBS_Z) -lm -pthread
-
-$(BUILD)/asan/test_segment: tests/unit/test_segment.c tests/unit/wire.h $(GEN_TESTS)/segment.c \
-                            $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/segment.c $(RUNTIME_SRC) $(LIBS_Z) -lm -pthread
-
-# The threads of test_segment under ThreadSanitizer (the producer/consumer mode).
-$(BUILD)/tsan/test_segment: tests/unit/test_segment.c tests/unit/wire.h $(GEN_TESTS)/segment.c \
-                            $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(SAN_CC) $(WARN) -O1 -g -fsanitize=thread $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/segment.c $(RUNTIME_SRC) $(LIBS_Z) -lm -pthread
-
-segment-tsan: $(BUILD)/tsan/test_segment
-	@$(BUILD)/tsan/test_segment >$(BUILD)/tsan/test_segment.log 2>&1; rc=$$?; \
-	    grep -v ' runs, ' $(BUILD)/tsan/test_segment.log | sed 's/^segment:/segment-tsan:/'; \
-	    exit $$rc
-
-$(BUILD)/asan/test_example: tests/unit/test_example.c tests/unit/wire.h $(GEN_TESTS)/semantics.c \
-                            $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< \
-	    $(GEN_TESTS)/semantics.c $(RUNTIME_SRC) $(LIBS_Z) -lm
-
-# Generated parsers vs the protobuf-c oracle: the specs of specs/ on the
-# corpus files they describe, and DIFF_SPECS random specs x DIFF_RECORDS
-# random (often invalid) records, plus every spec of specs/ and tests/specs.
-DIFF_SPECS ?= 20
-DIFF_RECORDS ?= 5000
-corpus-check: all
-	@sh tests/oracle/run.sh corpus $(BUILD)/featc $(BUILD) $(CORPUS)
-
-# featc infer on every Example/SequenceExample file of the corpus, and on
-# keys no C name can hold: infer, compile, build the driver, read back,
-# compare with the fallback decoder.
-infer-test: all
-	@mkdir -p $(BUILD)/infer-inputs
-	@$(PYTHON) tests/cli/infer_inputs.py $(BUILD)/infer-inputs
-	@sh tests/oracle/infer.sh $(BUILD)/featc $(BUILD) $(CORPUS) $(abspath $(BUILD))/infer-inputs/keys.tfrecord
-
-differential: all
-	@sh tests/oracle/run.sh random $(BUILD)/featc $(BUILD) $(DIFF_SPECS) $(DIFF_RECORDS)
-
-codegen-test: all
-	@sh tests/codegen/run.sh $(BUILD)/featc $(BUILD)
-
-# Rewrites tests/codegen/golden/ from the current featc, for review (git diff).
-codegen-goldens: all
-	@sh tests/codegen/run.sh $(BUILD)/featc $(BUILD) update
-
-diag-test: $(BUILD)/featc
-	@sh tests/diag/run.sh $(BUILD)/featc
-
-# Rewrites tests/diag/*.expected from the current featc, for review (git diff).
-diag-goldens: $(BUILD)/featc
-	@sh tests/diag/run.sh $(BUILD)/featc update
-
-# Sanitizer builds compile the runtime sources straight into each test, with
-# clang: its UBSan also checks pointer arithmetic (gcc's does not).
-SAN_CC ?= $(CLANG)
-$(BUILD)/asan/%: tests/unit/%.c tests/unit/harness.h $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) \
-                 $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(SAN_CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< $(RUNTIME_SRC) $(FALLBACK_SRC) \
-	    -x c -std=c99 -w $(PB_SRC) -x none $(LIBS_FALLBACK) $(LIBS_Z) -lm
-
-# The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).
-NOMALLOC_GEN = $(GEN_SPECS)/hadoop.c $(GEN_SPECS)/mnist.c $(GEN_SPECS)/pascal_voc.c \
-               $(GEN_TESTS)/batch.c \
-               $(GEN_SPECS)/penguin.c $(GEN_SPECS)/taxi.c $(GEN_TESTS)/semantics.c \
-               $(GEN_SPECS)/fake_sequence.c $(GEN_SPECS)/transform_sequence.c \
-               $(GEN_SPECS)/tfx_sequence.c $(GEN_TESTS)/seqsem.c $(GEN_TESTS)/segment.c
-$(BUILD)/tests/test_nomalloc: tests/unit/test_nomalloc.c tests/unit/harness.h tests/unit/wire.h \
-                              $(NOMALLOC_GEN) $(BUILD)/libfeatc.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(GEN_TESTS) -o $@ $< \
-	    $(NOMALLOC_GEN) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
-
-$(BUILD)/tools/gen_crc32c_tables: src/gen/gen_crc32c_tables.c
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) -o $@ $<
-
-check-tables: $(BUILD)/tools/gen_crc32c_tables
-	@$(BUILD)/tools/gen_crc32c_tables > $(BUILD)/crc32c_tables.h
-	@cmp -s $(BUILD)/crc32c_tables.h src/runtime/core/crc32c_tables.h && \
-	    echo "tables: 1 passed, 0 failed" || \
-	    { echo "src/runtime/core/crc32c_tables.h is stale: regenerate it"; echo "tables: 0 passed, 1 failed"; exit 1; }
-
-# Unit suites run with FEATC_CORPUS pointing at the corpus; each runs even if
-# an earlier one failed.
-unit: $(UNIT_TESTS:%=$(BUILD)/tests/%)
-	@rc=0; for t in $(UNIT_TESTS); do FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/$$t || rc=1; done; exit $$rc
-
-unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
-	@rc=0; for t in $(UNIT_TESTS); do \
-	    FEATC_CORPUS=$(CORPUS) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	        $(BUILD)/asan/$$t >$(BUILD)/asan/$$t.log 2>&1 || rc=1; \
-	    sed 's/^\([a-z0-9]*\): \([0-9]* passed\)/\1-asan: \2/' $(BUILD)/asan/$$t.log; \
-	done; exit $$rc
-
-nomalloc: $(BUILD)/tests/test_nomalloc
-	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/test_nomalloc
-
-# The public headers as C++, with g++ and clang++.
-CXX_STRICT = -std=c++11 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror
-cxx-headers: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a
-	@mkdir -p $(BUILD)/tests; n=0; for cxx in g++ clang++; do \
-	    $$cxx $(CXX_STRICT) -Iinclude -isystem $(BUILD)/gen -o $(BUILD)/tests/headers-$$cxx \
-	        tests/unit/test_headers.cpp $(BUILD)/libfeatc_compiler.a \
-	        $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a \
-	        $(LIBS_FALLBACK) $(LIBS_Z) && $(BUILD)/tests/headers-$$cxx && n=$$((n + 1)); \
-	done; echo "cxx-headers: $$n passed, $$((2 - n)) failed"; [ $$n -eq 2 ]
-
-cli-test: all
-	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
-
-FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec
-FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) \
-	    $(LIBS_FALLBACK) $(LIBS_Z)
-
-# The generated parser of tests/specs/semantics.feat, against the oracle.
-$(BUILD)/fuzz/fuzz_parser: tests/fuzz/fuzz_parser.c tests/oracle/oracle.c tests/oracle/oracle.h \
-                           tests/oracle/random_record.h tests/unit/wire.h $(GEN_TESTS)/semantics.c \
-                           $(RUNTIME_SRC) $(FALLBACK_SRC) $(PB_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< tests/oracle/oracle.c \
-	    $(GEN_TESTS)/semantics.c $(RUNTIME_SRC) $(TOOLRT_SRC) $(FALLBACK_SRC) $(PB_SRC) \
-	    $(LIBS_FALLBACK) $(LIBS_Z) -lm
-
-# The generated SequenceExample parser of tests/specs/seqsem.feat.
-$(BUILD)/fuzz/fuzz_seq: tests/fuzz/fuzz_seq.c $(GEN_TESTS)/seqsem.c $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/seqsem.c \
-	    $(RUNTIME_SRC) $(LIBS_Z) -lm
-
-# The batch entry points of tests/specs/batch.feat, against singles stacked.
-$(BUILD)/fuzz/fuzz_batch: tests/fuzz/fuzz_batch.c tests/oracle/batch_check.h $(GEN_TESTS)/batch.c \
-                          $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/batch.c \
-	    $(RUNTIME_SRC) $(LIBS_Z) -lm
-
-# The segment batcher over tests/specs/segment.feat: programs of inserts,
-# batches, saves and closes.
-$(BUILD)/fuzz/fuzz_segment: tests/fuzz/fuzz_segment.c tests/unit/wire.h $(GEN_TESTS)/segment.c \
-                            $(RUNTIME_SRC) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_TESTS) -o $@ $< $(GEN_TESTS)/segment.c \
-	    $(RUNTIME_SRC) $(LIBS_Z) -lm
-
-# The spec compiler, flex and bison output included.
-$(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
-                         $(BUILD)/gen/spec_lex.h $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Isrc/compiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
-	    $(FEATC_GEN) -lm
-
-# Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.
-fuzz-regress: $(FUZZERS:%=$(BUILD)/fuzz/%)
-	@for f in $(FUZZERS); do \
-	    $(BUILD)/fuzz/$$f -runs=0 tests/fuzz/seeds/$$f >$(BUILD)/fuzz/$$f.log 2>&1 || \
-	        { cat $(BUILD)/fuzz/$$f.log; echo "fuzz-seeds: 0 passed, 1 failed"; exit 1; }; \
-	done; echo "fuzz-seeds: $(words $(FUZZERS)) passed, 0 failed"
-
-# Regenerates the committed seed corpora with featc's own writer.
-fuzz-seeds: $(BUILD)/libfeatc.a
-	@mkdir -p $(BUILD)/tools $(FUZZERS:%=tests/fuzz/seeds/%)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $(BUILD)/tools/make_seeds tests/fuzz/make_seeds.c \
-	    $(BUILD)/libfeatc.a $(LIBS_Z)
-	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback \
-	    tests/fuzz/seeds/fuzz_parser tests/fuzz/seeds/fuzz_seq tests/fuzz/seeds/fuzz_batch
-	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
-	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
-
-fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
-	@for f in $(FUZZERS); do \
-	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
-	    echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
-	    dict=; [ -f tests/fuzz/$$f.dict ] && dict=-dict=tests/fuzz/$$f.dict; \
-	    $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        -artifact_prefix=$(BUILD)/fuzz/$$f- $$dict \
-	        $(BUILD)/fuzz/corpus-$$f tests/fuzz/seeds/$$f || exit 1; \
-	done
-
-test:
-	@sh tests/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
+include tests/tests.mk
 
 # ------------------------------------------------------------------ bench
 # make bench: tests/bench/gen writes the corpora with featc's own generated

@@ -1,13 +1,15 @@
 #!/bin/sh
-# make test: runs every suite, even after a failure, and sums their
-# "<suite>: N passed, M failed" lines into a total.  A suite that exits
-# non-zero without reporting a failure counts as one failed case.
-# usage: run.sh MAKE BUILD CORPUS
+# make test / make check: runs the suites named (make targets, in order;
+# tests/tests.mk lists them), every one even after a failure, and sums
+# their "<suite>: N passed, M failed" lines into a total.  A suite that
+# exits non-zero without reporting a failure counts as one failed case.
+# usage: run.sh MAKE BUILD CORPUS SUITE...
 set -u
 make=$1
 build=$2
 corpus=$3
-mkdir -p "$build"
+shift 3
+mkdir -p "$build/log"
 total_pass=0
 total_fail=0
 
@@ -18,13 +20,8 @@ if [ ! -f "$corpus/MANIFEST.tsv" ]; then
 fi
 export FEATC_CORPUS="$corpus"
 
-# Suites, in order: build; the CRC table generator; unit tests (optimised,
-# then ASan + UBSan); the segment batcher's threads under TSan; the malloc-free proof; the headers as C++; the CLI over the corpus;
-# golden diagnostics; generated parsers vs the protobuf-c oracle (corpus, then
-# random specs and records); the fuzzers over their seeds; the main job.
-for suite in all check-tables unit unit-asan segment-tsan nomalloc cxx-headers cli-test diag-test codegen-test corpus-check \
-    infer-test differential fuzz-regress demo; do
-    log="$build/test-$suite.log"
+for suite in "$@"; do
+    log="$build/log/$suite.log"
     echo "== $suite"
     $make --no-print-directory -s "$suite" CORPUS="$corpus" >"$log" 2>&1
     rc=$?

@@ -1403,9 +1403,9 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
                             : any_sequence ? "#include <featc/fc_sequence.h>\n"
                                            : ""},
         };
-        expand(&hdr, fcc_template_header, subs, sizeof subs / sizeof subs[0]);
+        expand(&hdr, fcc_template_header_h, subs, sizeof subs / sizeof subs[0]);
         subs[5].value = str_or_empty(&msgs_c);
-        expand(&src, fcc_template_source, subs, sizeof subs / sizeof subs[0]);
+        expand(&src, fcc_template_source_c, subs, sizeof subs / sizeof subs[0]);
         if (o->driver_message != NULL) {
             const schema_message *dm = NULL;
             for (i = 0; i < s->nmessages; i++)
@@ -1420,7 +1420,7 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
                     {"NAME", dm->name},
                     {"TYPE", dm->c_type},
                 };
-                expand(&drv, dm->sequence ? fcc_template_seq_driver : fcc_template_driver,
+                expand(&drv, dm->sequence ? fcc_template_seq_driver_c : fcc_template_driver_c,
                        dsubs, sizeof dsubs / sizeof dsubs[0]);
                 out->driver = finish(p, &drv, &out->driver_len);
                 drv.s = NULL;

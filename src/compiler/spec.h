@@ -348,16 +348,8 @@ typedef struct emit_output {
 
 int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out);
 
-/* The embedded templates (build/gen/templates.c). */
-extern const char fcc_template_header[];
-extern const char fcc_template_message_h[];
-extern const char fcc_template_source[];
-extern const char fcc_template_message_c[];
-extern const char fcc_template_driver[];
-extern const char fcc_template_seq_message_h[];
-extern const char fcc_template_seq_message_c[];
-extern const char fcc_template_seq_driver[];
-extern const char fcc_template_segments_h[];
-extern const char fcc_template_segments_c[];
+/* The embedded templates: fcc_template_message_h for templates/message.h,
+ * and so on (build/gen/templates.h, made by src/gen/embed.c). */
+#include "templates.h"
 
 #endif /* FEATC_SPEC_H */

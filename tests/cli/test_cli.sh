@@ -193,7 +193,7 @@ expect_rc 1 "driver batch error" "$3/specs/taxi" --batch 4 "$corpus/tfx__mnist.t
 has "$tmp/out" '{"batch":0,"error":"record 0 (offset 0 of ' "driver batch error object"
 has "$tmp/out" 'Name: <unknown>, Feature: ' "driver batch error in TF's batched words"
 
-# ---- featc infer (the corpus round trips run in make infer-test)
+# ---- featc infer (the corpus round trips run in make test-infer)
 inp=$tmp/infer
 mkdir -p "$inp"
 ${PYTHON:-python3} "$(dirname "$0")/infer_inputs.py" "$inp" && ok || bad "infer_inputs.py"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Generated code of every spec in specs/ (and tests/specs/segment.feat): equal to tests/codegen/golden/
-# (make codegen-goldens rewrites them for review), identical when generated
+# (make update-codegen rewrites them for review), identical when generated
 # twice, and clean under -std=c99 -Wall -Wextra -Wpedantic -Wconversion
 # -Werror with gcc and clang, and as C++ with g++ and clang++; the drivers
 # link against the runtime and run.
@@ -25,7 +25,7 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
             cp "$out/a/$f" "$root/tests/codegen/golden/$f"
         else
             cmp -s "$out/a/$f" "$root/tests/codegen/golden/$f" && ok ||
-                bad "$name: $f differs from tests/codegen/golden/$f (make codegen-goldens, then review)"
+                bad "$name: $f differs from tests/codegen/golden/$f (make update-codegen, then review)"
         fi
     done
     for cc in gcc clang; do

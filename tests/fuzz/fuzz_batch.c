@@ -15,6 +15,7 @@
  * first record that does not otherwise, and equal the single-record results
  * stacked (tests/oracle/batch_check.h).  With shrunk capacities it may also
  * refuse a buffer, but must never write past one. */
+/* test-specs: tests/specs/batch.feat */
 #include <stdlib.h>
 #include <string.h>
 

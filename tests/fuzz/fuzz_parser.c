@@ -20,6 +20,8 @@
  * bytes must parse back to the same values and presence, and serialize
  * again to the same bytes.
  */
+/* test-specs: tests/specs/semantics.feat */
+/* test-sources: tests/oracle/oracle.c */
 #include <stdlib.h>
 #include <string.h>
 

@@ -15,6 +15,7 @@
  * order; an example's segments come out in order, one per batch at most,
  * and only after the previous batch's states were all saved; valid steps
  * never exceed num_unroll. */
+/* test-specs: tests/specs/segment.feat */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,7 @@
  * bounds, fixed lists present unless allow_missing, uniform VarLen frames,
  * bytes values inside the record or the spec's defaults, and the same
  * values on a second parse. */
+/* test-specs: tests/specs/seqsem.feat */
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,6 +3,7 @@
  * parse_sequence_example), padding, the first failing record's error in
  * TensorFlow's batched wording, and capacities checked before any buffer is
  * overrun. */
+/* test-specs: tests/specs/batch.feat */
 #include <stdio.h>
 
 #include "batch.h"

@@ -1,6 +1,7 @@
 /* Behaviour of generated parsers on hand-built records: one test per rule of
  * TensorFlow's Example semantics (README "Semantics"), through the code
  * featc generates for tests/specs/semantics.feat. */
+/* test-specs: tests/specs/semantics.feat */
 #include <math.h>
 #include <stdio.h>
 

@@ -13,6 +13,11 @@
  *
  * Built without sanitizers (ASan owns malloc) and with glibc (__libc_malloc).
  */
+/* test-specs: specs/hadoop.feat specs/mnist.feat specs/pascal_voc.feat specs/penguin.feat */
+/* test-specs: specs/taxi.feat specs/fake_sequence.feat specs/transform_sequence.feat */
+/* test-specs: specs/tfx_sequence.feat tests/specs/batch.feat tests/specs/semantics.feat */
+/* test-specs: tests/specs/seqsem.feat tests/specs/segment.feat */
+#define _GNU_SOURCE 1 /* memalign, __libc_malloc */
 #include <featc/fc.h>
 
 #include <fcntl.h>

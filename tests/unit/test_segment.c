@@ -11,6 +11,7 @@
  * checked against the examples: keys, next keys, indices, counts, lengths,
  * insertion indices, context, every frame and the zeros past the end, and
  * TensorFlow's order (the oldest examples in flight first). */
+/* test-specs: tests/specs/segment.feat */
 #include <featc/fc.h>
 
 #include "harness.h"

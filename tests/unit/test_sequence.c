@@ -3,6 +3,7 @@
  * conformant / non-conformant pair of the SequenceExample documentation
  * (README "SequenceExample semantics"), through the code featc generates
  * for tests/specs/seqsem.feat. */
+/* test-specs: tests/specs/seqsem.feat */
 #include <stdio.h>
 
 #include "harness.h"

@@ -5,6 +5,7 @@
  * and writing TFRecords through fc_writer.  The random round trips and the
  * byte identity on every spec run in the differential suites
  * (tests/oracle/roundtrip.h, canonical.py). */
+/* test-specs: tests/specs/semantics.feat tests/specs/seqsem.feat */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

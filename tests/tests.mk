@@ -1,0 +1,208 @@
+# The test suites, included by the Makefile.  tests/README.md is the table
+# of what each target runs; `make test` (tests/run.sh) runs them all and
+# `make check` the quick ones.  Every suite target is test-NAME and prints
+# "NAME: N passed, M failed" lines; every target that rewrites committed
+# expectations for review is update-NAME.
+
+TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
+              test-cli test-diag test-codegen test-corpus test-infer test-differential \
+              test-fuzz-seeds demo
+CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen
+
+.PHONY: test check $(filter test-%,$(TEST_SUITES)) update-codegen update-diag update-fuzz-seeds \
+        update-tables fuzz
+
+test:
+	@sh tests/run.sh "$(MAKE)" $(BUILD) $(CORPUS) $(TEST_SUITES)
+
+# The quick subset for an edit-compile-test loop (about a minute on 2 cores).
+check:
+	@sh tests/run.sh "$(MAKE)" $(BUILD) $(CORPUS) $(CHECK_SUITES)
+
+# ------------------------------------------------------------------ test programs
+#
+# A test or fuzz harness declares the specs it is built with, and any extra
+# sources, in its own source, one or more lines of
+#     /* test-specs: tests/specs/semantics.feat */
+#     /* test-sources: tests/oracle/oracle.c */
+# A spec of specs/ is compiled into $(GEN_SPECS), one of tests/specs into
+# $(GEN_TESTS), by the featc just built, with --driver.
+
+GEN_TESTS = $(BUILD)/gen-tests
+$(GEN_TESTS)/%.c $(GEN_TESTS)/%.h: tests/specs/%.feat $(BUILD)/featc
+	@mkdir -p $(GEN_TESTS)
+	$(BUILD)/featc compile -o $(GEN_TESTS) --driver $<
+
+declared = $(shell sed -n 's|^/\* test-$(2): \(.*\) \*/$$|\1|p' $(1))
+gen_of = $(patsubst specs/%.feat,$(GEN_SPECS)/%.c,$(patsubst tests/specs/%.feat,$(GEN_TESTS)/%.c,$(1)))
+# The generated sources and extra sources of harness $(1).
+test_deps = $(call gen_of,$(call declared,$(1),specs)) $(call declared,$(1),sources)
+
+TEST_INC = $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(GEN_TESTS)
+TEST_HDRS = $(wildcard tests/unit/*.h tests/oracle/*.h) $(HEADERS)
+TEST_LIBS = $(LIBS_FALLBACK) $(LIBS_Z) -lm -pthread
+
+UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch \
+             test_segment test_serialize
+
+# Optimised, against the libraries; ASan + UBSan, with the runtime's sources
+# compiled in by clang (its UBSan also checks pointer arithmetic, gcc's does
+# not); the segment batcher's threads under ThreadSanitizer.
+SAN_CC ?= $(CLANG)
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_SRC = $(RUNTIME_SRC) $(TOOLRT_SRC) $(FALLBACK_SRC)
+
+define unit_rules
+$(BUILD)/tests/$(1): tests/unit/$(1).c $(call test_deps,tests/unit/$(1).c) $(TEST_HDRS) \
+                     $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(WARN) $$(CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/unit/$(1).c) \
+	    $$(BUILD)/libfeatc_fallback.a $$(BUILD)/libfeatc.a $$(TEST_LIBS)
+
+$(BUILD)/asan/$(1): tests/unit/$(1).c $(call test_deps,tests/unit/$(1).c) $(TEST_HDRS) \
+                    $$(SAN_SRC) $$(PB_SRC)
+	@mkdir -p $$(dir $$@)
+	$$(SAN_CC) $$(WARN) -O1 -g $$(SAN) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/unit/$(1).c) \
+	    $$(SAN_SRC) -x c -std=c99 -w $$(PB_SRC) -x none $$(TEST_LIBS)
+
+$(BUILD)/tsan/$(1): tests/unit/$(1).c $(call test_deps,tests/unit/$(1).c) $(TEST_HDRS) \
+                    $$(SAN_SRC) $$(PB_SRC)
+	@mkdir -p $$(dir $$@)
+	$$(SAN_CC) $$(WARN) -O1 -g -fsanitize=thread $$(TEST_INC) -o $$@ $$< \
+	    $(call test_deps,tests/unit/$(1).c) $$(SAN_SRC) -x c -std=c99 -w $$(PB_SRC) -x none \
+	    $$(TEST_LIBS)
+endef
+$(foreach t,$(UNIT_TESTS) test_nomalloc,$(eval $(call unit_rules,$(t))))
+
+# Unit suites run with FEATC_CORPUS pointing at the corpus; each runs even if
+# an earlier one failed.
+test-unit: $(UNIT_TESTS:%=$(BUILD)/tests/%)
+	@rc=0; for t in $(UNIT_TESTS); do FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/$$t || rc=1; done; exit $$rc
+
+test-unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
+	@rc=0; for t in $(UNIT_TESTS); do \
+	    FEATC_CORPUS=$(CORPUS) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	        $(BUILD)/asan/$$t >$(BUILD)/asan/$$t.log 2>&1 || rc=1; \
+	    sed 's/^\([a-z0-9]*\): \([0-9]* passed\)/\1-asan: \2/' $(BUILD)/asan/$$t.log; \
+	done; exit $$rc
+
+# The producer/consumer mode of the segment batcher under TSan.
+test-segment-tsan: $(BUILD)/tsan/test_segment
+	@$(BUILD)/tsan/test_segment >$(BUILD)/tsan/test_segment.log 2>&1; rc=$$?; \
+	    grep -v ' runs, ' $(BUILD)/tsan/test_segment.log | sed 's/^segment:/segment-tsan:/'; \
+	    exit $$rc
+
+# The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).
+test-nomalloc: $(BUILD)/tests/test_nomalloc
+	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/test_nomalloc
+
+# The public headers as C++, with g++ and clang++, linked with the libraries.
+CXX_STRICT = -std=c++11 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror
+test-cxx: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a
+	@mkdir -p $(BUILD)/tests; n=0; for cxx in g++ clang++; do \
+	    $$cxx $(CXX_STRICT) -Iinclude -isystem $(BUILD)/gen -o $(BUILD)/tests/headers-$$cxx \
+	        tests/unit/test_headers.cpp $(BUILD)/libfeatc_compiler.a \
+	        $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc.a \
+	        $(LIBS_FALLBACK) $(LIBS_Z) && $(BUILD)/tests/headers-$$cxx && n=$$((n + 1)); \
+	done; echo "cxx-headers: $$n passed, $$((2 - n)) failed"; [ $$n -eq 2 ]
+
+# The committed CRC tables equal what their generator writes.
+$(BUILD)/tools/gen_crc32c_tables: src/gen/gen_crc32c_tables.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -o $@ $<
+
+test-tables: $(BUILD)/tools/gen_crc32c_tables
+	@$(BUILD)/tools/gen_crc32c_tables > $(BUILD)/crc32c_tables.h
+	@cmp -s $(BUILD)/crc32c_tables.h src/runtime/core/crc32c_tables.h && \
+	    echo "tables: 1 passed, 0 failed" || \
+	    { echo "src/runtime/core/crc32c_tables.h is stale: make update-tables"; \
+	      echo "tables: 0 passed, 1 failed"; exit 1; }
+
+update-tables: $(BUILD)/tools/gen_crc32c_tables
+	$(BUILD)/tools/gen_crc32c_tables > src/runtime/core/crc32c_tables.h
+
+# ------------------------------------------------------------------ scripted suites
+
+test-cli: all
+	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
+
+test-diag: $(BUILD)/featc
+	@sh tests/diag/run.sh $(BUILD)/featc
+
+update-diag: $(BUILD)/featc
+	@sh tests/diag/run.sh $(BUILD)/featc update
+
+test-codegen: all
+	@sh tests/codegen/run.sh $(BUILD)/featc $(BUILD)
+
+update-codegen: all
+	@sh tests/codegen/run.sh $(BUILD)/featc $(BUILD) update
+
+# Generated parsers vs the protobuf-c oracle: the specs of specs/ on the
+# corpus files they describe, and DIFF_SPECS random specs x DIFF_RECORDS
+# random (often invalid) records, plus every spec of specs/ and tests/specs.
+DIFF_SPECS ?= 20
+DIFF_RECORDS ?= 5000
+test-corpus: all
+	@sh tests/oracle/run.sh corpus $(BUILD)/featc $(BUILD) $(CORPUS)
+
+test-differential: all
+	@sh tests/oracle/run.sh random $(BUILD)/featc $(BUILD) $(DIFF_SPECS) $(DIFF_RECORDS)
+
+# featc infer on every Example/SequenceExample file of the corpus, and on
+# keys no C name can hold: infer, compile, build the driver, read back,
+# compare with the fallback decoder.
+test-infer: all
+	@mkdir -p $(BUILD)/infer-inputs
+	@$(PYTHON) tests/cli/infer_inputs.py $(BUILD)/infer-inputs
+	@sh tests/oracle/infer.sh $(BUILD)/featc $(BUILD) $(CORPUS) \
+	    $(abspath $(BUILD))/infer-inputs/keys.tfrecord
+
+# ------------------------------------------------------------------ fuzzers
+
+FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec
+FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+define fuzz_rule
+$(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST_HDRS) \
+                    $$(SAN_SRC) $$(PB_SRC)
+	@mkdir -p $$(dir $$@)
+	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
+	    $$(SAN_SRC) $$(PB_SRC) $$(TEST_LIBS)
+endef
+$(foreach f,$(filter-out fuzz_spec,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+
+# The spec compiler, flex and bison output included, through featc.h only.
+$(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
+                         $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Isrc/compiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
+	    $(FEATC_GEN) -lm
+
+# Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.
+test-fuzz-seeds: $(FUZZERS:%=$(BUILD)/fuzz/%)
+	@for f in $(FUZZERS); do \
+	    $(BUILD)/fuzz/$$f -runs=0 tests/fuzz/seeds/$$f >$(BUILD)/fuzz/$$f.log 2>&1 || \
+	        { cat $(BUILD)/fuzz/$$f.log; echo "fuzz-seeds: 0 passed, 1 failed"; exit 1; }; \
+	done; echo "fuzz-seeds: $(words $(FUZZERS)) passed, 0 failed"
+
+# Regenerates the committed seed corpora with featc's own writer.
+update-fuzz-seeds: $(BUILD)/libfeatc.a
+	@mkdir -p $(BUILD)/tools $(FUZZERS:%=tests/fuzz/seeds/%)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $(BUILD)/tools/make_seeds tests/fuzz/make_seeds.c \
+	    $(BUILD)/libfeatc.a $(LIBS_Z)
+	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback \
+	    tests/fuzz/seeds/fuzz_parser tests/fuzz/seeds/fuzz_seq tests/fuzz/seeds/fuzz_batch
+	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
+	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
+
+# make fuzz: libFuzzer on every fuzzer for FUZZ_SECONDS each.
+fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)
+	@for f in $(FUZZERS); do \
+	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
+	    echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
+	    dict=; [ -f tests/fuzz/$$f.dict ] && dict=-dict=tests/fuzz/$$f.dict; \
+	    $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        -artifact_prefix=$(BUILD)/fuzz/$$f- $$dict \
+	        $(BUILD)/fuzz/corpus-$$f tests/fuzz/seeds/$$f || exit 1; \
+	done
