@@ -516,134 +516,122 @@ FC_FAST_INLINE int fc_fast_fixed_bytes_run(const uint8_t *rb, size_t rl, fc_byte
     return n == 1 && fc_fast_bytes_run(rb, rl, dst, n, &k);
 }
 
-/* The same from a list body, for the int64 and float frames. */
-#define FC_FAST_BODY(T, CT)                                                                   \
-    FC_FAST_INLINE int fc_fast_##T##_body(const uint8_t *lb, size_t ll,                       \
-                                          CT *dst, size_t cap, size_t *n)                     \
-    {                                                                                         \
-        const uint8_t *rb;                                                                    \
-        size_t rl;                                                                            \
-        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_##T##_run(rb, rl, dst, cap, n);       \
-    }                                                                                         \
-    FC_FAST_INLINE int fc_fast_fixed_##T##_body(const uint8_t *lb, size_t ll,                 \
-                                                CT *dst, size_t n)                            \
-    {                                                                                         \
-        const uint8_t *rb;                                                                    \
-        size_t rl;                                                                            \
-        return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_fixed_##T##_run(rb, rl, dst, n);      \
-    }
-FC_FAST_BODY(int64, int64_t)
-FC_FAST_BODY(float, float)
-#undef FC_FAST_BODY
+/* ---- by type.  The generated switch calls fc_fast_fixed, fc_fast_varlen
+ * and fc_fast_frames with a constant type, so after inlining each of the
+ * switches below is one branch.  Values go to dst, at most cap of them with
+ * the count in *n, or, when n is NULL, exactly cap (FixedLen). */
 
-/* ---- values of one Feature [val, val + len). */
-
-#define FC_FAST_PACKED(T, CT, TAG)                                                            \
-    FC_FAST_INLINE int fc_fast_##T##_list(const uint8_t *val, size_t len,                     \
-                                          CT *dst, size_t cap, size_t *n)                     \
-    {                                                                                         \
-        const uint8_t *rb;                                                                    \
-        size_t rl;                                                                            \
-        return fc_fast_packed(val, len, TAG, &rb, &rl) &&                                     \
-               fc_fast_##T##_run(rb, rl, dst, cap, n);                                        \
-    }                                                                                         \
-    FC_FAST_INLINE int fc_fast_fixed_##T##_at(const uint8_t *val, size_t len,                 \
-                                              CT *dst, size_t n)                              \
-    {                                                                                         \
-        const uint8_t *rb;                                                                    \
-        size_t rl;                                                                            \
-        return fc_fast_packed(val, len, TAG, &rb, &rl) &&                                     \
-               fc_fast_fixed_##T##_run(rb, rl, dst, n);                                       \
-    }
-FC_FAST_PACKED(int64, int64_t, 0x1a)
-FC_FAST_PACKED(float, float, 0x12)
-#undef FC_FAST_PACKED
-
-FC_FAST_INLINE int fc_fast_bytes_list(const uint8_t *val, size_t len, fc_bytes *dst,
-                                      size_t cap, size_t *n)
+/* The wire tag of a list of type t in a Feature. */
+FC_FAST_INLINE uint8_t fc_fast_list_tag(fc_type t)
 {
-    const uint8_t *lb;
-    size_t ll;
-    if (fc_fast_short(val, len, 0x0a)) /* one value */
-        return fc_fast_bytes_run(val + 4, len - 4, dst, cap, n);
-    return fc_fast_list(val, len, 0x0a, &lb, &ll) && fc_fast_bytes_body(lb, ll, dst, cap, n);
+    return t == FC_TYPE_INT64 ? 0x1a : t == FC_TYPE_FLOAT ? 0x12 : 0x0a;
 }
 
-FC_FAST_INLINE int fc_fast_fixed_bytes_at(const uint8_t *val, size_t len, fc_bytes *dst,
-                                          size_t n)
+/* The bytes of one value of type t in a generated struct. */
+FC_FAST_INLINE size_t fc_fast_value_size(fc_type t)
 {
-    size_t k = 0;
-    return fc_fast_bytes_list(val, len, dst, n, &k) && k == n;
+    return t == FC_TYPE_INT64 ? sizeof(int64_t) : t == FC_TYPE_FLOAT ? sizeof(float)
+                                                                     : sizeof(fc_bytes);
+}
+
+/* A packed run (int64, float) or a single bytes value [rb, rb + rl). */
+FC_FAST_INLINE int fc_fast_run_values(fc_type t, const uint8_t *rb, size_t rl, void *dst,
+                                      size_t cap, size_t *n)
+{
+    switch (t) {
+    case FC_TYPE_INT64:
+        return n != NULL ? fc_fast_int64_run(rb, rl, (int64_t *)dst, cap, n)
+                         : fc_fast_fixed_int64_run(rb, rl, (int64_t *)dst, cap);
+    case FC_TYPE_FLOAT:
+        return n != NULL ? fc_fast_float_run(rb, rl, (float *)dst, cap, n)
+                         : fc_fast_fixed_float_run(rb, rl, (float *)dst, cap);
+    default:
+        return n != NULL ? fc_fast_bytes_run(rb, rl, (fc_bytes *)dst, cap, n)
+                         : fc_fast_fixed_bytes_run(rb, rl, (fc_bytes *)dst, cap);
+    }
+}
+
+/* A list body [lb, lb + ll): bytes fields, or the packed run that fills it. */
+FC_FAST_INLINE int fc_fast_body_values(fc_type t, const uint8_t *lb, size_t ll, void *dst,
+                                       size_t cap, size_t *n)
+{
+    const uint8_t *rb;
+    size_t rl;
+    if (t == FC_TYPE_BYTES)
+        return n != NULL ? fc_fast_bytes_body(lb, ll, (fc_bytes *)dst, cap, n)
+                         : fc_fast_fixed_bytes_body(lb, ll, (fc_bytes *)dst, cap);
+    return fc_fast_run(lb, ll, &rb, &rl) && fc_fast_run_values(t, rb, rl, dst, cap, n);
+}
+
+/* A Feature [val, val + len) holding one list of type t. */
+FC_FAST_INLINE int fc_fast_feature_values(fc_type t, const uint8_t *val, size_t len, void *dst,
+                                          size_t cap, size_t *n)
+{
+    const uint8_t *b;
+    size_t bl;
+    if (t != FC_TYPE_BYTES)
+        return fc_fast_packed(val, len, fc_fast_list_tag(t), &b, &bl) &&
+               fc_fast_run_values(t, b, bl, dst, cap, n);
+    if (fc_fast_short(val, len, 0x0a)) /* one value */
+        return fc_fast_run_values(t, val + 4, len - 4, dst, cap, n);
+    return fc_fast_list(val, len, 0x0a, &b, &bl) && fc_fast_body_values(t, b, bl, dst, cap, n);
 }
 
 /* What the generated switch calls with a map entry.  FixedLen: exactly n
- * values.  VarLen: at most max, the count stored. */
-#define FC_FAST_DEFINE(T, CT)                                                                 \
-    FC_FAST_INLINE int fc_fast_fixed_##T(const fc_fast_entry *e, CT *dst, size_t n)           \
-    {                                                                                         \
-        return fc_fast_fixed_##T##_at(e->val, e->val_len, dst, n);                            \
-    }                                                                                         \
-    FC_FAST_INLINE int fc_fast_varlen_##T(const fc_fast_entry *e, CT *dst, size_t max,        \
-                                          size_t *count)                                      \
-    {                                                                                         \
-        return fc_fast_##T##_list(e->val, e->val_len, dst, max, count);                       \
-    }
-FC_FAST_DEFINE(int64, int64_t)
-FC_FAST_DEFINE(float, float)
-FC_FAST_DEFINE(bytes, fc_bytes)
-#undef FC_FAST_DEFINE
+ * values of type t.  VarLen: at most max, the count stored. */
+FC_FAST_INLINE int fc_fast_fixed(fc_type t, const fc_fast_entry *e, void *dst, size_t n)
+{
+    return fc_fast_feature_values(t, e->val, e->val_len, dst, n, NULL);
+}
+
+FC_FAST_INLINE int fc_fast_varlen(fc_type t, const fc_fast_entry *e, void *dst, size_t max,
+                                  size_t *count)
+{
+    return fc_fast_feature_values(t, e->val, e->val_len, dst, max, count);
+}
 
 /* A FeatureList (the value of a feature_lists entry): frames, each a
- * Feature of `stride` values (counts NULL: FixedLen, exactly stride) or of
- * at most stride values (counts[t] set: VarLen), at most max_frames of them.
- * An empty FeatureList or an empty frame fails (the general path).  A frame
- * of one run or one bytes value with one-byte lengths (fc_fast_frame_run)
- * goes straight to that run; one whose frame and list lengths are one byte
- * (fc_fast_frame_head: several bytes values, say) to its list body; others
- * take the field readers. */
-#define FC_FAST_FRAMES(T, CT, TAG)                                                            \
-    FC_FAST_INLINE int fc_fast_frames_##T(const fc_fast_entry *e, CT *dst, size_t stride,     \
-                                          size_t max_frames, size_t *counts, size_t *frames)  \
-    {                                                                                         \
-        const uint8_t *p = e->val, *end = e->val + e->val_len, *f;                            \
-        size_t t = 0, fl;                                                                     \
-        int ok;                                                                               \
-        if (p == end)                                                                         \
-            return 0;                                                                         \
-        while (p < end) {                                                                     \
-            if (t == max_frames)                                                              \
-                return 0;                                                                     \
-            if (fc_fast_frame_run(p, end, TAG, &fl)) {                                        \
-                f = p + 6;                                                                    \
-                p = f + fl;                                                                   \
-                ok = counts != NULL                                                           \
-                         ? fc_fast_##T##_run(f, fl, dst + t * stride, stride, &counts[t])     \
-                         : fc_fast_fixed_##T##_run(f, fl, dst + t * stride, stride);          \
-            } else if (fc_fast_frame_head(p, end, TAG, &fl)) {                                \
-                f = p + 4;                                                                    \
-                p = f + fl;                                                                   \
-                ok = counts != NULL                                                           \
-                         ? fc_fast_##T##_body(f, fl, dst + t * stride, stride,                \
-                                              &counts[t])                                     \
-                         : fc_fast_fixed_##T##_body(f, fl, dst + t * stride, stride);         \
-            } else {                                                                          \
-                ok = fc_fast_field(&p, end, 0x0a, &f, &fl) &&                                 \
-                     (counts != NULL                                                          \
-                          ? fc_fast_##T##_list(f, fl, dst + t * stride, stride,               \
-                                               &counts[t])                                    \
-                          : fc_fast_fixed_##T##_at(f, fl, dst + t * stride, stride));         \
-            }                                                                                 \
-            if (!ok)                                                                          \
-                return 0;                                                                     \
-            t++;                                                                              \
-        }                                                                                     \
-        *frames = t;                                                                          \
-        return 1;                                                                             \
+ * Feature of `stride` values of type t (counts NULL: FixedLen, exactly
+ * stride) or of at most stride values (counts[k] set: VarLen), at most
+ * max_frames of them.  An empty FeatureList or an empty frame fails (the
+ * general path).  A frame of one run or one bytes value with one-byte
+ * lengths (fc_fast_frame_run) goes straight to that run; one whose frame and
+ * list lengths are one byte (fc_fast_frame_head: several bytes values, say)
+ * to its list body; others take the field readers. */
+FC_FAST_INLINE int fc_fast_frames(fc_type t, const fc_fast_entry *e, void *dst, size_t stride,
+                                  size_t max_frames, size_t *counts, size_t *frames)
+{
+    const uint8_t *p = e->val, *end = e->val + e->val_len, *f;
+    const uint8_t tag = fc_fast_list_tag(t);
+    const size_t row = stride * fc_fast_value_size(t);
+    unsigned char *out = (unsigned char *)dst;
+    size_t k = 0, fl;
+    int ok;
+    if (p == end)
+        return 0;
+    while (p < end) {
+        size_t *count = counts != NULL ? &counts[k] : NULL;
+        if (k == max_frames)
+            return 0;
+        if (fc_fast_frame_run(p, end, tag, &fl)) {
+            f = p + 6;
+            p = f + fl;
+            ok = fc_fast_run_values(t, f, fl, out + k * row, stride, count);
+        } else if (fc_fast_frame_head(p, end, tag, &fl)) {
+            f = p + 4;
+            p = f + fl;
+            ok = fc_fast_body_values(t, f, fl, out + k * row, stride, count);
+        } else {
+            ok = fc_fast_field(&p, end, 0x0a, &f, &fl) &&
+                 fc_fast_feature_values(t, f, fl, out + k * row, stride, count);
+        }
+        if (!ok)
+            return 0;
+        k++;
     }
-FC_FAST_FRAMES(int64, int64_t, 0x1a)
-FC_FAST_FRAMES(float, float, 0x12)
-FC_FAST_FRAMES(bytes, fc_bytes, 0x0a)
-#undef FC_FAST_FRAMES
+    *frames = k;
+    return 1;
+}
 
 /* Marks field i seen; 0 when it was already (a repeated key: the general
  * path applies TensorFlow's last-wins rule). */

@@ -674,11 +674,11 @@ static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_message *m
     }
     fcc_sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", i);
     if (f->kind == FC_KIND_FIXED) {
-        fcc_sb_printf(cases, "                !fc_fast_fixed_%s(&e, ", fcc_type_word(f->type));
+        fcc_sb_printf(cases, "                !fc_fast_fixed(FC_TYPE_%s, &e, ", type_enum(f->type));
         value_ptr(cases, "m", f);
         fcc_sb_printf(cases, ", %zu))\n", f->elems);
     } else {
-        fcc_sb_printf(cases, "                !fc_fast_varlen_%s(&e, ", fcc_type_word(f->type));
+        fcc_sb_printf(cases, "                !fc_fast_varlen(FC_TYPE_%s, &e, ", type_enum(f->type));
         value_ptr(cases, "m", f);
         fcc_sb_printf(cases, ", %s_MAX, &m->%s_count))\n", f->macro, f->cname);
     }
@@ -986,8 +986,8 @@ static void emit_fast_list(sbuf *cases, sbuf *absent, const schema_message *m,
     unsigned r;
     fcc_sb_printf(cases, "        case %s - %s_CONTEXT_COUNT:\n", f->macro, m->upper);
     fcc_sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", bit);
-    fcc_sb_printf(cases, "                !fc_fast_frames_%s(&e, &m->%s[0]", fcc_type_word(f->type),
-              f->cname);
+    fcc_sb_printf(cases, "                !fc_fast_frames(FC_TYPE_%s, &e, &m->%s[0]",
+                  type_enum(f->type), f->cname);
     if (f->kind == FC_KIND_VARLEN) {
         fcc_sb_printf(cases, "[0], %s_MAX, %s_FRAMES_MAX, m->%s_count, &m->%s_frames))\n", f->macro,
                   f->macro, f->cname, f->cname);

@@ -106,12 +106,12 @@ static int elman_clip_fast(elman_clip *m, const uint8_t *p, size_t len)
         switch (elman_clip_context_lookup(NULL, e.key, e.key_len)) {
         case ELMAN_CLIP_ID:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_bytes(&e, &m->id, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->id, 1))
                 return 0;
             break;
         case ELMAN_CLIP_LABEL:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->label, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->label, 1))
                 return 0;
             break;
         default:
@@ -126,7 +126,7 @@ static int elman_clip_fast(elman_clip *m, const uint8_t *p, size_t len)
         switch (elman_clip_list_lookup(NULL, e.key, e.key_len)) {
         case ELMAN_CLIP_X - ELMAN_CLIP_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_frames_float(&e, &m->x[0][0], 3, ELMAN_CLIP_X_FRAMES_MAX, NULL, &m->x_frames))
+                !fc_fast_frames(FC_TYPE_FLOAT, &e, &m->x[0][0], 3, ELMAN_CLIP_X_FRAMES_MAX, NULL, &m->x_frames))
                 return 0;
             break;
         default:

@@ -132,17 +132,17 @@ static int fake_sequence_record_fast(fake_sequence_record *m, const uint8_t *p, 
         switch (fake_sequence_record_context_lookup(NULL, e.key, e.key_len)) {
         case FAKE_SEQUENCE_RECORD_X_BYTE:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_bytes(&e, &m->x_byte, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->x_byte, 1))
                 return 0;
             break;
         case FAKE_SEQUENCE_RECORD_X_FLOAT:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_float(&e, &m->x_float[0], 10))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->x_float[0], 10))
                 return 0;
             break;
         case FAKE_SEQUENCE_RECORD_X_INT:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_fixed_int64(&e, &m->x_int[0], 10))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->x_int[0], 10))
                 return 0;
             break;
         default:
@@ -157,17 +157,17 @@ static int fake_sequence_record_fast(fake_sequence_record *m, const uint8_t *p, 
         switch (fake_sequence_record_list_lookup(NULL, e.key, e.key_len)) {
         case FAKE_SEQUENCE_RECORD_X_BYTE_SEQ - FAKE_SEQUENCE_RECORD_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_frames_bytes(&e, &m->x_byte_seq[0], 1, FAKE_SEQUENCE_RECORD_X_BYTE_SEQ_FRAMES_MAX, NULL, &m->x_byte_seq_frames))
+                !fc_fast_frames(FC_TYPE_BYTES, &e, &m->x_byte_seq[0], 1, FAKE_SEQUENCE_RECORD_X_BYTE_SEQ_FRAMES_MAX, NULL, &m->x_byte_seq_frames))
                 return 0;
             break;
         case FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ - FAKE_SEQUENCE_RECORD_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 4) ||
-                !fc_fast_frames_float(&e, &m->x_float_seq[0][0], 10, FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ_FRAMES_MAX, NULL, &m->x_float_seq_frames))
+                !fc_fast_frames(FC_TYPE_FLOAT, &e, &m->x_float_seq[0][0], 10, FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ_FRAMES_MAX, NULL, &m->x_float_seq_frames))
                 return 0;
             break;
         case FAKE_SEQUENCE_RECORD_X_INT_SEQ - FAKE_SEQUENCE_RECORD_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 5) ||
-                !fc_fast_frames_int64(&e, &m->x_int_seq[0][0], 10, FAKE_SEQUENCE_RECORD_X_INT_SEQ_FRAMES_MAX, NULL, &m->x_int_seq_frames))
+                !fc_fast_frames(FC_TYPE_INT64, &e, &m->x_int_seq[0][0], 10, FAKE_SEQUENCE_RECORD_X_INT_SEQ_FRAMES_MAX, NULL, &m->x_int_seq_frames))
                 return 0;
             break;
         default:

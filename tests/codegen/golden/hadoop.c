@@ -80,7 +80,7 @@ static int hadoop_row_fast(hadoop_row *m, const uint8_t *p, size_t len)
         switch (hadoop_row_lookup(NULL, e.key, e.key_len)) {
         case HADOOP_ROW_DATA:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_int64(&e, &m->data[0], 2))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->data[0], 2))
                 return 0;
             break;
         default:

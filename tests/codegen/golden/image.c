@@ -155,27 +155,27 @@ static int image_photo_fast(image_photo *m, const uint8_t *p, size_t len)
         switch (image_photo_lookup(NULL, e.key, e.key_len)) {
         case IMAGE_PHOTO_HEIGHT:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_int64(&e, &m->height, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->height, 1))
                 return 0;
             break;
         case IMAGE_PHOTO_WIDTH:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->width, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->width, 1))
                 return 0;
             break;
         case IMAGE_PHOTO_DEPTH:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_fixed_int64(&e, &m->depth, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->depth, 1))
                 return 0;
             break;
         case IMAGE_PHOTO_LABEL:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_fixed_int64(&e, &m->label, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->label, 1))
                 return 0;
             break;
         case IMAGE_PHOTO_IMAGE_RAW:
             if (!fc_fast_mark(seen, 4) ||
-                !fc_fast_fixed_bytes(&e, &m->image_raw, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->image_raw, 1))
                 return 0;
             break;
         default:

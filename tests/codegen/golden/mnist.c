@@ -99,12 +99,12 @@ static int mnist_digit_fast(mnist_digit *m, const uint8_t *p, size_t len)
         switch (mnist_digit_lookup(NULL, e.key, e.key_len)) {
         case MNIST_DIGIT_IMAGE_FLOATS:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_float(&e, &m->image_floats[0][0], 784))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->image_floats[0][0], 784))
                 return 0;
             break;
         case MNIST_DIGIT_IMAGE_CLASS:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->image_class, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->image_class, 1))
                 return 0;
             break;
         default:

@@ -137,17 +137,17 @@ static int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
         switch (movie_movie_context_lookup(NULL, e.key, e.key_len)) {
         case MOVIE_MOVIE_LOCALE:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_bytes(&e, &m->locale, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->locale, 1))
                 return 0;
             break;
         case MOVIE_MOVIE_AGE:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->age, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->age, 1))
                 return 0;
             break;
         case MOVIE_MOVIE_FAVORITES:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_varlen_bytes(&e, m->favorites, MOVIE_MOVIE_FAVORITES_MAX, &m->favorites_count))
+                !fc_fast_varlen(FC_TYPE_BYTES, &e, m->favorites, MOVIE_MOVIE_FAVORITES_MAX, &m->favorites_count))
                 return 0;
             break;
         default:
@@ -162,17 +162,17 @@ static int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
         switch (movie_movie_list_lookup(NULL, e.key, e.key_len)) {
         case MOVIE_MOVIE_MOVIE_RATINGS - MOVIE_MOVIE_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_frames_float(&e, &m->movie_ratings[0], 1, MOVIE_MOVIE_MOVIE_RATINGS_FRAMES_MAX, NULL, &m->movie_ratings_frames))
+                !fc_fast_frames(FC_TYPE_FLOAT, &e, &m->movie_ratings[0], 1, MOVIE_MOVIE_MOVIE_RATINGS_FRAMES_MAX, NULL, &m->movie_ratings_frames))
                 return 0;
             break;
         case MOVIE_MOVIE_MOVIE_NAMES - MOVIE_MOVIE_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 4) ||
-                !fc_fast_frames_bytes(&e, &m->movie_names[0], 1, MOVIE_MOVIE_MOVIE_NAMES_FRAMES_MAX, NULL, &m->movie_names_frames))
+                !fc_fast_frames(FC_TYPE_BYTES, &e, &m->movie_names[0], 1, MOVIE_MOVIE_MOVIE_NAMES_FRAMES_MAX, NULL, &m->movie_names_frames))
                 return 0;
             break;
         case MOVIE_MOVIE_ACTORS - MOVIE_MOVIE_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 5) ||
-                !fc_fast_frames_bytes(&e, &m->actors[0][0], MOVIE_MOVIE_ACTORS_MAX, MOVIE_MOVIE_ACTORS_FRAMES_MAX, m->actors_count, &m->actors_frames))
+                !fc_fast_frames(FC_TYPE_BYTES, &e, &m->actors[0][0], MOVIE_MOVIE_ACTORS_MAX, MOVIE_MOVIE_ACTORS_FRAMES_MAX, m->actors_count, &m->actors_frames))
                 return 0;
             break;
         default:

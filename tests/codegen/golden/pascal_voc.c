@@ -227,42 +227,42 @@ static int voc_segmentation_fast(voc_segmentation *m, const uint8_t *p, size_t l
         switch (voc_segmentation_lookup(NULL, e.key, e.key_len)) {
         case VOC_SEGMENTATION_IMAGE:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_bytes(&e, &m->image, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->image, 1))
                 return 0;
             break;
         case VOC_SEGMENTATION_FILENAME:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_bytes(&e, &m->filename, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->filename, 1))
                 return 0;
             break;
         case VOC_SEGMENTATION_FORMAT:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_fixed_bytes(&e, &m->format, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->format, 1))
                 return 0;
             break;
         case VOC_SEGMENTATION_HEIGHT:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_fixed_int64(&e, &m->height, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->height, 1))
                 return 0;
             break;
         case VOC_SEGMENTATION_WIDTH:
             if (!fc_fast_mark(seen, 4) ||
-                !fc_fast_fixed_int64(&e, &m->width, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->width, 1))
                 return 0;
             break;
         case VOC_SEGMENTATION_CHANNELS:
             if (!fc_fast_mark(seen, 5) ||
-                !fc_fast_fixed_int64(&e, &m->channels, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->channels, 1))
                 return 0;
             break;
         case VOC_SEGMENTATION_LABEL:
             if (!fc_fast_mark(seen, 6) ||
-                !fc_fast_fixed_bytes(&e, &m->label, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->label, 1))
                 return 0;
             break;
         case VOC_SEGMENTATION_LABEL_FORMAT:
             if (!fc_fast_mark(seen, 7) ||
-                !fc_fast_fixed_bytes(&e, &m->label_format, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->label_format, 1))
                 return 0;
             break;
         default:

@@ -154,27 +154,27 @@ static int penguin_penguin_fast(penguin_penguin *m, const uint8_t *p, size_t len
         switch (penguin_penguin_lookup(NULL, e.key, e.key_len)) {
         case PENGUIN_PENGUIN_BODY_MASS_G:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_float(&e, &m->body_mass_g, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->body_mass_g, 1))
                 return 0;
             break;
         case PENGUIN_PENGUIN_CULMEN_DEPTH_MM:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_float(&e, &m->culmen_depth_mm, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->culmen_depth_mm, 1))
                 return 0;
             break;
         case PENGUIN_PENGUIN_CULMEN_LENGTH_MM:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_fixed_float(&e, &m->culmen_length_mm, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->culmen_length_mm, 1))
                 return 0;
             break;
         case PENGUIN_PENGUIN_FLIPPER_LENGTH_MM:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_fixed_float(&e, &m->flipper_length_mm, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->flipper_length_mm, 1))
                 return 0;
             break;
         case PENGUIN_PENGUIN_SPECIES:
             if (!fc_fast_mark(seen, 4) ||
-                !fc_fast_fixed_int64(&e, &m->species, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->species, 1))
                 return 0;
             break;
         default:

@@ -144,22 +144,22 @@ static int seg_clip_fast(seg_clip *m, const uint8_t *p, size_t len)
         switch (seg_clip_context_lookup(NULL, e.key, e.key_len)) {
         case SEG_CLIP_ID:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_bytes(&e, &m->id, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->id, 1))
                 return 0;
             break;
         case SEG_CLIP_LABEL:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->label, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->label, 1))
                 return 0;
             break;
         case SEG_CLIP_TAGS:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_varlen_bytes(&e, m->tags, SEG_CLIP_TAGS_MAX, &m->tags_count))
+                !fc_fast_varlen(FC_TYPE_BYTES, &e, m->tags, SEG_CLIP_TAGS_MAX, &m->tags_count))
                 return 0;
             break;
         case SEG_CLIP_EMB:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_fixed_float(&e, &m->emb[0][0], 4))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->emb[0][0], 4))
                 return 0;
             break;
         default:
@@ -174,17 +174,17 @@ static int seg_clip_fast(seg_clip *m, const uint8_t *p, size_t len)
         switch (seg_clip_list_lookup(NULL, e.key, e.key_len)) {
         case SEG_CLIP_X - SEG_CLIP_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 4) ||
-                !fc_fast_frames_float(&e, &m->x[0][0], 3, SEG_CLIP_X_FRAMES_MAX, NULL, &m->x_frames))
+                !fc_fast_frames(FC_TYPE_FLOAT, &e, &m->x[0][0], 3, SEG_CLIP_X_FRAMES_MAX, NULL, &m->x_frames))
                 return 0;
             break;
         case SEG_CLIP_W - SEG_CLIP_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 5) ||
-                !fc_fast_frames_int64(&e, &m->w[0], 1, SEG_CLIP_W_FRAMES_MAX, NULL, &m->w_frames))
+                !fc_fast_frames(FC_TYPE_INT64, &e, &m->w[0], 1, SEG_CLIP_W_FRAMES_MAX, NULL, &m->w_frames))
                 return 0;
             break;
         case SEG_CLIP_TOKS - SEG_CLIP_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 6) ||
-                !fc_fast_frames_bytes(&e, &m->toks[0][0], SEG_CLIP_TOKS_MAX, SEG_CLIP_TOKS_FRAMES_MAX, m->toks_count, &m->toks_frames))
+                !fc_fast_frames(FC_TYPE_BYTES, &e, &m->toks[0][0], SEG_CLIP_TOKS_MAX, SEG_CLIP_TOKS_FRAMES_MAX, m->toks_count, &m->toks_frames))
                 return 0;
             break;
         default:

@@ -231,42 +231,42 @@ static int taobao_user_fast(taobao_user *m, const uint8_t *p, size_t len)
         switch (taobao_user_lookup(NULL, e.key, e.key_len)) {
         case TAOBAO_USER_CITY:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_bytes(&e, &m->city, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->city, 1))
                 return 0;
             break;
         case TAOBAO_USER_USE_DAY:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->use_day, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->use_day, 1))
                 return 0;
             break;
         case TAOBAO_USER_PAY:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_fixed_float(&e, &m->pay, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->pay, 1))
                 return 0;
             break;
         case TAOBAO_USER_POI:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_varlen_bytes(&e, m->poi, TAOBAO_USER_POI_MAX, &m->poi_count))
+                !fc_fast_varlen(FC_TYPE_BYTES, &e, m->poi, TAOBAO_USER_POI_MAX, &m->poi_count))
                 return 0;
             break;
         case TAOBAO_USER_RATINGS_INDEX0:
             if (!fc_fast_mark(seen, 6) ||
-                !fc_fast_varlen_int64(&e, m->ratings_index0, TAOBAO_USER_RATINGS_INDEX0_MAX, &m->ratings_index0_count))
+                !fc_fast_varlen(FC_TYPE_INT64, &e, m->ratings_index0, TAOBAO_USER_RATINGS_INDEX0_MAX, &m->ratings_index0_count))
                 return 0;
             break;
         case TAOBAO_USER_RATINGS_VALUE:
             if (!fc_fast_mark(seen, 7) ||
-                !fc_fast_varlen_float(&e, m->ratings_value, TAOBAO_USER_RATINGS_VALUE_MAX, &m->ratings_value_count))
+                !fc_fast_varlen(FC_TYPE_FLOAT, &e, m->ratings_value, TAOBAO_USER_RATINGS_VALUE_MAX, &m->ratings_value_count))
                 return 0;
             break;
         case TAOBAO_USER_SESSIONS_VALUE:
             if (!fc_fast_mark(seen, 8) ||
-                !fc_fast_varlen_bytes(&e, m->sessions_value, TAOBAO_USER_SESSIONS_VALUE_MAX, &m->sessions_value_count))
+                !fc_fast_varlen(FC_TYPE_BYTES, &e, m->sessions_value, TAOBAO_USER_SESSIONS_VALUE_MAX, &m->sessions_value_count))
                 return 0;
             break;
         case TAOBAO_USER_SESSIONS_PART0:
             if (!fc_fast_mark(seen, 9) ||
-                !fc_fast_varlen_int64(&e, m->sessions_part0, TAOBAO_USER_SESSIONS_PART0_MAX, &m->sessions_part0_count))
+                !fc_fast_varlen(FC_TYPE_INT64, &e, m->sessions_part0, TAOBAO_USER_SESSIONS_PART0_MAX, &m->sessions_part0_count))
                 return 0;
             break;
         default:

@@ -419,92 +419,92 @@ static int taxi_trip_fast(taxi_trip *m, const uint8_t *p, size_t len)
         switch (taxi_trip_lookup(NULL, e.key, e.key_len)) {
         case TAXI_TRIP_COMPANY:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_bytes(&e, &m->company, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->company, 1))
                 return 0;
             break;
         case TAXI_TRIP_DROPOFF_CENSUS_TRACT:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->dropoff_census_tract, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->dropoff_census_tract, 1))
                 return 0;
             break;
         case TAXI_TRIP_DROPOFF_COMMUNITY_AREA:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_fixed_int64(&e, &m->dropoff_community_area, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->dropoff_community_area, 1))
                 return 0;
             break;
         case TAXI_TRIP_DROPOFF_LATITUDE:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_fixed_float(&e, &m->dropoff_latitude, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->dropoff_latitude, 1))
                 return 0;
             break;
         case TAXI_TRIP_DROPOFF_LONGITUDE:
             if (!fc_fast_mark(seen, 4) ||
-                !fc_fast_fixed_float(&e, &m->dropoff_longitude, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->dropoff_longitude, 1))
                 return 0;
             break;
         case TAXI_TRIP_FARE:
             if (!fc_fast_mark(seen, 5) ||
-                !fc_fast_fixed_float(&e, &m->fare, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->fare, 1))
                 return 0;
             break;
         case TAXI_TRIP_PAYMENT_TYPE:
             if (!fc_fast_mark(seen, 6) ||
-                !fc_fast_fixed_bytes(&e, &m->payment_type, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->payment_type, 1))
                 return 0;
             break;
         case TAXI_TRIP_PICKUP_CENSUS_TRACT:
             if (!fc_fast_mark(seen, 7) ||
-                !fc_fast_varlen_int64(&e, m->pickup_census_tract, TAXI_TRIP_PICKUP_CENSUS_TRACT_MAX, &m->pickup_census_tract_count))
+                !fc_fast_varlen(FC_TYPE_INT64, &e, m->pickup_census_tract, TAXI_TRIP_PICKUP_CENSUS_TRACT_MAX, &m->pickup_census_tract_count))
                 return 0;
             break;
         case TAXI_TRIP_PICKUP_COMMUNITY_AREA:
             if (!fc_fast_mark(seen, 8) ||
-                !fc_fast_fixed_int64(&e, &m->pickup_community_area, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->pickup_community_area, 1))
                 return 0;
             break;
         case TAXI_TRIP_PICKUP_LATITUDE:
             if (!fc_fast_mark(seen, 9) ||
-                !fc_fast_fixed_float(&e, &m->pickup_latitude, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->pickup_latitude, 1))
                 return 0;
             break;
         case TAXI_TRIP_PICKUP_LONGITUDE:
             if (!fc_fast_mark(seen, 10) ||
-                !fc_fast_fixed_float(&e, &m->pickup_longitude, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->pickup_longitude, 1))
                 return 0;
             break;
         case TAXI_TRIP_TIPS:
             if (!fc_fast_mark(seen, 11) ||
-                !fc_fast_fixed_float(&e, &m->tips, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->tips, 1))
                 return 0;
             break;
         case TAXI_TRIP_TRIP_MILES:
             if (!fc_fast_mark(seen, 12) ||
-                !fc_fast_fixed_float(&e, &m->trip_miles, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->trip_miles, 1))
                 return 0;
             break;
         case TAXI_TRIP_TRIP_SECONDS:
             if (!fc_fast_mark(seen, 13) ||
-                !fc_fast_fixed_int64(&e, &m->trip_seconds, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->trip_seconds, 1))
                 return 0;
             break;
         case TAXI_TRIP_TRIP_START_DAY:
             if (!fc_fast_mark(seen, 14) ||
-                !fc_fast_fixed_int64(&e, &m->trip_start_day, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->trip_start_day, 1))
                 return 0;
             break;
         case TAXI_TRIP_TRIP_START_HOUR:
             if (!fc_fast_mark(seen, 15) ||
-                !fc_fast_fixed_int64(&e, &m->trip_start_hour, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->trip_start_hour, 1))
                 return 0;
             break;
         case TAXI_TRIP_TRIP_START_MONTH:
             if (!fc_fast_mark(seen, 16) ||
-                !fc_fast_fixed_int64(&e, &m->trip_start_month, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->trip_start_month, 1))
                 return 0;
             break;
         case TAXI_TRIP_TRIP_START_TIMESTAMP:
             if (!fc_fast_mark(seen, 17) ||
-                !fc_fast_fixed_int64(&e, &m->trip_start_timestamp, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->trip_start_timestamp, 1))
                 return 0;
             break;
         default:

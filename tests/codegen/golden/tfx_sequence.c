@@ -98,12 +98,12 @@ static int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t *p, si
         switch (tfx_sequence_record_context_lookup(NULL, e.key, e.key_len)) {
         case TFX_SEQUENCE_RECORD_F:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_varlen_float(&e, m->f, TFX_SEQUENCE_RECORD_F_MAX, &m->f_count))
+                !fc_fast_varlen(FC_TYPE_FLOAT, &e, m->f, TFX_SEQUENCE_RECORD_F_MAX, &m->f_count))
                 return 0;
             break;
         case TFX_SEQUENCE_RECORD_I:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_varlen_int64(&e, m->i, TFX_SEQUENCE_RECORD_I_MAX, &m->i_count))
+                !fc_fast_varlen(FC_TYPE_INT64, &e, m->i, TFX_SEQUENCE_RECORD_I_MAX, &m->i_count))
                 return 0;
             break;
         default:
@@ -118,7 +118,7 @@ static int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t *p, si
         switch (tfx_sequence_record_list_lookup(NULL, e.key, e.key_len)) {
         case TFX_SEQUENCE_RECORD_S - TFX_SEQUENCE_RECORD_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_frames_bytes(&e, &m->s[0], 1, TFX_SEQUENCE_RECORD_S_FRAMES_MAX, NULL, &m->s_frames))
+                !fc_fast_frames(FC_TYPE_BYTES, &e, &m->s[0], 1, TFX_SEQUENCE_RECORD_S_FRAMES_MAX, NULL, &m->s_frames))
                 return 0;
             break;
         default:

@@ -115,12 +115,12 @@ static int transform_sequence_record_fast(transform_sequence_record *m, const ui
         switch (transform_sequence_record_context_lookup(NULL, e.key, e.key_len)) {
         case TRANSFORM_SEQUENCE_RECORD_FLOAT_FEATURE:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_float(&e, &m->float_feature[0], 4))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->float_feature[0], 4))
                 return 0;
             break;
         case TRANSFORM_SEQUENCE_RECORD_INT_FEATURE:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->int_feature, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->int_feature, 1))
                 return 0;
             break;
         default:
@@ -135,12 +135,12 @@ static int transform_sequence_record_fast(transform_sequence_record *m, const ui
         switch (transform_sequence_record_list_lookup(NULL, e.key, e.key_len)) {
         case TRANSFORM_SEQUENCE_RECORD_INT_FRAMES - TRANSFORM_SEQUENCE_RECORD_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_frames_int64(&e, &m->int_frames[0][0], 2, TRANSFORM_SEQUENCE_RECORD_INT_FRAMES_FRAMES_MAX, NULL, &m->int_frames_frames))
+                !fc_fast_frames(FC_TYPE_INT64, &e, &m->int_frames[0][0], 2, TRANSFORM_SEQUENCE_RECORD_INT_FRAMES_FRAMES_MAX, NULL, &m->int_frames_frames))
                 return 0;
             break;
         case TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE - TRANSFORM_SEQUENCE_RECORD_CONTEXT_COUNT:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_frames_bytes(&e, &m->string_feature[0][0], TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE_MAX, TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE_FRAMES_MAX, m->string_feature_count, &m->string_feature_frames))
+                !fc_fast_frames(FC_TYPE_BYTES, &e, &m->string_feature[0][0], TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE_MAX, TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE_FRAMES_MAX, m->string_feature_count, &m->string_feature_frames))
                 return 0;
             break;
         default:

@@ -162,22 +162,22 @@ static int tutorial_record_fast(tutorial_record *m, const uint8_t *p, size_t len
         switch (tutorial_record_lookup(NULL, e.key, e.key_len)) {
         case TUTORIAL_RECORD_FEATURE0:
             if (!fc_fast_mark(seen, 0) ||
-                !fc_fast_fixed_int64(&e, &m->feature0, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->feature0, 1))
                 return 0;
             break;
         case TUTORIAL_RECORD_FEATURE1:
             if (!fc_fast_mark(seen, 1) ||
-                !fc_fast_fixed_int64(&e, &m->feature1, 1))
+                !fc_fast_fixed(FC_TYPE_INT64, &e, &m->feature1, 1))
                 return 0;
             break;
         case TUTORIAL_RECORD_FEATURE2:
             if (!fc_fast_mark(seen, 2) ||
-                !fc_fast_fixed_bytes(&e, &m->feature2, 1))
+                !fc_fast_fixed(FC_TYPE_BYTES, &e, &m->feature2, 1))
                 return 0;
             break;
         case TUTORIAL_RECORD_FEATURE3:
             if (!fc_fast_mark(seen, 3) ||
-                !fc_fast_fixed_float(&e, &m->feature3, 1))
+                !fc_fast_fixed(FC_TYPE_FLOAT, &e, &m->feature3, 1))
                 return 0;
             break;
         default:
