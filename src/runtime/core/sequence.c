@@ -375,6 +375,207 @@ static frame_problem list_walk(const fc_list_desc *l, const uint8_t *base, const
     return FR_OK;
 }
 
+/* Phase 3 (ParseContextDenseFeatures): a FixedLen context feature's count
+ * against its shape and default. */
+static int context_dense_error(const fc_field_desc *f, const fc_feature_ref *r, fc_error *err)
+{
+    size_t n = 0, length, num;
+    size_t def = f->default_value != NULL ? f->elems : 0;
+    fc_ex_detail d;
+    if (r->entry != 0 && r->size > 0)
+        (void)context_count(f, r, &n, &d);
+    length = def;
+    if (r->entry != 0 && r->size > 0 && n > length)
+        length = n;
+    if (length != f->elems) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX,
+                                  r->entry != 0 ? r->offset : FC_NO_INDEX);
+        fc_msg_str(&m, "Inconsistent max number of elements for feature ");
+        fc_msg_mem(&m, f->key, f->key_len);
+        fc_msg_str(&m, ": expected ");
+        fc_msg_u64(&m, f->elems);
+        fc_msg_str(&m, ", but found ");
+        fc_msg_u64(&m, length);
+        fc_msg_str(&m, r->entry == 0 ? " (the context feature is missing"
+                                     : " (the context feature has ");
+        if (r->entry != 0) {
+            fc_msg_u64(&m, n);
+            fc_msg_str(&m, n == 1 ? " value" : " values");
+        }
+        fc_msg_str(&m, " and shape ");
+        fc_msg_shape(&m, f->rank, f->dims, 0);
+        fc_msg_str(&m, r->entry == 0 ? " has no default" : "");
+        if (r->entry != 0)
+            fc_msg_at(&m, r->offset);
+        fc_msg_str(&m, ")");
+        return FC_ERR_PARSE;
+    }
+    if (r->entry == 0) {
+        if (def == 0) {
+            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "Feature: ");
+            fc_msg_mem(&m, f->key, f->key_len);
+            fc_msg_str(&m, " (data type: ");
+            fc_msg_str(&m, fc_type_tf_name(f->type));
+            fc_msg_str(&m, ") is required but could not be found.");
+            return FC_ERR_PARSE;
+        }
+        num = def;
+    } else {
+        num = r->size > 0 ? n : 0;
+    }
+    if (num != length) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
+        fc_msg_str(&m, "Unexpected number of elements in example ");
+        fc_msg_str(&m, unknown_name);
+        fc_msg_str(&m, " (context feature ");
+        fc_msg_mem(&m, f->key, f->key_len);
+        fc_msg_str(&m, " has ");
+        fc_msg_u64(&m, num);
+        fc_msg_str(&m, num == 1 ? " value; its shape " : " values; its shape ");
+        fc_msg_shape(&m, f->rank, f->dims, 0);
+        fc_msg_str(&m, " needs ");
+        fc_msg_u64(&m, f->elems);
+        fc_msg_at(&m, r->offset);
+        fc_msg_str(&m, ")");
+        return FC_ERR_PARSE;
+    }
+    return FC_OK;
+}
+
+/* Phase 4 (ParseSequenceDenseFeatures): a fixed-shape list's values
+ * against its shape, and its presence. */
+static int dense_list_error(const fc_list_desc *l, const uint8_t *base, const fc_feature_ref *r,
+                            fc_error *err)
+{
+    frame_walk w;
+    list_stats st;
+    memset(&st, 0, sizeof st);
+    st.first_bad = (size_t)-1;
+    if (r->entry != 0 && r->size > 0)
+        (void)list_walk(l, base, r, l->elems, &w, &st);
+    if (st.total % l->elems != 0) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
+        fc_msg_str(&m, "Feature list '");
+        fc_msg_mem(&m, l->key, l->key_len);
+        fc_msg_str(&m, "' has an unexpected number of values.  Total values size: ");
+        fc_msg_u64(&m, st.total);
+        fc_msg_str(&m, " is not consistent with output shape: ");
+        fc_msg_shape(&m, l->rank, l->dims, 1);
+        fc_msg_str(&m, " (");
+        fc_msg_u64(&m, st.frames);
+        fc_msg_str(&m, st.frames == 1 ? " frame" : " frames");
+        fc_msg_at(&m, r->offset);
+        fc_msg_str(&m, ")");
+        return FC_ERR_PARSE;
+    }
+    if (r->entry == 0 && !l->allow_missing) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "Name: ");
+        fc_msg_str(&m, unknown_name);
+        fc_msg_str(&m, ", Feature list '");
+        fc_msg_mem(&m, l->key, l->key_len);
+        fc_msg_str(&m, "' is required but could not be found.  Did you mean to include it "
+                       "in feature_list_dense_missing_assumed_empty or "
+                       "feature_list_dense_defaults?");
+        return FC_ERR_PARSE;
+    }
+    if (st.first_bad != (size_t)-1) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, st.first_bad_at);
+        fc_msg_str(&m, "Name: ");
+        fc_msg_str(&m, unknown_name);
+        fc_msg_str(&m, ", Key: ");
+        fc_msg_mem(&m, l->key, l->key_len);
+        fc_msg_str(&m, ", Index: ");
+        fc_msg_u64(&m, st.first_bad);
+        fc_msg_str(&m, ".  Number of values != expected.  values size: ");
+        fc_msg_u64(&m, st.first_bad_count);
+        fc_msg_str(&m, " but output shape: ");
+        fc_msg_shape(&m, l->rank, l->dims, 0);
+        fc_msg_paren_at(&m, st.first_bad_at);
+        return FC_ERR_PARSE;
+    }
+    return FC_OK;
+}
+
+/* Phase 5, featc's own bounds, which TensorFlow does not have: a VarLen
+ * context feature's values. */
+static int context_bound_error(const fc_field_desc *f, const fc_feature_ref *r, fc_error *err)
+{
+    size_t n = 0;
+    fc_ex_detail d;
+    (void)context_count(f, r, &n, &d);
+    if (n > f->max) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
+        fc_msg_str(&m, "Context feature: ");
+        fc_msg_mem(&m, f->key, f->key_len);
+        fc_msg_str(&m, ".  Number of ");
+        fc_msg_str(&m, fc_wire_list_name(f->type));
+        fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
+        fc_msg_u64(&m, n);
+        fc_msg_str(&m, " values but max ");
+        fc_msg_u64(&m, f->max);
+        fc_msg_paren_at(&m, r->offset);
+        return FC_ERR_PARSE;
+    }
+    return FC_OK;
+}
+
+/* Phase 5: a list's frames and values against the spec's bounds and its
+ * uniform policy; *frames gets its frame count for the aligned check. */
+static int list_bound_error(const fc_list_desc *l, const uint8_t *base, const fc_feature_ref *r,
+                            size_t *frames, fc_error *err)
+{
+    frame_walk w;
+    list_stats st;
+    memset(&st, 0, sizeof st);
+    st.first_bad = st.over_frame = (size_t)-1;
+    if (r->size > 0)
+        (void)list_walk(l, base, r, (size_t)-1, &w, &st);
+    if (st.frames > l->max_frames) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
+        msg_list_key(&m, l);
+        fc_msg_str(&m, ".  Number of frames exceeds the bound declared in the spec: ");
+        fc_msg_u64(&m, st.frames);
+        fc_msg_str(&m, " frames but max ");
+        fc_msg_u64(&m, l->max_frames);
+        fc_msg_paren_at(&m, r->offset);
+        return FC_ERR_PARSE;
+    }
+    if (st.over_frame != (size_t)-1) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, st.over_at);
+        msg_list_key(&m, l);
+        fc_msg_str(&m, ", Index: ");
+        fc_msg_u64(&m, st.over_frame);
+        fc_msg_str(&m, ".  Number of ");
+        fc_msg_str(&m, fc_wire_list_name(l->type));
+        fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
+        fc_msg_u64(&m, st.over_count);
+        fc_msg_str(&m, " values but max ");
+        fc_msg_u64(&m, l->max);
+        fc_msg_paren_at(&m, st.over_at);
+        return FC_ERR_PARSE;
+    }
+    if (l->uniform && st.first_bad != (size_t)-1) {
+        fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, st.first_bad_at);
+        msg_list_key(&m, l);
+        fc_msg_str(&m, ", Index: ");
+        fc_msg_u64(&m, st.first_bad);
+        fc_msg_str(&m, ".  The spec declares the frames of this list uniform, but frame 0 "
+                       "has ");
+        fc_msg_u64(&m, st.frame0_count);
+        fc_msg_str(&m, " values and this frame ");
+        fc_msg_u64(&m, st.first_bad_count);
+        fc_msg_paren_at(&m, st.first_bad_at);
+        return FC_ERR_PARSE;
+    }
+    *frames = st.frames;
+    return FC_OK;
+}
+
+/* Words why a record that did not parse failed, in TensorFlow's order: the
+ * checks of ParseSingleSequenceExample, each phase over the features in key
+ * order, then featc's bounds and policies. */
 static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_ref *refs,
                   fc_error *err)
 {
@@ -403,214 +604,52 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
     }
     /* 3. context FixedLen counts (ParseContextDenseFeatures) */
     for (k = 0; k < sd->ncontext; k++) {
-        size_t i = sd->context_order[k], n = 0, length, num;
-        const fc_field_desc *f = &sd->context[i];
-        const fc_feature_ref *r = &cref[i];
-        size_t def = f->default_value != NULL ? f->elems : 0;
-        if (f->kind != FC_KIND_FIXED)
-            continue;
-        if (r->entry != 0 && r->size > 0)
-            (void)context_count(f, r, &n, &d);
-        length = def;
-        if (r->entry != 0 && r->size > 0 && n > length)
-            length = n;
-        if (length != f->elems) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX,
-                                      r->entry != 0 ? r->offset : FC_NO_INDEX);
-            fc_msg_str(&m, "Inconsistent max number of elements for feature ");
-            fc_msg_mem(&m, f->key, f->key_len);
-            fc_msg_str(&m, ": expected ");
-            fc_msg_u64(&m, f->elems);
-            fc_msg_str(&m, ", but found ");
-            fc_msg_u64(&m, length);
-            fc_msg_str(&m, r->entry == 0 ? " (the context feature is missing"
-                                         : " (the context feature has ");
-            if (r->entry != 0) {
-                fc_msg_u64(&m, n);
-                fc_msg_str(&m, n == 1 ? " value" : " values");
-            }
-            fc_msg_str(&m, " and shape ");
-            fc_msg_shape(&m, f->rank, f->dims, 0);
-            fc_msg_str(&m, r->entry == 0 ? " has no default" : "");
-            if (r->entry != 0)
-                fc_msg_at(&m, r->offset);
-            fc_msg_str(&m, ")");
+        size_t i = sd->context_order[k];
+        if (sd->context[i].kind == FC_KIND_FIXED &&
+            context_dense_error(&sd->context[i], &cref[i], err) != FC_OK)
             return FC_ERR_PARSE;
-        }
-        if (r->entry == 0) {
-            if (def == 0) {
-                fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-                fc_msg_str(&m, "Feature: ");
-                fc_msg_mem(&m, f->key, f->key_len);
-                fc_msg_str(&m, " (data type: ");
-                fc_msg_str(&m, fc_type_tf_name(f->type));
-                fc_msg_str(&m, ") is required but could not be found.");
-                return FC_ERR_PARSE;
-            }
-            num = def;
-        } else {
-            num = r->size > 0 ? n : 0;
-        }
-        if (num != length) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
-            fc_msg_str(&m, "Unexpected number of elements in example ");
-            fc_msg_str(&m, unknown_name);
-            fc_msg_str(&m, " (context feature ");
-            fc_msg_mem(&m, f->key, f->key_len);
-            fc_msg_str(&m, " has ");
-            fc_msg_u64(&m, num);
-            fc_msg_str(&m, num == 1 ? " value; its shape " : " values; its shape ");
-            fc_msg_shape(&m, f->rank, f->dims, 0);
-            fc_msg_str(&m, " needs ");
-            fc_msg_u64(&m, f->elems);
-            fc_msg_at(&m, r->offset);
-            fc_msg_str(&m, ")");
-            return FC_ERR_PARSE;
-        }
     }
     /* 4. fixed-shape lists (ParseSequenceDenseFeatures) */
     for (k = 0; k < sd->nlists; k++) {
         size_t j = sd->list_order[k];
-        const fc_list_desc *l = &sd->lists[j];
-        const fc_feature_ref *r = &lref[j];
-        if (l->kind != FC_KIND_FIXED)
-            continue;
-        memset(&st, 0, sizeof st);
-        st.first_bad = (size_t)-1;
-        if (r->entry != 0 && r->size > 0)
-            (void)list_walk(l, base, r, l->elems, &w, &st);
-        if (st.total % l->elems != 0) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
-            fc_msg_str(&m, "Feature list '");
-            fc_msg_mem(&m, l->key, l->key_len);
-            fc_msg_str(&m, "' has an unexpected number of values.  Total values size: ");
-            fc_msg_u64(&m, st.total);
-            fc_msg_str(&m, " is not consistent with output shape: ");
-            fc_msg_shape(&m, l->rank, l->dims, 1);
-            fc_msg_str(&m, " (");
-            fc_msg_u64(&m, st.frames);
-            fc_msg_str(&m, st.frames == 1 ? " frame" : " frames");
-            fc_msg_at(&m, r->offset);
-            fc_msg_str(&m, ")");
+        if (sd->lists[j].kind == FC_KIND_FIXED &&
+            dense_list_error(&sd->lists[j], base, &lref[j], err) != FC_OK)
             return FC_ERR_PARSE;
-        }
-        if (r->entry == 0 && !l->allow_missing) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-            fc_msg_str(&m, "Name: ");
-            fc_msg_str(&m, unknown_name);
-            fc_msg_str(&m, ", Feature list '");
-            fc_msg_mem(&m, l->key, l->key_len);
-            fc_msg_str(&m, "' is required but could not be found.  Did you mean to include it "
-                           "in feature_list_dense_missing_assumed_empty or "
-                           "feature_list_dense_defaults?");
-            return FC_ERR_PARSE;
-        }
-        if (st.first_bad != (size_t)-1) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, st.first_bad_at);
-            fc_msg_str(&m, "Name: ");
-            fc_msg_str(&m, unknown_name);
-            fc_msg_str(&m, ", Key: ");
-            fc_msg_mem(&m, l->key, l->key_len);
-            fc_msg_str(&m, ", Index: ");
-            fc_msg_u64(&m, st.first_bad);
-            fc_msg_str(&m, ".  Number of values != expected.  values size: ");
-            fc_msg_u64(&m, st.first_bad_count);
-            fc_msg_str(&m, " but output shape: ");
-            fc_msg_shape(&m, l->rank, l->dims, 0);
-            fc_msg_paren_at(&m, st.first_bad_at);
-            return FC_ERR_PARSE;
-        }
     }
     /* 5. featc's bounds and policies: TensorFlow accepts what is left */
     for (k = 0; k < sd->ncontext; k++) {
-        size_t i = sd->context_order[k], n = 0;
-        const fc_field_desc *f = &sd->context[i];
-        if (f->kind != FC_KIND_VARLEN || cref[i].entry == 0 || cref[i].size == 0)
-            continue;
-        (void)context_count(f, &cref[i], &n, &d);
-        if (n > f->max) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, cref[i].offset);
-            fc_msg_str(&m, "Context feature: ");
-            fc_msg_mem(&m, f->key, f->key_len);
-            fc_msg_str(&m, ".  Number of ");
-            fc_msg_str(&m, fc_wire_list_name(f->type));
-            fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
-            fc_msg_u64(&m, n);
-            fc_msg_str(&m, " values but max ");
-            fc_msg_u64(&m, f->max);
-            fc_msg_paren_at(&m, cref[i].offset);
+        size_t i = sd->context_order[k];
+        if (sd->context[i].kind == FC_KIND_VARLEN && cref[i].entry != 0 && cref[i].size > 0 &&
+            context_bound_error(&sd->context[i], &cref[i], err) != FC_OK)
             return FC_ERR_PARSE;
-        }
     }
     for (k = 0; k < sd->nlists; k++) {
-        size_t j = sd->list_order[k];
+        size_t j = sd->list_order[k], frames = 0;
         const fc_list_desc *l = &sd->lists[j];
         const fc_feature_ref *r = &lref[j];
         if (r->entry == 0)
             continue;
-        memset(&st, 0, sizeof st);
-        st.first_bad = st.over_frame = (size_t)-1;
-        if (r->size > 0)
-            (void)list_walk(l, base, r, (size_t)-1, &w, &st);
-        if (st.frames > l->max_frames) {
+        if (list_bound_error(l, base, r, &frames, err) != FC_OK)
+            return FC_ERR_PARSE;
+        if (!sd->aligned)
+            continue;
+        if (first_aligned == (size_t)-1) {
+            first_aligned = j; /* the first present list, in key order */
+            first_frames = frames;
+        } else if (first_frames != frames) {
+            const fc_list_desc *a = &sd->lists[first_aligned];
             fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
-            msg_list_key(&m, l);
-            fc_msg_str(&m, ".  Number of frames exceeds the bound declared in the spec: ");
-            fc_msg_u64(&m, st.frames);
-            fc_msg_str(&m, " frames but max ");
-            fc_msg_u64(&m, l->max_frames);
+            fc_msg_str(&m, "Feature lists '");
+            fc_msg_mem(&m, a->key, a->key_len);
+            fc_msg_str(&m, "' and '");
+            fc_msg_mem(&m, l->key, l->key_len);
+            fc_msg_str(&m, "' have ");
+            fc_msg_u64(&m, first_frames);
+            fc_msg_str(&m, " and ");
+            fc_msg_u64(&m, frames);
+            fc_msg_str(&m, " frames, but the spec declares the feature lists aligned");
             fc_msg_paren_at(&m, r->offset);
             return FC_ERR_PARSE;
-        }
-        if (st.over_frame != (size_t)-1) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, st.over_at);
-            msg_list_key(&m, l);
-            fc_msg_str(&m, ", Index: ");
-            fc_msg_u64(&m, st.over_frame);
-            fc_msg_str(&m, ".  Number of ");
-            fc_msg_str(&m, fc_wire_list_name(l->type));
-            fc_msg_str(&m, " values exceeds the bound declared in the spec: ");
-            fc_msg_u64(&m, st.over_count);
-            fc_msg_str(&m, " values but max ");
-            fc_msg_u64(&m, l->max);
-            fc_msg_paren_at(&m, st.over_at);
-            return FC_ERR_PARSE;
-        }
-        if (l->uniform && st.first_bad != (size_t)-1) {
-            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, st.first_bad_at);
-            msg_list_key(&m, l);
-            fc_msg_str(&m, ", Index: ");
-            fc_msg_u64(&m, st.first_bad);
-            fc_msg_str(&m, ".  The spec declares the frames of this list uniform, but frame 0 "
-                           "has ");
-            fc_msg_u64(&m, st.frame0_count);
-            fc_msg_str(&m, " values and this frame ");
-            fc_msg_u64(&m, st.first_bad_count);
-            fc_msg_paren_at(&m, st.first_bad_at);
-            return FC_ERR_PARSE;
-        }
-        if (sd->aligned) {
-            size_t frames = st.frames;
-            if (first_aligned == (size_t)-1) {
-                first_aligned = j; /* the first present list, in key order */
-                first_frames = frames;
-            } else {
-                const fc_list_desc *a = &sd->lists[first_aligned];
-                if (first_frames != frames) {
-                    fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, r->offset);
-                    fc_msg_str(&m, "Feature lists '");
-                    fc_msg_mem(&m, a->key, a->key_len);
-                    fc_msg_str(&m, "' and '");
-                    fc_msg_mem(&m, l->key, l->key_len);
-                    fc_msg_str(&m, "' have ");
-                    fc_msg_u64(&m, first_frames);
-                    fc_msg_str(&m, " and ");
-                    fc_msg_u64(&m, frames);
-                    fc_msg_str(&m, " frames, but the spec declares the feature lists aligned");
-                    fc_msg_paren_at(&m, r->offset);
-                    return FC_ERR_PARSE;
-                }
-            }
         }
     }
     {
