@@ -1,12 +1,12 @@
 /* @@BANNER@@
  *
- * The JSON dump driver for example @@NAME@@: reads TFRecord files (plain,
- * ZLIB or GZIP, detected) and prints one JSON object per record. */
+ * The JSON dump driver for @@KIND@@ @@NAME@@: reads TFRecord files
+ * (plain, ZLIB or GZIP, detected) and prints one JSON object per record. */
 #include "@@HEADER@@"
 
 #include <featc/fc_driver.h>
 
 int main(int argc, char **argv)
 {
-    return fc_driver_main(argc, argv, &@@TYPE@@_desc);
+    return @@DRIVER_MAIN@@(argc, argv, &@@TYPE@@_desc);
 }

@@ -185,13 +185,20 @@ static void describe(sbuf *b, const schema_feature *f)
 /* ------------------------------------------------------------ one message */
 
 typedef struct msg_parts {
-    sbuf enm, constants, members, defaults, descs, order, lookup, init, decode, missing, batch;
-    sbuf finish, fast, absent;
+    /* both kinds */
+    sbuf enm, constants, members, defaults, init, batch, parser, counts;
+    /* example: field table, missing order, lookup, general-path decoder,
+     * required checks, what is built after decoding, fast path */
+    sbuf descs, order, lookup, decode, missing, finish, fast, absent;
+    /* sequence_example: context and list tables and their references,
+     * lookups, fast path */
+    sbuf cdescs, ldescs, cref, corder_ref, lref, lorder_ref, clookup, llookup;
+    sbuf cfast, cabsent, lfast, labsent;
 } msg_parts;
 
 /* The text buffers one emitter fills, listed by a NAME_bufs function: freed
  * together, and failed if any of them failed. */
-#define MAX_PARTS 24
+#define MAX_PARTS 32
 
 static void parts_free(sbuf *const *all, size_t n)
 {
@@ -211,9 +218,13 @@ static int parts_failed(sbuf *const *all, size_t n)
 
 static size_t msg_bufs(msg_parts *mp, sbuf **all)
 {
-    sbuf *list[] = {&mp->enm,    &mp->constants, &mp->members, &mp->defaults, &mp->descs,
-                    &mp->order,  &mp->lookup,    &mp->init,    &mp->decode,   &mp->missing,
-                    &mp->batch,  &mp->finish,    &mp->fast,    &mp->absent};
+    sbuf *list[] = {&mp->enm,        &mp->constants, &mp->members,    &mp->defaults, &mp->init,
+                    &mp->batch,      &mp->parser,    &mp->descs,      &mp->order,    &mp->lookup,
+                    &mp->decode,     &mp->missing,   &mp->finish,     &mp->fast,     &mp->absent,
+                    &mp->cdescs,     &mp->ldescs,    &mp->cref,       &mp->corder_ref,
+                    &mp->lref,       &mp->lorder_ref, &mp->clookup,   &mp->llookup,
+                    &mp->cfast,      &mp->cabsent,   &mp->lfast,      &mp->labsent,
+                    &mp->counts};
     size_t i, n = sizeof list / sizeof list[0];
     for (i = 0; i < n; i++)
         all[i] = list[i];
@@ -696,158 +707,79 @@ static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_message *m
     }
 }
 
-static int emit_message(const schema *s, const schema_message *m, sbuf *hdr, sbuf *src)
+/* The parts of an example's parser (templates/example.c): the general
+ * path's decoder and checks, the fast path, the missing order, the lookup. */
+static int example_parts(msg_parts *mp, const schema_message *m)
 {
-    msg_parts mp;
-    sbuf *bufs[MAX_PARTS];
-    size_t i, nbufs;
-    char count[32], words[32];
-    int ok;
-    memset(&mp, 0, sizeof mp);
-    nbufs = msg_bufs(&mp, bufs);
-    (void)s;
+    size_t i;
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
         unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
-        /* enum */
-        fcc_sb_printf(&mp.enm, "    %s = %zu%s\n", f->macro, i,
-                  i + 1 < m->nfeatures ? "," : "");
-        emit_feature_constants(&mp.constants, f);
-        emit_feature_member(&mp.members, f);
-        if (f->has_default)
-            emit_default_array(&mp.defaults, m, f);
-        emit_field_desc(&mp.descs, m, f, i + 1 == m->nfeatures);
-        emit_batch_bytes(&mp.batch, f, 0);
-        /* init: defaults of FixedLen features */
-        if (f->has_default && f->kind == FC_KIND_FIXED)
-            emit_default_copy(&mp.init, "    ", m, f);
-        if (f->kind == FC_KIND_RAGGED) {
-            /* its partitions, in data */
-            static const char *const kind_names[] = {
-                "0", "FC_PART_ROW_SPLITS", "FC_PART_ROW_LENGTHS", "FC_PART_ROW_STARTS",
-                "FC_PART_ROW_LIMITS", "FC_PART_VALUE_ROWIDS", "FC_PART_UNIFORM_ROW_LENGTH"};
-            unsigned q;
-            fcc_sb_printf(&mp.defaults, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n",
-                      m->c_type, f->cname, f->nparts > 0 ? f->nparts : 1u);
-            for (q = 0; q < f->nparts; q++)
-                fcc_sb_printf(&mp.defaults,
-                          "    {%s, %u, %zu, %s_ROWS%u_MAX, offsetof(%s, %s_rows%u), "
-                          "offsetof(%s, %s_splits%u)}%s\n",
-                          kind_names[f->parts[q].kind], (unsigned)f->parts[q].field,
-                          f->parts[q].length, f->macro, q, m->c_type, f->cname, q, m->c_type,
-                          f->cname, q, q + 1 < f->nparts ? "," : "");
-            if (f->nparts == 0)
-                fcc_sb_str(&mp.defaults, "    {FC_PART_ROW_SPLITS, 0, 0, 0, 0, 0} /* (none) */\n");
-            fcc_sb_str(&mp.defaults, "};\n");
-            fcc_sb_printf(&mp.finish,
-                      "    if (fc_ex_ragged(&%s_desc, %s, out, err) != FC_OK)\n"
-                      "        return FC_ERR_PARSE;\n",
-                      m->c_type, f->macro);
+        /* SparseFeature and RaggedFeature: built from their fields afterwards */
+        if (f->kind == FC_KIND_RAGGED || f->kind == FC_KIND_SPARSE) {
+            fcc_sb_printf(&mp->finish,
+                          "    if (fc_ex_%s(&%s_desc, %s, out, err) != FC_OK)\n"
+                          "        return FC_ERR_PARSE;\n",
+                          f->kind == FC_KIND_RAGGED ? "ragged" : "sparse", m->c_type, f->macro);
             continue;
         }
-        /* decode (a SparseFeature is built from its fields afterwards) */
-        if (f->kind == FC_KIND_SPARSE) {
-            fcc_sb_printf(&mp.finish,
-                      "    if (fc_ex_sparse(&%s_desc, %s, out, err) != FC_OK)\n"
-                      "        return FC_ERR_PARSE;\n",
-                      m->c_type, f->macro);
-            continue;
-        }
-        emit_fast_feature(&mp.fast, &mp.absent, m, f, i);
-        fcc_sb_str(&mp.decode, "    /* ");
-        describe(&mp.decode, f);
-        fcc_sb_str(&mp.decode, " */\n");
-        fcc_sb_printf(&mp.decode, "    if (ref[%s].entry != 0) {\n", f->macro);
-        if (f->kind == FC_KIND_FIXED) {
-            fcc_sb_printf(&mp.decode, "        if (fc_ex_fixed_%s(&ref[%s], ", fcc_type_word(f->type),
-                      f->macro);
-            value_ptr(&mp.decode, "m", f);
-            fcc_sb_printf(&mp.decode, ", %zu, NULL) != FC_OK)\n", f->elems);
-        } else if (f->kind == FC_KIND_VARLEN) {
-            fcc_sb_printf(&mp.decode, "        if (fc_ex_varlen_%s(&ref[%s], ", fcc_type_word(f->type),
-                      f->macro);
-            value_ptr(&mp.decode, "m", f);
-            fcc_sb_printf(&mp.decode, ", %s_MAX, &m->%s_count, NULL) != FC_OK)\n", f->macro,
-                      f->cname);
-        } else {
-            fcc_sb_printf(&mp.decode, "        if (fc_ex_rows_%s(&ref[%s], ", fcc_type_word(f->type),
-                      f->macro);
-            value_ptr(&mp.decode, "m", f);
-            fcc_sb_printf(&mp.decode, ", %s_SIZE, %s_MAX, &m->%s_count, NULL) != FC_OK)\n",
-                      f->macro, f->macro, f->cname);
-        }
-        fcc_sb_str(&mp.decode, "            return FC_ERR_PARSE;\n");
-        fcc_sb_printf(&mp.decode, "        m->present[%u] |= UINT32_C(1) << %u;\n", w, bit);
+        emit_fast_feature(&mp->fast, &mp->absent, m, f, i);
+        fcc_sb_str(&mp->decode, "    /* ");
+        describe(&mp->decode, f);
+        fcc_sb_str(&mp->decode, " */\n");
+        fcc_sb_printf(&mp->decode, "    if (ref[%s].entry != 0) {\n", f->macro);
+        fcc_sb_printf(&mp->decode, "        if (fc_ex_%s_%s(&ref[%s], ",
+                      f->kind == FC_KIND_FIXED ? "fixed" : f->kind == FC_KIND_VARLEN ? "varlen"
+                                                                                        : "rows",
+                      fcc_type_word(f->type), f->macro);
+        value_ptr(&mp->decode, "m", f);
+        if (f->kind == FC_KIND_FIXED)
+            fcc_sb_printf(&mp->decode, ", %zu, NULL) != FC_OK)\n", f->elems);
+        else if (f->kind == FC_KIND_VARLEN)
+            fcc_sb_printf(&mp->decode, ", %s_MAX, &m->%s_count, NULL) != FC_OK)\n", f->macro,
+                          f->cname);
+        else
+            fcc_sb_printf(&mp->decode, ", %s_SIZE, %s_MAX, &m->%s_count, NULL) != FC_OK)\n",
+                          f->macro, f->macro, f->cname);
+        fcc_sb_str(&mp->decode, "            return FC_ERR_PARSE;\n");
+        fcc_sb_printf(&mp->decode, "        m->present[%u] |= UINT32_C(1) << %u;\n", w, bit);
         if (f->kind != FC_KIND_FIXED) {
-            fcc_sb_printf(&mp.decode, "    } else {\n        m->%s_count = 0;\n    }\n", f->cname);
+            fcc_sb_printf(&mp->decode, "    } else {\n        m->%s_count = 0;\n    }\n",
+                          f->cname);
         } else if (f->has_default) {
-            fcc_sb_str(&mp.decode, "    } else {\n");
-            emit_default_copy(&mp.decode, "        ", m, f);
-            fcc_sb_str(&mp.decode, "    }\n");
+            fcc_sb_str(&mp->decode, "    } else {\n");
+            emit_default_copy(&mp->decode, "        ", m, f);
+            fcc_sb_str(&mp->decode, "    }\n");
         } else {
-            fcc_sb_str(&mp.decode, "    }\n");
+            fcc_sb_str(&mp->decode, "    }\n");
         }
     }
     /* missing order and checks */
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[m->missing_order[i]];
-        fcc_sb_printf(&mp.order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
-                  (unsigned)m->missing_order[i]);
+        fcc_sb_printf(&mp->order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
+                      (unsigned)m->missing_order[i]);
         if (f->kind == FC_KIND_FIXED && !f->has_default) {
             unsigned k = m->missing_order[i];
-            fcc_sb_printf(&mp.missing,
-                      "    if ((out->present[%u] & (UINT32_C(1) << %u)) == 0)\n"
-                      "        return fc_ex_missing(&%s_desc, %s, err);\n",
-                      k / 32, k % 32, m->c_type, f->macro);
+            fcc_sb_printf(&mp->missing,
+                          "    if ((out->present[%u] & (UINT32_C(1) << %u)) == 0)\n"
+                          "        return fc_ex_missing(&%s_desc, %s, err);\n",
+                          k / 32, k % 32, m->c_type, f->macro);
         }
     }
-    fcc_sb_str(&mp.order, "\n");
+    fcc_sb_str(&mp->order, "\n");
     for (i = 0; i < m->nfeatures; i++)
         if (m->features[i].hash_buckets > 0) {
-            fcc_sb_printf(&mp.finish,
-                      "    /* The bucket ids of the hashed features, from their values. */\n"
-                      "    fc_ex_hash_fields(%s_fields, %s_FIELD_COUNT, out);\n",
-                      m->c_type, m->upper);
+            fcc_sb_printf(&mp->finish,
+                          "    /* The bucket ids of the hashed features, from their values. */\n"
+                          "    fc_ex_hash_fields(%s_fields, %s_FIELD_COUNT, out);\n",
+                          m->c_type, m->upper);
             break;
         }
-    if (mp.missing.s == NULL)
-        fcc_sb_str(&mp.missing, "    (void)err; /* every feature has a default or may be absent */\n");
-    if (!emit_lookup(&mp.lookup, m->features, m->nfeatures, "")) {
-        parts_free(bufs, nbufs);
-        return 0;
-    }
-    if (mp.init.s == NULL)
-        fcc_sb_str(&mp.init, "");
-    snprintf(count, sizeof count, "%zu", m->nfeatures);
-    snprintf(words, sizeof words, "%zu", (m->nfeatures + 31) / 32);
-    ok = !parts_failed(bufs, nbufs);
-    if (ok) {
-        subst subs[] = {
-            {"NAME", m->name},
-            {"TYPE", m->c_type},
-            {"UPPER", m->upper},
-            {"COUNT", count},
-            {"WORDS", words},
-            {"ENUM", str_or_empty(&mp.enm)},
-            {"CONSTANTS", str_or_empty(&mp.constants)},
-            {"MEMBERS", str_or_empty(&mp.members)},
-            {"DEFAULTS", str_or_empty(&mp.defaults)},
-            {"FIELD_DESCS", str_or_empty(&mp.descs)},
-            {"MISSING_ORDER", str_or_empty(&mp.order)},
-            {"LOOKUP", str_or_empty(&mp.lookup)},
-            {"INIT", str_or_empty(&mp.init)},
-            {"DECODE", str_or_empty(&mp.decode)},
-            {"MISSING", str_or_empty(&mp.missing)},
-            {"BATCH_BYTES", str_or_empty(&mp.batch)},
-            {"FINISH", str_or_empty(&mp.finish)},
-            {"FAST_CASES", str_or_empty(&mp.fast)},
-            {"FAST_ABSENT", str_or_empty(&mp.absent)},
-        };
-        expand(hdr, fcc_template_message_h, subs, sizeof subs / sizeof subs[0]);
-        expand(src, fcc_template_message_c, subs, sizeof subs / sizeof subs[0]);
-    }
-    parts_free(bufs, nbufs);
-    return ok;
+    if (mp->missing.s == NULL)
+        fcc_sb_str(&mp->missing,
+                   "    (void)err; /* every feature has a default or may be absent */\n");
+    return emit_lookup(&mp->lookup, m->features, m->nfeatures, "");
 }
 
 /* ------------------------------------------------------------ sequence_example */
@@ -959,24 +891,6 @@ static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schem
     fcc_sb_printf(order_ref, "%s%s", m->c_type, order_array);
 }
 
-typedef struct seq_parts {
-    sbuf enm, constants, members, defaults, cdescs, ldescs, clookup, llookup, init;
-    sbuf cref, corder_ref, lref, lorder_ref, batch, cfast, cabsent, lfast, labsent;
-} seq_parts;
-
-static size_t seq_bufs(seq_parts *sp, sbuf **all)
-{
-    sbuf *list[] = {&sp->enm,    &sp->constants, &sp->members, &sp->defaults,   &sp->cdescs,
-                    &sp->ldescs, &sp->clookup,   &sp->llookup, &sp->init,       &sp->cref,
-                    &sp->corder_ref, &sp->lref,  &sp->lorder_ref, &sp->batch,
-                    &sp->cfast,  &sp->cabsent,   &sp->lfast,   &sp->labsent};
-    size_t i, n = sizeof list / sizeof list[0];
-    for (i = 0; i < n; i++)
-        all[i] = list[i];
-    return n;
-}
-
-
 /* The fast path's case for feature list j (bit `bit` of seen), and what
  * its absence means: frames 0, or (required) the general path.  aligned and
  * uniform are checked after the walk (`labsent`). */
@@ -1011,111 +925,183 @@ static void emit_fast_list(sbuf *cases, sbuf *absent, const schema_message *m,
                   f->cname, f->cname, f->cname);
 }
 
-static int emit_sequence(const schema_message *m, sbuf *hdr, sbuf *src)
+/* The parts of a sequence_example's parser (templates/sequence.c): the
+ * context and list tables, the fast path, the lookups. */
+static int sequence_parts(msg_parts *mp, const schema_message *m)
 {
-    seq_parts sp;
-    sbuf minus = {NULL, 0, 0, 0}, *bufs[MAX_PARTS];
-    size_t i, nbufs, total = m->nfeatures + m->nlists;
-    char count[32], ccount[32], lcount[32], words[32];
+    sbuf minus = {NULL, 0, 0, 0};
+    size_t i;
     int ok;
-    memset(&sp, 0, sizeof sp);
-    nbufs = seq_bufs(&sp, bufs);
-    for (i = 0; i < total; i++) {
-        const schema_feature *f = i < m->nfeatures ? &m->features[i] : &m->lists[i - m->nfeatures];
-        fcc_sb_printf(&sp.enm, "    %s = %zu%s\n", f->macro, i, i + 1 < total ? "," : "");
-    }
-    if (m->nfeatures > 0)
-        fcc_sb_str(&sp.members, "    /* context features */\n");
-    for (i = 0; i < m->nfeatures; i++) {
-        const schema_feature *f = &m->features[i];
-        emit_feature_constants(&sp.constants, f);
-        emit_feature_member(&sp.members, f);
-        if (f->has_default) {
-            emit_default_array(&sp.defaults, m, f);
-            if (f->kind == FC_KIND_FIXED)
-                emit_default_copy(&sp.init, "    ", m, f);
-        }
-        emit_field_desc(&sp.cdescs, m, f, i + 1 == m->nfeatures);
-        emit_batch_bytes(&sp.batch, f, 0);
-        emit_fast_feature(&sp.cfast, &sp.cabsent, m, f, i);
-    }
-    if (m->nlists > 0)
-        fcc_sb_str(&sp.members, "    /* feature lists */\n");
-    for (i = 0; i < m->nlists; i++) {
-        const schema_feature *f = &m->lists[i];
-        emit_list_constants(&sp.constants, f);
-        emit_list_member(&sp.members, f);
-        emit_list_desc(&sp.ldescs, m, f, i + 1 == m->nlists);
-        emit_batch_bytes(&sp.batch, f, 1);
-        emit_fast_list(&sp.lfast, &sp.labsent, m, f, m->nfeatures + i);
-    }
+    for (i = 0; i < m->nfeatures; i++)
+        emit_fast_feature(&mp->cfast, &mp->cabsent, m, &m->features[i], i);
+    for (i = 0; i < m->nlists; i++)
+        emit_fast_list(&mp->lfast, &mp->labsent, m, &m->lists[i], m->nfeatures + i);
     if (m->aligned && m->nlists > 1) {
         /* every list present has the same number of frames */
-        fcc_sb_str(&sp.labsent, "    frames = (size_t)-1; /* aligned */\n");
+        fcc_sb_str(&mp->labsent, "    frames = (size_t)-1; /* aligned */\n");
         for (i = 0; i < m->nlists; i++) {
             size_t bit = m->nfeatures + i;
-            fcc_sb_printf(&sp.labsent,
-                      "    if ((seen[%zu] & (UINT32_C(1) << %zu)) != 0) {\n"
-                      "        if (frames != (size_t)-1 && m->%s_frames != frames)\n"
-                      "            return 0;\n"
-                      "        frames = m->%s_frames;\n"
-                      "    }\n",
-                      bit / 32, bit % 32, m->lists[i].cname, m->lists[i].cname);
+            fcc_sb_printf(&mp->labsent,
+                          "    if ((seen[%zu] & (UINT32_C(1) << %zu)) != 0) {\n"
+                          "        if (frames != (size_t)-1 && m->%s_frames != frames)\n"
+                          "            return 0;\n"
+                          "        frames = m->%s_frames;\n"
+                          "    }\n",
+                          bit / 32, bit % 32, m->lists[i].cname, m->lists[i].cname);
         }
     }
-    emit_desc_table(&sp.cdescs, &sp.cref, &sp.corder_ref, m, "", "fc_field_desc",
+    emit_desc_table(&mp->cdescs, &mp->cref, &mp->corder_ref, m, "", "fc_field_desc",
                     "context features", "_context", "_context_order", "CONTEXT", "Context",
                     m->missing_order, m->nfeatures);
-    emit_desc_table(&sp.ldescs, &sp.lref, &sp.lorder_ref, m, "\n", "fc_list_desc", "feature lists",
-                    "_lists", "_list_order", "LIST", "List", m->list_missing_order, m->nlists);
+    emit_desc_table(&mp->ldescs, &mp->lref, &mp->lorder_ref, m, "\n", "fc_list_desc",
+                    "feature lists", "_lists", "_list_order", "LIST", "List",
+                    m->list_missing_order, m->nlists);
+    fcc_sb_printf(&mp->counts, "#define %s_CONTEXT_COUNT %zu\n#define %s_LIST_COUNT %zu\n",
+                  m->upper, m->nfeatures, m->upper, m->nlists);
     fcc_sb_printf(&minus, " - %s_CONTEXT_COUNT", m->upper);
-    if (minus.failed || !emit_lookup(&sp.clookup, m->features, m->nfeatures, "") ||
-        !emit_lookup(&sp.llookup, m->lists, m->nlists, minus.s)) {
-        free(minus.s);
-        parts_free(bufs, nbufs);
-        return 0;
-    }
+    ok = !minus.failed && emit_lookup(&mp->clookup, m->features, m->nfeatures, "") &&
+         emit_lookup(&mp->llookup, m->lists, m->nlists, minus.s);
     free(minus.s);
-    if (sp.init.s == NULL)
-        fcc_sb_str(&sp.init, "");
-    if (sp.defaults.s == NULL)
-        fcc_sb_str(&sp.defaults, "");
+    return ok;
+}
+
+/* ------------------------------------------------------------ one message */
+
+/* What both kinds share: the enum, constants, struct members, defaults,
+ * init, batch sizes and the field descriptors of every feature and list. */
+static void common_parts(msg_parts *mp, const schema_message *m)
+{
+    static const char *const part_kinds[] = {
+        "0", "FC_PART_ROW_SPLITS", "FC_PART_ROW_LENGTHS", "FC_PART_ROW_STARTS",
+        "FC_PART_ROW_LIMITS", "FC_PART_VALUE_ROWIDS", "FC_PART_UNIFORM_ROW_LENGTH"};
+    size_t i, total = m->nfeatures + m->nlists;
+    unsigned q;
+    for (i = 0; i < total; i++) {
+        const schema_feature *f = i < m->nfeatures ? &m->features[i] : &m->lists[i - m->nfeatures];
+        fcc_sb_printf(&mp->enm, "    %s = %zu%s\n", f->macro, i, i + 1 < total ? "," : "");
+    }
+    if (m->sequence && m->nfeatures > 0)
+        fcc_sb_str(&mp->members, "    /* context features */\n");
+    for (i = 0; i < m->nfeatures; i++) {
+        const schema_feature *f = &m->features[i];
+        emit_feature_constants(&mp->constants, f);
+        emit_feature_member(&mp->members, f);
+        if (f->has_default) {
+            emit_default_array(&mp->defaults, m, f);
+            if (f->kind == FC_KIND_FIXED)
+                emit_default_copy(&mp->init, "    ", m, f);
+        }
+        emit_field_desc(m->sequence ? &mp->cdescs : &mp->descs, m, f, i + 1 == m->nfeatures);
+        emit_batch_bytes(&mp->batch, f, 0);
+        if (f->kind != FC_KIND_RAGGED)
+            continue;
+        /* a RaggedFeature's partitions, in data */
+        fcc_sb_printf(&mp->defaults, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n",
+                      m->c_type, f->cname, f->nparts > 0 ? f->nparts : 1u);
+        for (q = 0; q < f->nparts; q++)
+            fcc_sb_printf(&mp->defaults,
+                          "    {%s, %u, %zu, %s_ROWS%u_MAX, offsetof(%s, %s_rows%u), "
+                          "offsetof(%s, %s_splits%u)}%s\n",
+                          part_kinds[f->parts[q].kind], (unsigned)f->parts[q].field,
+                          f->parts[q].length, f->macro, q, m->c_type, f->cname, q, m->c_type,
+                          f->cname, q, q + 1 < f->nparts ? "," : "");
+        if (f->nparts == 0)
+            fcc_sb_str(&mp->defaults, "    {FC_PART_ROW_SPLITS, 0, 0, 0, 0, 0} /* (none) */\n");
+        fcc_sb_str(&mp->defaults, "};\n");
+    }
+    if (m->nlists > 0)
+        fcc_sb_str(&mp->members, "    /* feature lists */\n");
+    for (i = 0; i < m->nlists; i++) {
+        const schema_feature *f = &m->lists[i];
+        emit_list_constants(&mp->constants, f);
+        emit_list_member(&mp->members, f);
+        emit_list_desc(&mp->ldescs, m, f, i + 1 == m->nlists);
+        emit_batch_bytes(&mp->batch, f, 1);
+    }
+}
+
+/* The kind's words in message.h, message.c and the driver. */
+static void kind_words(subst *subs, int sequence)
+{
+    static const subst words[2][8] = {
+        {{"KIND", "example"}, {"PROTO", "Example"}, {"TF_PARSE", "parse_single_example"},
+         {"TF_BATCH", "parse_example"}, {"DESC_TYPE", "fc_message_desc"}, {"RT", "fc_ex"},
+         {"BATCH", ""}, {"DRIVER_MAIN", "fc_driver_main"}},
+        {{"KIND", "sequence_example"}, {"PROTO", "SequenceExample"},
+         {"TF_PARSE", "parse_single_sequence_example"}, {"TF_BATCH", "parse_sequence_example"},
+         {"DESC_TYPE", "fc_seq_desc"}, {"RT", "fc_seq"}, {"BATCH", "_seq"},
+         {"DRIVER_MAIN", "fc_driver_seq_main"}}};
+    memcpy(subs, words[sequence != 0], sizeof words[0]);
+}
+#define KIND_WORDS 8
+
+/* One example or sequence_example: templates/message.h, and
+ * templates/message.c around the kind's parser (example.c, sequence.c). */
+static int emit_message(const schema_message *m, sbuf *hdr, sbuf *src)
+{
+    msg_parts mp;
+    sbuf *bufs[MAX_PARTS];
+    size_t nbufs, total = m->nfeatures + m->nlists;
+    char count[32], words[32];
+    int ok;
+    memset(&mp, 0, sizeof mp);
+    nbufs = msg_bufs(&mp, bufs);
+    common_parts(&mp, m);
+    ok = m->sequence ? sequence_parts(&mp, m) : example_parts(&mp, m);
     snprintf(count, sizeof count, "%zu", total);
-    snprintf(ccount, sizeof ccount, "%zu", m->nfeatures);
-    snprintf(lcount, sizeof lcount, "%zu", m->nlists);
     snprintf(words, sizeof words, "%zu", (total + 31) / 32);
-    ok = !parts_failed(bufs, nbufs);
+    ok = ok && !parts_failed(bufs, nbufs);
     if (ok) {
         subst subs[] = {
+            /* the kind's words go first (kind_words) */
+            {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""},
+            /* both kinds */
             {"NAME", m->name},
             {"TYPE", m->c_type},
             {"UPPER", m->upper},
             {"COUNT", count},
-            {"CONTEXT_COUNT", ccount},
-            {"LIST_COUNT", lcount},
             {"WORDS", words},
-            {"ENUM", str_or_empty(&sp.enm)},
-            {"CONSTANTS", str_or_empty(&sp.constants)},
-            {"MEMBERS", str_or_empty(&sp.members)},
-            {"DEFAULTS", str_or_empty(&sp.defaults)},
-            {"CONTEXT_DESCS", str_or_empty(&sp.cdescs)},
-            {"LIST_DESCS", str_or_empty(&sp.ldescs)},
-            {"CONTEXT_LOOKUP", str_or_empty(&sp.clookup)},
-            {"LIST_LOOKUP", str_or_empty(&sp.llookup)},
-            {"INIT", str_or_empty(&sp.init)},
-            {"CONTEXT_REF", str_or_empty(&sp.cref)},
-            {"CONTEXT_ORDER_REF", str_or_empty(&sp.corder_ref)},
-            {"LIST_REF", str_or_empty(&sp.lref)},
-            {"LIST_ORDER_REF", str_or_empty(&sp.lorder_ref)},
+            {"ENUM", str_or_empty(&mp.enm)},
+            {"CONSTANTS", str_or_empty(&mp.constants)},
+            {"MEMBERS", str_or_empty(&mp.members)},
+            {"DEFAULTS", str_or_empty(&mp.defaults)},
+            {"INIT", str_or_empty(&mp.init)},
+            {"BATCH_BYTES", str_or_empty(&mp.batch)},
+            {"PART_COUNTS", str_or_empty(&mp.counts)},
+            /* example.c */
+            {"FIELD_DESCS", str_or_empty(&mp.descs)},
+            {"MISSING_ORDER", str_or_empty(&mp.order)},
+            {"LOOKUP", str_or_empty(&mp.lookup)},
+            {"DECODE", str_or_empty(&mp.decode)},
+            {"MISSING", str_or_empty(&mp.missing)},
+            {"FINISH", str_or_empty(&mp.finish)},
+            {"FAST_CASES", str_or_empty(&mp.fast)},
+            {"FAST_ABSENT", str_or_empty(&mp.absent)},
+            /* sequence.c */
+            {"CONTEXT_DESCS", str_or_empty(&mp.cdescs)},
+            {"LIST_DESCS", str_or_empty(&mp.ldescs)},
+            {"CONTEXT_LOOKUP", str_or_empty(&mp.clookup)},
+            {"LIST_LOOKUP", str_or_empty(&mp.llookup)},
+            {"CONTEXT_REF", str_or_empty(&mp.cref)},
+            {"CONTEXT_ORDER_REF", str_or_empty(&mp.corder_ref)},
+            {"LIST_REF", str_or_empty(&mp.lref)},
+            {"LIST_ORDER_REF", str_or_empty(&mp.lorder_ref)},
             {"ALIGNED", m->aligned ? "1" : "0"},
-            {"BATCH_BYTES", str_or_empty(&sp.batch)},
-            {"FAST_CONTEXT_CASES", str_or_empty(&sp.cfast)},
-            {"FAST_CONTEXT_ABSENT", str_or_empty(&sp.cabsent)},
-            {"FAST_LIST_CASES", str_or_empty(&sp.lfast)},
-            {"FAST_LIST_ABSENT", str_or_empty(&sp.labsent)},
+            {"FAST_CONTEXT_CASES", str_or_empty(&mp.cfast)},
+            {"FAST_CONTEXT_ABSENT", str_or_empty(&mp.cabsent)},
+            {"FAST_LIST_CASES", str_or_empty(&mp.lfast)},
+            {"FAST_LIST_ABSENT", str_or_empty(&mp.labsent)},
+            /* message.c: the kind's parser, expanded first */
+            {"PARSER", ""},
         };
-        expand(hdr, fcc_template_seq_message_h, subs, sizeof subs / sizeof subs[0]);
-        expand(src, fcc_template_seq_message_c, subs, sizeof subs / sizeof subs[0]);
+        size_t nsubs = sizeof subs / sizeof subs[0];
+        kind_words(subs, m->sequence);
+        expand(&mp.parser, m->sequence ? fcc_template_sequence_c : fcc_template_example_c, subs,
+               nsubs);
+        subs[nsubs - 1].value = str_or_empty(&mp.parser);
+        ok = !mp.parser.failed;
+        expand(hdr, fcc_template_message_h, subs, nsubs);
+        expand(src, fcc_template_message_c, subs, nsubs);
     }
     parts_free(bufs, nbufs);
     return ok;
@@ -1379,16 +1365,12 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
     snprintf(version_number, sizeof version_number, "%d", FC_VERSION_NUMBER);
 
     for (i = 0; i < s->nmessages && ok; i++) {
-        if (s->messages[i].sequence) {
-            ok = emit_sequence(&s->messages[i], &msgs_h, &msgs_c);
-            if (ok && s->messages[i].segments) {
-                ok = emit_segments(&s->messages[i], &msgs_h, &msgs_c);
-                any_segments = 1;
-            }
-            any_sequence = 1;
-        } else {
-            ok = emit_message(s, &s->messages[i], &msgs_h, &msgs_c);
+        ok = emit_message(&s->messages[i], &msgs_h, &msgs_c);
+        if (ok && s->messages[i].segments) {
+            ok = emit_segments(&s->messages[i], &msgs_h, &msgs_c);
+            any_segments = 1;
         }
+        any_sequence |= s->messages[i].sequence;
     }
     if (ok && !banner.failed && !guard.failed && !header_name.failed) {
         subst subs[] = {
@@ -1414,14 +1396,17 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
             if (dm == NULL) {
                 ok = 0;
             } else {
-                subst dsubs[] = {
-                    {"BANNER", banner.s},
-                    {"HEADER", header_name.s},
-                    {"NAME", dm->name},
-                    {"TYPE", dm->c_type},
-                };
-                expand(&drv, dm->sequence ? fcc_template_seq_driver_c : fcc_template_driver_c,
-                       dsubs, sizeof dsubs / sizeof dsubs[0]);
+                subst dsubs[KIND_WORDS + 4];
+                kind_words(dsubs, dm->sequence);
+                dsubs[KIND_WORDS].name = "BANNER";
+                dsubs[KIND_WORDS].value = banner.s;
+                dsubs[KIND_WORDS + 1].name = "HEADER";
+                dsubs[KIND_WORDS + 1].value = header_name.s;
+                dsubs[KIND_WORDS + 2].name = "NAME";
+                dsubs[KIND_WORDS + 2].value = dm->name;
+                dsubs[KIND_WORDS + 3].name = "TYPE";
+                dsubs[KIND_WORDS + 3].value = dm->c_type;
+                expand(&drv, fcc_template_driver_c, dsubs, sizeof dsubs / sizeof dsubs[0]);
                 out->driver = finish(p, &drv, &out->driver_len);
                 drv.s = NULL;
                 if (out->driver == NULL)

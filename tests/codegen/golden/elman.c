@@ -13,6 +13,22 @@
 static const int64_t elman_clip_default_label[1] = {
     INT64_C(0)
 };
+void elman_clip_init(elman_clip *m)
+{
+    memset(m, 0, sizeof *m);
+    m->label = elman_clip_default_label[0];
+}
+
+static int elman_clip_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return elman_clip_parse((elman_clip *)out, data, len, err);
+}
+
+static void elman_clip_init_any(void *m)
+{
+    elman_clip_init((elman_clip *)m);
+}
+
 static const fc_field_desc elman_clip_context[ELMAN_CLIP_CONTEXT_COUNT] = {
     {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -80,12 +96,6 @@ FC_FAST_INLINE int elman_clip_list_lookup(const void *ctx, const uint8_t *key, s
         break;
     }
     return -1;
-}
-
-void elman_clip_init(elman_clip *m)
-{
-    memset(m, 0, sizeof *m);
-    m->label = elman_clip_default_label[0];
 }
 
 /* The fast path (include/featc/fc_fast.h): one pass over a record laid out
@@ -156,16 +166,7 @@ int elman_clip_parse(elman_clip *out, const void *data, size_t len, fc_error *er
     return fc_seq_parse(&elman_clip_desc, out, data, len, ref, err);
 }
 
-static int elman_clip_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return elman_clip_parse((elman_clip *)out, data, len, err);
-}
-
-static void elman_clip_init_any(void *m)
-{
-    elman_clip_init((elman_clip *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc elman_clip_desc = {
     "clip",
     "elman_clip",

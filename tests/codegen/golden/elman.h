@@ -23,8 +23,8 @@ extern "C" {
  * sequence_example clip
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: context features, then feature lists (in spec order); the
- * bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum elman_clip_field {
     ELMAN_CLIP_ID = 0,
     ELMAN_CLIP_LABEL = 1,
@@ -35,8 +35,8 @@ enum elman_clip_field {
 #define ELMAN_CLIP_LIST_COUNT 1
 #define ELMAN_CLIP_PRESENT_WORDS 1
 
-/* Shapes and bounds.  A feature list holds at most _FRAMES_MAX frames; a
- * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "id": bytes, FixedLen [], required */
 #define ELMAN_CLIP_ID_SIZE 1
 /* "label": int64, FixedLen [], with a default */
@@ -47,8 +47,8 @@ enum elman_clip_field {
 #define ELMAN_CLIP_X_FRAMES_MAX 64
 
 typedef struct elman_clip {
-    /* bit f of present[f / 32]: context feature or feature list f was in the
-     * record (a default does not count); test it with elman_clip_has(). */
+    /* bit f of present[f / 32]: field f was in the record (a default does
+     * not count); test it with elman_clip_has(). */
     uint32_t present[ELMAN_CLIP_PRESENT_WORDS];
     /* context features */
     /* "id": bytes, FixedLen [], required */
@@ -61,14 +61,14 @@ typedef struct elman_clip {
     float x[ELMAN_CLIP_X_FRAMES_MAX][ELMAN_CLIP_X_DIM0];
 } elman_clip;
 
-/* Zeroes *m and fills every context default. */
+/* Zeroes *m and fills every default. */
 void elman_clip_init(elman_clip *m);
 
-/* Parses one serialized tf.train.SequenceExample as TensorFlow's
- * parse_single_sequence_example would with this spec, and checks the
- * spec's bounds and policies.  Returns FC_OK, or FC_ERR_PARSE with err (may
- * be NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a count or a frame count are left as
+/* Parses one serialized tf.train.SequenceExample with this spec, as
+ * tf.io.parse_single_sequence_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
  * they were. */
 int elman_clip_parse(elman_clip *out, const void *data, size_t len, fc_error *err);
 
@@ -80,12 +80,12 @@ static inline int elman_clip_has(const elman_clip *m, enum elman_clip_field f)
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_seq_desc elman_clip_desc;
 
-/* Batches, in tf.io.parse_sequence_example's layout (see
- * <featc/fc_batch.h>): one fc_column per context feature and feature list,
- * indexed by enum elman_clip_field.  scratch holds each record in turn.
- * Returns FC_OK, FC_ERR_PARSE for the first record that fails
- * (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_sequence_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * elman_clip_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int elman_clip_parse_batch(fc_column columns[ELMAN_CLIP_FIELD_COUNT], elman_clip *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -123,8 +123,7 @@ static inline int elman_clip_write(fc_writer *w, const elman_clip *m, unsigned f
     return fc_seq_write(w, &elman_clip_desc, m, flags, buf, cap, err);
 }
 
-/* Marks context feature or feature list f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void elman_clip_set_present(elman_clip *m, enum elman_clip_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

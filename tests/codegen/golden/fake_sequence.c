@@ -9,6 +9,21 @@
 /* ------------------------------------------------------------------------
  * sequence_example record
  * ------------------------------------------------------------------------ */
+void fake_sequence_record_init(fake_sequence_record *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int fake_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return fake_sequence_record_parse((fake_sequence_record *)out, data, len, err);
+}
+
+static void fake_sequence_record_init_any(void *m)
+{
+    fake_sequence_record_init((fake_sequence_record *)m);
+}
+
 static const fc_field_desc fake_sequence_record_context[FAKE_SEQUENCE_RECORD_CONTEXT_COUNT] = {
     {"x_byte", 6, "x_byte", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -107,11 +122,6 @@ FC_FAST_INLINE int fake_sequence_record_list_lookup(const void *ctx, const uint8
         break;
     }
     return -1;
-}
-
-void fake_sequence_record_init(fake_sequence_record *m)
-{
-    memset(m, 0, sizeof *m);
 }
 
 /* The fast path (include/featc/fc_fast.h): one pass over a record laid out
@@ -218,16 +228,7 @@ int fake_sequence_record_parse(fake_sequence_record *out, const void *data, size
     return fc_seq_parse(&fake_sequence_record_desc, out, data, len, ref, err);
 }
 
-static int fake_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return fake_sequence_record_parse((fake_sequence_record *)out, data, len, err);
-}
-
-static void fake_sequence_record_init_any(void *m)
-{
-    fake_sequence_record_init((fake_sequence_record *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc fake_sequence_record_desc = {
     "record",
     "fake_sequence_record",

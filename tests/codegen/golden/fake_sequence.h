@@ -22,8 +22,8 @@ extern "C" {
  * sequence_example record
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: context features, then feature lists (in spec order); the
- * bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum fake_sequence_record_field {
     FAKE_SEQUENCE_RECORD_X_BYTE = 0,
     FAKE_SEQUENCE_RECORD_X_FLOAT = 1,
@@ -37,8 +37,8 @@ enum fake_sequence_record_field {
 #define FAKE_SEQUENCE_RECORD_LIST_COUNT 3
 #define FAKE_SEQUENCE_RECORD_PRESENT_WORDS 1
 
-/* Shapes and bounds.  A feature list holds at most _FRAMES_MAX frames; a
- * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "x_byte": bytes, FixedLen [], required */
 #define FAKE_SEQUENCE_RECORD_X_BYTE_SIZE 1
 /* "x_float": float, FixedLen [10], required */
@@ -60,8 +60,8 @@ enum fake_sequence_record_field {
 #define FAKE_SEQUENCE_RECORD_X_INT_SEQ_FRAMES_MAX 16
 
 typedef struct fake_sequence_record {
-    /* bit f of present[f / 32]: context feature or feature list f was in the
-     * record (a default does not count); test it with fake_sequence_record_has(). */
+    /* bit f of present[f / 32]: field f was in the record (a default does
+     * not count); test it with fake_sequence_record_has(). */
     uint32_t present[FAKE_SEQUENCE_RECORD_PRESENT_WORDS];
     /* context features */
     /* "x_byte": bytes, FixedLen [], required */
@@ -82,14 +82,14 @@ typedef struct fake_sequence_record {
     int64_t x_int_seq[FAKE_SEQUENCE_RECORD_X_INT_SEQ_FRAMES_MAX][FAKE_SEQUENCE_RECORD_X_INT_SEQ_DIM0];
 } fake_sequence_record;
 
-/* Zeroes *m and fills every context default. */
+/* Zeroes *m and fills every default. */
 void fake_sequence_record_init(fake_sequence_record *m);
 
-/* Parses one serialized tf.train.SequenceExample as TensorFlow's
- * parse_single_sequence_example would with this spec, and checks the
- * spec's bounds and policies.  Returns FC_OK, or FC_ERR_PARSE with err (may
- * be NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a count or a frame count are left as
+/* Parses one serialized tf.train.SequenceExample with this spec, as
+ * tf.io.parse_single_sequence_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
  * they were. */
 int fake_sequence_record_parse(fake_sequence_record *out, const void *data, size_t len, fc_error *err);
 
@@ -101,12 +101,12 @@ static inline int fake_sequence_record_has(const fake_sequence_record *m, enum f
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_seq_desc fake_sequence_record_desc;
 
-/* Batches, in tf.io.parse_sequence_example's layout (see
- * <featc/fc_batch.h>): one fc_column per context feature and feature list,
- * indexed by enum fake_sequence_record_field.  scratch holds each record in turn.
- * Returns FC_OK, FC_ERR_PARSE for the first record that fails
- * (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_sequence_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * fake_sequence_record_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int fake_sequence_record_parse_batch(fc_column columns[FAKE_SEQUENCE_RECORD_FIELD_COUNT], fake_sequence_record *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -152,8 +152,7 @@ static inline int fake_sequence_record_write(fc_writer *w, const fake_sequence_r
     return fc_seq_write(w, &fake_sequence_record_desc, m, flags, buf, cap, err);
 }
 
-/* Marks context feature or feature list f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void fake_sequence_record_set_present(fake_sequence_record *m, enum fake_sequence_record_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

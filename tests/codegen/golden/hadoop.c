@@ -9,6 +9,21 @@
 /* ------------------------------------------------------------------------
  * example row
  * ------------------------------------------------------------------------ */
+void hadoop_row_init(hadoop_row *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int hadoop_row_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return hadoop_row_parse((hadoop_row *)out, data, len, err);
+}
+
+static void hadoop_row_init_any(void *m)
+{
+    hadoop_row_init((hadoop_row *)m);
+}
+
 static const fc_field_desc hadoop_row_fields[HADOOP_ROW_FIELD_COUNT] = {
     {"data", 4, "data", FC_TYPE_INT64, FC_KIND_FIXED, 1,
      {2, 0, 0, 0, 0, 0, 0, 0}, 2, 2,
@@ -39,11 +54,6 @@ FC_FAST_INLINE int hadoop_row_lookup(const void *ctx, const uint8_t *key, size_t
         break;
     }
     return -1;
-}
-
-void hadoop_row_init(hadoop_row *m)
-{
-    memset(m, 0, sizeof *m);
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -115,16 +125,7 @@ int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *er
     return FC_OK;
 }
 
-static int hadoop_row_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return hadoop_row_parse((hadoop_row *)out, data, len, err);
-}
-
-static void hadoop_row_init_any(void *m)
-{
-    hadoop_row_init((hadoop_row *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc hadoop_row_desc = {
     "row",
     "hadoop_row",

@@ -21,20 +21,22 @@ extern "C" {
  * example row
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum hadoop_row_field {
     HADOOP_ROW_DATA = 0
 };
 #define HADOOP_ROW_FIELD_COUNT 1
 #define HADOOP_ROW_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "data": int64, FixedLen [2], required */
 #define HADOOP_ROW_DATA_DIM0 2
 #define HADOOP_ROW_DATA_SIZE 2
 
 typedef struct hadoop_row {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with hadoop_row_has(). */
     uint32_t present[HADOOP_ROW_PRESENT_WORDS];
     /* "data": int64, FixedLen [2], required */
@@ -44,11 +46,12 @@ typedef struct hadoop_row {
 /* Zeroes *m and fills every default. */
 void hadoop_row_init(hadoop_row *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *err);
 
 static inline int hadoop_row_has(const hadoop_row *m, enum hadoop_row_field f)
@@ -59,11 +62,12 @@ static inline int hadoop_row_has(const hadoop_row *m, enum hadoop_row_field f)
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc hadoop_row_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum hadoop_row_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * hadoop_row_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int hadoop_row_parse_batch(fc_column columns[HADOOP_ROW_FIELD_COUNT], hadoop_row *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -96,8 +100,7 @@ static inline int hadoop_row_write(fc_writer *w, const hadoop_row *m, unsigned f
     return fc_ex_write(w, &hadoop_row_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void hadoop_row_set_present(hadoop_row *m, enum hadoop_row_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

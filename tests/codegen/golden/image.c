@@ -9,6 +9,21 @@
 /* ------------------------------------------------------------------------
  * example photo
  * ------------------------------------------------------------------------ */
+void image_photo_init(image_photo *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int image_photo_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return image_photo_parse((image_photo *)out, data, len, err);
+}
+
+static void image_photo_init_any(void *m)
+{
+    image_photo_init((image_photo *)m);
+}
+
 static const fc_field_desc image_photo_fields[IMAGE_PHOTO_FIELD_COUNT] = {
     {"height", 6, "height", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -90,11 +105,6 @@ FC_FAST_INLINE int image_photo_lookup(const void *ctx, const uint8_t *key, size_
         break;
     }
     return -1;
-}
-
-void image_photo_init(image_photo *m)
-{
-    memset(m, 0, sizeof *m);
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -226,16 +236,7 @@ int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *
     return FC_OK;
 }
 
-static int image_photo_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return image_photo_parse((image_photo *)out, data, len, err);
-}
-
-static void image_photo_init_any(void *m)
-{
-    image_photo_init((image_photo *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc image_photo_desc = {
     "photo",
     "image_photo",

@@ -21,7 +21,8 @@ extern "C" {
  * example photo
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum image_photo_field {
     IMAGE_PHOTO_HEIGHT = 0,
     IMAGE_PHOTO_WIDTH = 1,
@@ -32,7 +33,8 @@ enum image_photo_field {
 #define IMAGE_PHOTO_FIELD_COUNT 5
 #define IMAGE_PHOTO_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "height": int64, FixedLen [], required */
 #define IMAGE_PHOTO_HEIGHT_SIZE 1
 /* "width": int64, FixedLen [], required */
@@ -45,7 +47,7 @@ enum image_photo_field {
 #define IMAGE_PHOTO_IMAGE_RAW_SIZE 1
 
 typedef struct image_photo {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with image_photo_has(). */
     uint32_t present[IMAGE_PHOTO_PRESENT_WORDS];
     /* "height": int64, FixedLen [], required */
@@ -63,11 +65,12 @@ typedef struct image_photo {
 /* Zeroes *m and fills every default. */
 void image_photo_init(image_photo *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *err);
 
 static inline int image_photo_has(const image_photo *m, enum image_photo_field f)
@@ -78,11 +81,12 @@ static inline int image_photo_has(const image_photo *m, enum image_photo_field f
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc image_photo_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum image_photo_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * image_photo_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int image_photo_parse_batch(fc_column columns[IMAGE_PHOTO_FIELD_COUNT], image_photo *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -123,8 +127,7 @@ static inline int image_photo_write(fc_writer *w, const image_photo *m, unsigned
     return fc_ex_write(w, &image_photo_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void image_photo_set_present(image_photo *m, enum image_photo_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

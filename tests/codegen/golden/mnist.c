@@ -9,6 +9,21 @@
 /* ------------------------------------------------------------------------
  * example digit
  * ------------------------------------------------------------------------ */
+void mnist_digit_init(mnist_digit *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int mnist_digit_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return mnist_digit_parse((mnist_digit *)out, data, len, err);
+}
+
+static void mnist_digit_init_any(void *m)
+{
+    mnist_digit_init((mnist_digit *)m);
+}
+
 static const fc_field_desc mnist_digit_fields[MNIST_DIGIT_FIELD_COUNT] = {
     {"image_floats", 12, "image_floats", FC_TYPE_FLOAT, FC_KIND_FIXED, 2,
      {28, 28, 0, 0, 0, 0, 0, 0}, 784, 784,
@@ -52,11 +67,6 @@ FC_FAST_INLINE int mnist_digit_lookup(const void *ctx, const uint8_t *key, size_
         break;
     }
     return -1;
-}
-
-void mnist_digit_init(mnist_digit *m)
-{
-    memset(m, 0, sizeof *m);
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -143,16 +153,7 @@ int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *
     return FC_OK;
 }
 
-static int mnist_digit_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return mnist_digit_parse((mnist_digit *)out, data, len, err);
-}
-
-static void mnist_digit_init_any(void *m)
-{
-    mnist_digit_init((mnist_digit *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc mnist_digit_desc = {
     "digit",
     "mnist_digit",

@@ -21,7 +21,8 @@ extern "C" {
  * example digit
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum mnist_digit_field {
     MNIST_DIGIT_IMAGE_FLOATS = 0,
     MNIST_DIGIT_IMAGE_CLASS = 1
@@ -29,7 +30,8 @@ enum mnist_digit_field {
 #define MNIST_DIGIT_FIELD_COUNT 2
 #define MNIST_DIGIT_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "image_floats": float, FixedLen [28,28], required */
 #define MNIST_DIGIT_IMAGE_FLOATS_DIM0 28
 #define MNIST_DIGIT_IMAGE_FLOATS_DIM1 28
@@ -38,7 +40,7 @@ enum mnist_digit_field {
 #define MNIST_DIGIT_IMAGE_CLASS_SIZE 1
 
 typedef struct mnist_digit {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with mnist_digit_has(). */
     uint32_t present[MNIST_DIGIT_PRESENT_WORDS];
     /* "image_floats": float, FixedLen [28,28], required */
@@ -50,11 +52,12 @@ typedef struct mnist_digit {
 /* Zeroes *m and fills every default. */
 void mnist_digit_init(mnist_digit *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *err);
 
 static inline int mnist_digit_has(const mnist_digit *m, enum mnist_digit_field f)
@@ -65,11 +68,12 @@ static inline int mnist_digit_has(const mnist_digit *m, enum mnist_digit_field f
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc mnist_digit_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum mnist_digit_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * mnist_digit_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int mnist_digit_parse_batch(fc_column columns[MNIST_DIGIT_FIELD_COUNT], mnist_digit *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -104,8 +108,7 @@ static inline int mnist_digit_write(fc_writer *w, const mnist_digit *m, unsigned
     return fc_ex_write(w, &mnist_digit_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void mnist_digit_set_present(mnist_digit *m, enum mnist_digit_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

@@ -13,6 +13,22 @@
 static const int64_t movie_movie_default_age[1] = {
     INT64_C(0)
 };
+void movie_movie_init(movie_movie *m)
+{
+    memset(m, 0, sizeof *m);
+    m->age = movie_movie_default_age[0];
+}
+
+static int movie_movie_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return movie_movie_parse((movie_movie *)out, data, len, err);
+}
+
+static void movie_movie_init_any(void *m)
+{
+    movie_movie_init((movie_movie *)m);
+}
+
 static const fc_field_desc movie_movie_context[MOVIE_MOVIE_CONTEXT_COUNT] = {
     {"locale", 6, "locale", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -111,12 +127,6 @@ FC_FAST_INLINE int movie_movie_list_lookup(const void *ctx, const uint8_t *key, 
         break;
     }
     return -1;
-}
-
-void movie_movie_init(movie_movie *m)
-{
-    memset(m, 0, sizeof *m);
-    m->age = movie_movie_default_age[0];
 }
 
 /* The fast path (include/featc/fc_fast.h): one pass over a record laid out
@@ -224,16 +234,7 @@ int movie_movie_parse(movie_movie *out, const void *data, size_t len, fc_error *
     return fc_seq_parse(&movie_movie_desc, out, data, len, ref, err);
 }
 
-static int movie_movie_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return movie_movie_parse((movie_movie *)out, data, len, err);
-}
-
-static void movie_movie_init_any(void *m)
-{
-    movie_movie_init((movie_movie *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc movie_movie_desc = {
     "movie",
     "movie_movie",

@@ -22,8 +22,8 @@ extern "C" {
  * sequence_example movie
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: context features, then feature lists (in spec order); the
- * bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum movie_movie_field {
     MOVIE_MOVIE_LOCALE = 0,
     MOVIE_MOVIE_AGE = 1,
@@ -37,8 +37,8 @@ enum movie_movie_field {
 #define MOVIE_MOVIE_LIST_COUNT 3
 #define MOVIE_MOVIE_PRESENT_WORDS 1
 
-/* Shapes and bounds.  A feature list holds at most _FRAMES_MAX frames; a
- * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "locale": bytes, FixedLen [], required */
 #define MOVIE_MOVIE_LOCALE_SIZE 1
 /* "age": int64, FixedLen [], with a default */
@@ -56,8 +56,8 @@ enum movie_movie_field {
 #define MOVIE_MOVIE_ACTORS_FRAMES_MAX 256
 
 typedef struct movie_movie {
-    /* bit f of present[f / 32]: context feature or feature list f was in the
-     * record (a default does not count); test it with movie_movie_has(). */
+    /* bit f of present[f / 32]: field f was in the record (a default does
+     * not count); test it with movie_movie_has(). */
     uint32_t present[MOVIE_MOVIE_PRESENT_WORDS];
     /* context features */
     /* "locale": bytes, FixedLen [], required */
@@ -80,14 +80,14 @@ typedef struct movie_movie {
     fc_bytes actors[MOVIE_MOVIE_ACTORS_FRAMES_MAX][MOVIE_MOVIE_ACTORS_MAX];
 } movie_movie;
 
-/* Zeroes *m and fills every context default. */
+/* Zeroes *m and fills every default. */
 void movie_movie_init(movie_movie *m);
 
-/* Parses one serialized tf.train.SequenceExample as TensorFlow's
- * parse_single_sequence_example would with this spec, and checks the
- * spec's bounds and policies.  Returns FC_OK, or FC_ERR_PARSE with err (may
- * be NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a count or a frame count are left as
+/* Parses one serialized tf.train.SequenceExample with this spec, as
+ * tf.io.parse_single_sequence_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
  * they were. */
 int movie_movie_parse(movie_movie *out, const void *data, size_t len, fc_error *err);
 
@@ -99,12 +99,12 @@ static inline int movie_movie_has(const movie_movie *m, enum movie_movie_field f
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_seq_desc movie_movie_desc;
 
-/* Batches, in tf.io.parse_sequence_example's layout (see
- * <featc/fc_batch.h>): one fc_column per context feature and feature list,
- * indexed by enum movie_movie_field.  scratch holds each record in turn.
- * Returns FC_OK, FC_ERR_PARSE for the first record that fails
- * (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_sequence_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * movie_movie_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int movie_movie_parse_batch(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], movie_movie *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -156,8 +156,7 @@ static inline int movie_movie_write(fc_writer *w, const movie_movie *m, unsigned
     return fc_seq_write(w, &movie_movie_desc, m, flags, buf, cap, err);
 }
 
-/* Marks context feature or feature list f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void movie_movie_set_present(movie_movie *m, enum movie_movie_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

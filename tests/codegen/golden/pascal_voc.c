@@ -21,6 +21,24 @@ static const int64_t voc_segmentation_default_channels[1] = {
 static const fc_bytes voc_segmentation_default_label_format[1] = {
     {(const uint8_t *)"png", 3}
 };
+void voc_segmentation_init(voc_segmentation *m)
+{
+    memset(m, 0, sizeof *m);
+    m->format = voc_segmentation_default_format[0];
+    m->channels = voc_segmentation_default_channels[0];
+    m->label_format = voc_segmentation_default_label_format[0];
+}
+
+static int voc_segmentation_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return voc_segmentation_parse((voc_segmentation *)out, data, len, err);
+}
+
+static void voc_segmentation_init_any(void *m)
+{
+    voc_segmentation_init((voc_segmentation *)m);
+}
+
 static const fc_field_desc voc_segmentation_fields[VOC_SEGMENTATION_FIELD_COUNT] = {
     {"image/encoded", 13, "image", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -135,14 +153,6 @@ FC_FAST_INLINE int voc_segmentation_lookup(const void *ctx, const uint8_t *key, 
         break;
     }
     return -1;
-}
-
-void voc_segmentation_init(voc_segmentation *m)
-{
-    memset(m, 0, sizeof *m);
-    m->format = voc_segmentation_default_format[0];
-    m->channels = voc_segmentation_default_channels[0];
-    m->label_format = voc_segmentation_default_label_format[0];
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -322,16 +332,7 @@ int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, 
     return FC_OK;
 }
 
-static int voc_segmentation_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return voc_segmentation_parse((voc_segmentation *)out, data, len, err);
-}
-
-static void voc_segmentation_init_any(void *m)
-{
-    voc_segmentation_init((voc_segmentation *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc voc_segmentation_desc = {
     "segmentation",
     "voc_segmentation",

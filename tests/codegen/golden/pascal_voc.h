@@ -21,7 +21,8 @@ extern "C" {
  * example segmentation
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum voc_segmentation_field {
     VOC_SEGMENTATION_IMAGE = 0,
     VOC_SEGMENTATION_FILENAME = 1,
@@ -35,7 +36,8 @@ enum voc_segmentation_field {
 #define VOC_SEGMENTATION_FIELD_COUNT 8
 #define VOC_SEGMENTATION_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "image/encoded": bytes, FixedLen [], required */
 #define VOC_SEGMENTATION_IMAGE_SIZE 1
 /* "image/filename": bytes, FixedLen [], required */
@@ -54,7 +56,7 @@ enum voc_segmentation_field {
 #define VOC_SEGMENTATION_LABEL_FORMAT_SIZE 1
 
 typedef struct voc_segmentation {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with voc_segmentation_has(). */
     uint32_t present[VOC_SEGMENTATION_PRESENT_WORDS];
     /* "image/encoded": bytes, FixedLen [], required */
@@ -78,11 +80,12 @@ typedef struct voc_segmentation {
 /* Zeroes *m and fills every default. */
 void voc_segmentation_init(voc_segmentation *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, fc_error *err);
 
 static inline int voc_segmentation_has(const voc_segmentation *m, enum voc_segmentation_field f)
@@ -93,11 +96,12 @@ static inline int voc_segmentation_has(const voc_segmentation *m, enum voc_segme
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc voc_segmentation_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum voc_segmentation_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * voc_segmentation_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int voc_segmentation_parse_batch(fc_column columns[VOC_SEGMENTATION_FIELD_COUNT], voc_segmentation *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -144,8 +148,7 @@ static inline int voc_segmentation_write(fc_writer *w, const voc_segmentation *m
     return fc_ex_write(w, &voc_segmentation_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void voc_segmentation_set_present(voc_segmentation *m, enum voc_segmentation_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

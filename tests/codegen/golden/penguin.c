@@ -9,6 +9,21 @@
 /* ------------------------------------------------------------------------
  * example penguin
  * ------------------------------------------------------------------------ */
+void penguin_penguin_init(penguin_penguin *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int penguin_penguin_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return penguin_penguin_parse((penguin_penguin *)out, data, len, err);
+}
+
+static void penguin_penguin_init_any(void *m)
+{
+    penguin_penguin_init((penguin_penguin *)m);
+}
+
 static const fc_field_desc penguin_penguin_fields[PENGUIN_PENGUIN_FIELD_COUNT] = {
     {"body_mass_g", 11, "body_mass_g", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -89,11 +104,6 @@ FC_FAST_INLINE int penguin_penguin_lookup(const void *ctx, const uint8_t *key, s
         break;
     }
     return -1;
-}
-
-void penguin_penguin_init(penguin_penguin *m)
-{
-    memset(m, 0, sizeof *m);
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -225,16 +235,7 @@ int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc
     return FC_OK;
 }
 
-static int penguin_penguin_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return penguin_penguin_parse((penguin_penguin *)out, data, len, err);
-}
-
-static void penguin_penguin_init_any(void *m)
-{
-    penguin_penguin_init((penguin_penguin *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc penguin_penguin_desc = {
     "penguin",
     "penguin_penguin",

@@ -21,7 +21,8 @@ extern "C" {
  * example penguin
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum penguin_penguin_field {
     PENGUIN_PENGUIN_BODY_MASS_G = 0,
     PENGUIN_PENGUIN_CULMEN_DEPTH_MM = 1,
@@ -32,7 +33,8 @@ enum penguin_penguin_field {
 #define PENGUIN_PENGUIN_FIELD_COUNT 5
 #define PENGUIN_PENGUIN_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "body_mass_g": float, FixedLen [], required */
 #define PENGUIN_PENGUIN_BODY_MASS_G_SIZE 1
 /* "culmen_depth_mm": float, FixedLen [], required */
@@ -45,7 +47,7 @@ enum penguin_penguin_field {
 #define PENGUIN_PENGUIN_SPECIES_SIZE 1
 
 typedef struct penguin_penguin {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with penguin_penguin_has(). */
     uint32_t present[PENGUIN_PENGUIN_PRESENT_WORDS];
     /* "body_mass_g": float, FixedLen [], required */
@@ -63,11 +65,12 @@ typedef struct penguin_penguin {
 /* Zeroes *m and fills every default. */
 void penguin_penguin_init(penguin_penguin *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc_error *err);
 
 static inline int penguin_penguin_has(const penguin_penguin *m, enum penguin_penguin_field f)
@@ -78,11 +81,12 @@ static inline int penguin_penguin_has(const penguin_penguin *m, enum penguin_pen
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc penguin_penguin_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum penguin_penguin_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * penguin_penguin_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int penguin_penguin_parse_batch(fc_column columns[PENGUIN_PENGUIN_FIELD_COUNT], penguin_penguin *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -123,8 +127,7 @@ static inline int penguin_penguin_write(fc_writer *w, const penguin_penguin *m, 
     return fc_ex_write(w, &penguin_penguin_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void penguin_penguin_set_present(penguin_penguin *m, enum penguin_penguin_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

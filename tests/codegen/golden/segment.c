@@ -17,6 +17,23 @@ static const int64_t seg_clip_default_label[1] = {
 static const float seg_clip_default_emb[4] = {
     0.0f, 0.0f, 0.0f, 0.0f
 };
+void seg_clip_init(seg_clip *m)
+{
+    memset(m, 0, sizeof *m);
+    m->label = seg_clip_default_label[0];
+    memcpy(m->emb, seg_clip_default_emb, sizeof m->emb);
+}
+
+static int seg_clip_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return seg_clip_parse((seg_clip *)out, data, len, err);
+}
+
+static void seg_clip_init_any(void *m)
+{
+    seg_clip_init((seg_clip *)m);
+}
+
 static const fc_field_desc seg_clip_context[SEG_CLIP_CONTEXT_COUNT] = {
     {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -119,13 +136,6 @@ FC_FAST_INLINE int seg_clip_list_lookup(const void *ctx, const uint8_t *key, siz
     return -1;
 }
 
-void seg_clip_init(seg_clip *m)
-{
-    memset(m, 0, sizeof *m);
-    m->label = seg_clip_default_label[0];
-    memcpy(m->emb, seg_clip_default_emb, sizeof m->emb);
-}
-
 /* The fast path (include/featc/fc_fast.h): one pass over a record laid out
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
@@ -223,16 +233,7 @@ int seg_clip_parse(seg_clip *out, const void *data, size_t len, fc_error *err)
     return fc_seq_parse(&seg_clip_desc, out, data, len, ref, err);
 }
 
-static int seg_clip_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return seg_clip_parse((seg_clip *)out, data, len, err);
-}
-
-static void seg_clip_init_any(void *m)
-{
-    seg_clip_init((seg_clip *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc seg_clip_desc = {
     "clip",
     "seg_clip",

@@ -17,6 +17,22 @@ static const int64_t taobao_user_default_use_day[1] = {
 static const fc_part_desc taobao_user_parts_sessions[1] = {
     {FC_PART_ROW_LENGTHS, 9, 0, TAOBAO_USER_SESSIONS_ROWS0_MAX, offsetof(taobao_user, sessions_rows0), offsetof(taobao_user, sessions_splits0)}
 };
+void taobao_user_init(taobao_user *m)
+{
+    memset(m, 0, sizeof *m);
+    m->use_day = taobao_user_default_use_day[0];
+}
+
+static int taobao_user_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return taobao_user_parse((taobao_user *)out, data, len, err);
+}
+
+static void taobao_user_init_any(void *m)
+{
+    taobao_user_init((taobao_user *)m);
+}
+
 static const fc_field_desc taobao_user_fields[TAOBAO_USER_FIELD_COUNT] = {
     {"city", 4, "city", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -135,12 +151,6 @@ FC_FAST_INLINE int taobao_user_lookup(const void *ctx, const uint8_t *key, size_
         break;
     }
     return -1;
-}
-
-void taobao_user_init(taobao_user *m)
-{
-    memset(m, 0, sizeof *m);
-    m->use_day = taobao_user_default_use_day[0];
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -324,16 +334,7 @@ int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *
     return FC_OK;
 }
 
-static int taobao_user_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return taobao_user_parse((taobao_user *)out, data, len, err);
-}
-
-static void taobao_user_init_any(void *m)
-{
-    taobao_user_init((taobao_user *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc taobao_user_desc = {
     "user",
     "taobao_user",

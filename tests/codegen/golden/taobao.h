@@ -21,7 +21,8 @@ extern "C" {
  * example user
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum taobao_user_field {
     TAOBAO_USER_CITY = 0,
     TAOBAO_USER_USE_DAY = 1,
@@ -37,7 +38,8 @@ enum taobao_user_field {
 #define TAOBAO_USER_FIELD_COUNT 10
 #define TAOBAO_USER_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "city": bytes, FixedLen [], required, 100 hash buckets */
 #define TAOBAO_USER_CITY_SIZE 1
 #define TAOBAO_USER_CITY_BUCKETS 100
@@ -66,7 +68,7 @@ enum taobao_user_field {
 #define TAOBAO_USER_SESSIONS_PART0_MAX 16
 
 typedef struct taobao_user {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with taobao_user_has(). */
     uint32_t present[TAOBAO_USER_PRESENT_WORDS];
     /* "city": bytes, FixedLen [], required, 100 hash buckets */
@@ -107,11 +109,12 @@ typedef struct taobao_user {
 /* Zeroes *m and fills every default. */
 void taobao_user_init(taobao_user *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *err);
 
 static inline int taobao_user_has(const taobao_user *m, enum taobao_user_field f)
@@ -122,11 +125,12 @@ static inline int taobao_user_has(const taobao_user *m, enum taobao_user_field f
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc taobao_user_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum taobao_user_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * taobao_user_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int taobao_user_parse_batch(fc_column columns[TAOBAO_USER_FIELD_COUNT], taobao_user *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -199,8 +203,7 @@ static inline int taobao_user_write(fc_writer *w, const taobao_user *m, unsigned
     return fc_ex_write(w, &taobao_user_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void taobao_user_set_present(taobao_user *m, enum taobao_user_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

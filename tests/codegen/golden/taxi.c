@@ -29,6 +29,26 @@ static const float taxi_trip_default_dropoff_latitude[1] = {
 static const float taxi_trip_default_dropoff_longitude[1] = {
     0.0f
 };
+void taxi_trip_init(taxi_trip *m)
+{
+    memset(m, 0, sizeof *m);
+    m->company = taxi_trip_default_company[0];
+    m->dropoff_census_tract = taxi_trip_default_dropoff_census_tract[0];
+    m->dropoff_community_area = taxi_trip_default_dropoff_community_area[0];
+    m->dropoff_latitude = taxi_trip_default_dropoff_latitude[0];
+    m->dropoff_longitude = taxi_trip_default_dropoff_longitude[0];
+}
+
+static int taxi_trip_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return taxi_trip_parse((taxi_trip *)out, data, len, err);
+}
+
+static void taxi_trip_init_any(void *m)
+{
+    taxi_trip_init((taxi_trip *)m);
+}
+
 static const fc_field_desc taxi_trip_fields[TAXI_TRIP_FIELD_COUNT] = {
     {"company", 7, "company", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -259,16 +279,6 @@ FC_FAST_INLINE int taxi_trip_lookup(const void *ctx, const uint8_t *key, size_t 
         break;
     }
     return -1;
-}
-
-void taxi_trip_init(taxi_trip *m)
-{
-    memset(m, 0, sizeof *m);
-    m->company = taxi_trip_default_company[0];
-    m->dropoff_census_tract = taxi_trip_default_dropoff_census_tract[0];
-    m->dropoff_community_area = taxi_trip_default_dropoff_community_area[0];
-    m->dropoff_latitude = taxi_trip_default_dropoff_latitude[0];
-    m->dropoff_longitude = taxi_trip_default_dropoff_longitude[0];
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -600,16 +610,7 @@ int taxi_trip_parse(taxi_trip *out, const void *data, size_t len, fc_error *err)
     return FC_OK;
 }
 
-static int taxi_trip_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return taxi_trip_parse((taxi_trip *)out, data, len, err);
-}
-
-static void taxi_trip_init_any(void *m)
-{
-    taxi_trip_init((taxi_trip *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc taxi_trip_desc = {
     "trip",
     "taxi_trip",

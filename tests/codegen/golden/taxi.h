@@ -21,7 +21,8 @@ extern "C" {
  * example trip
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum taxi_trip_field {
     TAXI_TRIP_COMPANY = 0,
     TAXI_TRIP_DROPOFF_CENSUS_TRACT = 1,
@@ -45,7 +46,8 @@ enum taxi_trip_field {
 #define TAXI_TRIP_FIELD_COUNT 18
 #define TAXI_TRIP_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "company": bytes, FixedLen [], with a default */
 #define TAXI_TRIP_COMPANY_SIZE 1
 /* "dropoff_census_tract": int64, FixedLen [], with a default */
@@ -84,7 +86,7 @@ enum taxi_trip_field {
 #define TAXI_TRIP_TRIP_START_TIMESTAMP_SIZE 1
 
 typedef struct taxi_trip {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with taxi_trip_has(). */
     uint32_t present[TAXI_TRIP_PRESENT_WORDS];
     /* "company": bytes, FixedLen [], with a default */
@@ -129,11 +131,12 @@ typedef struct taxi_trip {
 /* Zeroes *m and fills every default. */
 void taxi_trip_init(taxi_trip *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int taxi_trip_parse(taxi_trip *out, const void *data, size_t len, fc_error *err);
 
 static inline int taxi_trip_has(const taxi_trip *m, enum taxi_trip_field f)
@@ -144,11 +147,12 @@ static inline int taxi_trip_has(const taxi_trip *m, enum taxi_trip_field f)
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc taxi_trip_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum taxi_trip_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * taxi_trip_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int taxi_trip_parse_batch(fc_column columns[TAXI_TRIP_FIELD_COUNT], taxi_trip *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -218,8 +222,7 @@ static inline int taxi_trip_write(fc_writer *w, const taxi_trip *m, unsigned fla
     return fc_ex_write(w, &taxi_trip_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void taxi_trip_set_present(taxi_trip *m, enum taxi_trip_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

@@ -9,6 +9,21 @@
 /* ------------------------------------------------------------------------
  * sequence_example record
  * ------------------------------------------------------------------------ */
+void tfx_sequence_record_init(tfx_sequence_record *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int tfx_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return tfx_sequence_record_parse((tfx_sequence_record *)out, data, len, err);
+}
+
+static void tfx_sequence_record_init_any(void *m)
+{
+    tfx_sequence_record_init((tfx_sequence_record *)m);
+}
+
 static const fc_field_desc tfx_sequence_record_context[TFX_SEQUENCE_RECORD_CONTEXT_COUNT] = {
     {"f", 1, "f", FC_TYPE_FLOAT, FC_KIND_VARLEN, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -73,11 +88,6 @@ FC_FAST_INLINE int tfx_sequence_record_list_lookup(const void *ctx, const uint8_
         break;
     }
     return -1;
-}
-
-void tfx_sequence_record_init(tfx_sequence_record *m)
-{
-    memset(m, 0, sizeof *m);
 }
 
 /* The fast path (include/featc/fc_fast.h): one pass over a record laid out
@@ -147,16 +157,7 @@ int tfx_sequence_record_parse(tfx_sequence_record *out, const void *data, size_t
     return fc_seq_parse(&tfx_sequence_record_desc, out, data, len, ref, err);
 }
 
-static int tfx_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return tfx_sequence_record_parse((tfx_sequence_record *)out, data, len, err);
-}
-
-static void tfx_sequence_record_init_any(void *m)
-{
-    tfx_sequence_record_init((tfx_sequence_record *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc tfx_sequence_record_desc = {
     "record",
     "tfx_sequence_record",

@@ -22,8 +22,8 @@ extern "C" {
  * sequence_example record
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: context features, then feature lists (in spec order); the
- * bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum tfx_sequence_record_field {
     TFX_SEQUENCE_RECORD_F = 0,
     TFX_SEQUENCE_RECORD_I = 1,
@@ -34,8 +34,8 @@ enum tfx_sequence_record_field {
 #define TFX_SEQUENCE_RECORD_LIST_COUNT 1
 #define TFX_SEQUENCE_RECORD_PRESENT_WORDS 1
 
-/* Shapes and bounds.  A feature list holds at most _FRAMES_MAX frames; a
- * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "f": float, VarLen, at most 1 values */
 #define TFX_SEQUENCE_RECORD_F_MAX 1
 /* "i": int64, VarLen, at most 1 values */
@@ -45,8 +45,8 @@ enum tfx_sequence_record_field {
 #define TFX_SEQUENCE_RECORD_S_FRAMES_MAX 8
 
 typedef struct tfx_sequence_record {
-    /* bit f of present[f / 32]: context feature or feature list f was in the
-     * record (a default does not count); test it with tfx_sequence_record_has(). */
+    /* bit f of present[f / 32]: field f was in the record (a default does
+     * not count); test it with tfx_sequence_record_has(). */
     uint32_t present[TFX_SEQUENCE_RECORD_PRESENT_WORDS];
     /* context features */
     /* "f": float, VarLen, at most 1 values */
@@ -61,14 +61,14 @@ typedef struct tfx_sequence_record {
     fc_bytes s[TFX_SEQUENCE_RECORD_S_FRAMES_MAX];
 } tfx_sequence_record;
 
-/* Zeroes *m and fills every context default. */
+/* Zeroes *m and fills every default. */
 void tfx_sequence_record_init(tfx_sequence_record *m);
 
-/* Parses one serialized tf.train.SequenceExample as TensorFlow's
- * parse_single_sequence_example would with this spec, and checks the
- * spec's bounds and policies.  Returns FC_OK, or FC_ERR_PARSE with err (may
- * be NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a count or a frame count are left as
+/* Parses one serialized tf.train.SequenceExample with this spec, as
+ * tf.io.parse_single_sequence_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
  * they were. */
 int tfx_sequence_record_parse(tfx_sequence_record *out, const void *data, size_t len, fc_error *err);
 
@@ -80,12 +80,12 @@ static inline int tfx_sequence_record_has(const tfx_sequence_record *m, enum tfx
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_seq_desc tfx_sequence_record_desc;
 
-/* Batches, in tf.io.parse_sequence_example's layout (see
- * <featc/fc_batch.h>): one fc_column per context feature and feature list,
- * indexed by enum tfx_sequence_record_field.  scratch holds each record in turn.
- * Returns FC_OK, FC_ERR_PARSE for the first record that fails
- * (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_sequence_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * tfx_sequence_record_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int tfx_sequence_record_parse_batch(fc_column columns[TFX_SEQUENCE_RECORD_FIELD_COUNT], tfx_sequence_record *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -129,8 +129,7 @@ static inline int tfx_sequence_record_write(fc_writer *w, const tfx_sequence_rec
     return fc_seq_write(w, &tfx_sequence_record_desc, m, flags, buf, cap, err);
 }
 
-/* Marks context feature or feature list f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void tfx_sequence_record_set_present(tfx_sequence_record *m, enum tfx_sequence_record_field f)
 {
     fc_bit_set(m->present, (unsigned)f);

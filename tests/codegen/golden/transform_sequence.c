@@ -9,6 +9,21 @@
 /* ------------------------------------------------------------------------
  * sequence_example record
  * ------------------------------------------------------------------------ */
+void transform_sequence_record_init(transform_sequence_record *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static int transform_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return transform_sequence_record_parse((transform_sequence_record *)out, data, len, err);
+}
+
+static void transform_sequence_record_init_any(void *m)
+{
+    transform_sequence_record_init((transform_sequence_record *)m);
+}
+
 static const fc_field_desc transform_sequence_record_context[TRANSFORM_SEQUENCE_RECORD_CONTEXT_COUNT] = {
     {"float_feature", 13, "float_feature", FC_TYPE_FLOAT, FC_KIND_FIXED, 1,
      {4, 0, 0, 0, 0, 0, 0, 0}, 4, 4,
@@ -90,11 +105,6 @@ FC_FAST_INLINE int transform_sequence_record_list_lookup(const void *ctx, const 
         break;
     }
     return -1;
-}
-
-void transform_sequence_record_init(transform_sequence_record *m)
-{
-    memset(m, 0, sizeof *m);
 }
 
 /* The fast path (include/featc/fc_fast.h): one pass over a record laid out
@@ -182,16 +192,7 @@ int transform_sequence_record_parse(transform_sequence_record *out, const void *
     return fc_seq_parse(&transform_sequence_record_desc, out, data, len, ref, err);
 }
 
-static int transform_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return transform_sequence_record_parse((transform_sequence_record *)out, data, len, err);
-}
-
-static void transform_sequence_record_init_any(void *m)
-{
-    transform_sequence_record_init((transform_sequence_record *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc transform_sequence_record_desc = {
     "record",
     "transform_sequence_record",

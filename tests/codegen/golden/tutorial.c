@@ -25,6 +25,25 @@ static const fc_bytes tutorial_record_default_feature2[1] = {
 static const float tutorial_record_default_feature3[1] = {
     0.0f
 };
+void tutorial_record_init(tutorial_record *m)
+{
+    memset(m, 0, sizeof *m);
+    m->feature0 = tutorial_record_default_feature0[0];
+    m->feature1 = tutorial_record_default_feature1[0];
+    m->feature2 = tutorial_record_default_feature2[0];
+    m->feature3 = tutorial_record_default_feature3[0];
+}
+
+static int tutorial_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return tutorial_record_parse((tutorial_record *)out, data, len, err);
+}
+
+static void tutorial_record_init_any(void *m)
+{
+    tutorial_record_init((tutorial_record *)m);
+}
+
 static const fc_field_desc tutorial_record_fields[TUTORIAL_RECORD_FIELD_COUNT] = {
     {"feature0", 8, "feature0", FC_TYPE_INT64, FC_KIND_FIXED, 0,
      {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
@@ -91,15 +110,6 @@ FC_FAST_INLINE int tutorial_record_lookup(const void *ctx, const uint8_t *key, s
         break;
     }
     return -1;
-}
-
-void tutorial_record_init(tutorial_record *m)
-{
-    memset(m, 0, sizeof *m);
-    m->feature0 = tutorial_record_default_feature0[0];
-    m->feature1 = tutorial_record_default_feature1[0];
-    m->feature2 = tutorial_record_default_feature2[0];
-    m->feature3 = tutorial_record_default_feature3[0];
 }
 
 /* Decodes what the scan found and fills the defaults of what it did not.
@@ -221,16 +231,7 @@ int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc
     return FC_OK;
 }
 
-static int tutorial_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
-{
-    return tutorial_record_parse((tutorial_record *)out, data, len, err);
-}
-
-static void tutorial_record_init_any(void *m)
-{
-    tutorial_record_init((tutorial_record *)m);
-}
-
+/* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc tutorial_record_desc = {
     "record",
     "tutorial_record",

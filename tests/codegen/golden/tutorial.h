@@ -21,7 +21,8 @@ extern "C" {
  * example record
  * ------------------------------------------------------------------------ */
 
-/* Field numbers: the order of the spec, and the bit in `present`. */
+/* Field numbers, in the spec's order (a sequence_example's context features
+ * first, then its feature lists); field f is also bit f of `present`. */
 enum tutorial_record_field {
     TUTORIAL_RECORD_FEATURE0 = 0,
     TUTORIAL_RECORD_FEATURE1 = 1,
@@ -31,7 +32,8 @@ enum tutorial_record_field {
 #define TUTORIAL_RECORD_FIELD_COUNT 4
 #define TUTORIAL_RECORD_PRESENT_WORDS 1
 
-/* Shapes and bounds. */
+/* Shapes and bounds (a feature list holds at most _FRAMES_MAX frames: a
+ * fixed-shape list _SIZE values per frame, a VarLen list at most _MAX). */
 /* "feature0": int64, FixedLen [], with a default */
 #define TUTORIAL_RECORD_FEATURE0_SIZE 1
 /* "feature1": int64, FixedLen [], with a default */
@@ -42,7 +44,7 @@ enum tutorial_record_field {
 #define TUTORIAL_RECORD_FEATURE3_SIZE 1
 
 typedef struct tutorial_record {
-    /* bit f of present[f / 32]: feature f was in the record (a default does
+    /* bit f of present[f / 32]: field f was in the record (a default does
      * not count); test it with tutorial_record_has(). */
     uint32_t present[TUTORIAL_RECORD_PRESENT_WORDS];
     /* "feature0": int64, FixedLen [], with a default */
@@ -58,11 +60,12 @@ typedef struct tutorial_record {
 /* Zeroes *m and fills every default. */
 void tutorial_record_init(tutorial_record *m);
 
-/* Parses one serialized tf.train.Example as TensorFlow's parse_single_example
- * would with this spec.  Returns FC_OK, or FC_ERR_PARSE with err (may be
- * NULL) saying why.  bytes values point into data.  On error *out holds
- * unspecified values.  Values past a VarLen count or a row count are left
- * as they were. */
+/* Parses one serialized tf.train.Example with this spec, as
+ * tf.io.parse_single_example would, and checks the spec's bounds and
+ * policies.  Returns FC_OK, or FC_ERR_PARSE with err (may be NULL) saying
+ * why.  bytes values point into data.  On error *out holds unspecified
+ * values.  Values past a count (of values, rows or frames) are left as
+ * they were. */
 int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc_error *err);
 
 static inline int tutorial_record_has(const tutorial_record *m, enum tutorial_record_field f)
@@ -73,11 +76,12 @@ static inline int tutorial_record_has(const tutorial_record *m, enum tutorial_re
 /* The message described in data: for generic code (JSON, tests). */
 extern const fc_message_desc tutorial_record_desc;
 
-/* Batches, in tf.io.parse_example's layout (see <featc/fc_batch.h>): one
- * fc_column per feature, indexed by enum tutorial_record_field.  scratch holds
- * each record in turn.  Returns FC_OK, FC_ERR_PARSE for the first record
- * that fails (err->record is its index in the batch), or FC_ERR_ARG /
- * FC_ERR_NO_SPACE for a buffer too small, found before it is overrun. */
+/* Batches, in the layout of tf.io.parse_example (see
+ * <featc/fc_batch.h>): one fc_column per field, indexed by enum
+ * tutorial_record_field.  scratch holds each record in turn.  Returns FC_OK,
+ * FC_ERR_PARSE for the first record that fails (err->record is its index in
+ * the batch), or FC_ERR_ARG / FC_ERR_NO_SPACE for a buffer too small, found
+ * before it is overrun. */
 int tutorial_record_parse_batch(fc_column columns[TUTORIAL_RECORD_FIELD_COUNT], tutorial_record *scratch,
     const fc_bytes *records, size_t n, fc_error *err);
 
@@ -116,8 +120,7 @@ static inline int tutorial_record_write(fc_writer *w, const tutorial_record *m, 
     return fc_ex_write(w, &tutorial_record_desc, m, flags, buf, cap, err);
 }
 
-/* Marks feature f present: written even when empty or at its
- * default. */
+/* Marks field f present: written even when empty or at its default. */
 static inline void tutorial_record_set_present(tutorial_record *m, enum tutorial_record_field f)
 {
     fc_bit_set(m->present, (unsigned)f);
