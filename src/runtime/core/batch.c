@@ -434,170 +434,221 @@ static void append_hot(const col_spec *s, fc_column *c, const unsigned char *m, 
     memcpy(c->hot + i * n, m + s->hot_offset, n * sizeof(float));
 }
 
+/* Room for cnt more values in c's values buffer (record i). */
+static int values_room(const col_spec *s, const fc_column *c, size_t i, size_t cnt,
+                       fc_error *err)
+{
+    size_t total = c->nvalues + cnt;
+    if (cnt > 0 && (c->values == NULL || c->values_cap < total))
+        return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
+    return FC_OK;
+}
+
+/* Copies cnt values from src after the column's values so far (room
+ * checked); c->nvalues is the caller's to advance. */
+static void values_copy(const col_spec *s, fc_column *c, const unsigned char *src, size_t cnt)
+{
+    size_t ts = fc_type_size(s->type);
+    if (cnt > 0)
+        memcpy((unsigned char *)c->values + c->nvalues * ts, src, cnt * ts);
+}
+
+static int append_fixed(const col_spec *s, fc_column *c, const unsigned char *m, size_t i)
+{
+    size_t ts = fc_type_size(s->type);
+    if (s->elems > 0)
+        memcpy((unsigned char *)c->values + i * s->elems * ts, m + s->value_offset, s->elems * ts);
+    if (s->buckets > 0 && s->elems > 0) {
+        if (c->buckets != NULL)
+            memcpy(c->buckets + i * s->elems, m + s->bucket_offset, s->elems * sizeof(int64_t));
+        append_hot(s, c, m, i, s->elems);
+    }
+    c->nvalues += s->elems;
+    return FC_OK;
+}
+
+static int append_varlen(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
+                         fc_error *err)
+{
+    int rc;
+    size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt, k;
+    if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
+        return rc;
+    if (c->indices != NULL && cnt > 0 && c->indices_cap / 2 < total)
+        return too_small(err, 0, i, s, "indices", mul(total, 2), c->indices_cap);
+    if (s->buckets > 0 && c->buckets != NULL && cnt > 0 && c->buckets_cap < total)
+        return too_small(err, 0, i, s, "buckets", total, c->buckets_cap);
+    values_copy(s, c, m + s->value_offset, cnt);
+    if (s->buckets > 0) {
+        if (c->buckets != NULL && cnt > 0)
+            memcpy(c->buckets + c->nvalues, m + s->bucket_offset, cnt * sizeof(int64_t));
+        append_hot(s, c, m, i, cnt);
+    }
+    if (c->indices != NULL)
+        for (k = 0; k < cnt; k++) {
+            c->indices[2 * (c->nvalues + k)] = (int64_t)i;
+            c->indices[2 * (c->nvalues + k) + 1] = (int64_t)k;
+        }
+    c->nvalues = total;
+    if (c->row_splits != NULL)
+        c->row_splits[i + 1] = (int64_t)total;
+    if (c->lengths != NULL)
+        c->lengths[i] = (int64_t)cnt;
+    if ((int64_t)cnt > c->shape[1])
+        c->shape[1] = (int64_t)cnt;
+    return FC_OK;
+}
+
+/* Split k of partition q of the struct m, as int64. */
+static int64_t part_split(const col_spec *s, const unsigned char *m, unsigned q, size_t k)
+{
+    const unsigned char *sp = m + s->parts[q].splits_offset;
+    int64_t v;
+    int32_t w;
+    if (s->split64) {
+        memcpy(&v, sp + k * 8, 8);
+        return v;
+    }
+    memcpy(&w, sp + k * 4, 4);
+    return w;
+}
+
+static int append_ragged(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
+                         fc_error *err)
+{
+    int rc;
+    size_t cnt = fc_load_size(m + s->count_offset), k, top;
+    unsigned q;
+    if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
+        return rc;
+    for (q = 0; q < s->nparts; q++) {
+        size_t rows = fc_load_size(m + s->parts[q].rows_offset);
+        if (c->part_splits_cap[q] - c->part_nsplits[q] < rows)
+            return too_small(err, 0, i, s, "part_splits", c->part_nsplits[q] + rows,
+                             c->part_splits_cap[q]);
+    }
+    values_copy(s, c, m + s->value_offset, cnt);
+    for (q = 0; q < s->nparts; q++) {
+        /* this record's splits, shifted by the items of the next level so far */
+        size_t rows = fc_load_size(m + s->parts[q].rows_offset);
+        int64_t shift = q + 1 < s->nparts ? (int64_t)(c->part_nsplits[q + 1] - 1)
+                                          : (int64_t)c->nvalues;
+        for (k = 1; k <= rows; k++)
+            c->part_splits[q][c->part_nsplits[q]++] = shift + part_split(s, m, q, k);
+    }
+    c->nvalues += cnt;
+    top = s->nparts > 0 ? fc_load_size(m + s->parts[0].rows_offset) : cnt;
+    c->row_splits[i + 1] = c->row_splits[i] + (int64_t)top;
+    if (c->lengths != NULL)
+        c->lengths[i] = (int64_t)top;
+    return FC_OK;
+}
+
+static int append_sparse(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
+                         fc_error *err)
+{
+    int rc;
+    size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt, w = s->rank + 1u, k;
+    const int64_t *ix = (const int64_t *)(const void *)(m + s->indices_offset);
+    unsigned r;
+    if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
+        return rc;
+    if (cnt > 0 && (c->indices == NULL || c->indices_cap / w < total))
+        return too_small(err, 0, i, s, "indices", mul(total, w),
+                         c->indices == NULL ? 0 : c->indices_cap);
+    values_copy(s, c, m + s->value_offset, cnt);
+    for (k = 0; k < cnt; k++) {
+        int64_t *row = c->indices + (c->nvalues + k) * w;
+        row[0] = (int64_t)i;
+        for (r = 0; r < s->rank; r++)
+            row[r + 1] = ix[k * s->rank + r];
+    }
+    c->nvalues = total;
+    if (c->lengths != NULL)
+        c->lengths[i] = (int64_t)cnt;
+    return FC_OK;
+}
+
+/* FixedLenSequence rows, or the frames of a fixed-shape feature list. */
+static int append_rows(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
+                       fc_error *err)
+{
+    int rc;
+    size_t rows = fc_load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
+    size_t cnt = rows * s->elems;
+    if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
+        return rc;
+    values_copy(s, c, m + s->value_offset, cnt);
+    c->nvalues += cnt;
+    c->lengths[i] = (int64_t)rows;
+    if ((int64_t)rows > c->shape[1])
+        c->shape[1] = (int64_t)rows;
+    return FC_OK;
+}
+
+/* A VarLen feature list: each frame's values, with [record, frame, value]
+ * indices and the frames' inner splits. */
+static int append_list_varlen(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
+                              fc_error *err)
+{
+    int rc;
+    size_t frames = fc_load_size(m + s->frames_offset), cnt = 0, total, t, k;
+    size_t ts = fc_type_size(s->type);
+    for (t = 0; t < frames; t++)
+        cnt += fc_load_size(m + s->count_offset + t * sizeof(size_t));
+    total = c->nvalues + cnt;
+    if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
+        return rc;
+    if (c->indices != NULL && cnt > 0 && c->indices_cap / 3 < total)
+        return too_small(err, 0, i, s, "indices", mul(total, 3), c->indices_cap);
+    if (c->inner_splits != NULL && frames > 0 && c->inner_splits_cap - 1 < c->nframes + frames)
+        return too_small(err, 0, i, s, "inner_splits", c->nframes + frames + 1,
+                         c->inner_splits_cap);
+    for (t = 0; t < frames; t++) {
+        size_t fc = fc_load_size(m + s->count_offset + t * sizeof(size_t));
+        values_copy(s, c, m + s->value_offset + t * s->max * ts, fc);
+        if (c->indices != NULL)
+            for (k = 0; k < fc; k++) {
+                int64_t *row = c->indices + 3 * (c->nvalues + k);
+                row[0] = (int64_t)i;
+                row[1] = (int64_t)t;
+                row[2] = (int64_t)k;
+            }
+        c->nvalues += fc;
+        c->nframes++;
+        if (c->inner_splits != NULL)
+            c->inner_splits[c->nframes] = (int64_t)c->nvalues;
+        if ((int64_t)fc > c->shape[2])
+            c->shape[2] = (int64_t)fc;
+    }
+    if (c->row_splits != NULL)
+        c->row_splits[i + 1] = (int64_t)c->nframes;
+    if (c->lengths != NULL)
+        c->lengths[i] = (int64_t)frames;
+    if ((int64_t)frames > c->shape[1])
+        c->shape[1] = (int64_t)frames;
+    return FC_OK;
+}
+
 /* Appends record i's values from the scratch struct m.  shape[1] and
  * shape[2] keep the running maxima until finish_column. */
 static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_t i,
                   fc_error *err)
 {
-    size_t ts = fc_type_size(s->type), k, t;
-    unsigned char *vals = (unsigned char *)c->values;
-    const unsigned char *src = m + s->value_offset;
     switch (s->kind) {
     case COL_FIXED:
-        if (s->elems > 0)
-            memcpy(vals + i * s->elems * ts, src, s->elems * ts);
-        if (s->buckets > 0 && s->elems > 0) {
-            if (c->buckets != NULL)
-                memcpy(c->buckets + i * s->elems, m + s->bucket_offset,
-                       s->elems * sizeof(int64_t));
-            append_hot(s, c, m, i, s->elems);
-        }
-        c->nvalues += s->elems;
-        return FC_OK;
-    case COL_VARLEN: {
-        size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt;
-        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
-        if (c->indices != NULL && cnt > 0 && c->indices_cap / 2 < total)
-            return too_small(err, 0, i, s, "indices", mul(total, 2), c->indices_cap);
-        if (s->buckets > 0 && c->buckets != NULL && cnt > 0 && c->buckets_cap < total)
-            return too_small(err, 0, i, s, "buckets", total, c->buckets_cap);
-        if (cnt > 0)
-            memcpy(vals + c->nvalues * ts, src, cnt * ts);
-        if (s->buckets > 0) {
-            if (c->buckets != NULL && cnt > 0)
-                memcpy(c->buckets + c->nvalues, m + s->bucket_offset, cnt * sizeof(int64_t));
-            append_hot(s, c, m, i, cnt);
-        }
-        if (c->indices != NULL)
-            for (k = 0; k < cnt; k++) {
-                c->indices[2 * (c->nvalues + k)] = (int64_t)i;
-                c->indices[2 * (c->nvalues + k) + 1] = (int64_t)k;
-            }
-        c->nvalues = total;
-        if (c->row_splits != NULL)
-            c->row_splits[i + 1] = (int64_t)total;
-        if (c->lengths != NULL)
-            c->lengths[i] = (int64_t)cnt;
-        if ((int64_t)cnt > c->shape[1])
-            c->shape[1] = (int64_t)cnt;
-        return FC_OK;
-    }
-    case COL_RAGGED: {
-        size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt;
-        unsigned q;
-        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
-        for (q = 0; q < s->nparts; q++) {
-            size_t rows = fc_load_size(m + s->parts[q].rows_offset);
-            if (c->part_splits_cap[q] - c->part_nsplits[q] < rows)
-                return too_small(err, 0, i, s, "part_splits", c->part_nsplits[q] + rows,
-                                 c->part_splits_cap[q]);
-        }
-        if (cnt > 0)
-            memcpy(vals + c->nvalues * ts, src, cnt * ts);
-        for (q = 0; q < s->nparts; q++) {
-            /* this record's splits, shifted by the items of the next level so far */
-            size_t rows = fc_load_size(m + s->parts[q].rows_offset);
-            int64_t shift = q + 1 < s->nparts ? (int64_t)(c->part_nsplits[q + 1] - 1)
-                                              : (int64_t)c->nvalues;
-            const unsigned char *sp = m + s->parts[q].splits_offset;
-            for (k = 1; k <= rows; k++) {
-                int64_t v;
-                if (s->split64) {
-                    memcpy(&v, sp + k * 8, 8);
-                } else {
-                    int32_t w;
-                    memcpy(&w, sp + k * 4, 4);
-                    v = w;
-                }
-                c->part_splits[q][c->part_nsplits[q]++] = shift + v;
-            }
-        }
-        c->nvalues = total;
-        {
-            size_t top = s->nparts > 0 ? fc_load_size(m + s->parts[0].rows_offset) : cnt;
-            c->row_splits[i + 1] = c->row_splits[i] + (int64_t)top;
-            if (c->lengths != NULL)
-                c->lengths[i] = (int64_t)top;
-        }
-        return FC_OK;
-    }
-    case COL_SPARSE: {
-        size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt, w = s->rank + 1u;
-        const int64_t *ix = (const int64_t *)(const void *)(m + s->indices_offset);
-        unsigned r;
-        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
-        if (cnt > 0 && (c->indices == NULL || c->indices_cap / w < total))
-            return too_small(err, 0, i, s, "indices", mul(total, w),
-                             c->indices == NULL ? 0 : c->indices_cap);
-        if (cnt > 0)
-            memcpy(vals + c->nvalues * ts, src, cnt * ts);
-        for (k = 0; k < cnt; k++) {
-            int64_t *row = c->indices + (c->nvalues + k) * w;
-            row[0] = (int64_t)i;
-            for (r = 0; r < s->rank; r++)
-                row[r + 1] = ix[k * s->rank + r];
-        }
-        c->nvalues = total;
-        if (c->lengths != NULL)
-            c->lengths[i] = (int64_t)cnt;
-        return FC_OK;
-    }
+        return append_fixed(s, c, m, i);
+    case COL_VARLEN:
+        return append_varlen(s, c, m, i, err);
+    case COL_RAGGED:
+        return append_ragged(s, c, m, i, err);
+    case COL_SPARSE:
+        return append_sparse(s, c, m, i, err);
     case COL_ROWS:
-    case COL_LIST_FIXED: {
-        size_t rows = fc_load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
-        size_t cnt = rows * s->elems, total = c->nvalues + cnt;
-        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
-        if (cnt > 0)
-            memcpy(vals + c->nvalues * ts, src, cnt * ts);
-        c->nvalues = total;
-        c->lengths[i] = (int64_t)rows;
-        if ((int64_t)rows > c->shape[1])
-            c->shape[1] = (int64_t)rows;
-        return FC_OK;
-    }
-    case COL_LIST_VARLEN: {
-        size_t frames = fc_load_size(m + s->frames_offset), cnt = 0, total;
-        for (t = 0; t < frames; t++)
-            cnt += fc_load_size(m + s->count_offset + t * sizeof(size_t));
-        total = c->nvalues + cnt;
-        if (cnt > 0 && (c->values == NULL || c->values_cap < total))
-            return too_small(err, 0, i, s, "values", total, c->values == NULL ? 0 : c->values_cap);
-        if (c->indices != NULL && cnt > 0 && c->indices_cap / 3 < total)
-            return too_small(err, 0, i, s, "indices", mul(total, 3), c->indices_cap);
-        if (c->inner_splits != NULL && frames > 0 &&
-            c->inner_splits_cap - 1 < c->nframes + frames)
-            return too_small(err, 0, i, s, "inner_splits", c->nframes + frames + 1,
-                                c->inner_splits_cap);
-        for (t = 0; t < frames; t++) {
-            size_t fc = fc_load_size(m + s->count_offset + t * sizeof(size_t));
-            if (fc > 0)
-                memcpy(vals + c->nvalues * ts, src + t * s->max * ts, fc * ts);
-            if (c->indices != NULL)
-                for (k = 0; k < fc; k++) {
-                    int64_t *row = c->indices + 3 * (c->nvalues + k);
-                    row[0] = (int64_t)i;
-                    row[1] = (int64_t)t;
-                    row[2] = (int64_t)k;
-                }
-            c->nvalues += fc;
-            c->nframes++;
-            if (c->inner_splits != NULL)
-                c->inner_splits[c->nframes] = (int64_t)c->nvalues;
-            if ((int64_t)fc > c->shape[2])
-                c->shape[2] = (int64_t)fc;
-        }
-        if (c->row_splits != NULL)
-            c->row_splits[i + 1] = (int64_t)c->nframes;
-        if (c->lengths != NULL)
-            c->lengths[i] = (int64_t)frames;
-        if ((int64_t)frames > c->shape[1])
-            c->shape[1] = (int64_t)frames;
-        return FC_OK;
-    }
+    case COL_LIST_FIXED:
+        return append_rows(s, c, m, i, err);
+    case COL_LIST_VARLEN:
+        return append_list_varlen(s, c, m, i, err);
     }
     return FC_OK;
 }
