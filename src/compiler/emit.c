@@ -147,7 +147,7 @@ static void describe(sbuf *b, const schema_feature *f)
         fcc_sb_str(b, " and value key ");
         comment_key(b, f->ast->value_key->key, f->ast->value_key->len);
         fcc_sb_printf(b, ", at most %zu values%s", f->max,
-                  f->already_sorted ? ", already sorted" : "");
+                      f->already_sorted ? ", already sorted" : "");
     } else if (f->kind == FC_KIND_RAGGED) {
         unsigned q;
         static const char *const words[] = {"", "row_splits", "row_lengths", "row_starts",
@@ -164,8 +164,8 @@ static void describe(sbuf *b, const schema_feature *f)
         fcc_sb_str(b, f->split64 ? ", int64 splits" : ", int32 splits");
     } else if (f->kind == FC_KIND_VARLEN) {
         fcc_sb_printf(b, ", VarLen, at most %zu values%s", f->max,
-                  f->hidden == 1   ? " (read for a SparseFeature)"
-                  : f->hidden == 2 ? " (read for a RaggedFeature)"
+                      f->hidden == 1   ? " (read for a SparseFeature)"
+                      : f->hidden == 2 ? " (read for a RaggedFeature)"
                                    : "");
     } else {
         fcc_sb_str(b, f->kind == FC_KIND_ROWS ? ", FixedLenSequence [?" : ", FixedLen [");
@@ -179,7 +179,7 @@ static void describe(sbuf *b, const schema_feature *f)
     }
     if (f->hash_buckets > 0)
         fcc_sb_printf(b, ", %zu hash buckets%s", f->hash_buckets,
-                  f->hot == 1 ? ", one-hot" : f->hot == 2 ? ", multi-hot" : "");
+                      f->hot == 1 ? ", one-hot" : f->hot == 2 ? ", multi-hot" : "");
 }
 
 /* ------------------------------------------------------------ one message */
@@ -259,7 +259,7 @@ static void emit_default_array(sbuf *b, const schema_message *m, const schema_fe
 {
     size_t i;
     fcc_sb_printf(b, "\nstatic const %s %s_default_%s[%zu] = {", c_elem_type(f->type), m->c_type,
-              f->cname, f->ndefault);
+                  f->cname, f->ndefault);
     for (i = 0; i < f->ndefault; i++) {
         fcc_sb_str(b, i == 0 ? "\n    " : (i % 8 == 0 ? ",\n    " : ", "));
         if (f->type == FC_TYPE_INT64)
@@ -283,7 +283,7 @@ static void emit_default_copy(sbuf *b, const char *indent, const schema_message 
         fcc_sb_printf(b, "%sm->%s = %s_default_%s[0];\n", indent, f->cname, m->c_type, f->cname);
     else
         fcc_sb_printf(b, "%smemcpy(m->%s, %s_default_%s, sizeof m->%s);\n", indent, f->cname,
-                  m->c_type, f->cname, f->cname);
+                      m->c_type, f->cname, f->cname);
 }
 
 static const char *type_enum(fc_type t)
@@ -326,17 +326,18 @@ static void emit_feature_member(sbuf *b, const schema_feature *f)
     if (f->kind == FC_KIND_RAGGED) {
         fcc_sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
         for (r = 0; r < f->nparts; r++) {
-            fcc_sb_printf(b, "    size_t %s_rows%u; /* partition %u%s: its rows */\n", f->cname, r, r,
-                      r == 0 ? " (outermost)" : "");
+            fcc_sb_printf(b, "    size_t %s_rows%u; /* partition %u%s: its rows */\n", f->cname,
+                          r, r,
+                          r == 0 ? " (outermost)" : "");
             fcc_sb_printf(b, "    %s %s_splits%u[%s_ROWS%u_MAX + 1];\n",
-                      f->split64 ? "int64_t" : "int32_t", f->cname, r, f->macro, r);
+                          f->split64 ? "int64_t" : "int32_t", f->cname, r, f->macro, r);
         }
         return;
     }
     if (f->kind == FC_KIND_SPARSE) {
         fcc_sb_printf(b, "    int64_t %s_indices[%s_MAX][%s_RANK]; /* %s */\n", f->cname, f->macro,
-                  f->macro,
-                  f->already_sorted ? "in the record's order (already_sorted)"
+                      f->macro,
+                      f->already_sorted ? "in the record's order (already_sorted)"
                                     : "sorted row-major");
         fcc_sb_printf(b, "    %s %s[%s_MAX];\n", c_elem_type(f->type), f->cname, f->macro);
         return;
@@ -365,7 +366,7 @@ static void emit_feature_member(sbuf *b, const schema_feature *f)
             fcc_sb_printf(b, "[%s_BUCKETS]; /* one-hot per value */\n", f->macro);
         } else if (f->hot == 2) {
             fcc_sb_printf(b, "    float %s_hot[%s_BUCKETS]; /* values per bucket */\n", f->cname,
-                      f->macro);
+                          f->macro);
         }
     }
 }
@@ -385,60 +386,65 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
         fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
         for (q = 0; q < f->nparts; q++)
             fcc_sb_printf(b,
-                      " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_ROWS%u_MAX + 1u) * "
-                      "sizeof(int64_t))",
-                      m, q);
+                          " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_ROWS%u_MAX + 1u) * "
+                          "sizeof(int64_t))",
+                          m, q);
         return;
     }
     if (!list && f->kind == FC_KIND_SPARSE) {
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
         fcc_sb_printf(b,
-                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * (%s_RANK + 1u) * "
-                  "sizeof(int64_t))",
-                  m, m);
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * (%s_RANK + 1u) * "
+                      "sizeof(int64_t))",
+                      m, m);
         return;
     }
     if (!list && f->kind == FC_KIND_FIXED) {
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * sizeof(%s))", m, t);
     } else if (!list && f->kind == FC_KIND_VARLEN) {
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
-        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * 2u * sizeof(int64_t))", m);
+        fcc_sb_printf(b,
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * 2u * sizeof(int64_t))",
+                      m);
         fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
     } else if (!list) {
-        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * %s_SIZE * sizeof(%s))", m,
-                  m, t);
+        fcc_sb_printf(b,
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * %s_SIZE * sizeof(%s))", m,
+                      m, t);
     } else if (f->kind == FC_KIND_FIXED) {
         fcc_sb_printf(b,
-                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_SIZE * sizeof(%s))",
-                  m, m, t);
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_SIZE * "
+                      "sizeof(%s))",
+                      m, m, t);
     } else {
         fcc_sb_printf(b,
-                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * sizeof(%s))",
-                  m, m, t);
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * "
+                      "sizeof(%s))",
+                      m, m, t);
         fcc_sb_printf(b,
-                  " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * 3u * "
-                  "sizeof(int64_t))",
-                  m, m);
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * 3u * "
+                      "sizeof(int64_t))",
+                      m, m);
         fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
         fcc_sb_printf(b,
-                  " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_FRAMES_MAX + 1u) * "
-                  "sizeof(int64_t))",
-                  m);
+                      " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_FRAMES_MAX + 1u) * "
+                      "sizeof(int64_t))",
+                      m);
     }
     if (list || f->kind != FC_KIND_FIXED)
         fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
     if (!list && f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
         const char *per = f->kind == FC_KIND_FIXED ? "SIZE" : "MAX";
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_%s * sizeof(int64_t))", m,
-                  per);
+                      per);
         if (f->hot == 1)
             fcc_sb_printf(b,
-                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * %s_BUCKETS * "
-                      "sizeof(float))",
-                      m, m);
+                          " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * %s_BUCKETS * "
+                          "sizeof(float))",
+                          m, m);
         else if (f->hot == 2)
             fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_BUCKETS * sizeof(float))",
-                      m);
+                          m);
     }
 }
 
@@ -450,13 +456,13 @@ static void emit_desc_head(sbuf *b, const schema_feature *f)
     fcc_sb_str(b, "    {");
     c_string(b, f->key, f->key_len);
     fcc_sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
-              type_enum(f->type),
-              f->kind == FC_KIND_FIXED    ? "FIXED"
-              : f->kind == FC_KIND_VARLEN ? "VARLEN"
-              : f->kind == FC_KIND_SPARSE ? "SPARSE"
-              : f->kind == FC_KIND_RAGGED ? "RAGGED"
+                  type_enum(f->type),
+                  f->kind == FC_KIND_FIXED    ? "FIXED"
+                  : f->kind == FC_KIND_VARLEN ? "VARLEN"
+                  : f->kind == FC_KIND_SPARSE ? "SPARSE"
+                  : f->kind == FC_KIND_RAGGED ? "RAGGED"
                                           : "ROWS",
-              f->rank);
+                  f->rank);
     for (r = 0; r < FC_MAX_RANK; r++)
         fcc_sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
     fcc_sb_str(b, "}");
@@ -481,8 +487,8 @@ static void emit_field_desc(sbuf *b, const schema_message *m, const schema_featu
         fcc_sb_str(b, "NULL,\n     ");
     if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
         fcc_sb_printf(b, "%zu, %s, offsetof(%s, %s_bucket), ", f->hash_buckets,
-                  f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
-                  f->cname);
+                      f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
+                      f->cname);
         if (f->hot != 0)
             fcc_sb_printf(b, "offsetof(%s, %s_hot)", m->c_type, f->cname);
         else
@@ -494,11 +500,12 @@ static void emit_field_desc(sbuf *b, const schema_message *m, const schema_featu
         unsigned r;
         fcc_sb_printf(b, ",\n     offsetof(%s, %s_indices), {", m->c_type, f->cname);
         for (r = 0; r <= FC_MAX_RANK; r++)
-            fcc_sb_printf(b, "%s%u", r ? ", " : "", r <= f->rank ? (unsigned)f->sparse_fields[r] : 0u);
+            fcc_sb_printf(b, "%s%u", r ? ", " : "",
+                          r <= f->rank ? (unsigned)f->sparse_fields[r] : 0u);
         fcc_sb_printf(b, "}, %d, 0,\n     NULL, 0, 0}", f->already_sorted);
     } else if (f->kind == FC_KIND_RAGGED) {
         fcc_sb_printf(b, ",\n     0, {%u}, 0, 0,\n     %s_parts_%s, %u, %d}",
-                  (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
+                      (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
     } else {
         fcc_sb_printf(b, ",\n     0, {0}, 0, %d,\n     NULL, 0, 0}", f->hidden);
     }
@@ -689,7 +696,8 @@ static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_message *m
         value_ptr(cases, "m", f);
         fcc_sb_printf(cases, ", %zu))\n", f->elems);
     } else {
-        fcc_sb_printf(cases, "                !fc_fast_varlen(FC_TYPE_%s, &e, ", type_enum(f->type));
+        fcc_sb_printf(cases, "                !fc_fast_varlen(FC_TYPE_%s, &e, ",
+                      type_enum(f->type));
         value_ptr(cases, "m", f);
         fcc_sb_printf(cases, ", %s_MAX, &m->%s_count))\n", f->macro, f->cname);
     }
@@ -830,7 +838,7 @@ static void emit_list_member(sbuf *b, const schema_feature *f)
     if (f->kind == FC_KIND_VARLEN) {
         fcc_sb_printf(b, "    size_t %s_count[%s_FRAMES_MAX];\n", f->cname, f->macro);
         fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX][%s_MAX];\n", c_elem_type(f->type), f->cname,
-                  f->macro, f->macro);
+                      f->macro, f->macro);
         return;
     }
     fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX]", c_elem_type(f->type), f->cname, f->macro);
@@ -843,9 +851,9 @@ static void emit_list_desc(sbuf *b, const schema_message *m, const schema_featur
 {
     emit_desc_head(b, f);
     fcc_sb_printf(b, ", %zu, %zu, %zu, %d, %d,\n     ", f->elems, f->max, f->max_frames,
-              f->allow_missing, f->uniform);
+                  f->allow_missing, f->uniform);
     fcc_sb_printf(b, "offsetof(%s, %s), offsetof(%s, %s_frames), ", m->c_type, f->cname, m->c_type,
-              f->cname);
+                  f->cname);
     if (f->kind == FC_KIND_VARLEN)
         fcc_sb_printf(b, "offsetof(%s, %s_count)}", m->c_type, f->cname);
     else
@@ -858,7 +866,7 @@ static void emit_order(sbuf *b, const uint16_t *order, size_t n)
     size_t i;
     for (i = 0; i < n; i++)
         fcc_sb_printf(b, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
-                  (unsigned)order[i]);
+                      (unsigned)order[i]);
     fcc_sb_str(b, "\n");
 }
 
@@ -880,10 +888,11 @@ static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schem
         return;
     }
     fcc_sb_printf(descs, "%sstatic const %s %s%s[%s_%s_COUNT] = {\n%s};\n\n"
-              "/* %s indices by key, bytewise: TensorFlow's order for errors. */\n"
-              "static const uint16_t %s%s[%s_%s_COUNT] = {\n",
-              lead, desc_type, m->c_type, array, m->upper, upper_word, str_or_empty(&body), word,
-              m->c_type, order_array, m->upper, upper_word);
+                  "/* %s indices by key, bytewise: TensorFlow's order for errors. */\n"
+                  "static const uint16_t %s%s[%s_%s_COUNT] = {\n",
+                  lead, desc_type, m->c_type, array, m->upper, upper_word, str_or_empty(&body),
+                  word,
+                  m->c_type, order_array, m->upper, upper_word);
     free(body.s);
     emit_order(descs, order, n);
     fcc_sb_str(descs, "};\n");
@@ -919,10 +928,10 @@ static void emit_fast_list(sbuf *cases, sbuf *absent, const schema_message *m,
         fcc_sb_printf(absent, "\n        m->%s_frames = 0;\n", f->cname);
     if (f->kind == FC_KIND_VARLEN && f->uniform)
         fcc_sb_printf(absent,
-                  "    for (t = 1; t < m->%s_frames; t++) /* uniform */\n"
-                  "        if (m->%s_count[t] != m->%s_count[0])\n"
-                  "            return 0;\n",
-                  f->cname, f->cname, f->cname);
+                      "    for (t = 1; t < m->%s_frames; t++) /* uniform */\n"
+                      "        if (m->%s_count[t] != m->%s_count[0])\n"
+                      "            return 0;\n",
+                      f->cname, f->cname, f->cname);
 }
 
 /* The parts of a sequence_example's parser (templates/sequence.c): the
@@ -1115,7 +1124,7 @@ static void seg_array(sbuf *b, const schema_message *m, const schema_feature *f,
 {
     unsigned r;
     fcc_sb_printf(b, "        %s %s%s[%s_SEG_BATCH_SIZE]", counts ? "size_t" : c_elem_type(f->type),
-              f->cname, suffix, m->upper);
+                  f->cname, suffix, m->upper);
     if (list)
         fcc_sb_printf(b, "[%s_SEG_NUM_UNROLL]", m->upper);
     if (counts) {
@@ -1155,125 +1164,146 @@ static size_t seg_bufs(seg_parts *sp, sbuf **all)
     return n;
 }
 
+/* The declarations, constants, members, descriptors and save functions of
+ * the segmenter's states. */
+static void seg_state_parts(seg_parts *sp, const schema_message *m)
+{
+    size_t i;
+    unsigned r;
+    for (i = 0; i < m->nstates; i++) {
+        const struct schema_state *st = &m->states[i];
+        const char *ct = c_elem_type(st->type);
+        fcc_sb_printf(&sp->state_enum, "    %s = %zu%s\n", st->macro, i,
+                      i + 1 < m->nstates ? "," : "");
+        fcc_sb_printf(&sp->state_constants, "/* \"%s\": %s [", st->name, fcc_type_word(st->type));
+        for (r = 0; r < st->rank; r++)
+            fcc_sb_printf(&sp->state_constants, "%s%zu", r > 0 ? "," : "", st->dims[r]);
+        fcc_sb_str(&sp->state_constants, "] */\n");
+        for (r = 0; r < st->rank; r++)
+            fcc_sb_printf(&sp->state_constants, "#define %s_DIM%u %zu\n", st->macro, r,
+                          st->dims[r]);
+        fcc_sb_printf(&sp->state_constants, "#define %s_SIZE %zu\n", st->macro, st->elems);
+        fcc_sb_printf(&sp->state_members, "    %s %s", ct, st->name);
+        fcc_sb_printf(&sp->state_batch, "        %s %s[%s_SEG_BATCH_SIZE]", ct, st->name, m->upper);
+        for (r = 0; r < st->rank; r++) {
+            fcc_sb_printf(&sp->state_members, "[%s_DIM%u]", st->macro, r);
+            fcc_sb_printf(&sp->state_batch, "[%s_DIM%u]", st->macro, r);
+        }
+        fcc_sb_str(&sp->state_members, ";\n");
+        fcc_sb_str(&sp->state_batch, ";\n");
+        fcc_sb_printf(&sp->state_bind, "    s->state_values[%s] = s->batch.state.%s;\n", st->macro,
+                      st->name);
+        fcc_sb_printf(&sp->state_descs, "    {\"%s\", FC_TYPE_%s, %u, {", st->name,
+                      type_enum(st->type), st->rank);
+        for (r = 0; r < st->rank; r++)
+            fcc_sb_printf(&sp->state_descs, "%s%zu", r > 0 ? ", " : "", st->dims[r]);
+        fcc_sb_printf(&sp->state_descs, "%s}, %zu, offsetof(%s_states, %s)}%s\n",
+                      st->rank == 0 ? "0" : "", st->elems, m->c_type, st->name,
+                      i + 1 < m->nstates ? "," : "");
+        fcc_sb_printf(&sp->save_decls,
+                      "/* Saves state \"%s\": s->batch.size entries of %zu values. */\n"
+                      "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err);\n",
+                      st->name, st->elems, m->c_type, st->name, m->c_type, ct);
+        fcc_sb_printf(&sp->save_defs,
+                      "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err)\n"
+                      "{\n    return fc_seg_save_state(&s->core, %s, values, err);\n}\n\n",
+                      m->c_type, st->name, m->c_type, ct, st->macro);
+    }
+}
+
+/* One column of a segment batch: context feature f (list 0), copied into
+ * every segment, or feature list f, this segment's frames. */
+static void seg_column(seg_parts *sp, const schema_message *m, const schema_feature *f, int list)
+{
+    const char *where = list ? "sequences" : "context";
+    fcc_sb_str(&sp->batch_members, "        /* ");
+    if (list)
+        describe_list(&sp->batch_members, f);
+    else
+        describe(&sp->batch_members, f);
+    fcc_sb_str(&sp->batch_members, " */\n");
+    if (f->kind == FC_KIND_VARLEN) {
+        seg_array(&sp->batch_members, m, f, list, "_count", 1);
+        fcc_sb_printf(&sp->bind, "    s->columns[%s].counts = %ss->batch.%s.%s_count%s;\n",
+                      f->macro, list ? "&" : "", where, f->cname, list ? "[0][0]" : "");
+    }
+    if (seg_has_values(f)) {
+        seg_array(&sp->batch_members, m, f, list, "", 0);
+        fcc_sb_printf(&sp->bind, "    s->columns[%s].values = s->batch.%s.%s;\n", f->macro,
+                      where, f->cname);
+    } else {
+        fcc_sb_str(&sp->batch_members, "        /* (no values) */\n");
+    }
+}
+
+/* The batch struct's members and the bindings of its columns and states. */
+static void seg_batch_parts(seg_parts *sp, const schema_message *m)
+{
+    size_t i;
+    if (m->nfeatures > 0) {
+        fcc_sb_str(&sp->batch_members, "    /* context features, copied into every segment */\n"
+                                       "    struct {\n");
+        for (i = 0; i < m->nfeatures; i++)
+            seg_column(sp, m, &m->features[i], 0);
+        fcc_sb_str(&sp->batch_members, "    } context;\n");
+    }
+    fcc_sb_str(&sp->batch_members,
+               "    /* feature lists: this segment's frames */\n    struct {\n");
+    for (i = 0; i < m->nlists; i++)
+        seg_column(sp, m, &m->lists[i], 1);
+    fcc_sb_str(&sp->batch_members, "    } sequences;\n");
+    fcc_sb_str(&sp->bind, str_or_empty(&sp->state_bind));
+}
+
+/* The record store and _seg_insert_record, with `record max N`. */
+static void seg_record_parts(seg_parts *sp, const schema_message *m)
+{
+    if (m->record_max > 0) {
+        fcc_sb_printf(&sp->records_member,
+                      "    unsigned char records[%s_SEG_CAPACITY][%s_SEG_RECORD_MAX];\n", m->upper,
+                      m->upper);
+        fcc_sb_str(&sp->records_bind, "    mem.records = &s->records[0][0];");
+        fcc_sb_printf(&sp->insert_decl,
+                      "/* Inserts a serialized SequenceExample: copied into the example's record\n"
+                      " * store (at most %s_SEG_RECORD_MAX bytes) and parsed there, so its bytes\n"
+                      " * live as long as the example.  FC_ERR_PARSE changes nothing. */\n"
+                      "int %s_seg_insert_record(%s_segmenter *s, const void *key, size_t key_len,\n"
+                      "    const void *record, size_t len, size_t length, const %s_states "
+                      "*initial,\n"
+                      "    fc_error *err);\n\n",
+                      m->upper, m->c_type, m->c_type, m->c_type);
+        fcc_sb_printf(&sp->insert_def,
+                      "int %s_seg_insert_record(%s_segmenter *s, const void *key, size_t key_len,\n"
+                      "    const void *record, size_t len, size_t length, const %s_states "
+                      "*initial,\n"
+                      "    fc_error *err)\n"
+                      "{\n"
+                      "    return fc_seg_insert_record(&s->core, key, key_len, record, len, length,"
+                      " initial, err);\n"
+                      "}\n\n",
+                      m->c_type, m->c_type, m->c_type);
+    } else {
+        fcc_sb_str(&sp->records_member, "");
+        fcc_sb_str(&sp->records_bind,
+                   "    mem.records = NULL; /* no `record max N`: no record store */");
+        fcc_sb_str(&sp->insert_decl, "");
+        fcc_sb_str(&sp->insert_def, "");
+    }
+}
+
+/* A sequence_example's segments block: templates/segments.h and .c. */
 static int emit_segments(const schema_message *m, sbuf *hdr, sbuf *src)
 {
     seg_parts sp;
     sbuf *bufs[MAX_PARTS];
-    size_t i, nbufs;
-    unsigned r;
+    size_t nbufs;
     char num[6][32];
     int ok;
     memset(&sp, 0, sizeof sp);
     nbufs = seg_bufs(&sp, bufs);
-    for (i = 0; i < m->nstates; i++) {
-        const struct schema_state *st = &m->states[i];
-        const char *ct = c_elem_type(st->type);
-        fcc_sb_printf(&sp.state_enum, "    %s = %zu%s\n", st->macro, i, i + 1 < m->nstates ? "," : "");
-        fcc_sb_printf(&sp.state_constants, "/* \"%s\": %s [", st->name, fcc_type_word(st->type));
-        for (r = 0; r < st->rank; r++)
-            fcc_sb_printf(&sp.state_constants, "%s%zu", r > 0 ? "," : "", st->dims[r]);
-        fcc_sb_str(&sp.state_constants, "] */\n");
-        for (r = 0; r < st->rank; r++)
-            fcc_sb_printf(&sp.state_constants, "#define %s_DIM%u %zu\n", st->macro, r, st->dims[r]);
-        fcc_sb_printf(&sp.state_constants, "#define %s_SIZE %zu\n", st->macro, st->elems);
-        fcc_sb_printf(&sp.state_members, "    %s %s", ct, st->name);
-        fcc_sb_printf(&sp.state_batch, "        %s %s[%s_SEG_BATCH_SIZE]", ct, st->name, m->upper);
-        for (r = 0; r < st->rank; r++) {
-            fcc_sb_printf(&sp.state_members, "[%s_DIM%u]", st->macro, r);
-            fcc_sb_printf(&sp.state_batch, "[%s_DIM%u]", st->macro, r);
-        }
-        fcc_sb_str(&sp.state_members, ";\n");
-        fcc_sb_str(&sp.state_batch, ";\n");
-        fcc_sb_printf(&sp.state_bind, "    s->state_values[%s] = s->batch.state.%s;\n", st->macro,
-                  st->name);
-        fcc_sb_printf(&sp.state_descs, "    {\"%s\", FC_TYPE_%s, %u, {", st->name,
-                  type_enum(st->type), st->rank);
-        for (r = 0; r < st->rank; r++)
-            fcc_sb_printf(&sp.state_descs, "%s%zu", r > 0 ? ", " : "", st->dims[r]);
-        fcc_sb_printf(&sp.state_descs, "%s}, %zu, offsetof(%s_states, %s)}%s\n",
-                  st->rank == 0 ? "0" : "", st->elems, m->c_type, st->name,
-                  i + 1 < m->nstates ? "," : "");
-        fcc_sb_printf(&sp.save_decls,
-                  "/* Saves state \"%s\": s->batch.size entries of %zu values. */\n"
-                  "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err);\n",
-                  st->name, st->elems, m->c_type, st->name, m->c_type, ct);
-        fcc_sb_printf(&sp.save_defs,
-                  "int %s_seg_save_%s(%s_segmenter *s, const %s *values, fc_error *err)\n"
-                  "{\n    return fc_seg_save_state(&s->core, %s, values, err);\n}\n\n",
-                  m->c_type, st->name, m->c_type, ct, st->macro);
-    }
-    if (m->nfeatures > 0) {
-        fcc_sb_str(&sp.batch_members, "    /* context features, copied into every segment */\n"
-                                  "    struct {\n");
-        for (i = 0; i < m->nfeatures; i++) {
-            const schema_feature *f = &m->features[i];
-            fcc_sb_str(&sp.batch_members, "        /* ");
-            describe(&sp.batch_members, f);
-            fcc_sb_str(&sp.batch_members, " */\n");
-            if (f->kind == FC_KIND_VARLEN) {
-                seg_array(&sp.batch_members, m, f, 0, "_count", 1);
-                fcc_sb_printf(&sp.bind, "    s->columns[%s].counts = s->batch.context.%s_count;\n",
-                          f->macro, f->cname);
-            }
-            if (seg_has_values(f)) {
-                seg_array(&sp.batch_members, m, f, 0, "", 0);
-                fcc_sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.context.%s;\n",
-                          f->macro, f->cname);
-            } else {
-                fcc_sb_str(&sp.batch_members, "        /* (no values) */\n");
-            }
-        }
-        fcc_sb_str(&sp.batch_members, "    } context;\n");
-    }
-    fcc_sb_str(&sp.batch_members, "    /* feature lists: this segment's frames */\n    struct {\n");
-    for (i = 0; i < m->nlists; i++) {
-        const schema_feature *f = &m->lists[i];
-        fcc_sb_str(&sp.batch_members, "        /* ");
-        describe_list(&sp.batch_members, f);
-        fcc_sb_str(&sp.batch_members, " */\n");
-        if (f->kind == FC_KIND_VARLEN) {
-            seg_array(&sp.batch_members, m, f, 1, "_count", 1);
-            fcc_sb_printf(&sp.bind, "    s->columns[%s].counts = &s->batch.sequences.%s_count[0][0];\n",
-                      f->macro, f->cname);
-        }
-        if (seg_has_values(f)) {
-            seg_array(&sp.batch_members, m, f, 1, "", 0);
-            fcc_sb_printf(&sp.bind, "    s->columns[%s].values = s->batch.sequences.%s;\n", f->macro,
-                      f->cname);
-        } else {
-            fcc_sb_str(&sp.batch_members, "        /* (no values) */\n");
-        }
-    }
-    fcc_sb_str(&sp.batch_members, "    } sequences;\n");
-    fcc_sb_str(&sp.bind, str_or_empty(&sp.state_bind));
-    if (m->record_max > 0) {
-        fcc_sb_printf(&sp.records_member,
-                  "    unsigned char records[%s_SEG_CAPACITY][%s_SEG_RECORD_MAX];\n", m->upper,
-                  m->upper);
-        fcc_sb_str(&sp.records_bind, "    mem.records = &s->records[0][0];");
-        fcc_sb_printf(&sp.insert_decl,
-                  "/* Inserts a serialized SequenceExample: copied into the example's record\n"
-                  " * store (at most %s_SEG_RECORD_MAX bytes) and parsed there, so its bytes\n"
-                  " * live as long as the example.  FC_ERR_PARSE changes nothing. */\n"
-                  "int %s_seg_insert_record(%s_segmenter *s, const void *key, size_t key_len,\n"
-                  "    const void *record, size_t len, size_t length, const %s_states *initial,\n"
-                  "    fc_error *err);\n\n",
-                  m->upper, m->c_type, m->c_type, m->c_type);
-        fcc_sb_printf(&sp.insert_def,
-                  "int %s_seg_insert_record(%s_segmenter *s, const void *key, size_t key_len,\n"
-                  "    const void *record, size_t len, size_t length, const %s_states *initial,\n"
-                  "    fc_error *err)\n"
-                  "{\n"
-                  "    return fc_seg_insert_record(&s->core, key, key_len, record, len, length,"
-                  " initial, err);\n"
-                  "}\n\n",
-                  m->c_type, m->c_type, m->c_type);
-    } else {
-        fcc_sb_str(&sp.records_member, "");
-        fcc_sb_str(&sp.records_bind, "    mem.records = NULL; /* no `record max N`: no record store */");
-        fcc_sb_str(&sp.insert_decl, "");
-        fcc_sb_str(&sp.insert_def, "");
-    }
+    seg_state_parts(&sp, m);
+    seg_batch_parts(&sp, m);
+    seg_record_parts(&sp, m);
     snprintf(num[0], sizeof num[0], "%zu", m->num_unroll);
     snprintf(num[1], sizeof num[1], "%zu", m->batch_size);
     snprintf(num[2], sizeof num[2], "%zu", m->capacity);
@@ -1354,7 +1384,7 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
     memset(&header_name, 0, sizeof header_name);
 
     fcc_sb_printf(&banner, "Generated by featc %s from %s.  DO NOT EDIT.", FC_VERSION_STRING,
-              base_name(o->spec_name));
+                  base_name(o->spec_name));
     fcc_sb_printf(&guard, "FEATC_%s_", s->upper);
     for (i = 0; base[i]; i++) {
         char c = (char)toupper((unsigned char)base[i]);

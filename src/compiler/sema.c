@@ -122,7 +122,7 @@ static int sym_add(pool *p, diag *d, symtab *t, const char *name, const char *ow
     for (i = 0; i < t->n; i++) {
         if (strcmp(t->v[i].name, name) == 0) {
             fcc_diag_error(d, loc, "generated name '%s' of %s clashes with the one of %s", name,
-                       owner, t->v[i].owner);
+                           owner, t->v[i].owner);
             fcc_diag_note(d, t->v[i].loc, "%s is defined here", t->v[i].owner);
             return 0;
         }
@@ -192,7 +192,7 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
     (void)p;
     if (v->kind == AV_LIST) {
         fcc_diag_error(d, v->loc, "default of '%s' has a list where a %s value belongs", f->cname,
-                   fcc_type_word(f->type));
+                       fcc_type_word(f->type));
         return 0;
     }
     switch (f->type) {
@@ -200,15 +200,15 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
         uint64_t u;
         if (v->kind != AV_INT) {
             fcc_diag_error(d, v->loc, "default of int64 feature '%s' is %s, not an integer",
-                       f->cname, value_word(v));
+                           f->cname, value_word(v));
             return 0;
         }
         if (!parse_u64(v->text, &u) || (!v->neg && u > (uint64_t)INT64_MAX) ||
             (v->neg && u > (uint64_t)INT64_MAX + 1u)) {
             fcc_diag_error(d, v->loc,
-                       "default %s%s of '%s' is out of range for int64 "
-                       "(-9223372036854775808 to 9223372036854775807)",
-                       v->neg ? "-" : "", v->text, f->cname);
+                           "default %s%s of '%s' is out of range for int64 "
+                           "(-9223372036854775808 to 9223372036854775807)",
+                           v->neg ? "-" : "", v->text, f->cname);
             return 0;
         }
         f->def_int[i] = v->neg ? (int64_t)(0u - u) : (int64_t)u;
@@ -226,21 +226,21 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
                 return 1;
             }
             fcc_diag_error(d, v->loc,
-                       "'%s%s' is not a float value; non-finite defaults are written nan, inf "
-                       "and -inf",
-                       v->neg ? "-" : "", v->text);
+                           "'%s%s' is not a float value; non-finite defaults are written nan, inf "
+                           "and -inf",
+                           v->neg ? "-" : "", v->text);
             return 0;
         }
         if (v->kind != AV_INT && v->kind != AV_FLOAT) {
             fcc_diag_error(d, v->loc, "default of float feature '%s' is %s, not a number", f->cname,
-                       value_word(v));
+                           value_word(v));
             return 0;
         }
         if (v->kind == AV_INT && (v->text[0] == '0' && (v->text[1] == 'x' || v->text[1] == 'X'))) {
             uint64_t u;
             if (!parse_u64(v->text, &u)) {
                 fcc_diag_error(d, v->loc, "default %s of '%s' is out of range for float", v->text,
-                           f->cname);
+                               f->cname);
                 return 0;
             }
             x = (double)u;
@@ -254,9 +254,9 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
          * infinities are written inf and -inf. */
         if (!isfinite(x) || !isfinite((float)x)) {
             fcc_diag_error(d, v->loc,
-                       "default %s%s of '%s' is out of range for float (largest finite is "
-                       "3.40282347e+38); write inf or -inf for infinity",
-                       v->neg ? "-" : "", v->text, f->cname);
+                           "default %s%s of '%s' is out of range for float (largest finite is "
+                           "3.40282347e+38); write inf or -inf for infinity",
+                           v->neg ? "-" : "", v->text, f->cname);
             return 0;
         }
         f->def_float[i] = (float)x;
@@ -265,7 +265,7 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
     default:
         if (v->kind != AV_STRING) {
             fcc_diag_error(d, v->loc, "default of bytes feature '%s' is %s, not a string", f->cname,
-                       value_word(v));
+                           value_word(v));
             return 0;
         }
         f->def_bytes[i] = v->text;
@@ -298,16 +298,16 @@ static int default_nested(pool *p, diag *d, schema_feature *f, const ast_value *
         char sh[128];
         shape_text(f, sh, sizeof sh);
         fcc_diag_error(d, v->loc,
-                   "default of '%s' needs a list of %zu items here (dimension %u of shape %s)",
-                   f->cname, f->dims[level], level, sh);
+                       "default of '%s' needs a list of %zu items here (dimension %u of shape %s)",
+                       f->cname, f->dims[level], level, sh);
         return 0;
     }
     if (v->nitems != f->dims[level]) {
         char sh[128];
         shape_text(f, sh, sizeof sh);
         fcc_diag_error(d, v->loc,
-                   "default of '%s' has %zu items here but dimension %u of shape %s is %zu",
-                   f->cname, v->nitems, level, sh, f->dims[level]);
+                       "default of '%s' has %zu items here but dimension %u of shape %s is %zu",
+                       f->cname, v->nitems, level, sh, f->dims[level]);
         return 0;
     }
     for (it = v->items; it != NULL; it = it->next)
@@ -330,17 +330,17 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
     size_t i, n;
     if (f->kind == FC_KIND_VARLEN) {
         fcc_diag_error(d, v->loc,
-                   "VarLen feature '%s' cannot have a default: a missing VarLen feature has "
-                   "zero values",
-                   f->cname);
+                       "VarLen feature '%s' cannot have a default: a missing VarLen feature has "
+                       "zero values",
+                       f->cname);
         return 0;
     }
     n = f->kind == FC_KIND_ROWS ? 1 : f->elems;
     if (f->kind == FC_KIND_FIXED && n == 0) {
         fcc_diag_error(d, v->loc,
-                   "feature '%s' holds no values, so it cannot have a default: TensorFlow "
-                   "takes an empty default to mean 'required'",
-                   f->cname);
+                       "feature '%s' holds no values, so it cannot have a default: TensorFlow "
+                       "takes an empty default to mean 'required'",
+                       f->cname);
         return 0;
     }
     f->ndefault = n;
@@ -358,9 +358,9 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
     if (f->kind == FC_KIND_ROWS) {
         if (v->kind == AV_LIST) {
             fcc_diag_error(d, v->loc,
-                       "the default of sequence feature '%s' is its padding value: one %s "
-                       "value, not a list",
-                       f->cname, fcc_type_word(f->type));
+                           "the default of sequence feature '%s' is its padding value: one %s "
+                           "value, not a list",
+                           f->cname, fcc_type_word(f->type));
             return 0;
         }
         return default_scalar(p, d, f, v, 0);
@@ -386,7 +386,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
         if (v->nitems != n) {
             shape_text(f, sh, sizeof sh);
             fcc_diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
-                       f->cname, v->nitems, sh, n);
+                           f->cname, v->nitems, sh, n);
             return 0;
         }
         for (i = 0, it = v->items; it != NULL; it = it->next, i++)
@@ -397,7 +397,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
     if (f->rank == 0) {
         if (v->nitems != 1) {
             fcc_diag_error(d, v->loc, "default of scalar feature '%s' has %zu values, not 1",
-                       f->cname, v->nitems);
+                           f->cname, v->nitems);
             return 0;
         }
         return default_scalar(p, d, f, v->items, 0);
@@ -408,7 +408,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
             char sh[128];
             shape_text(f, sh, sizeof sh);
             fcc_diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
-                       f->cname, v->nitems, sh, n);
+                           f->cname, v->nitems, sh, n);
             return 0;
         }
         return default_nested(p, d, f, v, 0, &pos);
@@ -442,16 +442,16 @@ static int check_type(diag *d, schema_feature *f, const ast_feature *a)
         for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
             if (strcmp(a->type, hints[i].word) == 0) {
                 fcc_diag_error(d, a->type_loc,
-                           "unknown type '%s'; did you mean '%s'? (the types are int64, float "
-                           "and bytes, as in tf.train.Feature)",
-                           a->type, hints[i].hint);
+                               "unknown type '%s'; did you mean '%s'? (the types are int64, float "
+                               "and bytes, as in tf.train.Feature)",
+                               a->type, hints[i].hint);
                 return 0;
             }
         }
         fcc_diag_error(d, a->type_loc,
-                   "unknown type '%s' (the types are int64, float and bytes, as in "
-                   "tf.train.Feature)",
-                   a->type);
+                       "unknown type '%s' (the types are int64, float and bytes, as in "
+                       "tf.train.Feature)",
+                       a->type);
         return 0;
     }
     return 1;
@@ -465,16 +465,16 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
     int rows = 0;
     if (a->max_text != NULL && (!parse_u64(a->max_text, &maxv) || maxv > FEATC_MAX_ELEMENTS)) {
         fcc_diag_error(d, a->max_loc, "bound %s of '%s' is larger than the limit of %u values",
-                   a->max_text, f->cname, (unsigned)FEATC_MAX_ELEMENTS);
+                       a->max_text, f->cname, (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     if (!a->has_shape) { /* FixedLen scalar */
         f->kind = FC_KIND_FIXED;
         if (a->max_text != NULL) {
             fcc_diag_error(d, a->max_loc,
-                       "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
-                       "a FixedLen scalar",
-                       f->cname);
+                           "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
+                           "a FixedLen scalar",
+                           f->cname);
             return 0;
         }
         f->rank = 0;
@@ -486,14 +486,14 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
         f->elems = 1;
         if (a->max_text == NULL) {
             fcc_diag_error(d, a->shape_loc,
-                       "VarLen feature '%s' needs a bound: write '%s[] max N' (generated "
-                       "structs hold their values in place)",
-                       f->cname, fcc_type_word(f->type));
+                           "VarLen feature '%s' needs a bound: write '%s[] max N' (generated "
+                           "structs hold their values in place)",
+                           f->cname, fcc_type_word(f->type));
             return 0;
         }
         if (maxv == 0) {
             fcc_diag_error(d, a->max_loc, "a bound of 0 leaves no room for any value of '%s'",
-                       f->cname);
+                           f->cname);
             return 0;
         }
         f->max = (size_t)maxv;
@@ -504,8 +504,8 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
         if (dm->unknown) {
             if (dm != a->dims) {
                 fcc_diag_error(d, dm->loc,
-                           "only the first dimension can be '?' (a sequence of rows of a "
-                           "fixed shape)");
+                               "only the first dimension can be '?' (a sequence of rows of a "
+                               "fixed shape)");
                 return 0;
             }
             rows = 1;
@@ -513,26 +513,26 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
         }
         if (rank == FC_MAX_RANK) {
             fcc_diag_error(d, dm->loc, "shape of '%s' has more than %d dimensions", f->cname,
-                       FC_MAX_RANK);
+                           FC_MAX_RANK);
             return 0;
         }
         if (!parse_u64(dm->text, &v) || v > FEATC_MAX_ELEMENTS) {
             fcc_diag_error(d, dm->loc, "dimension %s of '%s' is larger than the limit of %u",
-                       dm->text, f->cname, (unsigned)FEATC_MAX_ELEMENTS);
+                           dm->text, f->cname, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
         if (v == 0 && rows) {
             fcc_diag_error(d, dm->loc,
-                       "rows of sequence feature '%s' would hold no values (TensorFlow "
-                       "divides by the row size)",
-                       f->cname);
+                           "rows of sequence feature '%s' would hold no values (TensorFlow "
+                           "divides by the row size)",
+                           f->cname);
             return 0;
         }
         f->dims[rank++] = (size_t)v;
         elems *= v;
         if (elems > FEATC_MAX_ELEMENTS) {
             fcc_diag_error(d, a->shape_loc, "shape of '%s' holds more than %u values", f->cname,
-                       (unsigned)FEATC_MAX_ELEMENTS);
+                           (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
     }
@@ -542,19 +542,19 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
         f->kind = FC_KIND_ROWS;
         if (a->max_text == NULL) {
             fcc_diag_error(d, a->shape_loc,
-                       "sequence feature '%s' needs a bound on its rows: write '... max N'",
-                       f->cname);
+                           "sequence feature '%s' needs a bound on its rows: write '... max N'",
+                           f->cname);
             return 0;
         }
         if (maxv == 0) {
             fcc_diag_error(d, a->max_loc, "a bound of 0 leaves no room for any row of '%s'",
-                       f->cname);
+                           f->cname);
             return 0;
         }
         if (maxv * elems > FEATC_MAX_ELEMENTS) {
             fcc_diag_error(d, a->max_loc,
-                       "%s rows of %zu values hold more than %u values; lower the bound",
-                       a->max_text, f->elems, (unsigned)FEATC_MAX_ELEMENTS);
+                           "%s rows of %zu values hold more than %u values; lower the bound",
+                           a->max_text, f->elems, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
         f->max = (size_t)maxv;
@@ -564,9 +564,9 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
     f->max = f->elems;
     if (a->max_text != NULL) {
         fcc_diag_error(d, a->max_loc,
-                   "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
-                   "FixedLen and its size is its shape",
-                   f->cname);
+                       "'max' bounds a VarLen ('[]') or sequence ('[?, ...]') feature; '%s' is "
+                       "FixedLen and its size is its shape",
+                       f->cname);
         return 0;
     }
     return 1;
@@ -592,34 +592,34 @@ static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)
     for (dm = a->dims; dm != NULL; dm = dm->next) {
         if (dm->unknown) {
             fcc_diag_error(d, dm->loc,
-                       "feature list '%s' is a sequence already: give the shape of one frame, "
-                       "without '?'",
-                       f->cname);
+                           "feature list '%s' is a sequence already: give the shape of one frame, "
+                           "without '?'",
+                           f->cname);
             return 0;
         }
     }
     if (a->max_text != NULL && (!a->has_shape || a->dims != NULL)) {
         fcc_diag_error(d, a->max_loc,
-                   "'max' bounds the values of one frame of a VarLen list ('%s[] max N'); the "
-                   "frames of '%s' have a fixed shape (the frame bound is 'feature_lists max "
-                   "N')",
-                   fcc_type_word(f->type), f->cname);
+                       "'max' bounds the values of one frame of a VarLen list ('%s[] max N'); the "
+                       "frames of '%s' have a fixed shape (the frame bound is 'feature_lists max "
+                       "N')",
+                       fcc_type_word(f->type), f->cname);
         return 0;
     }
     if (a->has_shape && a->dims == NULL && a->max_text == NULL) {
         fcc_diag_error(d, a->shape_loc,
-                   "VarLen feature list '%s' needs a bound on the values of one frame: write "
-                   "'%s[] max N'",
-                   f->cname, fcc_type_word(f->type));
+                       "VarLen feature list '%s' needs a bound on the values of one frame: write "
+                       "'%s[] max N'",
+                       f->cname, fcc_type_word(f->type));
         return 0;
     }
     if (!check_shape(d, f, a))
         return 0;
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
         fcc_diag_error(d, a->shape_loc,
-                   "frames of feature list '%s' would hold no values (TensorFlow divides by "
-                   "the frame size)",
-                   f->cname);
+                       "frames of feature list '%s' would hold no values (TensorFlow divides by "
+                       "the frame size)",
+                       f->cname);
         return 0;
     }
     return 1;
@@ -636,9 +636,9 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
     uint64_t maxv;
     if (r != ROLE_EXAMPLE) {
         fcc_diag_error(d, a->sparse_loc,
-                   "SparseFeature '%s' belongs in an example: TensorFlow's sequence parsers "
-                   "take no SparseFeature",
-                   f->cname);
+                       "SparseFeature '%s' belongs in an example: TensorFlow's sequence parsers "
+                       "take no SparseFeature",
+                       f->cname);
         return 0;
     }
     for (dm = a->dims; dm != NULL; dm = dm->next) {
@@ -646,9 +646,9 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
         if (dm->unknown || rank == FC_MAX_RANK || !parse_u64(dm->text, &v) || v == 0 ||
             v > INT64_MAX) {
             fcc_diag_error(d, dm->loc,
-                       "the size of SparseFeature '%s' is a dense shape: one known dimension "
-                       "of at least 1 per index key, at most %d of them",
-                       f->cname, FC_MAX_RANK);
+                           "the size of SparseFeature '%s' is a dense shape: one known dimension "
+                           "of at least 1 per index key, at most %d of them",
+                           f->cname, FC_MAX_RANK);
             return 0;
         }
         f->dims[rank++] = (size_t)v;
@@ -657,14 +657,14 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
         nkeys++;
     if (nkeys != rank) {
         fcc_diag_error(d, a->index_loc,
-                   "SparseFeature '%s' has %u index key%s for a size of %u dimension%s: one "
-                   "index key per dimension",
-                   f->cname, nkeys, nkeys == 1 ? "" : "s", rank, rank == 1 ? "" : "s");
+                       "SparseFeature '%s' has %u index key%s for a size of %u dimension%s: one "
+                       "index key per dimension",
+                       f->cname, nkeys, nkeys == 1 ? "" : "s", rank, rank == 1 ? "" : "s");
         return 0;
     }
     if (!parse_u64(a->max_text, &maxv) || maxv > FEATC_MAX_ELEMENTS || maxv == 0) {
         fcc_diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
-                   f->cname, (unsigned)FEATC_MAX_ELEMENTS);
+                       f->cname, (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     if (a->def != NULL) {
@@ -696,13 +696,13 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
     unsigned np = 0, q, k;
     if (r != ROLE_EXAMPLE) {
         fcc_diag_error(d, a->ragged_loc,
-                   "RaggedFeature '%s': featc reads RaggedFeatures in examples only so far",
-                   f->cname);
+                       "RaggedFeature '%s': featc reads RaggedFeatures in examples only so far",
+                       f->cname);
         return 0;
     }
     if (!parse_u64(a->max_text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
         fcc_diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
-                   f->cname, (unsigned)FEATC_MAX_ELEMENTS);
+                       f->cname, (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     f->kind = FC_KIND_RAGGED;
@@ -714,8 +714,8 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
             f->split64 = 1;
         } else if (strcmp(a->split_text, "int32") != 0) {
             fcc_diag_error(d, a->split_loc,
-                       "row_splits_dtype must be int32 or int64; got %s (RaggedFeature '%s')",
-                       a->split_text, f->cname);
+                           "row_splits_dtype must be int32 or int64; got %s (RaggedFeature '%s')",
+                           a->split_text, f->cname);
             return 0;
         }
     }
@@ -723,7 +723,7 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
         struct schema_part *sp;
         if (np == FC_MAX_RANK - 1) {
             fcc_diag_error(d, pa->kind_loc, "RaggedFeature '%s' has more than %d partitions",
-                       f->cname, FC_MAX_RANK - 1);
+                           f->cname, FC_MAX_RANK - 1);
             return 0;
         }
         sp = &f->parts[np++];
@@ -733,30 +733,30 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
                 break;
         if (k == sizeof kinds / sizeof kinds[0]) {
             fcc_diag_error(d, pa->kind_loc,
-                       "unknown partition '%s': row_splits, row_lengths, row_starts, "
-                       "row_limits or value_rowids KEY max ROWS, or uniform_row_length N",
-                       pa->kind);
+                           "unknown partition '%s': row_splits, row_lengths, row_starts, "
+                           "row_limits or value_rowids KEY max ROWS, or uniform_row_length N",
+                           pa->kind);
             return 0;
         }
         sp->kind = kinds[k].kind;
         if ((sp->kind == FC_PART_UNIFORM_ROW_LENGTH) != (pa->key == NULL)) {
             fcc_diag_error(d, pa->kind_loc,
-                       sp->kind == FC_PART_UNIFORM_ROW_LENGTH
+                           sp->kind == FC_PART_UNIFORM_ROW_LENGTH
                            ? "'uniform_row_length' takes a length: 'uniform_row_length N'"
                            : "'%s' takes a key and a bound on rows: '%s KEY max ROWS'",
-                       pa->kind, pa->kind);
+                           pa->kind, pa->kind);
             return 0;
         }
         if (pa->key == NULL) {
             if (!parse_u64(pa->length_text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
                 fcc_diag_error(d, pa->length_loc, "a uniform row length must be from 1 to %u",
-                           (unsigned)FEATC_MAX_ELEMENTS);
+                               (unsigned)FEATC_MAX_ELEMENTS);
                 return 0;
             }
             sp->length = (size_t)v;
         } else if (!parse_u64(pa->max_text, &v) || v > FEATC_MAX_ELEMENTS) {
             fcc_diag_error(d, pa->max_loc, "a bound of %s rows is larger than the limit of %u",
-                       pa->max_text, (unsigned)FEATC_MAX_ELEMENTS);
+                           pa->max_text, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         } else {
             sp->max_rows = (size_t)v;
@@ -779,9 +779,9 @@ static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r
     uint64_t v;
     if (r == ROLE_LIST) {
         fcc_diag_error(d, t->loc,
-                   "'%s' applies to Example and context features; feature list '%s' cannot "
-                   "be hashed yet",
-                   t->name, f->cname);
+                       "'%s' applies to Example and context features; feature list '%s' cannot "
+                       "be hashed yet",
+                       t->name, f->cname);
         return 0;
     }
     if (strcmp(t->name, "hash_buckets") != 0) {
@@ -790,19 +790,19 @@ static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r
     }
     if (f->type == FC_TYPE_FLOAT) {
         fcc_diag_error(d, t->loc,
-                   "'%s' is a float feature; hash buckets take bytes or int64 features "
-                   "(TensorFlow's categorical_column_with_hash_bucket)",
-                   f->cname);
+                       "'%s' is a float feature; hash buckets take bytes or int64 features "
+                       "(TensorFlow's categorical_column_with_hash_bucket)",
+                       f->cname);
         return 0;
     }
     if (f->kind == FC_KIND_ROWS) {
         fcc_diag_error(d, t->loc,
-                   "'%s' has rows; hash buckets take FixedLen or VarLen features", f->cname);
+                       "'%s' has rows; hash buckets take FixedLen or VarLen features", f->cname);
         return 0;
     }
     if (!parse_u64(t->arg, &v) || v > FEATC_MAX_ELEMENTS) {
         fcc_diag_error(d, t->arg_loc, "%s hash buckets are more than the limit of %u", t->arg,
-                   (unsigned)FEATC_MAX_ELEMENTS);
+                       (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
     if (v == 0) {
@@ -830,8 +830,8 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
         } else if (strcmp(t->name, "already_sorted") == 0) {
             if (f->kind != FC_KIND_SPARSE) {
                 fcc_diag_error(d, t->loc,
-                           "'already_sorted' belongs to a SparseFeature ('%s : sparse ...')",
-                           f->cname);
+                               "'already_sorted' belongs to a SparseFeature ('%s : sparse ...')",
+                               f->cname);
                 ok = 0;
             }
             f->already_sorted = 1;
@@ -851,34 +851,34 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
                 ok = 0;
         } else if (r != ROLE_LIST) {
             fcc_diag_error(d, t->loc,
-                       "'%s' is a policy of feature-list features; '%s' is %s feature", t->name,
-                       f->cname, r == ROLE_CONTEXT ? "a context" : "an Example");
+                           "'%s' is a policy of feature-list features; '%s' is %s feature", t->name,
+                           f->cname, r == ROLE_CONTEXT ? "a context" : "an Example");
             ok = 0;
         } else if (strcmp(t->name, "allow_missing") == 0) {
             if (f->kind == FC_KIND_VARLEN) {
                 fcc_diag_error(d, t->loc,
-                           "VarLen feature list '%s' is empty when missing already; "
-                           "'allow_missing' applies to lists of a fixed frame shape",
-                           f->cname);
+                               "VarLen feature list '%s' is empty when missing already; "
+                               "'allow_missing' applies to lists of a fixed frame shape",
+                               f->cname);
                 ok = 0;
             }
             f->allow_missing = 1;
         } else if (strcmp(t->name, "uniform") == 0) {
             if (f->kind == FC_KIND_FIXED) {
                 fcc_diag_error(d, t->loc,
-                           "every frame of '%s' holds %zu value%s by its shape; 'uniform' "
-                           "applies to VarLen lists ('%s[] max N')",
-                           f->cname, f->elems, f->elems == 1 ? "" : "s",
-                           fcc_type_word(f->type));
+                               "every frame of '%s' holds %zu value%s by its shape; 'uniform' "
+                               "applies to VarLen lists ('%s[] max N')",
+                               f->cname, f->elems, f->elems == 1 ? "" : "s",
+                               fcc_type_word(f->type));
                 ok = 0;
             }
             f->uniform = 1;
         } else { /* aligned */
             fcc_diag_error(d, t->loc,
-                       "'%s' concerns all the lists of a record: write it after "
-                       "'feature_lists max N' (a feature list takes 'allow_missing' or "
-                       "'uniform')",
-                       t->name);
+                           "'%s' concerns all the lists of a record: write it after "
+                           "'feature_lists max N' (a feature list takes 'allow_missing' or "
+                           "'uniform')",
+                           t->name);
             ok = 0;
         }
     }
@@ -888,38 +888,32 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
     }
     if (ok && f->hot == 1 && f->kind != FC_KIND_FIXED) {
         fcc_diag_error(d, hot->loc,
-                   "'one_hot' gives one vector per value of a FixedLen feature; VarLen "
-                   "'%s' takes 'multi_hot' (a count per bucket)",
-                   f->cname);
+                       "'one_hot' gives one vector per value of a FixedLen feature; VarLen "
+                       "'%s' takes 'multi_hot' (a count per bucket)",
+                       f->cname);
         ok = 0;
     }
     return ok;
 }
 
-/* Checks one feature of a group (the features of an example, the context or
- * the feature lists: keys are unique within a group) and adds its generated
- * names.  f is group[i]. */
-static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *group, size_t i,
-                         const ast_feature *a, role r, symtab *members, symtab *globals,
-                         uint64_t *storage)
+/* A feature's key and C name: an identifier, or `as NAME`, and a key not
+ * used before in its group.  f is group[i]. */
+static int check_feature_key(diag *d, const schema_message *m, schema_feature *group, size_t i,
+                             const ast_feature *a, role r)
 {
     static const char *const group_words[] = {"feature key", "context feature key",
                                               "feature list key"};
     schema_feature *f = &group[i];
     size_t j;
-    char *owner;
-    f->ast = a;
-    f->key = a->key;
-    f->key_len = a->key_len;
-    f->list = r == ROLE_LIST;
     if (a->cname != NULL) {
         f->cname = a->cname;
         if (!check_c_name(d, a->cname_loc, a->cname, "field"))
             return 0;
     } else if (!is_ident(a->key, a->key_len) || memchr(a->key, 0, a->key_len) != NULL) {
         fcc_diag_error(d, a->key_loc,
-                   "feature key \"%.*s\" is not a C identifier; name its field: \"%.*s\" as NAME",
-                   (int)a->key_len, a->key, (int)a->key_len, a->key);
+                       "feature key \"%.*s\" is not a C identifier; name its field: \"%.*s\" as "
+                       "NAME",
+                       (int)a->key_len, a->key, (int)a->key_len, a->key);
         return 0;
     } else {
         f->cname = a->key;
@@ -931,13 +925,22 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
         if (g->ast != NULL && g->key_len == f->key_len &&
             memcmp(g->key, f->key, f->key_len) == 0) {
             fcc_diag_error(d, a->key_loc, "duplicate %s \"%.*s\" in %s '%s'", group_words[r],
-                       (int)a->key_len, a->key, r == ROLE_EXAMPLE ? "example" : "sequence_example",
-                       m->name);
+                           (int)a->key_len, a->key,
+                           r == ROLE_EXAMPLE ? "example" : "sequence_example",
+                           m->name);
             fcc_diag_note(d, g->ast->key_loc, "previous definition here");
             f->ast = NULL; /* not a previous definition for later duplicates */
             return 0;
         }
     }
+    return 1;
+}
+
+/* A feature's type, its kind's shape or definition, its default and its
+ * attributes. */
+static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_feature *f,
+                              const ast_feature *a, role r)
+{
     if (!check_type(d, f, a))
         return 0;
     if (a->sparse) {
@@ -951,10 +954,10 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
             return 0;
         if (a->def != NULL) {
             fcc_diag_error(d, a->def->loc,
-                       "feature list '%s' takes no default (TensorFlow requires feature-list "
-                       "defaults to be None): a missing list is an error, or empty with "
-                       "'allow_missing'",
-                       f->cname);
+                           "feature list '%s' takes no default (TensorFlow requires feature-list "
+                           "defaults to be None): a missing list is an error, or empty with "
+                           "'allow_missing'",
+                           f->cname);
             return 0;
         }
         f->max_frames = m->max_frames;
@@ -963,106 +966,131 @@ static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *gr
             return 0;
         if (r == ROLE_CONTEXT && f->kind == FC_KIND_ROWS) {
             fcc_diag_error(d, a->shape_loc,
-                       "context feature '%s' cannot be a sequence of rows ('[?, ...]'); "
-                       "declare it in feature_lists",
-                       f->cname);
+                           "context feature '%s' cannot be a sequence of rows ('[?, ...]'); "
+                           "declare it in feature_lists",
+                           f->cname);
             return 0;
         }
         if (a->def != NULL && !check_default(p, d, f, a->def))
             return 0;
     }
-    if (!check_feature_attrs(d, f, a, r))
-        return 0;
-    /* storage */
-    {
-        uint64_t eb = elem_bytes(f->type), bytes;
-        if (r == ROLE_LIST)
-            bytes = f->kind == FC_KIND_FIXED
-                        ? (uint64_t)f->max_frames * f->elems * eb + sizeof(size_t)
-                        : (uint64_t)f->max_frames * (f->max * eb + sizeof(size_t)) +
-                              sizeof(size_t);
-        else if (f->kind == FC_KIND_SPARSE)
-            bytes = (uint64_t)f->max * (eb + 8u * f->rank) + sizeof(size_t);
-        else if (f->kind == FC_KIND_RAGGED) {
-            unsigned q;
-            bytes = (uint64_t)f->max * eb + sizeof(size_t);
-            for (q = 0; q < f->nparts; q++)
-                bytes += ((uint64_t)f->parts[q].max_rows + 1u) * (f->split64 ? 8u : 4u) +
-                         sizeof(size_t);
-        }
-        else
-            bytes = (f->kind == FC_KIND_ROWS     ? (uint64_t)f->max * f->elems
-                     : f->kind == FC_KIND_VARLEN ? (uint64_t)f->max
-                                                 : (uint64_t)f->elems) *
-                        eb +
-                    (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
-        if (f->hash_buckets > 0) {
-            uint64_t ids = f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems;
-            bytes += ids * 8u;
-            if (f->hot == 1)
-                bytes += ids * f->hash_buckets * 4u;
-            else if (f->hot == 2)
-                bytes += (uint64_t)f->hash_buckets * 4u;
-        }
-        f->storage = bytes > FEATC_MAX_STORAGE ? (size_t)FEATC_MAX_STORAGE + 1 : (size_t)bytes;
-        *storage += bytes;
+    return check_feature_attrs(d, f, a, r);
+}
+
+/* The bytes of struct storage f takes. */
+static uint64_t feature_storage(const schema_feature *f, role r)
+{
+    uint64_t eb = elem_bytes(f->type), bytes;
+    if (r == ROLE_LIST)
+        bytes = f->kind == FC_KIND_FIXED
+                    ? (uint64_t)f->max_frames * f->elems * eb + sizeof(size_t)
+                    : (uint64_t)f->max_frames * (f->max * eb + sizeof(size_t)) +
+                          sizeof(size_t);
+    else if (f->kind == FC_KIND_SPARSE)
+        bytes = (uint64_t)f->max * (eb + 8u * f->rank) + sizeof(size_t);
+    else if (f->kind == FC_KIND_RAGGED) {
+        unsigned q;
+        bytes = (uint64_t)f->max * eb + sizeof(size_t);
+        for (q = 0; q < f->nparts; q++)
+            bytes += ((uint64_t)f->parts[q].max_rows + 1u) * (f->split64 ? 8u : 4u) +
+                     sizeof(size_t);
+    } else {
+        bytes = (f->kind == FC_KIND_ROWS     ? (uint64_t)f->max * f->elems
+                 : f->kind == FC_KIND_VARLEN ? (uint64_t)f->max
+                                             : (uint64_t)f->elems) *
+                    eb +
+                (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
     }
-    /* names: struct members, then file-wide identifiers */
-    owner = cat(p, r == ROLE_LIST ? "feature list '" : r == ROLE_CONTEXT ? "context feature '"
-                                                                         : "feature '",
-                f->cname, "'");
-    {
-        char *up = upper_of(p, f->cname);
-        char *base = cat(p, m->upper, "_", up);
-        const char *names[12 + 4 * FC_MAX_RANK];
-        symtab *where[12 + 4 * FC_MAX_RANK];
-        size_t k = 0, q;
-        unsigned rk;
-        f->macro = base;
-        names[k] = f->cname, where[k++] = members;
-        if (r == ROLE_LIST)
-            names[k] = cat(p, f->cname, "_frames", ""), where[k++] = members;
-        if (f->kind != FC_KIND_FIXED)
-            names[k] = cat(p, f->cname, "_count", ""), where[k++] = members;
-        if (f->kind == FC_KIND_SPARSE) {
-            names[k] = cat(p, f->cname, "_indices", ""), where[k++] = members;
-            names[k] = cat(p, base, "_RANK", ""), where[k++] = globals;
-        }
-        if (f->kind == FC_KIND_RAGGED) {
-            unsigned pq;
-            names[k] = cat(p, base, "_PARTS", ""), where[k++] = globals;
-            for (pq = 0; pq < f->nparts; pq++) {
-                char num[32];
-                snprintf(num, sizeof num, "%u", pq);
-                names[k] = cat(p, f->cname, "_rows", num), where[k++] = members;
-                names[k] = cat(p, f->cname, "_splits", num), where[k++] = members;
-                names[k] = cat(p, cat(p, base, "_ROWS", num), "_MAX", ""), where[k++] = globals;
-            }
-        }
-        names[k] = base, where[k++] = globals;
-        names[k] = cat(p, base, "_SIZE", ""), where[k++] = globals;
-        if (f->kind != FC_KIND_FIXED)
-            names[k] = cat(p, base, "_MAX", ""), where[k++] = globals;
-        if (r == ROLE_LIST)
-            names[k] = cat(p, base, "_FRAMES_MAX", ""), where[k++] = globals;
-        for (rk = 0; rk < f->rank; rk++) {
+    if (f->hash_buckets > 0) {
+        uint64_t ids = f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems;
+        bytes += ids * 8u;
+        if (f->hot == 1)
+            bytes += ids * f->hash_buckets * 4u;
+        else if (f->hot == 2)
+            bytes += (uint64_t)f->hash_buckets * 4u;
+    }
+    return bytes;
+}
+
+/* The names f adds: struct members, then file-wide identifiers. */
+static int add_feature_names(pool *p, diag *d, const schema_message *m, schema_feature *f,
+                             const ast_feature *a, role r, symtab *members, symtab *globals)
+{
+    const char *what = r == ROLE_LIST      ? "feature list '"
+                       : r == ROLE_CONTEXT ? "context feature '"
+                                           : "feature '";
+    char *owner = cat(p, what, f->cname, "'");
+    char *up = upper_of(p, f->cname);
+    char *base = cat(p, m->upper, "_", up);
+    const char *names[12 + 4 * FC_MAX_RANK];
+    symtab *where[12 + 4 * FC_MAX_RANK];
+    size_t k = 0, q;
+    unsigned rk;
+    f->macro = base;
+    names[k] = f->cname, where[k++] = members;
+    if (r == ROLE_LIST)
+        names[k] = cat(p, f->cname, "_frames", ""), where[k++] = members;
+    if (f->kind != FC_KIND_FIXED)
+        names[k] = cat(p, f->cname, "_count", ""), where[k++] = members;
+    if (f->kind == FC_KIND_SPARSE) {
+        names[k] = cat(p, f->cname, "_indices", ""), where[k++] = members;
+        names[k] = cat(p, base, "_RANK", ""), where[k++] = globals;
+    }
+    if (f->kind == FC_KIND_RAGGED) {
+        unsigned pq;
+        names[k] = cat(p, base, "_PARTS", ""), where[k++] = globals;
+        for (pq = 0; pq < f->nparts; pq++) {
             char num[32];
-            snprintf(num, sizeof num, "_DIM%u", rk);
-            names[k] = cat(p, base, num, ""), where[k++] = globals;
+            snprintf(num, sizeof num, "%u", pq);
+            names[k] = cat(p, f->cname, "_rows", num), where[k++] = members;
+            names[k] = cat(p, f->cname, "_splits", num), where[k++] = members;
+            names[k] = cat(p, cat(p, base, "_ROWS", num), "_MAX", ""), where[k++] = globals;
         }
-        if (f->has_default)
-            names[k] = cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
-        if (f->hash_buckets > 0) {
-            names[k] = cat(p, f->cname, "_bucket", ""), where[k++] = members;
-            names[k] = cat(p, base, "_BUCKETS", ""), where[k++] = globals;
-        }
-        if (f->hot != 0)
-            names[k] = cat(p, f->cname, "_hot", ""), where[k++] = members;
-        for (q = 0; q < k; q++)
-            if (!sym_add(p, d, where[q], names[q], owner, a->key_loc))
-                return 0;
     }
+    names[k] = base, where[k++] = globals;
+    names[k] = cat(p, base, "_SIZE", ""), where[k++] = globals;
+    if (f->kind != FC_KIND_FIXED)
+        names[k] = cat(p, base, "_MAX", ""), where[k++] = globals;
+    if (r == ROLE_LIST)
+        names[k] = cat(p, base, "_FRAMES_MAX", ""), where[k++] = globals;
+    for (rk = 0; rk < f->rank; rk++) {
+        char num[32];
+        snprintf(num, sizeof num, "_DIM%u", rk);
+        names[k] = cat(p, base, num, ""), where[k++] = globals;
+    }
+    if (f->has_default)
+        names[k] = cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
+    if (f->hash_buckets > 0) {
+        names[k] = cat(p, f->cname, "_bucket", ""), where[k++] = members;
+        names[k] = cat(p, base, "_BUCKETS", ""), where[k++] = globals;
+    }
+    if (f->hot != 0)
+        names[k] = cat(p, f->cname, "_hot", ""), where[k++] = members;
+    for (q = 0; q < k; q++)
+        if (!sym_add(p, d, where[q], names[q], owner, a->key_loc))
+            return 0;
     return 1;
+}
+
+/* Checks one feature of a group (the features of an example, the context or
+ * the feature lists: keys are unique within a group) and adds its generated
+ * names.  f is group[i]. */
+static int check_feature(pool *p, diag *d, schema_message *m, schema_feature *group, size_t i,
+                         const ast_feature *a, role r, symtab *members, symtab *globals,
+                         uint64_t *storage)
+{
+    schema_feature *f = &group[i];
+    uint64_t bytes;
+    f->ast = a;
+    f->key = a->key;
+    f->key_len = a->key_len;
+    f->list = r == ROLE_LIST;
+    if (!check_feature_key(d, m, group, i, a, r) || !check_feature_kind(p, d, m, f, a, r))
+        return 0;
+    bytes = feature_storage(f, r);
+    f->storage = bytes > FEATC_MAX_STORAGE ? (size_t)FEATC_MAX_STORAGE + 1 : (size_t)bytes;
+    *storage += bytes;
+    return add_feature_names(p, d, m, f, a, r, members, globals);
 }
 
 /* Indices of group sorted by key bytes: TensorFlow reports missing features
@@ -1100,12 +1128,12 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
     int ok = 1;
     if (b->max_text == NULL) {
         fcc_diag_error(d, b->loc,
-                   "feature_lists needs a bound on the frames of a sequence: write "
-                   "'feature_lists max N {'");
+                       "feature_lists needs a bound on the frames of a sequence: write "
+                       "'feature_lists max N {'");
         ok = 0;
     } else if (!parse_u64(b->max_text, &v) || v > FEATC_MAX_ELEMENTS) {
         fcc_diag_error(d, b->max_loc, "frame bound %s is larger than the limit of %u", b->max_text,
-                   (unsigned)FEATC_MAX_ELEMENTS);
+                       (unsigned)FEATC_MAX_ELEMENTS);
         ok = 0;
     } else if (v == 0) {
         fcc_diag_error(d, b->max_loc, "a frame bound of 0 leaves no room for any frame");
@@ -1128,9 +1156,9 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
             m->aligned = 1;
         } else {
             fcc_diag_error(d, t->loc,
-                       "'%s' belongs to a bytes or int64 feature, not to the feature_lists "
-                       "header (which takes 'allow_missing', 'aligned' or 'uniform')",
-                       t->name);
+                           "'%s' belongs to a bytes or int64 feature, not to the feature_lists "
+                           "header (which takes 'allow_missing', 'aligned' or 'uniform')",
+                           t->name);
             ok = 0;
         }
     }
@@ -1197,26 +1225,28 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
             schema_feature *g = &m->features[j];
             if (g->hidden == 2) {
                 fcc_diag_error(d, key->loc,
-                           "%s key \"%.*s\" of SparseFeature '%s' is read by a RaggedFeature "
-                           "(TensorFlow: Ragged and sparse keys must not intersect)",
-                           role_word, (int)key->len, key->key, f->cname);
+                               "%s key \"%.*s\" of SparseFeature '%s' is read by a RaggedFeature "
+                               "(TensorFlow: Ragged and sparse keys must not intersect)",
+                               role_word, (int)key->len, key->key, f->cname);
                 return 0;
             }
             if (g->kind != FC_KIND_VARLEN) {
                 fcc_diag_error(d, key->loc,
-                           "%s key \"%.*s\" of SparseFeature '%s' is declared as a %s feature "
-                           "'%s'; a key read by a SparseFeature must be VarLen (TensorFlow: Dense "
-                           "and sparse keys must not intersect)",
-                           role_word, (int)key->len, key->key, f->cname,
-                           g->kind == FC_KIND_ROWS ? "FixedLenSequence" : "FixedLen", g->cname);
+                               "%s key \"%.*s\" of SparseFeature '%s' is declared as a %s feature "
+                               "'%s'; a key read by a SparseFeature must be VarLen (TensorFlow: "
+                               "Dense "
+                               "and sparse keys must not intersect)",
+                               role_word, (int)key->len, key->key, f->cname,
+                               g->kind == FC_KIND_ROWS ? "FixedLenSequence" : "FixedLen", g->cname);
                 return 0;
             }
             if (g->type != want) {
                 fcc_diag_error(d, key->loc,
-                           "Conflicting type %s vs %s for feature %.*s: %s key of SparseFeature "
-                           "'%s', and VarLen feature '%s'",
-                           fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
-                           key->key, role_word, f->cname, g->cname);
+                               "Conflicting type %s vs %s for feature %.*s: %s key of "
+                               "SparseFeature "
+                               "'%s', and VarLen feature '%s'",
+                               fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
+                               key->key, role_word, f->cname, g->cname);
                 return 0;
             }
             if (g->hidden && g->max < f->max)
@@ -1269,20 +1299,20 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
             schema_feature *g = &m->features[j];
             if (g->hidden != 2) {
                 fcc_diag_error(d, key->loc,
-                           "key \"%.*s\" of RaggedFeature '%s' is %s '%s' (TensorFlow: %s "
-                           "keys must not intersect)",
-                           (int)key->len, key->key, f->cname,
-                           g->hidden == 1 ? "also read for a SparseFeature, as its field"
+                               "key \"%.*s\" of RaggedFeature '%s' is %s '%s' (TensorFlow: %s "
+                               "keys must not intersect)",
+                               (int)key->len, key->key, f->cname,
+                               g->hidden == 1 ? "also read for a SparseFeature, as its field"
                                           : "also declared as feature",
-                           g->cname,
-                           g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
+                               g->cname,
+                               g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
                                                                        : "Dense and ragged");
                 return 0;
             }
             if (g->type != want) {
                 fcc_diag_error(d, key->loc, "Conflicting type %s vs %s for feature %.*s",
-                           fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
-                           key->key);
+                               fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
+                               key->key);
                 return 0;
             }
             if (g->max < max)
@@ -1345,31 +1375,31 @@ static int check_state(pool *p, diag *d, schema_message *m, struct schema_state 
         st->type = FC_TYPE_INT64;
     } else {
         fcc_diag_error(d, a->type_loc, "state '%s' has type '%s'; a state is float or int64",
-                   a->key, a->type);
+                       a->key, a->type);
         return 0;
     }
     if (a->has_shape && a->dims == NULL) {
         fcc_diag_error(d, a->shape_loc,
-                   "state '%s' needs a fixed shape ('[]' is a VarLen feature; write "
-                   "'float' for a scalar or 'float[8]')", a->key);
+                       "state '%s' needs a fixed shape ('[]' is a VarLen feature; write "
+                       "'float' for a scalar or 'float[8]')", a->key);
         return 0;
     }
     for (dm = a->dims; dm != NULL; dm = dm->next) {
         if (dm->unknown || !parse_u64(dm->text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
             fcc_diag_error(d, dm->loc, "state '%s': a dimension is an integer from 1 to %u",
-                       a->key, (unsigned)FEATC_MAX_ELEMENTS);
+                           a->key, (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
         if (st->rank == FC_MAX_RANK) {
             fcc_diag_error(d, dm->loc, "state '%s' has more than %d dimensions", a->key,
-                       FC_MAX_RANK);
+                           FC_MAX_RANK);
             return 0;
         }
         st->dims[st->rank++] = (size_t)v;
         elems *= v;
         if (elems > FEATC_MAX_ELEMENTS) {
             fcc_diag_error(d, a->shape_loc, "state '%s' holds more than %u values", a->key,
-                       (unsigned)FEATC_MAX_ELEMENTS);
+                           (unsigned)FEATC_MAX_ELEMENTS);
             return 0;
         }
     }
@@ -1380,13 +1410,13 @@ static int check_state(pool *p, diag *d, schema_message *m, struct schema_state 
     }
     if (a->def != NULL) {
         fcc_diag_error(d, a->def->loc,
-                   "state '%s' takes no default: the initial states come with each example "
-                   "(NULL gives zeros)", a->key);
+                       "state '%s' takes no default: the initial states come with each example "
+                       "(NULL gives zeros)", a->key);
         return 0;
     }
     if (a->attrs != NULL || a->sparse || a->ragged) {
         fcc_diag_error(d, a->attrs != NULL ? a->attrs->loc : a->type_loc,
-                   "state '%s' takes no attributes", a->key);
+                       "state '%s' takes no attributes", a->key);
         return 0;
     }
     st->macro = upper_of(p, cat(p, m->c_type, "_STATE_", a->key));
@@ -1429,109 +1459,122 @@ static uint64_t segmenter_bytes(const schema_message *m, uint64_t example_bytes)
     return add_sat(total, mul_sat(m->capacity, per));
 }
 
-static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *b,
-                          uint64_t example_bytes, symtab *globals)
+/* The words of a segments block: three counts [0, SEG_COUNTS), two bounds
+ * (`max N`) up to SEG_BOUNDS, two switches up to SEG_SETTINGS, then `state`. */
+static const char *const segment_words[] = {"num_unroll", "batch_size", "capacity", "key",
+                                            "record", "allow_small_batch", "unpadded", "state",
+                                            NULL};
+enum { SEG_COUNTS = 3, SEG_BOUNDS = 5, SEG_SETTINGS = 7 };
+
+/* One setting t, segment_words[k] (not a state): its form, once, its value. */
+static int check_setting(diag *d, schema_message *m, const ast_setting *t, size_t k,
+                         const ast_setting **first)
 {
-    static const char *const words[] = {"num_unroll", "batch_size", "capacity", "key",
-                                        "record", "allow_small_batch", "unpadded", "state",
-                                        NULL};
-    const ast_setting *t, *u, *first[8] = {NULL};
-    size_t nstates = 0, k;
     uint64_t v;
-    int ok = 1;
-    const char *owner = cat(p, "the segments of '", m->name, "'");
-    for (t = b->settings; t != NULL; t = t->next) {
-        for (k = 0; words[k] != NULL; k++)
-            if (strcmp(t->word, words[k]) == 0)
-                break;
-        if (words[k] == NULL) {
-            fcc_diag_error(d, t->loc,
-                       "unknown segments setting '%s' (the settings are num_unroll N, "
-                       "batch_size N, capacity N, key max N, record max N, allow_small_batch, "
-                       "unpadded and state NAME : TYPE[shape])", t->word);
-            ok = 0;
-            continue;
+    int want_max = k >= SEG_COUNTS;
+    if (t->state != NULL) {
+        fcc_diag_error(d, t->item_loc, "'%s' is a setting, not a declaration: write '%s%s;'",
+                       t->word, t->word, k < SEG_COUNTS ? " N" : k < SEG_BOUNDS ? " max N" : "");
+        return 0;
+    }
+    if (first[k] != NULL) {
+        fcc_diag_error(d, t->loc, "'%s' is given twice", t->word);
+        fcc_diag_note(d, first[k]->loc, "the first one is here");
+        return 0;
+    }
+    first[k] = t;
+    if (k >= SEG_BOUNDS) { /* a switch */
+        if (t->value != NULL || t->has_max) {
+            fcc_diag_error(d, t->item_loc, "'%s' takes no value: write '%s;'", t->word, t->word);
+            return 0;
         }
-        if (k == 7) {
+        if (k == SEG_BOUNDS)
+            m->allow_small_batch = 1;
+        else
+            m->unpadded = 1;
+        return 1;
+    }
+    if (t->value == NULL || t->has_max != want_max) {
+        fcc_diag_error(d, t->item_loc, "write '%s %sN;'", t->word, want_max ? "max " : "");
+        return 0;
+    }
+    if (!parse_u64(t->value, &v) || v > (k == 4 ? FEATC_MAX_STORAGE : FEATC_MAX_SEGMENT_PARAM)) {
+        fcc_diag_error(d, t->value_loc, "%s %s is larger than the limit of %u", t->word, t->value,
+                       k == 4 ? (unsigned)FEATC_MAX_STORAGE : (unsigned)FEATC_MAX_SEGMENT_PARAM);
+        return 0;
+    }
+    if (v == 0) {
+        fcc_diag_error(d, t->value_loc, "%s must be at least 1", t->word);
+        return 0;
+    }
+    switch (k) {
+    case 0: m->num_unroll = (size_t)v; break;
+    case 1: m->batch_size = (size_t)v; break;
+    case 2: m->capacity = (size_t)v; break;
+    case 3: m->key_max = (size_t)v; break;
+    default: m->record_max = (size_t)v; break;
+    }
+    return 1;
+}
+
+/* Every item of the block: a known word in its form; states counted. */
+static int read_settings(diag *d, schema_message *m, const ast_block *b,
+                         const ast_setting **first, size_t *nstates)
+{
+    const ast_setting *t;
+    size_t k;
+    int ok = 1;
+    for (t = b->settings; t != NULL; t = t->next) {
+        for (k = 0; segment_words[k] != NULL; k++)
+            if (strcmp(t->word, segment_words[k]) == 0)
+                break;
+        if (segment_words[k] == NULL) {
+            fcc_diag_error(d, t->loc,
+                           "unknown segments setting '%s' (the settings are num_unroll N, "
+                           "batch_size N, capacity N, key max N, record max N, "
+                           "allow_small_batch, unpadded and state NAME : TYPE[shape])",
+                           t->word);
+            ok = 0;
+        } else if (k == SEG_SETTINGS) { /* state */
             if (t->state == NULL) {
                 fcc_diag_error(d, t->item_loc, "write a state as 'state NAME : float[shape];'");
                 ok = 0;
             } else {
-                nstates++;
+                (*nstates)++;
             }
-            continue;
-        }
-        if (t->state != NULL) {
-            fcc_diag_error(d, t->item_loc, "'%s' is a setting, not a declaration: write '%s%s;'",
-                       t->word, t->word, k <= 2 ? " N" : k <= 4 ? " max N" : "");
+        } else if (!check_setting(d, m, t, k, first)) {
             ok = 0;
-            continue;
-        }
-        if (first[k] != NULL) {
-            fcc_diag_error(d, t->loc, "'%s' is given twice", t->word);
-            fcc_diag_note(d, first[k]->loc, "the first one is here");
-            ok = 0;
-            continue;
-        }
-        first[k] = t;
-        if (k <= 4) {
-            int want_max = k >= 3;
-            if (t->value == NULL || t->has_max != want_max) {
-                fcc_diag_error(d, t->item_loc, "write '%s %sN;'", t->word, want_max ? "max " : "");
-                ok = 0;
-                continue;
-            }
-            if (!parse_u64(t->value, &v) || v > (k == 4 ? FEATC_MAX_STORAGE
-                                                       : FEATC_MAX_SEGMENT_PARAM)) {
-                fcc_diag_error(d, t->value_loc, "%s %s is larger than the limit of %u", t->word,
-                           t->value, k == 4 ? (unsigned)FEATC_MAX_STORAGE
-                                            : (unsigned)FEATC_MAX_SEGMENT_PARAM);
-                ok = 0;
-                continue;
-            }
-            if (v == 0) {
-                fcc_diag_error(d, t->value_loc, "%s must be at least 1", t->word);
-                ok = 0;
-                continue;
-            }
-            switch (k) {
-            case 0: m->num_unroll = (size_t)v; break;
-            case 1: m->batch_size = (size_t)v; break;
-            case 2: m->capacity = (size_t)v; break;
-            case 3: m->key_max = (size_t)v; break;
-            default: m->record_max = (size_t)v; break;
-            }
-        } else {
-            if (t->value != NULL || t->has_max) {
-                fcc_diag_error(d, t->item_loc, "'%s' takes no value: write '%s;'", t->word, t->word);
-                ok = 0;
-                continue;
-            }
-            if (k == 5)
-                m->allow_small_batch = 1;
-            else
-                m->unpadded = 1;
         }
     }
-    if (!ok)
-        return 0;
-    for (k = 0; k < 3; k++)
+    return ok;
+}
+
+/* What a segments block must have: the three counts, capacity >= batch_size,
+ * 1 to 32 states, and feature lists to split. */
+static int check_required(diag *d, const schema_message *m, const ast_block *b,
+                          const ast_setting *const *first, size_t nstates)
+{
+    size_t k;
+    int ok = 1;
+    for (k = 0; k < SEG_COUNTS; k++)
         if (first[k] == NULL) {
-            fcc_diag_error(d, b->loc, "segments need '%s N;'%s", words[k],
-                       k == 2 ? " (the most examples in flight: the storage is sized by it)" : "");
+            fcc_diag_error(d, b->loc, "segments need '%s N;'%s", segment_words[k],
+                           k == 2 ? " (the most examples in flight: the storage is sized by it)"
+                                  : "");
             ok = 0;
         }
     if (ok && m->capacity < m->batch_size) {
         fcc_diag_error(d, first[2]->value_loc,
-                   "capacity must be larger or equal to batch_size (capacity %zu, batch_size %zu)",
-                   m->capacity, m->batch_size);
+                       "capacity must be larger or equal to batch_size (capacity %zu, "
+                       "batch_size %zu)",
+                       m->capacity, m->batch_size);
         ok = 0;
     }
     if (nstates == 0) {
         fcc_diag_error(d, b->loc,
-                   "initial_states may not be empty: at least one state variable is required to "
-                   "properly enqueue split sequences to run in separate iterations (declare "
-                   "'state NAME : float[shape];')");
+                       "initial_states may not be empty: at least one state variable is "
+                       "required to properly enqueue split sequences to run in separate "
+                       "iterations (declare 'state NAME : float[shape];')");
         ok = 0;
     }
     if (nstates > 32) {
@@ -1540,14 +1583,19 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
     }
     if (m->nlists == 0) {
         fcc_diag_error(d, b->loc,
-                   "segments split feature lists, and sequence_example '%s' declares none",
-                   m->name);
+                       "segments split feature lists, and sequence_example '%s' declares none",
+                       m->name);
         ok = 0;
     }
-    if (!ok)
-        return 0;
-    if (m->key_max == 0)
-        m->key_max = 64;
+    return ok;
+}
+
+/* The states, in order, each declared once. */
+static int check_states(pool *p, diag *d, schema_message *m, const ast_block *b, size_t nstates,
+                        symtab *globals)
+{
+    const ast_setting *t, *u;
+    int ok = 1;
     m->states = (struct schema_state *)fcc_pool_alloc(p, nstates * sizeof *m->states);
     if (m->states == NULL)
         return 0;
@@ -1567,29 +1615,54 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
             ok = 0;
         m->nstates++;
     }
+    return ok;
+}
+
+/* The file-wide names the segmenter adds. */
+static int add_segment_names(pool *p, diag *d, const schema_message *m, const ast_block *b,
+                             symtab *globals)
+{
+    static const char *const fns[] = {"_seg_init", "_seg_insert", "_seg_insert_record",
+                                      "_seg_next", "_seg_refresh", "_seg_save_state",
+                                      "_seg_close", "_seg_config", "_states", "_segments",
+                                      "_segmenter", "_state", "_state_descs", NULL};
+    static const char *const macros[] = {"_SEG_NUM_UNROLL", "_SEG_BATCH_SIZE", "_SEG_CAPACITY",
+                                         "_SEG_KEY_MAX", "_SEG_RECORD_MAX", "_SEG_KEY_TEXT",
+                                         "_STATE_COUNT", NULL};
+    const char *owner = cat(p, "the segments of '", m->name, "'");
+    size_t k;
+    for (k = 0; fns[k] != NULL; k++)
+        if (!sym_add(p, d, globals, cat(p, m->c_type, fns[k], ""), owner, b->loc))
+            return 0;
+    for (k = 0; macros[k] != NULL; k++)
+        if (!sym_add(p, d, globals, cat(p, m->upper, macros[k], ""), owner, b->loc))
+            return 0;
+    return 1;
+}
+
+/* A sequence_example's segments block: settings, requirements, states, the
+ * segmenter's size and names. */
+static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *b,
+                          uint64_t example_bytes, symtab *globals)
+{
+    const ast_setting *first[SEG_SETTINGS] = {NULL};
+    size_t nstates = 0;
+    int ok;
+    if (!read_settings(d, m, b, first, &nstates) || !check_required(d, m, b, first, nstates))
+        return 0;
+    if (m->key_max == 0)
+        m->key_max = 64;
+    ok = check_states(p, d, m, b, nstates, globals);
     if (ok && segmenter_bytes(m, example_bytes) > FEATC_MAX_SEGMENTER) {
         fcc_diag_error(d, b->loc,
-                   "the segmenter of '%s' needs about %llu bytes; the limit is %u MiB (lower "
-                   "capacity, batch_size, num_unroll or the bounds, or give the runtime a "
-                   "block: fc_seg_init_block)",
-                   m->name, (unsigned long long)segmenter_bytes(m, example_bytes),
-                   (unsigned)(FEATC_MAX_SEGMENTER >> 20));
+                       "the segmenter of '%s' needs about %llu bytes; the limit is %u MiB "
+                       "(lower capacity, batch_size, num_unroll or the bounds, or give the "
+                       "runtime a block: fc_seg_init_block)",
+                       m->name, (unsigned long long)segmenter_bytes(m, example_bytes),
+                       (unsigned)(FEATC_MAX_SEGMENTER >> 20));
         ok = 0;
     }
-    if (ok) {
-        static const char *const fns[] = {"_seg_init", "_seg_insert", "_seg_insert_record",
-                                          "_seg_next", "_seg_refresh", "_seg_save_state",
-                                          "_seg_close",
-                                          "_seg_config", "_states", "_segments", "_segmenter",
-                                          "_state", "_state_descs", NULL};
-        static const char *const macros[] = {"_SEG_NUM_UNROLL", "_SEG_BATCH_SIZE",
-                                             "_SEG_CAPACITY", "_SEG_KEY_MAX", "_SEG_RECORD_MAX",
-                                             "_SEG_KEY_TEXT", "_STATE_COUNT", NULL};
-        for (k = 0; fns[k] != NULL && ok; k++)
-            ok = sym_add(p, d, globals, cat(p, m->c_type, fns[k], ""), owner, b->loc);
-        for (k = 0; macros[k] != NULL && ok; k++)
-            ok = sym_add(p, d, globals, cat(p, m->upper, macros[k], ""), owner, b->loc);
-    }
+    ok = ok && add_segment_names(p, d, m, b, globals);
     m->segments = ok;
     return ok && !p->failed;
 }
@@ -1621,8 +1694,8 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                                                                    : &seg_block;
             if (*seen != NULL) {
                 fcc_diag_error(d, b->loc, "sequence_example '%s' has a second '%s' block", am->name,
-                           b->kind == AB_CONTEXT         ? "context"
-                           : b->kind == AB_FEATURE_LISTS ? "feature_lists"
+                               b->kind == AB_CONTEXT         ? "context"
+                               : b->kind == AB_FEATURE_LISTS ? "feature_lists"
                                                          : "segments");
                 fcc_diag_note(d, (*seen)->loc, "the first one is here");
                 ok = 0;
@@ -1648,7 +1721,7 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
     }
     if (n + nl > FEATC_MAX_FEATURES) {
         fcc_diag_error(d, am->name_loc, "%s '%s' declares %zu features; the limit is %d", word,
-                   am->name, n + nl, FEATC_MAX_FEATURES);
+                       am->name, n + nl, FEATC_MAX_FEATURES);
         return 0;
     }
     for (a = ctx_features; a != NULL; a = a->next) { /* room for hidden fields */
@@ -1690,7 +1763,7 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
     if (ok && total > n) {
         if (total > FEATC_MAX_FEATURES) {
             fcc_diag_error(d, am->name_loc, "%s '%s' reads %zu features; the limit is %d", word,
-                       am->name, total, FEATC_MAX_FEATURES);
+                           am->name, total, FEATC_MAX_FEATURES);
             return 0;
         }
         m->nfeatures = n = total;
@@ -1709,9 +1782,10 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
     }
     if (storage > FEATC_MAX_STORAGE && ok) {
         fcc_diag_error(d, am->name_loc,
-                   "%s '%s' needs %llu bytes of storage; the limit is %u MiB (lower the "
-                   "bounds or shapes)",
-                   word, am->name, (unsigned long long)storage, (unsigned)(FEATC_MAX_STORAGE >> 20));
+                       "%s '%s' needs %llu bytes of storage; the limit is %u MiB (lower the "
+                       "bounds or shapes)",
+                       word, am->name, (unsigned long long)storage,
+                       (unsigned)(FEATC_MAX_STORAGE >> 20));
         ok = 0;
     }
     if (ok) {
@@ -1752,16 +1826,16 @@ schema *fcc_check(pool *p, diag *d, const ast_spec *ast, const char *default_pac
             default_package[0] == '_' || strstr(default_package, "__") != NULL ||
             is_reserved(default_package)) {
             fcc_diag_error(d, top,
-                       "no 'package' declared and the file name does not make a C prefix; "
-                       "start the spec with 'package NAME;'");
+                           "no 'package' declared and the file name does not make a C prefix; "
+                           "start the spec with 'package NAME;'");
             return NULL;
         }
     }
     if (strcmp(s->package, "fc") == 0 || strncmp(s->package, "fc_", 3) == 0 ||
         strcmp(s->package, "FC") == 0 || strncmp(s->package, "FC_", 3) == 0) {
         fcc_diag_error(d, ast->package != NULL ? ast->package_loc : top,
-                   "package '%s' would put generated names in the runtime's fc_ namespace",
-                   s->package);
+                       "package '%s' would put generated names in the runtime's fc_ namespace",
+                       s->package);
         return NULL;
     }
     s->upper = upper_of(p, s->package);
