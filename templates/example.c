@@ -18,9 +18,9 @@ FC_FAST_INLINE int @@TYPE@@_lookup(const void *ctx, const uint8_t *key, size_t l
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int @@TYPE@@_decode(@@TYPE@@ *m, const fc_feature_ref *ref)
 {
 @@DECODE@@
@@ -51,6 +51,7 @@ static int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
         }
     }
 @@FAST_ABSENT@@
+    @@TYPE@@_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -69,6 +70,7 @@ int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
         memset(out->present, 0, sizeof out->present);
         if (@@TYPE@@_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, err);
+        @@TYPE@@_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */

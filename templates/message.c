@@ -3,10 +3,18 @@
  * @@KIND@@ @@NAME@@
  * ------------------------------------------------------------------------ */
 @@DEFAULTS@@
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void @@TYPE@@_defaults(@@TYPE@@ *m, const uint32_t *seen)
+{
+@@FILL_DEFAULTS@@
+}
+
 void @@TYPE@@_init(@@TYPE@@ *m)
 {
     memset(m, 0, sizeof *m);
-@@INIT@@
+    @@TYPE@@_defaults(m, m->present);
 }
 
 static int @@TYPE@@_parse_any(void *out, const void *data, size_t len, fc_error *err)

@@ -637,10 +637,9 @@ FC_FAST_INLINE int fc_fast_frames(fc_type t, const fc_fast_entry *e, void *dst, 
  * path applies TensorFlow's last-wins rule). */
 FC_FAST_INLINE int fc_fast_mark(uint32_t *seen, unsigned i)
 {
-    uint32_t bit = (uint32_t)1u << (i % 32u);
-    if (seen[i / 32u] & bit)
+    if (fc_bit_get(seen, i))
         return 0;
-    seen[i / 32u] |= bit;
+    fc_bit_set(seen, i);
     return 1;
 }
 

@@ -677,17 +677,15 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
  * (return 0) and leave the record to the general path.  `absent` receives
  * what the general path's decode does when the feature is not in the
  * record: a VarLen count of 0, a default, or (required) give up. */
-static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_message *m,
-                              const schema_feature *f, size_t i)
+static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_feature *f, size_t i)
 {
-    unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
     if (f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED)
         return; /* built from their fields afterwards */
     fcc_sb_printf(cases, "        case %s:\n", f->macro);
     if (f->kind == FC_KIND_ROWS) {
         fcc_sb_str(cases, "            return 0; /* rows: the general path */\n");
-        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
-                          "        m->%s_count = 0;\n", w, bit, f->cname);
+        fcc_sb_printf(absent, "    if (!fc_bit_get(seen, %s))\n        m->%s_count = 0;\n",
+                      f->macro, f->cname);
         return;
     }
     fcc_sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", i);
@@ -702,17 +700,12 @@ static void emit_fast_feature(sbuf *cases, sbuf *absent, const schema_message *m
         fcc_sb_printf(cases, ", %s_MAX, &m->%s_count))\n", f->macro, f->cname);
     }
     fcc_sb_str(cases, "                return 0;\n            break;\n");
-    if (f->kind == FC_KIND_VARLEN) {
-        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
-                          "        m->%s_count = 0;\n", w, bit, f->cname);
-    } else if (f->has_default) {
-        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0) {\n", w, bit);
-        emit_default_copy(absent, "        ", m, f);
-        fcc_sb_str(absent, "    }\n");
-    } else {
-        fcc_sb_printf(absent, "    if ((seen[%u] & (UINT32_C(1) << %u)) == 0)\n"
-                          "        return 0; /* required */\n", w, bit);
-    }
+    if (f->kind == FC_KIND_VARLEN)
+        fcc_sb_printf(absent, "    if (!fc_bit_get(seen, %s))\n        m->%s_count = 0;\n",
+                      f->macro, f->cname);
+    else if (!f->has_default) /* (a default: NAME_defaults fills it) */
+        fcc_sb_printf(absent, "    if (!fc_bit_get(seen, %s))\n        return 0; /* required */\n",
+                      f->macro);
 }
 
 /* The parts of an example's parser (templates/example.c): the general
@@ -722,7 +715,6 @@ static int example_parts(msg_parts *mp, const schema_message *m)
     size_t i;
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
-        unsigned w = (unsigned)(i / 32), bit = (unsigned)(i % 32);
         /* SparseFeature and RaggedFeature: built from their fields afterwards */
         if (f->kind == FC_KIND_RAGGED || f->kind == FC_KIND_SPARSE) {
             fcc_sb_printf(&mp->finish,
@@ -731,7 +723,7 @@ static int example_parts(msg_parts *mp, const schema_message *m)
                           f->kind == FC_KIND_RAGGED ? "ragged" : "sparse", m->c_type, f->macro);
             continue;
         }
-        emit_fast_feature(&mp->fast, &mp->absent, m, f, i);
+        emit_fast_feature(&mp->fast, &mp->absent, f, i);
         fcc_sb_str(&mp->decode, "    /* ");
         describe(&mp->decode, f);
         fcc_sb_str(&mp->decode, " */\n");
@@ -750,17 +742,12 @@ static int example_parts(msg_parts *mp, const schema_message *m)
             fcc_sb_printf(&mp->decode, ", %s_SIZE, %s_MAX, &m->%s_count, NULL) != FC_OK)\n",
                           f->macro, f->macro, f->cname);
         fcc_sb_str(&mp->decode, "            return FC_ERR_PARSE;\n");
-        fcc_sb_printf(&mp->decode, "        m->present[%u] |= UINT32_C(1) << %u;\n", w, bit);
-        if (f->kind != FC_KIND_FIXED) {
+        fcc_sb_printf(&mp->decode, "        fc_bit_set(m->present, %s);\n", f->macro);
+        if (f->kind != FC_KIND_FIXED)
             fcc_sb_printf(&mp->decode, "    } else {\n        m->%s_count = 0;\n    }\n",
                           f->cname);
-        } else if (f->has_default) {
-            fcc_sb_str(&mp->decode, "    } else {\n");
-            emit_default_copy(&mp->decode, "        ", m, f);
+        else /* (a default: NAME_defaults fills it) */
             fcc_sb_str(&mp->decode, "    }\n");
-        } else {
-            fcc_sb_str(&mp->decode, "    }\n");
-        }
     }
     /* missing order and checks */
     for (i = 0; i < m->nfeatures; i++) {
@@ -768,11 +755,10 @@ static int example_parts(msg_parts *mp, const schema_message *m)
         fcc_sb_printf(&mp->order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
                       (unsigned)m->missing_order[i]);
         if (f->kind == FC_KIND_FIXED && !f->has_default) {
-            unsigned k = m->missing_order[i];
             fcc_sb_printf(&mp->missing,
-                          "    if ((out->present[%u] & (UINT32_C(1) << %u)) == 0)\n"
+                          "    if (!fc_bit_get(out->present, %s))\n"
                           "        return fc_ex_missing(&%s_desc, %s, err);\n",
-                          k / 32, k % 32, m->c_type, f->macro);
+                          f->macro, m->c_type, f->macro);
         }
     }
     fcc_sb_str(&mp->order, "\n");
@@ -921,7 +907,7 @@ static void emit_fast_list(sbuf *cases, sbuf *absent, const schema_message *m,
                   f->cname);
     }
     fcc_sb_str(cases, "                return 0;\n            break;\n");
-    fcc_sb_printf(absent, "    if ((seen[%zu] & (UINT32_C(1) << %zu)) == 0)", bit / 32, bit % 32);
+    fcc_sb_printf(absent, "    if (!fc_bit_get(seen, %s))", f->macro);
     if (f->kind == FC_KIND_FIXED && !f->allow_missing)
         fcc_sb_str(absent, "\n        return 0; /* required */\n");
     else
@@ -942,21 +928,20 @@ static int sequence_parts(msg_parts *mp, const schema_message *m)
     size_t i;
     int ok;
     for (i = 0; i < m->nfeatures; i++)
-        emit_fast_feature(&mp->cfast, &mp->cabsent, m, &m->features[i], i);
+        emit_fast_feature(&mp->cfast, &mp->cabsent, &m->features[i], i);
     for (i = 0; i < m->nlists; i++)
         emit_fast_list(&mp->lfast, &mp->labsent, m, &m->lists[i], m->nfeatures + i);
     if (m->aligned && m->nlists > 1) {
         /* every list present has the same number of frames */
         fcc_sb_str(&mp->labsent, "    frames = (size_t)-1; /* aligned */\n");
         for (i = 0; i < m->nlists; i++) {
-            size_t bit = m->nfeatures + i;
             fcc_sb_printf(&mp->labsent,
-                          "    if ((seen[%zu] & (UINT32_C(1) << %zu)) != 0) {\n"
+                          "    if (fc_bit_get(seen, %s)) {\n"
                           "        if (frames != (size_t)-1 && m->%s_frames != frames)\n"
                           "            return 0;\n"
                           "        frames = m->%s_frames;\n"
                           "    }\n",
-                          bit / 32, bit % 32, m->lists[i].cname, m->lists[i].cname);
+                          m->lists[i].macro, m->lists[i].cname, m->lists[i].cname);
         }
     }
     emit_desc_table(&mp->cdescs, &mp->cref, &mp->corder_ref, m, "", "fc_field_desc",
@@ -997,8 +982,10 @@ static void common_parts(msg_parts *mp, const schema_message *m)
         emit_feature_member(&mp->members, f);
         if (f->has_default) {
             emit_default_array(&mp->defaults, m, f);
-            if (f->kind == FC_KIND_FIXED)
-                emit_default_copy(&mp->init, "    ", m, f);
+            if (f->kind == FC_KIND_FIXED) {
+                fcc_sb_printf(&mp->init, "    if (!fc_bit_get(seen, %s))\n", f->macro);
+                emit_default_copy(&mp->init, "        ", m, f);
+            }
         }
         emit_field_desc(m->sequence ? &mp->cdescs : &mp->descs, m, f, i + 1 == m->nfeatures);
         emit_batch_bytes(&mp->batch, f, 0);
@@ -1056,6 +1043,8 @@ static int emit_message(const schema_message *m, sbuf *hdr, sbuf *src)
     memset(&mp, 0, sizeof mp);
     nbufs = msg_bufs(&mp, bufs);
     common_parts(&mp, m);
+    if (mp.init.s == NULL)
+        fcc_sb_str(&mp.init, "    (void)m;\n    (void)seen; /* no field has a default */\n");
     ok = m->sequence ? sequence_parts(&mp, m) : example_parts(&mp, m);
     snprintf(count, sizeof count, "%zu", total);
     snprintf(words, sizeof words, "%zu", (total + 31) / 32);
@@ -1074,7 +1063,7 @@ static int emit_message(const schema_message *m, sbuf *hdr, sbuf *src)
             {"CONSTANTS", str_or_empty(&mp.constants)},
             {"MEMBERS", str_or_empty(&mp.members)},
             {"DEFAULTS", str_or_empty(&mp.defaults)},
-            {"INIT", str_or_empty(&mp.init)},
+            {"FILL_DEFAULTS", str_or_empty(&mp.init)},
             {"BATCH_BYTES", str_or_empty(&mp.batch)},
             {"PART_COUNTS", str_or_empty(&mp.counts)},
             /* example.c */

@@ -13,10 +13,19 @@
 static const int64_t elman_clip_default_label[1] = {
     INT64_C(0)
 };
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void elman_clip_defaults(elman_clip *m, const uint32_t *seen)
+{
+    if (!fc_bit_get(seen, ELMAN_CLIP_LABEL))
+        m->label = elman_clip_default_label[0];
+}
+
 void elman_clip_init(elman_clip *m)
 {
     memset(m, 0, sizeof *m);
-    m->label = elman_clip_default_label[0];
+    elman_clip_defaults(m, m->present);
 }
 
 static int elman_clip_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -143,12 +152,10 @@ static int elman_clip_fast(elman_clip *m, const uint8_t *p, size_t len)
             break;
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, ELMAN_CLIP_ID))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0) {
-        m->label = elman_clip_default_label[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    elman_clip_defaults(m, seen);
+    if (!fc_bit_get(seen, ELMAN_CLIP_X))
         return 0; /* required */
     (void)t;
     (void)frames;

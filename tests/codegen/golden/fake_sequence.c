@@ -9,9 +9,19 @@
 /* ------------------------------------------------------------------------
  * sequence_example record
  * ------------------------------------------------------------------------ */
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void fake_sequence_record_defaults(fake_sequence_record *m, const uint32_t *seen)
+{
+    (void)m;
+    (void)seen; /* no field has a default */
+}
+
 void fake_sequence_record_init(fake_sequence_record *m)
 {
     memset(m, 0, sizeof *m);
+    fake_sequence_record_defaults(m, m->present);
 }
 
 static int fake_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -184,30 +194,31 @@ static int fake_sequence_record_fast(fake_sequence_record *m, const uint8_t *p, 
             break;
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_BYTE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_FLOAT))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_INT))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0)
+    fake_sequence_record_defaults(m, seen);
+    if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_BYTE_SEQ))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 5)) == 0)
+    if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_INT_SEQ))
         return 0; /* required */
     frames = (size_t)-1; /* aligned */
-    if ((seen[0] & (UINT32_C(1) << 3)) != 0) {
+    if (fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_BYTE_SEQ)) {
         if (frames != (size_t)-1 && m->x_byte_seq_frames != frames)
             return 0;
         frames = m->x_byte_seq_frames;
     }
-    if ((seen[0] & (UINT32_C(1) << 4)) != 0) {
+    if (fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ)) {
         if (frames != (size_t)-1 && m->x_float_seq_frames != frames)
             return 0;
         frames = m->x_float_seq_frames;
     }
-    if ((seen[0] & (UINT32_C(1) << 5)) != 0) {
+    if (fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_INT_SEQ)) {
         if (frames != (size_t)-1 && m->x_int_seq_frames != frames)
             return 0;
         frames = m->x_int_seq_frames;

@@ -9,9 +9,19 @@
 /* ------------------------------------------------------------------------
  * example row
  * ------------------------------------------------------------------------ */
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void hadoop_row_defaults(hadoop_row *m, const uint32_t *seen)
+{
+    (void)m;
+    (void)seen; /* no field has a default */
+}
+
 void hadoop_row_init(hadoop_row *m)
 {
     memset(m, 0, sizeof *m);
+    hadoop_row_defaults(m, m->present);
 }
 
 static int hadoop_row_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -56,16 +66,16 @@ FC_FAST_INLINE int hadoop_row_lookup(const void *ctx, const uint8_t *key, size_t
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int hadoop_row_decode(hadoop_row *m, const fc_feature_ref *ref)
 {
     /* "data": int64, FixedLen [2], required */
     if (ref[HADOOP_ROW_DATA].entry != 0) {
         if (fc_ex_fixed_int64(&ref[HADOOP_ROW_DATA], &m->data[0], 2, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
+        fc_bit_set(m->present, HADOOP_ROW_DATA);
     }
     return FC_OK;
 }
@@ -97,8 +107,9 @@ static int hadoop_row_fast(hadoop_row *m, const uint8_t *p, size_t len)
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, HADOOP_ROW_DATA))
         return 0; /* required */
+    hadoop_row_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -117,10 +128,11 @@ int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *er
         memset(out->present, 0, sizeof out->present);
         if (hadoop_row_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&hadoop_row_desc, out, ref, &info, err);
+        hadoop_row_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
-    if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(out->present, HADOOP_ROW_DATA))
         return fc_ex_missing(&hadoop_row_desc, HADOOP_ROW_DATA, err);
     return FC_OK;
 }

@@ -9,9 +9,19 @@
 /* ------------------------------------------------------------------------
  * example photo
  * ------------------------------------------------------------------------ */
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void image_photo_defaults(image_photo *m, const uint32_t *seen)
+{
+    (void)m;
+    (void)seen; /* no field has a default */
+}
+
 void image_photo_init(image_photo *m)
 {
     memset(m, 0, sizeof *m);
+    image_photo_defaults(m, m->present);
 }
 
 static int image_photo_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -107,40 +117,40 @@ FC_FAST_INLINE int image_photo_lookup(const void *ctx, const uint8_t *key, size_
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int image_photo_decode(image_photo *m, const fc_feature_ref *ref)
 {
     /* "height": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_HEIGHT].entry != 0) {
         if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_HEIGHT], &m->height, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
+        fc_bit_set(m->present, IMAGE_PHOTO_HEIGHT);
     }
     /* "width": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_WIDTH].entry != 0) {
         if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_WIDTH], &m->width, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 1;
+        fc_bit_set(m->present, IMAGE_PHOTO_WIDTH);
     }
     /* "depth": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_DEPTH].entry != 0) {
         if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_DEPTH], &m->depth, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 2;
+        fc_bit_set(m->present, IMAGE_PHOTO_DEPTH);
     }
     /* "label": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_LABEL].entry != 0) {
         if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_LABEL], &m->label, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 3;
+        fc_bit_set(m->present, IMAGE_PHOTO_LABEL);
     }
     /* "image_raw": bytes, FixedLen [], required */
     if (ref[IMAGE_PHOTO_IMAGE_RAW].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[IMAGE_PHOTO_IMAGE_RAW], &m->image_raw, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 4;
+        fc_bit_set(m->present, IMAGE_PHOTO_IMAGE_RAW);
     }
     return FC_OK;
 }
@@ -192,16 +202,17 @@ static int image_photo_fast(image_photo *m, const uint8_t *p, size_t len)
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, IMAGE_PHOTO_HEIGHT))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(seen, IMAGE_PHOTO_WIDTH))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(seen, IMAGE_PHOTO_DEPTH))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(seen, IMAGE_PHOTO_LABEL))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(seen, IMAGE_PHOTO_IMAGE_RAW))
         return 0; /* required */
+    image_photo_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -220,18 +231,19 @@ int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *
         memset(out->present, 0, sizeof out->present);
         if (image_photo_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&image_photo_desc, out, ref, &info, err);
+        image_photo_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
-    if ((out->present[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(out->present, IMAGE_PHOTO_DEPTH))
         return fc_ex_missing(&image_photo_desc, IMAGE_PHOTO_DEPTH, err);
-    if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(out->present, IMAGE_PHOTO_HEIGHT))
         return fc_ex_missing(&image_photo_desc, IMAGE_PHOTO_HEIGHT, err);
-    if ((out->present[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(out->present, IMAGE_PHOTO_IMAGE_RAW))
         return fc_ex_missing(&image_photo_desc, IMAGE_PHOTO_IMAGE_RAW, err);
-    if ((out->present[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(out->present, IMAGE_PHOTO_LABEL))
         return fc_ex_missing(&image_photo_desc, IMAGE_PHOTO_LABEL, err);
-    if ((out->present[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(out->present, IMAGE_PHOTO_WIDTH))
         return fc_ex_missing(&image_photo_desc, IMAGE_PHOTO_WIDTH, err);
     return FC_OK;
 }

@@ -9,9 +9,19 @@
 /* ------------------------------------------------------------------------
  * example digit
  * ------------------------------------------------------------------------ */
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void mnist_digit_defaults(mnist_digit *m, const uint32_t *seen)
+{
+    (void)m;
+    (void)seen; /* no field has a default */
+}
+
 void mnist_digit_init(mnist_digit *m)
 {
     memset(m, 0, sizeof *m);
+    mnist_digit_defaults(m, m->present);
 }
 
 static int mnist_digit_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -69,22 +79,22 @@ FC_FAST_INLINE int mnist_digit_lookup(const void *ctx, const uint8_t *key, size_
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int mnist_digit_decode(mnist_digit *m, const fc_feature_ref *ref)
 {
     /* "image_floats": float, FixedLen [28,28], required */
     if (ref[MNIST_DIGIT_IMAGE_FLOATS].entry != 0) {
         if (fc_ex_fixed_float(&ref[MNIST_DIGIT_IMAGE_FLOATS], &m->image_floats[0][0], 784, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
+        fc_bit_set(m->present, MNIST_DIGIT_IMAGE_FLOATS);
     }
     /* "image_class": int64, FixedLen [], required */
     if (ref[MNIST_DIGIT_IMAGE_CLASS].entry != 0) {
         if (fc_ex_fixed_int64(&ref[MNIST_DIGIT_IMAGE_CLASS], &m->image_class, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 1;
+        fc_bit_set(m->present, MNIST_DIGIT_IMAGE_CLASS);
     }
     return FC_OK;
 }
@@ -121,10 +131,11 @@ static int mnist_digit_fast(mnist_digit *m, const uint8_t *p, size_t len)
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, MNIST_DIGIT_IMAGE_FLOATS))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(seen, MNIST_DIGIT_IMAGE_CLASS))
         return 0; /* required */
+    mnist_digit_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -143,12 +154,13 @@ int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *
         memset(out->present, 0, sizeof out->present);
         if (mnist_digit_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&mnist_digit_desc, out, ref, &info, err);
+        mnist_digit_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
-    if ((out->present[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(out->present, MNIST_DIGIT_IMAGE_CLASS))
         return fc_ex_missing(&mnist_digit_desc, MNIST_DIGIT_IMAGE_CLASS, err);
-    if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(out->present, MNIST_DIGIT_IMAGE_FLOATS))
         return fc_ex_missing(&mnist_digit_desc, MNIST_DIGIT_IMAGE_FLOATS, err);
     return FC_OK;
 }

@@ -13,10 +13,19 @@
 static const int64_t movie_movie_default_age[1] = {
     INT64_C(0)
 };
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void movie_movie_defaults(movie_movie *m, const uint32_t *seen)
+{
+    if (!fc_bit_get(seen, MOVIE_MOVIE_AGE))
+        m->age = movie_movie_default_age[0];
+}
+
 void movie_movie_init(movie_movie *m)
 {
     memset(m, 0, sizeof *m);
-    m->age = movie_movie_default_age[0];
+    movie_movie_defaults(m, m->present);
 }
 
 static int movie_movie_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -189,31 +198,29 @@ static int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
             break;
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, MOVIE_MOVIE_LOCALE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0) {
-        m->age = movie_movie_default_age[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(seen, MOVIE_MOVIE_FAVORITES))
         m->favorites_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0)
+    movie_movie_defaults(m, seen);
+    if (!fc_bit_get(seen, MOVIE_MOVIE_MOVIE_RATINGS))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(seen, MOVIE_MOVIE_MOVIE_NAMES))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 5)) == 0)
+    if (!fc_bit_get(seen, MOVIE_MOVIE_ACTORS))
         m->actors_frames = 0;
     frames = (size_t)-1; /* aligned */
-    if ((seen[0] & (UINT32_C(1) << 3)) != 0) {
+    if (fc_bit_get(seen, MOVIE_MOVIE_MOVIE_RATINGS)) {
         if (frames != (size_t)-1 && m->movie_ratings_frames != frames)
             return 0;
         frames = m->movie_ratings_frames;
     }
-    if ((seen[0] & (UINT32_C(1) << 4)) != 0) {
+    if (fc_bit_get(seen, MOVIE_MOVIE_MOVIE_NAMES)) {
         if (frames != (size_t)-1 && m->movie_names_frames != frames)
             return 0;
         frames = m->movie_names_frames;
     }
-    if ((seen[0] & (UINT32_C(1) << 5)) != 0) {
+    if (fc_bit_get(seen, MOVIE_MOVIE_ACTORS)) {
         if (frames != (size_t)-1 && m->actors_frames != frames)
             return 0;
         frames = m->actors_frames;

@@ -21,12 +21,23 @@ static const int64_t voc_segmentation_default_channels[1] = {
 static const fc_bytes voc_segmentation_default_label_format[1] = {
     {(const uint8_t *)"png", 3}
 };
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void voc_segmentation_defaults(voc_segmentation *m, const uint32_t *seen)
+{
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_FORMAT))
+        m->format = voc_segmentation_default_format[0];
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_CHANNELS))
+        m->channels = voc_segmentation_default_channels[0];
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_LABEL_FORMAT))
+        m->label_format = voc_segmentation_default_label_format[0];
+}
+
 void voc_segmentation_init(voc_segmentation *m)
 {
     memset(m, 0, sizeof *m);
-    m->format = voc_segmentation_default_format[0];
-    m->channels = voc_segmentation_default_channels[0];
-    m->label_format = voc_segmentation_default_label_format[0];
+    voc_segmentation_defaults(m, m->present);
 }
 
 static int voc_segmentation_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -155,64 +166,58 @@ FC_FAST_INLINE int voc_segmentation_lookup(const void *ctx, const uint8_t *key, 
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int voc_segmentation_decode(voc_segmentation *m, const fc_feature_ref *ref)
 {
     /* "image/encoded": bytes, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_IMAGE].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_IMAGE], &m->image, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
+        fc_bit_set(m->present, VOC_SEGMENTATION_IMAGE);
     }
     /* "image/filename": bytes, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_FILENAME].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_FILENAME], &m->filename, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 1;
+        fc_bit_set(m->present, VOC_SEGMENTATION_FILENAME);
     }
     /* "image/format": bytes, FixedLen [], with a default */
     if (ref[VOC_SEGMENTATION_FORMAT].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_FORMAT], &m->format, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 2;
-    } else {
-        m->format = voc_segmentation_default_format[0];
+        fc_bit_set(m->present, VOC_SEGMENTATION_FORMAT);
     }
     /* "image/height": int64, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_HEIGHT].entry != 0) {
         if (fc_ex_fixed_int64(&ref[VOC_SEGMENTATION_HEIGHT], &m->height, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 3;
+        fc_bit_set(m->present, VOC_SEGMENTATION_HEIGHT);
     }
     /* "image/width": int64, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_WIDTH].entry != 0) {
         if (fc_ex_fixed_int64(&ref[VOC_SEGMENTATION_WIDTH], &m->width, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 4;
+        fc_bit_set(m->present, VOC_SEGMENTATION_WIDTH);
     }
     /* "image/channels": int64, FixedLen [], with a default */
     if (ref[VOC_SEGMENTATION_CHANNELS].entry != 0) {
         if (fc_ex_fixed_int64(&ref[VOC_SEGMENTATION_CHANNELS], &m->channels, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 5;
-    } else {
-        m->channels = voc_segmentation_default_channels[0];
+        fc_bit_set(m->present, VOC_SEGMENTATION_CHANNELS);
     }
     /* "image/segmentation/class/encoded": bytes, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_LABEL].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_LABEL], &m->label, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 6;
+        fc_bit_set(m->present, VOC_SEGMENTATION_LABEL);
     }
     /* "image/segmentation/class/format": bytes, FixedLen [], with a default */
     if (ref[VOC_SEGMENTATION_LABEL_FORMAT].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_LABEL_FORMAT], &m->label_format, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 7;
-    } else {
-        m->label_format = voc_segmentation_default_label_format[0];
+        fc_bit_set(m->present, VOC_SEGMENTATION_LABEL_FORMAT);
     }
     return FC_OK;
 }
@@ -279,25 +284,17 @@ static int voc_segmentation_fast(voc_segmentation *m, const uint8_t *p, size_t l
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_IMAGE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_FILENAME))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0) {
-        m->format = voc_segmentation_default_format[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_HEIGHT))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_WIDTH))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 5)) == 0) {
-        m->channels = voc_segmentation_default_channels[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 6)) == 0)
+    if (!fc_bit_get(seen, VOC_SEGMENTATION_LABEL))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 7)) == 0) {
-        m->label_format = voc_segmentation_default_label_format[0];
-    }
+    voc_segmentation_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -316,18 +313,19 @@ int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, 
         memset(out->present, 0, sizeof out->present);
         if (voc_segmentation_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&voc_segmentation_desc, out, ref, &info, err);
+        voc_segmentation_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
-    if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(out->present, VOC_SEGMENTATION_IMAGE))
         return fc_ex_missing(&voc_segmentation_desc, VOC_SEGMENTATION_IMAGE, err);
-    if ((out->present[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(out->present, VOC_SEGMENTATION_FILENAME))
         return fc_ex_missing(&voc_segmentation_desc, VOC_SEGMENTATION_FILENAME, err);
-    if ((out->present[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(out->present, VOC_SEGMENTATION_HEIGHT))
         return fc_ex_missing(&voc_segmentation_desc, VOC_SEGMENTATION_HEIGHT, err);
-    if ((out->present[0] & (UINT32_C(1) << 6)) == 0)
+    if (!fc_bit_get(out->present, VOC_SEGMENTATION_LABEL))
         return fc_ex_missing(&voc_segmentation_desc, VOC_SEGMENTATION_LABEL, err);
-    if ((out->present[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(out->present, VOC_SEGMENTATION_WIDTH))
         return fc_ex_missing(&voc_segmentation_desc, VOC_SEGMENTATION_WIDTH, err);
     return FC_OK;
 }

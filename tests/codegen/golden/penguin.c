@@ -9,9 +9,19 @@
 /* ------------------------------------------------------------------------
  * example penguin
  * ------------------------------------------------------------------------ */
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void penguin_penguin_defaults(penguin_penguin *m, const uint32_t *seen)
+{
+    (void)m;
+    (void)seen; /* no field has a default */
+}
+
 void penguin_penguin_init(penguin_penguin *m)
 {
     memset(m, 0, sizeof *m);
+    penguin_penguin_defaults(m, m->present);
 }
 
 static int penguin_penguin_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -106,40 +116,40 @@ FC_FAST_INLINE int penguin_penguin_lookup(const void *ctx, const uint8_t *key, s
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int penguin_penguin_decode(penguin_penguin *m, const fc_feature_ref *ref)
 {
     /* "body_mass_g": float, FixedLen [], required */
     if (ref[PENGUIN_PENGUIN_BODY_MASS_G].entry != 0) {
         if (fc_ex_fixed_float(&ref[PENGUIN_PENGUIN_BODY_MASS_G], &m->body_mass_g, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
+        fc_bit_set(m->present, PENGUIN_PENGUIN_BODY_MASS_G);
     }
     /* "culmen_depth_mm": float, FixedLen [], required */
     if (ref[PENGUIN_PENGUIN_CULMEN_DEPTH_MM].entry != 0) {
         if (fc_ex_fixed_float(&ref[PENGUIN_PENGUIN_CULMEN_DEPTH_MM], &m->culmen_depth_mm, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 1;
+        fc_bit_set(m->present, PENGUIN_PENGUIN_CULMEN_DEPTH_MM);
     }
     /* "culmen_length_mm": float, FixedLen [], required */
     if (ref[PENGUIN_PENGUIN_CULMEN_LENGTH_MM].entry != 0) {
         if (fc_ex_fixed_float(&ref[PENGUIN_PENGUIN_CULMEN_LENGTH_MM], &m->culmen_length_mm, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 2;
+        fc_bit_set(m->present, PENGUIN_PENGUIN_CULMEN_LENGTH_MM);
     }
     /* "flipper_length_mm": float, FixedLen [], required */
     if (ref[PENGUIN_PENGUIN_FLIPPER_LENGTH_MM].entry != 0) {
         if (fc_ex_fixed_float(&ref[PENGUIN_PENGUIN_FLIPPER_LENGTH_MM], &m->flipper_length_mm, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 3;
+        fc_bit_set(m->present, PENGUIN_PENGUIN_FLIPPER_LENGTH_MM);
     }
     /* "species": int64, FixedLen [], required */
     if (ref[PENGUIN_PENGUIN_SPECIES].entry != 0) {
         if (fc_ex_fixed_int64(&ref[PENGUIN_PENGUIN_SPECIES], &m->species, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 4;
+        fc_bit_set(m->present, PENGUIN_PENGUIN_SPECIES);
     }
     return FC_OK;
 }
@@ -191,16 +201,17 @@ static int penguin_penguin_fast(penguin_penguin *m, const uint8_t *p, size_t len
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, PENGUIN_PENGUIN_BODY_MASS_G))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(seen, PENGUIN_PENGUIN_CULMEN_DEPTH_MM))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(seen, PENGUIN_PENGUIN_CULMEN_LENGTH_MM))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(seen, PENGUIN_PENGUIN_FLIPPER_LENGTH_MM))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(seen, PENGUIN_PENGUIN_SPECIES))
         return 0; /* required */
+    penguin_penguin_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -219,18 +230,19 @@ int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc
         memset(out->present, 0, sizeof out->present);
         if (penguin_penguin_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&penguin_penguin_desc, out, ref, &info, err);
+        penguin_penguin_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
-    if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(out->present, PENGUIN_PENGUIN_BODY_MASS_G))
         return fc_ex_missing(&penguin_penguin_desc, PENGUIN_PENGUIN_BODY_MASS_G, err);
-    if ((out->present[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(out->present, PENGUIN_PENGUIN_CULMEN_DEPTH_MM))
         return fc_ex_missing(&penguin_penguin_desc, PENGUIN_PENGUIN_CULMEN_DEPTH_MM, err);
-    if ((out->present[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(out->present, PENGUIN_PENGUIN_CULMEN_LENGTH_MM))
         return fc_ex_missing(&penguin_penguin_desc, PENGUIN_PENGUIN_CULMEN_LENGTH_MM, err);
-    if ((out->present[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(out->present, PENGUIN_PENGUIN_FLIPPER_LENGTH_MM))
         return fc_ex_missing(&penguin_penguin_desc, PENGUIN_PENGUIN_FLIPPER_LENGTH_MM, err);
-    if ((out->present[0] & (UINT32_C(1) << 4)) == 0)
+    if (!fc_bit_get(out->present, PENGUIN_PENGUIN_SPECIES))
         return fc_ex_missing(&penguin_penguin_desc, PENGUIN_PENGUIN_SPECIES, err);
     return FC_OK;
 }

@@ -17,11 +17,21 @@ static const int64_t seg_clip_default_label[1] = {
 static const float seg_clip_default_emb[4] = {
     0.0f, 0.0f, 0.0f, 0.0f
 };
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void seg_clip_defaults(seg_clip *m, const uint32_t *seen)
+{
+    if (!fc_bit_get(seen, SEG_CLIP_LABEL))
+        m->label = seg_clip_default_label[0];
+    if (!fc_bit_get(seen, SEG_CLIP_EMB))
+        memcpy(m->emb, seg_clip_default_emb, sizeof m->emb);
+}
+
 void seg_clip_init(seg_clip *m)
 {
     memset(m, 0, sizeof *m);
-    m->label = seg_clip_default_label[0];
-    memcpy(m->emb, seg_clip_default_emb, sizeof m->emb);
+    seg_clip_defaults(m, m->present);
 }
 
 static int seg_clip_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -201,21 +211,16 @@ static int seg_clip_fast(seg_clip *m, const uint8_t *p, size_t len)
             break;
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, SEG_CLIP_ID))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0) {
-        m->label = seg_clip_default_label[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(seen, SEG_CLIP_TAGS))
         m->tags_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0) {
-        memcpy(m->emb, seg_clip_default_emb, sizeof m->emb);
-    }
-    if ((seen[0] & (UINT32_C(1) << 4)) == 0)
+    seg_clip_defaults(m, seen);
+    if (!fc_bit_get(seen, SEG_CLIP_X))
         m->x_frames = 0;
-    if ((seen[0] & (UINT32_C(1) << 5)) == 0)
+    if (!fc_bit_get(seen, SEG_CLIP_W))
         m->w_frames = 0;
-    if ((seen[0] & (UINT32_C(1) << 6)) == 0)
+    if (!fc_bit_get(seen, SEG_CLIP_TOKS))
         m->toks_frames = 0;
     (void)t;
     (void)frames;

@@ -17,10 +17,19 @@ static const int64_t taobao_user_default_use_day[1] = {
 static const fc_part_desc taobao_user_parts_sessions[1] = {
     {FC_PART_ROW_LENGTHS, 9, 0, TAOBAO_USER_SESSIONS_ROWS0_MAX, offsetof(taobao_user, sessions_rows0), offsetof(taobao_user, sessions_splits0)}
 };
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void taobao_user_defaults(taobao_user *m, const uint32_t *seen)
+{
+    if (!fc_bit_get(seen, TAOBAO_USER_USE_DAY))
+        m->use_day = taobao_user_default_use_day[0];
+}
+
 void taobao_user_init(taobao_user *m)
 {
     memset(m, 0, sizeof *m);
-    m->use_day = taobao_user_default_use_day[0];
+    taobao_user_defaults(m, m->present);
 }
 
 static int taobao_user_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -153,36 +162,34 @@ FC_FAST_INLINE int taobao_user_lookup(const void *ctx, const uint8_t *key, size_
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
 {
     /* "city": bytes, FixedLen [], required, 100 hash buckets */
     if (ref[TAOBAO_USER_CITY].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[TAOBAO_USER_CITY], &m->city, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
+        fc_bit_set(m->present, TAOBAO_USER_CITY);
     }
     /* "use_day": int64, FixedLen [], with a default */
     if (ref[TAOBAO_USER_USE_DAY].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAOBAO_USER_USE_DAY], &m->use_day, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 1;
-    } else {
-        m->use_day = taobao_user_default_use_day[0];
+        fc_bit_set(m->present, TAOBAO_USER_USE_DAY);
     }
     /* "pay": float, FixedLen [], required */
     if (ref[TAOBAO_USER_PAY].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAOBAO_USER_PAY], &m->pay, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 2;
+        fc_bit_set(m->present, TAOBAO_USER_PAY);
     }
     /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
     if (ref[TAOBAO_USER_POI].entry != 0) {
         if (fc_ex_varlen_bytes(&ref[TAOBAO_USER_POI], m->poi, TAOBAO_USER_POI_MAX, &m->poi_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 3;
+        fc_bit_set(m->present, TAOBAO_USER_POI);
     } else {
         m->poi_count = 0;
     }
@@ -190,7 +197,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     if (ref[TAOBAO_USER_RATINGS_INDEX0].entry != 0) {
         if (fc_ex_varlen_int64(&ref[TAOBAO_USER_RATINGS_INDEX0], m->ratings_index0, TAOBAO_USER_RATINGS_INDEX0_MAX, &m->ratings_index0_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 6;
+        fc_bit_set(m->present, TAOBAO_USER_RATINGS_INDEX0);
     } else {
         m->ratings_index0_count = 0;
     }
@@ -198,7 +205,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     if (ref[TAOBAO_USER_RATINGS_VALUE].entry != 0) {
         if (fc_ex_varlen_float(&ref[TAOBAO_USER_RATINGS_VALUE], m->ratings_value, TAOBAO_USER_RATINGS_VALUE_MAX, &m->ratings_value_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 7;
+        fc_bit_set(m->present, TAOBAO_USER_RATINGS_VALUE);
     } else {
         m->ratings_value_count = 0;
     }
@@ -206,7 +213,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     if (ref[TAOBAO_USER_SESSIONS_VALUE].entry != 0) {
         if (fc_ex_varlen_bytes(&ref[TAOBAO_USER_SESSIONS_VALUE], m->sessions_value, TAOBAO_USER_SESSIONS_VALUE_MAX, &m->sessions_value_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 8;
+        fc_bit_set(m->present, TAOBAO_USER_SESSIONS_VALUE);
     } else {
         m->sessions_value_count = 0;
     }
@@ -214,7 +221,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     if (ref[TAOBAO_USER_SESSIONS_PART0].entry != 0) {
         if (fc_ex_varlen_int64(&ref[TAOBAO_USER_SESSIONS_PART0], m->sessions_part0, TAOBAO_USER_SESSIONS_PART0_MAX, &m->sessions_part0_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 9;
+        fc_bit_set(m->present, TAOBAO_USER_SESSIONS_PART0);
     } else {
         m->sessions_part0_count = 0;
     }
@@ -283,23 +290,21 @@ static int taobao_user_fast(taobao_user *m, const uint8_t *p, size_t len)
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, TAOBAO_USER_CITY))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0) {
-        m->use_day = taobao_user_default_use_day[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(seen, TAOBAO_USER_PAY))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(seen, TAOBAO_USER_POI))
         m->poi_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 6)) == 0)
+    if (!fc_bit_get(seen, TAOBAO_USER_RATINGS_INDEX0))
         m->ratings_index0_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 7)) == 0)
+    if (!fc_bit_get(seen, TAOBAO_USER_RATINGS_VALUE))
         m->ratings_value_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 8)) == 0)
+    if (!fc_bit_get(seen, TAOBAO_USER_SESSIONS_VALUE))
         m->sessions_value_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 9)) == 0)
+    if (!fc_bit_get(seen, TAOBAO_USER_SESSIONS_PART0))
         m->sessions_part0_count = 0;
+    taobao_user_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -318,12 +323,13 @@ int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *
         memset(out->present, 0, sizeof out->present);
         if (taobao_user_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&taobao_user_desc, out, ref, &info, err);
+        taobao_user_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
-    if ((out->present[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(out->present, TAOBAO_USER_CITY))
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_CITY, err);
-    if ((out->present[0] & (UINT32_C(1) << 2)) == 0)
+    if (!fc_bit_get(out->present, TAOBAO_USER_PAY))
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_PAY, err);
     if (fc_ex_sparse(&taobao_user_desc, TAOBAO_USER_RATINGS, out, err) != FC_OK)
         return FC_ERR_PARSE;

@@ -29,14 +29,27 @@ static const float taxi_trip_default_dropoff_latitude[1] = {
 static const float taxi_trip_default_dropoff_longitude[1] = {
     0.0f
 };
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void taxi_trip_defaults(taxi_trip *m, const uint32_t *seen)
+{
+    if (!fc_bit_get(seen, TAXI_TRIP_COMPANY))
+        m->company = taxi_trip_default_company[0];
+    if (!fc_bit_get(seen, TAXI_TRIP_DROPOFF_CENSUS_TRACT))
+        m->dropoff_census_tract = taxi_trip_default_dropoff_census_tract[0];
+    if (!fc_bit_get(seen, TAXI_TRIP_DROPOFF_COMMUNITY_AREA))
+        m->dropoff_community_area = taxi_trip_default_dropoff_community_area[0];
+    if (!fc_bit_get(seen, TAXI_TRIP_DROPOFF_LATITUDE))
+        m->dropoff_latitude = taxi_trip_default_dropoff_latitude[0];
+    if (!fc_bit_get(seen, TAXI_TRIP_DROPOFF_LONGITUDE))
+        m->dropoff_longitude = taxi_trip_default_dropoff_longitude[0];
+}
+
 void taxi_trip_init(taxi_trip *m)
 {
     memset(m, 0, sizeof *m);
-    m->company = taxi_trip_default_company[0];
-    m->dropoff_census_tract = taxi_trip_default_dropoff_census_tract[0];
-    m->dropoff_community_area = taxi_trip_default_dropoff_community_area[0];
-    m->dropoff_latitude = taxi_trip_default_dropoff_latitude[0];
-    m->dropoff_longitude = taxi_trip_default_dropoff_longitude[0];
+    taxi_trip_defaults(m, m->present);
 }
 
 static int taxi_trip_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -281,68 +294,58 @@ FC_FAST_INLINE int taxi_trip_lookup(const void *ctx, const uint8_t *key, size_t 
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int taxi_trip_decode(taxi_trip *m, const fc_feature_ref *ref)
 {
     /* "company": bytes, FixedLen [], with a default */
     if (ref[TAXI_TRIP_COMPANY].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[TAXI_TRIP_COMPANY], &m->company, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
-    } else {
-        m->company = taxi_trip_default_company[0];
+        fc_bit_set(m->present, TAXI_TRIP_COMPANY);
     }
     /* "dropoff_census_tract": int64, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_CENSUS_TRACT].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_DROPOFF_CENSUS_TRACT], &m->dropoff_census_tract, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 1;
-    } else {
-        m->dropoff_census_tract = taxi_trip_default_dropoff_census_tract[0];
+        fc_bit_set(m->present, TAXI_TRIP_DROPOFF_CENSUS_TRACT);
     }
     /* "dropoff_community_area": int64, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_COMMUNITY_AREA].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_DROPOFF_COMMUNITY_AREA], &m->dropoff_community_area, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 2;
-    } else {
-        m->dropoff_community_area = taxi_trip_default_dropoff_community_area[0];
+        fc_bit_set(m->present, TAXI_TRIP_DROPOFF_COMMUNITY_AREA);
     }
     /* "dropoff_latitude": float, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_LATITUDE].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAXI_TRIP_DROPOFF_LATITUDE], &m->dropoff_latitude, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 3;
-    } else {
-        m->dropoff_latitude = taxi_trip_default_dropoff_latitude[0];
+        fc_bit_set(m->present, TAXI_TRIP_DROPOFF_LATITUDE);
     }
     /* "dropoff_longitude": float, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_LONGITUDE].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAXI_TRIP_DROPOFF_LONGITUDE], &m->dropoff_longitude, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 4;
-    } else {
-        m->dropoff_longitude = taxi_trip_default_dropoff_longitude[0];
+        fc_bit_set(m->present, TAXI_TRIP_DROPOFF_LONGITUDE);
     }
     /* "fare": float, FixedLen [], required */
     if (ref[TAXI_TRIP_FARE].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAXI_TRIP_FARE], &m->fare, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 5;
+        fc_bit_set(m->present, TAXI_TRIP_FARE);
     }
     /* "payment_type": bytes, FixedLen [], required */
     if (ref[TAXI_TRIP_PAYMENT_TYPE].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[TAXI_TRIP_PAYMENT_TYPE], &m->payment_type, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 6;
+        fc_bit_set(m->present, TAXI_TRIP_PAYMENT_TYPE);
     }
     /* "pickup_census_tract": int64, VarLen, at most 1 values */
     if (ref[TAXI_TRIP_PICKUP_CENSUS_TRACT].entry != 0) {
         if (fc_ex_varlen_int64(&ref[TAXI_TRIP_PICKUP_CENSUS_TRACT], m->pickup_census_tract, TAXI_TRIP_PICKUP_CENSUS_TRACT_MAX, &m->pickup_census_tract_count, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 7;
+        fc_bit_set(m->present, TAXI_TRIP_PICKUP_CENSUS_TRACT);
     } else {
         m->pickup_census_tract_count = 0;
     }
@@ -350,61 +353,61 @@ static int taxi_trip_decode(taxi_trip *m, const fc_feature_ref *ref)
     if (ref[TAXI_TRIP_PICKUP_COMMUNITY_AREA].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_PICKUP_COMMUNITY_AREA], &m->pickup_community_area, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 8;
+        fc_bit_set(m->present, TAXI_TRIP_PICKUP_COMMUNITY_AREA);
     }
     /* "pickup_latitude": float, FixedLen [], required */
     if (ref[TAXI_TRIP_PICKUP_LATITUDE].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAXI_TRIP_PICKUP_LATITUDE], &m->pickup_latitude, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 9;
+        fc_bit_set(m->present, TAXI_TRIP_PICKUP_LATITUDE);
     }
     /* "pickup_longitude": float, FixedLen [], required */
     if (ref[TAXI_TRIP_PICKUP_LONGITUDE].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAXI_TRIP_PICKUP_LONGITUDE], &m->pickup_longitude, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 10;
+        fc_bit_set(m->present, TAXI_TRIP_PICKUP_LONGITUDE);
     }
     /* "tips": float, FixedLen [], required */
     if (ref[TAXI_TRIP_TIPS].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAXI_TRIP_TIPS], &m->tips, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 11;
+        fc_bit_set(m->present, TAXI_TRIP_TIPS);
     }
     /* "trip_miles": float, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_MILES].entry != 0) {
         if (fc_ex_fixed_float(&ref[TAXI_TRIP_TRIP_MILES], &m->trip_miles, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 12;
+        fc_bit_set(m->present, TAXI_TRIP_TRIP_MILES);
     }
     /* "trip_seconds": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_SECONDS].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_SECONDS], &m->trip_seconds, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 13;
+        fc_bit_set(m->present, TAXI_TRIP_TRIP_SECONDS);
     }
     /* "trip_start_day": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_DAY].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_DAY], &m->trip_start_day, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 14;
+        fc_bit_set(m->present, TAXI_TRIP_TRIP_START_DAY);
     }
     /* "trip_start_hour": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_HOUR].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_HOUR], &m->trip_start_hour, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 15;
+        fc_bit_set(m->present, TAXI_TRIP_TRIP_START_HOUR);
     }
     /* "trip_start_month": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_MONTH].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_MONTH], &m->trip_start_month, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 16;
+        fc_bit_set(m->present, TAXI_TRIP_TRIP_START_MONTH);
     }
     /* "trip_start_timestamp": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_TIMESTAMP].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_TIMESTAMP], &m->trip_start_timestamp, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 17;
+        fc_bit_set(m->present, TAXI_TRIP_TRIP_START_TIMESTAMP);
     }
     return FC_OK;
 }
@@ -521,47 +524,33 @@ static int taxi_trip_fast(taxi_trip *m, const uint8_t *p, size_t len)
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0) {
-        m->company = taxi_trip_default_company[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0) {
-        m->dropoff_census_tract = taxi_trip_default_dropoff_census_tract[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0) {
-        m->dropoff_community_area = taxi_trip_default_dropoff_community_area[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0) {
-        m->dropoff_latitude = taxi_trip_default_dropoff_latitude[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 4)) == 0) {
-        m->dropoff_longitude = taxi_trip_default_dropoff_longitude[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 5)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_FARE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 6)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_PAYMENT_TYPE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 7)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_PICKUP_CENSUS_TRACT))
         m->pickup_census_tract_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 8)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_PICKUP_COMMUNITY_AREA))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 9)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_PICKUP_LATITUDE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 10)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_PICKUP_LONGITUDE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 11)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_TIPS))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 12)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_TRIP_MILES))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 13)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_TRIP_SECONDS))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 14)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_TRIP_START_DAY))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 15)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_TRIP_START_HOUR))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 16)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_TRIP_START_MONTH))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 17)) == 0)
+    if (!fc_bit_get(seen, TAXI_TRIP_TRIP_START_TIMESTAMP))
         return 0; /* required */
+    taxi_trip_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -580,32 +569,33 @@ int taxi_trip_parse(taxi_trip *out, const void *data, size_t len, fc_error *err)
         memset(out->present, 0, sizeof out->present);
         if (taxi_trip_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&taxi_trip_desc, out, ref, &info, err);
+        taxi_trip_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
-    if ((out->present[0] & (UINT32_C(1) << 5)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_FARE))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_FARE, err);
-    if ((out->present[0] & (UINT32_C(1) << 6)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_PAYMENT_TYPE))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_PAYMENT_TYPE, err);
-    if ((out->present[0] & (UINT32_C(1) << 8)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_PICKUP_COMMUNITY_AREA))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_PICKUP_COMMUNITY_AREA, err);
-    if ((out->present[0] & (UINT32_C(1) << 9)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_PICKUP_LATITUDE))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_PICKUP_LATITUDE, err);
-    if ((out->present[0] & (UINT32_C(1) << 10)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_PICKUP_LONGITUDE))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_PICKUP_LONGITUDE, err);
-    if ((out->present[0] & (UINT32_C(1) << 11)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_TIPS))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_TIPS, err);
-    if ((out->present[0] & (UINT32_C(1) << 12)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_TRIP_MILES))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_TRIP_MILES, err);
-    if ((out->present[0] & (UINT32_C(1) << 13)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_TRIP_SECONDS))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_TRIP_SECONDS, err);
-    if ((out->present[0] & (UINT32_C(1) << 14)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_TRIP_START_DAY))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_TRIP_START_DAY, err);
-    if ((out->present[0] & (UINT32_C(1) << 15)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_TRIP_START_HOUR))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_TRIP_START_HOUR, err);
-    if ((out->present[0] & (UINT32_C(1) << 16)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_TRIP_START_MONTH))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_TRIP_START_MONTH, err);
-    if ((out->present[0] & (UINT32_C(1) << 17)) == 0)
+    if (!fc_bit_get(out->present, TAXI_TRIP_TRIP_START_TIMESTAMP))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_TRIP_START_TIMESTAMP, err);
     return FC_OK;
 }

@@ -9,9 +9,19 @@
 /* ------------------------------------------------------------------------
  * sequence_example record
  * ------------------------------------------------------------------------ */
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void tfx_sequence_record_defaults(tfx_sequence_record *m, const uint32_t *seen)
+{
+    (void)m;
+    (void)seen; /* no field has a default */
+}
+
 void tfx_sequence_record_init(tfx_sequence_record *m)
 {
     memset(m, 0, sizeof *m);
+    tfx_sequence_record_defaults(m, m->present);
 }
 
 static int tfx_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -135,11 +145,12 @@ static int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t *p, si
             break;
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, TFX_SEQUENCE_RECORD_F))
         m->f_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(seen, TFX_SEQUENCE_RECORD_I))
         m->i_count = 0;
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    tfx_sequence_record_defaults(m, seen);
+    if (!fc_bit_get(seen, TFX_SEQUENCE_RECORD_S))
         return 0; /* required */
     (void)t;
     (void)frames;

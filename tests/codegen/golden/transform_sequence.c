@@ -9,9 +9,19 @@
 /* ------------------------------------------------------------------------
  * sequence_example record
  * ------------------------------------------------------------------------ */
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void transform_sequence_record_defaults(transform_sequence_record *m, const uint32_t *seen)
+{
+    (void)m;
+    (void)seen; /* no field has a default */
+}
+
 void transform_sequence_record_init(transform_sequence_record *m)
 {
     memset(m, 0, sizeof *m);
+    transform_sequence_record_defaults(m, m->present);
 }
 
 static int transform_sequence_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -157,21 +167,22 @@ static int transform_sequence_record_fast(transform_sequence_record *m, const ui
             break;
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0)
+    if (!fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_FLOAT_FEATURE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0)
+    if (!fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_INT_FEATURE))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0)
+    transform_sequence_record_defaults(m, seen);
+    if (!fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_INT_FRAMES))
         return 0; /* required */
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0)
+    if (!fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE))
         m->string_feature_frames = 0;
     frames = (size_t)-1; /* aligned */
-    if ((seen[0] & (UINT32_C(1) << 2)) != 0) {
+    if (fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_INT_FRAMES)) {
         if (frames != (size_t)-1 && m->int_frames_frames != frames)
             return 0;
         frames = m->int_frames_frames;
     }
-    if ((seen[0] & (UINT32_C(1) << 3)) != 0) {
+    if (fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE)) {
         if (frames != (size_t)-1 && m->string_feature_frames != frames)
             return 0;
         frames = m->string_feature_frames;

@@ -25,13 +25,25 @@ static const fc_bytes tutorial_record_default_feature2[1] = {
 static const float tutorial_record_default_feature3[1] = {
     0.0f
 };
+
+/* Fills the default of every FixedLen field whose bit is clear in seen
+ * (the record did not have it): for init, and after either parse path. */
+static void tutorial_record_defaults(tutorial_record *m, const uint32_t *seen)
+{
+    if (!fc_bit_get(seen, TUTORIAL_RECORD_FEATURE0))
+        m->feature0 = tutorial_record_default_feature0[0];
+    if (!fc_bit_get(seen, TUTORIAL_RECORD_FEATURE1))
+        m->feature1 = tutorial_record_default_feature1[0];
+    if (!fc_bit_get(seen, TUTORIAL_RECORD_FEATURE2))
+        m->feature2 = tutorial_record_default_feature2[0];
+    if (!fc_bit_get(seen, TUTORIAL_RECORD_FEATURE3))
+        m->feature3 = tutorial_record_default_feature3[0];
+}
+
 void tutorial_record_init(tutorial_record *m)
 {
     memset(m, 0, sizeof *m);
-    m->feature0 = tutorial_record_default_feature0[0];
-    m->feature1 = tutorial_record_default_feature1[0];
-    m->feature2 = tutorial_record_default_feature2[0];
-    m->feature3 = tutorial_record_default_feature3[0];
+    tutorial_record_defaults(m, m->present);
 }
 
 static int tutorial_record_parse_any(void *out, const void *data, size_t len, fc_error *err)
@@ -112,42 +124,34 @@ FC_FAST_INLINE int tutorial_record_lookup(const void *ctx, const uint8_t *key, s
     return -1;
 }
 
-/* Decodes what the scan found and fills the defaults of what it did not.
- * Stops at the first problem without a message: fc_ex_report then finds
- * the problem TensorFlow would report and words it. */
+/* Decodes what the scan found (_defaults then fills the defaults of what it
+ * did not).  Stops at the first problem without a message: fc_ex_report
+ * then finds the problem TensorFlow would report and words it. */
 static int tutorial_record_decode(tutorial_record *m, const fc_feature_ref *ref)
 {
     /* "feature0": int64, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE0].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TUTORIAL_RECORD_FEATURE0], &m->feature0, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 0;
-    } else {
-        m->feature0 = tutorial_record_default_feature0[0];
+        fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE0);
     }
     /* "feature1": int64, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE1].entry != 0) {
         if (fc_ex_fixed_int64(&ref[TUTORIAL_RECORD_FEATURE1], &m->feature1, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 1;
-    } else {
-        m->feature1 = tutorial_record_default_feature1[0];
+        fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE1);
     }
     /* "feature2": bytes, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE2].entry != 0) {
         if (fc_ex_fixed_bytes(&ref[TUTORIAL_RECORD_FEATURE2], &m->feature2, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 2;
-    } else {
-        m->feature2 = tutorial_record_default_feature2[0];
+        fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE2);
     }
     /* "feature3": float, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE3].entry != 0) {
         if (fc_ex_fixed_float(&ref[TUTORIAL_RECORD_FEATURE3], &m->feature3, 1, NULL) != FC_OK)
             return FC_ERR_PARSE;
-        m->present[0] |= UINT32_C(1) << 3;
-    } else {
-        m->feature3 = tutorial_record_default_feature3[0];
+        fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE3);
     }
     return FC_OK;
 }
@@ -194,18 +198,7 @@ static int tutorial_record_fast(tutorial_record *m, const uint8_t *p, size_t len
             break; /* a feature the spec does not name: not read */
         }
     }
-    if ((seen[0] & (UINT32_C(1) << 0)) == 0) {
-        m->feature0 = tutorial_record_default_feature0[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 1)) == 0) {
-        m->feature1 = tutorial_record_default_feature1[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 2)) == 0) {
-        m->feature2 = tutorial_record_default_feature2[0];
-    }
-    if ((seen[0] & (UINT32_C(1) << 3)) == 0) {
-        m->feature3 = tutorial_record_default_feature3[0];
-    }
+    tutorial_record_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
@@ -224,6 +217,7 @@ int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc
         memset(out->present, 0, sizeof out->present);
         if (tutorial_record_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
             return fc_ex_report(&tutorial_record_desc, out, ref, &info, err);
+        tutorial_record_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
      * in its order (by key); then what is built from the values. */
