@@ -144,19 +144,11 @@ int fc_ex_rows_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t stride, size
  * Every generated message also describes itself in data, so that generic
  * code (the JSON driver, the error reporter below, the differential tests)
  * can walk a struct without knowing its C type. */
-typedef struct fc_field_desc {
-    const char *key;           /* feature key as in the data (may hold any byte) */
-    size_t key_len;
-    const char *c_name;        /* struct member */
-    fc_type type;
-    fc_kind kind;
-    unsigned rank;             /* FIXED: rank of shape; ROWS: rank of the row shape */
-    size_t dims[FC_MAX_RANK];  /* FIXED: shape; ROWS: row shape */
-    size_t elems;              /* FIXED: product(shape); ROWS: row size (stride); VARLEN: 1 */
-    size_t max;                /* VARLEN: max values; ROWS: max rows; FIXED: elems */
-    size_t value_offset;       /* offsetof the values in the struct */
-    size_t count_offset;       /* offsetof the size_t count (VARLEN values, ROWS rows) */
-    const void *default_value; /* FIXED: elems values; ROWS: 1 padding value; or NULL */
+/* What only some fields have: hash buckets (`hash_buckets N`), the parts of a
+ * SparseFeature or a RaggedFeature, the mark of a field read only for one.
+ * A field with none of them points to fc_field_plain; a field read only for
+ * a SparseFeature or a RaggedFeature to fc_field_for_sparse or _for_ragged. */
+typedef struct fc_field_extra {
     size_t hash_buckets;       /* `hash_buckets N`: N, else 0 */
     int hot;                   /* 0, FC_HOT_ONE or FC_HOT_MULTI */
     size_t bucket_offset;      /* offsetof the int64_t bucket ids (one per value) */
@@ -175,6 +167,26 @@ typedef struct fc_field_desc {
     const fc_part_desc *parts;
     unsigned nparts;
     int split64;
+} fc_field_extra;
+
+extern const fc_field_extra fc_field_plain;      /* all zero */
+extern const fc_field_extra fc_field_for_sparse; /* hidden 1, else zero */
+extern const fc_field_extra fc_field_for_ragged; /* hidden 2, else zero */
+
+typedef struct fc_field_desc {
+    const char *key;           /* feature key as in the data (may hold any byte) */
+    size_t key_len;
+    const char *c_name;        /* struct member */
+    fc_type type;
+    fc_kind kind;
+    unsigned rank;             /* FIXED: rank of shape; ROWS: rank of the row shape */
+    size_t dims[FC_MAX_RANK];  /* FIXED: shape; ROWS: row shape */
+    size_t elems;              /* FIXED: product(shape); ROWS: row size (stride); VARLEN: 1 */
+    size_t max;                /* VARLEN: max values; ROWS: max rows; FIXED: elems */
+    size_t value_offset;       /* offsetof the values in the struct */
+    size_t count_offset;       /* offsetof the size_t count (VARLEN values, ROWS rows) */
+    const void *default_value; /* FIXED: elems values; ROWS: 1 padding value; or NULL */
+    const fc_field_extra *extra; /* never NULL: &fc_field_plain when there is nothing */
 } fc_field_desc;
 
 /* Hot encodings of bucket ids, as tf.feature_column.indicator_column gives

@@ -450,29 +450,96 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
 
 /* The start shared by fc_field_desc and fc_list_desc initializers: key,
  * C name, type, kind, rank and the dims array. */
+static const char *kind_enum(fc_kind k)
+{
+    return k == FC_KIND_FIXED    ? "FIXED"
+           : k == FC_KIND_VARLEN ? "VARLEN"
+           : k == FC_KIND_SPARSE ? "SPARSE"
+           : k == FC_KIND_RAGGED ? "RAGGED"
+                                 : "ROWS";
+}
+
+/* The start of a descriptor entry: {"key", key_len, "c_name", type, kind,
+ * rank, {dims}, elems, max, */
 static void emit_desc_head(sbuf *b, const schema_feature *f)
 {
     unsigned r;
     fcc_sb_str(b, "    {");
     c_string(b, f->key, f->key_len);
-    fcc_sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u,\n     {", f->key_len, f->cname,
-                  type_enum(f->type),
-                  f->kind == FC_KIND_FIXED    ? "FIXED"
-                  : f->kind == FC_KIND_VARLEN ? "VARLEN"
-                  : f->kind == FC_KIND_SPARSE ? "SPARSE"
-                  : f->kind == FC_KIND_RAGGED ? "RAGGED"
-                                          : "ROWS",
-                  f->rank);
-    for (r = 0; r < FC_MAX_RANK; r++)
+    fcc_sb_printf(b, ", %zu, \"%s\", FC_TYPE_%s, FC_KIND_%s, %u, {", f->key_len, f->cname,
+                  type_enum(f->type), kind_enum(f->kind), f->rank);
+    for (r = 0; r < f->rank || r == 0; r++)
         fcc_sb_printf(b, "%s%zu", r ? ", " : "", r < f->rank ? f->dims[r] : (size_t)0);
-    fcc_sb_str(b, "}");
+    fcc_sb_printf(b, "}, %zu, %zu, ", f->elems, f->max);
 }
 
-/* The fc_field_desc initializer of an Example or context feature. */
-static void emit_field_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
+/* A RaggedFeature's partitions, in data. */
+static void emit_ragged_parts(sbuf *b, const schema_message *m, const schema_feature *f)
+{
+    static const char *const part_kinds[] = {
+        "0", "FC_PART_ROW_SPLITS", "FC_PART_ROW_LENGTHS", "FC_PART_ROW_STARTS",
+        "FC_PART_ROW_LIMITS", "FC_PART_VALUE_ROWIDS", "FC_PART_UNIFORM_ROW_LENGTH"};
+    unsigned q;
+    fcc_sb_printf(b, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n", m->c_type, f->cname,
+                  f->nparts > 0 ? f->nparts : 1u);
+    for (q = 0; q < f->nparts; q++)
+        fcc_sb_printf(b,
+                      "    {%s, %u, %zu, %s_ROWS%u_MAX, offsetof(%s, %s_rows%u), "
+                      "offsetof(%s, %s_splits%u)}%s\n",
+                      part_kinds[f->parts[q].kind], (unsigned)f->parts[q].field,
+                      f->parts[q].length, f->macro, q, m->c_type, f->cname, q, m->c_type,
+                      f->cname, q, q + 1 < f->nparts ? "," : "");
+    if (f->nparts == 0)
+        fcc_sb_str(b, "    {FC_PART_ROW_SPLITS, 0, 0, 0, 0, 0} /* (none) */\n");
+    fcc_sb_str(b, "};\n");
+}
+
+/* Whether f needs an fc_field_extra of its own (else one of the runtime's:
+ * fc_field_plain, fc_field_for_sparse, fc_field_for_ragged). */
+static int has_extra(const schema_feature *f)
+{
+    return (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) ||
+           f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED;
+}
+
+/* The fc_field_extra of f: hash buckets, a SparseFeature's or a
+ * RaggedFeature's parts, the mark of a field read only for one. */
+static void emit_field_extra(sbuf *b, const schema_message *m, const schema_feature *f)
+{
+    unsigned r;
+    fcc_sb_str(b, "\n/* ");
+    describe(b, f);
+    fcc_sb_printf(b, " */\nstatic const fc_field_extra %s_extra_%s = {\n    ", m->c_type, f->cname);
+    if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
+        fcc_sb_printf(b, "%zu, %s, offsetof(%s, %s_bucket), ", f->hash_buckets,
+                      f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
+                      f->cname);
+        if (f->hot != 0)
+            fcc_sb_printf(b, "offsetof(%s, %s_hot),\n    ", m->c_type, f->cname);
+        else
+            fcc_sb_str(b, "0,\n    ");
+    } else {
+        fcc_sb_str(b, "0, 0, 0, 0,\n    ");
+    }
+    if (f->kind == FC_KIND_SPARSE) {
+        fcc_sb_printf(b, "offsetof(%s, %s_indices), {", m->c_type, f->cname);
+        for (r = 0; r <= f->rank; r++)
+            fcc_sb_printf(b, "%s%u", r ? ", " : "", (unsigned)f->sparse_fields[r]);
+        fcc_sb_printf(b, "}, %d, 0,\n    NULL, 0, 0\n};\n", f->already_sorted);
+    } else if (f->kind == FC_KIND_RAGGED) {
+        fcc_sb_printf(b, "0, {%u}, 0, 0,\n    %s_parts_%s, %u, %d\n};\n",
+                      (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
+    } else {
+        fcc_sb_str(b, "0, {0}, 0, 0,\n    NULL, 0, 0\n};\n");
+    }
+}
+
+/* The fc_field_desc entry of an Example or context feature, one line; its
+ * fc_field_extra, if it needs one, goes to extras. */
+static void emit_field_desc(sbuf *b, sbuf *extras, const schema_message *m,
+                            const schema_feature *f, int last)
 {
     emit_desc_head(b, f);
-    fcc_sb_printf(b, ", %zu, %zu,\n     ", f->elems, f->max);
     if (f->kind == FC_KIND_FIXED && f->elems == 0)
         fcc_sb_str(b, "0, ");
     else
@@ -482,32 +549,16 @@ static void emit_field_desc(sbuf *b, const schema_message *m, const schema_featu
     else
         fcc_sb_str(b, "0, ");
     if (f->has_default)
-        fcc_sb_printf(b, "%s_default_%s,\n     ", m->c_type, f->cname);
+        fcc_sb_printf(b, "%s_default_%s, ", m->c_type, f->cname);
     else
-        fcc_sb_str(b, "NULL,\n     ");
-    if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
-        fcc_sb_printf(b, "%zu, %s, offsetof(%s, %s_bucket), ", f->hash_buckets,
-                      f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
-                      f->cname);
-        if (f->hot != 0)
-            fcc_sb_printf(b, "offsetof(%s, %s_hot)", m->c_type, f->cname);
-        else
-            fcc_sb_str(b, "0");
+        fcc_sb_str(b, "NULL, ");
+    if (has_extra(f)) {
+        emit_field_extra(extras, m, f);
+        fcc_sb_printf(b, "&%s_extra_%s}", m->c_type, f->cname);
     } else {
-        fcc_sb_str(b, "0, 0, 0, 0");
-    }
-    if (f->kind == FC_KIND_SPARSE) {
-        unsigned r;
-        fcc_sb_printf(b, ",\n     offsetof(%s, %s_indices), {", m->c_type, f->cname);
-        for (r = 0; r <= FC_MAX_RANK; r++)
-            fcc_sb_printf(b, "%s%u", r ? ", " : "",
-                          r <= f->rank ? (unsigned)f->sparse_fields[r] : 0u);
-        fcc_sb_printf(b, "}, %d, 0,\n     NULL, 0, 0}", f->already_sorted);
-    } else if (f->kind == FC_KIND_RAGGED) {
-        fcc_sb_printf(b, ",\n     0, {%u}, 0, 0,\n     %s_parts_%s, %u, %d}",
-                      (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
-    } else {
-        fcc_sb_printf(b, ",\n     0, {0}, 0, %d,\n     NULL, 0, 0}", f->hidden);
+        fcc_sb_str(b, f->hidden == 1   ? "&fc_field_for_sparse}"
+                      : f->hidden == 2 ? "&fc_field_for_ragged}"
+                                       : "&fc_field_plain}");
     }
     fcc_sb_str(b, last ? "\n" : ",\n");
 }
@@ -836,8 +887,7 @@ static void emit_list_member(sbuf *b, const schema_feature *f)
 static void emit_list_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
 {
     emit_desc_head(b, f);
-    fcc_sb_printf(b, ", %zu, %zu, %zu, %d, %d,\n     ", f->elems, f->max, f->max_frames,
-                  f->allow_missing, f->uniform);
+    fcc_sb_printf(b, "%zu, %d, %d, ", f->max_frames, f->allow_missing, f->uniform);
     fcc_sb_printf(b, "offsetof(%s, %s), offsetof(%s, %s_frames), ", m->c_type, f->cname, m->c_type,
                   f->cname);
     if (f->kind == FC_KIND_VARLEN)
@@ -965,11 +1015,7 @@ static int sequence_parts(msg_parts *mp, const schema_message *m)
  * init, batch sizes and the field descriptors of every feature and list. */
 static void common_parts(msg_parts *mp, const schema_message *m)
 {
-    static const char *const part_kinds[] = {
-        "0", "FC_PART_ROW_SPLITS", "FC_PART_ROW_LENGTHS", "FC_PART_ROW_STARTS",
-        "FC_PART_ROW_LIMITS", "FC_PART_VALUE_ROWIDS", "FC_PART_UNIFORM_ROW_LENGTH"};
     size_t i, total = m->nfeatures + m->nlists;
-    unsigned q;
     for (i = 0; i < total; i++) {
         const schema_feature *f = i < m->nfeatures ? &m->features[i] : &m->lists[i - m->nfeatures];
         fcc_sb_printf(&mp->enm, "    %s = %zu%s\n", f->macro, i, i + 1 < total ? "," : "");
@@ -987,23 +1033,11 @@ static void common_parts(msg_parts *mp, const schema_message *m)
                 emit_default_copy(&mp->init, "        ", m, f);
             }
         }
-        emit_field_desc(m->sequence ? &mp->cdescs : &mp->descs, m, f, i + 1 == m->nfeatures);
+        if (f->kind == FC_KIND_RAGGED)
+            emit_ragged_parts(&mp->defaults, m, f); /* before the extra that names them */
+        emit_field_desc(m->sequence ? &mp->cdescs : &mp->descs, &mp->defaults, m, f,
+                        i + 1 == m->nfeatures);
         emit_batch_bytes(&mp->batch, f, 0);
-        if (f->kind != FC_KIND_RAGGED)
-            continue;
-        /* a RaggedFeature's partitions, in data */
-        fcc_sb_printf(&mp->defaults, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n",
-                      m->c_type, f->cname, f->nparts > 0 ? f->nparts : 1u);
-        for (q = 0; q < f->nparts; q++)
-            fcc_sb_printf(&mp->defaults,
-                          "    {%s, %u, %zu, %s_ROWS%u_MAX, offsetof(%s, %s_rows%u), "
-                          "offsetof(%s, %s_splits%u)}%s\n",
-                          part_kinds[f->parts[q].kind], (unsigned)f->parts[q].field,
-                          f->parts[q].length, f->macro, q, m->c_type, f->cname, q, m->c_type,
-                          f->cname, q, q + 1 < f->nparts ? "," : "");
-        if (f->nparts == 0)
-            fcc_sb_str(&mp->defaults, "    {FC_PART_ROW_SPLITS, 0, 0, 0, 0, 0} /* (none) */\n");
-        fcc_sb_str(&mp->defaults, "};\n");
     }
     if (m->nlists > 0)
         fcc_sb_str(&mp->members, "    /* feature lists */\n");

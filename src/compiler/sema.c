@@ -1022,8 +1022,8 @@ static int add_feature_names(pool *p, diag *d, const schema_message *m, schema_f
     char *owner = cat(p, what, f->cname, "'");
     char *up = upper_of(p, f->cname);
     char *base = cat(p, m->upper, "_", up);
-    const char *names[12 + 4 * FC_MAX_RANK];
-    symtab *where[12 + 4 * FC_MAX_RANK];
+    const char *names[16 + 4 * FC_MAX_RANK];
+    symtab *where[16 + 4 * FC_MAX_RANK];
     size_t k = 0, q;
     unsigned rk;
     f->macro = base;
@@ -1060,6 +1060,8 @@ static int add_feature_names(pool *p, diag *d, const schema_message *m, schema_f
     }
     if (f->has_default)
         names[k] = cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
+    if (f->hash_buckets > 0 || f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED)
+        names[k] = cat(p, m->c_type, "_extra_", f->cname), where[k++] = globals;
     if (f->hash_buckets > 0) {
         names[k] = cat(p, f->cname, "_bucket", ""), where[k++] = members;
         names[k] = cat(p, base, "_BUCKETS", ""), where[k++] = globals;

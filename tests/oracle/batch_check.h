@@ -135,27 +135,27 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             cnt = fc_load_size(s + f->count_offset);
             BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
                       "%s: record %zu values", f->c_name, i);
-            top = f->nparts > 0 ? fc_load_size(s + f->parts[0].rows_offset) : cnt;
+            top = f->extra->nparts > 0 ? fc_load_size(s + f->extra->parts[0].rows_offset) : cnt;
             BC_EXPECT(c->row_splits[i + 1] - c->row_splits[i] == (int64_t)top,
                       "%s: record %zu rows", f->c_name, i);
-            for (q = 0; q < f->nparts; q++) {
-                size_t rows = fc_load_size(s + f->parts[q].rows_offset), r;
-                int64_t shift = q + 1 < f->nparts ? (int64_t)at[q + 1] : (int64_t)off;
+            for (q = 0; q < f->extra->nparts; q++) {
+                size_t rows = fc_load_size(s + f->extra->parts[q].rows_offset), r;
+                int64_t shift = q + 1 < f->extra->nparts ? (int64_t)at[q + 1] : (int64_t)off;
                 for (r = 1; r <= rows; r++) {
                     int64_t v;
-                    if (f->split64) {
-                        memcpy(&v, s + f->parts[q].splits_offset + r * 8, 8);
+                    if (f->extra->split64) {
+                        memcpy(&v, s + f->extra->parts[q].splits_offset + r * 8, 8);
                     } else {
                         int32_t w;
-                        memcpy(&w, s + f->parts[q].splits_offset + r * 4, 4);
+                        memcpy(&w, s + f->extra->parts[q].splits_offset + r * 4, 4);
                         v = w;
                     }
                     BC_EXPECT(c->part_splits[q][at[q] + r] == shift + v,
                               "%s: record %zu partition %zu split %zu", f->c_name, i, q, r);
                 }
             }
-            for (q = 0; q < f->nparts; q++)
-                at[q] += fc_load_size(s + f->parts[q].rows_offset);
+            for (q = 0; q < f->extra->nparts; q++)
+                at[q] += fc_load_size(s + f->extra->parts[q].rows_offset);
             off += cnt;
         }
         BC_EXPECT(c->nvalues == off, "%s: %zu values, want %zu", f->c_name, c->nvalues, off);
@@ -172,7 +172,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             const int64_t *ix;
             bc_parse(s, bc_recs[i], bc_lens[i], NULL);
             cnt = fc_load_size(s + f->count_offset);
-            ix = (const int64_t *)(const void *)(s + f->indices_offset);
+            ix = (const int64_t *)(const void *)(s + f->extra->indices_offset);
             BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
                       "%s: record %zu values", f->c_name, i);
             for (k = 0; k < cnt; k++) {
@@ -209,16 +209,16 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
         const unsigned char *sv;
         bc_parse(s, bc_recs[i], bc_lens[i], NULL);
         sv = s + f->value_offset;
-        if (f->hash_buckets > 0) {
+        if (f->extra->hash_buckets > 0) {
             /* bucket ids laid out as the values, hot vectors per record */
             size_t cnt = f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(s + f->count_offset);
             size_t at = f->kind == FC_KIND_FIXED ? i * f->elems : off;
-            size_t hn = f->hot == FC_HOT_ONE ? cnt * f->hash_buckets : f->hash_buckets;
+            size_t hn = f->extra->hot == FC_HOT_ONE ? cnt * f->extra->hash_buckets : f->extra->hash_buckets;
             if (c->buckets != NULL)
-                BC_EXPECT(cnt == 0 || memcmp(c->buckets + at, s + f->bucket_offset, cnt * 8) == 0,
+                BC_EXPECT(cnt == 0 || memcmp(c->buckets + at, s + f->extra->bucket_offset, cnt * 8) == 0,
                           "%s: record %zu bucket ids", f->c_name, i);
-            if (c->hot != NULL && f->hot != 0)
-                BC_EXPECT(memcmp(c->hot + i * hn, s + f->hot_offset, hn * sizeof(float)) == 0,
+            if (c->hot != NULL && f->extra->hot != 0)
+                BC_EXPECT(memcmp(c->hot + i * hn, s + f->extra->hot_offset, hn * sizeof(float)) == 0,
                           "%s: record %zu hot vector", f->c_name, i);
         }
         if (f->kind == FC_KIND_FIXED) {

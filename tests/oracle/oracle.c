@@ -102,16 +102,16 @@ static int entry_cmp(const fc_field_desc *f, const int64_t *ix, const unsigned c
 static int sparse_build(const fc_message_desc *md, size_t i, unsigned char *m)
 {
     const fc_field_desc *f = &md->fields[i];
-    const fc_field_desc *vf = &md->fields[f->sparse_fields[f->rank]];
+    const fc_field_desc *vf = &md->fields[f->extra->sparse_fields[f->rank]];
     size_t n = count_of(vf, m), k, j, ts = f->type == FC_TYPE_INT64   ? 8
                                           : f->type == FC_TYPE_FLOAT ? 4
                                                                      : sizeof(fc_bytes);
-    int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
+    int64_t *ix = (int64_t *)(void *)(m + f->extra->indices_offset);
     unsigned char *vals = m + f->value_offset;
     uint32_t *present = (uint32_t *)(void *)(m + md->present_offset);
-    unsigned r, vi = f->sparse_fields[f->rank];
+    unsigned r, vi = f->extra->sparse_fields[f->rank];
     for (r = 0; r < f->rank; r++)
-        if (count_of(&md->fields[f->sparse_fields[r]], m) != n)
+        if (count_of(&md->fields[f->extra->sparse_fields[r]], m) != n)
             return 0;
     if (n > f->max)
         return 0;
@@ -119,9 +119,9 @@ static int sparse_build(const fc_message_desc *md, size_t i, unsigned char *m)
     for (r = 0; r < f->rank; r++)
         for (k = 0; k < n; k++)
             memcpy(&ix[k * f->rank + r],
-                   m + md->fields[f->sparse_fields[r]].value_offset + k * 8, 8);
+                   m + md->fields[f->extra->sparse_fields[r]].value_offset + k * 8, 8);
     memcpy(m + f->count_offset, &n, sizeof n);
-    if (!f->already_sorted)
+    if (!f->extra->already_sorted)
         for (k = 1; k < n; k++)
             for (j = k; j > 0 && entry_cmp(f, ix, vals, j, j - 1) < 0; j--) {
                 unsigned char t[sizeof(fc_bytes)];
@@ -147,20 +147,20 @@ static int sparse_build(const fc_message_desc *md, size_t i, unsigned char *m)
 static int ragged_build(const fc_message_desc *md, size_t i, unsigned char *m)
 {
     const fc_field_desc *f = &md->fields[i];
-    const fc_field_desc *vf = &md->fields[f->sparse_fields[0]];
+    const fc_field_desc *vf = &md->fields[f->extra->sparse_fields[0]];
     size_t n = count_of(vf, m), inner, ts = f->type == FC_TYPE_INT64   ? 8
                                           : f->type == FC_TYPE_FLOAT ? 4
                                                                      : sizeof(fc_bytes);
     uint32_t *present = (uint32_t *)(void *)(m + md->present_offset);
-    unsigned q, vi = f->sparse_fields[0];
+    unsigned q, vi = f->extra->sparse_fields[0];
     static int64_t sp[1u << 20];
     if (n > f->max)
         return 0;
     memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
     memcpy(m + f->count_offset, &n, sizeof n);
     inner = n;
-    for (q = f->nparts; q-- > 0;) {
-        const fc_part_desc *pd = &f->parts[q];
+    for (q = f->extra->nparts; q-- > 0;) {
+        const fc_part_desc *pd = &f->extra->parts[q];
         const fc_field_desc *pf =
             pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &md->fields[pd->field];
         const int64_t *x = pf != NULL ? (const int64_t *)(const void *)(m + pf->value_offset)
@@ -237,7 +237,7 @@ static int ragged_build(const fc_message_desc *md, size_t i, unsigned char *m)
                 return 0;
         memcpy(m + pd->rows_offset, &rows, sizeof rows);
         for (k = 0; k <= rows; k++) {
-            if (f->split64) {
+            if (f->extra->split64) {
                 memcpy(m + pd->splits_offset + k * 8, &sp[k], 8);
             } else {
                 int32_t w = (int32_t)sp[k];

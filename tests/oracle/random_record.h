@@ -128,8 +128,8 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
         if (fd->kind == FC_KIND_SPARSE && below(4) != 0) {
             size_t c = below(fd->max + 1), r;
             for (r = 0; r <= fd->rank; r++)
-                if (fd->sparse_fields[r] < 4096)
-                    shared[fd->sparse_fields[r]] = c;
+                if (fd->extra->sparse_fields[r] < 4096)
+                    shared[fd->extra->sparse_fields[r]] = c;
         }
     }
     /* A RaggedFeature's partition fields mostly get values that fit its
@@ -144,11 +144,11 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
             continue;
         /* the value count: a multiple of an innermost uniform row length */
         inner = below(fd->max + 1);
-        if (fd->nparts > 0 && fd->parts[fd->nparts - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
-            inner -= inner % fd->parts[fd->nparts - 1].length;
-        shared[fd->sparse_fields[0]] = inner;
-        for (q = fd->nparts; q-- > 0;) {
-            const fc_part_desc *pd = &fd->parts[q];
+        if (fd->extra->nparts > 0 && fd->extra->parts[fd->extra->nparts - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
+            inner -= inner % fd->extra->parts[fd->extra->nparts - 1].length;
+        shared[fd->extra->sparse_fields[0]] = inner;
+        for (q = fd->extra->nparts; q-- > 0;) {
+            const fc_part_desc *pd = &fd->extra->parts[q];
             size_t rows, k, slot;
             int64_t *out;
             if (pd->kind == FC_PART_UNIFORM_ROW_LENGTH) {
@@ -158,8 +158,8 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
             rows = inner > 0 ? 1 + below(pd->max_rows) : below(pd->max_rows + 1);
             if (pd->kind == FC_PART_VALUE_ROWIDS && inner == 0)
                 rows = 0;
-            if (q > 0 && fd->parts[q - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
-                rows -= rows % fd->parts[q - 1].length; /* the next level out divides it */
+            if (q > 0 && fd->extra->parts[q - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
+                rows -= rows % fd->extra->parts[q - 1].length; /* the next level out divides it */
             if (rows == 0 && inner > 0)
                 rows = 1; /* incoherent then, sometimes: fine */
             if (nforced == 16 || pd->field >= 4096)

@@ -264,7 +264,7 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
                 continue;
             n = f->max < n ? f->max : n;
             for (k = 0; k <= f->rank; k++) {
-                const fc_field_desc *g = &fields[f->sparse_fields[k]];
+                const fc_field_desc *g = &fields[f->extra->sparse_fields[k]];
                 n = g->max < n ? g->max : n;
                 if (k < f->rank && f->dims[k] < dim)
                     dim = f->dims[k];
@@ -276,7 +276,7 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
             if (f->kind != FC_KIND_SPARSE)
                 continue;
             for (k = 0; k <= f->rank; k++) {
-                const fc_field_desc *g = &fields[f->sparse_fields[k]];
+                const fc_field_desc *g = &fields[f->extra->sparse_fields[k]];
                 rt_set_size(msg, g->count_offset, n);
                 if (k < f->rank) {
                     size_t j;
@@ -294,17 +294,17 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
             continue;
         } else if (f->kind == FC_KIND_RAGGED) {
             unsigned p;
-            const fc_field_desc *g = &fields[f->sparse_fields[0]];
+            const fc_field_desc *g = &fields[f->extra->sparse_fields[0]];
             rt_set_size(msg, g->count_offset, 0);
-            present[(bit_base + f->sparse_fields[0]) / 32] &=
-                ~((uint32_t)1 << ((bit_base + f->sparse_fields[0]) % 32));
-            for (p = 0; p < f->nparts; p++) {
-                if (f->parts[p].kind == FC_PART_UNIFORM_ROW_LENGTH)
+            present[(bit_base + f->extra->sparse_fields[0]) / 32] &=
+                ~((uint32_t)1 << ((bit_base + f->extra->sparse_fields[0]) % 32));
+            for (p = 0; p < f->extra->nparts; p++) {
+                if (f->extra->parts[p].kind == FC_PART_UNIFORM_ROW_LENGTH)
                     continue;
-                g = &fields[f->parts[p].field];
+                g = &fields[f->extra->parts[p].field];
                 rt_set_size(msg, g->count_offset, 0);
-                present[(bit_base + f->parts[p].field) / 32] &=
-                    ~((uint32_t)1 << ((bit_base + f->parts[p].field) % 32));
+                present[(bit_base + f->extra->parts[p].field) / 32] &=
+                    ~((uint32_t)1 << ((bit_base + f->extra->parts[p].field) % 32));
             }
         }
     }

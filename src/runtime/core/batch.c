@@ -67,14 +67,14 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
     s->value_offset = f->value_offset;
     s->count_offset = f->count_offset;
     s->pad = s->kind == COL_ROWS ? f->default_value : NULL;
-    s->buckets = f->hash_buckets;
-    s->hot = f->hot;
-    s->bucket_offset = f->bucket_offset;
-    s->hot_offset = f->hot_offset;
-    s->indices_offset = f->indices_offset;
-    s->parts = f->parts;
-    s->nparts = f->nparts;
-    s->split64 = f->split64;
+    s->buckets = f->extra->hash_buckets;
+    s->hot = f->extra->hot;
+    s->bucket_offset = f->extra->bucket_offset;
+    s->hot_offset = f->extra->hot_offset;
+    s->indices_offset = f->extra->indices_offset;
+    s->parts = f->extra->parts;
+    s->nparts = f->extra->nparts;
+    s->split64 = f->extra->split64;
 }
 
 static void spec_of_list(const fc_list_desc *l, col_spec *s)

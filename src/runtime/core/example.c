@@ -84,6 +84,10 @@ static const uint8_t *skip_fields(const uint8_t *p, const uint8_t *end, const ui
     return end;
 }
 
+const fc_field_extra fc_field_plain = {0, 0, 0, 0, 0, {0}, 0, 0, NULL, 0, 0};
+const fc_field_extra fc_field_for_sparse = {0, 0, 0, 0, 0, {0}, 0, 1, NULL, 0, 0};
+const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0};
+
 /* ------------------------------------------------------------ the scan */
 
 static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *at, const char *what)
@@ -679,7 +683,7 @@ void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg)
     size_t i, k;
     for (i = 0; i < n; i++) {
         const fc_field_desc *f = &fields[i];
-        size_t count, nb = f->hash_buckets;
+        size_t count, nb = f->extra->hash_buckets;
         int64_t *ids;
         float *hot;
         if (nb == 0)
@@ -688,8 +692,8 @@ void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg)
             count = f->elems;
         else
             memcpy(&count, m + f->count_offset, sizeof count);
-        ids = (int64_t *)(void *)(m + f->bucket_offset);
-        hot = (float *)(void *)(m + f->hot_offset);
+        ids = (int64_t *)(void *)(m + f->extra->bucket_offset);
+        hot = (float *)(void *)(m + f->extra->hot_offset);
         for (k = 0; k < count; k++) {
             int64_t b;
             if (f->type == FC_TYPE_BYTES) {
@@ -702,11 +706,11 @@ void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg)
             }
             ids[k] = b;
         }
-        if (f->hot == FC_HOT_ONE) {
+        if (f->extra->hot == FC_HOT_ONE) {
             memset(hot, 0, count * nb * sizeof(float));
             for (k = 0; k < count; k++)
                 hot[k * nb + (size_t)ids[k]] = 1.0f;
-        } else if (f->hot == FC_HOT_MULTI) {
+        } else if (f->extra->hot == FC_HOT_MULTI) {
             memset(hot, 0, nb * sizeof(float));
             for (k = 0; k < count; k++)
                 hot[(size_t)ids[k]] += 1.0f;
@@ -759,7 +763,7 @@ static void inherit_presence(const fc_message_desc *md, size_t i, unsigned vi, u
  * value makes featc's order a function of the data alone). */
 static int entry_less(const fc_field_desc *f, const unsigned char *m, size_t a, size_t b)
 {
-    const int64_t *ix = (const int64_t *)(const void *)(m + f->indices_offset);
+    const int64_t *ix = (const int64_t *)(const void *)(m + f->extra->indices_offset);
     const unsigned char *vals = m + f->value_offset;
     unsigned r;
     for (r = 0; r < f->rank; r++) {
@@ -789,7 +793,7 @@ static int entry_less(const fc_field_desc *f, const unsigned char *m, size_t a, 
 
 static void entry_swap(const fc_field_desc *f, unsigned char *m, size_t a, size_t b)
 {
-    int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
+    int64_t *ix = (int64_t *)(void *)(m + f->extra->indices_offset);
     unsigned char *vals = m + f->value_offset, tmp[sizeof(fc_bytes)];
     size_t ts = fc_type_size(f->type);
     unsigned r;
@@ -838,13 +842,13 @@ static void sort_entries(const fc_field_desc *f, unsigned char *m, size_t n)
 int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
 {
     const fc_field_desc *f = &md->fields[i];
-    const fc_field_desc *vf = &md->fields[f->sparse_fields[f->rank]];
+    const fc_field_desc *vf = &md->fields[f->extra->sparse_fields[f->rank]];
     unsigned char *m = (unsigned char *)msg;
     size_t n = field_count(vf, m), k;
-    int64_t *ix = (int64_t *)(void *)(m + f->indices_offset);
+    int64_t *ix = (int64_t *)(void *)(m + f->extra->indices_offset);
     unsigned r;
     for (r = 0; r < f->rank; r++) {
-        const fc_field_desc *xf = &md->fields[f->sparse_fields[r]];
+        const fc_field_desc *xf = &md->fields[f->extra->sparse_fields[r]];
         size_t nx = field_count(xf, m);
         if (nx != n) {
             fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
@@ -864,13 +868,13 @@ int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
     if (take_values(f, vf, m, n, err) != FC_OK)
         return FC_ERR_PARSE;
     for (r = 0; r < f->rank; r++) {
-        const unsigned char *src = m + md->fields[f->sparse_fields[r]].value_offset;
+        const unsigned char *src = m + md->fields[f->extra->sparse_fields[r]].value_offset;
         for (k = 0; k < n; k++)
             memcpy(&ix[k * f->rank + r], src + k * sizeof(int64_t), sizeof(int64_t));
     }
-    if (!f->already_sorted)
+    if (!f->extra->already_sorted)
         sort_entries(f, m, n);
-    inherit_presence(md, i, f->sparse_fields[f->rank], m);
+    inherit_presence(md, i, f->extra->sparse_fields[f->rank], m);
     return FC_OK;
 }
 
@@ -944,7 +948,7 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
     case FC_PART_ROW_SPLITS:
         if (c == 0 && inner == 0) { /* nothing at all: no rows */
             nrows = 0;
-            put_split(splits, f->split64, 0, 0);
+            put_split(splits, f->extra->split64, 0, 0);
             break;
         }
         if (c == 0)
@@ -960,7 +964,7 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
                 return not_aligned(f, pd, pf, "splits decrease at split", (int64_t)k, UINT64_MAX,
                                    err);
             prev = v;
-            put_split(splits, f->split64, k, v);
+            put_split(splits, f->extra->split64, k, v);
         }
         if ((uint64_t)prev != inner)
             return not_aligned(f, pd, pf, "the last split and the items are", prev, inner, err);
@@ -970,7 +974,7 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
         nrows = c;
         if (nrows > pd->max_rows)
             goto too_many;
-        put_split(splits, f->split64, 0, 0);
+        put_split(splits, f->extra->split64, 0, 0);
         for (k = 0, total = 0; k < c; k++) {
             PART_AT(k);
             if (pd->kind == FC_PART_ROW_LENGTHS) {
@@ -984,7 +988,7 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
                                        (int64_t)k, UINT64_MAX, err);
                 total = v;
             }
-            put_split(splits, f->split64, k + 1, total);
+            put_split(splits, f->extra->split64, k + 1, total);
         }
         if ((uint64_t)total != inner)
             return not_aligned(f, pd, pf, "the rows cover and the items are", total, inner,
@@ -999,11 +1003,11 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
                 return not_aligned(f, pd, pf, "starts do not begin at 0 and grow at row",
                                    (int64_t)k, UINT64_MAX, err);
             prev = v;
-            put_split(splits, f->split64, k, v);
+            put_split(splits, f->extra->split64, k, v);
         }
         if (c == 0 && inner != 0)
             return not_aligned(f, pd, pf, "no rows for items:", (int64_t)inner, UINT64_MAX, err);
-        put_split(splits, f->split64, c, (int64_t)inner);
+        put_split(splits, f->extra->split64, c, (int64_t)inner);
         break;
     case FC_PART_VALUE_ROWIDS:
         if (c != inner)
@@ -1021,7 +1025,7 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
         for (k = 0, total = 0; k <= nrows; k++) {
             while ((size_t)total < c && load_i64(src, (size_t)total, &v) < (int64_t)k)
                 total++;
-            put_split(splits, f->split64, k, total);
+            put_split(splits, f->extra->split64, k, total);
         }
         break;
     default: /* FC_PART_UNIFORM_ROW_LENGTH */
@@ -1030,7 +1034,7 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
                                (int64_t)inner, pd->length, err);
         nrows = inner / pd->length;
         for (k = 0; k <= nrows; k++)
-            put_split(splits, f->split64, k, (int64_t)(k * pd->length));
+            put_split(splits, f->extra->split64, k, (int64_t)(k * pd->length));
         break;
     }
 #undef PART_AT
@@ -1051,15 +1055,15 @@ too_many: {
 int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
 {
     const fc_field_desc *f = &md->fields[i];
-    const fc_field_desc *vf = &md->fields[f->sparse_fields[0]];
+    const fc_field_desc *vf = &md->fields[f->extra->sparse_fields[0]];
     unsigned char *m = (unsigned char *)msg;
     size_t n = field_count(vf, m), inner;
     unsigned q;
     if (take_values(f, vf, m, n, err) != FC_OK)
         return FC_ERR_PARSE;
     inner = n;
-    for (q = f->nparts; q-- > 0;) {
-        const fc_part_desc *pd = &f->parts[q];
+    for (q = f->extra->nparts; q-- > 0;) {
+        const fc_part_desc *pd = &f->extra->parts[q];
         const fc_field_desc *pf =
             pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &md->fields[pd->field];
         size_t rows = 0;
@@ -1069,7 +1073,7 @@ int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
         memcpy(m + pd->rows_offset, &rows, sizeof rows);
         inner = rows;
     }
-    inherit_presence(md, i, f->sparse_fields[0], m);
+    inherit_presence(md, i, f->extra->sparse_fields[0], m);
     return FC_OK;
 }
 

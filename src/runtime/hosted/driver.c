@@ -119,8 +119,8 @@ static void json_flat(FILE *f, fc_type t, const unsigned char *base, size_t from
 
 static int64_t split_at(const fc_field_desc *fd, const unsigned char *m, unsigned q, size_t k)
 {
-    const unsigned char *s = m + fd->parts[q].splits_offset;
-    if (fd->split64) {
+    const unsigned char *s = m + fd->extra->parts[q].splits_offset;
+    if (fd->extra->split64) {
         int64_t v;
         memcpy(&v, s + k * 8, 8);
         return v;
@@ -137,7 +137,7 @@ static void json_ragged(FILE *f, const fc_field_desc *fd, const unsigned char *m
                         size_t from, size_t to)
 {
     size_t k;
-    if (q == fd->nparts) {
+    if (q == fd->extra->nparts) {
         json_flat(f, fd->type, m + fd->value_offset, from, to - from);
         return;
     }
@@ -162,7 +162,7 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
         const fc_field_desc *fd = &fields[i];
         const unsigned char *vals = m + fd->value_offset;
         size_t pos = 0, count = fd->kind != FC_KIND_FIXED ? fc_load_size(m + fd->count_offset) : 0;
-        if (fd->hidden)
+        if (fd->extra->hidden)
             continue; /* read for a SparseFeature, not a feature of the spec */
         if (!first)
             fputc(',', f);
@@ -172,11 +172,11 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
         switch (fd->kind) {
         case FC_KIND_RAGGED:
             json_ragged(f, fd, m, 0, 0,
-                        fd->nparts > 0 ? fc_load_size(m + fd->parts[0].rows_offset) : count);
+                        fd->extra->nparts > 0 ? fc_load_size(m + fd->extra->parts[0].rows_offset) : count);
             break;
         case FC_KIND_SPARSE: {
             /* parse_single_example's SparseTensor */
-            const int64_t *ix = (const int64_t *)(const void *)(m + fd->indices_offset);
+            const int64_t *ix = (const int64_t *)(const void *)(m + fd->extra->indices_offset);
             fputs("{\"indices\":[", f);
             for (k = 0; k < count; k++) {
                 unsigned r;
@@ -322,14 +322,14 @@ static void json_batch_ragged(FILE *f, const fc_field_desc *fd, const fc_column 
     fputs("{\"values\":", f);
     json_flat(f, fd->type, (const unsigned char *)c->values, 0, c->nvalues);
     fputs(",\"row_splits\":", f);
-    if (fd->nparts > 0)
+    if (fd->extra->nparts > 0)
         fputc('[', f);
     json_i64s(f, c->row_splits, (size_t)c->shape[0] + 1);
-    for (q = 0; q < fd->nparts; q++) {
+    for (q = 0; q < fd->extra->nparts; q++) {
         fputc(',', f);
         json_i64s(f, c->part_splits[q], c->part_nsplits[q]);
     }
-    if (fd->nparts > 0)
+    if (fd->extra->nparts > 0)
         fputc(']', f);
     fputc('}', f);
 }
@@ -341,7 +341,7 @@ static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
     int first = 1;
     fputc('{', f);
     for (i = 0; i < n; i++) {
-        if (fields[i].hidden)
+        if (fields[i].extra->hidden)
             continue;
         if (!first)
             fputc(',', f);

@@ -39,18 +39,8 @@ static void elman_clip_init_any(void *m)
 }
 
 static const fc_field_desc elman_clip_context[ELMAN_CLIP_CONTEXT_COUNT] = {
-    {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(elman_clip, id), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(elman_clip, label), 0, elman_clip_default_label,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(elman_clip, id), 0, NULL, &fc_field_plain},
+    {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(elman_clip, label), 0, elman_clip_default_label, &fc_field_plain}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */
@@ -59,9 +49,7 @@ static const uint16_t elman_clip_context_order[ELMAN_CLIP_CONTEXT_COUNT] = {
 };
 
 static const fc_list_desc elman_clip_lists[ELMAN_CLIP_LIST_COUNT] = {
-    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1,
-     {3, 0, 0, 0, 0, 0, 0, 0}, 3, 3, 64, 0, 0,
-     offsetof(elman_clip, x), offsetof(elman_clip, x_frames), 0}
+    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 64, 0, 0, offsetof(elman_clip, x), offsetof(elman_clip, x_frames), 0}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */

@@ -35,24 +35,9 @@ static void fake_sequence_record_init_any(void *m)
 }
 
 static const fc_field_desc fake_sequence_record_context[FAKE_SEQUENCE_RECORD_CONTEXT_COUNT] = {
-    {"x_byte", 6, "x_byte", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(fake_sequence_record, x_byte), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"x_float", 7, "x_float", FC_TYPE_FLOAT, FC_KIND_FIXED, 1,
-     {10, 0, 0, 0, 0, 0, 0, 0}, 10, 10,
-     offsetof(fake_sequence_record, x_float), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"x_int", 5, "x_int", FC_TYPE_INT64, FC_KIND_FIXED, 1,
-     {10, 0, 0, 0, 0, 0, 0, 0}, 10, 10,
-     offsetof(fake_sequence_record, x_int), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"x_byte", 6, "x_byte", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(fake_sequence_record, x_byte), 0, NULL, &fc_field_plain},
+    {"x_float", 7, "x_float", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {10}, 10, 10, offsetof(fake_sequence_record, x_float), 0, NULL, &fc_field_plain},
+    {"x_int", 5, "x_int", FC_TYPE_INT64, FC_KIND_FIXED, 1, {10}, 10, 10, offsetof(fake_sequence_record, x_int), 0, NULL, &fc_field_plain}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */
@@ -61,15 +46,9 @@ static const uint16_t fake_sequence_record_context_order[FAKE_SEQUENCE_RECORD_CO
 };
 
 static const fc_list_desc fake_sequence_record_lists[FAKE_SEQUENCE_RECORD_LIST_COUNT] = {
-    {"x_byte_seq", 10, "x_byte_seq", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1, 16, 0, 0,
-     offsetof(fake_sequence_record, x_byte_seq), offsetof(fake_sequence_record, x_byte_seq_frames), 0},
-    {"x_float_seq", 11, "x_float_seq", FC_TYPE_FLOAT, FC_KIND_FIXED, 1,
-     {10, 0, 0, 0, 0, 0, 0, 0}, 10, 10, 16, 0, 0,
-     offsetof(fake_sequence_record, x_float_seq), offsetof(fake_sequence_record, x_float_seq_frames), 0},
-    {"x_int_seq", 9, "x_int_seq", FC_TYPE_INT64, FC_KIND_FIXED, 1,
-     {10, 0, 0, 0, 0, 0, 0, 0}, 10, 10, 16, 0, 0,
-     offsetof(fake_sequence_record, x_int_seq), offsetof(fake_sequence_record, x_int_seq_frames), 0}
+    {"x_byte_seq", 10, "x_byte_seq", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 16, 0, 0, offsetof(fake_sequence_record, x_byte_seq), offsetof(fake_sequence_record, x_byte_seq_frames), 0},
+    {"x_float_seq", 11, "x_float_seq", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {10}, 10, 10, 16, 0, 0, offsetof(fake_sequence_record, x_float_seq), offsetof(fake_sequence_record, x_float_seq_frames), 0},
+    {"x_int_seq", 9, "x_int_seq", FC_TYPE_INT64, FC_KIND_FIXED, 1, {10}, 10, 10, 16, 0, 0, offsetof(fake_sequence_record, x_int_seq), offsetof(fake_sequence_record, x_int_seq_frames), 0}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */

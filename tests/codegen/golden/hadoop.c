@@ -35,12 +35,7 @@ static void hadoop_row_init_any(void *m)
 }
 
 static const fc_field_desc hadoop_row_fields[HADOOP_ROW_FIELD_COUNT] = {
-    {"data", 4, "data", FC_TYPE_INT64, FC_KIND_FIXED, 1,
-     {2, 0, 0, 0, 0, 0, 0, 0}, 2, 2,
-     offsetof(hadoop_row, data), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"data", 4, "data", FC_TYPE_INT64, FC_KIND_FIXED, 1, {2}, 2, 2, offsetof(hadoop_row, data), 0, NULL, &fc_field_plain}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a

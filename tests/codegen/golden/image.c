@@ -35,36 +35,11 @@ static void image_photo_init_any(void *m)
 }
 
 static const fc_field_desc image_photo_fields[IMAGE_PHOTO_FIELD_COUNT] = {
-    {"height", 6, "height", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(image_photo, height), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"width", 5, "width", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(image_photo, width), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"depth", 5, "depth", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(image_photo, depth), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(image_photo, label), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"image_raw", 9, "image_raw", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(image_photo, image_raw), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"height", 6, "height", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(image_photo, height), 0, NULL, &fc_field_plain},
+    {"width", 5, "width", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(image_photo, width), 0, NULL, &fc_field_plain},
+    {"depth", 5, "depth", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(image_photo, depth), 0, NULL, &fc_field_plain},
+    {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(image_photo, label), 0, NULL, &fc_field_plain},
+    {"image_raw", 9, "image_raw", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(image_photo, image_raw), 0, NULL, &fc_field_plain}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a

@@ -35,18 +35,8 @@ static void mnist_digit_init_any(void *m)
 }
 
 static const fc_field_desc mnist_digit_fields[MNIST_DIGIT_FIELD_COUNT] = {
-    {"image_floats", 12, "image_floats", FC_TYPE_FLOAT, FC_KIND_FIXED, 2,
-     {28, 28, 0, 0, 0, 0, 0, 0}, 784, 784,
-     offsetof(mnist_digit, image_floats), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"image_class", 11, "image_class", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(mnist_digit, image_class), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"image_floats", 12, "image_floats", FC_TYPE_FLOAT, FC_KIND_FIXED, 2, {28, 28}, 784, 784, offsetof(mnist_digit, image_floats), 0, NULL, &fc_field_plain},
+    {"image_class", 11, "image_class", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(mnist_digit, image_class), 0, NULL, &fc_field_plain}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a

@@ -39,24 +39,9 @@ static void movie_movie_init_any(void *m)
 }
 
 static const fc_field_desc movie_movie_context[MOVIE_MOVIE_CONTEXT_COUNT] = {
-    {"locale", 6, "locale", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(movie_movie, locale), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"age", 3, "age", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(movie_movie, age), 0, movie_movie_default_age,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"favorites", 9, "favorites", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 16,
-     offsetof(movie_movie, favorites), offsetof(movie_movie, favorites_count), NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"locale", 6, "locale", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(movie_movie, locale), 0, NULL, &fc_field_plain},
+    {"age", 3, "age", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(movie_movie, age), 0, movie_movie_default_age, &fc_field_plain},
+    {"favorites", 9, "favorites", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 16, offsetof(movie_movie, favorites), offsetof(movie_movie, favorites_count), NULL, &fc_field_plain}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */
@@ -65,15 +50,9 @@ static const uint16_t movie_movie_context_order[MOVIE_MOVIE_CONTEXT_COUNT] = {
 };
 
 static const fc_list_desc movie_movie_lists[MOVIE_MOVIE_LIST_COUNT] = {
-    {"movie_ratings", 13, "movie_ratings", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1, 256, 0, 0,
-     offsetof(movie_movie, movie_ratings), offsetof(movie_movie, movie_ratings_frames), 0},
-    {"movie_names", 11, "movie_names", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1, 256, 0, 0,
-     offsetof(movie_movie, movie_names), offsetof(movie_movie, movie_names_frames), 0},
-    {"actors", 6, "actors", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 32, 256, 0, 0,
-     offsetof(movie_movie, actors), offsetof(movie_movie, actors_frames), offsetof(movie_movie, actors_count)}
+    {"movie_ratings", 13, "movie_ratings", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_ratings), offsetof(movie_movie, movie_ratings_frames), 0},
+    {"movie_names", 11, "movie_names", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_names), offsetof(movie_movie, movie_names_frames), 0},
+    {"actors", 6, "actors", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 32, 256, 0, 0, offsetof(movie_movie, actors), offsetof(movie_movie, actors_frames), offsetof(movie_movie, actors_count)}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */

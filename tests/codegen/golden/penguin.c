@@ -35,36 +35,11 @@ static void penguin_penguin_init_any(void *m)
 }
 
 static const fc_field_desc penguin_penguin_fields[PENGUIN_PENGUIN_FIELD_COUNT] = {
-    {"body_mass_g", 11, "body_mass_g", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(penguin_penguin, body_mass_g), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"culmen_depth_mm", 15, "culmen_depth_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(penguin_penguin, culmen_depth_mm), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"culmen_length_mm", 16, "culmen_length_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(penguin_penguin, culmen_length_mm), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"flipper_length_mm", 17, "flipper_length_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(penguin_penguin, flipper_length_mm), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"species", 7, "species", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(penguin_penguin, species), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"body_mass_g", 11, "body_mass_g", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(penguin_penguin, body_mass_g), 0, NULL, &fc_field_plain},
+    {"culmen_depth_mm", 15, "culmen_depth_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(penguin_penguin, culmen_depth_mm), 0, NULL, &fc_field_plain},
+    {"culmen_length_mm", 16, "culmen_length_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(penguin_penguin, culmen_length_mm), 0, NULL, &fc_field_plain},
+    {"flipper_length_mm", 17, "flipper_length_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(penguin_penguin, flipper_length_mm), 0, NULL, &fc_field_plain},
+    {"species", 7, "species", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(penguin_penguin, species), 0, NULL, &fc_field_plain}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a

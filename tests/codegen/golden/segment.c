@@ -45,30 +45,10 @@ static void seg_clip_init_any(void *m)
 }
 
 static const fc_field_desc seg_clip_context[SEG_CLIP_CONTEXT_COUNT] = {
-    {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(seg_clip, id), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(seg_clip, label), 0, seg_clip_default_label,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"tags", 4, "tags", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 4,
-     offsetof(seg_clip, tags), offsetof(seg_clip, tags_count), NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"emb", 3, "emb", FC_TYPE_FLOAT, FC_KIND_FIXED, 2,
-     {2, 2, 0, 0, 0, 0, 0, 0}, 4, 4,
-     offsetof(seg_clip, emb), 0, seg_clip_default_emb,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(seg_clip, id), 0, NULL, &fc_field_plain},
+    {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(seg_clip, label), 0, seg_clip_default_label, &fc_field_plain},
+    {"tags", 4, "tags", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 4, offsetof(seg_clip, tags), offsetof(seg_clip, tags_count), NULL, &fc_field_plain},
+    {"emb", 3, "emb", FC_TYPE_FLOAT, FC_KIND_FIXED, 2, {2, 2}, 4, 4, offsetof(seg_clip, emb), 0, seg_clip_default_emb, &fc_field_plain}
 };
 
 /* Context indices by key, bytewise: TensorFlow's order for errors. */
@@ -77,15 +57,9 @@ static const uint16_t seg_clip_context_order[SEG_CLIP_CONTEXT_COUNT] = {
 };
 
 static const fc_list_desc seg_clip_lists[SEG_CLIP_LIST_COUNT] = {
-    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1,
-     {3, 0, 0, 0, 0, 0, 0, 0}, 3, 3, 40, 1, 0,
-     offsetof(seg_clip, x), offsetof(seg_clip, x_frames), 0},
-    {"w", 1, "w", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1, 40, 1, 0,
-     offsetof(seg_clip, w), offsetof(seg_clip, w_frames), 0},
-    {"toks", 4, "toks", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 3, 40, 0, 0,
-     offsetof(seg_clip, toks), offsetof(seg_clip, toks_frames), offsetof(seg_clip, toks_count)}
+    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 40, 1, 0, offsetof(seg_clip, x), offsetof(seg_clip, x_frames), 0},
+    {"w", 1, "w", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, 40, 1, 0, offsetof(seg_clip, w), offsetof(seg_clip, w_frames), 0},
+    {"toks", 4, "toks", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 3, 40, 0, 0, offsetof(seg_clip, toks), offsetof(seg_clip, toks_frames), offsetof(seg_clip, toks_count)}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */

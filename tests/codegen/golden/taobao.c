@@ -10,12 +10,40 @@
  * example user
  * ------------------------------------------------------------------------ */
 
+/* "city": bytes, FixedLen [], required, 100 hash buckets */
+static const fc_field_extra taobao_user_extra_city = {
+    100, 0, offsetof(taobao_user, city_bucket), 0,
+    0, {0}, 0, 0,
+    NULL, 0, 0
+};
+
 static const int64_t taobao_user_default_use_day[1] = {
     INT64_C(0)
 };
 
+/* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
+static const fc_field_extra taobao_user_extra_poi = {
+    1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot),
+    0, {0}, 0, 0,
+    NULL, 0, 0
+};
+
+/* "ratings": float, SparseFeature [100000] from index key "item" and value key "rating", at most 64 values */
+static const fc_field_extra taobao_user_extra_ratings = {
+    0, 0, 0, 0,
+    offsetof(taobao_user, ratings_indices), {6, 7}, 0, 0,
+    NULL, 0, 0
+};
+
 static const fc_part_desc taobao_user_parts_sessions[1] = {
     {FC_PART_ROW_LENGTHS, 9, 0, TAOBAO_USER_SESSIONS_ROWS0_MAX, offsetof(taobao_user, sessions_rows0), offsetof(taobao_user, sessions_splits0)}
+};
+
+/* "sessions": bytes, RaggedFeature, at most 128 values, partitions row_lengths "session_lengths", int32 splits */
+static const fc_field_extra taobao_user_extra_sessions = {
+    0, 0, 0, 0,
+    0, {8}, 0, 0,
+    taobao_user_parts_sessions, 1, 0
 };
 
 /* Fills the default of every FixedLen field whose bit is clear in seen
@@ -43,66 +71,16 @@ static void taobao_user_init_any(void *m)
 }
 
 static const fc_field_desc taobao_user_fields[TAOBAO_USER_FIELD_COUNT] = {
-    {"city", 4, "city", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(taobao_user, city), 0, NULL,
-     100, 0, offsetof(taobao_user, city_bucket), 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"use_day", 7, "use_day", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(taobao_user, use_day), 0, taobao_user_default_use_day,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"pay", 3, "pay", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(taobao_user, pay), 0, NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"poi", 3, "poi", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
-     offsetof(taobao_user, poi), offsetof(taobao_user, poi_count), NULL,
-     1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot),
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"ratings", 7, "ratings", FC_TYPE_FLOAT, FC_KIND_SPARSE, 1,
-     {100000, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
-     offsetof(taobao_user, ratings), offsetof(taobao_user, ratings_count), NULL,
-     0, 0, 0, 0,
-     offsetof(taobao_user, ratings_indices), {6, 7, 0, 0, 0, 0, 0, 0, 0}, 0, 0,
-     NULL, 0, 0},
-    {"sessions", 8, "sessions", FC_TYPE_BYTES, FC_KIND_RAGGED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 128,
-     offsetof(taobao_user, sessions), offsetof(taobao_user, sessions_count), NULL,
-     0, 0, 0, 0,
-     0, {8}, 0, 0,
-     taobao_user_parts_sessions, 1, 0},
-    {"item", 4, "ratings_index0", FC_TYPE_INT64, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
-     offsetof(taobao_user, ratings_index0), offsetof(taobao_user, ratings_index0_count), NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 1,
-     NULL, 0, 0},
-    {"rating", 6, "ratings_value", FC_TYPE_FLOAT, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 64,
-     offsetof(taobao_user, ratings_value), offsetof(taobao_user, ratings_value_count), NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 1,
-     NULL, 0, 0},
-    {"session_items", 13, "sessions_value", FC_TYPE_BYTES, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 128,
-     offsetof(taobao_user, sessions_value), offsetof(taobao_user, sessions_value_count), NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 2,
-     NULL, 0, 0},
-    {"session_lengths", 15, "sessions_part0", FC_TYPE_INT64, FC_KIND_VARLEN, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 16,
-     offsetof(taobao_user, sessions_part0), offsetof(taobao_user, sessions_part0_count), NULL,
-     0, 0, 0, 0,
-     0, {0}, 0, 2,
-     NULL, 0, 0}
+    {"city", 4, "city", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(taobao_user, city), 0, NULL, &taobao_user_extra_city},
+    {"use_day", 7, "use_day", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(taobao_user, use_day), 0, taobao_user_default_use_day, &fc_field_plain},
+    {"pay", 3, "pay", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(taobao_user, pay), 0, NULL, &fc_field_plain},
+    {"poi", 3, "poi", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 64, offsetof(taobao_user, poi), offsetof(taobao_user, poi_count), NULL, &taobao_user_extra_poi},
+    {"ratings", 7, "ratings", FC_TYPE_FLOAT, FC_KIND_SPARSE, 1, {100000}, 1, 64, offsetof(taobao_user, ratings), offsetof(taobao_user, ratings_count), NULL, &taobao_user_extra_ratings},
+    {"sessions", 8, "sessions", FC_TYPE_BYTES, FC_KIND_RAGGED, 0, {0}, 1, 128, offsetof(taobao_user, sessions), offsetof(taobao_user, sessions_count), NULL, &taobao_user_extra_sessions},
+    {"item", 4, "ratings_index0", FC_TYPE_INT64, FC_KIND_VARLEN, 0, {0}, 1, 64, offsetof(taobao_user, ratings_index0), offsetof(taobao_user, ratings_index0_count), NULL, &fc_field_for_sparse},
+    {"rating", 6, "ratings_value", FC_TYPE_FLOAT, FC_KIND_VARLEN, 0, {0}, 1, 64, offsetof(taobao_user, ratings_value), offsetof(taobao_user, ratings_value_count), NULL, &fc_field_for_sparse},
+    {"session_items", 13, "sessions_value", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 128, offsetof(taobao_user, sessions_value), offsetof(taobao_user, sessions_value_count), NULL, &fc_field_for_ragged},
+    {"session_lengths", 15, "sessions_part0", FC_TYPE_INT64, FC_KIND_VARLEN, 0, {0}, 1, 16, offsetof(taobao_user, sessions_part0), offsetof(taobao_user, sessions_part0_count), NULL, &fc_field_for_ragged}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a

@@ -57,30 +57,10 @@ static void tutorial_record_init_any(void *m)
 }
 
 static const fc_field_desc tutorial_record_fields[TUTORIAL_RECORD_FIELD_COUNT] = {
-    {"feature0", 8, "feature0", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(tutorial_record, feature0), 0, tutorial_record_default_feature0,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"feature1", 8, "feature1", FC_TYPE_INT64, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(tutorial_record, feature1), 0, tutorial_record_default_feature1,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"feature2", 8, "feature2", FC_TYPE_BYTES, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(tutorial_record, feature2), 0, tutorial_record_default_feature2,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0},
-    {"feature3", 8, "feature3", FC_TYPE_FLOAT, FC_KIND_FIXED, 0,
-     {0, 0, 0, 0, 0, 0, 0, 0}, 1, 1,
-     offsetof(tutorial_record, feature3), 0, tutorial_record_default_feature3,
-     0, 0, 0, 0,
-     0, {0}, 0, 0,
-     NULL, 0, 0}
+    {"feature0", 8, "feature0", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(tutorial_record, feature0), 0, tutorial_record_default_feature0, &fc_field_plain},
+    {"feature1", 8, "feature1", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(tutorial_record, feature1), 0, tutorial_record_default_feature1, &fc_field_plain},
+    {"feature2", 8, "feature2", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(tutorial_record, feature2), 0, tutorial_record_default_feature2, &fc_field_plain},
+    {"feature3", 8, "feature3", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(tutorial_record, feature3), 0, tutorial_record_default_feature3, &fc_field_plain}
 };
 
 /* Field numbers by key, bytewise: the order in which TensorFlow reports a
