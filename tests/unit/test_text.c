@@ -1,0 +1,112 @@
+/* The hosted runtime's one float printer (fc_float_shortest, fc_json_float),
+ * shared by the JSON driver, featc cat --json and featc cat's text format:
+ * pinned spellings, and the round trip of float32 bit patterns. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <featc/fc_driver.h>
+
+#include "harness.h"
+
+/* fc_json_float's output for v, through a memory stream. */
+static const char *json_of(float v)
+{
+    static char out[64];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    memset(out, 0, sizeof out);
+    if (f == NULL)
+        return "";
+    fc_json_float(f, v);
+    fclose(f);
+    return out;
+}
+
+static float float_of_bits(uint32_t u)
+{
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static uint32_t bits_of(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static void test_spellings(void)
+{
+    static const struct {
+        float v;
+        const char *shortest, *json;
+    } cases[] = {
+        {0.0f, "0", "0"},
+        {1.0f, "1", "1"},
+        {100.0f, "100", "100"},          /* not 1e+02 */
+        {0.1f, "0.1", "0.1"},            /* not 0.100000001 */
+        {-2.5f, "-2.5", "-2.5"},
+        {1e8f, "1e+08", "1e+08"},
+        {16777216.0f, "16777216", "16777216"},
+        {3.14159274f, "3.1415927", "3.1415927"},     /* 8 digits suffice */
+        {FLT_MAX, "3.4028235e+38", "3.4028235e+38"},
+        {FLT_MIN, "1.1754944e-38", "1.1754944e-38"},
+        {1.40129846e-45f, "1.4013e-45", "1.4013e-45"}, /* the smallest subnormal */
+    };
+    char buf[FC_FLOAT_CHARS];
+    size_t i, n;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        n = fc_float_shortest(buf, cases[i].v);
+        CHECK_MSG(strcmp(buf, cases[i].shortest) == 0 && n == strlen(buf), "%s vs %s", buf,
+                  cases[i].shortest);
+        CHECK_MSG(strcmp(json_of(cases[i].v), cases[i].json) == 0, "%s vs %s",
+                  json_of(cases[i].v), cases[i].json);
+    }
+    /* what JSON has no numbers for, and the sign of zero */
+    CHECK(strcmp(json_of(-0.0f), "-0.0") == 0);
+    CHECK(strcmp(json_of(NAN), "\"nan\"") == 0);
+    CHECK(strcmp(json_of(INFINITY), "\"inf\"") == 0);
+    CHECK(strcmp(json_of(-INFINITY), "\"-inf\"") == 0);
+    n = fc_float_shortest(buf, -0.0f);
+    CHECK(strcmp(buf, "-0") == 0 && n == 2);
+    n = fc_float_shortest(buf, -INFINITY);
+    CHECK(strcmp(buf, "-inf") == 0 && n == 4);
+}
+
+/* Every finite bit pattern tried reads back to itself, and no shorter
+ * %g precision would have. */
+static void test_round_trip(void)
+{
+    char buf[FC_FLOAT_CHARS], shorter[FC_FLOAT_CHARS];
+    unsigned k;
+    for (k = 0; k < 200000; k++) {
+        uint32_t u = (uint32_t)(h_rand() >> 32);
+        float v = float_of_bits(u), back;
+        int prec;
+        if (!isfinite(v))
+            continue;
+        fc_float_shortest(buf, v);
+        back = strtof(buf, NULL);
+        CHECK_MSG(bits_of(back) == u || (v == 0 && back == 0 && signbit(back) == signbit(v)),
+                  "0x%08x printed %s", (unsigned)u, buf);
+        for (prec = 6; prec < 9; prec++) {
+            snprintf(shorter, sizeof shorter, "%.*g", prec, (double)v);
+            if (strtof(shorter, NULL) == v) {
+                CHECK_MSG(strlen(buf) <= strlen(shorter), "0x%08x: %s, but %s reads back",
+                          (unsigned)u, buf, shorter);
+                break;
+            }
+        }
+    }
+}
+
+int main(void)
+{
+    RUN(test_spellings);
+    RUN(test_round_trip);
+    return harness_report("text");
+}
