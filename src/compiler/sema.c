@@ -1669,13 +1669,57 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
     return ok && !p->failed;
 }
 
+/* A sequence_example's blocks into found[kind] (ast_block_kind order), each
+ * kind at most once. */
+static int find_blocks(diag *d, const ast_message *am, const ast_block **found)
+{
+    static const char *const words[] = {"context", "feature_lists", "segments"};
+    const ast_block *b;
+    int ok = 1;
+    for (b = am->blocks; b != NULL; b = b->next) {
+        if (found[b->kind] != NULL) {
+            fcc_diag_error(d, b->loc, "sequence_example '%s' has a second '%s' block", am->name,
+                           words[b->kind]);
+            fcc_diag_note(d, found[b->kind]->loc, "the first one is here");
+            ok = 0;
+            continue;
+        }
+        found[b->kind] = b;
+    }
+    return ok;
+}
+
+/* How many hidden VarLen fields the SparseFeatures and RaggedFeatures among
+ * features may add (one per key they read): room to make for them. */
+static size_t hidden_room(const ast_feature *features)
+{
+    const ast_feature *a;
+    const ast_part *q;
+    const ast_key *k;
+    size_t extra = 0;
+    for (a = features; a != NULL; a = a->next) {
+        if (a->ragged) {
+            for (q = a->parts; q != NULL; q = q->next)
+                extra++;
+            extra++;
+        }
+        if (a->sparse) {
+            for (k = a->index_keys; k != NULL; k = k->next)
+                extra++;
+            extra++;
+        }
+    }
+    return extra;
+}
+
 static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                          const ast_message *am, symtab *globals)
 {
     const ast_feature *a;
-    const ast_block *b, *ctx_block = NULL, *lists_block = NULL, *seg_block = NULL;
+    const ast_block *found[3] = {NULL, NULL, NULL}, *ctx_block = NULL, *lists_block = NULL;
+    const ast_block *seg_block = NULL;
     const ast_feature *ctx_features = NULL, *list_features = NULL;
-    size_t n, nl = 0, i, extra = 0, total;
+    size_t n, nl = 0, i, extra, total;
     int ok = 1, all_missing = 0, all_uniform = 0;
     uint64_t storage = 0;
     symtab members = {NULL, 0, 0};
@@ -1690,21 +1734,11 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
     if (!check_c_name(d, am->name_loc, am->name, word))
         ok = 0;
     if (m->sequence) {
-        for (b = am->blocks; b != NULL; b = b->next) {
-            const ast_block **seen = b->kind == AB_CONTEXT         ? &ctx_block
-                                     : b->kind == AB_FEATURE_LISTS ? &lists_block
-                                                                   : &seg_block;
-            if (*seen != NULL) {
-                fcc_diag_error(d, b->loc, "sequence_example '%s' has a second '%s' block", am->name,
-                               b->kind == AB_CONTEXT         ? "context"
-                               : b->kind == AB_FEATURE_LISTS ? "feature_lists"
-                                                         : "segments");
-                fcc_diag_note(d, (*seen)->loc, "the first one is here");
-                ok = 0;
-                continue;
-            }
-            *seen = b;
-        }
+        if (!find_blocks(d, am, found))
+            ok = 0;
+        ctx_block = found[AB_CONTEXT];
+        lists_block = found[AB_FEATURE_LISTS];
+        seg_block = found[AB_SEGMENTS];
         if (ctx_block != NULL)
             ctx_features = ctx_block->features;
         if (lists_block != NULL) {
@@ -1726,20 +1760,7 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                        am->name, n + nl, FEATC_MAX_FEATURES);
         return 0;
     }
-    for (a = ctx_features; a != NULL; a = a->next) { /* room for hidden fields */
-        if (a->ragged) {
-            const ast_part *q;
-            for (q = a->parts; q != NULL; q = q->next)
-                extra++;
-            extra++;
-        }
-        if (a->sparse) {
-            const ast_key *k;
-            for (k = a->index_keys; k != NULL; k = k->next)
-                extra++;
-            extra++;
-        }
-    }
+    extra = hidden_room(ctx_features);
     m->features = (schema_feature *)fcc_pool_alloc(p, (n + extra ? n + extra : 1) *
                                                       sizeof *m->features);
     m->missing_order =
