@@ -523,17 +523,11 @@ static int parse_opts(int argc, char **argv, infer_opts *o)
         return cli_fail(EXIT_USAGE_ERR, "out of memory");
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(infer_usage, stdout);
+        int r = tools_file_arg(argc, argv, &i, infer_usage, o->files, &o->nfiles);
+        if (r < 0)
             return -1;
-        }
-        if (strcmp(a, "--") == 0) {
-            for (i++; i < argc; i++)
-                o->files[o->nfiles++] = argv[i];
-            break;
-        }
-        if (strcmp(a, "-") == 0 || a[0] != '-') {
-            o->files[o->nfiles++] = argv[i];
+        if (r > 0) {
+            continue;
         } else if ((val = cli_option_value(a, "--package")) != NULL) {
             if (!featc_c_name_ok(val))
                 return cli_usage_error(infer_usage, "package name '%s' is not a usable C name",

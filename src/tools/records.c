@@ -125,6 +125,25 @@ int tools_input_option(const char *arg, const char *usage, fc_input_options *rea
     return 1;
 }
 
+int tools_file_arg(int argc, char **argv, int *i, const char *usage, char **files, int *nfiles)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        fputs(usage, stdout);
+        return -1;
+    }
+    if (strcmp(a, "--") == 0) {
+        while (++*i < argc)
+            files[(*nfiles)++] = argv[*i];
+        return 1;
+    }
+    if (strcmp(a, "-") == 0 || a[0] != '-') {
+        files[(*nfiles)++] = argv[*i];
+        return 1;
+    }
+    return 0;
+}
+
 static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
 {
     int i, rc = 0;
@@ -140,17 +159,10 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            return -1;
-        }
-        if (strcmp(a, "--") == 0) {
-            for (i++; i < argc; i++)
-                o->files[o->nfiles++] = argv[i];
-            break;
-        }
-        if (strcmp(a, "-") == 0 || a[0] != '-') {
-            o->files[o->nfiles++] = argv[i];
+        int r = tools_file_arg(argc, argv, &i, usage, o->files, &o->nfiles);
+        if (r != 0) {
+            if (r < 0)
+                return -1;
             continue;
         }
         if (mode == MODE_CAT && strcmp(a, "--json") == 0) {

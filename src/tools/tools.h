@@ -21,6 +21,13 @@ int cmd_infer(int argc, char **argv);
 int tools_input_option(const char *arg, const char *usage, fc_input_options *read,
                        fc_payload_kind *type, int *rc);
 
+/* What every record tool's argument loop does first with argv[*i]: -h and
+ * --help print usage (returns -1); "-" and non-options are files, "--" makes
+ * every later argument one (*i moves to the last), both appended to
+ * files[*nfiles] (returns 1); anything else is an option for the caller
+ * (returns 0). */
+int tools_file_arg(int argc, char **argv, int *i, const char *usage, char **files, int *nfiles);
+
 /* Decodes one payload with the fallback decoder into memory that grows as
  * needed (free d->mem when done). */
 typedef struct tools_decoder {
