@@ -22,8 +22,9 @@ FUZZ_SECONDS ?= 60
 # another python3 comes first in PATH.
 PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
 export PYTHON
-# The corpus of real TFRecord files, beside the repository (not copied into it).
-CORPUS ?= $(abspath ../shared/corpus)
+# The corpus of real TFRecord files written by other projects (tests/corpus:
+# MANIFEST.md describes each file, NOTICE gives its source and license).
+CORPUS ?= $(abspath tests/corpus)
 
 DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
            clang libclang-rt-dev python3 python3-protobuf gzip pkg-config \

@@ -14,7 +14,7 @@ total_pass=0
 total_fail=0
 
 if [ ! -f "$corpus/MANIFEST.tsv" ]; then
-    echo "corpus not found at $corpus: the tests read ../shared/corpus (set CORPUS=DIR)"
+    echo "corpus not found at $corpus: the tests read tests/corpus (set CORPUS=DIR)"
     echo "total: 0 passed, 1 failed"
     exit 1
 fi

@@ -1,5 +1,5 @@
 #!/bin/sh
-# featc cat | count | verify against every file of the shared corpus, as
+# featc cat | count | verify against every file of the corpus (tests/corpus), as
 # MANIFEST.tsv describes it, plus exact values, options and exit codes.
 # usage: test_cli.sh FEATC CORPUS BUILD
 set -u
@@ -32,6 +32,8 @@ has() {
 tail -n +2 "$corpus/MANIFEST.tsv" > "$tmp/rows"
 while IFS='	' read -r file repo path comp records type sha size commit blob lic framing cat; do
     f="$corpus/$file"
+    _sum=$(sha256sum "$f" | cut -d' ' -f1)
+    [ "$_sum" = "$sha" ] && ok || bad "$file: sha256 $_sum, but MANIFEST.tsv says $sha"
     if [ "$framing" = yes ]; then
         expect_rc 0 "count $file" "$featc" count "$f"
         [ "$(cut -d' ' -f1 "$tmp/out")" = "$records" ] && ok || bad "count $file: $(cat "$tmp/out"), want $records"
