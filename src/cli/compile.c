@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <featc/featc.h>
 
@@ -11,15 +12,25 @@
 #define MAX_SPEC_SIZE ((size_t)16 << 20)
 
 static const char *const compile_usage =
-    "usage: featc compile [-o DIR] [--base NAME] [--driver[=EXAMPLE]] SPEC\n"
+    "usage: featc compile [-o DIR] [--base NAME] [--driver[=EXAMPLE]] [--depfile=FILE] [-M]\n"
+    "                     SPEC\n"
     "       featc check SPEC...\n"
     "\n"
     "compile writes DIR/NAME.h and DIR/NAME.c (NAME: the spec's file name\n"
-    "without its extension; DIR: the current directory), and with --driver\n"
-    "DIR/NAME_main.c, a main() that prints TFRecord files as JSON through the\n"
-    "generated parser of EXAMPLE (default: the spec's first example).\n"
+    "without its extension; DIR: the current directory, created if missing), and\n"
+    "with --driver DIR/NAME_main.c, a main() that prints TFRecord files as JSON\n"
+    "through the generated parser of EXAMPLE (default: the spec's first example).\n"
+    "--depfile=FILE also writes a Make rule naming the generated files and the\n"
+    "spec they depend on (as gcc -MD -MF FILE and protoc --dependency_out do);\n"
+    "-M prints that rule and writes nothing else (as gcc -M).\n"
     "check only reports problems.  Exit status: 0 clean, 1 errors in a spec,\n"
     "2 a file could not be read or written, 64 usage.\n";
+
+/* What featc compile was asked for. */
+typedef struct compile_opts {
+    const char *dir, *base, *driver_msg, *depfile;
+    int driver, deps_only;
+} compile_opts;
 
 /* Reads a whole file; NULL with a message on failure. */
 static char *read_file(const char *path, size_t *len)
@@ -95,28 +106,106 @@ static void print_diagnostic(void *ctx, const featc_diagnostic *d)
     fwrite(d->text, 1, d->text_len, stderr);
 }
 
-/* Writes DIR/BASE.h, DIR/BASE.c and, with a driver, DIR/BASE_main.c. */
-static int write_outputs(const char *dir, const char *base, const featc_output *out)
+/* Creates dir and its missing parents (mkdir -p); an existing one is fine. */
+static int make_dirs(const char *dir)
 {
-    char *h = join(dir, base, ".h"), *c = join(dir, base, ".c");
-    char *m = join(dir, base, "_main.c");
+    char *p = (char *)malloc(strlen(dir) + 1), *q;
     int rc = EXIT_OK;
-    if (h == NULL || c == NULL || m == NULL)
-        rc = cli_fail(EXIT_DATA_ERR, "out of memory");
-    if (rc == EXIT_OK)
-        rc = write_file(h, out->header, out->header_len);
-    if (rc == EXIT_OK)
-        rc = write_file(c, out->source, out->source_len);
-    if (rc == EXIT_OK && out->driver != NULL)
-        rc = write_file(m, out->driver, out->driver_len);
-    free(h);
-    free(c);
-    free(m);
+    if (p == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    strcpy(p, dir);
+    for (q = p + 1;; q++) {
+        char c = *q;
+        if (c != '/' && c != '\0')
+            continue;
+        *q = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            rc = cli_fail(EXIT_DATA_ERR, "%s: %s", p, strerror(errno));
+            break;
+        }
+        *q = c;
+        if (c == '\0')
+            break;
+    }
+    free(p);
     return rc;
 }
 
-static int compile_one(const char *path, const char *dir, const char *base_opt, int driver,
-                       const char *driver_msg, int check_only)
+/* A path as Make reads it in a rule: spaces, '#' and ':' escaped, '$'
+ * doubled (gcc's depfile spelling). */
+static void put_make_path(FILE *f, const char *path)
+{
+    for (; *path != '\0'; path++) {
+        if (*path == ' ' || *path == '#' || *path == ':')
+            fputc('\\', f);
+        else if (*path == '$')
+            fputc('$', f);
+        fputc(*path, f);
+    }
+}
+
+/* "DIR/NAME.h DIR/NAME.c [DIR/NAME_main.c]: SPEC", then "SPEC:" so that a
+ * removed spec does not stop make (gcc -MP). */
+static int write_rule(FILE *f, char *const *outputs, size_t n, const char *spec)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (i > 0)
+            fputc(' ', f);
+        put_make_path(f, outputs[i]);
+    }
+    fputs(": ", f);
+    put_make_path(f, spec);
+    fputs("\n\n", f);
+    put_make_path(f, spec);
+    fputs(":\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+static int write_depfile(const char *path, char *const *outputs, size_t n, const char *spec)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
+    if ((write_rule(f, outputs, n, spec) != 0) | (fclose(f) != 0))
+        return cli_fail(EXIT_DATA_ERR, "%s: write error", path);
+    return EXIT_OK;
+}
+
+/* Writes DIR/BASE.h, DIR/BASE.c and, with a driver, DIR/BASE_main.c, and the
+ * dependency rule when asked (-M: the rule alone, to standard output). */
+static int write_outputs(const compile_opts *co, const char *spec, const char *base,
+                         const featc_output *out)
+{
+    char *files[3];
+    size_t n = out->driver != NULL ? 3 : 2, i;
+    int rc = EXIT_OK;
+    files[0] = join(co->dir, base, ".h");
+    files[1] = join(co->dir, base, ".c");
+    files[2] = join(co->dir, base, "_main.c");
+    if (files[0] == NULL || files[1] == NULL || files[2] == NULL)
+        rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+    if (rc == EXIT_OK && co->deps_only) {
+        if (write_rule(stdout, files, n, spec) != 0)
+            rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    } else if (rc == EXIT_OK) {
+        rc = make_dirs(co->dir);
+        if (rc == EXIT_OK)
+            rc = write_file(files[0], out->header, out->header_len);
+        if (rc == EXIT_OK)
+            rc = write_file(files[1], out->source, out->source_len);
+        if (rc == EXIT_OK && out->driver != NULL)
+            rc = write_file(files[2], out->driver, out->driver_len);
+        if (rc == EXIT_OK && co->depfile != NULL)
+            rc = write_depfile(co->depfile, files, n, spec);
+    }
+    for (i = 0; i < 3; i++)
+        free(files[i]);
+    return rc;
+}
+
+/* Compiles one spec; co NULL: check only. */
+static int compile_one(const char *path, const compile_opts *co)
 {
     size_t len = 0;
     char *src = read_file(path, &len);
@@ -126,8 +215,8 @@ static int compile_one(const char *path, const char *dir, const char *base_opt, 
     int rc;
     if (src == NULL)
         return EXIT_DATA_ERR;
-    if (base_opt != NULL) {
-        snprintf(base, sizeof base, "%s", base_opt);
+    if (co != NULL && co->base != NULL) {
+        snprintf(base, sizeof base, "%s", co->base);
     } else {
         const char *b = strrchr(path, '/');
         b = b != NULL ? b + 1 : path;
@@ -135,42 +224,51 @@ static int compile_one(const char *path, const char *dir, const char *base_opt, 
     }
     o.spec_name = path;
     o.base = base;
-    o.driver = driver;
-    o.driver_message = driver_msg;
+    o.driver = co != NULL && co->driver;
+    o.driver_message = co != NULL ? co->driver_msg : NULL;
     o.diag = print_diagnostic;
-    rc = featc_compile(src, len, &o, check_only ? NULL : &out);
+    rc = featc_compile(src, len, &o, co == NULL ? NULL : &out);
     free(src);
     if (rc != 0)
         return EXIT_RECORD_ERR;
-    if (check_only)
+    if (co == NULL)
         return EXIT_OK;
-    rc = write_outputs(dir, base, &out);
+    rc = write_outputs(co, path, base, &out);
     featc_output_free(&out);
     return rc;
 }
 
 int cmd_compile(int argc, char **argv)
 {
-    const char *dir = ".", *base = NULL, *driver_msg = NULL, *spec = NULL;
-    int i, driver = 0;
+    compile_opts co;
+    const char *spec = NULL;
+    int i;
+    memset(&co, 0, sizeof co);
+    co.dir = ".";
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(compile_usage, stdout);
             return EXIT_OK;
         } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-            dir = argv[++i];
+            co.dir = argv[++i];
         } else if ((v = cli_option_value(a, "--output")) != NULL) {
-            dir = v;
+            co.dir = v;
         } else if (strcmp(a, "--base") == 0 && i + 1 < argc) {
-            base = argv[++i];
+            co.base = argv[++i];
         } else if ((v = cli_option_value(a, "--base")) != NULL) {
-            base = v;
+            co.base = v;
+        } else if (strcmp(a, "--depfile") == 0 && i + 1 < argc) {
+            co.depfile = argv[++i];
+        } else if ((v = cli_option_value(a, "--depfile")) != NULL) {
+            co.depfile = v;
+        } else if (strcmp(a, "-M") == 0) {
+            co.deps_only = 1;
         } else if (strcmp(a, "--driver") == 0) {
-            driver = 1;
+            co.driver = 1;
         } else if ((v = cli_option_value(a, "--driver")) != NULL) {
-            driver = 1;
-            driver_msg = v;
+            co.driver = 1;
+            co.driver_msg = v;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cli_usage_error(compile_usage, "unknown option '%s'", a);
         } else if (spec == NULL) {
@@ -182,7 +280,7 @@ int cmd_compile(int argc, char **argv)
     }
     if (spec == NULL)
         return cli_usage_error(compile_usage, "no spec given");
-    return compile_one(spec, dir, base, driver, driver_msg, 0);
+    return compile_one(spec, &co);
 }
 
 int cmd_check(int argc, char **argv)
@@ -197,7 +295,7 @@ int cmd_check(int argc, char **argv)
         if (argv[i][0] == '-' && argv[i][1] != '\0')
             return cli_usage_error(compile_usage, "unknown option '%s'", argv[i]);
         n++;
-        r = compile_one(argv[i], ".", NULL, 0, NULL, 1);
+        r = compile_one(argv[i], NULL);
         if (r > rc)
             rc = r;
     }
