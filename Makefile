@@ -13,6 +13,12 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+VERSION := $(shell sed -n 's/^\#define FC_VERSION_STRING "\(.*\)"/\1/p' include/featc/fc_base.h)
+VERSION_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 BUILD ?= build
 CC ?= cc
 CLANG ?= clang
@@ -73,7 +79,8 @@ GEN_SPECS = $(BUILD)/gen-specs
 
 .PHONY: all demo bench install uninstall deps clean
 
-all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a \
+all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.so.$(VERSION) $(BUILD)/libfeatc_fallback.a \
+     $(BUILD)/libfeatc_compiler.a \
      $(EXAMPLES:%=$(BUILD)/examples/%) $(SPECS:%=$(BUILD)/specs/%)
 
 # ------------------------------------------------------------------ build
@@ -127,6 +134,17 @@ $(BUILD)/libfeatc_compiler.a: $(FEATC_OBJ)
 $(BUILD)/libfeatc.a: $(RUNTIME_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# The runtime as a shared library too: position-independent objects of the
+# same sources, soname libfeatc.so.MAJOR (the ABI changes with the major
+# version; 0 while featc is young).
+SONAME = libfeatc.so.$(VERSION_MAJOR)
+$(BUILD)/pic/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS_PUB) -Isrc/runtime/core -c $< -o $@
+
+$(BUILD)/libfeatc.so.$(VERSION): $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/pic/%.o)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LIBS_Z) -lm -pthread
 
 $(BUILD)/libfeatc_fallback.a: $(FALLBACK_OBJ)
 	rm -f $@
@@ -228,26 +246,29 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench
 
 INSTALL_HDRS = $(wildcard include/featc/*.h) $(PB_HDR)
 
-VERSION = $(shell sed -n 's/^\#define FC_VERSION_STRING "\(.*\)"/\1/p' include/featc/fc_base.h)
 PC_FILES = src/runtime/featc.pc.in src/runtime/featc-fallback.pc.in src/compiler/featc-compiler.pc.in
+PC_SUBST = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+           -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include/featc
-	install -m 755 $(BUILD)/featc $(DESTDIR)$(PREFIX)/bin/featc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(INCLUDEDIR)/featc
+	install -m 755 $(BUILD)/featc $(DESTDIR)$(BINDIR)/featc
 	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a \
-	    $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(INSTALL_HDRS) $(DESTDIR)$(PREFIX)/include/featc/
+	    $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(BUILD)/libfeatc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libfeatc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libfeatc.so
+	install -m 644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/featc/
 	for pc in $(PC_FILES); do \
-	    sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $$pc \
-	        > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$(basename $$pc .in) || exit 1; done
+	    sed $(PC_SUBST) $$pc > $(DESTDIR)$(PKGCONFIGDIR)/$$(basename $$pc .in) || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/featc
-	rm -f $(DESTDIR)$(PREFIX)/lib/libfeatc.a $(DESTDIR)$(PREFIX)/lib/libfeatc_fallback.a \
-	    $(DESTDIR)$(PREFIX)/lib/libfeatc_compiler.a
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/pkgconfig/,$(notdir $(PC_FILES:.in=)))
-	rm -rf $(DESTDIR)$(PREFIX)/include/featc
+	rm -f $(DESTDIR)$(BINDIR)/featc
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libfeatc.a libfeatc_fallback.a libfeatc_compiler.a \
+	    libfeatc.so.$(VERSION) $(SONAME) libfeatc.so)
+	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(PC_FILES:.in=)))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/featc
 
 # ------------------------------------------------------------------ setup
 

@@ -6,7 +6,7 @@
 
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
               test-cli test-diag test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds demo
+              test-fuzz-seeds test-install demo
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen
 
 .PHONY: test check $(filter test-%,$(TEST_SUITES)) update-codegen update-diag update-fuzz-seeds \
@@ -125,6 +125,10 @@ update-tables: $(BUILD)/tools/gen_crc32c_tables
 
 test-cli: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
+
+# make install into a temporary prefix, a consumer built from it, make uninstall.
+test-install: all
+	@sh tests/install/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
 
 test-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc
