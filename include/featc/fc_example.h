@@ -207,6 +207,13 @@ typedef struct fc_message_desc {
     void (*init)(void *out);
 } fc_message_desc;
 
+/* Bytes of one value of type t in a generated struct. */
+static inline size_t fc_type_size(fc_type t)
+{
+    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
+                                                                     : sizeof(int64_t);
+}
+
 /* Presence bits: bit i of word i/32 is set when field i was in the record. */
 static inline int fc_bit_get(const uint32_t *words, unsigned i)
 {

@@ -527,13 +527,6 @@ FC_FAST_INLINE uint8_t fc_fast_list_tag(fc_type t)
     return t == FC_TYPE_INT64 ? 0x1a : t == FC_TYPE_FLOAT ? 0x12 : 0x0a;
 }
 
-/* The bytes of one value of type t in a generated struct. */
-FC_FAST_INLINE size_t fc_fast_value_size(fc_type t)
-{
-    return t == FC_TYPE_INT64 ? sizeof(int64_t) : t == FC_TYPE_FLOAT ? sizeof(float)
-                                                                     : sizeof(fc_bytes);
-}
-
 /* A packed run (int64, float) or a single bytes value [rb, rb + rl). */
 FC_FAST_INLINE int fc_fast_run_values(fc_type t, const uint8_t *rb, size_t rl, void *dst,
                                       size_t cap, size_t *n)
@@ -603,7 +596,7 @@ FC_FAST_INLINE int fc_fast_frames(fc_type t, const fc_fast_entry *e, void *dst, 
 {
     const uint8_t *p = e->val, *end = e->val + e->val_len, *f;
     const uint8_t tag = fc_fast_list_tag(t);
-    const size_t row = stride * fc_fast_value_size(t);
+    const size_t row = stride * fc_type_size(t);
     unsigned char *out = (unsigned char *)dst;
     size_t k = 0, fl;
     int ok;

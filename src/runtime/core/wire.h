@@ -10,13 +10,6 @@
 
 #include "featc/fc_example.h"
 
-/* Bytes of one value of type t in a generated struct. */
-static inline size_t fc_type_size(fc_type t)
-{
-    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? sizeof(float)
-                                                                     : sizeof(int64_t);
-}
-
 /* The size_t member of a generated struct at p (a count or frame count),
  * read without assuming p's alignment. */
 static inline size_t fc_load_size(const void *p)
