@@ -5,6 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+void cli_print_diagnostic(void *ctx, const featc_diagnostic *d)
+{
+    (void)ctx;
+    fwrite(d->text, 1, d->text_len, stderr);
+}
+
 const char *cli_option_value(const char *arg, const char *name)
 {
     size_t n = strlen(name);

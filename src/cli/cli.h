@@ -1,8 +1,11 @@
 /* What every featc command shares: exit codes and the way it reports
- * failures and reads option values.  Used by the compiler's commands
- * (compile.c) and by the record tools (src/tools/); depends on nothing. */
+ * failures, diagnostics and reads option values.  Used by the compiler's
+ * commands (compile.c) and by the record tools (src/tools/); depends only
+ * on the compiler's public header. */
 #ifndef FEATC_CLI_H
 #define FEATC_CLI_H
+
+#include <featc/featc.h>
 
 /* Exit codes, documented in README.md. */
 enum {
@@ -15,6 +18,9 @@ enum {
 /* The compiler's commands (compile.c). */
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+
+/* A featc_diag_fn: the compiler's diagnostic to stderr, as it words it. */
+void cli_print_diagnostic(void *ctx, const featc_diagnostic *d);
 
 /* "--name=value" -> "value" when arg is that option, else NULL. */
 const char *cli_option_value(const char *arg, const char *name);

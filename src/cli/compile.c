@@ -99,13 +99,6 @@ static char *join(const char *dir, const char *name, const char *suffix)
     return r;
 }
 
-/* Diagnostics go to stderr as the compiler words them. */
-static void print_diagnostic(void *ctx, const featc_diagnostic *d)
-{
-    (void)ctx;
-    fwrite(d->text, 1, d->text_len, stderr);
-}
-
 /* Creates dir and its missing parents (mkdir -p); an existing one is fine. */
 static int make_dirs(const char *dir)
 {
@@ -226,7 +219,7 @@ static int compile_one(const char *path, const compile_opts *co)
     o.base = base;
     o.driver = co != NULL && co->driver;
     o.driver_message = co != NULL ? co->driver_msg : NULL;
-    o.diag = print_diagnostic;
+    o.diag = cli_print_diagnostic;
     rc = featc_compile(src, len, &o, co == NULL ? NULL : &out);
     free(src);
     if (rc != 0)

@@ -98,25 +98,17 @@ int featc_compile(const char *src, size_t len, const featc_options *options, fea
     }
     fcc_pool_init(&mem->pool);
     s = front_end(&mem->pool, &d, stem(path, pkg, sizeof pkg));
-    if (s == NULL || out == NULL) {
-        fcc_pool_free(&mem->pool);
-        free(mem);
-        return s == NULL ? d.errors : 0;
-    }
+    if (s == NULL || out == NULL)
+        goto done; /* errors, or a check only */
     memset(&eo, 0, sizeof eo);
     eo.spec_name = path;
     eo.base = options->base != NULL ? options->base : stem(path, base, sizeof base);
     eo.driver = options->driver;
-    if (eo.driver && (eo.driver_message = driver_message(&d, s, options->driver_message)) == NULL) {
-        fcc_pool_free(&mem->pool);
-        free(mem);
-        return d.errors;
-    }
+    if (eo.driver && (eo.driver_message = driver_message(&d, s, options->driver_message)) == NULL)
+        goto done;
     if (!fcc_emit_c(&mem->pool, s, &eo, &eout)) {
         fcc_diag_fail(&d, "out of memory while generating code");
-        fcc_pool_free(&mem->pool);
-        free(mem);
-        return d.errors;
+        goto done;
     }
     out->header = eout.header;
     out->header_len = eout.header_len;
@@ -126,4 +118,8 @@ int featc_compile(const char *src, size_t len, const featc_options *options, fea
     out->driver_len = eout.driver_len;
     out->mem = mem;
     return 0;
+done:
+    fcc_pool_free(&mem->pool);
+    free(mem);
+    return d.errors;
 }

@@ -1449,16 +1449,15 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
             if (dm == NULL) {
                 ok = 0;
             } else {
-                subst dsubs[KIND_WORDS + 4];
+                subst dsubs[] = {
+                    /* the kind's words go first (kind_words) */
+                    {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""}, {"", ""},
+                    {"BANNER", banner.s},
+                    {"HEADER", header_name.s},
+                    {"NAME", dm->name},
+                    {"TYPE", dm->c_type},
+                };
                 kind_words(dsubs, dm->sequence);
-                dsubs[KIND_WORDS].name = "BANNER";
-                dsubs[KIND_WORDS].value = banner.s;
-                dsubs[KIND_WORDS + 1].name = "HEADER";
-                dsubs[KIND_WORDS + 1].value = header_name.s;
-                dsubs[KIND_WORDS + 2].name = "NAME";
-                dsubs[KIND_WORDS + 2].value = dm->name;
-                dsubs[KIND_WORDS + 3].name = "TYPE";
-                dsubs[KIND_WORDS + 3].value = dm->c_type;
                 expand(&drv, fcc_template_driver_c, dsubs, sizeof dsubs / sizeof dsubs[0]);
                 out->driver = finish(p, &drv, &out->driver_len);
                 drv.s = NULL;

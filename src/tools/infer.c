@@ -673,13 +673,6 @@ static int write_spec(FILE *t, gathered *g, const infer_opts *o, int *left_out)
     return 0;
 }
 
-/* The compiler's diagnostics on the inferred spec go to stderr. */
-static void print_diagnostic(void *ctx, const featc_diagnostic *d)
-{
-    (void)ctx;
-    fwrite(d->text, 1, d->text_len, stderr);
-}
-
 int cmd_infer(int argc, char **argv)
 {
     infer_opts o;
@@ -749,7 +742,7 @@ int cmd_infer(int argc, char **argv)
         featc_options co = FEATC_OPTIONS_INIT;
         int errors;
         co.spec_name = "<inferred spec>";
-        co.diag = print_diagnostic;
+        co.diag = cli_print_diagnostic;
         errors = featc_compile(text, text_len, &co, NULL);
         if (errors != 0) {
             /* the diagnostics above quote the lines at fault */
