@@ -4,6 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <featc/fc.h>
 
 void cli_print_diagnostic(void *ctx, const featc_diagnostic *d)
 {
@@ -11,12 +14,12 @@ void cli_print_diagnostic(void *ctx, const featc_diagnostic *d)
     fwrite(d->text, 1, d->text_len, stderr);
 }
 
-const char *cli_option_value(const char *arg, const char *name)
+int cli_print_version(void)
 {
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-        return arg + n + 1;
-    return NULL;
+    printf("featc %s (CRC-32C: %s)\n", FC_VERSION_STRING, fc_crc32c_impl());
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    return EXIT_OK;
 }
 
 int cli_fail(int code, const char *fmt, ...)
@@ -30,14 +33,88 @@ int cli_fail(int code, const char *fmt, ...)
     return code;
 }
 
-int cli_usage_error(const char *text, const char *fmt, ...)
+int cli_usage_error(const cli_command *c, const char *fmt, ...)
 {
     va_list ap;
-    fputs("featc: ", stderr);
+    const char *sep = c != NULL ? " " : "", *name = c != NULL ? c->name : "";
+    fprintf(stderr, "featc%s%s: ", sep, name);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fputs("\n\n", stderr);
-    fputs(text, stderr);
+    fprintf(stderr, "\nTry 'featc%s%s --help' for more information.\n", sep, name);
     return EXIT_USAGE_ERR;
+}
+
+/* The long name of the option whose code is val, or NULL. */
+static const char *long_name(const cli_command *c, int val)
+{
+    const struct option *o;
+    for (o = c->longopts; o->name != NULL; o++)
+        if (o->flag == NULL && o->val == val)
+            return o->name;
+    return NULL;
+}
+
+int cli_next_option(const cli_command *c, int argc, char **argv, int *rc)
+{
+    char shortopts[64];
+    int opt;
+    const char *name;
+    *rc = -1;
+    /* ':' first: a missing value comes back as ':'; opterr 0: featc words
+     * every usage error itself, the same under every libc. */
+    snprintf(shortopts, sizeof shortopts, ":%s", c->shortopts);
+    opterr = 0;
+    opt = getopt_long(argc, argv, shortopts, c->longopts, NULL);
+    switch (opt) {
+    case -1:
+        return 0;
+    case 'h':
+        fputs(c->usage, stdout);
+        *rc = fflush(stdout) != 0 || ferror(stdout)
+                  ? cli_fail(EXIT_DATA_ERR, "error writing standard output")
+                  : EXIT_OK;
+        return 0;
+    case CLI_OPT_VERSION:
+        *rc = cli_print_version();
+        return 0;
+    case ':':
+        name = long_name(c, optopt);
+        /* argv[optind - 1] is the option as written: -o, --output or --out */
+        if (optind >= 1 && optind <= argc && strncmp(argv[optind - 1], "--", 2) == 0)
+            *rc = cli_usage_error(c, "option '%s' needs a value", argv[optind - 1]);
+        else if (optopt > 0 && optopt < 0x80)
+            *rc = cli_usage_error(c, "option '-%c' needs a value", optopt);
+        else
+            *rc = cli_usage_error(c, "option '--%s' needs a value", name != NULL ? name : "?");
+        return 0;
+    case '?':
+        if (optopt > 0 && (name = long_name(c, optopt)) != NULL &&
+            strncmp(argv[optind - 1], "--", 2) == 0) {
+            *rc = cli_usage_error(c, "option '--%s' takes no value", name);
+        } else if (optopt > 0) {
+            *rc = cli_usage_error(c, "unknown option '-%c'", optopt);
+        } else {
+            const char *a = argv[optind - 1];
+            *rc = cli_usage_error(c, "unknown option '%.*s'", (int)strcspn(a, "="), a);
+        }
+        return 0;
+    default:
+        return opt;
+    }
+}
+
+int cli_operands(const cli_command *c, int argc, char **argv, char ***files, int *n)
+{
+    static char dash[] = "-", *stdin_only[] = {dash, NULL};
+    if (optind < argc) {
+        *files = argv + optind;
+        *n = argc - optind;
+        return 0;
+    }
+    if (isatty(STDIN_FILENO))
+        return cli_usage_error(c, "no input file (standard input is a terminal)");
+    *files = stdin_only;
+    *n = 1;
+    return 0;
 }

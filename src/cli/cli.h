@@ -1,37 +1,71 @@
-/* What every featc command shares: exit codes and the way it reports
- * failures, diagnostics and reads option values.  Used by the compiler's
- * commands (compile.c) and by the record tools (src/tools/); depends only
- * on the compiler's public header. */
+/* What every featc command shares: exit codes, option parsing (GNU
+ * getopt_long conventions), the way it reports failures and diagnostics,
+ * and where its inputs come from.  Used by the compiler's commands
+ * (compile.c) and by the record tools (src/tools/). */
 #ifndef FEATC_CLI_H
 #define FEATC_CLI_H
 
+#include <getopt.h>
+
 #include <featc/featc.h>
 
-/* Exit codes, documented in README.md. */
+/* Exit codes, documented in README.md and featc.1. */
 enum {
     EXIT_OK = 0,
-    EXIT_RECORD_ERR = 1, /* some record's payload failed */
+    EXIT_RECORD_ERR = 1, /* some record's payload failed; errors in a spec */
     EXIT_DATA_ERR = 2,   /* unreadable file, damaged framing, I/O error */
     EXIT_USAGE_ERR = 64  /* bad command line (sysexits EX_USAGE) */
 };
+
+/* One command's command line: its name ("cat"), its --help text, getopt's
+ * short options (without the leading ':') and long options.  Every table
+ * holds CLI_COMMON_OPTIONS and ends with {0, 0, 0, 0}. */
+typedef struct cli_command {
+    const char *name;
+    const char *usage;
+    const char *shortopts;
+    const struct option *longopts;
+} cli_command;
+
+/* Codes of long options without a short form start here. */
+enum { CLI_OPT_VERSION = 0x100, CLI_OPT_FIRST };
+#define CLI_COMMON_OPTIONS \
+    {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, CLI_OPT_VERSION}
+
+/* The next option of argv (argv[0] is the command's name), as getopt_long
+ * returns it, with its value in optarg.  Handles -h/--help and --version
+ * itself, and reports unknown options, missing values and values given to
+ * options that take none as usage errors.  Returns 0 when the options are
+ * over: then *rc is -1 when the command should go on with argv[optind...],
+ * else the exit status to return at once (help or version printed: 0; a
+ * usage error: 64). */
+int cli_next_option(const cli_command *c, int argc, char **argv, int *rc);
+
+/* The operands after the options: argv[optind...], or "-" (standard input)
+ * when there are none and standard input is not a terminal.  Returns 0 with
+ * *files and *n set, or the usage error's exit status. */
+int cli_operands(const cli_command *c, int argc, char **argv, char ***files, int *n);
 
 /* The compiler's commands (compile.c). */
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
+/* "featc VERSION (CRC-32C: IMPL)" on standard output. */
+int cli_print_version(void);
+
 /* A featc_diag_fn: the compiler's diagnostic to stderr, as it words it. */
 void cli_print_diagnostic(void *ctx, const featc_diagnostic *d);
 
-/* "--name=value" -> "value" when arg is that option, else NULL. */
-const char *cli_option_value(const char *arg, const char *name);
 /* Prints "featc: <message>" to stderr and returns code. */
 int cli_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Prints "featc: <message>" and the usage text to stderr; returns EXIT_USAGE_ERR. */
-int cli_usage_error(const char *usage, const char *fmt, ...)
+/* Prints "featc CMD: <message>" and "Try 'featc CMD --help' ..." to stderr
+ * (c NULL: "featc: ..." and "Try 'featc --help' ..."); returns
+ * EXIT_USAGE_ERR. */
+int cli_usage_error(const cli_command *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif

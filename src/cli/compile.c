@@ -12,19 +12,44 @@
 #define MAX_SPEC_SIZE ((size_t)16 << 20)
 
 static const char *const compile_usage =
-    "usage: featc compile [-o DIR] [--base NAME] [--driver[=EXAMPLE]] [--depfile=FILE] [-M]\n"
-    "                     SPEC\n"
-    "       featc check SPEC...\n"
+    "usage: featc compile [options] [SPEC]\n"
+    "       featc check [options] [SPEC...]\n"
     "\n"
     "compile writes DIR/NAME.h and DIR/NAME.c (NAME: the spec's file name\n"
     "without its extension; DIR: the current directory, created if missing), and\n"
     "with --driver DIR/NAME_main.c, a main() that prints TFRecord files as JSON\n"
     "through the generated parser of EXAMPLE (default: the spec's first example).\n"
-    "--depfile=FILE also writes a Make rule naming the generated files and the\n"
-    "spec they depend on (as gcc -MD -MF FILE and protoc --dependency_out do);\n"
-    "-M prints that rule and writes nothing else (as gcc -M).\n"
-    "check only reports problems.  Exit status: 0 clean, 1 errors in a spec,\n"
-    "2 a file could not be read or written, 64 usage.\n";
+    "check only reports problems.  SPEC may be - for standard input, which is\n"
+    "also read when no SPEC is given and it is not a terminal; compile then\n"
+    "needs --base.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output DIR        where to write (default .; created if missing)\n"
+    "  -b, --base NAME         NAME of the generated files (default: from SPEC)\n"
+    "  --driver[=EXAMPLE]      also write NAME_main.c, a JSON-printing main()\n"
+    "  --depfile FILE          also write a Make rule naming the generated files\n"
+    "                          and the spec they depend on (as gcc -MD -MF FILE\n"
+    "                          and protoc --dependency_out do)\n"
+    "  -M                      print that rule and write nothing else (gcc -M)\n"
+    "  -h, --help              this text\n"
+    "  --version               featc's version\n"
+    "\n"
+    "exit status: 0 clean; 1 errors in a spec; 2 a file could not be read or\n"
+    "written; 64 usage error.\n";
+
+enum { OPT_DRIVER = CLI_OPT_FIRST, OPT_DEPFILE };
+
+static const struct option compile_long[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"base", required_argument, NULL, 'b'},
+    {"driver", optional_argument, NULL, OPT_DRIVER},
+    {"depfile", required_argument, NULL, OPT_DEPFILE},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0}};
+static const struct option check_long[] = {CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+
+static const cli_command compile_cmd = {"compile", compile_usage, "o:b:Mh", compile_long};
+static const cli_command check_cmd = {"check", compile_usage, "h", check_long};
 
 /* What featc compile was asked for. */
 typedef struct compile_opts {
@@ -32,16 +57,19 @@ typedef struct compile_opts {
     int driver, deps_only;
 } compile_opts;
 
-/* Reads a whole file; NULL with a message on failure. */
+/* Reads a whole file ("-": standard input); NULL with a message on failure. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     char *buf;
     size_t n = 0, cap = 4096;
     if (f == NULL) {
         cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
         return NULL;
     }
+    if (is_stdin)
+        path = "<stdin>";
     buf = (char *)malloc(cap);
     while (buf != NULL) {
         size_t got;
@@ -51,7 +79,8 @@ static char *read_file(const char *path, size_t *len)
                 cli_fail(EXIT_DATA_ERR, "%s: larger than %zu bytes; not a spec", path,
                          MAX_SPEC_SIZE);
                 free(buf);
-                fclose(f);
+                if (!is_stdin)
+                    fclose(f);
                 return NULL;
             }
             nb = (char *)realloc(buf, cap * 2);
@@ -68,10 +97,12 @@ static char *read_file(const char *path, size_t *len)
     if (buf == NULL || ferror(f)) {
         cli_fail(EXIT_DATA_ERR, "%s: %s", path, buf == NULL ? "out of memory" : "read error");
         free(buf);
-        fclose(f);
+        if (!is_stdin)
+            fclose(f);
         return NULL;
     }
-    fclose(f);
+    if (!is_stdin)
+        fclose(f);
     *len = n;
     return buf;
 }
@@ -138,7 +169,8 @@ static void put_make_path(FILE *f, const char *path)
 }
 
 /* "DIR/NAME.h DIR/NAME.c [DIR/NAME_main.c]: SPEC", then "SPEC:" so that a
- * removed spec does not stop make (gcc -MP). */
+ * removed spec does not stop make (gcc -MP).  A spec read from standard
+ * input ("-") gives the first line without a prerequisite. */
 static int write_rule(FILE *f, char *const *outputs, size_t n, const char *spec)
 {
     size_t i;
@@ -147,11 +179,15 @@ static int write_rule(FILE *f, char *const *outputs, size_t n, const char *spec)
             fputc(' ', f);
         put_make_path(f, outputs[i]);
     }
-    fputs(": ", f);
-    put_make_path(f, spec);
-    fputs("\n\n", f);
-    put_make_path(f, spec);
-    fputs(":\n", f);
+    fputc(':', f);
+    if (strcmp(spec, "-") != 0) { /* standard input: nothing to depend on */
+        fputc(' ', f);
+        put_make_path(f, spec);
+        fputs("\n\n", f);
+        put_make_path(f, spec);
+        fputc(':', f);
+    }
+    fputc('\n', f);
     return ferror(f) ? -1 : 0;
 }
 
@@ -215,7 +251,7 @@ static int compile_one(const char *path, const compile_opts *co)
         b = b != NULL ? b + 1 : path;
         snprintf(base, sizeof base, "%.*s", (int)strcspn(b, "."), b);
     }
-    o.spec_name = path;
+    o.spec_name = strcmp(path, "-") == 0 ? "<stdin>" : path;
     o.base = base;
     o.driver = co != NULL && co->driver;
     o.driver_message = co != NULL ? co->driver_msg : NULL;
@@ -234,65 +270,50 @@ static int compile_one(const char *path, const compile_opts *co)
 int cmd_compile(int argc, char **argv)
 {
     compile_opts co;
-    const char *spec = NULL;
-    int i;
+    char **specs;
+    int opt, rc, n;
     memset(&co, 0, sizeof co);
     co.dir = ".";
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(compile_usage, stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-            co.dir = argv[++i];
-        } else if ((v = cli_option_value(a, "--output")) != NULL) {
-            co.dir = v;
-        } else if (strcmp(a, "--base") == 0 && i + 1 < argc) {
-            co.base = argv[++i];
-        } else if ((v = cli_option_value(a, "--base")) != NULL) {
-            co.base = v;
-        } else if (strcmp(a, "--depfile") == 0 && i + 1 < argc) {
-            co.depfile = argv[++i];
-        } else if ((v = cli_option_value(a, "--depfile")) != NULL) {
-            co.depfile = v;
-        } else if (strcmp(a, "-M") == 0) {
-            co.deps_only = 1;
-        } else if (strcmp(a, "--driver") == 0) {
+    while ((opt = cli_next_option(&compile_cmd, argc, argv, &rc)) != 0) {
+        switch (opt) {
+        case 'o': co.dir = optarg; break;
+        case 'b': co.base = optarg; break;
+        case 'M': co.deps_only = 1; break;
+        case OPT_DEPFILE: co.depfile = optarg; break;
+        case OPT_DRIVER:
             co.driver = 1;
-        } else if ((v = cli_option_value(a, "--driver")) != NULL) {
-            co.driver = 1;
-            co.driver_msg = v;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error(compile_usage, "unknown option '%s'", a);
-        } else if (spec == NULL) {
-            spec = a;
-        } else {
-            return cli_usage_error(compile_usage, "one spec per compile (got '%s' and '%s')",
-                                   spec, a);
+            co.driver_msg = optarg; /* NULL: the first example */
+            break;
+        default: break;
         }
     }
-    if (spec == NULL)
-        return cli_usage_error(compile_usage, "no spec given");
-    return compile_one(spec, &co);
+    if (rc >= 0)
+        return rc;
+    if ((rc = cli_operands(&compile_cmd, argc, argv, &specs, &n)) != 0)
+        return rc;
+    if (n > 1)
+        return cli_usage_error(&compile_cmd, "one spec per compile (got '%s' and '%s')",
+                               specs[0], specs[1]);
+    if (co.base == NULL && strcmp(specs[0], "-") == 0)
+        return cli_usage_error(&compile_cmd,
+                               "a spec from standard input needs --base NAME for its files");
+    return compile_one(specs[0], &co);
 }
 
 int cmd_check(int argc, char **argv)
 {
-    int i, rc = EXIT_OK, n = 0;
-    for (i = 1; i < argc; i++) {
-        int r;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(compile_usage, stdout);
-            return EXIT_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error(compile_usage, "unknown option '%s'", argv[i]);
-        n++;
-        r = compile_one(argv[i], NULL);
+    char **specs;
+    int i, opt, rc, n;
+    while ((opt = cli_next_option(&check_cmd, argc, argv, &rc)) != 0)
+        ;
+    if (rc >= 0)
+        return rc;
+    if ((rc = cli_operands(&check_cmd, argc, argv, &specs, &n)) != 0)
+        return rc;
+    for (i = 0; i < n; i++) {
+        int r = compile_one(specs[i], NULL);
         if (r > rc)
             rc = r;
     }
-    if (n == 0)
-        return cli_usage_error(compile_usage, "no spec given");
     return rc;
 }

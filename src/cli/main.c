@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <featc/fc.h>
-
 #include "cli.h"
 #include "tools.h"
 
@@ -29,14 +27,17 @@ static const char *const usage =
     "  version          print the version\n"
     "  help             this text\n"
     "\n"
-    "`featc COMMAND --help` describes a command.  Compression (ZLIB, GZIP) is\n"
-    "detected from the first bytes unless --compression is given.\n";
+    "`featc COMMAND --help` describes a command; every command also takes\n"
+    "--version.  A FILE of - is standard input, which is also read when no FILE\n"
+    "is given and it is not a terminal.  Compression (ZLIB, GZIP) is detected\n"
+    "from the first bytes unless --compression is given.  `man featc` has the\n"
+    "whole reference.\n";
 
 int main(int argc, char **argv)
 {
     const char *cmd;
     if (argc < 2)
-        return cli_usage_error(usage, "no command given");
+        return cli_usage_error(NULL, "no command given");
     cmd = argv[1];
     if (strcmp(cmd, "compile") == 0)
         return cmd_compile(argc - 1, argv + 1);
@@ -50,13 +51,13 @@ int main(int argc, char **argv)
         return cmd_count(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)
         return cmd_verify(argc - 1, argv + 1);
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("featc %s (CRC-32C: %s)\n", FC_VERSION_STRING, fc_crc32c_impl());
-        return EXIT_OK;
-    }
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
+        return cli_print_version();
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            return cli_fail(EXIT_DATA_ERR, "error writing standard output");
         return EXIT_OK;
     }
-    return cli_usage_error(usage, "unknown command '%s'", cmd);
+    return cli_usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -30,7 +30,7 @@
 #include <featc/featc.h>
 
 static const char *const infer_usage =
-    "usage: featc infer [options] FILE...\n"
+    "usage: featc infer [options] [FILE...]\n"
     "\n"
     "Reads TFRecord files of tf.train.Example or SequenceExample records (any\n"
     "compression) and prints a spec that describes them: each feature's type,\n"
@@ -44,9 +44,10 @@ static const char *const infer_usage =
     "  --package=NAME          package of the spec (default: inferred)\n"
     "  --name=NAME             name of the message (default: record)\n"
     "  --type=auto|example|sequence   how to read payloads (default auto)\n"
-    "  --compression=auto|none|zlib|gzip   (default auto)\n"
+    "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
     "  --max-record-size=N     (default 1G)\n"
     "  -h, --help              this text\n"
+    "  --version               featc's version\n"
     "\n"
     "exit status: 0 spec printed; 1 some key has conflicting types (printed\n"
     "without it), or a record is not an Example or SequenceExample, or there\n"
@@ -509,45 +510,46 @@ typedef struct infer_opts {
     char **files;
 } infer_opts;
 
-static int parse_opts(int argc, char **argv, infer_opts *o)
+static const struct option infer_long[] = {
+    {"package", required_argument, NULL, TOOLS_OPT_PACKAGE},
+    {"name", required_argument, NULL, TOOLS_OPT_NAME},
+    TOOLS_TYPE_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+static const cli_command infer_cmd = {"infer", infer_usage, "c:h", infer_long};
+
+/* Returns 0 to go on, else the exit status (help and version: 0 after
+ * *done is set). */
+static int parse_opts(int argc, char **argv, infer_opts *o, int *done)
 {
-    int i, rc = 0;
+    int opt, rc;
     memset(o, 0, sizeof *o);
     o->read.compression = FC_COMPRESSION_AUTO;
     o->read.crc_policy = FC_CRC_VERIFY;
     o->package = "inferred";
     o->name = "record";
     o->type = FC_PAYLOAD_AUTO;
-    o->files = (char **)calloc((size_t)argc + 1, sizeof *o->files);
-    if (o->files == NULL)
-        return cli_fail(EXIT_USAGE_ERR, "out of memory");
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *val;
-        int r = tools_file_arg(argc, argv, &i, infer_usage, o->files, &o->nfiles);
-        if (r < 0)
-            return -1;
-        if (r > 0) {
-            continue;
-        } else if ((val = cli_option_value(a, "--package")) != NULL) {
-            if (!featc_c_name_ok(val))
-                return cli_usage_error(infer_usage, "package name '%s' is not a usable C name",
-                                       val);
-            o->package = val;
-        } else if ((val = cli_option_value(a, "--name")) != NULL) {
-            if (!featc_c_name_ok(val))
-                return cli_usage_error(infer_usage, "message name '%s' is not a usable C name",
-                                       val);
-            o->name = val;
-        } else if (tools_input_option(a, infer_usage, &o->read, &o->type, &rc)) {
-            if (rc != 0)
-                return rc;
-        } else {
-            return cli_usage_error(infer_usage, "unknown option '%s'", a);
+    *done = 0;
+    while ((opt = cli_next_option(&infer_cmd, argc, argv, &rc)) != 0) {
+        int r;
+        if (tools_input_option(&infer_cmd, opt, optarg, &o->read, &o->type, &r)) {
+            if (r != 0)
+                return r;
+        } else if (opt == TOOLS_OPT_PACKAGE) {
+            if (!featc_c_name_ok(optarg))
+                return cli_usage_error(&infer_cmd, "package name '%s' is not a usable C name",
+                                       optarg);
+            o->package = optarg;
+        } else if (opt == TOOLS_OPT_NAME) {
+            if (!featc_c_name_ok(optarg))
+                return cli_usage_error(&infer_cmd, "message name '%s' is not a usable C name",
+                                       optarg);
+            o->name = optarg;
         }
     }
-    if (o->nfiles == 0)
-        return cli_usage_error(infer_usage, "no input file");
-    return 0;
+    if (rc >= 0) {
+        *done = 1;
+        return rc;
+    }
+    return cli_operands(&infer_cmd, argc, argv, &o->files, &o->nfiles);
 }
 
 typedef struct gathered {
@@ -680,11 +682,9 @@ int cmd_infer(int argc, char **argv)
     tools_decoder d;
     char *text = NULL;
     size_t text_len = 0;
-    int rc = parse_opts(argc, argv, &o), k, left_out = 0;
-    if (rc != 0) {
-        free(o.files);
-        return rc < 0 ? EXIT_OK : rc;
-    }
+    int done, rc = parse_opts(argc, argv, &o, &done), k, left_out = 0;
+    if (rc != 0 || done)
+        return rc;
     memset(&g, 0, sizeof g);
     memset(&d, 0, sizeof d);
     g.file_records = (uint64_t *)calloc((size_t)o.nfiles, sizeof *g.file_records);
@@ -766,6 +766,5 @@ int cmd_infer(int argc, char **argv)
     table_free(&g.lists);
     free(g.file_records);
     free(g.file_compression);
-    free(o.files);
     return rc;
 }

@@ -32,13 +32,14 @@ typedef struct record_opts {
 } record_opts;
 
 static const char *const cat_usage =
-    "usage: featc cat [options] FILE...\n"
+    "usage: featc cat [options] [FILE...]\n"
     "\n"
     "Prints every record of TFRecord files as a tf.train.Example or\n"
     "SequenceExample, in protobuf text format (as Python's print(example)), or\n"
     "as one JSON object per line with --json.  A record that is not an Example\n"
     "or SequenceExample is reported by index and the rest are still printed.\n"
-    "FILE may be - for standard input.\n"
+    "FILE may be - for standard input (read when no FILE is given and it is not\n"
+    "a terminal).\n"
     "\n"
     "options:\n"
     "  --json                  one JSON object per record\n"
@@ -50,36 +51,38 @@ static const char *const cat_usage =
     "                          real writers produce (each top-level field once,\n"
     "                          map entries with one key and one value), which\n"
     "                          tells look-alike messages apart\n"
-    "  --compression=auto|none|zlib|gzip   (default auto: detected from the\n"
+    "  -c, --compression=auto|none|zlib|gzip   (default auto: detected from the\n"
     "                          first bytes)\n"
     "  --crc=verify|skip|none  verify both CRCs (default), skip records whose\n"
     "                          data CRC fails, or check nothing\n"
     "  --max-record-size=N     largest record to buffer from a compressed or\n"
     "                          streamed input (K/M/G suffixes; default 1G)\n"
     "  -h, --help              this text\n"
+    "  --version               featc's version\n"
     "\n"
     "exit status: 0 all records printed; 1 some record is not an Example or\n"
     "SequenceExample; 2 a file is unreadable or damaged; 64 usage error.\n";
 
 static const char *const count_usage =
-    "usage: featc count [options] FILE...\n"
+    "usage: featc count [options] [FILE...]\n"
     "\n"
     "Prints the number of records of each file (\"N FILE\"), and a total when\n"
     "given several files.  Both CRCs of every record are verified unless\n"
     "--crc says otherwise.\n"
     "\n"
     "options:\n"
-    "  --compression=auto|none|zlib|gzip   (default auto)\n"
+    "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
     "  --crc=verify|skip|none  (default verify; with skip, the count excludes\n"
     "                          skipped records and they are reported)\n"
     "  --max-record-size=N     (default 1G)\n"
     "  -h, --help              this text\n"
+    "  --version               featc's version\n"
     "\n"
     "exit status: 0 all files counted; 2 a file is unreadable or damaged;\n"
     "64 usage error.\n";
 
 static const char *const verify_usage =
-    "usage: featc verify [options] FILE...\n"
+    "usage: featc verify [options] [FILE...]\n"
     "\n"
     "Checks the framing and both CRCs of every record, and the compressed\n"
     "stream to its end.  Prints one line per file:\n"
@@ -91,26 +94,44 @@ static const char *const verify_usage =
     "                          SequenceExample\n"
     "  --lenient               with --examples: protobuf's merge rules only\n"
     "                          (see featc cat --help)\n"
-    "  --compression=auto|none|zlib|gzip   (default auto)\n"
+    "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
     "  --max-record-size=N     (default 1G)\n"
     "  -h, --help              this text\n"
+    "  --version               featc's version\n"
     "\n"
     "exit status: 0 all files intact; 1 (with --examples) some payload is not\n"
     "an Example or SequenceExample; 2 a file is unreadable or damaged; 64 usage\n"
     "error.\n";
 
-int tools_input_option(const char *arg, const char *usage, fc_input_options *read,
-                     fc_payload_kind *type, int *rc)
+static const struct option cat_long[] = {
+    {"json", no_argument, NULL, TOOLS_OPT_JSON},
+    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
+    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
+    TOOLS_TYPE_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+static const struct option count_long[] = {
+    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
+    TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+static const struct option verify_long[] = {
+    {"examples", no_argument, NULL, TOOLS_OPT_EXAMPLES},
+    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
+    TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+
+static const cli_command record_cmds[] = {
+    {"cat", cat_usage, "c:h", cat_long},
+    {"count", count_usage, "c:h", count_long},
+    {"verify", verify_usage, "c:h", verify_long}};
+
+int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                       fc_payload_kind *type, int *rc)
 {
-    const char *val;
     *rc = 0;
-    if ((val = cli_option_value(arg, "--compression")) != NULL) {
+    if (opt == 'c') {
         if (fc_input_parse_compression(val, &read->compression) != 0)
-            *rc = cli_usage_error(usage, "unknown compression '%s' (auto, none, zlib, gzip)", val);
-    } else if ((val = cli_option_value(arg, "--max-record-size")) != NULL) {
+            *rc = cli_usage_error(c, "unknown compression '%s' (auto, none, zlib, gzip)", val);
+    } else if (opt == TOOLS_OPT_MAX_RECORD) {
         if (fc_input_parse_size(val, &read->max_record_size) != 0 || read->max_record_size == 0)
-            *rc = cli_usage_error(usage, "bad size '%s'", val);
-    } else if (type != NULL && (val = cli_option_value(arg, "--type")) != NULL) {
+            *rc = cli_usage_error(c, "bad size '%s' (a number, with K, M or G)", val);
+    } else if (opt == TOOLS_OPT_TYPE && type != NULL) {
         if (strcmp(val, "auto") == 0)
             *type = FC_PAYLOAD_AUTO;
         else if (strcmp(val, "example") == 0)
@@ -118,73 +139,45 @@ int tools_input_option(const char *arg, const char *usage, fc_input_options *rea
         else if (strcmp(val, "sequence") == 0)
             *type = FC_PAYLOAD_SEQUENCE_EXAMPLE;
         else
-            *rc = cli_usage_error(usage, "unknown type '%s' (auto, example, sequence)", val);
+            *rc = cli_usage_error(c, "unknown type '%s' (auto, example, sequence)", val);
     } else {
         return 0;
     }
     return 1;
 }
 
-int tools_file_arg(int argc, char **argv, int *i, const char *usage, char **files, int *nfiles)
+/* Returns 0 to go on, else the exit status (help and version: 0 after
+ * *done is set). */
+static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, int *done)
 {
-    const char *a = argv[*i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-        fputs(usage, stdout);
-        return -1;
-    }
-    if (strcmp(a, "--") == 0) {
-        while (++*i < argc)
-            files[(*nfiles)++] = argv[*i];
-        return 1;
-    }
-    if (strcmp(a, "-") == 0 || a[0] != '-') {
-        files[(*nfiles)++] = argv[*i];
-        return 1;
-    }
-    return 0;
-}
-
-static int parse_record_opts(int argc, char **argv, int mode, record_opts *o)
-{
-    int i, rc = 0;
-    const char *usage = mode == MODE_CAT ? cat_usage : mode == MODE_COUNT ? count_usage
-                                                                          : verify_usage;
+    const cli_command *c = &record_cmds[mode];
+    int opt, rc;
     memset(o, 0, sizeof *o);
     o->read.compression = FC_COMPRESSION_AUTO;
     o->read.crc_policy = FC_CRC_VERIFY;
     o->type = FC_PAYLOAD_AUTO;
-    o->files = (char **)calloc((size_t)argc + 1, sizeof *o->files);
-    if (o->files == NULL)
-        return cli_fail(EXIT_USAGE_ERR, "out of memory");
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val;
-        int r = tools_file_arg(argc, argv, &i, usage, o->files, &o->nfiles);
-        if (r != 0) {
-            if (r < 0)
-                return -1;
-            continue;
-        }
-        if (mode == MODE_CAT && strcmp(a, "--json") == 0) {
+    *done = 0;
+    while ((opt = cli_next_option(c, argc, argv, &rc)) != 0) {
+        int r;
+        if (tools_input_option(c, opt, optarg, &o->read, &o->type, &r)) {
+            if (r != 0)
+                return r;
+        } else if (opt == TOOLS_OPT_JSON) {
             o->json = 1;
-        } else if (mode != MODE_COUNT && strcmp(a, "--lenient") == 0) {
+        } else if (opt == TOOLS_OPT_LENIENT) {
             o->flags |= FC_FALLBACK_LENIENT;
-        } else if (mode == MODE_VERIFY && strcmp(a, "--examples") == 0) {
+        } else if (opt == TOOLS_OPT_EXAMPLES) {
             o->examples = 1;
-        } else if (tools_input_option(a, usage, &o->read, mode == MODE_CAT ? &o->type : NULL,
-                                    &rc)) {
-            if (rc != 0)
-                return rc;
-        } else if (mode != MODE_VERIFY && (val = cli_option_value(a, "--crc")) != NULL) {
-            if (fc_input_parse_crc(val, &o->read.crc_policy) != 0)
-                return cli_usage_error(usage, "unknown CRC policy '%s' (verify, skip, none)", val);
-        } else {
-            return cli_usage_error(usage, "unknown option '%s'", a);
+        } else if (opt == TOOLS_OPT_CRC) {
+            if (fc_input_parse_crc(optarg, &o->read.crc_policy) != 0)
+                return cli_usage_error(c, "unknown CRC policy '%s' (verify, skip, none)", optarg);
         }
     }
-    if (o->nfiles == 0)
-        return cli_usage_error(usage, "no input file");
-    return 0;
+    if (rc >= 0) {
+        *done = 1;
+        return rc;
+    }
+    return cli_operands(c, argc, argv, &o->files, &o->nfiles);
 }
 
 fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
@@ -371,13 +364,10 @@ static int run_count_or_verify(const record_opts *o, int mode)
 static int run_mode(int argc, char **argv, int mode)
 {
     record_opts o;
-    int rc = parse_record_opts(argc, argv, mode, &o);
-    if (rc == 0)
-        rc = mode == MODE_CAT ? run_cat(&o) : run_count_or_verify(&o, mode);
-    else if (rc < 0)
-        rc = EXIT_OK; /* --help */
-    free(o.files);
-    return rc;
+    int done, rc = parse_record_opts(argc, argv, mode, &o, &done);
+    if (rc != 0 || done)
+        return rc;
+    return mode == MODE_CAT ? run_cat(&o) : run_count_or_verify(&o, mode);
 }
 
 int cmd_cat(int argc, char **argv)

@@ -15,18 +15,28 @@ int cmd_count(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 
-/* The input options of every command that reads records: --compression,
- * --max-record-size and, when type is not NULL, --type.  Returns 1 when arg
- * is one of them (*rc: 0, or the usage error already printed), else 0. */
-int tools_input_option(const char *arg, const char *usage, fc_input_options *read,
-                       fc_payload_kind *type, int *rc);
+/* The codes of the record tools' long options (-c is --compression). */
+enum {
+    TOOLS_OPT_MAX_RECORD = CLI_OPT_FIRST,
+    TOOLS_OPT_TYPE,
+    TOOLS_OPT_CRC,
+    TOOLS_OPT_JSON,
+    TOOLS_OPT_LENIENT,
+    TOOLS_OPT_EXAMPLES,
+    TOOLS_OPT_PACKAGE,
+    TOOLS_OPT_NAME
+};
+/* The input options every command that reads records takes. */
+#define TOOLS_INPUT_OPTIONS                                      \
+    {"compression", required_argument, NULL, 'c'},               \
+    {"max-record-size", required_argument, NULL, TOOLS_OPT_MAX_RECORD}
+#define TOOLS_TYPE_OPTION {"type", required_argument, NULL, TOOLS_OPT_TYPE}
 
-/* What every record tool's argument loop does first with argv[*i]: -h and
- * --help print usage (returns -1); "-" and non-options are files, "--" makes
- * every later argument one (*i moves to the last), both appended to
- * files[*nfiles] (returns 1); anything else is an option for the caller
- * (returns 0). */
-int tools_file_arg(int argc, char **argv, int *i, const char *usage, char **files, int *nfiles);
+/* Applies option opt with value val when it is an input option
+ * (--compression, --max-record-size, and --type when type is not NULL):
+ * returns 1 with *rc 0, or the usage error already printed; else 0. */
+int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                       fc_payload_kind *type, int *rc);
 
 /* Decodes one payload with the fallback decoder into memory that grows as
  * needed (free d->mem when done). */

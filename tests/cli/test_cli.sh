@@ -3,9 +3,11 @@
 # MANIFEST.tsv describes it, plus exact values, options and exit codes.
 # usage: test_cli.sh FEATC CORPUS BUILD
 set -u
-featc=$1
+featc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 corpus=$2
 build=$3
+here=$(cd "$(dirname "$0")" && pwd)
+py=${PYTHON:-python3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/featc-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -127,8 +129,11 @@ has "$tmp/out" "featc 0." "version text"
 expect_rc 64 "no command" "$featc"
 expect_rc 64 "unknown command" "$featc" frobnicate
 expect_rc 64 "unknown option" "$featc" cat --bogus "$corpus/pwnall-tfrecord__data.tfrecord"
-has "$tmp/err" "featc: unknown option '--bogus'" "unknown option message"
-expect_rc 64 "no file" "$featc" count
+printf "featc cat: unknown option '--bogus'\nTry 'featc cat --help' for more information.\n" > "$tmp/want"
+cmp -s "$tmp/err" "$tmp/want" && ok || bad "a usage error is one line and where the help is: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] && ok || bad "a usage error printed on stdout"
+expect_rc 64 "no file" "$py" "$here/on_tty.py" "$featc" count
+has "$tmp/err" "featc count: no input file (standard input is a terminal)" "no file on a terminal"
 expect_rc 64 "bad compression" "$featc" count --compression=snappy x
 expect_rc 64 "bad crc" "$featc" count --crc=maybe x
 expect_rc 2 "missing file" "$featc" count "$tmp/nonexistent"
@@ -215,10 +220,63 @@ expect_rc 1 "driver batch error" "$3/specs/taxi" --batch 4 "$corpus/tfx__mnist.t
 has "$tmp/out" '{"batch":0,"error":"record 0 (offset 0 of ' "driver batch error object"
 has "$tmp/out" 'Name: <unknown>, Feature: ' "driver batch error in TF's batched words"
 
+# ---- GNU command-line conventions, the same in every command
+pw="$corpus/pwnall-tfrecord__data.tfrecord"
+expect_rc 0 "--opt value" "$featc" count --compression gzip "$pen"
+has "$tmp/out" "100 $pen" "--opt value"
+expect_rc 0 "-c value" "$featc" count -c gzip "$pen"
+expect_rc 0 "-cvalue" "$featc" count -cgzip "$pen"
+expect_rc 0 "an unambiguous prefix of a long option" "$featc" count --compr=gzip "$pen"
+expect_rc 0 "options after the files" "$featc" count "$pen" --crc none
+has "$tmp/out" "100 $pen" "options after the files"
+expect_rc 64 "a value the option does not take" "$featc" cat --json=yes "$pw"
+has "$tmp/err" "featc cat: option '--json' takes no value" "takes no value"
+expect_rc 64 "a missing value" "$featc" count "$pw" --crc
+has "$tmp/err" "featc count: option '--crc' needs a value" "needs a value"
+expect_rc 64 "a missing short value" "$featc" compile -o
+has "$tmp/err" "featc compile: option '-o' needs a value" "short needs a value"
+expect_rc 64 "an unknown short option" "$featc" verify -x "$pw"
+has "$tmp/err" "featc verify: unknown option '-x'" "unknown short option"
+expect_rc 64 "an option of another command" "$featc" count --json "$pw"
+expect_rc 64 "a bad value" "$featc" cat --type=movie "$pw"
+has "$tmp/err" "featc cat: unknown type 'movie' (auto, example, sequence)" "bad value"
+[ "$(wc -l < "$tmp/err")" -eq 2 ] && ok || bad "a bad value: $(wc -l < "$tmp/err") lines on stderr, want 2"
+for c in compile check infer cat count verify; do
+    expect_rc 0 "$c --version" "$featc" $c --version
+    has "$tmp/out" "featc 0." "$c --version"
+    expect_rc 0 "$c -h" "$featc" $c -h
+    has "$tmp/out" "featc $c [options]" "$c -h"
+done
+# "--" ends the options: a file whose name starts with '-'
+mkdir -p "$tmp/dash" && cp "$pw" "$tmp/dash/-data.tfrecord"
+(cd "$tmp/dash" && "$featc" count -- -data.tfrecord) > "$tmp/out" 2>&1 && grep -qx "1 -data.tfrecord" "$tmp/out" && ok || bad "count -- -data.tfrecord: $(cat "$tmp/out")"
+(cd "$tmp/dash" && "$featc" count -data.tfrecord) > /dev/null 2>&1; [ $? -eq 64 ] && ok || bad "count -data.tfrecord without -- is an option"
+# standard input: "-", or no file at all when it is not a terminal
+"$featc" count < "$pen" > "$tmp/out" 2>&1 && grep -qx "100 -" "$tmp/out" && ok || bad "count < file: $(cat "$tmp/out")"
+"$featc" cat --json < "$pw" > "$tmp/out" 2>&1 && grep -qF '"answer":{"int64_list":[42]}' "$tmp/out" && ok || bad "cat < file: $(cat "$tmp/out")"
+"$featc" verify < /dev/null > "$tmp/out" 2>&1 && grep -qF -- "-: OK: 0 records" "$tmp/out" && ok || bad "verify < /dev/null: $(cat "$tmp/out")"
+"$featc" infer < "$pw" > "$tmp/out" 2>&1 && grep -qF "answer : int64;" "$tmp/out" && ok || bad "infer < file: $(cat "$tmp/out")"
+"$featc" check - < "$tmp/movie.feat" > "$tmp/out" 2>&1 && [ ! -s "$tmp/out" ] && ok || bad "check - < spec: $(cat "$tmp/out")"
+printf 'package p;\nexample e {\n  x : int65;\n}\n' > "$tmp/bad.feat"
+"$featc" check < "$tmp/bad.feat" > "$tmp/out" 2>&1; [ $? -eq 1 ] && ok || bad "check < bad spec: exit status"
+has "$tmp/out" "<stdin>:3:" "a spec from standard input is <stdin> in diagnostics"
+expect_rc 64 "compile from standard input without --base" "$featc" compile - < "$tmp/movie.feat"
+has "$tmp/err" "featc compile: a spec from standard input needs --base NAME for its files" "compile - message"
+"$featc" compile --base film -o "$tmp/stdin" --depfile "$tmp/stdin.d" < "$tmp/movie.feat" > "$tmp/out" 2>&1 && [ -f "$tmp/stdin/film.c" ] && ok || bad "compile --base < spec: $(cat "$tmp/out")"
+printf '%s: \n' "$tmp/stdin/film.h $tmp/stdin/film.c" | sed 's/: $/:/' > "$tmp/stdin.d.want"
+cmp -s "$tmp/stdin.d" "$tmp/stdin.d.want" && ok || bad "depfile of a spec from standard input: $(cat "$tmp/stdin.d")"
+# the generated driver follows the same conventions
+expect_rc 0 "driver -b 50 from standard input" sh -c '"$1" -b 50 < "$2"' sh "$drv" "$pen"
+[ "$(wc -l < "$tmp/out")" -eq 2 ] && ok || bad "driver -b 50 < file: $(wc -l < "$tmp/out") batches, want 2"
+expect_rc 64 "driver with no file on a terminal" "$py" "$here/on_tty.py" "$drv"
+has "$tmp/err" "no input file (standard input is a terminal)" "driver on a terminal"
+expect_rc 0 "driver --help" "$drv" --help
+has "$tmp/out" "usage: $drv [options] [FILE...]" "driver --help text"
+
 # ---- featc infer (the corpus round trips run in make test-infer)
 inp=$tmp/infer
 mkdir -p "$inp"
-${PYTHON:-python3} "$(dirname "$0")/infer_inputs.py" "$inp" && ok || bad "infer_inputs.py"
+"$py" "$here/infer_inputs.py" "$inp" && ok || bad "infer_inputs.py"
 expect_rc 1 "infer conflict" "$featc" infer "$inp/conflict.tfrecord"
 has "$tmp/err" 'featc: infer: feature "a" has conflicting types: float in 1 record (first: '"$inp"'/conflict.tfrecord record 1), int64 in 2 records (first: '"$inp"'/conflict.tfrecord record 0); left out of the spec' "infer conflict report"
 has "$tmp/out" '// left out: feature "a" has conflicting types: float in 1 record, int64 in 2 records' "infer conflict comment"
@@ -266,8 +324,8 @@ has "$tmp/err" "<inferred spec>:8:9: error: example 'record' declares 4097 featu
 has "$tmp/err" "featc: infer: the spec that describes these files does not compile (above): the data needs more than a spec can declare (4096 features per message" "infer limit message"
 [ ! -s "$tmp/out" ] && ok || bad "infer past the limits printed a spec"
 expect_rc 0 "infer --help" "$featc" infer --help
-has "$tmp/out" 'usage: featc infer [options] FILE...' "infer --help text"
-expect_rc 64 "infer no file" "$featc" infer
+has "$tmp/out" 'usage: featc infer [options] [FILE...]' "infer --help text"
+expect_rc 64 "infer no file" "$py" "$here/on_tty.py" "$featc" infer
 expect_rc 64 "infer unknown option" "$featc" infer --bogus "$inp/keys.tfrecord"
 expect_rc 64 "infer bad package" "$featc" infer --package=int "$inp/keys.tfrecord"
 has "$tmp/err" "package name 'int' is not a usable C name" "infer bad package message"

@@ -88,7 +88,7 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
         g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/include" -I"$out/a" -c "$sg" \
             -o "$out/a/${name}_seg-cxx.o" && ok || bad "$name: segmenter (C++)"
     fi
-    "$out/a/$name" >/dev/null 2>&1; [ $? -eq 64 ] && ok || bad "$name: driver usage exit"
+    "$out/a/$name" --no-such-option >/dev/null 2>&1; [ $? -eq 64 ] && ok || bad "$name: driver usage exit"
     : > "$out/a/empty.tfrecord"
     "$out/a/$name" "$out/a/empty.tfrecord" && ok || bad "$name: driver on an empty file"
 done

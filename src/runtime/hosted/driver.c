@@ -1,9 +1,11 @@
 /* The JSON dump driver and printer: see fc_driver.h. */
 #include "featc/fc_driver.h"
 
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "featc/fc_input.h"
 #include "wire.h"
@@ -524,16 +526,30 @@ static void print_record(const driver_kind *k, uint64_t n, const void *msg)
     fputs("}\n", stdout);
 }
 
-static int usage(const char *prog, const char *what)
+static const char *const driver_usage =
+    "usage: %s [options] [FILE...]\n"
+    "\n"
+    "Prints one JSON object per record; with --batch, one per batch of B\n"
+    "records in tf.io.parse_example's layout (VarLen features as\n"
+    "SparseTensors, or with --ragged as values and row splits).  A FILE of -\n"
+    "is standard input, also read when no FILE is given and it is not a\n"
+    "terminal.\n"
+    "\n"
+    "options:\n"
+    "  -c, --compression=auto|none|zlib|gzip   (default auto: detected)\n"
+    "  --crc=verify|skip|none  (default verify)\n"
+    "  -b, --batch=B           batches of B records (1 to 1000000)\n"
+    "  --ragged                with --batch: VarLen as values and row splits\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 every record parsed; 1 some record failed to parse; 2 a\n"
+    "file is unreadable or damaged; 64 usage error.\n";
+
+/* A usage error: one line, and where the help is. */
+static int usage(const char *prog, const char *what, const char *arg)
 {
-    fprintf(stderr, "%s: %s\n", prog, what);
-    fprintf(stderr,
-            "usage: %s [--compression=auto|none|zlib|gzip] [--crc=verify|skip|none]\n"
-            "       [--batch B [--ragged]] FILE...\n"
-            "Prints one JSON object per record (\"-\" reads standard input); with --batch,\n"
-            "one per batch of B records in tf.io.parse_example's layout (VarLen features as\n"
-            "SparseTensors, or with --ragged as values and row splits).\n",
-            prog);
+    fprintf(stderr, "%s: %s%s%s%s\nTry '%s --help' for more information.\n", prog, what,
+            arg != NULL ? " '" : "", arg != NULL ? arg : "", arg != NULL ? "'" : "", prog);
     return 64;
 }
 
@@ -687,72 +703,71 @@ static int run_batches(const char *prog, const driver_kind *k, const fc_input_op
     return rc;
 }
 
+enum { OPT_CRC = 0x100, OPT_RAGGED };
+static const struct option driver_long[] = {
+    {"compression", required_argument, NULL, 'c'},
+    {"crc", required_argument, NULL, OPT_CRC},
+    {"batch", required_argument, NULL, 'b'},
+    {"ragged", no_argument, NULL, OPT_RAGGED},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
 static int driver_run(int argc, char **argv, const driver_kind *k)
 {
+    static char dash[] = "-", *stdin_only[] = {dash, NULL};
     const char *prog = argc > 0 ? argv[0] : "driver";
     fc_input_options opt;
-    int i, nfiles = 0, rc, opts_done = 0, ragged = 0;
+    int nfiles, rc, ragged = 0, o;
     size_t bsize = 0;
     char **files;
     memset(&opt, 0, sizeof opt);
     opt.compression = FC_COMPRESSION_AUTO;
     opt.crc_policy = FC_CRC_VERIFY;
-    files = (char **)calloc((size_t)(argc > 0 ? argc : 1), sizeof *files);
-    if (files == NULL) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return 2;
-    }
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *bval = NULL;
-        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = argv[i];
-            continue;
-        }
-        rc = 0;
-        if (strcmp(a, "--") == 0)
-            opts_done = 1;
-        else if (strncmp(a, "--compression=", 14) == 0) {
-            if (fc_input_parse_compression(a + 14, &opt.compression) != 0)
-                rc = usage(prog, "unknown compression");
-        } else if (strncmp(a, "--crc=", 6) == 0) {
-            if (fc_input_parse_crc(a + 6, &opt.crc_policy) != 0)
-                rc = usage(prog, "unknown CRC policy");
-        } else if (strcmp(a, "--batch") == 0) {
-            if (i + 1 >= argc)
-                rc = usage(prog, "--batch needs a batch size");
-            else
-                bval = argv[++i];
-        } else if (strncmp(a, "--batch=", 8) == 0) {
-            bval = a + 8;
-        } else if (strcmp(a, "--ragged") == 0) {
-            ragged = 1;
-        } else
-            rc = usage(prog, "unknown option");
-        if (rc == 0 && bval != NULL) {
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, ":c:b:h", driver_long, NULL)) != -1) {
+        const char *a = argv[optind - 1];
+        switch (o) {
+        case 'c':
+            if (fc_input_parse_compression(optarg, &opt.compression) != 0)
+                return usage(prog, "unknown compression", optarg);
+            break;
+        case OPT_CRC:
+            if (fc_input_parse_crc(optarg, &opt.crc_policy) != 0)
+                return usage(prog, "unknown CRC policy", optarg);
+            break;
+        case 'b': {
             char *end;
-            unsigned long long v = strtoull(bval, &end, 10);
-            if (bval[0] < '0' || bval[0] > '9' || *end != '\0' || v == 0 || v > 1000000)
-                rc = usage(prog, "--batch wants a batch size from 1 to 1000000");
-            else
-                bsize = (size_t)v;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || v == 0 || v > 1000000)
+                return usage(prog, "--batch wants a batch size from 1 to 1000000, not", optarg);
+            bsize = (size_t)v;
+            break;
         }
-        if (rc != 0) {
-            free(files);
-            return rc;
+        case OPT_RAGGED:
+            ragged = 1;
+            break;
+        case 'h':
+            printf(driver_usage, prog);
+            return fflush(stdout) != 0 || ferror(stdout) ? 2 : 0;
+        case ':':
+            return usage(prog, "option needs a value", a);
+        default:
+            return usage(prog, "unknown option (or a value it does not take)", a);
         }
     }
+    files = argv + optind;
+    nfiles = argc - optind;
     if (nfiles == 0) {
-        free(files);
-        return usage(prog, "no input files");
+        if (isatty(STDIN_FILENO))
+            return usage(prog, "no input file (standard input is a terminal)", NULL);
+        files = stdin_only;
+        nfiles = 1;
     }
-    if (ragged && bsize == 0) {
-        free(files);
-        return usage(prog, "--ragged goes with --batch");
-    }
+    if (ragged && bsize == 0)
+        return usage(prog, "--ragged goes with --batch", NULL);
     rc = bsize > 0 ? run_batches(prog, k, &opt, files, nfiles, bsize, ragged)
                    : run_records(prog, k, &opt, files, nfiles);
-    free(files);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error writing standard output\n", prog);
         return 2;
