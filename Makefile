@@ -7,7 +7,8 @@
 #   make check      the quick subset: build, unit, CLI, diagnostics, codegen
 #   make fuzz       libFuzzer on every byte-taking entry point (FUZZ_SECONDS each)
 #   make bench      featc vs protobuf-c vs C++ protobuf vs nanopb vs the CRC-only walk
-#   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
+#   make install    PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR MANDIR
+#                   PKGCONFIGDIR CMAKEDIR); make uninstall
 #   make deps       install the Debian packages the build needs
 #   make clean
 
@@ -17,6 +18,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/featc
+MANDIR ?= $(PREFIX)/share/man
 VERSION := $(shell sed -n 's/^\#define FC_VERSION_STRING "\(.*\)"/\1/p' include/featc/fc_base.h)
 VERSION_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 BUILD ?= build
@@ -34,7 +37,8 @@ CORPUS ?= $(abspath tests/corpus)
 
 DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
            clang libclang-rt-dev python3 python3-protobuf gzip pkg-config \
-           libprotobuf-dev protobuf-compiler nanopb libnanopb-dev
+           libprotobuf-dev protobuf-compiler nanopb libnanopb-dev \
+           cmake ninja-build meson
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -247,13 +251,18 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench
 INSTALL_HDRS = $(wildcard include/featc/*.h) $(PB_HDR)
 
 PC_FILES = src/runtime/featc.pc.in src/runtime/featc-fallback.pc.in src/compiler/featc-compiler.pc.in
-PC_SUBST = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-           -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
+CMAKE_FILES = cmake/featcConfig.cmake.in cmake/featcConfigVersion.cmake.in cmake/featcGenerate.cmake
+# The pointer size the library is built for, which featcConfigVersion.cmake checks.
+SIZEOF_VOID_P = $(shell echo __SIZEOF_POINTER__ | $(CC) $(CFLAGS) -E -P - | tail -n 1)
+PC_SUBST = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+           -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+           -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g'
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(INCLUDEDIR)/featc
+	    $(DESTDIR)$(INCLUDEDIR)/featc $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/featc $(DESTDIR)$(BINDIR)/featc
+	install -m 644 docs/featc.1 $(DESTDIR)$(MANDIR)/man1/featc.1
 	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a \
 	    $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/libfeatc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
@@ -262,12 +271,17 @@ install: all
 	install -m 644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/featc/
 	for pc in $(PC_FILES); do \
 	    sed $(PC_SUBST) $$pc > $(DESTDIR)$(PKGCONFIGDIR)/$$(basename $$pc .in) || exit 1; done
+	for f in $(CMAKE_FILES); do \
+	    sed $(PC_SUBST) $$f > $(DESTDIR)$(CMAKEDIR)/$$(basename $$f .in) || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/featc
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libfeatc.a libfeatc_fallback.a libfeatc_compiler.a \
 	    libfeatc.so.$(VERSION) $(SONAME) libfeatc.so)
 	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(PC_FILES:.in=)))
+	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,$(notdir $(CMAKE_FILES:.in=)))
+	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(MANDIR)/man1/featc.1
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/featc
 
 # ------------------------------------------------------------------ setup
