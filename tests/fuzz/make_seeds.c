@@ -15,7 +15,7 @@
 
 static unsigned char work[FC_DEFLATE_ARENA_SIZE];
 
-/* payloads: tf-semantics.md 1.2 encodings and a small SequenceExample */
+/* payloads: docs/tf-semantics.md 1.2 encodings and a small SequenceExample */
 static const char *const payload_hex[] = {
     "",
     "0a00",

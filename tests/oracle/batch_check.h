@@ -4,7 +4,7 @@
  * Records go in one at a time (bc_add); they are cut into batches of 1, 7,
  * 64 and 256 records in turn (and whatever is left at the end).  For each
  * batch the expected tensors are built here from the single-record parser's
- * structs, by the layout rules of tf-semantics.md section 2.4 written out
+ * structs, by the layout rules of docs/tf-semantics.md section 2.4 written out
  * again independently of src/runtime/core/batch.c, and compared value by value
  * (bytes views by pointer and size, floats by bits), padding included.  A
  * batch with a failing record must fail at the first one, with its index

@@ -4,9 +4,9 @@
 usage: driver_batch.py NAME DRIVER SPEC FILE...
 
 Runs DRIVER once per record and then with --batch B (B = 1, 7, 64) and
---batch B --ragged, and checks every batch object of DESIGN.md's batch
+--batch B --ragged, and checks every batch object of docs/design.md's batch
 contract against the per-record objects stacked here, by the layout rules
-of tf-semantics.md section 2.4: dense features {"shape","values"} ([B]+shape;
+of docs/tf-semantics.md section 2.4: dense features {"shape","values"} ([B]+shape;
 feature lists [B,T]+frame padded with 0 / "", lengths [B]); VarLen features
 {"indices","values","dense_shape"} with [b,i] (lists [b,t,i]) indices, or
 {"values","row_splits"} (lists: splits over frames, then over values).  A

@@ -3,7 +3,7 @@
 
 usage: driver_vs_cat.py NAME FEATC DRIVER SPEC FILE...
 
-For every record of FILE..., the driver's object (DESIGN.md's JSON dump
+For every record of FILE..., the driver's object (docs/design.md's JSON dump
 contract) must agree with `featc cat --json` (protobuf-c decodes the record,
 no featc wire code) on every feature the spec names: a feature with values
 in the record has exactly those values (flattened, row-major; floats

@@ -1,5 +1,5 @@
 /* Batched parsing through the code featc generates for tests/specs/batch.feat:
- * every output layout of tf-semantics.md section 2.4 (parse_example and
+ * every output layout of docs/tf-semantics.md section 2.4 (parse_example and
  * parse_sequence_example), padding, the first failing record's error in
  * TensorFlow's batched wording, and capacities checked before any buffer is
  * overrun. */

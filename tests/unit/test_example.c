@@ -83,7 +83,7 @@ static void test_packed_and_unpacked(void)
     CHECK(msg.f3[0] == 1.5f && signbit(msg.f3[1]) && msg.f3[2] == 3e38f);
 }
 
-/* TF's test vectors (tf-semantics.md 1.2): packed and non-packed "age". */
+/* TF's test vectors (docs/tf-semantics.md 1.2): packed and non-packed "age". */
 static void test_tf_vectors(void)
 {
     unsigned char b[64];

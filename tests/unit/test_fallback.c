@@ -1,5 +1,5 @@
 /* The protobuf-c fallback decoder: canonical encodings from
- * tf-semantics.md 1.2, protobuf semantics (last duplicate wins, merges),
+ * docs/tf-semantics.md 1.2, protobuf semantics (last duplicate wins, merges),
  * classification of payloads, reasons with offsets, arena exhaustion, and
  * every record of the corpus. */
 #include <featc/fc.h>

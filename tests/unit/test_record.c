@@ -530,7 +530,7 @@ static void test_bit_flip_everywhere(void)
     payloads_free(&p);
 }
 
-/* TensorFlow's texts (tf-semantics.md 4.2) plus what TensorFlow leaves out. */
+/* TensorFlow's texts (docs/tf-semantics.md 4.2) plus what TensorFlow leaves out. */
 static void test_error_texts(void)
 {
     static const size_t lens[] = {8, 8};
