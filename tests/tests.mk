@@ -6,8 +6,8 @@
 
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
               test-cli test-diag test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install demo
-CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen
+              test-fuzz-seeds test-install test-readme demo
+CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen test-readme
 
 .PHONY: test check $(filter test-%,$(TEST_SUITES)) update-codegen update-diag update-fuzz-seeds \
         update-tables fuzz
@@ -129,6 +129,10 @@ test-cli: all
 # make install into a temporary prefix, a consumer built from it, make uninstall.
 test-install: all
 	@sh tests/install/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
+
+# README.md's shell blocks marked runnable, verbatim.
+test-readme: all
+	@$(PYTHON) tests/readme/run.py README.md $(BUILD)
 
 test-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc

@@ -247,6 +247,16 @@ for c in compile check infer cat count verify; do
     expect_rc 0 "$c -h" "$featc" $c -h
     has "$tmp/out" "featc $c [options]" "$c -h"
 done
+# the man page documents every command and every long option of every --help
+man=$here/../../docs/featc.1
+for c in compile check infer cat count verify; do
+    grep -q "^\.SS $c\$" "$man" && ok || bad "featc.1 has no section for $c"
+    "$featc" $c --help | grep -o -- '--[a-z][a-z-]*' | sort -u | while read -r o; do
+        m=$(printf '%s' "$o" | sed 's/-/\\-/g')
+        grep -qF -- "$m" "$man" || echo "$c $o"
+    done > "$tmp/undocumented"
+    [ ! -s "$tmp/undocumented" ] && ok || bad "featc.1 lacks: $(cat "$tmp/undocumented")"
+done
 # "--" ends the options: a file whose name starts with '-'
 mkdir -p "$tmp/dash" && cp "$pw" "$tmp/dash/-data.tfrecord"
 (cd "$tmp/dash" && "$featc" count -- -data.tfrecord) > "$tmp/out" 2>&1 && grep -qx "1 -data.tfrecord" "$tmp/out" && ok || bad "count -- -data.tfrecord: $(cat "$tmp/out")"
