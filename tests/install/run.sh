@@ -93,7 +93,7 @@ mnist=$corpus/tfx__mnist.tfrecord
 grep -q "species 2: " "$tmp/species.want" && ok || bad "in-tree species printed: $(head -3 "$tmp/species.want")"
 # src: a consumer project's sources, with its own copy of the specs
 new_project() {
-    rm -rf "$tmp/$1" && mkdir -p "$tmp/$1/specs" && cp "$cons/$2" "$cons/species.c" "$tmp/$1/" &&
+    rm -rf "$tmp/$1" && mkdir -p "$tmp/$1/specs" && cp "$cons/$2" "$cons/species.c" "$cons/kinds.c" "$tmp/$1/" &&
         cp "$root/specs/penguin.feat" "$root/specs/mnist.feat" "$tmp/$1/specs/"
 }
 # the three programs of a consumer build must print what the tree's do
@@ -124,6 +124,10 @@ for gen in Ninja "Unix Makefiles"; do
     if cmake -S "$tmp/cmake" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 &&
         cmake --build "$b" >>"$tmp/cmake.log" 2>&1; then ok; else bad "cmake ($gen): $(tail -8 "$tmp/cmake.log")"; fi
     check_programs "$b" "cmake ($gen)"
+    "$b/species_pc" "$data" >"$tmp/got" 2>&1 && cmp -s "$tmp/species.want" "$tmp/got" && ok ||
+        bad "cmake ($gen): species_pc (pkg_check_modules IMPORTED_TARGET) printed $(head -3 "$tmp/got")"
+    "$b/kinds" "$data" "$mnist" >"$tmp/got" 2>&1 && [ "$(cat "$tmp/got")" = "1100 Examples, 0 SequenceExamples, 0 others" ] &&
+        ok || bad "cmake ($gen): kinds (featc::fallback) printed: $(head -3 "$tmp/got")"
     readelf -d "$b/species" 2>/dev/null | grep -q "NEEDED.*\[$soname\]" && ok || bad "cmake ($gen): species does not use $soname"
     readelf -d "$b/penguin_dump" 2>/dev/null | grep -q "NEEDED.*libfeatc" && bad "cmake ($gen): LINK featc::runtime_static linked the shared library" || ok
     # a second build does nothing; touching one spec rebuilds what uses it
@@ -131,13 +135,13 @@ for gen in Ninja "Unix Makefiles"; do
         ninja -C "$b" -n >"$tmp/again" 2>&1; grep -q "no work to do" "$tmp/again" && ok || bad "cmake (Ninja): second build not empty: $(head -5 "$tmp/again")"
         touch "$tmp/cmake/specs/penguin.feat"
         ninja -C "$b" -v >"$tmp/touch.log" 2>&1 && ok || bad "cmake (Ninja) rebuild: $(tail -5 "$tmp/touch.log")"
-        check_touch_rebuild "$tmp/touch.log" "cmake (Ninja)" 2
+        check_touch_rebuild "$tmp/touch.log" "cmake (Ninja)" 3
         ninja -C "$b" -n >"$tmp/again" 2>&1; grep -q "no work to do" "$tmp/again" && ok || bad "cmake (Ninja): build after the rebuild not empty"
     else
         make -C "$b" >"$tmp/again" 2>&1; grep -q "featc: generating\|Building\|Linking" "$tmp/again" && bad "cmake (Makefiles): second build rebuilt: $(head -5 "$tmp/again")" || ok
         touch "$tmp/cmake/specs/penguin.feat"
         make -C "$b" >"$tmp/touch.log" 2>&1 && ok || bad "cmake (Makefiles) rebuild: $(tail -5 "$tmp/touch.log")"
-        check_touch_rebuild "$tmp/touch.log" "cmake (Makefiles)" 2
+        check_touch_rebuild "$tmp/touch.log" "cmake (Makefiles)" 3
     fi
     check_programs "$b" "cmake ($gen) after touching the spec"
 done
@@ -147,7 +151,7 @@ chmod +x "$tmp/host-featc"
 b=$tmp/cmake-build-host
 if cmake -S "$tmp/cmake" -B "$b" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DFEATC_EXECUTABLE="$tmp/host-featc" \
         >"$tmp/cmake.log" 2>&1 && cmake --build "$b" >>"$tmp/cmake.log" 2>&1; then ok; else bad "cmake FEATC_EXECUTABLE: $(tail -8 "$tmp/cmake.log")"; fi
-[ "$(grep -c '^compile ' "$tmp/host-featc.log" 2>/dev/null)" = 3 ] && ok || bad "FEATC_EXECUTABLE ran $(grep -c '^compile ' "$tmp/host-featc.log" 2>/dev/null) times, want 3"
+[ "$(grep -c '^compile ' "$tmp/host-featc.log" 2>/dev/null)" = 4 ] && ok || bad "FEATC_EXECUTABLE ran $(grep -c '^compile ' "$tmp/host-featc.log" 2>/dev/null) times, want 4"
 # a version the package cannot satisfy is refused
 printf 'cmake_minimum_required(VERSION 3.16)\nproject(v C)\nfind_package(featc 1.0 CONFIG REQUIRED)\n' >"$tmp/cmake/CMakeLists.txt"
 cmake -S "$tmp/cmake" -B "$tmp/cmake-build-v" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 &&
