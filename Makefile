@@ -38,7 +38,7 @@ CORPUS ?= $(abspath tests/corpus)
 DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
            clang libclang-rt-dev python3 python3-protobuf gzip pkg-config \
            libprotobuf-dev protobuf-compiler nanopb libnanopb-dev \
-           cmake ninja-build meson
+           cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -293,11 +293,13 @@ deps:
 	elif [ "$$(id -u)" = 0 ]; then \
 	    echo "deps: installing$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	        apt-get install -y -qq --no-install-recommends $$missing; \
+	        apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
 	else \
 	    echo "deps: missing Debian packages:$$missing"; \
 	    echo "deps: run: sudo apt-get install -y$$missing"; exit 1; \
-	fi
+	fi; \
+	if [ "$$(id -u)" = 0 ]; then sh tests/cross/deps.sh; \
+	else echo "deps: then, as root: sh tests/cross/deps.sh (the cross-target suites' extras)"; fi
 
 clean:
 	rm -rf $(BUILD)

@@ -6,7 +6,7 @@
 
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
               test-cli test-diag test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install test-readme demo
+              test-fuzz-seeds test-install test-readme test-i386 demo
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen test-readme
 
 .PHONY: test check $(filter test-%,$(TEST_SUITES)) update-codegen update-diag update-fuzz-seeds \
@@ -129,6 +129,16 @@ test-cli: all
 # make install into a temporary prefix, a consumer built from it, make uninstall.
 test-install: all
 	@sh tests/install/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
+
+# The suites that matter on a 32-bit target, built with -m32 into their own
+# folder and run there (through qemu-i386 where the kernel cannot run i386
+# programs: tests/cross/deps.sh, from make deps, sets that up).
+FEATC_CROSS_LIBS ?= /usr/local/lib/featc-cross
+I386_SUITES = test-unit test-nomalloc test-cli test-corpus
+test-i386:
+	@sh tests/cross/can_run.sh i386 "$(CC) -m32"
+	@sh tests/cross/suites.sh i386 "$(MAKE)" $(I386_SUITES) -- BUILD=$(BUILD)/i386 \
+	    CC="$(CC) -m32" LIBS_FALLBACK="-L$(FEATC_CROSS_LIBS)/i386 -lprotobuf-c" CORPUS=$(CORPUS)
 
 # README.md's shell blocks marked runnable, verbatim.
 test-readme: all

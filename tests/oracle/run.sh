@@ -49,7 +49,7 @@ build_check() {
         -isystem "$build/gen" -I"$b_dir" -include "$b_dir/$base.h" -DDESC="${pkg}_${msg}_desc" \
         -o "$b_dir/check" "$root/tests/oracle/$checker" "$root/tests/oracle/oracle.c" \
         "$root/tests/oracle/seq_oracle.c" \
-        "$b_dir/$base.c" "$build/libfeatc_fallback.a" "$build/libfeatc.a" -lprotobuf-c -lz -lm
+        "$b_dir/$base.c" "$build/libfeatc_fallback.a" "$build/libfeatc.a" ${LIBS_FALLBACK:--lprotobuf-c} -lz -lm
 }
 
 if [ "$mode" = corpus ]; then

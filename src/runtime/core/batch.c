@@ -276,7 +276,7 @@ static void msg_column(fc_msg *m, const col_spec *s)
  * (rec FC_NO_INDEX: FC_ERR_ARG, "batch of N records: ..."); or when record
  * rec's data would outgrow it, before anything is written past it
  * (FC_ERR_NO_SPACE, "batch record R: ..."). */
-static int too_small(fc_error *err, size_t n, size_t rec, const col_spec *s, const char *what,
+static int too_small(fc_error *err, size_t n, uint64_t rec, const col_spec *s, const char *what,
                      size_t need, size_t cap)
 {
     int status = rec == FC_NO_INDEX ? FC_ERR_ARG : FC_ERR_NO_SPACE;

@@ -29,11 +29,6 @@ static inline uint32_t load_le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static inline uint16_t load_le16(const unsigned char *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
 static inline uint64_t load_le64(const unsigned char *p)
 {
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
@@ -85,6 +80,11 @@ static size_t records_portable(const unsigned char *const rec[], const size_t le
 }
 
 #if defined(FC_CRC_X86) || defined(FC_CRC_ARM)
+static inline uint16_t load_le16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
 static inline uint32_t shift_crc(const uint32_t table[4][256], uint32_t c)
 {
     return table[0][c & 0xffu] ^ table[1][(c >> 8) & 0xffu] ^ table[2][(c >> 16) & 0xffu] ^
