@@ -38,7 +38,8 @@ CORPUS ?= $(abspath tests/corpus)
 DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
            clang libclang-rt-dev python3 python3-protobuf gzip pkg-config \
            libprotobuf-dev protobuf-compiler nanopb libnanopb-dev \
-           cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user
+           cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user \
+           binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \

@@ -6,7 +6,7 @@
 
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
               test-cli test-diag test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install test-readme test-i386 demo
+              test-fuzz-seeds test-install test-readme test-i386 test-s390x demo
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen test-readme
 
 .PHONY: test check $(filter test-%,$(TEST_SUITES)) update-codegen update-diag update-fuzz-seeds \
@@ -130,15 +130,31 @@ test-cli: all
 test-install: all
 	@sh tests/install/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
 
-# The suites that matter on a 32-bit target, built with -m32 into their own
-# folder and run there (through qemu-i386 where the kernel cannot run i386
-# programs: tests/cross/deps.sh, from make deps, sets that up).
+# Cross targets: suites built into their own folder by another compiler and
+# run there, through qemu-user where the kernel cannot run the programs
+# itself (tests/cross/deps.sh, from make deps, sets that up).  Each corpus
+# driver must also print byte for byte what the host's prints
+# (FEATC_HOST_BUILD, tests/oracle/run.sh).
 FEATC_CROSS_LIBS ?= /usr/local/lib/featc-cross
+CROSS_HOST = FEATC_HOST_BUILD=$(abspath $(BUILD))
+# 32-bit x86 (x87 floating point, 32-bit size_t), with gcc -m32
 I386_SUITES = test-unit test-nomalloc test-cli test-corpus
-test-i386:
+test-i386: all
 	@sh tests/cross/can_run.sh i386 "$(CC) -m32"
-	@sh tests/cross/suites.sh i386 "$(MAKE)" $(I386_SUITES) -- BUILD=$(BUILD)/i386 \
-	    CC="$(CC) -m32" LIBS_FALLBACK="-L$(FEATC_CROSS_LIBS)/i386 -lprotobuf-c" CORPUS=$(CORPUS)
+	@$(CROSS_HOST) sh tests/cross/suites.sh i386 "$(MAKE)" $(I386_SUITES) -- \
+	    BUILD=$(BUILD)/i386 CC="$(CC) -m32" \
+	    LIBS_FALLBACK="-L$(FEATC_CROSS_LIBS)/i386 -lprotobuf-c" CORPUS=$(CORPUS)
+# big-endian 64-bit s390x, with clang (Debian's gcc-multilib, for i386,
+# conflicts with every gcc cross compiler); its C library from
+# libc6-dev-s390x-cross, zlib and protobuf-c from Debian's s390x packages
+S390X_CC ?= clang --target=s390x-linux-gnu
+S390X_SUITES = test-unit test-nomalloc test-corpus
+test-s390x: all
+	@QEMU_LD_PREFIX=/usr/s390x-linux-gnu sh tests/cross/can_run.sh s390x "$(S390X_CC)"
+	@QEMU_LD_PREFIX=/usr/s390x-linux-gnu $(CROSS_HOST) sh tests/cross/suites.sh s390x "$(MAKE)" \
+	    $(S390X_SUITES) -- BUILD=$(BUILD)/s390x CC="$(S390X_CC)" \
+	    LIBS_Z=$(FEATC_CROSS_LIBS)/s390x/libz.a \
+	    LIBS_FALLBACK=$(FEATC_CROSS_LIBS)/s390x/libprotobuf-c.a CORPUS=$(CORPUS)
 
 # README.md's shell blocks marked runnable, verbatim.
 test-readme: all

@@ -389,19 +389,24 @@ static inline int fc_fast_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, 
 #endif
     while (rb < re) {
         uint64_t v;
-        unsigned used = 0;
         if (k == cap)
             return 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        if (re - rb >= 8) {
-            uint64_t w;
-            memcpy(&w, rb, 8);
-            v = fc_fast_word_varint(w, &used);
-            rb += used;
+        {
+            unsigned used = 0;
+            if (re - rb >= 8) {
+                uint64_t w;
+                memcpy(&w, rb, 8);
+                v = fc_fast_word_varint(w, &used);
+                rb += used;
+            }
+            if (used == 0 && !fc_fast_varint(&rb, re, &v))
+                return 0;
         }
-#endif
-        if (used == 0 && !fc_fast_varint(&rb, re, &v))
+#else
+        if (!fc_fast_varint(&rb, re, &v))
             return 0;
+#endif
         dst[k++] = (int64_t)v;
     }
     *n = k;

@@ -194,9 +194,13 @@ static int write_rule(FILE *f, char *const *outputs, size_t n, const char *spec)
 static int write_depfile(const char *path, char *const *outputs, size_t n, const char *spec)
 {
     FILE *f = fopen(path, "w");
+    int bad;
     if (f == NULL)
         return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
-    if ((write_rule(f, outputs, n, spec) != 0) | (fclose(f) != 0))
+    bad = write_rule(f, outputs, n, spec) != 0;
+    if (fclose(f) != 0) /* always closed, whatever write_rule said */
+        bad = 1;
+    if (bad)
         return cli_fail(EXIT_DATA_ERR, "%s: write error", path);
     return EXIT_OK;
 }

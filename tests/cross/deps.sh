@@ -2,13 +2,15 @@
 # The part of `make deps` the cross-target suites need beyond Debian packages
 # installed the usual way (DEPS_DEB):
 #  - libraries of another architecture that Debian ships no multilib or
-#    -cross package for (libprotobuf-c for i386): the Debian package of that
+#    -cross package for (libprotobuf-c for i386; zlib and libprotobuf-c for
+#    s390x, the big-endian target): the Debian package of that
 #    architecture, fetched with apt-get download and unpacked, its static
 #    library copied to $FEATC_CROSS_LIBS/ARCH (default
 #    /usr/local/lib/featc-cross/ARCH); nothing is installed into dpkg's
 #    database, so no foreign package has to match the host's versions;
-#  - when the kernel cannot run i386 programs itself (no IA-32 emulation, as
-#    on some VMs), a binfmt_misc entry that runs them through qemu-i386.
+#  - when the kernel cannot run i386 or s390x programs itself (no IA-32
+#    emulation, as on some VMs; another architecture), a binfmt_misc entry
+#    that runs them through qemu-i386 or qemu-s390x.
 # Idempotent; needs root.  usage: deps.sh
 set -eu
 dest=${FEATC_CROSS_LIBS:-/usr/local/lib/featc-cross}
@@ -34,20 +36,33 @@ fetch() {
 }
 
 fetch i386 libprotobuf-c-dev libprotobuf-c.a
+fetch s390x libprotobuf-c-dev libprotobuf-c.a
+fetch s390x zlib1g-dev libz.a
 
-# i386 programs: natively, or through qemu-i386 registered with binfmt_misc
-printf 'int main(void) { return 0; }\n' > "$tmp/t.c"
-gcc -m32 -o "$tmp/t32" "$tmp/t.c"
-if ! "$tmp/t32" 2>/dev/null; then
+# register NAME MAGIC MASK QEMU: a binfmt_misc entry (F: the kernel opens the
+# interpreter now, so it works in any mount namespace)
+register() {
     bm=/proc/sys/fs/binfmt_misc
     [ -e "$bm/register" ] || mount -t binfmt_misc binfmt_misc "$bm"
-    if [ ! -e "$bm/featc-i386" ]; then
-        # ELF, 32-bit, little-endian, EM_386, executable or shared object;
-        # F: the kernel opens the interpreter now, so it works in any mount
-        # namespace
-        printf '%s' ':featc-i386:M::\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00:\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-i386:F' \
-            > "$bm/register"
-    fi
-    "$tmp/t32" || { echo "deps: i386 programs still do not run" >&2; exit 1; }
-    echo "deps: i386 programs run through qemu-i386 (binfmt_misc)"
-fi
+    [ -e "$bm/$1" ] || printf '%s' ":$1:M::$2:$3:$4:F" > "$bm/register"
+}
+# runs CC ... NAME MAGIC MASK QEMU: programs of that compiler run, natively or
+# through qemu-user
+runs() {
+    printf 'int main(void) { return 0; }\n' > "$tmp/t.c"
+    $1 -o "$tmp/t" "$tmp/t.c"
+    "$tmp/t" 2>/dev/null && return 0
+    register "$2" "$3" "$4" "$5"
+    "$tmp/t" || { echo "deps: $2 programs still do not run" >&2; exit 1; }
+    echo "deps: programs of '$1' run through $5 (binfmt_misc $2)"
+}
+# ELF, 32-bit, little-endian, EM_386 (3), executable or shared object
+runs "gcc -m32" featc-i386 \
+    '\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00' \
+    '\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff' \
+    /usr/bin/qemu-i386
+# ELF, 64-bit, big-endian, EM_S390 (22), executable or shared object
+runs "clang --target=s390x-linux-gnu -static" featc-s390x \
+    '\x7fELF\x02\x02\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x16' \
+    '\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff' \
+    /usr/bin/qemu-s390x

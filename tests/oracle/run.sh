@@ -49,7 +49,7 @@ build_check() {
         -isystem "$build/gen" -I"$b_dir" -include "$b_dir/$base.h" -DDESC="${pkg}_${msg}_desc" \
         -o "$b_dir/check" "$root/tests/oracle/$checker" "$root/tests/oracle/oracle.c" \
         "$root/tests/oracle/seq_oracle.c" \
-        "$b_dir/$base.c" "$build/libfeatc_fallback.a" "$build/libfeatc.a" ${LIBS_FALLBACK:--lprotobuf-c} -lz -lm
+        "$b_dir/$base.c" "$build/libfeatc_fallback.a" "$build/libfeatc.a" ${LIBS_FALLBACK:--lprotobuf-c} ${LIBS_Z:--lz} -lm
 }
 
 if [ "$mode" = corpus ]; then
@@ -80,6 +80,22 @@ if [ "$mode" = corpus ]; then
         # its --batch output vs its per-record output, stacked
         python3 "$root/tests/oracle/driver_batch.py" "driver-batch-$spec" "$build/specs/$spec" \
             "$root/specs/$spec.feat" "$@" || rc=1
+        # a cross-target build (FEATC_HOST_BUILD set): its driver prints
+        # byte for byte what the host's prints, per record and in batches
+        if [ -n "${FEATC_HOST_BUILD:-}" ]; then
+            sh_p=0 sh_f=0
+            for opts in "" "--batch 7" "--batch 7 --ragged"; do
+                "$build/specs/$spec" $opts "$@" >"$out/same.target" 2>/dev/null; sh_t=$?
+                "$FEATC_HOST_BUILD/specs/$spec" $opts "$@" >"$out/same.host" 2>/dev/null; sh_h=$?
+                if [ "$sh_t" = "$sh_h" ] && cmp -s "$out/same.target" "$out/same.host"; then
+                    sh_p=$((sh_p + 1))
+                else
+                    sh_f=$((sh_f + 1)); rc=1
+                    echo "same-as-host-$spec: driver $opts: exit $sh_t vs $sh_h, first difference: $(cmp "$out/same.target" "$out/same.host" 2>&1 | head -1)" >&2
+                fi
+            done
+            echo "same-as-host-$spec: $sh_p passed, $sh_f failed"
+        fi
     done
     # the serializers on every corpus record: round trip, then protobuf's bytes
     echo "roundtrip-corpus: $rt_p passed, $rt_f failed"
