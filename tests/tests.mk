@@ -6,7 +6,7 @@
 
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
               test-cli test-diag test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install test-readme test-i386 test-s390x demo
+              test-fuzz-seeds test-install test-readme test-i386 test-s390x test-warnings demo
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen test-readme
 
 .PHONY: test check $(filter test-%,$(TEST_SUITES)) update-codegen update-diag update-fuzz-seeds \
@@ -155,6 +155,11 @@ test-s390x: all
 	    $(S390X_SUITES) -- BUILD=$(BUILD)/s390x CC="$(S390X_CC)" \
 	    LIBS_Z=$(FEATC_CROSS_LIBS)/s390x/libz.a \
 	    LIBS_FALLBACK=$(FEATC_CROSS_LIBS)/s390x/libprotobuf-c.a CORPUS=$(CORPUS)
+
+# -Werror clean under clang, clang -m32, and the FC_NO_HW_CRC and
+# FC_NO_POSIX switches with both compilers.
+test-warnings: all
+	@sh tests/cross/warnings.sh "$(MAKE)" $(BUILD) $(FEATC_CROSS_LIBS)
 
 # README.md's shell blocks marked runnable, verbatim.
 test-readme: all

@@ -220,6 +220,11 @@ static fc_status fd_read(fc_reader *r, unsigned char *p, size_t n, size_t *got)
     (void)p;
     (void)n;
     *got = 0;
+    {
+        fc_msg m = fc_error_begin(&r->err, FC_ERR_UNSUPPORTED, r->next_index, r->raw_read);
+        fc_msg_str(&m, "reading a file descriptor is not available in this build (FC_NO_POSIX)");
+    }
+    r->failed = 1;
     return FC_ERR_UNSUPPORTED;
 #endif
 }
@@ -1028,6 +1033,11 @@ static fc_status write_all(fc_writer *w, const unsigned char *p, size_t n)
 #else
     (void)p;
     (void)n;
+    {
+        fc_msg m = fc_error_begin(&w->err, FC_ERR_UNSUPPORTED, w->records, w->sink_bytes);
+        fc_msg_str(&m, "writing a file descriptor is not available in this build (FC_NO_POSIX)");
+    }
+    w->failed = 1;
     return FC_ERR_UNSUPPORTED;
 #endif
 }
