@@ -1,17 +1,19 @@
 #!/bin/sh
-# make test / make check: runs the suites named (make targets, in order;
-# tests/tests.mk lists them), every one even after a failure, and sums
-# their "<suite>: N passed, M failed" lines into a total.  A suite that
-# exits non-zero without reporting a failure counts as one failed case.
-# usage: run.sh MAKE BUILD CORPUS SUITE...
+# make test / make check: runs the suites named (make targets; tests/tests.mk
+# lists them), every one even after a failure, and sums their
+# "<suite>: N passed, M failed" lines into a total.  A suite that exits
+# non-zero without reporting a failure counts as one failed case.
+# The first suite (the build) runs alone; then the suites after "--", which
+# build and run in folders of their own (the cross targets), run in a second
+# lane beside the others, so that both cores work.  Each suite's output is in
+# BUILD/log/SUITE.log; the summary prints in the order given.
+# usage: run.sh MAKE BUILD CORPUS SUITE... [-- SUITE...]
 set -u
 make=$1
 build=$2
 corpus=$3
 shift 3
 mkdir -p "$build/log"
-total_pass=0
-total_fail=0
 
 if [ ! -f "$corpus/MANIFEST.tsv" ]; then
     echo "corpus not found at $corpus: the tests read tests/corpus (set CORPUS=DIR)"
@@ -20,11 +22,26 @@ if [ ! -f "$corpus/MANIFEST.tsv" ]; then
 fi
 export FEATC_CORPUS="$corpus"
 
-for suite in "$@"; do
-    log="$build/log/$suite.log"
-    echo "== $suite"
-    $make --no-print-directory -s "$suite" CORPUS="$corpus" >"$log" 2>&1
-    rc=$?
+lane1= lane2= in2=0
+for s in "$@"; do
+    if [ "$s" = -- ]; then in2=1
+    elif [ "$in2" = 1 ]; then lane2="$lane2 $s"
+    else lane1="$lane1 $s"; fi
+done
+
+# run SUITE: its log, and its exit status in BUILD/log/SUITE.rc
+run() {
+    $make --no-print-directory -s "$1" CORPUS="$corpus" >"$build/log/$1.log" 2>&1
+    echo $? >"$build/log/$1.rc"
+}
+
+total_pass=0
+total_fail=0
+# report SUITE: prints its counts (and the log's end when it failed), sums them
+report() {
+    log="$build/log/$1.log"
+    rc=$(cat "$build/log/$1.rc" 2>/dev/null || echo 1)
+    echo "== $1"
     grep -E '^[A-Za-z0-9_-]+: [0-9]+ passed, [0-9]+ failed$' "$log" | sed 's/^/   /'
     p=$(sed -n 's/^[A-Za-z0-9_-]*: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^[A-Za-z0-9_-]*: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
@@ -32,11 +49,34 @@ for suite in "$@"; do
         f=1
     fi
     if [ "$f" -ne 0 ]; then
-        echo "   $suite FAILED (exit $rc); last lines of $log:"
+        echo "   $1 FAILED (exit $rc); last lines of $log:"
         tail -n 25 "$log" | sed 's/^/   | /'
     fi
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))
+}
+
+set -- $lane1
+first=${1:-}
+if [ -n "$first" ]; then
+    run "$first"
+    report "$first"
+    shift
+fi
+pid=
+if [ -n "$lane2" ]; then
+    ( for s in $lane2; do run "$s"; done ) &
+    pid=$!
+fi
+for s in "$@"; do
+    run "$s"
+    report "$s"
+done
+if [ -n "$pid" ]; then
+    wait "$pid"
+fi
+for s in $lane2; do
+    report "$s"
 done
 echo "total: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
