@@ -9,7 +9,7 @@ TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-no
               test-fuzz-seeds test-install test-readme demo
 # Suites that build in folders of their own: make test runs them in a second
 # lane, beside the others (tests/run.sh).
-CROSS_SUITES = test-i386 test-s390x test-warnings
+CROSS_SUITES = test-i386 test-s390x test-warnings test-sanitize
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen test-readme
 
 .PHONY: test check $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
@@ -158,6 +158,15 @@ test-s390x: all
 	    $(S390X_SUITES) -- BUILD=$(BUILD)/s390x CC="$(S390X_CC)" \
 	    LIBS_Z=$(FEATC_CROSS_LIBS)/s390x/libz.a \
 	    LIBS_FALLBACK=$(FEATC_CROSS_LIBS)/s390x/libprotobuf-c.a CORPUS=$(CORPUS)
+
+# featc itself, its libraries and every generated driver built by clang with
+# ASan + UBSan (the flags in CC, so that the test scripts' own builds get them
+# too), over the CLI, corpus and infer suites; the first report aborts.
+SAN_CC = clang -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-sanitize: all
+	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-corpus test-infer -- \
+	    BUILD=$(BUILD)/asan CC="$(SAN_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS)
 
 # -Werror clean under clang, clang -m32, and the FC_NO_HW_CRC and
 # FC_NO_POSIX switches with both compilers.

@@ -219,7 +219,7 @@ static int write_outputs(const compile_opts *co, const char *spec, const char *b
     if (files[0] == NULL || files[1] == NULL || files[2] == NULL)
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
     if (rc == EXIT_OK && co->deps_only) {
-        if (write_rule(stdout, files, n, spec) != 0)
+        if (write_rule(stdout, files, n, spec) != 0 || fflush(stdout) != 0)
             rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
     } else if (rc == EXIT_OK) {
         rc = make_dirs(co->dir);

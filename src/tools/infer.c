@@ -609,8 +609,12 @@ static int write_spec(FILE *t, gathered *g, const infer_opts *o, int *left_out)
     size_t i, frames_max = 0;
     int k;
     memset(&ns, 0, sizeof ns);
-    qsort(g->features.v, g->features.n, sizeof *g->features.v, key_cmp);
-    qsort(g->lists.v, g->lists.n, sizeof *g->lists.v, key_cmp);
+    /* qsort's array may not be NULL, even for 0 elements (an Example file
+     * has no feature lists) */
+    if (g->features.n > 0)
+        qsort(g->features.v, g->features.n, sizeof *g->features.v, key_cmp);
+    if (g->lists.n > 0)
+        qsort(g->lists.v, g->lists.n, sizeof *g->lists.v, key_cmp);
     free(g->features.slots); /* the order changed: no more lookups */
     free(g->lists.slots);
     g->features.slots = g->lists.slots = NULL;
@@ -727,6 +731,12 @@ int cmd_infer(int argc, char **argv)
     }
     if (rc == EXIT_OK && g.records == 0) {
         fprintf(stderr, "featc: infer: no records in the input: nothing to infer\n");
+        rc = EXIT_RECORD_ERR;
+    } else if (rc == EXIT_OK && g.features.n == 0 && g.lists.n == 0) {
+        fprintf(stderr,
+                "featc: infer: none of the %llu records has a feature: nothing to infer (a spec "
+                "declares at least one)\n",
+                (unsigned long long)g.records);
         rc = EXIT_RECORD_ERR;
     }
     if (rc == EXIT_OK) {

@@ -97,6 +97,9 @@ def main(out):
                  {"a": [("int64_list", [1]), ("bytes_list", [b"q"])],
                   "b": [("float_list", [1.0, 2.0])]}),
     ])
+    # Examples without features (empty payloads): nothing to infer; a batch
+    # of them holds no values at all
+    write(os.path.join(out, "empty.tfrecord"), [b""] * 4)
     write(os.path.join(out, "wide.tfrecord"),
           [example({"k%04d" % i: ("int64_list", [i]) for i in range(4097)})])
 

@@ -257,6 +257,18 @@ for c in compile check infer cat count verify; do
     done > "$tmp/undocumented"
     [ ! -s "$tmp/undocumented" ] && ok || bad "featc.1 lacks: $(cat "$tmp/undocumented")"
 done
+# a full standard output is an error (exit 2), whatever the command prints
+if [ -w /dev/full ]; then
+    for c in "help" "version" "count --help" "cat --version" "count $pw" "cat --json $pw" \
+             "cat $pw" "verify $pw" "infer $pw" "compile -M $tmp/movie.feat"; do
+        "$featc" $c >/dev/full 2>"$tmp/err"; _rc=$?
+        [ "$_rc" -eq 2 ] && grep -q "error writing standard output" "$tmp/err" && ok ||
+            bad "featc $c > /dev/full: exit $_rc: $(head -c 200 "$tmp/err")"
+    done
+    "$drv" "$pen" >/dev/full 2>/dev/null; [ $? -eq 2 ] && ok || bad "driver > /dev/full: exit status"
+else
+    bad "no /dev/full to test write errors with"
+fi
 # "--" ends the options: a file whose name starts with '-'
 mkdir -p "$tmp/dash" && cp "$pw" "$tmp/dash/-data.tfrecord"
 (cd "$tmp/dash" && "$featc" count -- -data.tfrecord) > "$tmp/out" 2>&1 && grep -qx "1 -data.tfrecord" "$tmp/out" && ok || bad "count -- -data.tfrecord: $(cat "$tmp/out")"
@@ -327,6 +339,19 @@ has "$tmp/err" 'lingvo__en_fr.tfrecord: record 0: ' "infer non-Example record in
 has "$tmp/err" 'nothing is inferred from a file that is not all Examples or SequenceExamples' "infer non-Example"
 expect_rc 1 "infer no records" "$featc" infer "$corpus/dfalbel-tfrecords__my_ints.tfrecord"
 has "$tmp/err" 'featc: infer: no records in the input: nothing to infer' "infer no records"
+expect_rc 1 "infer Examples without features" "$featc" infer "$inp/empty.tfrecord"
+has "$tmp/err" "featc: infer: none of the 4 records has a feature: nothing to infer (a spec declares at least one)" "infer Examples without features"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] && ok || bad "infer Examples without features: $(cat "$tmp/err")"
+# a generated driver's batch whose records hold no values at all (built here,
+# with the CC of the build under test: sanitizers included in test-sanitize)
+printf 'package noval;\nexample e {\n  v : int64[] max 4;\n  b : bytes[] max 2;\n}\n' > "$tmp/noval.feat"
+"$featc" compile -o "$tmp/noval" --driver "$tmp/noval.feat" &&
+    ${CC:-cc} -std=c99 -I"$here/../../include" -o "$tmp/noval/drv" "$tmp/noval/noval.c" \
+        "$tmp/noval/noval_main.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm 2>"$tmp/cc.err" && ok ||
+    bad "noval driver: $(head -5 "$tmp/cc.err")"
+expect_rc 0 "driver batch of records without values" "$tmp/noval/drv" --batch 2 "$inp/empty.tfrecord"
+[ "$(grep -c '^{"batch":[01],"features":{' "$tmp/out")" -eq 2 ] && ok || bad "driver batch of empty records: $(head -c 300 "$tmp/out")"
+expect_rc 0 "driver ragged batch of records without values" "$tmp/noval/drv" --batch 2 --ragged "$inp/empty.tfrecord"
 expect_rc 2 "infer damaged" "$featc" infer "$corpus/tf-models-CRLF-DAMAGED__pets_examples.record"
 expect_rc 2 "infer missing file" "$featc" infer "$tmp/nonexistent.tfrecord"
 expect_rc 1 "infer past the spec's limits" "$featc" infer "$inp/wide.tfrecord"

@@ -477,7 +477,8 @@ static int batch_flush(const driver_kind *dk, batch_buf *b, uint64_t k, fc_colum
     if (n == 0)
         return 0;
     for (i = 0; i < n; i++) {
-        b->views[i].data = b->data + b->offsets[i];
+        /* b->data stays NULL while every record so far was empty */
+        b->views[i].data = b->data != NULL ? b->data + b->offsets[i] : NULL;
         b->views[i].size = b->lengths[i];
     }
     rc = dk->md != NULL ? fc_batch_parse(dk->md, cols, scratch, b->views, n, &err)
