@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <featc/featc.h>
 
@@ -107,13 +108,50 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* Writes data to path through a temporary file beside it, renamed over path
+ * only once every byte is written and the file closed: a full disk or a
+ * killed run never leaves a truncated file under path (make would take it
+ * for up to date). */
 static int write_file(const char *path, const char *data, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
-    if (fwrite(data, 1, len, f) != len || fclose(f) != 0)
-        return cli_fail(EXIT_DATA_ERR, "%s: write error", path);
+    size_t n = strlen(path);
+    char *tmp = (char *)malloc(n + 8);
+    FILE *f = NULL;
+    int fd, ok, e = 0;
+    mode_t mask;
+    if (tmp == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".XXXXXX", 8);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        e = errno;
+        free(tmp);
+        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+    }
+    mask = umask(0); /* mkstemp makes 0600; the file gets what open() would give */
+    umask(mask);
+    ok = fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "wb")) != NULL &&
+         fwrite(data, 1, len, f) == len;
+    if (!ok)
+        e = errno;
+    if (f != NULL) {
+        if (fclose(f) != 0 && ok) {
+            ok = 0;
+            e = errno;
+        }
+    } else {
+        close(fd);
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    if (!ok)
+        return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
     return EXIT_OK;
 }
 
@@ -193,16 +231,19 @@ static int write_rule(FILE *f, char *const *outputs, size_t n, const char *spec)
 
 static int write_depfile(const char *path, char *const *outputs, size_t n, const char *spec)
 {
-    FILE *f = fopen(path, "w");
-    int bad;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    FILE *f = open_memstream(&text, &len);
     if (f == NULL)
-        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
-    bad = write_rule(f, outputs, n, spec) != 0;
-    if (fclose(f) != 0) /* always closed, whatever write_rule said */
-        bad = 1;
-    if (bad)
-        return cli_fail(EXIT_DATA_ERR, "%s: write error", path);
-    return EXIT_OK;
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    rc = write_rule(f, outputs, n, spec);
+    if (fclose(f) != 0 || rc != 0)
+        rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+    else
+        rc = write_file(path, text, len);
+    free(text);
+    return rc;
 }
 
 /* Writes DIR/BASE.h, DIR/BASE.c and, with a driver, DIR/BASE_main.c, and the

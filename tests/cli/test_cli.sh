@@ -269,6 +269,17 @@ if [ -w /dev/full ]; then
 else
     bad "no /dev/full to test write errors with"
 fi
+# a write that fails (a file-size limit standing in for a full disk) leaves
+# nothing truncated under an output's name, and no temporary file
+"$featc" compile -o "$tmp/pv" --driver "$here/../../specs/pascal_voc.feat" && ok || bad "compile pascal_voc"
+( trap '' XFSZ; ulimit -f 10; "$featc" compile -o "$tmp/pvfull" --driver "$here/../../specs/pascal_voc.feat" ) \
+    >"$tmp/out" 2>"$tmp/err"; _rc=$?
+[ "$_rc" -eq 2 ] && grep -q "pascal_voc.*: write error: File too large" "$tmp/err" && ok ||
+    bad "compile onto a full disk: exit $_rc: $(cat "$tmp/err")"
+for _f in "$tmp"/pvfull/*; do
+    [ -e "$_f" ] || continue
+    cmp -s "$_f" "$tmp/pv/$(basename "$_f")" && ok || bad "compile onto a full disk left a partial $(basename "$_f")"
+done
 # "--" ends the options: a file whose name starts with '-'
 mkdir -p "$tmp/dash" && cp "$pw" "$tmp/dash/-data.tfrecord"
 (cd "$tmp/dash" && "$featc" count -- -data.tfrecord) > "$tmp/out" 2>&1 && grep -qx "1 -data.tfrecord" "$tmp/out" && ok || bad "count -- -data.tfrecord: $(cat "$tmp/out")"
