@@ -303,6 +303,9 @@ expect_rc 0 "driver -b 50 from standard input" sh -c '"$1" -b 50 < "$2"' sh "$dr
 [ "$(wc -l < "$tmp/out")" -eq 2 ] && ok || bad "driver -b 50 < file: $(wc -l < "$tmp/out") batches, want 2"
 expect_rc 64 "driver with no file on a terminal" "$py" "$here/on_tty.py" "$drv"
 has "$tmp/err" "no input file (standard input is a terminal)" "driver on a terminal"
+expect_rc 2 "driver --max-record-size" sh -c '"$1" --max-record-size 1K - < "$2"' sh "$3/specs/mnist" "$corpus/tfx__mnist.tfrecord"
+has "$tmp/err" "more than --max-record-size (1024)" "driver --max-record-size message"
+expect_rc 64 "driver --max-record-size x" "$drv" --max-record-size=x "$pen"
 expect_rc 0 "driver --help" "$drv" --help
 has "$tmp/out" "usage: $drv [options] [FILE...]" "driver --help text"
 

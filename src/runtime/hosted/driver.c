@@ -541,6 +541,8 @@ static const char *const driver_usage =
     "  --crc=verify|skip|none  (default verify)\n"
     "  -b, --batch=B           batches of B records (1 to 1000000)\n"
     "  --ragged                with --batch: VarLen as values and row splits\n"
+    "  --max-record-size=N     largest record accepted, from any input (K/M/G\n"
+    "                          suffixes; default 1G); bounds the memory used\n"
     "  -h, --help              this text\n"
     "\n"
     "exit status: 0 every record parsed; 1 some record failed to parse; 2 a\n"
@@ -704,12 +706,13 @@ static int run_batches(const char *prog, const driver_kind *k, const fc_input_op
     return rc;
 }
 
-enum { OPT_CRC = 0x100, OPT_RAGGED };
+enum { OPT_CRC = 0x100, OPT_RAGGED, OPT_MAX_RECORD };
 static const struct option driver_long[] = {
     {"compression", required_argument, NULL, 'c'},
     {"crc", required_argument, NULL, OPT_CRC},
     {"batch", required_argument, NULL, 'b'},
     {"ragged", no_argument, NULL, OPT_RAGGED},
+    {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -747,6 +750,10 @@ static int driver_run(int argc, char **argv, const driver_kind *k)
         }
         case OPT_RAGGED:
             ragged = 1;
+            break;
+        case OPT_MAX_RECORD:
+            if (fc_input_parse_size(optarg, &opt.max_record_size) != 0 || opt.max_record_size == 0)
+                return usage(prog, "bad size (a number, with K, M or G)", optarg);
             break;
         case 'h':
             printf(driver_usage, prog);

@@ -72,12 +72,33 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
     return s;
 }
 
+/* TensorFlow's "record size too large", with the record and the limit. */
+static fc_status too_large(fc_input *in, uint64_t record, uint64_t offset, uint64_t size)
+{
+    fc_msg m = fc_error_begin(&in->err, FC_ERR_TOO_LARGE, record, offset);
+    fc_msg_str(&m, "record size too large: record ");
+    fc_msg_u64(&m, record);
+    fc_msg_str(&m, " at offset ");
+    fc_msg_u64(&m, offset);
+    fc_msg_str(&m, " declares ");
+    fc_msg_u64(&m, size);
+    fc_msg_str(&m, " bytes, more than --max-record-size (");
+    fc_msg_u64(&m, in->max_record_size);
+    fc_msg_str(&m, ")");
+    return FC_ERR_TOO_LARGE;
+}
+
 fc_status fc_input_next(fc_input *in, fc_record *rec)
 {
     for (;;) {
         fc_status s = fc_reader_next(&in->reader, rec);
         size_t need;
         unsigned char *bigger;
+        /* the limit holds for every record, whether it came from a mapped
+         * file, a stream or a decompressor, and whether or not it fitted in
+         * the buffer already there */
+        if (s == FC_OK && rec->length > in->max_record_size)
+            return too_large(in, rec->index, rec->offset, rec->length);
         if (s != FC_ERR_BUFFER) {
             if (s != FC_OK && s != FC_END)
                 in->err = *fc_reader_error(&in->reader);
@@ -85,19 +106,8 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
         }
         need = fc_reader_needed(&in->reader);
         if (need < FC_RECORD_OVERHEAD || need - FC_RECORD_OVERHEAD > in->max_record_size) {
-            fc_msg m;
-            in->err = *fc_reader_error(&in->reader);
-            m = fc_error_begin(&in->err, FC_ERR_TOO_LARGE, in->err.record, in->err.offset);
-            fc_msg_str(&m, "record size too large: record ");
-            fc_msg_u64(&m, in->err.record);
-            fc_msg_str(&m, " at offset ");
-            fc_msg_u64(&m, in->err.offset);
-            fc_msg_str(&m, " declares ");
-            fc_msg_u64(&m, need - FC_RECORD_OVERHEAD);
-            fc_msg_str(&m, " bytes, more than --max-record-size (");
-            fc_msg_u64(&m, in->max_record_size);
-            fc_msg_str(&m, ")");
-            return FC_ERR_TOO_LARGE;
+            const fc_error *e = fc_reader_error(&in->reader);
+            return too_large(in, e->record, e->offset, need - FC_RECORD_OVERHEAD);
         }
         bigger = (unsigned char *)malloc(need);
         if (bigger == NULL)
