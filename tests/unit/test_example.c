@@ -329,6 +329,36 @@ static void test_structural_errors(void)
     w_byte(&ex, 0x0A);
     w_byte(&ex, 0x80);
     CHECK(parse(&ex) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "Features length is not a valid varint (cut short, longer than 10 bytes, or above 2^32 - 1) at byte 0");
+    /* an 11-byte length varint is named as such, not as an overrun */
+    {
+        int i;
+        ex.n = 0;
+        w_byte(&ex, 0x0A);
+        for (i = 0; i < 10; i++)
+            w_byte(&ex, 0x80);
+        w_byte(&ex, 0x00);
+        CHECK(parse(&ex) == FC_ERR_PARSE);
+        CHECK_CONTAINS(err.message, "Features length is not a valid varint");
+        /* a 10-byte one is read (TensorFlow's ReadVarint32 reads 10): an
+         * empty Features, so the required features are what is missing */
+        ex.n = 0;
+        w_byte(&ex, 0x0A);
+        for (i = 0; i < 9; i++)
+            w_byte(&ex, 0x80);
+        w_byte(&ex, 0x00);
+        CHECK(parse(&ex) == FC_ERR_PARSE);
+        CHECK_CONTAINS(err.message, "is required but could not be found");
+        /* a map entry length of 11 bytes */
+        feats.n = ex.n = 0;
+        w_byte(&feats, 0x0A);
+        for (i = 0; i < 10; i++)
+            w_byte(&feats, 0x80);
+        w_byte(&feats, 0x00);
+        w_example(&ex, &feats);
+        CHECK(parse(&ex) == FC_ERR_PARSE);
+        CHECK_CONTAINS(err.message, "map entry length is not a valid varint");
+    }
     /* a map entry with three fields */
     feats.n = ex.n = e.n = 0;
     w_len(&e, 0x0A, "s", 1);

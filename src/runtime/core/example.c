@@ -189,7 +189,10 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
             uint32_t flen;
             p = fc_wire_delimited(p + 1, end, &fbody, &flen);
             if (p == NULL)
-                return scan_fail(err, base, at, "Features length overruns the record");
+                return scan_fail(err, base, at,
+                                 fc_wire_len(at + 1, end, &flen) == NULL
+                                     ? "Features length is not a valid varint (" FC_BAD_LEN ")"
+                                     : "Features length overruns the record");
             fend = fbody + flen;
             while (fbody < fend) {
                 const uint8_t *ebody, *eat = fbody;
@@ -199,7 +202,10 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
                     return scan_fail(err, base, eat, "Features holds a field that is not a map entry");
                 fbody = fc_wire_delimited(fbody + 1, fend, &ebody, &elen);
                 if (fbody == NULL)
-                    return scan_fail(err, base, eat, "map entry length overruns its Features");
+                    return scan_fail(err, base, eat,
+                                     fc_wire_len(eat + 1, fend, &elen) == NULL
+                                         ? "map entry length is not a valid varint (" FC_BAD_LEN ")"
+                                         : "map entry length overruns its Features");
                 rc = scan_entry(base, ebody, ebody + elen, lookup, ctx, refs, nrefs, info, err);
                 if (rc != FC_OK)
                     return rc;

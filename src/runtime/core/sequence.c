@@ -103,6 +103,10 @@ static int scan(const fc_seq_desc *sd, const uint8_t *base, size_t len, fc_featu
         if (*p == FC_TAG_LEN1 || *p == FC_TAG_LEN2) { /* context, feature_lists: merged */
             int lists = *p == FC_TAG_LEN2;
             p = fc_wire_delimited(p + 1, end, &body, &n);
+            if (p == NULL && fc_wire_len(at + 1, end, &n) == NULL)
+                return invalid(err, base, at,
+                               lists ? "feature_lists length is not a valid varint (" FC_BAD_LEN ")"
+                                     : "context length is not a valid varint (" FC_BAD_LEN ")");
             if (p == NULL)
                 return invalid(err, base, at,
                                lists ? "feature_lists length overruns the record"

@@ -26,6 +26,8 @@ static inline size_t fc_load_size(const void *p)
 /* A length or tag: a varint of at most 10 bytes whose value fits 32 bits;
  * NULL if it runs past end, is longer or larger. */
 const uint8_t *fc_wire_len(const uint8_t *p, const uint8_t *end, uint32_t *v);
+/* What fc_wire_len refuses, for messages. */
+#define FC_BAD_LEN "cut short, longer than 10 bytes, or above 2^32 - 1"
 /* A length-delimited value at p (its length varint first): *body and *n, and
  * the end of the value; NULL if it overruns end. */
 const uint8_t *fc_wire_delimited(const uint8_t *p, const uint8_t *end, const uint8_t **body,
