@@ -208,6 +208,9 @@ typedef struct fc_writer {
     fc_zstream_storage zs;
     fc_arena arena;              /* behind zlib's zalloc/zfree */
     uint64_t records;
+    uint64_t durable_records;    /* uncompressed fd: records whole in the fd */
+    uint64_t buffered_records;   /* uncompressed fd: whole records in out */
+    uint64_t durable_bytes;      /* uncompressed fd: where the last whole record ends */
     uint64_t stream_bytes;       /* uncompressed bytes framed so far */
     uint64_t sink_bytes;         /* bytes handed to the fd or memory */
     int closed;
@@ -219,7 +222,11 @@ fc_status fc_writer_init_fd(fc_writer *w, int fd, const fc_writer_options *opt, 
 fc_status fc_writer_init_mem(fc_writer *w, void *dst, size_t cap, const fc_writer_options *opt,
                              fc_error *err);
 /* Frames and writes one record.  An uncompressed memory writer writes a
- * record whole or not at all (FC_ERR_NO_SPACE leaves earlier records intact). */
+ * record whole or not at all (FC_ERR_NO_SPACE leaves earlier records intact).
+ * A file-descriptor writer buffers whole records; when a write to the fd
+ * fails (a full disk), the error says how many records reached the file
+ * whole and which accepted ones were lost, and every later call fails with
+ * it.  fc_writer_durable() gives that count. */
 fc_status fc_writer_write(fc_writer *w, const void *data, size_t len);
 /* Pushes everything written so far to the sink (a compressed stream is
  * sync-flushed, so a reader of the sink sees every complete record). */
@@ -232,6 +239,9 @@ const fc_error *fc_writer_error(const fc_writer *w);
 /* Bytes in the memory sink so far. */
 size_t fc_writer_size(const fc_writer *w);
 uint64_t fc_writer_records(const fc_writer *w);
+/* Uncompressed file-descriptor writer: records known to be whole in the fd
+ * (all of fc_writer_records() after a successful flush or close). */
+uint64_t fc_writer_durable(const fc_writer *w);
 size_t fc_writer_arena_peak(const fc_writer *w);
 
 /* Frames one record into dst (16 + len bytes, uncompressed), for callers that

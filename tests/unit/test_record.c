@@ -3,7 +3,10 @@
  * error texts, CRC policies, writer error paths, byte-identical framing. */
 #include <featc/fc.h>
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -926,6 +929,85 @@ static void test_writer_errors(void)
 /* The writer frames exactly as TensorFlow: re-writing the payloads of every
  * uncompressed corpus file (written by TensorFlow and others) gives the
  * file back byte for byte. */
+/* A disk that fills up mid-file (a file-size limit stands in for it), with
+ * records small and larger than the writer's buffer: the failing call says
+ * how many records reached the file whole and which accepted ones were
+ * lost; the file holds exactly those, whole and in order, then the start of
+ * a cut one; every later call fails with the same error. */
+static void test_writer_full_disk(void)
+{
+    static unsigned char work[16384], rec[40000];
+    char path[600], want[200];
+    struct rlimit old, lim;
+    void (*oldsig)(int);
+    fc_writer w;
+    fc_writer_options o;
+    fc_status st = FC_OK;
+    uint64_t failed_at = 0, durable, i;
+    int fd;
+    snprintf(path, sizeof path, "%s/full.tfrecord", tmpdir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0 && getrlimit(RLIMIT_FSIZE, &old) == 0);
+    lim = old;
+    lim.rlim_cur = 200000;
+    oldsig = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    memset(&o, 0, sizeof o);
+    o.work = work;
+    o.work_size = sizeof work;
+    CHECK(fc_writer_init_fd(&w, fd, &o, NULL) == FC_OK);
+    for (i = 0; i < 5000; i++) {
+        size_t len = i % 41 == 40 ? 30000 : (size_t)(i * 37 % 3000); /* some past the buffer */
+        memset(rec, (int)(i & 0xff), len);
+        st = fc_writer_write(&w, rec, len);
+        if (st != FC_OK) {
+            failed_at = i;
+            break;
+        }
+    }
+    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    signal(SIGXFSZ, oldsig);
+    CHECK(st == FC_ERR_IO);
+    durable = fc_writer_durable(&w);
+    CHECK(durable > 0 && durable <= failed_at);
+    snprintf(want, sizeof want, ": %llu records reached the file whole", (unsigned long long)durable);
+    CHECK_CONTAINS(fc_writer_error(&w)->message, want);
+    if (durable < failed_at) {
+        snprintf(want, sizeof want, "; records %llu to %llu, accepted before, were lost",
+                 (unsigned long long)durable, (unsigned long long)failed_at - 1);
+        CHECK_CONTAINS(fc_writer_error(&w)->message, want);
+    }
+    snprintf(want, sizeof want, "; record %llu was not written", (unsigned long long)failed_at);
+    CHECK_CONTAINS(fc_writer_error(&w)->message, want);
+    CHECK(fc_writer_error(&w)->sys_errno == EFBIG);
+    CHECK(fc_writer_write(&w, rec, 1) == FC_ERR_IO); /* refused from now on */
+    CHECK(fc_writer_flush(&w) == FC_ERR_IO);
+    CHECK(fc_writer_close(&w) == FC_ERR_IO);
+    close(fd);
+    { /* the file: exactly the durable records, whole, then a cut one */
+        fc_mapped_file map;
+        fc_reader_options ro;
+        fc_reader r;
+        fc_record rc;
+        uint64_t n = 0;
+        int bad = 0;
+        CHECK(fc_map_file(path, &map, NULL) == FC_OK);
+        memset(&ro, 0, sizeof ro);
+        CHECK(fc_reader_init_mem(&r, map.data, map.size, &ro, NULL) == FC_OK);
+        while ((st = fc_reader_next(&r, &rc)) == FC_OK) {
+            size_t len = n % 41 == 40 ? 30000 : (size_t)(n * 37 % 3000);
+            if (rc.length != len || (len > 0 && (rc.data[0] != (n & 0xff) ||
+                                                 rc.data[len - 1] != (n & 0xff))))
+                bad = 1;
+            n++;
+        }
+        CHECK(!bad);
+        CHECK(n == durable);
+        CHECK(st == FC_ERR_TRUNCATED || st == FC_END);
+        fc_unmap_file(&map);
+    }
+}
+
 static void test_corpus_rewrite_is_byte_identical(void)
 {
     static const char *const files[] = {
@@ -1035,6 +1117,7 @@ int main(void)
     RUN(test_compressed_stream_errors);
     RUN(test_reader_init_errors);
     RUN(test_writer_errors);
+    RUN(test_writer_full_disk);
     RUN(test_corpus_rewrite_is_byte_identical);
     RUN(test_pipe_streaming);
     RUN(test_compression_names);

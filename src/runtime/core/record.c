@@ -1042,12 +1042,81 @@ static fc_status write_all(fc_writer *w, const unsigned char *p, size_t n)
 #endif
 }
 
+/* After a failed write to the fd: the error says which records reached the
+ * file whole (the first durable_records) and which accepted ones were lost;
+ * current: the record being written when it failed, FC_NO_INDEX if none. */
+static void writer_report_loss(fc_writer *w, uint64_t current)
+{
+    char cause[FC_ERROR_MSG_SIZE];
+    fc_msg m;
+    uint64_t lost_to = w->records; /* accepted: [0, records) */
+    int sys_errno = w->err.sys_errno;
+    memcpy(cause, w->err.message, sizeof cause);
+    m = fc_error_begin(&w->err, (fc_status)w->err.status, w->durable_records, w->sink_bytes);
+    w->err.sys_errno = sys_errno;
+    fc_msg_str(&m, cause);
+    fc_msg_str(&m, ": ");
+    fc_msg_u64(&m, w->durable_records);
+    fc_msg_str(&m, " records reached the file whole");
+    if (w->durable_records < lost_to) {
+        fc_msg_str(&m, "; records ");
+        fc_msg_u64(&m, w->durable_records);
+        fc_msg_str(&m, " to ");
+        fc_msg_u64(&m, lost_to - 1);
+        fc_msg_str(&m, ", accepted before, were lost");
+    }
+    if (current != FC_NO_INDEX) {
+        fc_msg_str(&m, "; record ");
+        fc_msg_u64(&m, current);
+        fc_msg_str(&m, " was not written");
+    }
+    fc_msg_str(&m, " (the file ends with ");
+    fc_msg_u64(&m, w->sink_bytes - w->durable_bytes);
+    fc_msg_str(&m, " bytes of a cut record past them)");
+}
+
+static fc_status writer_drain(fc_writer *w);
+
+/* Flush and close: the buffer out, and on failure the loss said. */
+static fc_status drain_or_report(fc_writer *w)
+{
+    fc_status st = writer_drain(w);
+    if (st != FC_OK && w->compression == FC_COMPRESSION_NONE && w->sink == SINK_FD)
+        writer_report_loss(w, FC_NO_INDEX);
+    return st;
+}
+
+/* Writes the staging buffer, which holds whole records only when
+ * uncompressed.  On a failed write, counts the records of the buffer that
+ * reached the fd whole. */
 static fc_status writer_drain(fc_writer *w)
 {
     fc_status st;
+    uint64_t before = w->sink_bytes;
     if (w->sink != SINK_FD || w->out_len == 0)
         return FC_OK;
     st = write_all(w, w->out, w->out_len);
+    if (w->compression == FC_COMPRESSION_NONE) {
+        if (st == FC_OK) {
+            w->durable_records += w->buffered_records;
+            w->durable_bytes = w->sink_bytes;
+        } else {
+            uint64_t written = w->sink_bytes - before;
+            size_t off = 0;
+            while (w->out_len - off >= FC_RECORD_OVERHEAD) {
+                uint64_t len = le64(w->out + off), end;
+                if (len > w->out_len - off - FC_RECORD_OVERHEAD)
+                    break;
+                end = (uint64_t)off + FC_RECORD_OVERHEAD + len;
+                if (end > written)
+                    break;
+                w->durable_records++;
+                w->durable_bytes = before + end;
+                off = (size_t)end;
+            }
+        }
+        w->buffered_records = 0;
+    }
     w->out_len = 0;
     return st;
 }
@@ -1288,10 +1357,42 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
     put_le64(hdr, (uint64_t)len);
     put_le32(hdr + 8, fc_crc32c_mask(fc_crc32c(0, hdr, 8)));
     put_le32(foot, fc_crc32c_mask(fc_crc32c(0, data, len)));
-    if (w->compression == FC_COMPRESSION_NONE) {
-        if (w->sink == SINK_MEM &&
-            (w->dst_cap - w->dst_len < FC_RECORD_OVERHEAD ||
-             len > w->dst_cap - w->dst_len - FC_RECORD_OVERHEAD))
+    if (w->compression == FC_COMPRESSION_NONE && w->sink == SINK_FD) {
+        /* whole records in the buffer, so that a failed write knows which
+         * records reached the file; a record larger than the buffer goes
+         * straight to the fd */
+        int direct = w->out == NULL || len > w->out_cap - FC_RECORD_OVERHEAD;
+        if (w->out_len > 0 && (direct || len > w->out_cap - w->out_len - FC_RECORD_OVERHEAD))
+            st = writer_drain(w);
+        else
+            st = FC_OK;
+        if (st != FC_OK) {
+            writer_report_loss(w, w->records);
+            return st;
+        }
+        if (direct) {
+            st = write_all(w, hdr, sizeof hdr);
+            if (st == FC_OK && len > 0)
+                st = write_all(w, (const unsigned char *)data, len);
+            if (st == FC_OK)
+                st = write_all(w, foot, sizeof foot);
+            if (st != FC_OK) {
+                writer_report_loss(w, w->records);
+                return st;
+            }
+            w->durable_records++;
+            w->durable_bytes = w->sink_bytes;
+        } else {
+            memcpy(w->out + w->out_len, hdr, sizeof hdr);
+            if (len > 0)
+                memcpy(w->out + w->out_len + sizeof hdr, data, len);
+            memcpy(w->out + w->out_len + sizeof hdr + len, foot, sizeof foot);
+            w->out_len += len + FC_RECORD_OVERHEAD;
+            w->buffered_records++;
+        }
+    } else if (w->compression == FC_COMPRESSION_NONE) {
+        if (w->dst_cap - w->dst_len < FC_RECORD_OVERHEAD ||
+            len > w->dst_cap - w->dst_len - FC_RECORD_OVERHEAD)
             return writer_no_space(w, (uint64_t)len + FC_RECORD_OVERHEAD); /* nothing written */
         st = sink_plain(w, hdr, sizeof hdr);
         if (st == FC_OK && len > 0)
@@ -1328,7 +1429,7 @@ fc_status fc_writer_flush(fc_writer *w)
     if (w->zactive)
         return sink_deflate(w, NULL, 0, Z_SYNC_FLUSH);
 #endif
-    return writer_drain(w);
+    return drain_or_report(w);
 }
 
 fc_status fc_writer_close(fc_writer *w)
@@ -1344,7 +1445,7 @@ fc_status fc_writer_close(fc_writer *w)
             st = sink_deflate(w, NULL, 0, Z_FINISH);
         else
 #endif
-            st = writer_drain(w);
+            st = drain_or_report(w);
     } else {
         st = (fc_status)w->err.status;
     }
@@ -1371,6 +1472,11 @@ size_t fc_writer_size(const fc_writer *w)
 uint64_t fc_writer_records(const fc_writer *w)
 {
     return w->records;
+}
+
+uint64_t fc_writer_durable(const fc_writer *w)
+{
+    return w->durable_records;
 }
 
 size_t fc_writer_arena_peak(const fc_writer *w)
