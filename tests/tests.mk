@@ -162,11 +162,11 @@ test-s390x: all
 # featc itself, its libraries and every generated driver built by clang with
 # ASan + UBSan (the flags in CC, so that the test scripts' own builds get them
 # too), over the CLI, corpus and infer suites; the first report aborts.
-SAN_CC = clang -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANITIZE_CC = clang -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-sanitize: all
 	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-corpus test-infer -- \
-	    BUILD=$(BUILD)/asan CC="$(SAN_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS)
+	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS)
 
 # -Werror clean under clang, clang -m32, and the FC_NO_HW_CRC and
 # FC_NO_POSIX switches with both compilers.

@@ -947,7 +947,12 @@ static void test_writer_full_disk(void)
     int fd;
     snprintf(path, sizeof path, "%s/full.tfrecord", tmpdir);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    CHECK(fd >= 0 && getrlimit(RLIMIT_FSIZE, &old) == 0);
+    if (fd < 0 || getrlimit(RLIMIT_FSIZE, &old) != 0) {
+        CHECK(0); /* cannot open the file or read its size limit */
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
     lim = old;
     lim.rlim_cur = 200000;
     oldsig = signal(SIGXFSZ, SIG_IGN);
