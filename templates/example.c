@@ -58,7 +58,7 @@ static int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
 
 int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !@@TYPE@@_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !@@TYPE@@_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];

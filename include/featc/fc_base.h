@@ -62,7 +62,18 @@ const char *fc_strerror(int status);
 /* The code's identifier, e.g. "FC_ERR_CORRUPT"; never NULL. */
 const char *fc_status_name(int status);
 
+/* Build everything (the runtime and the generated code) with -DFC_NO_ERRMSG
+ * and errors carry their status, record and offset but no text: the
+ * messages and the code that words them are left out (the smallest builds
+ * for microcontrollers; see the README's footprint table).  fc_error's
+ * message is then one byte, always "".  A part built without it will not
+ * link with a runtime built with it, and the other way round. */
+#ifdef FC_NO_ERRMSG
+#define FC_ERROR_MSG_SIZE 1
+#define fc_error_begin fc_error_begin_nomsg
+#else
 #define FC_ERROR_MSG_SIZE 512
+#endif
 #define FC_NO_INDEX UINT64_MAX
 
 typedef struct fc_error {
@@ -86,11 +97,20 @@ typedef struct fc_msg {
 } fc_msg;
 
 void fc_msg_init(fc_msg *m, char *buf, size_t cap);
+#ifndef FC_NO_ERRMSG
 void fc_msg_str(fc_msg *m, const char *s);
 void fc_msg_mem(fc_msg *m, const void *s, size_t n); /* bytes, non-printables as \xNN */
 void fc_msg_u64(fc_msg *m, uint64_t v);
 void fc_msg_i64(fc_msg *m, int64_t v);
 void fc_msg_hex32(fc_msg *m, uint32_t v); /* 0x%08x */
+#else
+/* No texts: the pieces compile to nothing, and their strings with them. */
+static inline void fc_msg_str(fc_msg *m, const char *s) { (void)m; (void)s; }
+static inline void fc_msg_mem(fc_msg *m, const void *s, size_t n) { (void)m; (void)s; (void)n; }
+static inline void fc_msg_u64(fc_msg *m, uint64_t v) { (void)m; (void)v; }
+static inline void fc_msg_i64(fc_msg *m, int64_t v) { (void)m; (void)v; }
+static inline void fc_msg_hex32(fc_msg *m, uint32_t v) { (void)m; (void)v; }
+#endif
 
 /* A bump allocator over caller memory, for the libraries that want an
  * allocator (zlib's zalloc, protobuf-c's allocator): blocks are released all

@@ -37,11 +37,22 @@ extern "C" {
 
 /* The small readers are inlined into the generated switch even where the
  * compiler's size heuristics would not: each case then tests the bytes of
- * its own feature type and count, nothing else. */
-#if defined(__GNUC__) || defined(__clang__)
+ * its own feature type and count, nothing else.  A build for size (-Os,
+ * which defines __OPTIMIZE_SIZE__) leaves the choice to the compiler. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__OPTIMIZE_SIZE__)
 #define FC_FAST_INLINE static inline __attribute__((always_inline))
 #else
 #define FC_FAST_INLINE static inline
+#endif
+
+/* Build with -DFC_NO_FAST_PATH and generated parsers go straight to the
+ * general path: the same values and errors, slower, and smaller (the
+ * smallest builds for microcontrollers; see the README's footprint table).
+ * Generated code tests FC_FAST_PATH, so the fast path folds away. */
+#ifdef FC_NO_FAST_PATH
+#define FC_FAST_PATH 0
+#else
+#define FC_FAST_PATH 1
 #endif
 
 /* A varint as protobuf's ReadVarint64 reads it (fc_ex_scan's rule): at most

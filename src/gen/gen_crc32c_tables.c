@@ -1,5 +1,7 @@
 /* Generates src/runtime/core/crc32c_tables.h: the slicing-by-8 tables of CRC-32C
- * (Castagnoli, reflected polynomial 0x82F63B78) and the "shift" tables used to
+ * (Castagnoli, reflected polynomial 0x82F63B78), the single tables of the
+ * small builds (FC_CRC_SMALL: 256 entries, a byte per step; FC_CRC_TINY: 16
+ * entries, half a byte per step), and the "shift" tables used to
  * combine the three interleaved hardware streams (and the two streams of a
  * 64-byte step), and the lead-in registers
  * for reading a buffer in whole words that end at its end.
@@ -134,6 +136,22 @@ int main(void)
     for (k = 0; k < 8; k++) {
         snprintf(label, sizeof label, "slice %d", k);
         print_table(label, slice[k], 256);
+    }
+    printf("};\n\n");
+    /* The table of FC_CRC_SMALL: slice 0 alone, as an object of its own,
+     * so that the build does not keep the other seven. */
+    printf("static const uint32_t fc_crc32c_byte[256] = {\n");
+    for (n = 0; n < 256; n++)
+        printf("%s0x%08xu,%s", n % 6 == 0 ? "    " : " ", slice[0][n],
+               (n % 6 == 5 || n == 255) ? "\n" : "");
+    printf("};\n\n");
+    /* nibble[n]: four zero bits through register n, for FC_CRC_TINY. */
+    printf("static const uint32_t fc_crc32c_nibble[16] = {\n");
+    for (n = 0; n < 16; n++) {
+        uint32_t c = (uint32_t)n;
+        for (k = 0; k < 4; k++)
+            c = (c & 1u) ? (c >> 1) ^ POLY : c >> 1;
+        printf("%s0x%08xu,%s", n % 4 == 0 ? "    " : " ", c, n % 4 == 3 ? "\n" : "");
     }
     printf("};\n\n");
     print_shift("fc_crc32c_shift_long", LONG_BLOCK);

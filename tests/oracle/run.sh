@@ -10,6 +10,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$build/oracle
 mkdir -p "$out"
 CC=${CC:-cc}
+# the switches of the build under test (make test-small: -DFC_NO_FAST_PATH ...)
+CPPFLAGS=${CPPFLAGS:-}
 PY=${PYTHON:-python3}
 rc=0
 canon=""   # KIND:FILE of the records the serializers wrote, for canonical.py
@@ -45,7 +47,7 @@ build_check() {
     if [ "$(kind_of "$b_spec")" = sequence ]; then
         checker=seq_check.c
     fi
-    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror -I"$root/include" -I"$root/src/runtime/core" \
+    $CC -std=c99 -O1 -g ${CPPFLAGS:-} -D_POSIX_C_SOURCE=200809L -Wall -Werror -I"$root/include" -I"$root/src/runtime/core" \
         -isystem "$build/gen" -I"$b_dir" -include "$b_dir/$base.h" -DDESC="${pkg}_${msg}_desc" \
         -o "$b_dir/check" "$root/tests/oracle/$checker" "$root/tests/oracle/oracle.c" \
         "$root/tests/oracle/seq_oracle.c" \

@@ -1,6 +1,9 @@
 /* The hosted runtime's one float printer (fc_float_shortest, fc_json_float),
  * shared by the JSON driver, featc cat --json and featc cat's text format:
- * pinned spellings, and the round trip of float32 bit patterns. */
+ * pinned spellings, and the round trip of float32 bit patterns.  And the
+ * core's integer pieces of messages (fc_msg_u64, fc_msg_i64), which print
+ * without 64-bit division, against printf. */
+#include <inttypes.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -104,8 +107,51 @@ static void test_round_trip(void)
     }
 }
 
+static void check_u64(uint64_t v)
+{
+    char buf[64], want[64];
+    fc_msg m;
+    fc_msg_init(&m, buf, sizeof buf);
+    fc_msg_u64(&m, v);
+    snprintf(want, sizeof want, "%" PRIu64, v);
+    CHECK_MSG(strcmp(buf, want) == 0, "fc_msg_u64 gives %s for %s", buf, want);
+}
+
+static void check_i64(int64_t v)
+{
+    char buf[64], want[64];
+    fc_msg m;
+    fc_msg_init(&m, buf, sizeof buf);
+    fc_msg_i64(&m, v);
+    snprintf(want, sizeof want, "%" PRId64, v);
+    CHECK_MSG(strcmp(buf, want) == 0, "fc_msg_i64 gives %s for %s", buf, want);
+}
+
+static void test_integers(void)
+{
+    static const uint64_t edges[] = {
+        0, 1, 9, 10, 99, 100, UINT32_MAX - 1, UINT32_MAX, (uint64_t)UINT32_MAX + 1,
+        UINT64_C(9999999999), UINT64_C(10000000000), UINT64_C(999999999999999999),
+        UINT64_C(1000000000000000000), UINT64_C(9999999999999999999),
+        UINT64_C(10000000000000000000), UINT64_MAX - 1, UINT64_MAX};
+    size_t i;
+    int k;
+    for (i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        check_u64(edges[i]);
+        check_i64((int64_t)edges[i]);
+    }
+    check_i64(INT64_MIN);
+    check_i64(INT64_MAX);
+    for (k = 0; k < 100000; k++) {
+        uint64_t v = (uint64_t)h_rand() >> (k % 64);
+        check_u64(v);
+        check_i64((int64_t)v);
+    }
+}
+
 int main(void)
 {
+    RUN(test_integers);
     RUN(test_spellings);
     RUN(test_round_trip);
     return harness_report("text");

@@ -307,6 +307,15 @@ static int too_small(fc_error *err, size_t n, uint64_t rec, const col_spec *s, c
  * "Name: <unknown>, Feature: K ..." where they say "Feature: K ...".  Other
  * texts (structure errors; SequenceExample texts, which are the same in
  * both) get the record's index appended. */
+#ifdef FC_NO_ERRMSG
+static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *err, size_t i)
+{
+    (void)fields;
+    (void)nfields;
+    if (err != NULL)
+        err->record = i;
+}
+#else
 static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *err, size_t i)
 {
     char old[FC_ERROR_MSG_SIZE], key[FC_ERROR_MSG_SIZE];
@@ -353,6 +362,7 @@ static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *e
     fc_msg_u64(&m, i);
     fc_msg_str(&m, " of the batch)");
 }
+#endif /* FC_NO_ERRMSG */
 
 /* ------------------------------------------------------------ parsing */
 

@@ -1,4 +1,7 @@
 /* CRC-32C: portable slicing-by-8 and hardware paths chosen at run time.
+ * Builds for small targets choose smaller tables instead: -DFC_CRC_SMALL
+ * (one 256-entry table, 1 KB instead of 8 KB) or -DFC_CRC_TINY (16
+ * entries, 64 bytes); both leave out the hardware paths.
  *
  * The hardware paths run three independent CRC streams over three adjacent
  * blocks (the crc32 instruction has a latency of about three cycles and a
@@ -11,6 +14,13 @@
 #include <string.h>
 
 #include "crc32c_tables.h"
+
+/* The small table builds are for targets without a CRC instruction. */
+#if defined(FC_CRC_SMALL) || defined(FC_CRC_TINY)
+#ifndef FC_NO_HW_CRC
+#define FC_NO_HW_CRC 1
+#endif
+#endif
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(FC_NO_HW_CRC)
 #define FC_CRC_X86 1
@@ -29,13 +39,39 @@ static inline uint32_t load_le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+#if !defined(FC_CRC_SMALL) && !defined(FC_CRC_TINY)
 static inline uint64_t load_le64(const unsigned char *p)
 {
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
            (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
            (uint64_t)p[7] << 56;
 }
+#endif
 
+#if defined(FC_CRC_TINY)
+/* Half a byte per step through a 16-entry table: 64 bytes of tables. */
+uint32_t fc_crc32c_portable(uint32_t crc, const void *buf, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint32_t c = ~crc;
+    while (len-- > 0) {
+        c ^= *p++;
+        c = fc_crc32c_nibble[c & 15u] ^ (c >> 4);
+        c = fc_crc32c_nibble[c & 15u] ^ (c >> 4);
+    }
+    return ~c;
+}
+#elif defined(FC_CRC_SMALL)
+/* A byte per step through one 256-entry table: 1 KB of tables. */
+uint32_t fc_crc32c_portable(uint32_t crc, const void *buf, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint32_t c = ~crc;
+    while (len-- > 0)
+        c = fc_crc32c_byte[(c ^ *p++) & 0xffu] ^ (c >> 8);
+    return ~c;
+}
+#else
 uint32_t fc_crc32c_portable(uint32_t crc, const void *buf, size_t len)
 {
     const unsigned char *p = (const unsigned char *)buf;
@@ -59,6 +95,7 @@ uint32_t fc_crc32c_portable(uint32_t crc, const void *buf, size_t len)
     }
     return ~c;
 }
+#endif
 
 /* Both CRCs of one TFRecord record (header at h, length bytes of data), with
  * the CRC function given. */

@@ -48,6 +48,7 @@ void fc_msg_init(fc_msg *m, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
+#ifndef FC_NO_ERRMSG
 /* Appends one character, keeping room for "..." and the NUL. */
 static void msg_putc(fc_msg *m, char c)
 {
@@ -93,14 +94,41 @@ void fc_msg_mem(fc_msg *m, const void *s, size_t n)
     }
 }
 
+/* v % 10 into *digit, v / 10 returned, by shift and subtract: 32-bit
+ * targets then need no 64-bit division from libgcc (__udivmoddi4 is 0.7 KB
+ * on Cortex-M4, more than the rest of this file).  Only numbers of 2^32 or
+ * more come here, and only to word an error. */
+static uint64_t div10(uint64_t v, unsigned *digit)
+{
+    uint64_t q = 0;
+    unsigned r = 0, i;
+    for (i = 64; i-- > 0;) {
+        r = (r << 1) | (unsigned)((v >> i) & 1u);
+        if (r >= 10) {
+            r -= 10;
+            q |= (uint64_t)1 << i;
+        }
+    }
+    *digit = r;
+    return q;
+}
+
 void fc_msg_u64(fc_msg *m, uint64_t v)
 {
     char tmp[24];
     size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v != 0);
+    unsigned digit;
+    while (v > UINT32_MAX) {
+        v = div10(v, &digit);
+        tmp[n++] = (char)('0' + digit);
+    }
+    {
+        uint32_t w = (uint32_t)v;
+        do {
+            tmp[n++] = (char)('0' + (int)(w % 10));
+            w /= 10;
+        } while (w != 0);
+    }
     while (n > 0)
         msg_putc(m, tmp[--n]);
 }
@@ -125,6 +153,8 @@ void fc_msg_hex32(fc_msg *m, uint32_t v)
     for (shift = 28; shift >= 0; shift -= 4)
         msg_putc(m, hex[(v >> shift) & 15u]);
 }
+
+#endif /* FC_NO_ERRMSG */
 
 /* ------------------------------------------------------------------ arena */
 
@@ -175,6 +205,8 @@ fc_msg fc_error_begin(fc_error *err, int status, uint64_t record, uint64_t offse
 
 /* ------------------------------------------------------------ message pieces (wire.h) */
 
+#ifndef FC_NO_ERRMSG
+
 void fc_msg_shape(fc_msg *m, unsigned rank, const size_t *dims, int unknown_first)
 {
     unsigned i;
@@ -201,3 +233,4 @@ void fc_msg_paren_at(fc_msg *m, uint64_t offset)
     fc_msg_u64(m, offset);
     fc_msg_str(m, ")");
 }
+#endif /* FC_NO_ERRMSG */

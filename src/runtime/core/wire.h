@@ -49,9 +49,18 @@ int fc_wire_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size_t *co
 /* Pieces of error messages (error.c), shared by every parser's texts:
  * a shape "[2,3]" ("[?,3]" with unknown_first), " at byte N", and
  * " (at byte N)". */
+#ifndef FC_NO_ERRMSG
 void fc_msg_shape(fc_msg *m, unsigned rank, const size_t *dims, int unknown_first);
 void fc_msg_at(fc_msg *m, uint64_t offset);
 void fc_msg_paren_at(fc_msg *m, uint64_t offset);
+#else
+static inline void fc_msg_shape(fc_msg *m, unsigned rank, const size_t *dims, int unknown_first)
+{
+    (void)m; (void)rank; (void)dims; (void)unknown_first;
+}
+static inline void fc_msg_at(fc_msg *m, uint64_t offset) { (void)m; (void)offset; }
+static inline void fc_msg_paren_at(fc_msg *m, uint64_t offset) { (void)m; (void)offset; }
+#endif
 
 /* "bytes", "float", "int64": the list names of the wire format. */
 const char *fc_wire_list_name(fc_type t);

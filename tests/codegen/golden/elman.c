@@ -154,7 +154,7 @@ static int elman_clip_fast(elman_clip *m, const uint8_t *p, size_t len)
 int elman_clip_parse(elman_clip *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[ELMAN_CLIP_FIELD_COUNT];
-    if (data != NULL && elman_clip_fast(out, (const uint8_t *)data, len)) {
+    if (data != NULL && FC_FAST_PATH && elman_clip_fast(out, (const uint8_t *)data, len)) {
         fc_ex_hash_fields(elman_clip_desc.context, elman_clip_desc.ncontext, out);
         return FC_OK;
     }

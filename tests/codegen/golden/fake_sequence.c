@@ -211,7 +211,7 @@ static int fake_sequence_record_fast(fake_sequence_record *m, const uint8_t *p, 
 int fake_sequence_record_parse(fake_sequence_record *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[FAKE_SEQUENCE_RECORD_FIELD_COUNT];
-    if (data != NULL && fake_sequence_record_fast(out, (const uint8_t *)data, len)) {
+    if (data != NULL && FC_FAST_PATH && fake_sequence_record_fast(out, (const uint8_t *)data, len)) {
         fc_ex_hash_fields(fake_sequence_record_desc.context, fake_sequence_record_desc.ncontext, out);
         return FC_OK;
     }

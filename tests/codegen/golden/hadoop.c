@@ -111,7 +111,7 @@ static int hadoop_row_fast(hadoop_row *m, const uint8_t *p, size_t len)
 
 int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !hadoop_row_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !hadoop_row_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[HADOOP_ROW_FIELD_COUNT];

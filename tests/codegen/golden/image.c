@@ -194,7 +194,7 @@ static int image_photo_fast(image_photo *m, const uint8_t *p, size_t len)
 
 int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !image_photo_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !image_photo_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[IMAGE_PHOTO_FIELD_COUNT];

@@ -132,7 +132,7 @@ static int mnist_digit_fast(mnist_digit *m, const uint8_t *p, size_t len)
 
 int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !mnist_digit_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !mnist_digit_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[MNIST_DIGIT_FIELD_COUNT];

@@ -213,7 +213,7 @@ static int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
 int movie_movie_parse(movie_movie *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[MOVIE_MOVIE_FIELD_COUNT];
-    if (data != NULL && movie_movie_fast(out, (const uint8_t *)data, len)) {
+    if (data != NULL && FC_FAST_PATH && movie_movie_fast(out, (const uint8_t *)data, len)) {
         fc_ex_hash_fields(movie_movie_desc.context, movie_movie_desc.ncontext, out);
         return FC_OK;
     }

@@ -261,7 +261,7 @@ static int voc_segmentation_fast(voc_segmentation *m, const uint8_t *p, size_t l
 
 int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !voc_segmentation_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !voc_segmentation_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[VOC_SEGMENTATION_FIELD_COUNT];

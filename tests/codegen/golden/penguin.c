@@ -193,7 +193,7 @@ static int penguin_penguin_fast(penguin_penguin *m, const uint8_t *p, size_t len
 
 int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !penguin_penguin_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !penguin_penguin_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[PENGUIN_PENGUIN_FIELD_COUNT];

@@ -205,7 +205,7 @@ static int seg_clip_fast(seg_clip *m, const uint8_t *p, size_t len)
 int seg_clip_parse(seg_clip *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[SEG_CLIP_FIELD_COUNT];
-    if (data != NULL && seg_clip_fast(out, (const uint8_t *)data, len)) {
+    if (data != NULL && FC_FAST_PATH && seg_clip_fast(out, (const uint8_t *)data, len)) {
         fc_ex_hash_fields(seg_clip_desc.context, seg_clip_desc.ncontext, out);
         return FC_OK;
     }

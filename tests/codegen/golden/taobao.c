@@ -289,7 +289,7 @@ static int taobao_user_fast(taobao_user *m, const uint8_t *p, size_t len)
 
 int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !taobao_user_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !taobao_user_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[TAOBAO_USER_FIELD_COUNT];

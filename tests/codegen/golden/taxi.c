@@ -467,7 +467,7 @@ static int taxi_trip_fast(taxi_trip *m, const uint8_t *p, size_t len)
 
 int taxi_trip_parse(taxi_trip *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !taxi_trip_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !taxi_trip_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[TAXI_TRIP_FIELD_COUNT];

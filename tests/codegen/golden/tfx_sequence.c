@@ -149,7 +149,7 @@ static int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t *p, si
 int tfx_sequence_record_parse(tfx_sequence_record *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[TFX_SEQUENCE_RECORD_FIELD_COUNT];
-    if (data != NULL && tfx_sequence_record_fast(out, (const uint8_t *)data, len)) {
+    if (data != NULL && FC_FAST_PATH && tfx_sequence_record_fast(out, (const uint8_t *)data, len)) {
         fc_ex_hash_fields(tfx_sequence_record_desc.context, tfx_sequence_record_desc.ncontext, out);
         return FC_OK;
     }

@@ -182,7 +182,7 @@ static int transform_sequence_record_fast(transform_sequence_record *m, const ui
 int transform_sequence_record_parse(transform_sequence_record *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[TRANSFORM_SEQUENCE_RECORD_FIELD_COUNT];
-    if (data != NULL && transform_sequence_record_fast(out, (const uint8_t *)data, len)) {
+    if (data != NULL && FC_FAST_PATH && transform_sequence_record_fast(out, (const uint8_t *)data, len)) {
         fc_ex_hash_fields(transform_sequence_record_desc.context, transform_sequence_record_desc.ncontext, out);
         return FC_OK;
     }

@@ -185,7 +185,7 @@ static int tutorial_record_fast(tutorial_record *m, const uint8_t *p, size_t len
 
 int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc_error *err)
 {
-    if (data == NULL || !tutorial_record_fast(out, (const uint8_t *)data, len)) {
+    if (data == NULL || !FC_FAST_PATH || !tutorial_record_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[TUTORIAL_RECORD_FIELD_COUNT];
