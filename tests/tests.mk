@@ -9,10 +9,10 @@ TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-no
               test-fuzz-seeds test-install test-readme demo
 # Suites that build in folders of their own: make test runs them in a second
 # lane, beside the others (tests/run.sh).
-CROSS_SUITES = test-i386 test-s390x test-warnings test-sanitize
+CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen test-readme
 
-.PHONY: test check $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
+.PHONY: test check footprint $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
         update-tables fuzz
 
 test:
@@ -158,6 +158,22 @@ test-s390x: all
 	    $(S390X_SUITES) -- BUILD=$(BUILD)/s390x CC="$(S390X_CC)" \
 	    LIBS_Z=$(FEATC_CROSS_LIBS)/s390x/libz.a \
 	    LIBS_FALLBACK=$(FEATC_CROSS_LIBS)/s390x/libprotobuf-c.a CORPUS=$(CORPUS)
+
+# Cortex-M4, freestanding: the generated tutorial and taobao parsers with
+# the memory reader, by arm-none-eabi-gcc and clang, linked -nostdlib with
+# newlib's mem* and libgcc only, run under qemu-arm, equal to the host.
+test-embedded: all
+	@sh tests/embedded/run.sh $(BUILD)/featc $(BUILD)
+# The footprint table of the README: ROM, RAM and deepest stack of the
+# parse path, reader+parse and parse+serialize, Cortex-M4 and x86-64.
+footprint: all
+	@sh tests/embedded/footprint.sh $(BUILD)/featc $(BUILD)
+# The small-target switches on the host: generated parsers without their
+# fast path, the 64-byte CRC table, -Os; the unit suites and the corpus
+# drivers, each driver's output equal to the default build's.
+test-small: all
+	@$(CROSS_HOST) sh tests/cross/suites.sh small "$(MAKE)" test-unit test-corpus -- \
+	    BUILD=$(BUILD)/small CPPFLAGS="-DFC_NO_FAST_PATH -DFC_CRC_TINY" CFLAGS="-Os -g" CORPUS=$(CORPUS)
 
 # featc itself, its libraries and every generated driver built by clang with
 # ASan + UBSan (the flags in CC, so that the test scripts' own builds get them

@@ -1,0 +1,80 @@
+#!/bin/sh
+# footprint.sh FEATC BUILD: `make footprint`.  Builds what a program needs
+# of featc for one job (tests/embedded/fp_entry.c: parse; the memory reader
+# and parse; parse and serialize) with gcc -Os, function and data sections
+# and --gc-sections, for Cortex-M4 (arm-none-eabi-gcc, freestanding,
+# -nostdlib with newlib's mem* and libgcc) and for x86-64 (-nostdlib, byte
+# loops for mem*), and prints a table of featc's ROM (text + rodata +
+# data), its RAM (bss; data is 0), the C library's and libgcc's ROM, and
+# the deepest stack below the caller (tests/embedded/footprint.py).
+# All builds: -DFC_NO_POSIX -DFC_NO_ZLIB (memory reader, uncompressed).
+set -eu
+featc=$1 build=$2
+root=$(cd "$(dirname "$0")/../.." && pwd)
+rm -rf "$build/footprint"
+mkdir -p "$build/footprint/gen"
+out=$(cd "$build/footprint" && pwd)
+$featc compile -o "$out/gen" "$root/specs/tutorial.feat"
+$featc compile -o "$out/gen" "$root/specs/taobao.feat"
+M4="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+COMMON="-std=c99 -Os -ffunction-sections -fdata-sections -fcallgraph-info=su -I$root/include \
+    -I$out/gen -I$root/src/runtime/core -DFC_NO_POSIX -DFC_NO_ZLIB"
+
+libc=$(arm-none-eabi-gcc $M4 -print-file-name=libc.a)
+mkdir -p "$out/mem"
+(cd "$out/mem" && arm-none-eabi-ar x "$libc" lib_a-memcpy.o lib_a-memset.o lib_a-memcmp.o \
+    lib_a-memmove.o && arm-none-eabi-ar rc ../libmem.a lib_a-*.o)
+
+printf '%-8s %-8s %-16s %-34s %6s %6s %6s %6s %6s %6s\n' target spec job switches \
+    text rodata bss "featc" "+libs" stack
+# row ARCH SPEC JOB SWITCHES
+row() {
+    arch=$1 spec=$2 job=$3 sw=$4
+    dir=$out/$arch-$spec-$job-$(echo "$sw" | tr -c 'A-Za-z0-9\n' '_')
+    mkdir -p "$dir"
+    case $spec in tutorial) type=tutorial_record ;; taobao) type=taobao_user ;; esac
+    case $job in
+    parse) mods="error example hash"; def=-DFP_PARSE ;;
+    read+parse) mods="error example hash record crc32c"; def=-DFP_READ ;;
+    parse+serialize) mods="error example hash serialize"; def=-DFP_SERIALIZE ;;
+    esac
+    if [ "$arch" = m4 ]; then cc="arm-none-eabi-gcc $M4 -ffreestanding"; else cc="gcc -fno-pie"; fi
+    for m in $mods; do
+        (cd "$dir" && $cc $COMMON $sw -c "$root/src/runtime/core/$m.c" -o "$m.o")
+    done
+    (cd "$dir" && $cc $COMMON $sw -c "$out/gen/$spec.c" -o "$spec.o" &&
+        $cc $COMMON $sw $def -DFP_HEADER="\"$spec.h\"" -DFP_TYPE=$type \
+            -c "$root/tests/embedded/fp_entry.c" -o fp_entry.o)
+    if [ "$arch" = m4 ]; then
+        arm-none-eabi-gcc $M4 -nostdlib -Wl,--gc-sections -Wl,--emit-relocs -Wl,-Map,"$dir/map" \
+            -T "$root/tests/embedded/arm.ld" -Wl,-e,fp_start -o "$dir/elf" "$dir"/*.o "$out/libmem.a" -lgcc
+        a=arm
+    else
+        gcc -std=c99 -Os -fno-pie -fno-builtin -fno-tree-loop-distribute-patterns -ffunction-sections \
+            -c "$root/tests/embedded/mem.c" -o "$dir/mem.o"
+        gcc -nostdlib -static -no-pie -Wl,--gc-sections -Wl,--emit-relocs -Wl,-Map,"$dir/map" \
+            -Wl,-e,fp_start -o "$dir/elf" "$dir"/*.o -lgcc
+        a=x86_64
+    fi
+    r=$(${PYTHON:-python3} "$root/tests/embedded/footprint.py" $a "$dir/elf" "$dir/map" "$dir" fp_entry)
+    set -- $r
+    printf '%-8s %-8s %-16s %-34s %6s %6s %6s %6s %6s %6s\n' "$arch" "$spec" "$job" "${sw:--}" \
+        "$1" "$2" "$4" "$5" "$7" "$8"
+    [ "$3" = 0 ] || { echo "footprint: featc has $3 bytes of initialised data" >&2; exit 1; }
+    shift 8
+    echo "$*" > "$dir/deepest"
+}
+SMALL="-DFC_NO_FAST_PATH"
+MIN="-DFC_NO_FAST_PATH -DFC_NO_ERRMSG"
+for arch in m4 x86-64; do
+    row $arch tutorial parse ""
+    row $arch tutorial parse "$SMALL"
+    row $arch tutorial parse "$MIN"
+    row $arch tutorial read+parse "$SMALL -DFC_CRC_SMALL"
+    row $arch tutorial read+parse "$MIN -DFC_CRC_TINY"
+    row $arch tutorial parse+serialize "$SMALL"
+    row $arch taobao parse "$SMALL"
+done
+echo "featc: text + rodata + data of the runtime and the generated code (data is 0 in every row);"
+echo "+libs: with the C library's mem* and libgcc's helpers; stack: deepest chain below the caller,"
+echo "in bytes (the chains: $out/*/deepest)"
