@@ -167,7 +167,7 @@ test-embedded: all
 # The footprint table of the README: ROM, RAM and deepest stack of the
 # parse path, reader+parse and parse+serialize, Cortex-M4 and x86-64.
 footprint: all
-	@sh tests/embedded/footprint.sh $(BUILD)/featc $(BUILD)
+	@PYTHON=$(PYTHON) sh tests/embedded/footprint.sh $(BUILD)/featc $(BUILD)
 # The small-target switches on the host: generated parsers without their
 # fast path, the 64-byte CRC table, -Os; the unit suites and the corpus
 # drivers, each driver's output equal to the default build's.

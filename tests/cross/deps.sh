@@ -8,6 +8,13 @@
 #    library copied to $FEATC_CROSS_LIBS/ARCH (default
 #    /usr/local/lib/featc-cross/ARCH); nothing is installed into dpkg's
 #    database, so no foreign package has to match the host's versions;
+#  - the C sources of nanopb, which Debian ships only as an x86-64 static
+#    library: `make footprint` builds them for Cortex-M4 to set nanopb's
+#    size beside featc's.  The source package of the installed nanopb
+#    (the same version as its generator), fetched with apt-get source
+#    through deb-src entries made from the machine's own deb entries, in a
+#    private list directory, so the system's apt configuration is left as
+#    it is; pb*.c, pb*.h and the licence go to $FEATC_CROSS_LIBS/nanopb;
 #  - when the kernel cannot run i386 or s390x programs itself (no IA-32
 #    emulation, as on some VMs; another architecture), a binfmt_misc entry
 #    that runs them through qemu-i386 or qemu-s390x.
@@ -38,6 +45,35 @@ fetch() {
 fetch i386 libprotobuf-c-dev libprotobuf-c.a
 fetch s390x libprotobuf-c-dev libprotobuf-c.a
 fetch s390x zlib1g-dev libz.a
+
+# nanopb's sources, the version of the installed generator
+nanopb_src() {
+    [ -f "$dest/nanopb/pb_decode.c" ] && return 0
+    v=$(dpkg-query -W -f='${Version}' nanopb) ||
+        { echo "deps: nanopb is not installed" >&2; exit 1; }
+    s=$tmp/apt-src
+    mkdir -p "$s/parts" "$s/lists/partial" "$s/get"
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" > "$s/parts/$(basename "$f")"
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] && sed -n 's/^deb /deb-src /p' "$f" >> "$s/parts/from-lists.list"
+    done
+    o="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$s/parts -o Dir::State::Lists=$s/lists"
+    apt-get $o -qq update >/dev/null 2>&1 || true
+    (cd "$s/get" && apt-get $o -qq source --download-only "nanopb=$v" >/dev/null 2>&1) ||
+        { echo "deps: cannot download the source of nanopb $v from Debian" >&2; exit 1; }
+    tar -xzf "$s/get"/nanopb_*.orig.tar.gz -C "$s/get" ||
+        { echo "deps: cannot unpack nanopb $v's source" >&2; exit 1; }
+    mkdir -p "$dest/nanopb"
+    for f in pb.h pb_common.c pb_common.h pb_decode.c pb_decode.h pb_encode.c pb_encode.h LICENSE.txt; do
+        cp "$s/get"/nanopb-*/"$f" "$dest/nanopb/" ||
+            { echo "deps: nanopb $v's source has no $f" >&2; exit 1; }
+    done
+    echo "deps: $dest/nanopb (nanopb $v's C sources, from Debian's source package)"
+}
+# only `make footprint` needs them: a failure here does not stop the tests
+(nanopb_src) || echo "deps: without nanopb's sources, make footprint cannot run; make test can" >&2
 
 # register NAME MAGIC MASK QEMU: a binfmt_misc entry (F: the kernel opens the
 # interpreter now, so it works in any mount namespace)

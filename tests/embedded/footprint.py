@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""footprint.py ARCH ELF MAP CI_DIR ROOT: one row of `make footprint`.
+"""footprint.py ARCH ELF MAP CI_DIR ROOT [BOUNDS]: one row of `make footprint`.
 
 Sizes: every input section the linker kept (MAP, GNU ld's -Map), summed by
 kind (text, rodata, data, bss) and by owner: featc (the runtime's objects
@@ -16,7 +16,10 @@ than a call or branch names it: the ELF is linked with --emit-relocs), but
 for the calls whose pointer type admits only some (INDIRECT below).  A
 function without a figure (newlib's, libgcc's) is measured from its
 prologue (pushes and stack adjustment).  Recursion, or a frame of dynamic
-size, is an error: then no bound exists.
+size, is an error: then no bound exists; but for BOUNDS, "NAME:N,...":
+recursion the messages of the job bound, where NAME may appear up to N
+times on a chain (nanopb's pb_decode_inner recurses once per nested
+message).
 
 Prints: text rodata data bss featc_rom libs_rom total_rom stack, tab-separated."""
 import glob
@@ -27,6 +30,13 @@ import sys
 
 arch, elf, mapfile, ci_dir, root = sys.argv[1:6]
 tool = 'arm-none-eabi-' if arch == 'arm' else ''
+
+
+bounds = {}
+if len(sys.argv) > 6 and sys.argv[6]:
+    for item in sys.argv[6].split(','):
+        name, n = item.split(':')
+        bounds[name] = int(n)
 
 
 def owner(path):
@@ -159,7 +169,17 @@ def frame(title):
 # The runtime's indirect calls whose pointer type admits fewer targets than
 # every address taken: fc_ex_scan calls only its fc_ex_lookup_fn argument,
 # which generated code fills with its NAME_lookup.
-INDIRECT = {'fc_ex_scan': re.compile(r'_lookup$')}
+# nanopb's pb_read and pb_readbyte call only the stream's read callback,
+# which a stream over a buffer sets to buf_read; its decoding functions call
+# only the descriptors' field callbacks (the generator's descriptors name
+# pb_default_field_callback, and extensions' decoders, for extensions no
+# message here has); pb_default_field_callback calls the fields' decode
+# callbacks: the decoder's own (nanopb_tutorial.c, nt_*).
+_pb_field = re.compile(r'^(pb_default_field_callback|default_extension_decoder)$')
+INDIRECT = {'fc_ex_scan': re.compile(r'_lookup$'),
+            'pb_read': re.compile(r'^buf_read$'), 'pb_readbyte': re.compile(r'^buf_read$'),
+            'decode_field': _pb_field, 'decode_basic_field': _pb_field, 'pb_decode_inner': _pb_field,
+            'pb_default_field_callback': re.compile(r'^nt_')}
 
 
 def targets(title):
@@ -176,22 +196,34 @@ def targets(title):
 
 
 memo = {}
+bounded = sorted(bounds)
 
 
-def deepest(title, path):
-    if title in path:
+def deepest(title, path, counts):
+    """The deepest chain from title; counts: how often each bounded
+    function is on the path above."""
+    name = base(plain(title))
+    if name in bounds:
+        i = bounded.index(name)
+        counts = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
+    elif title in path and not any(base(plain(p)) in bounds for p in path[path.index(title):]):
+        # a cycle that passes through no bounded function
         sys.exit('footprint: recursion through %s: no stack bound' % ' -> '.join(plain(p) for p in path))
-    if title in memo:
-        return memo[title]
+    key = (title, counts)
+    if key in memo:
+        return memo[key]
     best, chain = 0, []
     for t in targets(title):
-        if base(plain(t)) not in in_image:
+        tn = base(plain(t))
+        if tn not in in_image:
             continue
-        d, c = deepest(t, path + [title])
+        if tn in bounds and counts[bounded.index(tn)] >= bounds[tn]:
+            continue
+        d, c = deepest(t, path + [title], counts)
         if d > best:
             best, chain = d, c
-    memo[title] = (frame(title) + best, [plain(title)] + chain)
-    return memo[title]
+    memo[key] = (frame(title) + best, [plain(title)] + chain)
+    return memo[key]
 
 
 roots = [t for t in nodes if plain(t) == root]
@@ -200,7 +232,7 @@ if not roots:
 below, chain = 0, []
 for t in targets(roots[0]):
     if base(plain(t)) in in_image:
-        d, c = deepest(t, [roots[0]])
+        d, c = deepest(t, [roots[0]], (0,) * len(bounded))
         if d > below:
             below, chain = d, c
 

@@ -8,14 +8,36 @@
 # data), its RAM (bss; data is 0), the C library's and libgcc's ROM, and
 # the deepest stack below the caller (tests/embedded/footprint.py).
 # All builds: -DFC_NO_POSIX -DFC_NO_ZLIB (memory reader, uncompressed).
+#
+# nanopb, measured the same way: Debian's nanopb sources (tests/cross/deps.sh
+# puts them in $FEATC_CROSS_LIBS/nanopb), its generator's code for
+# src/runtime/fallback/fc_example.proto with make bench's options, and a
+# decoder for the tutorial's job (tests/embedded/nanopb_tutorial.c), which
+# tests/embedded/nanopb_check.c first checks against featc's on the host.
 set -eu
 featc=$1 build=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
+nanopb=${FEATC_CROSS_LIBS:-/usr/local/lib/featc-cross}/nanopb
+py=${PYTHON:-python3}
+[ -f "$nanopb/pb_decode.c" ] || { echo "footprint: no nanopb sources in $nanopb (make deps)" >&2; exit 1; }
 rm -rf "$build/footprint"
-mkdir -p "$build/footprint/gen"
+mkdir -p "$build/footprint/gen" "$build/footprint/nanopb"
 out=$(cd "$build/footprint" && pwd)
 $featc compile -o "$out/gen" "$root/specs/tutorial.feat"
 $featc compile -o "$out/gen" "$root/specs/taobao.feat"
+$py "${NANOPB_GEN:-/usr/bin/nanopb_generator.py}" -q -I "$root/src/runtime/fallback" \
+    -f "$root/tests/bench/fc_example.options" -D "$out/nanopb" "$root/src/runtime/fallback/fc_example.proto"
+NANOPB_INC="-I$nanopb -I$out/nanopb -I$root/tests/embedded"
+
+# nanopb's decoder does the tutorial's job: the same verdicts and values as
+# featc's on the embedded test's undamaged records
+$py "$root/tests/embedded/records.py" "$out/gen"
+gcc -std=c99 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$root/include -I$out/gen $NANOPB_INC -o "$out/nanopb-check" \
+    "$root/tests/embedded/nanopb_check.c" "$root/tests/embedded/nanopb_tutorial.c" \
+    "$nanopb/pb_decode.c" "$nanopb/pb_common.c" "$out/nanopb/fc_example.pb.c" "$out/gen/tutorial.c" \
+    "$out/gen/records.c" "$build/libfeatc.a" -lz
+"$out/nanopb-check"
+echo
 M4="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 COMMON="-std=c99 -Os -ffunction-sections -fdata-sections -fcallgraph-info=su -I$root/include \
     -I$out/gen -I$root/src/runtime/core -DFC_NO_POSIX -DFC_NO_ZLIB"
@@ -26,25 +48,42 @@ mkdir -p "$out/mem"
     lib_a-memmove.o && arm-none-eabi-ar rc ../libmem.a lib_a-*.o)
 
 printf '%-8s %-8s %-16s %-34s %6s %6s %6s %6s %6s %6s\n' target spec job switches \
-    text rodata bss "featc" "+libs" stack
+    text rodata bss "parser" "+libs" stack
 # row ARCH SPEC JOB SWITCHES
 row() {
     arch=$1 spec=$2 job=$3 sw=$4
     dir=$out/$arch-$spec-$job-$(echo "$sw" | tr -c 'A-Za-z0-9\n' '_')
     mkdir -p "$dir"
     case $spec in tutorial) type=tutorial_record ;; taobao) type=taobao_user ;; esac
+    bounds=
     case $job in
     parse) mods="error example hash"; def=-DFP_PARSE ;;
     read+parse) mods="error example hash record crc32c"; def=-DFP_READ ;;
     parse+serialize) mods="error example hash serialize"; def=-DFP_SERIALIZE ;;
+    nanopb-parse) mods=""; def=-DFP_NANOPB
+        # one pb_decode_inner per nested message: Example > Features, then
+        # the entry's own pb_decode (Example > Features > FeatureEntry);
+        # pb_message_set_to_defaults as deep as the static nesting; pb_read
+        # skips through itself in 16-byte steps, once; nt_entry, the
+        # callback of the Features' entries, is never below itself (inside an
+        # entry only nt_take_value is called back)
+        bounds=pb_decode_inner:3,pb_message_set_to_defaults:2,pb_read:2,nt_entry:1 ;;
     esac
     if [ "$arch" = m4 ]; then cc="arm-none-eabi-gcc $M4 -ffreestanding"; else cc="gcc -fno-pie"; fi
     for m in $mods; do
         (cd "$dir" && $cc $COMMON $sw -c "$root/src/runtime/core/$m.c" -o "$m.o")
     done
-    (cd "$dir" && $cc $COMMON $sw -c "$out/gen/$spec.c" -o "$spec.o" &&
-        $cc $COMMON $sw $def -DFP_HEADER="\"$spec.h\"" -DFP_TYPE=$type \
-            -c "$root/tests/embedded/fp_entry.c" -o fp_entry.o)
+    if [ "$job" = nanopb-parse ]; then
+        for f in "$nanopb/pb_decode.c" "$nanopb/pb_common.c" "$out/nanopb/fc_example.pb.c" \
+            "$root/tests/embedded/nanopb_tutorial.c"; do
+            (cd "$dir" && $cc $COMMON $NANOPB_INC $sw -c "$f" -o "$(basename "$f" .c).o")
+        done
+        (cd "$dir" && $cc $COMMON $NANOPB_INC $sw $def -c "$root/tests/embedded/fp_entry.c" -o fp_entry.o)
+    else
+        (cd "$dir" && $cc $COMMON $sw -c "$out/gen/$spec.c" -o "$spec.o" &&
+            $cc $COMMON $sw $def -DFP_HEADER="\"$spec.h\"" -DFP_TYPE=$type \
+                -c "$root/tests/embedded/fp_entry.c" -o fp_entry.o)
+    fi
     if [ "$arch" = m4 ]; then
         arm-none-eabi-gcc $M4 -nostdlib -Wl,--gc-sections -Wl,--emit-relocs -Wl,-Map,"$dir/map" \
             -T "$root/tests/embedded/arm.ld" -Wl,-e,fp_start -o "$dir/elf" "$dir"/*.o "$out/libmem.a" -lgcc
@@ -56,7 +95,7 @@ row() {
             -Wl,-e,fp_start -o "$dir/elf" "$dir"/*.o -lgcc
         a=x86_64
     fi
-    r=$(${PYTHON:-python3} "$root/tests/embedded/footprint.py" $a "$dir/elf" "$dir/map" "$dir" fp_entry)
+    r=$($py "$root/tests/embedded/footprint.py" $a "$dir/elf" "$dir/map" "$dir" fp_entry "$bounds")
     set -- $r
     printf '%-8s %-8s %-16s %-34s %6s %6s %6s %6s %6s %6s\n' "$arch" "$spec" "$job" "${sw:--}" \
         "$1" "$2" "$4" "$5" "$7" "$8"
@@ -74,7 +113,11 @@ for arch in m4 x86-64; do
     row $arch tutorial read+parse "$MIN -DFC_CRC_TINY"
     row $arch tutorial parse+serialize "$SMALL"
     row $arch taobao parse "$SMALL"
+    row $arch tutorial nanopb-parse ""
+    row $arch tutorial nanopb-parse "-DPB_BUFFER_ONLY"
+    row $arch tutorial nanopb-parse "-DPB_BUFFER_ONLY -DPB_NO_ERRMSG"
 done
-echo "featc: text + rodata + data of the runtime and the generated code (data is 0 in every row);"
+echo "parser: text + rodata + data of featc's runtime and generated code, or of nanopb's library,"
+echo "its generated descriptors and the tutorial decoder written with it (data is 0 in every row);"
 echo "+libs: with the C library's mem* and libgcc's helpers; stack: deepest chain below the caller,"
 echo "in bytes (the chains: $out/*/deepest)"

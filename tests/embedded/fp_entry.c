@@ -3,9 +3,32 @@
  * parse every record; FP_SERIALIZE: parse and serialize back), and an
  * entry point that keeps it alive.  Its frame (the caller's fc_error, the
  * reader) and its static message are the user's: footprint.py counts
- * neither.  FP_HEADER and FP_TYPE name the generated parser. */
+ * neither.  FP_HEADER and FP_TYPE name the generated parser.  FP_NANOPB:
+ * nanopb's decoder of the same job (nanopb_tutorial.c) instead. */
 #include <stddef.h>
 
+#if defined(FP_NANOPB)
+#include "nanopb_tutorial.h"
+
+int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap);
+void fp_start(void);
+
+static nt_record fp_msg;
+static unsigned char fp_out[4096];
+const unsigned char *volatile fp_data;
+volatile size_t fp_len;
+const char *volatile fp_why;
+
+int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap)
+{
+    const char *why = "";
+    int rc = nt_parse(&fp_msg, data, len, &why);
+    (void)out;
+    (void)cap;
+    fp_why = why;
+    return rc;
+}
+#else
 #include <featc/fc_record.h>
 
 #include FP_HEADER
@@ -49,6 +72,7 @@ int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap)
     return rc;
 #endif
 }
+#endif
 
 void fp_start(void)
 {
