@@ -45,6 +45,16 @@ extern "C" {
 #define FC_FAST_INLINE static inline
 #endif
 
+/* How a generated NAME_fast is declared: static, and, when the build
+ * optimises for size, kept out of line, so that its frame and the general
+ * path's are never on the stack at once (the deepest stack of the parse
+ * is the larger of the two, not their sum). */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__OPTIMIZE_SIZE__)
+#define FC_FAST_ENTRY static __attribute__((noinline))
+#else
+#define FC_FAST_ENTRY static
+#endif
+
 /* Build with -DFC_NO_FAST_PATH and generated parsers go straight to the
  * general path: the same values and errors, slower, and smaller (the
  * smallest builds for microcontrollers; see the README's footprint table).

@@ -110,6 +110,7 @@ for arch in m4 x86-64; do
     row $arch tutorial parse "$SMALL"
     row $arch tutorial parse "$MIN"
     row $arch tutorial read+parse "$SMALL -DFC_CRC_SMALL"
+    row $arch tutorial read+parse "$SMALL -DFC_CRC_TINY"
     row $arch tutorial read+parse "$MIN -DFC_CRC_TINY"
     row $arch tutorial parse+serialize "$SMALL"
     row $arch taobao parse "$SMALL"

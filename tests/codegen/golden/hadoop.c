@@ -79,7 +79,7 @@ static int hadoop_row_decode(hadoop_row *m, const fc_feature_ref *ref)
  * as protobuf writes it, each wanted value decoded where its key is found,
  * unwanted ones skipped unread.  Returns 0, having decided nothing, for any
  * other layout: the general path then reads the record from the start. */
-static int hadoop_row_fast(hadoop_row *m, const uint8_t *p, size_t len)
+FC_FAST_ENTRY int hadoop_row_fast(hadoop_row *m, const uint8_t *p, size_t len)
 {
     uint32_t seen[HADOOP_ROW_PRESENT_WORDS] = {0};
     const uint8_t *end = p + len, *body;

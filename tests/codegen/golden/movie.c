@@ -121,7 +121,7 @@ FC_FAST_INLINE int movie_movie_list_lookup(const void *ctx, const uint8_t *key, 
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
  * then reads the record from the start. */
-static int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
+FC_FAST_ENTRY int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
 {
     uint32_t seen[MOVIE_MOVIE_PRESENT_WORDS] = {0};
     const uint8_t *end = p + len, *q, *qend;

@@ -186,7 +186,7 @@ static int voc_segmentation_decode(voc_segmentation *m, const fc_feature_ref *re
  * as protobuf writes it, each wanted value decoded where its key is found,
  * unwanted ones skipped unread.  Returns 0, having decided nothing, for any
  * other layout: the general path then reads the record from the start. */
-static int voc_segmentation_fast(voc_segmentation *m, const uint8_t *p, size_t len)
+FC_FAST_ENTRY int voc_segmentation_fast(voc_segmentation *m, const uint8_t *p, size_t len)
 {
     uint32_t seen[VOC_SEGMENTATION_PRESENT_WORDS] = {0};
     const uint8_t *end = p + len, *body;

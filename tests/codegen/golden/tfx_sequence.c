@@ -92,7 +92,7 @@ FC_FAST_INLINE int tfx_sequence_record_list_lookup(const void *ctx, const uint8_
  * as protobuf writes it, each wanted value decoded where its key is found.
  * Returns 0, having decided nothing, for any other layout: fc_seq_parse
  * then reads the record from the start. */
-static int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t *p, size_t len)
+FC_FAST_ENTRY int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t *p, size_t len)
 {
     uint32_t seen[TFX_SEQUENCE_RECORD_PRESENT_WORDS] = {0};
     const uint8_t *end = p + len, *q, *qend;
