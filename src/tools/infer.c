@@ -46,6 +46,7 @@ static const char *const infer_usage =
     "  --type=auto|example|sequence   how to read payloads (default auto)\n"
     "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
     "  --max-record-size=N     (default 1G)\n"
+    "  --max-memory=N          most memory for decoding one record (default 1G)\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -506,6 +507,7 @@ typedef struct infer_opts {
     const char *package;
     const char *name;
     fc_payload_kind type;
+    size_t max_memory; /* tools_decoder's limit */
     int nfiles;
     char **files;
 } infer_opts;
@@ -513,7 +515,7 @@ typedef struct infer_opts {
 static const struct option infer_long[] = {
     {"package", required_argument, NULL, TOOLS_OPT_PACKAGE},
     {"name", required_argument, NULL, TOOLS_OPT_NAME},
-    TOOLS_TYPE_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const cli_command infer_cmd = {"infer", infer_usage, "c:h", infer_long};
 
 /* Returns 0 to go on, else the exit status (help and version: 0 after
@@ -530,7 +532,7 @@ static int parse_opts(int argc, char **argv, infer_opts *o, int *done)
     *done = 0;
     while ((opt = cli_next_option(&infer_cmd, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(&infer_cmd, opt, optarg, &o->read, &o->type, &r)) {
+        if (tools_input_option(&infer_cmd, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
             if (r != 0)
                 return r;
         } else if (opt == TOOLS_OPT_PACKAGE) {
@@ -691,6 +693,7 @@ int cmd_infer(int argc, char **argv)
         return rc;
     memset(&g, 0, sizeof g);
     memset(&d, 0, sizeof d);
+    d.limit = o.max_memory;
     g.file_records = (uint64_t *)calloc((size_t)o.nfiles, sizeof *g.file_records);
     g.file_compression = (const char **)calloc((size_t)o.nfiles, sizeof *g.file_compression);
     if (g.file_records == NULL || g.file_compression == NULL)
@@ -704,7 +707,13 @@ int cmd_infer(int argc, char **argv)
             fc_fallback fb;
             fc_error perr;
             fc_error_clear(&perr);
-            if (tools_decode(&d, &rec, o.type, 0, &fb, &perr) != FC_OK) {
+            fc_status ds = tools_decode(&d, &rec, o.type, 0, &fb, &perr);
+            if (ds == FC_ERR_NO_MEMORY) {
+                fprintf(stderr, "featc: %s: record %llu: %s\n", path, (unsigned long long)rec.index,
+                        perr.message);
+                rc = EXIT_RECORD_ERR;
+                break;
+            } else if (ds != FC_OK) {
                 fprintf(stderr, "featc: %s: record %llu: %s: nothing is inferred from a file "
                                 "that is not all Examples or SequenceExamples\n",
                         path, (unsigned long long)rec.index, perr.message);

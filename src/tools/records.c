@@ -27,6 +27,7 @@ typedef struct record_opts {
     int examples;   /* verify: also check payloads */
     int flags;      /* FC_FALLBACK_LENIENT */
     fc_payload_kind type;
+    size_t max_memory; /* tools_decoder's limit */
     int nfiles;
     char **files;
 } record_opts;
@@ -57,6 +58,9 @@ static const char *const cat_usage =
     "                          data CRC fails, or check nothing\n"
     "  --max-record-size=N     largest record accepted, from any input (K/M/G\n"
     "                          suffixes; default 1G); bounds the memory used\n"
+    "  --max-memory=N          most memory for decoding one record (default 1G;\n"
+    "                          a record that needs more is reported, the rest\n"
+    "                          are still printed)\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -96,6 +100,8 @@ static const char *const verify_usage =
     "                          (see featc cat --help)\n"
     "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
     "  --max-record-size=N     (default 1G)\n"
+    "  --max-memory=N          with --examples: most memory for decoding one\n"
+    "                          record (default 1G)\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -107,14 +113,14 @@ static const struct option cat_long[] = {
     {"json", no_argument, NULL, TOOLS_OPT_JSON},
     {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-    TOOLS_TYPE_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option count_long[] = {
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
     TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option verify_long[] = {
     {"examples", no_argument, NULL, TOOLS_OPT_EXAMPLES},
     {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
-    TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 
 static const cli_command record_cmds[] = {
     {"cat", cat_usage, "c:h", cat_long},
@@ -122,7 +128,7 @@ static const cli_command record_cmds[] = {
     {"verify", verify_usage, "c:h", verify_long}};
 
 int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
-                       fc_payload_kind *type, int *rc)
+                       fc_payload_kind *type, size_t *max_memory, int *rc)
 {
     *rc = 0;
     if (opt == 'c') {
@@ -131,6 +137,9 @@ int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_
     } else if (opt == TOOLS_OPT_MAX_RECORD) {
         if (fc_input_parse_size(val, &read->max_record_size) != 0 || read->max_record_size == 0)
             *rc = cli_usage_error(c, "bad size '%s' (a number, with K, M or G)", val);
+    } else if (opt == TOOLS_OPT_MAX_MEMORY && max_memory != NULL) {
+        if (fc_input_parse_size(val, max_memory) != 0 || *max_memory < 65536u)
+            *rc = cli_usage_error(c, "bad size '%s' (a number, with K, M or G; at least 64K)", val);
     } else if (opt == TOOLS_OPT_TYPE && type != NULL) {
         if (strcmp(val, "auto") == 0)
             *type = FC_PAYLOAD_AUTO;
@@ -159,7 +168,7 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
     *done = 0;
     while ((opt = cli_next_option(c, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(c, opt, optarg, &o->read, &o->type, &r)) {
+        if (tools_input_option(c, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
             if (r != 0)
                 return r;
         } else if (opt == TOOLS_OPT_JSON) {
@@ -183,28 +192,43 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
 fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
                      fc_fallback *fb, fc_error *err)
 {
-    size_t want = rec->length * 8u + 65536u;
-    if (want < rec->length) /* overflow */
-        want = SIZE_MAX;
+    size_t limit = d->limit != 0 ? d->limit : TOOLS_DEFAULT_MAX_MEMORY;
+    /* most payloads need less than 8 bytes per byte; from there, doubling */
+    size_t want = rec->length > (limit - 65536u) / 8u ? limit : rec->length * 8u + 65536u;
+    if (limit <= 65536u)
+        want = limit;
     for (;;) {
         fc_status s;
         if (d->size < want) {
-            unsigned char *m = (unsigned char *)realloc(d->mem, want);
-            if (m == NULL) {
+            /* nothing in the old block is needed: no realloc copy, and the
+             * old block is gone before the new one is touched */
+            free(d->mem);
+            d->size = 0;
+            d->mem = (unsigned char *)malloc(want);
+            if (d->mem == NULL) {
                 fc_msg msg = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
-                fc_msg_str(&msg, "out of memory decoding the record");
+                fc_msg_str(&msg, "out of memory decoding the record (");
+                fc_msg_u64(&msg, want);
+                fc_msg_str(&msg, " bytes)");
                 return FC_ERR_NO_MEMORY;
             }
-            d->mem = m;
             d->size = want;
         }
-        fc_arena_init(&d->arena, d->mem, d->size);
+        fc_arena_init(&d->arena, d->mem, want);
+        fc_error_clear(err); /* not the last attempt's "arena exhausted" */
         s = fc_fallback_decode(rec->data, rec->length, type, flags, &d->arena, fb, err);
         if (s != FC_ERR_NO_MEMORY)
             return s;
-        if (want > SIZE_MAX / 2)
+        if (want == limit) {
+            fc_msg msg = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
+            fc_msg_str(&msg, "decoding the record (");
+            fc_msg_u64(&msg, rec->length);
+            fc_msg_str(&msg, " bytes) needs more than --max-memory (");
+            fc_msg_u64(&msg, limit);
+            fc_msg_str(&msg, " bytes)");
             return s;
-        want *= 2;
+        }
+        want = want > limit / 2 ? limit : want * 2;
     }
 }
 
@@ -227,6 +251,7 @@ static int run_cat(const record_opts *o)
     int rc = EXIT_OK, k;
     tools_decoder d;
     memset(&d, 0, sizeof d);
+    d.limit = o->max_memory;
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
         fc_input in;
@@ -298,11 +323,12 @@ static int run_count_or_verify(const record_opts *o, int mode)
     unsigned long long total = 0;
     tools_decoder d;
     memset(&d, 0, sizeof d);
+    d.limit = o->max_memory;
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
         fc_input in;
         fc_record rec;
-        unsigned long long n = 0, not_examples = 0;
+        unsigned long long n = 0, not_examples = 0, too_big = 0;
         fc_error first_bad;
         int s = fc_input_open(&in, path, &o->read);
         fc_error_clear(&first_bad);
@@ -313,8 +339,13 @@ static int run_count_or_verify(const record_opts *o, int mode)
                     fc_fallback fb;
                     fc_error perr;
                     fc_error_clear(&perr);
-                    if (tools_decode(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr) != FC_OK) {
-                        if (not_examples++ == 0) {
+                    fc_status ds = tools_decode(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr);
+                    if (ds != FC_OK) {
+                        if (ds == FC_ERR_NO_MEMORY)
+                            too_big++;
+                        else
+                            not_examples++;
+                        if (not_examples + too_big == 1) {
                             fc_msg m = fc_error_begin(&first_bad, perr.status, rec.index,
                                                       rec.offset);
                             fc_msg_str(&m, "record ");
@@ -337,14 +368,18 @@ static int run_count_or_verify(const record_opts *o, int mode)
                 report_file_error(path, &in.err);
                 rc = EXIT_DATA_ERR;
             }
-        } else if (s == FC_END && not_examples == 0) {
+        } else if (s == FC_END && not_examples == 0 && too_big == 0) {
             printf("%s: OK: %llu record%s, %s, %llu bytes of records\n", path, n,
                    n == 1 ? "" : "s", fc_compression_name(fc_reader_compression(&in.reader)),
                    (unsigned long long)fc_reader_offset(&in.reader));
         } else if (s == FC_END) {
-            printf("%s: FAILED: %llu of %llu records are not Examples or SequenceExamples; "
-                   "first: %s\n",
-                   path, not_examples, n, first_bad.message);
+            printf("%s: FAILED: ", path);
+            if (not_examples > 0)
+                printf("%llu of %llu records are not Examples or SequenceExamples%s", not_examples,
+                       n, too_big > 0 ? ", " : "");
+            if (too_big > 0)
+                printf("%llu of %llu records could not be decoded within --max-memory", too_big, n);
+            printf("; first: %s\n", first_bad.message);
             if (rc == EXIT_OK)
                 rc = EXIT_RECORD_ERR;
         } else {

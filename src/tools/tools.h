@@ -24,25 +24,36 @@ enum {
     TOOLS_OPT_LENIENT,
     TOOLS_OPT_EXAMPLES,
     TOOLS_OPT_PACKAGE,
-    TOOLS_OPT_NAME
+    TOOLS_OPT_NAME,
+    TOOLS_OPT_MAX_MEMORY
 };
 /* The input options every command that reads records takes. */
 #define TOOLS_INPUT_OPTIONS                                      \
     {"compression", required_argument, NULL, 'c'},               \
     {"max-record-size", required_argument, NULL, TOOLS_OPT_MAX_RECORD}
 #define TOOLS_TYPE_OPTION {"type", required_argument, NULL, TOOLS_OPT_TYPE}
+/* The commands that decode payloads (cat, verify --examples, infer). */
+#define TOOLS_MEMORY_OPTION {"max-memory", required_argument, NULL, TOOLS_OPT_MAX_MEMORY}
+#define TOOLS_DEFAULT_MAX_MEMORY ((size_t)1 << 30)
 
 /* Applies option opt with value val when it is an input option
- * (--compression, --max-record-size, and --type when type is not NULL):
- * returns 1 with *rc 0, or the usage error already printed; else 0. */
+ * (--compression, --max-record-size, --type when type is not NULL,
+ * --max-memory when max_memory is not NULL): returns 1 with *rc 0, or the
+ * usage error already printed; else 0. */
 int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
-                       fc_payload_kind *type, int *rc);
+                       fc_payload_kind *type, size_t *max_memory, int *rc);
 
 /* Decodes one payload with the fallback decoder into memory that grows as
- * needed (free d->mem when done). */
+ * needed, up to limit bytes (0: TOOLS_DEFAULT_MAX_MEMORY); free d->mem when
+ * done.  protobuf-c's structures take up to about 28 bytes per byte of
+ * payload (an empty map entry: 2 bytes on the wire, a 48-byte struct and
+ * its pointer), so the memory is bounded by limit, not by the record: a
+ * record that needs more is an FC_ERR_NO_MEMORY error naming --max-memory,
+ * and the tools go on with the next record. */
 typedef struct tools_decoder {
     unsigned char *mem;
     size_t size;
+    size_t limit;
     fc_arena arena;
 } tools_decoder;
 fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,

@@ -143,6 +143,18 @@ expect_rc 2 "wrong compression" "$featc" count --compression=zlib "$corpus/tfx__
 has "$tmp/err" "inflate() failed with error -3: incorrect header check" "wrong compression message"
 expect_rc 2 "record above --max-record-size" "$featc" count --max-record-size=1M "$corpus/basenji__cage10-train-00000-of-00100.tfrecord"
 has "$tmp/err" "record size too large: record 0 at offset 0 declares 1130550 bytes, more than --max-record-size (1048576)" "max-record-size message"
+# --max-memory bounds the decoder's memory per record: a record that needs
+# more is a record error (exit 1) and the next record is still read
+big="$corpus/basenji__cage10-train-00000-of-00100.tfrecord"
+expect_rc 1 "cat --max-memory" "$featc" cat --max-memory=64K "$big"
+has "$tmp/err" "record 9: decoding the record (1130550 bytes) needs more than --max-memory (65536 bytes)" "cat --max-memory message"
+[ "$(grep -c 'needs more than --max-memory' "$tmp/err")" = 10 ] && ok || bad "cat --max-memory: not every record reported"
+expect_rc 0 "cat --max-memory=32M" "$featc" cat --json --max-memory=32M "$big"
+expect_rc 1 "verify --max-memory" "$featc" verify --examples --max-memory=64K "$big"
+has "$tmp/out" "FAILED: 10 of 10 records could not be decoded within --max-memory; first: record 0 at offset 0: decoding the record (1130550 bytes) needs more than --max-memory (65536 bytes)" "verify --max-memory message"
+expect_rc 1 "infer --max-memory" "$featc" infer --max-memory=64K "$big"
+has "$tmp/err" "record 0: decoding the record (1130550 bytes) needs more than --max-memory (65536 bytes)" "infer --max-memory message"
+expect_rc 64 "--max-memory below 64K" "$featc" cat --max-memory=1K "$big"
 expect_rc 0 "explicit gzip" "$featc" count --compression=gzip "$corpus/ydf__sentences.tfe-tfrecord"
 expect_rc 0 "--crc=none" "$featc" count --crc=none "$corpus/tfx__mnist.tfrecord"
 # a truncated copy of a gzip file is never a clean end
