@@ -8,8 +8,8 @@
  *
  * Where protobuf and TensorFlow read the same bytes differently (value
  * before key in a map entry, a Feature with two lists, bytes after a frame's
- * list, lengths of more than 5 bytes) the oracle follows protobuf: the
- * record generator of seq_check.c does not produce those. */
+ * list) the oracle follows protobuf: the record generator of seq_check.c
+ * does not produce those. */
 #include "seq_oracle.h"
 
 #include "oracle.h"

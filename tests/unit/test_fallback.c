@@ -125,10 +125,8 @@ static void test_not_examples_with_reasons(void)
     CHECK_CONTAINS(err.message, "value given 0 times");
     CHECK(decode_hex("0b", 0, &fb, &err) == FC_ERR_PARSE);
     CHECK_CONTAINS(err.message, "invalid wire type 3");
-    /* found by the fuzzer: protobuf-c refuses an overlong (9-byte) length and
-     * cannot merge two empty Feature values; the walker refuses them first */
-    CHECK(decode_hex("0a000a808080808080808000", FC_FALLBACK_LENIENT, &fb, &err) == FC_ERR_PARSE);
-    CHECK_CONTAINS(err.message, "truncated or overlong length of field 1 in Example at byte 2");
+    /* found by the fuzzer: protobuf-c cannot merge two empty Feature values;
+     * the walker refuses them first */
     CHECK(decode_hex("0a0f0a0d0a01080a001200120012001200", FC_FALLBACK_LENIENT, &fb, &err) ==
           FC_ERR_PARSE);
     CHECK_CONTAINS(err.message, "protobuf-c cannot merge two empty Features");
@@ -333,12 +331,55 @@ static void test_corpus_known_values(void)
     fc_unmap_file(&m);
 }
 
+/* Tags and lengths of 6 to 10 bytes, which protobuf (and TensorFlow, and the
+ * generated parsers) read and protobuf-c does not: the record is re-encoded
+ * for protobuf-c, with the same values.  A value above 32 bits, or 11 bytes,
+ * is refused, as the generated parsers refuse it. */
+static void test_long_varints(void)
+{
+    fc_fallback fb;
+    fc_error err;
+    const FcPb__Feature *f;
+    /* the Features length in 10 bytes */
+    CHECK(decode_hex("0a" "8f808080808080808000" "0a0d0a016212080a060a0268690a00", 0, &fb, &err) ==
+          FC_OK);
+    f = feature(&fb, "b");
+    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND_BYTES_LIST &&
+          f->bytes_list->n_value == 2 && f->bytes_list->value[0].len == 2 &&
+          memcmp(f->bytes_list->value[0].data, "hi", 2) == 0 && f->bytes_list->value[1].len == 0);
+    /* the Example's tag in 7 bytes */
+    CHECK(decode_hex("8a808080808000" "0f" "0a0d0a016212080a060a0268690a00", 0, &fb, &err) == FC_OK);
+    f = feature(&fb, "b");
+    CHECK(f != NULL && f->bytes_list->n_value == 2);
+    /* a bytes value's length in 7 bytes, and the map entry's in 6 */
+    CHECK(decode_hex("0a1a" "0a" "938080808000" "0a0162120e0a0c0a" "82808080808000" "68690a00", 0, &fb,
+                     &err) == FC_OK);
+    f = feature(&fb, "b");
+    CHECK(f != NULL && f->bytes_list->n_value == 2 && f->bytes_list->value[0].len == 2 &&
+          memcmp(f->bytes_list->value[0].data, "hi", 2) == 0);
+    /* nested long lengths at every level, with an int64 list */
+    CHECK(decode_hex("0a" "9b8080808000" "0a" "948080808000" "0a0161" "12" "8a8080808000" "1a"
+                     "838080808000" "0a0105",
+                     0, &fb, &err) == FC_OK);
+    f = feature(&fb, "a");
+    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND_INT64_LIST &&
+          f->int64_list->n_value == 1 && f->int64_list->value[0] == 5);
+    /* found by the fuzzer, once refused: merged empty Features */
+    CHECK(decode_hex("0a000a808080808080808000", FC_FALLBACK_LENIENT, &fb, &err) == FC_OK);
+    /* 2^32 as a length; an 11-byte length */
+    CHECK(decode_hex("0a8080808010", 0, &fb, &err) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "truncated or overlong length of field 1 in Example at byte 0");
+    CHECK(decode_hex("0a" "8080808080808080808000", 0, &fb, &err) == FC_ERR_PARSE);
+    CHECK_CONTAINS(err.message, "truncated or overlong length of field 1 in Example at byte 0");
+}
+
 int main(void)
 {
     RUN(test_canonical_encodings);
     RUN(test_duplicates_last_wins_and_sorted);
     RUN(test_concatenation_strict_and_lenient);
     RUN(test_not_examples_with_reasons);
+    RUN(test_long_varints);
     RUN(test_sequence_example);
     RUN(test_arena_exhaustion);
     RUN(test_utf8);

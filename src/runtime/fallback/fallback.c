@@ -100,6 +100,7 @@ typedef struct walker {
     fc_error *err;
     int strict;
     int skip_unknown; /* FC_FALLBACK_SKIP_UNKNOWN */
+    int overlong;     /* a tag or length of 6 to 10 bytes was seen */
 } walker;
 
 #define WALK_MAX_DEPTH 8
@@ -130,9 +131,10 @@ static int walk_fail(walker *w, const uint8_t *at, int msg, const char *what, ui
 }
 
 /* Reads a varint of at most max_bytes bytes; NULL if it is cut short or
- * longer.  Values take 10 bytes at most; tags and lengths 5, as protobuf-c
- * reads them (TensorFlow's ReadVarint32 would take 10; the walker must not
- * accept what protobuf-c refuses). */
+ * longer.  Values, tags and lengths take 10 bytes at most, as protobuf's
+ * readers (and TensorFlow's ReadVarint32, and the generated parsers) take
+ * them; protobuf-c reads tags and lengths of 5 bytes at most, so a record
+ * with a longer one is handed to it re-encoded (canonical() below). */
 static const uint8_t *read_varint_n(const uint8_t *p, const uint8_t *end, uint64_t *out,
                                     int max_bytes)
 {
@@ -155,9 +157,18 @@ static const uint8_t *read_varint(const uint8_t *p, const uint8_t *end, uint64_t
     return read_varint_n(p, end, out, 10);
 }
 
-static const uint8_t *read_varint32(const uint8_t *p, const uint8_t *end, uint64_t *out)
+/* A tag or a length: up to 10 bytes, a value that fits 32 bits (as the
+ * generated parsers' fc_wire_len; TensorFlow would keep the low 32 bits of
+ * a larger one).  *overlong is set when it is longer than protobuf-c reads. */
+static const uint8_t *read_varint32(const uint8_t *p, const uint8_t *end, uint64_t *out,
+                                    int *overlong)
 {
-    return read_varint_n(p, end, out, 5);
+    const uint8_t *q = read_varint_n(p, end, out, 10);
+    if (q == NULL || *out > UINT32_MAX)
+        return NULL;
+    if (q - p > 5)
+        *overlong = 1;
+    return q;
 }
 
 /* Strict shape: one of each top-level field, map entries with exactly one
@@ -192,7 +203,7 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
         uint64_t tag, len = 0;
         unsigned wt;
         int child;
-        p = read_varint32(p, end, &tag);
+        p = read_varint32(p, end, &tag, &w->overlong);
         if (p == NULL)
             return walk_fail(w, field_at, msg, "truncated or overlong field tag", UINT64_MAX);
         wt = (unsigned)(tag & 7u);
@@ -210,7 +221,7 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
                 p = read_varint(p, end, &skip);
                 skip = 0;
             } else if (wt == 2) {
-                p = read_varint32(p, end, &skip);
+                p = read_varint32(p, end, &skip, &w->overlong);
             } else {
                 skip = wt == 1 ? 8u : 4u;
             }
@@ -221,7 +232,7 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
         }
         seen[tag >> 3]++; /* known fields are numbered 1..3 */
         if (wt == 2) {
-            p = read_varint32(p, end, &len);
+            p = read_varint32(p, end, &len, &w->overlong);
             if (p == NULL)
                 return walk_fail(w, field_at, msg, "truncated or overlong length of field",
                                  tag >> 3);
@@ -291,8 +302,10 @@ static int walk_msg(walker *w, int msg, const uint8_t *p, const uint8_t *end, in
     return walk_shape(w, msg, start, seen);
 }
 
-fc_status fc_fallback_check(const void *data, size_t len, fc_payload_kind want, int flags,
-                            fc_payload_kind *kind, fc_error *err)
+/* fc_fallback_check; *overlong: the accepted reading has a tag or length
+ * longer than protobuf-c reads. */
+static fc_status check(const void *data, size_t len, fc_payload_kind want, int flags,
+                       fc_payload_kind *kind, fc_error *err, int *overlong)
 {
     const uint8_t *p = (const uint8_t *)data;
     fc_error e_ex, e_seq;
@@ -308,17 +321,21 @@ fc_status fc_fallback_check(const void *data, size_t len, fc_payload_kind want, 
     *kind = FC_PAYLOAD_OTHER;
     if (want == FC_PAYLOAD_EXAMPLE || want == FC_PAYLOAD_AUTO) {
         w.err = &e_ex;
+        w.overlong = 0;
         ok_ex = walk_msg(&w, M_EXAMPLE, p, p + len, 0) == 0;
         if (ok_ex) {
             *kind = FC_PAYLOAD_EXAMPLE;
+            *overlong = w.overlong;
             return FC_OK;
         }
     }
     if (want == FC_PAYLOAD_SEQUENCE_EXAMPLE || want == FC_PAYLOAD_AUTO) {
         w.err = &e_seq;
+        w.overlong = 0;
         ok_seq = walk_msg(&w, M_SEQEX, p, p + len, 0) == 0;
         if (ok_seq) {
             *kind = FC_PAYLOAD_SEQUENCE_EXAMPLE;
+            *overlong = w.overlong;
             return FC_OK;
         }
     }
@@ -339,6 +356,91 @@ fc_status fc_fallback_check(const void *data, size_t len, fc_payload_kind want, 
         fc_msg_str(&m, best->message);
     }
     return FC_ERR_PARSE;
+}
+
+fc_status fc_fallback_check(const void *data, size_t len, fc_payload_kind want, int flags,
+                            fc_payload_kind *kind, fc_error *err)
+{
+    int overlong = 0;
+    return check(data, len, want, flags, kind, err, &overlong);
+}
+
+/* ------------------------------------------------------ canonical varints */
+
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80u) {
+        out[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+/* The message [p, end), which the walker accepted as msg, into out (room for
+ * cap bytes) with every tag and every length of a message field re-encoded
+ * in its fewest bytes, so that protobuf-c, which reads tags and lengths of
+ * 5 bytes at most, reads it; values and other fields' bodies are copied as
+ * they are.  A child is written 5 bytes on (room for any length) and moved
+ * back once its length is known.  Returns the bytes written, or SIZE_MAX
+ * when cap is too small. */
+static size_t canonical(int msg, const uint8_t *p, const uint8_t *end, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    int ignored = 0;
+    while (p < end) {
+        uint64_t tag = 0, len = 0, v = 0;
+        const uint8_t *body;
+        int child;
+        p = read_varint32(p, end, &tag, &ignored); /* the walker checked every read */
+        if (cap - n < 5)
+            return SIZE_MAX;
+        n += put_varint(out + n, tag);
+        child = child_of(msg, tag >> 3);
+        switch (tag & 7u) {
+        case 0:
+            body = p;
+            p = read_varint(p, end, &v);
+            break;
+        case 1:
+            body = p;
+            p += 8;
+            break;
+        case 5:
+            body = p;
+            p += 4;
+            break;
+        default: /* 2 */
+            p = read_varint32(p, end, &len, &ignored);
+            if (child >= 0) {
+                size_t k;
+                if (cap - n < 5)
+                    return SIZE_MAX;
+                k = canonical(child, p, p + len, out + n + 5, cap - n - 5);
+                if (k == SIZE_MAX)
+                    return SIZE_MAX;
+                {
+                    size_t h = put_varint(out + n, k);
+                    memmove(out + n + h, out + n + 5, k);
+                    n += h + k;
+                }
+                p += len;
+                continue;
+            }
+            if (cap - n < 5)
+                return SIZE_MAX;
+            n += put_varint(out + n, len);
+            body = p;
+            p += len;
+            break;
+        }
+        if ((size_t)(p - body) > cap - n)
+            return SIZE_MAX;
+        memcpy(out + n, body, (size_t)(p - body));
+        n += (size_t)(p - body);
+    }
+    return n;
 }
 
 /* ------------------------------------------------------------ normalising */
@@ -426,12 +528,30 @@ fc_status fc_fallback_decode(const void *data, size_t len, fc_payload_kind want,
     const FcPb__FeatureLists *lists = NULL;
     fc_payload_kind kind;
     fc_status st;
-    int nomem = 0;
+    int nomem = 0, overlong = 0;
     size_t i;
     memset(out, 0, sizeof *out);
-    st = fc_fallback_check(data, len, want, flags, &kind, err);
+    st = check(data, len, want, flags, &kind, err, &overlong);
     if (st != FC_OK)
         return st;
+    if (overlong) {
+        /* canonical encodings are never longer, but a child is first written
+         * 5 bytes on, which may run up to 4 bytes past its field's end at
+         * each level of nesting */
+        size_t cap = len + 5 * (WALK_MAX_DEPTH + 2), n;
+        uint8_t *copy = (uint8_t *)fc_arena_alloc(arena, cap);
+        if (copy == NULL)
+            return decode_nomem(err, arena);
+        n = canonical(kind == FC_PAYLOAD_EXAMPLE ? M_EXAMPLE : M_SEQEX, (const uint8_t *)data,
+                      (const uint8_t *)data + len, copy, cap);
+        if (n == SIZE_MAX) {
+            fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "could not re-encode the record's long varints for protobuf-c");
+            return FC_ERR_PARSE;
+        }
+        data = copy;
+        len = n;
+    }
     alloc.alloc = pbc_alloc;
     alloc.free = pbc_free;
     alloc.allocator_data = arena;
