@@ -1,9 +1,12 @@
 /* The helpers of cli.h. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <featc/fc.h>
@@ -117,4 +120,51 @@ int cli_operands(const cli_command *c, int argc, char **argv, char ***files, int
     *files = stdin_only;
     *n = 1;
     return 0;
+}
+
+/* Writes data to path through a temporary file beside it, renamed over path
+ * only once every byte is written and the file closed: a full disk or a
+ * killed run never leaves a truncated file under path (make would take it
+ * for up to date). */
+int cli_write_file(const char *path, const char *data, size_t len)
+{
+    size_t n = strlen(path);
+    char *tmp = (char *)malloc(n + 8);
+    FILE *f = NULL;
+    int fd, ok, e = 0;
+    mode_t mask;
+    if (tmp == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".XXXXXX", 8);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        e = errno;
+        free(tmp);
+        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+    }
+    mask = umask(0); /* mkstemp makes 0600; the file gets what open() would give */
+    umask(mask);
+    ok = fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "wb")) != NULL &&
+         fwrite(data, 1, len, f) == len;
+    if (!ok)
+        e = errno;
+    if (f != NULL) {
+        if (fclose(f) != 0 && ok) {
+            ok = 0;
+            e = errno;
+        }
+    } else {
+        close(fd);
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    if (!ok)
+        return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
+    return EXIT_OK;
 }

@@ -62,6 +62,12 @@ int cli_fail(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* Writes data to path through a temporary file beside it (path.XXXXXX),
+ * renamed over path once every byte is written and the file closed: a full
+ * disk or a killed run never leaves a truncated file under path.  Returns
+ * EXIT_OK, or EXIT_DATA_ERR after printing the error. */
+int cli_write_file(const char *path, const char *data, size_t len);
 /* Prints "featc CMD: <message>" and "Try 'featc CMD --help' ..." to stderr
  * (c NULL: "featc: ..." and "Try 'featc --help' ..."); returns
  * EXIT_USAGE_ERR. */

@@ -108,53 +108,6 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Writes data to path through a temporary file beside it, renamed over path
- * only once every byte is written and the file closed: a full disk or a
- * killed run never leaves a truncated file under path (make would take it
- * for up to date). */
-static int write_file(const char *path, const char *data, size_t len)
-{
-    size_t n = strlen(path);
-    char *tmp = (char *)malloc(n + 8);
-    FILE *f = NULL;
-    int fd, ok, e = 0;
-    mode_t mask;
-    if (tmp == NULL)
-        return cli_fail(EXIT_DATA_ERR, "out of memory");
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        e = errno;
-        free(tmp);
-        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
-    }
-    mask = umask(0); /* mkstemp makes 0600; the file gets what open() would give */
-    umask(mask);
-    ok = fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "wb")) != NULL &&
-         fwrite(data, 1, len, f) == len;
-    if (!ok)
-        e = errno;
-    if (f != NULL) {
-        if (fclose(f) != 0 && ok) {
-            ok = 0;
-            e = errno;
-        }
-    } else {
-        close(fd);
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
-    if (!ok)
-        return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
-    return EXIT_OK;
-}
-
 static char *join(const char *dir, const char *name, const char *suffix)
 {
     size_t a = strlen(dir), b = strlen(name), c = strlen(suffix);
@@ -241,7 +194,7 @@ static int write_depfile(const char *path, char *const *outputs, size_t n, const
     if (fclose(f) != 0 || rc != 0)
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
     else
-        rc = write_file(path, text, len);
+        rc = cli_write_file(path, text, len);
     free(text);
     return rc;
 }
@@ -265,11 +218,11 @@ static int write_outputs(const compile_opts *co, const char *spec, const char *b
     } else if (rc == EXIT_OK) {
         rc = make_dirs(co->dir);
         if (rc == EXIT_OK)
-            rc = write_file(files[0], out->header, out->header_len);
+            rc = cli_write_file(files[0], out->header, out->header_len);
         if (rc == EXIT_OK)
-            rc = write_file(files[1], out->source, out->source_len);
+            rc = cli_write_file(files[1], out->source, out->source_len);
         if (rc == EXIT_OK && out->driver != NULL)
-            rc = write_file(files[2], out->driver, out->driver_len);
+            rc = cli_write_file(files[2], out->driver, out->driver_len);
         if (rc == EXIT_OK && co->depfile != NULL)
             rc = write_depfile(co->depfile, files, n, spec);
     }

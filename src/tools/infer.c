@@ -41,6 +41,9 @@ static const char *const infer_usage =
     "seen with two types is reported and left out.\n"
     "\n"
     "options:\n"
+    "  -o, --output=FILE       write the spec to FILE (through a temporary file\n"
+    "                          renamed over it when complete) instead of\n"
+    "                          standard output\n"
     "  --package=NAME          package of the spec (default: inferred)\n"
     "  --name=NAME             name of the message (default: record)\n"
     "  --type=auto|example|sequence   how to read payloads (default auto)\n"
@@ -506,6 +509,7 @@ typedef struct infer_opts {
     fc_input_options read;
     const char *package;
     const char *name;
+    const char *output; /* -o; NULL: standard output */
     fc_payload_kind type;
     size_t max_memory; /* tools_decoder's limit */
     int nfiles;
@@ -515,8 +519,9 @@ typedef struct infer_opts {
 static const struct option infer_long[] = {
     {"package", required_argument, NULL, TOOLS_OPT_PACKAGE},
     {"name", required_argument, NULL, TOOLS_OPT_NAME},
+    {"output", required_argument, NULL, 'o'},
     TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
-static const cli_command infer_cmd = {"infer", infer_usage, "c:h", infer_long};
+static const cli_command infer_cmd = {"infer", infer_usage, "c:ho:", infer_long};
 
 /* Returns 0 to go on, else the exit status (help and version: 0 after
  * *done is set). */
@@ -535,6 +540,8 @@ static int parse_opts(int argc, char **argv, infer_opts *o, int *done)
         if (tools_input_option(&infer_cmd, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
             if (r != 0)
                 return r;
+        } else if (opt == 'o') {
+            o->output = optarg;
         } else if (opt == TOOLS_OPT_PACKAGE) {
             if (!featc_c_name_ok(optarg))
                 return cli_usage_error(&infer_cmd, "package name '%s' is not a usable C name",
@@ -771,6 +778,10 @@ int cmd_infer(int argc, char **argv)
                           "per message, %u values per feature, %u MiB per struct), or this is "
                           "a bug in featc infer",
                           FEATC_MAX_FEATURES, FEATC_MAX_ELEMENTS, FEATC_MAX_STORAGE >> 20);
+        } else if (o.output != NULL) {
+            rc = cli_write_file(o.output, text, text_len);
+            if (rc == EXIT_OK && left_out > 0)
+                rc = EXIT_RECORD_ERR;
         } else {
             fwrite(text, 1, text_len, stdout);
             if (fflush(stdout) != 0 || ferror(stdout))

@@ -292,6 +292,16 @@ for _f in "$tmp"/pvfull/*; do
     [ -e "$_f" ] || continue
     cmp -s "$_f" "$tmp/pv/$(basename "$_f")" && ok || bad "compile onto a full disk left a partial $(basename "$_f")"
 done
+# infer -o: the spec written whole, or nothing under its name (a file-size
+# limit of one block cuts the 722-byte spec)
+expect_rc 0 "infer -o" "$featc" infer -o "$tmp/pen.feat" "$pen"
+"$featc" infer "$pen" > "$tmp/pen-stdout.feat" 2>/dev/null
+cmp -s "$tmp/pen.feat" "$tmp/pen-stdout.feat" && ok || bad "infer -o differs from infer's standard output"
+( trap '' XFSZ; ulimit -f 1; "$featc" infer --output="$tmp/pen-full.feat" "$pen" ) >"$tmp/out" 2>"$tmp/err"; _rc=$?
+[ "$_rc" -eq 2 ] && grep -q "pen-full.feat: write error: File too large" "$tmp/err" && ok ||
+    bad "infer -o onto a full disk: exit $_rc: $(cat "$tmp/err")"
+[ ! -e "$tmp/pen-full.feat" ] && ok || bad "infer -o onto a full disk left a partial spec"
+ls "$tmp" | grep -q '^pen-full.feat\.' && bad "infer -o left its temporary file" || ok
 # "--" ends the options: a file whose name starts with '-'
 mkdir -p "$tmp/dash" && cp "$pw" "$tmp/dash/-data.tfrecord"
 (cd "$tmp/dash" && "$featc" count -- -data.tfrecord) > "$tmp/out" 2>&1 && grep -qx "1 -data.tfrecord" "$tmp/out" && ok || bad "count -- -data.tfrecord: $(cat "$tmp/out")"
