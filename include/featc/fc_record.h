@@ -239,8 +239,10 @@ const fc_error *fc_writer_error(const fc_writer *w);
 /* Bytes in the memory sink so far. */
 size_t fc_writer_size(const fc_writer *w);
 uint64_t fc_writer_records(const fc_writer *w);
-/* Uncompressed file-descriptor writer: records known to be whole in the fd
- * (all of fc_writer_records() after a successful flush or close). */
+/* File-descriptor writer: records known to be whole in the fd (all of
+ * fc_writer_records() after a successful flush or close).  Uncompressed:
+ * every record the buffer got out whole; compressed: the records before
+ * the last successful fc_writer_flush(), which can be read back. */
 uint64_t fc_writer_durable(const fc_writer *w);
 size_t fc_writer_arena_peak(const fc_writer *w);
 

@@ -1013,6 +1013,108 @@ static void test_writer_full_disk(void)
     }
 }
 
+/* The same for a GZIP writer, flushed every 50 records: the failing call
+ * says how many records, those before the last successful flush, can be
+ * read back; the file gives back at least those, whole and in order, then
+ * ends in a cut compressed stream. */
+static unsigned char fill_byte(uint64_t rec, size_t k)
+{
+    uint64_t x = (rec + 1) * 0x9E3779B97F4A7C15ull + k * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return (unsigned char)(x * 0x94D049BB133111EBull >> 56); /* incompressible */
+}
+
+static void test_writer_full_disk_gzip(void)
+{
+    static unsigned char rec[3000];
+    unsigned char *work = (unsigned char *)malloc(FC_WRITER_WORK_SIZE);
+    unsigned char *rwork = (unsigned char *)malloc(FC_READER_WORK_SIZE);
+    static unsigned char rbuf[8192];
+    char path[600], want[200];
+    struct rlimit old, lim;
+    void (*oldsig)(int);
+    fc_writer w;
+    fc_writer_options o;
+    fc_status st = FC_OK;
+    uint64_t failed_at = 0, durable = 0, i;
+    int fd, got_limit;
+    snprintf(path, sizeof path, "%s/full.tfrecord.gz", tmpdir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    got_limit = getrlimit(RLIMIT_FSIZE, &old) == 0;
+    if (fd < 0 || !got_limit || work == NULL || rwork == NULL) {
+        CHECK(0); /* cannot open the file, read its size limit, or allocate */
+        if (fd >= 0)
+            close(fd);
+        free(work);
+        free(rwork);
+        return;
+    }
+    lim = old;
+    lim.rlim_cur = 200000;
+    oldsig = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_GZIP;
+    o.work = work;
+    o.work_size = FC_WRITER_WORK_SIZE;
+    CHECK(fc_writer_init_fd(&w, fd, &o, NULL) == FC_OK);
+    for (i = 0; i < 5000; i++) {
+        size_t len = (size_t)(i * 37 % 3000), k;
+        for (k = 0; k < len; k++)
+            rec[k] = fill_byte(i, k);
+        st = fc_writer_write(&w, rec, len);
+        if (st == FC_OK && i % 50 == 49)
+            st = fc_writer_flush(&w);
+        if (st != FC_OK) {
+            failed_at = i;
+            break;
+        }
+    }
+    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    signal(SIGXFSZ, oldsig);
+    CHECK(st == FC_ERR_IO);
+    durable = fc_writer_durable(&w);
+    CHECK(durable > 0 && durable % 50 == 0 && durable <= failed_at);
+    snprintf(want, sizeof want, ": %llu records, those accepted before the last flush, can be read back",
+             (unsigned long long)durable);
+    CHECK_CONTAINS(fc_writer_error(&w)->message, want);
+    CHECK_CONTAINS(fc_writer_error(&w)->message, "(the compressed stream is cut after ");
+    CHECK(fc_writer_error(&w)->sys_errno == EFBIG);
+    CHECK(fc_writer_write(&w, rec, 1) == FC_ERR_IO); /* refused from now on */
+    CHECK(fc_writer_close(&w) == FC_ERR_IO);
+    close(fd);
+    { /* the file: at least the durable records, whole, then a cut stream */
+        fc_reader_options ro;
+        fc_reader r;
+        fc_record rc;
+        uint64_t n = 0;
+        int bad = 0;
+        fd = open(path, O_RDONLY);
+        memset(&ro, 0, sizeof ro);
+        ro.compression = FC_COMPRESSION_GZIP;
+        ro.buffer = rbuf;
+        ro.buffer_size = sizeof rbuf;
+        ro.work = rwork;
+        ro.work_size = FC_READER_WORK_SIZE;
+        CHECK(fd >= 0 && fc_reader_init_fd(&r, fd, &ro, NULL) == FC_OK);
+        while (fd >= 0 && (st = fc_reader_next(&r, &rc)) == FC_OK) {
+            size_t len = (size_t)(n * 37 % 3000), k;
+            if (rc.length != len)
+                bad = 1;
+            for (k = 0; k < rc.length && !bad; k++)
+                bad = rc.data[k] != fill_byte(n, k);
+            n++;
+        }
+        CHECK(!bad);
+        CHECK(n >= durable && n <= failed_at);
+        CHECK(st != FC_OK && st != FC_END); /* the stream is cut */
+        if (fd >= 0)
+            close(fd);
+    }
+    free(work);
+    free(rwork);
+}
+
 static void test_corpus_rewrite_is_byte_identical(void)
 {
     static const char *const files[] = {
@@ -1123,6 +1225,7 @@ int main(void)
     RUN(test_reader_init_errors);
     RUN(test_writer_errors);
     RUN(test_writer_full_disk);
+    RUN(test_writer_full_disk_gzip);
     RUN(test_corpus_rewrite_is_byte_identical);
     RUN(test_pipe_streaming);
     RUN(test_compression_names);

@@ -1075,6 +1075,43 @@ static void writer_report_loss(fc_writer *w, uint64_t current)
     fc_msg_str(&m, " bytes of a cut record past them)");
 }
 
+#ifndef FC_NO_ZLIB
+/* The same for a compressed stream: which records reached the file is
+ * known only where the stream was flushed (fc_writer_flush, or the start):
+ * the records before the last successful flush can be read back; those
+ * accepted since may be cut inside a deflate block. */
+static void writer_report_loss_z(fc_writer *w, uint64_t current)
+{
+    char cause[FC_ERROR_MSG_SIZE];
+    fc_msg m;
+    int sys_errno = w->err.sys_errno;
+    if (w->err.status != FC_ERR_IO)
+        return; /* not a failed write */
+    memcpy(cause, w->err.message, sizeof cause);
+    m = fc_error_begin(&w->err, (fc_status)w->err.status, w->durable_records, w->sink_bytes);
+    w->err.sys_errno = sys_errno;
+    fc_msg_str(&m, cause);
+    fc_msg_str(&m, ": ");
+    fc_msg_u64(&m, w->durable_records);
+    fc_msg_str(&m, " records, those accepted before the last flush, can be read back");
+    if (w->durable_records < w->records) {
+        fc_msg_str(&m, "; records ");
+        fc_msg_u64(&m, w->durable_records);
+        fc_msg_str(&m, " to ");
+        fc_msg_u64(&m, w->records - 1);
+        fc_msg_str(&m, ", accepted since, may be lost");
+    }
+    if (current != FC_NO_INDEX) {
+        fc_msg_str(&m, "; record ");
+        fc_msg_u64(&m, current);
+        fc_msg_str(&m, " was not written");
+    }
+    fc_msg_str(&m, " (the compressed stream is cut after ");
+    fc_msg_u64(&m, w->sink_bytes);
+    fc_msg_str(&m, " bytes)");
+}
+#endif
+
 static fc_status writer_drain(fc_writer *w);
 
 /* Flush and close: the buffer out, and on failure the loss said. */
@@ -1175,6 +1212,17 @@ static fc_status writer_zerror(fc_writer *w, int ret, const char *what)
     return (fc_status)w->err.status;
 }
 
+/* After a sync flush or the stream's end went out whole: every record
+ * accepted so far can be read back from the sink. */
+static fc_status deflate_drained(fc_writer *w, fc_status st)
+{
+    if (st == FC_OK) {
+        w->durable_records = w->records;
+        w->durable_bytes = w->sink_bytes;
+    }
+    return st;
+}
+
 /* Runs deflate over p[0, n) with the given flush mode, emptying the output
  * into the sink.  For Z_FINISH, runs until the stream end. */
 static fc_status sink_deflate(fc_writer *w, const unsigned char *p, size_t n, int flush)
@@ -1212,7 +1260,7 @@ static fc_status sink_deflate(fc_writer *w, const unsigned char *p, size_t n, in
         if (ret == Z_STREAM_ERROR || (ret == Z_BUF_ERROR && flush == Z_FINISH && zs->avail_out > 0))
             return writer_zerror(w, ret, "deflate()");
         if (ret == Z_STREAM_END)
-            return writer_drain(w);
+            return deflate_drained(w, writer_drain(w));
         /* Output full: empty it (fd) or fail (memory). */
         if (zs->avail_out == 0) {
             if (w->sink == SINK_MEM) {
@@ -1228,7 +1276,7 @@ static fc_status sink_deflate(fc_writer *w, const unsigned char *p, size_t n, in
         }
         /* Output space left: deflate consumed all input and flushed what the mode asks. */
         if (n == 0 && flush != Z_FINISH)
-            return flush == Z_NO_FLUSH ? FC_OK : writer_drain(w);
+            return flush == Z_NO_FLUSH ? FC_OK : deflate_drained(w, writer_drain(w));
     }
 }
 #endif
@@ -1406,6 +1454,8 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
             st = sink_deflate(w, (const unsigned char *)data, len, Z_NO_FLUSH);
         if (st == FC_OK)
             st = sink_deflate(w, foot, sizeof foot, Z_NO_FLUSH);
+        if (st != FC_OK && w->sink == SINK_FD)
+            writer_report_loss_z(w, w->records);
 #else
         st = FC_ERR_UNSUPPORTED;
 #endif
@@ -1426,8 +1476,12 @@ fc_status fc_writer_flush(fc_writer *w)
     if (w->failed)
         return (fc_status)w->err.status;
 #ifndef FC_NO_ZLIB
-    if (w->zactive)
-        return sink_deflate(w, NULL, 0, Z_SYNC_FLUSH);
+    if (w->zactive) {
+        fc_status st = sink_deflate(w, NULL, 0, Z_SYNC_FLUSH);
+        if (st != FC_OK && w->sink == SINK_FD)
+            writer_report_loss_z(w, FC_NO_INDEX);
+        return st;
+    }
 #endif
     return drain_or_report(w);
 }
@@ -1441,9 +1495,11 @@ fc_status fc_writer_close(fc_writer *w)
         return w->failed ? (fc_status)w->err.status : FC_OK;
     if (!w->failed) {
 #ifndef FC_NO_ZLIB
-        if (w->zactive)
+        if (w->zactive) {
             st = sink_deflate(w, NULL, 0, Z_FINISH);
-        else
+            if (st != FC_OK && w->sink == SINK_FD)
+                writer_report_loss_z(w, FC_NO_INDEX);
+        } else
 #endif
             st = drain_or_report(w);
     } else {
