@@ -40,7 +40,7 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            libprotobuf-dev protobuf-compiler nanopb libnanopb-dev \
            cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user \
            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
-           gcc-arm-none-eabi libnewlib-arm-none-eabi
+           gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
