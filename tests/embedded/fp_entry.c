@@ -9,14 +9,26 @@
 
 #if defined(FP_NANOPB)
 #include "nanopb_tutorial.h"
+#define FP_TYPE nt_record
+#else
+#include <featc/fc_record.h>
+
+#include FP_HEADER
+
+#define FP_CAT_(a, b) a##b
+#define FP_CAT(a, b) FP_CAT_(a, b)
+#define FP_FN(suffix) FP_CAT(FP_TYPE, suffix)
+#endif
 
 int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap);
 void fp_start(void);
 
-static nt_record fp_msg;
+static FP_TYPE fp_msg;
 static unsigned char fp_out[4096];
 const unsigned char *volatile fp_data;
 volatile size_t fp_len;
+
+#if defined(FP_NANOPB)
 const char *volatile fp_why;
 
 int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap)
@@ -29,22 +41,6 @@ int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap)
     return rc;
 }
 #else
-#include <featc/fc_record.h>
-
-#include FP_HEADER
-
-#define FP_CAT_(a, b) a##b
-#define FP_CAT(a, b) FP_CAT_(a, b)
-#define FP_FN(suffix) FP_CAT(FP_TYPE, suffix)
-
-int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap);
-void fp_start(void);
-
-static FP_TYPE fp_msg;
-static unsigned char fp_out[4096];
-const unsigned char *volatile fp_data;
-volatile size_t fp_len;
-
 int fp_entry(const unsigned char *data, size_t len, void *out, size_t cap)
 {
     fc_error err;

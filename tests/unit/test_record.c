@@ -929,6 +929,30 @@ static void test_writer_errors(void)
 /* The writer frames exactly as TensorFlow: re-writing the payloads of every
  * uncompressed corpus file (written by TensorFlow and others) gives the
  * file back byte for byte. */
+/* A file-size limit of `bytes` standing in for a full disk (SIGXFSZ
+ * ignored, so that write() fails with EFBIG); undone by fsize_restore. */
+typedef struct fsize_limit {
+    struct rlimit old;
+    void (*oldsig)(int);
+} fsize_limit;
+
+static int fsize_set(fsize_limit *l, rlim_t bytes)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_FSIZE, &l->old) != 0)
+        return -1;
+    lim = l->old;
+    lim.rlim_cur = bytes;
+    l->oldsig = signal(SIGXFSZ, SIG_IGN);
+    return setrlimit(RLIMIT_FSIZE, &lim);
+}
+
+static void fsize_restore(fsize_limit *l)
+{
+    CHECK(setrlimit(RLIMIT_FSIZE, &l->old) == 0);
+    signal(SIGXFSZ, l->oldsig);
+}
+
 /* A disk that fills up mid-file (a file-size limit stands in for it), with
  * records small and larger than the writer's buffer: the failing call says
  * how many records reached the file whole and which accepted ones were
@@ -938,8 +962,7 @@ static void test_writer_full_disk(void)
 {
     static unsigned char work[16384], rec[40000];
     char path[600], want[200];
-    struct rlimit old, lim;
-    void (*oldsig)(int);
+    fsize_limit lim;
     fc_writer w;
     fc_writer_options o;
     fc_status st = FC_OK;
@@ -947,16 +970,12 @@ static void test_writer_full_disk(void)
     int fd;
     snprintf(path, sizeof path, "%s/full.tfrecord", tmpdir);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || getrlimit(RLIMIT_FSIZE, &old) != 0) {
-        CHECK(0); /* cannot open the file or read its size limit */
+    if (fd < 0 || fsize_set(&lim, 200000) != 0) {
+        CHECK(0); /* cannot open the file or set its size limit */
         if (fd >= 0)
             close(fd);
         return;
     }
-    lim = old;
-    lim.rlim_cur = 200000;
-    oldsig = signal(SIGXFSZ, SIG_IGN);
-    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
     memset(&o, 0, sizeof o);
     o.work = work;
     o.work_size = sizeof work;
@@ -970,8 +989,7 @@ static void test_writer_full_disk(void)
             break;
         }
     }
-    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
-    signal(SIGXFSZ, oldsig);
+    fsize_restore(&lim);
     CHECK(st == FC_ERR_IO);
     durable = fc_writer_durable(&w);
     CHECK(durable > 0 && durable <= failed_at);
@@ -1031,28 +1049,22 @@ static void test_writer_full_disk_gzip(void)
     unsigned char *rwork = (unsigned char *)malloc(FC_READER_WORK_SIZE);
     static unsigned char rbuf[8192];
     char path[600], want[200];
-    struct rlimit old, lim;
-    void (*oldsig)(int);
+    fsize_limit lim;
     fc_writer w;
     fc_writer_options o;
     fc_status st = FC_OK;
     uint64_t failed_at = 0, durable = 0, i;
-    int fd, got_limit;
+    int fd;
     snprintf(path, sizeof path, "%s/full.tfrecord.gz", tmpdir);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    got_limit = getrlimit(RLIMIT_FSIZE, &old) == 0;
-    if (fd < 0 || !got_limit || work == NULL || rwork == NULL) {
-        CHECK(0); /* cannot open the file, read its size limit, or allocate */
+    if (fd < 0 || work == NULL || rwork == NULL || fsize_set(&lim, 200000) != 0) {
+        CHECK(0); /* cannot open the file, allocate, or set its size limit */
         if (fd >= 0)
             close(fd);
         free(work);
         free(rwork);
         return;
     }
-    lim = old;
-    lim.rlim_cur = 200000;
-    oldsig = signal(SIGXFSZ, SIG_IGN);
-    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
     memset(&o, 0, sizeof o);
     o.compression = FC_COMPRESSION_GZIP;
     o.work = work;
@@ -1070,8 +1082,7 @@ static void test_writer_full_disk_gzip(void)
             break;
         }
     }
-    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
-    signal(SIGXFSZ, oldsig);
+    fsize_restore(&lim);
     CHECK(st == FC_ERR_IO);
     durable = fc_writer_durable(&w);
     CHECK(durable > 0 && durable % 50 == 0 && durable <= failed_at);

@@ -1044,46 +1044,16 @@ static fc_status write_all(fc_writer *w, const unsigned char *p, size_t n)
 
 /* After a failed write to the fd: the error says which records reached the
  * file whole (the first durable_records) and which accepted ones were lost;
- * current: the record being written when it failed, FC_NO_INDEX if none. */
+ * current: the record being written when it failed, FC_NO_INDEX if none.
+ * For a compressed stream, which records reached the file is known only
+ * where the stream was flushed whole (fc_writer_flush, or the start): the
+ * records before the last successful flush can be read back, those
+ * accepted since may be cut inside a deflate block. */
 static void writer_report_loss(fc_writer *w, uint64_t current)
 {
     char cause[FC_ERROR_MSG_SIZE];
     fc_msg m;
-    uint64_t lost_to = w->records; /* accepted: [0, records) */
-    int sys_errno = w->err.sys_errno;
-    memcpy(cause, w->err.message, sizeof cause);
-    m = fc_error_begin(&w->err, (fc_status)w->err.status, w->durable_records, w->sink_bytes);
-    w->err.sys_errno = sys_errno;
-    fc_msg_str(&m, cause);
-    fc_msg_str(&m, ": ");
-    fc_msg_u64(&m, w->durable_records);
-    fc_msg_str(&m, " records reached the file whole");
-    if (w->durable_records < lost_to) {
-        fc_msg_str(&m, "; records ");
-        fc_msg_u64(&m, w->durable_records);
-        fc_msg_str(&m, " to ");
-        fc_msg_u64(&m, lost_to - 1);
-        fc_msg_str(&m, ", accepted before, were lost");
-    }
-    if (current != FC_NO_INDEX) {
-        fc_msg_str(&m, "; record ");
-        fc_msg_u64(&m, current);
-        fc_msg_str(&m, " was not written");
-    }
-    fc_msg_str(&m, " (the file ends with ");
-    fc_msg_u64(&m, w->sink_bytes - w->durable_bytes);
-    fc_msg_str(&m, " bytes of a cut record past them)");
-}
-
-#ifndef FC_NO_ZLIB
-/* The same for a compressed stream: which records reached the file is
- * known only where the stream was flushed (fc_writer_flush, or the start):
- * the records before the last successful flush can be read back; those
- * accepted since may be cut inside a deflate block. */
-static void writer_report_loss_z(fc_writer *w, uint64_t current)
-{
-    char cause[FC_ERROR_MSG_SIZE];
-    fc_msg m;
+    int z = w->compression != FC_COMPRESSION_NONE;
     int sys_errno = w->err.sys_errno;
     if (w->err.status != FC_ERR_IO)
         return; /* not a failed write */
@@ -1093,24 +1063,30 @@ static void writer_report_loss_z(fc_writer *w, uint64_t current)
     fc_msg_str(&m, cause);
     fc_msg_str(&m, ": ");
     fc_msg_u64(&m, w->durable_records);
-    fc_msg_str(&m, " records, those accepted before the last flush, can be read back");
-    if (w->durable_records < w->records) {
+    fc_msg_str(&m, z ? " records, those accepted before the last flush, can be read back"
+                     : " records reached the file whole");
+    if (w->durable_records < w->records) { /* accepted: [0, records) */
         fc_msg_str(&m, "; records ");
         fc_msg_u64(&m, w->durable_records);
         fc_msg_str(&m, " to ");
         fc_msg_u64(&m, w->records - 1);
-        fc_msg_str(&m, ", accepted since, may be lost");
+        fc_msg_str(&m, z ? ", accepted since, may be lost" : ", accepted before, were lost");
     }
     if (current != FC_NO_INDEX) {
         fc_msg_str(&m, "; record ");
         fc_msg_u64(&m, current);
         fc_msg_str(&m, " was not written");
     }
-    fc_msg_str(&m, " (the compressed stream is cut after ");
-    fc_msg_u64(&m, w->sink_bytes);
-    fc_msg_str(&m, " bytes)");
+    if (z) {
+        fc_msg_str(&m, " (the compressed stream is cut after ");
+        fc_msg_u64(&m, w->sink_bytes);
+        fc_msg_str(&m, " bytes)");
+    } else {
+        fc_msg_str(&m, " (the file ends with ");
+        fc_msg_u64(&m, w->sink_bytes - w->durable_bytes);
+        fc_msg_str(&m, " bytes of a cut record past them)");
+    }
 }
-#endif
 
 static fc_status writer_drain(fc_writer *w);
 
@@ -1455,7 +1431,7 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
         if (st == FC_OK)
             st = sink_deflate(w, foot, sizeof foot, Z_NO_FLUSH);
         if (st != FC_OK && w->sink == SINK_FD)
-            writer_report_loss_z(w, w->records);
+            writer_report_loss(w, w->records);
 #else
         st = FC_ERR_UNSUPPORTED;
 #endif
@@ -1479,7 +1455,7 @@ fc_status fc_writer_flush(fc_writer *w)
     if (w->zactive) {
         fc_status st = sink_deflate(w, NULL, 0, Z_SYNC_FLUSH);
         if (st != FC_OK && w->sink == SINK_FD)
-            writer_report_loss_z(w, FC_NO_INDEX);
+            writer_report_loss(w, FC_NO_INDEX);
         return st;
     }
 #endif
@@ -1498,7 +1474,7 @@ fc_status fc_writer_close(fc_writer *w)
         if (w->zactive) {
             st = sink_deflate(w, NULL, 0, Z_FINISH);
             if (st != FC_OK && w->sink == SINK_FD)
-                writer_report_loss_z(w, FC_NO_INDEX);
+                writer_report_loss(w, FC_NO_INDEX);
         } else
 #endif
             st = drain_or_report(w);
