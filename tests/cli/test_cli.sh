@@ -388,6 +388,17 @@ printf 'package noval;\nexample e {\n  v : int64[] max 4;\n  b : bytes[] max 2;\
 expect_rc 0 "driver batch of records without values" "$tmp/noval/drv" --batch 2 "$inp/empty.tfrecord"
 [ "$(grep -c '^{"batch":[01],"features":{' "$tmp/out")" -eq 2 ] && ok || bad "driver batch of empty records: $(head -c 300 "$tmp/out")"
 expect_rc 0 "driver ragged batch of records without values" "$tmp/noval/drv" --batch 2 --ragged "$inp/empty.tfrecord"
+# input without records: one empty batch, every output of leading dimension
+# 0, as parse_example and parse_sequence_example give for zero records
+: > "$tmp/none.tfrecord"
+expect_rc 0 "driver batch of no records" "$build/specs/taobao" --batch 4 "$tmp/none.tfrecord"
+[ "$(cat "$tmp/out")" = '{"batch":0,"features":{"city":{"shape":[0],"values":[]},"use_day":{"shape":[0],"values":[]},"pay":{"shape":[0],"values":[]},"poi":{"indices":[],"values":[],"dense_shape":[0,0]},"ratings":{"indices":[],"values":[],"dense_shape":[0,100000]},"sessions":{"values":[],"row_splits":[[0],[0]]}}}' ] &&
+    ok || bad "driver batch of no records: $(head -c 300 "$tmp/out")"
+expect_rc 0 "sequence driver batch of no records" "$build/specs/movie" --batch 4 --ragged "$tmp/none.tfrecord"
+[ "$(cat "$tmp/out")" = '{"batch":0,"context":{"locale":{"shape":[0],"values":[]},"age":{"shape":[0],"values":[]},"favorites":{"values":[],"row_splits":[0]}},"feature_lists":{"movie_ratings":{"shape":[0,0],"values":[]},"movie_names":{"shape":[0,0],"values":[]},"actors":{"values":[],"row_splits":[[0],[0]]}},"lengths":{"movie_ratings":[],"movie_names":[]}}' ] &&
+    ok || bad "sequence driver batch of no records: $(head -c 300 "$tmp/out")"
+expect_rc 0 "driver without --batch, no records" "$build/specs/taobao" "$tmp/none.tfrecord"
+[ ! -s "$tmp/out" ] && ok || bad "driver without --batch printed something for no records"
 expect_rc 2 "infer damaged" "$featc" infer "$corpus/tf-models-CRLF-DAMAGED__pets_examples.record"
 expect_rc 2 "infer missing file" "$featc" infer "$tmp/nonexistent.tfrecord"
 expect_rc 1 "infer past the spec's limits" "$featc" infer "$inp/wide.tfrecord"

@@ -472,10 +472,8 @@ static int batch_flush(const driver_kind *dk, batch_buf *b, uint64_t k, fc_colum
                        void *scratch, int ragged)
 {
     fc_error err;
-    size_t i, n = b->n;
+    size_t i, n = b->n; /* 0: the one empty batch of an input without records */
     int rc;
-    if (n == 0)
-        return 0;
     for (i = 0; i < n; i++) {
         /* b->data stays NULL while every record so far was empty */
         b->views[i].data = b->data != NULL ? b->data + b->offsets[i] : NULL;
@@ -687,7 +685,9 @@ static int run_batches(const char *prog, const driver_kind *k, const fc_input_op
         rc = for_each_record(prog, opt, files, nfiles, add_to_batch, &r);
         if (rc == -1)
             rc = 2; /* out of memory */
-        else if (r.b.n > 0 &&
+        /* the last, partial batch; or, for input that held no record, one
+         * empty batch, as parse_example gives outputs of leading dimension 0 */
+        else if ((r.b.n > 0 || (rc == 0 && r.batches == 0)) &&
                  batch_flush(k, &r.b, r.batches++, r.cols, r.scratch, ragged) != 0)
             r.failed = 1;
         if (rc == 0)
