@@ -235,6 +235,27 @@ static void test_empty_batch(void)
     CHECK(cols[BT_E_R].rank == 3 && cols[BT_E_R].shape[0] == 0 && cols[BT_E_R].shape[1] == 0);
     CHECK(cols[BT_E_V].shape[0] == 0 && cols[BT_E_V].shape[1] == 0);
     CHECK(cols[BT_E_V].row_splits[0] == 0);
+    /* every kind of output, leading dimension 0, as parse_example on no records */
+    CHECK(cols[BT_E_M].rank == 3 && cols[BT_E_M].shape[0] == 0 && cols[BT_E_M].shape[1] == 2);
+    CHECK(cols[BT_E_SP].rank == 3 && cols[BT_E_SP].shape[0] == 0 && cols[BT_E_SP].shape[1] == 10 &&
+          cols[BT_E_SP].shape[2] == 20 && cols[BT_E_SP].nvalues == 0);
+    CHECK(cols[BT_E_ONE].rank == 2 && cols[BT_E_ONE].shape[0] == 0 && cols[BT_E_ONE].shape[1] == 5);
+    CHECK(cols[BT_E_RNEST].nvalues == 0 && cols[BT_E_RNEST].row_splits[0] == 0 &&
+          cols[BT_E_RNEST].part_nsplits[0] == 1 && cols[BT_E_RNEST].part_splits[0][0] == 0);
+    CHECK(cols[BT_E_RFLAT].nvalues == 0 && cols[BT_E_RFLAT].row_splits[0] == 0);
+    {
+        size_t need = bt_q_batch_bind(qcols, 8, FC_BATCH_SPARSE, qblock, sizeof qblock);
+        CHECK(need > 0 && need <= sizeof qblock);
+        fc_error_clear(&err);
+        CHECK(bt_q_parse_batch(qcols, &qscratch, views, 0, &err) == FC_OK);
+        CHECK(qcols[BT_Q_ID].rank == 1 && qcols[BT_Q_ID].shape[0] == 0);
+        CHECK(qcols[BT_Q_TAGS].rank == 2 && qcols[BT_Q_TAGS].shape[0] == 0 &&
+              qcols[BT_Q_TAGS].shape[1] == 0);
+        CHECK(qcols[BT_Q_X].rank == 3 && qcols[BT_Q_X].shape[0] == 0 && qcols[BT_Q_X].shape[1] == 0 &&
+              qcols[BT_Q_X].shape[2] == 2);
+        CHECK(qcols[BT_Q_W].rank == 3 && qcols[BT_Q_W].shape[0] == 0 && qcols[BT_Q_W].shape[1] == 0 &&
+              qcols[BT_Q_W].shape[2] == 0 && qcols[BT_Q_W].nframes == 0);
+    }
 }
 
 /* The first failing record in batch order, in TensorFlow's batched words. */
