@@ -100,6 +100,9 @@ void fc_msg_init(fc_msg *m, char *buf, size_t cap);
 #ifndef FC_NO_ERRMSG
 void fc_msg_str(fc_msg *m, const char *s);
 void fc_msg_mem(fc_msg *m, const void *s, size_t n); /* bytes, non-printables as \xNN */
+/* bytes as protobuf's CEscape (which TensorFlow prints records with): \n \r
+ * \t \" \' \\, other non-printables as three octal digits */
+void fc_msg_cescape(fc_msg *m, const void *s, size_t n);
 void fc_msg_u64(fc_msg *m, uint64_t v);
 void fc_msg_i64(fc_msg *m, int64_t v);
 void fc_msg_hex32(fc_msg *m, uint32_t v); /* 0x%08x */
@@ -107,6 +110,7 @@ void fc_msg_hex32(fc_msg *m, uint32_t v); /* 0x%08x */
 /* No texts: the pieces compile to nothing, and their strings with them. */
 static inline void fc_msg_str(fc_msg *m, const char *s) { (void)m; (void)s; }
 static inline void fc_msg_mem(fc_msg *m, const void *s, size_t n) { (void)m; (void)s; (void)n; }
+static inline void fc_msg_cescape(fc_msg *m, const void *s, size_t n) { (void)m; (void)s; (void)n; }
 static inline void fc_msg_u64(fc_msg *m, uint64_t v) { (void)m; (void)v; }
 static inline void fc_msg_i64(fc_msg *m, int64_t v) { (void)m; (void)v; }
 static inline void fc_msg_hex32(fc_msg *m, uint32_t v) { (void)m; (void)v; }

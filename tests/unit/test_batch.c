@@ -5,6 +5,7 @@
  * overrun. */
 /* test-specs: tests/specs/batch.feat */
 #include <stdio.h>
+#include <string.h>
 
 #include "batch.h"
 #include <featc/fc_driver.h>
@@ -255,6 +256,117 @@ static void test_empty_batch(void)
               qcols[BT_Q_X].shape[2] == 2);
         CHECK(qcols[BT_Q_W].rank == 3 && qcols[BT_Q_W].shape[0] == 0 && qcols[BT_Q_W].shape[1] == 0 &&
               qcols[BT_Q_W].shape[2] == 0 && qcols[BT_Q_W].nframes == 0);
+    }
+}
+
+/* Each of TensorFlow's Example error texts (docs/tf-semantics.md 3.1 and
+ * 3.2, from example_proto_fast_parsing.cc), single and batched: the single
+ * parser's message starts with the single path's text, the batch's with the
+ * batched path's (record 1 of a batch of 2, after a good record 0); both
+ * go on with featc's detail and the byte offset. */
+typedef struct tf_text_case {
+    const char *what;
+    const char *key;     /* the feature written badly ("" : a whole record) */
+    int kind;            /* 0 int64 values, 1 float values, 2 bytes values, 3 raw Feature, 4 raw record */
+    size_t n;            /* values */
+    const char *raw;     /* kind 3, 4: bytes */
+    size_t raw_len;
+    const char *single;  /* TF's single-path text, at the start */
+    const char *batched; /* TF's batched text, at the start */
+} tf_text_case;
+
+static void test_tf_texts(void)
+{
+    static const tf_text_case cases[] = {
+        {"FixedLen int64, too many", "a", 0, 2, NULL, 0,
+         "Key: a.  Can't parse serialized Example: Some int64_list slice was not parsed. ",
+         "Name: <unknown>, Key: a, Index: 1.  Number of int64 values != expected.  Values size: 2 "
+         "but output shape: []"},
+        {"FixedLen int64, none", "a", 0, 0, NULL, 0,
+         "Key: a.  Can't parse serialized Example: Some int64_list slice was not parsed. ",
+         "Name: <unknown>, Key: a, Index: 1.  Number of int64 values != expected.  Values size: 0 "
+         "but output shape: []"},
+        {"FixedLen float, too few", "m", 1, 3, NULL, 0,
+         "Key: m.  Can't parse serialized Example: Some float_list slice was not parsed. ",
+         "Name: <unknown>, Key: m, Index: 1.  Number of float values != expected.  Values size: 3 "
+         "but output shape: [2,2]"},
+        {"FixedLen bytes, too many", "c", 2, 2, NULL, 0,
+         "Key: c.  Can't parse serialized Example: Parsing bytes_list failed. ",
+         "Name: <unknown>, Key: c, Index: 1.  Can't parse serialized Example. "},
+        {"FixedLenSequence stride", "r", 0, 3, NULL, 0,
+         "Error while parsing feature with key r: number of elements should be divisible by 2, "
+         "found 3 instead. ",
+         "Name: <unknown>, Key: r, Index: 1.  Number of int64 values is not a multiple of stride "
+         "length. Saw 3 values but output shape is: [?,2]"},
+        {"malformed int64_list", "a", 3, 0, "\x1a\x03\x0a\x05\x01", 5,
+         "Key: a.  Can't parse serialized Example: Parsing int64_list failed. ",
+         "Name: <unknown>, Key: a, Index: 1.  Can't parse serialized Example. "},
+        {"dense type mismatch", "a", 1, 1, NULL, 0,
+         "Key: a.  Data types don't match. Data type: float but expected type: int64",
+         "Name: <unknown>, Key: a, Index: 1.  Data types don't match. Data type: float but "
+         "expected type: int64"},
+        {"VarLen type mismatch", "v", 2, 1, NULL, 0,
+         "Key: v.  Data types don't match. Expected type: int64, Actual type: string",
+         "Name: <unknown>, Key: v, Index: 1.  Data types don't match. Expected type: int64, "
+         "Actual type: string"},
+        {"Example that does not parse", "", 4, 0, "\x0a\x02\x10\x00", 4,
+         "Could not parse example input, value: '\\n\\002\\020\\000': ",
+         "Could not parse example input, value: '\\n\\002\\020\\000': "},
+    };
+    size_t c;
+    bind(FC_BATCH_SPARSE);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const tf_text_case *t = &cases[c];
+        wbuf feats, f;
+        int64_t iv[3] = {1, 2, 3};
+        float fv[3] = {1, 2, 3};
+        const char *bv[2] = {"x", "y"};
+        example_rec(0, 1, 0, 0);
+        feats.n = 0;
+        if (strcmp(t->key, "a") != 0)
+            w_entry_int64(&feats, "a", iv, 1);
+        f.n = 0;
+        if (t->kind == 0)
+            w_entry_int64(&feats, t->key, iv, t->n);
+        else if (t->kind == 1)
+            w_entry_float(&feats, t->key, fv, t->n);
+        else if (t->kind == 2)
+            w_entry_bytes(&feats, t->key, bv, t->n);
+        else if (t->kind == 3) {
+            w_mem(&f, t->raw, t->raw_len);
+            w_entry(&feats, t->key, &f);
+        }
+        recs[1].n = 0;
+        if (t->kind == 4)
+            w_mem(&recs[1], t->raw, t->raw_len);
+        else
+            w_example(&recs[1], &feats);
+        views[1].data = recs[1].b;
+        views[1].size = recs[1].n;
+        fc_error_clear(&err);
+        CHECK_MSG(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_ERR_PARSE, "%s", t->what);
+        CHECK_MSG(strncmp(err.message, t->single, strlen(t->single)) == 0, "%s: single: %s", t->what,
+                  err.message);
+        CHECK_MSG(strstr(err.message, "byte ") != NULL, "%s: no offset: %s", t->what, err.message);
+        CHECK_MSG(run(2) == FC_ERR_PARSE && err.record == 1, "%s", t->what);
+        CHECK_MSG(strncmp(err.message, t->batched, strlen(t->batched)) == 0, "%s: batched: %s", t->what,
+                  err.message);
+        CHECK_MSG(strstr(err.message, "byte ") != NULL, "%s: no offset: %s", t->what, err.message);
+    }
+    { /* a long record is quoted by its first 48 bytes */
+        size_t k;
+        recs[1].n = 0;
+        w_byte(&recs[1], 0x0a);
+        w_byte(&recs[1], 58);
+        for (k = 0; k < 29; k++) {
+            w_byte(&recs[1], 0x0a);
+            w_byte(&recs[1], 0x00);
+        }
+        fc_error_clear(&err);
+        CHECK(bt_e_parse(&scratch, recs[1].b, recs[1].n, &err) == FC_ERR_PARSE);
+        CHECK_CONTAINS(err.message, "Could not parse example input, value: '\\n:\\n\\000\\n\\000");
+        CHECK_CONTAINS(err.message, "\\n\\000'... (the first 48 of 60 bytes): map entry ends before "
+                                    "its key and value at byte 4");
     }
 }
 
@@ -766,6 +878,7 @@ int main(void)
     RUN(test_batch_of_one);
     RUN(test_empty_batch);
     RUN(test_errors);
+    RUN(test_tf_texts);
     RUN(test_capacities);
     RUN(test_hash_buckets);
     RUN(test_sparse_feature);

@@ -195,7 +195,8 @@ static void test_empty_list_is_present(void)
     with_entry(&ex, "d", &f);
     CHECK(parse(&ex) == FC_ERR_PARSE);
     CHECK_CONTAINS(err.message,
-                   "Key: d.  Number of int64 values != expected.  Values size: 0 but output shape: []");
+                   "Key: d.  Can't parse serialized Example: Some int64_list slice was not parsed. "
+                   "Number of int64 values != expected.  Values size: 0 but output shape: []");
     with_entry(&ex, "v", &f);
     CHECK(parse(&ex) == FC_OK && msg.v_count == 0 && sem_t_has(&msg, SEM_T_V));
 }
@@ -232,7 +233,8 @@ static void test_counts(void)
     with_entry(&ex, "f3", &f);
     CHECK(parse(&ex) == FC_ERR_PARSE);
     CHECK_CONTAINS(err.message,
-                   "Key: f3.  Number of float values != expected.  Values size: 2 but output shape: [3]");
+                   "Key: f3.  Can't parse serialized Example: Some float_list slice was not parsed. "
+                   "Number of float values != expected.  Values size: 2 but output shape: [3]");
     f.n = 0;
     f_float_unpacked(&f, five, 5); /* too many, unpacked: never written past the array */
     with_entry(&ex, "f3", &f);
@@ -259,7 +261,9 @@ static void test_rows(void)
     with_entry(&ex, "r", &f);
     CHECK(parse(&ex) == FC_ERR_PARSE);
     CHECK_CONTAINS(err.message,
-                   "Key: r.  Number of float values is not a multiple of stride length. Saw 3 values but output shape is: [?,2]");
+                   "Error while parsing feature with key r: number of elements should be divisible by 2, "
+                   "found 3 instead. Number of float values is not a multiple of stride length. Saw 3 "
+                   "values but output shape is: [?,2]");
     f.n = 0;
     f_float_packed(&f, eight, 8); /* 4 rows, bound 3 */
     with_entry(&ex, "r", &f);
@@ -315,7 +319,8 @@ static void test_structural_errors(void)
     w_len(&feats, 0x12, "x", 1);
     w_example(&ex, &feats);
     CHECK(parse(&ex) == FC_ERR_PARSE);
-    CHECK_CONTAINS(err.message, "Could not parse example input: Features holds a field that is not a map entry at byte");
+    CHECK_CONTAINS(err.message, "Could not parse example input, value: '\\n\\'\\n\\n\\n\\001s\\022");
+    CHECK_CONTAINS(err.message, "\\022\\001x': Features holds a field that is not a map entry at byte 38");
     /* a Features length that overruns the record */
     feats.n = ex.n = 0;
     base_features(&feats);

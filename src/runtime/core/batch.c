@@ -316,10 +316,37 @@ static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *e
         err->record = i;
 }
 #else
+/* The field whose key, as fc_msg_mem writes it, follows `prefix` at the
+ * start of text and is followed by `after`: the longest such key (keys may
+ * be prefixes of each other).  Returns its index + 1 (0: none) and in *rest
+ * the text past `after`. */
+static size_t match_key(const fc_field_desc *fields, size_t nfields, const char *text,
+                        const char *prefix, const char *after, const char **rest)
+{
+    char key[FC_ERROR_MSG_SIZE];
+    size_t k, best = 0, best_len = 0, np = strlen(prefix), na = strlen(after);
+    if (strncmp(text, prefix, np) != 0)
+        return 0;
+    for (k = 0; k < nfields; k++) {
+        fc_msg km;
+        fc_msg_init(&km, key, sizeof key);
+        fc_msg_mem(&km, fields[k].key, fields[k].key_len);
+        if (!km.cut && (best == 0 || km.len > best_len) && strncmp(text + np, key, km.len) == 0 &&
+            strncmp(text + np + km.len, after, na) == 0) {
+            best = k + 1;
+            best_len = km.len;
+        }
+    }
+    if (best != 0)
+        *rest = text + np + best_len + na;
+    return best;
+}
+
 static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *err, size_t i)
 {
-    char old[FC_ERROR_MSG_SIZE], key[FC_ERROR_MSG_SIZE];
-    size_t k, best = 0, best_len = 0;
+    char old[FC_ERROR_MSG_SIZE];
+    const char *rest = NULL;
+    size_t best = 0;
     fc_msg m;
     if (err == NULL)
         return;
@@ -327,27 +354,39 @@ static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *e
     old[sizeof old - 1] = '\0';
     err->record = i;
     fc_msg_init(&m, err->message, sizeof err->message);
-    if (fields != NULL && strncmp(old, "Key: ", 5) == 0) {
-        /* The key as fc_msg_mem wrote it: the longest one followed by ".  ". */
-        for (k = 0; k < nfields; k++) {
-            fc_msg km;
-            fc_msg_init(&km, key, sizeof key);
-            fc_msg_mem(&km, fields[k].key, fields[k].key_len);
-            if (!km.cut && km.len > best_len && strncmp(old + 5, key, km.len) == 0 &&
-                strncmp(old + 5 + km.len, ".  ", 3) == 0) {
-                best = k + 1;
-                best_len = km.len;
-            }
+    if (fields != NULL) {
+        best = match_key(fields, nfields, old, "Key: ", ".  ", &rest);
+        if (best != 0 && strncmp(rest, FC_TF_CANT_PARSE ": Some ", strlen(FC_TF_CANT_PARSE) + 7) == 0) {
+            /* a count: the batched text is the detail that follows */
+            const char *p = strstr(rest, FC_TF_SLICE_NOT_PARSED);
+            if (p != NULL)
+                rest = p + strlen(FC_TF_SLICE_NOT_PARSED);
         }
-        if (best != 0) {
-            fc_msg_str(&m, "Name: <unknown>, Key: ");
-            fc_msg_mem(&m, fields[best - 1].key, fields[best - 1].key_len);
-            fc_msg_str(&m, ", Index: ");
-            fc_msg_u64(&m, i);
-            fc_msg_str(&m, ".  ");
-            fc_msg_str(&m, old + 5 + best_len + 3);
-            return;
+        if (best == 0) {
+            /* a stride: TF's single text names the key its own way */
+            const char *mid;
+            best = match_key(fields, nfields, old, FC_TF_STRIDE_KEY, FC_TF_STRIDE_MID, &rest);
+            mid = best != 0 ? strstr(rest, FC_TF_STRIDE_END) : NULL;
+            if (mid != NULL)
+                rest = mid + strlen(FC_TF_STRIDE_END);
+            else
+                best = 0;
         }
+    }
+    if (best != 0) {
+        fc_msg_str(&m, "Name: <unknown>, Key: ");
+        fc_msg_mem(&m, fields[best - 1].key, fields[best - 1].key_len);
+        fc_msg_str(&m, ", Index: ");
+        fc_msg_u64(&m, i);
+        fc_msg_str(&m, ".  ");
+        if (strncmp(rest, FC_TF_CANT_PARSE ": ", strlen(FC_TF_CANT_PARSE) + 2) == 0) {
+            /* the batched path's "Can't parse serialized Example.", then the
+             * single path's detail */
+            fc_msg_str(&m, FC_TF_CANT_PARSE ". ");
+            rest += strlen(FC_TF_CANT_PARSE) + 2;
+        }
+        fc_msg_str(&m, rest);
+        return;
     }
     if (fields != NULL && strncmp(old, "Feature: ", 9) == 0) {
         fc_msg_str(&m, "Name: <unknown>, ");

@@ -94,6 +94,28 @@ void fc_msg_mem(fc_msg *m, const void *s, size_t n)
     }
 }
 
+void fc_msg_cescape(fc_msg *m, const void *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char c = p[i];
+        char e = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c == '"' ? '"'
+               : c == '\'' ? '\'' : c == '\\' ? '\\' : 0;
+        if (e != 0) {
+            msg_putc(m, '\\');
+            msg_putc(m, e);
+        } else if (c >= 0x20 && c < 0x7f) {
+            msg_putc(m, (char)c);
+        } else {
+            msg_putc(m, '\\');
+            msg_putc(m, (char)('0' + (c >> 6)));
+            msg_putc(m, (char)('0' + ((c >> 3) & 7)));
+            msg_putc(m, (char)('0' + (c & 7)));
+        }
+    }
+}
+
 /* v % 10 into *digit, v / 10 returned, by shift and subtract: 32-bit
  * targets then need no 64-bit division from libgcc (__udivmoddi4 is 0.7 KB
  * on Cortex-M4, more than the rest of this file).  Only numbers of 2^32 or

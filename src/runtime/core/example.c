@@ -90,11 +90,25 @@ const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0
 
 /* ------------------------------------------------------------ the scan */
 
-static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *at, const char *what)
+/* TensorFlow's text, "Could not parse example input, value: '<the record,
+ * escaped>'", with the record cut to its first FC_TF_VALUE_PREFIX bytes,
+ * then what is wrong and where. */
+static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *end, const uint8_t *at,
+                     const char *what)
 {
-    size_t off = (size_t)(at - base);
+    size_t off = (size_t)(at - base), len = (size_t)(end - base);
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, off);
-    fc_msg_str(&m, "Could not parse example input: ");
+    fc_msg_str(&m, FC_TF_BAD_EXAMPLE "'");
+    fc_msg_cescape(&m, base, len < FC_TF_VALUE_PREFIX ? len : FC_TF_VALUE_PREFIX);
+    fc_msg_str(&m, "'");
+    if (len > FC_TF_VALUE_PREFIX) {
+        fc_msg_str(&m, "... (the first ");
+        fc_msg_u64(&m, FC_TF_VALUE_PREFIX);
+        fc_msg_str(&m, " of ");
+        fc_msg_u64(&m, len);
+        fc_msg_str(&m, " bytes)");
+    }
+    fc_msg_str(&m, ": ");
     fc_msg_str(&m, what);
     fc_msg_at(&m, off);
     return FC_ERR_PARSE;
@@ -111,7 +125,7 @@ const uint8_t *fc_wire_delimited(const uint8_t *p, const uint8_t *end, const uin
     return p + *n;
 }
 
-static int scan_entry(const uint8_t *base, const uint8_t *p, const uint8_t *eend,
+static int scan_entry(const uint8_t *base, const uint8_t *rend, const uint8_t *p, const uint8_t *eend,
                       fc_ex_lookup_fn lookup, const void *ctx, fc_feature_ref *refs, size_t nrefs,
                       fc_ex_scan_info *info, fc_error *err)
 {
@@ -124,15 +138,15 @@ static int scan_entry(const uint8_t *base, const uint8_t *p, const uint8_t *eend
         uint32_t tag, len;
         const uint8_t *body, *at = p;
         if (p >= eend)
-            return scan_fail(err, base, at, "map entry ends before its key and value");
+            return scan_fail(err, base, rend, at, "map entry ends before its key and value");
         p = fc_wire_len(p, eend, &tag);
         if (p == NULL)
-            return scan_fail(err, base, at, "malformed tag in map entry");
+            return scan_fail(err, base, rend, at, "malformed tag in map entry");
         if (tag != TAG_LEN1 && tag != TAG_LEN2)
-            return scan_fail(err, base, at, "map entry field is neither key (1) nor value (2)");
+            return scan_fail(err, base, rend, at, "map entry field is neither key (1) nor value (2)");
         p = fc_wire_delimited(p, eend, &body, &len);
         if (p == NULL)
-            return scan_fail(err, base, at,
+            return scan_fail(err, base, rend, at,
                              tag == TAG_LEN1 ? "map entry key overruns its entry"
                                              : "map entry value overruns its entry");
         if (tag == TAG_LEN1) {
@@ -144,7 +158,7 @@ static int scan_entry(const uint8_t *base, const uint8_t *p, const uint8_t *eend
         }
     }
     if (p != eend)
-        return scan_fail(err, base, p, "map entry has more than a key and a value");
+        return scan_fail(err, base, rend, p, "map entry has more than a key and a value");
     info->entries++;
     i = lookup(ctx, key != NULL ? key : (const uint8_t *)"", key_len);
     if (i < 0 || (size_t)i >= nrefs || val_len == 0)
@@ -179,9 +193,9 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
     memset(info, 0, sizeof *info);
     info->bad_kind_field = -1;
     if (len > 0 && data == NULL)
-        return scan_fail(err, base, base, "no data");
+        return scan_fail(err, base, end, base, "no data");
     if (len > (size_t)INT32_MAX) /* protobuf's limit: a message is < 2 GiB */
-        return scan_fail(err, base, base, "record of 2 GiB or more");
+        return scan_fail(err, base, end, base, "record of 2 GiB or more");
     while (p < end) {
         const uint8_t *at = p;
         if (*p == TAG_LEN1) { /* Example.features: merged, as protobuf merges */
@@ -189,7 +203,7 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
             uint32_t flen;
             p = fc_wire_delimited(p + 1, end, &fbody, &flen);
             if (p == NULL)
-                return scan_fail(err, base, at,
+                return scan_fail(err, base, end, at,
                                  fc_wire_len(at + 1, end, &flen) == NULL
                                      ? "Features length is not a valid varint (" FC_BAD_LEN ")"
                                      : "Features length overruns the record");
@@ -199,14 +213,14 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
                 uint32_t elen;
                 int rc;
                 if (*fbody != TAG_LEN1)
-                    return scan_fail(err, base, eat, "Features holds a field that is not a map entry");
+                    return scan_fail(err, base, end, eat, "Features holds a field that is not a map entry");
                 fbody = fc_wire_delimited(fbody + 1, fend, &ebody, &elen);
                 if (fbody == NULL)
-                    return scan_fail(err, base, eat,
+                    return scan_fail(err, base, end, eat,
                                      fc_wire_len(eat + 1, fend, &elen) == NULL
                                          ? "map entry length is not a valid varint (" FC_BAD_LEN ")"
                                          : "map entry length overruns its Features");
-                rc = scan_entry(base, ebody, ebody + elen, lookup, ctx, refs, nrefs, info, err);
+                rc = scan_entry(base, end, ebody, ebody + elen, lookup, ctx, refs, nrefs, info, err);
                 if (rc != FC_OK)
                     return rc;
             }
@@ -214,12 +228,12 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
             uint32_t tag;
             const uint8_t *next = fc_wire_len(p, end, &tag);
             if (next == NULL || (tag >> 3) == 0)
-                return scan_fail(err, base, at, "malformed or zero tag at top level");
+                return scan_fail(err, base, end, at, "malformed or zero tag at top level");
             if ((tag & 7u) == 3 || (tag & 7u) == 4 || (tag & 7u) > 5)
-                return scan_fail(err, base, at, "unsupported wire type (group) at top level");
+                return scan_fail(err, base, end, at, "unsupported wire type (group) at top level");
             p = fc_wire_skip_body(next, end, tag);
             if (p == NULL)
-                return scan_fail(err, base, at, "unknown top-level field overruns the record");
+                return scan_fail(err, base, end, at, "unknown top-level field overruns the record");
         }
     }
     return FC_OK;
@@ -568,10 +582,23 @@ static void msg_key(fc_msg *m, const fc_field_desc *f)
     fc_msg_str(m, ".  ");
 }
 
+/* The single path's texts (FastParseSingleExample): "Key: K.  " and TF's
+ * text, then featc's detail, which for counts and strides is the batched
+ * path's text (batch_error keeps only that in a batch). */
 static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error *err)
 {
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, d->offset);
-    msg_key(&m, f);
+    if (d->problem == FC_EXP_STRIDE) {
+        fc_msg_str(&m, FC_TF_STRIDE_KEY);
+        fc_msg_mem(&m, f->key, f->key_len);
+        fc_msg_str(&m, FC_TF_STRIDE_MID);
+        fc_msg_u64(&m, f->elems);
+        fc_msg_str(&m, ", found ");
+        fc_msg_u64(&m, d->count);
+        fc_msg_str(&m, FC_TF_STRIDE_END);
+    } else {
+        msg_key(&m, f);
+    }
     switch (d->problem) {
     case FC_EXP_TYPE:
         fc_msg_str(&m, "Data types don't match. ");
@@ -588,12 +615,22 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         }
         break;
     case FC_EXP_MALFORMED:
-        fc_msg_str(&m, "Can't parse serialized Example: Parsing ");
+        fc_msg_str(&m, FC_TF_CANT_PARSE ": Parsing ");
         fc_msg_str(&m, fc_wire_list_name(f->type));
-        fc_msg_str(&m, "_list failed: ");
+        fc_msg_str(&m, "_list failed. ");
         fc_msg_str(&m, d->what != NULL ? d->what : "malformed list");
         break;
     case FC_EXP_COUNT:
+        /* TF's single path: a bytes_list with too many values fails as it
+         * is read, any other count when the slice is checked */
+        fc_msg_str(&m, FC_TF_CANT_PARSE ": ");
+        if (f->type == FC_TYPE_BYTES && d->count > f->elems) {
+            fc_msg_str(&m, "Parsing bytes_list failed. ");
+        } else {
+            fc_msg_str(&m, "Some ");
+            fc_msg_str(&m, fc_wire_list_name(f->type));
+            fc_msg_str(&m, FC_TF_SLICE_NOT_PARSED);
+        }
         fc_msg_str(&m, "Number of ");
         fc_msg_str(&m, fc_wire_list_name(f->type));
         fc_msg_str(&m, " values != expected.  Values size: ");

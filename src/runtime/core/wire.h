@@ -28,6 +28,18 @@ static inline size_t fc_load_size(const void *p)
 const uint8_t *fc_wire_len(const uint8_t *p, const uint8_t *end, uint32_t *v);
 /* What fc_wire_len refuses, for messages. */
 #define FC_BAD_LEN "cut short, longer than 10 bytes, or above 2^32 - 1"
+
+/* TensorFlow's texts that its single and batched Example paths word
+ * differently (tf-semantics.md 3.1, 3.2).  The single-record parser says
+ * the single path's text, then the batched one's words as its detail; the
+ * batch (batch.c, batch_error) turns the first into the second. */
+#define FC_TF_BAD_EXAMPLE "Could not parse example input, value: "
+#define FC_TF_VALUE_PREFIX 48u /* record bytes quoted in FC_TF_BAD_EXAMPLE */
+#define FC_TF_CANT_PARSE "Can't parse serialized Example"
+#define FC_TF_SLICE_NOT_PARSED "_list slice was not parsed. "
+#define FC_TF_STRIDE_KEY "Error while parsing feature with key "
+#define FC_TF_STRIDE_MID ": number of elements should be divisible by "
+#define FC_TF_STRIDE_END " instead. "
 /* A length-delimited value at p (its length varint first): *body and *n, and
  * the end of the value; NULL if it overruns end. */
 const uint8_t *fc_wire_delimited(const uint8_t *p, const uint8_t *end, const uint8_t **body,
