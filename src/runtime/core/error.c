@@ -76,15 +76,28 @@ void fc_msg_str(fc_msg *m, const char *s)
         msg_putc(m, *s++);
 }
 
-void fc_msg_mem(fc_msg *m, const void *s, size_t n)
+/* Bytes, printable ASCII as it is and the rest escaped: as \xNN, or
+ * (cescape) as protobuf's CEscape writes them (\n \r \t \" \' \\ and
+ * three octal digits).  One loop for both keeps the parse path small. */
+static void msg_bytes(fc_msg *m, const unsigned char *p, size_t n, int cescape)
 {
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *p = (const unsigned char *)s;
+    static const char hex[] = "0123456789abcdef", named[] = "\n\r\t\"'\\", name[] = "nrt\"'\\";
     size_t i;
     for (i = 0; i < n; i++) {
         unsigned char c = p[i];
-        if (c >= 0x20 && c < 0x7f && c != '\\') {
+        size_t e = 0;
+        while (cescape && e < sizeof named - 1 && (unsigned char)named[e] != c)
+            e++;
+        if (cescape && e < sizeof named - 1) {
+            msg_putc(m, '\\');
+            msg_putc(m, name[e]);
+        } else if (c >= 0x20 && c < 0x7f && c != '\\') {
             msg_putc(m, (char)c);
+        } else if (cescape) {
+            msg_putc(m, '\\');
+            msg_putc(m, (char)('0' + (c >> 6)));
+            msg_putc(m, (char)('0' + ((c >> 3) & 7)));
+            msg_putc(m, (char)('0' + (c & 7)));
         } else {
             msg_putc(m, '\\');
             msg_putc(m, 'x');
@@ -94,26 +107,14 @@ void fc_msg_mem(fc_msg *m, const void *s, size_t n)
     }
 }
 
+void fc_msg_mem(fc_msg *m, const void *s, size_t n)
+{
+    msg_bytes(m, (const unsigned char *)s, n, 0);
+}
+
 void fc_msg_cescape(fc_msg *m, const void *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        unsigned char c = p[i];
-        char e = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c == '"' ? '"'
-               : c == '\'' ? '\'' : c == '\\' ? '\\' : 0;
-        if (e != 0) {
-            msg_putc(m, '\\');
-            msg_putc(m, e);
-        } else if (c >= 0x20 && c < 0x7f) {
-            msg_putc(m, (char)c);
-        } else {
-            msg_putc(m, '\\');
-            msg_putc(m, (char)('0' + (c >> 6)));
-            msg_putc(m, (char)('0' + ((c >> 3) & 7)));
-            msg_putc(m, (char)('0' + (c & 7)));
-        }
-    }
+    msg_bytes(m, (const unsigned char *)s, n, 1);
 }
 
 /* v % 10 into *digit, v / 10 returned, by shift and subtract: 32-bit

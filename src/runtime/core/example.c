@@ -91,8 +91,8 @@ const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0
 /* ------------------------------------------------------------ the scan */
 
 /* TensorFlow's text, "Could not parse example input, value: '<the record,
- * escaped>'", with the record cut to its first FC_TF_VALUE_PREFIX bytes,
- * then what is wrong and where. */
+ * escaped>'", with the record cut to its first FC_TF_VALUE_PREFIX bytes
+ * ("'..." when cut), then what is wrong and where. */
 static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *end, const uint8_t *at,
                      const char *what)
 {
@@ -101,14 +101,7 @@ static int scan_fail(fc_error *err, const uint8_t *base, const uint8_t *end, con
     fc_msg_str(&m, FC_TF_BAD_EXAMPLE "'");
     fc_msg_cescape(&m, base, len < FC_TF_VALUE_PREFIX ? len : FC_TF_VALUE_PREFIX);
     fc_msg_str(&m, "'");
-    if (len > FC_TF_VALUE_PREFIX) {
-        fc_msg_str(&m, "... (the first ");
-        fc_msg_u64(&m, FC_TF_VALUE_PREFIX);
-        fc_msg_str(&m, " of ");
-        fc_msg_u64(&m, len);
-        fc_msg_str(&m, " bytes)");
-    }
-    fc_msg_str(&m, ": ");
+    fc_msg_str(&m, len > FC_TF_VALUE_PREFIX ? "...: " : ": ");
     fc_msg_str(&m, what);
     fc_msg_at(&m, off);
     return FC_ERR_PARSE;
@@ -615,29 +608,27 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
         }
         break;
     case FC_EXP_MALFORMED:
-        fc_msg_str(&m, FC_TF_CANT_PARSE ": Parsing ");
-        fc_msg_str(&m, fc_wire_list_name(f->type));
-        fc_msg_str(&m, "_list failed. ");
-        fc_msg_str(&m, d->what != NULL ? d->what : "malformed list");
-        break;
-    case FC_EXP_COUNT:
-        /* TF's single path: a bytes_list with too many values fails as it
-         * is read, any other count when the slice is checked */
-        fc_msg_str(&m, FC_TF_CANT_PARSE ": ");
-        if (f->type == FC_TYPE_BYTES && d->count > f->elems) {
-            fc_msg_str(&m, "Parsing bytes_list failed. ");
-        } else {
-            fc_msg_str(&m, "Some ");
-            fc_msg_str(&m, fc_wire_list_name(f->type));
-            fc_msg_str(&m, FC_TF_SLICE_NOT_PARSED);
+    case FC_EXP_COUNT: {
+        /* TF's single path: a malformed list, or a bytes_list with too many
+         * values, fails as it is read; any other count when the slice is
+         * checked */
+        const char *list = fc_wire_list_name(f->type);
+        int read = d->problem == FC_EXP_MALFORMED || (f->type == FC_TYPE_BYTES && d->count > f->elems);
+        fc_msg_str(&m, read ? FC_TF_CANT_PARSE ": Parsing " : FC_TF_CANT_PARSE ": Some ");
+        fc_msg_str(&m, list);
+        fc_msg_str(&m, read ? "_list failed. " : FC_TF_SLICE_NOT_PARSED);
+        if (d->problem == FC_EXP_MALFORMED) {
+            fc_msg_str(&m, d->what != NULL ? d->what : "malformed list");
+            break;
         }
         fc_msg_str(&m, "Number of ");
-        fc_msg_str(&m, fc_wire_list_name(f->type));
+        fc_msg_str(&m, list);
         fc_msg_str(&m, " values != expected.  Values size: ");
         fc_msg_u64(&m, d->count);
         fc_msg_str(&m, " but output shape: ");
         fc_msg_shape(&m, f->rank, f->dims, f->kind == FC_KIND_ROWS);
         break;
+    }
     case FC_EXP_STRIDE:
         fc_msg_str(&m, "Number of ");
         fc_msg_str(&m, fc_wire_list_name(f->type));
