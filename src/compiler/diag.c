@@ -138,8 +138,18 @@ static void quote(const diag *d, spec_loc loc, sbuf *t)
 
 /* Formats one diagnostic and hands it to the callback.  loc NULL: no place;
  * the text is then "PATH: MESSAGE", or the message alone when !named. */
+static void deliver_q(diag *d, featc_severity sev, const spec_loc *loc, int named, int quoted,
+                      const char *fmt, va_list ap);
+
 static void deliver(diag *d, featc_severity sev, const spec_loc *loc, int named,
                     const char *fmt, va_list ap)
+{
+    deliver_q(d, sev, loc, named, 1, fmt, ap);
+}
+
+/* deliver, and quote the source line under a located message if quoted. */
+static void deliver_q(diag *d, featc_severity sev, const spec_loc *loc, int named, int quoted,
+                      const char *fmt, va_list ap)
 {
     static const char *const kind[] = {"error", "note", ""};
     sbuf msg = {NULL, 0, 0, 0}, text = {NULL, 0, 0, 0};
@@ -150,7 +160,8 @@ static void deliver(diag *d, featc_severity sev, const spec_loc *loc, int named,
     if (loc != NULL) {
         fcc_sb_printf(&text, "%s:%d:%d: %s: %s\n", d->path, loc->first_line, loc->first_column,
                       kind[sev], msg.s != NULL ? msg.s : "");
-        quote(d, *loc, &text);
+        if (quoted)
+            quote(d, *loc, &text);
     } else {
         fcc_sb_printf(&text, "%s%s%s\n", named ? d->path : "", named ? ": " : "",
                       msg.s != NULL ? msg.s : "");
@@ -199,6 +210,16 @@ void fcc_diag_error(diag *d, spec_loc loc, const char *fmt, ...)
     }
 }
 
+/* A note at loc without the source line and caret (the error's, just
+ * above, show them). */
+static void note_unquoted(diag *d, spec_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    deliver_q(d, FEATC_NOTE, &loc, 1, 0, fmt, ap);
+    va_end(ap);
+}
+
 void fcc_diag_note(diag *d, spec_loc loc, const char *fmt, ...)
 {
     va_list ap;
@@ -207,6 +228,20 @@ void fcc_diag_note(diag *d, spec_loc loc, const char *fmt, ...)
     va_start(ap, fmt);
     deliver(d, FEATC_NOTE, &loc, 1, fmt, ap);
     va_end(ap);
+}
+
+void fcc_diag_tf(diag *d, spec_loc loc, const char *fmt, ...)
+{
+    sbuf tf = {NULL, 0, 0, 0};
+    va_list ap;
+    if (d->stopped == 2)
+        return;
+    va_start(ap, fmt);
+    fcc_sb_vprintf(&tf, fmt, ap);
+    va_end(ap);
+    if (!tf.failed)
+        note_unquoted(d, loc, "TensorFlow rejects this with: \"%s\"", tf.s != NULL ? tf.s : "");
+    free(tf.s);
 }
 
 void fcc_diag_fail(diag *d, const char *fmt, ...)

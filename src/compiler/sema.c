@@ -274,6 +274,33 @@ static int default_scalar(pool *p, diag *d, schema_feature *f, const ast_value *
     }
 }
 
+/* TensorFlow reshapes a FixedLenFeature's default to its shape when the
+ * configuration is built, so a default of the wrong size fails there. */
+static void tf_reshape(diag *d, spec_loc loc, size_t have, const char *shape, size_t need)
+{
+    fcc_diag_tf(d, loc, "Cannot reshape a tensor with %zu elements to shape %s (%zu elements)", have,
+                shape, need);
+}
+
+/* A '?' past the first dimension: TensorFlow names the shape as Python
+ * prints a tuple, None for each unknown dimension. */
+static void tf_unknown_dims(diag *d, spec_loc loc, const schema_feature *f, const ast_feature *a)
+{
+    char tuple[256];
+    size_t n = 0, k = 0;
+    const ast_dim *dm;
+    tuple[0] = '\0';
+    for (dm = a->dims; dm != NULL && n < sizeof tuple - 32; dm = dm->next, k++) {
+        int w = snprintf(tuple + n, sizeof tuple - n, "%s%s", k > 0 ? ", " : "",
+                         dm->unknown ? "None" : dm->text);
+        if (w < 0)
+            return;
+        n += (size_t)w < sizeof tuple - n ? (size_t)w : sizeof tuple - n - 1;
+    }
+    fcc_diag_tf(d, loc, "All dimensions of shape for feature %.*s need to be known but received (%s%s).",
+                (int)f->key_len, f->key, tuple, k == 1 ? "," : "");
+}
+
 static void shape_text(const schema_feature *f, char *buf, size_t cap)
 {
     size_t k = 0;
@@ -361,6 +388,8 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
                            "the default of sequence feature '%s' is its padding value: one %s "
                            "value, not a list",
                            f->cname, fcc_type_word(f->type));
+            if (v->kind == AV_LIST)
+                tf_reshape(d, v->loc, v->nitems, "[]", 1);
             return 0;
         }
         return default_scalar(p, d, f, v, 0);
@@ -387,6 +416,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
             shape_text(f, sh, sizeof sh);
             fcc_diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
                            f->cname, v->nitems, sh, n);
+            tf_reshape(d, v->loc, v->nitems, sh, n);
             return 0;
         }
         for (i = 0, it = v->items; it != NULL; it = it->next, i++)
@@ -398,6 +428,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
         if (v->nitems != 1) {
             fcc_diag_error(d, v->loc, "default of scalar feature '%s' has %zu values, not 1",
                            f->cname, v->nitems);
+            tf_reshape(d, v->loc, v->nitems, "[]", 1);
             return 0;
         }
         return default_scalar(p, d, f, v->items, 0);
@@ -409,6 +440,7 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
             shape_text(f, sh, sizeof sh);
             fcc_diag_error(d, v->loc, "default of '%s' has %zu values but shape %s holds %zu",
                            f->cname, v->nitems, sh, n);
+            tf_reshape(d, v->loc, v->nitems, sh, n);
             return 0;
         }
         return default_nested(p, d, f, v, 0, &pos);
@@ -506,6 +538,7 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
                 fcc_diag_error(d, dm->loc,
                                "only the first dimension can be '?' (a sequence of rows of a "
                                "fixed shape)");
+                tf_unknown_dims(d, dm->loc, f, a);
                 return 0;
             }
             rows = 1;
@@ -958,6 +991,8 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
                            "defaults to be None): a missing list is an error, or empty with "
                            "'allow_missing'",
                            f->cname);
+            fcc_diag_tf(d, a->def->loc, "Value feature_list.dense_defaults[%.*s] must be None",
+                        (int)f->key_len, f->key);
             return 0;
         }
         f->max_frames = m->max_frames;
@@ -1753,6 +1788,11 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
     nl = count_features(list_features);
     if (n + nl == 0) {
         fcc_diag_error(d, am->name_loc, "%s '%s' declares no features", word, am->name);
+        /* parse_example says the first; parse_single_example and the
+         * sequence_example functions the second */
+        if (!m->sequence)
+            fcc_diag_tf(d, am->name_loc, "Missing: features was {}.");
+        fcc_diag_tf(d, am->name_loc, "Missing features.");
         return 0;
     }
     if (n + nl > FEATC_MAX_FEATURES) {

@@ -79,6 +79,13 @@ void fcc_diag_note(diag *d, spec_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* After an error: "note: TensorFlow rejects this with: "<TF's text>"" at
+ * loc, where TF refuses the same feature description when it is built. */
+void fcc_diag_tf(diag *d, spec_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* An error with no place in the source: "PATH: MESSAGE" (the message says
  * "error:" itself where it should). */
 void fcc_diag_fail(diag *d, const char *fmt, ...)
