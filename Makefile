@@ -63,7 +63,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 CLI_SRC = src/cli/main.c src/cli/cli.c src/cli/compile.c
 TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c
 # The compiler library: front end, checks, emitter.
-FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c)
+FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c export.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.
 TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))

@@ -5,12 +5,12 @@
 # expectations for review is update-NAME.
 
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
-              test-cli test-diag test-codegen test-corpus test-infer test-differential \
+              test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
               test-fuzz-seeds test-install test-readme demo
 # Suites that build in folders of their own: make test runs them in a second
 # lane, beside the others (tests/run.sh).
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
-CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-codegen test-readme
+CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-export test-codegen test-readme
 
 .PHONY: test check footprint $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
         update-tables fuzz
@@ -195,6 +195,10 @@ test-readme: all
 
 test-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc
+
+# featc export --tf against the generated descriptors, every spec
+test-export: all
+	@PYTHON=$(PYTHON) CC="$(CC)" sh tests/export/run.sh $(BUILD)/featc $(BUILD)
 
 update-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc update

@@ -89,6 +89,14 @@ typedef struct featc_output {
 int featc_compile(const char *src, size_t len, const featc_options *options,
                   featc_output *out);
 
+/* featc export --tf: checks the spec as featc_compile does and, when it is
+ * clean, returns in *text (malloc'd, NUL-terminated; free it) the Python
+ * of TensorFlow's feature descriptions for its messages (NAME_FEATURES,
+ * NAME_CONTEXT_FEATURES and NAME_SEQUENCE_FEATURES, NAME_FEATURE_COLUMNS
+ * for hash buckets).  Returns 0, or the number of errors (*text NULL). */
+int featc_export_tf(const char *src, size_t len, const featc_options *options, char **text,
+                    size_t *text_len);
+
 /* Releases what featc_compile put in out; out may be NULL or empty. */
 void featc_output_free(featc_output *out);
 

@@ -49,6 +49,7 @@ int cli_operands(const cli_command *c, int argc, char **argv, char ***files, int
 /* The compiler's commands (compile.c). */
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* "featc VERSION (CRC-32C: IMPL)" on standard output. */
 int cli_print_version(void);

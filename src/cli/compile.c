@@ -1,4 +1,5 @@
-/* featc compile / featc check: spec files to C, or just their diagnostics. */
+/* featc compile / featc check / featc export: spec files to C, to
+ * TensorFlow's Python, or just their diagnostics. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,5 +314,76 @@ int cmd_check(int argc, char **argv)
         if (r > rc)
             rc = r;
     }
+    return rc;
+}
+
+static const char *const export_usage =
+    "usage: featc export [options] --tf [SPEC]\n"
+    "\n"
+    "Prints the Python that TensorFlow code uses for the spec's schema: for each\n"
+    "example NAME a dict NAME_FEATURES of tf.io feature descriptions\n"
+    "(FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, SparseFeature,\n"
+    "RaggedFeature with its partitions) for tf.io.parse_example, for each\n"
+    "sequence_example NAME_CONTEXT_FEATURES and NAME_SEQUENCE_FEATURES for\n"
+    "tf.io.parse_sequence_example, and NAME_FEATURE_COLUMNS with the feature\n"
+    "columns of hash buckets.  The output is deterministic, so that a build can\n"
+    "generate the C parser and the training input function from one spec.\n"
+    "\n"
+    "options:\n"
+    "  --tf                    TensorFlow's Python (the only form so far)\n"
+    "  -o, --output FILE       write to FILE (through a temporary file renamed\n"
+    "                          over it) instead of standard output\n"
+    "  -h, --help              this text\n"
+    "  --version               featc's version\n"
+    "\n"
+    "exit status: 0 written; 1 errors in the spec; 2 a file could not be read or\n"
+    "written; 64 usage error.\n";
+
+enum { OPT_TF = CLI_OPT_FIRST + 16 };
+static const struct option export_long[] = {
+    {"tf", no_argument, NULL, OPT_TF},
+    {"output", required_argument, NULL, 'o'},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0}};
+static const cli_command export_cmd = {"export", export_usage, "o:h", export_long};
+
+int cmd_export(int argc, char **argv)
+{
+    char **specs, *src, *text = NULL;
+    const char *output = NULL;
+    int opt, rc, n, tf = 0;
+    size_t len = 0, text_len = 0;
+    featc_options o = FEATC_OPTIONS_INIT;
+    while ((opt = cli_next_option(&export_cmd, argc, argv, &rc)) != 0) {
+        if (opt == OPT_TF)
+            tf = 1;
+        else if (opt == 'o')
+            output = optarg;
+    }
+    if (rc >= 0)
+        return rc;
+    if (!tf)
+        return cli_usage_error(&export_cmd, "say which form: --tf");
+    if ((rc = cli_operands(&export_cmd, argc, argv, &specs, &n)) != 0)
+        return rc;
+    if (n != 1)
+        return cli_usage_error(&export_cmd, "one spec per export (got %d)", n);
+    src = read_file(specs[0], &len);
+    if (src == NULL)
+        return EXIT_DATA_ERR;
+    o.spec_name = strcmp(specs[0], "-") == 0 ? "<stdin>" : specs[0];
+    o.diag = cli_print_diagnostic;
+    rc = featc_export_tf(src, len, &o, &text, &text_len);
+    free(src);
+    if (rc != 0)
+        return EXIT_RECORD_ERR;
+    if (output != NULL) {
+        rc = cli_write_file(output, text, text_len);
+    } else {
+        fwrite(text, 1, text_len, stdout);
+        rc = fflush(stdout) != 0 || ferror(stdout) ? cli_fail(EXIT_DATA_ERR, "error writing standard output")
+                                                   : EXIT_OK;
+    }
+    free(text);
     return rc;
 }

@@ -16,6 +16,7 @@ static const char *const usage =
     "spec compiler:\n"
     "  compile SPEC     generate C (NAME.h, NAME.c; --driver adds a JSON main)\n"
     "  check SPEC...    report problems in specs without generating code\n"
+    "  export --tf SPEC print the spec as TensorFlow's feature descriptions\n"
     "  infer FILE...    print a spec that describes TFRecord files\n"
     "\n"
     "record tools:\n"
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
         return cmd_compile(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0)
+        return cmd_export(argc - 1, argv + 1);
     if (strcmp(cmd, "infer") == 0)
         return cmd_infer(argc - 1, argv + 1);
     if (strcmp(cmd, "cat") == 0)

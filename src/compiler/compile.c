@@ -123,3 +123,31 @@ done:
     free(mem);
     return d.errors;
 }
+
+int featc_export_tf(const char *src, size_t len, const featc_options *options, char **text,
+                    size_t *text_len)
+{
+    const char *path = options->spec_name != NULL ? options->spec_name : "<spec>";
+    pool mem;
+    diag d;
+    schema *s;
+    char pkg[128];
+    sbuf b = {NULL, 0, 0, 0};
+    int errors;
+    *text = NULL;
+    *text_len = 0;
+    fcc_diag_init(&d, options->diag, options->diag_ctx, path, src, len);
+    fcc_pool_init(&mem);
+    s = front_end(&mem, &d, stem(path, pkg, sizeof pkg));
+    if (s != NULL && !fcc_emit_tf(s, path, &b))
+        fcc_diag_fail(&d, "out of memory while writing the export");
+    errors = s == NULL ? (d.errors > 0 ? d.errors : 1) : d.errors;
+    fcc_pool_free(&mem);
+    if (errors != 0 || b.failed) {
+        free(b.s);
+        return errors != 0 ? errors : 1;
+    }
+    *text = b.s;
+    *text_len = b.n;
+    return 0;
+}

@@ -355,6 +355,10 @@ typedef struct emit_output {
 
 int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out);
 
+/* featc export --tf: the spec's feature descriptions as TensorFlow's Python
+ * (export.c), appended to b.  Returns 0 when memory ran out. */
+int fcc_emit_tf(const schema *s, const char *spec_name, sbuf *b);
+
 /* The embedded templates: fcc_template_message_h for templates/message.h,
  * and so on (build/gen/templates.h, made by src/gen/embed.c). */
 #include "templates.h"

@@ -253,7 +253,7 @@ expect_rc 64 "an option of another command" "$featc" count --json "$pw"
 expect_rc 64 "a bad value" "$featc" cat --type=movie "$pw"
 has "$tmp/err" "featc cat: unknown type 'movie' (auto, example, sequence)" "bad value"
 [ "$(wc -l < "$tmp/err")" -eq 2 ] && ok || bad "a bad value: $(wc -l < "$tmp/err") lines on stderr, want 2"
-for c in compile check infer cat count verify; do
+for c in compile check export infer cat count verify; do
     expect_rc 0 "$c --version" "$featc" $c --version
     has "$tmp/out" "featc 0." "$c --version"
     expect_rc 0 "$c -h" "$featc" $c -h
@@ -261,7 +261,7 @@ for c in compile check infer cat count verify; do
 done
 # the man page documents every command and every long option of every --help
 man=$here/../../docs/featc.1
-for c in compile check infer cat count verify; do
+for c in compile check export infer cat count verify; do
     grep -q "^\.SS $c\$" "$man" && ok || bad "featc.1 has no section for $c"
     "$featc" $c --help | grep -o -- '--[a-z][a-z-]*' | sort -u | while read -r o; do
         m=$(printf '%s' "$o" | sed 's/-/\\-/g')
@@ -272,7 +272,8 @@ done
 # a full standard output is an error (exit 2), whatever the command prints
 if [ -w /dev/full ]; then
     for c in "help" "version" "count --help" "cat --version" "count $pw" "cat --json $pw" \
-             "cat $pw" "verify $pw" "infer $pw" "compile -M $tmp/movie.feat"; do
+             "cat $pw" "verify $pw" "infer $pw" "compile -M $tmp/movie.feat" \
+             "export --tf $tmp/movie.feat"; do
         "$featc" $c >/dev/full 2>"$tmp/err"; _rc=$?
         [ "$_rc" -eq 2 ] && grep -q "error writing standard output" "$tmp/err" && ok ||
             bad "featc $c > /dev/full: exit $_rc: $(head -c 200 "$tmp/err")"
@@ -302,6 +303,18 @@ cmp -s "$tmp/pen.feat" "$tmp/pen-stdout.feat" && ok || bad "infer -o differs fro
     bad "infer -o onto a full disk: exit $_rc: $(cat "$tmp/err")"
 [ ! -e "$tmp/pen-full.feat" ] && ok || bad "infer -o onto a full disk left a partial spec"
 ls "$tmp" | grep -q '^pen-full.feat\.' && bad "infer -o left its temporary file" || ok
+# featc export --tf: standard output or -o (the same bytes), spec errors,
+# and the form is not optional
+spec_dir=$here/../../specs
+expect_rc 0 "export --tf" "$featc" export --tf "$spec_dir/taobao.feat"
+cp "$tmp/out" "$tmp/taobao-export.py"
+grep -q '^    "sessions": tf.io.RaggedFeature(tf.string, value_key="session_items", partitions=\[tf.io.RaggedFeature.RowLengths("session_lengths")\], row_splits_dtype=tf.int32),$' "$tmp/out" &&
+    ok || bad "export --tf taobao: $(head -c 300 "$tmp/out")"
+expect_rc 0 "export --tf -o" "$featc" export --tf -o "$tmp/taobao-o.py" "$spec_dir/taobao.feat"
+cmp -s "$tmp/taobao-export.py" "$tmp/taobao-o.py" && ok || bad "export -o differs from standard output"
+expect_rc 64 "export without --tf" "$featc" export "$spec_dir/taobao.feat"
+expect_rc 1 "export of a wrong spec" "$featc" export --tf "$here/../diag/duplicate-key.feat"
+has "$tmp/err" "duplicate feature key" "export of a wrong spec: the diagnostic"
 # "--" ends the options: a file whose name starts with '-'
 mkdir -p "$tmp/dash" && cp "$pw" "$tmp/dash/-data.tfrecord"
 (cd "$tmp/dash" && "$featc" count -- -data.tfrecord) > "$tmp/out" 2>&1 && grep -qx "1 -data.tfrecord" "$tmp/out" && ok || bad "count -- -data.tfrecord: $(cat "$tmp/out")"
