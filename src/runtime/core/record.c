@@ -1090,12 +1090,11 @@ static void writer_report_loss(fc_writer *w, uint64_t current)
 
 static fc_status writer_drain(fc_writer *w);
 
-/* Flush and close: the buffer out, and on failure the loss said. */
-static fc_status drain_or_report(fc_writer *w)
+/* st, after saying the loss when it is a failed write to the fd. */
+static fc_status reported(fc_writer *w, fc_status st, uint64_t current)
 {
-    fc_status st = writer_drain(w);
-    if (st != FC_OK && w->compression == FC_COMPRESSION_NONE && w->sink == SINK_FD)
-        writer_report_loss(w, FC_NO_INDEX);
+    if (st != FC_OK && w->sink == SINK_FD)
+        writer_report_loss(w, current);
     return st;
 }
 
@@ -1390,20 +1389,16 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
             st = writer_drain(w);
         else
             st = FC_OK;
-        if (st != FC_OK) {
-            writer_report_loss(w, w->records);
-            return st;
-        }
+        if (st != FC_OK)
+            return reported(w, st, w->records);
         if (direct) {
             st = write_all(w, hdr, sizeof hdr);
             if (st == FC_OK && len > 0)
                 st = write_all(w, (const unsigned char *)data, len);
             if (st == FC_OK)
                 st = write_all(w, foot, sizeof foot);
-            if (st != FC_OK) {
-                writer_report_loss(w, w->records);
-                return st;
-            }
+            if (st != FC_OK)
+                return reported(w, st, w->records);
             w->durable_records++;
             w->durable_bytes = w->sink_bytes;
         } else {
@@ -1430,8 +1425,7 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
             st = sink_deflate(w, (const unsigned char *)data, len, Z_NO_FLUSH);
         if (st == FC_OK)
             st = sink_deflate(w, foot, sizeof foot, Z_NO_FLUSH);
-        if (st != FC_OK && w->sink == SINK_FD)
-            writer_report_loss(w, w->records);
+        st = reported(w, st, w->records);
 #else
         st = FC_ERR_UNSUPPORTED;
 #endif
@@ -1452,14 +1446,10 @@ fc_status fc_writer_flush(fc_writer *w)
     if (w->failed)
         return (fc_status)w->err.status;
 #ifndef FC_NO_ZLIB
-    if (w->zactive) {
-        fc_status st = sink_deflate(w, NULL, 0, Z_SYNC_FLUSH);
-        if (st != FC_OK && w->sink == SINK_FD)
-            writer_report_loss(w, FC_NO_INDEX);
-        return st;
-    }
+    if (w->zactive)
+        return reported(w, sink_deflate(w, NULL, 0, Z_SYNC_FLUSH), FC_NO_INDEX);
 #endif
-    return drain_or_report(w);
+    return reported(w, writer_drain(w), FC_NO_INDEX);
 }
 
 fc_status fc_writer_close(fc_writer *w)
@@ -1471,13 +1461,11 @@ fc_status fc_writer_close(fc_writer *w)
         return w->failed ? (fc_status)w->err.status : FC_OK;
     if (!w->failed) {
 #ifndef FC_NO_ZLIB
-        if (w->zactive) {
-            st = sink_deflate(w, NULL, 0, Z_FINISH);
-            if (st != FC_OK && w->sink == SINK_FD)
-                writer_report_loss(w, FC_NO_INDEX);
-        } else
+        if (w->zactive)
+            st = reported(w, sink_deflate(w, NULL, 0, Z_FINISH), FC_NO_INDEX);
+        else
 #endif
-            st = drain_or_report(w);
+            st = reported(w, writer_drain(w), FC_NO_INDEX);
     } else {
         st = (fc_status)w->err.status;
     }
