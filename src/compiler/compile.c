@@ -133,19 +133,18 @@ int featc_export_tf(const char *src, size_t len, const featc_options *options, c
     schema *s;
     char pkg[128];
     sbuf b = {NULL, 0, 0, 0};
-    int errors;
     *text = NULL;
     *text_len = 0;
     fcc_diag_init(&d, options->diag, options->diag_ctx, path, src, len);
     fcc_pool_init(&mem);
+    /* a NULL schema or a failed write always counts an error */
     s = front_end(&mem, &d, stem(path, pkg, sizeof pkg));
     if (s != NULL && !fcc_emit_tf(s, path, &b))
         fcc_diag_fail(&d, "out of memory while writing the export");
-    errors = s == NULL ? (d.errors > 0 ? d.errors : 1) : d.errors;
     fcc_pool_free(&mem);
-    if (errors != 0 || b.failed) {
+    if (d.errors != 0) {
         free(b.s);
-        return errors != 0 ? errors : 1;
+        return d.errors;
     }
     *text = b.s;
     *text_len = b.n;

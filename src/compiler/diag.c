@@ -137,19 +137,10 @@ static void quote(const diag *d, spec_loc loc, sbuf *t)
 }
 
 /* Formats one diagnostic and hands it to the callback.  loc NULL: no place;
- * the text is then "PATH: MESSAGE", or the message alone when !named. */
-static void deliver_q(diag *d, featc_severity sev, const spec_loc *loc, int named, int quoted,
-                      const char *fmt, va_list ap);
-
-static void deliver(diag *d, featc_severity sev, const spec_loc *loc, int named,
+ * the text is then "PATH: MESSAGE", or the message alone when !named.  A
+ * located one quotes its source line with a caret when quoted. */
+static void deliver(diag *d, featc_severity sev, const spec_loc *loc, int named, int quoted,
                     const char *fmt, va_list ap)
-{
-    deliver_q(d, sev, loc, named, 1, fmt, ap);
-}
-
-/* deliver, and quote the source line under a located message if quoted. */
-static void deliver_q(diag *d, featc_severity sev, const spec_loc *loc, int named, int quoted,
-                      const char *fmt, va_list ap)
 {
     static const char *const kind[] = {"error", "note", ""};
     sbuf msg = {NULL, 0, 0, 0}, text = {NULL, 0, 0, 0};
@@ -189,7 +180,7 @@ static void summary(diag *d, int named, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    deliver(d, FEATC_SUMMARY, NULL, named, fmt, ap);
+    deliver(d, FEATC_SUMMARY, NULL, named, 0, fmt, ap);
     va_end(ap);
 }
 
@@ -202,7 +193,7 @@ void fcc_diag_error(diag *d, spec_loc loc, const char *fmt, ...)
     }
     d->errors++;
     va_start(ap, fmt);
-    deliver(d, FEATC_ERROR, &loc, 1, fmt, ap);
+    deliver(d, FEATC_ERROR, &loc, 1, 1, fmt, ap);
     va_end(ap);
     if (d->errors >= DIAG_MAX_ERRORS) {
         d->stopped = 1;
@@ -216,7 +207,7 @@ static void note_unquoted(diag *d, spec_loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    deliver_q(d, FEATC_NOTE, &loc, 1, 0, fmt, ap);
+    deliver(d, FEATC_NOTE, &loc, 1, 0, fmt, ap);
     va_end(ap);
 }
 
@@ -226,7 +217,7 @@ void fcc_diag_note(diag *d, spec_loc loc, const char *fmt, ...)
     if (d->stopped == 2)
         return;
     va_start(ap, fmt);
-    deliver(d, FEATC_NOTE, &loc, 1, fmt, ap);
+    deliver(d, FEATC_NOTE, &loc, 1, 1, fmt, ap);
     va_end(ap);
 }
 
@@ -249,7 +240,7 @@ void fcc_diag_fail(diag *d, const char *fmt, ...)
     va_list ap;
     d->errors++;
     va_start(ap, fmt);
-    deliver(d, FEATC_ERROR, NULL, 1, fmt, ap);
+    deliver(d, FEATC_ERROR, NULL, 1, 0, fmt, ap);
     va_end(ap);
 }
 

@@ -153,23 +153,21 @@ static void feature(sbuf *b, const schema_feature *f, const schema_feature *fs, 
     fcc_sb_str(b, ": ");
     switch (f->kind) {
     case FC_KIND_FIXED:
-        if (list) {
-            fcc_sb_str(b, "tf.io.FixedLenSequenceFeature(");
-            py_shape(b, f);
-            fcc_sb_printf(b, ", %s, allow_missing=%s)", tf_dtype(f->type),
-                          f->allow_missing ? "True" : "False");
-        } else {
+    case FC_KIND_ROWS:
+        if (f->kind == FC_KIND_FIXED && !list) {
             fcc_sb_str(b, "tf.io.FixedLenFeature(");
             py_shape(b, f);
             fcc_sb_printf(b, ", %s", tf_dtype(f->type));
             py_default(b, f);
             fcc_sb_str(b, ")");
+            break;
         }
-        break;
-    case FC_KIND_ROWS: /* FixedLenSequenceFeature in an Example: the row shape */
+        /* FixedLenSequenceFeature: an Example's rows (allow_missing, the
+         * padding as default_value) or a list's fixed frames (no default) */
         fcc_sb_str(b, "tf.io.FixedLenSequenceFeature(");
         py_shape(b, f);
-        fcc_sb_printf(b, ", %s, allow_missing=True", tf_dtype(f->type));
+        fcc_sb_printf(b, ", %s, allow_missing=%s", tf_dtype(f->type),
+                      f->kind == FC_KIND_ROWS || f->allow_missing ? "True" : "False");
         py_default(b, f);
         fcc_sb_str(b, ")");
         break;
