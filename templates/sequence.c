@@ -64,10 +64,8 @@ FC_FAST_ENTRY int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
 int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];
-    if (data != NULL && FC_FAST_PATH && @@TYPE@@_fast(out, (const uint8_t *)data, len)) {
-        fc_ex_hash_fields(@@TYPE@@_desc.context, @@TYPE@@_desc.ncontext, out);
-        return FC_OK;
-    }
+    if (data != NULL && FC_FAST_PATH && @@TYPE@@_fast(out, (const uint8_t *)data, len))
+        return fc_seq_finish(&@@TYPE@@_desc, out, err); /* hashes, RaggedFeatures */
     return fc_seq_parse(&@@TYPE@@_desc, out, data, len, ref, err);
 }
 

@@ -27,15 +27,19 @@ extern "C" {
 
 /* A feature list.  kind FC_KIND_FIXED: FixedLenSequenceFeature, every frame
  * holds exactly `elems` values of shape dims[0..rank); kind FC_KIND_VARLEN:
- * VarLenFeature, a frame holds 0..max values.  Values are stored frame after
- * frame: [max_frames][elems] for FIXED, [max_frames][max] for VARLEN (frame t
- * starts at t * max), with the frame's count in counts[t]. */
+ * VarLenFeature, a frame holds 0..max values; kind FC_KIND_RAGGED:
+ * RaggedFeature, each frame's values partitioned on their own, built from
+ * the lists extra names.  Values are stored frame after frame:
+ * [max_frames][elems] for FIXED, [max_frames][max] for VARLEN and RAGGED
+ * (frame t starts at t * max), with the frame's count in counts[t]; a
+ * RaggedFeature's partition q keeps size_t rows[max_frames] at its
+ * rows_offset and splits [max_frames][max_rows + 1] at its splits_offset. */
 typedef struct fc_list_desc {
     const char *key;           /* feature list key as in the data */
     size_t key_len;
     const char *c_name;        /* struct member */
     fc_type type;
-    fc_kind kind;              /* FC_KIND_FIXED or FC_KIND_VARLEN */
+    fc_kind kind;              /* FC_KIND_FIXED, FC_KIND_VARLEN or FC_KIND_RAGGED */
     unsigned rank;             /* FIXED: rank of the frame shape */
     size_t dims[FC_MAX_RANK];  /* FIXED: the frame shape */
     size_t elems;              /* FIXED: values per frame; VARLEN: 1 */
@@ -45,7 +49,11 @@ typedef struct fc_list_desc {
     int uniform;               /* VARLEN: every frame holds the same count */
     size_t value_offset;       /* offsetof the values */
     size_t frames_offset;      /* offsetof the size_t frame count */
-    size_t count_offset;       /* VARLEN: offsetof the size_t[max_frames] counts */
+    size_t count_offset;       /* VARLEN, RAGGED: offsetof the size_t[max_frames] counts */
+    const fc_field_extra *extra; /* RAGGED: its value list (sparse_fields[0]) and
+                                  partitions, whose fields are list indices;
+                                  a list read only for one: fc_field_for_ragged;
+                                  else fc_field_plain */
 } fc_list_desc;
 
 typedef struct fc_seq_desc {
@@ -55,7 +63,7 @@ typedef struct fc_seq_desc {
     size_t present_offset;     /* presence bits: context field i is bit i, list j
                                   is bit ncontext + j */
     size_t ncontext;
-    const fc_field_desc *context; /* kinds FIXED and VARLEN */
+    const fc_field_desc *context; /* kinds FIXED, VARLEN and RAGGED */
     const uint16_t *context_order; /* context indices by key, bytewise */
     size_t nlists;
     const fc_list_desc *lists;
@@ -74,6 +82,13 @@ typedef struct fc_seq_desc {
  * were; missing context features get their defaults. */
 int fc_seq_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len,
                  fc_feature_ref *refs, fc_error *err);
+
+/* What follows a successful decode, on either path: the bucket ids of
+ * hashed context features, then the RaggedFeatures of the context and of
+ * the feature lists, built from the fields and lists they read (a failure
+ * there is FC_ERR_PARSE with err saying why).  fc_seq_parse calls it;
+ * generated fast paths too. */
+int fc_seq_finish(const fc_seq_desc *sd, void *out, fc_error *err);
 
 #ifdef __cplusplus
 }

@@ -152,7 +152,9 @@ static void describe(sbuf *b, const schema_feature *f)
         unsigned q;
         static const char *const words[] = {"", "row_splits", "row_lengths", "row_starts",
                                             "row_limits", "value_rowids", "uniform_row_length"};
-        fcc_sb_printf(b, ", RaggedFeature, at most %zu values", f->max);
+        fcc_sb_printf(b, f->list ? ", RaggedFeature per frame: at most %zu values"
+                                 : ", RaggedFeature, at most %zu values",
+                      f->max);
         for (q = 0; q < f->nparts; q++) {
             const struct schema_part *sp = &f->parts[q];
             fcc_sb_printf(b, "%s%s ", q == 0 ? ", partitions " : ", ", words[sp->kind]);
@@ -389,6 +391,25 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
                           " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_ROWS%u_MAX + 1u) * "
                           "sizeof(int64_t))",
                           m, q);
+        return;
+    }
+    if (list && f->kind == FC_KIND_RAGGED) {
+        unsigned q;
+        fcc_sb_printf(b,
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * "
+                      "sizeof(%s))",
+                      m, m, t);
+        fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
+        fcc_sb_printf(b,
+                      " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_FRAMES_MAX + 1u) * "
+                      "sizeof(int64_t))",
+                      m);
+        fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
+        for (q = 0; q < f->nparts; q++)
+            fcc_sb_printf(b,
+                          " \\\n     + FC_BATCH_ROUND(((size_t)(b) * %s_FRAMES_MAX * %s_ROWS%u_MAX "
+                          "+ 1u) * sizeof(int64_t))",
+                          m, m, q);
         return;
     }
     if (!list && f->kind == FC_KIND_SPARSE) {
@@ -682,8 +703,7 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
     size_t i, j, k = 0, *order;
     /* SparseFeatures have no key in the data: their fields do */
     for (i = 0; i < n; i++)
-        if ((group[i].kind != FC_KIND_SPARSE && group[i].kind != FC_KIND_RAGGED) ||
-            group[i].list)
+        if (group[i].kind != FC_KIND_SPARSE && group[i].kind != FC_KIND_RAGGED)
             k++;
     if (k == 0) {
         fcc_sb_str(b, "    (void)key;\n    (void)len;");
@@ -694,8 +714,7 @@ static int emit_lookup(sbuf *b, const schema_feature *group, size_t n, const cha
         return 0;
     for (i = 0, k = 0; i < n; i++) {
         size_t x = i;
-        if ((group[i].kind == FC_KIND_SPARSE || group[i].kind == FC_KIND_RAGGED) &&
-            !group[i].list)
+        if (group[i].kind == FC_KIND_SPARSE || group[i].kind == FC_KIND_RAGGED)
             continue;
         j = k++;
         while (j > 0 && by_len_then_bytes(&group[order[j - 1]], &group[x]) > 0) {
@@ -833,11 +852,16 @@ static int example_parts(msg_parts *mp, const schema_message *m)
 static void describe_list(sbuf *b, const schema_feature *f)
 {
     unsigned i;
-    comment_key(b, f->key, f->key_len);
-    fcc_sb_printf(b, ": %s", fcc_type_word(f->type));
-    if (f->kind == FC_KIND_VARLEN) {
-        fcc_sb_printf(b, ", VarLen, at most %zu values per frame", f->max);
+    if (f->kind == FC_KIND_RAGGED) {
+        describe(b, f); /* key, type and partitions, as in an Example */
     } else {
+        comment_key(b, f->key, f->key_len);
+        fcc_sb_printf(b, ": %s", fcc_type_word(f->type));
+    }
+    if (f->kind == FC_KIND_VARLEN) {
+        fcc_sb_printf(b, ", VarLen, at most %zu values per frame%s", f->max,
+                      f->hidden == 2 ? " (read for a RaggedFeature)" : "");
+    } else if (f->kind == FC_KIND_FIXED) {
         fcc_sb_str(b, ", FixedLenSequence [");
         for (i = 0; i < f->rank; i++)
             fcc_sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
@@ -858,6 +882,12 @@ static void emit_list_constants(sbuf *b, const schema_feature *f)
     fcc_sb_str(b, " */\n");
     for (r = 0; r < f->rank; r++)
         fcc_sb_printf(b, "#define %s_DIM%u %zu\n", f->macro, r, f->dims[r]);
+    if (f->kind == FC_KIND_RAGGED) {
+        fcc_sb_printf(b, "#define %s_PARTS %u\n", f->macro, f->nparts);
+        for (r = 0; r < f->nparts; r++)
+            fcc_sb_printf(b, "#define %s_ROWS%u_MAX %zu /* per frame */\n", f->macro, r,
+                          f->parts[r].max_rows);
+    }
     if (f->kind == FC_KIND_FIXED)
         fcc_sb_printf(b, "#define %s_SIZE %zu\n", f->macro, f->elems);
     else
@@ -872,10 +902,18 @@ static void emit_list_member(sbuf *b, const schema_feature *f)
     describe_list(b, f);
     fcc_sb_str(b, " */\n");
     fcc_sb_printf(b, "    size_t %s_frames;\n", f->cname);
-    if (f->kind == FC_KIND_VARLEN) {
+    if (f->kind == FC_KIND_VARLEN || f->kind == FC_KIND_RAGGED) {
         fcc_sb_printf(b, "    size_t %s_count[%s_FRAMES_MAX];\n", f->cname, f->macro);
         fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX][%s_MAX];\n", c_elem_type(f->type), f->cname,
                       f->macro, f->macro);
+        for (r = 0; f->kind == FC_KIND_RAGGED && r < f->nparts; r++) {
+            fcc_sb_printf(b,
+                          "    size_t %s_rows%u[%s_FRAMES_MAX]; /* partition %u%s: its rows in "
+                          "each frame */\n",
+                          f->cname, r, f->macro, r, r == 0 ? " (outermost)" : "");
+            fcc_sb_printf(b, "    %s %s_splits%u[%s_FRAMES_MAX][%s_ROWS%u_MAX + 1];\n",
+                          f->split64 ? "int64_t" : "int32_t", f->cname, r, f->macro, f->macro, r);
+        }
         return;
     }
     fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX]", c_elem_type(f->type), f->cname, f->macro);
@@ -884,16 +922,23 @@ static void emit_list_member(sbuf *b, const schema_feature *f)
     fcc_sb_str(b, ";\n");
 }
 
-static void emit_list_desc(sbuf *b, const schema_message *m, const schema_feature *f, int last)
+static void emit_list_desc(sbuf *b, sbuf *extras, const schema_message *m,
+                           const schema_feature *f, int last)
 {
     emit_desc_head(b, f);
     fcc_sb_printf(b, "%zu, %d, %d, ", f->max_frames, f->allow_missing, f->uniform);
     fcc_sb_printf(b, "offsetof(%s, %s), offsetof(%s, %s_frames), ", m->c_type, f->cname, m->c_type,
                   f->cname);
-    if (f->kind == FC_KIND_VARLEN)
-        fcc_sb_printf(b, "offsetof(%s, %s_count)}", m->c_type, f->cname);
+    if (f->kind != FC_KIND_FIXED)
+        fcc_sb_printf(b, "offsetof(%s, %s_count), ", m->c_type, f->cname);
     else
-        fcc_sb_str(b, "0}");
+        fcc_sb_str(b, "0, ");
+    if (f->kind == FC_KIND_RAGGED) {
+        emit_field_extra(extras, m, f);
+        fcc_sb_printf(b, "&%s_extra_%s}", m->c_type, f->cname);
+    } else {
+        fcc_sb_str(b, f->hidden == 2 ? "&fc_field_for_ragged}" : "&fc_field_plain}");
+    }
     fcc_sb_str(b, last ? "\n" : ",\n");
 }
 
@@ -943,6 +988,8 @@ static void emit_fast_list(sbuf *cases, sbuf *absent, const schema_message *m,
                            const schema_feature *f, size_t bit)
 {
     unsigned r;
+    if (f->kind == FC_KIND_RAGGED)
+        return; /* built from its lists afterwards (fc_seq_finish) */
     fcc_sb_printf(cases, "        case %s - %s_CONTEXT_COUNT:\n", f->macro, m->upper);
     fcc_sb_printf(cases, "            if (!fc_fast_mark(seen, %zu) ||\n", bit);
     fcc_sb_printf(cases, "                !fc_fast_frames(FC_TYPE_%s, &e, &m->%s[0]",
@@ -985,6 +1032,8 @@ static int sequence_parts(msg_parts *mp, const schema_message *m)
         /* every list present has the same number of frames */
         fcc_sb_str(&mp->labsent, "    frames = (size_t)-1; /* aligned */\n");
         for (i = 0; i < m->nlists; i++) {
+            if (m->lists[i].kind == FC_KIND_RAGGED)
+                continue;
             fcc_sb_printf(&mp->labsent,
                           "    if (fc_bit_get(seen, %s)) {\n"
                           "        if (frames != (size_t)-1 && m->%s_frames != frames)\n"
@@ -1045,7 +1094,9 @@ static void common_parts(msg_parts *mp, const schema_message *m)
         const schema_feature *f = &m->lists[i];
         emit_list_constants(&mp->constants, f);
         emit_list_member(&mp->members, f);
-        emit_list_desc(&mp->ldescs, m, f, i + 1 == m->nlists);
+        if (f->kind == FC_KIND_RAGGED)
+            emit_ragged_parts(&mp->defaults, m, f); /* before the extra that names them */
+        emit_list_desc(&mp->ldescs, &mp->defaults, m, f, i + 1 == m->nlists);
         emit_batch_bytes(&mp->batch, f, 1);
     }
 }

@@ -727,12 +727,7 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
     uint64_t v;
     size_t inner;
     unsigned np = 0, q, k;
-    if (r != ROLE_EXAMPLE) {
-        fcc_diag_error(d, a->ragged_loc,
-                       "RaggedFeature '%s': featc reads RaggedFeatures in examples only so far",
-                       f->cname);
-        return 0;
-    }
+    (void)r;
     if (!parse_u64(a->max_text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
         fcc_diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
                        f->cname, (unsigned)FEATC_MAX_ELEMENTS);
@@ -982,6 +977,8 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
     } else if (a->ragged) {
         if (!check_ragged(d, f, a, r))
             return 0;
+        if (r == ROLE_LIST)
+            f->max_frames = m->max_frames;
     } else if (r == ROLE_LIST) {
         if (!check_list_shape(d, f, a))
             return 0;
@@ -1016,7 +1013,14 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
 static uint64_t feature_storage(const schema_feature *f, role r)
 {
     uint64_t eb = elem_bytes(f->type), bytes;
-    if (r == ROLE_LIST)
+    if (r == ROLE_LIST && f->kind == FC_KIND_RAGGED) {
+        unsigned q;
+        bytes = (uint64_t)f->max * eb + sizeof(size_t); /* one frame */
+        for (q = 0; q < f->nparts; q++)
+            bytes += ((uint64_t)f->parts[q].max_rows + 1u) * (f->split64 ? 8u : 4u) +
+                     sizeof(size_t);
+        bytes = bytes * f->max_frames + sizeof(size_t);
+    } else if (r == ROLE_LIST)
         bytes = f->kind == FC_KIND_FIXED
                     ? (uint64_t)f->max_frames * f->elems * eb + sizeof(size_t)
                     : (uint64_t)f->max_frames * (f->max * eb + sizeof(size_t)) +
@@ -1202,13 +1206,14 @@ static int check_lists_block(diag *d, schema_message *m, const ast_block *b, int
     return ok;
 }
 
-/* The field among m->features[0..n) that reads key from the data (built
- * SparseFeatures and RaggedFeatures read no key of their own), or n. */
-static size_t key_field(const schema_message *m, size_t n, const ast_key *key)
+/* The field among group[0..n) (features or feature lists) that reads key
+ * from the data (built SparseFeatures and RaggedFeatures read no key of
+ * their own), or n. */
+static size_t key_field(const schema_feature *group, size_t n, const ast_key *key)
 {
     size_t j;
     for (j = 0; j < n; j++) {
-        const schema_feature *g = &m->features[j];
+        const schema_feature *g = &group[j];
         if (g->kind != FC_KIND_SPARSE && g->kind != FC_KIND_RAGGED && g->key_len == key->len &&
             memcmp(g->key, key->key, key->len) == 0)
             break;
@@ -1216,14 +1221,24 @@ static size_t key_field(const schema_message *m, size_t n, const ast_key *key)
     return j;
 }
 
-/* Adds a hidden VarLen field for key at m->features[*n] (room was made
- * for it), read only for a SparseFeature (why 1) or a RaggedFeature (2). */
-static int add_hidden(pool *p, diag *d, schema_message *m, size_t *n, const ast_key *key,
-                      fc_type type, size_t max, int why, const char *cname, const char *owner,
-                      symtab *members, symtab *globals)
+/* Adds a hidden VarLen field for key at group[*n] (room was made for it),
+ * read only for a SparseFeature (why 1) or a RaggedFeature (2); in
+ * m->lists, a VarLen feature list. */
+static int add_hidden(pool *p, diag *d, schema_message *m, schema_feature *group, size_t *n,
+                      const ast_key *key, fc_type type, size_t max, int why, const char *cname,
+                      const char *owner, symtab *members, symtab *globals)
 {
-    schema_feature *h = &m->features[(*n)++];
+    schema_feature *h = &group[(*n)++];
     memset(h, 0, sizeof *h);
+    if (group == m->lists) {
+        h->list = 1;
+        h->max_frames = m->max_frames;
+        if (!sym_add(p, d, members, cat(p, cname, "_frames", ""), owner, key->loc) ||
+            !sym_add(p, d, globals, cat(p, cat(p, m->upper, "_", upper_of(p, cname)),
+                                        "_FRAMES_MAX", ""),
+                     owner, key->loc))
+            return 0;
+    }
     h->key = key->key;
     h->key_len = key->len;
     h->type = type;
@@ -1257,7 +1272,7 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
         const ast_key *key = slot < f->rank ? k : f->ast->value_key;
         fc_type want = slot < f->rank ? FC_TYPE_INT64 : f->type;
         const char *role_word = slot < f->rank ? "index" : "value";
-        size_t j = key_field(m, *n, key);
+        size_t j = key_field(m->features, *n, key);
         if (j < *n) {
             schema_feature *g = &m->features[j];
             if (g->hidden == 2) {
@@ -1291,7 +1306,7 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
         } else {
             char num[32];
             snprintf(num, sizeof num, "%u", slot);
-            if (!add_hidden(p, d, m, n, key, want, f->max, 1,
+            if (!add_hidden(p, d, m, m->features, n, key, want, f->max, 1,
                             slot < f->rank ? cat(p, f->cname, "_index", num)
                                            : cat(p, f->cname, "_value", ""),
                             cat(p, "SparseFeature '", f->cname, "'"), members, globals))
@@ -1302,14 +1317,16 @@ static int resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t
     return 1;
 }
 
-/* Resolves the value and partition keys of RaggedFeature f (field number
- * fi) to hidden VarLen fields, shared with other RaggedFeatures reading the
- * same key with the same type; a key the spec declares otherwise, or that a
+/* Resolves the value and partition keys of RaggedFeature f = group[fi]
+ * (an Example's or context's features, or the feature lists) to hidden
+ * VarLen fields (lists), shared with other RaggedFeatures reading the same
+ * key with the same type; a key the spec declares otherwise, or that a
  * SparseFeature reads, is an error in TensorFlow's words. */
-static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t *n,
-                          symtab *members, symtab *globals)
+static int resolve_ragged(pool *p, diag *d, schema_message *m, schema_feature *group, size_t fi,
+                          size_t *n, symtab *members, symtab *globals)
 {
-    schema_feature *f = &m->features[fi];
+    schema_feature *f = &group[fi];
+    int list = group == m->lists;
     ast_key own;
     unsigned slot;
     own.key = f->key;
@@ -1331,16 +1348,17 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
               : sp->kind == FC_PART_VALUE_ROWIDS
                   ? (slot == f->nparts ? f->max : f->parts[slot].max_rows)
                   : sp->max_rows;
-        j = key_field(m, *n, key);
+        j = key_field(group, *n, key);
         if (j < *n) {
-            schema_feature *g = &m->features[j];
+            schema_feature *g = &group[j];
             if (g->hidden != 2) {
                 fcc_diag_error(d, key->loc,
                                "key \"%.*s\" of RaggedFeature '%s' is %s '%s' (TensorFlow: %s "
                                "keys must not intersect)",
                                (int)key->len, key->key, f->cname,
                                g->hidden == 1 ? "also read for a SparseFeature, as its field"
-                                          : "also declared as feature",
+                               : list         ? "also declared as feature list"
+                                              : "also declared as feature",
                                g->cname,
                                g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
                                                                        : "Dense and ragged");
@@ -1356,7 +1374,7 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
                 g->max = max;
         } else {
             snprintf(num, sizeof num, "%u", slot - 1);
-            if (!add_hidden(p, d, m, n, key, want, max, 2,
+            if (!add_hidden(p, d, m, group, n, key, want, max, 2,
                             slot == 0 ? cat(p, f->cname, "_value", "")
                                       : cat(p, f->cname, "_part", num),
                             cat(p, "RaggedFeature '", f->cname, "'"), members, globals))
@@ -1370,16 +1388,20 @@ static int resolve_ragged(pool *p, diag *d, schema_message *m, size_t fi, size_t
     return 1;
 }
 
-/* Storage of the hidden fields, once their bounds are final. */
-static uint64_t hidden_storage(const schema_message *m)
+/* Storage of the hidden fields (or lists) of group[0..n), once their
+ * bounds are final. */
+static uint64_t hidden_storage(schema_feature *group, size_t n)
 {
     uint64_t total = 0;
     size_t i;
-    for (i = 0; i < m->nfeatures; i++)
-        if (m->features[i].hidden) {
-            schema_feature *h = &m->features[i];
-            h->storage = (size_t)((uint64_t)h->max * elem_bytes(h->type) + sizeof(size_t));
-            total += h->storage;
+    for (i = 0; i < n; i++)
+        if (group[i].hidden) {
+            schema_feature *h = &group[i];
+            uint64_t b = (uint64_t)h->max * elem_bytes(h->type) + sizeof(size_t);
+            if (h->list)
+                b = b * h->max_frames + sizeof(size_t);
+            h->storage = b > FEATC_MAX_STORAGE ? (size_t)FEATC_MAX_STORAGE + 1 : (size_t)b;
+            total += b;
         }
     return total;
 }
@@ -1683,8 +1705,21 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
                           uint64_t example_bytes, symtab *globals)
 {
     const ast_setting *first[SEG_SETTINGS] = {NULL};
-    size_t nstates = 0;
+    size_t nstates = 0, i;
     int ok;
+    for (i = 0; i < m->nfeatures + m->nlists; i++) {
+        const schema_feature *f =
+            i < m->nfeatures ? &m->features[i] : &m->lists[i - m->nfeatures];
+        if (f->kind == FC_KIND_RAGGED) {
+            fcc_diag_error(d, b->loc,
+                           "segments take dense and VarLen features, as TensorFlow's "
+                           "SequenceQueueingStateSaver takes Tensors and SparseTensors; "
+                           "RaggedFeature '%s' has no segment layout",
+                           f->cname);
+            fcc_diag_note(d, f->ast->ragged_loc, "'%s' is declared here", f->cname);
+            return 0;
+        }
+    }
     if (!read_settings(d, m, b, first, &nstates) || !check_required(d, m, b, first, nstates))
         return 0;
     if (m->key_max == 0)
@@ -1754,7 +1789,7 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
     const ast_block *found[3] = {NULL, NULL, NULL}, *ctx_block = NULL, *lists_block = NULL;
     const ast_block *seg_block = NULL;
     const ast_feature *ctx_features = NULL, *list_features = NULL;
-    size_t n, nl = 0, i, extra, total;
+    size_t n, nl = 0, i, extra, lextra, total;
     int ok = 1, all_missing = 0, all_uniform = 0;
     uint64_t storage = 0;
     symtab members = {NULL, 0, 0};
@@ -1805,8 +1840,11 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                                                       sizeof *m->features);
     m->missing_order =
         (uint16_t *)fcc_pool_alloc(p, (n + extra ? n + extra : 1) * sizeof *m->missing_order);
-    m->lists = (schema_feature *)fcc_pool_alloc(p, (nl ? nl : 1) * sizeof *m->lists);
-    m->list_missing_order = (uint16_t *)fcc_pool_alloc(p, (nl ? nl : 1) * sizeof(uint16_t));
+    lextra = hidden_room(list_features);
+    m->lists = (schema_feature *)fcc_pool_alloc(p, (nl + lextra ? nl + lextra : 1) *
+                                                   sizeof *m->lists);
+    m->list_missing_order =
+        (uint16_t *)fcc_pool_alloc(p, (nl + lextra ? nl + lextra : 1) * sizeof(uint16_t));
     if (p->failed)
         return 0;
     m->nfeatures = n;
@@ -1821,7 +1859,7 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
         if ((m->features[i].kind == FC_KIND_SPARSE &&
              !resolve_sparse(p, d, m, i, &total, &members, globals)) ||
             (m->features[i].kind == FC_KIND_RAGGED &&
-             !resolve_ragged(p, d, m, i, &total, &members, globals)))
+             !resolve_ragged(p, d, m, m->features, i, &total, &members, globals)))
             ok = 0;
     if (ok && total > n) {
         if (total > FEATC_MAX_FEATURES) {
@@ -1830,7 +1868,7 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
             return 0;
         }
         m->nfeatures = n = total;
-        storage += hidden_storage(m);
+        storage += hidden_storage(m->features, n);
     }
     for (a = list_features, i = 0; a != NULL; a = a->next, i++) {
         schema_feature *f = &m->lists[i];
@@ -1842,6 +1880,20 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
             f->allow_missing = 1;
         if (all_uniform && f->kind == FC_KIND_VARLEN)
             f->uniform = 1;
+    }
+    total = nl;
+    for (i = 0; ok && i < nl; i++)
+        if (m->lists[i].kind == FC_KIND_RAGGED &&
+            !resolve_ragged(p, d, m, m->lists, i, &total, &members, globals))
+            ok = 0;
+    if (ok && total > nl) {
+        if (n + total > FEATC_MAX_FEATURES) {
+            fcc_diag_error(d, am->name_loc, "%s '%s' reads %zu features; the limit is %d", word,
+                           am->name, n + total, FEATC_MAX_FEATURES);
+            return 0;
+        }
+        m->nlists = nl = total;
+        storage += hidden_storage(m->lists, nl);
     }
     if (storage > FEATC_MAX_STORAGE && ok) {
         fcc_diag_error(d, am->name_loc,

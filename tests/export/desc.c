@@ -33,6 +33,28 @@ static void dims(unsigned rank, const size_t *d)
     putchar(']');
 }
 
+/* A RaggedFeature's value key, split type and partitions; its fields are
+ * indices of fs (an Example's or a context's) or of ls (feature lists). */
+static void ragged(const fc_field_extra *x, const fc_field_desc *fs, const fc_list_desc *ls)
+{
+    unsigned k;
+#define KEY_OF(i) (fs != NULL ? fs[i].key : ls[i].key), (fs != NULL ? fs[i].key_len : ls[i].key_len)
+    printf(",\"value\":");
+    hex(KEY_OF(x->sparse_fields[0]));
+    printf(",\"split64\":%d,\"parts\":[", x->split64);
+    for (k = 0; k < x->nparts; k++) {
+        const fc_part_desc *p = &x->parts[k];
+        printf("%s[%d,", k > 0 ? "," : "", (int)p->kind);
+        if (p->kind == FC_PART_UNIFORM_ROW_LENGTH)
+            printf("%zu", p->length);
+        else
+            hex(KEY_OF(p->field));
+        putchar(']');
+    }
+    putchar(']');
+#undef KEY_OF
+}
+
 static void field(const fc_field_desc *fs, size_t i)
 {
     const fc_field_desc *f = &fs[i];
@@ -73,21 +95,8 @@ static void field(const fc_field_desc *fs, size_t i)
         hex(fs[x->sparse_fields[f->rank]].key, fs[x->sparse_fields[f->rank]].key_len);
         printf(",\"sorted\":%d", x->already_sorted);
     }
-    if (f->kind == FC_KIND_RAGGED) {
-        printf(",\"value\":");
-        hex(fs[x->sparse_fields[0]].key, fs[x->sparse_fields[0]].key_len);
-        printf(",\"split64\":%d,\"parts\":[", x->split64);
-        for (k = 0; k < x->nparts; k++) {
-            const fc_part_desc *p = &x->parts[k];
-            printf("%s[%d,", k > 0 ? "," : "", (int)p->kind);
-            if (p->kind == FC_PART_UNIFORM_ROW_LENGTH)
-                printf("%zu", p->length);
-            else
-                hex(fs[p->field].key, fs[p->field].key_len);
-            putchar(']');
-        }
-        putchar(']');
-    }
+    if (f->kind == FC_KIND_RAGGED)
+        ragged(x, fs, NULL);
     putchar('}');
 }
 
@@ -119,7 +128,10 @@ static void sequence(const fc_seq_desc *sd)
         hex(l->key, l->key_len);
         printf(",\"type\":\"%s\",\"kind\":%d,\"dims\":", type_name(l->type), (int)l->kind);
         dims(l->rank, l->dims);
-        printf(",\"allow_missing\":%d}", l->allow_missing);
+        printf(",\"allow_missing\":%d,\"hidden\":%d", l->allow_missing, l->extra->hidden);
+        if (l->kind == FC_KIND_RAGGED)
+            ragged(l->extra, NULL, sd->lists);
+        putchar('}');
     }
     printf("]}\n");
 }

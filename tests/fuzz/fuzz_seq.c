@@ -1,6 +1,7 @@
 /* libFuzzer harness for generated SequenceExample parsers: the code featc
  * generates for tests/specs/seqsem.feat (every context and feature-list
- * kind and policy), on arbitrary bytes.
+ * kind and policy) and tests/specs/seqragged.feat (RaggedFeatures in the
+ * context and in feature lists), on arbitrary bytes.
  *
  * The parser must not crash or read outside the record (ASan), must give
  * the same verdict with and without an error struct, must say why when it
@@ -9,10 +10,11 @@
  * bounds, fixed lists present unless allow_missing, uniform VarLen frames,
  * bytes values inside the record or the spec's defaults, and the same
  * values on a second parse. */
-/* test-specs: tests/specs/seqsem.feat */
+/* test-specs: tests/specs/seqsem.feat tests/specs/seqragged.feat */
 #include <stdlib.h>
 #include <string.h>
 
+#include "seqragged.h"
 #include "seqsem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -90,6 +92,149 @@ static void check_accepted(const seq_s *m, const uint8_t *rec, size_t len)
             abort(); /* uniform */
 }
 
+static sqr_s ra_, rb_, rc_;
+
+/* Splits k of a RaggedFeature's partition q (frame t; t = 0 for a context
+ * feature), as int64. */
+static int64_t split_of(const fc_field_extra *x, const unsigned char *m, unsigned q, size_t t,
+                        size_t k)
+{
+    const unsigned char *sp = m + x->parts[q].splits_offset +
+                              t * (x->parts[q].max_rows + 1) * (x->split64 ? 8u : 4u);
+    if (x->split64) {
+        int64_t v;
+        memcpy(&v, sp + k * 8, 8);
+        return v;
+    } else {
+        int32_t v;
+        memcpy(&v, sp + k * 4, 4);
+        return v;
+    }
+}
+
+static size_t size_at(const unsigned char *m, size_t off)
+{
+    size_t v;
+    memcpy(&v, m + off, sizeof v);
+    return v;
+}
+
+/* An accepted RaggedFeature (extra x, values count, bound max) of frame t is
+ * a well-formed RaggedTensor: every level's splits start at 0, never
+ * decrease, stay within their bound and end at the items inside. */
+static void check_ragged(const fc_field_extra *x, const unsigned char *m, size_t t, size_t count,
+                         size_t max)
+{
+    size_t inner = count, k;
+    unsigned q;
+    if (count > max)
+        abort();
+    for (q = x->nparts; q-- > 0;) {
+        size_t rows = size_at(m, x->parts[q].rows_offset + t * sizeof(size_t));
+        if (rows > x->parts[q].max_rows || split_of(x, m, q, t, 0) != 0 ||
+            split_of(x, m, q, t, rows) != (int64_t)inner)
+            abort();
+        for (k = 0; k < rows; k++)
+            if (split_of(x, m, q, t, k + 1) < split_of(x, m, q, t, k))
+                abort();
+        inner = rows;
+    }
+}
+
+/* Two parses of seqragged.feat hold the same RaggedFeatures: presence,
+ * frames, counts and every level's rows and splits (values past a count
+ * are unspecified). */
+static int same_ragged(const sqr_s *x, const sqr_s *y)
+{
+    const fc_seq_desc *sd = &sqr_s_desc;
+    const unsigned char *a = (const unsigned char *)x, *b = (const unsigned char *)y;
+    size_t i, t, k;
+    unsigned q;
+    if (memcmp(x->present, y->present, sizeof x->present) != 0 ||
+        x->cpart_rows0 != y->cpart_rows0 || x->cpart_count != y->cpart_count ||
+        memcmp(x->cpart_splits0, y->cpart_splits0, (x->cpart_rows0 + 1) * 4) != 0)
+        return 0;
+    for (i = 0; i < sd->nlists; i++) {
+        const fc_list_desc *l = &sd->lists[i];
+        size_t frames = size_at(a, l->frames_offset);
+        if (l->kind != FC_KIND_RAGGED)
+            continue;
+        if (frames != size_at(b, l->frames_offset))
+            return 0;
+        for (t = 0; t < frames; t++) {
+            size_t n = size_at(a, l->count_offset + t * sizeof(size_t));
+            if (n != size_at(b, l->count_offset + t * sizeof(size_t)))
+                return 0;
+            size_t at = l->value_offset + t * l->max * fc_type_size(l->type);
+            if (l->type != FC_TYPE_BYTES && memcmp(a + at, b + at, n * fc_type_size(l->type)) != 0)
+                return 0;
+            for (q = 0; q < l->extra->nparts; q++) {
+                size_t rows = size_at(a, l->extra->parts[q].rows_offset + t * sizeof(size_t));
+                if (rows != size_at(b, l->extra->parts[q].rows_offset + t * sizeof(size_t)))
+                    return 0;
+                for (k = 0; k <= rows; k++)
+                    if (split_of(l->extra, a, q, t, k) != split_of(l->extra, b, q, t, k))
+                        return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The RaggedFeature spec over the same bytes: the same verdict with and
+ * without an error struct, well-formed tensors, values inside the record,
+ * and the serializer's round trip. */
+static void check_seqragged(const uint8_t *data, size_t size)
+{
+    const fc_seq_desc *sd = &sqr_s_desc;
+    fc_error err;
+    size_t i, t, k, len = 0, cap;
+    uint8_t *buf;
+    int r1 = sqr_s_parse(&ra_, data, size, &err), r2 = sqr_s_parse(&rb_, data, size, NULL);
+    if (r1 != r2 || (r1 != FC_OK && r1 != FC_ERR_PARSE))
+        abort();
+    if (r1 != FC_OK) {
+        if (err.message[0] == '\0' || strstr(err.message, "internal error") != NULL ||
+            (err.offset != FC_NO_INDEX && err.offset > size))
+            abort();
+        return;
+    }
+    for (i = 0; i < sd->ncontext; i++) {
+        const fc_field_desc *f = &sd->context[i];
+        if (f->kind == FC_KIND_RAGGED)
+            check_ragged(f->extra, (const unsigned char *)&ra_, 0,
+                         size_at((const unsigned char *)&ra_, f->count_offset), f->max);
+    }
+    for (i = 0; i < sd->nlists; i++) {
+        const fc_list_desc *l = &sd->lists[i];
+        size_t frames = size_at((const unsigned char *)&ra_, l->frames_offset);
+        if (frames > l->max_frames)
+            abort();
+        for (t = 0; t < frames && l->kind != FC_KIND_FIXED; t++) {
+            size_t n = size_at((const unsigned char *)&ra_, l->count_offset + t * sizeof(size_t));
+            if (l->kind == FC_KIND_RAGGED)
+                check_ragged(l->extra, (const unsigned char *)&ra_, t, n, l->max);
+            else if (n > l->max)
+                abort();
+        }
+    }
+    for (t = 0; t < ra_.flat_frames; t++)
+        for (k = 0; k < ra_.flat_count[t]; k++)
+            if (!inside(&ra_.flat[t][k], data, size))
+                abort();
+    if (!same_ragged(&ra_, &rb_))
+        abort(); /* one parse, one result */
+    cap = sqr_s_encoded_size(&ra_, FC_OMIT_DEFAULTS);
+    buf = (uint8_t *)malloc(cap + 1);
+    if (cap == 0 || buf == NULL ||
+        sqr_s_serialize(&ra_, FC_OMIT_DEFAULTS, buf, cap, &len, &err) != FC_OK || len != cap ||
+        sqr_s_parse(&rc_, buf, len, &err) != FC_OK)
+        abort();
+    if (!same_ragged(&ra_, &rc_))
+        abort();
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fc_error err;
@@ -121,5 +266,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (strstr(err.message, "internal error") != NULL) {
         abort();
     }
+    check_seqragged(data, size);
     return 0;
 }

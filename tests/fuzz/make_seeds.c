@@ -157,6 +157,63 @@ static void seq_seeds(const char *dir, int *rc)
         snprintf(name, sizeof name, "sequence-%d", k);
         *rc |= write_file(dir, name, 0xff, ex.b, ex.n);
     }
+    /* RaggedFeatures of tests/specs/seqragged.feat: in the context and in
+     * feature lists, every partition kind; record 1 with one frame more */
+    for (k = 0; k < 2; k++) {
+        static const int64_t cl[2] = {2, 1}, fl2[2] = {2, 1}, fi[3] = {0, 0, 2}, fs[3] = {0, 1, 2};
+        static const int64_t st[2] = {0, 1}, lm[2] = {1, 3};
+        static const int64_t *const parts[5] = {fl2, fi, fs, st, lm};
+        static const size_t nparts[5] = {2, 3, 3, 2, 2};
+        static const char *const pkeys[5] = {"fl", "fi", "fs", "st", "lm"};
+        char name[32];
+        size_t q, t, frames = (size_t)k + 1;
+        ctx.n = lists.n = ex.n = 0;
+        f.n = 0;
+        f_int64_packed(&f, ints, 3);
+        w_entry(&ctx, "cflat", &f);
+        f.n = 0;
+        f_float_packed(&f, floats, 3);
+        w_entry(&ctx, "cv", &f);
+        f.n = 0;
+        f_int64_packed(&f, cl, 2);
+        w_entry(&ctx, "cl", &f);
+        fl.n = 0;
+        for (t = 0; t < frames; t++) {
+            f.n = 0;
+            f_bytes(&f, words, 2);
+            w_len(&fl, 0x0A, f.b, f.n);
+        }
+        w_entry(&lists, "flat", &fl);
+        fl.n = 0;
+        for (t = 0; t < frames; t++) {
+            f.n = 0;
+            f_float_packed(&f, floats, 3);
+            w_len(&fl, 0x0A, f.b, f.n);
+        }
+        w_entry(&lists, "fv", &fl);
+        fl.n = 0;
+        for (t = 0; t < frames; t++) {
+            static const int64_t four[4] = {1, 2, 3, 4};
+            f.n = 0;
+            f_int64_packed(&f, t == 0 ? four : ints, t == 0 ? 4 : 3);
+            w_len(&fl, 0x0A, f.b, f.n);
+        }
+        w_entry(&lists, "splits", &fl);
+        w_entry(&lists, "sv", &fl);
+        for (q = 0; q < 5; q++) {
+            fl.n = 0;
+            for (t = 0; t < frames; t++) {
+                f.n = 0;
+                f_int64_packed(&f, parts[q], nparts[q]);
+                w_len(&fl, 0x0A, f.b, f.n);
+            }
+            w_entry(&lists, pkeys[q], &fl);
+        }
+        w_len(&ex, 0x0A, ctx.b, ctx.n);
+        w_len(&ex, 0x12, lists.b, lists.n);
+        snprintf(name, sizeof name, "ragged-%d", k);
+        *rc |= write_file(dir, name, 0xff, ex.b, ex.n);
+    }
 }
 
 /* Batches for fuzz_batch (tests/specs/batch.feat): a mode byte, a mask and

@@ -262,6 +262,64 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
     size_t ts = fc_type_size(l->type), i, k, t, off = 0, frames_total = 0, m1, m2;
     unsigned d;
     bc_maxima(s, j, &m1, &m2);
+    if (l->kind == FC_KIND_RAGGED) {
+        /* values; row_splits over frames; inner_splits over each frame's
+         * outermost rows; partition q's splits shifted by the items of the
+         * next level before the frame */
+        const fc_field_extra *x = l->extra;
+        size_t at[FC_MAX_RANK + 1], top = 0, q, ss = x->split64 ? 8 : 4;
+        memset(at, 0, sizeof at);
+        BC_EXPECT(c->row_splits[0] == 0 && c->inner_splits[0] == 0, "%s: splits", l->c_name);
+        for (i = 0; i < bc_n; i++) {
+            size_t frames;
+            bc_parse(s, bc_recs[i], bc_lens[i], NULL);
+            frames = fc_load_size(s + l->frames_offset);
+            for (t = 0; t < frames; t++) {
+                size_t cnt = fc_load_size(s + l->count_offset + t * sizeof(size_t));
+                BC_EXPECT(cnt == 0 ||
+                              memcmp(vals + off * ts, s + l->value_offset + t * l->max * ts,
+                                     cnt * ts) == 0,
+                          "%s: record %zu frame %zu values", l->c_name, i, t);
+                top += x->nparts > 0
+                           ? fc_load_size(s + x->parts[0].rows_offset + t * sizeof(size_t))
+                           : cnt;
+                frames_total++;
+                BC_EXPECT(c->inner_splits[frames_total] == (int64_t)top,
+                          "%s: record %zu frame %zu inner split", l->c_name, i, t);
+                for (q = 0; q < x->nparts; q++) {
+                    size_t rows = fc_load_size(s + x->parts[q].rows_offset + t * sizeof(size_t));
+                    const unsigned char *sp = s + x->parts[q].splits_offset +
+                                              t * (x->parts[q].max_rows + 1) * ss;
+                    int64_t shift = q + 1 < x->nparts ? (int64_t)at[q + 1] : (int64_t)off;
+                    size_t r;
+                    for (r = 1; r <= rows; r++) {
+                        int64_t v;
+                        if (x->split64) {
+                            memcpy(&v, sp + r * 8, 8);
+                        } else {
+                            int32_t w;
+                            memcpy(&w, sp + r * 4, 4);
+                            v = w;
+                        }
+                        BC_EXPECT(c->part_splits[q][at[q] + r] == shift + v,
+                                  "%s: record %zu frame %zu partition %zu split %zu", l->c_name,
+                                  i, t, q, r);
+                    }
+                }
+                for (q = 0; q < x->nparts; q++)
+                    at[q] += fc_load_size(s + x->parts[q].rows_offset + t * sizeof(size_t));
+                off += cnt;
+            }
+            BC_EXPECT(c->row_splits[i + 1] == (int64_t)frames_total, "%s: row_splits[%zu]",
+                      l->c_name, i + 1);
+            if (c->lengths != NULL)
+                BC_EXPECT(c->lengths[i] == (int64_t)frames, "%s: lengths[%zu]", l->c_name, i);
+        }
+        BC_EXPECT(c->nvalues == off && c->nframes == frames_total, "%s: totals", l->c_name);
+        for (q = 0; q < x->nparts; q++)
+            BC_EXPECT(c->part_nsplits[q] == at[q] + 1, "%s: partition %zu splits", l->c_name, q);
+        return;
+    }
     if (l->kind == FC_KIND_FIXED) {
         BC_EXPECT(c->rank == l->rank + 2 && c->shape[0] == (int64_t)bc_n &&
                       c->shape[1] == (int64_t)m1,

@@ -140,32 +140,27 @@ static int sparse_build(const fc_message_desc *md, size_t i, unsigned char *m)
     return 1;
 }
 
-/* A RaggedFeature from its value and partition fields, written out again:
- * each partition turned into row splits by its definition in RaggedTensor
+/* A RaggedFeature from its values and partitions, written out again: each
+ * partition turned into row splits by its definition in RaggedTensor
  * (from_row_splits, _row_lengths, _row_starts, _row_limits, _value_rowids,
  * _uniform_row_length), then checked the way validate=True checks. */
-static int ragged_build(const fc_message_desc *md, size_t i, unsigned char *m)
+int oracle_ragged(const fc_field_extra *x, fc_type type, size_t max, unsigned char *m,
+                  size_t value_offset, size_t count_offset, size_t t, const unsigned char *src,
+                  size_t n, const int64_t *const *psrc, const size_t *pn)
 {
-    const fc_field_desc *f = &md->fields[i];
-    const fc_field_desc *vf = &md->fields[f->extra->sparse_fields[0]];
-    size_t n = count_of(vf, m), inner, ts = f->type == FC_TYPE_INT64   ? 8
-                                          : f->type == FC_TYPE_FLOAT ? 4
-                                                                     : sizeof(fc_bytes);
-    uint32_t *present = (uint32_t *)(void *)(m + md->present_offset);
-    unsigned q, vi = f->extra->sparse_fields[0];
+    size_t inner, ts = type == FC_TYPE_INT64 ? 8 : type == FC_TYPE_FLOAT ? 4 : sizeof(fc_bytes);
+    unsigned q;
     static int64_t sp[1u << 20];
-    if (n > f->max)
+    if (n > max)
         return 0;
-    memcpy(m + f->value_offset, m + vf->value_offset, n * ts);
-    memcpy(m + f->count_offset, &n, sizeof n);
+    memcpy(m + value_offset + t * max * ts, src, n * ts);
+    memcpy(m + count_offset + t * sizeof n, &n, sizeof n);
     inner = n;
-    for (q = f->extra->nparts; q-- > 0;) {
-        const fc_part_desc *pd = &f->extra->parts[q];
-        const fc_field_desc *pf =
-            pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &md->fields[pd->field];
-        const int64_t *x = pf != NULL ? (const int64_t *)(const void *)(m + pf->value_offset)
-                                      : NULL;
-        size_t c = pf != NULL ? count_of(pf, m) : 0, rows = 0, k;
+    for (q = x->nparts; q-- > 0;) {
+        const fc_part_desc *pd = &x->parts[q];
+        const int64_t *xs = psrc[q];
+        size_t c = pn[q], rows = 0, k, ss = x->split64 ? 8 : 4;
+        unsigned char *splits = m + pd->splits_offset + t * (pd->max_rows + 1) * ss;
         switch (pd->kind) {
         case FC_PART_ROW_SPLITS:
             if (c == 0) {
@@ -176,47 +171,47 @@ static int ragged_build(const fc_message_desc *md, size_t i, unsigned char *m)
                 break;
             }
             for (k = 0; k < c; k++)
-                sp[k] = x[k];
+                sp[k] = xs[k];
             rows = c - 1;
             break;
         case FC_PART_ROW_LENGTHS:
             sp[0] = 0;
             for (k = 0; k < c; k++) {
-                if (x[k] < 0 || x[k] > (int64_t)inner)
+                if (xs[k] < 0 || xs[k] > (int64_t)inner)
                     return 0;
-                sp[k + 1] = sp[k] + x[k];
+                sp[k + 1] = sp[k] + xs[k];
             }
             rows = c;
             break;
         case FC_PART_ROW_STARTS:
             for (k = 0; k < c; k++)
-                sp[k] = x[k];
+                sp[k] = xs[k];
             sp[c] = (int64_t)inner;
             rows = c;
             break;
         case FC_PART_ROW_LIMITS:
             sp[0] = 0;
             for (k = 0; k < c; k++)
-                sp[k + 1] = x[k];
+                sp[k + 1] = xs[k];
             rows = c;
             break;
         case FC_PART_VALUE_ROWIDS:
             if (c != inner)
                 return 0;
-            rows = c > 0 ? (size_t)(x[c - 1] < 0 ? 0 : x[c - 1] + 1) : 0;
-            if (c > 0 && (x[c - 1] < 0 || (uint64_t)x[c - 1] >= pd->max_rows))
+            rows = c > 0 ? (size_t)(xs[c - 1] < 0 ? 0 : xs[c - 1] + 1) : 0;
+            if (c > 0 && (xs[c - 1] < 0 || (uint64_t)xs[c - 1] >= pd->max_rows))
                 return 0;
             for (k = 0; k <= rows; k++) {
                 size_t cnt = 0, j;
                 for (j = 0; j < c; j++)
-                    if (x[j] < (int64_t)k)
+                    if (xs[j] < (int64_t)k)
                         cnt++;
                 sp[k] = (int64_t)cnt;
             }
             for (k = 1; k < c; k++)
-                if (x[k] < x[k - 1])
+                if (xs[k] < xs[k - 1])
                     return 0;
-            if (c > 0 && x[0] < 0)
+            if (c > 0 && xs[0] < 0)
                 return 0;
             break;
         default:
@@ -235,17 +230,39 @@ static int ragged_build(const fc_message_desc *md, size_t i, unsigned char *m)
         for (k = 0; k < rows; k++)
             if (sp[k + 1] < sp[k])
                 return 0;
-        memcpy(m + pd->rows_offset, &rows, sizeof rows);
+        memcpy(m + pd->rows_offset + t * sizeof rows, &rows, sizeof rows);
         for (k = 0; k <= rows; k++) {
-            if (f->extra->split64) {
-                memcpy(m + pd->splits_offset + k * 8, &sp[k], 8);
+            if (x->split64) {
+                memcpy(splits + k * 8, &sp[k], 8);
             } else {
                 int32_t w = (int32_t)sp[k];
-                memcpy(m + pd->splits_offset + k * 4, &w, 4);
+                memcpy(splits + k * 4, &w, 4);
             }
         }
         inner = rows;
     }
+    return 1;
+}
+
+int oracle_ragged_field(const fc_field_desc *fields, size_t present_offset, size_t i,
+                        unsigned char *m)
+{
+    const fc_field_desc *f = &fields[i];
+    const fc_field_extra *x = f->extra;
+    const fc_field_desc *vf = &fields[x->sparse_fields[0]];
+    uint32_t *present = (uint32_t *)(void *)(m + present_offset);
+    const int64_t *psrc[FC_MAX_RANK];
+    size_t pn[FC_MAX_RANK];
+    unsigned q, vi = x->sparse_fields[0];
+    for (q = 0; q < x->nparts; q++) {
+        const fc_field_desc *pf = &fields[x->parts[q].field];
+        int uniform = x->parts[q].kind == FC_PART_UNIFORM_ROW_LENGTH;
+        psrc[q] = uniform ? NULL : (const int64_t *)(const void *)(m + pf->value_offset);
+        pn[q] = uniform ? 0 : count_of(pf, m);
+    }
+    if (!oracle_ragged(x, f->type, f->max, m, f->value_offset, f->count_offset, 0,
+                       m + vf->value_offset, count_of(vf, m), psrc, pn))
+        return 0;
     if ((present[vi / 32] >> (vi % 32)) & 1u)
         present[i / 32] |= 1u << (i % 32);
     return 1;
@@ -309,7 +326,8 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
     }
     for (i = 0; i < md->nfields; i++)
         if ((md->fields[i].kind == FC_KIND_SPARSE && !sparse_build(md, i, m)) ||
-            (md->fields[i].kind == FC_KIND_RAGGED && !ragged_build(md, i, m)))
+            (md->fields[i].kind == FC_KIND_RAGGED &&
+             !oracle_ragged_field(md->fields, md->present_offset, i, m)))
             return FC_ERR_PARSE;
     return FC_OK;
 }

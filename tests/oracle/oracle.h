@@ -26,6 +26,20 @@ size_t oracle_kind_count(const FcPb__Feature *f);
 /* Copies n values of f into dst, laid out as in a generated struct. */
 void oracle_copy_values(const FcPb__Feature *f, unsigned char *dst, size_t n);
 
+/* RaggedFeature building, as RaggedTensor defines it: the feature of extra
+ * x (type, bound max) from n values at src and each keyed partition q's
+ * pn[q] values at psrc[q], into frame t of the struct at m (values at
+ * value_offset, t * max values a frame; counts, rows and splits likewise
+ * per frame; t = 0 for a feature).  1, or 0 where validate=True or the
+ * spec's bounds refuse. */
+int oracle_ragged(const fc_field_extra *x, fc_type type, size_t max, unsigned char *m,
+                  size_t value_offset, size_t count_offset, size_t t, const unsigned char *src,
+                  size_t n, const int64_t *const *psrc, const size_t *pn);
+/* Field i of fields (an Example's or a context's), a RaggedFeature, from the
+ * fields it reads, with its presence bit. */
+int oracle_ragged_field(const fc_field_desc *fields, size_t present_offset, size_t i,
+                        unsigned char *m);
+
 /* JSON of a parsed message into buf (NUL-terminated, cut if too small). */
 void oracle_json(const fc_message_desc *md, const void *msg, char *buf, size_t cap);
 

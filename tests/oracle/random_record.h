@@ -101,6 +101,91 @@ static inline size_t rnd_count(const fc_field_desc *fd)
     }
 }
 
+/* Partition values that fit a RaggedFeature (extra x, at most max values),
+ * built from the innermost level out: returns the value count, and for
+ * each keyed partition q its nv[q] values in vals[q]. */
+static inline size_t rr_ragged(const fc_field_extra *x, size_t max, int64_t vals[][257],
+                               size_t *nv)
+{
+    size_t inner, q, count;
+    /* the value count: a multiple of an innermost uniform row length */
+    inner = below(max + 1);
+    if (x->nparts > 0 && x->parts[x->nparts - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
+        inner -= inner % x->parts[x->nparts - 1].length;
+    count = inner;
+    for (q = x->nparts; q-- > 0;) {
+        const fc_part_desc *pd = &x->parts[q];
+        size_t rows, k, cut[257];
+        int64_t *out = vals[q];
+        nv[q] = 0;
+        if (pd->kind == FC_PART_UNIFORM_ROW_LENGTH) {
+            inner /= pd->length;
+            continue;
+        }
+        rows = inner > 0 ? 1 + below(pd->max_rows) : below(pd->max_rows + 1);
+        if (pd->kind == FC_PART_VALUE_ROWIDS && inner == 0)
+            rows = 0;
+        if (q > 0 && x->parts[q - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
+            rows -= rows % x->parts[q - 1].length; /* the next level out divides it */
+        if (rows == 0 && inner > 0)
+            rows = 1; /* incoherent then, sometimes: fine */
+        if (rows > 256)
+            rows = 256;
+        /* row splits: 0, then cut points, then inner */
+        cut[0] = 0;
+        for (k = 1; k < rows; k++)
+            cut[k] = below(inner + 1);
+        cut[rows] = inner;
+        for (k = 1; k < rows; k++) { /* sort the cut points */
+            size_t j = k, t = cut[k];
+            while (j > 1 && cut[j - 1] > t) {
+                cut[j] = cut[j - 1];
+                j--;
+            }
+            cut[j] = t;
+        }
+        switch (pd->kind) {
+        case FC_PART_ROW_SPLITS:
+            for (k = 0; k <= rows; k++)
+                out[k] = (int64_t)cut[k];
+            nv[q] = rows + 1;
+            break;
+        case FC_PART_ROW_LENGTHS:
+            for (k = 0; k < rows; k++)
+                out[k] = (int64_t)(cut[k + 1] - cut[k]);
+            nv[q] = rows;
+            break;
+        case FC_PART_ROW_STARTS:
+            for (k = 0; k < rows; k++)
+                out[k] = (int64_t)cut[k];
+            nv[q] = rows;
+            break;
+        case FC_PART_ROW_LIMITS:
+            for (k = 0; k < rows; k++)
+                out[k] = (int64_t)cut[k + 1];
+            nv[q] = rows;
+            break;
+        default: { /* value_rowids: the row of each item; the last row not empty */
+            size_t r = 0;
+            for (k = 0; k < inner && k < 256; k++) {
+                while (r + 1 < rows && cut[r + 1] <= k)
+                    r++;
+                out[k] = (int64_t)r;
+            }
+            if (inner > 0)
+                out[inner - 1] = (int64_t)(rows - 1);
+            for (k = inner; k-- > 1;)
+                if (out[k - 1] > out[k])
+                    out[k - 1] = out[k];
+            nv[q] = inner < 256 ? inner : 256;
+            break;
+        }
+        }
+        inner = rows;
+    }
+    return count;
+}
+
 typedef struct entry {
     char key[64];
     size_t key_len;
@@ -133,97 +218,24 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
         }
     }
     /* A RaggedFeature's partition fields mostly get values that fit its
-     * values, so that it can parse: built from the innermost level out. */
+     * values, so that it can parse. */
     for (i = 0; i < desc->nfields && i < 4096; i++)
         forced[i] = (size_t)-1;
     nforced = 0;
     for (i = 0; i < desc->nfields; i++) {
         const fc_field_desc *fd = &desc->fields[i];
-        size_t inner, q;
+        static int64_t vals[FC_MAX_RANK][257];
+        size_t nv[FC_MAX_RANK], q;
         if (fd->kind != FC_KIND_RAGGED || below(4) == 0)
             continue;
-        /* the value count: a multiple of an innermost uniform row length */
-        inner = below(fd->max + 1);
-        if (fd->extra->nparts > 0 && fd->extra->parts[fd->extra->nparts - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
-            inner -= inner % fd->extra->parts[fd->extra->nparts - 1].length;
-        shared[fd->extra->sparse_fields[0]] = inner;
-        for (q = fd->extra->nparts; q-- > 0;) {
+        shared[fd->extra->sparse_fields[0]] = rr_ragged(fd->extra, fd->max, vals, nv);
+        for (q = 0; q < fd->extra->nparts; q++) {
             const fc_part_desc *pd = &fd->extra->parts[q];
-            size_t rows, k, slot;
-            int64_t *out;
-            if (pd->kind == FC_PART_UNIFORM_ROW_LENGTH) {
-                inner /= pd->length;
+            if (pd->kind == FC_PART_UNIFORM_ROW_LENGTH || nforced == 16 || pd->field >= 4096)
                 continue;
-            }
-            rows = inner > 0 ? 1 + below(pd->max_rows) : below(pd->max_rows + 1);
-            if (pd->kind == FC_PART_VALUE_ROWIDS && inner == 0)
-                rows = 0;
-            if (q > 0 && fd->extra->parts[q - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
-                rows -= rows % fd->extra->parts[q - 1].length; /* the next level out divides it */
-            if (rows == 0 && inner > 0)
-                rows = 1; /* incoherent then, sometimes: fine */
-            if (nforced == 16 || pd->field >= 4096)
-                break;
-            slot = nforced++;
-            out = forced_vals[slot];
-            {
-                /* row splits: 0, then cut points, then inner */
-                size_t cut[257];
-                cut[0] = 0;
-                for (k = 1; k < rows && k < 256; k++)
-                    cut[k] = below(inner + 1);
-                cut[rows < 256 ? rows : 256] = inner;
-                for (k = 1; k < rows && k < 256; k++) { /* sort the cut points */
-                    size_t j = k, t = cut[k];
-                    while (j > 1 && cut[j - 1] > t) {
-                        cut[j] = cut[j - 1];
-                        j--;
-                    }
-                    cut[j] = t;
-                }
-                if (rows > 256)
-                    rows = 256;
-                switch (pd->kind) {
-                case FC_PART_ROW_SPLITS:
-                    for (k = 0; k <= rows; k++)
-                        out[k] = (int64_t)cut[k];
-                    forced_n[slot] = rows + 1;
-                    break;
-                case FC_PART_ROW_LENGTHS:
-                    for (k = 0; k < rows; k++)
-                        out[k] = (int64_t)(cut[k + 1] - cut[k]);
-                    forced_n[slot] = rows;
-                    break;
-                case FC_PART_ROW_STARTS:
-                    for (k = 0; k < rows; k++)
-                        out[k] = (int64_t)cut[k];
-                    forced_n[slot] = rows;
-                    break;
-                case FC_PART_ROW_LIMITS:
-                    for (k = 0; k < rows; k++)
-                        out[k] = (int64_t)cut[k + 1];
-                    forced_n[slot] = rows;
-                    break;
-                default: { /* value_rowids: the row of each item; the last row not empty */
-                    size_t r = 0;
-                    cut[rows] = inner;
-                    for (k = 0; k < inner && k < 256; k++) {
-                        while (r + 1 < rows && cut[r + 1] <= k)
-                            r++;
-                        out[k] = (int64_t)r;
-                    }
-                    if (inner > 0)
-                        out[inner - 1] = (int64_t)(rows - 1);
-                    for (k = inner; k-- > 1;)
-                        if (out[k - 1] > out[k])
-                            out[k - 1] = out[k];
-                    forced_n[slot] = inner;
-                    break;
-                }
-                }
-            }
-            forced[pd->field] = slot;
-            inner = rows;
+            memcpy(forced_vals[nforced], vals[q], nv[q] * sizeof(int64_t));
+            forced_n[nforced] = nv[q];
+            forced[pd->field] = nforced++;
         }
     }
     /* features of the spec */

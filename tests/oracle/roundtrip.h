@@ -472,7 +472,7 @@ static inline int rt_lists_equal(const fc_seq_desc *sd, const unsigned char *a,
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
         size_t fa = fc_load_size(a + l->frames_offset), fb = fc_load_size(b + l->frames_offset);
-        size_t ts = fc_type_size(l->type), stride = l->kind == FC_KIND_VARLEN ? l->max : l->elems;
+        size_t ts = fc_type_size(l->type), stride = l->kind != FC_KIND_FIXED ? l->max : l->elems;
         if (fa != fb) {
             snprintf(why, whysize, "feature list \"%s\": %zu frames before, %zu after", l->key,
                      fa, fb);
@@ -480,7 +480,7 @@ static inline int rt_lists_equal(const fc_seq_desc *sd, const unsigned char *a,
         }
         for (f = 0; f < fa; f++) {
             size_t na = l->elems, nb = l->elems;
-            if (l->kind == FC_KIND_VARLEN) {
+            if (l->kind != FC_KIND_FIXED) {
                 na = fc_load_size(a + l->count_offset + f * sizeof(size_t));
                 nb = fc_load_size(b + l->count_offset + f * sizeof(size_t));
             }
@@ -565,6 +565,24 @@ static inline void rt_random_sequence(const fc_seq_desc *sd, unsigned char *x)
                 rt_fill(l->type, x + l->value_offset + f * l->elems * ts, l->elems);
             }
         }
+    }
+    /* RaggedFeature lists read empty lists (and are built empty), as an
+     * Example's RaggedFeatures in rt_fill_fields */
+    for (j = 0; j < sd->nlists; j++) {
+        const fc_list_desc *l = &sd->lists[j];
+        unsigned p;
+        if (l->kind != FC_KIND_RAGGED)
+            continue;
+        for (p = 0; p <= l->extra->nparts; p++) {
+            size_t k = p == 0 ? l->extra->sparse_fields[0] : l->extra->parts[p - 1].field;
+            unsigned bit = (unsigned)(sd->ncontext + k);
+            if (p > 0 && l->extra->parts[p - 1].kind == FC_PART_UNIFORM_ROW_LENGTH)
+                continue;
+            rt_set_size(x, sd->lists[k].frames_offset, 0);
+            present[bit / 32] &= ~((uint32_t)1 << (bit % 32));
+        }
+        rt_set_size(x, l->frames_offset, 0);
+        present[(sd->ncontext + j) / 32] &= ~((uint32_t)1 << ((sd->ncontext + j) % 32));
     }
 }
 

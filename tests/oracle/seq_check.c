@@ -101,11 +101,83 @@ static fc_type other_type(fc_type t)
     return (fc_type)(1 + (t + below(2)) % 3);
 }
 
+/* RaggedFeatures mostly get values that fit (random_record.h, rr_ragged):
+ * a plan per context field or list they read, the same in every frame of a
+ * list: the value count, or the partition's values, frame by frame. */
+#define PLAN_FRAMES 8
+typedef struct plan {
+    size_t frames;            /* lists: frames; context: 1 */
+    int ints;                 /* the values below, else a count of random values */
+    size_t n[PLAN_FRAMES];
+    int64_t v[PLAN_FRAMES][257];
+} plan;
+static plan plans[32];
+static size_t nplans, cplan[4096], lplan[4096]; /* field or list -> plan, or (size_t)-1 */
+
+static size_t *plan_slot(int list, size_t i)
+{
+    return list ? &lplan[i] : &cplan[i];
+}
+
+/* Plans for RaggedFeature x (at most max values a frame) over `frames`
+ * frames, unless a field it reads has a plan already. */
+static void plan_ragged(int list, const fc_field_extra *x, size_t max, size_t frames)
+{
+    static int64_t vals[FC_MAX_RANK][257];
+    size_t nv[FC_MAX_RANK], t, slot[FC_MAX_RANK + 1], need = 1;
+    unsigned q;
+    if (*plan_slot(list, x->sparse_fields[0]) != (size_t)-1 || x->sparse_fields[0] >= 4096)
+        return;
+    for (q = 0; q < x->nparts; q++) {
+        if (x->parts[q].kind == FC_PART_UNIFORM_ROW_LENGTH)
+            continue;
+        if (x->parts[q].field >= 4096 || *plan_slot(list, x->parts[q].field) != (size_t)-1)
+            return;
+        need++;
+    }
+    if (nplans + need > 32)
+        return;
+    slot[0] = nplans++;
+    plans[slot[0]].ints = 0;
+    plans[slot[0]].frames = frames;
+    *plan_slot(list, x->sparse_fields[0]) = slot[0];
+    for (q = 0; q < x->nparts; q++) {
+        if (x->parts[q].kind == FC_PART_UNIFORM_ROW_LENGTH)
+            continue;
+        slot[q + 1] = nplans++;
+        plans[slot[q + 1]].ints = 1;
+        plans[slot[q + 1]].frames = frames;
+        *plan_slot(list, x->parts[q].field) = slot[q + 1];
+    }
+    for (t = 0; t < frames; t++) {
+        plans[slot[0]].n[t] = rr_ragged(x, max, vals, nv);
+        for (q = 0; q < x->nparts; q++)
+            if (x->parts[q].kind != FC_PART_UNIFORM_ROW_LENGTH) {
+                plans[slot[q + 1]].n[t] = nv[q];
+                memcpy(plans[slot[q + 1]].v[t], vals[q], nv[q] * sizeof(int64_t));
+            }
+    }
+}
+
+/* Frame t of a plan into f. */
+static void plan_frame(const plan *pl, fc_type type, size_t t, wbuf *f)
+{
+    f->n = 0;
+    if (pl->ints)
+        f_int64_packed(f, pl->v[t], pl->n[t]);
+    else
+        rnd_feature(f, type, pl->n[t]);
+}
+
 /* A context Feature for fd: absent (0), or its body in f (1). */
 static int rnd_context(const fc_field_desc *fd, wbuf *f)
 {
-    size_t r = below(20), n;
+    size_t r = below(20), n, i = (size_t)(fd - sd->context);
     f->n = 0;
+    if (i < 4096 && cplan[i] != (size_t)-1) {
+        plan_frame(&plans[cplan[i]], fd->type, 0, f);
+        return 1;
+    }
     if (clean) {
         if (fd->kind == FC_KIND_VARLEN && r < 4)
             return r < 2 ? 0 : 1; /* absent, or Feature{} */
@@ -142,8 +214,16 @@ static size_t aligned_frames;
 static int rnd_list(const fc_list_desc *l, wbuf *fl)
 {
     static wbuf f;
-    size_t r = below(20), frames, t, uniform_n = below(l->max + 1);
+    size_t r = below(20), frames, t, uniform_n = below(l->max + 1), j = (size_t)(l - sd->lists);
     fl->n = 0;
+    if (j < 4096 && lplan[j] != (size_t)-1) {
+        const plan *pl = &plans[lplan[j]];
+        for (t = 0; t < pl->frames; t++) {
+            plan_frame(pl, l->type, t, &f);
+            w_len(fl, 0x0A, f.b, f.n);
+        }
+        return 1;
+    }
     if (clean && r < 2 && (l->kind == FC_KIND_VARLEN || l->allow_missing))
         return 0;
     if (!clean && r < 2)
@@ -194,9 +274,25 @@ static void random_seq_record(wbuf *ex)
     ctx_blocks[0].n = ctx_blocks[1].n = list_blocks[0].n = list_blocks[1].n = 0;
     clean = below(3) == 0;
     aligned_frames = below(5);
+    for (i = 0; i < 4096; i++)
+        cplan[i] = lplan[i] = (size_t)-1;
+    nplans = 0;
+    for (i = 0; i < sd->ncontext; i++)
+        if (sd->context[i].kind == FC_KIND_RAGGED && below(4) != 0)
+            plan_ragged(0, sd->context[i].extra, sd->context[i].max, 1);
+    for (i = 0; i < sd->nlists; i++) {
+        const fc_list_desc *l = &sd->lists[i];
+        size_t most = l->max_frames < PLAN_FRAMES ? l->max_frames : PLAN_FRAMES;
+        if (l->kind == FC_KIND_RAGGED && below(4) != 0)
+            plan_ragged(1, l->extra, l->max,
+                        clean && sd->aligned && aligned_frames <= most ? aligned_frames
+                                                                       : below(most + 1));
+    }
     for (i = 0; i < sd->ncontext; i++) {
         const fc_field_desc *fd = &sd->context[i];
-        size_t dup = below(10) == 0 ? 2 : 1;
+        size_t dup = below(10) == 0 && (i >= 4096 || cplan[i] == (size_t)-1) ? 2 : 1;
+        if (fd->kind == FC_KIND_RAGGED)
+            continue; /* no key of its own: the fields it reads have them */
         for (d = 0; d < dup; d++)
             if (rnd_context(fd, &fbuf)) {
                 wbuf *b = &ctx_blocks[below(4) == 0];
@@ -209,7 +305,9 @@ static void random_seq_record(wbuf *ex)
     }
     for (i = 0; i < sd->nlists; i++) {
         const fc_list_desc *l = &sd->lists[i];
-        size_t dup = below(10) == 0 ? 2 : 1;
+        size_t dup = below(10) == 0 && (i >= 4096 || lplan[i] == (size_t)-1) ? 2 : 1;
+        if (l->kind == FC_KIND_RAGGED)
+            continue;
         for (d = 0; d < dup; d++)
             if (rnd_list(l, &fbuf)) {
                 wbuf *b = &list_blocks[below(4) == 0];

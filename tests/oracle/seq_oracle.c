@@ -23,6 +23,59 @@
 
 static unsigned char arena_mem[8u << 20];
 
+/* Frames of a list in the struct. */
+static size_t frames_of(const fc_list_desc *l, const unsigned char *m)
+{
+    size_t n;
+    memcpy(&n, m + l->frames_offset, sizeof n);
+    return n;
+}
+
+static size_t frame_count(const fc_list_desc *l, const unsigned char *m, size_t t)
+{
+    size_t n;
+    memcpy(&n, m + l->count_offset + t * sizeof n, sizeof n);
+    return n;
+}
+
+/* Feature list i, a RaggedFeature: every list it reads has the same frames
+ * (featc's rule), and frame t of the values is partitioned by frame t of
+ * each partition list, as one record's feature would be. */
+static int ragged_list(const fc_seq_desc *sd, size_t i, unsigned char *m)
+{
+    const fc_list_desc *l = &sd->lists[i];
+    const fc_field_extra *x = l->extra;
+    const fc_list_desc *vl = &sd->lists[x->sparse_fields[0]];
+    uint32_t *present = (uint32_t *)(void *)(m + sd->present_offset);
+    size_t frames = frames_of(vl, m), t, bit = sd->ncontext + i,
+           vbit = sd->ncontext + x->sparse_fields[0];
+    unsigned q;
+    for (q = 0; q < x->nparts; q++)
+        if (x->parts[q].kind != FC_PART_UNIFORM_ROW_LENGTH &&
+            frames_of(&sd->lists[x->parts[q].field], m) != frames)
+            return 0;
+    for (t = 0; t < frames; t++) {
+        const int64_t *psrc[FC_MAX_RANK];
+        size_t pn[FC_MAX_RANK];
+        for (q = 0; q < x->nparts; q++) {
+            const fc_list_desc *pl = &sd->lists[x->parts[q].field];
+            int uniform = x->parts[q].kind == FC_PART_UNIFORM_ROW_LENGTH;
+            psrc[q] = uniform ? NULL
+                              : (const int64_t *)(const void *)(m + pl->value_offset +
+                                                                t * pl->max * sizeof(int64_t));
+            pn[q] = uniform ? 0 : frame_count(pl, m, t);
+        }
+        if (!oracle_ragged(x, l->type, l->max, m, l->value_offset, l->count_offset, t,
+                           m + vl->value_offset + t * vl->max * fc_type_size(vl->type),
+                           frame_count(vl, m, t), psrc, pn))
+            return 0;
+    }
+    memcpy(m + l->frames_offset, &frames, sizeof frames);
+    if ((present[vbit / 32] >> (vbit % 32)) & 1u)
+        present[bit / 32] |= 1u << (bit % 32);
+    return 1;
+}
+
 int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len)
 {
     fc_arena arena;
@@ -43,6 +96,8 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
         const FcPb__Feature *f = e != NULL ? e->value : NULL;
         int set = f != NULL && f->kind_case != FC_PB__FEATURE__KIND__NOT_SET;
         size_t n = set ? oracle_kind_count(f) : 0;
+        if (fd->kind == FC_KIND_RAGGED)
+            continue; /* built below from the fields it reads */
         if (set && oracle_kind_type(f) != fd->type)
             return FC_ERR_PARSE;
         if (fd->kind == FC_KIND_FIXED) {
@@ -70,6 +125,8 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
         const fc_list_desc *l = &sd->lists[i];
         const fc_fb_feature_list *e = fc_fallback_find_list(&fb, l->key, l->key_len);
         size_t frames = 0, bit = sd->ncontext + i;
+        if (l->kind == FC_KIND_RAGGED)
+            continue; /* built below from the lists it reads */
         if (e == NULL) {
             if (l->kind == FC_KIND_FIXED && !l->allow_missing)
                 return FC_ERR_PARSE; /* required */
@@ -104,6 +161,13 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
         }
         memcpy(m + l->frames_offset, &frames, sizeof frames);
     }
+    for (i = 0; i < sd->ncontext; i++)
+        if (sd->context[i].kind == FC_KIND_RAGGED &&
+            !oracle_ragged_field(sd->context, sd->present_offset, i, m))
+            return FC_ERR_PARSE;
+    for (i = 0; i < sd->nlists; i++)
+        if (sd->lists[i].kind == FC_KIND_RAGGED && !ragged_list(sd, i, m))
+            return FC_ERR_PARSE;
     return FC_OK;
 }
 

@@ -16,7 +16,7 @@
 /* test-specs: specs/hadoop.feat specs/mnist.feat specs/pascal_voc.feat specs/penguin.feat */
 /* test-specs: specs/taxi.feat specs/fake_sequence.feat specs/transform_sequence.feat */
 /* test-specs: specs/tfx_sequence.feat tests/specs/batch.feat tests/specs/semantics.feat */
-/* test-specs: tests/specs/seqsem.feat tests/specs/segment.feat */
+/* test-specs: tests/specs/seqsem.feat tests/specs/segment.feat tests/specs/seqragged.feat */
 #define _GNU_SOURCE 1 /* memalign, __libc_malloc */
 #include <featc/fc.h>
 
@@ -35,6 +35,7 @@
 #include "semantics.h"
 #include "taxi.h"
 #include "fake_sequence.h"
+#include "seqragged.h"
 #include "seqsem.h"
 #include "tfx_sequence.h"
 #include "transform_sequence.h"
@@ -450,6 +451,73 @@ static void test_generated_batches(void)
  * (tests/specs/batch.feat): valid records, records whose partitions or
  * index counts do not fit, and mutations of them. */
 static unsigned char bt_block[BT_E_BATCH_BYTES(8)];
+
+/* RaggedFeatures of a SequenceExample (tests/specs/seqragged.feat): the
+ * single parse, mutations of the record, a batch and the serializer. */
+static void test_sequence_ragged(void)
+{
+    static const int64_t v3[3] = {1, 2, 3}, lens[2] = {2, 1}, ids[3] = {0, 0, 2};
+    static const float fv[3] = {1, 2, 3};
+    static wbuf ctx, lists, ex, f, fl, bad;
+    static sqr_s m, scratch;
+    static unsigned char mem[SQR_S_BATCH_BYTES(2)];
+    static fc_column cols[SQR_S_FIELD_COUNT];
+    fc_bytes views[2];
+    fc_error err;
+    size_t i, t, len = 0, rejected = 0;
+    uint32_t seed = 5;
+    long allocs;
+    f_int64_packed(&f, v3, 3);
+    w_entry(&ctx, "cflat", &f);
+    f.n = 0;
+    f_float_packed(&f, fv, 3);
+    w_entry(&ctx, "cv", &f);
+    f.n = 0;
+    f_int64_packed(&f, lens, 2);
+    w_entry(&ctx, "cl", &f);
+    for (t = 0; t < 2; t++) {
+        f.n = 0;
+        f_float_packed(&f, fv, 3);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "fv", &fl);
+    fl.n = 0;
+    for (t = 0; t < 2; t++) {
+        f.n = 0;
+        f_int64_packed(&f, lens, 2);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "fl", &fl);
+    fl.n = 0;
+    for (t = 0; t < 2; t++) {
+        f.n = 0;
+        f_int64_packed(&f, ids, 3);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "fi", &fl);
+    w_len(&ex, 0x0A, ctx.b, ctx.n);
+    w_len(&ex, 0x12, lists.b, lists.n);
+    CHECK(sqr_s_parse(&m, ex.b, ex.n, &err) == FC_OK && m.lens_frames == 2 && m.ids_rows0[1] == 3);
+    views[0].data = views[1].data = ex.b;
+    views[0].size = views[1].size = ex.n;
+    CHECK(fc_batch_bind_seq(&sqr_s_desc, cols, 2, FC_BATCH_RAGGED | FC_BATCH_SPARSE, mem,
+                            sizeof mem) <= sizeof mem);
+    arm();
+    CHECK(fc_batch_parse_seq(&sqr_s_desc, cols, &scratch, views, 2, &err) == FC_OK);
+    CHECK(sqr_s_serialize(&m, FC_OMIT_DEFAULTS, out_buf, sizeof out_buf, &len, &err) == FC_OK);
+    for (i = 0; i < 20000; i++) {
+        memcpy(bad.b, ex.b, ex.n);
+        bad.n = ex.n;
+        seed = seed * 1664525u + 1013904223u;
+        bad.b[(seed >> 8) % bad.n] = (unsigned char)(seed >> 24);
+        if (sqr_s_parse(&m, bad.b, bad.n, i % 2 ? &err : NULL) != FC_OK)
+            rejected++;
+    }
+    allocs = disarm();
+    CHECK_MSG(allocs == 0, "%ld allocations", allocs);
+    CHECK(cols[SQR_S_LENS].nframes == 4 && cols[SQR_S_LENS].part_nsplits[0] == 9 && len > 0);
+    CHECK_MSG(rejected > 1000, "rejected %zu", rejected);
+}
 
 static void test_sparse_ragged_hash(void)
 {
@@ -905,6 +973,7 @@ int main(void)
     RUN(test_generated_sequence_parsers);
     RUN(test_generated_batches);
     RUN(test_sparse_ragged_hash);
+    RUN(test_sequence_ragged);
     RUN(test_segmenter);
     RUN(test_serializers);
     return harness_report("nomalloc");

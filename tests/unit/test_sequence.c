@@ -3,10 +3,13 @@
  * conformant / non-conformant pair of the SequenceExample documentation
  * (README "SequenceExample semantics"), through the code featc generates
  * for tests/specs/seqsem.feat. */
-/* test-specs: tests/specs/seqsem.feat */
+/* test-specs: tests/specs/seqsem.feat tests/specs/seqragged.feat */
 #include <stdio.h>
 
+#include <featc/fc_driver.h>
+
 #include "harness.h"
+#include "seqragged.h"
 #include "seqsem.h"
 #include "wire.h"
 
@@ -560,6 +563,307 @@ static void test_init_and_desc(void)
     CHECK(seq_s_desc.lists[1].allow_missing && seq_s_desc.lists[3].uniform);
 }
 
+
+/* ------------------------------------------------------------------ RaggedFeature
+ * tests/specs/seqragged.feat: RaggedFeatures in the context (as in an
+ * Example) and in feature lists (each frame partitioned on its own, as
+ * parse_single_sequence_example's RaggedTensor [T, (rows)..., (values)]). */
+
+static sqr_s rmsg;
+
+static int rparse(void)
+{
+    build();
+    fc_error_clear(&err);
+    return sqr_s_parse(&rmsg, ex.b, ex.n, &err);
+}
+
+static void ragged_base(void)
+{
+    static const int64_t c3[3] = {1, 2, 3}, cl[2] = {2, 1}, fl0[2] = {2, 1}, fl1[1] = {1};
+    static const int64_t fi0[3] = {0, 0, 2}, fi1[1] = {1};
+    static const float cv[3] = {1, 2, 3}, fv0[3] = {1, 2, 3}, fv1[1] = {4};
+    static const char *const a[1] = {"a"}, *const bc[2] = {"b", "c"};
+    static wbuf f, flat[3], fv[2], fl[2], fi[2];
+    reset();
+    i64s(&f, c3, 3);
+    ctx_add("cflat", &f);
+    f32s(&f, cv, 3);
+    ctx_add("cv", &f);
+    i64s(&f, cl, 2);
+    ctx_add("cl", &f);
+    strs(&flat[0], a, 1);
+    flat[1].n = 0; /* Feature{}: an empty frame */
+    strs(&flat[2], bc, 2);
+    list_add("flat", flat, 3);
+    f32s(&fv[0], fv0, 3);
+    f32s(&fv[1], fv1, 1);
+    list_add("fv", fv, 2);
+    i64s(&fl[0], fl0, 2);
+    i64s(&fl[1], fl1, 1);
+    list_add("fl", fl, 2);
+    i64s(&fi[0], fi0, 3);
+    i64s(&fi[1], fi1, 1);
+    list_add("fi", fi, 2);
+}
+
+static void test_ragged_context(void)
+{
+    static const int64_t bad[2] = {2, 2};
+    static wbuf f;
+    ragged_base();
+    CHECK(rparse() == FC_OK);
+    CHECK(rmsg.cflat_count == 3 && rmsg.cflat[2] == 3 && sqr_s_has(&rmsg, SQR_S_CFLAT));
+    CHECK(rmsg.cpart_count == 3 && rmsg.cpart_rows0 == 2 && sqr_s_has(&rmsg, SQR_S_CPART));
+    CHECK(rmsg.cpart_splits0[0] == 0 && rmsg.cpart_splits0[1] == 2 &&
+          rmsg.cpart_splits0[2] == 3);
+    /* missing: empty, not present */
+    reset();
+    CHECK(rparse() == FC_OK);
+    CHECK(rmsg.cflat_count == 0 && rmsg.cpart_count == 0 && rmsg.cpart_rows0 == 0);
+    CHECK(!sqr_s_has(&rmsg, SQR_S_CFLAT) && !sqr_s_has(&rmsg, SQR_S_CPART));
+    CHECK(rmsg.flat_frames == 0 && rmsg.lens_frames == 0 && !sqr_s_has(&rmsg, SQR_S_LENS));
+    /* lengths that overrun the values: what validate=True refuses */
+    ragged_base();
+    i64s(&f, bad, 2);
+    ctx_add("cl", &f); /* the last occurrence wins */
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Context feature: cpart.  Feature cpart: values and partitions are not "
+                   "aligned (row_lengths from key cl: a row length overruns the items at row 1)"));
+    /* a context value of the wrong type: the hidden field's TF text */
+    ragged_base();
+    i64s(&f, bad, 2);
+    ctx_add("cv", &f);
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Name: <unknown>, Context feature: cv.  Data types don't match. Expected "
+                   "type: float"));
+}
+
+static void test_ragged_lists(void)
+{
+    ragged_base();
+    CHECK(rparse() == FC_OK);
+    /* no partitions: one row of values per frame */
+    CHECK(rmsg.flat_frames == 3 && rmsg.flat_count[0] == 1 && rmsg.flat_count[1] == 0 &&
+          rmsg.flat_count[2] == 2);
+    CHECK(rmsg.flat[2][1].size == 1 && rmsg.flat[2][1].data[0] == 'c');
+    /* row_lengths, int64 splits: [[[1,2],[3]], [[4]]] */
+    CHECK(rmsg.lens_frames == 2 && rmsg.lens_rows0[0] == 2 && rmsg.lens_rows0[1] == 1);
+    CHECK(rmsg.lens_splits0[0][0] == 0 && rmsg.lens_splits0[0][1] == 2 &&
+          rmsg.lens_splits0[0][2] == 3 && rmsg.lens_splits0[1][1] == 1);
+    CHECK(rmsg.lens[0][2] == 3.0f && rmsg.lens[1][0] == 4.0f && sqr_s_has(&rmsg, SQR_S_LENS));
+    /* value_rowids over the same value list: [[[1,2],[],[3]], [[],[4]]] */
+    CHECK(rmsg.ids_frames == 2 && rmsg.ids_rows0[0] == 3 && rmsg.ids_rows0[1] == 2);
+    CHECK(rmsg.ids_splits0[0][1] == 2 && rmsg.ids_splits0[0][2] == 2 &&
+          rmsg.ids_splits0[0][3] == 3 && rmsg.ids_splits0[1][1] == 0 &&
+          rmsg.ids_splits0[1][2] == 1);
+    /* the lists they read are not features of their own */
+    {
+        char json[2048];
+        FILE *f = fmemopen(json, sizeof json, "w");
+        CHECK(f != NULL);
+        if (f != NULL) {
+            fc_json_feature_lists(f, &sqr_s_desc, &rmsg);
+            fclose(f);
+            CHECK_CONTAINS(json, "\"flat\":[[\"a\"],[],[\"b\",\"c\"]]");
+            CHECK_CONTAINS(json, "\"lens\":[[[1,2],[3]],[[4]]]");
+            CHECK_CONTAINS(json, "\"ids\":[[[1,2],[],[3]],[[],[4]]]");
+            CHECK_CONTAINS(json, "\"splits\":[],\"ids\"");
+            CHECK(strstr(json, "\"fv\"") == NULL && strstr(json, "\"fl\"") == NULL);
+        }
+    }
+}
+
+static void test_ragged_list_partitions(void)
+{
+    static const int64_t v4[4] = {1, 2, 3, 4}, fs[3] = {0, 1, 2}, sv[3] = {7, 8, 9};
+    static const int64_t st[2] = {0, 1}, lm[2] = {1, 3};
+    static wbuf sp[1], fsw[1], svw[1], stw[1], lmw[1];
+    reset();
+    i64s(&sp[0], v4, 4);
+    list_add("splits", sp, 1);
+    i64s(&fsw[0], fs, 3);
+    list_add("fs", fsw, 1);
+    i64s(&svw[0], sv, 3);
+    list_add("sv", svw, 1);
+    i64s(&stw[0], st, 2);
+    list_add("st", stw, 1);
+    i64s(&lmw[0], lm, 2);
+    list_add("lm", lmw, 1);
+    CHECK(rparse() == FC_OK);
+    /* row_splits over rows of uniform length 2: [[[[1,2]],[[3,4]]]] */
+    CHECK(rmsg.splits_frames == 1 && rmsg.splits_rows1[0] == 2 && rmsg.splits_rows0[0] == 2);
+    CHECK(rmsg.splits_splits1[0][1] == 2 && rmsg.splits_splits1[0][2] == 4);
+    CHECK(rmsg.splits_splits0[0][1] == 1 && rmsg.splits_splits0[0][2] == 2);
+    /* row_starts over row_limits: [[[[7]],[[8,9]]]] */
+    CHECK(rmsg.starts_frames == 1 && rmsg.starts_rows1[0] == 2 && rmsg.starts_rows0[0] == 2);
+    CHECK(rmsg.starts_splits1[0][1] == 1 && rmsg.starts_splits1[0][2] == 3);
+    /* an odd count under a uniform row length */
+    reset();
+    i64s(&sp[0], v4, 3);
+    list_add("splits", sp, 1);
+    i64s(&fsw[0], fs, 2);
+    list_add("fs", fsw, 1);
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Name: <unknown>, Feature list: splits, Index: 0.  Feature splits: values "
+                   "and partitions are not aligned (uniform_row_length: items are not a "
+                   "multiple of the row length: 3, 2)"));
+}
+
+static void test_ragged_list_errors(void)
+{
+    static const int64_t fl0[2] = {2, 1}, over[2] = {2, 2}, ids5[5] = {0, 0, 0, 1, 2};
+    static const float fv5[5] = {1, 2, 3, 4, 5};
+    static wbuf fl[2], fv[1], fi[1];
+    /* frame 1 of the values has no frame of lengths */
+    ragged_base();
+    i64s(&fl[0], fl0, 2);
+    list_add("fl", fl, 1);
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Name: <unknown>, Feature list: lens, Index: 1.  Feature lens: values and "
+                   "partitions are not aligned (the value list fv has 2 frames, the partition "
+                   "list fl has 1)"));
+    /* frame 0's lengths overrun frame 0's values */
+    ragged_base();
+    i64s(&fl[0], over, 2);
+    i64s(&fl[1], fl0, 1);
+    list_add("fl", fl, 2);
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Name: <unknown>, Feature list: lens, Index: 0.  Feature lens: values and "
+                   "partitions are not aligned (row_lengths from key fl: a row length overruns "
+                   "the items at row 1)"));
+    /* 5 values in a frame: the shared value list takes 6, and value_rowids
+     * bound ids' 4 by their own list's bound */
+    ragged_base();
+    f32s(&fv[0], fv5, 5);
+    list_add("fv", fv, 1);
+    i64s(&fl[0], over, 2);
+    list_add("fl", fl, 1);
+    i64s(&fi[0], ids5, 5);
+    list_add("fi", fi, 1);
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Feature list: fi, Index: 0.  Number of int64 values exceeds the bound "
+                   "declared in the spec: 5 values but max 4"));
+    /* flat2 reads flat's list (3 values a frame) and takes 2 */
+    ragged_base();
+    {
+        static const char *const abc[3] = {"a", "b", "c"};
+        static wbuf flat[2];
+        flat[0].n = 0;
+        strs(&flat[1], abc, 3);
+        list_add("flat", flat, 2);
+    }
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Name: <unknown>, Feature list: flat2, Index: 1.  Number of values exceeds "
+                   "the bound declared in the spec: 3 values but max 2"));
+    /* a value frame of the wrong type: TF's text for the list read */
+    ragged_base();
+    i64s(&fv[0], over, 2);
+    list_add("fv", fv, 1);
+    CHECK(rparse() == FC_ERR_PARSE);
+    CHECK(has_text("Name: <unknown>, Feature list: fv, Index: 0.  Data types don't match. "
+                   "Expected type: float"));
+}
+
+/* parse_sequence_example's layout: RaggedTensor [B, (T), (rows)..., (values)]
+ * as values plus splits over the frames of the batch, over each frame's
+ * rows, then over the values; a context RaggedFeature as in parse_example. */
+static void test_ragged_batch(void)
+{
+    static unsigned char mem[SQR_S_BATCH_BYTES(3)], copies[3][512];
+    static sqr_s scratch;
+    fc_column cols[SQR_S_FIELD_COUNT];
+    fc_bytes recs[3];
+    const fc_column *lens = &cols[SQR_S_LENS], *cpart = &cols[SQR_S_CPART];
+    const float *v;
+    size_t i;
+    CHECK(fc_batch_bind_seq(&sqr_s_desc, cols, 3, FC_BATCH_RAGGED, mem, sizeof mem) <=
+          sizeof mem);
+    for (i = 0; i < 3; i++) {
+        if (i == 1)
+            reset(); /* record 1: nothing at all */
+        else
+            ragged_base();
+        build();
+        memcpy(copies[i], ex.b, ex.n);
+        recs[i].data = copies[i];
+        recs[i].size = ex.n;
+    }
+    CHECK(fc_batch_parse_seq(&sqr_s_desc, cols, &scratch, recs, 3, &err) == FC_OK);
+    v = (const float *)lens->values;
+    CHECK(lens->nvalues == 8 && v[3] == 4.0f && v[4] == 1.0f && v[7] == 4.0f);
+    CHECK(lens->row_splits[0] == 0 && lens->row_splits[1] == 2 && lens->row_splits[2] == 2 &&
+          lens->row_splits[3] == 4);
+    CHECK(lens->nframes == 4 && lens->inner_splits[1] == 2 && lens->inner_splits[2] == 3 &&
+          lens->inner_splits[4] == 6);
+    CHECK(lens->part_nsplits[0] == 7 && lens->part_splits[0][2] == 3 &&
+          lens->part_splits[0][3] == 4 && lens->part_splits[0][5] == 7 &&
+          lens->part_splits[0][6] == 8);
+    CHECK(cpart->row_splits[1] == 2 && cpart->row_splits[2] == 2 && cpart->row_splits[3] == 4);
+    CHECK(cpart->part_nsplits[0] == 5 && cpart->part_splits[0][4] == 6);
+    {
+        char json[4096];
+        FILE *f = fmemopen(json, sizeof json, "w");
+        CHECK(f != NULL);
+        if (f != NULL) {
+            fc_json_batch_feature_lists(f, &sqr_s_desc, cols, 1);
+            fc_json_batch_context(f, &sqr_s_desc, cols, 1);
+            fclose(f);
+            CHECK_CONTAINS(json, "\"lens\":{\"values\":[1,2,3,4,1,2,3,4],\"row_splits\":"
+                                 "[[0,2,2,4],[0,2,3,5,6],[0,2,3,4,6,7,8]]}");
+            CHECK_CONTAINS(json, "\"flat\":{\"values\":[\"a\",\"b\",\"c\",\"a\",\"b\",\"c\"],"
+                                 "\"row_splits\":[[0,3,3,6],[0,1,1,3,4,4,6]]}");
+            CHECK_CONTAINS(json, "\"cpart\":{\"values\":[1,2,3,1,2,3],\"row_splits\":"
+                                 "[[0,2,2,4],[0,2,3,5,6]]}");
+            CHECK(strstr(json, "\"fv\"") == NULL && strstr(json, "\"cv\"") == NULL);
+        }
+    }
+    /* no records: every leading dimension 0 */
+    CHECK(fc_batch_parse_seq(&sqr_s_desc, cols, &scratch, recs, 0, &err) == FC_OK);
+    CHECK(lens->nvalues == 0 && lens->nframes == 0 && lens->row_splits[0] == 0 &&
+          lens->part_nsplits[0] == 1);
+    /* the first failing record stops the batch, its index appended */
+    ragged_base();
+    {
+        static const int64_t bad[2] = {9, 9};
+        static wbuf f;
+        i64s(&f, bad, 2);
+        ctx_add("cl", &f);
+    }
+    build();
+    memcpy(copies[2], ex.b, ex.n);
+    recs[2].size = ex.n;
+    CHECK(fc_batch_parse_seq(&sqr_s_desc, cols, &scratch, recs, 3, &err) == FC_ERR_PARSE);
+    CHECK(err.record == 2 && has_text("Feature cpart: values and partitions are not aligned") &&
+          has_text("(record 2 of the batch)"));
+}
+
+/* Whether the n bytes at p hold the text t. */
+static int holds(const unsigned char *p, size_t n, const char *t)
+{
+    size_t k, tl = strlen(t);
+    for (k = 0; k + tl <= n; k++)
+        if (memcmp(p + k, t, tl) == 0)
+            return 1;
+    return 0;
+}
+
+/* What is written is what the record held: the lists the RaggedFeatures
+ * read, and no key of their own. */
+static void test_ragged_roundtrip(void)
+{
+    static unsigned char out[4096];
+    static sqr_s again;
+    size_t len = 0;
+    ragged_base();
+    CHECK(rparse() == FC_OK);
+    CHECK(fc_seq_serialize(&sqr_s_desc, &rmsg, 0, out, sizeof out, &len, &err) == FC_OK);
+    CHECK(sqr_s_parse(&again, out, len, &err) == FC_OK);
+    CHECK(again.lens_frames == 2 && again.lens_splits0[0][1] == 2 && again.ids_rows0[0] == 3 &&
+          again.cpart_rows0 == 2 && again.flat_count[2] == 2);
+    CHECK(!holds(out, len, "lens") && !holds(out, len, "cpart") && holds(out, len, "fv"));
+}
+
 int main(void)
 {
     RUN(test_valid_record);
@@ -578,5 +882,11 @@ int main(void)
     RUN(test_error_precedence);
     RUN(test_aligned);
     RUN(test_init_and_desc);
+    RUN(test_ragged_context);
+    RUN(test_ragged_lists);
+    RUN(test_ragged_list_partitions);
+    RUN(test_ragged_list_errors);
+    RUN(test_ragged_batch);
+    RUN(test_ragged_roundtrip);
     return harness_report("sequence");
 }

@@ -22,7 +22,9 @@ typedef enum col_kind {
     COL_LIST_FIXED,  /* feature list of fixed frames: [B, T, dims] padded with 0 */
     COL_LIST_VARLEN, /* feature list of VarLen frames: [N], sparse [N,3] */
     COL_SPARSE,      /* SparseFeature: [N] values, indices [N, 1 + rank] */
-    COL_RAGGED       /* RaggedFeature: [N] values, row splits per level */
+    COL_RAGGED,      /* RaggedFeature: [N] values, row splits per level */
+    COL_LIST_RAGGED  /* RaggedFeature list: [N] values, splits over frames, over
+                        each frame's top level, then per partition */
 } col_kind;
 
 /* One column's feature, whichever descriptor it comes from. */
@@ -83,7 +85,9 @@ static void spec_of_list(const fc_list_desc *l, col_spec *s)
     s->key = l->key;
     s->key_len = l->key_len;
     s->type = l->type;
-    s->kind = l->kind == FC_KIND_FIXED ? COL_LIST_FIXED : COL_LIST_VARLEN;
+    s->kind = l->kind == FC_KIND_FIXED    ? COL_LIST_FIXED
+              : l->kind == FC_KIND_RAGGED ? COL_LIST_RAGGED
+                                          : COL_LIST_VARLEN;
     s->rank = l->rank;
     s->dims = l->dims;
     s->elems = l->elems;
@@ -92,6 +96,11 @@ static void spec_of_list(const fc_list_desc *l, col_spec *s)
     s->value_offset = l->value_offset;
     s->count_offset = l->count_offset;
     s->frames_offset = l->frames_offset;
+    if (l->kind == FC_KIND_RAGGED) {
+        s->parts = l->extra->parts;
+        s->nparts = l->extra->nparts;
+        s->split64 = l->extra->split64;
+    }
 }
 
 /* a * b, or SIZE_MAX when it overflows (no capacity is that large). */
@@ -149,6 +158,15 @@ static void need_of(const col_spec *s, size_t b, unsigned forms, col_need *n)
         n->indices = mul(n->values, s->rank + 1u);
         n->lengths = 0;
         break;
+    case COL_LIST_RAGGED: { /* always ragged: it is its only form */
+        unsigned q;
+        n->values = mul(mul(b, s->max_frames), s->max);
+        n->row_splits = add(b, 1);
+        n->inner_splits = add(mul(b, s->max_frames), 1);
+        for (q = 0; q < s->nparts; q++)
+            n->parts[q] = add(mul(mul(b, s->max_frames), s->parts[q].max_rows), 1);
+        break;
+    }
     case COL_LIST_VARLEN:
         n->values = mul(mul(b, s->max_frames), s->max);
         if (forms & FC_BATCH_SPARSE)
@@ -419,11 +437,14 @@ static int check_fixed_caps(const col_spec *s, const fc_column *c, size_t n, fc_
         if (c->hot_cap < need)
             return too_small(err, n, FC_NO_INDEX, s, "hot", need, c->hot_cap);
     }
-    if (s->kind == COL_RAGGED) {
+    if (s->kind == COL_RAGGED || s->kind == COL_LIST_RAGGED) {
         unsigned q;
         if (c->row_splits == NULL || c->row_splits_cap < n + 1)
             return too_small(err, n, FC_NO_INDEX, s, "row_splits", n + 1,
                              c->row_splits == NULL ? 0 : c->row_splits_cap);
+        if (s->kind == COL_LIST_RAGGED && (c->inner_splits == NULL || c->inner_splits_cap < 1))
+            return too_small(err, n, FC_NO_INDEX, s, "inner_splits", 1,
+                             c->inner_splits == NULL ? 0 : c->inner_splits_cap);
         for (q = 0; q < s->nparts; q++)
             if (c->part_splits[q] == NULL || c->part_splits_cap[q] < 1)
                 return too_small(err, n, FC_NO_INDEX, s, "part_splits", 1,
@@ -462,9 +483,9 @@ static void start_column(const col_spec *s, fc_column *c)
     memset(c->shape, 0, sizeof c->shape);
     if (c->row_splits != NULL)
         c->row_splits[0] = 0;
-    if (s->kind == COL_LIST_VARLEN && c->inner_splits != NULL)
+    if ((s->kind == COL_LIST_VARLEN || s->kind == COL_LIST_RAGGED) && c->inner_splits != NULL)
         c->inner_splits[0] = 0;
-    if (s->kind == COL_RAGGED) {
+    if (s->kind == COL_RAGGED || s->kind == COL_LIST_RAGGED) {
         unsigned q;
         for (q = 0; q < s->nparts; q++) {
             c->part_splits[q][0] = 0;
@@ -548,10 +569,12 @@ static int append_varlen(const col_spec *s, fc_column *c, const unsigned char *m
     return FC_OK;
 }
 
-/* Split k of partition q of the struct m, as int64. */
-static int64_t part_split(const col_spec *s, const unsigned char *m, unsigned q, size_t k)
+/* Split k of partition q of the struct m (of frame t, for a list), as int64. */
+static int64_t part_split(const col_spec *s, const unsigned char *m, unsigned q, size_t t,
+                          size_t k)
 {
-    const unsigned char *sp = m + s->parts[q].splits_offset;
+    const unsigned char *sp = m + s->parts[q].splits_offset +
+                              t * (s->parts[q].max_rows + 1u) * (s->split64 ? 8u : 4u);
     int64_t v;
     int32_t w;
     if (s->split64) {
@@ -583,13 +606,61 @@ static int append_ragged(const col_spec *s, fc_column *c, const unsigned char *m
         int64_t shift = q + 1 < s->nparts ? (int64_t)(c->part_nsplits[q + 1] - 1)
                                           : (int64_t)c->nvalues;
         for (k = 1; k <= rows; k++)
-            c->part_splits[q][c->part_nsplits[q]++] = shift + part_split(s, m, q, k);
+            c->part_splits[q][c->part_nsplits[q]++] = shift + part_split(s, m, q, 0, k);
     }
     c->nvalues += cnt;
     top = s->nparts > 0 ? fc_load_size(m + s->parts[0].rows_offset) : cnt;
     c->row_splits[i + 1] = c->row_splits[i] + (int64_t)top;
     if (c->lengths != NULL)
         c->lengths[i] = (int64_t)top;
+    return FC_OK;
+}
+
+/* A RaggedFeature list: each frame as append_ragged appends a record, with
+ * the frames' splits over their top level (the outermost partition's rows,
+ * or the values) in inner_splits. */
+static int append_list_ragged(const col_spec *s, fc_column *c, const unsigned char *m,
+                              size_t i, fc_error *err)
+{
+    int rc;
+    size_t frames = fc_load_size(m + s->frames_offset), cnt = 0, t, k;
+    size_t ts = fc_type_size(s->type);
+    unsigned q;
+    for (t = 0; t < frames; t++)
+        cnt += fc_load_size(m + s->count_offset + t * sizeof(size_t));
+    if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
+        return rc;
+    if (c->inner_splits_cap - 1 - c->nframes < frames)
+        return too_small(err, 0, i, s, "inner_splits", c->nframes + frames + 1,
+                         c->inner_splits_cap);
+    for (q = 0; q < s->nparts; q++) {
+        size_t rows = 0;
+        for (t = 0; t < frames; t++)
+            rows += fc_load_size(m + s->parts[q].rows_offset + t * sizeof(size_t));
+        if (c->part_splits_cap[q] - c->part_nsplits[q] < rows)
+            return too_small(err, 0, i, s, "part_splits", c->part_nsplits[q] + rows,
+                             c->part_splits_cap[q]);
+    }
+    for (t = 0; t < frames; t++) {
+        size_t fc = fc_load_size(m + s->count_offset + t * sizeof(size_t)), top;
+        values_copy(s, c, m + s->value_offset + t * s->max * ts, fc);
+        for (q = 0; q < s->nparts; q++) {
+            /* this frame's splits, shifted by the items of the next level so far */
+            size_t rows = fc_load_size(m + s->parts[q].rows_offset + t * sizeof(size_t));
+            int64_t shift = q + 1 < s->nparts ? (int64_t)(c->part_nsplits[q + 1] - 1)
+                                              : (int64_t)c->nvalues;
+            for (k = 1; k <= rows; k++)
+                c->part_splits[q][c->part_nsplits[q]++] = shift + part_split(s, m, q, t, k);
+        }
+        c->nvalues += fc;
+        top = s->nparts > 0 ? fc_load_size(m + s->parts[0].rows_offset + t * sizeof(size_t))
+                            : fc;
+        c->nframes++;
+        c->inner_splits[c->nframes] = c->inner_splits[c->nframes - 1] + (int64_t)top;
+    }
+    c->row_splits[i + 1] = (int64_t)c->nframes;
+    if (c->lengths != NULL)
+        c->lengths[i] = (int64_t)frames;
     return FC_OK;
 }
 
@@ -698,6 +769,8 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
         return append_rows(s, c, m, i, err);
     case COL_LIST_VARLEN:
         return append_list_varlen(s, c, m, i, err);
+    case COL_LIST_RAGGED:
+        return append_list_ragged(s, c, m, i, err);
     }
     return FC_OK;
 }
@@ -754,6 +827,10 @@ static int finish_column(const col_spec *s, fc_column *c, size_t n, fc_error *er
         c->shape[1] = most;
         return FC_OK;
     case COL_RAGGED:
+        c->rank = 0;
+        c->shape[0] = (int64_t)n;
+        return FC_OK;
+    case COL_LIST_RAGGED: /* ragged over frames: no dense shape */
         c->rank = 0;
         c->shape[0] = (int64_t)n;
         return FC_OK;

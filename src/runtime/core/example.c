@@ -926,19 +926,44 @@ static const char *part_word(fc_part_kind k)
     }
 }
 
-/* "Key: K.  Feature K: values and partitions are not aligned (WHY)" */
-static int not_aligned(const fc_field_desc *f, const fc_part_desc *pd, const fc_field_desc *pf,
-                       const char *why, int64_t a, uint64_t b, fc_error *err)
+/* "Key: K.  ", "Context feature: K.  " or "Name: <unknown>, Feature list:
+ * K, Index: T.  ": where a RaggedFeature is built, as the texts of its
+ * parser name a feature. */
+static void msg_where(fc_msg *m, const fc_rg_where *w)
+{
+    if (w->role == FC_RG_LIST) {
+        fc_msg_str(m, "Name: <unknown>, Feature list: ");
+        fc_msg_mem(m, w->key, w->key_len);
+        fc_msg_str(m, ", Index: ");
+        fc_msg_u64(m, w->frame);
+        fc_msg_str(m, ".  ");
+        return;
+    }
+    fc_msg_str(m, w->role == FC_RG_CONTEXT ? "Context feature: " : "Key: ");
+    fc_msg_mem(m, w->key, w->key_len);
+    fc_msg_str(m, ".  ");
+}
+
+/* "<where>Feature K: values and partitions are not aligned (": TF's text
+ * for what validate=True refuses; the caller adds why and ")". */
+fc_msg fc_rg_not_aligned(const fc_rg_where *w, fc_error *err)
 {
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-    msg_key(&m, f);
+    msg_where(&m, w);
     fc_msg_str(&m, "Feature ");
-    fc_msg_mem(&m, f->key, f->key_len);
+    fc_msg_mem(&m, w->key, w->key_len);
     fc_msg_str(&m, ": values and partitions are not aligned (");
+    return m;
+}
+
+static int not_aligned(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_key *pk,
+                       const char *why, int64_t a, uint64_t b, fc_error *err)
+{
+    fc_msg m = fc_rg_not_aligned(w, err);
     fc_msg_str(&m, part_word(pd->kind));
-    if (pf != NULL) {
+    if (pk != NULL) {
         fc_msg_str(&m, " from key ");
-        fc_msg_mem(&m, pf->key, pf->key_len);
+        fc_msg_mem(&m, pk->key, pk->key_len);
     }
     fc_msg_str(&m, ": ");
     fc_msg_str(&m, why);
@@ -969,63 +994,63 @@ static int64_t load_i64(const unsigned char *src, size_t k, int64_t *v)
     return *v;
 }
 
-/* Partition pd over `inner` items into its splits; *rows its row count. */
-static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_field_desc *pf,
-                       unsigned char *m, size_t inner, size_t *rows, fc_error *err)
+int fc_rg_part(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_key *pk, int split64,
+               unsigned char *splits, const unsigned char *src, size_t c, size_t inner,
+               size_t *rows, fc_error *err)
 {
-    unsigned char *splits = m + pd->splits_offset;
-    const unsigned char *src = pf != NULL ? m + pf->value_offset : NULL;
-    size_t c = pf != NULL ? field_count(pf, m) : 0, k, nrows;
+    size_t k, nrows;
     int64_t prev = 0, v, total;
+    if (pk == NULL)
+        c = 0;
 #define PART_AT(k_) load_i64(src, (k_), &v)
     switch (pd->kind) {
     case FC_PART_ROW_SPLITS:
         if (c == 0 && inner == 0) { /* nothing at all: no rows */
             nrows = 0;
-            put_split(splits, f->extra->split64, 0, 0);
+            put_split(splits, split64, 0, 0);
             break;
         }
         if (c == 0)
-            return not_aligned(f, pd, pf, "no row splits for items:", (int64_t)inner, UINT64_MAX,
+            return not_aligned(w, pd, pk, "no row splits for items:", (int64_t)inner, UINT64_MAX,
                                err);
         if (PART_AT(0) != 0)
-            return not_aligned(f, pd, pf, "the first split is not 0 but", v, UINT64_MAX, err);
+            return not_aligned(w, pd, pk, "the first split is not 0 but", v, UINT64_MAX, err);
         nrows = c - 1;
         if (nrows > pd->max_rows)
             goto too_many;
         for (k = 0; k < c; k++) {
             if (PART_AT(k) < prev)
-                return not_aligned(f, pd, pf, "splits decrease at split", (int64_t)k, UINT64_MAX,
+                return not_aligned(w, pd, pk, "splits decrease at split", (int64_t)k, UINT64_MAX,
                                    err);
             prev = v;
-            put_split(splits, f->extra->split64, k, v);
+            put_split(splits, split64, k, v);
         }
         if ((uint64_t)prev != inner)
-            return not_aligned(f, pd, pf, "the last split and the items are", prev, inner, err);
+            return not_aligned(w, pd, pk, "the last split and the items are", prev, inner, err);
         break;
     case FC_PART_ROW_LENGTHS:
     case FC_PART_ROW_LIMITS:
         nrows = c;
         if (nrows > pd->max_rows)
             goto too_many;
-        put_split(splits, f->extra->split64, 0, 0);
+        put_split(splits, split64, 0, 0);
         for (k = 0, total = 0; k < c; k++) {
             PART_AT(k);
             if (pd->kind == FC_PART_ROW_LENGTHS) {
                 if (v < 0 || (uint64_t)v > inner - (uint64_t)total)
-                    return not_aligned(f, pd, pf, "a row length overruns the items at row",
+                    return not_aligned(w, pd, pk, "a row length overruns the items at row",
                                        (int64_t)k, UINT64_MAX, err);
                 total += v;
             } else {
                 if (v < total || (uint64_t)v > inner)
-                    return not_aligned(f, pd, pf, "limits decrease or overrun at row",
+                    return not_aligned(w, pd, pk, "limits decrease or overrun at row",
                                        (int64_t)k, UINT64_MAX, err);
                 total = v;
             }
-            put_split(splits, f->extra->split64, k + 1, total);
+            put_split(splits, split64, k + 1, total);
         }
         if ((uint64_t)total != inner)
-            return not_aligned(f, pd, pf, "the rows cover and the items are", total, inner,
+            return not_aligned(w, pd, pk, "the rows cover and the items are", total, inner,
                                err);
         break;
     case FC_PART_ROW_STARTS:
@@ -1034,21 +1059,21 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
             goto too_many;
         for (k = 0; k < c; k++) {
             if (PART_AT(k) < prev || (uint64_t)v > inner || (k == 0 && v != 0))
-                return not_aligned(f, pd, pf, "starts do not begin at 0 and grow at row",
+                return not_aligned(w, pd, pk, "starts do not begin at 0 and grow at row",
                                    (int64_t)k, UINT64_MAX, err);
             prev = v;
-            put_split(splits, f->extra->split64, k, v);
+            put_split(splits, split64, k, v);
         }
         if (c == 0 && inner != 0)
-            return not_aligned(f, pd, pf, "no rows for items:", (int64_t)inner, UINT64_MAX, err);
-        put_split(splits, f->extra->split64, c, (int64_t)inner);
+            return not_aligned(w, pd, pk, "no rows for items:", (int64_t)inner, UINT64_MAX, err);
+        put_split(splits, split64, c, (int64_t)inner);
         break;
     case FC_PART_VALUE_ROWIDS:
         if (c != inner)
-            return not_aligned(f, pd, pf, "row ids and items are", (int64_t)c, inner, err);
+            return not_aligned(w, pd, pk, "row ids and items are", (int64_t)c, inner, err);
         for (k = 0; k < c; k++) {
             if (PART_AT(k) < prev || v < 0)
-                return not_aligned(f, pd, pf, "row ids decrease at item", (int64_t)k, UINT64_MAX,
+                return not_aligned(w, pd, pk, "row ids decrease at item", (int64_t)k, UINT64_MAX,
                                    err);
             if ((uint64_t)v >= pd->max_rows)
                 goto too_many;
@@ -1059,16 +1084,16 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
         for (k = 0, total = 0; k <= nrows; k++) {
             while ((size_t)total < c && load_i64(src, (size_t)total, &v) < (int64_t)k)
                 total++;
-            put_split(splits, f->extra->split64, k, total);
+            put_split(splits, split64, k, total);
         }
         break;
     default: /* FC_PART_UNIFORM_ROW_LENGTH */
         if (inner % pd->length != 0)
-            return not_aligned(f, pd, NULL, "items are not a multiple of the row length:",
+            return not_aligned(w, pd, NULL, "items are not a multiple of the row length:",
                                (int64_t)inner, pd->length, err);
         nrows = inner / pd->length;
         for (k = 0; k <= nrows; k++)
-            put_split(splits, f->extra->split64, k, (int64_t)(k * pd->length));
+            put_split(splits, split64, k, (int64_t)(k * pd->length));
         break;
     }
 #undef PART_AT
@@ -1076,7 +1101,7 @@ static int ragged_part(const fc_field_desc *f, const fc_part_desc *pd, const fc_
     return FC_OK;
 too_many: {
         fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-        msg_key(&e, f);
+        msg_where(&e, w);
         fc_msg_str(&e, "Number of rows exceeds the bound declared in the spec: ");
         fc_msg_str(&e, part_word(pd->kind));
         fc_msg_str(&e, " has more than ");
@@ -1086,29 +1111,67 @@ too_many: {
     }
 }
 
-int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
+int fc_rg_values_over(const fc_rg_where *w, size_t n, size_t max, fc_error *err)
 {
-    const fc_field_desc *f = &md->fields[i];
-    const fc_field_desc *vf = &md->fields[f->extra->sparse_fields[0]];
+    fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+    msg_where(&e, w);
+    fc_msg_str(&e, "Number of values exceeds the bound declared in the spec: ");
+    fc_msg_u64(&e, n);
+    fc_msg_str(&e, " values but max ");
+    fc_msg_u64(&e, max);
+    return FC_ERR_PARSE;
+}
+
+int fc_rg_fields(const fc_field_desc *fields, size_t present_offset, size_t i, void *msg,
+                 int role, fc_error *err)
+{
+    const fc_field_desc *f = &fields[i];
+    const fc_field_desc *vf = &fields[f->extra->sparse_fields[0]];
     unsigned char *m = (unsigned char *)msg;
     size_t n = field_count(vf, m), inner;
+    uint32_t *bits = (uint32_t *)(void *)(m + present_offset);
+    fc_rg_where w;
     unsigned q;
-    if (take_values(f, vf, m, n, err) != FC_OK)
-        return FC_ERR_PARSE;
+    w.role = role;
+    w.key = f->key;
+    w.key_len = f->key_len;
+    w.frame = 0;
+    if (n > f->max)
+        return fc_rg_values_over(&w, n, f->max, err);
+    if (n > 0)
+        memcpy(m + f->value_offset, m + vf->value_offset, n * fc_type_size(f->type));
+    memcpy(m + f->count_offset, &n, sizeof n);
     inner = n;
     for (q = f->extra->nparts; q-- > 0;) {
         const fc_part_desc *pd = &f->extra->parts[q];
         const fc_field_desc *pf =
-            pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &md->fields[pd->field];
+            pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &fields[pd->field];
+        fc_rg_key pk;
         size_t rows = 0;
-        int rc = ragged_part(f, pd, pf, m, inner, &rows, err);
+        int rc;
+        if (pf != NULL) {
+            pk.key = pf->key;
+            pk.key_len = pf->key_len;
+        }
+        rc = fc_rg_part(&w, pd, pf != NULL ? &pk : NULL, f->extra->split64,
+                        m + pd->splits_offset, pf != NULL ? m + pf->value_offset : NULL,
+                        pf != NULL ? field_count(pf, m) : 0, inner, &rows, err);
         if (rc != FC_OK)
             return rc;
         memcpy(m + pd->rows_offset, &rows, sizeof rows);
         inner = rows;
     }
-    inherit_presence(md, i, f->extra->sparse_fields[0], m);
+    /* present when its value field was */
+    if (fc_bit_get(bits, f->extra->sparse_fields[0]))
+        bits[i / 32u] |= UINT32_C(1) << (i % 32u);
+    else
+        bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
     return FC_OK;
+}
+
+int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
+{
+    return fc_rg_fields(md->fields, md->present_offset, i, msg, FC_RG_EXAMPLE, err);
 }
 
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)

@@ -681,6 +681,8 @@ int fc_seq_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len,
         const fc_field_desc *f = &sd->context[i];
         const fc_feature_ref *r = &cref[i];
         size_t n = 0, cap = f->kind == FC_KIND_FIXED ? f->elems : f->max;
+        if (f->kind == FC_KIND_RAGGED)
+            continue; /* built from its fields by fc_seq_finish */
         if (r->entry != 0) {
             set_bit(present, i);
             if (r->size > 0 &&
@@ -707,6 +709,8 @@ int fc_seq_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len,
         frame_walk w;
         int more = 1;
         *frames = 0;
+        if (l->kind == FC_KIND_RAGGED)
+            continue; /* built from its lists by fc_seq_finish */
         if (r->entry == 0) {
             if (l->kind == FC_KIND_FIXED && !l->allow_missing)
                 goto slow;
@@ -742,8 +746,111 @@ int fc_seq_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len,
                 goto slow;
         }
     }
-    fc_ex_hash_fields(sd->context, sd->ncontext, out);
-    return FC_OK;
+    return fc_seq_finish(sd, out, err);
 slow:
     return report(sd, base, refs, err);
+}
+
+/* ------------------------------------------------------------ RaggedFeatures */
+
+/* Feature list j, a RaggedFeature: frame t of its value list partitioned by
+ * frame t of each partition list, as parse_single_sequence_example's
+ * RaggedTensor [T, (rows)..., (values)] holds it.  TensorFlow applies the
+ * partitions to the frames as it does to the records of a batch; featc
+ * checks each frame as validate=True checks a record, and wants every list
+ * the feature reads to have the same frames. */
+static int list_ragged(const fc_seq_desc *sd, size_t j, unsigned char *m, fc_error *err)
+{
+    const fc_list_desc *l = &sd->lists[j];
+    const fc_field_extra *x = l->extra;
+    const fc_list_desc *vl = &sd->lists[x->sparse_fields[0]];
+    uint32_t *bits = (uint32_t *)(void *)(m + sd->present_offset);
+    size_t frames = fc_load_size(m + vl->frames_offset), t, ts = fc_type_size(l->type);
+    size_t ss = x->split64 ? 8u : 4u, bit = sd->ncontext + j, vbit = sd->ncontext + x->sparse_fields[0];
+    fc_rg_where w;
+    unsigned q;
+    w.role = FC_RG_LIST;
+    w.key = l->key;
+    w.key_len = l->key_len;
+    w.frame = 0;
+    for (q = 0; q < x->nparts; q++) {
+        const fc_part_desc *pd = &x->parts[q];
+        size_t pf;
+        if (pd->kind == FC_PART_UNIFORM_ROW_LENGTH)
+            continue;
+        pf = fc_load_size(m + sd->lists[pd->field].frames_offset);
+        if (pf != frames) {
+            fc_msg e;
+            w.frame = pf < frames ? pf : frames; /* the first frame one of them lacks */
+            e = fc_rg_not_aligned(&w, err);
+            fc_msg_str(&e, "the value list ");
+            fc_msg_mem(&e, vl->key, vl->key_len);
+            fc_msg_str(&e, " has ");
+            fc_msg_u64(&e, frames);
+            fc_msg_str(&e, " frames, the partition list ");
+            fc_msg_mem(&e, sd->lists[pd->field].key, sd->lists[pd->field].key_len);
+            fc_msg_str(&e, " has ");
+            fc_msg_u64(&e, pf);
+            fc_msg_str(&e, ")");
+            return FC_ERR_PARSE;
+        }
+    }
+    for (t = 0; t < frames; t++) {
+        size_t n = fc_load_size(m + vl->count_offset + t * sizeof(size_t)), inner = n;
+        w.frame = t;
+        if (n > l->max)
+            return fc_rg_values_over(&w, n, l->max, err);
+        if (n > 0)
+            memcpy(m + l->value_offset + t * l->max * ts, m + vl->value_offset + t * vl->max * ts,
+                   n * ts);
+        memcpy(m + l->count_offset + t * sizeof(size_t), &n, sizeof n);
+        for (q = x->nparts; q-- > 0;) {
+            const fc_part_desc *pd = &x->parts[q];
+            const fc_list_desc *pl =
+                pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &sd->lists[pd->field];
+            fc_rg_key pk;
+            size_t rows = 0;
+            int rc;
+            if (pl != NULL) {
+                pk.key = pl->key;
+                pk.key_len = pl->key_len;
+            }
+            rc = fc_rg_part(&w, pd, pl != NULL ? &pk : NULL, x->split64,
+                            m + pd->splits_offset + t * (pd->max_rows + 1u) * ss,
+                            pl != NULL ? m + pl->value_offset + t * pl->max * sizeof(int64_t)
+                                       : NULL,
+                            pl != NULL ? fc_load_size(m + pl->count_offset + t * sizeof(size_t))
+                                       : 0,
+                            inner, &rows, err);
+            if (rc != FC_OK)
+                return rc;
+            memcpy(m + pd->rows_offset + t * sizeof(size_t), &rows, sizeof rows);
+            inner = rows;
+        }
+    }
+    memcpy(m + l->frames_offset, &frames, sizeof frames);
+    if (fc_bit_get(bits, (unsigned)vbit))
+        bits[bit / 32u] |= UINT32_C(1) << (bit % 32u);
+    else
+        bits[bit / 32u] &= ~(UINT32_C(1) << (bit % 32u));
+    return FC_OK;
+}
+
+int fc_seq_finish(const fc_seq_desc *sd, void *out, fc_error *err)
+{
+    size_t k;
+    fc_ex_hash_fields(sd->context, sd->ncontext, out);
+    for (k = 0; k < sd->ncontext; k++) {
+        size_t i = sd->context_order[k];
+        if (sd->context[i].kind == FC_KIND_RAGGED &&
+            fc_rg_fields(sd->context, sd->present_offset, i, out, FC_RG_CONTEXT, err) != FC_OK)
+            return FC_ERR_PARSE;
+    }
+    for (k = 0; k < sd->nlists; k++) {
+        size_t j = sd->list_order[k];
+        if (sd->lists[j].kind == FC_KIND_RAGGED &&
+            list_ragged(sd, j, (unsigned char *)out, err) != FC_OK)
+            return FC_ERR_PARSE;
+    }
+    return FC_OK;
 }

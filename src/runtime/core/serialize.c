@@ -418,6 +418,8 @@ static int list_written(const fc_seq_desc *sd, const unsigned char *msg, const u
                         size_t j)
 {
     const fc_list_desc *l = &sd->lists[j];
+    if (l->kind == FC_KIND_RAGGED)
+        return 0; /* written through the lists it reads */
     return (l->kind == FC_KIND_FIXED && !l->allow_missing) ||
            fc_load_size(msg + l->frames_offset) > 0 ||
            fc_bit_get(present, (unsigned)(sd->ncontext + j));

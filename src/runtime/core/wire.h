@@ -77,4 +77,40 @@ static inline void fc_msg_paren_at(fc_msg *m, uint64_t offset) { (void)m; (void)
 /* "bytes", "float", "int64": the list names of the wire format. */
 const char *fc_wire_list_name(fc_type t);
 
+/* RaggedFeatures (example.c), built the same way in an Example, a
+ * SequenceExample's context and each frame of its feature lists. */
+#define FC_RG_EXAMPLE 0 /* texts name "Key: K.  " */
+#define FC_RG_CONTEXT 1 /* "Context feature: K.  " */
+#define FC_RG_LIST 2    /* "Name: <unknown>, Feature list: K, Index: T.  " */
+
+typedef struct fc_rg_where {
+    int role;           /* FC_RG_* */
+    const char *key;    /* the RaggedFeature's key */
+    size_t key_len;
+    size_t frame;       /* FC_RG_LIST: the frame */
+} fc_rg_where;
+
+typedef struct fc_rg_key {
+    const char *key;    /* a partition's key */
+    size_t key_len;
+} fc_rg_key;
+
+/* Partition pd (read from key pk's c int64 values at src; pk NULL for a
+ * uniform row length) of `inner` items into splits (int64 when split64,
+ * else int32), and *rows; checked as RaggedTensor's validate=True checks.
+ * FC_OK, or FC_ERR_PARSE with TensorFlow's "values and partitions are not
+ * aligned" or featc's row bound. */
+int fc_rg_part(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_key *pk, int split64,
+               unsigned char *splits, const unsigned char *src, size_t c, size_t inner,
+               size_t *rows, fc_error *err);
+/* The start of the "not aligned" text, for the caller to go on with. */
+fc_msg fc_rg_not_aligned(const fc_rg_where *w, fc_error *err);
+/* n values over the RaggedFeature's bound max. */
+int fc_rg_values_over(const fc_rg_where *w, size_t n, size_t max, fc_error *err);
+/* RaggedFeature field i of fields (an Example's or a context's) in the
+ * struct at msg, from its value and partition fields; role FC_RG_EXAMPLE
+ * or FC_RG_CONTEXT. */
+int fc_rg_fields(const fc_field_desc *fields, size_t present_offset, size_t i, void *msg,
+                 int role, fc_error *err);
+
 #endif /* FEATC_WIRE_H */

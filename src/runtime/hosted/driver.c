@@ -119,36 +119,60 @@ static void json_flat(FILE *f, fc_type t, const unsigned char *base, size_t from
     fputc(']', f);
 }
 
-static int64_t split_at(const fc_field_desc *fd, const unsigned char *m, unsigned q, size_t k)
+/* One RaggedFeature's values and splits in a struct: an Example's or a
+ * context's, or one frame of a feature list. */
+typedef struct ragged_view {
+    fc_type type;
+    const fc_field_extra *x;
+    const unsigned char *values;
+    const unsigned char *splits[FC_MAX_RANK];
+    size_t top; /* items of the outermost level */
+} ragged_view;
+
+/* The view of frame t (0 for a feature) whose values are at values and
+ * count at count_at, frame stride max values. */
+static void ragged_view_at(ragged_view *v, fc_type type, const fc_field_extra *x,
+                           const unsigned char *m, size_t value_offset, size_t max,
+                           size_t count, size_t t)
 {
-    const unsigned char *s = m + fd->extra->parts[q].splits_offset;
-    if (fd->extra->split64) {
-        int64_t v;
-        memcpy(&v, s + k * 8, 8);
-        return v;
+    unsigned q;
+    v->type = type;
+    v->x = x;
+    v->values = m + value_offset + t * max * fc_type_size(type);
+    for (q = 0; q < x->nparts; q++)
+        v->splits[q] = m + x->parts[q].splits_offset +
+                       t * (x->parts[q].max_rows + 1u) * (x->split64 ? 8u : 4u);
+    v->top = x->nparts > 0 ? fc_load_size(m + x->parts[0].rows_offset + t * sizeof(size_t))
+                           : count;
+}
+
+static int64_t split_at(const ragged_view *v, unsigned q, size_t k)
+{
+    if (v->x->split64) {
+        int64_t w;
+        memcpy(&w, v->splits[q] + k * 8, 8);
+        return w;
     } else {
-        int32_t v;
-        memcpy(&v, s + k * 4, 4);
-        return v;
+        int32_t w;
+        memcpy(&w, v->splits[q] + k * 4, 4);
+        return w;
     }
 }
 
 /* Items [from, to) of partition level q (the values past the last level)
  * as nested lists: a RaggedFeature as parse_single_example returns it. */
-static void json_ragged(FILE *f, const fc_field_desc *fd, const unsigned char *m, unsigned q,
-                        size_t from, size_t to)
+static void json_ragged(FILE *f, const ragged_view *v, unsigned q, size_t from, size_t to)
 {
     size_t k;
-    if (q == fd->extra->nparts) {
-        json_flat(f, fd->type, m + fd->value_offset, from, to - from);
+    if (q == v->x->nparts) {
+        json_flat(f, v->type, v->values, from, to - from);
         return;
     }
     fputc('[', f);
     for (k = from; k < to; k++) {
         if (k > from)
             fputc(',', f);
-        json_ragged(f, fd, m, q + 1, (size_t)split_at(fd, m, q, k),
-                    (size_t)split_at(fd, m, q, k + 1));
+        json_ragged(f, v, q + 1, (size_t)split_at(v, q, k), (size_t)split_at(v, q, k + 1));
     }
     fputc(']', f);
 }
@@ -172,10 +196,12 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
         fc_json_bytes(f, fd->key, fd->key_len);
         fputc(':', f);
         switch (fd->kind) {
-        case FC_KIND_RAGGED:
-            json_ragged(f, fd, m, 0, 0,
-                        fd->extra->nparts > 0 ? fc_load_size(m + fd->extra->parts[0].rows_offset) : count);
+        case FC_KIND_RAGGED: {
+            ragged_view v;
+            ragged_view_at(&v, fd->type, fd->extra, m, fd->value_offset, 0, count, 0);
+            json_ragged(f, &v, 0, 0, v.top);
             break;
+        }
         case FC_KIND_SPARSE: {
             /* parse_single_example's SparseTensor */
             const int64_t *ix = (const int64_t *)(const void *)(m + fd->extra->indices_offset);
@@ -229,19 +255,28 @@ void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
 {
     const unsigned char *m = (const unsigned char *)msg;
     size_t j, t;
+    int first = 1;
     fputc('{', f);
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
         const unsigned char *vals = m + l->value_offset;
         size_t frames = fc_load_size(m + l->frames_offset), pos = 0;
-        if (j > 0)
+        if (l->extra != NULL && l->extra->hidden)
+            continue; /* read for a RaggedFeature, not a feature of the spec */
+        if (!first)
             fputc(',', f);
+        first = 0;
         fc_json_bytes(f, l->key, l->key_len);
         fputs(":[", f);
         for (t = 0; t < frames; t++) {
             if (t > 0)
                 fputc(',', f);
-            if (l->kind == FC_KIND_VARLEN)
+            if (l->kind == FC_KIND_RAGGED) {
+                ragged_view v;
+                ragged_view_at(&v, l->type, l->extra, m, l->value_offset, l->max,
+                               fc_load_size(m + l->count_offset + t * sizeof(size_t)), t);
+                json_ragged(f, &v, 0, 0, v.top);
+            } else if (l->kind == FC_KIND_VARLEN)
                 json_flat(f, l->type, vals, t * l->max,
                           fc_load_size(m + l->count_offset + t * sizeof(size_t)));
             else
@@ -317,21 +352,29 @@ static void json_varlen(FILE *f, fc_type t, const fc_column *c, unsigned width, 
 }
 
 /* A RaggedFeature column: {"values","row_splits"}, the splits a list of
- * split lists (batch first) when it has partitions. */
-static void json_batch_ragged(FILE *f, const fc_field_desc *fd, const fc_column *c)
+ * split lists (batch first) when it has partitions; for a feature list,
+ * always a list: over frames, over each frame's top level, then one per
+ * partition. */
+static void json_batch_ragged(FILE *f, fc_type type, const fc_field_extra *x, int list,
+                              const fc_column *c)
 {
     unsigned q;
+    int nested = x->nparts > 0 || list;
     fputs("{\"values\":", f);
-    json_flat(f, fd->type, (const unsigned char *)c->values, 0, c->nvalues);
+    json_flat(f, type, (const unsigned char *)c->values, 0, c->nvalues);
     fputs(",\"row_splits\":", f);
-    if (fd->extra->nparts > 0)
+    if (nested)
         fputc('[', f);
     json_i64s(f, c->row_splits, (size_t)c->shape[0] + 1);
-    for (q = 0; q < fd->extra->nparts; q++) {
+    if (list) {
+        fputc(',', f);
+        json_i64s(f, c->inner_splits, c->nframes + 1);
+    }
+    for (q = 0; q < x->nparts; q++) {
         fputc(',', f);
         json_i64s(f, c->part_splits[q], c->part_nsplits[q]);
     }
-    if (fd->extra->nparts > 0)
+    if (nested)
         fputc(']', f);
     fputc('}', f);
 }
@@ -351,7 +394,7 @@ static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
         fc_json_bytes(f, fields[i].key, fields[i].key_len);
         fputc(':', f);
         if (fields[i].kind == FC_KIND_RAGGED)
-            json_batch_ragged(f, &fields[i], &cols[i]);
+            json_batch_ragged(f, fields[i].type, fields[i].extra, 0, &cols[i]);
         else if (fields[i].kind == FC_KIND_SPARSE)
             json_varlen(f, fields[i].type, &cols[i], fields[i].rank + 1, 0);
         else if (fields[i].kind == FC_KIND_VARLEN)
@@ -377,14 +420,20 @@ void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column
                                  int ragged)
 {
     size_t j;
+    int first = 1;
     fputc('{', f);
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
-        if (j > 0)
+        if (l->extra != NULL && l->extra->hidden)
+            continue;
+        if (!first)
             fputc(',', f);
+        first = 0;
         fc_json_bytes(f, l->key, l->key_len);
         fputc(':', f);
-        if (l->kind == FC_KIND_VARLEN)
+        if (l->kind == FC_KIND_RAGGED)
+            json_batch_ragged(f, l->type, l->extra, 1, &cols[sd->ncontext + j]);
+        else if (l->kind == FC_KIND_VARLEN)
             json_varlen(f, l->type, &cols[sd->ncontext + j], 3, ragged);
         else
             json_dense(f, l->type, &cols[sd->ncontext + j]);

@@ -49,7 +49,7 @@ static const uint16_t elman_clip_context_order[ELMAN_CLIP_CONTEXT_COUNT] = {
 };
 
 static const fc_list_desc elman_clip_lists[ELMAN_CLIP_LIST_COUNT] = {
-    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 64, 0, 0, offsetof(elman_clip, x), offsetof(elman_clip, x_frames), 0}
+    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 64, 0, 0, offsetof(elman_clip, x), offsetof(elman_clip, x_frames), 0, &fc_field_plain}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */
@@ -154,10 +154,8 @@ FC_FAST_ENTRY int elman_clip_fast(elman_clip *m, const uint8_t *p, size_t len)
 int elman_clip_parse(elman_clip *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[ELMAN_CLIP_FIELD_COUNT];
-    if (data != NULL && FC_FAST_PATH && elman_clip_fast(out, (const uint8_t *)data, len)) {
-        fc_ex_hash_fields(elman_clip_desc.context, elman_clip_desc.ncontext, out);
-        return FC_OK;
-    }
+    if (data != NULL && FC_FAST_PATH && elman_clip_fast(out, (const uint8_t *)data, len))
+        return fc_seq_finish(&elman_clip_desc, out, err); /* hashes, RaggedFeatures */
     return fc_seq_parse(&elman_clip_desc, out, data, len, ref, err);
 }
 

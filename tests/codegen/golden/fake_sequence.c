@@ -46,9 +46,9 @@ static const uint16_t fake_sequence_record_context_order[FAKE_SEQUENCE_RECORD_CO
 };
 
 static const fc_list_desc fake_sequence_record_lists[FAKE_SEQUENCE_RECORD_LIST_COUNT] = {
-    {"x_byte_seq", 10, "x_byte_seq", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 16, 0, 0, offsetof(fake_sequence_record, x_byte_seq), offsetof(fake_sequence_record, x_byte_seq_frames), 0},
-    {"x_float_seq", 11, "x_float_seq", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {10}, 10, 10, 16, 0, 0, offsetof(fake_sequence_record, x_float_seq), offsetof(fake_sequence_record, x_float_seq_frames), 0},
-    {"x_int_seq", 9, "x_int_seq", FC_TYPE_INT64, FC_KIND_FIXED, 1, {10}, 10, 10, 16, 0, 0, offsetof(fake_sequence_record, x_int_seq), offsetof(fake_sequence_record, x_int_seq_frames), 0}
+    {"x_byte_seq", 10, "x_byte_seq", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 16, 0, 0, offsetof(fake_sequence_record, x_byte_seq), offsetof(fake_sequence_record, x_byte_seq_frames), 0, &fc_field_plain},
+    {"x_float_seq", 11, "x_float_seq", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {10}, 10, 10, 16, 0, 0, offsetof(fake_sequence_record, x_float_seq), offsetof(fake_sequence_record, x_float_seq_frames), 0, &fc_field_plain},
+    {"x_int_seq", 9, "x_int_seq", FC_TYPE_INT64, FC_KIND_FIXED, 1, {10}, 10, 10, 16, 0, 0, offsetof(fake_sequence_record, x_int_seq), offsetof(fake_sequence_record, x_int_seq_frames), 0, &fc_field_plain}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */
@@ -211,10 +211,8 @@ FC_FAST_ENTRY int fake_sequence_record_fast(fake_sequence_record *m, const uint8
 int fake_sequence_record_parse(fake_sequence_record *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[FAKE_SEQUENCE_RECORD_FIELD_COUNT];
-    if (data != NULL && FC_FAST_PATH && fake_sequence_record_fast(out, (const uint8_t *)data, len)) {
-        fc_ex_hash_fields(fake_sequence_record_desc.context, fake_sequence_record_desc.ncontext, out);
-        return FC_OK;
-    }
+    if (data != NULL && FC_FAST_PATH && fake_sequence_record_fast(out, (const uint8_t *)data, len))
+        return fc_seq_finish(&fake_sequence_record_desc, out, err); /* hashes, RaggedFeatures */
     return fc_seq_parse(&fake_sequence_record_desc, out, data, len, ref, err);
 }
 

@@ -50,9 +50,9 @@ static const uint16_t movie_movie_context_order[MOVIE_MOVIE_CONTEXT_COUNT] = {
 };
 
 static const fc_list_desc movie_movie_lists[MOVIE_MOVIE_LIST_COUNT] = {
-    {"movie_ratings", 13, "movie_ratings", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_ratings), offsetof(movie_movie, movie_ratings_frames), 0},
-    {"movie_names", 11, "movie_names", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_names), offsetof(movie_movie, movie_names_frames), 0},
-    {"actors", 6, "actors", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 32, 256, 0, 0, offsetof(movie_movie, actors), offsetof(movie_movie, actors_frames), offsetof(movie_movie, actors_count)}
+    {"movie_ratings", 13, "movie_ratings", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_ratings), offsetof(movie_movie, movie_ratings_frames), 0, &fc_field_plain},
+    {"movie_names", 11, "movie_names", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_names), offsetof(movie_movie, movie_names_frames), 0, &fc_field_plain},
+    {"actors", 6, "actors", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 32, 256, 0, 0, offsetof(movie_movie, actors), offsetof(movie_movie, actors_frames), offsetof(movie_movie, actors_count), &fc_field_plain}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */
@@ -213,10 +213,8 @@ FC_FAST_ENTRY int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
 int movie_movie_parse(movie_movie *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[MOVIE_MOVIE_FIELD_COUNT];
-    if (data != NULL && FC_FAST_PATH && movie_movie_fast(out, (const uint8_t *)data, len)) {
-        fc_ex_hash_fields(movie_movie_desc.context, movie_movie_desc.ncontext, out);
-        return FC_OK;
-    }
+    if (data != NULL && FC_FAST_PATH && movie_movie_fast(out, (const uint8_t *)data, len))
+        return fc_seq_finish(&movie_movie_desc, out, err); /* hashes, RaggedFeatures */
     return fc_seq_parse(&movie_movie_desc, out, data, len, ref, err);
 }
 

@@ -57,9 +57,9 @@ static const uint16_t seg_clip_context_order[SEG_CLIP_CONTEXT_COUNT] = {
 };
 
 static const fc_list_desc seg_clip_lists[SEG_CLIP_LIST_COUNT] = {
-    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 40, 1, 0, offsetof(seg_clip, x), offsetof(seg_clip, x_frames), 0},
-    {"w", 1, "w", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, 40, 1, 0, offsetof(seg_clip, w), offsetof(seg_clip, w_frames), 0},
-    {"toks", 4, "toks", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 3, 40, 0, 0, offsetof(seg_clip, toks), offsetof(seg_clip, toks_frames), offsetof(seg_clip, toks_count)}
+    {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 40, 1, 0, offsetof(seg_clip, x), offsetof(seg_clip, x_frames), 0, &fc_field_plain},
+    {"w", 1, "w", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, 40, 1, 0, offsetof(seg_clip, w), offsetof(seg_clip, w_frames), 0, &fc_field_plain},
+    {"toks", 4, "toks", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 3, 40, 0, 0, offsetof(seg_clip, toks), offsetof(seg_clip, toks_frames), offsetof(seg_clip, toks_count), &fc_field_plain}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */
@@ -205,10 +205,8 @@ FC_FAST_ENTRY int seg_clip_fast(seg_clip *m, const uint8_t *p, size_t len)
 int seg_clip_parse(seg_clip *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[SEG_CLIP_FIELD_COUNT];
-    if (data != NULL && FC_FAST_PATH && seg_clip_fast(out, (const uint8_t *)data, len)) {
-        fc_ex_hash_fields(seg_clip_desc.context, seg_clip_desc.ncontext, out);
-        return FC_OK;
-    }
+    if (data != NULL && FC_FAST_PATH && seg_clip_fast(out, (const uint8_t *)data, len))
+        return fc_seq_finish(&seg_clip_desc, out, err); /* hashes, RaggedFeatures */
     return fc_seq_parse(&seg_clip_desc, out, data, len, ref, err);
 }
 

@@ -45,7 +45,7 @@ static const uint16_t tfx_sequence_record_context_order[TFX_SEQUENCE_RECORD_CONT
 };
 
 static const fc_list_desc tfx_sequence_record_lists[TFX_SEQUENCE_RECORD_LIST_COUNT] = {
-    {"s", 1, "s", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 8, 0, 0, offsetof(tfx_sequence_record, s), offsetof(tfx_sequence_record, s_frames), 0}
+    {"s", 1, "s", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 8, 0, 0, offsetof(tfx_sequence_record, s), offsetof(tfx_sequence_record, s_frames), 0, &fc_field_plain}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */
@@ -149,10 +149,8 @@ FC_FAST_ENTRY int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t
 int tfx_sequence_record_parse(tfx_sequence_record *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[TFX_SEQUENCE_RECORD_FIELD_COUNT];
-    if (data != NULL && FC_FAST_PATH && tfx_sequence_record_fast(out, (const uint8_t *)data, len)) {
-        fc_ex_hash_fields(tfx_sequence_record_desc.context, tfx_sequence_record_desc.ncontext, out);
-        return FC_OK;
-    }
+    if (data != NULL && FC_FAST_PATH && tfx_sequence_record_fast(out, (const uint8_t *)data, len))
+        return fc_seq_finish(&tfx_sequence_record_desc, out, err); /* hashes, RaggedFeatures */
     return fc_seq_parse(&tfx_sequence_record_desc, out, data, len, ref, err);
 }
 

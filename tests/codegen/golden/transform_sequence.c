@@ -45,8 +45,8 @@ static const uint16_t transform_sequence_record_context_order[TRANSFORM_SEQUENCE
 };
 
 static const fc_list_desc transform_sequence_record_lists[TRANSFORM_SEQUENCE_RECORD_LIST_COUNT] = {
-    {"int_feature", 11, "int_frames", FC_TYPE_INT64, FC_KIND_FIXED, 1, {2}, 2, 2, 8, 0, 0, offsetof(transform_sequence_record, int_frames), offsetof(transform_sequence_record, int_frames_frames), 0},
-    {"string_feature", 14, "string_feature", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 4, 8, 0, 0, offsetof(transform_sequence_record, string_feature), offsetof(transform_sequence_record, string_feature_frames), offsetof(transform_sequence_record, string_feature_count)}
+    {"int_feature", 11, "int_frames", FC_TYPE_INT64, FC_KIND_FIXED, 1, {2}, 2, 2, 8, 0, 0, offsetof(transform_sequence_record, int_frames), offsetof(transform_sequence_record, int_frames_frames), 0, &fc_field_plain},
+    {"string_feature", 14, "string_feature", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 4, 8, 0, 0, offsetof(transform_sequence_record, string_feature), offsetof(transform_sequence_record, string_feature_frames), offsetof(transform_sequence_record, string_feature_count), &fc_field_plain}
 };
 
 /* List indices by key, bytewise: TensorFlow's order for errors. */
@@ -182,10 +182,8 @@ FC_FAST_ENTRY int transform_sequence_record_fast(transform_sequence_record *m, c
 int transform_sequence_record_parse(transform_sequence_record *out, const void *data, size_t len, fc_error *err)
 {
     fc_feature_ref ref[TRANSFORM_SEQUENCE_RECORD_FIELD_COUNT];
-    if (data != NULL && FC_FAST_PATH && transform_sequence_record_fast(out, (const uint8_t *)data, len)) {
-        fc_ex_hash_fields(transform_sequence_record_desc.context, transform_sequence_record_desc.ncontext, out);
-        return FC_OK;
-    }
+    if (data != NULL && FC_FAST_PATH && transform_sequence_record_fast(out, (const uint8_t *)data, len))
+        return fc_seq_finish(&transform_sequence_record_desc, out, err); /* hashes, RaggedFeatures */
     return fc_seq_parse(&transform_sequence_record_desc, out, data, len, ref, err);
 }
 
