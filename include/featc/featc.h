@@ -32,8 +32,9 @@ extern "C" {
 
 typedef enum featc_severity {
     FEATC_ERROR,   /* the spec is wrong: nothing is generated */
-    FEATC_NOTE,    /* more about the error before it (a previous definition, a hint) */
-    FEATC_SUMMARY  /* "N errors generated.", "too many errors, stopping" */
+    FEATC_NOTE,    /* more about the diagnostic before it (a previous definition, a hint) */
+    FEATC_SUMMARY, /* "N errors generated.", "too many errors, stopping" */
+    FEATC_WARNING  /* featc_check_tf only: featc accepts this, TensorFlow would not */
 } featc_severity;
 
 /* One diagnostic, valid for the duration of the callback. */
@@ -96,6 +97,14 @@ int featc_compile(const char *src, size_t len, const featc_options *options,
  * for hash buckets).  Returns 0, or the number of errors (*text NULL). */
 int featc_export_tf(const char *src, size_t len, const featc_options *options, char **text,
                     size_t *text_len);
+
+/* featc check --tf: checks the spec as featc_compile does and, through
+ * options->diag, also warns (FEATC_WARNING, with TensorFlow's text in a
+ * note) about each description featc accepts on purpose and TensorFlow
+ * refuses as written (a scalar default that fills a shape), so that a spec
+ * can be validated as TensorFlow will see it.  Returns the number of errors;
+ * *warnings (may be NULL) gets the number of warnings. */
+int featc_check_tf(const char *src, size_t len, const featc_options *options, int *warnings);
 
 /* Releases what featc_compile put in out; out may be NULL or empty. */
 void featc_output_free(featc_output *out);

@@ -21,7 +21,10 @@ static const char *const compile_usage =
     "without its extension; DIR: the current directory, created if missing), and\n"
     "with --driver DIR/NAME_main.c, a main() that prints TFRecord files as JSON\n"
     "through the generated parser of EXAMPLE (default: the spec's first example).\n"
-    "check only reports problems.  SPEC may be - for standard input, which is\n"
+    "check only reports problems; with --tf it also warns where TensorFlow\n"
+    "would refuse what featc accepts on purpose (a scalar default that fills a\n"
+    "shape), so that a spec is checked as TensorFlow will see it; --werror\n"
+    "makes those warnings fail.  SPEC may be - for standard input, which is\n"
     "also read when no SPEC is given and it is not a terminal; compile then\n"
     "needs --base.\n"
     "\n"
@@ -33,13 +36,16 @@ static const char *const compile_usage =
     "                          and the spec they depend on (as gcc -MD -MF FILE\n"
     "                          and protoc --dependency_out do)\n"
     "  -M                      print that rule and write nothing else (gcc -M)\n"
+    "  --tf                    (check) warn where TensorFlow refuses the spec\n"
+    "  --werror                (check) exit 1 on warnings too\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
-    "exit status: 0 clean; 1 errors in a spec; 2 a file could not be read or\n"
+    "exit status: 0 clean (warnings allowed); 1 errors in a spec, or warnings\n"
+    "with --werror; 2 a file could not be read or\n"
     "written; 64 usage error.\n";
 
-enum { OPT_DRIVER = CLI_OPT_FIRST, OPT_DEPFILE };
+enum { OPT_DRIVER = CLI_OPT_FIRST, OPT_DEPFILE, OPT_TF, OPT_WERROR };
 
 static const struct option compile_long[] = {
     {"output", required_argument, NULL, 'o'},
@@ -48,15 +54,19 @@ static const struct option compile_long[] = {
     {"depfile", required_argument, NULL, OPT_DEPFILE},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
-static const struct option check_long[] = {CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+static const struct option check_long[] = {{"tf", no_argument, NULL, OPT_TF},
+                                           {"werror", no_argument, NULL, OPT_WERROR},
+                                           CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
 
 static const cli_command compile_cmd = {"compile", compile_usage, "o:b:Mh", compile_long};
 static const cli_command check_cmd = {"check", compile_usage, "h", check_long};
 
-/* What featc compile was asked for. */
+/* What featc compile (or check, with tf and werror) was asked for. */
 typedef struct compile_opts {
     const char *dir, *base, *driver_msg, *depfile;
     int driver, deps_only;
+    int check, tf, werror;
 } compile_opts;
 
 /* Reads a whole file ("-": standard input); NULL with a message on failure. */
@@ -232,7 +242,7 @@ static int write_outputs(const compile_opts *co, const char *spec, const char *b
     return rc;
 }
 
-/* Compiles one spec; co NULL: check only. */
+/* Compiles one spec, or with co->check only checks it. */
 static int compile_one(const char *path, const compile_opts *co)
 {
     size_t len = 0;
@@ -243,7 +253,7 @@ static int compile_one(const char *path, const compile_opts *co)
     int rc;
     if (src == NULL)
         return EXIT_DATA_ERR;
-    if (co != NULL && co->base != NULL) {
+    if (co->base != NULL) {
         snprintf(base, sizeof base, "%s", co->base);
     } else {
         const char *b = strrchr(path, '/');
@@ -252,14 +262,20 @@ static int compile_one(const char *path, const compile_opts *co)
     }
     o.spec_name = strcmp(path, "-") == 0 ? "<stdin>" : path;
     o.base = base;
-    o.driver = co != NULL && co->driver;
-    o.driver_message = co != NULL ? co->driver_msg : NULL;
+    o.driver = co->driver;
+    o.driver_message = co->driver_msg;
     o.diag = cli_print_diagnostic;
-    rc = featc_compile(src, len, &o, co == NULL ? NULL : &out);
+    if (co->check && co->tf) {
+        int warnings = 0;
+        rc = featc_check_tf(src, len, &o, &warnings);
+        free(src);
+        return rc != 0 || (co->werror && warnings > 0) ? EXIT_RECORD_ERR : EXIT_OK;
+    }
+    rc = featc_compile(src, len, &o, co->check ? NULL : &out);
     free(src);
     if (rc != 0)
         return EXIT_RECORD_ERR;
-    if (co == NULL)
+    if (co->check)
         return EXIT_OK;
     rc = write_outputs(co, path, base, &out);
     featc_output_free(&out);
@@ -301,16 +317,23 @@ int cmd_compile(int argc, char **argv)
 
 int cmd_check(int argc, char **argv)
 {
+    compile_opts co;
     char **specs;
     int i, opt, rc, n;
-    while ((opt = cli_next_option(&check_cmd, argc, argv, &rc)) != 0)
-        ;
+    memset(&co, 0, sizeof co);
+    co.check = 1;
+    while ((opt = cli_next_option(&check_cmd, argc, argv, &rc)) != 0) {
+        if (opt == OPT_TF)
+            co.tf = 1;
+        else if (opt == OPT_WERROR)
+            co.werror = 1;
+    }
     if (rc >= 0)
         return rc;
     if ((rc = cli_operands(&check_cmd, argc, argv, &specs, &n)) != 0)
         return rc;
     for (i = 0; i < n; i++) {
-        int r = compile_one(specs[i], NULL);
+        int r = compile_one(specs[i], &co);
         if (r > rc)
             rc = r;
     }
@@ -339,7 +362,6 @@ static const char *const export_usage =
     "exit status: 0 written; 1 errors in the spec; 2 a file could not be read or\n"
     "written; 64 usage error.\n";
 
-enum { OPT_TF = CLI_OPT_FIRST + 16 };
 static const struct option export_long[] = {
     {"tf", no_argument, NULL, OPT_TF},
     {"output", required_argument, NULL, 'o'},

@@ -124,6 +124,23 @@ done:
     return d.errors;
 }
 
+int featc_check_tf(const char *src, size_t len, const featc_options *options, int *warnings)
+{
+    const char *path = options->spec_name != NULL ? options->spec_name : "<spec>";
+    pool mem;
+    diag d;
+    char pkg[128];
+    fcc_diag_init(&d, options->diag, options->diag_ctx, path, src, len);
+    d.tf = 1;
+    fcc_pool_init(&mem);
+    if (front_end(&mem, &d, stem(path, pkg, sizeof pkg)) != NULL)
+        fcc_diag_summary(&d); /* the warnings' count (errors have theirs) */
+    fcc_pool_free(&mem);
+    if (warnings != NULL)
+        *warnings = d.warnings;
+    return d.errors;
+}
+
 int featc_export_tf(const char *src, size_t len, const featc_options *options, char **text,
                     size_t *text_len)
 {

@@ -84,6 +84,8 @@ void fcc_diag_init(diag *d, featc_diag_fn fn, void *ctx, const char *path, const
     d->src_len = len;
     d->errors = 0;
     d->stopped = 0;
+    d->tf = 0;
+    d->warnings = 0;
 }
 
 /* The text of 1-based line `line`, without its newline. */
@@ -142,7 +144,7 @@ static void quote(const diag *d, spec_loc loc, sbuf *t)
 static void deliver(diag *d, featc_severity sev, const spec_loc *loc, int named, int quoted,
                     const char *fmt, va_list ap)
 {
-    static const char *const kind[] = {"error", "note", ""};
+    static const char *const kind[] = {"error", "note", "", "warning"};
     sbuf msg = {NULL, 0, 0, 0}, text = {NULL, 0, 0, 0};
     featc_diagnostic fd;
     if (d->fn == NULL)
@@ -235,6 +237,18 @@ void fcc_diag_tf(diag *d, spec_loc loc, const char *fmt, ...)
     free(tf.s);
 }
 
+void fcc_diag_tf_warning(diag *d, spec_loc loc, const char *tf_text, const char *fmt, ...)
+{
+    va_list ap;
+    if (!d->tf || d->stopped)
+        return;
+    d->warnings++;
+    va_start(ap, fmt);
+    deliver(d, FEATC_WARNING, &loc, 1, 1, fmt, ap);
+    va_end(ap);
+    note_unquoted(d, loc, "TensorFlow rejects this with: \"%s\"", tf_text);
+}
+
 void fcc_diag_fail(diag *d, const char *fmt, ...)
 {
     va_list ap;
@@ -246,8 +260,13 @@ void fcc_diag_fail(diag *d, const char *fmt, ...)
 
 void fcc_diag_summary(diag *d)
 {
-    if (d->errors > 0)
+    if (d->errors > 0 && d->warnings > 0)
+        summary(d, 0, "%d warning%s and %d error%s generated.", d->warnings,
+                d->warnings == 1 ? "" : "s", d->errors, d->errors == 1 ? "" : "s");
+    else if (d->errors > 0)
         summary(d, 0, "%d error%s generated.", d->errors, d->errors == 1 ? "" : "s");
+    else if (d->warnings > 0)
+        summary(d, 0, "%d warning%s generated.", d->warnings, d->warnings == 1 ? "" : "s");
 }
 
 /* ------------------------------------------------------------ text buffer */

@@ -397,6 +397,17 @@ static int check_default(pool *p, diag *d, schema_feature *f, const ast_value *v
     if (v->kind != AV_LIST) { /* a scalar fills the whole shape */
         if (!default_scalar(p, d, f, v, 0))
             return 0;
+        if (n != 1) { /* TF reshapes the default as given */
+            char sh[128], tf[256];
+            shape_text(f, sh, sizeof sh);
+            snprintf(tf, sizeof tf, "Cannot reshape a tensor with 1 elements to shape %s (%zu "
+                     "elements)", sh, n);
+            fcc_diag_tf_warning(d, v->loc, tf,
+                                "the scalar default of '%s' fills its shape %s in featc; "
+                                "TensorFlow takes a default of exactly %zu values (featc "
+                                "export --tf writes them out)",
+                                f->cname, sh, n);
+        }
         for (i = 1; i < n; i++) {
             if (f->type == FC_TYPE_INT64)
                 f->def_int[i] = f->def_int[0];

@@ -64,6 +64,8 @@ typedef struct diag {
     size_t src_len;
     int errors;
     int stopped;         /* DIAG_MAX_ERRORS reached */
+    int tf;              /* featc_check_tf: warn where TensorFlow refuses what featc takes */
+    int warnings;
 } diag;
 
 void fcc_diag_init(diag *d, featc_diag_fn fn, void *ctx, const char *path, const char *src,
@@ -81,6 +83,13 @@ void fcc_diag_note(diag *d, spec_loc loc, const char *fmt, ...)
     ;
 /* After an error: "note: TensorFlow rejects this with: "<TF's text>"" at
  * loc, where TF refuses the same feature description when it is built. */
+/* In featc_check_tf only: "warning: MESSAGE" at loc, then TensorFlow's
+ * text as fcc_diag_tf notes it (tf_text, already formatted). */
+void fcc_diag_tf_warning(diag *d, spec_loc loc, const char *tf_text, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 void fcc_diag_tf(diag *d, spec_loc loc, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -186,6 +186,17 @@ sequence_example movie {
 SPEC
 expect_rc 0 "check a sequence_example spec" "$featc" check "$tmp/movie.feat"
 [ ! -s "$tmp/err" ] && ok || bad "check a sequence_example spec printed: $(cat "$tmp/err")"
+# check --tf: warnings where TensorFlow refuses what featc accepts (the text
+# is pinned by tests/diag/tf-scalar-default); exit 0 unless --werror
+tfspec="$here/../diag/tf-scalar-default.feat"
+expect_rc 0 "check --tf with warnings" "$featc" check --tf "$tfspec"
+has "$tmp/err" "warning: the scalar default of 'emb' fills its shape [2,3]" "check --tf warning"
+has "$tmp/err" "2 warnings generated." "check --tf summary"
+expect_rc 1 "check --tf --werror with warnings" "$featc" check --tf --werror "$tfspec"
+expect_rc 0 "check without --tf warns nothing" "$featc" check "$tfspec"
+[ ! -s "$tmp/err" ] && ok || bad "check without --tf printed: $(cat "$tmp/err")"
+expect_rc 0 "check --tf --werror, a spec TF takes as written" "$featc" check --tf --werror "$tmp/movie.feat"
+[ ! -s "$tmp/err" ] && ok || bad "check --tf on a clean spec printed: $(cat "$tmp/err")"
 expect_rc 0 "compile a sequence_example spec" "$featc" compile -o "$tmp" --driver "$tmp/movie.feat"
 has "$tmp/movie.h" "extern const fc_seq_desc movie_movie_desc;" "sequence_example header"
 has "$tmp/movie_main.c" "fc_driver_seq_main(argc, argv, &movie_movie_desc)" "sequence_example driver"
