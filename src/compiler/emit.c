@@ -454,6 +454,11 @@ static void emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
     }
     if (list || f->kind != FC_KIND_FIXED)
         fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
+    if (list && f->hash_buckets > 0)
+        fcc_sb_printf(b,
+                      " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * "
+                      "sizeof(int64_t))",
+                      m, m);
     if (!list && f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
         const char *per = f->kind == FC_KIND_FIXED ? "SIZE" : "MAX";
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_%s * sizeof(int64_t))", m,
@@ -872,6 +877,8 @@ static void describe_list(sbuf *b, const schema_feature *f)
         fcc_sb_str(b, ", allow_missing");
     if (f->uniform)
         fcc_sb_str(b, ", uniform");
+    if (f->hash_buckets > 0)
+        fcc_sb_printf(b, ", %zu hash buckets", f->hash_buckets);
 }
 
 static void emit_list_constants(sbuf *b, const schema_feature *f)
@@ -893,6 +900,8 @@ static void emit_list_constants(sbuf *b, const schema_feature *f)
     else
         fcc_sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
     fcc_sb_printf(b, "#define %s_FRAMES_MAX %zu\n", f->macro, f->max_frames);
+    if (f->hash_buckets > 0)
+        fcc_sb_printf(b, "#define %s_BUCKETS %zu\n", f->macro, f->hash_buckets);
 }
 
 static void emit_list_member(sbuf *b, const schema_feature *f)
@@ -906,6 +915,11 @@ static void emit_list_member(sbuf *b, const schema_feature *f)
         fcc_sb_printf(b, "    size_t %s_count[%s_FRAMES_MAX];\n", f->cname, f->macro);
         fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX][%s_MAX];\n", c_elem_type(f->type), f->cname,
                       f->macro, f->macro);
+        if (f->hash_buckets > 0)
+            fcc_sb_printf(b,
+                          "    int64_t %s_bucket[%s_FRAMES_MAX][%s_MAX]; /* the bucket of each "
+                          "value */\n",
+                          f->cname, f->macro, f->macro);
         for (r = 0; f->kind == FC_KIND_RAGGED && r < f->nparts; r++) {
             fcc_sb_printf(b,
                           "    size_t %s_rows%u[%s_FRAMES_MAX]; /* partition %u%s: its rows in "
@@ -933,7 +947,7 @@ static void emit_list_desc(sbuf *b, sbuf *extras, const schema_message *m,
         fcc_sb_printf(b, "offsetof(%s, %s_count), ", m->c_type, f->cname);
     else
         fcc_sb_str(b, "0, ");
-    if (f->kind == FC_KIND_RAGGED) {
+    if (has_extra(f)) {
         emit_field_extra(extras, m, f);
         fcc_sb_printf(b, "&%s_extra_%s}", m->c_type, f->cname);
     } else {

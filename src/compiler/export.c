@@ -222,14 +222,15 @@ static void dict(sbuf *b, const char *upper, const char *suffix, const schema_fe
  * into buckets (categorical_column_with_hash_bucket; int64 values are
  * hashed as their decimal text, as TF does), and the indicator column for
  * a one_hot or multi_hot vector. */
-static void columns(sbuf *b, const char *upper, const schema_feature *fs, size_t n)
+static void columns(sbuf *b, const char *upper, const char *suffix, const schema_feature *fs,
+                    size_t n, int lists)
 {
     size_t i, any = 0;
     for (i = 0; i < n; i++)
         any += fs[i].hash_buckets > 0;
     if (any == 0)
         return;
-    fcc_sb_printf(b, "%s_FEATURE_COLUMNS = {\n", upper);
+    fcc_sb_printf(b, "%s_%s = {\n", upper, suffix);
     for (i = 0; i < n; i++) {
         const schema_feature *f = &fs[i];
         if (f->hash_buckets == 0)
@@ -239,7 +240,8 @@ static void columns(sbuf *b, const char *upper, const schema_feature *fs, size_t
         fcc_sb_str(b, ": ");
         if (f->hot)
             fcc_sb_str(b, "tf.feature_column.indicator_column(");
-        fcc_sb_str(b, "tf.feature_column.categorical_column_with_hash_bucket(");
+        fcc_sb_str(b, lists ? "tf.feature_column.sequence_categorical_column_with_hash_bucket("
+                            : "tf.feature_column.categorical_column_with_hash_bucket(");
         py_str(b, f->key, f->key_len);
         fcc_sb_printf(b, ", %zu, dtype=%s)%s,\n", f->hash_buckets, tf_dtype(f->type),
                       f->hot ? ")" : "");
@@ -268,7 +270,9 @@ int fcc_emit_tf(const schema *s, const char *spec_name, sbuf *b)
             dict(b, upper, "CONTEXT_FEATURES", sm->features, sm->nfeatures, 0);
             dict(b, upper, "SEQUENCE_FEATURES", sm->lists, sm->nlists, 1);
         }
-        columns(b, upper, sm->features, sm->nfeatures);
+        columns(b, upper, "FEATURE_COLUMNS", sm->features, sm->nfeatures, 0);
+        if (sm->sequence)
+            columns(b, upper, "SEQUENCE_FEATURE_COLUMNS", sm->lists, sm->nlists, 1);
     }
     return !b->failed;
 }

@@ -812,15 +812,25 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
     return 1;
 }
 
-/* `hash_buckets N [one_hot | multi_hot]` on an Example or context feature. */
+/* `hash_buckets N [one_hot | multi_hot]` on an Example or context feature;
+ * `hash_buckets N` on a VarLen feature list (TensorFlow's
+ * sequence_categorical_column_with_hash_bucket, whose feature is VarLen). */
 static int check_hash_attr(diag *d, schema_feature *f, const ast_attr *t, role r)
 {
     uint64_t v;
-    if (r == ROLE_LIST) {
+    if (r == ROLE_LIST && strcmp(t->name, "hash_buckets") != 0) {
         fcc_diag_error(d, t->loc,
-                       "'%s' applies to Example and context features; feature list '%s' cannot "
-                       "be hashed yet",
-                       t->name, f->cname);
+                       "'%s' applies to Example and context features; a feature list's "
+                       "bucket ids are per frame value ('hash_buckets N' alone)",
+                       t->name);
+        return 0;
+    }
+    if (r == ROLE_LIST && f->kind != FC_KIND_VARLEN) {
+        fcc_diag_error(d, t->loc,
+                       "'hash_buckets' on feature list '%s' needs VarLen frames ('%s[] max N'): "
+                       "TensorFlow's sequence_categorical_column_with_hash_bucket reads a "
+                       "VarLenFeature",
+                       f->cname, fcc_type_word(f->type));
         return 0;
     }
     if (strcmp(t->name, "hash_buckets") != 0) {
@@ -1024,7 +1034,9 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
 static uint64_t feature_storage(const schema_feature *f, role r)
 {
     uint64_t eb = elem_bytes(f->type), bytes;
-    if (r == ROLE_LIST && f->kind == FC_KIND_RAGGED) {
+    if (r == ROLE_LIST && f->hash_buckets > 0) /* bucket ids laid out as the values */
+        bytes = (uint64_t)f->max_frames * (f->max * (eb + 8u) + sizeof(size_t)) + sizeof(size_t);
+    else if (r == ROLE_LIST && f->kind == FC_KIND_RAGGED) {
         unsigned q;
         bytes = (uint64_t)f->max * eb + sizeof(size_t); /* one frame */
         for (q = 0; q < f->nparts; q++)
@@ -1051,7 +1063,7 @@ static uint64_t feature_storage(const schema_feature *f, role r)
                     eb +
                 (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
     }
-    if (f->hash_buckets > 0) {
+    if (f->hash_buckets > 0 && r != ROLE_LIST) {
         uint64_t ids = f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems;
         bytes += ids * 8u;
         if (f->hot == 1)

@@ -37,7 +37,8 @@ tf.io = types.SimpleNamespace(
 for part in ('RowSplits', 'RowLengths', 'RowStarts', 'RowLimits', 'ValueRowIds', 'UniformRowLength'):
     setattr(tf.io.RaggedFeature, part, maker(part))
 tf.feature_column = types.SimpleNamespace(
-    categorical_column_with_hash_bucket=maker('hash_bucket'), indicator_column=maker('indicator'))
+    categorical_column_with_hash_bucket=maker('hash_bucket'), indicator_column=maker('indicator'),
+    sequence_categorical_column_with_hash_bucket=maker('sequence_hash_bucket'))
 sys.modules['tensorflow'] = tf
 
 PARTS = {1: 'RowSplits', 2: 'RowLengths', 3: 'RowStarts', 4: 'RowLimits', 5: 'ValueRowIds',
@@ -132,8 +133,8 @@ def check_dict(msg, got, want, lists):
             check_feature(msg, f, by_key[f['key']], lists)
 
 
-def check_columns(msg, got, want):
-    hashed = [f for f in want if f['hash']]
+def check_columns(msg, got, want, lists=False):
+    hashed = [f for f in want if f.get('hash')]
     if not hashed:
         expect(got is None, '%s: feature columns without hash buckets' % msg)
         return
@@ -144,7 +145,8 @@ def check_columns(msg, got, want):
         if c is None:
             continue
         inner = c.args[0] if c.name == 'indicator' else c
-        expect((c.name == 'indicator') == bool(f['hot']) and inner.name == 'hash_bucket' and
+        expect((c.name == 'indicator') == bool(f.get('hot')) and
+               inner.name == ('sequence_hash_bucket' if lists else 'hash_bucket') and
                key_hex(inner.args[0]) == f['key'] and inner.args[1] == f['hash'] and
                inner.kw['dtype'] == f['type'], '%s: column %s' % (msg, f['key']))
 
@@ -157,6 +159,8 @@ for d in descs:
     else:
         check_dict(d['name'], ns.get(upper + '_FEATURES'), d['features'], False)
     check_columns(d['name'], ns.get(upper + '_FEATURE_COLUMNS'), d['features'])
+    if d['sequence']:
+        check_columns(d['name'], ns.get(upper + '_SEQUENCE_FEATURE_COLUMNS'), d['lists'], True)
 expect(len(descs) > 0, 'no message in the descriptors')
 print('export-%s: %d passed, %d failed' % (name, passed, failed))
 sys.exit(1 if failed else 0)

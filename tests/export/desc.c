@@ -128,7 +128,8 @@ static void sequence(const fc_seq_desc *sd)
         hex(l->key, l->key_len);
         printf(",\"type\":\"%s\",\"kind\":%d,\"dims\":", type_name(l->type), (int)l->kind);
         dims(l->rank, l->dims);
-        printf(",\"allow_missing\":%d,\"hidden\":%d", l->allow_missing, l->extra->hidden);
+        printf(",\"allow_missing\":%d,\"hidden\":%d,\"hash\":%zu", l->allow_missing,
+               l->extra->hidden, l->extra->hash_buckets);
         if (l->kind == FC_KIND_RAGGED)
             ragged(l->extra, NULL, sd->lists);
         putchar('}');

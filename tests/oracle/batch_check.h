@@ -355,6 +355,11 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
             size_t cnt = fc_load_size(s + l->count_offset + t * sizeof(size_t));
             BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, sv + t * l->max * ts, cnt * ts) == 0,
                       "%s: record %zu frame %zu values", l->c_name, i, t);
+            if (l->extra != NULL && l->extra->hash_buckets > 0 && c->buckets != NULL)
+                BC_EXPECT(cnt == 0 || memcmp(c->buckets + off,
+                                             s + l->extra->bucket_offset + t * l->max * 8,
+                                             cnt * 8) == 0,
+                          "%s: record %zu frame %zu bucket ids", l->c_name, i, t);
             if (c->indices != NULL)
                 for (k = 0; k < cnt; k++) {
                     const int64_t *row = c->indices + 3 * (off + k);

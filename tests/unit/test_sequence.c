@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include <featc/fc_driver.h>
+#include <featc/fc_hash.h>
 
 #include "harness.h"
 #include "seqragged.h"
@@ -838,6 +839,55 @@ static void test_ragged_batch(void)
           has_text("(record 2 of the batch)"));
 }
 
+/* sequence_categorical_column_with_hash_bucket: an id per frame value,
+ * laid out as the values, in the struct and in batches. */
+static void test_list_hash_buckets(void)
+{
+    static const int64_t v0[2] = {7, -8}, v2 = 5;
+    static const char *const w0[2] = {"a", "bc"};
+    static wbuf plain[3], words[1];
+    static unsigned char mem[SQR_S_BATCH_BYTES(2)], copy[2][1024];
+    static sqr_s scratch;
+    fc_column cols[SQR_S_FIELD_COUNT];
+    fc_bytes recs[2];
+    const fc_column *pc = &cols[SQR_S_PLAIN];
+    size_t i;
+    reset();
+    i64s(&plain[0], v0, 2);
+    plain[1].n = 0; /* an empty frame: no ids */
+    i64s(&plain[2], &v2, 1);
+    list_add("plain", plain, 3);
+    strs(&words[0], w0, 2);
+    list_add("words", words, 1);
+    CHECK(rparse() == FC_OK);
+    CHECK(rmsg.plain_frames == 3 && rmsg.plain_count[1] == 0);
+    CHECK(rmsg.plain_bucket[0][0] == fc_hash_bucket_int64(7, 10) &&
+          rmsg.plain_bucket[0][1] == fc_hash_bucket_int64(-8, 10) &&
+          rmsg.plain_bucket[2][0] == fc_hash_bucket_int64(5, 10));
+    CHECK(rmsg.words_bucket[0][0] == fc_hash_bucket("a", 1, 1000) &&
+          rmsg.words_bucket[0][1] == fc_hash_bucket("bc", 2, 1000));
+    CHECK(SQR_S_PLAIN_BUCKETS == 10 && sqr_s_desc.lists[SQR_S_WORDS - SQR_S_CONTEXT_COUNT]
+                                               .extra->hash_buckets == 1000);
+    /* a batch: record 0 without the lists, record 1 with them */
+    CHECK(fc_batch_bind_seq(&sqr_s_desc, cols, 2, FC_BATCH_SPARSE, mem, sizeof mem) <=
+          sizeof mem);
+    for (i = 0; i < 2; i++) {
+        if (i == 0)
+            reset();
+        else {
+            reset();
+            list_add("plain", plain, 3);
+        }
+        build();
+        memcpy(copy[i], ex.b, ex.n);
+        recs[i].data = copy[i];
+        recs[i].size = ex.n;
+    }
+    CHECK(fc_batch_parse_seq(&sqr_s_desc, cols, &scratch, recs, 2, &err) == FC_OK);
+    CHECK(pc->nvalues == 3 && pc->buckets != NULL && pc->buckets[0] == rmsg.plain_bucket[0][0] &&
+          pc->buckets[1] == rmsg.plain_bucket[0][1] && pc->buckets[2] == rmsg.plain_bucket[2][0]);
+}
+
 /* Whether the n bytes at p hold the text t. */
 static int holds(const unsigned char *p, size_t n, const char *t)
 {
@@ -888,5 +938,6 @@ int main(void)
     RUN(test_ragged_list_errors);
     RUN(test_ragged_batch);
     RUN(test_ragged_roundtrip);
+    RUN(test_list_hash_buckets);
     return harness_report("sequence");
 }

@@ -96,6 +96,10 @@ static void spec_of_list(const fc_list_desc *l, col_spec *s)
     s->value_offset = l->value_offset;
     s->count_offset = l->count_offset;
     s->frames_offset = l->frames_offset;
+    if (l->extra != NULL) {
+        s->buckets = l->extra->hash_buckets; /* VarLen lists: ids per value */
+        s->bucket_offset = l->extra->bucket_offset;
+    }
     if (l->kind == FC_KIND_RAGGED) {
         s->parts = l->extra->parts;
         s->nparts = l->extra->nparts;
@@ -721,12 +725,17 @@ static int append_list_varlen(const col_spec *s, fc_column *c, const unsigned ch
         return rc;
     if (c->indices != NULL && cnt > 0 && c->indices_cap / 3 < total)
         return too_small(err, 0, i, s, "indices", mul(total, 3), c->indices_cap);
+    if (s->buckets > 0 && c->buckets != NULL && cnt > 0 && c->buckets_cap < total)
+        return too_small(err, 0, i, s, "buckets", total, c->buckets_cap);
     if (c->inner_splits != NULL && frames > 0 && c->inner_splits_cap - 1 < c->nframes + frames)
         return too_small(err, 0, i, s, "inner_splits", c->nframes + frames + 1,
                          c->inner_splits_cap);
     for (t = 0; t < frames; t++) {
         size_t fc = fc_load_size(m + s->count_offset + t * sizeof(size_t));
         values_copy(s, c, m + s->value_offset + t * s->max * ts, fc);
+        if (s->buckets > 0 && c->buckets != NULL && fc > 0)
+            memcpy(c->buckets + c->nvalues, m + s->bucket_offset + t * s->max * sizeof(int64_t),
+                   fc * sizeof(int64_t));
         if (c->indices != NULL)
             for (k = 0; k < fc; k++) {
                 int64_t *row = c->indices + 3 * (c->nvalues + k);
