@@ -782,16 +782,6 @@ static int take_values(const fc_field_desc *f, const fc_field_desc *vf, unsigned
     return FC_OK;
 }
 
-/* A built feature i is present when its value field vi was. */
-static void inherit_presence(const fc_message_desc *md, size_t i, unsigned vi, unsigned char *m)
-{
-    uint32_t *bits = (uint32_t *)(void *)(m + md->present_offset);
-    if (fc_bit_get(bits, vi))
-        bits[i / 32u] |= UINT32_C(1) << (i % 32u);
-    else
-        bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
-}
-
 /* Entry a before entry b: indices row-major, then the value (equal indices
  * are a duplicate TensorFlow keeps in an unspecified order; ordering by
  * value makes featc's order a function of the data alone). */
@@ -908,7 +898,8 @@ int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
     }
     if (!f->extra->already_sorted)
         sort_entries(f, m, n);
-    inherit_presence(md, i, f->extra->sparse_fields[f->rank], m);
+    fc_bit_copy((uint32_t *)(void *)(m + md->present_offset), (unsigned)i,
+                f->extra->sparse_fields[f->rank]);
     return FC_OK;
 }
 
@@ -1161,11 +1152,7 @@ int fc_rg_fields(const fc_field_desc *fields, size_t present_offset, size_t i, v
         memcpy(m + pd->rows_offset, &rows, sizeof rows);
         inner = rows;
     }
-    /* present when its value field was */
-    if (fc_bit_get(bits, f->extra->sparse_fields[0]))
-        bits[i / 32u] |= UINT32_C(1) << (i % 32u);
-    else
-        bits[i / 32u] &= ~(UINT32_C(1) << (i % 32u));
+    fc_bit_copy(bits, (unsigned)i, f->extra->sparse_fields[0]);
     return FC_OK;
 }
 

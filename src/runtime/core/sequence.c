@@ -830,10 +830,7 @@ static int list_ragged(const fc_seq_desc *sd, size_t j, unsigned char *m, fc_err
         }
     }
     memcpy(m + l->frames_offset, &frames, sizeof frames);
-    if (fc_bit_get(bits, (unsigned)vbit))
-        bits[bit / 32u] |= UINT32_C(1) << (bit % 32u);
-    else
-        bits[bit / 32u] &= ~(UINT32_C(1) << (bit % 32u));
+    fc_bit_copy(bits, (unsigned)bit, (unsigned)vbit);
     return FC_OK;
 }
 

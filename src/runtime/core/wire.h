@@ -19,6 +19,16 @@ static inline size_t fc_load_size(const void *p)
     return v;
 }
 
+/* Presence bit `to` set as bit `from` is: a built feature (SparseFeature,
+ * RaggedFeature) is present when the field holding its values was. */
+static inline void fc_bit_copy(uint32_t *words, unsigned to, unsigned from)
+{
+    if (fc_bit_get(words, from))
+        words[to / 32u] |= (uint32_t)1u << (to % 32u);
+    else
+        words[to / 32u] &= ~((uint32_t)1u << (to % 32u));
+}
+
 #define FC_TAG_LEN1 0x0Au   /* field 1, length-delimited */
 #define FC_TAG_LEN2 0x12u   /* field 2, length-delimited */
 #define FC_TAG_LEN3 0x1Au   /* field 3, length-delimited */
