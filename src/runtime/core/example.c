@@ -947,7 +947,7 @@ fc_msg fc_rg_not_aligned(const fc_rg_where *w, fc_error *err)
     return m;
 }
 
-static int not_aligned(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_key *pk,
+static int not_aligned(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_in *pk,
                        const char *why, int64_t a, uint64_t b, fc_error *err)
 {
     fc_msg m = fc_rg_not_aligned(w, err);
@@ -985,14 +985,19 @@ static int64_t load_i64(const unsigned char *src, size_t k, int64_t *v)
     return *v;
 }
 
-int fc_rg_part(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_key *pk, int split64,
-               unsigned char *splits, const unsigned char *src, size_t c, size_t inner,
-               size_t *rows, fc_error *err)
+/* Partition pd (read from in: c int64 values; in->data NULL for a uniform
+ * row length) of `inner` items into splits (int64 when split64, else
+ * int32), and *rows; checked as RaggedTensor's validate=True checks.
+ * FC_OK, or FC_ERR_PARSE with TensorFlow's "values and partitions are not
+ * aligned" or featc's row bound. */
+static int rg_part(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_in *in,
+                      int split64, unsigned char *splits, size_t inner, size_t *rows,
+                      fc_error *err)
 {
-    size_t k, nrows;
+    const fc_rg_in *pk = in->data != NULL ? in : NULL;
+    const unsigned char *src = in->data;
+    size_t k, nrows, c = pk != NULL ? in->count : 0;
     int64_t prev = 0, v, total;
-    if (pk == NULL)
-        c = 0;
 #define PART_AT(k_) load_i64(src, (k_), &v)
     switch (pd->kind) {
     case FC_PART_ROW_SPLITS:
@@ -1102,7 +1107,7 @@ too_many: {
     }
 }
 
-int fc_rg_values_over(const fc_rg_where *w, size_t n, size_t max, fc_error *err)
+static int rg_values_over(const fc_rg_where *w, size_t n, size_t max, fc_error *err)
 {
     fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
     msg_where(&e, w);
@@ -1113,47 +1118,61 @@ int fc_rg_values_over(const fc_rg_where *w, size_t n, size_t max, fc_error *err)
     return FC_ERR_PARSE;
 }
 
+int fc_rg_build(const fc_rg_where *w, const fc_field_extra *x, fc_type type, size_t max,
+                unsigned char *m, size_t value_offset, size_t count_offset, const fc_rg_in *in,
+                fc_error *err)
+{
+    size_t t = w->frame, n = in[0].count, inner = n, ts = fc_type_size(type);
+    size_t ss = x->split64 ? 8u : 4u;
+    unsigned q;
+    if (n > max)
+        return rg_values_over(w, n, max, err);
+    if (n > 0)
+        memcpy(m + value_offset + t * max * ts, in[0].data, n * ts);
+    memcpy(m + count_offset + t * sizeof n, &n, sizeof n);
+    for (q = x->nparts; q-- > 0;) {
+        const fc_part_desc *pd = &x->parts[q];
+        const fc_rg_in *pi = &in[q + 1];
+        size_t rows = 0;
+        int rc = rg_part(w, pd, pi, x->split64,
+                            m + pd->splits_offset + t * (pd->max_rows + 1u) * ss, inner, &rows,
+                            err);
+        if (rc != FC_OK)
+            return rc;
+        memcpy(m + pd->rows_offset + t * sizeof rows, &rows, sizeof rows);
+        inner = rows;
+    }
+    return FC_OK;
+}
+
 int fc_rg_fields(const fc_field_desc *fields, size_t present_offset, size_t i, void *msg,
                  int role, fc_error *err)
 {
     const fc_field_desc *f = &fields[i];
-    const fc_field_desc *vf = &fields[f->extra->sparse_fields[0]];
+    const fc_field_extra *x = f->extra;
     unsigned char *m = (unsigned char *)msg;
-    size_t n = field_count(vf, m), inner;
-    uint32_t *bits = (uint32_t *)(void *)(m + present_offset);
+    fc_rg_in in[FC_MAX_RANK + 1];
     fc_rg_where w;
     unsigned q;
+    int rc;
     w.role = role;
     w.key = f->key;
     w.key_len = f->key_len;
     w.frame = 0;
-    if (n > f->max)
-        return fc_rg_values_over(&w, n, f->max, err);
-    if (n > 0)
-        memcpy(m + f->value_offset, m + vf->value_offset, n * fc_type_size(f->type));
-    memcpy(m + f->count_offset, &n, sizeof n);
-    inner = n;
-    for (q = f->extra->nparts; q-- > 0;) {
-        const fc_part_desc *pd = &f->extra->parts[q];
-        const fc_field_desc *pf =
-            pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &fields[pd->field];
-        fc_rg_key pk;
-        size_t rows = 0;
-        int rc;
-        if (pf != NULL) {
-            pk.key = pf->key;
-            pk.key_len = pf->key_len;
-        }
-        rc = fc_rg_part(&w, pd, pf != NULL ? &pk : NULL, f->extra->split64,
-                        m + pd->splits_offset, pf != NULL ? m + pf->value_offset : NULL,
-                        pf != NULL ? field_count(pf, m) : 0, inner, &rows, err);
-        if (rc != FC_OK)
-            return rc;
-        memcpy(m + pd->rows_offset, &rows, sizeof rows);
-        inner = rows;
+    for (q = 0; q <= x->nparts; q++) {
+        const fc_field_desc *g = q == 0 ? &fields[x->sparse_fields[0]]
+                                 : x->parts[q - 1].kind == FC_PART_UNIFORM_ROW_LENGTH
+                                     ? NULL
+                                     : &fields[x->parts[q - 1].field];
+        in[q].data = g != NULL ? m + g->value_offset : NULL;
+        in[q].count = g != NULL ? field_count(g, m) : 0;
+        in[q].key = g != NULL ? g->key : NULL;
+        in[q].key_len = g != NULL ? g->key_len : 0;
     }
-    fc_bit_copy(bits, (unsigned)i, f->extra->sparse_fields[0]);
-    return FC_OK;
+    rc = fc_rg_build(&w, x, f->type, f->max, m, f->value_offset, f->count_offset, in, err);
+    if (rc == FC_OK)
+        fc_bit_copy((uint32_t *)(void *)(m + present_offset), (unsigned)i, x->sparse_fields[0]);
+    return rc;
 }
 
 int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)

@@ -766,8 +766,8 @@ static int list_ragged(const fc_seq_desc *sd, size_t j, unsigned char *m, fc_err
     const fc_field_extra *x = l->extra;
     const fc_list_desc *vl = &sd->lists[x->sparse_fields[0]];
     uint32_t *bits = (uint32_t *)(void *)(m + sd->present_offset);
-    size_t frames = fc_load_size(m + vl->frames_offset), t, ts = fc_type_size(l->type);
-    size_t ss = x->split64 ? 8u : 4u, bit = sd->ncontext + j, vbit = sd->ncontext + x->sparse_fields[0];
+    size_t frames = fc_load_size(m + vl->frames_offset), t, bit = sd->ncontext + j;
+    size_t vbit = sd->ncontext + x->sparse_fields[0];
     fc_rg_where w;
     unsigned q;
     w.role = FC_RG_LIST;
@@ -797,37 +797,23 @@ static int list_ragged(const fc_seq_desc *sd, size_t j, unsigned char *m, fc_err
         }
     }
     for (t = 0; t < frames; t++) {
-        size_t n = fc_load_size(m + vl->count_offset + t * sizeof(size_t)), inner = n;
-        w.frame = t;
-        if (n > l->max)
-            return fc_rg_values_over(&w, n, l->max, err);
-        if (n > 0)
-            memcpy(m + l->value_offset + t * l->max * ts, m + vl->value_offset + t * vl->max * ts,
-                   n * ts);
-        memcpy(m + l->count_offset + t * sizeof(size_t), &n, sizeof n);
-        for (q = x->nparts; q-- > 0;) {
-            const fc_part_desc *pd = &x->parts[q];
-            const fc_list_desc *pl =
-                pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? NULL : &sd->lists[pd->field];
-            fc_rg_key pk;
-            size_t rows = 0;
-            int rc;
-            if (pl != NULL) {
-                pk.key = pl->key;
-                pk.key_len = pl->key_len;
-            }
-            rc = fc_rg_part(&w, pd, pl != NULL ? &pk : NULL, x->split64,
-                            m + pd->splits_offset + t * (pd->max_rows + 1u) * ss,
-                            pl != NULL ? m + pl->value_offset + t * pl->max * sizeof(int64_t)
-                                       : NULL,
-                            pl != NULL ? fc_load_size(m + pl->count_offset + t * sizeof(size_t))
-                                       : 0,
-                            inner, &rows, err);
-            if (rc != FC_OK)
-                return rc;
-            memcpy(m + pd->rows_offset + t * sizeof(size_t), &rows, sizeof rows);
-            inner = rows;
+        fc_rg_in in[FC_MAX_RANK + 1];
+        int rc;
+        for (q = 0; q <= x->nparts; q++) {
+            const fc_list_desc *g = q == 0 ? vl
+                                    : x->parts[q - 1].kind == FC_PART_UNIFORM_ROW_LENGTH
+                                        ? NULL
+                                        : &sd->lists[x->parts[q - 1].field];
+            in[q].data = g != NULL ? m + g->value_offset + t * g->max * fc_type_size(g->type)
+                                   : NULL;
+            in[q].count = g != NULL ? fc_load_size(m + g->count_offset + t * sizeof(size_t)) : 0;
+            in[q].key = g != NULL ? g->key : NULL;
+            in[q].key_len = g != NULL ? g->key_len : 0;
         }
+        w.frame = t;
+        rc = fc_rg_build(&w, x, l->type, l->max, m, l->value_offset, l->count_offset, in, err);
+        if (rc != FC_OK)
+            return rc;
     }
     memcpy(m + l->frames_offset, &frames, sizeof frames);
     fc_bit_copy(bits, (unsigned)bit, (unsigned)vbit);

@@ -100,23 +100,27 @@ typedef struct fc_rg_where {
     size_t frame;       /* FC_RG_LIST: the frame */
 } fc_rg_where;
 
-typedef struct fc_rg_key {
-    const char *key;    /* a partition's key */
+/* What one RaggedFeature reads (an Example's or context's feature, or one
+ * frame of a list): in[0] its values, in[q + 1] partition q's int64 values
+ * (data NULL for a uniform row length), with the key each comes from. */
+typedef struct fc_rg_in {
+    const unsigned char *data;
+    size_t count;
+    const char *key;
     size_t key_len;
-} fc_rg_key;
+} fc_rg_in;
 
-/* Partition pd (read from key pk's c int64 values at src; pk NULL for a
- * uniform row length) of `inner` items into splits (int64 when split64,
- * else int32), and *rows; checked as RaggedTensor's validate=True checks.
- * FC_OK, or FC_ERR_PARSE with TensorFlow's "values and partitions are not
- * aligned" or featc's row bound. */
-int fc_rg_part(const fc_rg_where *w, const fc_part_desc *pd, const fc_rg_key *pk, int split64,
-               unsigned char *splits, const unsigned char *src, size_t c, size_t inner,
-               size_t *rows, fc_error *err);
 /* The start of the "not aligned" text, for the caller to go on with. */
 fc_msg fc_rg_not_aligned(const fc_rg_where *w, fc_error *err);
-/* n values over the RaggedFeature's bound max. */
-int fc_rg_values_over(const fc_rg_where *w, size_t n, size_t max, fc_error *err);
+/* Builds one RaggedFeature of extra x (values of type, bound max) from in
+ * into the struct at m: frame w->frame (0 for a feature) of its values at
+ * value_offset (max a frame), its count at count_offset, each partition's
+ * rows and splits likewise per frame.  Checked as RaggedTensor's
+ * validate=True checks, and against the spec's bounds.  FC_OK or
+ * FC_ERR_PARSE. */
+int fc_rg_build(const fc_rg_where *w, const fc_field_extra *x, fc_type type, size_t max,
+                unsigned char *m, size_t value_offset, size_t count_offset, const fc_rg_in *in,
+                fc_error *err);
 /* RaggedFeature field i of fields (an Example's or a context's) in the
  * struct at msg, from its value and partition fields; role FC_RG_EXAMPLE
  * or FC_RG_CONTEXT. */
