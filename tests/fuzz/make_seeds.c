@@ -177,20 +177,12 @@ static void seq_seeds(const char *dir, int *rc)
         f.n = 0;
         f_int64_packed(&f, cl, 2);
         w_entry(&ctx, "cl", &f);
-        fl.n = 0;
-        for (t = 0; t < frames; t++) {
-            f.n = 0;
-            f_bytes(&f, words, 2);
-            w_len(&fl, 0x0A, f.b, f.n);
-        }
-        w_entry(&lists, "flat", &fl);
-        fl.n = 0;
-        for (t = 0; t < frames; t++) {
-            f.n = 0;
-            f_float_packed(&f, floats, 3);
-            w_len(&fl, 0x0A, f.b, f.n);
-        }
-        w_entry(&lists, "fv", &fl);
+        f.n = 0;
+        f_bytes(&f, words, 2);
+        w_list_entry(&lists, "flat", &f, frames);
+        f.n = 0;
+        f_float_packed(&f, floats, 3);
+        w_list_entry(&lists, "fv", &f, frames);
         fl.n = 0;
         for (t = 0; t < frames; t++) {
             static const int64_t four[4] = {1, 2, 3, 4};
@@ -201,13 +193,9 @@ static void seq_seeds(const char *dir, int *rc)
         w_entry(&lists, "splits", &fl);
         w_entry(&lists, "sv", &fl);
         for (q = 0; q < 5; q++) {
-            fl.n = 0;
-            for (t = 0; t < frames; t++) {
-                f.n = 0;
-                f_int64_packed(&f, parts[q], nparts[q]);
-                w_len(&fl, 0x0A, f.b, f.n);
-            }
-            w_entry(&lists, pkeys[q], &fl);
+            f.n = 0;
+            f_int64_packed(&f, parts[q], nparts[q]);
+            w_list_entry(&lists, pkeys[q], &f, frames);
         }
         w_len(&ex, 0x0A, ctx.b, ctx.n);
         w_len(&ex, 0x12, lists.b, lists.n);

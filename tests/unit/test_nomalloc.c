@@ -458,13 +458,13 @@ static void test_sequence_ragged(void)
 {
     static const int64_t v3[3] = {1, 2, 3}, lens[2] = {2, 1}, ids[3] = {0, 0, 2};
     static const float fv[3] = {1, 2, 3};
-    static wbuf ctx, lists, ex, f, fl, bad;
+    static wbuf ctx, lists, ex, f, bad;
     static sqr_s m, scratch;
     static unsigned char mem[SQR_S_BATCH_BYTES(2)];
     static fc_column cols[SQR_S_FIELD_COUNT];
     fc_bytes views[2];
     fc_error err;
-    size_t i, t, len = 0, rejected = 0;
+    size_t i, len = 0, rejected = 0;
     uint32_t seed = 5;
     long allocs;
     f_int64_packed(&f, v3, 3);
@@ -475,26 +475,15 @@ static void test_sequence_ragged(void)
     f.n = 0;
     f_int64_packed(&f, lens, 2);
     w_entry(&ctx, "cl", &f);
-    for (t = 0; t < 2; t++) {
-        f.n = 0;
-        f_float_packed(&f, fv, 3);
-        w_len(&fl, 0x0A, f.b, f.n);
-    }
-    w_entry(&lists, "fv", &fl);
-    fl.n = 0;
-    for (t = 0; t < 2; t++) {
-        f.n = 0;
-        f_int64_packed(&f, lens, 2);
-        w_len(&fl, 0x0A, f.b, f.n);
-    }
-    w_entry(&lists, "fl", &fl);
-    fl.n = 0;
-    for (t = 0; t < 2; t++) {
-        f.n = 0;
-        f_int64_packed(&f, ids, 3);
-        w_len(&fl, 0x0A, f.b, f.n);
-    }
-    w_entry(&lists, "fi", &fl);
+    f.n = 0;
+    f_float_packed(&f, fv, 3);
+    w_list_entry(&lists, "fv", &f, 2);
+    f.n = 0;
+    f_int64_packed(&f, lens, 2);
+    w_list_entry(&lists, "fl", &f, 2);
+    f.n = 0;
+    f_int64_packed(&f, ids, 3);
+    w_list_entry(&lists, "fi", &f, 2);
     w_len(&ex, 0x0A, ctx.b, ctx.n);
     w_len(&ex, 0x12, lists.b, lists.n);
     CHECK(sqr_s_parse(&m, ex.b, ex.n, &err) == FC_OK && m.lens_frames == 2 && m.ids_rows0[1] == 3);

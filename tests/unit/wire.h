@@ -121,6 +121,18 @@ static inline void w_entry(wbuf *feats, const char *key, const wbuf *feature)
     w_len(feats, 0x0A, e.b, e.n);
 }
 
+/* A FeatureLists entry key -> a FeatureList of `frames` copies of one
+ * Feature body. */
+static inline void w_list_entry(wbuf *lists, const char *key, const wbuf *feature, size_t frames)
+{
+    static wbuf fl;
+    size_t t;
+    fl.n = 0;
+    for (t = 0; t < frames; t++)
+        w_len(&fl, 0x0A, feature->b, feature->n);
+    w_entry(lists, key, &fl);
+}
+
 /* One map entry key -> a packed int64 / packed float / bytes list. */
 static inline void w_entry_int64(wbuf *feats, const char *key, const int64_t *v, size_t n)
 {
