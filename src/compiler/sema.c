@@ -725,7 +725,7 @@ static int check_sparse(diag *d, schema_feature *f, const ast_feature *a, role r
 /* `KEY : ragged TYPE max N [value K] [partitions (...)] [split T]`:
  * TensorFlow's RaggedFeature.  The row bound of each partition follows from
  * the one inside it; keys are resolved to fields in resolve_ragged. */
-static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r)
+static int check_ragged(diag *d, schema_feature *f, const ast_feature *a)
 {
     static const struct {
         const char *word;
@@ -738,7 +738,6 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a, role r
     uint64_t v;
     size_t inner;
     unsigned np = 0, q, k;
-    (void)r;
     if (!parse_u64(a->max_text, &v) || v == 0 || v > FEATC_MAX_ELEMENTS) {
         fcc_diag_error(d, a->max_loc, "bound %s of '%s' must be from 1 to %u values", a->max_text,
                        f->cname, (unsigned)FEATC_MAX_ELEMENTS);
@@ -996,7 +995,7 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
         if (!check_sparse(d, f, a, r))
             return 0;
     } else if (a->ragged) {
-        if (!check_ragged(d, f, a, r))
+        if (!check_ragged(d, f, a))
             return 0;
         if (r == ROLE_LIST)
             f->max_frames = m->max_frames;

@@ -711,6 +711,22 @@ int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref 
     return FC_ERR_PARSE;
 }
 
+void fc_hash_values(fc_type type, const unsigned char *values, size_t n, size_t nb, int64_t *ids)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        if (type == FC_TYPE_BYTES) {
+            fc_bytes v;
+            memcpy(&v, values + k * sizeof v, sizeof v);
+            ids[k] = fc_hash_bucket(v.data, v.size, nb);
+        } else {
+            int64_t v;
+            memcpy(&v, values + k * sizeof v, sizeof v);
+            ids[k] = fc_hash_bucket_int64(v, nb);
+        }
+    }
+}
+
 void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg)
 {
     unsigned char *m = (unsigned char *)msg;
@@ -728,18 +744,7 @@ void fc_ex_hash_fields(const fc_field_desc *fields, size_t n, void *msg)
             memcpy(&count, m + f->count_offset, sizeof count);
         ids = (int64_t *)(void *)(m + f->extra->bucket_offset);
         hot = (float *)(void *)(m + f->extra->hot_offset);
-        for (k = 0; k < count; k++) {
-            int64_t b;
-            if (f->type == FC_TYPE_BYTES) {
-                const fc_bytes *v = (const fc_bytes *)(const void *)(m + f->value_offset) + k;
-                b = fc_hash_bucket(v->data, v->size, nb);
-            } else {
-                int64_t v;
-                memcpy(&v, m + f->value_offset + k * sizeof v, sizeof v);
-                b = fc_hash_bucket_int64(v, nb);
-            }
-            ids[k] = b;
-        }
+        fc_hash_values(f->type, m + f->value_offset, count, nb, ids);
         if (f->extra->hot == FC_HOT_ONE) {
             memset(hot, 0, count * nb * sizeof(float));
             for (k = 0; k < count; k++)

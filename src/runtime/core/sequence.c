@@ -16,7 +16,6 @@
  * are visited in key order: TensorFlow's order there is a hash map's.
  */
 #include "featc/fc_sequence.h"
-#include "featc/fc_hash.h"
 
 #include <string.h>
 
@@ -824,28 +823,17 @@ static int list_ragged(const fc_seq_desc *sd, size_t j, unsigned char *m, fc_err
  * laid out as the values (sequence_categorical_column_with_hash_bucket). */
 static void hash_lists(const fc_seq_desc *sd, unsigned char *m)
 {
-    size_t j, t, k;
+    size_t j, t;
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
         size_t nb = l->extra != NULL ? l->extra->hash_buckets : 0, frames;
         if (nb == 0)
             continue;
         frames = fc_load_size(m + l->frames_offset);
-        for (t = 0; t < frames; t++) {
-            size_t n = fc_load_size(m + l->count_offset + t * sizeof(size_t));
-            int64_t *ids = (int64_t *)(void *)(m + l->extra->bucket_offset) + t * l->max;
-            for (k = 0; k < n; k++) {
-                size_t at = t * l->max + k;
-                if (l->type == FC_TYPE_BYTES) {
-                    const fc_bytes *v = (const fc_bytes *)(const void *)(m + l->value_offset) + at;
-                    ids[k] = fc_hash_bucket(v->data, v->size, nb);
-                } else {
-                    int64_t v;
-                    memcpy(&v, m + l->value_offset + at * sizeof v, sizeof v);
-                    ids[k] = fc_hash_bucket_int64(v, nb);
-                }
-            }
-        }
+        for (t = 0; t < frames; t++)
+            fc_hash_values(l->type, m + l->value_offset + t * l->max * fc_type_size(l->type),
+                           fc_load_size(m + l->count_offset + t * sizeof(size_t)), nb,
+                           (int64_t *)(void *)(m + l->extra->bucket_offset) + t * l->max);
     }
 }
 

@@ -121,6 +121,9 @@ fc_msg fc_rg_not_aligned(const fc_rg_where *w, fc_error *err);
 int fc_rg_build(const fc_rg_where *w, const fc_field_extra *x, fc_type type, size_t max,
                 unsigned char *m, size_t value_offset, size_t count_offset, const fc_rg_in *in,
                 fc_error *err);
+/* The bucket ids (fc_hash.h) of n values of type (int64 or bytes) into
+ * ids: categorical_column_with_hash_bucket's, value by value. */
+void fc_hash_values(fc_type type, const unsigned char *values, size_t n, size_t nb, int64_t *ids);
 /* RaggedFeature field i of fields (an Example's or a context's) in the
  * struct at msg, from its value and partition fields; role FC_RG_EXAMPLE
  * or FC_RG_CONTEXT. */
