@@ -97,9 +97,15 @@ typedef struct fc_msg {
 } fc_msg;
 
 void fc_msg_init(fc_msg *m, char *buf, size_t cap);
+/* The length (1 to 4) of the well-formed UTF-8 sequence that starts s (n
+ * bytes), 0 if it does not start one (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+size_t fc_utf8_seq(const void *s, size_t n);
 #ifndef FC_NO_ERRMSG
 void fc_msg_str(fc_msg *m, const char *s);
-void fc_msg_mem(fc_msg *m, const void *s, size_t n); /* bytes, non-printables as \xNN */
+/* bytes: printable ASCII and well-formed UTF-8 as they are (keys are proto
+ * strings), other bytes and the backslash as \xNN */
+void fc_msg_mem(fc_msg *m, const void *s, size_t n);
 /* bytes as protobuf's CEscape (which TensorFlow prints records with): \n \r
  * \t \" \' \\, other non-printables as three octal digits */
 void fc_msg_cescape(fc_msg *m, const void *s, size_t n);

@@ -26,8 +26,10 @@ size_t fc_float_shortest(char *buf, float v);
 void fc_json_float(FILE *f, float v);
 /* Bytes as a JSON string, one code point U+0000-U+00FF per byte. */
 void fc_json_bytes(FILE *f, const void *p, size_t n);
-/* A JSON string; with utf8 nonzero, bytes >= 0x80 are written as they are
- * (for text that is UTF-8 already), else as fc_json_bytes writes them. */
+/* A JSON string; with utf8 nonzero, text: well-formed UTF-8 as it is, a
+ * byte that is not part of one as \udcXX (Python's surrogateescape reads
+ * it back as that byte), controls escaped; else as fc_json_bytes writes
+ * it.  Keys and messages are written as text, bytes values as bytes. */
 void fc_json_string(FILE *f, const void *p, size_t n, int utf8);
 /* {"NAME":VALUE,...} of a parsed message, fields in spec order. */
 void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg);

@@ -371,12 +371,17 @@ static void put_key(FILE *t, const key_stats *k)
     fprintf(t, "\"");
     for (i = 0; i < k->key_len; i++) {
         int c = k->key[i];
-        if (c == '"' || c == '\\')
+        size_t u;
+        if (c == '"' || c == '\\') {
             fprintf(t, "\\%c", c);
-        else if (c >= 0x20 && c < 0x7f)
+        } else if (c >= 0x20 && c < 0x7f) {
             fprintf(t, "%c", c);
-        else
+        } else if (c >= 0x80 && (u = fc_utf8_seq(k->key + i, k->key_len - i)) > 1) {
+            fwrite(k->key + i, 1, u, t); /* a spec is UTF-8 text, as keys are */
+            i += u - 1;
+        } else {
             fprintf(t, "\\x%02x", (unsigned)c);
+        }
     }
     fprintf(t, "\" as %s", k->name);
 }

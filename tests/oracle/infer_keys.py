@@ -15,14 +15,14 @@ import sys
 def main():
     featc, driver_json, path = sys.argv[1:4]
     cat = subprocess.run([featc, "cat", "--json", path], capture_output=True, text=True,
-                         encoding="latin-1", check=True)
+                         encoding="utf-8", check=True)
     want_f, want_l = set(), set()
     for line in cat.stdout.splitlines():
         r = json.loads(line)
         want_f.update((r.get("features") or r.get("context") or {}).keys())
         want_l.update((r.get("feature_lists") or {}).keys())
     have_f, have_l = set(), set()
-    with open(driver_json, encoding="latin-1") as f:
+    with open(driver_json, encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
             have_f.update((r.get("features") or r.get("context") or {}).keys())

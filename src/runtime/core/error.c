@@ -48,22 +48,62 @@ void fc_msg_init(fc_msg *m, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
+size_t fc_utf8_seq(const void *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len, k;
+    uint32_t cp;
+    if (n == 0)
+        return 0;
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+        len = 2;
+        cp = p[0] & 0x1fu;
+    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        len = 3;
+        cp = p[0] & 0x0fu;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        len = 4;
+        cp = p[0] & 0x07u;
+    } else {
+        return 0; /* a continuation byte, or a lead byte UTF-8 never uses */
+    }
+    if (n < len)
+        return 0;
+    for (k = 1; k < len; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[k] & 0x3fu);
+    }
+    /* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
+    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
 #ifndef FC_NO_ERRMSG
+/* Out of room: marks the cut with "..." if there is space for it. */
+static void msg_cut(fc_msg *m)
+{
+    size_t at = m->len;
+    if (at + 3 < m->cap) {
+        memcpy(m->buf + at, "...", 3);
+        at += 3;
+    }
+    m->buf[at] = '\0';
+    m->len = at;
+    m->cut = 1;
+}
+
 /* Appends one character, keeping room for "..." and the NUL. */
 static void msg_putc(fc_msg *m, char c)
 {
     if (m->cut || m->cap == 0)
         return;
     if (m->len + 4 >= m->cap) {
-        /* Out of room: mark the cut with "..." if there is space for it. */
-        size_t at = m->len;
-        if (at + 3 < m->cap) {
-            memcpy(m->buf + at, "...", 3);
-            at += 3;
-        }
-        m->buf[at] = '\0';
-        m->len = at;
-        m->cut = 1;
+        msg_cut(m);
         return;
     }
     m->buf[m->len++] = c;
@@ -78,11 +118,13 @@ void fc_msg_str(fc_msg *m, const char *s)
 
 /* Bytes, printable ASCII as it is and the rest escaped: as \xNN, or
  * (cescape) as protobuf's CEscape writes them (\n \r \t \" \' \\ and
- * three octal digits).  One loop for both keeps the parse path small. */
+ * three octal digits).  Without cescape, a valid UTF-8 sequence of two to
+ * four bytes is kept as it is: keys are proto strings, and TensorFlow
+ * prints them as they are.  One loop for both keeps the parse path small. */
 static void msg_bytes(fc_msg *m, const unsigned char *p, size_t n, int cescape)
 {
     static const char hex[] = "0123456789abcdef", named[] = "\n\r\t\"'\\", name[] = "nrt\"'\\";
-    size_t i;
+    size_t i, u;
     for (i = 0; i < n; i++) {
         unsigned char c = p[i];
         size_t e = 0;
@@ -93,6 +135,17 @@ static void msg_bytes(fc_msg *m, const unsigned char *p, size_t n, int cescape)
             msg_putc(m, name[e]);
         } else if (c >= 0x20 && c < 0x7f && c != '\\') {
             msg_putc(m, (char)c);
+        } else if (!cescape && (u = fc_utf8_seq(p + i, n - i)) > 1) {
+            if (m->cut || m->cap == 0)
+                return;
+            if (m->len + u + 4 >= m->cap) { /* a cut never splits a character */
+                msg_cut(m);
+                return;
+            }
+            memcpy(m->buf + m->len, p + i, u);
+            m->len += u;
+            m->buf[m->len] = '\0';
+            i += u - 1;
         } else if (cescape) {
             msg_putc(m, '\\');
             msg_putc(m, (char)('0' + (c >> 6)));

@@ -26,39 +26,10 @@ static void pbc_free(void *data, void *ptr)
 
 int fc_utf8_valid(const uint8_t *s, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = s[i];
-        size_t len, k;
-        uint32_t cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            len = 2;
-            cp = c & 0x1fu;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            len = 3;
-            cp = c & 0x0fu;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            len = 4;
-            cp = c & 0x07u;
-        } else {
+    size_t i = 0, u;
+    for (; i < n; i += u)
+        if ((u = fc_utf8_seq(s + i, n - i)) == 0)
             return 0;
-        }
-        if (n - i < len)
-            return 0;
-        for (k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return 0;
-            cp = (cp << 6) | (s[i + k] & 0x3fu);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return 0;
-        i += len;
-    }
     return 1;
 }
 

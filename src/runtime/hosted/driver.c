@@ -43,7 +43,7 @@ void fc_json_float(FILE *f, float v)
 void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
 {
     const uint8_t *p = (const uint8_t *)data;
-    size_t i;
+    size_t i, u;
     fputc('"', f);
     for (i = 0; i < n; i++) {
         uint8_t c = p[i];
@@ -56,10 +56,19 @@ void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
         case '\b': fputs("\\b", f); break;
         case '\f': fputs("\\f", f); break;
         default:
-            if ((c >= 0x20 && c < 0x7f) || (utf8 && c >= 0x80))
+            if (c >= 0x20 && c < 0x7f) {
                 fputc(c, f);
-            else
-                fprintf(f, "\\u%04x", (unsigned)c);
+            } else if (!utf8 || c < 0x80) {
+                fprintf(f, "\\u%04x", (unsigned)c); /* a control, or a byte as U+00XX */
+            } else if ((u = fc_utf8_seq(p + i, n - i)) > 1) {
+                fwrite(p + i, 1, u, f);
+                i += u - 1;
+            } else {
+                /* not UTF-8: the byte as a lone low surrogate, as Python's
+                 * surrogateescape (PEP 383) reads it, so that
+                 * s.encode("utf-8", "surrogateescape") gives the bytes back */
+                fprintf(f, "\\udc%02x", (unsigned)c);
+            }
             break;
         }
     }
@@ -193,7 +202,7 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
         if (!first)
             fputc(',', f);
         first = 0;
-        fc_json_bytes(f, fd->key, fd->key_len);
+        fc_json_string(f, fd->key, fd->key_len, 1);
         fputc(':', f);
         switch (fd->kind) {
         case FC_KIND_RAGGED: {
@@ -266,7 +275,7 @@ void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
         if (!first)
             fputc(',', f);
         first = 0;
-        fc_json_bytes(f, l->key, l->key_len);
+        fc_json_string(f, l->key, l->key_len, 1);
         fputs(":[", f);
         for (t = 0; t < frames; t++) {
             if (t > 0)
@@ -391,7 +400,7 @@ static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
         if (!first)
             fputc(',', f);
         first = 0;
-        fc_json_bytes(f, fields[i].key, fields[i].key_len);
+        fc_json_string(f, fields[i].key, fields[i].key_len, 1);
         fputc(':', f);
         if (fields[i].kind == FC_KIND_RAGGED)
             json_batch_ragged(f, fields[i].type, fields[i].extra, 0, &cols[i]);
@@ -429,7 +438,7 @@ void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column
         if (!first)
             fputc(',', f);
         first = 0;
-        fc_json_bytes(f, l->key, l->key_len);
+        fc_json_string(f, l->key, l->key_len, 1);
         fputc(':', f);
         if (l->kind == FC_KIND_RAGGED)
             json_batch_ragged(f, l->type, l->extra, 1, &cols[sd->ncontext + j]);
@@ -454,7 +463,7 @@ void fc_json_batch_lengths(FILE *f, const fc_seq_desc *sd, const fc_column *cols
         if (!first)
             fputc(',', f);
         first = 0;
-        fc_json_bytes(f, sd->lists[j].key, sd->lists[j].key_len);
+        fc_json_string(f, sd->lists[j].key, sd->lists[j].key_len, 1);
         fputc(':', f);
         json_i64s(f, c->lengths, (size_t)c->shape[0]);
     }
@@ -512,7 +521,7 @@ static void print_error(const char *what, uint64_t n, uint64_t index, uint64_t o
     snprintf(text, sizeof text, "record %llu (offset %llu of %s): %s", (unsigned long long)index,
              (unsigned long long)offset, path, message);
     printf("{\"%s\":%llu,\"error\":", what, (unsigned long long)n);
-    fc_json_bytes(stdout, text, strlen(text));
+    fc_json_string(stdout, text, strlen(text), 1);
     fputs("}\n", stdout);
 }
 
@@ -538,7 +547,7 @@ static int batch_flush(const driver_kind *dk, batch_buf *b, uint64_t k, fc_colum
             print_error("batch", k, b->index[r], b->file_offset[r], b->path[r], err.message);
         } else { /* not a record's: a buffer (the driver binds them all) */
             printf("{\"batch\":%llu,\"error\":", (unsigned long long)k);
-            fc_json_bytes(stdout, err.message, strlen(err.message));
+            fc_json_string(stdout, err.message, strlen(err.message), 1);
             fputs("}\n", stdout);
         }
         return 1;
