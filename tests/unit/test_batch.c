@@ -655,12 +655,16 @@ static void test_sparse_feature(void)
     /* counts that disagree */
     sparse_rec(1, ix, 3, iy, 2, val, 3);
     CHECK(bt_e_parse(&scratch, views[1].data, views[1].size, &err) == FC_ERR_PARSE);
-    CHECK_CONTAINS(err.message, "Key: sp.  SparseFeature: indices and values rows (indexing "
-                                "dimension) must match: index key iy has 2 values, value key "
-                                "val has 3");
+    CHECK_CONTAINS(err.message, "indices and values rows (indexing dimension) must match. "
+                                "(indices = 2, values = 3) (SparseFeature sp: index key iy has 2 "
+                                "values, value key val has 3)");
+    /* batched: TF checks the batch's SparseTensor, so its counts are the
+     * batch's: records 0 and 2 agree (3 and 0 values), record 1 does not */
     CHECK(run(3) == FC_ERR_PARSE && err.record == 1);
-    CHECK_CONTAINS(err.message, "Name: <unknown>, Key: sp, Index: 1.  SparseFeature: indices and "
-                                "values rows (indexing dimension) must match");
+    CHECK_CONTAINS(err.message, "indices and values rows (indexing dimension) must match. "
+                                "(indices = 5, values = 6) over the batch (SparseFeature sp: index "
+                                "key iy has 2 values, value key val has 3) (record 1 of the "
+                                "batch)");
 }
 
 /* Duplicate indices are kept (TF keeps them in an unspecified order; featc

@@ -423,6 +423,55 @@ static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *e
     fc_msg_u64(&m, i);
     fc_msg_str(&m, " of the batch)");
 }
+
+/* A SparseFeature whose index and value counts disagree in record i.
+ * parse_example itself succeeds; TensorFlow then checks the SparseTensor
+ * of the whole batch, so its counts are totals over the batch, and a
+ * record after i that does not parse is what it reports instead.  The
+ * totals: records before i (each agreed: the column's values), record i,
+ * then each later record, parsed again into scratch.  Returns the status
+ * of the error left in err. */
+static int sparse_error(const fc_field_desc *fields, size_t nf, const fc_column *cols,
+                        int (*parse)(void *, const void *, size_t, fc_error *), void *scratch,
+                        const fc_bytes *records, size_t n, size_t i, fc_error *err)
+{
+    char detail[FC_ERROR_MSG_SIZE];
+    const char *at = strstr(err->message, FC_SPARSE_DETAIL), *rest = NULL;
+    size_t sp = at != NULL ? match_key(fields, nf, at, FC_SPARSE_DETAIL, ": index key ", &rest) : 0;
+    size_t xk = sp != 0 ? match_key(fields, nf, rest, "", " has ", &rest) : 0, k, nx, nv;
+    const fc_field_desc *xf, *vf;
+    fc_msg m;
+    if (sp == 0 || xk == 0 || fields[sp - 1].kind != FC_KIND_SPARSE) {
+        batch_error(fields, nf, err, i);
+        return err->status;
+    }
+    xf = &fields[xk - 1];
+    vf = &fields[fields[sp - 1].extra->sparse_fields[fields[sp - 1].rank]];
+    memcpy(detail, at, sizeof detail - (size_t)(at - err->message));
+    nx = nv = cols[sp - 1].nvalues;
+    for (k = i; k < n; k++) {
+        if (k > i && parse(scratch, records[k].data, records[k].size, err) != FC_OK &&
+            strncmp(err->message, FC_TF_SPARSE_ROWS, strlen(FC_TF_SPARSE_ROWS)) != 0) {
+            batch_error(fields, nf, err, k);
+            return err->status;
+        }
+        nx += fc_load_size((const unsigned char *)scratch + xf->count_offset);
+        nv += fc_load_size((const unsigned char *)scratch + vf->count_offset);
+    }
+    fc_msg_init(&m, err->message, sizeof err->message);
+    err->status = FC_ERR_PARSE;
+    err->record = i;
+    fc_msg_str(&m, FC_TF_SPARSE_ROWS);
+    fc_msg_u64(&m, nx);
+    fc_msg_str(&m, ", values = ");
+    fc_msg_u64(&m, nv);
+    fc_msg_str(&m, ") over the batch ");
+    fc_msg_str(&m, detail);
+    fc_msg_str(&m, " (record ");
+    fc_msg_u64(&m, i);
+    fc_msg_str(&m, " of the batch)");
+    return FC_ERR_PARSE;
+}
 #endif /* FC_NO_ERRMSG */
 
 /* ------------------------------------------------------------ parsing */
@@ -895,6 +944,11 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
     for (i = 0; i < n; i++) {
         rc = parse(scratch, records[i].data, records[i].size, err);
         if (rc != FC_OK) {
+#ifndef FC_NO_ERRMSG
+            if (example && err != NULL &&
+                strncmp(err->message, FC_TF_SPARSE_ROWS, strlen(FC_TF_SPARSE_ROWS)) == 0)
+                return sparse_error(fields, nf, cols, parse, scratch, records, n, i, err);
+#endif
             batch_error(example ? fields : NULL, example ? nf : 0, err, i);
             return rc;
         }

@@ -614,9 +614,14 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
          * checked */
         const char *list = fc_wire_list_name(f->type);
         int read = d->problem == FC_EXP_MALFORMED || (f->type == FC_TYPE_BYTES && d->count > f->elems);
-        fc_msg_str(&m, read ? FC_TF_CANT_PARSE ": Parsing " : FC_TF_CANT_PARSE ": Some ");
-        fc_msg_str(&m, list);
-        fc_msg_str(&m, read ? "_list failed. " : FC_TF_SLICE_NOT_PARSED);
+        if (d->problem == FC_EXP_MALFORMED && f->type == FC_TYPE_BYTES && f->kind != FC_KIND_FIXED) {
+            /* TF's single path counts a variable-length bytes_list first */
+            fc_msg_str(&m, FC_TF_CANT_PARSE ": Could not get num elements in bytes_list. ");
+        } else {
+            fc_msg_str(&m, read ? FC_TF_CANT_PARSE ": Parsing " : FC_TF_CANT_PARSE ": Some ");
+            fc_msg_str(&m, list);
+            fc_msg_str(&m, read ? "_list failed. " : FC_TF_SLICE_NOT_PARSED);
+        }
         if (d->problem == FC_EXP_MALFORMED) {
             fc_msg_str(&m, d->what != NULL ? d->what : "malformed list");
             break;
@@ -881,9 +886,15 @@ int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
         size_t nx = field_count(xf, m);
         if (nx != n) {
             fc_msg e = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-            msg_key(&e, f);
-            fc_msg_str(&e, "SparseFeature: indices and values rows (indexing dimension) must "
-                           "match: index key ");
+            /* TF's SparseTensor check (in sparse_reorder, over the batch
+             * in parse_example), then featc's detail: which keys */
+            fc_msg_str(&e, FC_TF_SPARSE_ROWS);
+            fc_msg_u64(&e, nx);
+            fc_msg_str(&e, ", values = ");
+            fc_msg_u64(&e, n);
+            fc_msg_str(&e, ") " FC_SPARSE_DETAIL);
+            fc_msg_mem(&e, f->key, f->key_len);
+            fc_msg_str(&e, ": index key ");
             fc_msg_mem(&e, xf->key, xf->key_len);
             fc_msg_str(&e, " has ");
             fc_msg_u64(&e, nx);
@@ -891,6 +902,7 @@ int fc_ex_sparse(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
             fc_msg_mem(&e, vf->key, vf->key_len);
             fc_msg_str(&e, " has ");
             fc_msg_u64(&e, n);
+            fc_msg_str(&e, ")");
             return FC_ERR_PARSE;
         }
     }

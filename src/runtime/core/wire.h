@@ -50,6 +50,8 @@ const uint8_t *fc_wire_len(const uint8_t *p, const uint8_t *end, uint32_t *v);
 #define FC_TF_STRIDE_KEY "Error while parsing feature with key "
 #define FC_TF_STRIDE_MID ": number of elements should be divisible by "
 #define FC_TF_STRIDE_END " instead. "
+#define FC_TF_SPARSE_ROWS "indices and values rows (indexing dimension) must match. (indices = "
+#define FC_SPARSE_DETAIL "(SparseFeature "
 /* A length-delimited value at p (its length varint first): *body and *n, and
  * the end of the value; NULL if it overruns end. */
 const uint8_t *fc_wire_delimited(const uint8_t *p, const uint8_t *end, const uint8_t **body,
