@@ -372,7 +372,7 @@ has "$tmp/out" '  "" as f : int64;' "infer empty key"
 has "$tmp/out" '  "1st" as f_1st : float[] max 8;  // VarLen: 1..4 values (mean 2.5) in all 4 records; max 8 = the largest seen (4) plus headroom' "infer digit key, VarLen headroom"
 has "$tmp/out" '  A : float;' "infer upper-case key"
 has "$tmp/out" '  "a" as a_2 : float;' "infer keys differing in case"
-has "$tmp/out" '  "caf\xc3\xa9" as caf : bytes;' "infer UTF-8 key"
+has "$tmp/out" '  "café" as caf : bytes;' "infer UTF-8 key, written as UTF-8"
 has "$tmp/out" '  "class" as class_2 : int64[2];  // FixedLen: 2 values' "infer C++ keyword key, FixedLen shape"
 has "$tmp/out" '  empty : bytes[] max 1;  // only ever Feature{} without a list' "infer Feature{} only"
 has "$tmp/out" '  "image.encoded" as image_encoded : int64;' "infer dotted key"
@@ -436,5 +436,12 @@ expect_rc 64 "infer unknown option" "$featc" infer --bogus "$inp/keys.tfrecord"
 expect_rc 64 "infer bad package" "$featc" infer --package=int "$inp/keys.tfrecord"
 has "$tmp/err" "package name 'int' is not a usable C name" "infer bad package message"
 
+# ---- names, texts and numbers in the generated driver's JSON and messages
+# (UTF-8 keys, the empty key in batches, TF's batch texts, float spellings):
+# tests/cli/names.py prints its own "names:" line
+mkdir -p "$tmp/names"
+names_rc=0
+"$py" "$here/names.py" "$featc" "$build" "$tmp/names" || names_rc=1
+
 echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ]
