@@ -56,15 +56,20 @@ FC_FAST_ENTRY int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
     return 1;
 }
 
-int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int @@TYPE@@_parse_as(@@TYPE@@ *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !@@TYPE@@_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[@@UPPER@@_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, @@TYPE@@_lookup, NULL, ref, @@UPPER@@_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, @@TYPE@@_lookup, NULL, batched, ref,
+                                    @@UPPER@@_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -79,6 +84,16 @@ int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
     return FC_OK;
 }
 
+int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
+{
+    return @@TYPE@@_parse_as(out, data, len, NULL, err);
+}
+
+static int @@TYPE@@_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return @@TYPE@@_parse_as((@@TYPE@@ *)out, data, len, @@TYPE@@_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc @@TYPE@@_desc = {
     "@@NAME@@",
@@ -89,6 +104,7 @@ const fc_message_desc @@TYPE@@_desc = {
     @@TYPE@@_fields,
     @@TYPE@@_missing_order,
     @@TYPE@@_parse_any,
-    @@TYPE@@_init_any
+    @@TYPE@@_init_any,
+    @@TYPE@@_parse_batched_any
 };
 

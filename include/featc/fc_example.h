@@ -98,6 +98,14 @@ typedef int (*fc_ex_lookup_fn)(const void *ctx, const uint8_t *key, size_t len);
  * returns FC_ERR_PARSE with "Could not parse example input" and the offset. */
 int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void *ctx,
                fc_feature_ref *refs, size_t nrefs, fc_ex_scan_info *info, fc_error *err);
+struct fc_field_desc;
+/* The same for a record of a batch (parse_example): TensorFlow's batched
+ * path takes the last entry of a VarLen key even when it is a Feature{},
+ * which then gives the record no values; fields (the message's, indexed as
+ * refs) say which keys are VarLen.  fields NULL: fc_ex_scan. */
+int fc_ex_scan_batched(const void *data, size_t len, fc_ex_lookup_fn lookup, const void *ctx,
+                       const struct fc_field_desc *fields, fc_feature_ref *refs, size_t nrefs,
+                       fc_ex_scan_info *info, fc_error *err);
 
 /* Why a decode call failed (filled only when a detail pointer is given). */
 typedef enum fc_ex_problem {
@@ -205,6 +213,8 @@ typedef struct fc_message_desc {
     const uint16_t *missing_order; /* field indices by key, bytewise (TF's order) */
     int (*parse)(void *out, const void *data, size_t len, fc_error *err);
     void (*init)(void *out);
+    /* parse as a record of a batch (fc_ex_scan_batched's rule); NULL: parse */
+    int (*parse_batched)(void *out, const void *data, size_t len, fc_error *err);
 } fc_message_desc;
 
 /* Bytes of one value of type t in a generated struct. */

@@ -971,7 +971,9 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
 int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
                    const fc_bytes *records, size_t n, fc_error *err)
 {
-    return run(md->fields, md->nfields, NULL, 0, 1, md->parse, cols, scratch, records, n, err);
+    return run(md->fields, md->nfields, NULL, 0, 1,
+               md->parse_batched != NULL ? md->parse_batched : md->parse, cols, scratch, records,
+               n, err);
 }
 
 int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,

@@ -119,8 +119,8 @@ const uint8_t *fc_wire_delimited(const uint8_t *p, const uint8_t *end, const uin
 }
 
 static int scan_entry(const uint8_t *base, const uint8_t *rend, const uint8_t *p, const uint8_t *eend,
-                      fc_ex_lookup_fn lookup, const void *ctx, fc_feature_ref *refs, size_t nrefs,
-                      fc_ex_scan_info *info, fc_error *err)
+                      fc_ex_lookup_fn lookup, const void *ctx, const fc_field_desc *batched,
+                      fc_feature_ref *refs, size_t nrefs, fc_ex_scan_info *info, fc_error *err)
 {
     const uint8_t *key = NULL, *val = NULL;
     uint32_t key_len = 0, val_len = 0;
@@ -154,8 +154,20 @@ static int scan_entry(const uint8_t *base, const uint8_t *rend, const uint8_t *p
         return scan_fail(err, base, rend, p, "map entry has more than a key and a value");
     info->entries++;
     i = lookup(ctx, key != NULL ? key : (const uint8_t *)"", key_len);
-    if (i < 0 || (size_t)i >= nrefs || val_len == 0)
-        return FC_OK; /* not wanted, or Feature{}: an empty Feature never marks a key */
+    if (i < 0 || (size_t)i >= nrefs)
+        return FC_OK; /* not wanted */
+    if (val_len == 0) {
+        /* Feature{}: it never marks a key in TF's single path; in its
+         * batched path it is the last entry of a VarLen (sparse) key like
+         * any other, an empty row */
+        if (batched != NULL && batched[i].kind == FC_KIND_VARLEN) {
+            refs[i].data = val != NULL ? val : eend;
+            refs[i].size = 0;
+            refs[i].offset = (size_t)(refs[i].data - base);
+            refs[i].entry = info->entries;
+        }
+        return FC_OK;
+    }
     if (val[0] != TAG_LEN1 && val[0] != TAG_LEN2 && val[0] != TAG_LEN3) {
         info->bad_kind_entry = info->entries;
         info->bad_kind_field = i;
@@ -171,8 +183,14 @@ static int scan_entry(const uint8_t *base, const uint8_t *rend, const uint8_t *p
 }
 
 int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void *ctx,
-               fc_feature_ref *refs,
-               size_t nrefs, fc_ex_scan_info *info, fc_error *err)
+               fc_feature_ref *refs, size_t nrefs, fc_ex_scan_info *info, fc_error *err)
+{
+    return fc_ex_scan_batched(data, len, lookup, ctx, NULL, refs, nrefs, info, err);
+}
+
+int fc_ex_scan_batched(const void *data, size_t len, fc_ex_lookup_fn lookup, const void *ctx,
+                       const struct fc_field_desc *fields, fc_feature_ref *refs, size_t nrefs,
+                       fc_ex_scan_info *info, fc_error *err)
 {
     const uint8_t *base = (const uint8_t *)data;
     const uint8_t *p = base, *end = base != NULL ? base + len : base;
@@ -213,7 +231,8 @@ int fc_ex_scan(const void *data, size_t len, fc_ex_lookup_fn lookup, const void 
                                      fc_wire_len(eat + 1, fend, &elen) == NULL
                                          ? "map entry length is not a valid varint (" FC_BAD_LEN ")"
                                          : "map entry length overruns its Features");
-                rc = scan_entry(base, end, ebody, ebody + elen, lookup, ctx, refs, nrefs, info, err);
+                rc = scan_entry(base, end, ebody, ebody + elen, lookup, ctx, fields, refs, nrefs,
+                                info, err);
                 if (rc != FC_OK)
                     return rc;
             }

@@ -109,15 +109,20 @@ FC_FAST_ENTRY int hadoop_row_fast(hadoop_row *m, const uint8_t *p, size_t len)
     return 1;
 }
 
-int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int hadoop_row_parse_as(hadoop_row *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !hadoop_row_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[HADOOP_ROW_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, hadoop_row_lookup, NULL, ref, HADOOP_ROW_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, hadoop_row_lookup, NULL, batched, ref,
+                                    HADOOP_ROW_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -132,6 +137,16 @@ int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *er
     return FC_OK;
 }
 
+int hadoop_row_parse(hadoop_row *out, const void *data, size_t len, fc_error *err)
+{
+    return hadoop_row_parse_as(out, data, len, NULL, err);
+}
+
+static int hadoop_row_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return hadoop_row_parse_as((hadoop_row *)out, data, len, hadoop_row_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc hadoop_row_desc = {
     "row",
@@ -142,7 +157,8 @@ const fc_message_desc hadoop_row_desc = {
     hadoop_row_fields,
     hadoop_row_missing_order,
     hadoop_row_parse_any,
-    hadoop_row_init_any
+    hadoop_row_init_any,
+    hadoop_row_parse_batched_any
 };
 
 int hadoop_row_parse_batch(fc_column columns[HADOOP_ROW_FIELD_COUNT], hadoop_row *scratch,

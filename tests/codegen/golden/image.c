@@ -192,15 +192,20 @@ FC_FAST_ENTRY int image_photo_fast(image_photo *m, const uint8_t *p, size_t len)
     return 1;
 }
 
-int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int image_photo_parse_as(image_photo *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !image_photo_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[IMAGE_PHOTO_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, image_photo_lookup, NULL, ref, IMAGE_PHOTO_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, image_photo_lookup, NULL, batched, ref,
+                                    IMAGE_PHOTO_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -223,6 +228,16 @@ int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *
     return FC_OK;
 }
 
+int image_photo_parse(image_photo *out, const void *data, size_t len, fc_error *err)
+{
+    return image_photo_parse_as(out, data, len, NULL, err);
+}
+
+static int image_photo_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return image_photo_parse_as((image_photo *)out, data, len, image_photo_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc image_photo_desc = {
     "photo",
@@ -233,7 +248,8 @@ const fc_message_desc image_photo_desc = {
     image_photo_fields,
     image_photo_missing_order,
     image_photo_parse_any,
-    image_photo_init_any
+    image_photo_init_any,
+    image_photo_parse_batched_any
 };
 
 int image_photo_parse_batch(fc_column columns[IMAGE_PHOTO_FIELD_COUNT], image_photo *scratch,

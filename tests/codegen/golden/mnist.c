@@ -130,15 +130,20 @@ FC_FAST_ENTRY int mnist_digit_fast(mnist_digit *m, const uint8_t *p, size_t len)
     return 1;
 }
 
-int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int mnist_digit_parse_as(mnist_digit *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !mnist_digit_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[MNIST_DIGIT_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, mnist_digit_lookup, NULL, ref, MNIST_DIGIT_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, mnist_digit_lookup, NULL, batched, ref,
+                                    MNIST_DIGIT_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -155,6 +160,16 @@ int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *
     return FC_OK;
 }
 
+int mnist_digit_parse(mnist_digit *out, const void *data, size_t len, fc_error *err)
+{
+    return mnist_digit_parse_as(out, data, len, NULL, err);
+}
+
+static int mnist_digit_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return mnist_digit_parse_as((mnist_digit *)out, data, len, mnist_digit_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc mnist_digit_desc = {
     "digit",
@@ -165,7 +180,8 @@ const fc_message_desc mnist_digit_desc = {
     mnist_digit_fields,
     mnist_digit_missing_order,
     mnist_digit_parse_any,
-    mnist_digit_init_any
+    mnist_digit_init_any,
+    mnist_digit_parse_batched_any
 };
 
 int mnist_digit_parse_batch(fc_column columns[MNIST_DIGIT_FIELD_COUNT], mnist_digit *scratch,

@@ -259,15 +259,20 @@ FC_FAST_ENTRY int voc_segmentation_fast(voc_segmentation *m, const uint8_t *p, s
     return 1;
 }
 
-int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int voc_segmentation_parse_as(voc_segmentation *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !voc_segmentation_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[VOC_SEGMENTATION_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, voc_segmentation_lookup, NULL, ref, VOC_SEGMENTATION_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, voc_segmentation_lookup, NULL, batched, ref,
+                                    VOC_SEGMENTATION_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -290,6 +295,16 @@ int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, 
     return FC_OK;
 }
 
+int voc_segmentation_parse(voc_segmentation *out, const void *data, size_t len, fc_error *err)
+{
+    return voc_segmentation_parse_as(out, data, len, NULL, err);
+}
+
+static int voc_segmentation_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return voc_segmentation_parse_as((voc_segmentation *)out, data, len, voc_segmentation_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc voc_segmentation_desc = {
     "segmentation",
@@ -300,7 +315,8 @@ const fc_message_desc voc_segmentation_desc = {
     voc_segmentation_fields,
     voc_segmentation_missing_order,
     voc_segmentation_parse_any,
-    voc_segmentation_init_any
+    voc_segmentation_init_any,
+    voc_segmentation_parse_batched_any
 };
 
 int voc_segmentation_parse_batch(fc_column columns[VOC_SEGMENTATION_FIELD_COUNT], voc_segmentation *scratch,

@@ -191,15 +191,20 @@ FC_FAST_ENTRY int penguin_penguin_fast(penguin_penguin *m, const uint8_t *p, siz
     return 1;
 }
 
-int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int penguin_penguin_parse_as(penguin_penguin *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !penguin_penguin_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[PENGUIN_PENGUIN_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, penguin_penguin_lookup, NULL, ref, PENGUIN_PENGUIN_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, penguin_penguin_lookup, NULL, batched, ref,
+                                    PENGUIN_PENGUIN_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -222,6 +227,16 @@ int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc
     return FC_OK;
 }
 
+int penguin_penguin_parse(penguin_penguin *out, const void *data, size_t len, fc_error *err)
+{
+    return penguin_penguin_parse_as(out, data, len, NULL, err);
+}
+
+static int penguin_penguin_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return penguin_penguin_parse_as((penguin_penguin *)out, data, len, penguin_penguin_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc penguin_penguin_desc = {
     "penguin",
@@ -232,7 +247,8 @@ const fc_message_desc penguin_penguin_desc = {
     penguin_penguin_fields,
     penguin_penguin_missing_order,
     penguin_penguin_parse_any,
-    penguin_penguin_init_any
+    penguin_penguin_init_any,
+    penguin_penguin_parse_batched_any
 };
 
 int penguin_penguin_parse_batch(fc_column columns[PENGUIN_PENGUIN_FIELD_COUNT], penguin_penguin *scratch,

@@ -287,15 +287,20 @@ FC_FAST_ENTRY int taobao_user_fast(taobao_user *m, const uint8_t *p, size_t len)
     return 1;
 }
 
-int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int taobao_user_parse_as(taobao_user *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !taobao_user_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[TAOBAO_USER_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, taobao_user_lookup, NULL, ref, TAOBAO_USER_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, taobao_user_lookup, NULL, batched, ref,
+                                    TAOBAO_USER_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -318,6 +323,16 @@ int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *
     return FC_OK;
 }
 
+int taobao_user_parse(taobao_user *out, const void *data, size_t len, fc_error *err)
+{
+    return taobao_user_parse_as(out, data, len, NULL, err);
+}
+
+static int taobao_user_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return taobao_user_parse_as((taobao_user *)out, data, len, taobao_user_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc taobao_user_desc = {
     "user",
@@ -328,7 +343,8 @@ const fc_message_desc taobao_user_desc = {
     taobao_user_fields,
     taobao_user_missing_order,
     taobao_user_parse_any,
-    taobao_user_init_any
+    taobao_user_init_any,
+    taobao_user_parse_batched_any
 };
 
 int taobao_user_parse_batch(fc_column columns[TAOBAO_USER_FIELD_COUNT], taobao_user *scratch,

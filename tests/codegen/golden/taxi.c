@@ -465,15 +465,20 @@ FC_FAST_ENTRY int taxi_trip_fast(taxi_trip *m, const uint8_t *p, size_t len)
     return 1;
 }
 
-int taxi_trip_parse(taxi_trip *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int taxi_trip_parse_as(taxi_trip *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !taxi_trip_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[TAXI_TRIP_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, taxi_trip_lookup, NULL, ref, TAXI_TRIP_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, taxi_trip_lookup, NULL, batched, ref,
+                                    TAXI_TRIP_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -510,6 +515,16 @@ int taxi_trip_parse(taxi_trip *out, const void *data, size_t len, fc_error *err)
     return FC_OK;
 }
 
+int taxi_trip_parse(taxi_trip *out, const void *data, size_t len, fc_error *err)
+{
+    return taxi_trip_parse_as(out, data, len, NULL, err);
+}
+
+static int taxi_trip_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return taxi_trip_parse_as((taxi_trip *)out, data, len, taxi_trip_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc taxi_trip_desc = {
     "trip",
@@ -520,7 +535,8 @@ const fc_message_desc taxi_trip_desc = {
     taxi_trip_fields,
     taxi_trip_missing_order,
     taxi_trip_parse_any,
-    taxi_trip_init_any
+    taxi_trip_init_any,
+    taxi_trip_parse_batched_any
 };
 
 int taxi_trip_parse_batch(fc_column columns[TAXI_TRIP_FIELD_COUNT], taxi_trip *scratch,

@@ -183,15 +183,20 @@ FC_FAST_ENTRY int tutorial_record_fast(tutorial_record *m, const uint8_t *p, siz
     return 1;
 }
 
-int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc_error *err)
+/* batched: NULL for parse_single_example's rules, the fields for
+ * parse_example's (a Feature{} ends a VarLen key's values). */
+static int tutorial_record_parse_as(tutorial_record *out, const void *data, size_t len,
+    const fc_field_desc *batched, fc_error *err)
 {
+    /* The fast path gives the general path every record with a Feature{}
+     * for a wanted key, so it serves both rules. */
     if (data == NULL || !FC_FAST_PATH || !tutorial_record_fast(out, (const uint8_t *)data, len)) {
         /* The general path: every layout TensorFlow accepts, and the
          * error TensorFlow reports for the others. */
         fc_feature_ref ref[TUTORIAL_RECORD_FIELD_COUNT];
         fc_ex_scan_info info;
-        int rc = fc_ex_scan(data, len, tutorial_record_lookup, NULL, ref, TUTORIAL_RECORD_FIELD_COUNT, &info,
-                            err);
+        int rc = fc_ex_scan_batched(data, len, tutorial_record_lookup, NULL, batched, ref,
+                                    TUTORIAL_RECORD_FIELD_COUNT, &info, err);
         if (rc != FC_OK)
             return rc;
         memset(out->present, 0, sizeof out->present);
@@ -205,6 +210,16 @@ int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc
     return FC_OK;
 }
 
+int tutorial_record_parse(tutorial_record *out, const void *data, size_t len, fc_error *err)
+{
+    return tutorial_record_parse_as(out, data, len, NULL, err);
+}
+
+static int tutorial_record_parse_batched_any(void *out, const void *data, size_t len, fc_error *err)
+{
+    return tutorial_record_parse_as((tutorial_record *)out, data, len, tutorial_record_fields, err);
+}
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc tutorial_record_desc = {
     "record",
@@ -215,7 +230,8 @@ const fc_message_desc tutorial_record_desc = {
     tutorial_record_fields,
     tutorial_record_missing_order,
     tutorial_record_parse_any,
-    tutorial_record_init_any
+    tutorial_record_init_any,
+    tutorial_record_parse_batched_any
 };
 
 int tutorial_record_parse_batch(fc_column columns[TUTORIAL_RECORD_FIELD_COUNT], tutorial_record *scratch,
