@@ -12,6 +12,9 @@ per record and in batches (--batch, --ragged):
   is; a byte that is not UTF-8 is \\udcXX in JSON names (Python's
   surrogateescape gives the key's bytes back) and \\xNN in messages;
 - the empty key gets TensorFlow's batched prefix in every message kind;
+- a later Feature{} for a key: the earlier values per record, an empty row
+  in a batch for VarLen, SparseFeature and RaggedFeature keys (TF's
+  batched path), the earlier value for FixedLen and FixedLenSequence;
 - TF's texts: "Could not get num elements in bytes_list." for a VarLen
   bytes list that cannot be counted, and the SparseFeature counts over the
   batch;
@@ -278,6 +281,45 @@ for name, decl, cases in kinds:
         for i, (_, text) in enumerate(cases):
             check(text in error_of(objs, i), "empty key, %s %s case %d: want %r in %r"
                   % (name, " ".join(opts), i, text, error_of(objs, i)))
+
+# ---- 4. a later Feature{} for the same key: parse_single_example keeps the
+# earlier values, parse_example's batched path takes the last entry, empty
+# or not, for VarLen (sparse) and ragged keys; dense keys skip it in both
+dup = driver("dup", """package dp;
+example e {
+  v : int64[] max 3;
+  r : ragged float max 3;
+  d : int64 = 9;
+  q : bytes[?] max 2;
+  ix : int64[] max 3;
+  sp : sparse float[8] max 3 index (ix) value val;
+}
+""")
+EMPTY = b""
+recs = [
+    example([(b"v", int64_list([1, 2])), (b"v", EMPTY), (b"r", float_list([0.5])), (b"r", EMPTY),
+             (b"d", int64_list([4])), (b"d", EMPTY), (b"q", bytes_list([b"x"])), (b"q", EMPTY),
+             (b"ix", int64_list([3])), (b"val", float_list([2.5])), (b"val", EMPTY), (b"ix", EMPTY)]),
+    # the earlier entry is of the wrong type: the single path reports it,
+    # the batched path never reads it
+    example([(b"v", float_list([1])), (b"v", EMPTY)]),
+]
+lines, objs = run(dup, recs)
+check('"v":[1,2],"r":[0.5],"d":4,"q":["x"],"ix":[3],"sp":{"indices":[[3]],"values":[2.5],"dense_shape":[8]}'
+      in lines[0], "single path keeps the earlier values: " + lines[0])
+check("Key: v.  Data types don't match. Expected type: int64, Actual type: float" in error_of(objs, 1),
+      "single path reads the earlier entry: " + error_of(objs, 1))
+for opts in (("--batch", "2"), ("--batch", "2", "--ragged")):
+    lines, objs = run(dup, recs, *opts)
+    f = objs[0].get("features", {}) if objs else {}
+    v = f.get("v", {})
+    check(v.get("values") == [] and (v.get("dense_shape") == [2, 0] or v.get("row_splits") == [0, 0, 0]),
+          "batched VarLen: empty rows %s: %s" % (opts, v))
+    check(f.get("r") == {"values": [], "row_splits": [0, 0, 0]}, "batched ragged: empty rows %s: %s" % (opts, f.get("r")))
+    check(f.get("d") == {"shape": [2], "values": [4, 9]}, "batched dense keeps the earlier value %s: %s" % (opts, f.get("d")))
+    check(f.get("q") == {"shape": [2, 1], "values": ["x", ""]}, "batched rows keep the earlier value %s: %s" % (opts, f.get("q")))
+    check(f.get("sp") == {"indices": [], "values": [], "dense_shape": [2, 8]},
+          "batched SparseFeature from empty components %s: %s" % (opts, f.get("sp")))
 
 # ---- 5. float32 spellings, and their round trip through json
 bits = [0x80000000, 0x00000000, 0x7FC00000, 0x7F800000, 0xFF800000, 0x00000001, 0x80000001,

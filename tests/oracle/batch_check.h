@@ -53,7 +53,8 @@ static inline void bc_init_example(const fc_message_desc *md)
     bc_lists = NULL;
     bc_nl = 0;
     bc_size = md->size;
-    bc_parse = md->parse;
+    /* a batch stacks records parsed by parse_example's rule */
+    bc_parse = md->parse_batched != NULL ? md->parse_batched : md->parse;
     bc_is_seq = 0;
     bc_md = md;
 }
@@ -382,20 +383,24 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
                   "%s: totals", l->c_name);
 }
 
+/* TensorFlow's SparseTensor check (sparse_reorder), as fc_ex_sparse words it */
+#define BC_SPARSE_ROWS "indices and values rows (indexing dimension) must match. (indices = "
+
 static void bc_run(bc_stream *st)
 {
     fc_column *cols;
     fc_bytes views[256];
     fc_error err, serr;
     unsigned forms;
-    size_t i, j, need, first;
+    fc_error sparse_err;
+    size_t i, j, need, first, first_sparse;
     unsigned char *block, *scratch;
     int rc;
     bc_recs = st->recs;
     bc_lens = st->lens;
     bc_n = st->n;
     bc_turn = st->turn;
-    first = bc_n;
+    first = first_sparse = bc_n;
     forms = (unsigned)(1 + bc_turn % 3); /* sparse, ragged, both */
     if (bc_n == 0)
         return;
@@ -420,10 +425,35 @@ static void bc_run(bc_stream *st)
     }
     rc = bc_is_seq ? fc_batch_parse_seq(bc_sd, cols, scratch, views, bc_n, &err)
                    : fc_batch_parse(bc_md, cols, scratch, views, bc_n, &err);
+    /* the record TF reports: the first that does not parse; a SparseFeature
+     * whose counts disagree fails only after the whole batch has parsed
+     * (TF checks the batch's SparseTensor), so it is reported only when no
+     * record fails otherwise, and with the batch's totals */
     for (i = 0; i < bc_n && first == bc_n; i++)
-        if (bc_parse(scratch, bc_recs[i], bc_lens[i], &serr) != FC_OK)
-            first = i;
-    if (first < bc_n) {
+        if (bc_parse(scratch, bc_recs[i], bc_lens[i], &serr) != FC_OK) {
+            if (bc_is_seq || strncmp(serr.message, BC_SPARSE_ROWS, strlen(BC_SPARSE_ROWS)) != 0)
+                first = i;
+            else if (first_sparse == bc_n) {
+                first_sparse = i;
+                sparse_err = serr;
+            }
+        }
+    if (first == bc_n && first_sparse < bc_n) {
+        char tail[64];
+        const char *detail = strstr(sparse_err.message, ") (SparseFeature ");
+        size_t tn, mn = strlen(err.message);
+        snprintf(tail, sizeof tail, " (record %zu of the batch)", first_sparse);
+        tn = strlen(tail);
+        BC_EXPECT(rc == FC_ERR_PARSE && err.record == first_sparse,
+                  "record %zu's SparseFeature counts disagree, the batch gives %d at record %llu",
+                  first_sparse, rc, (unsigned long long)err.record);
+        BC_EXPECT(strncmp(err.message, BC_SPARSE_ROWS, strlen(BC_SPARSE_ROWS)) == 0 &&
+                      detail != NULL && strstr(err.message, ") over the batch (SparseFeature ") != NULL &&
+                      strstr(err.message, detail + 1) != NULL && mn > tn &&
+                      strcmp(err.message + mn - tn, tail) == 0,
+                  "message \"%s\" is not TF's batch text with \"%s\"", err.message,
+                  sparse_err.message);
+    } else if (first < bc_n) {
         const char *reason = serr.message;
         if (strncmp(reason, "Key: ", 5) == 0 && strstr(reason, ".  ") != NULL)
             reason = strstr(reason, ".  ") + 3;

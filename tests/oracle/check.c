@@ -27,16 +27,20 @@ static long passed, failed;
 
 static void roundtrip(const unsigned char *x, const char *where);
 
-static void compare(const void *data, size_t len, const char *where)
+/* One rule: the generated parse (single, or batched for a record of a
+ * batch) against the oracle's model of the same TensorFlow path.  Returns
+ * the generated parser's status, or -1 when they disagree. */
+static int compare_rule(int (*parse)(void *, const void *, size_t, fc_error *),
+                        int (*oracle)(const fc_message_desc *, void *, const void *, size_t),
+                        const char *rule, const void *data, size_t len, const char *where)
 {
     fc_error err;
-    int ra = md->parse(msg_a, data, len, &err);
-    int rb = oracle_parse(md, msg_b, data, len);
-    bc_add(data, len, ra == FC_OK);
+    int ra = parse(msg_a, data, len, &err);
+    int rb = oracle(md, msg_b, data, len);
     if (ra != rb) {
         if (failed < 10) {
-            fprintf(stderr, "%s: generated %s, oracle %s", where, ra == FC_OK ? "accepts" : "rejects",
-                    rb == FC_OK ? "accepts" : "rejects");
+            fprintf(stderr, "%s (%s): generated %s, oracle %s", where, rule,
+                    ra == FC_OK ? "accepts" : "rejects", rb == FC_OK ? "accepts" : "rejects");
             if (ra != FC_OK)
                 fprintf(stderr, " (%s)", err.message);
             fprintf(stderr, "\n  record:");
@@ -47,8 +51,7 @@ static void compare(const void *data, size_t len, const char *where)
             }
             fprintf(stderr, "\n");
         }
-        failed++;
-        return;
+        return -1;
     }
     if (ra == FC_OK) {
         oracle_json(md, msg_a, json_a, sizeof json_a);
@@ -57,11 +60,24 @@ static void compare(const void *data, size_t len, const char *where)
             memcmp(msg_a + md->present_offset, msg_b + md->present_offset,
                    ((md->nfields + 31) / 32) * sizeof(uint32_t)) != 0) {
             if (failed < 10)
-                fprintf(stderr, "%s: values differ\n  generated %s\n  oracle    %s\n", where,
-                        json_a, json_b);
-            failed++;
-            return;
+                fprintf(stderr, "%s (%s): values differ\n  generated %s\n  oracle    %s\n", where,
+                        rule, json_a, json_b);
+            return -1;
         }
+    }
+    return ra;
+}
+
+static void compare(const void *data, size_t len, const char *where)
+{
+    /* parse_example's rule first (the batches are made of it), then
+     * parse_single_example's, whose struct the round trip takes */
+    int rb = compare_rule(md->parse_batched, oracle_parse_batched, "batched", data, len, where);
+    int ra = rb < 0 ? -1 : compare_rule(md->parse, oracle_parse, "single", data, len, where);
+    bc_add(data, len, rb == FC_OK);
+    if (ra < 0) {
+        failed++;
+        return;
     }
     if (ra == FC_OK)
         roundtrip(msg_a, where);

@@ -8,18 +8,27 @@
 
 static unsigned char arena_mem[8u << 20];
 
+/* A Feature{} as it stands for itself: no kind, no values. */
+static const FcPb__Feature no_kind = FC_PB__FEATURE__INIT;
+
 /* The entry TensorFlow's single-Example path would use for key: the last
- * occurrence whose Feature has a list (Feature{} never counts). */
-static const FcPb__Feature *pick(const FcPb__Example *ex, const char *key, size_t key_len)
+ * occurrence whose Feature has a list (Feature{} never counts).  With
+ * last_any (its batched path, for a sparse key): the last occurrence, a
+ * Feature{} included. */
+static const FcPb__Feature *pick(const FcPb__Example *ex, const char *key, size_t key_len,
+                                 int last_any)
 {
     size_t i;
     if (ex->features == NULL)
         return NULL;
     for (i = ex->features->n_feature; i-- > 0;) {
         const FcPb__FeatureEntry *e = ex->features->feature[i];
-        if (e->key.len == key_len && (key_len == 0 || memcmp(e->key.data, key, key_len) == 0) &&
-            e->value != NULL && e->value->kind_case != FC_PB__FEATURE__KIND__NOT_SET)
+        if (e->key.len != key_len || (key_len != 0 && memcmp(e->key.data, key, key_len) != 0))
+            continue;
+        if (e->value != NULL && e->value->kind_case != FC_PB__FEATURE__KIND__NOT_SET)
             return e->value;
+        if (last_any)
+            return &no_kind;
     }
     return NULL;
 }
@@ -268,7 +277,8 @@ int oracle_ragged_field(const fc_field_desc *fields, size_t present_offset, size
     return 1;
 }
 
-int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t len)
+static int parse_as(const fc_message_desc *md, void *out, const void *data, size_t len,
+                    int batched)
 {
     fc_arena arena;
     fc_fallback fb;
@@ -288,7 +298,7 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
         size_t n, cnt;
         if (fd->kind == FC_KIND_SPARSE || fd->kind == FC_KIND_RAGGED)
             continue; /* built below from its fields */
-        f = pick(fb.example, fd->key, fd->key_len);
+        f = pick(fb.example, fd->key, fd->key_len, batched && fd->kind == FC_KIND_VARLEN);
         if (f == NULL) {
             if (fd->kind == FC_KIND_FIXED && fd->default_value == NULL)
                 return FC_ERR_PARSE; /* required */
@@ -298,7 +308,7 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
             }
             continue; /* init filled the default */
         }
-        if (oracle_kind_type(f) != fd->type)
+        if (f != &no_kind && oracle_kind_type(f) != fd->type)
             return FC_ERR_PARSE;
         n = oracle_kind_count(f);
         switch (fd->kind) {
@@ -330,6 +340,16 @@ int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t 
              !oracle_ragged_field(md->fields, md->present_offset, i, m)))
             return FC_ERR_PARSE;
     return FC_OK;
+}
+
+int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t len)
+{
+    return parse_as(md, out, data, len, 0);
+}
+
+int oracle_parse_batched(const fc_message_desc *md, void *out, const void *data, size_t len)
+{
+    return parse_as(md, out, data, len, 1);
 }
 
 void oracle_json(const fc_message_desc *md, const void *msg, char *buf, size_t cap)

@@ -19,6 +19,9 @@
 
 /* FC_OK with *out filled as a generated parser fills it, or FC_ERR_PARSE. */
 int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t len);
+/* The same by parse_example's rule for a record of a batch: a VarLen key's
+ * last entry counts even when it is a Feature{} (then no values). */
+int oracle_parse_batched(const fc_message_desc *md, void *out, const void *data, size_t len);
 
 /* A decoded Feature's list type (FC_TYPE_NONE for Feature{}) and count. */
 fc_type oracle_kind_type(const FcPb__Feature *f);
