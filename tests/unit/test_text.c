@@ -2,7 +2,8 @@
  * shared by the JSON driver, featc cat --json and featc cat's text format:
  * pinned spellings, and the round trip of float32 bit patterns.  And the
  * core's integer pieces of messages (fc_msg_u64, fc_msg_i64), which print
- * without 64-bit division, against printf. */
+ * without 64-bit division, against printf.  And keys as text: the UTF-8
+ * validator, keys in messages (fc_msg_mem) and in JSON (fc_json_string). */
 #include <inttypes.h>
 #include <float.h>
 #include <math.h>
@@ -149,8 +150,76 @@ static void test_integers(void)
     }
 }
 
+/* fc_json_string(utf8 = 1)'s output for n bytes of s. */
+static const char *json_text(const char *s, size_t n)
+{
+    static char buf[256];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    if (f == NULL)
+        return "";
+    fc_json_string(f, s, n, 1);
+    fclose(f);
+    return buf;
+}
+
+static void test_utf8(void)
+{
+    static const struct {
+        const char *s;
+        size_t n, want;
+    } seqs[] = {
+        {"a", 1, 1},
+        {"\xc3\xa9", 2, 2},                 /* U+00E9 */
+        {"\xe6\x97\xa5", 3, 3},             /* U+65E5 */
+        {"\xf0\x9f\x98\x80", 4, 4},         /* U+1F600 */
+        {"\xf4\x8f\xbf\xbf", 4, 4},         /* U+10FFFF, the last */
+        {"\xc3", 1, 0},                     /* cut short */
+        {"\xe6\x97", 2, 0},
+        {"\xc0\x80", 2, 0},                 /* overlong NUL */
+        {"\xe0\x9f\xbf", 3, 0},             /* overlong U+07FF */
+        {"\xf0\x8f\xbf\xbf", 4, 0},         /* overlong U+FFFF */
+        {"\xed\xa0\x80", 3, 0},             /* surrogate U+D800 */
+        {"\xf4\x90\x80\x80", 4, 0},         /* past U+10FFFF */
+        {"\x80", 1, 0},                     /* a continuation byte */
+        {"\xff", 1, 0},
+        {"\xc3\x28", 2, 0},                 /* a lead byte without its continuation */
+    };
+    char buf[16], wide[64];
+    fc_msg m;
+    size_t k;
+    for (k = 0; k < sizeof seqs / sizeof seqs[0]; k++)
+        CHECK(fc_utf8_seq(seqs[k].s, seqs[k].n) == seqs[k].want);
+    CHECK(fc_utf8_seq("", 0) == 0);
+    /* messages: keys as text, the rest as \xNN */
+    fc_msg_init(&m, wide, sizeof wide);
+    fc_msg_mem(&m, "\xc3\xa9t\xff\\\n", 6);
+    CHECK(strcmp(wide, "\xc3\xa9t\\xff\\x5c\\x0a") == 0);
+    /* a cut never splits a character: 11 bytes fit before the "..." */
+    fc_msg_init(&m, buf, sizeof buf);
+    fc_msg_str(&m, "abcdefghij");
+    fc_msg_mem(&m, "\xe6\x97\xa5", 3);
+    CHECK(strcmp(buf, "abcdefghij...") == 0 && m.cut);
+    fc_msg_init(&m, buf, sizeof buf);
+    fc_msg_str(&m, "abcdefgh");
+    fc_msg_mem(&m, "\xe6\x97\xa5", 3);
+    CHECK(strcmp(buf, "abcdefgh\xe6\x97\xa5") == 0 && !m.cut);
+    /* JSON: UTF-8 as it is, other bytes as lone surrogates, controls escaped */
+    CHECK(strcmp(json_text("\xc3\xa9\xff\x01\"", 5), "\"\xc3\xa9\\udcff\\u0001\\\"\"") == 0);
+    CHECK(strcmp(json_text("\xed\xa0\x80", 3), "\"\\udced\\udca0\\udc80\"") == 0);
+    /* bytes values keep one code point per byte */
+    {
+        FILE *f = fmemopen(buf, sizeof buf, "w");
+        if (f != NULL) {
+            fc_json_bytes(f, "\xc3\xa9", 2);
+            fclose(f);
+            CHECK(strcmp(buf, "\"\\u00c3\\u00a9\"") == 0);
+        }
+    }
+}
+
 int main(void)
 {
+    RUN(test_utf8);
     RUN(test_integers);
     RUN(test_spellings);
     RUN(test_round_trip);
