@@ -958,6 +958,50 @@ static void fsize_restore(fsize_limit *l)
  * how many records reached the file whole and which accepted ones were
  * lost; the file holds exactly those, whole and in order, then the start of
  * a cut one; every later call fails with the same error. */
+/* An uncompressed fd writer keeps whole records in its buffer.  Records
+ * whose sizes leave fewer than the 16 framing bytes free at the end of the
+ * buffer (here 64 bytes: 40 + 16 = 56, 8 left; then 3 + 16 = 19) must
+ * drain it first, never write past it: a canary after the work area, and
+ * every record read back. */
+static void test_writer_buffer_tail(void)
+{
+    static const size_t lens[] = {40, 3, 0, 45, 1, 30, 17, 48, 2, 47, 49, 0, 33};
+    unsigned char area[64 + 64], recs[13][64];
+    size_t k, i;
+    char path[] = "/tmp/featc-tail-XXXXXX";
+    fc_writer_options o;
+    fc_writer w;
+    payloads p;
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    unlink(path);
+    memset(area + 64, 0xaa, 64);
+    memset(&o, 0, sizeof o);
+    o.work = area;
+    o.work_size = 64;
+    CHECK(fc_writer_init_fd(&w, fd, &o, NULL) == FC_OK);
+    for (k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        h_fill_random(recs[k], lens[k]);
+        p.data[k] = recs[k];
+        p.len[k] = lens[k];
+        CHECK(fc_writer_write(&w, recs[k], lens[k]) == FC_OK);
+    }
+    CHECK(fc_writer_close(&w) == FC_OK);
+    for (i = 64; i < sizeof area; i++)
+        if (area[i] != 0xaa)
+            break;
+    CHECK_MSG(i == sizeof area, "the writer wrote past its 64-byte buffer");
+    p.n = k;
+    CHECK(lseek(fd, 0, SEEK_SET) == 0);
+    {
+        read_result r = read_fd(fd, FC_COMPRESSION_NONE, &p, 256, FC_READER_WORK_SIZE);
+        CHECK(r.status == FC_END && r.count == k && !r.mismatch);
+    }
+    close(fd);
+}
+
 static void test_writer_full_disk(void)
 {
     static unsigned char work[16384], rec[40000];
@@ -1235,6 +1279,7 @@ int main(void)
     RUN(test_compressed_stream_errors);
     RUN(test_reader_init_errors);
     RUN(test_writer_errors);
+    RUN(test_writer_buffer_tail);
     RUN(test_writer_full_disk);
     RUN(test_writer_full_disk_gzip);
     RUN(test_corpus_rewrite_is_byte_identical);

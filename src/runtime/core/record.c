@@ -1384,8 +1384,11 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
         /* whole records in the buffer, so that a failed write knows which
          * records reached the file; a record larger than the buffer goes
          * straight to the fd */
-        int direct = w->out == NULL || len > w->out_cap - FC_RECORD_OVERHEAD;
-        if (w->out_len > 0 && (direct || len > w->out_cap - w->out_len - FC_RECORD_OVERHEAD))
+        int direct = w->out == NULL || w->out_cap < FC_RECORD_OVERHEAD ||
+                     len > w->out_cap - FC_RECORD_OVERHEAD;
+        /* out_len <= out_cap always; fewer than 16 bytes may be left */
+        if (w->out_len > 0 && (direct || w->out_cap - w->out_len < FC_RECORD_OVERHEAD ||
+                               len > w->out_cap - w->out_len - FC_RECORD_OVERHEAD))
             st = writer_drain(w);
         else
             st = FC_OK;
