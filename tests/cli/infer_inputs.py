@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the TFRecord inputs of the `featc infer` CLI tests into DIR, with
-Python's protobuf (descriptors of tests/oracle/canonical.py) and a CRC-32C
-written here.
+Python's protobuf (descriptors of tests/oracle/canonical.py), framed by
+tests/oracle/framing.py.
 
 usage: infer_inputs.py DIR
   conflict.tfrecord  key "a" is int64 in records 0 and 2, float in record 1
@@ -12,34 +12,19 @@ usage: infer_inputs.py DIR
   wide.tfrecord      one Example of 4097 keys: one more than a spec may hold
 """
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "oracle"))
 from canonical import build_classes  # noqa: E402
+from framing import frame  # noqa: E402
 
 C = build_classes()
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked(data):
-    c = crc32c(data)
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
 def write(path, payloads):
     with open(path, "wb") as f:
         for p in payloads:
-            n = struct.pack("<Q", len(p))
-            f.write(n + struct.pack("<I", masked(n)) + p + struct.pack("<I", masked(p)))
+            f.write(frame(p))
 
 
 def example(features):

@@ -33,6 +33,8 @@ import sys
 FEATC, BUILD, TMP = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
 CC = os.environ.get("CC", "cc")
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
+from framing import frame, varint  # noqa: E402
 passed = failed = 0
 
 
@@ -46,22 +48,12 @@ def check(cond, what):
 
 
 # ---- protobuf and TFRecord bytes, by hand (no protobuf library needed)
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def field(num, body):
     return bytes([num << 3 | 2]) + varint(len(body)) + body
 
 
 def int64_list(vals):
-    return field(3, field(1, b"".join(varint(v & (2**64 - 1)) for v in vals)))
+    return field(3, field(1, b"".join(varint(v) for v in vals)))
 
 
 def float_list(vals):
@@ -88,25 +80,9 @@ def sequence(context, lists):
     return field(1, ctx) + field(2, fl)
 
 
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked(data):
-    c = crc32c(data)
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
 def tfrecord(path, records):
     with open(path, "wb") as f:
-        for r in records:
-            n = struct.pack("<Q", len(r))
-            f.write(n + struct.pack("<I", masked(n)) + r + struct.pack("<I", masked(r)))
+        f.write(b"".join(frame(r) for r in records))
 
 
 # ---- specs and drivers

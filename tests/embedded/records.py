@@ -8,48 +8,13 @@ lists, keys in any order) and damaged ones (a wrong type, too many values,
 a bound exceeded, a partition that does not add up, cut short, a byte
 changed), framed as TFRecord; the last frame's data CRC is wrong, so the
 reader's error path runs too.  Deterministic (a fixed seed)."""
+import os
 import random
 import struct
 import sys
 
-POLY = 0x82F63B78
-TABLE = []
-for n in range(256):
-    c = n
-    for _ in range(8):
-        c = (c >> 1) ^ POLY if c & 1 else c >> 1
-    TABLE.append(c)
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def masked(data):
-    c = crc32c(data)
-    return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame(payload, bad_crc=False):
-    head = struct.pack('<Q', len(payload))
-    tail = masked(payload) ^ (1 if bad_crc else 0)
-    return head + struct.pack('<I', masked(head)) + payload + struct.pack('<I', tail)
-
-
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'oracle'))
+from framing import frame, varint  # noqa: E402
 
 
 def field(num, wire, body):

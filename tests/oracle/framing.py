@@ -1,0 +1,48 @@
+"""TFRecord framing and protobuf varints, by hand, for the Python test
+scripts that write records (no protobuf library needed): CRC-32C
+(Castagnoli, table-driven), TensorFlow's masked CRC, one framed record.
+Used by tests/cli/names.py, tests/cli/infer_inputs.py and
+tests/embedded/records.py."""
+import struct
+
+POLY = 0x82F63B78
+TABLE = []
+for _n in range(256):
+    _c = _n
+    for _ in range(8):
+        _c = (_c >> 1) ^ POLY if _c & 1 else _c >> 1
+    TABLE.append(_c)
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def masked(data):
+    c = crc32c(data)
+    return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def frame(payload, bad_crc=False):
+    """length, masked CRC of the length, payload, masked CRC of the payload
+    (its lowest bit flipped with bad_crc)."""
+    head = struct.pack('<Q', len(payload))
+    tail = masked(payload) ^ (1 if bad_crc else 0)
+    return head + struct.pack('<I', masked(head)) + payload + struct.pack('<I', tail)
+
+
+def varint(v):
+    """A protobuf varint; negative int64 values as their 64-bit two's complement."""
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
