@@ -424,6 +424,12 @@ static void batch_error(const fc_field_desc *fields, size_t nfields, fc_error *e
     fc_msg_str(&m, " of the batch)");
 }
 
+/* The error is fc_ex_sparse's: a SparseFeature's counts disagree. */
+static int sparse_rows_error(const fc_error *err)
+{
+    return strncmp(err->message, FC_TF_SPARSE_ROWS, strlen(FC_TF_SPARSE_ROWS)) == 0;
+}
+
 /* A SparseFeature whose index and value counts disagree in record i.
  * parse_example itself succeeds; TensorFlow then checks the SparseTensor
  * of the whole batch, so its counts are totals over the batch, and a
@@ -451,7 +457,7 @@ static int sparse_error(const fc_field_desc *fields, size_t nf, const fc_column 
     nx = nv = cols[sp - 1].nvalues;
     for (k = i; k < n; k++) {
         if (k > i && parse(scratch, records[k].data, records[k].size, err) != FC_OK &&
-            strncmp(err->message, FC_TF_SPARSE_ROWS, strlen(FC_TF_SPARSE_ROWS)) != 0) {
+            !sparse_rows_error(err)) {
             batch_error(fields, nf, err, k);
             return err->status;
         }
@@ -945,8 +951,7 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
         rc = parse(scratch, records[i].data, records[i].size, err);
         if (rc != FC_OK) {
 #ifndef FC_NO_ERRMSG
-            if (example && err != NULL &&
-                strncmp(err->message, FC_TF_SPARSE_ROWS, strlen(FC_TF_SPARSE_ROWS)) == 0)
+            if (example && err != NULL && sparse_rows_error(err))
                 return sparse_error(fields, nf, cols, parse, scratch, records, n, i, err);
 #endif
             batch_error(example ? fields : NULL, example ? nf : 0, err, i);
