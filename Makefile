@@ -51,7 +51,7 @@ CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Isrc/runtime/core
 
 # The allocation-free core: framing, CRC, parse, serialize, batch, segments.
 CORE_SRC = $(addprefix src/runtime/core/,error.c crc32c.c record.c example.c sequence.c batch.c \
-           segment.c hash.c serialize.c)
+           segment.c hash.c serialize.c index.c)
 RUNTIME_SRC = $(CORE_SRC) src/runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = src/runtime/hosted/input.c src/runtime/hosted/driver.c

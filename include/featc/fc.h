@@ -25,5 +25,6 @@
 #include "fc_batch.h"
 #include "fc_serialize.h"
 #include "fc_segment.h"
+#include "fc_index.h"
 
 #endif /* FEATC_FC_H */

@@ -132,6 +132,9 @@ typedef struct fc_reader {
     int failed;
     fc_error err;
     fc_error skip_err;           /* the last record skipped under FC_CRC_SKIP_CORRUPT */
+    uint64_t limit;              /* no record is handed out whose header starts here or later */
+    uint64_t index_from;         /* FC_NO_INDEX: indices count from the file's start; else
+                                    the offset they count from (after fc_reader_sync) */
 } fc_reader;
 
 /* A reader over bytes in memory.  Uncompressed: zero copy, no buffer needed.
@@ -169,6 +172,71 @@ uint64_t fc_reader_offset(const fc_reader *r);
 uint64_t fc_reader_raw_offset(const fc_reader *r);
 /* Bytes of the zlib work area used at most (for sizing embedded budgets). */
 size_t fc_reader_arena_peak(const fc_reader *r);
+
+/* ------------------------------------------------ random access and splits
+ *
+ * A split [begin, end) of a file owns the records whose header starts at an
+ * offset in [begin, end).  Cut a file into ranges that cover it, read each
+ * with fc_reader_range(), and every record is read by exactly one range, in
+ * file order (README.md, "Splits").  None of this allocates; all of it
+ * reads uncompressed bytes in memory (a memory-mapped file), except
+ * fc_reader_seek and fc_reader_set_limit, which also work on a file
+ * descriptor, and fc_reader_set_limit on any reader. */
+
+/* fc_reader_next() returns FC_END instead of a record whose header starts
+ * at stream offset limit or later (UINT64_MAX: no limit, the default). */
+fc_status fc_reader_set_limit(fc_reader *r, uint64_t limit);
+
+/* Goes to the record whose header is at offset, known to be a record start
+ * (from an index, or fc_record.offset of an earlier read); index is that
+ * record's index in the file, or FC_NO_INDEX when unknown (indices then
+ * count from 0 there, as after fc_reader_sync).  The next read checks the
+ * record as usual: an offset that is not a record start fails there with
+ * "corrupted record at <offset>".  An uncompressed memory or
+ * file-descriptor reader; FC_ERR_UNSUPPORTED for a compressed one. */
+fc_status fc_reader_seek(fc_reader *r, uint64_t offset, uint64_t index);
+
+/* Walks the record headers from the reader's position (the start of the
+ * file for a new reader) to the first record that starts at offset or
+ * later: exact, with record indices kept, at the cost of reading one
+ * 12-byte header per record skipped.  A damaged header on the way stops the
+ * walk there, and the next read reports it as a sequential read would. */
+fc_status fc_reader_skip_to(fc_reader *r, uint64_t offset);
+
+/* Finds, without an index and without reading what comes before, the first
+ * record that starts at offset or later and before the limit, by the
+ * framing's own checksums: a candidate at q has an intact header (its
+ * masked length CRC matches and the record fits in the data), its data CRC
+ * matches, and after it comes the end of the data or another intact
+ * header.  Of the candidates, the first whose chain of headers stays intact
+ * for FC_SYNC_CONFIRM_BYTES (or to the limit, or to the end) is taken;
+ * when none does, the first candidate is taken and the read reports the
+ * break.  FC_OK positioned at it, with record indices counted from there
+ * (fc_reader_index_known() is 0); FC_END when no candidate starts before
+ * the limit.
+ *
+ * Random bytes pass as a candidate with a probability near 2^-96 per
+ * offset.  TFRecord bytes stored inside a record (a TFRecord file in a
+ * bytes feature) are real candidates: the chain test rejects them when
+ * their chain ends within FC_SYNC_CONFIRM_BYTES; a longer one is taken
+ * for a record start.  fc_reader_skip_to and an index are exact; a reader
+ * of every split can also check that each split starts where the one
+ * before it ended (README.md, "Splits").  Needs the CRCs: FC_ERR_ARG under
+ * FC_CRC_NONE. */
+fc_status fc_reader_sync(fc_reader *r, uint64_t offset);
+#define FC_SYNC_CONFIRM_BYTES (1u << 20)
+
+typedef enum fc_sync_method {
+    FC_SYNC_WALK = 0,    /* fc_reader_skip_to: exact, reads every header before begin */
+    FC_SYNC_CHECKSUM = 1 /* fc_reader_sync: reads from begin only */
+} fc_sync_method;
+
+/* A new reader on the split [begin, end): the limit set to end, and the
+ * reader positioned by the method at the first record from begin. */
+fc_status fc_reader_range(fc_reader *r, uint64_t begin, uint64_t end, fc_sync_method method);
+
+/* 1 when fc_record.index counts from the file's start, 0 after a sync. */
+int fc_reader_index_known(const fc_reader *r);
 
 /* A read-only memory map of a whole file, for fc_reader_init_mem(). */
 typedef struct fc_mapped_file {

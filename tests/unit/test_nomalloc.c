@@ -194,6 +194,65 @@ static void test_mmap_compressed_corpus(void)
     CHECK(n == 4500);
 }
 
+/* Index text, seek, skip_to, sync and ranges over a mapped corpus file. */
+static void test_random_access(void)
+{
+    static fc_index_entry entries[1100];
+    static char text[1100 * FC_INDEX_LINE_MAX];
+    fc_mapped_file m;
+    fc_reader r;
+    fc_record rec;
+    fc_reader_options o = reader_opts(FC_COMPRESSION_NONE, FC_CRC_VERIFY);
+    size_t n = 0, len = 0, k, count = 0, parsed = 0;
+    long allocs;
+    fc_error err;
+    int s = fc_map_file(corpus_file("tfx__mnist.tfrecord"), &m, NULL);
+    CHECK(s == FC_OK);
+    if (s != FC_OK)
+        return;
+    arm();
+    /* build the index text, parse it back, verify it */
+    if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK)
+        while (fc_reader_next(&r, &rec) == FC_OK && n < 1100) {
+            entries[n].offset = rec.offset;
+            entries[n].size = rec.length + FC_RECORD_OVERHEAD;
+            len += fc_index_line(text + len, sizeof text - len, &entries[n]);
+            n++;
+        }
+    s = fc_index_parse(text, len, entries, 1100, &parsed, &err);
+    if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK && s == FC_OK)
+        s = fc_index_verify(&r, entries, parsed, &err);
+    /* every way in, in 5 ranges */
+    for (k = 0; k < 5; k++) {
+        uint64_t a = (uint64_t)m.size * k / 5, b = (uint64_t)m.size * (k + 1) / 5;
+        if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK &&
+            fc_reader_range(&r, a, b, FC_SYNC_WALK) == FC_OK)
+            while (fc_reader_next(&r, &rec) == FC_OK)
+                count++;
+        if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK &&
+            fc_reader_range(&r, a, b, FC_SYNC_CHECKSUM) == FC_OK)
+            while (fc_reader_next(&r, &rec) == FC_OK)
+                count++;
+        if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK &&
+            fc_reader_range_index(&r, entries, parsed, a, b) == FC_OK)
+            while (fc_reader_next(&r, &rec) == FC_OK)
+                count++;
+    }
+    if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK &&
+        fc_reader_records(&r, entries, parsed, 10, 20) == FC_OK)
+        while (fc_reader_next(&r, &rec) == FC_OK)
+            count++;
+    /* errors compose their messages without allocating too */
+    (void)fc_index_parse("0 15\n", 5, entries, 1, &parsed, &err);
+    if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK)
+        (void)fc_reader_seek(&r, (uint64_t)m.size + 1, 0);
+    allocs = disarm();
+    fc_unmap_file(&m);
+    CHECK(allocs == 0);
+    CHECK(n == 1000 && s == FC_OK);
+    CHECK_MSG(count == 3 * 1000 + 10, "%zu records", count);
+}
+
 static void test_fd_streaming(void)
 {
     static const char *const names[] = {"baskerville__mm10_test-3.tfr", "tfx__mnist.tfrecord",
@@ -954,6 +1013,7 @@ int main(void)
     RUN(test_mmap_plain_corpus);
     RUN(test_mmap_compressed_corpus);
     RUN(test_fd_streaming);
+    RUN(test_random_access);
     RUN(test_error_paths);
     RUN(test_writers);
     RUN(test_generated_parsers_corpus);

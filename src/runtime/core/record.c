@@ -152,6 +152,8 @@ static void reader_zero(fc_reader *r)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
+    r->limit = UINT64_MAX;
+    r->index_from = FC_NO_INDEX;
     fc_error_clear(&r->err);
     fc_error_clear(&r->skip_err);
 }
@@ -560,18 +562,34 @@ static fc_status reader_fill(fc_reader *r, uint64_t need)
     return FC_OK;
 }
 
+/* The index of the next record for fc_error: FC_NO_INDEX after a
+ * resynchronisation, where the count from the file's start is unknown. */
+static uint64_t err_index(const fc_reader *r)
+{
+    return r->index_from == FC_NO_INDEX ? r->next_index : FC_NO_INDEX;
+}
+
+/* "N", or "N counted from offset S" after fc_reader_sync. */
+static void msg_index(fc_msg *m, const fc_reader *r, uint64_t index)
+{
+    fc_msg_u64(m, index);
+    if (r->index_from != FC_NO_INDEX) {
+        fc_msg_str(m, " counted from offset ");
+        fc_msg_u64(m, r->index_from);
+    }
+}
+
 /* "<what> at <offset>: record <index>".  TensorFlow adds its hint to
  * header corruption at offset 0 only; so does featc. */
-static void msg_record_at(fc_msg *m, const char *what, uint64_t offset, uint64_t index,
-                          int hint)
+static void msg_record_at(fc_msg *m, const fc_reader *r, const char *what, int hint)
 {
     fc_msg_str(m, what);
     fc_msg_str(m, " at ");
-    fc_msg_u64(m, offset);
-    if (offset == 0 && hint)
+    fc_msg_u64(m, r->pos);
+    if (r->pos == 0 && hint)
         fc_msg_str(m, " (Is this even a TFRecord file?)");
     fc_msg_str(m, ": record ");
-    fc_msg_u64(m, index);
+    msg_index(m, r, r->next_index);
 }
 
 /* Hands out the record whose header is at hdr (buf[start]), checked, and
@@ -634,7 +652,8 @@ static int reader_check_ahead(fc_reader *r)
     while (n < AHEAD_RECORDS && at - r->start < AHEAD_BYTES) {
         size_t avail = r->end - at;
         uint64_t length;
-        if (avail < FC_RECORD_OVERHEAD) /* also an empty source, whose buf may be NULL */
+        if (avail < FC_RECORD_OVERHEAD || /* also an empty source, whose buf may be NULL */
+            r->pos + (at - r->start) >= r->limit)
             break;
         length = le64(r->buf + at);
         if (length > (uint64_t)(avail - FC_RECORD_OVERHEAD) || (length >= AHEAD_LONG && n > 0))
@@ -680,6 +699,8 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
         return (fc_status)r->err.status;
     if (r->source == 0)
         return FC_ERR_ARG;
+    if (r->pos >= r->limit)
+        return FC_END; /* the next record belongs to the next split */
     if (!r->detect_pending && reader_check_ahead(r)) {
         reader_take_checked(r, rec);
         return FC_OK;
@@ -703,8 +724,8 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
         if (avail == 0)
             return FC_END;
         if (avail < FC_RECORD_HEADER_SIZE) {
-            fc_msg m = fc_error_begin(&r->err, FC_ERR_TRUNCATED, r->next_index, r->pos);
-            msg_record_at(&m, "truncated record", r->pos, r->next_index, 0);
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_TRUNCATED, err_index(r), r->pos);
+            msg_record_at(&m, r, "truncated record", 0);
             fc_msg_str(&m, ": the stream ends inside the 12-byte record header (");
             fc_msg_u64(&m, avail);
             fc_msg_str(&m, avail == 1 ? " byte left)" : " bytes left)");
@@ -716,8 +737,8 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
             uint32_t stored = le32(hdr + 8);
             uint32_t computed = fc_crc32c_mask(fc_crc32c(0, hdr, 8));
             if (stored != computed) {
-                fc_msg m = fc_error_begin(&r->err, FC_ERR_CORRUPT, r->next_index, r->pos);
-                msg_record_at(&m, "corrupted record", r->pos, r->next_index, 1);
+                fc_msg m = fc_error_begin(&r->err, FC_ERR_CORRUPT, err_index(r), r->pos);
+                msg_record_at(&m, r, "corrupted record", 1);
                 fc_msg_str(&m, ": length CRC mismatch (stored ");
                 fc_msg_hex32(&m, stored);
                 fc_msg_str(&m, ", computed ");
@@ -730,12 +751,12 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
         }
         if (length > UINT64_MAX - FC_RECORD_OVERHEAD ||
             length + FC_RECORD_OVERHEAD > (uint64_t)SIZE_MAX) {
-            fc_msg m = fc_error_begin(&r->err, FC_ERR_TOO_LARGE, r->next_index, r->pos);
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_TOO_LARGE, err_index(r), r->pos);
             fc_msg_str(&m, "record size too large");
             if (r->pos == 0)
                 fc_msg_str(&m, " (Is this even a TFRecord file?)");
             fc_msg_str(&m, ": record ");
-            fc_msg_u64(&m, r->next_index);
+            msg_index(&m, r, r->next_index);
             fc_msg_str(&m, " at offset ");
             fc_msg_u64(&m, r->pos);
             fc_msg_str(&m, " declares ");
@@ -746,9 +767,9 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
         total = length + FC_RECORD_OVERHEAD;
         st = reader_fill(r, total);
         if (st == FC_ERR_BUFFER) {
-            fc_msg m = fc_error_begin(&r->err, FC_ERR_BUFFER, r->next_index, r->pos);
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_BUFFER, err_index(r), r->pos);
             fc_msg_str(&m, "record ");
-            fc_msg_u64(&m, r->next_index);
+            msg_index(&m, r, r->next_index);
             fc_msg_str(&m, " at offset ");
             fc_msg_u64(&m, r->pos);
             fc_msg_str(&m, " needs a buffer of ");
@@ -766,8 +787,8 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
         hdr = r->buf + r->start; /* the fill may have moved the bytes */
         avail = r->end - r->start;
         if (avail < total) {
-            fc_msg m = fc_error_begin(&r->err, FC_ERR_TRUNCATED, r->next_index, r->pos);
-            msg_record_at(&m, "truncated record", r->pos, r->next_index, 0);
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_TRUNCATED, err_index(r), r->pos);
+            msg_record_at(&m, r, "truncated record", 0);
             fc_msg_str(&m, " declares ");
             fc_msg_u64(&m, length);
             fc_msg_str(&m, " data bytes and a 4-byte CRC after its header, but the stream ends ");
@@ -781,12 +802,12 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
             uint32_t computed = fc_crc32c_mask(fc_crc32c(0, data, (size_t)length));
             if (stored != computed) {
                 fc_error *e = r->crc_policy == FC_CRC_SKIP_CORRUPT ? &r->skip_err : &r->err;
-                fc_msg m = fc_error_begin(e, FC_ERR_CORRUPT, r->next_index,
+                fc_msg m = fc_error_begin(e, FC_ERR_CORRUPT, err_index(r),
                                           r->pos + FC_RECORD_HEADER_SIZE);
                 fc_msg_str(&m, "corrupted record at ");
                 fc_msg_u64(&m, r->pos + FC_RECORD_HEADER_SIZE);
                 fc_msg_str(&m, ": record ");
-                fc_msg_u64(&m, r->next_index);
+                msg_index(&m, r, r->next_index);
                 fc_msg_str(&m, " (header at offset ");
                 fc_msg_u64(&m, r->pos);
                 fc_msg_str(&m, ", ");
@@ -802,6 +823,8 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
                 r->next_index++;
                 r->start += (size_t)total;
                 r->pos += total;
+                if (r->pos >= r->limit)
+                    return FC_END;
                 continue;
             }
         }
@@ -822,6 +845,242 @@ fc_status fc_reader_next(fc_reader *r, fc_record *rec)
         return FC_OK;
     }
     return reader_next_slow(r, rec);
+}
+
+/* ---------------------------------------------- random access and splits */
+
+/* A reader that can be positioned anywhere: uncompressed bytes in memory. */
+static fc_status need_memory(fc_reader *r, const char *what)
+{
+    fc_msg m;
+    if (r->zero_copy)
+        return FC_OK;
+    m = fc_error_begin(&r->err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, " needs an uncompressed stream in memory (fc_reader_init_mem); this reader ");
+    fc_msg_str(&m, r->source == SRC_FD ? "reads a file descriptor" : "decompresses");
+    return reader_fail(r);
+}
+
+/* Puts a memory reader at offset, with the index of the record there. */
+static void reader_place(fc_reader *r, uint64_t offset, uint64_t index, uint64_t index_from)
+{
+    r->start = (size_t)offset;
+    r->pos = offset;
+    r->checked_to = offset;
+    r->prefetched = (size_t)offset;
+    r->next_index = index;
+    r->index_from = index_from;
+}
+
+fc_status fc_reader_set_limit(fc_reader *r, uint64_t limit)
+{
+    if (r == NULL || r->source == 0)
+        return FC_ERR_ARG;
+    r->limit = limit;
+    if (r->checked_to > r->pos)
+        r->checked_to = r->pos; /* a run checked ahead may reach past the limit */
+    return FC_OK;
+}
+
+fc_status fc_reader_seek(fc_reader *r, uint64_t offset, uint64_t index)
+{
+    if (r == NULL || r->source == 0)
+        return FC_ERR_ARG;
+    if (r->failed)
+        return (fc_status)r->err.status;
+    if (r->source == SRC_FD && r->compression == FC_COMPRESSION_NONE && !r->detect_pending) {
+#ifndef FC_NO_POSIX
+        off_t to = (off_t)offset;
+        if (offset > (uint64_t)INT64_MAX || (uint64_t)to != offset ||
+            lseek(r->fd, to, SEEK_SET) == (off_t)-1) {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, FC_NO_INDEX, offset);
+            r->err.sys_errno = errno;
+            fc_msg_str(&m, "cannot seek to offset ");
+            fc_msg_u64(&m, offset);
+            fc_msg_str(&m, " (errno ");
+            fc_msg_i64(&m, errno);
+            fc_msg_str(&m, ")");
+            return reader_fail(r);
+        }
+        r->start = r->end = r->prefetched = 0;
+        r->pos = r->checked_to = r->raw_read = offset;
+        r->src_eof = r->stream_done = 0;
+        r->next_index = index == FC_NO_INDEX ? 0 : index;
+        r->index_from = index == FC_NO_INDEX ? offset : FC_NO_INDEX;
+        return FC_OK;
+#endif
+    }
+    if (need_memory(r, "fc_reader_seek") != FC_OK)
+        return (fc_status)r->err.status;
+    if (offset > (uint64_t)r->src_len) {
+        fc_msg m = fc_error_begin(&r->err, FC_ERR_ARG, FC_NO_INDEX, offset);
+        fc_msg_str(&m, "cannot seek to offset ");
+        fc_msg_u64(&m, offset);
+        fc_msg_str(&m, ": the stream has ");
+        fc_msg_u64(&m, r->src_len);
+        fc_msg_str(&m, " bytes");
+        return reader_fail(r);
+    }
+    if (index == FC_NO_INDEX)
+        reader_place(r, offset, 0, offset);
+    else
+        reader_place(r, offset, index, FC_NO_INDEX);
+    return FC_OK;
+}
+
+/* The header at p (12 bytes there) is intact: its masked CRC matches, and
+ * its record fits in the n bytes from p. */
+static int header_ok(const unsigned char *p, size_t n)
+{
+    uint64_t length = le64(p);
+    return n >= FC_RECORD_OVERHEAD && length <= (uint64_t)(n - FC_RECORD_OVERHEAD) &&
+           fc_crc32c_mask(fc_crc32c(0, p, 8)) == le32(p + 8);
+}
+
+fc_status fc_reader_skip_to(fc_reader *r, uint64_t offset)
+{
+    if (r == NULL || r->source == 0)
+        return FC_ERR_ARG;
+    if (r->failed)
+        return (fc_status)r->err.status;
+    if (need_memory(r, "fc_reader_skip_to") != FC_OK)
+        return (fc_status)r->err.status;
+    /* Headers only: each data CRC is the business of the split that owns
+     * the record.  A header that is damaged or runs past the end stops the
+     * walk where it is, and the next read reports it as a sequential read
+     * would: the record boundaries after it are lost. */
+    while (r->pos < offset) {
+        const unsigned char *hdr = r->buf + r->start;
+        size_t avail = r->end - r->start;
+        uint64_t length;
+        if (avail < FC_RECORD_OVERHEAD)
+            break;
+        length = le64(hdr);
+        if (length > (uint64_t)(avail - FC_RECORD_OVERHEAD) ||
+            (r->crc_policy != FC_CRC_NONE && fc_crc32c_mask(fc_crc32c(0, hdr, 8)) != le32(hdr + 8)))
+            break;
+        r->start += (size_t)length + FC_RECORD_OVERHEAD;
+        r->pos += length + FC_RECORD_OVERHEAD;
+        r->next_index++;
+    }
+    r->checked_to = r->pos;
+    if (r->prefetched < r->start)
+        r->prefetched = r->start;
+    return FC_OK;
+}
+
+/* A candidate for fc_reader_sync at data[q]: an intact header, its data
+ * CRC, and after the record either the end of the data or another intact
+ * header (whose record need not fit: a file cut short still syncs). */
+static int sync_candidate(const unsigned char *data, size_t size, size_t q)
+{
+    size_t n = size - q, next;
+    uint64_t length = le64(data + q);
+    if (length > (uint64_t)(n - FC_RECORD_OVERHEAD) ||
+        fc_crc32c_mask(fc_crc32c(0, data + q, 8)) != le32(data + q + 8))
+        return 0;
+    if (fc_crc32c_mask(fc_crc32c(0, data + q + FC_RECORD_HEADER_SIZE, (size_t)length)) !=
+        le32(data + q + FC_RECORD_HEADER_SIZE + length))
+        return 0;
+    next = q + (size_t)length + FC_RECORD_OVERHEAD;
+    return next == size || (size - next >= FC_RECORD_HEADER_SIZE &&
+                            fc_crc32c_mask(fc_crc32c(0, data + next, 8)) == le32(data + next + 8));
+}
+
+/* Follows the chain of intact headers from q up to bound (or the end of
+ * the data, or FC_SYNC_CONFIRM_BYTES): SIZE_MAX when it holds that far,
+ * else the offset where it breaks. */
+static size_t sync_chain_break(const unsigned char *data, size_t size, size_t q, uint64_t bound)
+{
+    uint64_t stop = (uint64_t)q + FC_SYNC_CONFIRM_BYTES;
+    if (stop > bound)
+        stop = bound;
+    while ((uint64_t)q < stop && q != size) {
+        if (size - q < FC_RECORD_HEADER_SIZE || !header_ok(data + q, size - q))
+            return q;
+        q += (size_t)le64(data + q) + FC_RECORD_OVERHEAD;
+    }
+    return SIZE_MAX;
+}
+
+fc_status fc_reader_sync(fc_reader *r, uint64_t offset)
+{
+    const unsigned char *data;
+    size_t size, q, first = SIZE_MAX, on_broken = SIZE_MAX, broken_at = SIZE_MAX;
+    uint64_t bound;
+    if (r == NULL || r->source == 0)
+        return FC_ERR_ARG;
+    if (r->failed)
+        return (fc_status)r->err.status;
+    if (need_memory(r, "fc_reader_sync") != FC_OK)
+        return (fc_status)r->err.status;
+    if (r->crc_policy == FC_CRC_NONE) {
+        fc_msg m = fc_error_begin(&r->err, FC_ERR_ARG, FC_NO_INDEX, offset);
+        fc_msg_str(&m, "fc_reader_sync finds records by their CRCs; it cannot work under "
+                       "FC_CRC_NONE");
+        return reader_fail(r);
+    }
+    data = r->buf;
+    size = r->src_len;
+    bound = r->limit < (uint64_t)size ? r->limit : (uint64_t)size;
+    q = offset < bound ? (size_t)offset : (size_t)bound;
+    for (; (uint64_t)q < bound && size - q >= FC_RECORD_OVERHEAD; q++) {
+        size_t brk;
+        if (q == on_broken) {
+            /* on the chain of a candidate already found to break: so does this one */
+            if (q == broken_at)
+                on_broken = SIZE_MAX;
+            else
+                on_broken = q + (size_t)le64(data + q) + FC_RECORD_OVERHEAD;
+            continue;
+        }
+        /* the length must fit before its CRC is worth computing: in 1 GB
+         * of random bytes, about one offset in 2^34 gets that far */
+        if (le64(data + q) > (uint64_t)(size - q - FC_RECORD_OVERHEAD) ||
+            !sync_candidate(data, size, q))
+            continue;
+        if (first == SIZE_MAX)
+            first = q;
+        brk = sync_chain_break(data, size, q, bound);
+        if (brk == SIZE_MAX) {
+            reader_place(r, q, 0, q);
+            return FC_OK;
+        }
+        on_broken = q + (size_t)le64(data + q) + FC_RECORD_OVERHEAD;
+        broken_at = brk;
+    }
+    if (first != SIZE_MAX) {
+        /* Every candidate's chain breaks before the limit: the first one is
+         * taken, and the read reports the break where it comes (a damaged
+         * record, or a false start that TFRecord bytes inside a record made). */
+        reader_place(r, first, 0, first);
+        return FC_OK;
+    }
+    /* No record starts in [offset, limit): the split owns none. */
+    reader_place(r, bound, 0, bound);
+    return FC_END;
+}
+
+fc_status fc_reader_range(fc_reader *r, uint64_t begin, uint64_t end, fc_sync_method method)
+{
+    fc_status s;
+    if (r == NULL || r->source == 0 || begin > end || (unsigned)method > FC_SYNC_CHECKSUM)
+        return FC_ERR_ARG;
+    if (r->failed)
+        return (fc_status)r->err.status;
+    s = fc_reader_set_limit(r, end);
+    if (s != FC_OK)
+        return s;
+    if (method == FC_SYNC_WALK)
+        return fc_reader_skip_to(r, begin);
+    s = fc_reader_sync(r, begin);
+    return s == FC_END ? FC_OK : s;
+}
+
+int fc_reader_index_known(const fc_reader *r)
+{
+    return r->index_from == FC_NO_INDEX;
 }
 
 fc_status fc_reader_set_buffer(fc_reader *r, void *buffer, size_t buffer_size)

@@ -1,0 +1,73 @@
+/* Index files: the record offsets of a TFRecord file, for random access and
+ * exact splits.
+ *
+ * The format is the one NVIDIA DALI's tfrecord2idx and the Python
+ * `tfrecord` package write and read: one line per record, in file order,
+ *     <offset> <size>\n
+ * both decimal, offset the byte offset of the record's header, size the
+ * whole record with its 16 framing bytes.  An index describes an
+ * uncompressed file.
+ *
+ * Memory: nothing here allocates; the caller gives the entry array (count
+ * the entries first with entries == NULL). */
+#ifndef FEATC_FC_INDEX_H
+#define FEATC_FC_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_base.h"
+#include "fc_record.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fc_index_entry {
+    uint64_t offset; /* of the record's header */
+    uint64_t size;   /* header, data and footer: the data length + 16 */
+} fc_index_entry;
+
+/* Parses index text.  Lines are "<offset> <size>", the two numbers
+ * separated by spaces or tabs; a line may end in CR LF, the last line may
+ * lack its newline, and empty lines are ignored.  Every size is at least
+ * 16, and every record starts at or after the end of the one before.
+ * Stores up to cap entries (entries may be NULL with cap 0) and sets *count
+ * to the number in the text: FC_OK, FC_ERR_BUFFER when cap is too small,
+ * or FC_ERR_CORRUPT naming the line and column of what is wrong (err->offset
+ * is its byte offset in the text). */
+fc_status fc_index_parse(const char *text, size_t len, fc_index_entry *entries, size_t cap,
+                         size_t *count, fc_error *err);
+
+/* Writes the line of one entry ("<offset> <size>\n", no NUL) into buf;
+ * returns its length, or 0 when cap is too small.  FC_INDEX_LINE_MAX
+ * always suffices. */
+#define FC_INDEX_LINE_MAX 42u
+size_t fc_index_line(char *buf, size_t cap, const fc_index_entry *e);
+
+/* The first entry whose record starts at offset or later (n if none). */
+size_t fc_index_lower_bound(const fc_index_entry *entries, size_t n, uint64_t offset);
+
+/* A new reader on the split [begin, end) of the file the index describes:
+ * exact, with record indices from the file's start.  Records after the
+ * index's last entry are found by reading on from it. */
+fc_status fc_reader_range_index(fc_reader *r, const fc_index_entry *entries, size_t n,
+                                uint64_t begin, uint64_t end);
+
+/* A new reader on records [first, last) by index (last may be n, or
+ * UINT64_MAX for every record from first). */
+fc_status fc_reader_records(fc_reader *r, const fc_index_entry *entries, size_t n,
+                            uint64_t first, uint64_t last);
+
+/* Reads the reader's stream from where it is and compares it with the
+ * index from entry `from`: FC_OK when every record is where its entry says,
+ * with the size it says, and no record is left over; FC_ERR_CORRUPT naming
+ * the first difference (err->record is the entry's index); or the reader's
+ * error when the file itself is damaged. */
+fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n, fc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEATC_FC_INDEX_H */

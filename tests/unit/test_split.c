@@ -1,0 +1,729 @@
+/* Random access and splits: index files, seek, skip_to, sync, and reading a
+ * file as k byte ranges.
+ *
+ * The property every split test checks: cut a file into k ranges that
+ * cover it, read the ranges in order (each with its own reader), and the
+ * records that come out are the sequential read's, each once, in order;
+ * where the sequential read fails, the splits fail at the same record with
+ * the same error.  By the walk (exact), by an index (exact), and by the
+ * checksum sync, whose guess each split checks against the chain the splits
+ * before it ended with (the "junction"): a guess that is wrong must be
+ * caught there, and the split is then read from the junction instead. */
+#include <featc/fc.h>
+
+#include <dirent.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "harness.h"
+
+/* --------------------------------------------------------------- records */
+
+typedef struct rec_list {
+    uint64_t *offset;
+    size_t *length;
+    size_t n, cap;
+    fc_status status;   /* FC_END, or the error that ended the read */
+    fc_error err;
+    size_t mismatches;  /* checksum guesses the junction check corrected */
+    size_t guesses;     /* splits positioned by a checksum guess */
+} rec_list;
+
+static void rl_init(rec_list *l)
+{
+    memset(l, 0, sizeof *l);
+    l->status = FC_END;
+    fc_error_clear(&l->err);
+}
+
+static void rl_free(rec_list *l)
+{
+    free(l->offset);
+    free(l->length);
+    rl_init(l);
+}
+
+static void rl_add(rec_list *l, const fc_record *rec)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap == 0 ? 64 : l->cap * 2;
+        l->offset = (uint64_t *)realloc(l->offset, l->cap * sizeof *l->offset);
+        l->length = (size_t *)realloc(l->length, l->cap * sizeof *l->length);
+        if (l->offset == NULL || l->length == NULL)
+            abort();
+    }
+    l->offset[l->n] = rec->offset;
+    l->length[l->n++] = rec->length;
+}
+
+static void init_mem(fc_reader *r, const unsigned char *data, size_t len, fc_crc_policy policy)
+{
+    fc_reader_options o;
+    memset(&o, 0, sizeof o);
+    o.crc_policy = policy;
+    if (fc_reader_init_mem(r, data, len, &o, NULL) != FC_OK)
+        abort();
+}
+
+/* Reads r to its end into l; returns the final status. */
+static fc_status drain(fc_reader *r, rec_list *l, uint64_t *count)
+{
+    fc_record rec;
+    fc_status s;
+    uint64_t base = *count, returned = 0;
+    while ((s = fc_reader_next(r, &rec)) == FC_OK) {
+        /* indices count the skipped records too */
+        uint64_t want = base + returned + fc_reader_skipped(r);
+        CHECK_MSG(!fc_reader_index_known(r) || rec.index == want,
+                  "record at %llu has index %llu, expected %llu",
+                  (unsigned long long)rec.offset, (unsigned long long)rec.index,
+                  (unsigned long long)want);
+        rl_add(l, &rec);
+        returned++;
+    }
+    *count = base + returned + fc_reader_skipped(r);
+    if (s != FC_END) {
+        l->status = s;
+        l->err = *fc_reader_error(r);
+    }
+    return s;
+}
+
+static void seq_read(const unsigned char *data, size_t len, fc_crc_policy policy, rec_list *l)
+{
+    fc_reader r;
+    uint64_t count = 0;
+    rl_init(l);
+    init_mem(&r, data, len, policy);
+    drain(&r, l, &count);
+}
+
+enum { BY_WALK, BY_INDEX, BY_CHECKSUM };
+static const char *const method_names[] = {"walk", "index", "checksum"};
+
+/* Reads data as k ranges in order, each with a new reader, into l; stops
+ * at the first error.  skipped counts records skipped under
+ * FC_CRC_SKIP_CORRUPT, which the index of the next record includes. */
+static void split_read(const unsigned char *data, size_t len, size_t k, int method,
+                       fc_crc_policy policy, const fc_index_entry *idx, size_t nidx, rec_list *l)
+{
+    uint64_t expected = 0; /* where the chain of the splits so far ends */
+    uint64_t count = 0;    /* records before it */
+    size_t i;
+    rl_init(l);
+    for (i = 0; i < k; i++) {
+        uint64_t a = (uint64_t)len * i / k, b = (uint64_t)len * (i + 1) / k;
+        fc_reader r;
+        fc_status s;
+        uint64_t before = count;
+        init_mem(&r, data, len, policy);
+        if (method == BY_WALK)
+            s = fc_reader_range(&r, a, b, FC_SYNC_WALK);
+        else if (method == BY_INDEX)
+            s = fc_reader_range_index(&r, idx, nidx, a, b);
+        else
+            s = fc_reader_range(&r, a, b, FC_SYNC_CHECKSUM);
+        CHECK_MSG(s == FC_OK, "%s split %zu of %zu: status %d: %s", method_names[method], i, k,
+                  (int)s, fc_reader_error(&r)->message);
+        if (s != FC_OK)
+            return;
+        if (method == BY_CHECKSUM) {
+            /* The junction: the first record of this split is where the
+             * chain before it ended, if that is inside the range. */
+            uint64_t start = fc_reader_offset(&r);
+            uint64_t bound = b < len ? b : len;
+            int ok = expected < b ? start == expected : start >= bound;
+            l->guesses++;
+            if (!ok)
+                l->mismatches++;
+            if (expected >= b)
+                continue; /* this split owns no record */
+            /* read from the junction with the index known: the same
+             * records, and the same messages as a sequential read */
+            s = fc_reader_seek(&r, expected, count);
+            CHECK(s == FC_OK);
+        } else if (fc_reader_offset(&r) != expected && expected < b && l->status == FC_END) {
+            CHECK_MSG(0, "%s split %zu of %zu starts at %llu, the chain before it ends at %llu",
+                      method_names[method], i, k, (unsigned long long)fc_reader_offset(&r),
+                      (unsigned long long)expected);
+        }
+        if (drain(&r, l, &count) != FC_END)
+            return;
+        if (count > before || fc_reader_offset(&r) > expected)
+            expected = fc_reader_offset(&r);
+    }
+}
+
+/* Equal record lists and endings. */
+static int rl_same(const rec_list *x, const rec_list *y, int same_message, const char *what)
+{
+    size_t i;
+    if (x->n != y->n) {
+        CHECK_MSG(0, "%s: %zu records, sequential read %zu", what, x->n, y->n);
+        return 0;
+    }
+    for (i = 0; i < x->n; i++)
+        if (x->offset[i] != y->offset[i] || x->length[i] != y->length[i]) {
+            CHECK_MSG(0, "%s: record %zu at %llu (%zu bytes), sequential read at %llu (%zu)",
+                      what, i, (unsigned long long)x->offset[i], x->length[i],
+                      (unsigned long long)y->offset[i], y->length[i]);
+            return 0;
+        }
+    if (x->status != y->status || x->err.offset != y->err.offset ||
+        (same_message && strcmp(x->err.message, y->err.message) != 0)) {
+        CHECK_MSG(0, "%s: ends with %d \"%s\", sequential read with %d \"%s\"", what,
+                  (int)x->status, x->err.message, (int)y->status, y->err.message);
+        return 0;
+    }
+    return 1;
+}
+
+/* The index of an intact file, from its sequential read. */
+static fc_index_entry *index_of(const rec_list *l)
+{
+    fc_index_entry *e = (fc_index_entry *)malloc((l->n + 1) * sizeof *e);
+    size_t i;
+    if (e == NULL)
+        abort();
+    for (i = 0; i < l->n; i++) {
+        e[i].offset = l->offset[i];
+        e[i].size = l->length[i] + FC_RECORD_OVERHEAD;
+    }
+    return e;
+}
+
+/* Every k in 1..kmax and every method: the splits read what the sequential
+ * read does.  idx may be NULL (no index method).  Returns the checksum
+ * guesses corrected. */
+static size_t check_all_splits(const unsigned char *data, size_t len, size_t kmax,
+                               fc_crc_policy policy, const fc_index_entry *idx, size_t nidx,
+                               const char *name)
+{
+    rec_list seq, sp;
+    size_t k, corrected = 0;
+    int m;
+    seq_read(data, len, policy, &seq);
+    for (k = 1; k <= kmax; k++)
+        for (m = BY_WALK; m <= BY_CHECKSUM; m++) {
+            char what[256];
+            if (m == BY_INDEX && idx == NULL)
+                continue;
+            snprintf(what, sizeof what, "%s, %zu splits by %s", name, k, method_names[m]);
+            split_read(data, len, k, m, policy, idx, nidx, &sp);
+            rl_same(&sp, &seq, 1, what);
+            corrected += sp.mismatches;
+            rl_free(&sp);
+        }
+    rl_free(&seq);
+    return corrected;
+}
+
+/* ---------------------------------------------------------- file builders */
+
+typedef struct buf {
+    unsigned char *p;
+    size_t n, cap;
+} buf;
+
+static void buf_add(buf *b, const void *p, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = (unsigned char *)realloc(b->p, b->cap);
+        if (b->p == NULL)
+            abort();
+    }
+    if (n > 0)
+        memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+static void buf_record(buf *b, const unsigned char *data, size_t len)
+{
+    unsigned char *tmp = (unsigned char *)malloc(len + FC_RECORD_OVERHEAD);
+    if (tmp == NULL || fc_record_frame(tmp, len + FC_RECORD_OVERHEAD, data, len) == 0)
+        abort();
+    buf_add(b, tmp, len + FC_RECORD_OVERHEAD);
+    free(tmp);
+}
+
+static void buf_random_record(buf *b, size_t len)
+{
+    unsigned char *tmp = (unsigned char *)malloc(len + 1);
+    if (tmp == NULL)
+        abort();
+    h_fill_random(tmp, len);
+    buf_record(b, tmp, len);
+    free(tmp);
+}
+
+/* A record whose payload holds a whole TFRecord stream of n records
+ * (nested `depth` deep: the inner records hold streams too), with random
+ * bytes before it and, unless flush, after it: what a TFRecord file stored
+ * in a bytes feature looks like to the framing. */
+static void buf_embedding_record(buf *b, size_t n, size_t maxlen, int depth, int flush)
+{
+    buf inner = {NULL, 0, 0};
+    unsigned char pad[64];
+    size_t before = (size_t)(h_rand() % 40), after = flush ? 0 : (size_t)(h_rand() % 40), i;
+    h_fill_random(pad, sizeof pad);
+    buf_add(&inner, pad, before);
+    for (i = 0; i < n; i++) {
+        if (depth > 0 && i % 2 == 0)
+            buf_embedding_record(&inner, 3, maxlen, depth - 1, (int)(h_rand() & 1));
+        else
+            buf_random_record(&inner, (size_t)(h_rand() % (maxlen + 1)));
+    }
+    buf_add(&inner, pad + 40, after);
+    buf_record(b, inner.p, inner.n);
+    free(inner.p);
+}
+
+/* --------------------------------------------------------------- the tests */
+
+static void test_index_dali_format(void)
+{
+    /* Three records of 0, 5 and 100 data bytes: DALI's tfrecord2idx and
+     * the tfrecord package write "offset size" with size = data + 16. */
+    static const char hand[] = "0 16\n16 21\n37 116\n";
+    buf b = {NULL, 0, 0};
+    fc_index_entry e[4];
+    size_t n = 0, i, at = 0;
+    char text[3 * FC_INDEX_LINE_MAX];
+    fc_error err;
+    fc_reader r;
+    buf_random_record(&b, 0);
+    buf_random_record(&b, 5);
+    buf_random_record(&b, 100);
+    CHECK(fc_index_parse(hand, strlen(hand), e, 4, &n, &err) == FC_OK);
+    CHECK(n == 3);
+    CHECK(e[0].offset == 0 && e[0].size == 16 && e[1].offset == 16 && e[1].size == 21);
+    CHECK(e[2].offset == 37 && e[2].size == 116 && b.n == 153);
+    for (i = 0; i < n; i++)
+        at += fc_index_line(text + at, sizeof text - at, &e[i]);
+    CHECK(at == strlen(hand) && memcmp(text, hand, at) == 0);
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_index_verify(&r, e, n, &err) == FC_OK);
+    /* counting first, then too little room */
+    CHECK(fc_index_parse(hand, strlen(hand), NULL, 0, &n, &err) == FC_OK && n == 3);
+    CHECK(fc_index_parse(hand, strlen(hand), e, 2, &n, &err) == FC_ERR_BUFFER && n == 3);
+    /* the forms DALI's reader accepts: CRLF, tabs, no final newline, empty lines */
+    {
+        static const char loose[] = "0\t16\r\n\n16  21 \n37 116";
+        CHECK(fc_index_parse(loose, strlen(loose), e, 4, &n, &err) == FC_OK && n == 3);
+        CHECK(e[2].offset == 37 && e[2].size == 116);
+    }
+    /* records by index */
+    {
+        fc_record rec;
+        init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+        CHECK(fc_reader_records(&r, e, 3, 1, 2) == FC_OK);
+        CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.index == 1 && rec.length == 5 &&
+              rec.offset == 16);
+        CHECK(fc_reader_next(&r, &rec) == FC_END);
+        init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+        CHECK(fc_reader_records(&r, e, 3, 2, UINT64_MAX) == FC_OK);
+        CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.index == 2 && rec.length == 100);
+        CHECK(fc_reader_next(&r, &rec) == FC_END);
+        init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+        CHECK(fc_reader_records(&r, e, 3, 3, 3) == FC_OK);
+        CHECK(fc_reader_next(&r, &rec) == FC_END);
+        CHECK(fc_reader_records(&r, e, 3, 4, 5) == FC_ERR_ARG);
+    }
+    free(b.p);
+}
+
+static void test_index_errors(void)
+{
+    static const struct {
+        const char *text;
+        const char *message;
+    } bad[] = {
+        {"0 16\nx 5\n", "index line 2, column 1: expected a record offset"},
+        {"0 16\n16\n", "index line 2, column 3: expected a space and the record size"},
+        {"0 16\n16 \n", "index line 2, column 4: expected a record size"},
+        {"0 16 7\n", "index line 1, column 6: expected the end of the line"},
+        {"0 15\n", "index line 1, column 1: a record size is at least 16"},
+        {"0 16\n8 16\n", "the record at offset 8 starts before the previous one ends (at 16)"},
+        {"18446744073709551616 16\n", "index line 1, column 1: expected a record offset"},
+        {"18446744073709551615 16\n", "the record would end past 2^64"},
+        {"-1 16\n", "expected a record offset (a decimal number below 2^64) (found '-1 16')"},
+    };
+    size_t i, n;
+    fc_index_entry e[4];
+    fc_error err;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fc_error_clear(&err);
+        CHECK_MSG(fc_index_parse(bad[i].text, strlen(bad[i].text), e, 4, &n, &err) ==
+                      FC_ERR_CORRUPT,
+                  "%s", bad[i].text);
+        CHECK_CONTAINS(err.message, bad[i].message);
+    }
+    /* a stale index: verify names the first difference */
+    {
+        buf b = {NULL, 0, 0};
+        static const char stale[] = "0 16\n16 22\n";
+        static const char short_index[] = "0 16\n";
+        static const char long_index[] = "0 16\n16 21\n37 16\n";
+        fc_reader r;
+        buf_random_record(&b, 0);
+        buf_random_record(&b, 5);
+        CHECK(fc_index_parse(stale, strlen(stale), e, 4, &n, &err) == FC_OK);
+        init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_CORRUPT);
+        CHECK_CONTAINS(err.message, "index entry 1 says offset 16 size 22; record 1 of the "
+                                    "file is at offset 16 with size 21");
+        CHECK(fc_index_parse(short_index, strlen(short_index), e, 4, &n, &err) == FC_OK);
+        init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_CORRUPT);
+        CHECK_CONTAINS(err.message, "the index ends after 1 entry, but the file has a record "
+                                    "at offset 16 (21 bytes)");
+        CHECK(fc_index_parse(long_index, strlen(long_index), e, 4, &n, &err) == FC_OK);
+        init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_CORRUPT);
+        CHECK_CONTAINS(err.message, "the file ends after 2 records, but the index has 3 entries");
+        free(b.p);
+    }
+}
+
+static void test_seek_and_sync_basics(void)
+{
+    buf b = {NULL, 0, 0};
+    fc_reader r;
+    fc_record rec;
+    unsigned char noise[1 << 16];
+    buf_random_record(&b, 10);  /* at 0 */
+    buf_random_record(&b, 20);  /* at 26 */
+    buf_random_record(&b, 30);  /* at 62 */
+    /* seek with the index known */
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_reader_seek(&r, 26, 1) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.offset == 26 && rec.index == 1);
+    CHECK(fc_reader_index_known(&r));
+    /* sync from inside record 0 finds record 1, indices from there */
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_reader_sync(&r, 1) == FC_OK);
+    CHECK(fc_reader_offset(&r) == 26 && !fc_reader_index_known(&r));
+    CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.offset == 26 && rec.index == 0);
+    CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.offset == 62 && rec.index == 1);
+    CHECK(fc_reader_next(&r, &rec) == FC_END);
+    /* a sync exactly at a record start keeps it */
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_reader_sync(&r, 62) == FC_OK && fc_reader_offset(&r) == 62);
+    /* past the last start: nothing */
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_reader_sync(&r, 63) == FC_END);
+    CHECK(fc_reader_next(&r, &rec) == FC_END);
+    /* a limit: nothing whose header starts at or after it */
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_reader_set_limit(&r, 62) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_OK && fc_reader_next(&r, &rec) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_END && fc_reader_offset(&r) == 62);
+    /* seek to an offset that is not a record start: the read says so */
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_reader_seek(&r, 5, 0) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_ERR_CORRUPT);
+    CHECK_CONTAINS(fc_reader_error(&r)->message, "corrupted record at 5: record 0");
+    /* after a sync the messages say where indices count from */
+    init_mem(&r, b.p, b.n - 1, FC_CRC_VERIFY);
+    CHECK(fc_reader_sync(&r, 1) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_ERR_TRUNCATED);
+    CHECK_CONTAINS(fc_reader_error(&r)->message,
+                   "truncated record at 62: record 1 counted from offset 26");
+    CHECK(fc_reader_error(&r)->record == FC_NO_INDEX && fc_reader_error(&r)->offset == 62);
+    /* bad uses */
+    init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+    CHECK(fc_reader_seek(&r, b.n + 1, 0) == FC_ERR_ARG);
+    CHECK_CONTAINS(fc_reader_error(&r)->message, "cannot seek to offset 109: the stream has 108 bytes");
+    init_mem(&r, b.p, b.n, FC_CRC_NONE);
+    CHECK(fc_reader_sync(&r, 0) == FC_ERR_ARG);
+    CHECK_CONTAINS(fc_reader_error(&r)->message, "cannot work under FC_CRC_NONE");
+    {
+        static unsigned char work[FC_READER_WORK_SIZE], rbuf[4096];
+        fc_reader_options o;
+        memset(&o, 0, sizeof o);
+        o.compression = FC_COMPRESSION_GZIP;
+        o.buffer = rbuf;
+        o.buffer_size = sizeof rbuf;
+        o.work = work;
+        o.work_size = sizeof work;
+        CHECK(fc_reader_init_mem(&r, b.p, b.n, &o, NULL) == FC_OK);
+        CHECK(fc_reader_sync(&r, 0) == FC_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(fc_reader_error(&r)->message,
+                       "fc_reader_sync needs an uncompressed stream in memory");
+    }
+    /* random bytes hold no record start */
+    h_fill_random(noise, sizeof noise);
+    init_mem(&r, noise, sizeof noise, FC_CRC_VERIFY);
+    CHECK(fc_reader_sync(&r, 0) == FC_END);
+    free(b.p);
+}
+
+static void test_seek_fd(void)
+{
+    buf b = {NULL, 0, 0};
+    char path[] = "/tmp/featc-split-XXXXXX";
+    int fd = mkstemp(path);
+    fc_reader r;
+    fc_record rec;
+    fc_reader_options o;
+    unsigned char rbuf[256];
+    buf_random_record(&b, 10);
+    buf_random_record(&b, 20);
+    buf_random_record(&b, 30);
+    CHECK(fd >= 0 && write(fd, b.p, b.n) == (ssize_t)b.n);
+    memset(&o, 0, sizeof o);
+    o.buffer = rbuf;
+    o.buffer_size = sizeof rbuf;
+    CHECK(fc_reader_init_fd(&r, fd, &o, NULL) == FC_OK);
+    CHECK(fc_reader_seek(&r, 26, 1) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.offset == 26 && rec.index == 1 &&
+          rec.length == 20 && memcmp(rec.data, b.p + 38, 20) == 0);
+    CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.offset == 62);
+    CHECK(fc_reader_next(&r, &rec) == FC_END);
+    CHECK(fc_reader_seek(&r, 0, 0) == FC_OK);
+    CHECK(fc_reader_set_limit(&r, 26) == FC_OK);
+    CHECK(fc_reader_next(&r, &rec) == FC_OK && rec.offset == 0 && rec.length == 10);
+    CHECK(fc_reader_next(&r, &rec) == FC_END);
+    close(fd);
+    unlink(path);
+    free(b.p);
+}
+
+/* Synthetic files with every kind of record length. */
+static void test_splits_synthetic(void)
+{
+    int round;
+    for (round = 0; round < 12; round++) {
+        buf b = {NULL, 0, 0};
+        size_t n = (size_t)(h_rand() % 60), i;
+        rec_list seq;
+        fc_index_entry *idx;
+        char name[64];
+        for (i = 0; i < n; i++) {
+            unsigned long long pick = h_rand() % 10;
+            size_t len = pick < 2 ? 0 : pick < 7 ? (size_t)(h_rand() % 40)
+                                   : pick < 9 ? (size_t)(h_rand() % 400)
+                                              : (size_t)(h_rand() % 20000);
+            buf_random_record(&b, len);
+        }
+        seq_read(b.p, b.n, FC_CRC_VERIFY, &seq);
+        CHECK(seq.status == FC_END && seq.n == n);
+        idx = index_of(&seq);
+        snprintf(name, sizeof name, "synthetic file %d", round);
+        CHECK(check_all_splits(b.p, b.n, 17, FC_CRC_VERIFY, idx, seq.n, name) == 0);
+        free(idx);
+        rl_free(&seq);
+        free(b.p);
+    }
+}
+
+/* Records that hold TFRecord streams: the checksum sync can take a record
+ * inside a record for a record start; the chain test and then the junction
+ * must catch every such guess, and the walk and the index never make one. */
+static void test_splits_embedded_streams(void)
+{
+    int round;
+    size_t corrected = 0, fooled_local = 0;
+    for (round = 0; round < 10; round++) {
+        buf b = {NULL, 0, 0};
+        size_t n = 3 + (size_t)(h_rand() % 8), i;
+        rec_list seq;
+        fc_index_entry *idx;
+        char name[64];
+        for (i = 0; i < n; i++) {
+            switch (h_rand() % 4) {
+            case 0: buf_random_record(&b, (size_t)(h_rand() % 100)); break;
+            case 1: buf_embedding_record(&b, 2 + (size_t)(h_rand() % 6), 60, 0, 0); break;
+            case 2: buf_embedding_record(&b, 2 + (size_t)(h_rand() % 4), 60, 2, 1); break;
+            default: buf_embedding_record(&b, 1 + (size_t)(h_rand() % 3), 60, 0, 1); break;
+            }
+        }
+        /* and one large record that is almost all a stream, so that whole
+         * splits lie inside it */
+        buf_embedding_record(&b, 400, 80, 0, round & 1);
+        buf_random_record(&b, 7);
+        seq_read(b.p, b.n, FC_CRC_VERIFY, &seq);
+        CHECK(seq.status == FC_END && seq.n == n + 2);
+        idx = index_of(&seq);
+        snprintf(name, sizeof name, "embedded streams %d", round);
+        corrected += check_all_splits(b.p, b.n, 17, FC_CRC_VERIFY, idx, seq.n, name);
+        /* the sync itself, at every offset of the file, returns a start the
+         * chain before it confirms or a start inside a record */
+        for (i = 0; i < b.n; i += 7) {
+            int limited;
+            for (limited = 0; limited <= 1; limited++) {
+                fc_reader r;
+                size_t j;
+                int on_chain = 0;
+                init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
+                if (limited)
+                    fc_reader_set_limit(&r, i + 200);
+                if (fc_reader_sync(&r, i) != FC_OK)
+                    continue;
+                for (j = 0; j < seq.n; j++)
+                    on_chain |= seq.offset[j] == fc_reader_offset(&r);
+                if (limited)
+                    fooled_local += !on_chain;
+                else
+                    CHECK_MSG(on_chain, "sync at %zu took %llu, inside a record, with the chain "
+                              "to the end of the file to test", i,
+                              (unsigned long long)fc_reader_offset(&r));
+            }
+        }
+        free(idx);
+        rl_free(&seq);
+        free(b.p);
+    }
+    /* the files are built so that the sync is fooled (else this test
+     * would not test the junction), and every time the junction caught it */
+    CHECK_MSG(corrected > 0, "no checksum guess was ever wrong: the files do not test the junction");
+    CHECK(fooled_local > 0);
+    printf("embedded streams: %zu wrong checksum guesses caught by the junction, %zu offsets "
+           "where a sync with a limit 200 bytes on lands inside a record\n",
+           corrected, fooled_local);
+}
+
+/* Damaged files: splits fail where the sequential read does, with its
+ * message, under each CRC policy. */
+static void test_splits_damaged(void)
+{
+    int round;
+    for (round = 0; round < 40; round++) {
+        buf b = {NULL, 0, 0};
+        size_t n = 5 + (size_t)(h_rand() % 30), i, victim;
+        rec_list seq;
+        fc_index_entry *idx;
+        size_t len;
+        char name[96];
+        fc_crc_policy policy = round % 3 == 2 ? FC_CRC_SKIP_CORRUPT : FC_CRC_VERIFY;
+        for (i = 0; i < n; i++)
+            buf_random_record(&b, (size_t)(h_rand() % 300));
+        seq_read(b.p, b.n, FC_CRC_VERIFY, &seq);
+        idx = index_of(&seq); /* the index of the intact file */
+        victim = (size_t)(h_rand() % n);
+        len = b.n;
+        switch (round % 4) {
+        case 0: /* a length byte: the length CRC fails */
+            b.p[seq.offset[victim] + (size_t)(h_rand() % 8)] ^= 0x10;
+            break;
+        case 1: /* a data or footer byte: the data CRC fails */
+            b.p[seq.offset[victim] + 12 + (size_t)(h_rand() % (seq.length[victim] + 4))] ^= 0x01;
+            break;
+        case 2: /* cut inside a record */
+            len = (size_t)seq.offset[victim] + 1 + (size_t)(h_rand() % (seq.length[victim] + 15));
+            break;
+        default: /* a length CRC byte */
+            b.p[seq.offset[victim] + 8 + (size_t)(h_rand() % 4)] ^= 0x80;
+            break;
+        }
+        snprintf(name, sizeof name, "damage %d (kind %d, record %zu of %zu)", round, round % 4,
+                 victim, n);
+        check_all_splits(b.p, len, 17, policy, idx, seq.n, name);
+        {
+            rec_list dmg;
+            seq_read(b.p, len, policy, &dmg);
+            CHECK_MSG(dmg.status != FC_END || policy == FC_CRC_SKIP_CORRUPT, "%s reads clean", name);
+            rl_free(&dmg);
+        }
+        free(idx);
+        rl_free(&seq);
+        free(b.p);
+    }
+}
+
+/* Inflates a whole ZLIB or GZIP stream (members concatenated). */
+static unsigned char *inflate_all(const unsigned char *src, size_t n, size_t *out_len)
+{
+    z_stream zs;
+    size_t cap = n * 4 + 4096, len = 0;
+    unsigned char *out = (unsigned char *)malloc(cap);
+    int ret = Z_OK;
+    memset(&zs, 0, sizeof zs);
+    if (out == NULL || inflateInit2(&zs, 15 + 32) != Z_OK)
+        abort();
+    zs.next_in = (Bytef *)(uintptr_t)src;
+    zs.avail_in = (uInt)n;
+    while (zs.avail_in > 0 || ret != Z_STREAM_END) {
+        if (len == cap) {
+            cap *= 2;
+            out = (unsigned char *)realloc(out, cap);
+            if (out == NULL)
+                abort();
+        }
+        zs.next_out = out + len;
+        zs.avail_out = (uInt)(cap - len);
+        ret = inflate(&zs, Z_NO_FLUSH);
+        len = cap - zs.avail_out;
+        if (ret == Z_STREAM_END && zs.avail_in > 0)
+            ret = inflateReset(&zs);
+        else if (ret != Z_OK && ret != Z_STREAM_END)
+            break;
+        if (ret == Z_STREAM_END && zs.avail_in == 0)
+            break;
+    }
+    inflateEnd(&zs);
+    *out_len = len;
+    return out;
+}
+
+/* Every corpus file (compressed ones as their decompressed stream), cut
+ * into 1..17 splits by every method. */
+static void test_splits_corpus(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    DIR *d;
+    struct dirent *de;
+    size_t files = 0;
+    CHECK_MSG(corpus != NULL, "FEATC_CORPUS is not set");
+    if (corpus == NULL || (d = opendir(corpus)) == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        char path[1024];
+        fc_mapped_file map;
+        const unsigned char *data;
+        unsigned char *plain = NULL;
+        size_t len;
+        rec_list seq;
+        fc_index_entry *idx;
+        if (de->d_name[0] == '.' || strstr(de->d_name, "MANIFEST") != NULL ||
+            strcmp(de->d_name, "NOTICE") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", corpus, de->d_name);
+        if (fc_map_file(path, &map, NULL) != FC_OK) {
+            CHECK_MSG(0, "cannot map %s", path);
+            continue;
+        }
+        data = map.data;
+        len = map.size;
+        if (len >= 2 && ((data[0] == 0x1f && data[1] == 0x8b) ||
+                         (data[0] == 0x78 && ((data[0] << 8) | data[1]) % 31 == 0))) {
+            plain = inflate_all(data, len, &len);
+            data = plain;
+        }
+        seq_read(data, len, FC_CRC_VERIFY, &seq);
+        idx = seq.status == FC_END ? index_of(&seq) : NULL;
+        check_all_splits(data, len, 17, FC_CRC_VERIFY, idx, seq.n, de->d_name);
+        free(idx);
+        rl_free(&seq);
+        free(plain);
+        fc_unmap_file(&map);
+        files++;
+    }
+    closedir(d);
+    CHECK_MSG(files >= 30, "only %zu corpus files", files);
+}
+
+int main(void)
+{
+    RUN(test_index_dali_format);
+    RUN(test_index_errors);
+    RUN(test_seek_and_sync_basics);
+    RUN(test_seek_fd);
+    RUN(test_splits_synthetic);
+    RUN(test_splits_embedded_streams);
+    RUN(test_splits_damaged);
+    RUN(test_splits_corpus);
+    return harness_report("split");
+}
