@@ -231,7 +231,7 @@ test-infer: all
 
 # ------------------------------------------------------------------ fuzzers
 
-FUZZERS = fuzz_reader fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec
+FUZZERS = fuzz_reader fuzz_sync fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 define fuzz_rule
@@ -263,7 +263,8 @@ update-fuzz-seeds: $(BUILD)/libfeatc.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $(BUILD)/tools/make_seeds tests/fuzz/make_seeds.c \
 	    $(BUILD)/libfeatc.a $(LIBS_Z)
 	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback \
-	    tests/fuzz/seeds/fuzz_parser tests/fuzz/seeds/fuzz_seq tests/fuzz/seeds/fuzz_batch
+	    tests/fuzz/seeds/fuzz_parser tests/fuzz/seeds/fuzz_seq tests/fuzz/seeds/fuzz_batch \
+	    tests/fuzz/seeds/fuzz_sync
 	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
 	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
 

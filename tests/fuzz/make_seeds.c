@@ -2,7 +2,8 @@
  * featc's own writer: small TFRecord files, plain, ZLIB and GZIP, and
  * Example / SequenceExample payloads; for fuzz_parser, records of
  * tests/specs/semantics.feat (raw mode) and a few structured-mode inputs;
- * batches of tests/specs/batch.feat records for fuzz_batch.
+ * batches of tests/specs/batch.feat records for fuzz_batch; files with
+ * TFRecord streams inside records for fuzz_sync.
  * The spec compiler's seeds are spec files, copied by the Makefile.
  * Run: make fuzz-seeds. */
 #include <featc/fc.h>
@@ -269,14 +270,53 @@ static void batch_seeds(const char *dir, int *rc)
     }
 }
 
+/* fuzz_sync: a mode byte (splits - 1, and 0x80 for FC_CRC_SKIP_CORRUPT),
+ * a 16-bit sync offset, then a file: plain records, a record holding a
+ * TFRecord stream (the case that can fool a checksum sync), and damaged
+ * copies. */
+static void sync_seeds(const char *dir, const unsigned char *plain, size_t plain_len, int *rc)
+{
+    static unsigned char file[8192], inner[4096];
+    unsigned mode;
+    size_t n = 0, m = 0;
+    /* a record whose payload is 5 bytes of a bytes feature, then the plain file */
+    memcpy(inner, "\x0a\x20\x12\x1e\x0a", 5);
+    memcpy(inner + 5, plain, plain_len);
+    m = 5 + plain_len;
+    n += fc_record_frame(file + n, sizeof file - n, plain, 9 < plain_len ? 9 : plain_len);
+    n += fc_record_frame(file + n, sizeof file - n, inner, m);
+    n += fc_record_frame(file + n, sizeof file - n, plain, plain_len < 40 ? plain_len : 40);
+    for (mode = 0; mode < 4; mode++) {
+        unsigned char head[3];
+        static unsigned char seed[8192 + 3];
+        char name[32];
+        size_t len = n;
+        head[0] = (unsigned char)((mode * 3u) | (mode == 3 ? 0x80u : 0u));
+        head[1] = (unsigned char)(mode * 17u);
+        head[2] = 0;
+        memcpy(seed, head, 3);
+        memcpy(seed + 3, file, n);
+        if (mode == 2)
+            seed[3 + 30] ^= 0x04; /* a byte of the embedding record's data */
+        if (mode == 3)
+            seed[3 + 2] ^= 0x01;  /* the first length */
+        snprintf(name, sizeof name, "embedded-%u", mode);
+        *rc |= write_file(dir, name, 0xff, seed, len + 3);
+        memcpy(seed + 3, plain, plain_len);
+        snprintf(name, sizeof name, "plain-%u", mode);
+        *rc |= write_file(dir, name, 0xff, seed, plain_len + 3);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static unsigned char out[65536], pl[256];
     const char *rdir, *fdir;
     size_t k, i;
     int rc = 0;
-    if (argc != 6) {
-        fprintf(stderr, "usage: make_seeds READER_DIR FALLBACK_DIR PARSER_DIR SEQ_DIR BATCH_DIR\n");
+    if (argc != 7) {
+        fprintf(stderr,
+                "usage: make_seeds READER_DIR FALLBACK_DIR PARSER_DIR SEQ_DIR BATCH_DIR SYNC_DIR\n");
         return 64;
     }
     rdir = argv[1];
@@ -308,6 +348,8 @@ int main(int argc, char **argv)
         if (fc_writer_close(&w) != FC_OK)
             return 1;
         /* mode byte: compression k (explicit) and 3 (auto) */
+        if (k == 0)
+            sync_seeds(argv[6], out, fc_writer_size(&w), &rc);
         snprintf(name, sizeof name, "file-%s", fc_compression_name((fc_compression)k));
         rc |= write_file(rdir, name, (unsigned char)k, out, fc_writer_size(&w));
         snprintf(name, sizeof name, "file-%s-auto", fc_compression_name((fc_compression)k));
