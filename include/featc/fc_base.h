@@ -45,7 +45,8 @@ extern "C" {
     X(FC_ERR_PARSE,       14, "malformed record payload")                       \
     X(FC_AGAIN,           15, "would block: retry after the other side moved")  \
     X(FC_ERR_STATE,       16, "call out of order")                              \
-    X(FC_ERR_INCOMPLETE,  17, "closed with too few segments for a batch")
+    X(FC_ERR_INCOMPLETE,  17, "closed with too few segments for a batch")        \
+    X(FC_ERR_INDEX,       18, "index file malformed or not of this file")
 
 typedef enum fc_status {
 #define FC_STATUS_ENUM_(name, num, text) name = num,

@@ -34,7 +34,7 @@ typedef struct fc_index_entry {
  * 16, and every record starts at or after the end of the one before.
  * Stores up to cap entries (entries may be NULL with cap 0) and sets *count
  * to the number in the text: FC_OK, FC_ERR_BUFFER when cap is too small,
- * or FC_ERR_CORRUPT naming the line and column of what is wrong (err->offset
+ * or FC_ERR_INDEX naming the line and column of what is wrong (err->offset
  * is its byte offset in the text). */
 fc_status fc_index_parse(const char *text, size_t len, fc_index_entry *entries, size_t cap,
                          size_t *count, fc_error *err);
@@ -61,7 +61,7 @@ fc_status fc_reader_records(fc_reader *r, const fc_index_entry *entries, size_t 
 
 /* Reads the reader's stream from where it is and compares it with the
  * index from entry `from`: FC_OK when every record is where its entry says,
- * with the size it says, and no record is left over; FC_ERR_CORRUPT naming
+ * with the size it says, and no record is left over; FC_ERR_INDEX naming
  * the first difference (err->record is the entry's index); or the reader's
  * error when the file itself is damaged. */
 fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n, fc_error *err);

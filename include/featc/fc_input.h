@@ -16,6 +16,26 @@
 extern "C" {
 #endif
 
+/* Which part of a file to read (README.md, "Splits"): a part needs an
+ * uncompressed regular file. */
+typedef enum fc_input_part {
+    FC_PART_ALL = 0,
+    FC_PART_SPLIT = 1,   /* split part_a of part_b equal byte ranges (0-based) */
+    FC_PART_RANGE = 2,   /* the records whose header starts in bytes [part_a, part_b) */
+    FC_PART_RECORDS = 3  /* records [part_a, part_b) by index (needs an index file) */
+} fc_input_part;
+
+typedef struct fc_input_options {
+    fc_compression compression;
+    fc_crc_policy crc_policy;
+    size_t max_record_size; /* largest record payload to buffer; 0: 1 GiB */
+    fc_input_part part;
+    uint64_t part_a, part_b; /* UINT64_MAX as part_b: to the end */
+    fc_sync_method sync;     /* SPLIT and RANGE without an index; default FC_SYNC_WALK */
+    const char *index_path;  /* an index file (fc_index.h) to position by; RECORDS
+                                defaults to FILE.idx */
+} fc_input_options;
+
 typedef struct fc_input {
     const char *path;
     int fd;
@@ -27,13 +47,18 @@ typedef struct fc_input {
     size_t max_record_size;
     fc_reader reader;
     fc_error err;   /* open errors and the reader's errors, with the path */
+    /* a part: the byte range read, the offset the read started at, and the
+     * index it was placed by (index_path NULL when none) */
+    uint64_t part_begin, part_end, part_start;
+    char *index_path;
+    fc_index_entry *index;
+    size_t index_n;
 } fc_input;
 
-typedef struct fc_input_options {
-    fc_compression compression;
-    fc_crc_policy crc_policy;
-    size_t max_record_size; /* largest record payload to buffer; 0: 1 GiB */
-} fc_input_options;
+/* Reads and parses an index file (allocating *entries; free() it):
+ * FC_OK, or an error in err naming the file, line and column. */
+fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t *n,
+                              fc_error *err);
 
 /* FC_OK, or an error with in->err filled. */
 fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt);
@@ -46,6 +71,11 @@ int fc_input_parse_compression(const char *s, fc_compression *out);
 int fc_input_parse_crc(const char *s, fc_crc_policy *out);
 /* Parses a size with an optional K/M/G suffix (powers of 1024); 0 on success. */
 int fc_input_parse_size(const char *s, size_t *out);
+/* Parses "I/N" (0 <= I < N) into part_a, part_b; 0 on success. */
+int fc_input_parse_split(const char *s, uint64_t *i, uint64_t *n);
+/* Parses "A:B" (either may be empty: 0 and the end), A <= B, into *a, *b;
+ * with_suffix allows K/M/G; 0 on success. */
+int fc_input_parse_span(const char *s, int with_suffix, uint64_t *a, uint64_t *b);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@ static const char *const usage =
     "                   (protobuf text format, or --json)\n"
     "  count FILE...    count records (verifying CRCs)\n"
     "  verify FILE...   check framing, CRCs and compressed streams\n"
+    "  index FILE...    write (or --check) FILE.idx, the record offsets\n"
     "\n"
     "  version          print the version\n"
     "  help             this text\n"
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
         return cmd_count(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)
         return cmd_verify(argc - 1, argv + 1);
+    if (strcmp(cmd, "index") == 0)
+        return cmd_index(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
         return cli_print_version();
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

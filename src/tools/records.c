@@ -61,6 +61,7 @@ static const char *const cat_usage =
     "  --max-memory=N          most memory for decoding one record (default 1G;\n"
     "                          a record that needs more is reported, the rest\n"
     "                          are still printed)\n"
+    TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -79,6 +80,7 @@ static const char *const count_usage =
     "  --crc=verify|skip|none  (default verify; with skip, the count excludes\n"
     "                          skipped records and they are reported)\n"
     "  --max-record-size=N     (default 1G)\n"
+    TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -102,6 +104,7 @@ static const char *const verify_usage =
     "  --max-record-size=N     (default 1G)\n"
     "  --max-memory=N          with --examples: most memory for decoding one\n"
     "                          record (default 1G)\n"
+    TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -113,14 +116,16 @@ static const struct option cat_long[] = {
     {"json", no_argument, NULL, TOOLS_OPT_JSON},
     {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS,
+    CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option count_long[] = {
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-    TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option verify_long[] = {
     {"examples", no_argument, NULL, TOOLS_OPT_EXAMPLES},
     {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
-    TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0}};
 
 static const cli_command record_cmds[] = {
     {"cat", cat_usage, "c:h", cat_long},
@@ -155,12 +160,71 @@ int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_
     return 1;
 }
 
+int tools_part_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                      int *sync_given, int *rc)
+{
+    fc_input_part part = opt == TOOLS_OPT_SPLIT    ? FC_PART_SPLIT
+                         : opt == TOOLS_OPT_RANGE  ? FC_PART_RANGE
+                         : opt == TOOLS_OPT_RECORDS ? FC_PART_RECORDS
+                                                   : FC_PART_ALL;
+    *rc = 0;
+    if (part != FC_PART_ALL) {
+        int bad;
+        if (read->part != FC_PART_ALL && read->part != part) {
+            *rc = cli_usage_error(c, "--split, --range and --records exclude each other");
+            return 1;
+        }
+        read->part = part;
+        bad = part == FC_PART_SPLIT
+                  ? fc_input_parse_split(val, &read->part_a, &read->part_b)
+                  : fc_input_parse_span(val, part == FC_PART_RANGE, &read->part_a, &read->part_b);
+        if (bad != 0)
+            *rc = cli_usage_error(c, part == FC_PART_SPLIT
+                                         ? "bad split '%s' (I/N with 0 <= I < N)"
+                                         : part == FC_PART_RANGE
+                                               ? "bad range '%s' (A:B, byte offsets A <= B, with "
+                                                 "K, M or G)"
+                                               : "bad records '%s' (A:B, record numbers A <= B)",
+                                  val);
+    } else if (opt == TOOLS_OPT_INDEX) {
+        read->index_path = val;
+    } else if (opt == TOOLS_OPT_SYNC) {
+        *sync_given = 1;
+        if (strcmp(val, "walk") == 0)
+            read->sync = FC_SYNC_WALK;
+        else if (strcmp(val, "checksum") == 0)
+            read->sync = FC_SYNC_CHECKSUM;
+        else
+            *rc = cli_usage_error(c, "unknown sync method '%s' (walk, checksum)", val);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int tools_part_done(const cli_command *c, const fc_input_options *read, int sync_given)
+{
+    if ((read->index_path != NULL || sync_given) && read->part == FC_PART_ALL)
+        return cli_usage_error(c, "--%s goes with --split, --range or --records",
+                               read->index_path != NULL ? "index" : "sync");
+    if (sync_given && read->index_path != NULL)
+        return cli_usage_error(c, "--sync and --index exclude each other (an index places "
+                                  "the read exactly)");
+    if (sync_given && read->part == FC_PART_RECORDS)
+        return cli_usage_error(c, "--sync goes with --split or --range (--records uses the "
+                                  "index)");
+    if (read->sync == FC_SYNC_CHECKSUM && read->crc_policy == FC_CRC_NONE)
+        return cli_usage_error(c, "--sync=checksum finds records by their CRCs; it cannot "
+                                  "go with --crc=none");
+    return 0;
+}
+
 /* Returns 0 to go on, else the exit status (help and version: 0 after
  * *done is set). */
 static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, int *done)
 {
     const cli_command *c = &record_cmds[mode];
-    int opt, rc;
+    int opt, rc, sync_given = 0;
     memset(o, 0, sizeof *o);
     o->read.compression = FC_COMPRESSION_AUTO;
     o->read.crc_policy = FC_CRC_VERIFY;
@@ -168,7 +232,8 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
     *done = 0;
     while ((opt = cli_next_option(c, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(c, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
+        if (tools_input_option(c, opt, optarg, &o->read, &o->type, &o->max_memory, &r) ||
+            tools_part_option(c, opt, optarg, &o->read, &sync_given, &r)) {
             if (r != 0)
                 return r;
         } else if (opt == TOOLS_OPT_JSON) {
@@ -186,6 +251,8 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
         *done = 1;
         return rc;
     }
+    if ((rc = tools_part_done(c, &o->read, sync_given)) != 0)
+        return rc;
     return cli_operands(c, argc, argv, &o->files, &o->nfiles);
 }
 
@@ -276,7 +343,12 @@ static int run_cat(const record_opts *o)
                     fc_json_string(stdout, path, strlen(path), 1);
                     fputc(',', stdout);
                 }
-                printf("\"record\":%llu,", (unsigned long long)rec.index);
+                if (fc_reader_index_known(&in.reader))
+                    printf("\"record\":%llu,", (unsigned long long)rec.index);
+                else
+                    fputs("\"record\":null,", stdout); /* after --sync=checksum */
+                if (o->read.part != FC_PART_ALL)
+                    printf("\"offset\":%llu,", (unsigned long long)rec.offset);
                 if (ds == FC_OK) {
                     print_fallback_json(stdout, &fb);
                 } else {
@@ -285,8 +357,13 @@ static int run_cat(const record_opts *o)
                 }
                 fputs("}\n", stdout);
             } else {
-                printf("# %s record %llu (%zu bytes at offset %llu): ", path,
-                       (unsigned long long)rec.index, rec.length, (unsigned long long)rec.offset);
+                if (fc_reader_index_known(&in.reader))
+                    printf("# %s record %llu (%zu bytes at offset %llu): ", path,
+                           (unsigned long long)rec.index, rec.length,
+                           (unsigned long long)rec.offset);
+                else
+                    printf("# %s record ? (%zu bytes at offset %llu): ", path, rec.length,
+                           (unsigned long long)rec.offset);
                 if (ds == FC_OK) {
                     puts(fb.kind == FC_PAYLOAD_EXAMPLE ? "Example" : "SequenceExample");
                     print_fallback_text(stdout, &fb);
@@ -298,8 +375,12 @@ static int run_cat(const record_opts *o)
                 }
             }
             if (ds != FC_OK) {
-                fprintf(stderr, "featc: %s: record %llu: %s\n", path, (unsigned long long)rec.index,
-                        perr.message);
+                if (fc_reader_index_known(&in.reader))
+                    fprintf(stderr, "featc: %s: record %llu: %s\n", path,
+                            (unsigned long long)rec.index, perr.message);
+                else
+                    fprintf(stderr, "featc: %s: record at offset %llu: %s\n", path,
+                            (unsigned long long)rec.offset, perr.message);
                 if (rc == EXIT_OK)
                     rc = EXIT_RECORD_ERR;
             }
@@ -369,9 +450,14 @@ static int run_count_or_verify(const record_opts *o, int mode)
                 rc = EXIT_DATA_ERR;
             }
         } else if (s == FC_END && not_examples == 0 && too_big == 0) {
-            printf("%s: OK: %llu record%s, %s, %llu bytes of records\n", path, n,
+            printf("%s: OK: %llu record%s, %s, %llu bytes of records", path, n,
                    n == 1 ? "" : "s", fc_compression_name(fc_reader_compression(&in.reader)),
-                   (unsigned long long)fc_reader_offset(&in.reader));
+                   (unsigned long long)(fc_reader_offset(&in.reader) - in.part_start));
+            if (o->read.part != FC_PART_ALL)
+                printf(" from offset %llu (the records starting in [%llu, %llu))",
+                       (unsigned long long)in.part_start, (unsigned long long)in.part_begin,
+                       (unsigned long long)in.part_end);
+            putchar('\n');
         } else if (s == FC_END) {
             printf("%s: FAILED: ", path);
             if (not_examples > 0)

@@ -1,5 +1,5 @@
-/* The record tools: featc cat, count, verify (records.c) and infer
- * (infer.c).  They read TFRecord files through the runtime (libfeatc's
+/* The record tools: featc cat, count, verify (records.c), index (index.c)
+ * and infer (infer.c).  They read TFRecord files through the runtime (libfeatc's
  * hosted input layer and the protobuf-c fallback decoder); infer checks the
  * spec it prints through the compiler's public API, include/featc/featc.h. */
 #ifndef FEATC_TOOLS_H
@@ -14,6 +14,7 @@ int cmd_cat(int argc, char **argv);
 int cmd_count(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 /* The codes of the record tools' long options (-c is --compression). */
 enum {
@@ -25,13 +26,46 @@ enum {
     TOOLS_OPT_EXAMPLES,
     TOOLS_OPT_PACKAGE,
     TOOLS_OPT_NAME,
-    TOOLS_OPT_MAX_MEMORY
+    TOOLS_OPT_MAX_MEMORY,
+    TOOLS_OPT_SPLIT,
+    TOOLS_OPT_RANGE,
+    TOOLS_OPT_RECORDS,
+    TOOLS_OPT_INDEX,
+    TOOLS_OPT_SYNC,
+    TOOLS_OPT_CHECK
 };
 /* The input options every command that reads records takes. */
 #define TOOLS_INPUT_OPTIONS                                      \
     {"compression", required_argument, NULL, 'c'},               \
     {"max-record-size", required_argument, NULL, TOOLS_OPT_MAX_RECORD}
 #define TOOLS_TYPE_OPTION {"type", required_argument, NULL, TOOLS_OPT_TYPE}
+/* The options that read a part of each file (cat, count, verify). */
+#define TOOLS_PART_OPTIONS                                       \
+    {"split", required_argument, NULL, TOOLS_OPT_SPLIT},         \
+    {"range", required_argument, NULL, TOOLS_OPT_RANGE},         \
+    {"records", required_argument, NULL, TOOLS_OPT_RECORDS},     \
+    {"index", required_argument, NULL, TOOLS_OPT_INDEX},         \
+    {"sync", required_argument, NULL, TOOLS_OPT_SYNC}
+/* The help text of TOOLS_PART_OPTIONS. */
+#define TOOLS_PART_HELP                                                          \
+    "  --split=I/N             only split I of N equal byte ranges of each file\n" \
+    "                          (I from 0): the records whose header starts in it\n" \
+    "  --range=A:B             only the records whose header starts in bytes\n"    \
+    "                          [A, B) (K/M/G suffixes; A or B may be left out)\n"   \
+    "  --records=A:B           only records A to B-1 (from 0), by the index\n"     \
+    "  --index=IDX             the index file (featc index) that places\n"         \
+    "                          --split, --range and --records; --records uses\n"   \
+    "                          FILE.idx when not given\n"                           \
+    "  --sync=walk|checksum    without an index, find the first record of a\n"    \
+    "                          range by walking the headers from the start\n"     \
+    "                          (exact; the default) or by the CRCs from the\n"     \
+    "                          range's start (reads nothing before it)\n"
+/* Applies a part option (--split, --range, --records, --index, --sync):
+ * 1 when opt is one (*rc 0, or the usage error printed), else 0. */
+int tools_part_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                      int *sync_given, int *rc);
+/* The checks once every option is read: 0, or the usage error printed. */
+int tools_part_done(const cli_command *c, const fc_input_options *read, int sync_given);
 /* The commands that decode payloads (cat, verify --examples, infer). */
 #define TOOLS_MEMORY_OPTION {"max-memory", required_argument, NULL, TOOLS_OPT_MAX_MEMORY}
 #define TOOLS_DEFAULT_MAX_MEMORY ((size_t)1 << 30)

@@ -264,7 +264,7 @@ expect_rc 64 "an option of another command" "$featc" count --json "$pw"
 expect_rc 64 "a bad value" "$featc" cat --type=movie "$pw"
 has "$tmp/err" "featc cat: unknown type 'movie' (auto, example, sequence)" "bad value"
 [ "$(wc -l < "$tmp/err")" -eq 2 ] && ok || bad "a bad value: $(wc -l < "$tmp/err") lines on stderr, want 2"
-for c in compile check export infer cat count verify; do
+for c in compile check export infer cat count verify index; do
     expect_rc 0 "$c --version" "$featc" $c --version
     has "$tmp/out" "featc 0." "$c --version"
     expect_rc 0 "$c -h" "$featc" $c -h
@@ -272,7 +272,7 @@ for c in compile check export infer cat count verify; do
 done
 # the man page documents every command and every long option of every --help
 man=$here/../../docs/featc.1
-for c in compile check export infer cat count verify; do
+for c in compile check export infer cat count verify index; do
     grep -q "^\.SS $c\$" "$man" && ok || bad "featc.1 has no section for $c"
     "$featc" $c --help | grep -o -- '--[a-z][a-z-]*' | sort -u | while read -r o; do
         m=$(printf '%s' "$o" | sed 's/-/\\-/g')
@@ -443,5 +443,11 @@ mkdir -p "$tmp/names"
 names_rc=0
 "$py" "$here/names.py" "$featc" "$build" "$tmp/names" || names_rc=1
 
+# ---- featc index and the part options (--split, --range, --records, --index,
+# --sync): tests/cli/splits.py prints its own "splits:" line
+mkdir -p "$tmp/splits"
+splits_rc=0
+"$py" "$here/splits.py" "$featc" "$corpus" "$tmp/splits" || splits_rc=1
+
 echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ]

@@ -355,7 +355,7 @@ static void test_index_errors(void)
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fc_error_clear(&err);
         CHECK_MSG(fc_index_parse(bad[i].text, strlen(bad[i].text), e, 4, &n, &err) ==
-                      FC_ERR_CORRUPT,
+                      FC_ERR_INDEX,
                   "%s", bad[i].text);
         CHECK_CONTAINS(err.message, bad[i].message);
     }
@@ -370,17 +370,17 @@ static void test_index_errors(void)
         buf_random_record(&b, 5);
         CHECK(fc_index_parse(stale, strlen(stale), e, 4, &n, &err) == FC_OK);
         init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
-        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_CORRUPT);
+        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_INDEX);
         CHECK_CONTAINS(err.message, "index entry 1 says offset 16 size 22; record 1 of the "
                                     "file is at offset 16 with size 21");
         CHECK(fc_index_parse(short_index, strlen(short_index), e, 4, &n, &err) == FC_OK);
         init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
-        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_CORRUPT);
+        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_INDEX);
         CHECK_CONTAINS(err.message, "the index ends after 1 entry, but the file has a record "
                                     "at offset 16 (21 bytes)");
         CHECK(fc_index_parse(long_index, strlen(long_index), e, 4, &n, &err) == FC_OK);
         init_mem(&r, b.p, b.n, FC_CRC_VERIFY);
-        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_CORRUPT);
+        CHECK(fc_index_verify(&r, e, n, &err) == FC_ERR_INDEX);
         CHECK_CONTAINS(err.message, "the file ends after 2 records, but the index has 3 entries");
         free(b.p);
     }

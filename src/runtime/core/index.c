@@ -6,7 +6,7 @@
 static fc_status index_error(fc_error *err, const char *text, size_t len, size_t at,
                              size_t line, size_t line_start, const char *what)
 {
-    fc_msg m = fc_error_begin(err, FC_ERR_CORRUPT, FC_NO_INDEX, (uint64_t)at);
+    fc_msg m = fc_error_begin(err, FC_ERR_INDEX, FC_NO_INDEX, (uint64_t)at);
     fc_msg_str(&m, "index line ");
     fc_msg_u64(&m, (uint64_t)line);
     fc_msg_str(&m, ", column ");
@@ -24,7 +24,7 @@ static fc_status index_error(fc_error *err, const char *text, size_t len, size_t
             fc_msg_str(&m, "')");
         }
     }
-    return FC_ERR_CORRUPT;
+    return FC_ERR_INDEX;
 }
 
 /* A decimal number at text[*at] (no sign, at most 20 digits, no overflow). */
@@ -96,7 +96,7 @@ fc_status fc_index_parse(const char *text, size_t len, fc_index_entry *entries, 
             return index_error(err, text, len, line_start, line, line_start,
                                "the record would end past 2^64");
         if (offset < next_free) {
-            fc_msg m = fc_error_begin(err, FC_ERR_CORRUPT, FC_NO_INDEX, (uint64_t)line_start);
+            fc_msg m = fc_error_begin(err, FC_ERR_INDEX, FC_NO_INDEX, (uint64_t)line_start);
             fc_msg_str(&m, "index line ");
             fc_msg_u64(&m, (uint64_t)line);
             fc_msg_str(&m, ", column 1: the record at offset ");
@@ -104,7 +104,7 @@ fc_status fc_index_parse(const char *text, size_t len, fc_index_entry *entries, 
             fc_msg_str(&m, " starts before the previous one ends (at ");
             fc_msg_u64(&m, next_free);
             fc_msg_str(&m, "); entries must be in file order");
-            return FC_ERR_CORRUPT;
+            return FC_ERR_INDEX;
         }
         next_free = offset + size;
         if (n < cap) {
@@ -214,7 +214,7 @@ fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n,
     while ((s = fc_reader_next(r, &rec)) == FC_OK) {
         uint64_t size = (uint64_t)rec.length + FC_RECORD_OVERHEAD;
         if (i == n) {
-            fc_msg m = fc_error_begin(err, FC_ERR_CORRUPT, (uint64_t)i, rec.offset);
+            fc_msg m = fc_error_begin(err, FC_ERR_INDEX, (uint64_t)i, rec.offset);
             fc_msg_str(&m, "the index ends after ");
             fc_msg_u64(&m, (uint64_t)n);
             fc_msg_str(&m, n == 1 ? " entry" : " entries");
@@ -223,10 +223,10 @@ fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n,
             fc_msg_str(&m, " (");
             fc_msg_u64(&m, size);
             fc_msg_str(&m, " bytes)");
-            return FC_ERR_CORRUPT;
+            return FC_ERR_INDEX;
         }
         if (entries[i].offset != rec.offset || entries[i].size != size) {
-            fc_msg m = fc_error_begin(err, FC_ERR_CORRUPT, (uint64_t)i, rec.offset);
+            fc_msg m = fc_error_begin(err, FC_ERR_INDEX, (uint64_t)i, rec.offset);
             fc_msg_str(&m, "index entry ");
             fc_msg_u64(&m, (uint64_t)i);
             fc_msg_str(&m, " says offset ");
@@ -239,7 +239,7 @@ fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n,
             fc_msg_u64(&m, rec.offset);
             fc_msg_str(&m, " with size ");
             fc_msg_u64(&m, size);
-            return FC_ERR_CORRUPT;
+            return FC_ERR_INDEX;
         }
         i++;
     }
@@ -249,7 +249,7 @@ fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n,
         return s;
     }
     if (i < n) {
-        fc_msg m = fc_error_begin(err, FC_ERR_CORRUPT, (uint64_t)i, entries[i].offset);
+        fc_msg m = fc_error_begin(err, FC_ERR_INDEX, (uint64_t)i, entries[i].offset);
         fc_msg_str(&m, "the file ends after ");
         fc_msg_u64(&m, (uint64_t)i);
         fc_msg_str(&m, i == 1 ? " record" : " records");
@@ -260,7 +260,7 @@ fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n,
         fc_msg_str(&m, " says offset ");
         fc_msg_u64(&m, entries[i].offset);
         fc_msg_str(&m, ")");
-        return FC_ERR_CORRUPT;
+        return FC_ERR_INDEX;
     }
     return FC_OK;
 }

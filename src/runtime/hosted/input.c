@@ -24,6 +24,123 @@ static fc_status open_error(fc_input *in, fc_status status, const char *what, in
     return status;
 }
 
+fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t *n,
+                              fc_error *err)
+{
+    fc_mapped_file map;
+    fc_status s;
+    fc_error perr;
+    size_t count = 0;
+    *entries = NULL;
+    *n = 0;
+    s = fc_map_file(path, &map, &perr);
+    if (s == FC_OK)
+        s = fc_index_parse((const char *)map.data, map.size, NULL, 0, &count, &perr);
+    if (s == FC_OK) {
+        *entries = (fc_index_entry *)malloc((count > 0 ? count : 1) * sizeof **entries);
+        if (*entries == NULL) {
+            fc_msg m = fc_error_begin(&perr, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "out of memory");
+            s = FC_ERR_NO_MEMORY;
+        } else {
+            s = fc_index_parse((const char *)map.data, map.size, *entries, count, n, &perr);
+        }
+    }
+    fc_unmap_file(&map);
+    if (s != FC_OK) {
+        fc_msg m = fc_error_begin(err, s, FC_NO_INDEX, perr.offset);
+        if (err != NULL)
+            err->sys_errno = perr.sys_errno;
+        fc_msg_str(&m, "index ");
+        fc_msg_str(&m, path);
+        fc_msg_str(&m, ": ");
+        fc_msg_str(&m, perr.sys_errno != 0 ? strerror(perr.sys_errno) : perr.message);
+        free(*entries);
+        *entries = NULL;
+        *n = 0;
+    }
+    return s;
+}
+
+/* Positions in->reader on the part of the file opt asks for. */
+static fc_status input_part(fc_input *in, const fc_input_options *opt)
+{
+    uint64_t size = in->map.size;
+    fc_status s;
+    const char *index_path = opt->index_path;
+    if (fc_reader_compression(&in->reader) != FC_COMPRESSION_NONE) {
+        fc_msg m = fc_error_begin(&in->err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "a part of a file (--split, --range, --records) needs an uncompressed "
+                       "file; this one is ");
+        fc_msg_str(&m, fc_compression_name(fc_reader_compression(&in->reader)));
+        fc_msg_str(&m, ", whose records can only be reached by decompressing from its start");
+        return FC_ERR_UNSUPPORTED;
+    }
+    if (opt->part == FC_PART_RECORDS && index_path == NULL) {
+        size_t n = strlen(in->path);
+        in->index_path = (char *)malloc(n + 5);
+        if (in->index_path == NULL)
+            return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
+        memcpy(in->index_path, in->path, n);
+        memcpy(in->index_path + n, ".idx", 5);
+        if (access(in->index_path, F_OK) != 0) {
+            fc_msg m = fc_error_begin(&in->err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "--records needs an index, and there is no ");
+            fc_msg_str(&m, in->index_path);
+            fc_msg_str(&m, " (write one with `featc index FILE`, or name one with --index)");
+            return FC_ERR_IO;
+        }
+        index_path = in->index_path;
+    } else if (index_path != NULL) {
+        size_t n = strlen(index_path);
+        in->index_path = (char *)malloc(n + 1);
+        if (in->index_path == NULL)
+            return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
+        memcpy(in->index_path, index_path, n + 1);
+    }
+    if (index_path != NULL) {
+        s = fc_input_load_index(index_path, &in->index, &in->index_n, &in->err);
+        if (s != FC_OK)
+            return s;
+    }
+    switch (opt->part) {
+    case FC_PART_SPLIT:
+        in->part_begin = size * opt->part_a / opt->part_b;
+        in->part_end = size * (opt->part_a + 1) / opt->part_b;
+        break;
+    case FC_PART_RANGE:
+        in->part_begin = opt->part_a < size ? opt->part_a : size;
+        in->part_end = opt->part_b < size ? opt->part_b : size;
+        break;
+    default:
+        break;
+    }
+    if (opt->part == FC_PART_RECORDS) {
+        if (opt->part_a > (uint64_t)in->index_n) {
+            fc_msg m = fc_error_begin(&in->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "--records starts at record ");
+            fc_msg_u64(&m, opt->part_a);
+            fc_msg_str(&m, ", but the index ");
+            fc_msg_str(&m, index_path);
+            fc_msg_str(&m, " has ");
+            fc_msg_u64(&m, (uint64_t)in->index_n);
+            return FC_ERR_ARG;
+        }
+        s = fc_reader_records(&in->reader, in->index, in->index_n, opt->part_a, opt->part_b);
+        in->part_begin = fc_reader_offset(&in->reader);
+        in->part_end = opt->part_b < (uint64_t)in->index_n ? in->index[opt->part_b].offset : size;
+    } else if (in->index != NULL) {
+        s = fc_reader_range_index(&in->reader, in->index, in->index_n, in->part_begin,
+                                  in->part_end);
+    } else {
+        s = fc_reader_range(&in->reader, in->part_begin, in->part_end, opt->sync);
+    }
+    in->part_start = fc_reader_offset(&in->reader);
+    if (s != FC_OK)
+        in->err = *fc_reader_error(&in->reader);
+    return s;
+}
+
 fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt)
 {
     fc_reader_options ro;
@@ -67,9 +184,16 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
             return s;
         s = fc_reader_init_mem(&in->reader, in->map.data, in->map.size, &ro, &in->err);
     } else {
+        if (opt->part != FC_PART_ALL)
+            return open_error(in, FC_ERR_UNSUPPORTED,
+                              "a part of a file (--split, --range, --records) needs a regular "
+                              "file, not a stream",
+                              0);
         s = fc_reader_init_fd(&in->reader, in->fd, &ro, &in->err);
     }
-    return s;
+    if (s != FC_OK || opt->part == FC_PART_ALL)
+        return s;
+    return input_part(in, opt);
 }
 
 /* TensorFlow's "record size too large", with the record and the limit. */
@@ -100,8 +224,22 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
         if (s == FC_OK && rec->length > in->max_record_size)
             return too_large(in, rec->index, rec->offset, rec->length);
         if (s != FC_ERR_BUFFER) {
-            if (s != FC_OK && s != FC_END)
+            if (s != FC_OK && s != FC_END) {
                 in->err = *fc_reader_error(&in->reader);
+                if (in->index != NULL && in->err.offset == in->part_start &&
+                    s == FC_ERR_CORRUPT) {
+                    size_t len = strlen(in->err.message);
+                    char first = in->err.message[0];
+                    fc_msg m;
+                    fc_msg_init(&m, in->err.message, sizeof in->err.message);
+                    in->err.message[0] = first; /* fc_msg_init cleared it */
+                    m.len = len;
+                    fc_msg_str(&m, "; the index ");
+                    fc_msg_str(&m, in->index_path);
+                    fc_msg_str(&m, " put the read there: is it this file's index? "
+                                   "(featc index --check)");
+                }
+            }
             return s;
         }
         need = fc_reader_needed(&in->reader);
@@ -124,6 +262,10 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
 
 void fc_input_close(fc_input *in)
 {
+    free(in->index);
+    free(in->index_path);
+    in->index = NULL;
+    in->index_path = NULL;
     fc_unmap_file(&in->map);
     if (in->own_fd && in->fd >= 0)
         close(in->fd);
@@ -172,5 +314,66 @@ int fc_input_parse_size(const char *s, size_t *out)
     if (*end != '\0' || v > (unsigned long long)SIZE_MAX / mult)
         return -1;
     *out = (size_t)(v * mult);
+    return 0;
+}
+
+int fc_input_parse_split(const char *s, uint64_t *i, uint64_t *n)
+{
+    char *end;
+    unsigned long long a, b;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    a = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '/' || end[1] < '0' || end[1] > '9')
+        return -1;
+    b = strtoull(end + 1, &end, 10);
+    if (errno != 0 || *end != '\0' || b == 0 || a >= b)
+        return -1;
+    *i = a;
+    *n = b;
+    return 0;
+}
+
+/* One end of a span: empty gives dflt. */
+static int parse_end(const char *s, size_t len, int with_suffix, uint64_t dflt, uint64_t *out)
+{
+    char tmp[32];
+    size_t v;
+    if (len == 0) {
+        *out = dflt;
+        return 0;
+    }
+    if (len >= sizeof tmp)
+        return -1;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    if (with_suffix) {
+        if (fc_input_parse_size(tmp, &v) != 0)
+            return -1;
+        *out = v;
+        return 0;
+    } else {
+        char *end;
+        unsigned long long x;
+        if (tmp[0] < '0' || tmp[0] > '9')
+            return -1;
+        errno = 0;
+        x = strtoull(tmp, &end, 10);
+        if (errno != 0 || *end != '\0')
+            return -1;
+        *out = x;
+        return 0;
+    }
+}
+
+int fc_input_parse_span(const char *s, int with_suffix, uint64_t *a, uint64_t *b)
+{
+    const char *colon = strchr(s, ':');
+    if (colon == NULL || strchr(colon + 1, ':') != NULL)
+        return -1;
+    if (parse_end(s, (size_t)(colon - s), with_suffix, 0, a) != 0 ||
+        parse_end(colon + 1, strlen(colon + 1), with_suffix, UINT64_MAX, b) != 0 || *a > *b)
+        return -1;
     return 0;
 }

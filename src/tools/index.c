@@ -1,0 +1,215 @@
+/* featc index: writes and checks index files (fc_index.h: DALI's
+ * "offset size" lines).
+ *
+ * Exit codes: 0 every index written or found right; 1 (--check) an index
+ * does not match its file; 2 a file or index could not be read, or a file
+ * is damaged or compressed; 64 usage error. */
+#include "tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const index_usage =
+    "usage: featc index [options] FILE...\n"
+    "\n"
+    "Writes the index of each TFRecord file to FILE.idx: one line per record,\n"
+    "\"offset size\", the byte offset of its header and its size with the 16\n"
+    "framing bytes, as NVIDIA DALI's tfrecord2idx and the Python tfrecord\n"
+    "package write and read it.  Both CRCs of every record are verified; a\n"
+    "damaged file gets no index.  An index describes an uncompressed file.\n"
+    "featc cat, count and verify take --index, --split, --range and --records.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output=IDX        the index file (one FILE only; - for standard\n"
+    "                          output); default FILE.idx\n"
+    "  --check                 check existing indexes against their files\n"
+    "                          instead of writing them: every record where its\n"
+    "                          line says, and no line or record left over\n"
+    "  --index=IDX             with --check: the index to check (one FILE\n"
+    "                          only); default FILE.idx\n"
+    "  -c, --compression=auto|none   (default auto; a compressed file is an\n"
+    "                          error)\n"
+    "  --max-record-size=N     (default 1G)\n"
+    "  -h, --help              this text\n"
+    "  --version               featc's version\n"
+    "\n"
+    "exit status: 0 indexes written or right; 1 (--check) an index does not\n"
+    "match its file; 2 a file is unreadable, damaged or compressed; 64 usage\n"
+    "error.\n";
+
+static const struct option index_long[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"check", no_argument, NULL, TOOLS_OPT_CHECK},
+    {"index", required_argument, NULL, TOOLS_OPT_INDEX},
+    TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+
+static const cli_command index_cmd = {"index", index_usage, "o:c:h", index_long};
+
+/* path + ".idx", allocated */
+static char *default_index(const char *path)
+{
+    size_t n = strlen(path);
+    char *p = (char *)malloc(n + 5);
+    if (p != NULL) {
+        memcpy(p, path, n);
+        memcpy(p + n, ".idx", 5);
+    }
+    return p;
+}
+
+/* Opens path for reading every record from its start; 0, or the exit
+ * status after the error is printed. */
+static int open_plain(fc_input *in, const char *path, const fc_input_options *read)
+{
+    if (fc_input_open(in, path, read) != FC_OK) {
+        fprintf(stderr, "featc: %s: %s\n", path, in->err.message);
+        return EXIT_DATA_ERR;
+    }
+    if (fc_reader_compression(&in->reader) != FC_COMPRESSION_NONE) {
+        fprintf(stderr,
+                "featc: %s: this file is %s: an index holds byte offsets of records in an "
+                "uncompressed file (decompress it first, e.g. with gzip -d)\n",
+                path, fc_compression_name(fc_reader_compression(&in->reader)));
+        return EXIT_DATA_ERR;
+    }
+    return 0;
+}
+
+static int write_index(const char *path, const char *out, const fc_input_options *read)
+{
+    fc_input in;
+    fc_record rec;
+    fc_status s;
+    char *text = NULL, *target = NULL;
+    size_t len = 0, cap = 0;
+    int rc = open_plain(&in, path, read);
+    if (rc != 0) {
+        fc_input_close(&in);
+        return rc;
+    }
+    while ((s = fc_input_next(&in, &rec)) == FC_OK) {
+        fc_index_entry e;
+        if (cap - len < FC_INDEX_LINE_MAX) {
+            char *bigger;
+            cap = cap == 0 ? 65536 : cap * 2;
+            bigger = (char *)realloc(text, cap);
+            if (bigger == NULL) {
+                free(text);
+                fc_input_close(&in);
+                return cli_fail(EXIT_DATA_ERR, "%s: out of memory", path);
+            }
+            text = bigger;
+        }
+        e.offset = rec.offset;
+        e.size = (uint64_t)rec.length + FC_RECORD_OVERHEAD;
+        len += fc_index_line(text + len, cap - len, &e);
+    }
+    if (s != FC_END) {
+        fprintf(stderr, "featc: %s: %s; no index written\n", path, in.err.message);
+        free(text);
+        fc_input_close(&in);
+        return EXIT_DATA_ERR;
+    }
+    fc_input_close(&in);
+    if (out != NULL && strcmp(out, "-") == 0) {
+        if (len > 0 && fwrite(text, 1, len, stdout) != len)
+            rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    } else {
+        target = out != NULL ? NULL : default_index(path);
+        if (out == NULL && target == NULL)
+            rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+        else
+            rc = cli_write_file(out != NULL ? out : target, text != NULL ? text : "", len);
+    }
+    free(target);
+    free(text);
+    return rc;
+}
+
+static int check_index(const char *path, const char *idx, const fc_input_options *read)
+{
+    fc_input in;
+    fc_index_entry *entries = NULL;
+    size_t n = 0;
+    fc_error err;
+    fc_status s;
+    char *target = idx != NULL ? NULL : default_index(path);
+    const char *name = idx != NULL ? idx : target;
+    int rc;
+    if (name == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    fc_error_clear(&err);
+    if (fc_input_load_index(name, &entries, &n, &err) != FC_OK) {
+        printf("%s: FAILED: %s\n", path, err.message);
+        free(target);
+        return EXIT_DATA_ERR;
+    }
+    rc = open_plain(&in, path, read);
+    if (rc == 0) {
+        s = fc_index_verify(&in.reader, entries, n, &err);
+        if (s == FC_OK) {
+            printf("%s: index %s OK: %zu record%s\n", path, name, n, n == 1 ? "" : "s");
+        } else if (s == FC_ERR_INDEX) {
+            printf("%s: index %s FAILED: %s\n", path, name, err.message);
+            rc = EXIT_RECORD_ERR;
+        } else {
+            printf("%s: FAILED: %s\n", path, err.message);
+            rc = EXIT_DATA_ERR;
+        }
+    }
+    fc_input_close(&in);
+    free(entries);
+    free(target);
+    return rc;
+}
+
+int cmd_index(int argc, char **argv)
+{
+    fc_input_options read;
+    const char *out = NULL, *idx = NULL;
+    char **files;
+    int nfiles, check = 0, opt, rc, k, worst = EXIT_OK;
+    memset(&read, 0, sizeof read);
+    read.compression = FC_COMPRESSION_AUTO;
+    read.crc_policy = FC_CRC_VERIFY;
+    while ((opt = cli_next_option(&index_cmd, argc, argv, &rc)) != 0) {
+        int r;
+        if (tools_input_option(&index_cmd, opt, optarg, &read, NULL, NULL, &r)) {
+            if (r != 0)
+                return r;
+        } else if (opt == 'o') {
+            out = optarg;
+        } else if (opt == TOOLS_OPT_CHECK) {
+            check = 1;
+        } else if (opt == TOOLS_OPT_INDEX) {
+            idx = optarg;
+        }
+    }
+    if (rc >= 0)
+        return rc;
+    if (optind >= argc)
+        return cli_usage_error(&index_cmd, "no input file (an index is written beside its file)");
+    files = argv + optind;
+    nfiles = argc - optind;
+    if (out != NULL && (check || nfiles != 1))
+        return cli_usage_error(&index_cmd, check ? "--output does not go with --check (name "
+                                                   "the index to check with --index)"
+                                                 : "--output takes one FILE");
+    if (idx != NULL && (!check || nfiles != 1))
+        return cli_usage_error(&index_cmd, !check ? "--index goes with --check (write to a "
+                                                    "named index with --output)"
+                                                  : "--index takes one FILE");
+    for (k = 0; k < nfiles; k++) {
+        if (strcmp(files[k], "-") == 0 && !check && out == NULL) {
+            rc = cli_usage_error(&index_cmd, "standard input has no FILE.idx: give --output");
+            return rc;
+        }
+        rc = check ? check_index(files[k], idx, &read) : write_index(files[k], out, &read);
+        if (rc > worst && rc != EXIT_USAGE_ERR)
+            worst = rc;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    return worst;
+}

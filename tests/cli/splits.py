@@ -1,0 +1,291 @@
+"""featc index and the part options (--split, --range, --records, --index,
+--sync) of cat, count and verify, through the command line.
+
+- `featc index` writes what DALI's tfrecord2idx writes: the index is
+  compared with one computed here from the file's bytes, record by record;
+  `index --check` passes it, and fails a stale one with exit 1;
+- for corpus files and a file whose records hold TFRecord streams, every
+  way of cutting the file into k = 1..17 splits by --split (walk and
+  index) gives, concatenated, the full `cat` output: every record once, in
+  order; --sync=checksum too on the corpus files; --range and --records
+  likewise;
+- on a damaged file, the first split that fails fails with the sequential
+  read's message, and the splits before it hold the records before it;
+- the usage errors, and files a part cannot be read from.
+
+usage: splits.py FEATC CORPUS TMPDIR; prints "splits: N passed, M failed".
+"""
+import os
+import random
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'oracle'))
+import framing  # noqa: E402
+
+featc, corpus, tmp = sys.argv[1:4]
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print('FAIL: ' + what, file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([featc] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode('utf-8', 'surrogateescape'), \
+        p.stderr.decode('utf-8', 'surrogateescape')
+
+
+def dali_index(data):
+    """The index as tfrecord2idx writes it: "offset size" per record, the
+    size from the length field plus 16 framing bytes."""
+    lines, at = [], 0
+    while at < len(data):
+        (length,) = struct.unpack_from('<Q', data, at)
+        lines.append('%d %d\n' % (at, length + 16))
+        at += length + 16
+    return ''.join(lines)
+
+
+def cat_records(out):
+    """The records of `featc cat` text output, without the record number
+    (a checksum sync does not know it): one string per record."""
+    recs = []
+    for line in out.splitlines(keepends=True):
+        if line.startswith('# '):
+            head, sep, rest = line.partition(' record ')
+            rest = rest.split(' ', 1)[1]
+            recs.append(head + sep + rest)
+        elif recs:
+            recs[-1] += line
+    return recs
+
+
+def full_cat(path):
+    rc, out, err = run('cat', path)
+    check(rc == 0, 'cat %s: %d %s' % (path, rc, err[:200]))
+    return cat_records(out), out
+
+
+# ---- index files
+plain = [
+    'tfx__mnist.tfrecord',
+    'lingvo__wmt14_ende_wpm_32k_test.tfrecord',
+    'deepmind-research__sketchy_example_data.tfrecords',
+    'pytorch-data__sequence_example.tfrecord',
+    'pwnall-tfrecord__singles.tfrecords',
+]
+for name in plain:
+    src = os.path.join(corpus, name)
+    path = os.path.join(tmp, name)
+    with open(src, 'rb') as f:
+        data = f.read()
+    with open(path, 'wb') as f:
+        f.write(data)
+    rc, out, err = run('index', path)
+    check(rc == 0 and out == '' and err == '', 'index %s: %d %s' % (name, rc, err))
+    with open(path + '.idx') as f:
+        mine = f.read()
+    check(mine == dali_index(data), 'index of %s differs from the DALI index' % name)
+    rc, out, err = run('index', '--check', path)
+    check(rc == 0 and (': index %s.idx OK: %d record' % (path, mine.count('\n'))) in out,
+          'index --check %s: %d %s' % (name, rc, out))
+    rc, out, err = run('index', '-o', '-', path)
+    check(rc == 0 and out == mine, 'index -o - %s' % name)
+
+mnist = os.path.join(tmp, 'tfx__mnist.tfrecord')
+with open(mnist + '.idx') as f:
+    lines = f.read().splitlines()
+stale = os.path.join(tmp, 'stale.idx')
+with open(stale, 'w') as f:
+    f.write('\n'.join(lines[:-1] + ['3199797 3204']) + '\n')
+rc, out, err = run('index', '--check', '--index', stale, mnist)
+check(rc == 1 and 'index entry 999 says offset 3199797 size 3204; record 999 of the file is '
+      'at offset 3199797 with size 3203' in out, 'stale index: %d %s' % (rc, out))
+with open(stale, 'w') as f:
+    f.write('\n'.join(lines[:10]) + '\n')
+rc, out, err = run('index', '--check', '--index', stale, mnist)
+check(rc == 1 and 'the index ends after 10 entries, but the file has a record at offset '
+      '32030' in out, 'short index: %d %s' % (rc, out))
+with open(stale, 'w') as f:
+    f.write('0 3203\n3203 x\n')
+rc, out, err = run('index', '--check', '--index', stale, mnist)
+check(rc == 2 and 'index line 2, column 6: expected a record size' in out,
+      'malformed index: %d %s' % (rc, out))
+shifted = os.path.join(tmp, 'shifted.idx')
+with open(shifted, 'w') as f:
+    f.write(''.join('%d %s\n' % (int(l.split()[0]) + 1, l.split()[1]) for l in lines))
+rc, out, err = run('count', '--records', '4:6', '--index', shifted, mnist)
+check(rc == 2 and 'corrupted record at 12813: record 4: length CRC mismatch' in err and
+      'the index %s put the read there' % shifted in err, 'shifted index: %d %s' % (rc, err))
+
+gz = os.path.join(corpus, 'dfalbel-tfrecords__myints_r.tfrecords.gz')
+rc, out, err = run('index', '-o', os.path.join(tmp, 'gz.idx'), gz)
+check(rc == 2 and 'this file is GZIP: an index holds byte offsets' in err and
+      not os.path.exists(os.path.join(tmp, 'gz.idx')), 'index of GZIP: %d %s' % (rc, err))
+damaged = os.path.join(tmp, 'damaged.tfrecord')
+with open(os.path.join(corpus, 'tf-models-CRLF-DAMAGED__pets_examples.record'), 'rb') as f:
+    pets = f.read()
+with open(damaged, 'wb') as f:
+    f.write(pets)
+rc, out, err = run('index', damaged)
+check(rc == 2 and 'no index written' in err and not os.path.exists(damaged + '.idx'),
+      'index of a damaged file: %d %s' % (rc, err))
+for args, text in [
+        (['index', '-o', 'x.idx', mnist, mnist], '--output takes one FILE'),
+        (['index', '--check', '-o', 'x.idx', mnist], '--output does not go with --check'),
+        (['index', '--index', 'x.idx', mnist], '--index goes with --check'),
+        (['index'], 'no input file'),
+        (['index', '-'], 'standard input has no FILE.idx: give --output'),
+        (['count', '--split', '3/3', mnist], "bad split '3/3'"),
+        (['count', '--split', '1/0', mnist], "bad split '1/0'"),
+        (['count', '--range', '5:2', mnist], "bad range '5:2'"),
+        (['count', '--records', 'a:2', mnist], "bad records 'a:2'"),
+        (['count', '--split', '0/2', '--range', '0:5', mnist], 'exclude each other'),
+        (['count', '--split', '0/2', '--sync', 'guess', mnist], "unknown sync method 'guess'"),
+        (['count', '--index', 'x.idx', mnist], '--index goes with --split, --range or --records'),
+        (['count', '--sync', 'walk', mnist], '--sync goes with --split, --range or --records'),
+        (['count', '--split', '0/2', '--sync', 'walk', '--index', 'x', mnist],
+         '--sync and --index exclude each other'),
+        (['count', '--records', '0:2', '--sync', 'walk', mnist], '--sync goes with --split or'),
+        (['count', '--split', '0/2', '--sync', 'checksum', '--crc', 'none', mnist],
+         'cannot go with --crc=none')]:
+    rc, out, err = run(*args)
+    check(rc == 64 and text in err, '%s: %d %s' % (' '.join(args), rc, err))
+rc, out, err = run('count', '--split', '0/2', gz)
+check(rc == 2 and 'needs an uncompressed file; this one is GZIP' in err, 'split of GZIP: %s' % err)
+p = subprocess.run([featc, 'count', '--split', '0/2', '-'], input=open(mnist, 'rb').read(),
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+check(p.returncode == 2 and b'needs a regular file, not a stream' in p.stderr,
+      'split of a stream: %s' % p.stderr)
+rc, out, err = run('count', '--records', '0:2', damaged)
+check(rc == 2 and 'there is no %s.idx' % damaged in err, '--records without an index: %s' % err)
+rc, out, err = run('count', '--records', '1001:1002', mnist)
+check(rc == 2 and '--records starts at record 1001, but the index' in err, '--records past: %s' % err)
+
+# ---- splits cover every record once, in order
+random.seed(24)
+
+
+def embedded_file(path):
+    """Examples whose bytes feature holds a whole TFRecord file, one large."""
+    out = bytearray()
+    for i in range(12):
+        inner = b''.join(framing.frame(bytes(random.randrange(256) for _ in range(random.randrange(80))))
+                         for _ in range(random.randrange(1, 40 if i == 5 else 6)))
+        feature = b'\x0a' + framing.varint(len(inner)) + inner          # BytesList.value
+        feature = b'\x0a' + framing.varint(len(feature)) + feature      # Feature.bytes_list
+        entry = b'\x0a\x04blob\x12' + framing.varint(len(feature)) + feature
+        features = b'\x0a' + framing.varint(len(entry)) + entry
+        out += framing.frame(b'\x0a' + framing.varint(len(features)) + features)
+    with open(path, 'wb') as f:
+        f.write(out)
+
+
+emb = os.path.join(tmp, 'embedded.tfrecord')
+embedded_file(emb)
+check(run('index', emb)[0] == 0, 'index of the embedded-stream file')
+def verify_part(path, *args):
+    """(first record's offset, records, where the last one ends) of a part."""
+    rc, out, err = run('verify', *args, path)
+    check(rc == 0, 'verify %s %s: %d %s' % (' '.join(args), path, rc, err))
+    if rc != 0:
+        return (0, 0, 0)
+    words = out.split()
+    n, nbytes, start = int(words[2]), int(words[5]), int(words[11])
+    return (start, n, start + nbytes)
+
+
+small = [os.path.join(tmp, 'lingvo__wmt14_ende_wpm_32k_test.tfrecord'),
+         os.path.join(tmp, 'pwnall-tfrecord__singles.tfrecords'), emb]
+for path in [mnist, os.path.join(tmp, 'deepmind-research__sketchy_example_data.tfrecords'),
+             os.path.join(tmp, 'pytorch-data__sequence_example.tfrecord')] + small:
+    whole = dali_index(open(path, 'rb').read())
+    total, size = whole.count('\n'), os.path.getsize(path)
+    methods = [('walk', ['--sync=walk']), ('index', ['--index', path + '.idx'])]
+    if path != emb:
+        # the checksum sync alone can take a stream inside a record for
+        # records (README.md, "Splits"); exactness there is the walk's
+        methods.append(('checksum', ['--sync=checksum']))
+    for k in range(1, 18):
+        for mname, margs in methods:
+            # each split starts where the records before it end, and the
+            # splits hold every record: the chain of records is covered once
+            end, n = 0, 0
+            ok = True
+            for i in range(k):
+                start, count, stop = verify_part(path, '--split', '%d/%d' % (i, k), *margs)
+                if count > 0:
+                    ok = ok and start == end
+                    end = stop
+                n += count
+            check(ok and n == total and end == size, '%s: %d splits by %s: %d records, want %d' %
+                  (os.path.basename(path), k, mname, n, total))
+    if path not in small:
+        continue
+    whole, whole_text = full_cat(path)
+    for k in [2, 3, 17]:
+        for mname, margs in methods:
+            got, texts = [], []
+            for i in range(k):
+                rc, out, err = run('cat', '--split', '%d/%d' % (i, k), *margs, path)
+                check(rc == 0, 'cat --split %d/%d %s %s: %d %s' % (i, k, mname, path, rc, err))
+                got += cat_records(out)
+                texts.append(out)
+            check(got == whole, '%s: %d splits by %s: %d records, want %d' %
+                  (os.path.basename(path), k, mname, len(got), len(whole)))
+            if mname != 'checksum':
+                check(''.join(texts) == whole_text, '%s: %d splits by %s: record numbers' %
+                      (os.path.basename(path), k, mname))
+    size = os.path.getsize(path)
+    cut = sorted(random.sample(range(1, size), min(5, size - 1)))
+    bounds = [0] + cut + [size]
+    got = []
+    for a, b in zip(bounds, bounds[1:]):
+        got += cat_records(run('cat', '--range', '%d:%d' % (a, b), path)[1])
+    check(got == whole, '%s: --range at %s' % (os.path.basename(path), cut))
+    n = len(whole)
+    got = []
+    for a, b in [(0, n // 3), (n // 3, n // 2), (n // 2, None)]:
+        got += cat_records(run('cat', '--records', '%d:%s' % (a, '' if b is None else b), path)[1])
+    check(got == whole, '%s: --records in three' % os.path.basename(path))
+
+rc, out, err = run('cat', '--json', '--split', '1/2', '--sync=checksum', mnist)
+check(rc == 0 and out.startswith('{"record":null,"offset":1601500,'),
+      'cat --json after a checksum sync: %s' % out[:80])
+rc, out, err = run('cat', '--json', '--split', '1/2', mnist)
+check(rc == 0 and out.startswith('{"record":500,"offset":1601500,'),
+      'cat --json after a walk: %s' % out[:80])
+rc, out, err = run('verify', '--split', '1/2', mnist)
+check(rc == 0 and out == '%s: OK: 500 records, NONE, 1601500 bytes of records from offset '
+      '1601500 (the records starting in [1601500, 3203000))\n' % mnist, 'verify --split: %s' % out)
+
+# ---- a damaged file: the first failing split says what the sequential read says
+rc, seq_out, seq_err = run('count', damaged)
+check(rc == 2, 'count of the damaged file fails')
+seq_msg = seq_err.strip()
+rc, whole_out, _ = run('cat', '--crc=none', damaged)
+for k in [1, 2, 3, 5, 8, 13, 17]:
+    total, first_failure = 0, None
+    for i in range(k):
+        rc, out, err = run('count', '--split', '%d/%d' % (i, k), damaged)
+        if rc == 0:
+            if first_failure is None:
+                total += int(out.split()[0])
+        elif first_failure is None:
+            first_failure = err.strip()
+    check(first_failure == seq_msg, 'damaged, %d splits: first failure %r, sequential %r' %
+          (k, first_failure, seq_msg))
+    before = int(seq_msg.split(': record ')[1].split(':')[0].split()[0])
+    check(total == before, 'damaged, %d splits: %d records before the failure, want %d' %
+          (k, total, before))
+
+print('splits: %d passed, %d failed' % (passed, failed))
+sys.exit(0 if failed == 0 else 1)
