@@ -264,7 +264,7 @@ static void buf_random_record(buf *b, size_t len)
 static void buf_embedding_record(buf *b, size_t n, size_t maxlen, int depth, int flush)
 {
     buf inner = {NULL, 0, 0};
-    unsigned char pad[64];
+    unsigned char pad[80];
     size_t before = (size_t)(h_rand() % 40), after = flush ? 0 : (size_t)(h_rand() % 40), i;
     h_fill_random(pad, sizeof pad);
     buf_add(&inner, pad, before);
