@@ -59,6 +59,15 @@ fc_status fc_reader_range_index(fc_reader *r, const fc_index_entry *entries, siz
 fc_status fc_reader_records(fc_reader *r, const fc_index_entry *entries, size_t n,
                             uint64_t first, uint64_t last);
 
+/* Splits of a seekable GZIP file: a split [begin, end) of the compressed
+ * bytes owns the members that start in it (those that start inside a
+ * record do not count), and so the records in them.  members[0..n) in
+ * file order, as fc_reader_log_members or fc_writer_member give them.
+ * A GZIP reader (memory or file descriptor); exact, indices from the
+ * file's start. */
+fc_status fc_reader_range_members(fc_reader *r, const fc_gzip_member *members, size_t n,
+                                  uint64_t begin, uint64_t end);
+
 /* Reads the reader's stream from where it is and compares it with the
  * index from entry `from`: FC_OK when every record is where its entry says,
  * with the size it says, and no record is left over; FC_ERR_INDEX naming

@@ -92,6 +92,17 @@ typedef struct fc_reader_options {
     size_t work_size;           /* at least FC_READER_WORK_SIZE when compressed or AUTO */
 } fc_reader_options;
 
+/* One member of a GZIP file (RFC 1952: a file is members one after
+ * another, which gzip, Python and TensorFlow 2.5+ read as one stream).  A
+ * file whose members each start at a record is seekable: a reader can
+ * start at any member (fc_reader_seek_member). */
+typedef struct fc_gzip_member {
+    uint64_t offset;        /* of the member's first byte in the compressed file */
+    uint64_t stream_offset; /* of its first decompressed byte in the stream */
+    uint64_t first_record;  /* index of the record starting there; FC_NO_INDEX when the
+                               member starts inside a record (not a place to seek to) */
+} fc_gzip_member;
+
 /* Room for zlib's z_stream without exposing zlib.h (checked in record.c). */
 #define FC_ZSTREAM_STORAGE 192
 typedef union fc_zstream_storage {
@@ -132,6 +143,10 @@ typedef struct fc_reader {
     int failed;
     fc_error err;
     fc_error skip_err;           /* the last record skipped under FC_CRC_SKIP_CORRUPT */
+    fc_gzip_member *members;     /* fc_reader_log_members: where member starts go */
+    size_t members_cap;
+    uint64_t members_seen;       /* GZIP members started so far (logged or not) */
+    int member_pending;          /* a member starts at the next compressed byte */
     uint64_t limit;              /* no record is handed out whose header starts here or later */
     uint64_t index_from;         /* FC_NO_INDEX: indices count from the file's start; else
                                     the offset they count from (after fc_reader_sync) */
@@ -238,6 +253,19 @@ fc_status fc_reader_range(fc_reader *r, uint64_t begin, uint64_t end, fc_sync_me
 /* 1 when fc_record.index counts from the file's start, 0 after a sync. */
 int fc_reader_index_known(const fc_reader *r);
 
+/* A GZIP reader (memory or file descriptor) goes to member m, which must
+ * start at a record (m->first_record known): decompression restarts
+ * there, and the next record is m->first_record at m->stream_offset.  An
+ * offset that is not a member start fails the next read in inflate(). */
+fc_status fc_reader_seek_member(fc_reader *r, const fc_gzip_member *m);
+
+/* Records in log[0..cap) where each GZIP member the reader meets from now
+ * on starts (first_record FC_NO_INDEX: the caller matches stream_offset
+ * with the records it reads); fc_reader_members() counts them all, logged
+ * or not. */
+void fc_reader_log_members(fc_reader *r, fc_gzip_member *log, size_t cap);
+uint64_t fc_reader_members(const fc_reader *r);
+
 /* A read-only memory map of a whole file, for fc_reader_init_mem(). */
 typedef struct fc_mapped_file {
     const uint8_t *data; /* NULL for an empty file */
@@ -256,6 +284,12 @@ void fc_unmap_file(fc_mapped_file *map);
 typedef struct fc_writer_options {
     fc_compression compression; /* NONE, ZLIB or GZIP */
     int level;
+    /* GZIP only: end the gzip member after a record once it holds
+     * member_records records, or member_bytes decompressed bytes (0: no such
+     * limit; both 0: one member, as TensorFlow writes).  Every member then
+     * starts at a record: the file is seekable by member. */
+    uint64_t member_records;
+    uint64_t member_bytes;
     void *work;                 /* compressed: deflate arena (+ output buffer for fd) */
     size_t work_size;           /* FC_DEFLATE_ARENA_SIZE for memory, FC_WRITER_WORK_SIZE for fd;
                                    uncompressed fd writers buffer output in it when given */
@@ -281,6 +315,11 @@ typedef struct fc_writer {
     uint64_t durable_bytes;      /* uncompressed fd: where the last whole record ends */
     uint64_t stream_bytes;       /* uncompressed bytes framed so far */
     uint64_t sink_bytes;         /* bytes handed to the fd or memory */
+    uint64_t member_records;     /* the options' member limits */
+    uint64_t member_bytes;
+    uint64_t members;            /* GZIP members started */
+    fc_gzip_member member;       /* the last one started */
+    int member_ended;            /* that member is finished; the next record starts one */
     int closed;
     int failed;
     fc_error err;
@@ -313,6 +352,11 @@ uint64_t fc_writer_records(const fc_writer *w);
  * the last successful fc_writer_flush(), which can be read back. */
 uint64_t fc_writer_durable(const fc_writer *w);
 size_t fc_writer_arena_peak(const fc_writer *w);
+/* GZIP members started so far, and the last one: after each
+ * fc_writer_write(), a count that went up means a new member began with
+ * that record (how a caller writes the member index beside the file). */
+uint64_t fc_writer_members(const fc_writer *w);
+fc_gzip_member fc_writer_member(const fc_writer *w);
 
 /* Frames one record into dst (16 + len bytes, uncompressed), for callers that
  * build files themselves.  Returns the bytes written, or 0 if cap is too small. */

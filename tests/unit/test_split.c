@@ -715,6 +715,175 @@ static void test_splits_corpus(void)
     CHECK_MSG(files >= 30, "only %zu corpus files", files);
 }
 
+/* Writes n random records as GZIP with the member options; the member
+ * starts the writer reports go into *members. */
+static unsigned char *write_gzip(size_t n, uint64_t member_records, uint64_t member_bytes,
+                                 size_t *out_len, fc_gzip_member **members, size_t *nmembers,
+                                 rec_list *plain)
+{
+    static unsigned char work[FC_DEFLATE_ARENA_SIZE];
+    size_t cap = n * 700 + 4096, i;
+    unsigned char *out = (unsigned char *)malloc(cap), rec[600];
+    fc_writer w;
+    fc_writer_options o;
+    uint64_t seen = 0, offset = 0;
+    *members = (fc_gzip_member *)malloc((n + 1) * sizeof **members);
+    *nmembers = 0;
+    rl_init(plain);
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_GZIP;
+    o.member_records = member_records;
+    o.member_bytes = member_bytes;
+    o.work = work;
+    o.work_size = sizeof work;
+    if (out == NULL || *members == NULL || fc_writer_init_mem(&w, out, cap, &o, NULL) != FC_OK)
+        abort();
+    for (i = 0; i < n; i++) {
+        fc_record r;
+        size_t len = (size_t)(h_rand() % 5 == 0 ? h_rand() % 600 : h_rand() % 60);
+        /* compressible, so that members are much smaller than their records */
+        memset(rec, (int)(h_rand() & 3), len);
+        if (len > 4)
+            h_fill_random(rec, 4);
+        CHECK(fc_writer_write(&w, rec, len) == FC_OK);
+        if (fc_writer_members(&w) != seen) {
+            seen = fc_writer_members(&w);
+            (*members)[(*nmembers)++] = fc_writer_member(&w);
+        }
+        r.offset = offset;
+        r.length = len;
+        rl_add(plain, &r);
+        offset += len + FC_RECORD_OVERHEAD;
+    }
+    CHECK(fc_writer_close(&w) == FC_OK);
+    *out_len = fc_writer_size(&w);
+    return out;
+}
+
+static void init_gzip(fc_reader *r, const unsigned char *data, size_t len)
+{
+    static unsigned char work[FC_READER_WORK_SIZE], rbuf[1 << 16];
+    fc_reader_options o;
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_AUTO;
+    o.buffer = rbuf;
+    o.buffer_size = sizeof rbuf;
+    o.work = work;
+    o.work_size = sizeof work;
+    if (fc_reader_init_mem(r, data, len, &o, NULL) != FC_OK)
+        abort();
+}
+
+static void test_seekable_gzip(void)
+{
+    static const struct {
+        size_t n;
+        uint64_t records, bytes;
+    } cases[] = {{200, 7, 0}, {300, 0, 2000}, {50, 1, 0}, {120, 0, 0}, {90, 16, 100000}};
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t len, nm, i, k;
+        fc_gzip_member *wm, log[400];
+        rec_list plain, seq;
+        fc_reader r;
+        uint64_t count = 0;
+        unsigned char *gz = write_gzip(cases[c].n, cases[c].records, cases[c].bytes, &len, &wm,
+                                       &nm, &plain);
+        if (cases[c].records != 0)
+            CHECK(nm == (cases[c].n + cases[c].records - 1) / cases[c].records);
+        if (cases[c].records == 0 && cases[c].bytes == 0)
+            CHECK(nm == 1);
+        CHECK(nm > 0 && wm[0].offset == 0 && wm[0].stream_offset == 0 && wm[0].first_record == 0);
+        /* the sequential read: the same records, and the reader meets the
+         * members the writer made, where it made them */
+        rl_init(&seq);
+        init_gzip(&r, gz, len);
+        fc_reader_log_members(&r, log, 400);
+        drain(&r, &seq, &count);
+        CHECK(seq.status == FC_END && seq.n == plain.n);
+        for (i = 0; i < seq.n && i < plain.n; i++)
+            CHECK(seq.offset[i] == plain.offset[i] && seq.length[i] == plain.length[i]);
+        CHECK_MSG(fc_reader_members(&r) == nm, "%llu members read, %zu written",
+                  (unsigned long long)fc_reader_members(&r), nm);
+        for (i = 0; i < nm && i < 400; i++)
+            CHECK_MSG(log[i].offset == wm[i].offset && log[i].stream_offset == wm[i].stream_offset,
+                      "member %zu: read at %llu/%llu, written at %llu/%llu", i,
+                      (unsigned long long)log[i].offset, (unsigned long long)log[i].stream_offset,
+                      (unsigned long long)wm[i].offset, (unsigned long long)wm[i].stream_offset);
+        /* from each member to the end */
+        for (i = 0; i < nm; i++) {
+            rec_list part;
+            size_t first = (size_t)wm[i].first_record, j;
+            rl_init(&part);
+            init_gzip(&r, gz, len);
+            CHECK(fc_reader_seek_member(&r, &wm[i]) == FC_OK);
+            count = wm[i].first_record;
+            drain(&r, &part, &count);
+            CHECK(part.status == FC_END && part.n == plain.n - first);
+            for (j = 0; j < part.n && first + j < plain.n; j++)
+                CHECK(part.offset[j] == plain.offset[first + j]);
+            rl_free(&part);
+        }
+        /* every way of cutting the compressed bytes into k splits */
+        for (k = 1; k <= 17; k++) {
+            rec_list all;
+            uint64_t cnt = 0;
+            rl_init(&all);
+            for (i = 0; i < k; i++) {
+                uint64_t a = (uint64_t)len * i / k, b = (uint64_t)len * (i + 1) / k;
+                init_gzip(&r, gz, len);
+                CHECK(fc_reader_range_members(&r, wm, nm, a, b) == FC_OK);
+                if (drain(&r, &all, &cnt) != FC_END)
+                    CHECK_MSG(0, "split %zu of %zu: %s", i, k, fc_reader_error(&r)->message);
+            }
+            CHECK_MSG(all.n == plain.n, "%zu splits: %zu records, want %zu", k, all.n, plain.n);
+            for (i = 0; i < all.n && i < plain.n; i++)
+                CHECK(all.offset[i] == plain.offset[i]);
+            rl_free(&all);
+        }
+        /* gzip and Python's gzip module read it as one stream */
+        {
+            char path[] = "/tmp/featc-members-XXXXXX", cmd[512];
+            int fd = mkstemp(path);
+            CHECK(fd >= 0 && write(fd, gz, len) == (ssize_t)len);
+            close(fd);
+            snprintf(cmd, sizeof cmd, "gzip -t < %s", path);
+            CHECK(system(cmd) == 0);
+            snprintf(cmd, sizeof cmd,
+                     "${PYTHON:-python3} -c 'import gzip,sys; "
+                     "sys.exit(len(gzip.open(\"%s\").read()) != %llu)'",
+                     path, (unsigned long long)(plain.n == 0 ? 0
+                                                : plain.offset[plain.n - 1] +
+                                                      plain.length[plain.n - 1] + 16));
+            CHECK(system(cmd) == 0);
+            unlink(path);
+        }
+        /* a member that does not start at a record, and a reader that is
+         * not GZIP, are refused */
+        {
+            fc_gzip_member bad = wm[0];
+            bad.first_record = FC_NO_INDEX;
+            init_gzip(&r, gz, len);
+            CHECK(fc_reader_seek_member(&r, &bad) == FC_ERR_ARG);
+            CHECK_CONTAINS(fc_reader_error(&r)->message, "that member starts inside a record");
+        }
+        rl_free(&seq);
+        rl_free(&plain);
+        free(wm);
+        free(gz);
+    }
+    {
+        fc_writer w;
+        fc_writer_options o;
+        unsigned char out[64];
+        memset(&o, 0, sizeof o);
+        o.compression = FC_COMPRESSION_ZLIB;
+        o.member_records = 3;
+        CHECK(fc_writer_init_mem(&w, out, sizeof out, &o, NULL) == FC_ERR_ARG);
+        CHECK_CONTAINS(fc_writer_error(&w)->message, "member_records and member_bytes are for GZIP");
+    }
+}
+
 int main(void)
 {
     RUN(test_index_dali_format);
@@ -725,5 +894,6 @@ int main(void)
     RUN(test_splits_embedded_streams);
     RUN(test_splits_damaged);
     RUN(test_splits_corpus);
+    RUN(test_seekable_gzip);
     return harness_report("split");
 }

@@ -204,6 +204,43 @@ fc_status fc_reader_records(fc_reader *r, const fc_index_entry *entries, size_t 
                           first);
 }
 
+/* The first member at compressed offset `at` or later that starts at a
+ * record (n if none). */
+static size_t member_from(const fc_gzip_member *m, size_t n, uint64_t at)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2u;
+        if (m[mid].offset < at)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    while (lo < n && m[lo].first_record == FC_NO_INDEX)
+        lo++;
+    return lo;
+}
+
+fc_status fc_reader_range_members(fc_reader *r, const fc_gzip_member *members, size_t n,
+                                  uint64_t begin, uint64_t end)
+{
+    size_t i, j;
+    fc_status s;
+    if (r == NULL || (members == NULL && n > 0) || begin > end)
+        return FC_ERR_ARG;
+    i = member_from(members, n, begin);
+    j = member_from(members, n, end);
+    if (i >= j) {
+        /* no member starts here: nothing to read */
+        s = fc_reader_set_limit(r, 0);
+        return s;
+    }
+    s = fc_reader_set_limit(r, j < n ? members[j].stream_offset : UINT64_MAX);
+    if (s != FC_OK)
+        return s;
+    return fc_reader_seek_member(r, &members[i]);
+}
+
 fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n, fc_error *err)
 {
     size_t i = 0;

@@ -189,6 +189,7 @@ static fc_status reader_zstart(fc_reader *r, fc_error *err)
         return (fc_status)r->err.status;
     }
     r->zactive = 1;
+    r->member_pending = 1;
     return FC_OK;
 }
 #endif
@@ -461,6 +462,21 @@ static fc_status reader_zerror(fc_reader *r, int status, const char *what, int r
     return (fc_status)status;
 }
 
+/* A GZIP member starts at the next compressed byte: count it, and log it. */
+static void reader_member_begins(fc_reader *r)
+{
+    r->member_pending = 0;
+    if (r->compression != FC_COMPRESSION_GZIP)
+        return;
+    if (r->members_seen < (uint64_t)r->members_cap) {
+        fc_gzip_member *m = &r->members[r->members_seen];
+        m->offset = reader_zoffset(r);
+        m->stream_offset = r->pos + (r->end - r->start);
+        m->first_record = FC_NO_INDEX;
+    }
+    r->members_seen++;
+}
+
 /* Inflates into buf[end, cap) until some output was produced or the stream ended. */
 static fc_status reader_inflate_more(fc_reader *r)
 {
@@ -473,6 +489,8 @@ static fc_status reader_inflate_more(fc_reader *r)
         fc_status st = reader_zrefill(r);
         if (st != FC_OK)
             return st;
+        if (r->member_pending && (zs->avail_in > 0 || !r->src_eof))
+            reader_member_begins(r);
         ret = inflate(zs, Z_NO_FLUSH);
         r->end = (size_t)(zs->next_out - r->buf);
         if (ret == Z_STREAM_END) {
@@ -494,6 +512,7 @@ static fc_status reader_inflate_more(fc_reader *r)
             ret = inflateReset(zs);
             if (ret != Z_OK)
                 return reader_zerror(r, FC_ERR_INFLATE, "inflateReset()", ret, NULL);
+            r->member_pending = 1;
             if (zs->avail_out < before)
                 return FC_OK;
             continue;
@@ -1083,6 +1102,78 @@ int fc_reader_index_known(const fc_reader *r)
     return r->index_from == FC_NO_INDEX;
 }
 
+fc_status fc_reader_seek_member(fc_reader *r, const fc_gzip_member *m)
+{
+    if (r == NULL || m == NULL || r->source == 0)
+        return FC_ERR_ARG;
+    if (r->failed)
+        return (fc_status)r->err.status;
+    if (r->detect_pending) {
+        fc_status st = reader_detect_fd(r);
+        if (st != FC_OK) {
+            r->failed = 1;
+            return st;
+        }
+    }
+#ifndef FC_NO_ZLIB
+    if (r->compression == FC_COMPRESSION_GZIP && r->zactive && m->first_record != FC_NO_INDEX &&
+        (r->source != SRC_MEM || m->offset <= (uint64_t)r->src_len)) {
+        z_stream *zs = rzs(r);
+        if (r->source == SRC_FD) {
+#ifndef FC_NO_POSIX
+            off_t to = (off_t)m->offset;
+            if (m->offset > (uint64_t)INT64_MAX || (uint64_t)to != m->offset ||
+                lseek(r->fd, to, SEEK_SET) == (off_t)-1) {
+                fc_msg e = fc_error_begin(&r->err, FC_ERR_IO, FC_NO_INDEX, m->offset);
+                r->err.sys_errno = errno;
+                fc_msg_str(&e, "cannot seek to compressed offset ");
+                fc_msg_u64(&e, m->offset);
+                fc_msg_str(&e, " (errno ");
+                fc_msg_i64(&e, errno);
+                fc_msg_str(&e, ")");
+                return reader_fail(r);
+            }
+#endif
+        } else {
+            r->src_pos = (size_t)m->offset;
+        }
+        (void)inflateReset(zs);
+        zs->next_in = Z_NULL;
+        zs->avail_in = 0;
+        r->raw_read = m->offset;
+        r->src_eof = r->stream_done = r->zlib_trailing = 0;
+        r->start = r->end = r->prefetched = 0;
+        r->pos = r->checked_to = m->stream_offset;
+        r->next_index = m->first_record;
+        r->index_from = FC_NO_INDEX;
+        r->member_pending = 1;
+        return FC_OK;
+    }
+#endif
+    {
+        fc_msg e = fc_error_begin(&r->err, FC_ERR_ARG, FC_NO_INDEX, m->offset);
+        fc_msg_str(&e, "cannot go to the GZIP member at compressed offset ");
+        fc_msg_u64(&e, m->offset);
+        fc_msg_str(&e, r->compression != FC_COMPRESSION_GZIP
+                           ? ": this reader does not read GZIP"
+                           : m->first_record == FC_NO_INDEX
+                                 ? ": that member starts inside a record"
+                                 : ": past the end of the data");
+        return reader_fail(r);
+    }
+}
+
+void fc_reader_log_members(fc_reader *r, fc_gzip_member *log, size_t cap)
+{
+    r->members = log;
+    r->members_cap = log == NULL ? 0 : cap;
+}
+
+uint64_t fc_reader_members(const fc_reader *r)
+{
+    return r->members_seen;
+}
+
 fc_status fc_reader_set_buffer(fc_reader *r, void *buffer, size_t buffer_size)
 {
     size_t pending;
@@ -1518,6 +1609,19 @@ static fc_status sink_deflate(fc_writer *w, const unsigned char *p, size_t n, in
 static fc_status writer_setup(fc_writer *w, const fc_writer_options *opt, fc_error *err)
 {
     w->compression = opt != NULL ? opt->compression : FC_COMPRESSION_NONE;
+    if (opt != NULL && (opt->member_records != 0 || opt->member_bytes != 0) &&
+        w->compression != FC_COMPRESSION_GZIP) {
+        fc_msg m = fc_error_begin(&w->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "member_records and member_bytes are for GZIP writers (ZLIB has one "
+                       "stream, NONE no members)");
+        w->failed = 1;
+        copy_error(err, &w->err);
+        return FC_ERR_ARG;
+    }
+    if (opt != NULL) {
+        w->member_records = opt->member_records;
+        w->member_bytes = opt->member_bytes;
+    }
     if ((unsigned)w->compression > FC_COMPRESSION_GZIP) {
         fc_msg m = fc_error_begin(&w->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
         fc_msg_str(&m, "a writer needs compression NONE, ZLIB or GZIP");
@@ -1682,6 +1786,19 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
             st = sink_plain(w, foot, sizeof foot);
     } else {
 #ifndef FC_NO_ZLIB
+        if (w->compression == FC_COMPRESSION_GZIP && (w->members == 0 || w->member_ended)) {
+            if (w->member_ended) {
+                int ret = deflateReset(wzs(w));
+                if (ret != Z_OK)
+                    return writer_zerror(w, ret, "deflateReset()");
+                w->member_ended = 0;
+            }
+            w->member.offset = w->sink == SINK_MEM ? (uint64_t)w->dst_len
+                                                   : w->sink_bytes + (uint64_t)w->out_len;
+            w->member.stream_offset = w->stream_bytes;
+            w->member.first_record = w->records;
+            w->members++;
+        }
         st = sink_deflate(w, hdr, sizeof hdr, Z_NO_FLUSH);
         if (st == FC_OK && len > 0)
             st = sink_deflate(w, (const unsigned char *)data, len, Z_NO_FLUSH);
@@ -1696,6 +1813,17 @@ fc_status fc_writer_write(fc_writer *w, const void *data, size_t len)
         return st;
     w->records++;
     w->stream_bytes += (uint64_t)len + FC_RECORD_OVERHEAD;
+#ifndef FC_NO_ZLIB
+    if (w->compression == FC_COMPRESSION_GZIP &&
+        ((w->member_records != 0 && w->records - w->member.first_record >= w->member_records) ||
+         (w->member_bytes != 0 && w->stream_bytes - w->member.stream_offset >= w->member_bytes))) {
+        /* the member ends with this record; the next record starts one */
+        st = reported(w, sink_deflate(w, NULL, 0, Z_FINISH), FC_NO_INDEX);
+        if (st != FC_OK)
+            return st;
+        w->member_ended = 1;
+    }
+#endif
     return FC_OK;
 }
 
@@ -1708,7 +1836,7 @@ fc_status fc_writer_flush(fc_writer *w)
     if (w->failed)
         return (fc_status)w->err.status;
 #ifndef FC_NO_ZLIB
-    if (w->zactive)
+    if (w->zactive && !w->member_ended)
         return reported(w, sink_deflate(w, NULL, 0, Z_SYNC_FLUSH), FC_NO_INDEX);
 #endif
     return reported(w, writer_drain(w), FC_NO_INDEX);
@@ -1723,7 +1851,7 @@ fc_status fc_writer_close(fc_writer *w)
         return w->failed ? (fc_status)w->err.status : FC_OK;
     if (!w->failed) {
 #ifndef FC_NO_ZLIB
-        if (w->zactive)
+        if (w->zactive && !w->member_ended)
             st = reported(w, sink_deflate(w, NULL, 0, Z_FINISH), FC_NO_INDEX);
         else
 #endif
@@ -1759,6 +1887,16 @@ uint64_t fc_writer_records(const fc_writer *w)
 uint64_t fc_writer_durable(const fc_writer *w)
 {
     return w->durable_records;
+}
+
+uint64_t fc_writer_members(const fc_writer *w)
+{
+    return w->members;
+}
+
+fc_gzip_member fc_writer_member(const fc_writer *w)
+{
+    return w->member;
 }
 
 size_t fc_writer_arena_peak(const fc_writer *w)
