@@ -59,6 +59,17 @@ fc_status fc_reader_range_index(fc_reader *r, const fc_index_entry *entries, siz
 fc_status fc_reader_records(fc_reader *r, const fc_index_entry *entries, size_t n,
                             uint64_t first, uint64_t last);
 
+/* Member indexes of GZIP files: one line per member that starts at a
+ * record,
+ *     <offset> <stream_offset> <first_record>\n
+ * (fc_gzip_member's fields, decimal), in file order; what `featc index`
+ * writes to FILE.members for a GZIP file.  Parsed with the rules of
+ * fc_index_parse (offsets strictly increasing, in both streams). */
+fc_status fc_members_parse(const char *text, size_t len, fc_gzip_member *members, size_t cap,
+                           size_t *count, fc_error *err);
+#define FC_MEMBERS_LINE_MAX 63u
+size_t fc_members_line(char *buf, size_t cap, const fc_gzip_member *m);
+
 /* Splits of a seekable GZIP file: a split [begin, end) of the compressed
  * bytes owns the members that start in it (those that start inside a
  * record do not count), and so the records in them.  members[0..n) in

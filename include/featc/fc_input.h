@@ -16,10 +16,13 @@
 extern "C" {
 #endif
 
-/* Which part of a file to read (README.md, "Splits"): a part needs an
- * uncompressed regular file. */
+/* Which part of a file to read (README.md, "Splits"): a part needs a
+ * regular file, uncompressed or GZIP. */
 typedef enum fc_input_part {
     FC_PART_ALL = 0,
+    /* For a GZIP file, byte ranges are of the compressed file and own the
+     * members that start in them: the member index (index_path, else
+     * FILE.members, else a scan of the file) places them. */
     FC_PART_SPLIT = 1,   /* split part_a of part_b equal byte ranges (0-based) */
     FC_PART_RANGE = 2,   /* the records whose header starts in bytes [part_a, part_b) */
     FC_PART_RECORDS = 3  /* records [part_a, part_b) by index (needs an index file) */
@@ -53,7 +56,20 @@ typedef struct fc_input {
     char *index_path;
     fc_index_entry *index;
     size_t index_n;
+    fc_gzip_member *members; /* a GZIP file's part: its member index */
+    size_t members_n;
 } fc_input;
+
+/* Reads and parses a member index (FILE.members of a GZIP file; allocating
+ * *members, free() it): FC_OK, or an error in err naming the file. */
+fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size_t *n,
+                                fc_error *err);
+/* Finds the members of a GZIP file that start at a record, by reading the
+ * whole file (both CRCs of every record checked): FC_OK with *members
+ * (free() it), FC_ERR_UNSUPPORTED when the file is not GZIP, or the
+ * read's error. */
+fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
+                                fc_gzip_member **members, size_t *n, fc_error *err);
 
 /* Reads and parses an index file (allocating *entries; free() it):
  * FC_OK, or an error in err naming the file, line and column. */

@@ -17,26 +17,26 @@ static const char *const index_usage =
     "\"offset size\", the byte offset of its header and its size with the 16\n"
     "framing bytes, as NVIDIA DALI's tfrecord2idx and the Python tfrecord\n"
     "package write and read it.  Both CRCs of every record are verified; a\n"
-    "damaged file gets no index.  An index describes an uncompressed file.\n"
+    "damaged file gets no index.  For a GZIP file, FILE.members lists the gzip\n"
+    "members that start at a record (\"offset stream_offset first_record\"), the\n"
+    "places such a file can be read from; a ZLIB file has none.\n"
     "featc cat, count and verify take --index, --split, --range and --records.\n"
     "\n"
     "options:\n"
     "  -o, --output=IDX        the index file (one FILE only; - for standard\n"
-    "                          output); default FILE.idx\n"
+    "                          output); default FILE.idx (FILE.members)\n"
     "  --check                 check existing indexes against their files\n"
     "                          instead of writing them: every record where its\n"
     "                          line says, and no line or record left over\n"
     "  --index=IDX             with --check: the index to check (one FILE\n"
-    "                          only); default FILE.idx\n"
-    "  -c, --compression=auto|none   (default auto; a compressed file is an\n"
-    "                          error)\n"
+    "                          only); default FILE.idx (FILE.members)\n"
+    "  -c, --compression=auto|none|gzip   (default auto; ZLIB is an error)\n"
     "  --max-record-size=N     (default 1G)\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
     "exit status: 0 indexes written or right; 1 (--check) an index does not\n"
-    "match its file; 2 a file is unreadable, damaged or compressed; 64 usage\n"
-    "error.\n";
+    "match its file; 2 a file is unreadable, damaged or ZLIB; 64 usage error.\n";
 
 static const struct option index_long[] = {
     {"output", required_argument, NULL, 'o'},
@@ -46,17 +46,7 @@ static const struct option index_long[] = {
 
 static const cli_command index_cmd = {"index", index_usage, "o:c:h", index_long};
 
-/* path + ".idx", allocated */
-static char *default_index(const char *path)
-{
-    size_t n = strlen(path);
-    char *p = (char *)malloc(n + 5);
-    if (p != NULL) {
-        memcpy(p, path, n);
-        memcpy(p + n, ".idx", 5);
-    }
-    return p;
-}
+static char *with_suffix(const char *path, const char *suffix);
 
 /* Opens path for reading every record from its start; 0, or the exit
  * status after the error is printed. */
@@ -68,12 +58,73 @@ static int open_plain(fc_input *in, const char *path, const fc_input_options *re
     }
     if (fc_reader_compression(&in->reader) != FC_COMPRESSION_NONE) {
         fprintf(stderr,
-                "featc: %s: this file is %s: an index holds byte offsets of records in an "
-                "uncompressed file (decompress it first, e.g. with gzip -d)\n",
+                "featc: %s: this file is %s, one stream that can only be read from its "
+                "first byte: an index (FILE.idx) is of an uncompressed file, a member index "
+                "(FILE.members) of a GZIP one\n",
                 path, fc_compression_name(fc_reader_compression(&in->reader)));
         return EXIT_DATA_ERR;
     }
     return 0;
+}
+
+/* path + suffix, allocated */
+static char *with_suffix(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), k = strlen(suffix);
+    char *p = (char *)malloc(n + k + 1);
+    if (p != NULL) {
+        memcpy(p, path, n);
+        memcpy(p + n, suffix, k + 1);
+    }
+    return p;
+}
+
+/* Writes text to out ("-": stdout) or the default name; the exit status. */
+static int put_index(const char *path, const char *out, const char *suffix, const char *text,
+                     size_t len)
+{
+    int rc;
+    char *target;
+    if (out != NULL && strcmp(out, "-") == 0) {
+        if (len > 0 && fwrite(text, 1, len, stdout) != len)
+            return cli_fail(EXIT_DATA_ERR, "error writing standard output");
+        return EXIT_OK;
+    }
+    target = out != NULL ? NULL : with_suffix(path, suffix);
+    if (out == NULL && target == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    rc = cli_write_file(out != NULL ? out : target, text != NULL ? text : "", len);
+    free(target);
+    return rc;
+}
+
+/* The member index of a GZIP file, as text (allocated), or NULL after the
+ * error is printed. */
+static char *members_text(const char *path, const fc_input_options *read, size_t *len,
+                          size_t *count, int *rc)
+{
+    fc_gzip_member *m = NULL;
+    size_t n = 0, i, at = 0;
+    fc_error err;
+    char *text;
+    fc_error_clear(&err);
+    if (fc_input_scan_members(path, read, &m, &n, &err) != FC_OK) {
+        fprintf(stderr, "featc: %s: %s; no index written\n", path, err.message);
+        *rc = EXIT_DATA_ERR;
+        return NULL;
+    }
+    text = (char *)malloc(n * FC_MEMBERS_LINE_MAX + 1);
+    if (text == NULL) {
+        free(m);
+        *rc = cli_fail(EXIT_DATA_ERR, "%s: out of memory", path);
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        at += fc_members_line(text + at, FC_MEMBERS_LINE_MAX, &m[i]);
+    free(m);
+    *len = at;
+    *count = n;
+    return text;
 }
 
 static int write_index(const char *path, const char *out, const fc_input_options *read)
@@ -81,9 +132,22 @@ static int write_index(const char *path, const char *out, const fc_input_options
     fc_input in;
     fc_record rec;
     fc_status s;
-    char *text = NULL, *target = NULL;
+    char *text = NULL;
     size_t len = 0, cap = 0;
-    int rc = open_plain(&in, path, read);
+    int rc;
+    if (fc_input_open(&in, path, read) == FC_OK &&
+        fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
+        size_t count;
+        fc_input_close(&in);
+        text = members_text(path, read, &len, &count, &rc);
+        if (text == NULL)
+            return rc;
+        rc = put_index(path, out, ".members", text, len);
+        free(text);
+        return rc;
+    }
+    fc_input_close(&in);
+    rc = open_plain(&in, path, read);
     if (rc != 0) {
         fc_input_close(&in);
         return rc;
@@ -112,18 +176,58 @@ static int write_index(const char *path, const char *out, const fc_input_options
         return EXIT_DATA_ERR;
     }
     fc_input_close(&in);
-    if (out != NULL && strcmp(out, "-") == 0) {
-        if (len > 0 && fwrite(text, 1, len, stdout) != len)
-            rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
-    } else {
-        target = out != NULL ? NULL : default_index(path);
-        if (out == NULL && target == NULL)
-            rc = cli_fail(EXIT_DATA_ERR, "out of memory");
-        else
-            rc = cli_write_file(out != NULL ? out : target, text != NULL ? text : "", len);
-    }
-    free(target);
+    rc = put_index(path, out, ".idx", text, len);
     free(text);
+    return rc;
+}
+
+/* --check of a GZIP file's member index against a scan. */
+static int check_members(const char *path, const char *idx, const fc_input_options *read)
+{
+    char *target = idx != NULL ? NULL : with_suffix(path, ".members");
+    const char *name = idx != NULL ? idx : target;
+    fc_gzip_member *m = NULL;
+    size_t n = 0, len = 0, count = 0;
+    fc_error err;
+    char *want;
+    int rc = EXIT_OK;
+    if (name == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    fc_error_clear(&err);
+    if (fc_input_load_members(name, &m, &n, &err) != FC_OK) {
+        printf("%s: FAILED: %s\n", path, err.message);
+        free(target);
+        return EXIT_DATA_ERR;
+    }
+    want = members_text(path, read, &len, &count, &rc);
+    if (want != NULL) {
+        size_t i, at = 0;
+        for (i = 0; i < n && i < count; i++) {
+            char line[FC_MEMBERS_LINE_MAX];
+            size_t k = fc_members_line(line, sizeof line, &m[i]);
+            const char *nl = (const char *)memchr(want + at, '\n', len - at);
+            size_t wk = (size_t)(nl - (want + at)) + 1;
+            if (k != wk || memcmp(line, want + at, k) != 0) {
+                printf("%s: member index %s FAILED: line %zu says %.*s; the file's member %zu "
+                       "is %.*s\n",
+                       path, name, i + 1, (int)(k - 1), line, i, (int)(wk - 1), want + at);
+                rc = EXIT_RECORD_ERR;
+                break;
+            }
+            at += wk;
+        }
+        if (rc == EXIT_OK && n != count) {
+            printf("%s: member index %s FAILED: it lists %zu members that start at a record, "
+                   "the file has %zu\n",
+                   path, name, n, count);
+            rc = EXIT_RECORD_ERR;
+        }
+        if (rc == EXIT_OK)
+            printf("%s: member index %s OK: %zu member%s\n", path, name, n, n == 1 ? "" : "s");
+    }
+    free(want);
+    free(m);
+    free(target);
     return rc;
 }
 
@@ -134,11 +238,18 @@ static int check_index(const char *path, const char *idx, const fc_input_options
     size_t n = 0;
     fc_error err;
     fc_status s;
-    char *target = idx != NULL ? NULL : default_index(path);
+    char *target = idx != NULL ? NULL : with_suffix(path, ".idx");
     const char *name = idx != NULL ? idx : target;
     int rc;
     if (name == NULL)
         return cli_fail(EXIT_DATA_ERR, "out of memory");
+    if (fc_input_open(&in, path, read) == FC_OK &&
+        fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
+        fc_input_close(&in);
+        free(target);
+        return check_members(path, idx, read);
+    }
+    fc_input_close(&in);
     fc_error_clear(&err);
     if (fc_input_load_index(name, &entries, &n, &err) != FC_OK) {
         printf("%s: FAILED: %s\n", path, err.message);

@@ -453,7 +453,12 @@ static int run_count_or_verify(const record_opts *o, int mode)
             printf("%s: OK: %llu record%s, %s, %llu bytes of records", path, n,
                    n == 1 ? "" : "s", fc_compression_name(fc_reader_compression(&in.reader)),
                    (unsigned long long)(fc_reader_offset(&in.reader) - in.part_start));
-            if (o->read.part != FC_PART_ALL)
+            if (o->read.part != FC_PART_ALL && in.members != NULL)
+                printf(" from offset %llu (the gzip members starting in compressed bytes "
+                       "[%llu, %llu))",
+                       (unsigned long long)in.part_start, (unsigned long long)in.part_begin,
+                       (unsigned long long)in.part_end);
+            else if (o->read.part != FC_PART_ALL)
                 printf(" from offset %llu (the records starting in [%llu, %llu))",
                        (unsigned long long)in.part_start, (unsigned long long)in.part_begin,
                        (unsigned long long)in.part_end);

@@ -59,7 +59,7 @@ def cat_records(out):
     (a checksum sync does not know it): one string per record."""
     recs = []
     for line in out.splitlines(keepends=True):
-        if line.startswith('# '):
+        if line.startswith('# ') and not line.startswith('# payload'):
             head, sep, rest = line.partition(' record ')
             rest = rest.split(' ', 1)[1]
             recs.append(head + sep + rest)
@@ -126,10 +126,15 @@ rc, out, err = run('count', '--records', '4:6', '--index', shifted, mnist)
 check(rc == 2 and 'corrupted record at 12813: record 4: length CRC mismatch' in err and
       'the index %s put the read there' % shifted in err, 'shifted index: %d %s' % (rc, err))
 
-gz = os.path.join(corpus, 'dfalbel-tfrecords__myints_r.tfrecords.gz')
-rc, out, err = run('index', '-o', os.path.join(tmp, 'gz.idx'), gz)
-check(rc == 2 and 'this file is GZIP: an index holds byte offsets' in err and
-      not os.path.exists(os.path.join(tmp, 'gz.idx')), 'index of GZIP: %d %s' % (rc, err))
+zl = os.path.join(corpus, 'tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz')
+with open(zl, 'rb') as f:
+    zlib_data = __import__('zlib').compress(__import__('gzip').decompress(f.read()))
+zl = os.path.join(tmp, 'zlib.tfrecord')
+with open(zl, 'wb') as f:
+    f.write(zlib_data)
+rc, out, err = run('index', '-o', os.path.join(tmp, 'z.idx'), zl)
+check(rc == 2 and 'this file is ZLIB, one stream that can only be read from its first byte' in err
+      and not os.path.exists(os.path.join(tmp, 'z.idx')), 'index of ZLIB: %d %s' % (rc, err))
 damaged = os.path.join(tmp, 'damaged.tfrecord')
 with open(os.path.join(corpus, 'tf-models-CRLF-DAMAGED__pets_examples.record'), 'rb') as f:
     pets = f.read()
@@ -159,8 +164,9 @@ for args, text in [
          'cannot go with --crc=none')]:
     rc, out, err = run(*args)
     check(rc == 64 and text in err, '%s: %d %s' % (' '.join(args), rc, err))
-rc, out, err = run('count', '--split', '0/2', gz)
-check(rc == 2 and 'needs an uncompressed file; this one is GZIP' in err, 'split of GZIP: %s' % err)
+rc, out, err = run('count', '--split', '0/2', zl)
+check(rc == 2 and 'needs an uncompressed or GZIP file; this one is ZLIB' in err,
+      'split of ZLIB: %s' % err)
 p = subprocess.run([featc, 'count', '--split', '0/2', '-'], input=open(mnist, 'rb').read(),
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 check(p.returncode == 2 and b'needs a regular file, not a stream' in p.stderr,
@@ -174,17 +180,22 @@ check(rc == 2 and '--records starts at record 1001, but the index' in err, '--re
 random.seed(24)
 
 
+def example_of(blob):
+    """An Example with one bytes feature, "blob"."""
+    feature = b'\x0a' + framing.varint(len(blob)) + blob                # BytesList.value
+    feature = b'\x0a' + framing.varint(len(feature)) + feature          # Feature.bytes_list
+    entry = b'\x0a\x04blob\x12' + framing.varint(len(feature)) + feature
+    features = b'\x0a' + framing.varint(len(entry)) + entry
+    return b'\x0a' + framing.varint(len(features)) + features
+
+
 def embedded_file(path):
     """Examples whose bytes feature holds a whole TFRecord file, one large."""
     out = bytearray()
     for i in range(12):
         inner = b''.join(framing.frame(bytes(random.randrange(256) for _ in range(random.randrange(80))))
                          for _ in range(random.randrange(1, 40 if i == 5 else 6)))
-        feature = b'\x0a' + framing.varint(len(inner)) + inner          # BytesList.value
-        feature = b'\x0a' + framing.varint(len(feature)) + feature      # Feature.bytes_list
-        entry = b'\x0a\x04blob\x12' + framing.varint(len(feature)) + feature
-        features = b'\x0a' + framing.varint(len(entry)) + entry
-        out += framing.frame(b'\x0a' + framing.varint(len(features)) + features)
+        out += framing.frame(example_of(inner))
     with open(path, 'wb') as f:
         f.write(out)
 
@@ -266,6 +277,66 @@ check(rc == 0 and out.startswith('{"record":500,"offset":1601500,'),
 rc, out, err = run('verify', '--split', '1/2', mnist)
 check(rc == 0 and out == '%s: OK: 500 records, NONE, 1601500 bytes of records from offset '
       '1601500 (the records starting in [1601500, 3203000))\n' % mnist, 'verify --split: %s' % out)
+
+# ---- seekable GZIP: members written by Python's gzip module, 37 records each
+import gzip  # noqa: E402
+recs = [framing.frame(example_of(bytes(random.randrange(4) for _ in range(random.randrange(300)))))
+        for _ in range(1000)]
+groups = [b''.join(recs[i:i + 37]) for i in range(0, 1000, 37)]
+members = [gzip.compress(g, mtime=0) for g in groups]
+seekable = os.path.join(tmp, 'seekable.tfrecord.gz')
+with open(seekable, 'wb') as f:
+    f.write(b''.join(members))
+want, off, stream = '', 0, 0
+for i, (m, g) in enumerate(zip(members, groups)):
+    want += '%d %d %d\n' % (off, stream, 37 * i)
+    off += len(m)
+    stream += len(g)
+rc, out, err = run('index', seekable)
+check(rc == 0, 'index of a seekable GZIP file: %d %s' % (rc, err))
+with open(seekable + '.members') as f:
+    got_members = f.read()
+check(got_members == want, 'member index differs from the members Python wrote')
+rc, out, err = run('index', '--check', seekable)
+check(rc == 0 and 'member index %s.members OK: 28 members' % seekable in out, out + err)
+lines = want.splitlines()
+second = lines[1].split()
+lines[1] = '%s %s 38' % (second[0], second[1])
+with open(os.path.join(tmp, 'stale.members'), 'w') as f:
+    f.write('\n'.join(lines) + '\n')
+rc, out, err = run('index', '--check', '--index', os.path.join(tmp, 'stale.members'), seekable)
+check(rc == 1 and ('line 2 says %s %s 38; the file\'s member 1 is %s %s 37' %
+                   (second[0], second[1], second[0], second[1])) in out,
+      'stale member index: %d %s' % (rc, out))
+for label, extra in [('member index', []), ('scan', ['--index', os.path.join(tmp, 'none')]),
+                     ('named', ['--index', seekable + '.members'])]:
+    if label == 'scan':
+        os.rename(seekable + '.members', seekable + '.keep')
+        extra = []
+    for k in range(1, 18):
+        end, n, ok = 0, 0, True
+        for i in range(k):
+            start, count, stop = verify_part(seekable, '--split', '%d/%d' % (i, k), *extra)
+            if count > 0:
+                ok = ok and start == end
+                end = stop
+            n += count
+        check(ok and n == 1000 and end == sum(len(g) for g in groups),
+              'seekable GZIP by %s, %d splits: %d records' % (label, k, n))
+    if label == 'scan':
+        os.rename(seekable + '.keep', seekable + '.members')
+got = []
+for i in range(4):
+    got += cat_records(run('cat', '--split', '%d/4' % i, seekable)[1])
+check(got == full_cat(seekable)[0], 'seekable GZIP: cat of 4 splits')
+rc, out, err = run('count', '--records', '0:5', seekable)
+check(rc == 2 and '--records needs an uncompressed file' in err, '--records of GZIP: %s' % err)
+# a one-member file (as TensorFlow writes): the first split reads it all
+penguin = os.path.join(corpus, 'tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz')
+counts = [run('count', '--split', '%d/3' % i, '--index', os.devnull, penguin) for i in range(3)]
+check([c[0] for c in counts] == [2, 2, 2], 'an empty member index is no index')
+counts = [run('count', '--split', '%d/3' % i, penguin)[1].split()[0] for i in range(3)]
+check(counts[1:] == ['0', '0'] and int(counts[0]) > 0, 'one member: %s' % counts)
 
 # ---- a damaged file: the first failing split says what the sequential read says
 rc, seq_out, seq_err = run('count', damaged)

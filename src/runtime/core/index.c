@@ -125,6 +125,70 @@ fc_status fc_index_parse(const char *text, size_t len, fc_index_entry *entries, 
     return FC_OK;
 }
 
+fc_status fc_members_parse(const char *text, size_t len, fc_gzip_member *members, size_t cap,
+                           size_t *count, fc_error *err)
+{
+    size_t at = 0, line = 0, n = 0;
+    fc_gzip_member prev = {0, 0, 0};
+    if (count == NULL || (text == NULL && len > 0) || (members == NULL && cap > 0))
+        return FC_ERR_ARG;
+    *count = 0;
+    while (at < len) {
+        size_t line_start = at, k;
+        uint64_t v[3];
+        line++;
+        if (text[at] == '\n' || (text[at] == '\r' && at + 1 < len && text[at + 1] == '\n')) {
+            at += text[at] == '\r' ? 2u : 1u;
+            continue;
+        }
+        for (k = 0; k < 3; k++) {
+            while (at < len && blank(text[at]))
+                at++;
+            if (!parse_u64(text, len, &at, &v[k]))
+                return index_error(err, text, len, at, line, line_start,
+                                   k == 0   ? "expected a compressed offset (a decimal number)"
+                                   : k == 1 ? "expected a decompressed offset (a decimal number)"
+                                            : "expected a record number (a decimal number)");
+            if (k < 2 && (at >= len || !blank(text[at])))
+                return index_error(err, text, len, at, line, line_start,
+                                   "expected a space and the next number");
+        }
+        while (at < len && blank(text[at]))
+            at++;
+        if (at < len && text[at] == '\r' && at + 1 < len && text[at + 1] == '\n')
+            at++;
+        if (at < len && text[at] != '\n')
+            return index_error(err, text, len, at, line, line_start,
+                               "expected the end of the line after the three numbers");
+        if (at < len)
+            at++;
+        if (n > 0 && (v[0] <= prev.offset || v[1] < prev.stream_offset ||
+                      v[2] < prev.first_record))
+            return index_error(err, text, len, line_start, line, line_start,
+                               "members must be in file order (every number above the "
+                               "line before's)");
+        if (n == 0 && (v[0] != 0 || v[1] != 0 || v[2] != 0))
+            return index_error(err, text, len, line_start, line, line_start,
+                               "the first member starts the file: 0 0 0");
+        prev.offset = v[0];
+        prev.stream_offset = v[1];
+        prev.first_record = v[2];
+        if (n < cap)
+            members[n] = prev;
+        n++;
+    }
+    *count = n;
+    if (n > cap && members != NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_BUFFER, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "the member index has ");
+        fc_msg_u64(&m, (uint64_t)n);
+        fc_msg_str(&m, " members, room was given for ");
+        fc_msg_u64(&m, (uint64_t)cap);
+        return FC_ERR_BUFFER;
+    }
+    return FC_OK;
+}
+
 /* Writes v in decimal at p; returns the digits written. */
 static size_t put_u64(char *p, uint64_t v)
 {
@@ -145,6 +209,21 @@ size_t fc_index_line(char *buf, size_t cap, const fc_index_entry *e)
     size_t n = put_u64(line, e->offset);
     line[n++] = ' ';
     n += put_u64(line + n, e->size);
+    line[n++] = '\n';
+    if (buf == NULL || cap < n)
+        return 0;
+    memcpy(buf, line, n);
+    return n;
+}
+
+size_t fc_members_line(char *buf, size_t cap, const fc_gzip_member *m)
+{
+    char line[FC_MEMBERS_LINE_MAX];
+    size_t n = put_u64(line, m->offset);
+    line[n++] = ' ';
+    n += put_u64(line + n, m->stream_offset);
+    line[n++] = ' ';
+    n += put_u64(line + n, m->first_record);
     line[n++] = '\n';
     if (buf == NULL || cap < n)
         return 0;

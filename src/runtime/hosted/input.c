@@ -62,18 +62,162 @@ fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t
     return s;
 }
 
+fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size_t *n,
+                                fc_error *err)
+{
+    fc_mapped_file map;
+    fc_status s;
+    fc_error perr;
+    size_t count = 0;
+    *members = NULL;
+    *n = 0;
+    s = fc_map_file(path, &map, &perr);
+    if (s == FC_OK)
+        s = fc_members_parse((const char *)map.data, map.size, NULL, 0, &count, &perr);
+    if (s == FC_OK) {
+        *members = (fc_gzip_member *)malloc((count > 0 ? count : 1) * sizeof **members);
+        if (*members == NULL) {
+            fc_msg m = fc_error_begin(&perr, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "out of memory");
+            s = FC_ERR_NO_MEMORY;
+        } else {
+            s = fc_members_parse((const char *)map.data, map.size, *members, count, n, &perr);
+        }
+    }
+    fc_unmap_file(&map);
+    if (s != FC_OK) {
+        fc_msg m = fc_error_begin(err, s, FC_NO_INDEX, perr.offset);
+        if (err != NULL)
+            err->sys_errno = perr.sys_errno;
+        fc_msg_str(&m, "member index ");
+        fc_msg_str(&m, path);
+        fc_msg_str(&m, ": ");
+        fc_msg_str(&m, perr.sys_errno != 0 ? strerror(perr.sys_errno) : perr.message);
+        free(*members);
+        *members = NULL;
+        *n = 0;
+    }
+    return s;
+}
+
+fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
+                                fc_gzip_member **members, size_t *n, fc_error *err)
+{
+    fc_input_options whole = *opt;
+    size_t cap = 1024;
+    *members = NULL;
+    *n = 0;
+    whole.part = FC_PART_ALL;
+    whole.index_path = NULL;
+    for (;;) {
+        fc_input in;
+        fc_record rec;
+        fc_status s;
+        size_t logged, j = 0, kept = 0;
+        fc_gzip_member *log = (fc_gzip_member *)malloc(cap * sizeof *log);
+        if (log == NULL) {
+            fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "out of memory");
+            return FC_ERR_NO_MEMORY;
+        }
+        s = fc_input_open(&in, path, &whole);
+        if (s == FC_OK && fc_reader_compression(&in.reader) != FC_COMPRESSION_GZIP) {
+            fc_msg m = fc_error_begin(&in.err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "this file is ");
+            fc_msg_str(&m, fc_compression_name(fc_reader_compression(&in.reader)));
+            fc_msg_str(&m, ", not GZIP: it has no members");
+            s = FC_ERR_UNSUPPORTED;
+        }
+        if (s == FC_OK) {
+            fc_reader_log_members(&in.reader, log, cap);
+            /* each member that starts where a record does gets its index */
+            while ((s = fc_input_next(&in, &rec)) == FC_OK) {
+                logged = (size_t)(fc_reader_members(&in.reader) < cap
+                                      ? fc_reader_members(&in.reader)
+                                      : cap);
+                for (; j < logged && log[j].stream_offset <= rec.offset; j++)
+                    if (log[j].stream_offset == rec.offset) {
+                        log[j].first_record = rec.index;
+                        log[kept++] = log[j];
+                    }
+            }
+        }
+        if (s != FC_END) {
+            if (err != NULL)
+                *err = in.err;
+            fc_input_close(&in);
+            free(log);
+            return s;
+        }
+        if (fc_reader_members(&in.reader) > cap) {
+            /* more members than the log held: again, with room for all */
+            cap = (size_t)fc_reader_members(&in.reader);
+            fc_input_close(&in);
+            free(log);
+            continue;
+        }
+        fc_input_close(&in);
+        *members = log;
+        *n = kept;
+        return FC_OK;
+    }
+}
+
+/* The member index of a GZIP file's part: opt->index_path, FILE.members,
+ * or a scan. */
+static fc_status input_members(fc_input *in, const fc_input_options *opt)
+{
+    size_t n = strlen(in->path);
+    const char *path = opt->index_path;
+    if (path == NULL) {
+        in->index_path = (char *)malloc(n + 9);
+        if (in->index_path == NULL)
+            return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
+        memcpy(in->index_path, in->path, n);
+        memcpy(in->index_path + n, ".members", 9);
+        if (access(in->index_path, F_OK) != 0) {
+            free(in->index_path);
+            in->index_path = NULL;
+            return fc_input_scan_members(in->path, opt, &in->members, &in->members_n, &in->err);
+        }
+        path = in->index_path;
+    }
+    return fc_input_load_members(path, &in->members, &in->members_n, &in->err);
+}
+
 /* Positions in->reader on the part of the file opt asks for. */
 static fc_status input_part(fc_input *in, const fc_input_options *opt)
 {
     uint64_t size = in->map.size;
     fc_status s;
     const char *index_path = opt->index_path;
-    if (fc_reader_compression(&in->reader) != FC_COMPRESSION_NONE) {
+    fc_compression c = fc_reader_compression(&in->reader);
+    if (c == FC_COMPRESSION_GZIP && opt->part != FC_PART_RECORDS) {
+        s = input_members(in, opt);
+        if (s != FC_OK)
+            return s;
+        if (opt->part == FC_PART_SPLIT) {
+            in->part_begin = size * opt->part_a / opt->part_b;
+            in->part_end = size * (opt->part_a + 1) / opt->part_b;
+        } else {
+            in->part_begin = opt->part_a < size ? opt->part_a : size;
+            in->part_end = opt->part_b < size ? opt->part_b : size;
+        }
+        s = fc_reader_range_members(&in->reader, in->members, in->members_n, in->part_begin,
+                                    in->part_end);
+        in->part_start = fc_reader_offset(&in->reader);
+        if (s != FC_OK)
+            in->err = *fc_reader_error(&in->reader);
+        return s;
+    }
+    if (c != FC_COMPRESSION_NONE) {
         fc_msg m = fc_error_begin(&in->err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "a part of a file (--split, --range, --records) needs an uncompressed "
-                       "file; this one is ");
-        fc_msg_str(&m, fc_compression_name(fc_reader_compression(&in->reader)));
-        fc_msg_str(&m, ", whose records can only be reached by decompressing from its start");
+        fc_msg_str(&m, c == FC_COMPRESSION_GZIP
+                           ? "--records needs an uncompressed file (a GZIP file is split by "
+                             "its members with --split or --range)"
+                           : "a part of a file (--split, --range, --records) needs an "
+                             "uncompressed or GZIP file; this one is ZLIB, one stream whose "
+                             "records can only be reached by decompressing from its start");
         return FC_ERR_UNSUPPORTED;
     }
     if (opt->part == FC_PART_RECORDS && index_path == NULL) {
@@ -262,6 +406,8 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
 
 void fc_input_close(fc_input *in)
 {
+    free(in->members);
+    in->members = NULL;
     free(in->index);
     free(in->index_path);
     in->index = NULL;
