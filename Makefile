@@ -54,7 +54,7 @@ CORE_SRC = $(addprefix src/runtime/core/,error.c crc32c.c record.c example.c seq
            segment.c hash.c serialize.c index.c)
 RUNTIME_SRC = $(CORE_SRC) src/runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
-TOOLRT_SRC = src/runtime/hosted/input.c src/runtime/hosted/driver.c
+TOOLRT_SRC = src/runtime/hosted/input.c src/runtime/hosted/driver.c src/runtime/hosted/pool.c
 FALLBACK_SRC = src/runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
@@ -239,7 +239,7 @@ $(BENCH)/bench: $(BENCH_C) tests/bench/bench.h tests/bench/peer_cpp.cc $(BENCH_G
 	$(CXX) -std=c++17 $(CFLAGS) -I$(BENCH)/cpp -c $(BENCH)/cpp/tf_example.pb.cc \
 	    -o $(BENCH)/obj/tf_example.pb.o
 	$(CXX) -o $@ $(BENCH)/obj/*.o $(BUILD)/obj/gen/fc_example.pb-c.o $(BUILD)/libfeatc.a \
-	    -lprotobuf-c -lprotobuf -lprotobuf-nanopb $(LIBS_Z)
+	    -lprotobuf-c -lprotobuf -lprotobuf-nanopb $(LIBS_Z) -pthread
 
 bench: $(BENCH)/gen-corpora $(BENCH)/bench
 	@mkdir -p $(BENCH)/data

@@ -4,7 +4,7 @@
 # "NAME: N passed, M failed" lines; every target that rewrites committed
 # expectations for review is update-NAME.
 
-TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-nomalloc test-cxx \
+TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan test-nomalloc test-cxx \
               test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
               test-fuzz-seeds test-install test-readme demo
 # Suites that build in folders of their own: make test runs them in a second
@@ -12,7 +12,7 @@ TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-no
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-export test-codegen test-readme
 
-.PHONY: test check footprint $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
+.PHONY: test check footprint test-pool-tsan $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
         update-tables fuzz
 
 test:
@@ -93,6 +93,12 @@ test-unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
 test-segment-tsan: $(BUILD)/tsan/test_segment
 	@$(BUILD)/tsan/test_segment >$(BUILD)/tsan/test_segment.log 2>&1; rc=$$?; \
 	    grep -v ' runs, ' $(BUILD)/tsan/test_segment.log | sed 's/^segment:/segment-tsan:/'; \
+	    exit $$rc
+
+# The thread pool (and the rest of test_split) under TSan.
+test-pool-tsan: $(BUILD)/tsan/test_split
+	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tsan/test_split >$(BUILD)/tsan/test_split.log 2>&1; rc=$$?; \
+	    grep -v '^embedded streams:' $(BUILD)/tsan/test_split.log | sed 's/^split:/split-tsan:/'; \
 	    exit $$rc
 
 # The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).

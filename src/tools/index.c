@@ -32,6 +32,7 @@ static const char *const index_usage =
     "                          only); default FILE.idx (FILE.members)\n"
     "  -c, --compression=auto|none|gzip   (default auto; ZLIB is an error)\n"
     "  --max-record-size=N     (default 1G)\n"
+    "  -j, --jobs=N            read each uncompressed file with N threads\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -39,12 +40,12 @@ static const char *const index_usage =
     "match its file; 2 a file is unreadable, damaged or ZLIB; 64 usage error.\n";
 
 static const struct option index_long[] = {
-    {"output", required_argument, NULL, 'o'},
+    {"output", required_argument, NULL, 'o'}, TOOLS_JOBS_OPTION,
     {"check", no_argument, NULL, TOOLS_OPT_CHECK},
     {"index", required_argument, NULL, TOOLS_OPT_INDEX},
     TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 
-static const cli_command index_cmd = {"index", index_usage, "o:c:h", index_long};
+static const cli_command index_cmd = {"index", index_usage, "o:j:c:h", index_long};
 
 static char *with_suffix(const char *path, const char *suffix);
 
@@ -275,12 +276,141 @@ static int check_index(const char *path, const char *idx, const fc_input_options
     return rc;
 }
 
+/* index -j: the lines of a split, in its order */
+typedef struct split_lines {
+    char *text;
+    size_t len, cap;
+} split_lines;
+
+static fc_status index_record(void *ctx, void *state, fc_pool_split *split, const fc_record *rec,
+                              fc_error *err)
+{
+    split_lines *l = (split_lines *)split->user;
+    fc_index_entry e;
+    (void)ctx;
+    (void)state;
+    if (l == NULL && (l = (split_lines *)calloc(1, sizeof *l)) == NULL)
+        goto no_memory;
+    split->user = l;
+    if (l->cap - l->len < FC_INDEX_LINE_MAX) {
+        size_t cap = l->cap == 0 ? 65536 : l->cap * 2;
+        char *bigger = (char *)realloc(l->text, cap);
+        if (bigger == NULL)
+            goto no_memory;
+        l->text = bigger;
+        l->cap = cap;
+    }
+    e.offset = rec->offset;
+    e.size = (uint64_t)rec->length + FC_RECORD_OVERHEAD;
+    l->len += fc_index_line(l->text + l->len, l->cap - l->len, &e);
+    return FC_OK;
+no_memory: {
+    fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
+    fc_msg_str(&m, "out of memory");
+    return FC_ERR_NO_MEMORY;
+}
+}
+
+/* The uncompressed files among files, indexed with `jobs` threads; the
+ * others are left to the caller (done[k] is 0 for them).  The worst
+ * exit status. */
+static int index_pool(char **files, int nfiles, const fc_input_options *read, unsigned jobs,
+                      int *done)
+{
+    const char **plain = (const char **)calloc((size_t)nfiles + 1, sizeof *plain);
+    int *which = (int *)calloc((size_t)nfiles + 1, sizeof *which);
+    int k, np = 0, worst = EXIT_OK;
+    fc_pool_options po;
+    fc_pool_work w;
+    fc_pool *pool;
+    fc_pool_split *sp;
+    fc_error err, failed;
+    char *text = NULL;
+    size_t len = 0;
+    if (plain == NULL || which == NULL) {
+        free(plain);
+        free(which);
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    }
+    for (k = 0; k < nfiles; k++) {
+        fc_input in;
+        if (strcmp(files[k], "-") != 0 && fc_input_open(&in, files[k], read) == FC_OK &&
+            fc_reader_compression(&in.reader) == FC_COMPRESSION_NONE && in.map.data != NULL) {
+            which[np] = k;
+            plain[np++] = files[k];
+            done[k] = 1;
+        }
+        fc_input_close(&in);
+    }
+    memset(&po, 0, sizeof po);
+    po.threads = jobs;
+    po.ordered = 1;
+    po.compression = FC_COMPRESSION_NONE;
+    po.crc_policy = FC_CRC_VERIFY;
+    po.max_record_size = read->max_record_size;
+    memset(&w, 0, sizeof w);
+    w.record = index_record;
+    fc_error_clear(&failed);
+    if (np > 0 && fc_pool_open(&pool, plain, (size_t)np, &po, &w, &err) != FC_OK) {
+        fprintf(stderr, "featc: %s\n", err.message);
+        free(plain);
+        free(which);
+        return EXIT_DATA_ERR;
+    }
+    while (np > 0 && fc_pool_next(pool, &sp) == FC_OK) {
+        split_lines *l = (split_lines *)sp->user;
+        const char *path = plain[sp->file];
+        if (sp->split == 0) {
+            free(text);
+            text = NULL;
+            len = 0;
+            fc_error_clear(&failed);
+        }
+        if (failed.status == FC_OK && sp->status != FC_END)
+            failed = sp->err;
+        if (failed.status == FC_OK && l != NULL && l->len > 0) {
+            char *bigger = (char *)realloc(text, len + l->len);
+            if (bigger == NULL) {
+                fc_msg m = fc_error_begin(&failed, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+                fc_msg_str(&m, "out of memory");
+            } else {
+                text = bigger;
+                memcpy(text + len, l->text, l->len);
+                len += l->len;
+            }
+        }
+        if (l != NULL) {
+            free(l->text);
+            free(l);
+            sp->user = NULL;
+        }
+        if (sp->split + 1 < sp->splits)
+            continue;
+        if (failed.status != FC_OK) {
+            fprintf(stderr, "featc: %s: %s; no index written\n", path, failed.message);
+            if (worst < EXIT_DATA_ERR)
+                worst = EXIT_DATA_ERR;
+        } else {
+            int rc = put_index(path, NULL, ".idx", text, len);
+            if (rc > worst)
+                worst = rc;
+        }
+    }
+    if (np > 0)
+        fc_pool_close(pool);
+    free(text);
+    free(plain);
+    free(which);
+    return worst;
+}
+
 int cmd_index(int argc, char **argv)
 {
     fc_input_options read;
     const char *out = NULL, *idx = NULL;
     char **files;
-    int nfiles, check = 0, opt, rc, k, worst = EXIT_OK;
+    int nfiles, check = 0, opt, rc, k, worst = EXIT_OK, *done;
+    unsigned jobs = 0;
     memset(&read, 0, sizeof read);
     read.compression = FC_COMPRESSION_AUTO;
     read.crc_policy = FC_CRC_VERIFY;
@@ -295,6 +425,9 @@ int cmd_index(int argc, char **argv)
             check = 1;
         } else if (opt == TOOLS_OPT_INDEX) {
             idx = optarg;
+        } else if (opt == 'j') {
+            if (tools_parse_jobs(optarg, &jobs) != 0)
+                return cli_usage_error(&index_cmd, "bad number of jobs '%s' (1 to 1024)", optarg);
         }
     }
     if (rc >= 0)
@@ -311,15 +444,22 @@ int cmd_index(int argc, char **argv)
         return cli_usage_error(&index_cmd, !check ? "--index goes with --check (write to a "
                                                     "named index with --output)"
                                                   : "--index takes one FILE");
+    for (k = 0; k < nfiles; k++)
+        if (strcmp(files[k], "-") == 0 && !check && out == NULL)
+            return cli_usage_error(&index_cmd, "standard input has no FILE.idx: give --output");
+    done = (int *)calloc((size_t)nfiles, sizeof *done);
+    if (done == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    if (jobs > 1 && !check && out == NULL)
+        worst = index_pool(files, nfiles, &read, jobs, done);
     for (k = 0; k < nfiles; k++) {
-        if (strcmp(files[k], "-") == 0 && !check && out == NULL) {
-            rc = cli_usage_error(&index_cmd, "standard input has no FILE.idx: give --output");
-            return rc;
-        }
+        if (done[k])
+            continue;
         rc = check ? check_index(files[k], idx, &read) : write_index(files[k], out, &read);
         if (rc > worst && rc != EXIT_USAGE_ERR)
             worst = rc;
     }
+    free(done);
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
     return worst;

@@ -23,6 +23,7 @@ enum { MODE_CAT, MODE_COUNT, MODE_VERIFY };
 
 typedef struct record_opts {
     fc_input_options read;
+    unsigned jobs;  /* -j: 0 or 1 reads in this thread */
     int json;
     int examples;   /* verify: also check payloads */
     int flags;      /* FC_FALLBACK_LENIENT */
@@ -80,6 +81,7 @@ static const char *const count_usage =
     "  --crc=verify|skip|none  (default verify; with skip, the count excludes\n"
     "                          skipped records and they are reported)\n"
     "  --max-record-size=N     (default 1G)\n"
+    TOOLS_JOBS_HELP
     TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
@@ -104,6 +106,7 @@ static const char *const verify_usage =
     "  --max-record-size=N     (default 1G)\n"
     "  --max-memory=N          with --examples: most memory for decoding one\n"
     "                          record (default 1G)\n"
+    TOOLS_JOBS_HELP
     TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
@@ -119,18 +122,18 @@ static const struct option cat_long[] = {
     TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS,
     CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option count_long[] = {
-    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
+    {"crc", required_argument, NULL, TOOLS_OPT_CRC}, TOOLS_JOBS_OPTION,
     TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option verify_long[] = {
     {"examples", no_argument, NULL, TOOLS_OPT_EXAMPLES},
-    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
+    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT}, TOOLS_JOBS_OPTION,
     TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
 
 static const cli_command record_cmds[] = {
     {"cat", cat_usage, "c:h", cat_long},
-    {"count", count_usage, "c:h", count_long},
-    {"verify", verify_usage, "c:h", verify_long}};
+    {"count", count_usage, "c:j:h", count_long},
+    {"verify", verify_usage, "c:j:h", verify_long}};
 
 int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
                        fc_payload_kind *type, size_t *max_memory, int *rc)
@@ -242,6 +245,9 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
             o->flags |= FC_FALLBACK_LENIENT;
         } else if (opt == TOOLS_OPT_EXAMPLES) {
             o->examples = 1;
+        } else if (opt == 'j') {
+            if (tools_parse_jobs(optarg, &o->jobs) != 0)
+                return cli_usage_error(c, "bad number of jobs '%s' (1 to 1024)", optarg);
         } else if (opt == TOOLS_OPT_CRC) {
             if (fc_input_parse_crc(optarg, &o->read.crc_policy) != 0)
                 return cli_usage_error(c, "unknown CRC policy '%s' (verify, skip, none)", optarg);
@@ -253,6 +259,9 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
     }
     if ((rc = tools_part_done(c, &o->read, sync_given)) != 0)
         return rc;
+    if (o->jobs > 1 && o->read.part != FC_PART_ALL)
+        return cli_usage_error(c, "-j reads whole files in splits of its own; it does not go "
+                                  "with --split, --range or --records");
     return cli_operands(c, argc, argv, &o->files, &o->nfiles);
 }
 
@@ -487,12 +496,192 @@ static int run_count_or_verify(const record_opts *o, int mode)
     return rc;
 }
 
+int tools_parse_jobs(const char *s, unsigned *jobs)
+{
+    char *end;
+    unsigned long v;
+    if (*s < '0' || *s > '9')
+        return -1;
+    v = strtoul(s, &end, 10);
+    if (*end != '\0' || v < 1 || v > 1024)
+        return -1;
+    *jobs = (unsigned)v;
+    return 0;
+}
+
+/* verify --examples in the pool: each thread decodes with its own decoder;
+ * a split keeps its count of bad payloads and the first one. */
+typedef struct pool_examples {
+    uint64_t not_examples, too_big;
+    fc_error first;
+} pool_examples;
+
+typedef struct pool_verify_ctx {
+    const record_opts *o;
+} pool_verify_ctx;
+
+static fc_status pool_count_record(void *ctx, void *state, fc_pool_split *split,
+                                   const fc_record *rec, fc_error *err)
+{
+    pool_verify_ctx *c = (pool_verify_ctx *)ctx;
+    tools_decoder *d = (tools_decoder *)state;
+    pool_examples *ex = (pool_examples *)split->user;
+    fc_fallback fb;
+    fc_error perr;
+    fc_status ds;
+    (void)err;
+    if (!c->o->examples)
+        return FC_OK;
+    if (ex == NULL) {
+        ex = (pool_examples *)calloc(1, sizeof *ex);
+        if (ex == NULL) {
+            fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
+            fc_msg_str(&m, "out of memory");
+            return FC_ERR_NO_MEMORY;
+        }
+        split->user = ex;
+    }
+    d->limit = c->o->max_memory;
+    fc_error_clear(&perr);
+    ds = tools_decode(d, rec, FC_PAYLOAD_AUTO, c->o->flags, &fb, &perr);
+    if (ds != FC_OK) {
+        if (ds == FC_ERR_NO_MEMORY)
+            ex->too_big++;
+        else
+            ex->not_examples++;
+        if (ex->not_examples + ex->too_big == 1) {
+            fc_msg m = fc_error_begin(&ex->first, perr.status, rec->index, rec->offset);
+            fc_msg_str(&m, "record ");
+            fc_msg_u64(&m, rec->index);
+            fc_msg_str(&m, " at offset ");
+            fc_msg_u64(&m, rec->offset);
+            fc_msg_str(&m, ": ");
+            fc_msg_str(&m, perr.message);
+        }
+    }
+    return FC_OK;
+}
+
+static void pool_decoder_free(void *ctx, void *state)
+{
+    (void)ctx;
+    free(((tools_decoder *)state)->mem);
+}
+
+/* count and verify with -j: the files in splits over o->jobs threads, in
+ * file order; the same lines as without -j. */
+static int run_pool(const record_opts *o, int mode)
+{
+    fc_pool_options po;
+    fc_pool_work w;
+    fc_pool *pool;
+    fc_pool_split *sp;
+    fc_error err;
+    pool_verify_ctx ctx;
+    int rc = EXIT_OK;
+    unsigned long long total = 0;
+    /* per file, as its splits come: records, the first failure, payloads */
+    unsigned long long n = 0, not_examples = 0, too_big = 0;
+    fc_error failed, first_bad, last_skip;
+    uint64_t stop = 0, skipped = 0;
+    fc_compression comp = FC_COMPRESSION_NONE;
+    memset(&po, 0, sizeof po);
+    po.threads = o->jobs;
+    po.ordered = 1;
+    po.compression = o->read.compression;
+    po.crc_policy = o->read.crc_policy;
+    po.max_record_size = o->read.max_record_size;
+    ctx.o = o;
+    w.ctx = &ctx;
+    w.state_size = sizeof(tools_decoder);
+    w.record = pool_count_record;
+    w.state_free = pool_decoder_free;
+    fc_error_clear(&failed);
+    fc_error_clear(&first_bad);
+    fc_error_clear(&last_skip);
+    if (fc_pool_open(&pool, (const char *const *)o->files, (size_t)o->nfiles, &po, &w, &err) !=
+        FC_OK) {
+        fprintf(stderr, "featc: %s\n", err.message);
+        return EXIT_DATA_ERR;
+    }
+    while (fc_pool_next(pool, &sp) == FC_OK) {
+        pool_examples *ex = (pool_examples *)sp->user;
+        const char *path = o->files[sp->file];
+        if (sp->split == 0) {
+            n = not_examples = too_big = 0;
+            fc_error_clear(&failed);
+            fc_error_clear(&first_bad);
+        }
+        /* the splits after a failure are not counted: a sequential read
+         * stops there */
+        if (failed.status == FC_OK) {
+            n += sp->records;
+            stop = sp->stop;
+            comp = sp->compression;
+            skipped += sp->skipped;
+            if (sp->skipped > 0)
+                last_skip = sp->last_skip;
+            if (ex != NULL) {
+                if (not_examples + too_big == 0 && ex->not_examples + ex->too_big > 0)
+                    first_bad = ex->first;
+                not_examples += ex->not_examples;
+                too_big += ex->too_big;
+            }
+            if (sp->status != FC_END)
+                failed = sp->err;
+        }
+        free(ex);
+        sp->user = NULL;
+        if (sp->split + 1 < sp->splits)
+            continue;
+        /* the file's last split: its line */
+        if (mode == MODE_COUNT) {
+            if (failed.status == FC_OK) {
+                printf("%llu %s\n", n, path);
+                total += n;
+                if (skipped > 0)
+                    fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
+                            (unsigned long long)skipped, last_skip.message);
+            } else {
+                fprintf(stderr, "featc: %s: %s\n", path, failed.message);
+                rc = EXIT_DATA_ERR;
+            }
+        } else if (failed.status == FC_OK && not_examples == 0 && too_big == 0) {
+            printf("%s: OK: %llu record%s, %s, %llu bytes of records\n", path, n,
+                   n == 1 ? "" : "s", fc_compression_name(comp), (unsigned long long)stop);
+        } else if (failed.status == FC_OK) {
+            printf("%s: FAILED: ", path);
+            if (not_examples > 0)
+                printf("%llu of %llu records are not Examples or SequenceExamples%s",
+                       not_examples, n, too_big > 0 ? ", " : "");
+            if (too_big > 0)
+                printf("%llu of %llu records could not be decoded within --max-memory", too_big,
+                       n);
+            printf("; first: %s\n", first_bad.message);
+            if (rc == EXIT_OK)
+                rc = EXIT_RECORD_ERR;
+        } else {
+            printf("%s: FAILED: %s\n", path, failed.message);
+            rc = EXIT_DATA_ERR;
+        }
+        skipped = 0;
+    }
+    fc_pool_close(pool);
+    if (mode == MODE_COUNT && o->nfiles > 1)
+        printf("%llu total\n", total);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    return rc;
+}
+
 static int run_mode(int argc, char **argv, int mode)
 {
     record_opts o;
     int done, rc = parse_record_opts(argc, argv, mode, &o, &done);
     if (rc != 0 || done)
         return rc;
+    if (mode != MODE_CAT && o.jobs > 1)
+        return run_pool(&o, mode);
     return mode == MODE_CAT ? run_cat(&o) : run_count_or_verify(&o, mode);
 }
 

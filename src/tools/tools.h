@@ -7,6 +7,7 @@
 
 #include <featc/fc_fallback.h>
 #include <featc/fc_input.h>
+#include <featc/fc_pool.h>
 
 #include "cli.h"
 
@@ -32,8 +33,16 @@ enum {
     TOOLS_OPT_RECORDS,
     TOOLS_OPT_INDEX,
     TOOLS_OPT_SYNC,
-    TOOLS_OPT_CHECK
+    TOOLS_OPT_CHECK,
+    TOOLS_OPT_JOBS
 };
+/* -j, --jobs=N: read with N threads (count, verify, index). */
+#define TOOLS_JOBS_OPTION {"jobs", required_argument, NULL, 'j'}
+#define TOOLS_JOBS_HELP                                                          \
+    "  -j, --jobs=N            read each file with N threads, in splits (whole\n"   \
+    "                          files for ZLIB, and GZIP without FILE.members)\n"
+/* Parses the value of -j: 1..1024; 0 on success. */
+int tools_parse_jobs(const char *s, unsigned *jobs);
 /* The input options every command that reads records takes. */
 #define TOOLS_INPUT_OPTIONS                                      \
     {"compression", required_argument, NULL, 'c'},               \

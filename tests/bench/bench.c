@@ -23,6 +23,8 @@
 
 #include <zlib.h>
 
+#include <featc/fc_pool.h>
+
 #include "bench.h"
 #include "tutorial.h"
 #include "wide.h"
@@ -331,6 +333,229 @@ static int bench_gzip(const char *dir, const char *file, int reps)
     return bytes == inflated ? 0 : -1;
 }
 
+/* ------------------------------------------------ random access and threads */
+
+typedef struct par_ctx {
+    corpus *c;
+    size_t struct_size;
+} par_ctx;
+
+static fc_status par_record(void *ctx, void *state, fc_pool_split *split, const fc_record *rec,
+                            fc_error *err)
+{
+    par_ctx *p = (par_ctx *)ctx;
+    (void)split;
+    return (fc_status)p->c->parse(state, rec->data, rec->length, err);
+}
+
+/* Seconds for the pool to read and parse the file with `threads`
+ * threads, or a negative number on an error. */
+static double pool_pass(const char *path, unsigned threads, const fc_pool_work *w,
+                        uint64_t *records)
+{
+    fc_pool_options o;
+    fc_pool *pool;
+    fc_pool_split *sp;
+    fc_error err;
+    double t0 = now();
+    int bad = 0;
+    memset(&o, 0, sizeof o);
+    o.threads = threads;
+    o.ordered = 0;
+    o.compression = FC_COMPRESSION_AUTO;
+    *records = 0;
+    if (fc_pool_open(&pool, &path, 1, &o, w, &err) != FC_OK) {
+        fprintf(stderr, "bench: %s\n", err.message);
+        return -1;
+    }
+    while (fc_pool_next(pool, &sp) == FC_OK) {
+        *records += sp->records;
+        if (sp->status != FC_END) {
+            fprintf(stderr, "bench: %s: %s\n", path, sp->err.message);
+            bad = 1;
+        }
+    }
+    fc_pool_close(pool);
+    return bad ? -1 : now() - t0;
+}
+
+/* The generated parser over the pool at 1 and 2 threads. */
+static int bench_parallel(const char *dir, corpus *c, size_t struct_size, int reps)
+{
+    char path[1024];
+    double t1[MAX_REPS], t2[MAX_REPS], a, b;
+    uint64_t n1 = 0, n2 = 0;
+    par_ctx ctx;
+    fc_pool_work w;
+    int rep;
+    snprintf(path, sizeof path, "%s/%s", dir, c->file);
+    ctx.c = c;
+    ctx.struct_size = struct_size;
+    w.ctx = &ctx;
+    w.state_size = struct_size;
+    w.record = par_record;
+    w.state_free = NULL;
+    for (rep = 0; rep < reps; rep++) {
+        t1[rep] = pool_pass(path, 1, &w, &n1);
+        t2[rep] = pool_pass(path, 2, &w, &n2);
+        if (t1[rep] < 0 || t2[rep] < 0 || n1 != n2)
+            return -1;
+    }
+    a = (double)c->size / median(t1, reps) / 1e6;
+    b = (double)c->size / median(t2, reps) / 1e6;
+    printf("  %-10s %9.1f %9.1f   %5.2fx   (%llu records)\n", c->name, a, b, b / a,
+           (unsigned long long)n1);
+    return 0;
+}
+
+/* Placing 64 splits of a file: by the checksum sync (reads from the
+ * split's start), by the walk (reads every header before it), by an index. */
+static void bench_sync(corpus *c)
+{
+    enum { K = 64 };
+    static fc_index_entry *idx;
+    fc_reader r;
+    fc_reader_options o;
+    fc_record rec;
+    size_t n = 0, i;
+    double t_sync = 0, t_walk = 0, t_index = 0;
+    memset(&o, 0, sizeof o);
+    idx = (fc_index_entry *)malloc((c->records + 1) * sizeof *idx);
+    if (idx == NULL || fc_reader_init_mem(&r, c->data, c->size, &o, NULL) != FC_OK)
+        return;
+    while (fc_reader_next(&r, &rec) == FC_OK && n < c->records) {
+        idx[n].offset = rec.offset;
+        idx[n++].size = rec.length + FC_RECORD_OVERHEAD;
+    }
+    for (i = 1; i < K; i++) {
+        uint64_t a = (uint64_t)c->size * i / K, b = (uint64_t)c->size * (i + 1) / K;
+        double t0;
+        fc_reader_init_mem(&r, c->data, c->size, &o, NULL);
+        t0 = now();
+        fc_reader_range(&r, a, b, FC_SYNC_CHECKSUM);
+        t_sync += now() - t0;
+        sink += fc_reader_offset(&r);
+        fc_reader_init_mem(&r, c->data, c->size, &o, NULL);
+        t0 = now();
+        fc_reader_range(&r, a, b, FC_SYNC_WALK);
+        t_walk += now() - t0;
+        sink += fc_reader_offset(&r);
+        fc_reader_init_mem(&r, c->data, c->size, &o, NULL);
+        t0 = now();
+        fc_reader_range_index(&r, idx, n, a, b);
+        t_index += now() - t0;
+        sink += fc_reader_offset(&r);
+    }
+    printf("  %-10s %12.1f %12.1f %12.2f\n", c->name, t_sync / (K - 1) * 1e6,
+           t_walk / (K - 1) * 1e6, t_index / (K - 1) * 1e6);
+    free(idx);
+}
+
+static fc_status count_record(void *ctx, void *state, fc_pool_split *split, const fc_record *rec,
+                              fc_error *err)
+{
+    (void)ctx;
+    (void)split;
+    (void)err;
+    *(uint64_t *)state += rec->length;
+    return FC_OK;
+}
+
+/* Seekable GZIP: the same records in 1 MiB members against one member. */
+static int bench_seekable(const char *dir, corpus *c, int reps)
+{
+    static uint8_t work[FC_WRITER_WORK_SIZE];
+    static uint8_t rwork[FC_READER_WORK_SIZE], rbuf[256 * 1024];
+    size_t cap = c->size + c->size / 2 + 65536, len[2], at = 0;
+    uint8_t *out[2];
+    char *text;
+    double tr[2][MAX_REPS], tp[2][MAX_REPS];
+    uint64_t records = 0, bytes = 0, prev = 0;
+    int m, rep;
+    char path[1024];
+    fc_pool_work w;
+    out[0] = (uint8_t *)malloc(cap);
+    out[1] = (uint8_t *)malloc(cap);
+    text = (char *)malloc((c->size / (1u << 20) + 2) * FC_MEMBERS_LINE_MAX * 2);
+    if (out[0] == NULL || out[1] == NULL || text == NULL)
+        return -1;
+    for (m = 0; m < 2; m++) {
+        fc_writer wr;
+        fc_writer_options o;
+        fc_reader r;
+        fc_reader_options ro;
+        fc_record rec;
+        memset(&o, 0, sizeof o);
+        o.compression = FC_COMPRESSION_GZIP;
+        o.member_bytes = m == 1 ? (1u << 20) : 0;
+        o.work = work;
+        o.work_size = FC_DEFLATE_ARENA_SIZE;
+        memset(&ro, 0, sizeof ro);
+        if (fc_writer_init_mem(&wr, out[m], cap, &o, NULL) != FC_OK ||
+            fc_reader_init_mem(&r, c->data, c->size, &ro, NULL) != FC_OK)
+            return -1;
+        while (fc_reader_next(&r, &rec) == FC_OK) {
+            if (fc_writer_write(&wr, rec.data, rec.length) != FC_OK)
+                return -1;
+            if (m == 1 && fc_writer_members(&wr) != prev) {
+                fc_gzip_member mb = fc_writer_member(&wr);
+                prev = fc_writer_members(&wr);
+                at += fc_members_line(text + at, FC_MEMBERS_LINE_MAX, &mb);
+            }
+        }
+        if (fc_writer_close(&wr) != FC_OK)
+            return -1;
+        len[m] = fc_writer_size(&wr);
+    }
+    /* the seekable file and its member index, for the pool */
+    for (m = 0; m < 2; m++) {
+        FILE *f;
+        snprintf(path, sizeof path, "%s/%s.seekable.gz%s", dir, c->file, m ? ".members" : "");
+        f = fopen(path, "wb");
+        if (f == NULL || fwrite(m ? (const void *)text : (const void *)out[1], 1,
+                                m ? at : len[1], f) != (m ? at : len[1]) || fclose(f) != 0)
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/%s.seekable.gz", dir, c->file);
+    w.ctx = NULL;
+    w.state_size = sizeof(uint64_t);
+    w.record = count_record;
+    w.state_free = NULL;
+    for (rep = 0; rep < reps; rep++)
+        for (m = 0; m < 2; m++) {
+            fc_reader r;
+            fc_reader_options ro;
+            fc_record rec;
+            double t0 = now();
+            memset(&ro, 0, sizeof ro);
+            ro.compression = FC_COMPRESSION_GZIP;
+            ro.buffer = rbuf;
+            ro.buffer_size = sizeof rbuf;
+            ro.work = rwork;
+            ro.work_size = sizeof rwork;
+            records = bytes = 0;
+            if (fc_reader_init_mem(&r, out[m], len[m], &ro, NULL) != FC_OK)
+                return -1;
+            while (fc_reader_next(&r, &rec) == FC_OK) {
+                records++;
+                bytes += rec.length + FC_RECORD_OVERHEAD;
+            }
+            tr[m][rep] = now() - t0;
+            tp[m][rep] = pool_pass(path, m == 0 ? 1u : 2u, &w, &records);
+            if (tp[m][rep] < 0)
+                return -1;
+        }
+    printf("  %-10s %9.1f %9.1f  %+6.2f%%  %9.1f %9.1f %9.1f %9.1f\n", c->name,
+           (double)len[0] / 1e6, (double)len[1] / 1e6,
+           100.0 * ((double)len[1] - (double)len[0]) / (double)len[0],
+           (double)bytes / median(tr[0], reps) / 1e6, (double)bytes / median(tr[1], reps) / 1e6,
+           (double)bytes / median(tp[0], reps) / 1e6, (double)bytes / median(tp[1], reps) / 1e6);
+    free(out[0]);
+    free(out[1]);
+    free(text);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static tutorial_record tutorial;
@@ -363,6 +588,44 @@ int main(int argc, char **argv)
         corpora[i].size = map.size;
         if (bench_corpus(&corpora[i], reps, &mbs) != 0)
             fail = 1;
+        fc_unmap_file(&map);
+    }
+    printf("\nThreads (fc_pool: checksum sync, header walk, junction check, then the generated\n"
+           "parser per record; file mapped per pass): MB/s, median of %d\n", reps);
+    printf("  %-10s %9s %9s   %s\n", "corpus", "1 thread", "2 threads", "ratio");
+    for (i = 0; i < 2; i++) {
+        fc_mapped_file map = load(argv[1], corpora[i].file);
+        corpora[i].data = map.data;
+        corpora[i].size = map.size;
+        if (bench_parallel(argv[1], &corpora[i],
+                           i == 0 ? sizeof tutorial : sizeof wide, reps) != 0) {
+            fprintf(stderr, "bench: the thread pool failed on %s\n", corpora[i].file);
+            fail = 1;
+        }
+        fc_unmap_file(&map);
+    }
+    printf("\nPlacing a split (63 of 64 equal byte ranges), us per split on average\n");
+    printf("  %-10s %12s %12s %12s\n", "corpus", "checksum", "walk", "index");
+    for (i = 0; i < 4; i++) {
+        fc_mapped_file map = load(argv[1], corpora[i].file);
+        corpora[i].data = map.data;
+        corpora[i].size = map.size;
+        bench_sync(&corpora[i]);
+        fc_unmap_file(&map);
+    }
+    printf("\nSeekable GZIP (level 6): one member vs 1 MiB members; sizes in MB; read MB/s of\n"
+           "decompressed bytes, median of %d: fc_reader over memory, one member and members;\n"
+           "the pool over the file (1 thread, one member; 2 threads, members)\n", reps);
+    printf("  %-10s %9s %9s  %7s  %9s %9s %9s %9s\n", "corpus", "1 member", "members",
+           "size", "read 1", "read m", "pool 1", "pool m/2");
+    for (i = 0; i < 2; i++) {
+        fc_mapped_file map = load(argv[1], corpora[i].file);
+        corpora[i].data = map.data;
+        corpora[i].size = map.size;
+        if (bench_seekable(argv[1], &corpora[i], reps) != 0) {
+            fprintf(stderr, "bench: seekable GZIP failed on %s\n", corpora[i].file);
+            fail = 1;
+        }
         fc_unmap_file(&map);
     }
     bench_crc(reps);

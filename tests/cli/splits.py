@@ -358,5 +358,46 @@ for k in [1, 2, 3, 5, 8, 13, 17]:
     check(total == before, 'damaged, %d splits: %d records before the failure, want %d' %
           (k, total, before))
 
+# ---- -j: the same lines as one thread, for every file of the corpus and
+# the files made here (seekable GZIP with and without its member index,
+# records holding TFRecord streams, a damaged file)
+every = sorted(os.path.join(corpus, f) for f in os.listdir(corpus)
+               if not f.startswith(('MANIFEST', 'NOTICE')))
+every += [seekable, emb, damaged, mnist]
+for args in [['count'], ['count', '--crc=skip'], ['verify'], ['verify', '--examples']]:
+    want = run(*(args + every))
+    for jobs in ['2', '3', '7']:
+        got = run(*(args + ['-j', jobs] + every))
+        check(got == want, '%s -j %s differs from one thread:\n%s\n%s' %
+              (' '.join(args), jobs, got[1][-300:] + got[2][-300:], want[1][-300:] + want[2][-300:]))
+os.rename(seekable + '.members', seekable + '.keep')
+check(run('count', '-j', '2', seekable) == run('count', seekable), 'count -j of GZIP, no members')
+os.rename(seekable + '.keep', seekable + '.members')
+jdir = os.path.join(tmp, 'jobs')
+os.mkdir(jdir)
+names = []
+for f in [mnist, emb, damaged, seekable, os.path.join(tmp, 'lingvo__wmt14_ende_wpm_32k_test.tfrecord')]:
+    dst = os.path.join(jdir, os.path.basename(f))
+    with open(f, 'rb') as a, open(dst, 'wb') as b:
+        b.write(a.read())
+    names.append(dst)
+rc1, out1, err1 = run('index', *names)
+one = {n: open(n + '.idx').read() for n in names if os.path.exists(n + '.idx')}
+for n in names:
+    for suffix in ('.idx', '.members'):
+        if os.path.exists(n + suffix):
+            os.remove(n + suffix)
+rc2, out2, err2 = run('index', '-j', '3', *names)
+two = {n: open(n + '.idx').read() for n in names if os.path.exists(n + '.idx')}
+check(rc1 == rc2 == 2 and err1 == err2 and one == two and len(one) == 3,
+      'index -j 3: %d %s / %d %s, %d indexes' % (rc1, err1, rc2, err2, len(two)))
+check(os.path.exists(os.path.join(jdir, os.path.basename(seekable)) + '.members'),
+      'index -j of GZIP writes FILE.members')
+for args, text in [(['count', '-j', '0', mnist], "bad number of jobs '0'"),
+                   (['count', '-j', 'x', mnist], "bad number of jobs 'x'"),
+                   (['verify', '-j', '2', '--split', '0/2', mnist], '-j reads whole files')]:
+    rc, out, err = run(*args)
+    check(rc == 64 and text in err, '%s: %d %s' % (' '.join(args), rc, err))
+
 print('splits: %d passed, %d failed' % (passed, failed))
 sys.exit(0 if failed == 0 else 1)

@@ -10,6 +10,8 @@
  * before it ended with (the "junction"): a guess that is wrong must be
  * caught there, and the split is then read from the junction instead. */
 #include <featc/fc.h>
+#include <featc/fc_input.h>
+#include <featc/fc_pool.h>
 
 #include <dirent.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 typedef struct rec_list {
     uint64_t *offset;
     size_t *length;
+    uint64_t *index;
     size_t n, cap;
     fc_status status;   /* FC_END, or the error that ended the read */
     fc_error err;
@@ -40,6 +43,7 @@ static void rl_free(rec_list *l)
 {
     free(l->offset);
     free(l->length);
+    free(l->index);
     rl_init(l);
 }
 
@@ -49,9 +53,11 @@ static void rl_add(rec_list *l, const fc_record *rec)
         l->cap = l->cap == 0 ? 64 : l->cap * 2;
         l->offset = (uint64_t *)realloc(l->offset, l->cap * sizeof *l->offset);
         l->length = (size_t *)realloc(l->length, l->cap * sizeof *l->length);
-        if (l->offset == NULL || l->length == NULL)
+        l->index = (uint64_t *)realloc(l->index, l->cap * sizeof *l->index);
+        if (l->offset == NULL || l->length == NULL || l->index == NULL)
             abort();
     }
+    l->index[l->n] = rec->index;
     l->offset[l->n] = rec->offset;
     l->length[l->n++] = rec->length;
 }
@@ -163,7 +169,9 @@ static int rl_same(const rec_list *x, const rec_list *y, int same_message, const
         return 0;
     }
     for (i = 0; i < x->n; i++)
-        if (x->offset[i] != y->offset[i] || x->length[i] != y->length[i]) {
+        if (x->offset[i] != y->offset[i] || x->length[i] != y->length[i] ||
+            (x->index != NULL && y->index != NULL && x->index[i] != y->index[i] &&
+             x->index[i] != FC_NO_INDEX && same_message)) {
             CHECK_MSG(0, "%s: record %zu at %llu (%zu bytes), sequential read at %llu (%zu)",
                       what, i, (unsigned long long)x->offset[i], x->length[i],
                       (unsigned long long)y->offset[i], y->length[i]);
@@ -752,6 +760,7 @@ static unsigned char *write_gzip(size_t n, uint64_t member_records, uint64_t mem
         }
         r.offset = offset;
         r.length = len;
+        r.index = i;
         rl_add(plain, &r);
         offset += len + FC_RECORD_OVERHEAD;
     }
@@ -884,6 +893,218 @@ static void test_seekable_gzip(void)
     }
 }
 
+/* ------------------------------------------------------------ the pool */
+
+typedef struct pool_ctx {
+    int bad_index; /* a record whose index is not its split's count */
+} pool_ctx;
+
+static fc_status pool_record(void *ctx, void *state, fc_pool_split *split, const fc_record *rec,
+                             fc_error *err)
+{
+    rec_list *l = (rec_list *)split->user;
+    uint64_t *calls = (uint64_t *)state;
+    (void)err;
+    if (l == NULL) {
+        l = (rec_list *)malloc(sizeof *l);
+        if (l == NULL)
+            abort();
+        rl_init(l);
+        split->user = l;
+    }
+    if (rec->index < split->first_index + l->n) /* skipped records may come between */
+        ((pool_ctx *)ctx)->bad_index++;
+    rl_add(l, rec);
+    (*calls)++;
+    return FC_OK;
+}
+
+static void write_path(const char *path, const unsigned char *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL && fwrite(p, 1, n, f) == n && fclose(f) == 0);
+}
+
+/* The pool over files, every way: its splits, put back in file order,
+ * hold each file's sequential records and end with its ending. */
+static void check_pool(const char *const *paths, size_t n, fc_crc_policy policy, const char *what)
+{
+    static const unsigned threads[] = {1, 2, 3};
+    static const uint64_t sizes[] = {0, 997, 4096, 65536};
+    size_t ti, si, k;
+    rec_list *seq = (rec_list *)calloc(n, sizeof *seq);
+    for (k = 0; k < n; k++) {
+        fc_input in;
+        fc_input_options io;
+        fc_record rec;
+        fc_status st;
+        memset(&io, 0, sizeof io);
+        io.compression = FC_COMPRESSION_AUTO;
+        io.crc_policy = policy;
+        rl_init(&seq[k]);
+        st = fc_input_open(&in, paths[k], &io);
+        while (st == FC_OK && (st = fc_input_next(&in, &rec)) == FC_OK)
+            rl_add(&seq[k], &rec);
+        seq[k].status = st;
+        seq[k].err = in.err;
+        fc_input_close(&in);
+    }
+    for (ti = 0; ti < 3; ti++)
+        for (si = 0; si < 4; si++) {
+            int ordered = (int)((ti + si) & 1);
+            fc_pool_options o;
+            fc_pool_work w;
+            fc_pool *pool;
+            fc_pool_split *sp, **got;
+            pool_ctx ctx = {0};
+            size_t nsplits, handed = 0, i;
+            fc_error err;
+            memset(&o, 0, sizeof o);
+            o.threads = threads[ti];
+            o.ordered = ordered;
+            o.split_bytes = sizes[si];
+            o.compression = FC_COMPRESSION_AUTO;
+            o.crc_policy = policy;
+            w.ctx = &ctx;
+            w.state_size = sizeof(uint64_t);
+            w.record = pool_record;
+            w.state_free = NULL;
+            if (fc_pool_open(&pool, paths, n, &o, &w, &err) != FC_OK) {
+                CHECK_MSG(0, "%s: fc_pool_open: %s", what, err.message);
+                continue;
+            }
+            nsplits = fc_pool_splits(pool);
+            got = (fc_pool_split **)calloc(nsplits + 1, sizeof *got);
+            while (fc_pool_next(pool, &sp) == FC_OK) {
+                size_t at = 0;
+                /* its place among the splits: file, then split */
+                for (i = 0; i < handed; i++)
+                    if (got[i]->file < sp->file ||
+                        (got[i]->file == sp->file && got[i]->split < sp->split))
+                        at = i + 1;
+                if (ordered)
+                    CHECK_MSG(at == handed, "%s: ordered pool handed split %zu of file %zu "
+                              "out of order", what, sp->split, sp->file);
+                if (handed < nsplits)
+                    got[handed++] = sp;
+            }
+            CHECK_MSG(handed == nsplits, "%s: %zu splits handed out of %zu", what, handed, nsplits);
+            /* file order, then compare with the sequential reads */
+            for (i = 1; i < handed; i++) {
+                size_t j = i;
+                while (j > 0 && (got[j - 1]->file > got[j]->file ||
+                                 (got[j - 1]->file == got[j]->file &&
+                                  got[j - 1]->split > got[j]->split))) {
+                    fc_pool_split *tmp = got[j - 1];
+                    got[j - 1] = got[j];
+                    got[j] = tmp;
+                    j--;
+                }
+            }
+            for (k = 0, i = 0; k < n; k++) {
+                rec_list all;
+                char name[300];
+                rl_init(&all);
+                for (; i < handed && got[i]->file == k; i++) {
+                    rec_list *l = (rec_list *)got[i]->user;
+                    size_t r;
+                    for (r = 0; l != NULL && r < l->n; r++) {
+                        fc_record rec;
+                        rec.offset = l->offset[r];
+                        rec.length = l->length[r];
+                        rec.index = l->index[r];
+                        if (all.status == FC_END)
+                            rl_add(&all, &rec);
+                    }
+                    if (all.status == FC_END && got[i]->status != FC_END) {
+                        all.status = got[i]->status;
+                        all.err = got[i]->err;
+                    }
+                    if (l != NULL) {
+                        rl_free(l);
+                        free(l);
+                    }
+                }
+                snprintf(name, sizeof name, "%s: pool of %u threads, %s, splits of %llu: %s", what,
+                         threads[ti], ordered ? "ordered" : "as finished",
+                         (unsigned long long)sizes[si], paths[k]);
+                rl_same(&all, &seq[k], 1, name);
+                rl_free(&all);
+            }
+            CHECK(ctx.bad_index == 0);
+            free(got);
+            fc_pool_close(pool);
+        }
+    for (k = 0; k < n; k++)
+        rl_free(&seq[k]);
+    free(seq);
+}
+
+static void test_pool(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    static const char *const names[] = {
+        "tfx__mnist.tfrecord", "lingvo__wmt14_ende_wpm_32k_test.tfrecord",
+        "tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz",
+        "tf-models-CRLF-DAMAGED__pets_examples.record", "pwnall-tfrecord__singles.tfrecords"};
+    char paths[9][512];
+    const char *list[9];
+    size_t i;
+    buf b = {NULL, 0, 0};
+    if (corpus == NULL) {
+        CHECK_MSG(0, "FEATC_CORPUS is not set");
+        return;
+    }
+    for (i = 0; i < 5; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", corpus, names[i]);
+        list[i] = paths[i];
+    }
+    /* records holding TFRecord streams, large ones among them */
+    for (i = 0; i < 60; i++) {
+        if (i % 3 == 0)
+            buf_embedding_record(&b, 2 + (size_t)(h_rand() % (i % 2 ? 30 : 200)), 200, (int)(i % 2), (int)(i & 1));
+        else
+            buf_random_record(&b, (size_t)(h_rand() % 3000));
+    }
+    snprintf(paths[5], sizeof paths[5], "/tmp/featc-pool-emb-%d.tfrecord", (int)getpid());
+    write_path(paths[5], b.p, b.n);
+    list[5] = paths[5];
+    /* the same, damaged in a length CRC and cut short */
+    b.p[b.n / 2] ^= 0x40;
+    snprintf(paths[6], sizeof paths[6], "/tmp/featc-pool-dmg-%d.tfrecord", (int)getpid());
+    write_path(paths[6], b.p, b.n - 5);
+    list[6] = paths[6];
+    /* a seekable GZIP file with its member index */
+    {
+        size_t len, nm, at = 0;
+        fc_gzip_member *wm;
+        rec_list plain;
+        unsigned char *gz = write_gzip(3000, 50, 0, &len, &wm, &nm, &plain);
+        char *text = (char *)malloc(nm * FC_MEMBERS_LINE_MAX + 1), mpath[600];
+        snprintf(paths[7], sizeof paths[7], "/tmp/featc-pool-gz-%d.tfrecord.gz", (int)getpid());
+        write_path(paths[7], gz, len);
+        for (i = 0; i < nm; i++)
+            at += fc_members_line(text + at, FC_MEMBERS_LINE_MAX, &wm[i]);
+        snprintf(mpath, sizeof mpath, "%s.members", paths[7]);
+        write_path(mpath, (const unsigned char *)text, at);
+        list[7] = paths[7];
+        free(text);
+        free(gz);
+        free(wm);
+        rl_free(&plain);
+    }
+    check_pool(list, 8, FC_CRC_VERIFY, "verify");
+    check_pool(list + 3, 4, FC_CRC_SKIP_CORRUPT, "skip");
+    {
+        char mpath[600];
+        snprintf(mpath, sizeof mpath, "%s.members", paths[7]);
+        unlink(mpath);
+    }
+    for (i = 5; i < 8; i++)
+        unlink(paths[i]);
+    free(b.p);
+}
+
 int main(void)
 {
     RUN(test_index_dali_format);
@@ -895,5 +1116,6 @@ int main(void)
     RUN(test_splits_damaged);
     RUN(test_splits_corpus);
     RUN(test_seekable_gzip);
+    RUN(test_pool);
     return harness_report("split");
 }
