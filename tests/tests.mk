@@ -4,7 +4,8 @@
 # "NAME: N passed, M failed" lines; every target that rewrites committed
 # expectations for review is update-NAME.
 
-TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan test-nomalloc test-cxx \
+TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan test-splits-bench \
+              test-nomalloc test-cxx \
               test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
               test-fuzz-seeds test-install test-readme demo
 # Suites that build in folders of their own: make test runs them in a second
@@ -12,7 +13,7 @@ TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-po
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-export test-codegen test-readme
 
-.PHONY: test check footprint test-pool-tsan $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
+.PHONY: test check footprint test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
         update-tables fuzz
 
 test:
@@ -94,6 +95,13 @@ test-segment-tsan: $(BUILD)/tsan/test_segment
 	@$(BUILD)/tsan/test_segment >$(BUILD)/tsan/test_segment.log 2>&1; rc=$$?; \
 	    grep -v ' runs, ' $(BUILD)/tsan/test_segment.log | sed 's/^segment:/segment-tsan:/'; \
 	    exit $$rc
+
+# make bench's four corpora, and two of them as seekable GZIP, cut into 1..17
+# splits by every method (test_split --bench-corpora).
+test-splits-bench: $(BUILD)/tests/test_split $(BUILD)/bench/gen-corpora
+	@mkdir -p $(BUILD)/bench-data
+	@$(BUILD)/bench/gen-corpora $(BUILD)/bench-data >/dev/null
+	@FEATC_BENCH_DATA=$(BUILD)/bench-data $(BUILD)/tests/test_split --bench-corpora
 
 # The thread pool (and the rest of test_split) under TSan.
 test-pool-tsan: $(BUILD)/tsan/test_split

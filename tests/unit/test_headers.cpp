@@ -8,6 +8,7 @@
 #include <featc/fc_fallback.h>
 #include <featc/fc_input.h>
 #include <featc/fc_segment_mt.h>
+#include <featc/fc_pool.h>
 #include <featc/featc.h>
 
 static int diagnostics;

@@ -1105,8 +1105,85 @@ static void test_pool(void)
     free(b.p);
 }
 
-int main(void)
+/* The bench corpora (make bench's generator, FEATC_BENCH_DATA): each cut
+ * into 1..17 splits by every method, and as seekable GZIP (64 KiB members)
+ * into 1..17 splits by member. */
+static void test_splits_bench(void)
 {
+    static const char *const files[] = {"tutorial.tfrecord", "wide.tfrecord", "image.tfrecord",
+                                        "sequence.tfrecord"};
+    static unsigned char work[FC_DEFLATE_ARENA_SIZE];
+    const char *dir = getenv("FEATC_BENCH_DATA");
+    size_t f;
+    CHECK_MSG(dir != NULL, "FEATC_BENCH_DATA is not set");
+    for (f = 0; dir != NULL && f < 4; f++) {
+        char path[1024];
+        fc_mapped_file map;
+        rec_list seq;
+        fc_index_entry *idx;
+        snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+        if (fc_map_file(path, &map, NULL) != FC_OK) {
+            CHECK_MSG(0, "cannot map %s", path);
+            continue;
+        }
+        seq_read(map.data, map.size, FC_CRC_VERIFY, &seq);
+        CHECK(seq.status == FC_END && seq.n > 0);
+        idx = index_of(&seq);
+        check_all_splits(map.data, map.size, 17, FC_CRC_VERIFY, idx, seq.n, files[f]);
+        if (f < 2) {
+            /* seekable GZIP of the same records, split by member */
+            size_t cap = map.size + map.size / 2 + 65536, len, nm = 0, i, k;
+            unsigned char *gz = (unsigned char *)malloc(cap);
+            fc_gzip_member *wm = (fc_gzip_member *)malloc((map.size / 65536 + 2) * sizeof *wm);
+            fc_writer w;
+            fc_writer_options o;
+            memset(&o, 0, sizeof o);
+            o.compression = FC_COMPRESSION_GZIP;
+            o.member_bytes = 65536;
+            o.level = 1;
+            o.work = work;
+            o.work_size = sizeof work;
+            if (gz == NULL || wm == NULL || fc_writer_init_mem(&w, gz, cap, &o, NULL) != FC_OK)
+                abort();
+            for (i = 0; i < seq.n; i++) {
+                uint64_t before = fc_writer_members(&w);
+                CHECK(fc_writer_write(&w, map.data + seq.offset[i] + 12, seq.length[i]) == FC_OK);
+                if (fc_writer_members(&w) != before)
+                    wm[nm++] = fc_writer_member(&w);
+            }
+            CHECK(fc_writer_close(&w) == FC_OK);
+            len = fc_writer_size(&w);
+            for (k = 1; k <= 17; k++) {
+                rec_list all;
+                uint64_t cnt = 0;
+                rl_init(&all);
+                for (i = 0; i < k; i++) {
+                    fc_reader r;
+                    init_gzip(&r, gz, len);
+                    CHECK(fc_reader_range_members(&r, wm, nm, (uint64_t)len * i / k,
+                                                  (uint64_t)len * (i + 1) / k) == FC_OK);
+                    if (drain(&r, &all, &cnt) != FC_END)
+                        CHECK_MSG(0, "%s.gz split %zu of %zu: %s", files[f], i, k,
+                                  fc_reader_error(&r)->message);
+                }
+                rl_same(&all, &seq, 1, files[f]);
+                rl_free(&all);
+            }
+            free(gz);
+            free(wm);
+        }
+        free(idx);
+        rl_free(&seq);
+        fc_unmap_file(&map);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--bench-corpora") == 0) {
+        RUN(test_splits_bench);
+        return harness_report("split-bench");
+    }
     RUN(test_index_dali_format);
     RUN(test_index_errors);
     RUN(test_seek_and_sync_basics);
