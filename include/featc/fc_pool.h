@@ -51,7 +51,9 @@ typedef struct fc_pool_split {
     fc_error last_skip;   /* why the last of them was */
     fc_compression compression;
     fc_status status;     /* FC_END: read to its end; else the error (err); FC_ERR_STATE:
-                             not read, because an earlier split of the file failed */
+                             after a split of the same file that failed (ordered mode:
+                             every such split; its records, which a sequential read
+                             does not reach, may have gone through work->record) */
     fc_error err;
     void *user;           /* the caller's, per split (work->record may set it) */
 } fc_pool_split;
@@ -83,6 +85,12 @@ typedef struct fc_pool_options {
  * first file that cannot be opened (err names it; no pool). */
 fc_status fc_pool_open(fc_pool **pool, const char *const *paths, size_t n,
                        const fc_pool_options *opt, const fc_pool_work *work, fc_error *err);
+
+/* The same over bytes in memory (the caller keeps them valid and unchanged
+ * until fc_pool_close): n buffers data[k] of sizes[k] bytes, read as
+ * files; split->file indexes them. */
+fc_status fc_pool_open_mem(fc_pool **pool, const void *const *data, const size_t *sizes, size_t n,
+                           const fc_pool_options *opt, const fc_pool_work *work, fc_error *err);
 
 /* The next finished split: FC_OK with *split (valid until fc_pool_close),
  * or FC_END when every split has been handed out. */

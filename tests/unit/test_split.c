@@ -1094,6 +1094,55 @@ static void test_pool(void)
         rl_free(&plain);
     }
     check_pool(list, 8, FC_CRC_VERIFY, "verify");
+    /* over bytes in memory: the same records as the sequential reads */
+    {
+        const void *data[3];
+        size_t sizes[3], k;
+        fc_mapped_file maps[3];
+        fc_pool_options o;
+        fc_pool_work w;
+        fc_pool *pool;
+        fc_pool_split *sp;
+        pool_ctx ctx = {0};
+        uint64_t per_file[3] = {0, 0, 0};
+        fc_error err;
+        static const int pick[3] = {5, 0, 6}; /* embedded streams, mnist, damaged */
+        for (k = 0; k < 3; k++) {
+            CHECK(fc_map_file(list[pick[k]], &maps[k], NULL) == FC_OK);
+            data[k] = maps[k].data;
+            sizes[k] = maps[k].size;
+        }
+        memset(&o, 0, sizeof o);
+        o.threads = 2;
+        o.ordered = 1;
+        o.split_bytes = 2000;
+        o.compression = FC_COMPRESSION_AUTO;
+        memset(&w, 0, sizeof w);
+        w.ctx = &ctx;
+        w.state_size = sizeof(uint64_t);
+        w.record = pool_record;
+        CHECK(fc_pool_open_mem(&pool, data, sizes, 3, &o, &w, &err) == FC_OK);
+        while (fc_pool_next(pool, &sp) == FC_OK) {
+            rec_list *l = (rec_list *)sp->user;
+            if (l != NULL) {
+                if (sp->status != FC_ERR_STATE) /* after a failure: not the file's */
+                    per_file[sp->file] += l->n;
+                rl_free(l);
+                free(l);
+            }
+            if (sp->status != FC_END && sp->status != FC_ERR_STATE)
+                CHECK_MSG(sp->file == 2, "buffer %zu: %s", sp->file, sp->err.message);
+        }
+        fc_pool_close(pool);
+        for (k = 0; k < 3; k++) {
+            rec_list seq;
+            seq_read(maps[k].data, maps[k].size, FC_CRC_VERIFY, &seq);
+            CHECK_MSG(per_file[k] == seq.n, "buffer %zu: %llu records, sequential %zu", k,
+                      (unsigned long long)per_file[k], seq.n);
+            rl_free(&seq);
+            fc_unmap_file(&maps[k]);
+        }
+    }
     check_pool(list + 3, 4, FC_CRC_SKIP_CORRUPT, "skip");
     {
         char mpath[600];

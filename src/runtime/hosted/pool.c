@@ -27,6 +27,8 @@
 
 typedef struct pool_file {
     fc_mapped_file map;
+    int borrowed;            /* map is the caller's memory (fc_pool_open_mem) */
+    int failed;              /* ordered: a split of it was handed out failed */
     fc_compression compression;
     fc_gzip_member *members; /* GZIP: FILE.members, when there is one */
     size_t nmembers;
@@ -340,19 +342,27 @@ static size_t plan_file(const fc_pool *p, size_t k, task *tasks)
     return n;
 }
 
-static fc_status open_file(fc_pool *p, size_t k, const char *path, worker *w, fc_error *err)
+static fc_status open_file(fc_pool *p, size_t k, const char *path, const void *data,
+                           size_t size, worker *w, fc_error *err)
 {
     pool_file *f = &p->files[k];
     fc_reader_options o = reader_opts(p, w, p->opt.compression);
     fc_reader r;
-    fc_status s = fc_map_file(path, &f->map, err);
+    fc_status s = FC_OK;
+    if (path != NULL) {
+        s = fc_map_file(path, &f->map, err);
+    } else {
+        f->map.data = (const uint8_t *)data;
+        f->map.size = data == NULL ? 0 : size;
+        f->borrowed = 1;
+    }
     if (s != FC_OK)
         return s;
     s = fc_reader_init_mem(&r, f->map.data, f->map.size, &o, err);
     if (s != FC_OK)
         return s;
     f->compression = fc_reader_compression(&r);
-    if (f->compression == FC_COMPRESSION_GZIP) {
+    if (f->compression == FC_COMPRESSION_GZIP && path != NULL) {
         size_t n = strlen(path);
         char *mp = (char *)malloc(n + 9);
         if (mp == NULL)
@@ -371,7 +381,8 @@ static void pool_free(fc_pool *p)
     size_t k;
     unsigned i;
     for (k = 0; p->files != NULL && k < p->nfiles; k++) {
-        fc_unmap_file(&p->files[k].map);
+        if (!p->files[k].borrowed)
+            fc_unmap_file(&p->files[k].map);
         free(p->files[k].members);
     }
     for (i = 0; p->workers != NULL && i < p->nworkers; i++) {
@@ -389,14 +400,16 @@ static void pool_free(fc_pool *p)
     free(p);
 }
 
-fc_status fc_pool_open(fc_pool **pool, const char *const *paths, size_t n,
-                       const fc_pool_options *opt, const fc_pool_work *work, fc_error *err)
+static fc_status pool_open(fc_pool **pool, const char *const *paths, const void *const *data,
+                           const size_t *sizes, size_t n, const fc_pool_options *opt,
+                           const fc_pool_work *work, fc_error *err)
 {
     fc_pool *p;
     size_t k, total = 0;
     unsigned i;
     *pool = NULL;
-    if (paths == NULL || opt == NULL || work == NULL || work->record == NULL)
+    if ((paths == NULL && (data == NULL || sizes == NULL)) || opt == NULL || work == NULL ||
+        work->record == NULL)
         return FC_ERR_ARG;
     p = (fc_pool *)calloc(1, sizeof *p);
     if (p == NULL)
@@ -424,12 +437,19 @@ fc_status fc_pool_open(fc_pool **pool, const char *const *paths, size_t n,
             goto no_memory;
     }
     for (k = 0; k < n; k++) {
-        fc_status s = open_file(p, k, paths[k], &p->workers[0], err);
+        fc_status s = open_file(p, k, paths != NULL ? paths[k] : NULL,
+                                data != NULL ? data[k] : NULL, sizes != NULL ? sizes[k] : 0,
+                                &p->workers[0], err);
         if (s != FC_OK) {
             if (err != NULL) {
                 fc_error e = *err;
                 fc_msg m = fc_error_begin(err, s, FC_NO_INDEX, FC_NO_INDEX);
-                fc_msg_str(&m, paths[k]);
+                if (paths != NULL) {
+                    fc_msg_str(&m, paths[k]);
+                } else {
+                    fc_msg_str(&m, "buffer ");
+                    fc_msg_u64(&m, (uint64_t)k);
+                }
                 fc_msg_str(&m, ": ");
                 fc_msg_str(&m, e.message[0] != '\0' ? e.message : fc_strerror(s));
             }
@@ -465,6 +485,22 @@ no_memory:
     return FC_ERR_NO_MEMORY;
 }
 
+fc_status fc_pool_open(fc_pool **pool, const char *const *paths, size_t n,
+                       const fc_pool_options *opt, const fc_pool_work *work, fc_error *err)
+{
+    if (paths == NULL)
+        return FC_ERR_ARG;
+    return pool_open(pool, paths, NULL, NULL, n, opt, work, err);
+}
+
+fc_status fc_pool_open_mem(fc_pool **pool, const void *const *data, const size_t *sizes, size_t n,
+                           const fc_pool_options *opt, const fc_pool_work *work, fc_error *err)
+{
+    if (data == NULL || sizes == NULL)
+        return FC_ERR_ARG;
+    return pool_open(pool, NULL, data, sizes, n, opt, work, err);
+}
+
 fc_status fc_pool_next(fc_pool *p, fc_pool_split **split)
 {
     lock(p);
@@ -478,6 +514,19 @@ fc_status fc_pool_next(fc_pool *p, fc_pool_split **split)
         *split = &p->tasks[p->cursor].s;
         p->tasks[p->cursor].delivered = 1;
         p->cursor++;
+        {
+            /* a sequential read stops at a file's first failure: the
+             * splits after it are not part of the file's records */
+            fc_pool_split *sp = *split;
+            pool_file *f = &p->files[sp->file];
+            if (f->failed && sp->status != FC_ERR_STATE) {
+                fc_msg m = fc_error_begin(&sp->err, FC_ERR_STATE, FC_NO_INDEX, sp->start);
+                fc_msg_str(&m, "not part of the file's records: an earlier split failed");
+                sp->status = FC_ERR_STATE;
+            } else if (sp->status != FC_END) {
+                f->failed = 1;
+            }
+        }
     } else {
         size_t i;
         for (;;) {
