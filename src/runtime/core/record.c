@@ -41,6 +41,12 @@ static inline uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The masked CRC of a header's length field (p[0..8)) matches p[8..12). */
+static inline int length_crc_ok(const unsigned char *p)
+{
+    return fc_crc32c_mask(fc_crc32c(0, p, 8)) == le32(p + 8);
+}
+
 static void put_le64(unsigned char *p, uint64_t v)
 {
     int i;
@@ -238,8 +244,7 @@ static fc_status fd_read(fc_reader *r, unsigned char *p, size_t n, size_t *got)
  * header check will report what is wrong. */
 static fc_compression detect(const unsigned char *p, size_t n)
 {
-    if (n >= FC_RECORD_HEADER_SIZE &&
-        fc_crc32c_mask(fc_crc32c(0, p, 8)) == le32(p + 8))
+    if (n >= FC_RECORD_HEADER_SIZE && length_crc_ok(p))
         return FC_COMPRESSION_NONE;
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
         return FC_COMPRESSION_GZIP;
@@ -952,9 +957,8 @@ fc_status fc_reader_seek(fc_reader *r, uint64_t offset, uint64_t index)
  * its record fits in the n bytes from p. */
 static int header_ok(const unsigned char *p, size_t n)
 {
-    uint64_t length = le64(p);
-    return n >= FC_RECORD_OVERHEAD && length <= (uint64_t)(n - FC_RECORD_OVERHEAD) &&
-           fc_crc32c_mask(fc_crc32c(0, p, 8)) == le32(p + 8);
+    return n >= FC_RECORD_OVERHEAD && le64(p) <= (uint64_t)(n - FC_RECORD_OVERHEAD) &&
+           length_crc_ok(p);
 }
 
 fc_status fc_reader_skip_to(fc_reader *r, uint64_t offset)
@@ -973,12 +977,11 @@ fc_status fc_reader_skip_to(fc_reader *r, uint64_t offset)
         const unsigned char *hdr = r->buf + r->start;
         size_t avail = r->end - r->start;
         uint64_t length;
-        if (avail < FC_RECORD_OVERHEAD)
+        if (r->crc_policy != FC_CRC_NONE ? !header_ok(hdr, avail)
+                                         : avail < FC_RECORD_OVERHEAD ||
+                                               le64(hdr) > (uint64_t)(avail - FC_RECORD_OVERHEAD))
             break;
         length = le64(hdr);
-        if (length > (uint64_t)(avail - FC_RECORD_OVERHEAD) ||
-            (r->crc_policy != FC_CRC_NONE && fc_crc32c_mask(fc_crc32c(0, hdr, 8)) != le32(hdr + 8)))
-            break;
         r->start += (size_t)length + FC_RECORD_OVERHEAD;
         r->pos += length + FC_RECORD_OVERHEAD;
         r->next_index++;
@@ -994,17 +997,16 @@ fc_status fc_reader_skip_to(fc_reader *r, uint64_t offset)
  * header (whose record need not fit: a file cut short still syncs). */
 static int sync_candidate(const unsigned char *data, size_t size, size_t q)
 {
-    size_t n = size - q, next;
-    uint64_t length = le64(data + q);
-    if (length > (uint64_t)(n - FC_RECORD_OVERHEAD) ||
-        fc_crc32c_mask(fc_crc32c(0, data + q, 8)) != le32(data + q + 8))
+    size_t length, next;
+    if (!header_ok(data + q, size - q))
         return 0;
-    if (fc_crc32c_mask(fc_crc32c(0, data + q + FC_RECORD_HEADER_SIZE, (size_t)length)) !=
+    length = (size_t)le64(data + q);
+    if (fc_crc32c_mask(fc_crc32c(0, data + q + FC_RECORD_HEADER_SIZE, length)) !=
         le32(data + q + FC_RECORD_HEADER_SIZE + length))
         return 0;
-    next = q + (size_t)length + FC_RECORD_OVERHEAD;
-    return next == size || (size - next >= FC_RECORD_HEADER_SIZE &&
-                            fc_crc32c_mask(fc_crc32c(0, data + next, 8)) == le32(data + next + 8));
+    next = q + length + FC_RECORD_OVERHEAD;
+    return next == size ||
+           (size - next >= FC_RECORD_HEADER_SIZE && length_crc_ok(data + next));
 }
 
 /* Follows the chain of intact headers from q up to bound (or the end of
@@ -1016,7 +1018,7 @@ static size_t sync_chain_break(const unsigned char *data, size_t size, size_t q,
     if (stop > bound)
         stop = bound;
     while ((uint64_t)q < stop && q != size) {
-        if (size - q < FC_RECORD_HEADER_SIZE || !header_ok(data + q, size - q))
+        if (!header_ok(data + q, size - q))
             return q;
         q += (size_t)le64(data + q) + FC_RECORD_OVERHEAD;
     }
