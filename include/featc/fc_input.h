@@ -60,6 +60,9 @@ typedef struct fc_input {
     size_t members_n;
 } fc_input;
 
+/* path + suffix ("FILE.idx", "FILE.members"), allocated; NULL when out of
+ * memory. */
+char *fc_input_sibling(const char *path, const char *suffix);
 /* Reads and parses a member index (FILE.members of a GZIP file; allocating
  * *members, free() it): FC_OK, or an error in err naming the file. */
 fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size_t *n,

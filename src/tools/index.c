@@ -47,7 +47,6 @@ static const struct option index_long[] = {
 
 static const cli_command index_cmd = {"index", index_usage, "o:j:c:h", index_long};
 
-static char *with_suffix(const char *path, const char *suffix);
 
 /* Opens path for reading every record from its start; 0, or the exit
  * status after the error is printed. */
@@ -68,18 +67,6 @@ static int open_plain(fc_input *in, const char *path, const fc_input_options *re
     return 0;
 }
 
-/* path + suffix, allocated */
-static char *with_suffix(const char *path, const char *suffix)
-{
-    size_t n = strlen(path), k = strlen(suffix);
-    char *p = (char *)malloc(n + k + 1);
-    if (p != NULL) {
-        memcpy(p, path, n);
-        memcpy(p + n, suffix, k + 1);
-    }
-    return p;
-}
-
 /* Writes text to out ("-": stdout) or the default name; the exit status. */
 static int put_index(const char *path, const char *out, const char *suffix, const char *text,
                      size_t len)
@@ -91,7 +78,7 @@ static int put_index(const char *path, const char *out, const char *suffix, cons
             return cli_fail(EXIT_DATA_ERR, "error writing standard output");
         return EXIT_OK;
     }
-    target = out != NULL ? NULL : with_suffix(path, suffix);
+    target = out != NULL ? NULL : fc_input_sibling(path, suffix);
     if (out == NULL && target == NULL)
         return cli_fail(EXIT_DATA_ERR, "out of memory");
     rc = cli_write_file(out != NULL ? out : target, text != NULL ? text : "", len);
@@ -185,7 +172,7 @@ static int write_index(const char *path, const char *out, const fc_input_options
 /* --check of a GZIP file's member index against a scan. */
 static int check_members(const char *path, const char *idx, const fc_input_options *read)
 {
-    char *target = idx != NULL ? NULL : with_suffix(path, ".members");
+    char *target = idx != NULL ? NULL : fc_input_sibling(path, ".members");
     const char *name = idx != NULL ? idx : target;
     fc_gzip_member *m = NULL;
     size_t n = 0, len = 0, count = 0;
@@ -239,7 +226,7 @@ static int check_index(const char *path, const char *idx, const fc_input_options
     size_t n = 0;
     fc_error err;
     fc_status s;
-    char *target = idx != NULL ? NULL : with_suffix(path, ".idx");
+    char *target = idx != NULL ? NULL : fc_input_sibling(path, ".idx");
     const char *name = idx != NULL ? idx : target;
     int rc;
     if (name == NULL)

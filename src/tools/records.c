@@ -407,6 +407,103 @@ static int run_cat(const record_opts *o)
     return rc;
 }
 
+/* What count and verify print of one file, gathered from one read or from
+ * the splits of a pool in file order. */
+typedef struct file_tally {
+    unsigned long long n, not_examples, too_big, skipped;
+    fc_error first_bad; /* the first payload that is not an Example */
+    fc_error failed;    /* why the read stopped; status FC_OK: at the end */
+    fc_error last_skip;
+    fc_compression compression;
+    uint64_t bytes;     /* of the records read */
+} file_tally;
+
+static void tally_init(file_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    fc_error_clear(&t->first_bad);
+    fc_error_clear(&t->failed);
+    fc_error_clear(&t->last_skip);
+}
+
+/* verify --examples: decodes the payload of rec, and counts it when it is
+ * not an Example or SequenceExample (or does not fit --max-memory). */
+static void tally_payload(file_tally *t, tools_decoder *d, const record_opts *o,
+                          const fc_record *rec)
+{
+    fc_fallback fb;
+    fc_error perr;
+    fc_status ds;
+    fc_error_clear(&perr);
+    ds = tools_decode(d, rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr);
+    if (ds == FC_OK)
+        return;
+    if (ds == FC_ERR_NO_MEMORY)
+        t->too_big++;
+    else
+        t->not_examples++;
+    if (t->not_examples + t->too_big == 1) {
+        fc_msg m = fc_error_begin(&t->first_bad, perr.status, rec->index, rec->offset);
+        fc_msg_str(&m, "record ");
+        fc_msg_u64(&m, rec->index);
+        fc_msg_str(&m, " at offset ");
+        fc_msg_u64(&m, rec->offset);
+        fc_msg_str(&m, ": ");
+        fc_msg_str(&m, perr.message);
+    }
+}
+
+/* Prints the file's line (and stderr's) and returns its exit status; in
+ * (may be NULL) adds the part that was read. */
+static int tally_report(const file_tally *t, const record_opts *o, int mode, const char *path,
+                        const fc_input *in, unsigned long long *total)
+{
+    if (mode == MODE_COUNT) {
+        if (t->failed.status != FC_OK) {
+            report_file_error(path, &t->failed);
+            return EXIT_DATA_ERR;
+        }
+        printf("%llu %s\n", t->n, path);
+        *total += t->n;
+        if (t->skipped > 0)
+            fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
+                    t->skipped, t->last_skip.message);
+        return EXIT_OK;
+    }
+    if (t->failed.status != FC_OK) {
+        printf("%s: FAILED: %s\n", path, t->failed.message);
+        return EXIT_DATA_ERR;
+    }
+    if (t->not_examples > 0 || t->too_big > 0) {
+        printf("%s: FAILED: ", path);
+        if (t->not_examples > 0)
+            printf("%llu of %llu records are not Examples or SequenceExamples%s",
+                   t->not_examples, t->n, t->too_big > 0 ? ", " : "");
+        if (t->too_big > 0)
+            printf("%llu of %llu records could not be decoded within --max-memory", t->too_big,
+                   t->n);
+        printf("; first: %s\n", t->first_bad.message);
+        return EXIT_RECORD_ERR;
+    }
+    printf("%s: OK: %llu record%s, %s, %llu bytes of records", path, t->n, t->n == 1 ? "" : "s",
+           fc_compression_name(t->compression), (unsigned long long)t->bytes);
+    if (in != NULL && o->read.part != FC_PART_ALL)
+        printf(in->members != NULL
+                   ? " from offset %llu (the gzip members starting in compressed bytes "
+                     "[%llu, %llu))"
+                   : " from offset %llu (the records starting in [%llu, %llu))",
+               (unsigned long long)in->part_start, (unsigned long long)in->part_begin,
+               (unsigned long long)in->part_end);
+    putchar('\n');
+    return EXIT_OK;
+}
+
+/* The worse of two exit statuses of a file list (2 over 1 over 0). */
+static int worse(int rc, int file_rc)
+{
+    return file_rc > rc ? file_rc : rc;
+}
+
 static int run_count_or_verify(const record_opts *o, int mode)
 {
     int rc = EXIT_OK, k;
@@ -418,74 +515,25 @@ static int run_count_or_verify(const record_opts *o, int mode)
         const char *path = o->files[k];
         fc_input in;
         fc_record rec;
-        unsigned long long n = 0, not_examples = 0, too_big = 0;
-        fc_error first_bad;
+        file_tally t;
         int s = fc_input_open(&in, path, &o->read);
-        fc_error_clear(&first_bad);
+        tally_init(&t);
         if (s == FC_OK) {
             while ((s = fc_input_next(&in, &rec)) == FC_OK) {
-                n++;
-                if (mode == MODE_VERIFY && o->examples) {
-                    fc_fallback fb;
-                    fc_error perr;
-                    fc_error_clear(&perr);
-                    fc_status ds = tools_decode(&d, &rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr);
-                    if (ds != FC_OK) {
-                        if (ds == FC_ERR_NO_MEMORY)
-                            too_big++;
-                        else
-                            not_examples++;
-                        if (not_examples + too_big == 1) {
-                            fc_msg m = fc_error_begin(&first_bad, perr.status, rec.index,
-                                                      rec.offset);
-                            fc_msg_str(&m, "record ");
-                            fc_msg_u64(&m, rec.index);
-                            fc_msg_str(&m, " at offset ");
-                            fc_msg_u64(&m, rec.offset);
-                            fc_msg_str(&m, ": ");
-                            fc_msg_str(&m, perr.message);
-                        }
-                    }
-                }
+                t.n++;
+                if (mode == MODE_VERIFY && o->examples)
+                    tally_payload(&t, &d, o, &rec);
             }
         }
-        if (mode == MODE_COUNT) {
-            if (s == FC_END) {
-                printf("%llu %s\n", n, path);
-                total += n;
-                report_skips(path, &in);
-            } else {
-                report_file_error(path, &in.err);
-                rc = EXIT_DATA_ERR;
-            }
-        } else if (s == FC_END && not_examples == 0 && too_big == 0) {
-            printf("%s: OK: %llu record%s, %s, %llu bytes of records", path, n,
-                   n == 1 ? "" : "s", fc_compression_name(fc_reader_compression(&in.reader)),
-                   (unsigned long long)(fc_reader_offset(&in.reader) - in.part_start));
-            if (o->read.part != FC_PART_ALL && in.members != NULL)
-                printf(" from offset %llu (the gzip members starting in compressed bytes "
-                       "[%llu, %llu))",
-                       (unsigned long long)in.part_start, (unsigned long long)in.part_begin,
-                       (unsigned long long)in.part_end);
-            else if (o->read.part != FC_PART_ALL)
-                printf(" from offset %llu (the records starting in [%llu, %llu))",
-                       (unsigned long long)in.part_start, (unsigned long long)in.part_begin,
-                       (unsigned long long)in.part_end);
-            putchar('\n');
-        } else if (s == FC_END) {
-            printf("%s: FAILED: ", path);
-            if (not_examples > 0)
-                printf("%llu of %llu records are not Examples or SequenceExamples%s", not_examples,
-                       n, too_big > 0 ? ", " : "");
-            if (too_big > 0)
-                printf("%llu of %llu records could not be decoded within --max-memory", too_big, n);
-            printf("; first: %s\n", first_bad.message);
-            if (rc == EXIT_OK)
-                rc = EXIT_RECORD_ERR;
+        if (s != FC_END) {
+            t.failed = in.err;
         } else {
-            printf("%s: FAILED: %s\n", path, in.err.message);
-            rc = EXIT_DATA_ERR;
+            t.skipped = fc_reader_skipped(&in.reader);
+            t.last_skip = *fc_reader_last_skip(&in.reader);
+            t.compression = fc_reader_compression(&in.reader);
+            t.bytes = fc_reader_offset(&in.reader) - in.part_start;
         }
+        rc = worse(rc, tally_report(&t, o, mode, path, &in, &total));
         fc_input_close(&in);
     }
     if (mode == MODE_COUNT && o->nfiles > 1)
@@ -509,56 +557,28 @@ int tools_parse_jobs(const char *s, unsigned *jobs)
     return 0;
 }
 
-/* verify --examples in the pool: each thread decodes with its own decoder;
- * a split keeps its count of bad payloads and the first one. */
-typedef struct pool_examples {
-    uint64_t not_examples, too_big;
-    fc_error first;
-} pool_examples;
-
-typedef struct pool_verify_ctx {
-    const record_opts *o;
-} pool_verify_ctx;
-
+/* verify --examples in the pool: each thread decodes with its own decoder
+ * (the thread's state) into the split's own tally (split->user). */
 static fc_status pool_count_record(void *ctx, void *state, fc_pool_split *split,
                                    const fc_record *rec, fc_error *err)
 {
-    pool_verify_ctx *c = (pool_verify_ctx *)ctx;
+    const record_opts *o = (const record_opts *)ctx;
     tools_decoder *d = (tools_decoder *)state;
-    pool_examples *ex = (pool_examples *)split->user;
-    fc_fallback fb;
-    fc_error perr;
-    fc_status ds;
-    (void)err;
-    if (!c->o->examples)
+    file_tally *t = (file_tally *)split->user;
+    if (!o->examples)
         return FC_OK;
-    if (ex == NULL) {
-        ex = (pool_examples *)calloc(1, sizeof *ex);
-        if (ex == NULL) {
+    if (t == NULL) {
+        t = (file_tally *)malloc(sizeof *t);
+        if (t == NULL) {
             fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
             fc_msg_str(&m, "out of memory");
             return FC_ERR_NO_MEMORY;
         }
-        split->user = ex;
+        tally_init(t);
+        split->user = t;
     }
-    d->limit = c->o->max_memory;
-    fc_error_clear(&perr);
-    ds = tools_decode(d, rec, FC_PAYLOAD_AUTO, c->o->flags, &fb, &perr);
-    if (ds != FC_OK) {
-        if (ds == FC_ERR_NO_MEMORY)
-            ex->too_big++;
-        else
-            ex->not_examples++;
-        if (ex->not_examples + ex->too_big == 1) {
-            fc_msg m = fc_error_begin(&ex->first, perr.status, rec->index, rec->offset);
-            fc_msg_str(&m, "record ");
-            fc_msg_u64(&m, rec->index);
-            fc_msg_str(&m, " at offset ");
-            fc_msg_u64(&m, rec->offset);
-            fc_msg_str(&m, ": ");
-            fc_msg_str(&m, perr.message);
-        }
-    }
+    d->limit = o->max_memory;
+    tally_payload(t, d, o, rec);
     return FC_OK;
 }
 
@@ -569,7 +589,8 @@ static void pool_decoder_free(void *ctx, void *state)
 }
 
 /* count and verify with -j: the files in splits over o->jobs threads, in
- * file order; the same lines as without -j. */
+ * file order; each file's splits are added up until one fails (a sequential
+ * read stops there), and the file gets the line it gets without -j. */
 static int run_pool(const record_opts *o, int mode)
 {
     fc_pool_options po;
@@ -577,94 +598,49 @@ static int run_pool(const record_opts *o, int mode)
     fc_pool *pool;
     fc_pool_split *sp;
     fc_error err;
-    pool_verify_ctx ctx;
+    file_tally t;
     int rc = EXIT_OK;
     unsigned long long total = 0;
-    /* per file, as its splits come: records, the first failure, payloads */
-    unsigned long long n = 0, not_examples = 0, too_big = 0;
-    fc_error failed, first_bad, last_skip;
-    uint64_t stop = 0, skipped = 0;
-    fc_compression comp = FC_COMPRESSION_NONE;
     memset(&po, 0, sizeof po);
     po.threads = o->jobs;
     po.ordered = 1;
     po.compression = o->read.compression;
     po.crc_policy = o->read.crc_policy;
     po.max_record_size = o->read.max_record_size;
-    ctx.o = o;
-    w.ctx = &ctx;
+    w.ctx = (void *)(uintptr_t)o;
     w.state_size = sizeof(tools_decoder);
     w.record = pool_count_record;
     w.state_free = pool_decoder_free;
-    fc_error_clear(&failed);
-    fc_error_clear(&first_bad);
-    fc_error_clear(&last_skip);
+    tally_init(&t);
     if (fc_pool_open(&pool, (const char *const *)o->files, (size_t)o->nfiles, &po, &w, &err) !=
         FC_OK) {
         fprintf(stderr, "featc: %s\n", err.message);
         return EXIT_DATA_ERR;
     }
     while (fc_pool_next(pool, &sp) == FC_OK) {
-        pool_examples *ex = (pool_examples *)sp->user;
-        const char *path = o->files[sp->file];
-        if (sp->split == 0) {
-            n = not_examples = too_big = 0;
-            fc_error_clear(&failed);
-            fc_error_clear(&first_bad);
-        }
-        /* the splits after a failure are not counted: a sequential read
-         * stops there */
-        if (failed.status == FC_OK) {
-            n += sp->records;
-            stop = sp->stop;
-            comp = sp->compression;
-            skipped += sp->skipped;
+        file_tally *u = (file_tally *)sp->user;
+        if (sp->split == 0)
+            tally_init(&t);
+        if (t.failed.status == FC_OK) {
+            t.n += sp->records;
+            t.bytes = sp->stop;
+            t.compression = sp->compression;
+            t.skipped += sp->skipped;
             if (sp->skipped > 0)
-                last_skip = sp->last_skip;
-            if (ex != NULL) {
-                if (not_examples + too_big == 0 && ex->not_examples + ex->too_big > 0)
-                    first_bad = ex->first;
-                not_examples += ex->not_examples;
-                too_big += ex->too_big;
+                t.last_skip = sp->last_skip;
+            if (u != NULL) {
+                if (t.not_examples + t.too_big == 0 && u->not_examples + u->too_big > 0)
+                    t.first_bad = u->first_bad;
+                t.not_examples += u->not_examples;
+                t.too_big += u->too_big;
             }
             if (sp->status != FC_END)
-                failed = sp->err;
+                t.failed = sp->err;
         }
-        free(ex);
+        free(u);
         sp->user = NULL;
-        if (sp->split + 1 < sp->splits)
-            continue;
-        /* the file's last split: its line */
-        if (mode == MODE_COUNT) {
-            if (failed.status == FC_OK) {
-                printf("%llu %s\n", n, path);
-                total += n;
-                if (skipped > 0)
-                    fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
-                            (unsigned long long)skipped, last_skip.message);
-            } else {
-                fprintf(stderr, "featc: %s: %s\n", path, failed.message);
-                rc = EXIT_DATA_ERR;
-            }
-        } else if (failed.status == FC_OK && not_examples == 0 && too_big == 0) {
-            printf("%s: OK: %llu record%s, %s, %llu bytes of records\n", path, n,
-                   n == 1 ? "" : "s", fc_compression_name(comp), (unsigned long long)stop);
-        } else if (failed.status == FC_OK) {
-            printf("%s: FAILED: ", path);
-            if (not_examples > 0)
-                printf("%llu of %llu records are not Examples or SequenceExamples%s",
-                       not_examples, n, too_big > 0 ? ", " : "");
-            if (too_big > 0)
-                printf("%llu of %llu records could not be decoded within --max-memory", too_big,
-                       n);
-            printf("; first: %s\n", first_bad.message);
-            if (rc == EXIT_OK)
-                rc = EXIT_RECORD_ERR;
-        } else {
-            printf("%s: FAILED: %s\n", path, failed.message);
-            rc = EXIT_DATA_ERR;
-        }
-        skipped = 0;
+        if (sp->split + 1 == sp->splits)
+            rc = worse(rc, tally_report(&t, o, mode, o->files[sp->file], NULL, &total));
     }
     fc_pool_close(pool);
     if (mode == MODE_COUNT && o->nfiles > 1)

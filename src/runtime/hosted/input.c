@@ -24,26 +24,55 @@ static fc_status open_error(fc_input *in, fc_status status, const char *what, in
     return status;
 }
 
-fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t *n,
-                              fc_error *err)
+char *fc_input_sibling(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), k = strlen(suffix);
+    char *p = (char *)malloc(n + k + 1);
+    if (p != NULL) {
+        memcpy(p, path, n);
+        memcpy(p + n, suffix, k + 1);
+    }
+    return p;
+}
+
+/* fc_index_parse and fc_members_parse, over untyped arrays. */
+typedef fc_status (*text_parser)(const char *text, size_t len, void *out, size_t cap,
+                                 size_t *count, fc_error *err);
+
+static fc_status parse_entries(const char *text, size_t len, void *out, size_t cap, size_t *count,
+                               fc_error *err)
+{
+    return fc_index_parse(text, len, (fc_index_entry *)out, cap, count, err);
+}
+
+static fc_status parse_members(const char *text, size_t len, void *out, size_t cap, size_t *count,
+                               fc_error *err)
+{
+    return fc_members_parse(text, len, (fc_gzip_member *)out, cap, count, err);
+}
+
+/* Maps a text index, counts its lines, allocates and parses: what the two
+ * loaders below share.  what names the kind in the error. */
+static fc_status load_text(const char *path, const char *what, text_parser parse, size_t size,
+                           void **out, size_t *n, fc_error *err)
 {
     fc_mapped_file map;
     fc_status s;
     fc_error perr;
     size_t count = 0;
-    *entries = NULL;
+    *out = NULL;
     *n = 0;
     s = fc_map_file(path, &map, &perr);
     if (s == FC_OK)
-        s = fc_index_parse((const char *)map.data, map.size, NULL, 0, &count, &perr);
+        s = parse((const char *)map.data, map.size, NULL, 0, &count, &perr);
     if (s == FC_OK) {
-        *entries = (fc_index_entry *)malloc((count > 0 ? count : 1) * sizeof **entries);
-        if (*entries == NULL) {
+        *out = malloc((count > 0 ? count : 1) * size);
+        if (*out == NULL) {
             fc_msg m = fc_error_begin(&perr, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
             fc_msg_str(&m, "out of memory");
             s = FC_ERR_NO_MEMORY;
         } else {
-            s = fc_index_parse((const char *)map.data, map.size, *entries, count, n, &perr);
+            s = parse((const char *)map.data, map.size, *out, count, n, &perr);
         }
     }
     fc_unmap_file(&map);
@@ -51,52 +80,32 @@ fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t
         fc_msg m = fc_error_begin(err, s, FC_NO_INDEX, perr.offset);
         if (err != NULL)
             err->sys_errno = perr.sys_errno;
-        fc_msg_str(&m, "index ");
+        fc_msg_str(&m, what);
         fc_msg_str(&m, path);
         fc_msg_str(&m, ": ");
         fc_msg_str(&m, perr.sys_errno != 0 ? strerror(perr.sys_errno) : perr.message);
-        free(*entries);
-        *entries = NULL;
+        free(*out);
+        *out = NULL;
         *n = 0;
     }
+    return s;
+}
+
+fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t *n,
+                              fc_error *err)
+{
+    void *out;
+    fc_status s = load_text(path, "index ", parse_entries, sizeof **entries, &out, n, err);
+    *entries = (fc_index_entry *)out;
     return s;
 }
 
 fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size_t *n,
                                 fc_error *err)
 {
-    fc_mapped_file map;
-    fc_status s;
-    fc_error perr;
-    size_t count = 0;
-    *members = NULL;
-    *n = 0;
-    s = fc_map_file(path, &map, &perr);
-    if (s == FC_OK)
-        s = fc_members_parse((const char *)map.data, map.size, NULL, 0, &count, &perr);
-    if (s == FC_OK) {
-        *members = (fc_gzip_member *)malloc((count > 0 ? count : 1) * sizeof **members);
-        if (*members == NULL) {
-            fc_msg m = fc_error_begin(&perr, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
-            fc_msg_str(&m, "out of memory");
-            s = FC_ERR_NO_MEMORY;
-        } else {
-            s = fc_members_parse((const char *)map.data, map.size, *members, count, n, &perr);
-        }
-    }
-    fc_unmap_file(&map);
-    if (s != FC_OK) {
-        fc_msg m = fc_error_begin(err, s, FC_NO_INDEX, perr.offset);
-        if (err != NULL)
-            err->sys_errno = perr.sys_errno;
-        fc_msg_str(&m, "member index ");
-        fc_msg_str(&m, path);
-        fc_msg_str(&m, ": ");
-        fc_msg_str(&m, perr.sys_errno != 0 ? strerror(perr.sys_errno) : perr.message);
-        free(*members);
-        *members = NULL;
-        *n = 0;
-    }
+    void *out;
+    fc_status s = load_text(path, "member index ", parse_members, sizeof **members, &out, n, err);
+    *members = (fc_gzip_member *)out;
     return s;
 }
 
@@ -167,14 +176,11 @@ fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
  * or a scan. */
 static fc_status input_members(fc_input *in, const fc_input_options *opt)
 {
-    size_t n = strlen(in->path);
     const char *path = opt->index_path;
     if (path == NULL) {
-        in->index_path = (char *)malloc(n + 9);
+        in->index_path = fc_input_sibling(in->path, ".members");
         if (in->index_path == NULL)
             return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
-        memcpy(in->index_path, in->path, n);
-        memcpy(in->index_path + n, ".members", 9);
         if (access(in->index_path, F_OK) != 0) {
             free(in->index_path);
             in->index_path = NULL;
@@ -221,12 +227,9 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
         return FC_ERR_UNSUPPORTED;
     }
     if (opt->part == FC_PART_RECORDS && index_path == NULL) {
-        size_t n = strlen(in->path);
-        in->index_path = (char *)malloc(n + 5);
+        in->index_path = fc_input_sibling(in->path, ".idx");
         if (in->index_path == NULL)
             return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
-        memcpy(in->index_path, in->path, n);
-        memcpy(in->index_path + n, ".idx", 5);
         if (access(in->index_path, F_OK) != 0) {
             fc_msg m = fc_error_begin(&in->err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
             fc_msg_str(&m, "--records needs an index, and there is no ");
@@ -236,11 +239,9 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
         }
         index_path = in->index_path;
     } else if (index_path != NULL) {
-        size_t n = strlen(index_path);
-        in->index_path = (char *)malloc(n + 1);
+        in->index_path = fc_input_sibling(index_path, "");
         if (in->index_path == NULL)
             return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
-        memcpy(in->index_path, index_path, n + 1);
     }
     if (index_path != NULL) {
         s = fc_input_load_index(index_path, &in->index, &in->index_n, &in->err);

@@ -363,12 +363,9 @@ static fc_status open_file(fc_pool *p, size_t k, const char *path, const void *d
         return s;
     f->compression = fc_reader_compression(&r);
     if (f->compression == FC_COMPRESSION_GZIP && path != NULL) {
-        size_t n = strlen(path);
-        char *mp = (char *)malloc(n + 9);
+        char *mp = fc_input_sibling(path, ".members");
         if (mp == NULL)
             return FC_ERR_NO_MEMORY;
-        memcpy(mp, path, n);
-        memcpy(mp + n, ".members", 9);
         if (access(mp, F_OK) == 0)
             s = fc_input_load_members(mp, &f->members, &f->nmembers, err);
         free(mp);
