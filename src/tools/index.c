@@ -115,13 +115,39 @@ static char *members_text(const char *path, const fc_input_options *read, size_t
     return text;
 }
 
+/* Index lines as they are written: a whole file's, or (index -j) a
+ * split's. */
+typedef struct split_lines {
+    char *text;
+    size_t len, cap;
+} split_lines;
+
+/* Appends the line of rec; 0, or -1 out of memory. */
+static int add_line(split_lines *l, const fc_record *rec)
+{
+    fc_index_entry e;
+    if (l->cap - l->len < FC_INDEX_LINE_MAX) {
+        size_t cap = l->cap == 0 ? 65536 : l->cap * 2;
+        char *bigger = (char *)realloc(l->text, cap);
+        if (bigger == NULL)
+            return -1;
+        l->text = bigger;
+        l->cap = cap;
+    }
+    e.offset = rec->offset;
+    e.size = (uint64_t)rec->length + FC_RECORD_OVERHEAD;
+    l->len += fc_index_line(l->text + l->len, l->cap - l->len, &e);
+    return 0;
+}
+
 static int write_index(const char *path, const char *out, const fc_input_options *read)
 {
     fc_input in;
     fc_record rec;
     fc_status s;
-    char *text = NULL;
-    size_t len = 0, cap = 0;
+    char *text;
+    size_t len = 0;
+    split_lines lines = {NULL, 0, 0};
     int rc;
     if (fc_input_open(&in, path, read) == FC_OK &&
         fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
@@ -140,32 +166,21 @@ static int write_index(const char *path, const char *out, const fc_input_options
         fc_input_close(&in);
         return rc;
     }
-    while ((s = fc_input_next(&in, &rec)) == FC_OK) {
-        fc_index_entry e;
-        if (cap - len < FC_INDEX_LINE_MAX) {
-            char *bigger;
-            cap = cap == 0 ? 65536 : cap * 2;
-            bigger = (char *)realloc(text, cap);
-            if (bigger == NULL) {
-                free(text);
-                fc_input_close(&in);
-                return cli_fail(EXIT_DATA_ERR, "%s: out of memory", path);
-            }
-            text = bigger;
+    while ((s = fc_input_next(&in, &rec)) == FC_OK)
+        if (add_line(&lines, &rec) != 0) {
+            free(lines.text);
+            fc_input_close(&in);
+            return cli_fail(EXIT_DATA_ERR, "%s: out of memory", path);
         }
-        e.offset = rec.offset;
-        e.size = (uint64_t)rec.length + FC_RECORD_OVERHEAD;
-        len += fc_index_line(text + len, cap - len, &e);
-    }
     if (s != FC_END) {
         fprintf(stderr, "featc: %s: %s; no index written\n", path, in.err.message);
-        free(text);
+        free(lines.text);
         fc_input_close(&in);
         return EXIT_DATA_ERR;
     }
     fc_input_close(&in);
-    rc = put_index(path, out, ".idx", text, len);
-    free(text);
+    rc = put_index(path, out, ".idx", lines.text, lines.len);
+    free(lines.text);
     return rc;
 }
 
@@ -263,39 +278,20 @@ static int check_index(const char *path, const char *idx, const fc_input_options
     return rc;
 }
 
-/* index -j: the lines of a split, in its order */
-typedef struct split_lines {
-    char *text;
-    size_t len, cap;
-} split_lines;
-
 static fc_status index_record(void *ctx, void *state, fc_pool_split *split, const fc_record *rec,
                               fc_error *err)
 {
     split_lines *l = (split_lines *)split->user;
-    fc_index_entry e;
     (void)ctx;
     (void)state;
-    if (l == NULL && (l = (split_lines *)calloc(1, sizeof *l)) == NULL)
-        goto no_memory;
-    split->user = l;
-    if (l->cap - l->len < FC_INDEX_LINE_MAX) {
-        size_t cap = l->cap == 0 ? 65536 : l->cap * 2;
-        char *bigger = (char *)realloc(l->text, cap);
-        if (bigger == NULL)
-            goto no_memory;
-        l->text = bigger;
-        l->cap = cap;
+    if (l == NULL && (l = (split_lines *)calloc(1, sizeof *l)) != NULL)
+        split->user = l;
+    if (l == NULL || add_line(l, rec) != 0) {
+        fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
+        fc_msg_str(&m, "out of memory");
+        return FC_ERR_NO_MEMORY;
     }
-    e.offset = rec->offset;
-    e.size = (uint64_t)rec->length + FC_RECORD_OVERHEAD;
-    l->len += fc_index_line(l->text + l->len, l->cap - l->len, &e);
     return FC_OK;
-no_memory: {
-    fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
-    fc_msg_str(&m, "out of memory");
-    return FC_ERR_NO_MEMORY;
-}
 }
 
 /* The uncompressed files among files, indexed with `jobs` threads; the
