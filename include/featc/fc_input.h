@@ -44,6 +44,8 @@ typedef struct fc_input {
     int fd;
     int own_fd;
     fc_mapped_file map;
+    const uint8_t *data; /* the bytes read (a mapped file, or the caller's); NULL: a stream */
+    size_t size;
     unsigned char *buf;
     size_t cap;
     void *work;
@@ -81,6 +83,14 @@ fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t
 
 /* FC_OK, or an error with in->err filled. */
 fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt);
+/* The same over bytes in memory, named name in messages (the caller keeps
+ * them, and name, valid until fc_input_close): uncompressed bytes are read
+ * in place; a part of GZIP bytes needs opt->index_path, their member index. */
+fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, size_t len,
+                            const fc_input_options *opt);
+/* The same over a descriptor the caller owns, streamed from where it is
+ * (no parts). */
+fc_status fc_input_open_fd(fc_input *in, const char *name, int fd, const fc_input_options *opt);
 /* FC_OK with a record, FC_END, or an error (in->err). */
 fc_status fc_input_next(fc_input *in, fc_record *rec);
 void fc_input_close(fc_input *in);

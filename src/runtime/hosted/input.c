@@ -194,7 +194,7 @@ static fc_status input_members(fc_input *in, const fc_input_options *opt)
 /* Positions in->reader on the part of the file opt asks for. */
 static fc_status input_part(fc_input *in, const fc_input_options *opt)
 {
-    uint64_t size = in->map.size;
+    uint64_t size = in->size;
     fc_status s;
     const char *index_path = opt->index_path;
     fc_compression c = fc_reader_compression(&in->reader);
@@ -286,20 +286,49 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
     return s;
 }
 
-fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt)
+/* What every input starts with: its name, limit and buffers. */
+static fc_status input_setup(fc_input *in, const char *path, const fc_input_options *opt,
+                             fc_reader_options *ro)
 {
-    fc_reader_options ro;
-    struct stat st;
-    fc_status s;
     memset(in, 0, sizeof *in);
     fc_error_clear(&in->err);
     in->path = path;
     in->fd = -1;
     in->max_record_size = opt->max_record_size != 0 ? opt->max_record_size : DEFAULT_MAX_RECORD;
-    memset(&ro, 0, sizeof ro);
-    ro.compression = opt->compression;
-    ro.crc_policy = opt->crc_policy;
+    memset(ro, 0, sizeof *ro);
+    ro->compression = opt->compression;
+    ro->crc_policy = opt->crc_policy;
+    in->work = malloc(WORK_SIZE);
+    in->buf = (unsigned char *)malloc(INITIAL_BUFFER);
+    if (in->work == NULL || in->buf == NULL)
+        return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
+    in->cap = INITIAL_BUFFER;
+    ro->buffer = in->buf;
+    ro->buffer_size = in->cap;
+    ro->work = in->work;
+    ro->work_size = WORK_SIZE;
+    return FC_OK;
+}
 
+/* A stream: a pipe, a terminal, a descriptor read from where it is. */
+static fc_status input_stream(fc_input *in, const fc_input_options *opt,
+                              const fc_reader_options *ro)
+{
+    if (opt->part != FC_PART_ALL)
+        return open_error(in, FC_ERR_UNSUPPORTED,
+                          "a part of a file (--split, --range, --records) needs a regular "
+                          "file, not a stream",
+                          0);
+    return fc_reader_init_fd(&in->reader, in->fd, ro, &in->err);
+}
+
+fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt)
+{
+    fc_reader_options ro;
+    struct stat st;
+    fc_status s = input_setup(in, path, opt, &ro);
+    if (s != FC_OK)
+        return s;
     if (strcmp(path, "-") == 0) {
         in->fd = STDIN_FILENO;
     } else {
@@ -312,33 +341,46 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
         return open_error(in, FC_ERR_IO, "cannot stat", errno);
     if (S_ISDIR(st.st_mode))
         return open_error(in, FC_ERR_IO, "is a directory", 0);
-
-    in->work = malloc(WORK_SIZE);
-    in->buf = (unsigned char *)malloc(INITIAL_BUFFER);
-    if (in->work == NULL || in->buf == NULL)
-        return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
-    in->cap = INITIAL_BUFFER;
-    ro.buffer = in->buf;
-    ro.buffer_size = in->cap;
-    ro.work = in->work;
-    ro.work_size = WORK_SIZE;
-
-    if (S_ISREG(st.st_mode) && in->own_fd) {
-        s = fc_map_file(path, &in->map, &in->err);
-        if (s != FC_OK)
-            return s;
-        s = fc_reader_init_mem(&in->reader, in->map.data, in->map.size, &ro, &in->err);
-    } else {
-        if (opt->part != FC_PART_ALL)
-            return open_error(in, FC_ERR_UNSUPPORTED,
-                              "a part of a file (--split, --range, --records) needs a regular "
-                              "file, not a stream",
-                              0);
-        s = fc_reader_init_fd(&in->reader, in->fd, &ro, &in->err);
-    }
+    if (!S_ISREG(st.st_mode) || !in->own_fd)
+        return input_stream(in, opt, &ro);
+    s = fc_map_file(path, &in->map, &in->err);
+    if (s != FC_OK)
+        return s;
+    in->data = in->map.data;
+    in->size = in->map.size;
+    s = fc_reader_init_mem(&in->reader, in->data, in->size, &ro, &in->err);
     if (s != FC_OK || opt->part == FC_PART_ALL)
         return s;
     return input_part(in, opt);
+}
+
+fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, size_t len,
+                            const fc_input_options *opt)
+{
+    fc_reader_options ro;
+    fc_status s = input_setup(in, name, opt, &ro);
+    if (s != FC_OK)
+        return s;
+    in->data = (const uint8_t *)data;
+    in->size = len;
+    s = fc_reader_init_mem(&in->reader, data, len, &ro, &in->err);
+    if (s != FC_OK || opt->part == FC_PART_ALL)
+        return s;
+    if (fc_reader_compression(&in->reader) == FC_COMPRESSION_GZIP && opt->index_path == NULL)
+        return open_error(in, FC_ERR_UNSUPPORTED,
+                          "a part of GZIP bytes in memory needs their member index file",
+                          0);
+    return input_part(in, opt);
+}
+
+fc_status fc_input_open_fd(fc_input *in, const char *name, int fd, const fc_input_options *opt)
+{
+    fc_reader_options ro;
+    fc_status s = input_setup(in, name, opt, &ro);
+    if (s != FC_OK)
+        return s;
+    in->fd = fd;
+    return input_stream(in, opt, &ro);
 }
 
 /* TensorFlow's "record size too large", with the record and the limit. */
