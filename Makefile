@@ -40,7 +40,8 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            libprotobuf-dev protobuf-compiler nanopb libnanopb-dev \
            cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user \
            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
-           gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross
+           gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
+           python3-dev python3-numpy python3-dask python3-distributed python3-pandas
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -83,7 +84,7 @@ EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
 GEN_SPECS = $(BUILD)/gen-specs
 
-.PHONY: all demo bench install uninstall deps clean
+.PHONY: all demo bench install uninstall deps clean python
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.so.$(VERSION) $(BUILD)/libfeatc_fallback.a \
      $(BUILD)/libfeatc_compiler.a \
@@ -247,6 +248,51 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench
 	@echo "CPU: $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1),"\
 	    "$$(nproc) cores; compiler: $$($(CC) --version | head -1); CFLAGS: $(CFLAGS)"
 	@$(BENCH)/bench $(BENCH)/data $(BENCH_REPS)
+
+# ------------------------------------------------------------------ python
+# make python: featc's Python layer (src/python/module.c, libfeatc_python.a)
+# and a CPython module per example spec, build/python/NAME.abi3.so (the
+# stable ABI of Python 3.11+), beside the featc package (python/featc);
+# PYTHONPATH=build/python imports them.  Needs python3-dev and python3-numpy.
+PY_INCLUDE := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['include'])" 2>/dev/null)
+PY_CFLAGS = -isystem $(PY_INCLUDE) -fvisibility=hidden
+PYBUILD = $(BUILD)/python
+PY_PACKAGE = $(wildcard python/featc/*.py)
+# Specs whose modules make python builds (the tests add their own).
+PY_SPECS = $(SPECS)
+
+$(BUILD)/libfeatc_pic.a: $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/pic/%.o)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/pic/src/python/module.o: src/python/module.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@test -f $(PY_INCLUDE)/Python.h || { echo "python: no Python.h in '$(PY_INCLUDE)' (make deps installs python3-dev)"; exit 1; }
+	$(CC) $(WARN) $(CFLAGS) -fPIC $(PY_CFLAGS) $(CPPFLAGS_PUB) -c $< -o $@
+
+$(BUILD)/libfeatc_python.a: $(BUILD)/pic/src/python/module.o
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(PYBUILD)/gen/%_py.c $(PYBUILD)/gen/%.c $(PYBUILD)/gen/%.h &: specs/%.feat $(BUILD)/featc
+	@mkdir -p $(PYBUILD)/gen
+	$(BUILD)/featc compile --python -o $(PYBUILD)/gen $<
+
+# A spec's module: its parser, its module file, the Python layer and the
+# runtime, as one shared object that exports PyInit_NAME alone.
+PY_LINK = $(CC) $(WARN) $(CFLAGS) -fPIC $(PY_CFLAGS) $(CPPFLAGS_PUB) -shared $(LDFLAGS)
+PY_LIBS = $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a $(LIBS_Z) -lm -pthread
+$(PYBUILD)/%.abi3.so: $(PYBUILD)/gen/%.c $(PYBUILD)/gen/%_py.c $(BUILD)/libfeatc_python.a \
+    $(BUILD)/libfeatc_pic.a
+	$(PY_LINK) -I$(PYBUILD)/gen -o $@ $(PYBUILD)/gen/$*.c $(PYBUILD)/gen/$*_py.c $(PY_LIBS)
+
+.SECONDARY: $(SPECS:%=$(PYBUILD)/gen/%.c) $(SPECS:%=$(PYBUILD)/gen/%_py.c)
+
+$(PYBUILD)/featc/%.py: python/featc/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+python: $(PY_SPECS:%=$(PYBUILD)/%.abi3.so) $(PY_PACKAGE:python/%=$(PYBUILD)/%)
 
 # ------------------------------------------------------------------ install
 

@@ -68,9 +68,12 @@ typedef struct featc_options {
      * the errors). */
     featc_diag_fn diag;
     void *diag_ctx;
+    /* Also generate BASE_py.c, a CPython module over the spec's messages
+     * (fc_python.h); BASE must then be a C identifier. */
+    int python;
 } featc_options;
 
-#define FEATC_OPTIONS_INIT {NULL, NULL, 0, NULL, NULL, NULL}
+#define FEATC_OPTIONS_INIT {NULL, NULL, 0, NULL, NULL, NULL, 0}
 
 typedef struct featc_output {
     char *header;          /* NUL-terminated; header_len excludes the NUL */
@@ -79,6 +82,8 @@ typedef struct featc_output {
     size_t source_len;
     char *driver;          /* NULL unless options.driver */
     size_t driver_len;
+    char *python;          /* NULL unless options.python */
+    size_t python_len;
     struct featc_mem *mem; /* owns the three texts */
 } featc_output;
 

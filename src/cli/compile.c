@@ -32,6 +32,8 @@ static const char *const compile_usage =
     "  -o, --output DIR        where to write (default .; created if missing)\n"
     "  -b, --base NAME         NAME of the generated files (default: from SPEC)\n"
     "  --driver[=EXAMPLE]      also write NAME_main.c, a JSON-printing main()\n"
+    "  --python                also write NAME_py.c, the CPython module NAME\n"
+    "                          (read, parse; NumPy batches: README, \"Python\")\n"
     "  --depfile FILE          also write a Make rule naming the generated files\n"
     "                          and the spec they depend on (as gcc -MD -MF FILE\n"
     "                          and protoc --dependency_out do)\n"
@@ -45,12 +47,13 @@ static const char *const compile_usage =
     "with --werror; 2 a file could not be read or\n"
     "written; 64 usage error.\n";
 
-enum { OPT_DRIVER = CLI_OPT_FIRST, OPT_DEPFILE, OPT_TF, OPT_WERROR };
+enum { OPT_DRIVER = CLI_OPT_FIRST, OPT_DEPFILE, OPT_TF, OPT_WERROR, OPT_PYTHON };
 
 static const struct option compile_long[] = {
     {"output", required_argument, NULL, 'o'},
     {"base", required_argument, NULL, 'b'},
     {"driver", optional_argument, NULL, OPT_DRIVER},
+    {"python", no_argument, NULL, OPT_PYTHON},
     {"depfile", required_argument, NULL, OPT_DEPFILE},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
@@ -65,7 +68,7 @@ static const cli_command check_cmd = {"check", compile_usage, "h", check_long};
 /* What featc compile (or check, with tf and werror) was asked for. */
 typedef struct compile_opts {
     const char *dir, *base, *driver_msg, *depfile;
-    int driver, deps_only;
+    int driver, deps_only, python;
     int check, tf, werror;
 } compile_opts;
 
@@ -210,34 +213,45 @@ static int write_depfile(const char *path, char *const *outputs, size_t n, const
     return rc;
 }
 
-/* Writes DIR/BASE.h, DIR/BASE.c and, with a driver, DIR/BASE_main.c, and the
- * dependency rule when asked (-M: the rule alone, to standard output). */
+/* Writes DIR/BASE.h, DIR/BASE.c and, when asked, DIR/BASE_main.c (the
+ * driver) and DIR/BASE_py.c (the Python module), and the dependency rule
+ * (-M: the rule alone, to standard output). */
 static int write_outputs(const compile_opts *co, const char *spec, const char *base,
                          const featc_output *out)
 {
-    char *files[3];
-    size_t n = out->driver != NULL ? 3 : 2, i;
+    const char *suffix[4] = {".h", ".c", "_main.c", "_py.c"};
+    const char *text[4];
+    size_t len[4], n = 0, i;
+    char *files[4];
     int rc = EXIT_OK;
-    files[0] = join(co->dir, base, ".h");
-    files[1] = join(co->dir, base, ".c");
-    files[2] = join(co->dir, base, "_main.c");
-    if (files[0] == NULL || files[1] == NULL || files[2] == NULL)
-        rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+    text[0] = out->header;
+    len[0] = out->header_len;
+    text[1] = out->source;
+    len[1] = out->source_len;
+    text[2] = out->driver;
+    len[2] = out->driver_len;
+    text[3] = out->python;
+    len[3] = out->python_len;
+    for (i = 0; i < 4; i++) { /* the files there are, in this order */
+        if (text[i] == NULL)
+            continue;
+        text[n] = text[i];
+        len[n] = len[i];
+        files[n] = join(co->dir, base, suffix[i]);
+        if (files[n++] == NULL)
+            rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+    }
     if (rc == EXIT_OK && co->deps_only) {
         if (write_rule(stdout, files, n, spec) != 0 || fflush(stdout) != 0)
             rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
     } else if (rc == EXIT_OK) {
         rc = make_dirs(co->dir);
-        if (rc == EXIT_OK)
-            rc = cli_write_file(files[0], out->header, out->header_len);
-        if (rc == EXIT_OK)
-            rc = cli_write_file(files[1], out->source, out->source_len);
-        if (rc == EXIT_OK && out->driver != NULL)
-            rc = cli_write_file(files[2], out->driver, out->driver_len);
+        for (i = 0; i < n && rc == EXIT_OK; i++)
+            rc = cli_write_file(files[i], text[i], len[i]);
         if (rc == EXIT_OK && co->depfile != NULL)
             rc = write_depfile(co->depfile, files, n, spec);
     }
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < n; i++)
         free(files[i]);
     return rc;
 }
@@ -264,6 +278,7 @@ static int compile_one(const char *path, const compile_opts *co)
     o.base = base;
     o.driver = co->driver;
     o.driver_message = co->driver_msg;
+    o.python = co->python;
     o.diag = cli_print_diagnostic;
     if (co->check && co->tf) {
         int warnings = 0;
@@ -295,6 +310,7 @@ int cmd_compile(int argc, char **argv)
         case 'b': co.base = optarg; break;
         case 'M': co.deps_only = 1; break;
         case OPT_DEPFILE: co.depfile = optarg; break;
+        case OPT_PYTHON: co.python = 1; break;
         case OPT_DRIVER:
             co.driver = 1;
             co.driver_msg = optarg; /* NULL: the first example */

@@ -42,6 +42,16 @@ static const char *stem(const char *path, char *buf, size_t size)
     return buf;
 }
 
+static int is_identifier(const char *s)
+{
+    size_t i;
+    for (i = 0; s[i] != '\0'; i++)
+        if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (i > 0 && s[i] >= '0' && s[i] <= '9')))
+            return 0;
+    return i > 0;
+}
+
 /* The driver's message: the one named, or the spec's first; NULL (after a
  * diagnostic) when no message has that name. */
 static const char *driver_message(diag *d, const schema *s, const char *name)
@@ -106,6 +116,12 @@ int featc_compile(const char *src, size_t len, const featc_options *options, fea
     eo.driver = options->driver;
     if (eo.driver && (eo.driver_message = driver_message(&d, s, options->driver_message)) == NULL)
         goto done;
+    eo.python = options->python;
+    if (eo.python && !is_identifier(eo.base)) {
+        fcc_diag_fail(&d, "error: the Python module's name '%s' is not an identifier (name it "
+                          "with --base)", eo.base);
+        goto done;
+    }
     if (!fcc_emit_c(&mem->pool, s, &eo, &eout)) {
         fcc_diag_fail(&d, "out of memory while generating code");
         goto done;
@@ -116,6 +132,8 @@ int featc_compile(const char *src, size_t len, const featc_options *options, fea
     out->source_len = eout.source_len;
     out->driver = eout.driver;
     out->driver_len = eout.driver_len;
+    out->python = eout.python;
+    out->python_len = eout.python_len;
     out->mem = mem;
     return 0;
 done:

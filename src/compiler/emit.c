@@ -1454,6 +1454,48 @@ static char *finish(pool *p, sbuf *b, size_t *len)
     return r;
 }
 
+/* BASE_py.c: the CPython module over every message (templates/python.c). */
+static int emit_python(pool *p, const schema *s, const emit_options *o, const char *banner,
+                       const char *header_name, emit_output *out)
+{
+    sbuf msgs, py, spec;
+    char count[32];
+    size_t i;
+    int ok;
+    memset(&msgs, 0, sizeof msgs);
+    memset(&py, 0, sizeof py);
+    memset(&spec, 0, sizeof spec);
+    for (i = 0; i < s->nmessages; i++) {
+        const schema_message *m = &s->messages[i];
+        if (m->sequence)
+            fcc_sb_printf(&msgs, "    {\"%s\", NULL, &%s_desc},\n", m->name, m->c_type);
+        else
+            fcc_sb_printf(&msgs, "    {\"%s\", &%s_desc, NULL},\n", m->name, m->c_type);
+    }
+    c_string(&spec, base_name(o->spec_name), strlen(base_name(o->spec_name)));
+    snprintf(count, sizeof count, "%zu", s->nmessages);
+    ok = !msgs.failed && !spec.failed;
+    if (ok) {
+        subst subs[] = {
+            {"BANNER", banner},
+            {"HEADER", header_name},
+            {"BASE", base_name(o->base)},
+            {"SPEC", spec.s},
+            {"VERSION", FC_VERSION_STRING},
+            {"PY_MESSAGES", msgs.s},
+            {"PY_COUNT", count},
+        };
+        expand(&py, fcc_template_python_c, subs, sizeof subs / sizeof subs[0]);
+        out->python = finish(p, &py, &out->python_len);
+        py.s = NULL;
+        ok = out->python != NULL;
+    }
+    free(msgs.s);
+    free(py.s);
+    free(spec.s);
+    return ok;
+}
+
 int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out)
 {
     sbuf hdr, src, msgs_h, msgs_c, drv, guard, banner, header_name;
@@ -1530,6 +1572,8 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
                     ok = 0;
             }
         }
+        if (ok && o->python)
+            ok = emit_python(p, s, o, banner.s, header_name.s, out);
     } else {
         ok = 0;
     }

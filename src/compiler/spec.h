@@ -349,6 +349,7 @@ typedef struct emit_options {
     const char *base;        /* output base name: BASE.h, BASE.c, BASE_main.c */
     int driver;              /* also write a driver main() */
     const char *driver_message; /* its message; NULL: the spec's first one */
+    int python;              /* also write BASE_py.c, the CPython module */
 } emit_options;
 
 /* Writes the header, the source and (if asked) the driver into memory
@@ -360,6 +361,8 @@ typedef struct emit_output {
     size_t source_len;
     char *driver;
     size_t driver_len;
+    char *python;
+    size_t python_len;
 } emit_output;
 
 int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out);

@@ -1,0 +1,1692 @@
+/* featc's CPython modules (fc_python.h): read(), parse() and write() of a
+ * spec's messages, batches as NumPy arrays in tf.io.parse_example's
+ * layouts.  Written against the stable ABI of Python 3.11.
+ *
+ * Memory: a batch is parsed into one block (malloc, sized by
+ * fc_batch_bind for the batch size at the spec's bounds: pages the batch
+ * does not touch are never faulted in); its numeric arrays are NumPy views
+ * of that block, which lives as long as any of them.  Bytes values are
+ * copied out of the records into a block of their own per column (offsets,
+ * then the bytes).  Records are read in place from a mapped file or a
+ * bytes-like object, else copied into the reader's record buffer.  The GIL
+ * is released while records are read and parsed. */
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "featc/fc.h"
+#include "featc/fc_batch.h"
+#include "featc/fc_input.h"
+#include "featc/fc_python.h"
+#include "featc/fc_serialize.h"
+
+#define MAX_BATCH 1000000
+
+static const fcpy_spec *g_spec;
+static PyObject *g_frombuffer, *g_zeros, *g_array, *g_dtype[3]; /* int64, float32, uint8 */
+static PyObject *g_block_type, *g_bytes_type, *g_reader_type;
+static PyObject *g_ragged_type, *g_sparse_type, *g_error;
+
+enum { DT_INT64, DT_FLOAT32, DT_UINT8 };
+
+/* A type's slot: a function, or data (docs, method tables).  PyType_Slot
+ * holds both as void *, which ISO C does not convert a function pointer
+ * to; make_type does it through a union. */
+typedef void (*any_fn)(void);
+#define FN(f) ((any_fn)(f))
+typedef struct fslot {
+    int id;
+    any_fn fn;
+    void *data;
+} fslot;
+
+/* ------------------------------------------------------------ blocks */
+
+/* Memory NumPy arrays are views of: freed when the last of them goes. */
+typedef struct {
+    PyObject_HEAD
+    void *mem;
+    size_t size;
+} block_object;
+
+static void *aligned_alloc16(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, FC_BATCH_ALIGN, size > 0 ? size : 1) != 0)
+        return NULL;
+    return p;
+}
+
+/* A block object that owns mem (freed here on failure). */
+static PyObject *block_new(void *mem, size_t size)
+{
+    block_object *b = PyObject_New(block_object, (PyTypeObject *)g_block_type);
+    if (b == NULL) {
+        free(mem);
+        return NULL;
+    }
+    b->mem = mem;
+    b->size = size;
+    return (PyObject *)b;
+}
+
+static void block_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    free(((block_object *)self)->mem);
+    PyObject_Free(self);
+    Py_DECREF(tp);
+}
+
+static int block_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    block_object *b = (block_object *)self;
+    return PyBuffer_FillInfo(view, self, b->mem, (Py_ssize_t)b->size, 0, flags);
+}
+
+static const fslot block_slots[] = {
+    {Py_tp_dealloc, FN(block_dealloc), NULL},
+    {Py_bf_getbuffer, FN(block_getbuffer), NULL},
+    {Py_tp_doc, NULL, (void *)"Memory of a featc batch that NumPy arrays view."},
+    {0, NULL, NULL}};
+
+/* ------------------------------------------------------------ arrays */
+
+static PyObject *shape_tuple(const int64_t *shape, unsigned rank)
+{
+    PyObject *t = PyTuple_New((Py_ssize_t)rank);
+    unsigned k;
+    if (t == NULL)
+        return NULL;
+    for (k = 0; k < rank; k++) {
+        PyObject *v = PyLong_FromLongLong((long long)shape[k]);
+        if (v == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SetItem(t, (Py_ssize_t)k, v);
+    }
+    return t;
+}
+
+/* A NumPy array of n values of type dt at ptr (inside owner's block at
+ * base), shaped as shape[0..rank) (rank 0: one dimension of n). */
+static PyObject *view_array(PyObject *owner, const void *base, const void *ptr, int dt, size_t n,
+                            const int64_t *shape, unsigned rank)
+{
+    PyObject *arr, *shaped, *tup, *args, *kw;
+    int64_t flat = (int64_t)n;
+    if (rank == 0) {
+        shape = &flat;
+        rank = 1;
+    }
+    tup = shape_tuple(shape, rank);
+    if (tup == NULL)
+        return NULL;
+    if (n == 0) {
+        arr = PyObject_CallFunctionObjArgs(g_zeros, tup, g_dtype[dt], NULL);
+        Py_DECREF(tup);
+        return arr;
+    }
+    args = Py_BuildValue("(O)", owner);
+    kw = Py_BuildValue("{s:O,s:n,s:n}", "dtype", g_dtype[dt], "count", (Py_ssize_t)n, "offset",
+                       (Py_ssize_t)((const char *)ptr - (const char *)base));
+    arr = args != NULL && kw != NULL ? PyObject_Call(g_frombuffer, args, kw) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
+    if (arr == NULL || rank == 1) {
+        Py_DECREF(tup);
+        return arr;
+    }
+    shaped = PyObject_CallMethod(arr, "reshape", "(O)", tup);
+    Py_DECREF(arr);
+    Py_DECREF(tup);
+    return shaped;
+}
+
+/* A small int64 array holding shape[0..rank) (a SparseTensor's dense_shape). */
+static PyObject *shape_array(const int64_t *shape, unsigned rank)
+{
+    PyObject *tup = shape_tuple(shape, rank), *arr;
+    if (tup == NULL)
+        return NULL;
+    arr = PyObject_CallFunctionObjArgs(g_array, tup, g_dtype[DT_INT64], NULL);
+    Py_DECREF(tup);
+    return arr;
+}
+
+/* ------------------------------------------------------------ bytes */
+
+/* Bytes values of a column, packed: offsets [n + 1] (int64), then the
+ * bytes; made without the GIL (pack_bytes), wrapped with it. */
+typedef struct packed {
+    void *mem;
+    size_t size, n;
+} packed;
+
+static int pack_bytes(packed *p, const fc_bytes *v, size_t n)
+{
+    size_t total = 0, k, head;
+    int64_t *off;
+    unsigned char *data;
+    for (k = 0; k < n; k++) {
+        if (v[k].size > SIZE_MAX / 2 - total)
+            return -1;
+        total += v[k].size;
+    }
+    if (n >= (SIZE_MAX / 2) / sizeof(int64_t) - 1)
+        return -1;
+    head = (n + 1) * sizeof(int64_t);
+    p->mem = aligned_alloc16(head + total);
+    if (p->mem == NULL)
+        return -1;
+    p->size = head + total;
+    p->n = n;
+    off = (int64_t *)p->mem;
+    data = (unsigned char *)p->mem + head;
+    off[0] = 0;
+    for (k = 0; k < n; k++) {
+        if (v[k].size > 0)
+            memcpy(data + off[k], v[k].data, v[k].size);
+        off[k + 1] = off[k] + (int64_t)v[k].size;
+    }
+    return 0;
+}
+
+/* featc's Bytes: a column of bytes values, flat, with a shape. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *owner;      /* the block holding offsets and data */
+    const int64_t *offsets;
+    const unsigned char *data;
+    Py_ssize_t n;
+    PyObject *shape;      /* tuple */
+} bytes_object;
+
+static PyObject *bytes_new(PyObject *owner, const int64_t *offsets, const unsigned char *data,
+                           size_t n, PyObject *shape)
+{
+    bytes_object *b = PyObject_GC_New(bytes_object, (PyTypeObject *)g_bytes_type);
+    if (b == NULL) {
+        Py_DECREF(shape);
+        return NULL;
+    }
+    Py_INCREF(owner);
+    b->owner = owner;
+    b->offsets = offsets;
+    b->data = data;
+    b->n = (Py_ssize_t)n;
+    b->shape = shape;
+    PyObject_GC_Track((PyObject *)b);
+    return (PyObject *)b;
+}
+
+/* Wraps a packed column (its memory then belongs to the new object). */
+static PyObject *bytes_from_packed(packed *p, const int64_t *shape, unsigned rank)
+{
+    int64_t flat = (int64_t)p->n;
+    PyObject *owner, *tup, *r;
+    tup = rank == 0 ? shape_tuple(&flat, 1) : shape_tuple(shape, rank);
+    if (tup == NULL)
+        return NULL;
+    owner = block_new(p->mem, p->size);
+    p->mem = NULL;
+    if (owner == NULL) {
+        Py_DECREF(tup);
+        return NULL;
+    }
+    r = bytes_new(owner, (const int64_t *)((block_object *)owner)->mem,
+                  (const unsigned char *)((block_object *)owner)->mem +
+                      (p->n + 1) * sizeof(int64_t),
+                  p->n, tup);
+    Py_DECREF(owner);
+    return r;
+}
+
+static int bytes_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    bytes_object *b = (bytes_object *)self;
+    Py_VISIT(b->owner);
+    Py_VISIT(b->shape);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int bytes_clear(PyObject *self)
+{
+    bytes_object *b = (bytes_object *)self;
+    Py_CLEAR(b->owner);
+    Py_CLEAR(b->shape);
+    return 0;
+}
+
+static void bytes_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    bytes_clear(self);
+    PyObject_GC_Del(self);
+    Py_DECREF(tp);
+}
+
+static Py_ssize_t bytes_len(PyObject *self)
+{
+    return ((bytes_object *)self)->n;
+}
+
+static PyObject *bytes_item(PyObject *self, Py_ssize_t i)
+{
+    bytes_object *b = (bytes_object *)self;
+    if (i < 0 || i >= b->n) {
+        PyErr_SetString(PyExc_IndexError, "featc.Bytes index out of range");
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize((const char *)b->data + b->offsets[i],
+                                     (Py_ssize_t)(b->offsets[i + 1] - b->offsets[i]));
+}
+
+static PyObject *bytes_tolist(PyObject *self, PyObject *unused)
+{
+    bytes_object *b = (bytes_object *)self;
+    PyObject *list = PyList_New(b->n);
+    Py_ssize_t i;
+    (void)unused;
+    if (list == NULL)
+        return NULL;
+    for (i = 0; i < b->n; i++) {
+        PyObject *v = bytes_item(self, i);
+        if (v == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SetItem(list, i, v);
+    }
+    return list;
+}
+
+/* An object array of Python bytes, shaped. */
+static PyObject *bytes_to_numpy(PyObject *self, PyObject *unused)
+{
+    bytes_object *b = (bytes_object *)self;
+    PyObject *list = bytes_tolist(self, unused), *arr, *shaped;
+    Py_ssize_t i;
+    if (list == NULL)
+        return NULL;
+    /* an object array filled one by one: np.array(list) would turn
+     * equal-length bytes into a fixed-width "S" array */
+    arr = PyObject_CallFunction(g_zeros, "(n)s", b->n, "O");
+    if (arr != NULL) {
+        for (i = 0; i < b->n; i++) {
+            PyObject *idx = PyLong_FromSsize_t(i);
+            int rc = idx != NULL ? PyObject_SetItem(arr, idx, PyList_GetItem(list, i)) : -1;
+            Py_XDECREF(idx);
+            if (rc != 0) {
+                Py_CLEAR(arr);
+                break;
+            }
+        }
+    }
+    Py_DECREF(list);
+    if (arr == NULL)
+        return NULL;
+    shaped = PyObject_CallMethod(arr, "reshape", "(O)", b->shape);
+    Py_DECREF(arr);
+    return shaped;
+}
+
+static PyObject *bytes_get_shape(PyObject *self, void *closure)
+{
+    (void)closure;
+    Py_INCREF(((bytes_object *)self)->shape);
+    return ((bytes_object *)self)->shape;
+}
+
+static PyObject *bytes_get_offsets(PyObject *self, void *closure)
+{
+    bytes_object *b = (bytes_object *)self;
+    block_object *o = (block_object *)b->owner;
+    (void)closure;
+    return view_array(b->owner, o->mem, b->offsets, DT_INT64, (size_t)b->n + 1, NULL, 0);
+}
+
+static PyObject *bytes_get_data(PyObject *self, void *closure)
+{
+    bytes_object *b = (bytes_object *)self;
+    block_object *o = (block_object *)b->owner;
+    (void)closure;
+    return view_array(b->owner, o->mem, b->data, DT_UINT8, (size_t)b->offsets[b->n], NULL, 0);
+}
+
+static PyObject *bytes_repr(PyObject *self)
+{
+    bytes_object *b = (bytes_object *)self;
+    return PyUnicode_FromFormat("featc.Bytes(shape=%R, %zd values, %lld bytes)", b->shape, b->n,
+                                (long long)b->offsets[b->n]);
+}
+
+static PyMethodDef bytes_methods[] = {
+    {"tolist", bytes_tolist, METH_NOARGS, "The values as a flat list of bytes."},
+    {"to_numpy", bytes_to_numpy, METH_NOARGS,
+     "The values as a NumPy object array of bytes, in the column's shape."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef bytes_getset[] = {
+    {"shape", bytes_get_shape, NULL, "The column's shape (the values are flat, row-major).",
+     NULL},
+    {"offsets", bytes_get_offsets, NULL,
+     "int64 array [n + 1]: value i is data[offsets[i]:offsets[i + 1]].", NULL},
+    {"data", bytes_get_data, NULL, "uint8 array: every value's bytes, one after another.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static const fslot bytes_slots[] = {
+    {Py_tp_dealloc, FN(bytes_dealloc), NULL},
+    {Py_tp_traverse, FN(bytes_traverse), NULL},
+    {Py_tp_clear, FN(bytes_clear), NULL},
+    {Py_tp_repr, FN(bytes_repr), NULL},
+    {Py_tp_methods, NULL, (void *)bytes_methods},
+    {Py_tp_getset, NULL, (void *)bytes_getset},
+    {Py_sq_length, FN(bytes_len), NULL},
+    {Py_sq_item, FN(bytes_item), NULL},
+    {Py_tp_doc, NULL,
+     (void *)"Bytes values of a batch column: one flat buffer (data) with offsets, in the "
+             "column's shape; b[i] is the i-th value (flat) as bytes."},
+    {0, NULL, NULL}};
+
+/* ------------------------------------------------------------ errors */
+
+/* The exception of a failed read or parse: DataError(message) with
+ * .message (featc's text), .record, .offset, .path and .status. */
+/* exc.name = value (a new reference, taken; NULL: an error is set). */
+static int set_attr(PyObject *exc, const char *name, PyObject *value)
+{
+    int rc;
+    if (value == NULL)
+        return -1;
+    rc = PyObject_SetAttrString(exc, name, value);
+    Py_DECREF(value);
+    return rc;
+}
+
+static void raise_error(const fc_error *e, const char *path, uint64_t record, uint64_t offset,
+                        int with_record)
+{
+    PyObject *msg, *exc;
+    if (e->status == FC_ERR_IO && e->sys_errno != 0) {
+        errno = e->sys_errno;
+        PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+        return;
+    }
+    if (e->status == FC_ERR_NO_MEMORY) {
+        PyErr_Format(PyExc_MemoryError, "%s: %s", path != NULL ? path : "<record>", e->message);
+        return;
+    }
+    if (path == NULL)
+        msg = PyUnicode_FromString(e->message);
+    else if (with_record)
+        msg = PyUnicode_FromFormat("record %llu (offset %llu of %s): %s",
+                                   (unsigned long long)record, (unsigned long long)offset, path,
+                                   e->message);
+    else
+        msg = PyUnicode_FromFormat("%s: %s", path, e->message);
+    if (msg == NULL)
+        return;
+    exc = PyObject_CallFunctionObjArgs(g_error, msg, NULL);
+    Py_DECREF(msg);
+    if (exc == NULL)
+        return;
+    if (set_attr(exc, "message", PyUnicode_FromString(e->message)) != 0 ||
+        set_attr(exc, "record", record != FC_NO_INDEX ? PyLong_FromUnsignedLongLong(record)
+                                                      : Py_NewRef(Py_None)) != 0 ||
+        set_attr(exc, "offset", offset != FC_NO_INDEX ? PyLong_FromUnsignedLongLong(offset)
+                                                      : Py_NewRef(Py_None)) != 0 ||
+        set_attr(exc, "path", path != NULL ? PyUnicode_DecodeFSDefault(path)
+                                           : Py_NewRef(Py_None)) != 0 ||
+        set_attr(exc, "status", PyUnicode_FromString(fc_status_name(e->status))) != 0) {
+        Py_DECREF(exc);
+        return;
+    }
+    if (!PyErr_Occurred())
+        PyErr_SetObject(g_error, exc);
+    Py_DECREF(exc);
+}
+
+/* ------------------------------------------------------------ batches to Python */
+
+/* A parsed batch: its block, columns, and packed bytes per column. */
+typedef struct batch_out {
+    PyObject *owner;  /* the block object */
+    const void *base;
+    const fc_column *cols;
+    packed *packs;    /* per column; mem NULL when it holds no bytes */
+    int ragged;       /* VarLen columns as Ragged, else Sparse */
+    int single;       /* one record (parse()): no batch dimension */
+} batch_out;
+
+static int dtype_of(fc_type t)
+{
+    return t == FC_TYPE_FLOAT ? DT_FLOAT32 : DT_INT64;
+}
+
+/* The values of column i (shape[0..rank); rank 0: flat). */
+static PyObject *values_obj(const batch_out *bo, size_t i, fc_type t, const int64_t *shape,
+                            unsigned rank)
+{
+    const fc_column *c = &bo->cols[i];
+    if (t == FC_TYPE_BYTES)
+        return bytes_from_packed(&bo->packs[i], shape, rank);
+    return view_array(bo->owner, bo->base, c->values, dtype_of(t), c->nvalues, shape, rank);
+}
+
+static PyObject *i64_obj(const batch_out *bo, const int64_t *p, size_t n)
+{
+    return view_array(bo->owner, bo->base, p, DT_INT64, n, NULL, 0);
+}
+
+/* A dense column: [B, ...]; for one record, its value: the array without
+ * the batch dimension, or a scalar. */
+static PyObject *dense_obj(const batch_out *bo, size_t i, fc_type t)
+{
+    const fc_column *c = &bo->cols[i];
+    PyObject *v, *item;
+    if (!bo->single)
+        return values_obj(bo, i, t, c->shape, c->rank);
+    if (c->rank > 1)
+        return values_obj(bo, i, t, c->shape + 1, c->rank - 1);
+    v = values_obj(bo, i, t, NULL, 0); /* [1]: a scalar feature */
+    if (v == NULL)
+        return NULL;
+    item = PySequence_GetItem(v, 0);
+    Py_DECREF(v);
+    return item;
+}
+
+/* Ragged(values, row_splits): row_splits one array, or a tuple of them
+ * (outermost first) when there are several. */
+static PyObject *ragged_obj(PyObject *values, PyObject **splits, size_t n)
+{
+    PyObject *r, *sp;
+    size_t k;
+    if (values == NULL)
+        goto fail;
+    for (k = 0; k < n; k++)
+        if (splits[k] == NULL)
+            goto fail;
+    if (n == 0) {
+        return values;
+    } else if (n == 1) {
+        sp = splits[0];
+    } else {
+        sp = PyTuple_New((Py_ssize_t)n);
+        if (sp == NULL)
+            goto fail;
+        for (k = 0; k < n; k++)
+            PyTuple_SetItem(sp, (Py_ssize_t)k, splits[k]);
+    }
+    r = PyStructSequence_New((PyTypeObject *)g_ragged_type);
+    if (r == NULL) {
+        Py_DECREF(values);
+        Py_DECREF(sp);
+        return NULL;
+    }
+    PyStructSequence_SetItem(r, 0, values);
+    PyStructSequence_SetItem(r, 1, sp);
+    return r;
+fail:
+    Py_XDECREF(values);
+    for (k = 0; k < n; k++)
+        Py_XDECREF(splits[k]);
+    return NULL;
+}
+
+/* Sparse(indices [N, width], values, dense_shape); for one record the
+ * batch column of the indices and of the shape are left out. */
+static PyObject *sparse_obj(const batch_out *bo, size_t i, fc_type t, unsigned width)
+{
+    const fc_column *c = &bo->cols[i];
+    int64_t ishape[2];
+    PyObject *r, *ind, *vals, *shp;
+    unsigned skip = bo->single ? 1u : 0u;
+    ishape[0] = (int64_t)c->nindices;
+    ishape[1] = (int64_t)width;
+    ind = view_array(bo->owner, bo->base, c->indices, DT_INT64, c->nindices * width, ishape, 2);
+    if (ind != NULL && skip) {
+        PyObject *sl, *all = PySlice_New(NULL, NULL, NULL), *tail = NULL, *one = PyLong_FromLong(1);
+        tail = one != NULL ? PySlice_New(one, NULL, NULL) : NULL;
+        sl = all != NULL && tail != NULL ? PyTuple_Pack(2, all, tail) : NULL;
+        Py_XDECREF(all);
+        Py_XDECREF(tail);
+        Py_XDECREF(one);
+        if (sl == NULL) {
+            Py_CLEAR(ind);
+        } else {
+            PyObject *cut = PyObject_GetItem(ind, sl);
+            Py_DECREF(sl);
+            Py_DECREF(ind);
+            ind = cut;
+        }
+    }
+    vals = values_obj(bo, i, t, NULL, 0);
+    shp = shape_array(c->shape + skip, c->rank - skip);
+    if (ind == NULL || vals == NULL || shp == NULL) {
+        Py_XDECREF(ind);
+        Py_XDECREF(vals);
+        Py_XDECREF(shp);
+        return NULL;
+    }
+    r = PyStructSequence_New((PyTypeObject *)g_sparse_type);
+    if (r == NULL) {
+        Py_DECREF(ind);
+        Py_DECREF(vals);
+        Py_DECREF(shp);
+        return NULL;
+    }
+    PyStructSequence_SetItem(r, 0, ind);
+    PyStructSequence_SetItem(r, 1, vals);
+    PyStructSequence_SetItem(r, 2, shp);
+    return r;
+}
+
+/* A ragged column: values and splits over the batch (row_splits), for a
+ * feature list over frames (inner_splits), then per partition; for one
+ * record the batch's splits are left out. */
+static PyObject *ragged_col(const batch_out *bo, size_t i, fc_type t, const fc_field_extra *x,
+                            int list)
+{
+    const fc_column *c = &bo->cols[i];
+    PyObject *splits[FC_MAX_RANK + 2];
+    size_t n = 0;
+    unsigned q, nparts = x != NULL ? x->nparts : 0;
+    if (!bo->single)
+        splits[n++] = i64_obj(bo, c->row_splits, (size_t)c->shape[0] + 1);
+    if (list)
+        splits[n++] = i64_obj(bo, c->inner_splits, c->nframes + 1);
+    for (q = 0; q < nparts; q++)
+        splits[n++] = i64_obj(bo, c->part_splits[q], c->part_nsplits[q]);
+    return ragged_obj(values_obj(bo, i, t, NULL, 0), splits, n);
+}
+
+/* d[key + suffix] = v (v taken). */
+static int put(PyObject *d, const char *key, size_t key_len, const char *suffix, PyObject *v)
+{
+    PyObject *k;
+    int rc;
+    if (v == NULL)
+        return -1;
+    k = PyUnicode_DecodeUTF8(key, (Py_ssize_t)key_len, "surrogateescape");
+    if (k != NULL && suffix != NULL) {
+        PyObject *s = PyUnicode_FromString(suffix), *ks;
+        ks = s != NULL ? PyUnicode_Concat(k, s) : NULL;
+        Py_XDECREF(s);
+        Py_DECREF(k);
+        k = ks;
+    }
+    if (k == NULL) {
+        Py_DECREF(v);
+        return -1;
+    }
+    rc = PyDict_SetItem(d, k, v);
+    Py_DECREF(k);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* A hashed feature's bucket ids (KEY/buckets, as the values) and hot
+ * vectors (KEY/one_hot [..., N], KEY/multi_hot [B, N]). */
+static int put_hashed(const batch_out *bo, PyObject *d, const char *key, size_t key_len,
+                      size_t i, const fc_field_extra *x, int dense)
+{
+    const fc_column *c = &bo->cols[i];
+    int64_t shape[FC_MAX_RANK + 3];
+    unsigned rank, skip = bo->single ? 1u : 0u;
+    PyObject *v;
+    if (x == NULL || x->hash_buckets == 0)
+        return 0;
+    if (dense)
+        v = view_array(bo->owner, bo->base, c->buckets, DT_INT64, c->nvalues, c->shape + skip,
+                       c->rank - skip);
+    else
+        v = i64_obj(bo, c->buckets, c->nvalues);
+    if (put(d, key, key_len, "/buckets", v) != 0)
+        return -1;
+    if (c->hot == NULL) /* feature lists: bucket ids only */
+        return 0;
+    if (x->hot == FC_HOT_ONE) {
+        memcpy(shape, c->shape, c->rank * sizeof shape[0]);
+        shape[c->rank] = (int64_t)x->hash_buckets;
+        rank = c->rank + 1;
+        v = view_array(bo->owner, bo->base, c->hot, DT_FLOAT32,
+                       c->nvalues * x->hash_buckets, shape + skip, rank - skip);
+        return put(d, key, key_len, "/one_hot", v);
+    }
+    if (x->hot == FC_HOT_MULTI) {
+        shape[0] = c->shape[0];
+        shape[1] = (int64_t)x->hash_buckets;
+        v = view_array(bo->owner, bo->base, c->hot, DT_FLOAT32,
+                       (size_t)c->shape[0] * x->hash_buckets, shape + skip, 2 - skip);
+        return put(d, key, key_len, "/multi_hot", v);
+    }
+    return 0;
+}
+
+/* An Example's features, or a SequenceExample's context: key -> value. */
+static int put_fields(const batch_out *bo, PyObject *d, const fc_field_desc *fields, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const fc_field_desc *f = &fields[i];
+        PyObject *v;
+        int dense = f->kind == FC_KIND_FIXED || f->kind == FC_KIND_ROWS;
+        if (f->extra->hidden)
+            continue;
+        switch (f->kind) {
+        case FC_KIND_VARLEN:
+            if (bo->single)
+                v = values_obj(bo, i, f->type, NULL, 0);
+            else if (bo->ragged)
+                v = ragged_col(bo, i, f->type, NULL, 0);
+            else
+                v = sparse_obj(bo, i, f->type, 2);
+            break;
+        case FC_KIND_SPARSE: v = sparse_obj(bo, i, f->type, f->rank + 1); break;
+        case FC_KIND_RAGGED: v = ragged_col(bo, i, f->type, f->extra, 0); break;
+        default: v = dense_obj(bo, i, f->type); break;
+        }
+        if (put(d, f->key, f->key_len, NULL, v) != 0 ||
+            put_hashed(bo, d, f->key, f->key_len, i, f->extra, dense) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A SequenceExample's feature lists (and the lengths of the fixed-frame
+ * ones, TF's feature_list_lengths), columns from ncontext on. */
+static int put_lists(const batch_out *bo, PyObject *d, PyObject *lengths, const fc_seq_desc *sd)
+{
+    size_t j;
+    for (j = 0; j < sd->nlists; j++) {
+        const fc_list_desc *l = &sd->lists[j];
+        size_t i = sd->ncontext + j;
+        const fc_column *c = &bo->cols[i];
+        PyObject *v;
+        if (l->extra != NULL && l->extra->hidden)
+            continue;
+        if (l->kind == FC_KIND_FIXED) {
+            v = dense_obj(bo, i, l->type);
+            if (!bo->single &&
+                put(lengths, l->key, l->key_len, NULL,
+                    i64_obj(bo, c->lengths, (size_t)c->shape[0])) != 0) {
+                Py_XDECREF(v);
+                return -1;
+            }
+        } else if (l->kind == FC_KIND_VARLEN && !bo->ragged && !bo->single) {
+            v = sparse_obj(bo, i, l->type, 3);
+        } else {
+            v = ragged_col(bo, i, l->type, l->kind == FC_KIND_RAGGED ? l->extra : NULL, 1);
+        }
+        if (put(d, l->key, l->key_len, NULL, v) != 0 ||
+            put_hashed(bo, d, l->key, l->key_len, i, l->extra, l->kind == FC_KIND_FIXED) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The batch as parse_example gives it (a dict), or for a SequenceExample
+ * as parse_sequence_example does: (context, feature_lists, lengths); one
+ * record: (context, feature_lists). */
+static PyObject *batch_object(const batch_out *bo, const fcpy_message *m)
+{
+    PyObject *ctx = PyDict_New(), *lists = NULL, *lengths = NULL;
+    if (ctx == NULL)
+        return NULL;
+    if (m->md != NULL) {
+        if (put_fields(bo, ctx, m->md->fields, m->md->nfields) != 0) {
+            Py_DECREF(ctx);
+            return NULL;
+        }
+        return ctx;
+    }
+    lists = PyDict_New();
+    lengths = PyDict_New();
+    if (lists == NULL || lengths == NULL ||
+        put_fields(bo, ctx, m->sd->context, m->sd->ncontext) != 0 ||
+        put_lists(bo, lists, lengths, m->sd) != 0) {
+        Py_DECREF(ctx);
+        Py_XDECREF(lists);
+        Py_XDECREF(lengths);
+        return NULL;
+    }
+    if (bo->single) {
+        Py_DECREF(lengths);
+        return Py_BuildValue("(NN)", ctx, lists);
+    }
+    return Py_BuildValue("(NNN)", ctx, lists, lengths);
+}
+
+/* ------------------------------------------------------------ parsing a batch */
+
+static size_t ncols_of(const fcpy_message *m)
+{
+    return m->md != NULL ? m->md->nfields : m->sd->ncontext + m->sd->nlists;
+}
+
+static size_t bind(const fcpy_message *m, fc_column *cols, size_t b, unsigned forms, void *mem,
+                   size_t size)
+{
+    return m->md != NULL ? fc_batch_bind(m->md, cols, b, forms, mem, size)
+                         : fc_batch_bind_seq(m->sd, cols, b, forms, mem, size);
+}
+
+/* Which column values are bytes (to pack). */
+static fc_type col_type(const fcpy_message *m, size_t i)
+{
+    if (m->md != NULL)
+        return m->md->fields[i].type;
+    return i < m->sd->ncontext ? m->sd->context[i].type : m->sd->lists[i - m->sd->ncontext].type;
+}
+
+/* Parses records[0..n) into a new block and packs its bytes columns;
+ * without the GIL.  FC_OK, FC_ERR_NO_MEMORY, or the parse's error. */
+typedef struct batch_work {
+    const fcpy_message *m;
+    const fc_message_desc *md; /* m->md, or a copy that parses as one record */
+    size_t ncols, cap;
+    unsigned forms;
+    fc_column *cols;
+    packed *packs;
+    void *scratch;
+    void *mem;
+    size_t need;
+} batch_work;
+
+static fc_status batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_error *err)
+{
+    size_t i;
+    fc_status rc;
+    w->mem = aligned_alloc16(w->need);
+    if (w->mem == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "out of memory for a batch");
+        return FC_ERR_NO_MEMORY;
+    }
+    memset(w->cols, 0, w->ncols * sizeof *w->cols);
+    bind(w->m, w->cols, w->cap, w->forms, w->mem, w->need);
+    rc = w->md != NULL ? (fc_status)fc_batch_parse(w->md, w->cols, w->scratch, records, n, err)
+                       : (fc_status)fc_batch_parse_seq(w->m->sd, w->cols, w->scratch, records,
+                                                       n, err);
+    for (i = 0; i < w->ncols && rc == FC_OK; i++) {
+        w->packs[i].mem = NULL;
+        if (col_type(w->m, i) == FC_TYPE_BYTES &&
+            pack_bytes(&w->packs[i], (const fc_bytes *)w->cols[i].values, w->cols[i].nvalues) != 0) {
+            fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "out of memory for a batch's bytes values");
+            rc = FC_ERR_NO_MEMORY;
+        }
+    }
+    return rc;
+}
+
+static void batch_release(batch_work *w)
+{
+    size_t i;
+    for (i = 0; i < w->ncols; i++) {
+        free(w->packs[i].mem);
+        w->packs[i].mem = NULL;
+    }
+    free(w->mem);
+    w->mem = NULL;
+}
+
+static int batch_work_init(batch_work *w, const fcpy_message *m, size_t cap, unsigned forms)
+{
+    memset(w, 0, sizeof *w);
+    w->m = m;
+    w->md = m->md;
+    w->ncols = ncols_of(m);
+    w->cap = cap;
+    w->forms = forms;
+    w->need = bind(m, NULL, cap, forms, NULL, 0);
+    w->cols = (fc_column *)calloc(w->ncols + 1, sizeof *w->cols);
+    w->packs = (packed *)calloc(w->ncols + 1, sizeof *w->packs);
+    w->scratch = calloc(1, m->md != NULL ? m->md->size : m->sd->size);
+    if (w->need == 0 || w->cols == NULL || w->packs == NULL || w->scratch == NULL) {
+        PyErr_Format(PyExc_MemoryError,
+                     "a batch of %zu records at the spec's bounds needs %zu bytes", cap, w->need);
+        return -1;
+    }
+    return 0;
+}
+
+static void batch_work_free(batch_work *w)
+{
+    batch_release(w);
+    free(w->cols);
+    free(w->packs);
+    free(w->scratch);
+    w->cols = NULL;
+    w->packs = NULL;
+    w->scratch = NULL;
+}
+
+/* The Python batch of a batch_run that succeeded; the memory moves into
+ * Python objects. */
+static PyObject *batch_wrap(batch_work *w, int ragged, int single)
+{
+    batch_out bo;
+    PyObject *r;
+    bo.owner = block_new(w->mem, w->need);
+    w->mem = NULL;
+    if (bo.owner == NULL) {
+        batch_release(w);
+        return NULL;
+    }
+    bo.base = ((block_object *)bo.owner)->mem;
+    bo.cols = w->cols;
+    bo.packs = w->packs;
+    bo.ragged = ragged;
+    bo.single = single;
+    r = batch_object(&bo, w->m);
+    Py_DECREF(bo.owner);
+    batch_release(w); /* packs not taken (after an error) */
+    return r;
+}
+
+/* ------------------------------------------------------------ options */
+
+static const fcpy_message *find_message(PyObject *name)
+{
+    size_t i;
+    const char *s;
+    if (name == NULL || name == Py_None)
+        return &g_spec->messages[0];
+    if (!PyUnicode_Check(name)) {
+        PyErr_SetString(PyExc_TypeError, "message must be a str");
+        return NULL;
+    }
+    s = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (s == NULL)
+        return NULL;
+    for (i = 0; i < g_spec->nmessages; i++)
+        if (strcmp(g_spec->messages[i].name, s) == 0)
+            return &g_spec->messages[i];
+    PyErr_Format(PyExc_ValueError, "no message named %R in %s", name, g_spec->spec);
+    return NULL;
+}
+
+/* s is one of the words (index into *out), or a ValueError naming them. */
+static int word_option(PyObject *s, const char *what, const char *const *words, int *out)
+{
+    const char *v;
+    int k;
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str, not %S", what, (PyObject *)Py_TYPE(s));
+        return -1;
+    }
+    v = PyUnicode_AsUTF8AndSize(s, NULL);
+    if (v == NULL)
+        return -1;
+    for (k = 0; words[k] != NULL; k++)
+        if (strcmp(v, words[k]) == 0) {
+            *out = k;
+            return 0;
+        }
+    PyErr_Format(PyExc_ValueError, "%s must be one of %s, not %R", what, words[k + 1], s);
+    return -1;
+}
+
+static int size_option(PyObject *v, const char *what, Py_ssize_t lo, Py_ssize_t hi, size_t *out)
+{
+    Py_ssize_t n;
+    if (!PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %S", what, (PyObject *)Py_TYPE(v));
+        return -1;
+    }
+    n = PyLong_AsSsize_t(v);
+    if (n == -1 && PyErr_Occurred())
+        PyErr_Clear(); /* too large either way: n = -1 is out of range */
+    if (n < lo || n > hi) {
+        PyErr_Format(PyExc_ValueError, "%s must be from %zd to %zd, not %R", what, lo, hi, v);
+        return -1;
+    }
+    *out = (size_t)n;
+    return 0;
+}
+
+/* A pair of ints (a, b) with 0 <= a, into *a and *b. */
+static int pair_option(PyObject *v, const char *what, uint64_t *a, uint64_t *b)
+{
+    PyObject *x, *y;
+    unsigned long long p, q;
+    if (!PyTuple_Check(v) || PyTuple_Size(v) != 2) {
+        PyErr_Format(PyExc_TypeError, "%s must be a tuple of two ints", what);
+        return -1;
+    }
+    x = PyTuple_GetItem(v, 0);
+    y = PyTuple_GetItem(v, 1);
+    if (!PyLong_Check(x) || !(PyLong_Check(y) || y == Py_None)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a tuple of two ints", what);
+        return -1;
+    }
+    p = PyLong_AsUnsignedLongLong(x);
+    q = y == Py_None ? UINT64_MAX : PyLong_AsUnsignedLongLong(y);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s %R: out of range", what, v);
+        return -1;
+    }
+    *a = p;
+    *b = q;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the reader */
+
+typedef struct {
+    PyObject_HEAD
+    const fcpy_message *m;
+    PyObject *sources;    /* tuple */
+    PyObject *names;      /* tuple of bytes: each source's name in messages */
+    PyObject *held;       /* what the open source reads (bytes of a file object's read()) */
+    PyObject *index_path; /* bytes, or NULL */
+    Py_ssize_t next;      /* the next source to open */
+    Py_ssize_t cur;       /* the open one */
+    int open;
+    int in_place;         /* its records stay valid until it closes */
+    int have_view;
+    Py_buffer view;
+    fc_input in;
+    fc_input_options opt;
+    size_t bsize;
+    int ragged;
+    /* the batch being gathered */
+    size_t n, first_here;
+    fc_bytes *views;
+    size_t *at;           /* offset in data of a copied record; SIZE_MAX: in place */
+    uint64_t *index, *offset;
+    Py_ssize_t *src;
+    unsigned char *data;
+    size_t used, cap;
+    batch_work w;
+    /* an input error met after some records of a batch: raised next time */
+    int pending;
+    fc_error pending_err;
+    Py_ssize_t pending_src;
+    int done;
+    unsigned long long batches, records;
+} reader_object;
+
+static void reader_close_source(reader_object *r)
+{
+    if (!r->open)
+        return;
+    fc_input_close(&r->in);
+    if (r->have_view)
+        PyBuffer_Release(&r->view);
+    r->have_view = 0;
+    Py_CLEAR(r->held);
+    r->open = 0;
+}
+
+static const char *source_name(reader_object *r, Py_ssize_t k)
+{
+    return PyBytes_AsString(PyTuple_GetItem(r->names, k));
+}
+
+/* Opens sources[next]: a path, a bytes-like object, or a binary file
+ * object (its buffer, its descriptor, or what read() gives). */
+static int reader_open_source(reader_object *r)
+{
+    PyObject *s = PyTuple_GetItem(r->sources, r->next);
+    const char *name = source_name(r, r->next);
+    fc_status st;
+    r->cur = r->next++;
+    r->first_here = r->n;
+    r->in_place = 0;
+    if (PyObject_CheckBuffer(s) || PyObject_HasAttrString(s, "getbuffer")) {
+        if (!PyObject_CheckBuffer(s)) {
+            PyObject *b = PyObject_CallMethod(s, "getbuffer", NULL);
+            if (b == NULL)
+                return -1;
+            r->held = b;
+            s = b;
+        }
+        if (PyObject_GetBuffer(s, &r->view, PyBUF_SIMPLE) != 0)
+            return -1;
+        r->have_view = 1;
+        Py_BEGIN_ALLOW_THREADS
+        st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
+        Py_END_ALLOW_THREADS
+    } else if (PyObject_HasAttrString(s, "read")) {
+        PyObject *b = PyObject_CallMethod(s, "read", NULL);
+        if (b == NULL)
+            return -1;
+        if (!PyBytes_Check(b)) {
+            PyErr_Format(PyExc_TypeError, "%s: read() gave %S, not bytes (open the file in binary "
+                         "mode)", name, (PyObject *)Py_TYPE(b));
+            Py_DECREF(b);
+            return -1;
+        }
+        r->held = b;
+        if (PyObject_GetBuffer(b, &r->view, PyBUF_SIMPLE) != 0)
+            return -1;
+        r->have_view = 1;
+        Py_BEGIN_ALLOW_THREADS
+        st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
+        Py_END_ALLOW_THREADS
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        st = fc_input_open(&r->in, name, &r->opt);
+        Py_END_ALLOW_THREADS
+    }
+    r->open = 1;
+    if (st != FC_OK) {
+        raise_error(&r->in.err, name, FC_NO_INDEX, FC_NO_INDEX, 0);
+        reader_close_source(r);
+        return -1;
+    }
+    r->in_place = r->in.data != NULL && fc_reader_compression(&r->in.reader) == FC_COMPRESSION_NONE;
+    return 0;
+}
+
+/* Room for k more bytes of copied records. */
+static int reserve(reader_object *r, size_t k)
+{
+    size_t cap;
+    unsigned char *d;
+    if (k <= r->cap - r->used)
+        return 0;
+    if (k > SIZE_MAX / 2 - r->used)
+        return -1;
+    cap = r->cap * 2 > r->used + k ? r->cap * 2 : r->used + k;
+    d = (unsigned char *)realloc(r->data, cap > 0 ? cap : 1);
+    if (d == NULL)
+        return -1;
+    r->data = d;
+    r->cap = cap;
+    return 0;
+}
+
+/* Records of the open source that are views into it become copies (before
+ * it closes). */
+static int reader_materialize(reader_object *r)
+{
+    size_t k;
+    for (k = r->first_here; k < r->n; k++) {
+        if (r->at[k] != SIZE_MAX)
+            continue;
+        if (reserve(r, r->views[k].size) != 0)
+            return -1;
+        if (r->views[k].size > 0)
+            memcpy(r->data + r->used, r->views[k].data, r->views[k].size);
+        r->at[k] = r->used;
+        r->used += r->views[k].size;
+    }
+    return 0;
+}
+
+/* Reads records of the open source into the batch until it is full
+ * (FC_OK), the source ends (FC_END) or fails; without the GIL. */
+static fc_status reader_gather(reader_object *r)
+{
+    fc_record rec;
+    while (r->n < r->bsize) {
+        size_t k = r->n;
+        fc_status s = fc_input_next(&r->in, &rec);
+        if (s != FC_OK)
+            return s;
+        if (r->in_place) {
+            r->views[k].data = rec.data;
+            r->at[k] = SIZE_MAX;
+        } else {
+            if (reserve(r, rec.length) != 0) {
+                fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index, rec.offset);
+                fc_msg_str(&m, "out of memory for the records of a batch");
+                return FC_ERR_NO_MEMORY;
+            }
+            if (rec.length > 0)
+                memcpy(r->data + r->used, rec.data, rec.length);
+            r->at[k] = r->used;
+            r->used += rec.length;
+        }
+        r->views[k].size = rec.length;
+        r->index[k] = rec.index;
+        r->offset[k] = rec.offset;
+        r->src[k] = r->cur;
+        r->n++;
+    }
+    return FC_OK;
+}
+
+static PyObject *reader_next(PyObject *self)
+{
+    reader_object *r = (reader_object *)self;
+    fc_error err;
+    fc_status s;
+    size_t k, n;
+    PyObject *out;
+    if (r->pending) {
+        r->pending = 0;
+        raise_error(&r->pending_err, source_name(r, r->pending_src), FC_NO_INDEX, FC_NO_INDEX,
+                    0);
+        return NULL;
+    }
+    while (!r->done && r->n < r->bsize) {
+        if (!r->open) {
+            if (r->next >= PyTuple_Size(r->sources)) {
+                r->done = 1;
+                break;
+            }
+            if (reader_open_source(r) != 0) {
+                if (r->n == 0)
+                    return NULL;
+                /* the records gathered first, the error next time */
+                PyErr_Clear();
+                r->next--;
+                break;
+            }
+        }
+        Py_BEGIN_ALLOW_THREADS
+        s = reader_gather(r);
+        Py_END_ALLOW_THREADS
+        if (s == FC_OK)
+            break;
+        if (reader_materialize(r) != 0) {
+            reader_close_source(r);
+            return PyErr_NoMemory();
+        }
+        if (s != FC_END) {
+            Py_ssize_t bad = r->cur;
+            err = r->in.err;
+            reader_close_source(r);
+            if (r->n == 0) {
+                raise_error(&err, source_name(r, bad), FC_NO_INDEX, FC_NO_INDEX, 0);
+                return NULL;
+            }
+            r->pending = 1;
+            r->pending_err = err;
+            r->pending_src = bad;
+            break;
+        }
+        reader_close_source(r);
+    }
+    n = r->n;
+    if (n == 0)
+        return NULL; /* StopIteration */
+    for (k = 0; k < n; k++)
+        if (r->at[k] != SIZE_MAX)
+            r->views[k].data = r->data + r->at[k];
+    fc_error_clear(&err);
+    Py_BEGIN_ALLOW_THREADS
+    s = batch_run(&r->w, r->views, n, &err);
+    Py_END_ALLOW_THREADS
+    r->n = 0;
+    r->used = 0;
+    r->first_here = 0;
+    if (s != FC_OK) {
+        batch_release(&r->w);
+        if (err.record < n)
+            raise_error(&err, source_name(r, r->src[err.record]), r->index[err.record],
+                        r->offset[err.record], 1);
+        else
+            raise_error(&err, source_name(r, r->src[0]), FC_NO_INDEX, FC_NO_INDEX, 0);
+        return NULL;
+    }
+    out = batch_wrap(&r->w, r->ragged, 0);
+    if (out != NULL) {
+        r->batches++;
+        r->records += n;
+    }
+    return out;
+}
+
+static int reader_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    reader_object *r = (reader_object *)self;
+    Py_VISIT(r->sources);
+    Py_VISIT(r->names);
+    Py_VISIT(r->held);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static PyObject *reader_close(PyObject *self, PyObject *unused)
+{
+    reader_object *r = (reader_object *)self;
+    (void)unused;
+    reader_close_source(r);
+    r->done = 1;
+    r->n = 0;
+    r->pending = 0;
+    Py_RETURN_NONE;
+}
+
+static void reader_dealloc(PyObject *self)
+{
+    reader_object *r = (reader_object *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    reader_close_source(r);
+    Py_CLEAR(r->sources);
+    Py_CLEAR(r->names);
+    Py_CLEAR(r->index_path);
+    batch_work_free(&r->w);
+    free(r->views);
+    free(r->at);
+    free(r->index);
+    free(r->offset);
+    free(r->src);
+    free(r->data);
+    PyObject_GC_Del(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *reader_enter(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return Py_NewRef(self);
+}
+
+static PyObject *reader_exit(PyObject *self, PyObject *args)
+{
+    (void)args;
+    return reader_close(self, NULL);
+}
+
+static PyObject *reader_get_records(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(((reader_object *)self)->records);
+}
+
+static PyObject *reader_get_batches(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(((reader_object *)self)->batches);
+}
+
+static PyMethodDef reader_methods[] = {
+    {"close", reader_close, METH_NOARGS, "Closes the open file; iteration ends."},
+    {"__enter__", reader_enter, METH_NOARGS, NULL},
+    {"__exit__", reader_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef reader_getset[] = {
+    {"records", reader_get_records, NULL, "Records in the batches handed out so far.", NULL},
+    {"batches", reader_get_batches, NULL, "Batches handed out so far.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static const fslot reader_slots[] = {
+    {Py_tp_dealloc, FN(reader_dealloc), NULL},
+    {Py_tp_traverse, FN(reader_traverse), NULL},
+    {Py_tp_iter, FN(PyObject_SelfIter), NULL},
+    {Py_tp_iternext, FN(reader_next), NULL},
+    {Py_tp_methods, NULL, (void *)reader_methods},
+    {Py_tp_getset, NULL, (void *)reader_getset},
+    {Py_tp_doc, NULL, (void *)"An iterator over the batches of TFRecord sources (see read())."},
+    {0, NULL, NULL}};
+
+/* The name of a source in messages: a path as given, "<bytes>", or a file
+ * object's name. */
+static PyObject *name_of(PyObject *s)
+{
+    PyObject *b = NULL, *nm;
+    if (PyUnicode_Check(s) || PyBytes_Check(s) || PyObject_HasAttrString(s, "__fspath__")) {
+        if (PyBytes_Check(s) && !PyObject_HasAttrString(s, "__fspath__"))
+            return PyBytes_FromString("<bytes>");
+        if (!PyUnicode_FSConverter(s, &b))
+            return NULL;
+        return b;
+    }
+    if (PyObject_CheckBuffer(s))
+        return PyBytes_FromString("<bytes>");
+    if (!PyObject_HasAttrString(s, "read") && !PyObject_HasAttrString(s, "getbuffer")) {
+        PyErr_Format(PyExc_TypeError,
+                     "a source is a path, a bytes-like object or a binary file object, not %S",
+                     (PyObject *)Py_TYPE(s));
+        return NULL;
+    }
+    nm = PyObject_GetAttrString(s, "name");
+    if (nm == NULL) {
+        PyErr_Clear();
+        return PyBytes_FromString("<file>");
+    }
+    if (PyUnicode_Check(nm) && PyUnicode_FSConverter(nm, &b)) {
+        Py_DECREF(nm);
+        return b;
+    }
+    PyErr_Clear();
+    Py_DECREF(nm);
+    return PyBytes_FromString("<file>");
+}
+
+static const char *const compression_words[] = {"auto", "none", "zlib", "gzip", NULL,
+                                                "'auto', 'none', 'zlib', 'gzip'"};
+static const char *const crc_words[] = {"verify", "skip", "none", NULL,
+                                        "'verify', 'skip', 'none'"};
+static const char *const varlen_words[] = {"sparse", "ragged", NULL, "'sparse', 'ragged'"};
+static const char *const sync_words[] = {"walk", "checksum", NULL, "'walk', 'checksum'"};
+
+static PyObject *mod_read(PyObject *module, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"source", "batch_size", "compression", "crc", "split",
+                             "byte_range", "varlen", "message", "max_record_size", "sync",
+                             "index", NULL};
+    PyObject *source, *batch = NULL, *compression = NULL, *crc = NULL, *split = Py_None;
+    PyObject *range = Py_None, *varlen = NULL, *message = Py_None, *maxrec = Py_None;
+    PyObject *sync = NULL, *index = Py_None, *list = NULL, *names = NULL;
+    reader_object *r;
+    const fcpy_message *m;
+    fc_input_options opt;
+    size_t bsize = 256, mr = 0;
+    int comp = 0, crcp = 0, vl = 0, sy = 0;
+    Py_ssize_t k, ns;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOO", kwlist, &source, &batch,
+                                     &compression, &crc, &split, &range, &varlen, &message,
+                                     &maxrec, &sync, &index))
+        return NULL;
+    if ((m = find_message(message)) == NULL)
+        return NULL;
+    if ((batch != NULL && size_option(batch, "batch_size", 1, MAX_BATCH, &bsize) != 0) ||
+        (compression != NULL && word_option(compression, "compression", compression_words,
+                                            &comp) != 0) ||
+        (crc != NULL && word_option(crc, "crc", crc_words, &crcp) != 0) ||
+        (varlen != NULL && word_option(varlen, "varlen", varlen_words, &vl) != 0) ||
+        (sync != NULL && word_option(sync, "sync", sync_words, &sy) != 0) ||
+        (maxrec != Py_None &&
+         size_option(maxrec, "max_record_size", 1, PY_SSIZE_T_MAX, &mr) != 0))
+        return NULL;
+    memset(&opt, 0, sizeof opt);
+    opt.compression = comp == 0 ? FC_COMPRESSION_AUTO
+                      : comp == 1 ? FC_COMPRESSION_NONE
+                      : comp == 2 ? FC_COMPRESSION_ZLIB
+                                  : FC_COMPRESSION_GZIP;
+    opt.crc_policy = crcp == 0 ? FC_CRC_VERIFY : crcp == 1 ? FC_CRC_SKIP_CORRUPT : FC_CRC_NONE;
+    opt.max_record_size = mr;
+    opt.sync = sy == 0 ? FC_SYNC_WALK : FC_SYNC_CHECKSUM;
+    if (split != Py_None && range != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "split and byte_range: one or the other");
+        return NULL;
+    }
+    if (split != Py_None) {
+        if (pair_option(split, "split", &opt.part_a, &opt.part_b) != 0)
+            return NULL;
+        if (opt.part_b == 0 || opt.part_b == UINT64_MAX || opt.part_a >= opt.part_b) {
+            PyErr_Format(PyExc_ValueError, "split (i, n) needs 0 <= i < n, not %R", split);
+            return NULL;
+        }
+        opt.part = FC_PART_SPLIT;
+    } else if (range != Py_None) {
+        if (pair_option(range, "byte_range", &opt.part_a, &opt.part_b) != 0)
+            return NULL;
+        if (opt.part_a > opt.part_b) {
+            PyErr_Format(PyExc_ValueError, "byte_range (a, b) needs a <= b, not %R", range);
+            return NULL;
+        }
+        opt.part = FC_PART_RANGE;
+    }
+    /* the sources: one, or a list or tuple of them */
+    if (PyList_Check(source) || PyTuple_Check(source))
+        list = PySequence_Tuple(source);
+    else
+        list = PyTuple_Pack(1, source);
+    if (list == NULL)
+        return NULL;
+    ns = PyTuple_Size(list);
+    names = PyTuple_New(ns);
+    if (names == NULL) {
+        Py_DECREF(list);
+        return NULL;
+    }
+    for (k = 0; k < ns; k++) {
+        PyObject *nm = name_of(PyTuple_GetItem(list, k));
+        if (nm == NULL) {
+            Py_DECREF(list);
+            Py_DECREF(names);
+            return NULL;
+        }
+        PyTuple_SetItem(names, k, nm);
+    }
+    r = PyObject_GC_New(reader_object, (PyTypeObject *)g_reader_type);
+    if (r == NULL) {
+        Py_DECREF(list);
+        Py_DECREF(names);
+        return NULL;
+    }
+    memset((char *)r + sizeof(PyObject), 0, sizeof *r - sizeof(PyObject));
+    r->m = m;
+    r->sources = list;
+    r->names = names;
+    r->opt = opt;
+    r->bsize = bsize;
+    r->ragged = vl == 1;
+    PyObject_GC_Track((PyObject *)r);
+    if (index != Py_None) {
+        if (!PyUnicode_FSConverter(index, &r->index_path)) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        r->opt.index_path = PyBytes_AsString(r->index_path);
+    }
+    r->views = (fc_bytes *)calloc(bsize, sizeof *r->views);
+    r->at = (size_t *)calloc(bsize, sizeof *r->at);
+    r->index = (uint64_t *)calloc(bsize, sizeof *r->index);
+    r->offset = (uint64_t *)calloc(bsize, sizeof *r->offset);
+    r->src = (Py_ssize_t *)calloc(bsize, sizeof *r->src);
+    if (r->views == NULL || r->at == NULL || r->index == NULL || r->offset == NULL ||
+        r->src == NULL) {
+        Py_DECREF(r);
+        return PyErr_NoMemory();
+    }
+    if (batch_work_init(&r->w, m, bsize, vl == 1 ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return (PyObject *)r;
+}
+
+/* ------------------------------------------------------------ one record */
+
+static PyObject *mod_parse(PyObject *module, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"record", "message", NULL};
+    PyObject *record, *message = Py_None, *out = NULL;
+    const fcpy_message *m;
+    fc_message_desc single;
+    batch_work w;
+    Py_buffer view;
+    fc_bytes rec;
+    fc_error err;
+    fc_status s;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O", kwlist, &record, &message))
+        return NULL;
+    if ((m = find_message(message)) == NULL)
+        return NULL;
+    if (PyObject_GetBuffer(record, &view, PyBUF_SIMPLE) != 0)
+        return NULL;
+    if (batch_work_init(&w, m, 1, FC_BATCH_RAGGED) != 0) {
+        batch_work_free(&w);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    if (m->md != NULL) { /* parse_single_example's rules, not the batch's */
+        single = *m->md;
+        single.parse_batched = NULL;
+        w.md = &single;
+    }
+    rec.data = (const uint8_t *)view.buf;
+    rec.size = (size_t)view.len;
+    fc_error_clear(&err);
+    Py_BEGIN_ALLOW_THREADS
+    s = (fc_status)(m->md != NULL ? m->md->parse(w.scratch, rec.data, rec.size, &err)
+                                  : m->sd->parse(w.scratch, rec.data, rec.size, &err));
+    if (s == FC_OK)
+        s = batch_run(&w, &rec, 1, &err);
+    Py_END_ALLOW_THREADS
+    if (s == FC_OK)
+        out = batch_wrap(&w, 1, 1);
+    else
+        raise_error(&err, NULL, FC_NO_INDEX, err.offset, 0);
+    batch_work_free(&w);
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* ------------------------------------------------------------ the module */
+
+static PyMethodDef module_methods[] = {
+    {"read", (PyCFunction)(void (*)(void))mod_read, METH_VARARGS | METH_KEYWORDS,
+     "read(source, batch_size=256, *, compression='auto', crc='verify', split=None,\n"
+     "     byte_range=None, varlen='sparse', message=None, max_record_size=None,\n"
+     "     sync='walk', index=None)\n"
+     "--\n\n"
+     "An iterator over batches of the TFRecord source (a path, a bytes-like object,\n"
+     "a binary file object, or a list of them, read one after another; a batch may\n"
+     "take records of several).  Each batch is what tf.io.parse_example gives (a\n"
+     "dict: key -> array), or for a sequence_example tf.io.parse_sequence_example\n"
+     "(context, feature_lists, lengths).  Dense features are arrays [B, ...];\n"
+     "VarLen features Sparse(indices, values, dense_shape), or with varlen='ragged'\n"
+     "Ragged(values, row_splits); bytes values are featc Bytes.  split=(i, n) reads\n"
+     "the i-th of n equal byte ranges of each file, byte_range=(a, b) the records\n"
+     "whose header starts in [a, b) (sync and index place them, as featc cat's\n"
+     "--sync and --index).  A record that fails raises DataError (ValueError) with\n"
+     "featc's message, its record index, offset and path; iteration may go on after\n"
+     "it with the next batch."},
+    {"parse", (PyCFunction)(void (*)(void))mod_parse, METH_VARARGS | METH_KEYWORDS,
+     "parse(record, *, message=None)\n"
+     "--\n\n"
+     "One serialized record (bytes-like), as tf.io.parse_single_example gives it: a\n"
+     "dict of arrays and scalars (VarLen features as their values; bytes as bytes or\n"
+     "featc Bytes), or for a sequence_example (context, feature_lists).  A record\n"
+     "that does not parse raises DataError with TensorFlow's message first."},
+    {NULL, NULL, 0, NULL}};
+
+static PyModuleDef module_def = {PyModuleDef_HEAD_INIT, NULL, NULL, -1, module_methods,
+                                 NULL, NULL, NULL, NULL};
+
+static PyStructSequence_Field ragged_fields[] = {
+    {"values", "the values, flat"},
+    {"row_splits", "int64 row splits: one array, or a tuple of them, outermost first"},
+    {NULL, NULL}};
+static PyStructSequence_Desc ragged_desc = {
+    "featc.Ragged", "A ragged tensor: values and row splits (tf.RaggedTensor's parts).",
+    ragged_fields, 2};
+static PyStructSequence_Field sparse_fields[] = {
+    {"indices", "int64 [N, rank]"},
+    {"values", "the values [N]"},
+    {"dense_shape", "int64 [rank]"},
+    {NULL, NULL}};
+static PyStructSequence_Desc sparse_desc = {
+    "featc.Sparse", "A sparse tensor (tf.SparseTensor's parts).", sparse_fields, 3};
+
+static PyObject *make_type(const char *name, size_t size, unsigned flags, const fslot *slots)
+{
+    PyType_Slot out[16];
+    PyType_Spec spec;
+    size_t k;
+    for (k = 0; slots[k].id != 0 && k < 15; k++) {
+        union {
+            any_fn fn;
+            void *p;
+        } u;
+        u.fn = slots[k].fn;
+        out[k].slot = slots[k].id;
+        out[k].pfunc = slots[k].fn != NULL ? u.p : slots[k].data;
+    }
+    out[k].slot = 0;
+    out[k].pfunc = NULL;
+    spec.name = name;
+    spec.basicsize = (int)size;
+    spec.itemsize = 0;
+    spec.flags = flags;
+    spec.slots = out;
+    return PyType_FromSpec(&spec);
+}
+
+/* numpy's frombuffer, zeros, array and the three dtypes. */
+static int import_numpy(void)
+{
+    static const char *const names[3] = {"int64", "float32", "uint8"};
+    PyObject *np = PyImport_ImportModule("numpy"), *dtype;
+    int k;
+    if (np == NULL)
+        return -1;
+    g_frombuffer = PyObject_GetAttrString(np, "frombuffer");
+    g_zeros = PyObject_GetAttrString(np, "zeros");
+    g_array = PyObject_GetAttrString(np, "array");
+    dtype = PyObject_GetAttrString(np, "dtype");
+    Py_DECREF(np);
+    if (g_frombuffer == NULL || g_zeros == NULL || g_array == NULL || dtype == NULL) {
+        Py_XDECREF(dtype);
+        return -1;
+    }
+    for (k = 0; k < 3; k++)
+        if ((g_dtype[k] = PyObject_CallFunction(dtype, "s", names[k])) == NULL)
+            break;
+    Py_DECREF(dtype);
+    return k == 3 ? 0 : -1;
+}
+
+static int add(PyObject *mod, const char *name, PyObject *v)
+{
+    if (v == NULL)
+        return -1;
+    Py_INCREF(v);
+    if (PyModule_AddObject(mod, name, v) != 0) {
+        Py_DECREF(v);
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *fcpy_module_create(const fcpy_spec *spec)
+{
+    PyObject *mod, *names, *base;
+    size_t i;
+    g_spec = spec;
+    module_def.m_name = spec->module;
+    if (import_numpy() != 0)
+        return NULL;
+    g_block_type = make_type("featc.Block", sizeof(block_object), Py_TPFLAGS_DEFAULT, block_slots);
+    g_bytes_type = make_type("featc.Bytes", sizeof(bytes_object),
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, bytes_slots);
+    g_reader_type = make_type("featc.Reader", sizeof(reader_object),
+                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, reader_slots);
+    g_ragged_type = (PyObject *)PyStructSequence_NewType(&ragged_desc);
+    g_sparse_type = (PyObject *)PyStructSequence_NewType(&sparse_desc);
+    if (g_block_type == NULL || g_bytes_type == NULL || g_reader_type == NULL ||
+        g_ragged_type == NULL || g_sparse_type == NULL)
+        return NULL;
+    base = PyUnicode_FromFormat("%s.DataError", spec->module);
+    if (base == NULL)
+        return NULL;
+    g_error = PyErr_NewExceptionWithDoc(
+        PyUnicode_AsUTF8AndSize(base, NULL),
+        "A record or file featc could not read or parse: str() is the whole message;\n"
+        ".message featc's text (TensorFlow's first), .record the record's index in its\n"
+        "file, .offset its byte offset, .path the file, .status featc's status name.",
+        PyExc_ValueError, NULL);
+    Py_DECREF(base);
+    if (g_error == NULL)
+        return NULL;
+    mod = PyModule_Create(&module_def);
+    if (mod == NULL)
+        return NULL;
+    names = PyTuple_New((Py_ssize_t)spec->nmessages);
+    for (i = 0; names != NULL && i < spec->nmessages; i++)
+        PyTuple_SetItem(names, (Py_ssize_t)i, PyUnicode_FromString(spec->messages[i].name));
+    if (add(mod, "DataError", g_error) != 0 || add(mod, "Bytes", g_bytes_type) != 0 ||
+        add(mod, "Ragged", g_ragged_type) != 0 || add(mod, "Sparse", g_sparse_type) != 0 ||
+        add(mod, "Reader", g_reader_type) != 0 || names == NULL ||
+        PyModule_AddObject(mod, "messages", names) != 0 ||
+        PyModule_AddStringConstant(mod, "spec", spec->spec) != 0 ||
+        PyModule_AddStringConstant(mod, "featc_version", spec->version) != 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}
