@@ -7,13 +7,13 @@
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan test-splits-bench \
               test-nomalloc test-cxx \
               test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install test-readme demo
+              test-fuzz-seeds test-install test-readme test-python demo
 # Suites that build in folders of their own: make test runs them in a second
 # lane, beside the others (tests/run.sh).
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-export test-codegen test-readme
 
-.PHONY: test check footprint test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
+.PHONY: test check footprint test-python test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
         update-tables fuzz
 
 test:
@@ -230,6 +230,13 @@ DIFF_SPECS ?= 20
 DIFF_RECORDS ?= 5000
 test-corpus: all
 	@sh tests/oracle/run.sh corpus $(BUILD)/featc $(BUILD) $(CORPUS)
+
+# The Python modules (tests/python/run.sh): the corpus specs' and
+# tests/specs' modules and PY_RANDOM_SPECS random specs' against the C batch
+# API, through their JSON drivers.
+PY_RANDOM_SPECS ?= 6
+test-python: all python
+	@sh tests/python/run.sh $(BUILD)/featc $(BUILD) $(CORPUS) $(PY_RANDOM_SPECS)
 
 test-differential: all
 	@sh tests/oracle/run.sh random $(BUILD)/featc $(BUILD) $(DIFF_SPECS) $(DIFF_RECORDS)

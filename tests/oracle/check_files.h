@@ -62,12 +62,31 @@ static inline long check_run(int argc, char **argv, const char *tool,
     {
         long i, count = atol(argv[4]);
         static wbuf ex;
+        /* $FEATC_RANDOM_OUT: every record generated, framed (the Python
+         * module's tests read them) */
+        const char *keep = getenv("FEATC_RANDOM_OUT");
+        FILE *all = keep != NULL && *keep != '\0' ? fopen(keep, "wb") : NULL;
         *rng = strtoull(argv[3], NULL, 10) * 2654435761u + salt;
         for (i = 0; i < count; i++) {
             char where[64];
             gen(&ex);
+            if (all != NULL) {
+                unsigned char *framed = (unsigned char *)malloc(ex.n + FC_RECORD_OVERHEAD);
+                size_t k = framed != NULL ? fc_record_frame(framed, ex.n + FC_RECORD_OVERHEAD,
+                                                            ex.b, ex.n)
+                                          : 0;
+                if (k == 0 || fwrite(framed, 1, k, all) != k) {
+                    fprintf(stderr, "%s: cannot write %s\n", tool, keep);
+                    exit(2);
+                }
+                free(framed);
+            }
             snprintf(where, sizeof where, "random record %ld", i);
             compare(ex.b, ex.n, where);
+        }
+        if (all != NULL && fclose(all) != 0) {
+            fprintf(stderr, "%s: cannot write %s\n", tool, keep);
+            exit(2);
         }
     }
     return 0;

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""A spec's Python module against its generated JSON driver (the C batch API).
+
+usage: module_vs_driver.py NAME MODULE_DIR MODULE DRIVER [--extras DUMP] FILE...
+
+For batch sizes 1, 7, 64 and 256, VarLen features as SparseTensors and as
+ragged: the batches MODULE.read(FILES) yields, turned into the driver's
+JSON (docs/design.md's batch contract), equal what `DRIVER --batch B
+[--ragged] FILES` prints, batch by batch, value for value (floats by their
+bits, bytes by their bytes), and a batch that fails raises DataError whose
+text is the driver's error text.  MODULE.parse(record) equals the driver's
+per-record object for every record (parse_single_example's rules).  With
+--extras, DUMP (tests/python/dump_extras.c, built for the spec) prints the
+C batch API's bucket ids and hot vectors, which the JSON leaves out, and
+those are compared too.  Also: the reader over bytes, over a file object
+and over a list of sources gives the same batches as over paths.
+
+Prints "NAME: N passed, M failed" (checks).
+"""
+import io
+import json
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from convert import batch_to_json, plain, record_to_json, same  # noqa: E402
+
+
+def driver_lines(driver, args, files):
+    p = subprocess.run([driver] + args + files, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = [json.loads(l) for l in p.stdout.decode("utf-8").splitlines() if l.strip()]
+    return lines, p.stderr.decode("utf-8", "replace"), p.returncode
+
+
+def module_batches(mod, source, **kw):
+    """Each batch as the driver's JSON object, or {"error": text}."""
+    out = []
+    it = mod.read(source, **kw)
+    while True:
+        try:
+            b = next(it)
+        except StopIteration:
+            break
+        except mod.DataError as e:
+            out.append({"error": str(e), "exc": e})
+            continue
+        out.append(b)
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    name, moddir, modname, driver = args[:4]
+    rest = args[4:]
+    extras = None
+    if rest and rest[0] == "--extras":
+        extras, rest = rest[1], rest[2:]
+    files = rest
+    sys.path.insert(0, moddir)
+    mod = __import__(modname)
+    passed = failed = 0
+
+    def check(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            if failed <= 10:
+                print("%s: FAIL %s" % (name, what), file=sys.stderr)
+
+    for bsize in (1, 7, 64, 256):
+        for ragged in (False, True):
+            opts = ["--batch", str(bsize)] + (["--ragged"] if ragged else [])
+            want, err, rc = driver_lines(driver, opts, files)
+            got = module_batches(mod, files, batch_size=bsize,
+                                 varlen="ragged" if ragged else "sparse")
+            if rc == 2:  # a file unreadable to its end: the module raises too
+                check(got and "error" in got[-1] and got[-1]["error"].split(": ", 1)[1]
+                      in err, "B=%d: the driver says %r; the module %r"
+                      % (bsize, err.strip(), got[-1] if got else None))
+                got = got[:-1]
+                # the driver goes on filling the batch with the next file
+                # where the module hands out the records before the error
+                if len(files) > 1:
+                    continue
+            # the driver prints one empty batch for input without records;
+            # the module yields none
+            if not got and len(want) == 1 and "error" not in want[0] and empty_batch(want[0]):
+                check(True, "")
+                continue
+            check(len(got) == len(want), "B=%d %s: %d batches, the driver %d"
+                  % (bsize, opts, len(got), len(want)))
+            for k, (g, w) in enumerate(zip(got, want)):
+                if "error" in w or "error" in g:
+                    check(g.get("error") == w.get("error"), "B=%d batch %d: error %r, the "
+                          "driver %r" % (bsize, k, g.get("error"), w.get("error")))
+                    continue
+                j = batch_to_json(g, k)
+                check(same(j, w), "B=%d %s batch %d differs:\n  module %s\n  driver %s"
+                      % (bsize, opts, k, short(plain(j)), short(w)))
+    # one record at a time: parse() against the driver's per-record objects
+    want, err, rc = driver_lines(driver, [], files)
+    records = []
+    for f in files:
+        records.extend(read_records(f))
+    if rc != 2:
+        check(len(records) == len(want), "%d records, the driver printed %d"
+              % (len(records), len(want)))
+        for n, (rec, w) in enumerate(zip(records, want)):
+            try:
+                got = record_to_json(mod.parse(rec), n)
+            except mod.DataError as e:
+                check("error" in w and w["error"].endswith("): " + str(e)),
+                      "record %d: parse() raised %r; the driver %r" % (n, str(e), w))
+                continue
+            check(same(got, w), "record %d differs:\n  module %s\n  driver %s"
+                  % (n, short(plain(got)), short(w)))
+    # other sources give what paths give
+    if rc != 2:
+        base = [normal(b) for b in module_batches(mod, files, batch_size=7)]
+        blobs = [open(f, "rb").read() for f in files]
+        for label, src in (("bytes", blobs), ("memoryview", [memoryview(b) for b in blobs]),
+                           ("BytesIO", [io.BytesIO(b) for b in blobs]),
+                           ("file object", [open(f, "rb") for f in files])):
+            got = [normal(b) for b in module_batches(mod, src, batch_size=7)]
+            check(got == renamed(base, files, label),
+                  "%s sources give other batches than paths" % label)
+    if extras is not None:
+        compare_extras(mod, extras, files, check)
+    print("%s: %d passed, %d failed" % (name, passed, failed))
+    return 1 if failed else 0
+
+
+def empty_batch(w):
+    def zero(v):
+        if isinstance(v, dict):
+            if "shape" in v:
+                return v["shape"][:1] == [0]
+            if "dense_shape" in v:
+                return v["dense_shape"][:1] == [0]
+            if "row_splits" in v:
+                rs = v["row_splits"]
+                return (rs[0] if rs and isinstance(rs[0], list) else rs) == [0]
+            return all(zero(x) for x in v.values())
+        return True
+    return all(zero(v) for k, v in w.items() if k != "batch")
+
+
+def normal(b):
+    """A batch as comparable plain data."""
+    if "error" in b and isinstance(b, dict) and "exc" in b:
+        return {"error": b["error"]}
+    return json.dumps(plain(batch_to_json(b, 0)), sort_keys=True, default=str)
+
+
+def renamed(batches, files, label):
+    """Errors name the source: a path, <bytes> for bytes-like objects, a
+    file object's name, or <file> for one without (BytesIO)."""
+    if label == "file object":
+        return batches
+    out = []
+    for b in batches:
+        if isinstance(b, dict):
+            e = b["error"]
+            for f in files:
+                e = e.replace(f, "<file>" if label == "BytesIO" else "<bytes>")
+            b = {"error": e}
+        out.append(b)
+    return out
+
+
+def read_records(path):
+    import gzip
+    import zlib
+    data = open(path, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    elif data[:1] == b"\x78":
+        try:
+            data = zlib.decompress(data)
+        except zlib.error:
+            pass
+    out, pos = [], 0
+    while pos + 12 <= len(data):
+        (n,) = struct.unpack("<Q", data[pos:pos + 8])
+        if pos + 16 + n > len(data):
+            break
+        out.append(data[pos + 12:pos + 12 + n])
+        pos += 16 + n
+    return out
+
+
+def short(v, n=600):
+    s = json.dumps(v, default=str)
+    return s if len(s) <= n else s[:n] + "..."
+
+
+def compare_extras(mod, dump, files, check):
+    """Bucket ids and hot vectors: the module's against the C batch API's."""
+    for bsize in (1, 7, 64):
+        p = subprocess.run([dump, str(bsize)] + files, stdout=subprocess.PIPE)
+        want = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
+        got = []
+        for b in module_batches(mod, files, batch_size=bsize):
+            if "error" in b:
+                got.append({"error": True})
+                continue
+            d = b if isinstance(b, dict) else b[0]
+            if isinstance(b, tuple):
+                d = dict(b[0])
+                d.update(b[1])
+            row = {}
+            for k, v in d.items():
+                if "/" in k and k.rsplit("/", 1)[1] in ("buckets", "one_hot", "multi_hot"):
+                    a = np.asarray(v)
+                    row[k] = a.reshape(-1).tolist() if a.dtype != np.float32 else \
+                        [struct.unpack("<I", struct.pack("<f", x))[0] for x in a.reshape(-1)]
+            got.append(row)
+        check(len(got) == len(want), "extras B=%d: %d batches, C %d" % (bsize, len(got), len(want)))
+        for k, (g, w) in enumerate(zip(got, want)):
+            check(g == w, "extras B=%d batch %d:\n  module %s\n  C      %s"
+                  % (bsize, k, short(g), short(w)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+#!/bin/sh
+# The Python modules against the C batch API (tests/python/README.md).
+#   run.sh FEATC BUILD CORPUS N
+# 1. every example spec's module (make python: BUILD/python) over the corpus
+#    files it describes, against its JSON driver (BUILD/specs/NAME);
+# 2. tests/specs/*.feat (SequenceExample, SparseFeature, RaggedFeature, hash
+#    buckets) and N random specs: module, driver and the C batch API's
+#    extras dumper built here, over the records the differential checker
+#    writes (valid ones, and every random one: many fail), and those
+#    records damaged.  Prints one "NAME: N passed, M failed" line per run
+#    and a total.
+set -u
+featc=$1 build=$2 corpus=$3 n=$4
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$build/pytest
+PY=${PYTHON:-python3}
+CC=${CC:-cc}
+mkdir -p "$out"
+rc=0 total_p=0 total_f=0
+
+tally() { # LINE
+    echo "$1"
+    p=$(echo "$1" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+    f=$(echo "$1" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')
+    total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1}))
+    [ "${f:-1}" -eq 0 ] || rc=1
+}
+
+py_include=$($PY -c "import sysconfig; print(sysconfig.get_paths()['include'])")
+
+for pair in \
+    "penguin:tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" \
+    "mnist:tfx__mnist.tfrecord" \
+    "pascal_voc:tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord" \
+    "taxi:tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz" \
+    "hadoop:tf-ecosystem__tf-records_part-m-00000 tf-ecosystem__zipped-tf-records_part-m-00000.gz" \
+    "fake_sequence:pytorch-data__sequence_example.tfrecord" \
+    "transform_sequence:tf-transform__sequence_example_data_tfrecord.gz" \
+    "tfx_sequence:tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz" \
+    "tutorial:tf-models-CRLF-DAMAGED__pets_examples.record"
+do
+    spec=${pair%%:*} files=${pair#*:}
+    set --
+    for f in $files; do set -- "$@" "$corpus/$f"; done
+    tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-corpus-$spec" "$build/python" \
+        "$spec" "$build/specs/$spec" "$@" 2>&1 | tail -12)"
+done
+
+# build_spec SPEC DIR: module, driver, checker and extras dumper of SPEC
+build_spec() {
+    b_spec=$1 b_dir=$2
+    base=$(basename "$b_spec" .feat)
+    mkdir -p "$b_dir"
+    "$featc" compile --python --driver -o "$b_dir" "$b_spec" || return 1
+    pkg=$(sed -n 's/^package \([A-Za-z0-9_]*\);.*/\1/p' "$b_spec" | head -1)
+    msg=$(sed -n 's/^\(sequence_\)*example \([A-Za-z0-9_]*\).*/\2/p' "$b_spec" | head -1)
+    checker=check.c seq=""
+    if sed -n 's/^\(sequence_example\|example\) .*/\1/p' "$b_spec" | head -1 | grep -q sequence; then
+        checker=seq_check.c seq=-DSEQ
+    fi
+    inc="-I$root/include -I$root/src/runtime/core -isystem $build/gen -I$b_dir"
+    # shellcheck disable=SC2086
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" $inc \
+        -o "$b_dir/$base.abi3.so" "$b_dir/$base.c" "$b_dir/${base}_py.c" \
+        "$build/libfeatc_python.a" "$build/libfeatc_pic.a" -lz -lm -pthread &&
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L $inc -o "$b_dir/driver" "$b_dir/$base.c" \
+        "$b_dir/${base}_main.c" "$build/libfeatc.a" -lz -lm &&
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror $inc -include "$b_dir/$base.h" \
+        -DDESC="${pkg}_${msg}_desc" $seq -o "$b_dir/dump_extras" "$root/tests/python/dump_extras.c" \
+        "$b_dir/$base.c" "$build/libfeatc.a" -lz -lm &&
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror $inc -include "$b_dir/$base.h" \
+        -DDESC="${pkg}_${msg}_desc" -o "$b_dir/check" "$root/tests/oracle/$checker" \
+        "$root/tests/oracle/oracle.c" "$root/tests/oracle/seq_oracle.c" "$b_dir/$base.c" \
+        "$build/libfeatc_fallback.a" "$build/libfeatc.a" -lprotobuf-c -lz -lm
+}
+
+rm -rf "$out/random"
+mkdir -p "$out/random"
+"$PY" "$root/tests/oracle/random_specs.py" "${SEED:-7}" "$n" "$out/random" || exit 1
+for spec in "$root"/tests/specs/*.feat "$out/random"/*.feat; do
+    name=$(basename "$spec" .feat)
+    dir=$out/build-$name
+    if ! build_spec "$spec" "$dir" >"$dir.log" 2>&1; then
+        tally "py-$name: 0 passed, 1 failed (does not build: $dir.log)"; cat "$dir.log"; continue
+    fi
+    FEATC_RT_OUT="$dir/valid.tfrecord" FEATC_RANDOM_OUT="$dir/random.tfrecord" \
+        "$dir/check" random "$name" "${SEED:-7}" 400 >/dev/null 2>&1
+    "$PY" "$root/tests/python/damage.py" "$dir/valid.tfrecord" "$dir/damaged.tfrecord" "${SEED:-7}"
+    tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-$name-valid" "$dir" "$name" \
+        "$dir/driver" --extras "$dir/dump_extras" "$dir/valid.tfrecord" 2>&1 | tail -12)"
+    tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-$name-random" "$dir" "$name" \
+        "$dir/driver" "$dir/random.tfrecord" 2>&1 | tail -12)"
+    tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-$name-damaged" "$dir" "$name" \
+        "$dir/driver" "$dir/damaged.tfrecord" 2>&1 | tail -12)"
+done
+echo "python-modules total: $total_p passed, $total_f failed"
+exit $rc
