@@ -84,7 +84,7 @@ EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
 GEN_SPECS = $(BUILD)/gen-specs
 
-.PHONY: all demo bench install uninstall deps clean python
+.PHONY: all demo bench install uninstall deps clean python python-bench
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.so.$(VERSION) $(BUILD)/libfeatc_fallback.a \
      $(BUILD)/libfeatc_compiler.a \
@@ -277,6 +277,9 @@ $(BUILD)/libfeatc_python.a: $(BUILD)/pic/src/python/module.o
 $(PYBUILD)/gen/%_py.c $(PYBUILD)/gen/%.c $(PYBUILD)/gen/%.h &: specs/%.feat $(BUILD)/featc
 	@mkdir -p $(PYBUILD)/gen
 	$(BUILD)/featc compile --python -o $(PYBUILD)/gen $<
+$(PYBUILD)/gen/%_py.c $(PYBUILD)/gen/%.c $(PYBUILD)/gen/%.h &: tests/bench/%.feat $(BUILD)/featc
+	@mkdir -p $(PYBUILD)/gen
+	$(BUILD)/featc compile --python -o $(PYBUILD)/gen $<
 
 # A spec's module: its parser, its module file, the Python layer and the
 # runtime, as one shared object that exports PyInit_NAME alone.
@@ -286,13 +289,20 @@ $(PYBUILD)/%.abi3.so: $(PYBUILD)/gen/%.c $(PYBUILD)/gen/%_py.c $(BUILD)/libfeatc
     $(BUILD)/libfeatc_pic.a
 	$(PY_LINK) -I$(PYBUILD)/gen -o $@ $(PYBUILD)/gen/$*.c $(PYBUILD)/gen/$*_py.c $(PY_LIBS)
 
-.SECONDARY: $(SPECS:%=$(PYBUILD)/gen/%.c) $(SPECS:%=$(PYBUILD)/gen/%_py.c)
+# The bench specs' modules too (make bench's Python rows, test-python).
+PY_BENCH_SPECS = wide photo clip
+.SECONDARY: $(SPECS:%=$(PYBUILD)/gen/%.c) $(SPECS:%=$(PYBUILD)/gen/%_py.c) \
+            $(PY_BENCH_SPECS:%=$(PYBUILD)/gen/%.c) $(PY_BENCH_SPECS:%=$(PYBUILD)/gen/%_py.c)
 
 $(PYBUILD)/featc/%.py: python/featc/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-python: $(PY_SPECS:%=$(PYBUILD)/%.abi3.so) $(PY_PACKAGE:python/%=$(PYBUILD)/%)
+python: $(PY_SPECS:%=$(PYBUILD)/%.abi3.so) $(PY_PACKAGE:python/%=$(PYBUILD)/%) \
+        $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a
+
+# The bench specs' modules, for test-python and make bench.
+python-bench: $(PY_BENCH_SPECS:%=$(PYBUILD)/%.abi3.so)
 
 # ------------------------------------------------------------------ install
 

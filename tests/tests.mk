@@ -231,11 +231,17 @@ DIFF_RECORDS ?= 5000
 test-corpus: all
 	@sh tests/oracle/run.sh corpus $(BUILD)/featc $(BUILD) $(CORPUS)
 
-# The Python modules (tests/python/run.sh): the corpus specs' and
-# tests/specs' modules and PY_RANDOM_SPECS random specs' against the C batch
-# API, through their JSON drivers.
+# The Python modules and package: featc.load, featc.dask on a LocalCluster
+# (tests/python/test_dask.py), then every corpus spec's, tests/specs' and
+# PY_RANDOM_SPECS random specs' module against the C batch API, through
+# their JSON drivers (tests/python/run.sh).
 PY_RANDOM_SPECS ?= 6
-test-python: all python
+test-python: all python python-bench $(BUILD)/bench/gen-corpora
+	@mkdir -p $(BUILD)/bench-data
+	@$(BUILD)/bench/gen-corpora $(BUILD)/bench-data >/dev/null
+	@$(PYTHON) tests/python/test_dask.py $(BUILD) $(CORPUS) $(BUILD)/bench-data \
+	    $(BUILD)/pytest/dask >$(BUILD)/pytest-dask.log 2>&1; rc=$$?; \
+	    grep '^dask: ' $(BUILD)/pytest-dask.log; exit $$rc
 	@sh tests/python/run.sh $(BUILD)/featc $(BUILD) $(CORPUS) $(PY_RANDOM_SPECS)
 
 test-differential: all

@@ -1085,7 +1085,7 @@ static int reader_open_source(reader_object *r)
     }
     r->open = 1;
     if (st != FC_OK) {
-        raise_error(&r->in.err, name, FC_NO_INDEX, FC_NO_INDEX, 0);
+        raise_error(&r->in.err, name, r->in.err.record, r->in.err.offset, 0);
         reader_close_source(r);
         return -1;
     }
@@ -1171,8 +1171,8 @@ static PyObject *reader_next(PyObject *self)
     PyObject *out;
     if (r->pending) {
         r->pending = 0;
-        raise_error(&r->pending_err, source_name(r, r->pending_src), FC_NO_INDEX, FC_NO_INDEX,
-                    0);
+        raise_error(&r->pending_err, source_name(r, r->pending_src), r->pending_err.record,
+                    r->pending_err.offset, 0);
         return NULL;
     }
     while (!r->done && r->n < r->bsize) {
@@ -1204,7 +1204,7 @@ static PyObject *reader_next(PyObject *self)
             err = r->in.err;
             reader_close_source(r);
             if (r->n == 0) {
-                raise_error(&err, source_name(r, bad), FC_NO_INDEX, FC_NO_INDEX, 0);
+                raise_error(&err, source_name(r, bad), err.record, err.offset, 0);
                 return NULL;
             }
             r->pending = 1;
@@ -1653,7 +1653,12 @@ static int get_bytes(keeper *k, PyObject *obj, const char *what, warr *out)
             return -1;
         }
     } else {
-        PyObject *arr = PyObject_CallFunction(g_asarray, "Os", obj, "O"), *flat;
+        /* featc.Bytes (the plain form) gives its values in its shape */
+        PyObject *arr = PyObject_HasAttrString(obj, "offsets") &&
+                                PyObject_HasAttrString(obj, "to_numpy")
+                            ? PyObject_CallMethod(obj, "to_numpy", NULL)
+                            : PyObject_CallFunction(g_asarray, "Os", obj, "O");
+        PyObject *flat;
         if (arr == NULL)
             return -1;
         shape = PyObject_GetAttrString(arr, "shape");
@@ -1745,14 +1750,16 @@ static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len
     Py_DECREF(name);
     if (v == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    if (is_type(v, g_sparse_type)) {
+    if (is_type(v, g_sparse_type) || (PyTuple_Check(v) && PyTuple_Size(v) == 3 &&
+                                       PyObject_HasAttrString(v, "dense_shape"))) {
         c->form = W_SPARSE;
         return get_numeric(k, PyTuple_GetItem(v, 0), DT_INT64, key, &c->indices) != 0 ||
                        get_values(k, PyTuple_GetItem(v, 1), t, key, &c->values) != 0
                    ? -1
                    : 0;
     }
-    if (is_type(v, g_ragged_type)) {
+    if (is_type(v, g_ragged_type) || (PyTuple_Check(v) && PyTuple_Size(v) == 2 &&
+                                       PyObject_HasAttrString(v, "row_splits"))) {
         PyObject *rs = PyTuple_GetItem(v, 1);
         Py_ssize_t i, n = PyTuple_Check(rs) ? PyTuple_Size(rs) : 1;
         c->form = W_RAGGED;
@@ -2325,7 +2332,9 @@ static PyObject *mod_write(PyObject *module, PyObject *args, PyObject *kw)
     wcol *cols = NULL;
     void *msg = NULL, *work = NULL;
     unsigned char *buf = NULL;
-    size_t cap = 0, nrec = 0, b, i, ncols;
+    size_t cap = 0, nrec = 0, b, i, ncols, total = 0;
+    PyObject *items = NULL;
+    Py_ssize_t item;
     fc_writer_options wo;
     fc_writer w;
     fc_error err;
@@ -2350,8 +2359,6 @@ static PyObject *mod_write(PyObject *module, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto done;
     }
-    if (get_columns(&k, m, batch, cols, &nrec) != 0)
-        goto done;
     /* where to: a path, or a binary file object with a descriptor */
     if (PyUnicode_Check(dest) || PyBytes_Check(dest) || PyObject_HasAttrString(dest, "__fspath__")) {
         const char *p;
@@ -2395,44 +2402,54 @@ static PyObject *mod_write(PyObject *module, PyObject *args, PyObject *kw)
         goto done;
     }
     opened = 1;
-    for (b = 0; b < nrec; b++) {
-        size_t need = 0, len = 0;
-        const fc_field_desc *fields = m->md != NULL ? m->md->fields : m->sd->context;
-        size_t nf = m->md != NULL ? m->md->nfields : m->sd->ncontext;
-        size_t present = m->md != NULL ? m->md->present_offset : m->sd->present_offset;
-        if (m->md != NULL)
-            m->md->init(msg);
-        else
-            m->sd->init(msg);
-        for (i = 0; i < nf; i++)
-            if (put_field(msg, fields, i, present, &cols[i], b, nrec) != 0)
-                goto done;
-        for (i = 0; m->sd != NULL && i < m->sd->nlists; i++)
-            if (put_list(msg, m->sd, i, &cols[nf + i], b, nrec) != 0)
-                goto done;
-        st = m->md != NULL ? fc_ex_encoded_size(m->md, msg, defaults, &need, &err)
-                           : fc_seq_encoded_size(m->sd, msg, defaults, &need, &err);
-        if (st == FC_OK && need > cap) {
-            unsigned char *nb = (unsigned char *)realloc(buf, need);
-            if (nb == NULL) {
-                PyErr_NoMemory();
+    items = PyList_Check(batch) ? Py_NewRef(batch) : PyList_New(0);
+    if (items == NULL || (!PyList_Check(batch) && PyList_Append(items, batch) != 0))
+        goto done;
+    for (item = 0; item < PyList_Size(items) && st == FC_OK; item++) {
+        keeper_free(&k);
+        k.objs = PyList_New(0);
+        if (k.objs == NULL || get_columns(&k, m, PyList_GetItem(items, item), cols, &nrec) != 0)
+            goto done;
+        for (b = 0; b < nrec; b++) {
+            size_t need = 0, len = 0;
+            const fc_field_desc *fields = m->md != NULL ? m->md->fields : m->sd->context;
+            size_t nf = m->md != NULL ? m->md->nfields : m->sd->ncontext;
+            size_t present = m->md != NULL ? m->md->present_offset : m->sd->present_offset;
+            if (m->md != NULL)
+                m->md->init(msg);
+            else
+                m->sd->init(msg);
+            for (i = 0; i < nf; i++)
+                if (put_field(msg, fields, i, present, &cols[i], b, nrec) != 0)
+                    goto done;
+            for (i = 0; m->sd != NULL && i < m->sd->nlists; i++)
+                if (put_list(msg, m->sd, i, &cols[nf + i], b, nrec) != 0)
+                    goto done;
+            st = m->md != NULL ? fc_ex_encoded_size(m->md, msg, defaults, &need, &err)
+                               : fc_seq_encoded_size(m->sd, msg, defaults, &need, &err);
+            if (st == FC_OK && need > cap) {
+                unsigned char *nb = (unsigned char *)realloc(buf, need);
+                if (nb == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                buf = nb;
+                cap = need;
+            }
+            if (st == FC_OK)
+                st = m->md != NULL ? fc_ex_serialize(m->md, msg, defaults, buf, cap, &len, &err)
+                                   : fc_seq_serialize(m->sd, msg, defaults, buf, cap, &len, &err);
+            if (st != FC_OK) {
+                raise_error(&err, "<write>", total + b, FC_NO_INDEX, 0);
                 goto done;
             }
-            buf = nb;
-            cap = need;
+            Py_BEGIN_ALLOW_THREADS
+            st = fc_writer_write(&w, buf, len);
+            Py_END_ALLOW_THREADS
+            if (st != FC_OK)
+                break;
         }
-        if (st == FC_OK)
-            st = m->md != NULL ? fc_ex_serialize(m->md, msg, defaults, buf, cap, &len, &err)
-                               : fc_seq_serialize(m->sd, msg, defaults, buf, cap, &len, &err);
-        if (st != FC_OK) {
-            raise_error(&err, "<write>", b, FC_NO_INDEX, 0);
-            goto done;
-        }
-        Py_BEGIN_ALLOW_THREADS
-        st = fc_writer_write(&w, buf, len);
-        Py_END_ALLOW_THREADS
-        if (st != FC_OK)
-            break;
+        total += nrec;
     }
     if (st == FC_OK) {
         Py_BEGIN_ALLOW_THREADS
@@ -2464,7 +2481,8 @@ done:
     free(work);
     free(buf);
     Py_XDECREF(path);
-    return failed ? NULL : PyLong_FromSize_t(nrec);
+    Py_XDECREF(items);
+    return failed ? NULL : PyLong_FromSize_t(total);
 }
 
 /* ------------------------------------------------------------ the schema */
@@ -2652,8 +2670,9 @@ static PyMethodDef module_methods[] = {
      "write(dest, batch, *, compression='none', message=None, append=False,\n"
      "      write_defaults=False)\n"
      "--\n\n"
-     "Writes the batch's records to dest (a path, or a binary file object with a\n"
-     "descriptor) as TFRecords through the spec's serializer, and returns how many.\n"
+     "Writes the batch's records (or a list of batches') to dest (a path, or a binary\n"
+     "file object with a descriptor) as TFRecords through the spec's serializer, as\n"
+     "one stream, and returns how many records.\n"
      "batch is what read() gives: a dict (for a sequence_example, (context,\n"
      "feature_lists[, lengths])); dense features [B, ...], VarLen features as\n"
      "Sparse, Ragged or [B, n] arrays, SparseFeature as Sparse, RaggedFeature as\n"
@@ -2744,7 +2763,7 @@ static int add(PyObject *mod, const char *name, PyObject *v)
 
 PyObject *fcpy_module_create(const fcpy_spec *spec)
 {
-    PyObject *mod, *names, *base;
+    PyObject *mod, *names, *base, *error_base;
     size_t i;
     g_spec = spec;
     module_def.m_name = spec->module;
@@ -2763,13 +2782,27 @@ PyObject *fcpy_module_create(const fcpy_spec *spec)
     base = PyUnicode_FromFormat("%s.DataError", spec->module);
     if (base == NULL)
         return NULL;
+    /* featc.DataError (the featc package's) when there is one, so that
+     * one except clause catches every module's errors */
+    {
+        PyObject *pkg = PyImport_ImportModule("featc");
+        error_base = pkg != NULL ? PyObject_GetAttrString(pkg, "DataError") : NULL;
+        Py_XDECREF(pkg);
+        if (error_base == NULL || !PyType_Check(error_base) ||
+            !PyObject_IsSubclass(error_base, PyExc_ValueError)) {
+            PyErr_Clear();
+            Py_XDECREF(error_base);
+            error_base = Py_NewRef(PyExc_ValueError);
+        }
+    }
     g_error = PyErr_NewExceptionWithDoc(
         PyUnicode_AsUTF8AndSize(base, NULL),
         "A record or file featc could not read or parse: str() is the whole message;\n"
         ".message featc's text (TensorFlow's first), .record the record's index in its\n"
         "file, .offset its byte offset, .path the file, .status featc's status name.",
-        PyExc_ValueError, NULL);
+        error_base, NULL);
     Py_DECREF(base);
+    Py_DECREF(error_base);
     if (g_error == NULL)
         return NULL;
     mod = PyModule_Create(&module_def);
