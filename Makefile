@@ -9,6 +9,8 @@
 #   make bench      featc vs protobuf-c vs C++ protobuf vs nanopb vs the CRC-only walk
 #   make install    PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR MANDIR
 #                   PKGCONFIGDIR CMAKEDIR); make uninstall
+#   make python     the Python layer and a module per spec (build/python)
+#   make install-python  the featc Python package (PYTHONDIR) and its libraries
 #   make deps       install the Debian packages the build needs
 #   make clean
 
@@ -41,7 +43,8 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user \
            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
-           python3-dev python3-numpy python3-dask python3-distributed python3-pandas
+           python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
+           python3-pip python3-setuptools python3-wheel
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -84,7 +87,7 @@ EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
 GEN_SPECS = $(BUILD)/gen-specs
 
-.PHONY: all demo bench install uninstall deps clean python python-bench
+.PHONY: all demo bench install install-python uninstall deps clean python python-bench
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.so.$(VERSION) $(BUILD)/libfeatc_fallback.a \
      $(BUILD)/libfeatc_compiler.a \
@@ -332,7 +335,19 @@ install: all
 	for f in $(CMAKE_FILES); do \
 	    sed $(PC_SUBST) $$f > $(DESTDIR)$(CMAKEDIR)/$$(basename $$f .in) || exit 1; done
 
+# make install-python: the featc package into PYTHONDIR, and the Python
+# layer's libraries beside the runtime's, so that featc.load compiles specs
+# with the installed featc.  (Or, in a virtual environment:
+# pip install --no-build-isolation ./python, with make install for the rest.)
+PYTHONDIR ?= $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_path('purelib', vars={'base': '$(PREFIX)'}))" 2>/dev/null)
+install-python: python install
+	install -d $(DESTDIR)$(PYTHONDIR)/featc $(DESTDIR)$(LIBDIR)
+	install -m 644 $(PY_PACKAGE) $(DESTDIR)$(PYTHONDIR)/featc/
+	install -m 644 $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a $(DESTDIR)$(LIBDIR)/
+
 uninstall:
+	rm -rf $(DESTDIR)$(PYTHONDIR)/featc
+	rm -f $(DESTDIR)$(LIBDIR)/libfeatc_python.a $(DESTDIR)$(LIBDIR)/libfeatc_pic.a
 	rm -f $(DESTDIR)$(BINDIR)/featc
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libfeatc.a libfeatc_fallback.a libfeatc_compiler.a \
 	    libfeatc.so.$(VERSION) $(SONAME) libfeatc.so)

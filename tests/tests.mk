@@ -144,7 +144,7 @@ test-cli: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
 # make install into a temporary prefix, a consumer built from it, make uninstall.
-test-install: all
+test-install: all python
 	@sh tests/install/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
 
 # Cross targets: suites built into their own folder by another compiler and

@@ -42,10 +42,15 @@ def _featc_program():
 def _layout(exe):
     """The include directory and the two libraries a module links, found
     beside the featc program: PREFIX/bin/featc with PREFIX/include and
-    PREFIX/lib, or a build tree's BUILD/featc with BUILD/../include."""
+    PREFIX/lib (or its multiarch folder, lib64, or $FEATC_LIBDIR), or a build
+    tree's BUILD/featc with BUILD/../include."""
+    import sysconfig
     here = os.path.dirname(exe)
-    for inc, lib in ((os.path.join(here, "..", "include"), os.path.join(here, "..", "lib")),
-                     (os.path.join(here, "..", "include"), here)):
+    inc = os.path.join(here, "..", "include")
+    libs = [os.environ.get("FEATC_LIBDIR") or "", os.path.join(here, "..", "lib"),
+            os.path.join(here, "..", "lib", sysconfig.get_config_var("MULTIARCH") or ""),
+            os.path.join(here, "..", "lib64"), here]
+    for lib in libs:
         if (os.path.exists(os.path.join(inc, "featc", "fc_python.h")) and
                 os.path.exists(os.path.join(lib, "libfeatc_python.a"))):
             return os.path.abspath(inc), os.path.abspath(lib)

@@ -171,7 +171,38 @@ ninja -C "$b" -v >"$tmp/touch.log" 2>&1 && ok || bad "meson rebuild: $(tail -5 "
 check_touch_rebuild "$tmp/touch.log" "meson" 2
 check_programs "$b" "meson after touching the spec"
 
-if $make -s -C "$root" uninstall PREFIX="$prefix" LIBDIR="$libdir" >"$tmp/uninstall.log" 2>&1; then ok
+# ---- Python: make install-python, then featc.load compiles a spec with the
+# installed featc and reads what the in-tree module reads
+pydir=$tmp/prefix/python
+if $make -s -C "$root" install-python PREFIX="$prefix" LIBDIR="$libdir" PYTHONDIR="$pydir" \
+        >"$tmp/install-python.log" 2>&1; then ok
+else bad "make install-python: $(tail -5 "$tmp/install-python.log")"; fi
+py_read='import sys, featc
+m = featc.load(sys.argv[1])
+n = 0
+s = 0.0
+for b in m.read(sys.argv[2], batch_size=7):
+    n += len(b["species"])
+    s += float(b["culmen_length_mm"].sum())
+print(n, repr(s))'
+want_py=$(PYTHONPATH="$root/$build/python" ${PYTHON:-python3} -c "$py_read" penguin "$data" 2>&1)
+got_py=$(cd "$tmp" && PYTHONPATH="$pydir" FEATC="$prefix/bin/featc" FEATC_CACHE="$tmp/cache" \
+    ${PYTHON:-python3} -c "$py_read" "$root/specs/penguin.feat" "$data" 2>&1)
+[ -n "$want_py" ] && [ "$got_py" = "$want_py" ] && ok ||
+    bad "installed featc.load: '$(echo "$got_py" | tail -4)', in the tree '$want_py'"
+ls "$tmp"/cache/penguin-*/penguin.pyi >/dev/null 2>&1 && ok || bad "featc.load wrote no penguin.pyi"
+
+# pip, offline, from a copy of python/ (pip writes its build files there)
+cp -R "$root/python" "$tmp/pysrc"
+if ${PYTHON:-python3} -m pip install -q --no-build-isolation --no-deps --no-index \
+        --target "$tmp/pip" "$tmp/pysrc" >"$tmp/pip.log" 2>&1; then ok
+else bad "pip install ./python: $(tail -5 "$tmp/pip.log")"; fi
+got_pip=$(cd "$tmp" && PYTHONPATH="$tmp/pip" FEATC="$prefix/bin/featc" FEATC_CACHE="$tmp/cache" \
+    ${PYTHON:-python3} -c "$py_read" "$root/specs/penguin.feat" "$data" 2>&1)
+[ "$got_pip" = "$want_py" ] && ok || bad "pip-installed featc: '$(echo "$got_pip" | tail -4)'"
+
+if $make -s -C "$root" uninstall PREFIX="$prefix" LIBDIR="$libdir" PYTHONDIR="$pydir" \
+        >"$tmp/uninstall.log" 2>&1; then ok
 else bad "make uninstall: $(tail -5 "$tmp/uninstall.log")"; fi
 left=$(find "$prefix" \( -type f -o -type l \) | head -5)
 [ -z "$left" ] && ok || bad "make uninstall left: $left"
