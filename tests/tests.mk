@@ -204,7 +204,7 @@ test-warnings: all
 	@sh tests/cross/warnings.sh "$(MAKE)" $(BUILD) $(FEATC_CROSS_LIBS)
 
 # README.md's shell blocks marked runnable, verbatim.
-test-readme: all
+test-readme: all python
 	@$(PYTHON) tests/readme/run.py README.md $(BUILD)
 
 test-diag: $(BUILD)/featc
