@@ -245,12 +245,30 @@ $(BENCH)/bench: $(BENCH_C) tests/bench/bench.h tests/bench/peer_cpp.cc $(BENCH_G
 	$(CXX) -o $@ $(BENCH)/obj/*.o $(BUILD)/obj/gen/fc_example.pb-c.o $(BUILD)/libfeatc.a \
 	    -lprotobuf-c -lprotobuf -lprotobuf-nanopb $(LIBS_Z) -pthread
 
-bench: $(BENCH)/gen-corpora $(BENCH)/bench
+# The Python rows (tests/bench/python_bench.py): the modules, Python
+# protobuf's tf.train.Example (protoc --python_out) and the C batch API.
+$(BENCH)/py/tf_example_pb2.py: tests/bench/tf_example.proto
+	@mkdir -p $(BENCH)/py
+	protoc --proto_path=tests/bench --python_out=$(BENCH)/py tests/bench/tf_example.proto
+
+$(BENCH)/batch_rate_tutorial: SPEC_DESC = tutorial_record_desc
+$(BENCH)/batch_rate_tutorial: SPEC_C = $(GEN_SPECS)/tutorial.c
+$(BENCH)/batch_rate_wide: SPEC_DESC = wide_record_desc
+$(BENCH)/batch_rate_wide: SPEC_C = $(BENCH)/gen/wide.c
+$(BENCH)/batch_rate_%: tests/bench/batch_rate.c $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
+    $(BUILD)/libfeatc.a $(HEADERS)
+	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) -o $@ $< \
+	    $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+
+BENCH_PY = $(BENCH)/py/tf_example_pb2.py $(BENCH)/batch_rate_tutorial $(BENCH)/batch_rate_wide
+
+bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 	@mkdir -p $(BENCH)/data
 	@$(BENCH)/gen-corpora $(BENCH)/data
 	@echo "CPU: $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1),"\
 	    "$$(nproc) cores; compiler: $$($(CC) --version | head -1); CFLAGS: $(CFLAGS)"
 	@$(BENCH)/bench $(BENCH)/data $(BENCH_REPS)
+	@$(PYTHON) tests/bench/python_bench.py $(BENCH)/data $(BUILD) $(BENCH_REPS)
 
 # ------------------------------------------------------------------ python
 # make python: featc's Python layer (src/python/module.c, libfeatc_python.a)
