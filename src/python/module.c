@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "featc/fc.h"
@@ -997,6 +998,7 @@ typedef struct {
     Py_ssize_t cur;       /* the open one */
     int open;
     int in_place;         /* its records stay valid until it closes */
+    uint64_t released;    /* a mapped file's bytes before this are given back */
     int have_view;
     Py_buffer view;
     fc_input in;
@@ -1047,6 +1049,7 @@ static int reader_open_source(reader_object *r)
     r->cur = r->next++;
     r->first_here = r->n;
     r->in_place = 0;
+    r->released = 0;
     if (PyObject_CheckBuffer(s) || PyObject_HasAttrString(s, "getbuffer")) {
         if (!PyObject_CheckBuffer(s)) {
             PyObject *b = PyObject_CallMethod(s, "getbuffer", NULL);
@@ -1127,6 +1130,24 @@ static int reader_materialize(reader_object *r)
         r->used += r->views[k].size;
     }
     return 0;
+}
+
+/* Gives back the pages of a mapped file that the batches have read past:
+ * they are the file's, not the process's, but count in its resident size
+ * while mapped (a 1 GB file read to its end would show 1 GB).  Never a
+ * caller's buffer. */
+static void release_read(reader_object *r)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t upto;
+    if (!r->open || !r->in_place || r->in.map.data == NULL || page <= 0)
+        return;
+    upto = fc_reader_offset(&r->in.reader) / (uint64_t)page * (uint64_t)page;
+    if (upto >= r->released + ((uint64_t)16 << 20) && upto <= r->in.size) {
+        (void)madvise((void *)(uintptr_t)(r->in.map.data + r->released),
+                      (size_t)(upto - r->released), MADV_DONTNEED);
+        r->released = upto;
+    }
 }
 
 /* Reads records of the open source into the batch until it is full
@@ -1236,6 +1257,7 @@ static PyObject *reader_next(PyObject *self)
             raise_error(&err, source_name(r, r->src[0]), FC_NO_INDEX, FC_NO_INDEX, 0);
         return NULL;
     }
+    release_read(r);
     out = batch_wrap(&r->w, r->ragged, 0);
     if (out != NULL) {
         r->batches++;

@@ -93,5 +93,36 @@ for spec in "$root"/tests/specs/*.feat "$out/random"/*.feat; do
     tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-$name-damaged" "$dir" "$name" \
         "$dir/driver" "$dir/damaged.tfrecord" 2>&1 | tail -12)"
 done
+# The modules of two specs (every kind, both messages) built with ASan and
+# UBSan (gcc's runtime preloaded into Debian's Python), and under Python's
+# debug allocator (PYTHONMALLOC=debug: API misuse, buffer overruns of
+# Python's allocations), over their random and valid records.
+asan_rt="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+for name in batch seqragged; do
+    dir=$out/build-$name
+    mkdir -p "$out/asan-$name"
+    # shellcheck disable=SC2086
+    if gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+        -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" \
+        -I"$root/include" -I"$root/src/runtime/core" -isystem "$build/gen" -I"$dir" \
+        -o "$out/asan-$name/$name.abi3.so" "$dir/$name.c" "$dir/${name}_py.c" \
+        "$root/src/python/module.c" "$root"/src/runtime/core/*.c \
+        "$root"/src/runtime/hosted/*.c -lz -lm -pthread >"$out/asan-$name.log" 2>&1; then
+        # (kinds: tally() uses f)
+        tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
+            "$PY" "$root/tests/python/module_vs_driver.py" "py-asan-$name" \
+            "$out/asan-$name" "$name" "$dir/driver" "$dir/random.tfrecord" 2>&1 | tail -12)"
+        tally "$(PYTHONMALLOC=debug "$PY" "$root/tests/python/module_vs_driver.py" \
+            "py-debugmalloc-$name" "$dir" "$name" "$dir/driver" "$dir/valid.tfrecord" \
+            2>&1 | tail -12)"
+    else
+        tally "py-asan-$name: 0 passed, 1 failed (does not build: $out/asan-$name.log)"
+    fi
+done
+
+# a 256 MB file read batch by batch: the resident size stays bounded
+tally "$("$PY" "$root/tests/python/test_memory.py" "$build" "$build/bench-data/tutorial.tfrecord" \
+    256 "$out/big.tfrecord" 2>&1 | tail -3)"
+
 echo "python-modules total: $total_p passed, $total_f failed"
 exit $rc
