@@ -2,8 +2,9 @@
 # Generated code of every spec in specs/ (and tests/specs/segment.feat): equal to tests/codegen/golden/
 # (make update-codegen rewrites them for review), identical when generated
 # twice, and clean under -std=c99 -Wall -Wextra -Wpedantic -Wconversion
-# -Werror with gcc and clang, and as C++ with g++ and clang++; the drivers
-# link against the runtime and run.
+# -Werror with gcc and clang, and as C++ with g++ and clang++ (the Python
+# modules' files too, against Python's headers); the drivers link against
+# the runtime and run.
 #   run.sh FEATC BUILD [update]
 set -u
 featc=$1 build=$2 mode=${3:-compare}
@@ -14,12 +15,13 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 STRICT="-Wall -Wextra -Wpedantic -Wconversion -Werror"
+py_include=$(${PYTHON:-python3} -c "import sysconfig; print(sysconfig.get_paths()['include'])")
 # specs/, and the segment batcher's test spec (VarLen context and lists).
 for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
     name=$(basename "$spec" .feat)
-    "$featc" compile -o "$out/a" --driver "$spec" || { bad "$name: compile"; continue; }
-    "$featc" compile -o "$out/b" --driver "$spec" || { bad "$name: compile"; continue; }
-    for f in "$name.h" "$name.c" "${name}_main.c"; do
+    "$featc" compile -o "$out/a" --driver --python "$spec" || { bad "$name: compile"; continue; }
+    "$featc" compile -o "$out/b" --driver --python "$spec" || { bad "$name: compile"; continue; }
+    for f in "$name.h" "$name.c" "${name}_main.c" "${name}_py.c"; do
         cmp -s "$out/a/$f" "$out/b/$f" && ok || bad "$name: $f differs between two runs"
         if [ "$mode" = update ]; then
             cp "$out/a/$f" "$root/tests/codegen/golden/$f"
@@ -35,6 +37,11 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
     for cxx in g++ clang++; do
         $cxx -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/include" -c "$out/a/$name.c" \
             -o "$out/a/$name-$cxx.o" && ok || bad "$name: $cxx"
+    done
+    # the Python module's file, as C and C++, against Python's headers
+    for cc in "gcc -std=c99" "clang -std=c99" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
+        $cc $STRICT -isystem "$py_include" -I"$root/include" -I"$out/a" -c "$out/a/${name}_py.c" \
+            -o "$out/a/${name}_py.o" && ok || bad "$name: ${name}_py.c with $cc"
     done
     gcc -std=c99 $STRICT -I"$root/include" -o "$out/a/$name" "$out/a/$name.c" \
         "$out/a/${name}_main.c" "$build/libfeatc.a" -lz -lm && ok || bad "$name: link"
