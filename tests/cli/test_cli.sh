@@ -211,6 +211,18 @@ expect_rc 0 "compile -M" "$featc" compile -M -o gen "$tmp/movie.feat"
 printf 'gen/movie.h gen/movie.c: %s\n\n%s:\n' "$tmp/movie.feat" "$tmp/movie.feat" > "$tmp/m.want"
 cmp -s "$tmp/out" "$tmp/m.want" && ok || bad "compile -M printed: $(cat "$tmp/out")"
 [ ! -e gen ] && ok || bad "compile -M wrote files"
+# --python: NAME_py.c, named in the rule; a module's name must be an identifier
+expect_rc 0 "compile -M --python" "$featc" compile -M --python -o gen "$tmp/movie.feat"
+printf 'gen/movie.h gen/movie.c gen/movie_py.c: %s\n\n%s:\n' "$tmp/movie.feat" "$tmp/movie.feat" \
+    > "$tmp/m.want"
+cmp -s "$tmp/out" "$tmp/m.want" && ok || bad "compile -M --python printed: $(cat "$tmp/out")"
+expect_rc 0 "compile --python" "$featc" compile --python -o "$tmp/py" "$tmp/movie.feat"
+has "$tmp/py/movie_py.c" "PyMODINIT_FUNC PyInit_movie(void)" "compile --python"
+expect_rc 1 "compile --python, a base that is not an identifier" "$featc" compile --python \
+    -b movie-2 -o "$tmp/py" "$tmp/movie.feat"
+has "$tmp/err" "the Python module's name 'movie-2' is not an identifier (name it with --base)" \
+    "compile --python -b movie-2"
+[ ! -e "$tmp/py/movie-2.c" ] && ok || bad "compile --python -b movie-2 wrote files"
 # make reads the rule: the outputs are up to date, then out of date once the spec is newer
 printf 'include %s\n%%.c: ; @:\n' "$tmp/movie.d" > "$tmp/dep.mk"
 touch -d '2 minutes ago' "$tmp/movie.feat"
