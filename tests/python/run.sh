@@ -92,6 +92,8 @@ for spec in "$root"/tests/specs/*.feat "$out/random"/*.feat; do
         "$dir/driver" "$dir/random.tfrecord" 2>&1 | tail -12)"
     tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-$name-damaged" "$dir" "$name" \
         "$dir/driver" "$dir/damaged.tfrecord" 2>&1 | tail -12)"
+    tally "$("$PY" "$root/tests/python/test_args.py" "$dir" "$name" "$dir/valid.tfrecord" \
+        "${SEED:-7}" 200 2>&1 | tail -12)"
 done
 # The modules of two specs (every kind, both messages) built with ASan and
 # UBSan (gcc's runtime preloaded into Debian's Python), and under Python's
@@ -112,6 +114,9 @@ for name in batch seqragged; do
         tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
             "$PY" "$root/tests/python/module_vs_driver.py" "py-asan-$name" \
             "$out/asan-$name" "$name" "$dir/driver" "$dir/random.tfrecord" 2>&1 | tail -12)"
+        tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
+            "$PY" "$root/tests/python/test_args.py" "$out/asan-$name" "$name" \
+            "$dir/valid.tfrecord" "${SEED:-7}" 1500 2>&1 | tail -12 | sed 's/^args-/args-asan-/')"
         tally "$(PYTHONMALLOC=debug "$PY" "$root/tests/python/module_vs_driver.py" \
             "py-debugmalloc-$name" "$dir" "$name" "$dir/driver" "$dir/valid.tfrecord" \
             2>&1 | tail -12)"

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Bad arguments and hostile bytes against a spec's module: every call
+returns or raises TypeError / ValueError (DataError is one) / OSError, and
+the interpreter survives.
+
+usage: test_args.py MODULE_DIR MODULE RECORDS SEED N
+
+RECORDS is a TFRecord file of the module's records; N random mutations of
+its bytes go through read() (whole files, damaged) and parse() (single
+records, damaged), and random batches (shapes, dtypes, values, missing or
+extra keys) through write().  Prints "args-MODULE: N passed, M failed".
+"""
+import io
+import os
+import random
+import struct
+import sys
+import tempfile
+
+import numpy as np
+
+moddir, name, records, seed, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), \
+    int(sys.argv[5])
+sys.path.insert(0, moddir)
+mod = __import__(name)
+passed = failed = 0
+ALLOWED = (TypeError, ValueError, OSError)
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        if failed <= 10:
+            print("args-%s: FAIL %s" % (name, what), file=sys.stderr)
+
+
+def raises(f, kinds, what):
+    try:
+        f()
+    except kinds:
+        check(True, "")
+        return
+    except BaseException as e:  # noqa: BLE001
+        check(False, "%s raised %s: %s" % (what, type(e).__name__, e))
+        return
+    check(False, "%s did not raise" % what)
+
+
+def survives(f, what):
+    try:
+        f()
+    except ALLOWED:
+        pass
+    except BaseException as e:  # noqa: BLE001
+        check(False, "%s raised %s: %s" % (what, type(e).__name__, e))
+        return
+    check(True, "")
+
+
+def main():
+    data = open(records, "rb").read()
+    path = records
+    # wrong arguments, each with the exception it must raise
+    raises(lambda: mod.read(path, batch_size=0), ValueError, "batch_size=0")
+    raises(lambda: mod.read(path, batch_size=-5), ValueError, "batch_size=-5")
+    raises(lambda: mod.read(path, batch_size=10**30), ValueError, "batch_size=10**30")
+    raises(lambda: mod.read(path, batch_size="7"), TypeError, "batch_size='7'")
+    raises(lambda: mod.read(path, compression="lz4"), ValueError, "compression='lz4'")
+    raises(lambda: mod.read(path, compression=3), TypeError, "compression=3")
+    raises(lambda: mod.read(path, crc="maybe"), ValueError, "crc='maybe'")
+    raises(lambda: mod.read(path, varlen="dense"), ValueError, "varlen='dense'")
+    raises(lambda: mod.read(path, split=(3, 3)), ValueError, "split=(3, 3)")
+    raises(lambda: mod.read(path, split=(0, 0)), ValueError, "split=(0, 0)")
+    raises(lambda: mod.read(path, split=(-1, 2)), ValueError, "split=(-1, 2)")
+    raises(lambda: mod.read(path, split="0/2"), TypeError, "split='0/2'")
+    raises(lambda: mod.read(path, split=(0, 2), byte_range=(0, 9)), ValueError, "both parts")
+    raises(lambda: mod.read(path, byte_range=(9, 3)), ValueError, "byte_range=(9, 3)")
+    raises(lambda: mod.read(path, message="nope"), ValueError, "message='nope'")
+    raises(lambda: mod.read(path, message=7), TypeError, "message=7")
+    raises(lambda: mod.read(42), TypeError, "source=42")
+    raises(lambda: mod.read([path, 42]), TypeError, "a list with 42")
+    raises(lambda: next(mod.read("/nonexistent/x.tfrecord")), OSError, "a missing file")
+    raises(lambda: next(mod.read(os.path.dirname(path))), ValueError, "a directory")
+    raises(lambda: next(mod.read(io.StringIO("text"))), TypeError, "a text file object")
+    raises(lambda: mod.parse(42), TypeError, "parse(42)")
+    raises(lambda: mod.parse("text"), TypeError, "parse('text')")
+    raises(lambda: mod.write("/nonexistent/dir/x", {}), (OSError, ValueError), "write to nowhere")
+    raises(lambda: mod.write(os.devnull, 42), TypeError, "write(batch=42)")
+    raises(lambda: mod.write(os.devnull, {}, compression="auto"), ValueError, "write auto")
+    raises(lambda: mod.read(path, max_record_size=0), ValueError, "max_record_size=0")
+    # a closed reader ends
+    r = mod.read(path)
+    r.close()
+    check(list(r) == [], "a closed reader still yields")
+    with mod.read(path, batch_size=3) as r:
+        first = next(r, None)
+    check(first is not None or not data, "the context manager reads")
+    # hostile bytes: whole files and single records, mutated
+    rng = random.Random(seed)
+    recs = []
+    pos = 0
+    while pos + 12 <= len(data):
+        (n,) = struct.unpack("<Q", data[pos:pos + 8])
+        recs.append(data[pos + 12:pos + 12 + n])
+        pos += 16 + n
+    for i in range(count):
+        b = bytearray(data[:rng.randrange(1, 1 << 16)] if data else b"")
+        for _ in range(rng.randrange(1, 8)):
+            if b:
+                b[rng.randrange(len(b))] = rng.randrange(256)
+        for crc in ("verify", "skip", "none"):
+            survives(lambda: [x for x in mod.read(bytes(b), batch_size=rng.randrange(1, 40),
+                                                  crc=crc, varlen=rng.choice(["sparse", "ragged"]))],
+                     "read(mutated file %d, crc=%s)" % (i, crc))
+        if recs:
+            r = bytearray(rng.choice(recs))
+            for _ in range(rng.randrange(1, 6)):
+                if r:
+                    r[rng.randrange(len(r))] = rng.randrange(256)
+            if r and rng.random() < 0.3:
+                del r[rng.randrange(len(r)):]
+            survives(lambda: mod.parse(bytes(r)), "parse(mutated record %d)" % i)
+    # write(): the batches read, then damaged
+    batches = list(mod.read(path, batch_size=17, varlen="ragged"))[:8]
+    fd, tmp = tempfile.mkstemp()
+    os.close(fd)
+    try:
+        for i in range(count // 4):
+            if not batches:
+                break
+            b = rng.choice(batches)
+            if isinstance(b, tuple):
+                b = tuple(dict(x) for x in b)
+                d = rng.choice(b[:2])
+            else:
+                b = dict(b)
+                d = b
+            if d:
+                k = rng.choice(list(d))
+                what = rng.randrange(6)
+                if what == 0:
+                    del d[k]
+                elif what == 1:
+                    d[k] = np.zeros((rng.randrange(4), rng.randrange(4)))
+                elif what == 2:
+                    d[k] = "text"
+                elif what == 3:
+                    d[k] = [b"x", 3]
+                elif what == 4:
+                    d[k] = np.full(rng.randrange(1, 40), rng.randrange(-5, 5))
+                else:
+                    d["not a key %d" % i] = np.zeros(3)
+            survives(lambda: mod.write(tmp, b, compression=rng.choice(["none", "gzip", "zlib"])),
+                     "write(damaged batch %d)" % i)
+    finally:
+        os.unlink(tmp)
+    print("args-%s: %d passed, %d failed" % (name, passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
