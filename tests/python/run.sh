@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Python modules against the C batch API (tests/python/README.md).
+# The Python modules against the C batch API.
 #   run.sh FEATC BUILD CORPUS N
 # 1. every example spec's module (make python: BUILD/python) over the corpus
 #    files it describes, against its JSON driver (BUILD/specs/NAME);
@@ -7,8 +7,11 @@
 #    buckets) and N random specs: module, driver and the C batch API's
 #    extras dumper built here, over the records the differential checker
 #    writes (valid ones, and every random one: many fail), and those
-#    records damaged.  Prints one "NAME: N passed, M failed" line per run
-#    and a total.
+#    records damaged; bad arguments and mutated bytes (test_args.py);
+# 3. the bench specs over the first records of make bench's corpora;
+# 4. two specs' modules under ASan + UBSan and PYTHONMALLOC=debug, and a
+#    256 MB file read with bounded memory (test_memory.py).
+# Prints one "NAME: N passed, M failed" line per run and a total.
 set -u
 featc=$1 build=$2 corpus=$3 n=$4
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -95,6 +98,24 @@ for spec in "$root"/tests/specs/*.feat "$out/random"/*.feat; do
     tally "$("$PY" "$root/tests/python/test_args.py" "$dir" "$name" "$dir/valid.tfrecord" \
         "${SEED:-7}" 200 2>&1 | tail -12)"
 done
+# The bench specs (make bench's corpora: their first records) likewise.
+for pair in wide:wide.tfrecord:400 photo:image.tfrecord:40 clip:sequence.tfrecord:150; do
+    name=${pair%%:*} rest=${pair#*:}
+    file=${rest%%:*} keep=${rest#*:}
+    dir=$out/build-$name
+    if ! build_spec "$root/tests/bench/$name.feat" "$dir" >"$dir.log" 2>&1; then
+        tally "py-bench-$name: 0 passed, 1 failed (does not build: $dir.log)"; continue
+    fi
+    "$PY" -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(); pos = 0; n = int(sys.argv[3])
+for _ in range(n):
+    if pos + 12 > len(d): break
+    pos += 16 + struct.unpack_from("<Q", d, pos)[0]
+open(sys.argv[2], "wb").write(d[:pos])' "$build/bench-data/$file" "$dir/head.tfrecord" "$keep"
+    tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-bench-$name" "$dir" "$name" \
+        "$dir/driver" --extras "$dir/dump_extras" "$dir/head.tfrecord" 2>&1 | tail -12)"
+done
+
 # The modules of two specs (every kind, both messages) built with ASan and
 # UBSan (gcc's runtime preloaded into Debian's Python), and under Python's
 # debug allocator (PYTHONMALLOC=debug: API misuse, buffer overruns of
