@@ -88,9 +88,6 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
  * in place; a part of GZIP bytes needs opt->index_path, their member index. */
 fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, size_t len,
                             const fc_input_options *opt);
-/* The same over a descriptor the caller owns, streamed from where it is
- * (no parts). */
-fc_status fc_input_open_fd(fc_input *in, const char *name, int fd, const fc_input_options *opt);
 /* FC_OK with a record, FC_END, or an error (in->err). */
 fc_status fc_input_next(fc_input *in, fc_record *rec);
 void fc_input_close(fc_input *in);

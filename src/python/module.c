@@ -612,6 +612,13 @@ static PyObject *ragged_col(const batch_out *bo, size_t i, fc_type t, const fc_f
     return ragged_obj(values_obj(bo, i, t, NULL, 0), splits, n);
 }
 
+/* A feature key as a dict key: UTF-8, other bytes as lone surrogates
+ * (PEP 383), as the JSON driver spells them. */
+static PyObject *key_str(const char *key, size_t n)
+{
+    return PyUnicode_DecodeUTF8(key, (Py_ssize_t)n, "surrogateescape");
+}
+
 /* d[key + suffix] = v (v taken). */
 static int put(PyObject *d, const char *key, size_t key_len, const char *suffix, PyObject *v)
 {
@@ -619,7 +626,7 @@ static int put(PyObject *d, const char *key, size_t key_len, const char *suffix,
     int rc;
     if (v == NULL)
         return -1;
-    k = PyUnicode_DecodeUTF8(key, (Py_ssize_t)key_len, "surrogateescape");
+    k = key_str(key, key_len);
     if (k != NULL && suffix != NULL) {
         PyObject *s = PyUnicode_FromString(suffix), *ks;
         ks = s != NULL ? PyUnicode_Concat(k, s) : NULL;
@@ -1040,7 +1047,8 @@ static const char *source_name(reader_object *r, Py_ssize_t k)
 }
 
 /* Opens sources[next]: a path, a bytes-like object, or a binary file
- * object (its buffer, its descriptor, or what read() gives). */
+ * object (its buffer when it has one, as BytesIO does, else what read()
+ * gives). */
 static int reader_open_source(reader_object *r)
 {
     PyObject *s = PyTuple_GetItem(r->sources, r->next);
@@ -1050,32 +1058,23 @@ static int reader_open_source(reader_object *r)
     r->first_here = r->n;
     r->in_place = 0;
     r->released = 0;
-    if (PyObject_CheckBuffer(s) || PyObject_HasAttrString(s, "getbuffer")) {
-        if (!PyObject_CheckBuffer(s)) {
-            PyObject *b = PyObject_CallMethod(s, "getbuffer", NULL);
-            if (b == NULL)
-                return -1;
-            r->held = b;
-            s = b;
-        }
-        if (PyObject_GetBuffer(s, &r->view, PyBUF_SIMPLE) != 0)
-            return -1;
-        r->have_view = 1;
-        Py_BEGIN_ALLOW_THREADS
-        st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
-        Py_END_ALLOW_THREADS
-    } else if (PyObject_HasAttrString(s, "read")) {
-        PyObject *b = PyObject_CallMethod(s, "read", NULL);
+    if (!PyObject_CheckBuffer(s) && (PyObject_HasAttrString(s, "getbuffer") ||
+                                     PyObject_HasAttrString(s, "read"))) {
+        int by_read = !PyObject_HasAttrString(s, "getbuffer");
+        PyObject *b = PyObject_CallMethod(s, by_read ? "read" : "getbuffer", NULL);
         if (b == NULL)
             return -1;
-        if (!PyBytes_Check(b)) {
+        if (by_read && !PyBytes_Check(b)) {
             PyErr_Format(PyExc_TypeError, "%s: read() gave %S, not bytes (open the file in binary "
                          "mode)", name, (PyObject *)Py_TYPE(b));
             Py_DECREF(b);
             return -1;
         }
         r->held = b;
-        if (PyObject_GetBuffer(b, &r->view, PyBUF_SIMPLE) != 0)
+        s = b;
+    }
+    if (r->held != NULL || PyObject_CheckBuffer(s)) {
+        if (PyObject_GetBuffer(s, &r->view, PyBUF_SIMPLE) != 0)
             return -1;
         r->have_view = 1;
         Py_BEGIN_ALLOW_THREADS
@@ -1747,6 +1746,7 @@ typedef struct wcol {
     const char *key;      /* for messages */
     warr values;
     warr indices;         /* W_SPARSE: [N, width] */
+    warr dense_shape;     /* W_SPARSE: [rank], the batch's records first */
     warr splits[FC_MAX_RANK + 2]; /* W_RAGGED: outermost (over the batch) first */
     unsigned nsplits;
     const int64_t *lengths; /* fixed-frame lists: frames per record (or NULL) */
@@ -1763,7 +1763,7 @@ static int is_type(PyObject *v, PyObject *t)
 static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len, fc_type t,
                       wcol *c)
 {
-    PyObject *name = PyUnicode_DecodeUTF8(key, (Py_ssize_t)key_len, "surrogateescape"), *v;
+    PyObject *name = key_str(key, key_len), *v;
     memset(c, 0, sizeof *c);
     c->key = key;
     if (name == NULL)
@@ -1776,7 +1776,8 @@ static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len
                                        PyObject_HasAttrString(v, "dense_shape"))) {
         c->form = W_SPARSE;
         return get_numeric(k, PyTuple_GetItem(v, 0), DT_INT64, key, &c->indices) != 0 ||
-                       get_values(k, PyTuple_GetItem(v, 1), t, key, &c->values) != 0
+                       get_values(k, PyTuple_GetItem(v, 1), t, key, &c->values) != 0 ||
+                       get_numeric(k, PyTuple_GetItem(v, 2), DT_INT64, key, &c->dense_shape) != 0
                    ? -1
                    : 0;
     }
@@ -2225,7 +2226,7 @@ static int column_records(const wcol *c, size_t *n)
     case W_DENSE: k = c->values.rank > 0 ? (size_t)c->values.shape[0] : 1; break;
     case W_RAGGED: k = c->splits[0].n > 0 ? c->splits[0].n - 1 : 0; break;
     case W_SPARSE:
-        k = c->splits[0].n > 0 ? (size_t)((const int64_t *)c->splits[0].p)[0] : 0;
+        k = c->dense_shape.n > 0 ? (size_t)((const int64_t *)c->dense_shape.p)[0] : 0;
         break;
     default: return 0;
     }
@@ -2273,15 +2274,6 @@ static int get_columns(keeper *k, const fcpy_message *m, PyObject *batch, wcol *
         }
         if (get_column(k, ctx, f->key, f->key_len, f->type, &cols[i]) != 0)
             return -1;
-        if (cols[i].form == W_SPARSE) { /* its dense_shape says how many records */
-            PyObject *name = PyUnicode_DecodeUTF8(f->key, (Py_ssize_t)f->key_len,
-                                                  "surrogateescape");
-            PyObject *v = name != NULL ? PyDict_GetItem(ctx, name) : NULL;
-            Py_XDECREF(name);
-            if (v == NULL ||
-                get_numeric(k, PyTuple_GetItem(v, 2), DT_INT64, f->key, &cols[i].splits[0]) != 0)
-                return -1;
-        }
         if (cols[i].form == W_NONE && f->kind == FC_KIND_FIXED && f->default_value == NULL) {
             PyErr_Format(PyExc_ValueError, "the batch lacks %s, which the spec requires "
                          "(FixedLen without a default)", f->key);
@@ -2305,8 +2297,7 @@ static int get_columns(keeper *k, const fcpy_message *m, PyObject *batch, wcol *
             return -1;
         }
         if (c->form != W_NONE && l->kind == FC_KIND_FIXED && lengths != NULL) {
-            PyObject *name = PyUnicode_DecodeUTF8(l->key, (Py_ssize_t)l->key_len,
-                                                  "surrogateescape");
+            PyObject *name = key_str(l->key, l->key_len);
             PyObject *v = name != NULL ? PyDict_GetItemWithError(lengths, name) : NULL;
             warr a;
             Py_XDECREF(name);
@@ -2319,12 +2310,8 @@ static int get_columns(keeper *k, const fcpy_message *m, PyObject *batch, wcol *
                 c->nlengths = a.n;
             }
         }
-        if (c->form == W_DENSE) {
-            if (column_records(c, nrec) != 0)
-                return -1;
-        } else if (c->form == W_RAGGED && column_records(c, nrec) != 0) {
+        if (column_records(c, nrec) != 0)
             return -1;
-        }
     }
     /* A VarLen feature that a SparseFeature of the batch also reads is
      * written from the SparseFeature (in its index order): the two cannot
@@ -2538,11 +2525,6 @@ static int setv(PyObject *d, const char *name, PyObject *v)
     rc = PyDict_SetItemString(d, name, v);
     Py_DECREF(v);
     return rc;
-}
-
-static PyObject *key_str(const char *key, size_t n)
-{
-    return PyUnicode_DecodeUTF8(key, (Py_ssize_t)n, "surrogateescape");
 }
 
 /* The features of a message (or a context): key -> description. */

@@ -310,7 +310,7 @@ static fc_status input_setup(fc_input *in, const char *path, const fc_input_opti
     return FC_OK;
 }
 
-/* A stream: a pipe, a terminal, a descriptor read from where it is. */
+/* A stream: a pipe, a terminal, standard input. */
 static fc_status input_stream(fc_input *in, const fc_input_options *opt,
                               const fc_reader_options *ro)
 {
@@ -371,16 +371,6 @@ fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, si
                           "a part of GZIP bytes in memory needs their member index file",
                           0);
     return input_part(in, opt);
-}
-
-fc_status fc_input_open_fd(fc_input *in, const char *name, int fd, const fc_input_options *opt)
-{
-    fc_reader_options ro;
-    fc_status s = input_setup(in, name, opt, &ro);
-    if (s != FC_OK)
-        return s;
-    in->fd = fd;
-    return input_stream(in, opt, &ro);
 }
 
 /* TensorFlow's "record size too large", with the record and the limit. */
