@@ -1,8 +1,8 @@
 """TFRecord framing and protobuf varints, by hand, for the Python test
 scripts that write records (no protobuf library needed): CRC-32C
-(Castagnoli, table-driven), TensorFlow's masked CRC, one framed record.
-Used by tests/cli/names.py, tests/cli/infer_inputs.py and
-tests/embedded/records.py."""
+(Castagnoli, table-driven), TensorFlow's masked CRC, one framed record,
+and the records of a stream.  Used by tests/cli/names.py,
+tests/cli/infer_inputs.py, tests/embedded/records.py and tests/python."""
 import struct
 
 POLY = 0x82F63B78
@@ -32,6 +32,19 @@ def frame(payload, bad_crc=False):
     head = struct.pack('<Q', len(payload))
     tail = masked(payload) ^ (1 if bad_crc else 0)
     return head + struct.pack('<I', masked(head)) + payload + struct.pack('<I', tail)
+
+
+def records(data):
+    """The payloads of a TFRecord stream, in order (the lengths trusted, no
+    CRC checked); a record cut short ends the list."""
+    out, pos = [], 0
+    while pos + 12 <= len(data):
+        (n,) = struct.unpack_from('<Q', data, pos)
+        if pos + 16 + n > len(data):
+            break
+        out.append(bytes(data[pos + 12:pos + 12 + n]))
+        pos += 16 + n
+    return out
 
 
 def varint(v):

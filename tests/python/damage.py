@@ -8,19 +8,10 @@ usage: damage.py IN OUT SEED
 About a third of the records get one change: a byte set to a random value,
 a byte dropped, or the record cut short.  Deterministic for a seed."""
 import random
-import struct
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/oracle")
-from framing import frame  # noqa: E402
-
-
-def records(data):
-    pos = 0
-    while pos + 12 <= len(data):
-        (n,) = struct.unpack("<Q", data[pos:pos + 8])
-        yield data[pos + 12:pos + 12 + n]
-        pos += 16 + n
+from framing import frame, records  # noqa: E402
 
 
 def main():

@@ -19,14 +19,15 @@ Prints "NAME: N passed, M failed" (checks).
 """
 import io
 import json
-import struct
 import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from convert import batch_to_json, plain, record_to_json, same  # noqa: E402
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/oracle")
+from convert import batch_to_json, f32bits, plain, record_to_json, same  # noqa: E402
+from framing import records  # noqa: E402
 
 
 def driver_lines(driver, args, files):
@@ -231,14 +232,7 @@ def read_records(path):
             data = zlib.decompress(data)
         except zlib.error:
             pass
-    out, pos = [], 0
-    while pos + 12 <= len(data):
-        (n,) = struct.unpack("<Q", data[pos:pos + 8])
-        if pos + 16 + n > len(data):
-            break
-        out.append(data[pos + 12:pos + 12 + n])
-        pos += 16 + n
-    return out
+    return records(data)
 
 
 def short(v, n=600):
@@ -265,7 +259,7 @@ def compare_extras(mod, dump, files, check):
                 if "/" in k and k.rsplit("/", 1)[1] in ("buckets", "one_hot", "multi_hot"):
                     a = np.asarray(v)
                     row[k] = a.reshape(-1).tolist() if a.dtype != np.float32 else \
-                        [struct.unpack("<I", struct.pack("<f", x))[0] for x in a.reshape(-1)]
+                        [f32bits(x) for x in a.reshape(-1)]
             got.append(row)
         check(len(got) == len(want), "extras B=%d: %d batches, C %d" % (bsize, len(got), len(want)))
         for k, (g, w) in enumerate(zip(got, want)):

@@ -31,18 +31,10 @@ tally() { # LINE
 
 py_include=$($PY -c "import sysconfig; print(sysconfig.get_paths()['include'])")
 
-for pair in \
-    "penguin:tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" \
-    "mnist:tfx__mnist.tfrecord" \
-    "pascal_voc:tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord" \
-    "taxi:tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz" \
-    "hadoop:tf-ecosystem__tf-records_part-m-00000 tf-ecosystem__zipped-tf-records_part-m-00000.gz" \
-    "fake_sequence:pytorch-data__sequence_example.tfrecord" \
-    "transform_sequence:tf-transform__sequence_example_data_tfrecord.gz" \
-    "tfx_sequence:tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz" \
-    "tutorial:tf-models-CRLF-DAMAGED__pets_examples.record"
-do
-    spec=${pair%%:*} files=${pair#*:}
+. "$root/tests/oracle/corpus_specs.sh"
+# and a damaged file, read through the tutorial spec
+for pair in $CORPUS_SPECS tutorial:tf-models-CRLF-DAMAGED__pets_examples.record; do
+    spec=${pair%%:*} files=$(echo "${pair#*:}" | tr , ' ')
     set --
     for f in $files; do set -- "$@" "$corpus/$f"; done
     tally "$("$PY" "$root/tests/python/module_vs_driver.py" "py-corpus-$spec" "$build/python" \

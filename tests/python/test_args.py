@@ -13,15 +13,16 @@ extra keys) through write().  Prints "args-MODULE: N passed, M failed".
 import io
 import os
 import random
-import struct
 import sys
 import tempfile
 
 import numpy as np
 
-moddir, name, records, seed, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), \
-    int(sys.argv[5])
+moddir, name, records_path, seed, count = sys.argv[1], sys.argv[2], sys.argv[3], \
+    int(sys.argv[4]), int(sys.argv[5])
 sys.path.insert(0, moddir)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
+from framing import records  # noqa: E402
 mod = __import__(name)
 passed = failed = 0
 ALLOWED = (TypeError, ValueError, OSError)
@@ -61,8 +62,8 @@ def survives(f, what):
 
 
 def main():
-    data = open(records, "rb").read()
-    path = records
+    data = open(records_path, "rb").read()
+    path = records_path
     # wrong arguments, each with the exception it must raise
     raises(lambda: mod.read(path, batch_size=0), ValueError, "batch_size=0")
     raises(lambda: mod.read(path, batch_size=-5), ValueError, "batch_size=-5")
@@ -100,12 +101,7 @@ def main():
     check(first is not None or not data, "the context manager reads")
     # hostile bytes: whole files and single records, mutated
     rng = random.Random(seed)
-    recs = []
-    pos = 0
-    while pos + 12 <= len(data):
-        (n,) = struct.unpack("<Q", data[pos:pos + 8])
-        recs.append(data[pos + 12:pos + 12 + n])
-        pos += 16 + n
+    recs = records(data)
     for i in range(count):
         b = bytearray(data[:rng.randrange(1, 1 << 16)] if data else b"")
         for _ in range(rng.randrange(1, 8)):
