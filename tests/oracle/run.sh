@@ -56,18 +56,9 @@ build_check() {
 
 if [ "$mode" = corpus ]; then
     corpus=$4
-    # spec : corpus files it describes
-    for pair in \
-        "penguin:tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" \
-        "mnist:tfx__mnist.tfrecord" \
-        "pascal_voc:tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord" \
-        "taxi:tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz" \
-        "hadoop:tf-ecosystem__tf-records_part-m-00000 tf-ecosystem__zipped-tf-records_part-m-00000.gz" \
-        "fake_sequence:pytorch-data__sequence_example.tfrecord" \
-        "transform_sequence:tf-transform__sequence_example_data_tfrecord.gz" \
-        "tfx_sequence:tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz"
-    do
-        spec=${pair%%:*} files=${pair#*:}
+    . "$root/tests/oracle/corpus_specs.sh" # spec : corpus files it describes
+    for pair in $CORPUS_SPECS; do
+        spec=${pair%%:*} files=$(echo "${pair#*:}" | tr , ' ')
         set --
         for f in $files; do set -- "$@" "$corpus/$f"; done
         build_check "$root/specs/$spec.feat" "$out/corpus-$spec" || { echo "corpus-$spec: 0 passed, 1 failed"; rc=1; continue; }
