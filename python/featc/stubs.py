@@ -113,7 +113,8 @@ def stub(mod):
                 "Literal[%r]" % n for n, _, _, _ in batch_types),
             "         max_record_size: int | None = None,",
             "         sync: Literal['walk', 'checksum'] = 'walk',",
-            "         index: str | os.PathLike | None = None) -> Reader: ...",
+            "         index: str | os.PathLike | None = None,",
+            "         threads: int = 1) -> Reader: ...",
             "",
             "def parse(record: bytes | bytearray | memoryview, *, message: str | None = None) -> %s: ..."
             % first[2],

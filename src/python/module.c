@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -28,6 +29,7 @@
 #include "featc/fc_serialize.h"
 
 #define MAX_BATCH 1000000
+#define MAX_THREADS 1024
 
 static const fcpy_spec *g_spec;
 static PyObject *g_frombuffer, *g_zeros, *g_array, *g_asarray, *g_ascontiguous, *g_dtype[3]; /* int64, float32, uint8 */
@@ -994,6 +996,33 @@ static int pair_option(PyObject *v, const char *what, uint64_t *a, uint64_t *b)
 
 /* ------------------------------------------------------------ the reader */
 
+/* A batch on its way: the records gathered for it (views into the open
+ * source, or copies in data), then its parse.  The reader keeps a ring of
+ * them: one when it parses on the caller's thread (threads=1); 2 x threads
+ * when worker threads parse while the caller's thread reads the records of
+ * the next batches.  Either way the batches are the same, in the same
+ * order: records are framed (and their CRCs checked) in order on the
+ * caller's thread, and only whole batches are handed to the workers. */
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_PARSING, SLOT_PARSED };
+
+typedef struct slot {
+    int state;            /* written under the reader's mutex when it has threads */
+    size_t n, first_here; /* records; the first read from the open source */
+    fc_bytes *views;
+    size_t *at;           /* offset in data of a copied record; SIZE_MAX: in place */
+    uint64_t *index, *offset;
+    Py_ssize_t *src;
+    unsigned char *data;
+    size_t used, cap;
+    Py_ssize_t live;      /* the source its in-place records are in (it stays open), or -1 */
+    batch_work w;
+    fc_status status;     /* the parse's */
+    fc_error err;
+    int input_failed;     /* the input failed after its records: raised after them */
+    fc_error input_err;
+    Py_ssize_t input_src;
+} slot;
+
 typedef struct {
     PyObject_HEAD
     const fcpy_message *m;
@@ -1012,28 +1041,124 @@ typedef struct {
     fc_input_options opt;
     size_t bsize;
     int ragged;
-    /* the batch being gathered */
-    size_t n, first_here;
-    fc_bytes *views;
-    size_t *at;           /* offset in data of a copied record; SIZE_MAX: in place */
-    uint64_t *index, *offset;
-    Py_ssize_t *src;
-    unsigned char *data;
-    size_t used, cap;
-    batch_work w;
-    /* an input error met after some records of a batch: raised next time */
-    int pending;
-    fc_error pending_err;
-    Py_ssize_t pending_src;
-    int done;
+    int done;             /* every source has been read */
+    int blocked;          /* a source failed to open after records: raised once they are out */
+    /* the ring: slots[head % depth] is handed out next; queued slots were
+     * gathered (head <= taken <= queued; taken: by the threads) */
+    slot *slots;
+    size_t depth;
+    unsigned long long head, queued, taken;
+    /* threads=N: N - 1 worker threads, and the caller's thread parses
+     * while it waits for one */
+    unsigned nthreads, started;
+    pthread_t *threads;
+    int have_sync, stop, waiting;
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv; /* the workers': a slot was queued, or stop */
+    pthread_cond_t done_cv; /* the caller's (waiting): a slot was parsed */
+    pid_t pid;
     unsigned long long batches, records;
 } reader_object;
 
+static void slot_parse(slot *t)
+{
+    fc_error_clear(&t->err);
+    t->status = t->n > 0 ? batch_run(&t->w, t->views, t->n, &t->err) : FC_OK;
+}
+
+/* Parses the next queued slot; called and returns with the mutex held. */
+static void take_and_parse(reader_object *r)
+{
+    slot *t = &r->slots[r->taken++ % r->depth];
+    t->state = SLOT_PARSING;
+    pthread_mutex_unlock(&r->mu);
+    slot_parse(t);
+    pthread_mutex_lock(&r->mu);
+    t->state = SLOT_PARSED;
+    if (r->waiting)
+        pthread_cond_signal(&r->done_cv);
+}
+
+/* A worker thread: parses the queued slots in turn. */
+static void *parse_main(void *arg)
+{
+    reader_object *r = (reader_object *)arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->stop && r->taken == r->queued)
+            pthread_cond_wait(&r->work_cv, &r->mu);
+        if (r->stop)
+            break;
+        take_and_parse(r);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* The caller's thread, waiting for a slot (with the mutex held, without
+ * the GIL): it parses a queued slot if there is one, else sleeps until a
+ * worker has parsed one. */
+static void help_or_wait(reader_object *r)
+{
+    if (r->taken < r->queued) {
+        take_and_parse(r);
+        return;
+    }
+    r->waiting = 1;
+    pthread_cond_wait(&r->done_cv, &r->mu);
+    r->waiting = 0;
+}
+
+/* Stops and joins the threads; queued slots not yet taken stay unparsed. */
+static void reader_stop_threads(reader_object *r)
+{
+    unsigned i;
+    if (!r->have_sync)
+        return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->work_cv);
+    pthread_mutex_unlock(&r->mu);
+    Py_BEGIN_ALLOW_THREADS
+    for (i = 0; i < r->started; i++)
+        pthread_join(r->threads[i], NULL);
+    Py_END_ALLOW_THREADS
+    r->started = 0;
+}
+
+/* Until no queued slot reads the open source in place (it is about to
+ * close); without the GIL. */
+static void wait_live(reader_object *r)
+{
+    size_t i;
+    if (!r->have_sync)
+        return; /* the one slot is the one being gathered */
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        for (i = 0; i < r->depth; i++) {
+            const slot *t = &r->slots[i];
+            if (t->live == r->cur && (t->state == SLOT_QUEUED || t->state == SLOT_PARSING))
+                break;
+        }
+        if (i == r->depth || r->stop)
+            break;
+        help_or_wait(r);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
 static void reader_close_source(reader_object *r)
 {
+    size_t i;
     if (!r->open)
         return;
+    Py_BEGIN_ALLOW_THREADS
+    wait_live(r);
     fc_input_close(&r->in);
+    Py_END_ALLOW_THREADS
+    for (i = 0; i < r->depth; i++)
+        if (r->slots[i].live == r->cur)
+            r->slots[i].live = -1;
     if (r->have_view)
         PyBuffer_Release(&r->view);
     r->have_view = 0;
@@ -1046,16 +1171,16 @@ static const char *source_name(reader_object *r, Py_ssize_t k)
     return PyBytes_AsString(PyTuple_GetItem(r->names, k));
 }
 
-/* Opens sources[next]: a path, a bytes-like object, or a binary file
- * object (its buffer when it has one, as BytesIO does, else what read()
- * gives). */
-static int reader_open_source(reader_object *r)
+/* Opens sources[next] for the records of slot t: a path, a bytes-like
+ * object, or a binary file object (its buffer when it has one, as BytesIO
+ * does, else what read() gives). */
+static int reader_open_source(reader_object *r, slot *t)
 {
     PyObject *s = PyTuple_GetItem(r->sources, r->next);
     const char *name = source_name(r, r->next);
     fc_status st;
     r->cur = r->next++;
-    r->first_here = r->n;
+    t->first_here = t->n;
     r->in_place = 0;
     r->released = 0;
     if (!PyObject_CheckBuffer(s) && (PyObject_HasAttrString(s, "getbuffer") ||
@@ -1074,8 +1199,10 @@ static int reader_open_source(reader_object *r)
         s = b;
     }
     if (r->held != NULL || PyObject_CheckBuffer(s)) {
-        if (PyObject_GetBuffer(s, &r->view, PyBUF_SIMPLE) != 0)
+        if (PyObject_GetBuffer(s, &r->view, PyBUF_SIMPLE) != 0) {
+            Py_CLEAR(r->held);
             return -1;
+        }
         r->have_view = 1;
         Py_BEGIN_ALLOW_THREADS
         st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
@@ -1095,53 +1222,61 @@ static int reader_open_source(reader_object *r)
     return 0;
 }
 
-/* Room for k more bytes of copied records. */
-static int reserve(reader_object *r, size_t k)
+/* Room for k more bytes of copied records in t. */
+static int reserve(slot *t, size_t k)
 {
     size_t cap;
     unsigned char *d;
-    if (k <= r->cap - r->used)
+    if (k <= t->cap - t->used)
         return 0;
-    if (k > SIZE_MAX / 2 - r->used)
+    if (k > SIZE_MAX / 2 - t->used)
         return -1;
-    cap = r->cap * 2 > r->used + k ? r->cap * 2 : r->used + k;
-    d = (unsigned char *)realloc(r->data, cap > 0 ? cap : 1);
+    cap = t->cap * 2 > t->used + k ? t->cap * 2 : t->used + k;
+    d = (unsigned char *)realloc(t->data, cap > 0 ? cap : 1);
     if (d == NULL)
         return -1;
-    r->data = d;
-    r->cap = cap;
+    t->data = d;
+    t->cap = cap;
     return 0;
 }
 
-/* Records of the open source that are views into it become copies (before
+/* Records of t that are views into the open source become copies (before
  * it closes). */
-static int reader_materialize(reader_object *r)
+static int slot_materialize(slot *t)
 {
     size_t k;
-    for (k = r->first_here; k < r->n; k++) {
-        if (r->at[k] != SIZE_MAX)
+    for (k = t->first_here; k < t->n; k++) {
+        if (t->at[k] != SIZE_MAX)
             continue;
-        if (reserve(r, r->views[k].size) != 0)
+        if (reserve(t, t->views[k].size) != 0)
             return -1;
-        if (r->views[k].size > 0)
-            memcpy(r->data + r->used, r->views[k].data, r->views[k].size);
-        r->at[k] = r->used;
-        r->used += r->views[k].size;
+        if (t->views[k].size > 0)
+            memcpy(t->data + t->used, t->views[k].data, t->views[k].size);
+        t->at[k] = t->used;
+        t->used += t->views[k].size;
     }
+    t->live = -1;
     return 0;
 }
 
-/* Gives back the pages of a mapped file that the batches have read past:
- * they are the file's, not the process's, but count in its resident size
- * while mapped (a 1 GB file read to its end would show 1 GB).  Never a
- * caller's buffer. */
+/* Gives back the pages of a mapped file that every batch has been parsed
+ * past: they are the file's, not the process's, but count in its resident
+ * size while mapped (a 1 GB file read to its end would show 1 GB).  Never
+ * a caller's buffer. */
 static void release_read(reader_object *r)
 {
     long page = sysconf(_SC_PAGESIZE);
     uint64_t upto;
+    size_t i;
     if (!r->open || !r->in_place || r->in.map.data == NULL || page <= 0)
         return;
-    upto = fc_reader_offset(&r->in.reader) / (uint64_t)page * (uint64_t)page;
+    upto = fc_reader_offset(&r->in.reader);
+    for (i = 0; i < r->depth; i++) {
+        const slot *t = &r->slots[i];
+        if (t->live == r->cur && t->first_here < t->n && t->offset[t->first_here] < upto)
+            upto = t->offset[t->first_here];
+    }
+    upto = upto / (uint64_t)page * (uint64_t)page;
     if (upto >= r->released + ((uint64_t)16 << 20) && upto <= r->in.size) {
         (void)madvise((void *)(uintptr_t)(r->in.map.data + r->released),
                       (size_t)(upto - r->released), MADV_DONTNEED);
@@ -1149,119 +1284,185 @@ static void release_read(reader_object *r)
     }
 }
 
-/* Reads records of the open source into the batch until it is full
- * (FC_OK), the source ends (FC_END) or fails; without the GIL. */
-static fc_status reader_gather(reader_object *r)
+/* Reads records of the open source into t until it is full (FC_OK), the
+ * source ends (FC_END) or fails; without the GIL. */
+static fc_status reader_gather(reader_object *r, slot *t)
 {
     fc_record rec;
-    while (r->n < r->bsize) {
-        size_t k = r->n;
+    while (t->n < r->bsize) {
+        size_t k = t->n;
         fc_status s = fc_input_next(&r->in, &rec);
         if (s != FC_OK)
             return s;
         if (r->in_place) {
-            r->views[k].data = rec.data;
-            r->at[k] = SIZE_MAX;
+            t->views[k].data = rec.data;
+            t->at[k] = SIZE_MAX;
+            t->live = r->cur;
         } else {
-            if (reserve(r, rec.length) != 0) {
+            if (reserve(t, rec.length) != 0) {
                 fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index, rec.offset);
                 fc_msg_str(&m, "out of memory for the records of a batch");
                 return FC_ERR_NO_MEMORY;
             }
             if (rec.length > 0)
-                memcpy(r->data + r->used, rec.data, rec.length);
-            r->at[k] = r->used;
-            r->used += rec.length;
+                memcpy(t->data + t->used, rec.data, rec.length);
+            t->at[k] = t->used;
+            t->used += rec.length;
         }
-        r->views[k].size = rec.length;
-        r->index[k] = rec.index;
-        r->offset[k] = rec.offset;
-        r->src[k] = r->cur;
-        r->n++;
+        t->views[k].size = rec.length;
+        t->index[k] = rec.index;
+        t->offset[k] = rec.offset;
+        t->src[k] = r->cur;
+        t->n++;
     }
     return FC_OK;
+}
+
+/* Hands t (gathered) to the parse: to the threads, or to reader_next. */
+static void slot_queue(reader_object *r, slot *t)
+{
+    size_t k;
+    for (k = 0; k < t->n; k++)
+        if (t->at[k] != SIZE_MAX)
+            t->views[k].data = t->data + t->at[k];
+    if (r->have_sync) {
+        pthread_mutex_lock(&r->mu);
+        t->state = SLOT_QUEUED;
+        r->queued++;
+        pthread_cond_signal(&r->work_cv);
+        pthread_mutex_unlock(&r->mu);
+    } else {
+        t->state = SLOT_QUEUED;
+        r->queued++;
+    }
+}
+
+/* Gathers batches into the free slots of the ring, in order, and queues
+ * them.  -1 with an exception set: nothing is queued and nothing can be. */
+static int reader_fill(reader_object *r)
+{
+    while (!r->done && !r->blocked && r->queued - r->head < r->depth) {
+        slot *t = &r->slots[r->queued % r->depth];
+        fc_status s;
+        while (t->n < r->bsize) {
+            if (!r->open) {
+                if (r->next >= PyTuple_Size(r->sources)) {
+                    r->done = 1;
+                    break;
+                }
+                if (reader_open_source(r, t) != 0) {
+                    if (t->n == 0 && r->queued == r->head)
+                        return -1;
+                    /* the records before it first, the error after them */
+                    PyErr_Clear();
+                    r->next--;
+                    r->blocked = 1;
+                    break;
+                }
+            }
+            Py_BEGIN_ALLOW_THREADS
+            s = reader_gather(r, t);
+            Py_END_ALLOW_THREADS
+            if (s == FC_OK)
+                break;
+            if (slot_materialize(t) != 0) {
+                t->n = t->first_here;
+                reader_close_source(r);
+                r->done = 1;
+                PyErr_NoMemory();
+                return -1;
+            }
+            if (s != FC_END) {
+                t->input_failed = 1;
+                t->input_err = r->in.err;
+                t->input_src = r->cur;
+                reader_close_source(r);
+                break;
+            }
+            reader_close_source(r);
+        }
+        if (t->n == 0 && !t->input_failed)
+            break; /* the end, or blocked */
+        slot_queue(r, t);
+    }
+    return 0;
+}
+
+/* The head slot, handed out: free for the next batch. */
+static void slot_clear(slot *t)
+{
+    t->state = SLOT_FREE;
+    t->n = 0;
+    t->first_here = 0;
+    t->used = 0;
+    t->live = -1;
+    t->input_failed = 0;
 }
 
 static PyObject *reader_next(PyObject *self)
 {
     reader_object *r = (reader_object *)self;
-    fc_error err;
-    fc_status s;
-    size_t k, n;
-    PyObject *out;
-    if (r->pending) {
-        r->pending = 0;
-        raise_error(&r->pending_err, source_name(r, r->pending_src), r->pending_err.record,
-                    r->pending_err.offset, 0);
+    slot *t;
+    size_t n;
+    PyObject *out = NULL;
+    if (r->have_sync && r->pid != getpid()) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "a reader with threads cannot be used in a child process (fork)");
         return NULL;
     }
-    while (!r->done && r->n < r->bsize) {
-        if (!r->open) {
-            if (r->next >= PyTuple_Size(r->sources)) {
-                r->done = 1;
-                break;
-            }
-            if (reader_open_source(r) != 0) {
-                if (r->n == 0)
-                    return NULL;
-                /* the records gathered first, the error next time */
-                PyErr_Clear();
-                r->next--;
-                break;
-            }
+    if (reader_fill(r) != 0)
+        return NULL;
+    if (r->head == r->queued) {
+        if (!r->blocked)
+            return NULL; /* StopIteration */
+        r->blocked = 0; /* open it again: its error now, or its records */
+        if (reader_fill(r) != 0 || r->head == r->queued)
+            return NULL;
+    }
+    t = &r->slots[r->head % r->depth];
+    if (!r->have_sync) {
+        if (t->state == SLOT_QUEUED) {
+            Py_BEGIN_ALLOW_THREADS
+            slot_parse(t);
+            Py_END_ALLOW_THREADS
+            t->state = SLOT_PARSED;
         }
+    } else {
         Py_BEGIN_ALLOW_THREADS
-        s = reader_gather(r);
+        pthread_mutex_lock(&r->mu);
+        while (t->state != SLOT_PARSED)
+            help_or_wait(r);
+        pthread_mutex_unlock(&r->mu);
         Py_END_ALLOW_THREADS
-        if (s == FC_OK)
-            break;
-        if (reader_materialize(r) != 0) {
-            reader_close_source(r);
-            return PyErr_NoMemory();
-        }
-        if (s != FC_END) {
-            Py_ssize_t bad = r->cur;
-            err = r->in.err;
-            reader_close_source(r);
-            if (r->n == 0) {
-                raise_error(&err, source_name(r, bad), err.record, err.offset, 0);
-                return NULL;
-            }
-            r->pending = 1;
-            r->pending_err = err;
-            r->pending_src = bad;
-            break;
-        }
-        reader_close_source(r);
     }
-    n = r->n;
-    if (n == 0)
-        return NULL; /* StopIteration */
-    for (k = 0; k < n; k++)
-        if (r->at[k] != SIZE_MAX)
-            r->views[k].data = r->data + r->at[k];
-    fc_error_clear(&err);
-    Py_BEGIN_ALLOW_THREADS
-    s = batch_run(&r->w, r->views, n, &err);
-    Py_END_ALLOW_THREADS
-    r->n = 0;
-    r->used = 0;
-    r->first_here = 0;
-    if (s != FC_OK) {
-        batch_release(&r->w);
-        if (err.record < n)
-            raise_error(&err, source_name(r, r->src[err.record]), r->index[err.record],
-                        r->offset[err.record], 1);
+    n = t->n;
+    if (n == 0) {
+        /* what remains of a slot whose input failed after its records */
+        raise_error(&t->input_err, source_name(r, t->input_src), t->input_err.record,
+                    t->input_err.offset, 0);
+    } else if (t->status != FC_OK) {
+        fc_error *err = &t->err;
+        batch_release(&t->w);
+        if (err->record < n)
+            raise_error(err, source_name(r, t->src[err->record]), t->index[err->record],
+                        t->offset[err->record], 1);
         else
-            raise_error(&err, source_name(r, r->src[0]), FC_NO_INDEX, FC_NO_INDEX, 0);
-        return NULL;
+            raise_error(err, source_name(r, t->src[0]), FC_NO_INDEX, FC_NO_INDEX, 0);
+    } else {
+        out = batch_wrap(&t->w, r->ragged, 0);
+        if (out != NULL) {
+            r->batches++;
+            r->records += n;
+        }
+    }
+    if (n > 0 && t->input_failed) {
+        t->n = 0; /* its error next time */
+        t->live = -1;
+    } else {
+        slot_clear(t);
+        r->head++;
     }
     release_read(r);
-    out = batch_wrap(&r->w, r->ragged, 0);
-    if (out != NULL) {
-        r->batches++;
-        r->records += n;
-    }
     return out;
 }
 
@@ -1275,14 +1476,26 @@ static int reader_traverse(PyObject *self, visitproc visit, void *arg)
     return 0;
 }
 
+/* Stops the threads, closes the open source and drops the batches in the
+ * ring: iteration ends. */
+static void reader_shut(reader_object *r)
+{
+    size_t i;
+    reader_stop_threads(r);
+    reader_close_source(r);
+    for (i = 0; r->slots != NULL && i < r->depth; i++) {
+        batch_release(&r->slots[i].w);
+        slot_clear(&r->slots[i]);
+    }
+    r->head = r->queued = r->taken = 0;
+    r->done = 1;
+    r->blocked = 0;
+}
+
 static PyObject *reader_close(PyObject *self, PyObject *unused)
 {
-    reader_object *r = (reader_object *)self;
     (void)unused;
-    reader_close_source(r);
-    r->done = 1;
-    r->n = 0;
-    r->pending = 0;
+    reader_shut((reader_object *)self);
     Py_RETURN_NONE;
 }
 
@@ -1290,18 +1503,29 @@ static void reader_dealloc(PyObject *self)
 {
     reader_object *r = (reader_object *)self;
     PyTypeObject *tp = Py_TYPE(self);
+    size_t i;
     PyObject_GC_UnTrack(self);
-    reader_close_source(r);
+    reader_shut(r);
     Py_CLEAR(r->sources);
     Py_CLEAR(r->names);
     Py_CLEAR(r->index_path);
-    batch_work_free(&r->w);
-    free(r->views);
-    free(r->at);
-    free(r->index);
-    free(r->offset);
-    free(r->src);
-    free(r->data);
+    for (i = 0; r->slots != NULL && i < r->depth; i++) {
+        slot *t = &r->slots[i];
+        batch_work_free(&t->w);
+        free(t->views);
+        free(t->at);
+        free(t->index);
+        free(t->offset);
+        free(t->src);
+        free(t->data);
+    }
+    free(r->slots);
+    free(r->threads);
+    if (r->have_sync) {
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->work_cv);
+        pthread_cond_destroy(&r->done_cv);
+    }
     PyObject_GC_Del(self);
     Py_DECREF(tp);
 }
@@ -1396,20 +1620,20 @@ static PyObject *mod_read(PyObject *module, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"source", "batch_size", "compression", "crc", "split",
                              "byte_range", "varlen", "message", "max_record_size", "sync",
-                             "index", NULL};
+                             "index", "threads", NULL};
     PyObject *source, *batch = NULL, *compression = NULL, *crc = NULL, *split = Py_None;
     PyObject *range = Py_None, *varlen = NULL, *message = Py_None, *maxrec = Py_None;
-    PyObject *sync = NULL, *index = Py_None, *list = NULL, *names = NULL;
+    PyObject *sync = NULL, *index = Py_None, *threads = NULL, *list = NULL, *names = NULL;
     reader_object *r;
     const fcpy_message *m;
     fc_input_options opt;
-    size_t bsize = 256, mr = 0;
+    size_t bsize = 256, mr = 0, nthreads = 1, i;
     int comp = 0, crcp = 0, vl = 0, sy = 0;
     Py_ssize_t k, ns;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOO", kwlist, &source, &batch,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOO", kwlist, &source, &batch,
                                      &compression, &crc, &split, &range, &varlen, &message,
-                                     &maxrec, &sync, &index))
+                                     &maxrec, &sync, &index, &threads))
         return NULL;
     if ((m = find_message(message)) == NULL)
         return NULL;
@@ -1420,8 +1644,14 @@ static PyObject *mod_read(PyObject *module, PyObject *args, PyObject *kw)
         (varlen != NULL && word_option(varlen, "varlen", varlen_words, &vl) != 0) ||
         (sync != NULL && word_option(sync, "sync", sync_words, &sy) != 0) ||
         (maxrec != Py_None &&
-         size_option(maxrec, "max_record_size", 1, PY_SSIZE_T_MAX, &mr) != 0))
+         size_option(maxrec, "max_record_size", 1, PY_SSIZE_T_MAX, &mr) != 0) ||
+        (threads != NULL && threads != Py_None &&
+         size_option(threads, "threads", 0, MAX_THREADS, &nthreads) != 0))
         return NULL;
+    if (nthreads == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (size_t)cpus;
+    }
     memset(&opt, 0, sizeof opt);
     opt.compression = comp == 0 ? FC_COMPRESSION_AUTO
                       : comp == 1 ? FC_COMPRESSION_NONE
@@ -1494,19 +1724,52 @@ static PyObject *mod_read(PyObject *module, PyObject *args, PyObject *kw)
         }
         r->opt.index_path = PyBytes_AsString(r->index_path);
     }
-    r->views = (fc_bytes *)calloc(bsize, sizeof *r->views);
-    r->at = (size_t *)calloc(bsize, sizeof *r->at);
-    r->index = (uint64_t *)calloc(bsize, sizeof *r->index);
-    r->offset = (uint64_t *)calloc(bsize, sizeof *r->offset);
-    r->src = (Py_ssize_t *)calloc(bsize, sizeof *r->src);
-    if (r->views == NULL || r->at == NULL || r->index == NULL || r->offset == NULL ||
-        r->src == NULL) {
+    /* threads=1: one slot, parsed on the caller's thread; else 2 per thread */
+    r->depth = nthreads > 1 ? 2 * nthreads : 1;
+    r->slots = (slot *)calloc(r->depth, sizeof *r->slots);
+    if (r->slots == NULL) {
         Py_DECREF(r);
         return PyErr_NoMemory();
     }
-    if (batch_work_init(&r->w, m, bsize, vl == 1 ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0) {
-        Py_DECREF(r);
-        return NULL;
+    for (i = 0; i < r->depth; i++) {
+        slot *t = &r->slots[i];
+        t->live = -1;
+        t->views = (fc_bytes *)calloc(bsize, sizeof *t->views);
+        t->at = (size_t *)calloc(bsize, sizeof *t->at);
+        t->index = (uint64_t *)calloc(bsize, sizeof *t->index);
+        t->offset = (uint64_t *)calloc(bsize, sizeof *t->offset);
+        t->src = (Py_ssize_t *)calloc(bsize, sizeof *t->src);
+        if (t->views == NULL || t->at == NULL || t->index == NULL || t->offset == NULL ||
+            t->src == NULL) {
+            Py_DECREF(r);
+            return PyErr_NoMemory();
+        }
+        if (batch_work_init(&t->w, m, bsize, vl == 1 ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0) {
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    if (nthreads > 1) {
+        int e;
+        r->threads = (pthread_t *)calloc(nthreads - 1, sizeof *r->threads);
+        if (r->threads == NULL) {
+            Py_DECREF(r);
+            return PyErr_NoMemory();
+        }
+        pthread_mutex_init(&r->mu, NULL);
+        pthread_cond_init(&r->work_cv, NULL);
+        pthread_cond_init(&r->done_cv, NULL);
+        r->have_sync = 1;
+        r->nthreads = (unsigned)nthreads - 1;
+        r->pid = getpid();
+        for (i = 0; i + 1 < nthreads; i++) {
+            if ((e = pthread_create(&r->threads[i], NULL, parse_main, r)) != 0) {
+                Py_DECREF(r);
+                errno = e;
+                return PyErr_SetFromErrno(PyExc_OSError);
+            }
+            r->started++;
+        }
     }
     return (PyObject *)r;
 }
