@@ -13,10 +13,12 @@ per-record object for every record (parse_single_example's rules).  With
 --extras, DUMP (tests/python/dump_extras.c, built for the spec) prints the
 C batch API's bucket ids and hot vectors, which the JSON leaves out, and
 those are compared too.  Also: the reader over bytes, over a file object
-and over a list of sources gives the same batches as over paths.
+and over a list of sources gives the same batches as over paths, and
+threads=2 and 3 give the batches and errors of threads=1.
 
 Prints "NAME: N passed, M failed" (checks).
 """
+import hashlib
 import io
 import json
 import subprocess
@@ -36,7 +38,7 @@ def driver_lines(driver, args, files):
     return lines, p.stderr.decode("utf-8", "replace"), p.returncode
 
 
-def module_batches(mod, source, **kw):
+def module_batches(mod, source, errors=None, **kw):
     """Each batch as the driver's JSON object, or {"error": text}."""
     out = []
     it = mod.read(source, **kw)
@@ -45,11 +47,46 @@ def module_batches(mod, source, **kw):
             b = next(it)
         except StopIteration:
             break
-        except mod.DataError as e:
+        except errors or mod.DataError as e:
             out.append({"error": str(e), "exc": e})
             continue
         out.append(b)
     return out
+
+
+def compare_threads(mod, files, check):
+    """threads=N: the batches and errors of threads=1, in the same order,
+    over paths, over bytes and file objects, over a list of sources with a
+    missing file in it (an error between the records of two), and over
+    sources cut short or with a byte flipped (the reader fails after some
+    records of a batch, then goes on with the next source)."""
+    missing = files[0] + ".missing"
+    blobs = [open(f, "rb").read() for f in files]
+
+    def flipped(b):
+        b = bytearray(b)
+        if b:
+            b[len(b) // 2] ^= 0x40
+        return bytes(b)
+    cases = [("paths", lambda: files), ("bytes", lambda: blobs),
+             ("file objects", lambda: [open(f, "rb") for f in files]),
+             ("a missing source", lambda: files + [missing] + files),
+             ("cut sources", lambda: [b[:len(b) * 2 // 3] for b in blobs] + blobs),
+             ("flipped sources", lambda: [flipped(b) for b in blobs] + blobs)]
+    for label, sources in cases:
+        for bsize in (1, 7, 64):
+            for varlen in ("sparse", "ragged"):
+                want = [digest(b) for b in module_batches(
+                    mod, sources(), (mod.DataError, OSError), batch_size=bsize, varlen=varlen)]
+                for threads in (2, 3):
+                    got = [digest(b) for b in module_batches(
+                        mod, sources(), (mod.DataError, OSError), batch_size=bsize,
+                        varlen=varlen, threads=threads)]
+                    check(got == want, "threads=%d over %s, B=%d %s: %d batches and errors "
+                          "where threads=1 gives %d, first difference at %s"
+                          % (threads, label, bsize, varlen, len(got), len(want),
+                             next((k for k, (g, w) in enumerate(zip(got, want)) if g != w),
+                                  min(len(got), len(want)))))
 
 
 def main():
@@ -130,6 +167,7 @@ def main():
             got = [normal(b) for b in module_batches(mod, src, batch_size=7)]
             check(got == renamed(base, files, label),
                   "%s sources give other batches than paths" % label)
+    compare_threads(mod, files, check)
     if extras is not None:
         compare_extras(mod, extras, files, check)
     if rc != 2:
@@ -196,6 +234,43 @@ def empty_batch(w):
             return all(zero(x) for x in v.values())
         return True
     return all(zero(v) for k, v in w.items() if k != "batch")
+
+
+def digest(b):
+    """A batch (or an error) as a hash of every array's dtype, shape and
+    bytes, and the names and kinds around them: equal for equal batches,
+    floats by their bits.  (Much cheaper than normal() for the many
+    batches compare_threads reads.)"""
+    if isinstance(b, dict) and "exc" in b:
+        return "error: " + b["error"]
+    h = hashlib.sha256()
+
+    def walk(v):
+        h.update(type(v).__name__.encode() + b"(")
+        if isinstance(v, dict):
+            for k in sorted(v):
+                h.update(k.encode() + b"=")
+                walk(v[k])
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, np.ndarray) or np.isscalar(v):
+            a = np.asarray(v)
+            h.update(str((a.dtype.str, a.shape)).encode())
+            h.update(np.ascontiguousarray(a).tobytes())
+        elif hasattr(v, "offsets"):  # Bytes
+            walk((np.asarray(v.data), np.asarray(v.offsets), tuple(v.shape)))
+        elif hasattr(v, "indices"):  # Sparse
+            walk((v.indices, v.values, v.dense_shape))
+        elif hasattr(v, "row_splits"):  # Ragged
+            walk((v.values, v.row_splits))
+        elif v is None or isinstance(v, (int, bytes, str)):
+            h.update(repr(v).encode())
+        else:
+            raise TypeError("digest: %r" % type(v))
+        h.update(b")")
+    walk(b)
+    return h.hexdigest()
 
 
 def normal(b):

@@ -9,8 +9,9 @@
 #    writes (valid ones, and every random one: many fail), and those
 #    records damaged; bad arguments and mutated bytes (test_args.py);
 # 3. the bench specs over the first records of make bench's corpora;
-# 4. two specs' modules under ASan + UBSan and PYTHONMALLOC=debug, and a
-#    256 MB file read with bounded memory (test_memory.py).
+# 4. two specs' modules under ASan + UBSan and PYTHONMALLOC=debug, one
+#    under ThreadSanitizer reading with threads (test_threads.py), and a
+#    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py).
 # Prints one "NAME: N passed, M failed" line per run and a total.
 set -u
 featc=$1 build=$2 corpus=$3 n=$4
@@ -137,6 +138,24 @@ for name in batch seqragged; do
         tally "py-asan-$name: 0 passed, 1 failed (does not build: $out/asan-$name.log)"
     fi
 done
+
+# read(threads=N) with ThreadSanitizer: one spec's module built with
+# -fsanitize=thread, gcc's runtime preloaded; a race ends the run (exit 66,
+# no tally line: counted as a failure)
+tsan_rt=$(gcc -print-file-name=libtsan.so)
+dir=$out/build-batch
+mkdir -p "$out/tsan-batch"
+if gcc -std=c99 -O1 -g -fsanitize=thread -D_POSIX_C_SOURCE=200809L -fPIC -shared \
+    -isystem "$py_include" -I"$root/include" -I"$root/src/runtime/core" -isystem "$build/gen" \
+    -I"$dir" -o "$out/tsan-batch/batch.abi3.so" "$dir/batch.c" "$dir/batch_py.c" \
+    "$root/src/python/module.c" "$root"/src/runtime/core/*.c "$root"/src/runtime/hosted/*.c \
+    -lz -lm -pthread >"$out/tsan-batch.log" 2>&1; then
+    tally "$(LD_PRELOAD="$tsan_rt" TSAN_OPTIONS=halt_on_error=1 PYTHONMALLOC=malloc \
+        "$PY" "$root/tests/python/test_threads.py" "$out/tsan-batch" batch \
+        "$dir/valid.tfrecord" 2>&1 | tail -12)"
+else
+    tally "py-tsan-batch: 0 passed, 1 failed (does not build: $out/tsan-batch.log)"
+fi
 
 # a 256 MB file read batch by batch: the resident size stays bounded
 tally "$("$PY" "$root/tests/python/test_memory.py" "$build" "$build/bench-data/tutorial.tfrecord" \

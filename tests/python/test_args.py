@@ -13,6 +13,7 @@ extra keys) through write().  Prints "args-MODULE: N passed, M failed".
 import io
 import os
 import random
+import signal
 import sys
 import tempfile
 
@@ -61,6 +62,64 @@ def survives(f, what):
     check(True, "")
 
 
+def plain_batches(batches):
+    out = []
+    for b in batches:
+        parts = b if isinstance(b, tuple) else (b,)
+        row = []
+        for part in parts:
+            if isinstance(part, dict):
+                for k in sorted(part):
+                    v = part[k]
+                    row.append((k, repr(v.tolist() if hasattr(v, "tolist") else v)))
+            else:
+                row.append(repr(np.asarray(part).tolist()))
+        out.append(row)
+    return out
+
+
+def threads_stop_early(path):
+    """Readers with threads closed, dropped or left in a child process while
+    batches are in flight; batches that outlive their reader."""
+    want = plain_batches(mod.read([path, path], batch_size=2, varlen="ragged"))
+    r = mod.read([path, path], batch_size=2, threads=3)
+    first = next(r, None)
+    r.close()
+    check(list(r) == [], "a closed reader with threads still yields")
+    for n in (0, 1, 5):
+        r = mod.read([path, path, path], batch_size=1, threads=4)
+        for _ in range(n):
+            next(r, None)
+        del r  # dropped with its threads busy
+    r = mod.read([path, path], batch_size=2, threads=3, varlen="ragged")
+    kept = [next(r, None) for _ in range(3)]
+    del r
+    kept = [b for b in kept if b is not None]
+    check(plain_batches(kept) == want[:len(kept)], "batches that outlived a reader with "
+          "threads changed")
+    del first
+    # fork: the child's copy of a reader has no threads; it says so
+    r = mod.read([path, path], batch_size=2, threads=2, varlen="ragged")
+    next(r, None)
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(30)  # a child that hangs is killed
+        try:
+            next(r)
+            os._exit(1)
+        except RuntimeError:
+            os._exit(0)
+        except BaseException:  # noqa: BLE001
+            os._exit(2)
+    _, st = os.waitpid(pid, 0)
+    check(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, "a reader with threads in a child "
+          "process: exit status %r, not a RuntimeError" % st)
+    rest = plain_batches(r)
+    check(rest == want[len(want) - len(rest):] and len(rest) == len(want) - 1,
+          "the parent's reader after fork: %d batches, %d wanted" % (len(rest), len(want) - 1))
+
+
 def main():
     data = open(records_path, "rb").read()
     path = records_path
@@ -92,6 +151,11 @@ def main():
     raises(lambda: mod.write(os.devnull, 42), TypeError, "write(batch=42)")
     raises(lambda: mod.write(os.devnull, {}, compression="auto"), ValueError, "write auto")
     raises(lambda: mod.read(path, max_record_size=0), ValueError, "max_record_size=0")
+    raises(lambda: mod.read(path, threads=-1), ValueError, "threads=-1")
+    raises(lambda: mod.read(path, threads=1025), ValueError, "threads=1025")
+    raises(lambda: mod.read(path, threads="2"), TypeError, "threads='2'")
+    raises(lambda: mod.read(path, threads=2.0), TypeError, "threads=2.0")
+    threads_stop_early(path)
     # a closed reader ends
     r = mod.read(path)
     r.close()
@@ -109,7 +173,8 @@ def main():
                 b[rng.randrange(len(b))] = rng.randrange(256)
         for crc in ("verify", "skip", "none"):
             survives(lambda: [x for x in mod.read(bytes(b), batch_size=rng.randrange(1, 40),
-                                                  crc=crc, varlen=rng.choice(["sparse", "ragged"]))],
+                                                  crc=crc, varlen=rng.choice(["sparse", "ragged"]),
+                                                  threads=rng.choice([1, 2, 3]))],
                      "read(mutated file %d, crc=%s)" % (i, crc))
         if recs:
             r = bytearray(rng.choice(recs))
