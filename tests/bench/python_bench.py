@@ -5,7 +5,8 @@ against the C batch API, on the tutorial and wide corpora.
 usage: python_bench.py DATA BUILD REPS
 
 featc: MODULE.read(FILE, batch_size=256) to the end (every batch's NumPy
-arrays built).  Python protobuf (python3-protobuf, Debian's; the
+arrays built), and the same with threads=2 (the caller's thread and one
+worker parse batches while the caller frames the next records).  Python protobuf (python3-protobuf, Debian's; the
 tf.train.Example message compiled by protoc --python_out into BUILD/bench/py):
 the file read, records framed in Python (lengths, no CRC check), each record
 parsed with Example.FromString, and the same arrays built per batch of 256
@@ -40,9 +41,9 @@ def median(f):
     return v[len(v) // 2]
 
 
-def featc_pass(mod, path):
+def featc_pass(mod, path, threads=1):
     n = 0
-    for b in mod.read(path, batch_size=B):
+    for b in mod.read(path, batch_size=B, threads=threads):
         n += 1
     return n
 
@@ -108,8 +109,8 @@ def main():
     ]
     print()
     print("Python (batches of %d, NumPy arrays; MB/s of the file, median of %d)" % (B, reps))
-    print("%-10s %10s %12s %8s %10s %12s" % ("corpus", "featc py", "py protobuf", "ratio",
-                                              "C batch", "py / C"))
+    print("%-10s %10s %12s %8s %10s %12s %10s %8s" % (
+        "corpus", "featc py", "py protobuf", "ratio", "C batch", "py / C", "2 threads", "2 / 1"))
     for name, mod, file, (dense, varlen, sbytes) in cases:
         path = os.path.join(data, file)
         size = os.path.getsize(path) / 1e6
@@ -117,7 +118,9 @@ def main():
         f = size / median(lambda: featc_pass(mod, path))
         p = size / median(lambda: protobuf_pass(path, dense, varlen, sbytes))
         c = c_rate(name, path)
-        print("%-10s %10.1f %12.1f %7.1fx %10.1f %11.2fx" % (name, f, p, f / p, c, f / c))
+        f2 = size / median(lambda: featc_pass(mod, path, 2))
+        print("%-10s %10.1f %12.1f %7.1fx %10.1f %11.2fx %10.1f %7.2fx"
+              % (name, f, p, f / p, c, f / c, f2, f2 / f))
 
 
 if __name__ == "__main__":
