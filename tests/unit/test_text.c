@@ -108,6 +108,81 @@ static void test_round_trip(void)
     }
 }
 
+/* What fc_float_shortest printed before it computed its digits exactly
+ * itself: the first %g precision from 6 that strtof reads back. */
+static size_t reference_shortest(char *buf, float v)
+{
+    int prec, n = 0;
+    if (isnan(v))
+        return (size_t)snprintf(buf, FC_FLOAT_CHARS, "nan");
+    if (isinf(v))
+        return (size_t)snprintf(buf, FC_FLOAT_CHARS, v < 0 ? "-inf" : "inf");
+    for (prec = 6; prec <= 9; prec++) {
+        n = snprintf(buf, FC_FLOAT_CHARS, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return (size_t)n;
+}
+
+static unsigned long g_compared;
+
+static void same_as_reference(float v)
+{
+    char got[FC_FLOAT_CHARS], want[FC_FLOAT_CHARS];
+    size_t n = fc_float_shortest(got, v), m = reference_shortest(want, v);
+    g_compared++;
+    CHECK_MSG(n == m && strcmp(got, want) == 0, "0x%08x: %s, printf and strtof give %s",
+              (unsigned)bits_of(v), got, want);
+}
+
+/* fc_float_shortest against the printf/strtof loop, byte for byte, where
+ * the exact digits matter most: random bit patterns, both ends of every
+ * binade, subnormals, integers and halves whose digits end on a tie at 6
+ * to 8 digits, and the floats nearest each power of ten and its
+ * neighbours. */
+static void test_against_printf(void)
+{
+    unsigned k, b;
+    int e;
+    for (k = 0; k < 100000; k++)
+        same_as_reference(float_of_bits((uint32_t)(h_rand() >> 32)));
+    for (b = 0; b < 255; b++) {
+        static const uint32_t ends[] = {0, 1, 2, 3, 0x400000, 0x7ffffd, 0x7ffffe, 0x7fffff};
+        for (k = 0; k < sizeof ends / sizeof ends[0]; k++) {
+            same_as_reference(float_of_bits(b << 23 | ends[k]));
+            same_as_reference(float_of_bits(0x80000000u | b << 23 | ends[k]));
+        }
+    }
+    for (k = 1; k < 5000; k++) /* the smallest subnormals, then a sample */
+        same_as_reference(float_of_bits(k));
+    for (k = 5000; k < 0x800000; k += 997)
+        same_as_reference(float_of_bits(k));
+    for (k = 1000005; k < 16777216; k += 211) /* ...5: a tie at 6 digits */
+        same_as_reference((float)k);
+    for (k = 1000000; k < 8388608; k += 113) /* ...5 after the point: a tie at 7 */
+        same_as_reference((float)k + 0.5f);
+    for (k = 10000000; k < 16777216; k += 157) /* 8 digits: ties at 6 and 7 */
+        same_as_reference((float)k);
+    for (e = -46; e <= 39; e++) {
+        char dec[32];
+        float v;
+        int d;
+        for (d = 1; d <= 9; d++) {
+            snprintf(dec, sizeof dec, "%de%d", d, e);
+            v = strtof(dec, NULL);
+            same_as_reference(v);
+            same_as_reference(nextafterf(v, 0));
+            same_as_reference(nextafterf(v, INFINITY));
+            snprintf(dec, sizeof dec, "%d.5e%d", d, e);
+            same_as_reference(strtof(dec, NULL));
+            snprintf(dec, sizeof dec, "%d.0000005e%d", d, e);
+            same_as_reference(strtof(dec, NULL));
+        }
+    }
+    CHECK_MSG(g_compared > 250000, "only %lu floats compared", g_compared);
+}
+
 static void check_u64(uint64_t v)
 {
     char buf[64], want[64];
@@ -223,5 +298,6 @@ int main(void)
     RUN(test_integers);
     RUN(test_spellings);
     RUN(test_round_trip);
+    RUN(test_against_printf);
     return harness_report("text");
 }

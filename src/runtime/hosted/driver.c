@@ -10,22 +10,321 @@
 #include "featc/fc_input.h"
 #include "wire.h"
 
+/* ------------------------------------------------------------ floats
+ *
+ * fc_float_shortest prints what the loop
+ *     for (p = 6; p <= 9; p++) { snprintf(buf, n, "%.*g", p, v); if (strtof(buf) == v) break; }
+ * prints (the first %g precision from 6 that reads back), without printf
+ * or strtof: the digits are computed exactly, with integers.  A float32 is
+ * M x 2^E (M < 2^24); a decimal q x 10^s is compared with such a value
+ * exactly as q x 5^s x 2^s against M' x 2^E', in a small bignum.  %.pg's
+ * digits are v rounded to p significant digits, ties to even (glibc's
+ * printf rounds exactly, in the default rounding mode); they read back as
+ * v when they lie inside v's rounding interval (its ends included when M
+ * is even: strtof rounds ties to even).  tests/unit/test_text.c compares
+ * it with that loop. */
+
+#define BN_WORDS 14 /* 448 bits: the largest product here is below 2^400 */
+
+typedef struct bn {
+    uint32_t w[BN_WORDS]; /* least significant first */
+    unsigned n;           /* words in use */
+} bn;
+
+static void bn_set(bn *a, uint64_t v)
+{
+    a->w[0] = (uint32_t)v;
+    a->w[1] = (uint32_t)(v >> 32);
+    a->n = a->w[1] != 0 ? 2u : a->w[0] != 0 ? 1u : 0u;
+}
+
+static void bn_mul_small(bn *a, uint32_t m)
+{
+    uint64_t carry = 0;
+    unsigned i;
+    for (i = 0; i < a->n; i++) {
+        uint64_t t = (uint64_t)a->w[i] * m + carry;
+        a->w[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    if (carry != 0 && a->n < BN_WORDS)
+        a->w[a->n++] = (uint32_t)carry;
+}
+
+static void bn_mul_pow5(bn *a, unsigned e)
+{
+    while (e >= 13) {
+        bn_mul_small(a, 1220703125u); /* 5^13 */
+        e -= 13;
+    }
+    if (e > 0) {
+        uint32_t m = 1;
+        while (e-- > 0)
+            m *= 5;
+        bn_mul_small(a, m);
+    }
+}
+
+static void bn_shl(bn *a, unsigned s)
+{
+    unsigned words = s / 32, bits = s % 32, i;
+    if (a->n == 0)
+        return;
+    if (a->n + words + 1 > BN_WORDS) { /* never with float32's range */
+        a->n = 0;
+        return;
+    }
+    a->w[a->n + words] = 0;
+    for (i = a->n; i-- > 0;) {
+        if (bits != 0)
+            a->w[i + words + 1] |= a->w[i] >> (32 - bits);
+        a->w[i + words] = a->w[i] << bits;
+    }
+    for (i = 0; i < words; i++)
+        a->w[i] = 0;
+    a->n += words + 1;
+    while (a->n > 0 && a->w[a->n - 1] == 0)
+        a->n--;
+}
+
+static int bn_cmp(const bn *a, const bn *b)
+{
+    unsigned i;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    for (i = a->n; i-- > 0;)
+        if (a->w[i] != b->w[i])
+            return a->w[i] < b->w[i] ? -1 : 1;
+    return 0;
+}
+
+/* The sign of q x 10^s - m x 2^e. */
+static int cmp_dec_bin(uint64_t q, int s, uint64_t m, int e)
+{
+    bn a, b;
+    bn_set(&a, q);
+    bn_set(&b, m);
+    if (s >= 0)
+        bn_mul_pow5(&a, (unsigned)s);
+    else
+        bn_mul_pow5(&b, (unsigned)-s);
+    /* now a x 2^s against b x 2^e */
+    if (s > e)
+        bn_shl(&a, (unsigned)(s - e));
+    else if (e > s)
+        bn_shl(&b, (unsigned)(e - s));
+    return bn_cmp(&a, &b);
+}
+
+static const uint64_t pow10_u64[] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
+                                     10000000u, 100000000u, 1000000000u, 10000000000u};
+
+/* v = m x 2^e > 0 rounded to p significant digits: *q (p digits) x 10^*s. */
+static void round_to_digits(uint64_t m, int e, double v, int p, uint64_t *q, int *s)
+{
+    int k = (int)floor(log10(v)), t;
+    uint64_t d;
+    /* k: 10^k <= v < 10^(k+1), exactly */
+    while (cmp_dec_bin(1, k, m, e) > 0)
+        k--;
+    while (cmp_dec_bin(1, k + 1, m, e) <= 0)
+        k++;
+    t = k - p + 1;
+    /* d = floor(v / 10^t): a guess in double, then exactly */
+    d = (uint64_t)(t >= 0 ? v / pow(10.0, t) : v * pow(10.0, -t));
+    while (d > 0 && cmp_dec_bin(d, t, m, e) > 0)
+        d--;
+    while (cmp_dec_bin(d + 1, t, m, e) <= 0)
+        d++;
+    /* round half to even: (2d + 1) x 10^t against 2v */
+    {
+        int c = cmp_dec_bin(2 * d + 1, t, m, e + 1);
+        if (c < 0 || (c == 0 && (d & 1) != 0))
+            d++;
+    }
+    if (d == pow10_u64[p]) { /* 9.99.. rounded up to 10.0.. */
+        d /= 10;
+        t++;
+    }
+    *q = d;
+    *s = t;
+}
+
+/* q x 10^s reads back (strtof, ties to even) as m x 2^e, the float32 with
+ * mantissa m (subnormal when e is -149 and m < 2^23). */
+static int reads_back(uint64_t q, int s, uint64_t m, int e)
+{
+    int hi = cmp_dec_bin(q, s, 2 * m + 1, e - 1), lo;
+    if (hi > 0 || (hi == 0 && (m & 1) != 0))
+        return 0;
+    if (m == ((uint64_t)1 << 23) && e > -149) /* a power of two: the gap below is half */
+        lo = cmp_dec_bin(q, s, 4 * m - 1, e - 2);
+    else
+        lo = cmp_dec_bin(q, s, 2 * m - 1, e - 1);
+    return lo > 0 || (lo == 0 && (m & 1) == 0);
+}
+
+/* %.pg of q x 10^s (q has p digits): trailing zeros dropped. */
+static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
+{
+    char dig[10];
+    int nd = p, x = s + p - 1, i;
+    size_t n = 0;
+    for (i = p; i-- > 0;) {
+        dig[i] = (char)('0' + (int)(q % 10));
+        q /= 10;
+    }
+    while (nd > 1 && dig[nd - 1] == '0')
+        nd--;
+    if (neg)
+        buf[n++] = '-';
+    if (x < -4 || x >= p) {
+        int ax = x < 0 ? -x : x;
+        buf[n++] = dig[0];
+        if (nd > 1) {
+            buf[n++] = '.';
+            for (i = 1; i < nd; i++)
+                buf[n++] = dig[i];
+        }
+        buf[n++] = 'e';
+        buf[n++] = x < 0 ? '-' : '+';
+        if (ax >= 10) {
+            buf[n++] = (char)('0' + ax / 10);
+            buf[n++] = (char)('0' + ax % 10);
+        } else {
+            buf[n++] = '0';
+            buf[n++] = (char)('0' + ax);
+        }
+    } else if (x >= 0) {
+        for (i = 0; i <= x; i++)
+            buf[n++] = i < nd ? dig[i] : '0';
+        if (nd > x + 1) {
+            buf[n++] = '.';
+            for (i = x + 1; i < nd; i++)
+                buf[n++] = dig[i];
+        }
+    } else {
+        buf[n++] = '0';
+        buf[n++] = '.';
+        for (i = x + 1; i < 0; i++)
+            buf[n++] = '0';
+        for (i = 0; i < nd; i++)
+            buf[n++] = dig[i];
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+/* The fast path: the same decisions in double arithmetic, taken only
+ * where the error cannot change them (else the exact path decides).
+ * a x 10^j with |j| <= 56 costs at most three roundings: a relative error
+ * below 4e-16; MARGIN is far above it. */
+#define MARGIN 1e-13
+
+static const double pow10_f64[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static double scale10(double a, int j)
+{
+    if (j >= 0) {
+        while (j > 22) {
+            a *= 1e22;
+            j -= 22;
+        }
+        return a * pow10_f64[j];
+    }
+    while (j < -22) {
+        a /= 1e22;
+        j += 22;
+    }
+    return a / pow10_f64[-j];
+}
+
+/* round_to_digits in doubles: 1, or 0 when too close to call. */
+static int fast_digits(double a, int *k, int p, uint64_t *q, int *s)
+{
+    double x = scale10(a, p - 1 - *k), lo = pow10_f64[p - 1], hi = pow10_f64[p], f;
+    uint64_t d;
+    if (x < lo) {
+        --*k;
+        x = scale10(a, p - 1 - *k);
+    } else if (x >= hi) {
+        ++*k;
+        x = scale10(a, p - 1 - *k);
+    }
+    if (x < lo * (1 + MARGIN) || x >= hi * (1 - MARGIN))
+        return 0;
+    f = floor(x);
+    if (fabs(x - f - 0.5) <= x * MARGIN)
+        return 0; /* a tie, or nearly */
+    d = (uint64_t)f + (x - f > 0.5 ? 1u : 0u);
+    *s = *k - p + 1;
+    if (d == pow10_u64[p]) {
+        d /= 10;
+        ++*s;
+    }
+    *q = d;
+    return 1;
+}
+
+/* reads_back in doubles: 1 or 0, or -1 when too close to call.  The ends
+ * of the rounding interval are doubles exactly (25 bits). */
+static int fast_reads_back(uint64_t q, int s, uint64_t m, int e)
+{
+    double dd = scale10((double)q, s);
+    double hi = ldexp((double)(2 * m + 1), e - 1), lo;
+    if (m == ((uint64_t)1 << 23) && e > -149)
+        lo = ldexp((double)(4 * m - 1), e - 2);
+    else
+        lo = ldexp((double)(2 * m - 1), e - 1);
+    if (dd > hi * (1 + MARGIN) || dd < lo * (1 - MARGIN))
+        return 0;
+    if (dd < hi * (1 - MARGIN) && dd > lo * (1 + MARGIN))
+        return 1;
+    return -1;
+}
+
 size_t fc_float_shortest(char *buf, float v)
 {
-    int prec, n = 0;
-    if (isnan(v))
-        return (size_t)snprintf(buf, FC_FLOAT_CHARS, "nan");
-    if (isinf(v))
-        return (size_t)snprintf(buf, FC_FLOAT_CHARS, v < 0 ? "-inf" : "inf");
-    /* %g drops trailing zeros, so the first precision that reads back is
-     * the shortest; below 6 it would write 100 as 1e+02.  9 significant
-     * digits always read back as the same float32. */
-    for (prec = 6; prec <= 9; prec++) {
-        n = snprintf(buf, FC_FLOAT_CHARS, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v)
+    uint32_t u, frac;
+    int bexp, e, p, s = 0, k;
+    uint64_t m, q = 0;
+    double a;
+    memcpy(&u, &v, sizeof u);
+    frac = u & 0x7fffffu;
+    bexp = (int)((u >> 23) & 0xffu);
+    if (bexp == 0xff) {
+        const char *t = frac != 0 ? "nan" : (u >> 31) != 0 ? "-inf" : "inf";
+        strcpy(buf, t);
+        return strlen(t);
+    }
+    if (bexp == 0 && frac == 0) {
+        strcpy(buf, (u >> 31) != 0 ? "-0" : "0");
+        return (u >> 31) != 0 ? 2u : 1u;
+    }
+    if (bexp == 0) {
+        m = frac;
+        e = -149;
+    } else {
+        m = frac | 0x800000u;
+        e = bexp - 150;
+    }
+    a = fabs((double)v);
+    k = (int)floor(log10(a));
+    for (p = 6; p <= 9; p++) {
+        int rb;
+        if (!fast_digits(a, &k, p, &q, &s))
+            round_to_digits(m, e, a, p, &q, &s);
+        rb = fast_reads_back(q, s, m, e);
+        if (rb < 0)
+            rb = reads_back(q, s, m, e);
+        if (rb)
             break;
     }
-    return (size_t)n;
+    if (p > 9)
+        p = 9; /* never: 9 digits always read back */
+    return format_g(buf, (u >> 31) != 0, q, s, p);
 }
 
 void fc_json_float(FILE *f, float v)
