@@ -74,7 +74,9 @@ static const char *const count_usage =
     "\n"
     "Prints the number of records of each file (\"N FILE\"), and a total when\n"
     "given several files.  Both CRCs of every record are verified unless\n"
-    "--crc says otherwise.\n"
+    "--crc says otherwise.  A file that fails shows the records read before\n"
+    "the failure (\"N FILE (failed after N records)\"), and the total counts\n"
+    "them and says how many files failed.\n"
     "\n"
     "options:\n"
     "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
@@ -459,12 +461,18 @@ static int tally_report(const file_tally *t, const record_opts *o, int mode, con
                         const fc_input *in, unsigned long long *total)
 {
     if (mode == MODE_COUNT) {
+        *total += t->n;
         if (t->failed.status != FC_OK) {
+            /* the records read before the failure count, marked */
             report_file_error(path, &t->failed);
+            if (t->n == 0)
+                printf("0 %s (failed before its first record)\n", path);
+            else
+                printf("%llu %s (failed after %llu record%s)\n", t->n, path, t->n,
+                       t->n == 1 ? "" : "s");
             return EXIT_DATA_ERR;
         }
         printf("%llu %s\n", t->n, path);
-        *total += t->n;
         if (t->skipped > 0)
             fprintf(stderr, "featc: %s: skipped %llu corrupt records; last: %s\n", path,
                     t->skipped, t->last_skip.message);
@@ -504,9 +512,20 @@ static int worse(int rc, int file_rc)
     return file_rc > rc ? file_rc : rc;
 }
 
+/* count's total line: the records of every file, those read before a
+ * failure included, and how many files failed. */
+static void count_total(unsigned long long total, int failed, int nfiles)
+{
+    if (failed == 0)
+        printf("%llu total\n", total);
+    else
+        printf("%llu total (incomplete: %d of %d files failed; the records read before "
+               "each failure are counted)\n", total, failed, nfiles);
+}
+
 static int run_count_or_verify(const record_opts *o, int mode)
 {
-    int rc = EXIT_OK, k;
+    int rc = EXIT_OK, k, failed = 0;
     unsigned long long total = 0;
     tools_decoder d;
     memset(&d, 0, sizeof d);
@@ -516,6 +535,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
         fc_input in;
         fc_record rec;
         file_tally t;
+        int file_rc;
         int s = fc_input_open(&in, path, &o->read);
         tally_init(&t);
         if (s == FC_OK) {
@@ -533,11 +553,13 @@ static int run_count_or_verify(const record_opts *o, int mode)
             t.compression = fc_reader_compression(&in.reader);
             t.bytes = fc_reader_offset(&in.reader) - in.part_start;
         }
-        rc = worse(rc, tally_report(&t, o, mode, path, &in, &total));
+        file_rc = tally_report(&t, o, mode, path, &in, &total);
+        failed += file_rc == EXIT_DATA_ERR;
+        rc = worse(rc, file_rc);
         fc_input_close(&in);
     }
     if (mode == MODE_COUNT && o->nfiles > 1)
-        printf("%llu total\n", total);
+        count_total(total, failed, o->nfiles);
     free(d.mem);
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
@@ -599,7 +621,7 @@ static int run_pool(const record_opts *o, int mode)
     fc_pool_split *sp;
     fc_error err;
     file_tally t;
-    int rc = EXIT_OK;
+    int rc = EXIT_OK, failed = 0;
     unsigned long long total = 0;
     memset(&po, 0, sizeof po);
     po.threads = o->jobs;
@@ -639,12 +661,15 @@ static int run_pool(const record_opts *o, int mode)
         }
         free(u);
         sp->user = NULL;
-        if (sp->split + 1 == sp->splits)
-            rc = worse(rc, tally_report(&t, o, mode, o->files[sp->file], NULL, &total));
+        if (sp->split + 1 == sp->splits) {
+            int file_rc = tally_report(&t, o, mode, o->files[sp->file], NULL, &total);
+            failed += file_rc == EXIT_DATA_ERR;
+            rc = worse(rc, file_rc);
+        }
     }
     fc_pool_close(pool);
     if (mode == MODE_COUNT && o->nfiles > 1)
-        printf("%llu total\n", total);
+        count_total(total, failed, o->nfiles);
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
     return rc;

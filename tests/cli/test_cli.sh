@@ -110,6 +110,25 @@ has "$tmp/out" '"image_raw":{"bytes_list":["\u00ff\u00d8\u00ff' "jpeg bytes"
 expect_rc 0 "lenient ELWC" "$featc" cat --lenient --json "$corpus/tf-ranking__train_elwc.tfrecord"
 expect_rc 0 "count several" "$featc" count "$corpus/pwnall-tfrecord__data.tfrecord" "$corpus/tfx__mnist.tfrecord"
 has "$tmp/out" "1001 total" "count total"
+# a damaged file's records before the damage count, marked, and the total says so
+head -c 300000 "$corpus/tfx__mnist.tfrecord" > "$tmp/cut.tfrecord"
+cut_n=$($py -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(); pos = n = 0
+while pos + 12 <= len(d):
+    size = struct.unpack_from("<Q", d, pos)[0]
+    if pos + 16 + size > len(d): break
+    pos += 16 + size; n += 1
+print(n)' "$tmp/cut.tfrecord")
+for j in 1 2; do
+    expect_rc 2 "count -j $j, a cut and a missing file" "$featc" count -j $j \
+        "$corpus/pwnall-tfrecord__data.tfrecord" "$tmp/cut.tfrecord"
+    has "$tmp/out" "$cut_n $tmp/cut.tfrecord (failed after $cut_n records)" "count -j $j: cut file"
+    has "$tmp/out" "$((cut_n + 1)) total (incomplete: 1 of 2 files failed; the records read before each failure are counted)" "count -j $j: total"
+    has "$tmp/err" "$tmp/cut.tfrecord: truncated record at" "count -j $j: why"
+done
+expect_rc 2 "count, a missing file" "$featc" count "$corpus/pwnall-tfrecord__data.tfrecord" "$tmp/missing"
+has "$tmp/out" "0 $tmp/missing (failed before its first record)" "count: missing file"
+has "$tmp/out" "1 total (incomplete: 1 of 2 files failed;" "count: total with a missing file"
 
 # ---- streaming from standard input, compressed and not
 gzip -dc < "$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz" > "$tmp/penguin.tfrecord"
