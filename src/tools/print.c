@@ -36,6 +36,67 @@ void print_text_bytes(FILE *f, const uint8_t *p, size_t n)
     fputc('"', f);
 }
 
+/* Well-formed UTF-8 as a text-format literal: the characters as they are,
+ * C escapes for quotes, backslash and controls (as print_text_bytes). */
+static void print_text_utf8(FILE *f, const uint8_t *p, size_t n)
+{
+    size_t i;
+    fputc('"', f);
+    for (i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        switch (c) {
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '"': fputs("\\\"", f); break;
+        case '\'': fputs("\\'", f); break;
+        case '\\': fputs("\\\\", f); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                fprintf(f, "\\%03o", (unsigned)c);
+            else
+                fputc(c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* How much of a value of n bytes to show, and whether it is text. */
+static size_t value_shown(const uint8_t *p, size_t n, const print_opts *po, int *utf8)
+{
+    size_t show = po->max_bytes != 0 && n > po->max_bytes ? po->max_bytes : n;
+    *utf8 = po->utf8 && fc_utf8_valid(p, n);
+    if (*utf8)
+        while (show < n && show > 0 && (p[show] & 0xc0) == 0x80)
+            show--; /* not inside a character */
+    return show;
+}
+
+void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
+{
+    int utf8;
+    size_t show = value_shown(p, n, po, &utf8);
+    if (utf8)
+        print_text_utf8(f, p, show);
+    else
+        print_text_bytes(f, p, show);
+    if (show < n)
+        fprintf(f, "  # shortened: first %zu of %zu bytes", show, n);
+}
+
+void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
+{
+    int utf8;
+    size_t show = value_shown(p, n, po, &utf8);
+    if (show == n) {
+        fc_json_string(f, p, n, utf8);
+        return;
+    }
+    fputs("{\"shortened\":", f);
+    fc_json_string(f, p, show, utf8);
+    fprintf(f, ",\"bytes\":%zu}", n);
+}
+
 static void indent(FILE *f, int depth)
 {
     int i;
@@ -43,7 +104,7 @@ static void indent(FILE *f, int depth)
         fputs("  ", f);
 }
 
-static void text_feature(FILE *f, const FcPb__Feature *v, int depth)
+static void text_feature(FILE *f, const FcPb__Feature *v, int depth, const print_opts *po)
 {
     size_t i;
     switch (v->kind_case) {
@@ -53,7 +114,7 @@ static void text_feature(FILE *f, const FcPb__Feature *v, int depth)
         for (i = 0; i < v->bytes_list->n_value; i++) {
             indent(f, depth + 1);
             fputs("value: ", f);
-            print_text_bytes(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len);
+            print_text_value(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len, po);
             fputc('\n', f);
         }
         indent(f, depth);
@@ -86,7 +147,8 @@ static void text_feature(FILE *f, const FcPb__Feature *v, int depth)
     }
 }
 
-static void text_features(FILE *f, const char *name, const fc_fb_feature *v, size_t n)
+static void text_features(FILE *f, const char *name, const fc_fb_feature *v, size_t n,
+                          const print_opts *po)
 {
     size_t i;
     fprintf(f, "%s {\n", name);
@@ -94,22 +156,22 @@ static void text_features(FILE *f, const char *name, const fc_fb_feature *v, siz
         fputs("  feature {\n    key: ", f);
         print_text_bytes(f, v[i].key, v[i].key_len);
         fputs("\n    value {\n", f);
-        text_feature(f, v[i].value, 3);
+        text_feature(f, v[i].value, 3, po);
         fputs("    }\n  }\n", f);
     }
     fputs("}\n", f);
 }
 
-void print_fallback_text(FILE *f, const fc_fallback *fb)
+void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po)
 {
     size_t i, j;
     if (fb->kind == FC_PAYLOAD_EXAMPLE) {
         if (fb->example->features != NULL)
-            text_features(f, "features", fb->features, fb->n_features);
+            text_features(f, "features", fb->features, fb->n_features, po);
         return;
     }
     if (fb->sequence->context != NULL)
-        text_features(f, "context", fb->features, fb->n_features);
+        text_features(f, "context", fb->features, fb->n_features, po);
     if (fb->sequence->feature_lists == NULL)
         return;
     fputs("feature_lists {\n", f);
@@ -120,7 +182,7 @@ void print_fallback_text(FILE *f, const fc_fallback *fb)
         fputs("\n    value {\n", f);
         for (j = 0; j < l->n_feature; j++) {
             fputs("      feature {\n", f);
-            text_feature(f, l->feature[j], 4);
+            text_feature(f, l->feature[j], 4, po);
             fputs("      }\n", f);
         }
         fputs("    }\n  }\n", f);
@@ -128,7 +190,7 @@ void print_fallback_text(FILE *f, const fc_fallback *fb)
     fputs("}\n", f);
 }
 
-static void json_feature(FILE *f, const FcPb__Feature *v)
+static void json_feature(FILE *f, const FcPb__Feature *v, const print_opts *po)
 {
     size_t i;
     switch (v->kind_case) {
@@ -137,7 +199,7 @@ static void json_feature(FILE *f, const FcPb__Feature *v)
         for (i = 0; i < v->bytes_list->n_value; i++) {
             if (i > 0)
                 fputc(',', f);
-            fc_json_bytes(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len);
+            print_json_value(f, v->bytes_list->value[i].data, v->bytes_list->value[i].len, po);
         }
         fputs("]}", f);
         break;
@@ -162,7 +224,7 @@ static void json_feature(FILE *f, const FcPb__Feature *v)
     }
 }
 
-static void json_features(FILE *f, const fc_fb_feature *v, size_t n)
+static void json_features(FILE *f, const fc_fb_feature *v, size_t n, const print_opts *po)
 {
     size_t i;
     fputc('{', f);
@@ -171,21 +233,21 @@ static void json_features(FILE *f, const fc_fb_feature *v, size_t n)
             fputc(',', f);
         fc_json_string(f, v[i].key, v[i].key_len, 1);
         fputc(':', f);
-        json_feature(f, v[i].value);
+        json_feature(f, v[i].value, po);
     }
     fputc('}', f);
 }
 
-void print_fallback_json(FILE *f, const fc_fallback *fb)
+void print_fallback_json(FILE *f, const fc_fallback *fb, const print_opts *po)
 {
     size_t i, j;
     if (fb->kind == FC_PAYLOAD_EXAMPLE) {
         fputs("\"type\":\"Example\",\"features\":", f);
-        json_features(f, fb->features, fb->n_features);
+        json_features(f, fb->features, fb->n_features, po);
         return;
     }
     fputs("\"type\":\"SequenceExample\",\"context\":", f);
-    json_features(f, fb->features, fb->n_features);
+    json_features(f, fb->features, fb->n_features, po);
     fputs(",\"feature_lists\":{", f);
     for (i = 0; i < fb->n_feature_lists; i++) {
         const FcPb__FeatureList *l = fb->feature_lists[i].value;
@@ -196,7 +258,7 @@ void print_fallback_json(FILE *f, const fc_fallback *fb)
         for (j = 0; j < l->n_feature; j++) {
             if (j > 0)
                 fputc(',', f);
-            json_feature(f, l->feature[j]);
+            json_feature(f, l->feature[j], po);
         }
         fputc(']', f);
     }

@@ -17,7 +17,21 @@ void print_float(FILE *f, float v);
  * non-printables), with the quotes. */
 void print_text_bytes(FILE *f, const uint8_t *p, size_t n);
 
-void print_fallback_text(FILE *f, const fc_fallback *fb);
-void print_fallback_json(FILE *f, const fc_fallback *fb);
+/* How bytes values are shown (cat --max-bytes, --utf8). */
+typedef struct print_opts {
+    size_t max_bytes; /* a longer value shows its first max_bytes bytes and its
+                         length (0: whole) */
+    int utf8;         /* a value that is well-formed UTF-8 shows as text */
+} print_opts;
+
+/* A bytes value under po: text format (a string literal; shortened, a
+ * comment "# shortened: first N of L bytes" after it) or JSON (a string;
+ * shortened, {"shortened":"...","bytes":L}).  A shortened UTF-8 value is
+ * cut between characters. */
+void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po);
+void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po);
+
+void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po);
+void print_fallback_json(FILE *f, const fc_fallback *fb, const print_opts *po);
 
 #endif /* FEATC_PRINT_H */

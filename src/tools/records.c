@@ -11,6 +11,7 @@
  */
 #include "tools.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "print.h"
 
 enum { MODE_CAT, MODE_COUNT, MODE_VERIFY };
+enum { RAW_NONE, RAW_TEXT, RAW_HEX, RAW_BASE64 };
 
 typedef struct record_opts {
     fc_input_options read;
@@ -29,6 +31,11 @@ typedef struct record_opts {
     int flags;      /* FC_FALLBACK_LENIENT */
     fc_payload_kind type;
     size_t max_memory; /* tools_decoder's limit */
+    /* cat */
+    unsigned long long limit, skip; /* --limit (with has_limit), --skip */
+    int has_limit;
+    int raw;           /* RAW_*: payloads printed without decoding */
+    print_opts print;  /* --max-bytes, --utf8 */
     int nfiles;
     char **files;
 } record_opts;
@@ -45,6 +52,20 @@ static const char *const cat_usage =
     "\n"
     "options:\n"
     "  --json                  one JSON object per record\n"
+    "  --limit=N               print N records at most, then stop reading\n"
+    "  --skip=N                leave out the first N records (framed and\n"
+    "                          checked, not decoded); both count over all\n"
+    "                          the files, in order\n"
+    "  --max-bytes=N           show a bytes value longer than N bytes (K/M/G\n"
+    "                          suffixes) as its first N bytes and its length\n"
+    "  --utf8                  show bytes values that are well-formed UTF-8 as\n"
+    "                          text (by default JSON shows each byte as the\n"
+    "                          code point U+00XX and text format escapes\n"
+    "                          bytes over 0x7e in octal)\n"
+    "  --raw[=text|hex|base64] print each record's bytes without decoding\n"
+    "                          them: as an escaped string (the default), in\n"
+    "                          hexadecimal or in base64; for records that are\n"
+    "                          not Examples\n"
     "  --type=auto|example|sequence\n"
     "                          how to read payloads (default auto: Example,\n"
     "                          else SequenceExample)\n"
@@ -119,6 +140,11 @@ static const char *const verify_usage =
 
 static const struct option cat_long[] = {
     {"json", no_argument, NULL, TOOLS_OPT_JSON},
+    {"limit", required_argument, NULL, TOOLS_OPT_LIMIT},
+    {"skip", required_argument, NULL, TOOLS_OPT_SKIP},
+    {"max-bytes", required_argument, NULL, TOOLS_OPT_MAX_BYTES},
+    {"utf8", no_argument, NULL, TOOLS_OPT_UTF8},
+    {"raw", optional_argument, NULL, TOOLS_OPT_RAW},
     {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
     TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS,
@@ -224,6 +250,17 @@ int tools_part_done(const cli_command *c, const fc_input_options *read, int sync
     return 0;
 }
 
+/* A count of records: digits only, 0 on success. */
+static int parse_count(const char *s, unsigned long long *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return *end != '\0' || errno != 0 ? -1 : 0;
+}
+
 /* Returns 0 to go on, else the exit status (help and version: 0 after
  * *done is set). */
 static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, int *done)
@@ -243,6 +280,28 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
                 return r;
         } else if (opt == TOOLS_OPT_JSON) {
             o->json = 1;
+        } else if (opt == TOOLS_OPT_LIMIT) {
+            if (parse_count(optarg, &o->limit) != 0)
+                return cli_usage_error(c, "bad number of records '%s'", optarg);
+            o->has_limit = 1;
+        } else if (opt == TOOLS_OPT_SKIP) {
+            if (parse_count(optarg, &o->skip) != 0)
+                return cli_usage_error(c, "bad number of records '%s'", optarg);
+        } else if (opt == TOOLS_OPT_MAX_BYTES) {
+            if (fc_input_parse_size(optarg, &o->print.max_bytes) != 0 || o->print.max_bytes == 0)
+                return cli_usage_error(c, "bad size '%s' (a number from 1, with K, M or G)",
+                                       optarg);
+        } else if (opt == TOOLS_OPT_UTF8) {
+            o->print.utf8 = 1;
+        } else if (opt == TOOLS_OPT_RAW) {
+            if (optarg == NULL || strcmp(optarg, "text") == 0)
+                o->raw = RAW_TEXT;
+            else if (strcmp(optarg, "hex") == 0)
+                o->raw = RAW_HEX;
+            else if (strcmp(optarg, "base64") == 0)
+                o->raw = RAW_BASE64;
+            else
+                return cli_usage_error(c, "unknown raw format '%s' (text, hex, base64)", optarg);
         } else if (opt == TOOLS_OPT_LENIENT) {
             o->flags |= FC_FALLBACK_LENIENT;
         } else if (opt == TOOLS_OPT_EXAMPLES) {
@@ -324,9 +383,82 @@ static void report_skips(const char *path, const fc_input *in)
                 fc_reader_last_skip(&in->reader)->message);
 }
 
+/* The first n bytes of p in hexadecimal or base64, through a buffer. */
+static void print_encoded(FILE *f, const uint8_t *p, size_t n, int raw)
+{
+    static const char hex[] = "0123456789abcdef";
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char buf[4096];
+    size_t i = 0, k = 0;
+    if (raw == RAW_HEX) {
+        for (i = 0; i < n; i++) {
+            buf[k++] = hex[p[i] >> 4];
+            buf[k++] = hex[p[i] & 15];
+            if (k + 2 > sizeof buf) {
+                fwrite(buf, 1, k, f);
+                k = 0;
+            }
+        }
+    } else {
+        for (i = 0; i + 3 <= n; i += 3) {
+            uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+            buf[k++] = b64[v >> 18];
+            buf[k++] = b64[(v >> 12) & 63];
+            buf[k++] = b64[(v >> 6) & 63];
+            buf[k++] = b64[v & 63];
+            if (k + 4 > sizeof buf) {
+                fwrite(buf, 1, k, f);
+                k = 0;
+            }
+        }
+        if (i < n) {
+            uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0u);
+            buf[k++] = b64[v >> 18];
+            buf[k++] = b64[(v >> 12) & 63];
+            buf[k++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+            buf[k++] = '=';
+        }
+    }
+    fwrite(buf, 1, k, f);
+}
+
+/* cat --raw: a record's bytes, not decoded. */
+static void print_raw(const record_opts *o, const fc_record *rec)
+{
+    static const char *const names[] = {"", "raw", "hex", "base64"};
+    size_t n = rec->length;
+    size_t show = o->print.max_bytes != 0 && n > o->print.max_bytes ? o->print.max_bytes : n;
+    if (o->json) {
+        printf("\"size\":%zu,\"%s\":", n, names[o->raw]);
+        if (o->raw == RAW_TEXT) {
+            int utf8 = o->print.utf8 && fc_utf8_valid(rec->data, n);
+            while (utf8 && show < n && show > 0 && (rec->data[show] & 0xc0) == 0x80)
+                show--;
+            fc_json_string(stdout, rec->data, show, utf8);
+        } else {
+            putchar('"');
+            print_encoded(stdout, rec->data, show, o->raw);
+            putchar('"');
+        }
+        if (show < n)
+            printf(",\"shown\":%zu", show);
+        return;
+    }
+    printf("%s: ", names[o->raw]);
+    if (o->raw == RAW_TEXT) {
+        print_text_value(stdout, rec->data, n, &o->print);
+    } else {
+        print_encoded(stdout, rec->data, show, o->raw);
+        if (show < n)
+            printf("  # shortened: first %zu of %zu bytes", show, n);
+    }
+    putchar('\n');
+}
+
 static int run_cat(const record_opts *o)
 {
     int rc = EXIT_OK, k;
+    unsigned long long seen = 0, printed = 0;
     tools_decoder d;
     memset(&d, 0, sizeof d);
     d.limit = o->max_memory;
@@ -334,19 +466,32 @@ static int run_cat(const record_opts *o)
         const char *path = o->files[k];
         fc_input in;
         fc_record rec;
-        int s = fc_input_open(&in, path, &o->read);
+        int s;
+        if (o->has_limit && printed >= o->limit)
+            break; /* the files after the limit are not read */
+        s = fc_input_open(&in, path, &o->read);
         if (s != FC_OK) {
             report_file_error(path, &in.err);
             fc_input_close(&in);
             rc = EXIT_DATA_ERR;
             continue;
         }
-        while ((s = fc_input_next(&in, &rec)) == FC_OK) {
+        for (;;) {
             fc_fallback fb;
             fc_error perr;
-            fc_status ds;
+            fc_status ds = FC_OK;
+            if (o->has_limit && printed >= o->limit) {
+                s = FC_END;
+                break;
+            }
+            if ((s = fc_input_next(&in, &rec)) != FC_OK)
+                break;
+            if (seen++ < o->skip)
+                continue;
+            printed++;
             fc_error_clear(&perr);
-            ds = tools_decode(&d, &rec, o->type, o->flags, &fb, &perr);
+            if (!o->raw)
+                ds = tools_decode(&d, &rec, o->type, o->flags, &fb, &perr);
             if (o->json) {
                 fputc('{', stdout);
                 if (o->nfiles > 1) {
@@ -358,10 +503,12 @@ static int run_cat(const record_opts *o)
                     printf("\"record\":%llu,", (unsigned long long)rec.index);
                 else
                     fputs("\"record\":null,", stdout); /* after --sync=checksum */
-                if (o->read.part != FC_PART_ALL)
+                if (o->read.part != FC_PART_ALL || o->raw)
                     printf("\"offset\":%llu,", (unsigned long long)rec.offset);
-                if (ds == FC_OK) {
-                    print_fallback_json(stdout, &fb);
+                if (o->raw) {
+                    print_raw(o, &rec);
+                } else if (ds == FC_OK) {
+                    print_fallback_json(stdout, &fb, &o->print);
                 } else {
                     fputs("\"error\":", stdout);
                     fc_json_string(stdout, perr.message, strlen(perr.message), 1);
@@ -369,18 +516,22 @@ static int run_cat(const record_opts *o)
                 fputs("}\n", stdout);
             } else {
                 if (fc_reader_index_known(&in.reader))
-                    printf("# %s record %llu (%zu bytes at offset %llu): ", path,
+                    printf("# %s record %llu (%zu bytes at offset %llu)", path,
                            (unsigned long long)rec.index, rec.length,
                            (unsigned long long)rec.offset);
                 else
-                    printf("# %s record ? (%zu bytes at offset %llu): ", path, rec.length,
+                    printf("# %s record ? (%zu bytes at offset %llu)", path, rec.length,
                            (unsigned long long)rec.offset);
-                if (ds == FC_OK) {
-                    puts(fb.kind == FC_PAYLOAD_EXAMPLE ? "Example" : "SequenceExample");
-                    print_fallback_text(stdout, &fb);
+                if (o->raw) {
+                    putchar('\n');
+                    print_raw(o, &rec);
+                } else if (ds == FC_OK) {
+                    puts(fb.kind == FC_PAYLOAD_EXAMPLE ? ": Example" : ": SequenceExample");
+                    print_fallback_text(stdout, &fb, &o->print);
                 } else {
                     size_t show = rec.length < 64 ? rec.length : 64;
-                    printf("%s\n# payload%s: ", perr.message, show < rec.length ? " (first 64 bytes)" : "");
+                    printf(": %s\n# payload%s: ", perr.message,
+                           show < rec.length ? " (first 64 bytes)" : "");
                     print_text_bytes(stdout, rec.data, show);
                     fputc('\n', stdout);
                 }

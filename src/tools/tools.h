@@ -34,7 +34,12 @@ enum {
     TOOLS_OPT_INDEX,
     TOOLS_OPT_SYNC,
     TOOLS_OPT_CHECK,
-    TOOLS_OPT_JOBS
+    TOOLS_OPT_JOBS,
+    TOOLS_OPT_LIMIT,
+    TOOLS_OPT_SKIP,
+    TOOLS_OPT_MAX_BYTES,
+    TOOLS_OPT_RAW,
+    TOOLS_OPT_UTF8
 };
 /* -j, --jobs=N: read with N threads (count, verify, index). */
 #define TOOLS_JOBS_OPTION {"jobs", required_argument, NULL, 'j'}

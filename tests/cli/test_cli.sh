@@ -480,5 +480,11 @@ mkdir -p "$tmp/splits"
 splits_rc=0
 "$py" "$here/splits.py" "$featc" "$corpus" "$tmp/splits" || splits_rc=1
 
+# ---- cat --limit, --skip, --max-bytes, --utf8, --raw: tests/cli/cat_options.py
+# prints its own "cat-options:" line
+mkdir -p "$tmp/catopt"
+catopt_rc=0
+"$py" "$here/cat_options.py" "$featc" "$corpus" "$tmp/catopt" || catopt_rc=1
+
 echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ]

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""featc cat's options for big and odd files: --limit, --skip, --max-bytes,
+--utf8 and --raw, against the corpus and the bytes of its records.
+
+usage: cat_options.py FEATC CORPUS TMPDIR
+
+- --limit and --skip select records across files, in order (record numbers
+  stay per file); --limit 0 prints nothing; the files after the limit are
+  not opened; a damaged file met while skipping still fails;
+- --raw, --raw=hex, --raw=base64 (text and JSON) give back every record's
+  bytes exactly (tests/oracle/framing.py reads them independently);
+- --max-bytes shortens exactly the values longer than N, to their first N
+  bytes (UTF-8 ones between characters), with their length;
+- --utf8: each bytes value is its UTF-8 text when it is well-formed UTF-8,
+  else the default Latin-1 form: checked value for value against the
+  default output over files with text and binary values;
+- usage errors exit 64.
+Prints "cat-options: N passed, M failed".
+"""
+import base64
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
+from framing import records  # noqa: E402
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: " + what, file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([FEATC, "cat"] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8", "replace")
+
+
+def jlines(out):
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def file_records(path):
+    data = open(path, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return records(data)
+
+
+def values(obj):
+    """Every bytes value of a cat --json object, in order."""
+    out = []
+    for sec in ("features", "context"):
+        for v in obj.get(sec, {}).values():
+            out.extend(v.get("bytes_list", []))
+    for frames in obj.get("feature_lists", {}).values():
+        for v in frames:
+            out.extend(v.get("bytes_list", []))
+    return out
+
+
+MNIST = os.path.join(CORPUS, "tfx__mnist.tfrecord")
+ONE = os.path.join(CORPUS, "pwnall-tfrecord__data.tfrecord")
+IMAGES = os.path.join(CORPUS, "tfrecord_lite__images.tfrecord")
+TEXT = os.path.join(CORPUS, "lingvo__wmt14_ende_wpm_32k_test.tfrecord")
+VOC = os.path.join(CORPUS, "tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord")
+SKETCHY = os.path.join(CORPUS, "deepmind-research__sketchy_example_data.tfrecords")
+ODD = os.path.join(CORPUS, "tf-ranking__train_elwc.tfrecord")  # not Examples (ELWC)
+
+
+def main():
+    # --limit and --skip
+    rc, out, _ = run("--json", "--skip", "3", "--limit", "2", MNIST)
+    got = [o["record"] for o in jlines(out)]
+    check(rc == 0 and got == [3, 4], "--skip 3 --limit 2: records %r" % got)
+    rc, out, _ = run("--json", "--skip=1", "--limit=2", ONE, MNIST)
+    got = [(os.path.basename(o["file"]), o["record"]) for o in jlines(out)]
+    check(rc == 0 and got == [("tfx__mnist.tfrecord", 0), ("tfx__mnist.tfrecord", 1)],
+          "--skip 1 --limit 2 over two files: %r" % got)
+    rc, out, _ = run("--json", "--limit", "0", MNIST)
+    check(rc == 0 and out == "", "--limit 0 printed %r" % out[:80])
+    rc, out, err = run("--json", "--limit", "1", ONE, os.path.join(TMP, "missing"))
+    check(rc == 0 and len(jlines(out)) == 1 and err == "",
+          "the file after the limit is opened: exit %d, %r" % (rc, err))
+    rc, out, _ = run("--json", "--skip", "1000", MNIST)
+    check(rc == 0 and out == "", "--skip past the end printed %r" % out[:80])
+    data = open(MNIST, "rb").read()
+    cut = os.path.join(TMP, "cut.tfrecord")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) // 2 + 7])
+    rc, out, err = run("--json", "--skip", "100000", cut)
+    check(rc == 2 and out == "" and "truncated record" in err,
+          "skipping over damage: exit %d, %r" % (rc, err))
+    full = jlines(run("--json", MNIST)[1])
+    rc, out, _ = run("--json", "--skip", "990", MNIST)
+    check(jlines(out) == full[990:], "--skip 990 differs from the whole file's end")
+    # --raw in every form gives the records' bytes back
+    for path in (IMAGES, ODD, MNIST):
+        want = file_records(path)
+        rc, out, _ = run("--json", "--raw=hex", path)
+        got = [bytes.fromhex(o["hex"]) for o in jlines(out)]
+        check(rc == 0 and got == want, "--raw=hex --json %s" % os.path.basename(path))
+        rc, out, _ = run("--json", "--raw=base64", path)
+        got = [base64.b64decode(o["base64"]) for o in jlines(out)]
+        check(rc == 0 and got == want, "--raw=base64 --json %s" % os.path.basename(path))
+        rc, out, _ = run("--json", "--raw", path)
+        objs = jlines(out)
+        got = [o["raw"].encode("latin-1") for o in objs]
+        check(rc == 0 and got == want and [o["size"] for o in objs] == [len(r) for r in want],
+              "--raw --json %s" % os.path.basename(path))
+        rc, out, _ = run("--raw=base64", path)
+        got = [base64.b64decode(line[len("base64: "):]) for line in out.splitlines()
+               if line.startswith("base64: ")]
+        check(rc == 0 and got == want, "--raw=base64 (text) %s" % os.path.basename(path))
+        rc, out, _ = run("--raw=hex", "--max-bytes", "10", path)
+        lines = [line for line in out.splitlines() if line.startswith("hex: ")]
+        ok = len(lines) == len(want)
+        for line, r in zip(lines, want):
+            h = line[5:].split("  #")[0]
+            ok = ok and bytes.fromhex(h) == r[:10]
+            ok = ok and (("# shortened: first 10 of %d bytes" % len(r)) in line) == (len(r) > 10)
+        check(rc == 0 and ok, "--raw=hex --max-bytes 10 (text) %s" % os.path.basename(path))
+    rc, out, err = run("--json", ODD)
+    check(rc == 1, "without --raw, the ELWC file is not Examples: exit %d" % rc)
+    # --max-bytes: exactly the longer values, to their first N bytes
+    default = jlines(run("--json", IMAGES)[1])
+    for n in (1, 8, 15000, 20000):
+        rc, out, _ = run("--json", "--max-bytes", str(n), IMAGES)
+        ok = rc == 0
+        for d, s in zip(default, jlines(out)):
+            for a, b in zip(values(d), values(s)):
+                raw = a.encode("latin-1")
+                if len(raw) > n:
+                    ok = ok and b == {"shortened": raw[:n].decode("latin-1"), "bytes": len(raw)}
+                else:
+                    ok = ok and b == a
+        check(ok, "--max-bytes %d --json" % n)
+    rc, out, _ = run("--max-bytes", "8", "--limit", "1", IMAGES)
+    check(rc == 0 and 'value: "\\377\\330\\377\\340\\000\\020JF"  # shortened: first 8 of '
+          '17858 bytes' in out, "--max-bytes 8 in text format")
+    rc, out, _ = run("--json", "--utf8", "--max-bytes", "4", "--limit", "1", TEXT)
+    # "▁A" is 4 bytes; "▁Republican" (13) shows "▁R"; --max-bytes 2 of "▁A" nothing
+    rc2, out2, _ = run("--json", "--utf8", "--max-bytes", "2", "--limit", "1", TEXT)
+    check(rc2 == 0 and values(jlines(out2)[0])[0] == {"shortened": "", "bytes": 4},
+          "--utf8 --max-bytes 2 inside a character: %r" % values(jlines(out2)[0])[:1])
+    words = values(jlines(out)[0])
+    check(words[0] == "▁A" and words[1] == {"shortened": "▁R", "bytes": 13},
+          "--utf8 --max-bytes 4 cuts between characters: %r" % words[:2])
+    # --utf8: text where the bytes are UTF-8, the default form elsewhere
+    for path in (TEXT, VOC, SKETCHY, IMAGES):
+        d = jlines(run("--json", path)[1])
+        rc, out, _ = run("--json", "--utf8", path)
+        u = jlines(out)
+        ok, texts = rc == 0 and len(d) == len(u), 0
+        for a_obj, b_obj in zip(d, u):
+            for a, b in zip(values(a_obj), values(b_obj)):
+                raw = a.encode("latin-1")
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    text = None
+                if text is not None and text != a:
+                    texts += 1
+                ok = ok and b == (text if text is not None else a)
+        check(ok, "--utf8 %s: a value not as its UTF-8 text or its default form"
+              % os.path.basename(path))
+        if path == TEXT:
+            check(texts > 0, "--utf8 %s: no value with non-ASCII text" % os.path.basename(path))
+    rc, out, _ = run("--utf8", "--limit", "1", TEXT)
+    check(rc == 0 and 'value: "▁Republican"' in out, "--utf8 in text format")
+    rc, out, _ = run("--limit", "1", TEXT)
+    check(rc == 0 and 'value: "\\342\\226\\201Republican"' in out, "text format without --utf8")
+    # usage errors
+    for bad in (["--limit", "x"], ["--limit=-1"], ["--skip", ""], ["--max-bytes", "0"],
+                ["--raw=octal"], ["--max-bytes", "1Q"]):
+        rc, _, err = run(*(bad + [MNIST]))
+        check(rc == 64 and "Try 'featc cat --help'" in err, "%r: exit %d, %r" % (bad, rc, err[:100]))
+    print("cat-options: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
