@@ -65,7 +65,8 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # The featc program: src/cli (argv dispatch, compile and check over the
 # compiler's public header) and src/tools (the record tools).
 CLI_SRC = src/cli/main.c src/cli/cli.c src/cli/compile.c
-TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c src/tools/index.c
+TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c src/tools/index.c \
+            src/tools/progress.c
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c export.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c

@@ -5,6 +5,7 @@
  * does not match its file; 2 a file or index could not be read, or a file
  * is damaged or compressed; 64 usage error. */
 #include "tools.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ static const char *const index_usage =
     "  -c, --compression=auto|none|gzip   (default auto; ZLIB is an error)\n"
     "  --max-record-size=N     (default 1G)\n"
     "  -j, --jobs=N            read each uncompressed file with N threads\n"
+    PROGRESS_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -43,9 +45,12 @@ static const struct option index_long[] = {
     {"output", required_argument, NULL, 'o'}, TOOLS_JOBS_OPTION,
     {"check", no_argument, NULL, TOOLS_OPT_CHECK},
     {"index", required_argument, NULL, TOOLS_OPT_INDEX},
-    TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    TOOLS_INPUT_OPTIONS, PROGRESS_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 
-static const cli_command index_cmd = {"index", index_usage, "o:j:c:h", index_long};
+static const cli_command index_cmd = {"index", index_usage, "o:j:c:qh", index_long};
+
+/* The progress of the files being indexed (written, not checked). */
+static progress g_progress;
 
 
 /* Opens path for reading every record from its start; 0, or the exit
@@ -154,6 +159,7 @@ static int write_index(const char *path, const char *out, const fc_input_options
         size_t count;
         fc_input_close(&in);
         text = members_text(path, read, &len, &count, &rc);
+        progress_clear(&g_progress);
         if (text == NULL)
             return rc;
         rc = put_index(path, out, ".members", text, len);
@@ -166,12 +172,16 @@ static int write_index(const char *path, const char *out, const fc_input_options
         fc_input_close(&in);
         return rc;
     }
-    while ((s = fc_input_next(&in, &rec)) == FC_OK)
+    while ((s = fc_input_next(&in, &rec)) == FC_OK) {
+        progress_record(&g_progress, fc_reader_raw_offset(&in.reader));
         if (add_line(&lines, &rec) != 0) {
             free(lines.text);
             fc_input_close(&in);
             return cli_fail(EXIT_DATA_ERR, "%s: out of memory", path);
         }
+    }
+    progress_clear(&g_progress);
+    progress_file_done(&g_progress, fc_reader_raw_offset(&in.reader));
     if (s != FC_END) {
         fprintf(stderr, "featc: %s: %s; no index written\n", path, in.err.message);
         free(lines.text);
@@ -343,6 +353,7 @@ static int index_pool(char **files, int nfiles, const fc_input_options *read, un
     while (np > 0 && fc_pool_next(pool, &sp) == FC_OK) {
         split_lines *l = (split_lines *)sp->user;
         const char *path = plain[sp->file];
+        progress_part(&g_progress, sp->end - sp->begin, sp->records);
         if (sp->split == 0) {
             free(text);
             text = NULL;
@@ -369,6 +380,7 @@ static int index_pool(char **files, int nfiles, const fc_input_options *read, un
         }
         if (sp->split + 1 < sp->splits)
             continue;
+        progress_clear(&g_progress);
         if (failed.status != FC_OK) {
             fprintf(stderr, "featc: %s: %s; no index written\n", path, failed.message);
             if (worst < EXIT_DATA_ERR)
@@ -392,7 +404,7 @@ int cmd_index(int argc, char **argv)
     fc_input_options read;
     const char *out = NULL, *idx = NULL;
     char **files;
-    int nfiles, check = 0, opt, rc, k, worst = EXIT_OK, *done;
+    int nfiles, check = 0, opt, rc, k, worst = EXIT_OK, *done, mode = PROGRESS_AUTO;
     unsigned jobs = 0;
     memset(&read, 0, sizeof read);
     read.compression = FC_COMPRESSION_AUTO;
@@ -408,6 +420,10 @@ int cmd_index(int argc, char **argv)
             check = 1;
         } else if (opt == TOOLS_OPT_INDEX) {
             idx = optarg;
+        } else if (opt == 'q') {
+            mode = PROGRESS_QUIET;
+        } else if (opt == TOOLS_OPT_PROGRESS) {
+            mode = PROGRESS_FORCE;
         } else if (opt == 'j') {
             if (tools_parse_jobs(optarg, &jobs) != 0)
                 return cli_usage_error(&index_cmd, "bad number of jobs '%s' (1 to 1024)", optarg);
@@ -433,6 +449,7 @@ int cmd_index(int argc, char **argv)
     done = (int *)calloc((size_t)nfiles, sizeof *done);
     if (done == NULL)
         return cli_fail(EXIT_DATA_ERR, "out of memory");
+    progress_start(&g_progress, "index", files, nfiles, check ? PROGRESS_QUIET : mode, 0);
     if (jobs > 1 && !check && out == NULL)
         worst = index_pool(files, nfiles, &read, jobs, done);
     for (k = 0; k < nfiles; k++) {
@@ -442,6 +459,7 @@ int cmd_index(int argc, char **argv)
         if (rc > worst && rc != EXIT_USAGE_ERR)
             worst = rc;
     }
+    progress_end(&g_progress);
     free(done);
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");

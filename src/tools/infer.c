@@ -20,6 +20,7 @@
  * (FEATC_MAX_FEATURES keys, ...) gives the compiler's diagnostic and exit 1,
  * not a spec. */
 #include "tools.h"
+#include "progress.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -50,6 +51,7 @@ static const char *const infer_usage =
     "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
     "  --max-record-size=N     (default 1G)\n"
     "  --max-memory=N          most memory for decoding one record (default 1G)\n"
+    PROGRESS_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -517,6 +519,7 @@ typedef struct infer_opts {
     const char *output; /* -o; NULL: standard output */
     fc_payload_kind type;
     size_t max_memory; /* tools_decoder's limit */
+    int progress;      /* PROGRESS_* */
     int nfiles;
     char **files;
 } infer_opts;
@@ -525,8 +528,9 @@ static const struct option infer_long[] = {
     {"package", required_argument, NULL, TOOLS_OPT_PACKAGE},
     {"name", required_argument, NULL, TOOLS_OPT_NAME},
     {"output", required_argument, NULL, 'o'},
-    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
-static const cli_command infer_cmd = {"infer", infer_usage, "c:ho:", infer_long};
+    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, PROGRESS_OPTIONS,
+    CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+static const cli_command infer_cmd = {"infer", infer_usage, "c:hqo:", infer_long};
 
 /* Returns 0 to go on, else the exit status (help and version: 0 after
  * *done is set). */
@@ -547,6 +551,10 @@ static int parse_opts(int argc, char **argv, infer_opts *o, int *done)
                 return r;
         } else if (opt == 'o') {
             o->output = optarg;
+        } else if (opt == 'q') {
+            o->progress = PROGRESS_QUIET;
+        } else if (opt == TOOLS_OPT_PROGRESS) {
+            o->progress = PROGRESS_FORCE;
         } else if (opt == TOOLS_OPT_PACKAGE) {
             if (!featc_c_name_ok(optarg))
                 return cli_usage_error(&infer_cmd, "package name '%s' is not a usable C name",
@@ -698,11 +706,13 @@ int cmd_infer(int argc, char **argv)
     infer_opts o;
     gathered g;
     tools_decoder d;
+    progress pg;
     char *text = NULL;
     size_t text_len = 0;
     int done, rc = parse_opts(argc, argv, &o, &done), k, left_out = 0;
     if (rc != 0 || done)
         return rc;
+    progress_start(&pg, "infer", o.files, o.nfiles, o.progress, 0);
     memset(&g, 0, sizeof g);
     memset(&d, 0, sizeof d);
     d.limit = o.max_memory;
@@ -718,8 +728,12 @@ int cmd_infer(int argc, char **argv)
         while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
             fc_fallback fb;
             fc_error perr;
+            fc_status ds;
             fc_error_clear(&perr);
-            fc_status ds = tools_decode(&d, &rec, o.type, 0, &fb, &perr);
+            progress_record(&pg, fc_reader_raw_offset(&in.reader));
+            ds = tools_decode(&d, &rec, o.type, 0, &fb, &perr);
+            if (ds != FC_OK)
+                progress_clear(&pg);
             if (ds == FC_ERR_NO_MEMORY) {
                 fprintf(stderr, "featc: %s: record %llu: %s\n", path, (unsigned long long)rec.index,
                         perr.message);
@@ -741,6 +755,8 @@ int cmd_infer(int argc, char **argv)
                 break;
             }
         }
+        progress_clear(&pg);
+        progress_file_done(&pg, fc_reader_raw_offset(&in.reader));
         g.file_compression[k] = "?";
         if (s == FC_END)
             g.file_compression[k] = fc_compression_name(fc_reader_compression(&in.reader));
@@ -750,6 +766,7 @@ int cmd_infer(int argc, char **argv)
         }
         fc_input_close(&in);
     }
+    progress_end(&pg);
     if (rc == EXIT_OK && g.records == 0) {
         fprintf(stderr, "featc: infer: no records in the input: nothing to infer\n");
         rc = EXIT_RECORD_ERR;

@@ -14,11 +14,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <featc/fc_fallback.h>
 
 #include <featc/fc_input.h>
 #include "print.h"
+#include "progress.h"
 
 enum { MODE_CAT, MODE_COUNT, MODE_VERIFY };
 enum { RAW_NONE, RAW_TEXT, RAW_HEX, RAW_BASE64 };
@@ -36,6 +38,7 @@ typedef struct record_opts {
     int has_limit;
     int raw;           /* RAW_*: payloads printed without decoding */
     print_opts print;  /* --max-bytes, --utf8 */
+    int progress;      /* PROGRESS_*: -q, --progress */
     int nfiles;
     char **files;
 } record_opts;
@@ -83,6 +86,7 @@ static const char *const cat_usage =
     "  --max-memory=N          most memory for decoding one record (default 1G;\n"
     "                          a record that needs more is reported, the rest\n"
     "                          are still printed)\n"
+    PROGRESS_HELP
     TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
@@ -105,6 +109,7 @@ static const char *const count_usage =
     "                          skipped records and they are reported)\n"
     "  --max-record-size=N     (default 1G)\n"
     TOOLS_JOBS_HELP
+    PROGRESS_HELP
     TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
@@ -130,6 +135,7 @@ static const char *const verify_usage =
     "  --max-memory=N          with --examples: most memory for decoding one\n"
     "                          record (default 1G)\n"
     TOOLS_JOBS_HELP
+    PROGRESS_HELP
     TOOLS_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
@@ -144,24 +150,24 @@ static const struct option cat_long[] = {
     {"skip", required_argument, NULL, TOOLS_OPT_SKIP},
     {"max-bytes", required_argument, NULL, TOOLS_OPT_MAX_BYTES},
     {"utf8", no_argument, NULL, TOOLS_OPT_UTF8},
-    {"raw", optional_argument, NULL, TOOLS_OPT_RAW},
+    {"raw", optional_argument, NULL, TOOLS_OPT_RAW}, PROGRESS_OPTIONS,
     {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
     TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS,
     CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option count_long[] = {
-    {"crc", required_argument, NULL, TOOLS_OPT_CRC}, TOOLS_JOBS_OPTION,
+    {"crc", required_argument, NULL, TOOLS_OPT_CRC}, TOOLS_JOBS_OPTION, PROGRESS_OPTIONS,
     TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option verify_long[] = {
     {"examples", no_argument, NULL, TOOLS_OPT_EXAMPLES},
-    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT}, TOOLS_JOBS_OPTION,
+    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT}, TOOLS_JOBS_OPTION, PROGRESS_OPTIONS,
     TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
 
 static const cli_command record_cmds[] = {
-    {"cat", cat_usage, "c:h", cat_long},
-    {"count", count_usage, "c:j:h", count_long},
-    {"verify", verify_usage, "c:j:h", verify_long}};
+    {"cat", cat_usage, "c:qh", cat_long},
+    {"count", count_usage, "c:j:qh", count_long},
+    {"verify", verify_usage, "c:j:qh", verify_long}};
 
 int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
                        fc_payload_kind *type, size_t *max_memory, int *rc)
@@ -293,6 +299,10 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
                                        optarg);
         } else if (opt == TOOLS_OPT_UTF8) {
             o->print.utf8 = 1;
+        } else if (opt == 'q') {
+            o->progress = PROGRESS_QUIET;
+        } else if (opt == TOOLS_OPT_PROGRESS) {
+            o->progress = PROGRESS_FORCE;
         } else if (opt == TOOLS_OPT_RAW) {
             if (optarg == NULL || strcmp(optarg, "text") == 0)
                 o->raw = RAW_TEXT;
@@ -460,8 +470,10 @@ static int run_cat(const record_opts *o)
     int rc = EXIT_OK, k;
     unsigned long long seen = 0, printed = 0;
     tools_decoder d;
+    progress pg;
     memset(&d, 0, sizeof d);
     d.limit = o->max_memory;
+    progress_start(&pg, "cat", o->files, o->nfiles, o->progress, 1);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
         fc_input in;
@@ -471,6 +483,7 @@ static int run_cat(const record_opts *o)
             break; /* the files after the limit are not read */
         s = fc_input_open(&in, path, &o->read);
         if (s != FC_OK) {
+            progress_clear(&pg);
             report_file_error(path, &in.err);
             fc_input_close(&in);
             rc = EXIT_DATA_ERR;
@@ -486,6 +499,7 @@ static int run_cat(const record_opts *o)
             }
             if ((s = fc_input_next(&in, &rec)) != FC_OK)
                 break;
+            progress_record(&pg, fc_reader_raw_offset(&in.reader));
             if (seen++ < o->skip)
                 continue;
             printed++;
@@ -537,6 +551,7 @@ static int run_cat(const record_opts *o)
                 }
             }
             if (ds != FC_OK) {
+                progress_clear(&pg);
                 if (fc_reader_index_known(&in.reader))
                     fprintf(stderr, "featc: %s: record %llu: %s\n", path,
                             (unsigned long long)rec.index, perr.message);
@@ -547,13 +562,16 @@ static int run_cat(const record_opts *o)
                     rc = EXIT_RECORD_ERR;
             }
         }
+        progress_clear(&pg);
         report_skips(path, &in);
         if (s != FC_END) {
             report_file_error(path, &in.err);
             rc = EXIT_DATA_ERR;
         }
+        progress_file_done(&pg, fc_reader_raw_offset(&in.reader));
         fc_input_close(&in);
     }
+    progress_end(&pg);
     free(d.mem);
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
@@ -679,8 +697,11 @@ static int run_count_or_verify(const record_opts *o, int mode)
     int rc = EXIT_OK, k, failed = 0;
     unsigned long long total = 0;
     tools_decoder d;
+    progress pg;
     memset(&d, 0, sizeof d);
     d.limit = o->max_memory;
+    progress_start(&pg, mode == MODE_COUNT ? "count" : "verify", o->files, o->nfiles,
+                   o->progress, 0);
     for (k = 0; k < o->nfiles; k++) {
         const char *path = o->files[k];
         fc_input in;
@@ -692,6 +713,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
         if (s == FC_OK) {
             while ((s = fc_input_next(&in, &rec)) == FC_OK) {
                 t.n++;
+                progress_record(&pg, fc_reader_raw_offset(&in.reader));
                 if (mode == MODE_VERIFY && o->examples)
                     tally_payload(&t, &d, o, &rec);
             }
@@ -704,11 +726,14 @@ static int run_count_or_verify(const record_opts *o, int mode)
             t.compression = fc_reader_compression(&in.reader);
             t.bytes = fc_reader_offset(&in.reader) - in.part_start;
         }
+        progress_clear(&pg);
         file_rc = tally_report(&t, o, mode, path, &in, &total);
+        progress_file_done(&pg, fc_reader_raw_offset(&in.reader));
         failed += file_rc == EXIT_DATA_ERR;
         rc = worse(rc, file_rc);
         fc_input_close(&in);
     }
+    progress_end(&pg);
     if (mode == MODE_COUNT && o->nfiles > 1)
         count_total(total, failed, o->nfiles);
     free(d.mem);
@@ -774,6 +799,7 @@ static int run_pool(const record_opts *o, int mode)
     file_tally t;
     int rc = EXIT_OK, failed = 0;
     unsigned long long total = 0;
+    progress pg;
     memset(&po, 0, sizeof po);
     po.threads = o->jobs;
     po.ordered = 1;
@@ -790,8 +816,15 @@ static int run_pool(const record_opts *o, int mode)
         fprintf(stderr, "featc: %s\n", err.message);
         return EXIT_DATA_ERR;
     }
+    progress_start(&pg, mode == MODE_COUNT ? "count" : "verify", o->files, o->nfiles,
+                   o->progress, 0);
     while (fc_pool_next(pool, &sp) == FC_OK) {
         file_tally *u = (file_tally *)sp->user;
+        struct stat st;
+        uint64_t end = sp->end;
+        if (end == UINT64_MAX) /* a whole file */
+            end = stat(o->files[sp->file], &st) == 0 ? (uint64_t)st.st_size : sp->begin;
+        progress_part(&pg, end - sp->begin, sp->records);
         if (sp->split == 0)
             tally_init(&t);
         if (t.failed.status == FC_OK) {
@@ -813,12 +846,15 @@ static int run_pool(const record_opts *o, int mode)
         free(u);
         sp->user = NULL;
         if (sp->split + 1 == sp->splits) {
-            int file_rc = tally_report(&t, o, mode, o->files[sp->file], NULL, &total);
+            int file_rc;
+            progress_clear(&pg);
+            file_rc = tally_report(&t, o, mode, o->files[sp->file], NULL, &total);
             failed += file_rc == EXIT_DATA_ERR;
             rc = worse(rc, file_rc);
         }
     }
     fc_pool_close(pool);
+    progress_end(&pg);
     if (mode == MODE_COUNT && o->nfiles > 1)
         count_total(total, failed, o->nfiles);
     if (fflush(stdout) != 0 || ferror(stdout))

@@ -39,7 +39,8 @@ enum {
     TOOLS_OPT_SKIP,
     TOOLS_OPT_MAX_BYTES,
     TOOLS_OPT_RAW,
-    TOOLS_OPT_UTF8
+    TOOLS_OPT_UTF8,
+    TOOLS_OPT_PROGRESS
 };
 /* -j, --jobs=N: read with N threads (count, verify, index). */
 #define TOOLS_JOBS_OPTION {"jobs", required_argument, NULL, 'j'}

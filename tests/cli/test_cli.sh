@@ -486,5 +486,12 @@ mkdir -p "$tmp/catopt"
 catopt_rc=0
 "$py" "$here/cat_options.py" "$featc" "$corpus" "$tmp/catopt" || catopt_rc=1
 
+# ---- progress on standard error (pipes and a pseudo-terminal):
+# tests/cli/progress.py prints its own "progress:" line
+mkdir -p "$tmp/progress"
+progress_rc=0
+"$py" "$here/progress.py" "$featc" "$corpus" "$tmp/progress" || progress_rc=1
+
 echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
+    [ "$progress_rc" -eq 0 ]
