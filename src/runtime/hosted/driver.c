@@ -285,6 +285,60 @@ static int fast_reads_back(uint64_t q, int s, uint64_t m, int e)
     return -1;
 }
 
+/* The whole choice in one scale: v, and the ends of its rounding
+ * interval, times 10^(8-k) (v's nine digits before the point), then for p
+ * from 6 the digits rounded at p and whether they lie inside: three
+ * scalings and a division per p.  1 with *q, *s, *p; 0 when a decision is
+ * too close to call (the per-precision path then decides). */
+static int scaled_shortest(uint64_t m, int e, double a, uint64_t *q, int *s, int *pp)
+{
+    static const double tenth[4] = {1e-3, 1e-2, 1e-1, 1}; /* x9 to p digits, p = 6..9 */
+    int bits = 24, k, p;
+    double x9, hi9, lo9, hi, lo;
+    if (m < ((uint64_t)1 << 23)) { /* subnormal */
+        uint64_t t = m;
+        for (bits = 0; t != 0; t >>= 1)
+            bits++;
+    }
+    /* 2^b <= a < 2^(b+1): k is floor(b log10 2) or one more */
+    k = (int)floor((double)(e + bits - 1) * 0.30102999566398120);
+    x9 = scale10(a, 8 - k);
+    if (x9 >= 1e9) {
+        k++;
+        x9 = scale10(a, 8 - k);
+    }
+    if (x9 < 1e8 * (1 + MARGIN) || x9 >= 1e9 * (1 - MARGIN))
+        return 0;
+    hi = ldexp((double)(2 * m + 1), e - 1);
+    if (m == ((uint64_t)1 << 23) && e > -149)
+        lo = ldexp((double)(4 * m - 1), e - 2);
+    else
+        lo = ldexp((double)(2 * m - 1), e - 1);
+    hi9 = scale10(hi, 8 - k);
+    lo9 = scale10(lo, 8 - k);
+    for (p = 6; p <= 9; p++) {
+        double x = x9 * tenth[p - 6], f = floor(x), d9; /* one more rounding */
+        uint64_t d;
+        if (fabs(x - f - 0.5) <= x * MARGIN)
+            return 0;
+        d = (uint64_t)f + (x - f > 0.5 ? 1u : 0u);
+        d9 = (double)d * pow10_f64[9 - p]; /* exact: at most 10^9 */
+        if (d9 > hi9 * (1 + MARGIN) || d9 < lo9 * (1 - MARGIN))
+            continue;
+        if (!(d9 < hi9 * (1 - MARGIN) && d9 > lo9 * (1 + MARGIN)))
+            return 0;
+        *s = k - p + 1;
+        if (d == pow10_u64[p]) {
+            d /= 10;
+            ++*s;
+        }
+        *q = d;
+        *pp = p;
+        return 1;
+    }
+    return 0; /* never: nine digits always read back */
+}
+
 size_t fc_float_shortest(char *buf, float v)
 {
     uint32_t u, frac;
@@ -311,6 +365,8 @@ size_t fc_float_shortest(char *buf, float v)
         e = bexp - 150;
     }
     a = fabs((double)v);
+    if (scaled_shortest(m, e, a, &q, &s, &p))
+        return format_g(buf, (u >> 31) != 0, q, s, p);
     k = (int)floor(log10(a));
     for (p = 6; p <= 9; p++) {
         int rb;
