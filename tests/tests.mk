@@ -13,7 +13,7 @@ TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-po
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-export test-codegen test-readme
 
-.PHONY: test check footprint test-python test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-diag update-fuzz-seeds \
+.PHONY: test check footprint test-python test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-cat-golden update-diag update-fuzz-seeds \
         update-tables fuzz
 
 test:
@@ -222,6 +222,11 @@ test-codegen: all
 
 update-codegen: all
 	@sh tests/codegen/run.sh $(BUILD)/featc $(BUILD) update
+
+# Rewrites tests/cli/cat_golden.tsv (featc cat's output over the corpus, by
+# hash) from this build, for review.
+update-cat-golden: all
+	@$(PYTHON) tests/cli/cat_golden.py $(BUILD)/featc $(CORPUS) tests/cli/cat_golden.tsv --update
 
 # Generated parsers vs the protobuf-c oracle: the specs of specs/ on the
 # corpus files they describe, and DIFF_SPECS random specs x DIFF_RECORDS

@@ -486,6 +486,11 @@ mkdir -p "$tmp/catopt"
 catopt_rc=0
 "$py" "$here/cat_options.py" "$featc" "$corpus" "$tmp/catopt" || catopt_rc=1
 
+# ---- cat's whole output over the corpus, pinned by hash (tests/cli/cat_golden.tsv;
+# make update-cat-golden): tests/cli/cat_golden.py prints its own "cat-golden:" line
+golden_rc=0
+"$py" "$here/cat_golden.py" "$featc" "$corpus" "$here/cat_golden.tsv" || golden_rc=1
+
 # ---- progress on standard error (pipes and a pseudo-terminal):
 # tests/cli/progress.py prints its own "progress:" line
 mkdir -p "$tmp/progress"
@@ -494,4 +499,4 @@ progress_rc=0
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
-    [ "$progress_rc" -eq 0 ]
+    [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ]
