@@ -13,56 +13,38 @@ void print_float(FILE *f, float v)
         fputs(".0", f);
 }
 
+/* A text-format string literal: C escapes for quotes, backslash and
+ * controls; other bytes over 0x7e in octal, or as they are when utf8 (the
+ * bytes are well-formed UTF-8). */
+static void text_literal(FILE *f, const uint8_t *p, size_t n, int utf8)
+{
+    size_t i;
+    fputc('"', f);
+    for (i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        switch (c) {
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '"': fputs("\\\"", f); break;
+        case '\'': fputs("\\'", f); break;
+        case '\\': fputs("\\\\", f); break;
+        default:
+            if ((c >= 0x20 && c < 0x7f) || (utf8 && c >= 0x80))
+                fputc(c, f);
+            else
+                fprintf(f, "\\%03o", (unsigned)c);
+        }
+    }
+    fputc('"', f);
+}
+
 void print_text_bytes(FILE *f, const uint8_t *p, size_t n)
 {
-    size_t i;
-    fputc('"', f);
-    for (i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        switch (c) {
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '"': fputs("\\\"", f); break;
-        case '\'': fputs("\\'", f); break;
-        case '\\': fputs("\\\\", f); break;
-        default:
-            if (c >= 0x20 && c < 0x7f)
-                fputc(c, f);
-            else
-                fprintf(f, "\\%03o", (unsigned)c);
-        }
-    }
-    fputc('"', f);
+    text_literal(f, p, n, 0);
 }
 
-/* Well-formed UTF-8 as a text-format literal: the characters as they are,
- * C escapes for quotes, backslash and controls (as print_text_bytes). */
-static void print_text_utf8(FILE *f, const uint8_t *p, size_t n)
-{
-    size_t i;
-    fputc('"', f);
-    for (i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        switch (c) {
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '"': fputs("\\\"", f); break;
-        case '\'': fputs("\\'", f); break;
-        case '\\': fputs("\\\\", f); break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(f, "\\%03o", (unsigned)c);
-            else
-                fputc(c, f);
-        }
-    }
-    fputc('"', f);
-}
-
-/* How much of a value of n bytes to show, and whether it is text. */
-static size_t value_shown(const uint8_t *p, size_t n, const print_opts *po, int *utf8)
+size_t print_value_shown(const uint8_t *p, size_t n, const print_opts *po, int *utf8)
 {
     size_t show = po->max_bytes != 0 && n > po->max_bytes ? po->max_bytes : n;
     *utf8 = po->utf8 && fc_utf8_valid(p, n);
@@ -75,11 +57,8 @@ static size_t value_shown(const uint8_t *p, size_t n, const print_opts *po, int 
 void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
 {
     int utf8;
-    size_t show = value_shown(p, n, po, &utf8);
-    if (utf8)
-        print_text_utf8(f, p, show);
-    else
-        print_text_bytes(f, p, show);
+    size_t show = print_value_shown(p, n, po, &utf8);
+    text_literal(f, p, show, utf8);
     if (show < n)
         fprintf(f, "  # shortened: first %zu of %zu bytes", show, n);
 }
@@ -87,7 +66,7 @@ void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
 void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
 {
     int utf8;
-    size_t show = value_shown(p, n, po, &utf8);
+    size_t show = print_value_shown(p, n, po, &utf8);
     if (show == n) {
         fc_json_string(f, p, n, utf8);
         return;

@@ -24,6 +24,10 @@ typedef struct print_opts {
     int utf8;         /* a value that is well-formed UTF-8 shows as text */
 } print_opts;
 
+/* How much of a value of n bytes po shows (a UTF-8 value cut between
+ * characters), and in *utf8 whether it shows as text. */
+size_t print_value_shown(const uint8_t *p, size_t n, const print_opts *po, int *utf8);
+
 /* A bytes value under po: text format (a string literal; shortened, a
  * comment "# shortened: first N of L bytes" after it) or JSON (a string;
  * shortened, {"shortened":"...","bytes":L}).  A shortened UTF-8 value is

@@ -436,14 +436,15 @@ static void print_encoded(FILE *f, const uint8_t *p, size_t n, int raw)
 static void print_raw(const record_opts *o, const fc_record *rec)
 {
     static const char *const names[] = {"", "raw", "hex", "base64"};
-    size_t n = rec->length;
-    size_t show = o->print.max_bytes != 0 && n > o->print.max_bytes ? o->print.max_bytes : n;
+    size_t n = rec->length, show;
+    print_opts po = o->print;
+    int utf8;
+    if (o->raw != RAW_TEXT)
+        po.utf8 = 0; /* hex and base64 are cut at any byte */
+    show = print_value_shown(rec->data, n, &po, &utf8);
     if (o->json) {
         printf("\"size\":%zu,\"%s\":", n, names[o->raw]);
         if (o->raw == RAW_TEXT) {
-            int utf8 = o->print.utf8 && fc_utf8_valid(rec->data, n);
-            while (utf8 && show < n && show > 0 && (rec->data[show] & 0xc0) == 0x80)
-                show--;
             fc_json_string(stdout, rec->data, show, utf8);
         } else {
             putchar('"');
