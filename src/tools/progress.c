@@ -90,9 +90,18 @@ static void show(progress *p, double t)
     p->shown = 1;
 }
 
+/* The line, when it is time for the next one. */
+static void show_if_due(progress *p)
+{
+    double t = now();
+    if (t >= p->next) {
+        show(p, t);
+        p->next = t + INTERVAL;
+    }
+}
+
 void progress_record(progress *p, uint64_t file_bytes)
 {
-    double t;
     if (!p->on)
         return;
     p->records++;
@@ -100,25 +109,16 @@ void progress_record(progress *p, uint64_t file_bytes)
     if (++p->tick < CHECK_EVERY)
         return;
     p->tick = 0;
-    t = now();
-    if (t >= p->next) {
-        show(p, t);
-        p->next = t + INTERVAL;
-    }
+    show_if_due(p);
 }
 
 void progress_part(progress *p, uint64_t bytes, uint64_t records)
 {
-    double t;
     if (!p->on)
         return;
     p->before += bytes;
     p->records += records;
-    t = now();
-    if (t >= p->next) {
-        show(p, t);
-        p->next = t + INTERVAL;
-    }
+    show_if_due(p);
 }
 
 void progress_file_done(progress *p, uint64_t file_bytes)
