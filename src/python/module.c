@@ -1050,7 +1050,7 @@ typedef struct {
     unsigned long long head, queued, taken;
     /* threads=N: N - 1 worker threads, and the caller's thread parses
      * while it waits for one */
-    unsigned nthreads, started;
+    unsigned started;
     pthread_t *threads;
     int have_sync, stop, waiting;
     pthread_mutex_t mu;
@@ -1760,7 +1760,6 @@ static PyObject *mod_read(PyObject *module, PyObject *args, PyObject *kw)
         pthread_cond_init(&r->work_cv, NULL);
         pthread_cond_init(&r->done_cv, NULL);
         r->have_sync = 1;
-        r->nthreads = (unsigned)nthreads - 1;
         r->pid = getpid();
         for (i = 0; i + 1 < nthreads; i++) {
             if ((e = pthread_create(&r->threads[i], NULL, parse_main, r)) != 0) {
