@@ -21,8 +21,9 @@
  * digits are v rounded to p significant digits, ties to even (glibc's
  * printf rounds exactly, in the default rounding mode); they read back as
  * v when they lie inside v's rounding interval (its ends included when M
- * is even: strtof rounds ties to even).  tests/unit/test_text.c compares
- * it with that loop. */
+ * is even: strtof rounds ties to even).  Most floats are decided in
+ * doubles first (scaled_shortest); the exact path takes what is too close
+ * to call there.  tests/unit/test_text.c compares it with that loop. */
 
 #define BN_WORDS 14 /* 448 bits: the largest product here is below 2^400 */
 
@@ -217,8 +218,8 @@ static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
 
 /* The fast path: the same decisions in double arithmetic, taken only
  * where the error cannot change them (else the exact path decides).
- * a x 10^j with |j| <= 56 costs at most three roundings: a relative error
- * below 4e-16; MARGIN is far above it. */
+ * a x 10^j with |j| <= 56 costs at most three roundings, and a digit count
+ * one more: a relative error below 1e-15; MARGIN is far above it. */
 #define MARGIN 1e-13
 
 static const double pow10_f64[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -241,55 +242,11 @@ static double scale10(double a, int j)
     return a / pow10_f64[-j];
 }
 
-/* round_to_digits in doubles: 1, or 0 when too close to call. */
-static int fast_digits(double a, int *k, int p, uint64_t *q, int *s)
-{
-    double x = scale10(a, p - 1 - *k), lo = pow10_f64[p - 1], hi = pow10_f64[p], f;
-    uint64_t d;
-    if (x < lo) {
-        --*k;
-        x = scale10(a, p - 1 - *k);
-    } else if (x >= hi) {
-        ++*k;
-        x = scale10(a, p - 1 - *k);
-    }
-    if (x < lo * (1 + MARGIN) || x >= hi * (1 - MARGIN))
-        return 0;
-    f = floor(x);
-    if (fabs(x - f - 0.5) <= x * MARGIN)
-        return 0; /* a tie, or nearly */
-    d = (uint64_t)f + (x - f > 0.5 ? 1u : 0u);
-    *s = *k - p + 1;
-    if (d == pow10_u64[p]) {
-        d /= 10;
-        ++*s;
-    }
-    *q = d;
-    return 1;
-}
-
-/* reads_back in doubles: 1 or 0, or -1 when too close to call.  The ends
- * of the rounding interval are doubles exactly (25 bits). */
-static int fast_reads_back(uint64_t q, int s, uint64_t m, int e)
-{
-    double dd = scale10((double)q, s);
-    double hi = ldexp((double)(2 * m + 1), e - 1), lo;
-    if (m == ((uint64_t)1 << 23) && e > -149)
-        lo = ldexp((double)(4 * m - 1), e - 2);
-    else
-        lo = ldexp((double)(2 * m - 1), e - 1);
-    if (dd > hi * (1 + MARGIN) || dd < lo * (1 - MARGIN))
-        return 0;
-    if (dd < hi * (1 - MARGIN) && dd > lo * (1 + MARGIN))
-        return 1;
-    return -1;
-}
-
 /* The whole choice in one scale: v, and the ends of its rounding
  * interval, times 10^(8-k) (v's nine digits before the point), then for p
  * from 6 the digits rounded at p and whether they lie inside: three
- * scalings and a division per p.  1 with *q, *s, *p; 0 when a decision is
- * too close to call (the per-precision path then decides). */
+ * scalings and a multiplication per p.  1 with *q, *s, *p; 0 when a
+ * decision is too close to call (the exact path then decides). */
 static int scaled_shortest(uint64_t m, int e, double a, uint64_t *q, int *s, int *pp)
 {
     static const double tenth[4] = {1e-3, 1e-2, 1e-1, 1}; /* x9 to p digits, p = 6..9 */
@@ -342,7 +299,7 @@ static int scaled_shortest(uint64_t m, int e, double a, uint64_t *q, int *s, int
 size_t fc_float_shortest(char *buf, float v)
 {
     uint32_t u, frac;
-    int bexp, e, p, s = 0, k;
+    int bexp, e, p, s = 0;
     uint64_t m, q = 0;
     double a;
     memcpy(&u, &v, sizeof u);
@@ -365,18 +322,13 @@ size_t fc_float_shortest(char *buf, float v)
         e = bexp - 150;
     }
     a = fabs((double)v);
-    if (scaled_shortest(m, e, a, &q, &s, &p))
-        return format_g(buf, (u >> 31) != 0, q, s, p);
-    k = (int)floor(log10(a));
-    for (p = 6; p <= 9; p++) {
-        int rb;
-        if (!fast_digits(a, &k, p, &q, &s))
+    if (!scaled_shortest(m, e, a, &q, &s, &p)) {
+        /* too close to call in doubles: exactly */
+        for (p = 6; p <= 9; p++) {
             round_to_digits(m, e, a, p, &q, &s);
-        rb = fast_reads_back(q, s, m, e);
-        if (rb < 0)
-            rb = reads_back(q, s, m, e);
-        if (rb)
-            break;
+            if (reads_back(q, s, m, e))
+                break;
+        }
     }
     if (p > 9)
         p = 9; /* never: 9 digits always read back */
