@@ -44,7 +44,7 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
            python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
-           python3-pip python3-setuptools python3-wheel
+           python3-pip python3-setuptools python3-wheel chromium time
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -66,7 +66,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # compiler's public header) and src/tools (the record tools).
 CLI_SRC = src/cli/main.c src/cli/cli.c src/cli/compile.c
 TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c src/tools/index.c \
-            src/tools/progress.c
+            src/tools/progress.c src/tools/stats.c src/tools/stats_html.c src/tools/sketch.c
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c export.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c

@@ -7,7 +7,7 @@
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan test-splits-bench \
               test-nomalloc test-cxx \
               test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install test-readme test-python demo
+              test-fuzz-seeds test-install test-readme test-python test-stats demo
 # Suites that build in folders of their own: make test runs them in a second
 # lane, beside the others (tests/run.sh).
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
@@ -142,6 +142,14 @@ update-tables: $(BUILD)/tools/gen_crc32c_tables
 
 test-cli: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
+
+# featc stats: its HTML report in headless Chromium, and its memory on a
+# 1 GB file (the figures are checked in test-cli).
+test-stats: all
+	@rm -rf $(BUILD)/stats-test && mkdir -p $(BUILD)/stats-test
+	@$(PYTHON) tests/cli/stats_html.py $(BUILD)/featc $(CORPUS) $(BUILD)/stats-test; a=$$?; \
+	    $(PYTHON) tests/cli/stats_check.py $(BUILD)/featc $(CORPUS) $(BUILD)/stats-test --memory; \
+	    b=$$?; rm -f $(BUILD)/stats-test/big.tfrecord; [ $$a -eq 0 ] && [ $$b -eq 0 ]
 
 # make install into a temporary prefix, a consumer built from it, make uninstall.
 test-install: all python

@@ -57,6 +57,8 @@ int main(int argc, char **argv)
         return cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "index") == 0)
         return cmd_index(argc - 1, argv + 1);
+    if (strcmp(cmd, "stats") == 0)
+        return cmd_stats(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
         return cli_print_version();
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

@@ -16,6 +16,7 @@ int cmd_count(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 /* The codes of the record tools' long options (-c is --compression). */
 enum {

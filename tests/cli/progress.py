@@ -100,6 +100,7 @@ def main():
                          % (SIZE, SIZE, SIZE))
     cases = [("count", [], "%d %s\n" % (records, tut)), ("verify", [], None),
              ("infer", [], None), ("cat", ["--json"], None), ("count", ["-j", "2"], None),
+             ("stats", ["--json"], None), ("stats", ["-j", "2"], None),
              ("index", ["-o", os.path.join(TMP, "x.idx")], None)]
     for cmd, extra, want_out in cases:
         rc0, out0, _ = run([cmd] + extra + [tut])

@@ -295,7 +295,7 @@ expect_rc 64 "an option of another command" "$featc" count --json "$pw"
 expect_rc 64 "a bad value" "$featc" cat --type=movie "$pw"
 has "$tmp/err" "featc cat: unknown type 'movie' (auto, example, sequence)" "bad value"
 [ "$(wc -l < "$tmp/err")" -eq 2 ] && ok || bad "a bad value: $(wc -l < "$tmp/err") lines on stderr, want 2"
-for c in compile check export infer cat count verify index; do
+for c in compile check export infer stats cat count verify index; do
     expect_rc 0 "$c --version" "$featc" $c --version
     has "$tmp/out" "featc 0." "$c --version"
     expect_rc 0 "$c -h" "$featc" $c -h
@@ -303,7 +303,7 @@ for c in compile check export infer cat count verify index; do
 done
 # the man page documents every command and every long option of every --help
 man=$here/../../docs/featc.1
-for c in compile check export infer cat count verify index; do
+for c in compile check export infer stats cat count verify index; do
     grep -q "^\.SS $c\$" "$man" && ok || bad "featc.1 has no section for $c"
     "$featc" $c --help | grep -o -- '--[a-z][a-z-]*' | sort -u | while read -r o; do
         m=$(printf '%s' "$o" | sed 's/-/\\-/g')
@@ -314,7 +314,8 @@ done
 # a full standard output is an error (exit 2), whatever the command prints
 if [ -w /dev/full ]; then
     for c in "help" "version" "count --help" "cat --version" "count $pw" "cat --json $pw" \
-             "cat $pw" "verify $pw" "infer $pw" "compile -M $tmp/movie.feat" \
+             "cat $pw" "verify $pw" "infer $pw" "stats $pw" "stats --json $pw" \
+             "compile -M $tmp/movie.feat" \
              "export --tf $tmp/movie.feat"; do
         "$featc" $c >/dev/full 2>"$tmp/err"; _rc=$?
         [ "$_rc" -eq 2 ] && grep -q "error writing standard output" "$tmp/err" && ok ||
@@ -497,6 +498,12 @@ mkdir -p "$tmp/progress"
 progress_rc=0
 "$py" "$here/progress.py" "$featc" "$corpus" "$tmp/progress" || progress_rc=1
 
+# ---- featc stats against numpy over the corpus, shards, -j, options:
+# tests/cli/stats_check.py prints its own "stats:" line
+mkdir -p "$tmp/stats"
+stats_rc=0
+"$py" "$here/stats_check.py" "$featc" "$corpus" "$tmp/stats" || stats_rc=1
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
-    [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ]
+    [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ] && [ "$stats_rc" -eq 0 ]

@@ -1,0 +1,104 @@
+/* featc stats: what the records of TFRecord files hold, feature by feature
+ * (stats.c gathers and prints the table and JSON; stats_html.c writes the
+ * HTML report).  Hosted code: it allocates, bounded per key by sketch.h's
+ * constants and in keys by --max-features. */
+#ifndef FEATC_STATS_H
+#define FEATC_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sketch.h"
+
+enum { ST_BYTES, ST_FLOAT, ST_INT64, ST_KINDS };
+
+/* The values of one list type under one key. */
+typedef struct st_num {
+    uint64_t values, zeros, nan, inf, ninf;
+    int64_t imin, imax;  /* int64: exact extremes */
+    sk_moments m;        /* the finite values */
+    sk_quant q;
+    sk_distinct d;       /* int64 only */
+} st_num;
+
+typedef struct st_bytes {
+    uint64_t values, empty, utf8;
+    sk_moments len;
+    sk_quant lenq;
+    sk_distinct d;
+    sk_top top;
+} st_bytes;
+
+/* A feature (Example feature or SequenceExample context feature), or a
+ * feature list. */
+typedef struct st_key {
+    uint8_t *key;
+    size_t key_len;
+    uint64_t present;        /* records holding it (features: with a list kind) */
+    uint64_t empty;          /* features: records with Feature{}; lists: frames with one */
+    uint64_t kind[ST_KINDS]; /* records (lists: frames) per list type */
+    sk_moments per;          /* values per record (lists: per frame) */
+    sk_quant perq;
+    sk_moments frames;       /* lists: frames per record */
+    sk_quant framesq;
+    st_num *f, *i;
+    st_bytes *b;
+} st_key;
+
+typedef struct st_table {
+    st_key *v;
+    size_t n, cap;
+    uint32_t *slot; /* 1 + index into v, open addressing; nslot a power of 2 */
+    size_t nslot;
+} st_table;
+
+/* A record that is not an Example or SequenceExample. */
+typedef struct st_bad {
+    size_t file;
+    uint64_t record, offset;
+    char message[512]; /* fc_error.message's size */
+} st_bad;
+#define ST_BAD_KEPT 5
+
+typedef struct st_file {
+    const char *path;
+    uint64_t records, bytes;
+    const char *compression;
+    int failed;
+    char error[512];
+} st_file;
+
+typedef struct st_stats {
+    st_table features, lists;
+    uint64_t records, examples, sequences, other;
+    uint64_t dropped;       /* key occurrences past max_keys */
+    size_t max_keys;
+    st_bad bad[ST_BAD_KEPT];
+    size_t nbad;
+    int oom;
+} st_stats;
+
+/* The quantiles reported, and the histogram's bins. */
+#define ST_NQ 9
+extern const double st_quantiles[ST_NQ];
+extern const char *const st_quantile_names[ST_NQ];
+#define ST_BINS 20
+
+/* The histogram of a distribution: its bins' counts and edges [low[j],
+ * high[j]] (ST_BINS at most); the number of bins.  Integer data spanning
+ * at most ST_BINS values gets a bin per value (low = high = the value);
+ * otherwise ST_BINS equal bins over [min, max] (one when min == max). */
+size_t st_histogram(const sk_moments *m, const sk_quant *q, uint64_t *bins, double *low,
+                    double *high);
+
+/* Writes the report; 0, or -1 on a write error. */
+int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfiles,
+                  const char *title);
+/* Bytes for display (HTML, the table): UTF-8 text as is when valid, else
+ * with \xNN escapes; controls escaped; at most max bytes of out (with a
+ * final NUL), "..." when cut. */
+void st_show_bytes(char *out, size_t max, const uint8_t *p, size_t n, size_t full_len);
+/* A number for display: integers as such, else %.4g-ish. */
+void st_show_number(char *out, size_t max, double v);
+
+#endif /* FEATC_STATS_H */
