@@ -816,6 +816,16 @@ static void print_table(FILE *out, st_stats *s, const st_file *files, size_t nfi
             }
             tt_print(out, &t, "llrrrrrrrrrl");
         }
+        for (j = 0; j < tb->n; j++) {
+            const st_key *k = &tb->v[j];
+            char name[160];
+            /* in no table: the feature lists' table shows every list */
+            if (i == 1 || k->f != NULL || k->i != NULL || k->b != NULL)
+                continue;
+            st_show_bytes(name, sizeof name, k->key, k->key_len, k->key_len);
+            fprintf(out, "\nfeature %s: never a value (an empty Feature{} in %llu record%s)\n",
+                    name, (unsigned long long)k->empty, k->empty == 1 ? "" : "s");
+        }
         if (any_bytes) {
             char head[64];
             fputc('\n', out);
