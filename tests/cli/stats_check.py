@@ -40,7 +40,7 @@ FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 MEMORY = sys.argv[4:] == ["--memory"]
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
-from framing import records  # noqa: E402
+from framing import frame, records  # noqa: E402
 passed = failed = 0
 ALPHA = 0.01
 
@@ -366,6 +366,45 @@ def figures():
                 compare(sp, truth_of(whole), "%s as %s" % (f, name))
     rc, _, err = stats([os.path.join(TMP, "nothing-*-here")])
     check(rc == 2 and "no file matches" in err, "a pattern that matches nothing: %d %s" % (rc, err))
+
+    # hostile records: corpus payloads with bytes changed, cut or repeated
+    import random
+    rng = random.Random(26)
+    payloads = []
+    for f in ("pytorch-data__sequence_example.tfrecord",
+              "tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz",
+              "lingvo__wmt14_ende_wpm_32k_test.tfrecord", "tf-ranking__train_elwc.tfrecord"):
+        data = open(os.path.join(CORPUS, f), "rb").read()
+        if f.endswith(".gz"):
+            import gzip
+            data = gzip.decompress(data)
+        payloads += list(records(data))[:20]
+    mutated = []
+    for i in range(600):
+        p = bytearray(rng.choice(payloads))
+        kind = i % 3
+        if kind == 0 and p:
+            for _ in range(rng.randint(1, 4)):
+                p[rng.randrange(len(p))] = rng.randrange(256)
+        elif kind == 1 and p:
+            p = p[:rng.randrange(len(p))]
+        else:
+            p = p + p[:rng.randrange(len(p) + 1)]
+        mutated.append(bytes(p))
+    hostile = os.path.join(TMP, "mutated.tfrecord")
+    with open(hostile, "wb") as out:
+        for p in mutated:
+            out.write(frame(p))
+    truth = truth_of(hostile)
+    rc, s, err = stats([hostile])
+    check(rc in (0, 1) and s is not None and s["records"] + s["other"] == len(mutated),
+          "mutated records: exit %d, %s" % (rc, err[:200]))
+    if s is not None:
+        check(rc == truth[0], "mutated records: exit %d, cat's %d" % (rc, truth[0]))
+        compare(s, truth, "mutated")
+        rc2, s2, _ = stats(["-j", "2", hostile])
+        if s2 is not None:
+            same_figures(s, s2, "mutated -j2")
 
     # --top, --max-features
     p = os.path.join(CORPUS, "tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz")
