@@ -66,9 +66,10 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # compiler's public header) and src/tools (the record tools).
 CLI_SRC = src/cli/main.c src/cli/cli.c src/cli/compile.c
 TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c src/tools/index.c \
-            src/tools/progress.c src/tools/stats.c src/tools/stats_html.c src/tools/sketch.c
+            src/tools/progress.c src/tools/stats.c src/tools/stats_html.c src/tools/sketch.c \
+            src/tools/check_data.c
 # The compiler library: front end, checks, emitter.
-FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c export.c)
+FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c export.c dynamic.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.
 TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))

@@ -7,7 +7,7 @@
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan test-splits-bench \
               test-nomalloc test-cxx \
               test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install test-readme test-python test-stats demo
+              test-fuzz-seeds test-install test-readme test-python test-stats test-check-data demo
 # Suites that build in folders of their own: make test runs them in a second
 # lane, beside the others (tests/run.sh).
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
@@ -143,6 +143,13 @@ update-tables: $(BUILD)/tools/gen_crc32c_tables
 test-cli: all
 	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
+# featc check SPEC --data against the generated drivers: every spec over the
+# corpus and random records, byte for byte (the C compiler of the build
+# builds the drivers: the sanitizer lane's too).
+test-check-data: all
+	@rm -rf $(BUILD)/check-data && mkdir -p $(BUILD)/check-data
+	@CC="$(CC)" $(PYTHON) tests/cli/check_data.py $(BUILD)/featc $(BUILD) $(CORPUS) $(BUILD)/check-data
+
 # featc stats: its HTML report in headless Chromium, and its memory on a
 # 1 GB file (the figures are checked in test-cli).
 test-stats: all
@@ -203,7 +210,7 @@ test-small: all
 SANITIZE_CC = clang -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-sanitize: all
 	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-corpus test-infer -- \
+	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-corpus test-infer test-check-data -- \
 	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS)
 
 # -Werror clean under clang, clang -m32, and the FC_NO_HW_CRC and
@@ -271,7 +278,8 @@ test-infer: all
 
 # ------------------------------------------------------------------ fuzzers
 
-FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec
+FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
+          fuzz_dynamic
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 define fuzz_rule
@@ -281,7 +289,18 @@ $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
 	    $$(SAN_SRC) $$(PB_SRC) $$(TEST_LIBS)
 endef
-$(foreach f,$(filter-out fuzz_spec,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+$(foreach f,$(filter-out fuzz_spec fuzz_dynamic,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+
+# Messages described at run time against the generated parsers: the
+# compiler's sources too, and the folder of the specs it reads at start.
+$(BUILD)/fuzz/fuzz_dynamic: tests/fuzz/fuzz_dynamic.c $(call test_deps,tests/fuzz/fuzz_dynamic.c) \
+                            $(TEST_HDRS) $(SAN_SRC) $(PB_SRC) $(FEATC_SRC) $(FEATC_GEN) \
+                            $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Isrc/compiler -I$(BUILD)/gen \
+	    -DFUZZ_SPECS_DIR='"$(abspath tests/specs)"' -o $@ $< \
+	    $(call test_deps,tests/fuzz/fuzz_dynamic.c) $(SAN_SRC) $(PB_SRC) $(FEATC_SRC) $(FEATC_GEN) \
+	    $(TEST_LIBS)
 
 # The spec compiler, flex and bison output included, through featc.h only.
 $(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \

@@ -243,6 +243,15 @@ static inline void fc_bit_set(uint32_t *words, unsigned i)
 int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref *refs,
                  const fc_ex_scan_info *info, fc_error *err);
 
+/* parse_single_example's general path, driven by the descriptor alone:
+ * what a generated NAME_parse does without its fast path (the same
+ * values, the same errors).  For messages described at run time (featc
+ * check --data): lookup(ctx, key, len) gives a key's field number or -1;
+ * refs is scratch for md->nfields entries; out is md->size bytes.  Returns
+ * FC_OK or FC_ERR_PARSE with err saying why. */
+int fc_ex_parse_desc(const fc_message_desc *md, void *out, const void *data, size_t len,
+                     fc_ex_lookup_fn lookup, const void *ctx, fc_feature_ref *refs, fc_error *err);
+
 /* The "required but could not be found" error for field i. */
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err);
 

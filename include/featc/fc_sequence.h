@@ -69,8 +69,9 @@ typedef struct fc_seq_desc {
     const fc_list_desc *lists;
     const uint16_t *list_order;    /* list indices by key, bytewise */
     int aligned;               /* every present list has the same frame count */
-    fc_ex_lookup_fn context_lookup; /* key -> context index, -1 */
-    fc_ex_lookup_fn list_lookup;    /* key -> list index, -1 */
+    fc_ex_lookup_fn context_lookup; /* key -> context index, -1 (called with the
+                                       descriptor as its context) */
+    fc_ex_lookup_fn list_lookup;    /* key -> list index, -1 (likewise) */
     int (*parse)(void *out, const void *data, size_t len, fc_error *err);
     void (*init)(void *out);
 } fc_seq_desc;

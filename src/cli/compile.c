@@ -10,12 +10,15 @@
 #include <featc/featc.h>
 
 #include "cli.h"
+#include "progress.h"
+#include "tools.h"
 
 #define MAX_SPEC_SIZE ((size_t)16 << 20)
 
 static const char *const compile_usage =
     "usage: featc compile [options] [SPEC]\n"
     "       featc check [options] [SPEC...]\n"
+    "       featc check [options] SPEC --data [FILE...]\n"
     "\n"
     "compile writes DIR/NAME.h and DIR/NAME.c (NAME: the spec's file name\n"
     "without its extension; DIR: the current directory, created if missing), and\n"
@@ -40,14 +43,36 @@ static const char *const compile_usage =
     "  -M                      print that rule and write nothing else (gcc -M)\n"
     "  --tf                    (check) warn where TensorFlow refuses the spec\n"
     "  --werror                (check) exit 1 on warnings too\n"
+    "  --data                  (check) read the FILEs after SPEC through its\n"
+    "                          message, without generating C, and print each\n"
+    "                          record that fails (TensorFlow's error, record,\n"
+    "                          offset), then a summary; exit 1 on any failure\n"
+    "  --message=NAME          (check --data) the message (default: the first)\n"
+    "  --json                  (check --data) print every record as the\n"
+    "                          generated JSON driver does\n"
+    "  --max-errors=N          (check --data) errors printed (default 100; the\n"
+    "                          summary counts them all)\n"
+    "  -c, --compression=auto|none|zlib|gzip, --crc=verify|skip|none,\n"
+    "  --max-record-size=N     (check --data) as for featc cat\n"
+    "  -q, --quiet, --progress (check --data) progress on standard error\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
     "exit status: 0 clean (warnings allowed); 1 errors in a spec, or warnings\n"
-    "with --werror; 2 a file could not be read or\n"
-    "written; 64 usage error.\n";
+    "with --werror, or (--data) a record that fails; 2 a file could not be read\n"
+    "or written, or is damaged; 64 usage error.\n";
 
-enum { OPT_DRIVER = CLI_OPT_FIRST, OPT_DEPFILE, OPT_TF, OPT_WERROR, OPT_PYTHON };
+/* (after the record tools' codes: check --data takes some of theirs) */
+enum {
+    OPT_DRIVER = CLI_OPT_FIRST + 64,
+    OPT_DEPFILE,
+    OPT_TF,
+    OPT_WERROR,
+    OPT_PYTHON,
+    OPT_DATA,
+    OPT_MESSAGE,
+    OPT_MAX_ERRORS
+};
 
 static const struct option compile_long[] = {
     {"output", required_argument, NULL, 'o'},
@@ -59,11 +84,19 @@ static const struct option compile_long[] = {
     {NULL, 0, NULL, 0}};
 static const struct option check_long[] = {{"tf", no_argument, NULL, OPT_TF},
                                            {"werror", no_argument, NULL, OPT_WERROR},
+                                           {"data", no_argument, NULL, OPT_DATA},
+                                           {"message", required_argument, NULL, OPT_MESSAGE},
+                                           {"json", no_argument, NULL, TOOLS_OPT_JSON},
+                                           {"max-errors", required_argument, NULL,
+                                            OPT_MAX_ERRORS},
+                                           {"crc", required_argument, NULL, TOOLS_OPT_CRC},
+                                           TOOLS_INPUT_OPTIONS,
+                                           PROGRESS_OPTIONS,
                                            CLI_COMMON_OPTIONS,
                                            {NULL, 0, NULL, 0}};
 
 static const cli_command compile_cmd = {"compile", compile_usage, "o:b:Mh", compile_long};
-static const cli_command check_cmd = {"check", compile_usage, "h", check_long};
+static const cli_command check_cmd = {"check", compile_usage, "c:qh", check_long};
 
 /* What featc compile (or check, with tf and werror) was asked for. */
 typedef struct compile_opts {
@@ -331,21 +364,91 @@ int cmd_compile(int argc, char **argv)
     return compile_one(specs[0], &co);
 }
 
+/* featc check SPEC --data FILE...: the spec, then the files. */
+static int check_data(char **operands, int n, const tools_check_opts *o)
+{
+    size_t len = 0;
+    char *src;
+    int rc;
+    if (strcmp(operands[0], "-") == 0)
+        return cli_usage_error(&check_cmd, "--data reads the spec from a file, not from "
+                                           "standard input");
+    src = read_file(operands[0], &len);
+    if (src == NULL)
+        return EXIT_DATA_ERR;
+    if (n == 1) {
+        static char dash[] = "-";
+        static char *stdin_only[] = {dash, NULL};
+        if (isatty(STDIN_FILENO)) {
+            free(src);
+            return cli_usage_error(&check_cmd,
+                                   "--data: no data file (standard input is a terminal)");
+        }
+        rc = tools_check_data(operands[0], src, len, stdin_only, 1, o);
+    } else {
+        rc = tools_check_data(operands[0], src, len, operands + 1, n - 1, o);
+    }
+    free(src);
+    return rc;
+}
+
 int cmd_check(int argc, char **argv)
 {
     compile_opts co;
+    tools_check_opts to;
     char **specs;
-    int i, opt, rc, n;
+    int i, opt, rc, n, data = 0, data_only = 0;
     memset(&co, 0, sizeof co);
+    memset(&to, 0, sizeof to);
+    to.read.compression = FC_COMPRESSION_AUTO;
+    to.read.crc_policy = FC_CRC_VERIFY;
+    to.max_errors = 100;
     co.check = 1;
     while ((opt = cli_next_option(&check_cmd, argc, argv, &rc)) != 0) {
-        if (opt == OPT_TF)
+        int r;
+        if (tools_input_option(&check_cmd, opt, optarg, &to.read, NULL, NULL, &r)) {
+            if (r != 0)
+                return r;
+            data_only = 1;
+        } else if (opt == OPT_TF) {
             co.tf = 1;
-        else if (opt == OPT_WERROR)
+        } else if (opt == OPT_WERROR) {
             co.werror = 1;
+        } else if (opt == OPT_DATA) {
+            data = 1;
+        } else if (opt == OPT_MESSAGE) {
+            to.message = optarg;
+            data_only = 1;
+        } else if (opt == TOOLS_OPT_JSON) {
+            to.json = 1;
+            data_only = 1;
+        } else if (opt == OPT_MAX_ERRORS) {
+            char *end;
+            if (*optarg < '0' || *optarg > '9')
+                return cli_usage_error(&check_cmd, "bad number '%s' for --max-errors", optarg);
+            to.max_errors = strtoull(optarg, &end, 10);
+            if (*end != '\0')
+                return cli_usage_error(&check_cmd, "bad number '%s' for --max-errors", optarg);
+            data_only = 1;
+        } else if (opt == 'q') {
+            to.progress = PROGRESS_QUIET;
+            data_only = 1;
+        } else if (opt == TOOLS_OPT_PROGRESS) {
+            to.progress = PROGRESS_FORCE;
+            data_only = 1;
+        }
     }
     if (rc >= 0)
         return rc;
+    if (data && co.tf)
+        return cli_usage_error(&check_cmd, "--tf checks specs; it does not go with --data");
+    if (!data && data_only)
+        return cli_usage_error(&check_cmd, "that option reads data: it goes with --data");
+    if (data) {
+        if (optind >= argc)
+            return cli_usage_error(&check_cmd, "--data needs the SPEC, then the data files");
+        return check_data(argv + optind, argc - optind, &to);
+    }
     if ((rc = cli_operands(&check_cmd, argc, argv, &specs, &n)) != 0)
         return rc;
     for (i = 0; i < n; i++) {

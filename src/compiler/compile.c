@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <featc/fc_base.h>
+#include <featc/featc_dynamic.h>
 
 /* What a featc_output owns: the pool its texts live in. */
 struct featc_mem {
@@ -184,4 +185,51 @@ int featc_export_tf(const char *src, size_t len, const featc_options *options, c
     *text = b.s;
     *text_len = b.n;
     return 0;
+}
+
+/* ------------------------------------------------------------ dynamic */
+
+int fcc_dynamic_build(pool *p, const schema_message *m, featc_dynamic *d);
+size_t fcc_dynamic_sizeof(void);
+
+int featc_dynamic_open(const char *src, size_t len, const featc_options *options,
+                       const char *message, featc_dynamic **out)
+{
+    const char *path = options->spec_name != NULL ? options->spec_name : "<spec>";
+    pool *mem = (pool *)malloc(sizeof *mem);
+    featc_dynamic *d = (featc_dynamic *)calloc(1, fcc_dynamic_sizeof());
+    diag dg;
+    schema *s;
+    char pkg[128];
+    size_t i;
+    *out = NULL;
+    fcc_diag_init(&dg, options->diag, options->diag_ctx, path, src, len);
+    if (mem == NULL || d == NULL) {
+        free(mem);
+        free(d);
+        fcc_diag_fail(&dg, "out of memory");
+        return 1;
+    }
+    fcc_pool_init(mem);
+    s = front_end(mem, &dg, stem(path, pkg, sizeof pkg));
+    if (s == NULL)
+        goto fail;
+    for (i = 0; i < s->nmessages; i++)
+        if (message == NULL || strcmp(s->messages[i].name, message) == 0)
+            break;
+    if (i == s->nmessages) {
+        fcc_diag_fail(&dg, "error: the spec has no message named '%s'", message);
+        goto fail;
+    }
+    if (!fcc_dynamic_build(mem, &s->messages[i], d)) {
+        fcc_diag_fail(&dg, "out of memory");
+        goto fail;
+    }
+    *out = d;
+    return 0;
+fail:
+    fcc_pool_free(mem);
+    free(mem);
+    free(d);
+    return dg.errors > 0 ? dg.errors : 1;
 }

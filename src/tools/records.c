@@ -176,6 +176,9 @@ int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_
     if (opt == 'c') {
         if (fc_input_parse_compression(val, &read->compression) != 0)
             *rc = cli_usage_error(c, "unknown compression '%s' (auto, none, zlib, gzip)", val);
+    } else if (opt == TOOLS_OPT_CRC) {
+        if (fc_input_parse_crc(val, &read->crc_policy) != 0)
+            *rc = cli_usage_error(c, "unknown CRC policy '%s' (verify, skip, none)", val);
     } else if (opt == TOOLS_OPT_MAX_RECORD) {
         if (fc_input_parse_size(val, &read->max_record_size) != 0 || read->max_record_size == 0)
             *rc = cli_usage_error(c, "bad size '%s' (a number, with K, M or G)", val);
@@ -319,9 +322,6 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
         } else if (opt == 'j') {
             if (tools_parse_jobs(optarg, &o->jobs) != 0)
                 return cli_usage_error(c, "bad number of jobs '%s' (1 to 1024)", optarg);
-        } else if (opt == TOOLS_OPT_CRC) {
-            if (fc_input_parse_crc(optarg, &o->read.crc_policy) != 0)
-                return cli_usage_error(c, "unknown CRC policy '%s' (verify, skip, none)", optarg);
         }
     }
     if (rc >= 0) {

@@ -1379,16 +1379,6 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
                 return cli_usage_error(&stats_cmd, "--max-features takes 1 to 1000000, not '%s'",
                                        optarg);
             o->max_keys = (size_t)v;
-        } else if (opt == TOOLS_OPT_CRC) {
-            if (strcmp(optarg, "verify") == 0)
-                o->read.crc_policy = FC_CRC_VERIFY;
-            else if (strcmp(optarg, "skip") == 0)
-                o->read.crc_policy = FC_CRC_SKIP_CORRUPT;
-            else if (strcmp(optarg, "none") == 0)
-                o->read.crc_policy = FC_CRC_NONE;
-            else
-                return cli_usage_error(&stats_cmd, "--crc takes verify, skip or none, not '%s'",
-                                       optarg);
         } else if (opt == 'j') {
             if (tools_parse_jobs(optarg, &o->jobs) != 0)
                 return cli_usage_error(&stats_cmd, "-j takes 1 to 1024 threads, not '%s'",

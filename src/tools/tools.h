@@ -18,6 +18,19 @@ int cmd_infer(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 
+/* featc check SPEC --data FILE... (check_data.c): what cmd_check parsed. */
+typedef struct tools_check_opts {
+    fc_input_options read;
+    const char *message;         /* --message (NULL: the spec's first) */
+    int json;                    /* --json: every record as the JSON driver prints it */
+    unsigned long long max_errors; /* --max-errors */
+    int progress;                /* PROGRESS_* */
+} tools_check_opts;
+/* Reads files through the spec's message (src: the spec's text); the exit
+ * status. */
+int tools_check_data(const char *spec_name, const char *src, size_t len, char **files, int nfiles,
+                     const tools_check_opts *o);
+
 /* The codes of the record tools' long options (-c is --compression). */
 enum {
     TOOLS_OPT_MAX_RECORD = CLI_OPT_FIRST,
@@ -87,7 +100,7 @@ int tools_part_done(const cli_command *c, const fc_input_options *read, int sync
 #define TOOLS_DEFAULT_MAX_MEMORY ((size_t)1 << 30)
 
 /* Applies option opt with value val when it is an input option
- * (--compression, --max-record-size, --type when type is not NULL,
+ * (--compression, --crc, --max-record-size, --type when type is not NULL,
  * --max-memory when max_memory is not NULL): returns 1 with *rc 0, or the
  * usage error already printed; else 0. */
 int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,

@@ -1216,6 +1216,62 @@ int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err)
     return fc_rg_fields(md->fields, md->present_offset, i, msg, FC_RG_EXAMPLE, err);
 }
 
+int fc_ex_parse_desc(const fc_message_desc *md, void *out, const void *data, size_t len,
+                     fc_ex_lookup_fn lookup, const void *ctx, fc_feature_ref *refs, fc_error *err)
+{
+    unsigned char *m = (unsigned char *)out;
+    uint32_t *present = (uint32_t *)(void *)(m + md->present_offset);
+    fc_ex_scan_info info;
+    size_t i, k;
+    int hashed = 0;
+    int rc = fc_ex_scan_batched(data, len, lookup, ctx, NULL, refs, md->nfields, &info, err);
+    if (rc != FC_OK)
+        return rc;
+    memset(present, 0, ((md->nfields + 31u) / 32u) * sizeof(uint32_t));
+    /* the decode (a generated _decode): the first problem stops it, and
+     * fc_ex_report then finds the one TensorFlow reports */
+    for (i = 0; i < md->nfields; i++) {
+        const fc_field_desc *f = &md->fields[i];
+        if (f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED)
+            continue; /* built from their fields afterwards */
+        if (refs[i].entry != 0) {
+            if (decode_field(f, &refs[i], m, NULL) != FC_OK)
+                return fc_ex_report(md, out, refs, &info, err);
+            fc_bit_set(present, (unsigned)i);
+        } else if (f->kind != FC_KIND_FIXED) {
+            *(size_t *)(void *)(m + f->count_offset) = 0;
+        }
+    }
+    if (info.bad_kind_entry != 0)
+        return fc_ex_report(md, out, refs, &info, err);
+    /* defaults (a generated _defaults) */
+    for (i = 0; i < md->nfields; i++) {
+        const fc_field_desc *f = &md->fields[i];
+        if (f->kind == FC_KIND_FIXED && f->default_value != NULL && f->elems > 0 &&
+            !fc_bit_get(present, (unsigned)i))
+            memcpy(m + f->value_offset, f->default_value, f->elems * fc_type_size(f->type));
+        hashed |= f->extra->hash_buckets > 0;
+    }
+    /* required features, in TensorFlow's order (by key) */
+    for (k = 0; k < md->nfields; k++) {
+        const fc_field_desc *f = &md->fields[md->missing_order[k]];
+        if (f->kind == FC_KIND_FIXED && f->default_value == NULL &&
+            !fc_bit_get(present, md->missing_order[k]))
+            return fc_ex_missing(md, md->missing_order[k], err);
+    }
+    /* what is built from the values */
+    for (i = 0; i < md->nfields; i++) {
+        fc_kind kind = md->fields[i].kind;
+        if (kind == FC_KIND_SPARSE && fc_ex_sparse(md, i, out, err) != FC_OK)
+            return FC_ERR_PARSE;
+        if (kind == FC_KIND_RAGGED && fc_ex_ragged(md, i, out, err) != FC_OK)
+            return FC_ERR_PARSE;
+    }
+    if (hashed)
+        fc_ex_hash_fields(md->fields, md->nfields, out);
+    return FC_OK;
+}
+
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)
 {
     const fc_field_desc *f = &md->fields[i];

@@ -38,10 +38,12 @@ static int invalid(fc_error *err, const uint8_t *base, const uint8_t *at, const 
     return FC_ERR_PARSE;
 }
 
-/* One Features or FeatureLists map: entries of exactly a key then a value. */
+/* One Features or FeatureLists map: entries of exactly a key then a value.
+ * The lookup gets the descriptor as its context (generated lookups ignore
+ * it; those of a message described at run time find their table there). */
 static int scan_map(const uint8_t *base, const uint8_t *p, const uint8_t *end,
-                    fc_ex_lookup_fn lookup, fc_feature_ref *refs, size_t nrefs, uint32_t *entries,
-                    fc_error *err)
+                    fc_ex_lookup_fn lookup, const void *ctx, fc_feature_ref *refs, size_t nrefs,
+                    uint32_t *entries, fc_error *err)
 {
     while (p < end) {
         const uint8_t *e, *ee, *key, *val, *at = p;
@@ -68,7 +70,7 @@ static int scan_map(const uint8_t *base, const uint8_t *p, const uint8_t *end,
         if (e != ee)
             return invalid(err, base, e, "map entry has more than a key and a value");
         (*entries)++;
-        i = lookup(NULL, klen > 0 ? key : (const uint8_t *)"", klen);
+        i = lookup(ctx, klen > 0 ? key : (const uint8_t *)"", klen);
         if (i >= 0 && (size_t)i < nrefs) { /* the last occurrence wins, even an empty one */
             refs[i].data = val;
             refs[i].size = vlen;
@@ -112,10 +114,10 @@ static int scan(const fc_seq_desc *sd, const uint8_t *base, size_t len, fc_featu
                                lists ? "feature_lists length overruns the record"
                                      : "context length overruns the record");
             if (lists)
-                rc = scan_map(base, body, body + n, sd->list_lookup, lref, sd->nlists, &entries,
-                              err);
+                rc = scan_map(base, body, body + n, sd->list_lookup, sd, lref, sd->nlists,
+                              &entries, err);
             else
-                rc = scan_map(base, body, body + n, sd->context_lookup, cref, sd->ncontext,
+                rc = scan_map(base, body, body + n, sd->context_lookup, sd, cref, sd->ncontext,
                               &entries, err);
             if (rc != FC_OK)
                 return rc;
