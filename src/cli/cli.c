@@ -168,3 +168,55 @@ int cli_write_file(const char *path, const char *data, size_t len)
         return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
     return EXIT_OK;
 }
+
+#define MAX_SPEC_SIZE ((size_t)16 << 20)
+
+/* Reads a whole file ("-": standard input); NULL with a message on failure. */
+char *cli_read_file(const char *path, size_t *len)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    char *buf;
+    size_t n = 0, cap = 4096;
+    if (f == NULL) {
+        cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (is_stdin)
+        path = "<stdin>";
+    buf = (char *)malloc(cap);
+    while (buf != NULL) {
+        size_t got;
+        if (n == cap) {
+            char *nb;
+            if (cap >= MAX_SPEC_SIZE) {
+                cli_fail(EXIT_DATA_ERR, "%s: larger than %zu bytes; not a spec", path,
+                         MAX_SPEC_SIZE);
+                free(buf);
+                if (!is_stdin)
+                    fclose(f);
+                return NULL;
+            }
+            nb = (char *)realloc(buf, cap * 2);
+            if (nb == NULL)
+                break;
+            buf = nb;
+            cap *= 2;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (buf == NULL || ferror(f)) {
+        cli_fail(EXIT_DATA_ERR, "%s: %s", path, buf == NULL ? "out of memory" : "read error");
+        free(buf);
+        if (!is_stdin)
+            fclose(f);
+        return NULL;
+    }
+    if (!is_stdin)
+        fclose(f);
+    *len = n;
+    return buf;
+}

@@ -69,6 +69,10 @@ int cli_fail(int code, const char *fmt, ...)
  * disk or a killed run never leaves a truncated file under path.  Returns
  * EXIT_OK, or EXIT_DATA_ERR after printing the error. */
 int cli_write_file(const char *path, const char *data, size_t len);
+
+/* Reads a whole spec file ("-": standard input, at most 16 MiB); NULL
+ * with the error printed on failure. */
+char *cli_read_file(const char *path, size_t *len);
 /* Prints "featc CMD: <message>" and "Try 'featc CMD --help' ..." to stderr
  * (c NULL: "featc: ..." and "Try 'featc --help' ..."); returns
  * EXIT_USAGE_ERR. */

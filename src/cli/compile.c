@@ -13,7 +13,6 @@
 #include "progress.h"
 #include "tools.h"
 
-#define MAX_SPEC_SIZE ((size_t)16 << 20)
 
 static const char *const compile_usage =
     "usage: featc compile [options] [SPEC]\n"
@@ -105,55 +104,6 @@ typedef struct compile_opts {
     int check, tf, werror;
 } compile_opts;
 
-/* Reads a whole file ("-": standard input); NULL with a message on failure. */
-static char *read_file(const char *path, size_t *len)
-{
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    char *buf;
-    size_t n = 0, cap = 4096;
-    if (f == NULL) {
-        cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    if (is_stdin)
-        path = "<stdin>";
-    buf = (char *)malloc(cap);
-    while (buf != NULL) {
-        size_t got;
-        if (n == cap) {
-            char *nb;
-            if (cap >= MAX_SPEC_SIZE) {
-                cli_fail(EXIT_DATA_ERR, "%s: larger than %zu bytes; not a spec", path,
-                         MAX_SPEC_SIZE);
-                free(buf);
-                if (!is_stdin)
-                    fclose(f);
-                return NULL;
-            }
-            nb = (char *)realloc(buf, cap * 2);
-            if (nb == NULL)
-                break;
-            buf = nb;
-            cap *= 2;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (buf == NULL || ferror(f)) {
-        cli_fail(EXIT_DATA_ERR, "%s: %s", path, buf == NULL ? "out of memory" : "read error");
-        free(buf);
-        if (!is_stdin)
-            fclose(f);
-        return NULL;
-    }
-    if (!is_stdin)
-        fclose(f);
-    *len = n;
-    return buf;
-}
 
 static char *join(const char *dir, const char *name, const char *suffix)
 {
@@ -293,7 +243,7 @@ static int write_outputs(const compile_opts *co, const char *spec, const char *b
 static int compile_one(const char *path, const compile_opts *co)
 {
     size_t len = 0;
-    char *src = read_file(path, &len);
+    char *src = cli_read_file(path, &len);
     featc_options o = FEATC_OPTIONS_INIT;
     featc_output out;
     char base[256];
@@ -367,29 +317,16 @@ int cmd_compile(int argc, char **argv)
 /* featc check SPEC --data FILE...: the spec, then the files. */
 static int check_data(char **operands, int n, const tools_check_opts *o)
 {
-    size_t len = 0;
-    char *src;
-    int rc;
+    static char dash[] = "-";
+    static char *stdin_only[] = {dash, NULL};
     if (strcmp(operands[0], "-") == 0)
         return cli_usage_error(&check_cmd, "--data reads the spec from a file, not from "
                                            "standard input");
-    src = read_file(operands[0], &len);
-    if (src == NULL)
-        return EXIT_DATA_ERR;
-    if (n == 1) {
-        static char dash[] = "-";
-        static char *stdin_only[] = {dash, NULL};
-        if (isatty(STDIN_FILENO)) {
-            free(src);
-            return cli_usage_error(&check_cmd,
-                                   "--data: no data file (standard input is a terminal)");
-        }
-        rc = tools_check_data(operands[0], src, len, stdin_only, 1, o);
-    } else {
-        rc = tools_check_data(operands[0], src, len, operands + 1, n - 1, o);
-    }
-    free(src);
-    return rc;
+    if (n > 1)
+        return tools_check_data(operands[0], operands + 1, n - 1, o);
+    if (isatty(STDIN_FILENO))
+        return cli_usage_error(&check_cmd, "--data: no data file (standard input is a terminal)");
+    return tools_check_data(operands[0], stdin_only, 1, o);
 }
 
 int cmd_check(int argc, char **argv)
@@ -509,7 +446,7 @@ int cmd_export(int argc, char **argv)
         return rc;
     if (n != 1)
         return cli_usage_error(&export_cmd, "one spec per export (got %d)", n);
-    src = read_file(specs[0], &len);
+    src = cli_read_file(specs[0], &len);
     if (src == NULL)
         return EXIT_DATA_ERR;
     o.spec_name = strcmp(specs[0], "-") == 0 ? "<stdin>" : specs[0];

@@ -22,77 +22,129 @@
 #include <featc/fc_driver.h>
 #include <featc/featc_dynamic.h>
 
-#define DISTINCT_KEPT 16
+/* ------------------------------------------------------------ the spec */
 
-typedef struct error_kind {
-    char text[FC_ERROR_MSG_SIZE];
-    uint64_t count;
-    const char *path;      /* its first record */
-    uint64_t index, offset;
-} error_kind;
+int tools_spec_open(tools_spec *s, const char *path, const char *message)
+{
+    featc_options fo = FEATC_OPTIONS_INIT;
+    size_t len = 0;
+    char *src = cli_read_file(path, &len);
+    int errors;
+    memset(s, 0, sizeof *s);
+    if (src == NULL)
+        return EXIT_DATA_ERR;
+    fo.spec_name = path;
+    fo.diag = cli_print_diagnostic;
+    errors = featc_dynamic_open(src, len, &fo, message, &s->d);
+    free(src);
+    if (errors != 0)
+        return EXIT_RECORD_ERR;
+    s->md = featc_dynamic_example(s->d);
+    s->sd = featc_dynamic_sequence(s->d);
+    s->size = featc_dynamic_size(s->d);
+    s->nrefs = featc_dynamic_refs(s->d);
+    return EXIT_OK;
+}
+
+void tools_spec_close(tools_spec *s)
+{
+    featc_dynamic_free(s->d);
+    memset(s, 0, sizeof *s);
+}
+
+int tools_spec_parse(const tools_spec *s, void *msg, fc_feature_ref *refs, const fc_record *rec,
+                     fc_error *err)
+{
+    if (s->md != NULL)
+        return fc_ex_parse_desc(s->md, msg, rec->data, rec->length, featc_dynamic_lookup, s->d,
+                                refs, err);
+    return fc_seq_parse(s->sd, msg, rec->data, rec->length, refs, err);
+}
+
+/* ------------------------------------------------------------ error texts */
+
+void tools_kinds_note(tools_kinds *k, const char *text, size_t file, uint64_t index,
+                      uint64_t offset)
+{
+    size_t i;
+    for (i = 0; i < k->n; i++)
+        if (strcmp(k->kind[i].text, text) == 0) {
+            k->kind[i].count++;
+            return;
+        }
+    if (k->n == TOOLS_KINDS_KEPT) {
+        k->other++;
+        return;
+    }
+    snprintf(k->kind[k->n].text, sizeof k->kind[k->n].text, "%s", text);
+    k->kind[k->n].count = 1;
+    k->kind[k->n].file = file;
+    k->kind[k->n].index = index;
+    k->kind[k->n].offset = offset;
+    k->n++;
+}
+
+void tools_kinds_merge(tools_kinds *into, const tools_kinds *from)
+{
+    size_t i, j;
+    for (i = 0; i < from->n; i++) {
+        for (j = 0; j < into->n; j++)
+            if (strcmp(into->kind[j].text, from->kind[i].text) == 0)
+                break;
+        if (j < into->n)
+            into->kind[j].count += from->kind[i].count;
+        else if (into->n < TOOLS_KINDS_KEPT)
+            into->kind[into->n++] = from->kind[i];
+        else
+            into->other += from->kind[i].count;
+    }
+    into->other += from->other;
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const tools_error_kind *x = (const tools_error_kind *)a, *y = (const tools_error_kind *)b;
+    return x->count != y->count ? (x->count > y->count ? -1 : 1) : strcmp(x->text, y->text);
+}
+
+void tools_kinds_sort(tools_kinds *k)
+{
+    if (k->n > 1)
+        qsort(k->kind, k->n, sizeof *k->kind, by_count);
+}
+
+/* ------------------------------------------------------------ check --data */
 
 typedef struct checker {
     const tools_check_opts *o;
-    featc_dynamic *d;
-    const fc_message_desc *md;
-    const fc_seq_desc *sd;
+    tools_spec spec;
     void *msg;
     fc_feature_ref *refs;
     uint64_t records, failed, shown, n;
-    error_kind kinds[DISTINCT_KEPT];
-    size_t nkinds;
-    uint64_t other_kinds; /* failures of kinds past DISTINCT_KEPT */
+    tools_kinds kinds;
 } checker;
 
-static void note_kind(checker *c, const char *text, const char *path, const fc_record *rec)
-{
-    size_t i;
-    for (i = 0; i < c->nkinds; i++)
-        if (strcmp(c->kinds[i].text, text) == 0) {
-            c->kinds[i].count++;
-            return;
-        }
-    if (c->nkinds == DISTINCT_KEPT) {
-        c->other_kinds++;
-        return;
-    }
-    snprintf(c->kinds[c->nkinds].text, sizeof c->kinds[c->nkinds].text, "%s", text);
-    c->kinds[c->nkinds].count = 1;
-    c->kinds[c->nkinds].path = path;
-    c->kinds[c->nkinds].index = rec->index;
-    c->kinds[c->nkinds].offset = rec->offset;
-    c->nkinds++;
-}
-
-static int parse(checker *c, const fc_record *rec, fc_error *err)
-{
-    if (c->md != NULL)
-        return fc_ex_parse_desc(c->md, c->msg, rec->data, rec->length, featc_dynamic_lookup,
-                                c->d, c->refs, err);
-    return fc_seq_parse(c->sd, c->msg, rec->data, rec->length, c->refs, err);
-}
-
 /* One record: printed (--json) or judged. */
-static void check_record(checker *c, const fc_record *rec, const char *path)
+static void check_record(checker *c, const fc_record *rec, const char *path, size_t file)
 {
     fc_error err;
     int ok;
     fc_error_clear(&err);
     /* as the generated driver: one struct, not cleared between records */
-    ok = parse(c, rec, &err) == FC_OK;
+    ok = tools_spec_parse(&c->spec, c->msg, c->refs, rec, &err) == FC_OK;
     c->records++;
     if (c->o->json) {
         /* the dump contract, as fc_driver_main prints it */
         if (ok) {
             printf("{\"record\":%llu,", (unsigned long long)c->n);
-            if (c->md != NULL) {
+            if (c->spec.md != NULL) {
                 fputs("\"features\":", stdout);
-                fc_json_features(stdout, c->md, c->msg);
+                fc_json_features(stdout, c->spec.md, c->msg);
             } else {
                 fputs("\"context\":", stdout);
-                fc_json_context(stdout, c->sd, c->msg);
+                fc_json_context(stdout, c->spec.sd, c->msg);
                 fputs(",\"feature_lists\":", stdout);
-                fc_json_feature_lists(stdout, c->sd, c->msg);
+                fc_json_feature_lists(stdout, c->spec.sd, c->msg);
             }
             fputs("}\n", stdout);
         } else {
@@ -109,7 +161,7 @@ static void check_record(checker *c, const fc_record *rec, const char *path)
     if (ok)
         return;
     c->failed++;
-    note_kind(c, err.message, path, rec);
+    tools_kinds_note(&c->kinds, err.message, file, rec->index, rec->offset);
     if (!c->o->json && c->shown < c->o->max_errors) {
         c->shown++;
         printf("%s: record %llu (offset %llu): %s\n", path, (unsigned long long)rec->index,
@@ -117,32 +169,20 @@ static void check_record(checker *c, const fc_record *rec, const char *path)
     }
 }
 
-static int by_count(const void *a, const void *b)
+int tools_check_data(const char *spec_path, char **files, int nfiles, const tools_check_opts *o)
 {
-    const error_kind *x = (const error_kind *)a, *y = (const error_kind *)b;
-    return x->count != y->count ? (x->count > y->count ? -1 : 1) : strcmp(x->text, y->text);
-}
-
-int tools_check_data(const char *spec_name, const char *src, size_t len, char **files, int nfiles,
-                     const tools_check_opts *o)
-{
-    featc_options fo = FEATC_OPTIONS_INIT;
     checker c;
     progress pg;
-    int rc = EXIT_OK, k;
+    int rc, k;
     memset(&c, 0, sizeof c);
     c.o = o;
-    fo.spec_name = spec_name;
-    fo.diag = cli_print_diagnostic;
-    if (featc_dynamic_open(src, len, &fo, o->message, &c.d) != 0)
-        return EXIT_RECORD_ERR;
-    c.md = featc_dynamic_example(c.d);
-    c.sd = featc_dynamic_sequence(c.d);
-    c.msg = calloc(1, featc_dynamic_size(c.d));
-    c.refs = (fc_feature_ref *)calloc(featc_dynamic_refs(c.d), sizeof *c.refs);
+    if ((rc = tools_spec_open(&c.spec, spec_path, o->message)) != EXIT_OK)
+        return rc;
+    c.msg = calloc(1, c.spec.size);
+    c.refs = (fc_feature_ref *)calloc(c.spec.nrefs, sizeof *c.refs);
     if (c.msg == NULL || c.refs == NULL) {
         rc = cli_fail(EXIT_DATA_ERR, "out of memory: the message of %s needs %zu bytes",
-                      spec_name, featc_dynamic_size(c.d));
+                      spec_path, c.spec.size);
         goto out;
     }
     progress_start(&pg, "check", files, nfiles, o->progress, o->json);
@@ -156,7 +196,7 @@ int tools_check_data(const char *spec_name, const char *src, size_t len, char **
             progress_record(&pg, fc_reader_raw_offset(&in.reader));
             if (!o->json && c.shown < o->max_errors)
                 progress_clear(&pg);
-            check_record(&c, &rec, path);
+            check_record(&c, &rec, path, (size_t)k);
         }
         progress_clear(&pg);
         progress_file_done(&pg, fc_reader_raw_offset(&in.reader));
@@ -181,15 +221,15 @@ int tools_check_data(const char *spec_name, const char *src, size_t len, char **
         if (c.failed > c.shown)
             printf("(%llu errors not shown: --max-errors=%llu)\n",
                    (unsigned long long)(c.failed - c.shown), (unsigned long long)o->max_errors);
-        if (c.nkinds > 0) {
-            qsort(c.kinds, c.nkinds, sizeof *c.kinds, by_count);
+        if (c.kinds.n > 0) {
+            tools_kinds_sort(&c.kinds);
             printf("errors by text:\n");
-            for (i = 0; i < c.nkinds; i++)
+            for (i = 0; i < c.kinds.n; i++)
                 printf("%10llu  %s (first: %s record %llu)\n",
-                       (unsigned long long)c.kinds[i].count, c.kinds[i].text, c.kinds[i].path,
-                       (unsigned long long)c.kinds[i].index);
-            if (c.other_kinds > 0)
-                printf("%10llu  (other texts)\n", (unsigned long long)c.other_kinds);
+                       (unsigned long long)c.kinds.kind[i].count, c.kinds.kind[i].text,
+                       files[c.kinds.kind[i].file], (unsigned long long)c.kinds.kind[i].index);
+            if (c.kinds.other > 0)
+                printf("%10llu  (other texts)\n", (unsigned long long)c.kinds.other);
         }
     }
     if (rc == EXIT_OK && c.failed > 0)
@@ -199,6 +239,6 @@ int tools_check_data(const char *spec_name, const char *src, size_t len, char **
 out:
     free(c.msg);
     free(c.refs);
-    featc_dynamic_free(c.d);
+    tools_spec_close(&c.spec);
     return rc;
 }

@@ -62,6 +62,10 @@ static const char *const stats_usage =
     "                          at most 64)\n"
     "  --max-features=N        keys summarised (default 10000); occurrences of\n"
     "                          further keys are counted and left out\n"
+    "  --spec=SPEC             also read every record through the spec's message\n"
+    "                          (as featc check --data): how many parse, and the\n"
+    "                          errors by text with the first record of each\n"
+    "  --message=NAME          the spec's message (default: its first)\n"
     "  --type=auto|example|sequence   how to read payloads (default auto)\n"
     "  -c, --compression=auto|none|zlib|gzip   (default auto)\n"
     "  --crc=verify|skip|none  (default verify)\n"
@@ -73,16 +77,19 @@ static const char *const stats_usage =
     "  --version               featc's version\n"
     "\n"
     "exit status: 0 every record summarised; 1 some record is not an Example\n"
-    "or SequenceExample (counted and reported); 2 a file is unreadable or\n"
+    "or SequenceExample (counted and reported), or fails --spec; 2 a file is\n"
+    "unreadable or\n"
     "damaged (the records before the damage are summarised); 64 usage error.\n";
 
-enum { OPT_HTML = TOOLS_OPT_PROGRESS + 1, OPT_TOP, OPT_MAX_FEATURES };
+enum { OPT_HTML = TOOLS_OPT_PROGRESS + 1, OPT_TOP, OPT_MAX_FEATURES, OPT_SPEC, OPT_MESSAGE };
 
 static const struct option stats_long[] = {
     {"json", no_argument, NULL, TOOLS_OPT_JSON},
     {"html", required_argument, NULL, OPT_HTML},
     {"top", required_argument, NULL, OPT_TOP},
     {"max-features", required_argument, NULL, OPT_MAX_FEATURES},
+    {"spec", required_argument, NULL, OPT_SPEC},
+    {"message", required_argument, NULL, OPT_MESSAGE},
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
     TOOLS_JOBS_OPTION, TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS,
     PROGRESS_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
@@ -97,6 +104,8 @@ typedef struct stats_opts {
     const char *html;
     unsigned top;
     size_t max_keys;
+    const char *spec_path, *message; /* --spec, --message */
+    tools_spec spec;                 /* opened once the options are read */
     int progress;
     int nfiles;
     char **files;
@@ -440,6 +449,9 @@ static void merge_stats(st_stats *s, const st_stats *o)
     s->oom |= o->oom;
     for (i = 0; i < o->nbad && s->nbad < ST_BAD_KEPT; i++)
         s->bad[s->nbad++] = o->bad[i];
+    s->spec_parsed += o->spec_parsed;
+    s->spec_failed += o->spec_failed;
+    tools_kinds_merge(&s->spec_errors, &o->spec_errors);
     merge_table(s, &s->features, &o->features);
     merge_table(s, &s->lists, &o->lists);
 }
@@ -668,6 +680,12 @@ static int key_cmp(const void *a, const void *b)
     return x->key_len < y->key_len ? -1 : x->key_len > y->key_len;
 }
 
+/* The spec's name of its message. */
+static const char *spec_message(const tools_spec *t)
+{
+    return t->md != NULL ? t->md->name : t->sd->name;
+}
+
 static void numeric_rows(text_table *t, const st_key *k, const st_num *x, const char *kind,
                          uint64_t records, const char *per_what, int *oom)
 {
@@ -771,6 +789,25 @@ static void print_table(FILE *out, st_stats *s, const st_file *files, size_t nfi
     if (s->dropped > 0)
         fprintf(out, "%llu occurrences of keys past --max-features=%zu left out\n",
                 (unsigned long long)s->dropped, s->max_keys);
+    if (o->spec.d != NULL) {
+        uint64_t all = s->spec_parsed + s->spec_failed;
+        fprintf(out, "\nspec %s, message %s: %llu of %llu record%s parse", o->spec_path,
+                spec_message(&o->spec), (unsigned long long)s->spec_parsed,
+                (unsigned long long)all, all == 1 ? "" : "s");
+        if (s->spec_failed == 0) {
+            fputc('\n', out);
+        } else {
+            fprintf(out, "; %llu fail:\n", (unsigned long long)s->spec_failed);
+            for (i = 0; i < s->spec_errors.n; i++)
+                fprintf(out, "%10llu  %s (first: %s record %llu, offset %llu)\n",
+                        (unsigned long long)s->spec_errors.kind[i].count,
+                        s->spec_errors.kind[i].text, files[s->spec_errors.kind[i].file].path,
+                        (unsigned long long)s->spec_errors.kind[i].index,
+                        (unsigned long long)s->spec_errors.kind[i].offset);
+            if (s->spec_errors.other > 0)
+                fprintf(out, "%10llu  (other texts)\n", (unsigned long long)s->spec_errors.other);
+        }
+    }
     for (i = 0; i < 2; i++) {
         st_table *tb = i == 0 ? &s->features : &s->lists;
         const char *per_what = i == 0 ? "values/record" : "values/frame";
@@ -1040,9 +1077,10 @@ static void json_key(FILE *f, const st_key *k, uint64_t records, int list, unsig
 }
 
 static void print_json(FILE *f, const st_stats *s, const st_file *files, size_t nfiles,
-                       unsigned ntop)
+                       const stats_opts *o)
 {
     size_t i;
+    unsigned ntop = o->top;
     fputs("{\"featc_stats\":1,\"files\":[", f);
     for (i = 0; i < nfiles; i++) {
         fputs(i > 0 ? ",{\"path\":" : "{\"path\":", f);
@@ -1076,6 +1114,27 @@ static void print_json(FILE *f, const st_stats *s, const st_file *files, size_t 
     }
     fputs("],", f);
     json_u64(f, "dropped_keys", s->dropped);
+    fputs(",\"spec\":", f);
+    if (o->spec.d == NULL) {
+        fputs("null", f);
+    } else {
+        fputs("{\"path\":", f);
+        fc_json_string(f, o->spec_path, strlen(o->spec_path), 1);
+        fputs(",\"message\":", f);
+        fc_json_string(f, spec_message(&o->spec), strlen(spec_message(&o->spec)), 1);
+        fprintf(f, ",\"parsed\":%llu,\"failed\":%llu,\"errors\":[",
+                (unsigned long long)s->spec_parsed, (unsigned long long)s->spec_failed);
+        for (i = 0; i < s->spec_errors.n; i++) {
+            const tools_error_kind *e = &s->spec_errors.kind[i];
+            fputs(i > 0 ? ",{\"error\":" : "{\"error\":", f);
+            fc_json_string(f, e->text, strlen(e->text), 1);
+            fprintf(f, ",\"count\":%llu,\"path\":", (unsigned long long)e->count);
+            fc_json_string(f, files[e->file].path, strlen(files[e->file].path), 1);
+            fprintf(f, ",\"record\":%llu,\"offset\":%llu}", (unsigned long long)e->index,
+                    (unsigned long long)e->offset);
+        }
+        fprintf(f, "],\"other_errors\":%llu}", (unsigned long long)s->spec_errors.other);
+    }
     fputs(",\"sketches\":{\"quantile_relative_error\":", f);
     json_double(f, SK_ALPHA);
     fprintf(f, ",\"distinct_exact_up_to\":%d,\"distinct_standard_error\":", SK_EXACT);
@@ -1118,12 +1177,60 @@ static int worse(int a, int b)
     return a > b ? a : b;
 }
 
+/* What a thread reads with: the fallback decoder, and the scratch of the
+ * spec's parse (allocated at the first record). */
+typedef struct st_reader {
+    tools_decoder d;
+    void *msg;
+    fc_feature_ref *refs;
+} st_reader;
+
+/* One record of file `file`: its verdict under --spec, then its values.
+ * 0, or 1 when it is not an Example or SequenceExample. */
+static int one_record(const stats_opts *o, st_reader *r, st_stats *s, size_t file,
+                      const fc_record *rec)
+{
+    fc_fallback fb;
+    fc_error perr;
+    if (o->spec.d != NULL) {
+        if (r->msg == NULL) {
+            r->msg = calloc(1, o->spec.size);
+            r->refs = (fc_feature_ref *)calloc(o->spec.nrefs, sizeof *r->refs);
+            if (r->msg == NULL || r->refs == NULL) {
+                s->oom = 1;
+                return 0;
+            }
+        }
+        fc_error_clear(&perr);
+        if (tools_spec_parse(&o->spec, r->msg, r->refs, rec, &perr) == FC_OK) {
+            s->spec_parsed++;
+        } else {
+            s->spec_failed++;
+            tools_kinds_note(&s->spec_errors, perr.message, file, rec->index, rec->offset);
+        }
+    }
+    r->d.limit = o->max_memory;
+    fc_error_clear(&perr);
+    if (tools_decode(&r->d, rec, o->type, 0, &fb, &perr) != FC_OK) {
+        note_bad(s, file, rec, &perr);
+        return 1;
+    }
+    gather(s, &fb);
+    return 0;
+}
+
+static void reader_free(st_reader *r)
+{
+    free(r->d.mem);
+    free(r->msg);
+    free(r->refs);
+}
+
 static int run_sequential(const stats_opts *o, st_stats *s, st_file *files, progress *pg)
 {
-    tools_decoder d;
+    st_reader r;
     int rc = EXIT_OK, k;
-    memset(&d, 0, sizeof d);
-    d.limit = o->max_memory;
+    memset(&r, 0, sizeof r);
     for (k = 0; k < o->nfiles && !s->oom; k++) {
         const char *path = o->files[k];
         fc_input in;
@@ -1131,17 +1238,10 @@ static int run_sequential(const stats_opts *o, st_stats *s, st_file *files, prog
         uint64_t released = 0;
         int st = fc_input_open(&in, path, &o->read);
         while (st == FC_OK && (st = fc_input_next(&in, &rec)) == FC_OK && !s->oom) {
-            fc_fallback fb;
-            fc_error perr;
-            fc_error_clear(&perr);
             progress_record(pg, fc_reader_raw_offset(&in.reader));
             files[k].records++;
-            if (tools_decode(&d, &rec, o->type, 0, &fb, &perr) != FC_OK) {
-                note_bad(s, (size_t)k, &rec, &perr);
+            if (one_record(o, &r, s, (size_t)k, &rec) != 0)
                 rc = worse(rc, EXIT_RECORD_ERR);
-            } else {
-                gather(s, &fb);
-            }
             release_read(&in, &released);
         }
         progress_clear(pg);
@@ -1157,7 +1257,7 @@ static int run_sequential(const stats_opts *o, st_stats *s, st_file *files, prog
         }
         fc_input_close(&in);
     }
-    free(d.mem);
+    reader_free(&r);
     return rc;
 }
 
@@ -1169,10 +1269,7 @@ static fc_status pool_record(void *ctx, void *state, fc_pool_split *split, const
                              fc_error *err)
 {
     const stats_opts *o = ((const pool_ctx *)ctx)->o;
-    tools_decoder *d = (tools_decoder *)state;
     st_stats *s = (st_stats *)split->user;
-    fc_fallback fb;
-    fc_error perr;
     if (s == NULL) {
         s = (st_stats *)calloc(1, sizeof *s);
         if (s == NULL) {
@@ -1183,12 +1280,7 @@ static fc_status pool_record(void *ctx, void *state, fc_pool_split *split, const
         s->max_keys = o->max_keys;
         split->user = s;
     }
-    d->limit = o->max_memory;
-    fc_error_clear(&perr);
-    if (tools_decode(d, rec, o->type, 0, &fb, &perr) != FC_OK)
-        note_bad(s, split->file, rec, &perr);
-    else
-        gather(s, &fb);
+    (void)one_record(o, (st_reader *)state, s, split->file, rec);
     if (s->oom) {
         fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, rec->index, rec->offset);
         fc_msg_str(&m, "out of memory");
@@ -1200,7 +1292,7 @@ static fc_status pool_record(void *ctx, void *state, fc_pool_split *split, const
 static void pool_state_free(void *ctx, void *state)
 {
     (void)ctx;
-    free(((tools_decoder *)state)->mem);
+    reader_free((st_reader *)state);
 }
 
 static int run_pool(const stats_opts *o, st_stats *s, st_file *files, progress *pg)
@@ -1220,7 +1312,7 @@ static int run_pool(const stats_opts *o, st_stats *s, st_file *files, progress *
     po.max_record_size = o->read.max_record_size;
     ctx.o = o;
     w.ctx = &ctx;
-    w.state_size = sizeof(tools_decoder);
+    w.state_size = sizeof(st_reader);
     w.record = pool_record;
     w.state_free = pool_state_free;
     if (fc_pool_open(&pool, (const char *const *)o->files, (size_t)o->nfiles, &po, &w, &err) !=
@@ -1379,6 +1471,10 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
                 return cli_usage_error(&stats_cmd, "--max-features takes 1 to 1000000, not '%s'",
                                        optarg);
             o->max_keys = (size_t)v;
+        } else if (opt == OPT_SPEC) {
+            o->spec_path = optarg;
+        } else if (opt == OPT_MESSAGE) {
+            o->message = optarg;
         } else if (opt == 'j') {
             if (tools_parse_jobs(optarg, &o->jobs) != 0)
                 return cli_usage_error(&stats_cmd, "-j takes 1 to 1024 threads, not '%s'",
@@ -1393,6 +1489,8 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
         *done = 1;
         return rc;
     }
+    if (o->message != NULL && o->spec_path == NULL)
+        return cli_usage_error(&stats_cmd, "--message names a message of --spec");
     rc = cli_operands(&stats_cmd, argc, argv, &o->files, &o->nfiles);
     if (rc != 0)
         return rc;
@@ -1406,9 +1504,12 @@ int cmd_stats(int argc, char **argv)
     st_file *files;
     progress pg;
     int done, rc = parse_opts(argc, argv, &o, &done), k, failed = 0;
-    if (rc != 0 || done)
-        return rc;
     memset(&s, 0, sizeof s);
+    files = NULL;
+    if (rc != 0 || done)
+        goto out;
+    if (o.spec_path != NULL && (rc = tools_spec_open(&o.spec, o.spec_path, o.message)) != 0)
+        goto out;
     s.max_keys = o.max_keys;
     files = (st_file *)calloc((size_t)o.nfiles, sizeof *files);
     if (files == NULL) {
@@ -1442,8 +1543,11 @@ int cmd_stats(int argc, char **argv)
             if (t->v[j].b != NULL)
                 sk_top_sort(&t->v[j].b->top);
     }
+    tools_kinds_sort(&s.spec_errors);
+    if (s.spec_failed > 0)
+        rc = worse(rc, EXIT_RECORD_ERR);
     if (o.json) {
-        print_json(stdout, &s, files, (size_t)o.nfiles, o.top);
+        print_json(stdout, &s, files, (size_t)o.nfiles, &o);
     } else {
         int oom = 0;
         print_table(stdout, &s, files, (size_t)o.nfiles, &o, &oom);
@@ -1471,7 +1575,8 @@ int cmd_stats(int argc, char **argv)
         FILE *t = open_memstream(&text, &len);
         int bad = t == NULL ||
                   st_write_html(t, &s, files, (size_t)o.nfiles,
-                                o.nfiles == 1 ? o.files[0] : "TFRecord files") != 0;
+                                o.nfiles == 1 ? o.files[0] : "TFRecord files", o.spec_path,
+                                o.spec.d != NULL ? &o.spec : NULL) != 0;
         if (t != NULL && (ferror(t) | fclose(t)) != 0)
             bad = 1;
         if (bad)
@@ -1485,6 +1590,8 @@ int cmd_stats(int argc, char **argv)
 out:
     stats_free(&s);
     free(files);
+    if (o.spec.d != NULL)
+        tools_spec_close(&o.spec);
     for (k = 0; k < o.ncopies; k++)
         free(o.copies[k]);
     free(o.copies);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "sketch.h"
+#include "tools.h"
 
 enum { ST_BYTES, ST_FLOAT, ST_INT64, ST_KINDS };
 
@@ -75,6 +76,9 @@ typedef struct st_stats {
     size_t max_keys;
     st_bad bad[ST_BAD_KEPT];
     size_t nbad;
+    /* --spec: every record read through the spec's message */
+    uint64_t spec_parsed, spec_failed;
+    tools_kinds spec_errors;
     int oom;
 } st_stats;
 
@@ -93,7 +97,7 @@ size_t st_histogram(const sk_moments *m, const sk_quant *q, uint64_t *bins, doub
 
 /* Writes the report; 0, or -1 on a write error. */
 int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfiles,
-                  const char *title);
+                  const char *title, const char *spec_path, const tools_spec *spec);
 /* Bytes for display (HTML, the table): UTF-8 text as is when valid, else
  * with \xNN escapes; controls escaped; at most max bytes of out (with a
  * final NUL), "..." when cut. */

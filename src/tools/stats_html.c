@@ -350,7 +350,7 @@ static void key_section(FILE *f, const st_table *t, const char *title, const cha
 }
 
 int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfiles,
-                  const char *title)
+                  const char *title, const char *spec_path, const tools_spec *spec)
 {
     size_t i;
     uint64_t bytes = 0;
@@ -391,6 +391,35 @@ int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfile
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
+    if (spec != NULL) {
+        uint64_t all = s->spec_parsed + s->spec_failed;
+        fputs("<h2>Spec</h2><p>", f);
+        html_text(f, spec_path);
+        fputs(", message ", f);
+        html_text(f, spec->md != NULL ? spec->md->name : spec->sd->name);
+        fprintf(f, ": %llu of %llu records parse", (unsigned long long)s->spec_parsed,
+                (unsigned long long)all);
+        if (s->spec_failed > 0)
+            fprintf(f, "; <span class=\"bad\">%llu fail</span>", (unsigned long long)s->spec_failed);
+        fputs(".</p>\n", f);
+        if (s->spec_errors.n > 0) {
+            fputs("<table><tr><th>records</th><th class=\"t\">error</th><th class=\"t\">first</th>"
+                  "</tr>\n", f);
+            for (i = 0; i < s->spec_errors.n; i++) {
+                const tools_error_kind *e = &s->spec_errors.kind[i];
+                fprintf(f, "<tr><td>%llu</td><td class=\"t\">", (unsigned long long)e->count);
+                html_text(f, e->text);
+                fputs("</td><td class=\"t\">", f);
+                html_text(f, files[e->file].path);
+                fprintf(f, " record %llu, offset %llu</td></tr>\n", (unsigned long long)e->index,
+                        (unsigned long long)e->offset);
+            }
+            if (s->spec_errors.other > 0)
+                fprintf(f, "<tr><td>%llu</td><td class=\"t\">(other texts)</td><td></td></tr>\n",
+                        (unsigned long long)s->spec_errors.other);
+            fputs("</table>\n", f);
+        }
+    }
     key_section(f, &s->features, s->sequences > 0 ? "Context features" : "Features", "f",
                 s->records, 0);
     key_section(f, &s->lists, "Feature lists", "l", s->records, 1);

@@ -18,6 +18,44 @@ int cmd_infer(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 
+/* A spec's message read at run time (check_data.c), for featc check --data
+ * and featc stats --spec. */
+typedef struct tools_spec {
+    struct featc_dynamic *d;
+    const fc_message_desc *md; /* an example, or */
+    const fc_seq_desc *sd;     /* a sequence_example */
+    size_t size, nrefs;        /* bytes of its struct; parse scratch entries */
+} tools_spec;
+/* Reads and compiles the spec at path (diagnostics printed): EXIT_OK, or
+ * the exit status (1 errors in the spec, 2 unreadable). */
+int tools_spec_open(tools_spec *s, const char *path, const char *message);
+void tools_spec_close(tools_spec *s);
+/* One record through the spec: FC_OK or FC_ERR_PARSE with err.  msg (size
+ * bytes) and refs (nrefs) are the caller's scratch. */
+int tools_spec_parse(const tools_spec *s, void *msg, fc_feature_ref *refs, const fc_record *rec,
+                     fc_error *err);
+
+/* Failures grouped by their text: counts, and where each text was first
+ * seen (file index, record, offset). */
+#define TOOLS_KINDS_KEPT 16
+typedef struct tools_error_kind {
+    char text[FC_ERROR_MSG_SIZE];
+    uint64_t count;
+    size_t file;
+    uint64_t index, offset;
+} tools_error_kind;
+typedef struct tools_kinds {
+    tools_error_kind kind[TOOLS_KINDS_KEPT];
+    size_t n;
+    uint64_t other; /* failures of texts past TOOLS_KINDS_KEPT */
+} tools_kinds;
+void tools_kinds_note(tools_kinds *k, const char *text, size_t file, uint64_t index,
+                      uint64_t offset);
+/* Adds from (read after into: its first places come later). */
+void tools_kinds_merge(tools_kinds *into, const tools_kinds *from);
+/* By count, most frequent first (then by text). */
+void tools_kinds_sort(tools_kinds *k);
+
 /* featc check SPEC --data FILE... (check_data.c): what cmd_check parsed. */
 typedef struct tools_check_opts {
     fc_input_options read;
@@ -26,10 +64,8 @@ typedef struct tools_check_opts {
     unsigned long long max_errors; /* --max-errors */
     int progress;                /* PROGRESS_* */
 } tools_check_opts;
-/* Reads files through the spec's message (src: the spec's text); the exit
- * status. */
-int tools_check_data(const char *spec_name, const char *src, size_t len, char **files, int nfiles,
-                     const tools_check_opts *o);
+/* Reads files through the spec at spec_path; the exit status. */
+int tools_check_data(const char *spec_path, char **files, int nfiles, const tools_check_opts *o);
 
 /* The codes of the record tools' long options (-c is --compression). */
 enum {

@@ -406,6 +406,53 @@ def figures():
         if s2 is not None:
             same_figures(s, s2, "mutated -j2")
 
+    # --spec: the verdicts of featc check --data, record for record
+    verdict_files = [os.path.join(CORPUS, f) for f in (
+        "tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz", "tfx__mnist.tfrecord",
+        "tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz",
+        "pytorch-data__sequence_example.tfrecord", "tf-ranking__train_elwc.tfrecord",
+        "tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz")] + [hostile]
+    specs_dir = os.path.join(REPO, "specs")
+    for spec in sorted(os.listdir(specs_dir)):
+        spec = os.path.join(specs_dir, spec)
+        for f in verdict_files:
+            what = "--spec=%s %s" % (os.path.basename(spec), os.path.basename(f))
+            _, out, _ = run(["check", spec, "--data", "--json", "-q", f])
+            parsed, kinds, first = 0, {}, {}
+            for n, line in enumerate(out.decode("utf-8").splitlines()):
+                rec = json.loads(line)
+                if "error" not in rec:
+                    parsed += 1
+                    continue
+                text = rec["error"].split("): ", 1)[1]
+                kinds[text] = kinds.get(text, 0) + 1
+                first.setdefault(text, n)
+            for args in ([], ["-j", "2"]):
+                rc, st, err = stats(args + ["--spec=" + spec, f])
+                sp = st["spec"] if st is not None else None
+                check(sp is not None and sp["parsed"] == parsed
+                      and sp["failed"] == sum(kinds.values()),
+                      "%s %s: %r, check --data: %d parsed, %d failed"
+                      % (what, args, sp and (sp["parsed"], sp["failed"]), parsed,
+                         sum(kinds.values())))
+                if sp is None:
+                    continue
+                got = {e["error"]: e["count"] for e in sp["errors"]}
+                want = dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))[:16]) \
+                    if len(kinds) > 16 else kinds
+                check(len(kinds) > 16 or (got == want and sp["other_errors"] == 0),
+                      "%s %s: errors %r, check --data %r" % (what, args, got, kinds))
+                check(all(e["record"] == first[e["error"]] for e in sp["errors"]
+                          if e["error"] in first),
+                      "%s %s: first records" % (what, args))
+                check((rc == 1) == (sp["failed"] > 0 or st["other"] > 0) or rc == 2,
+                      "%s %s: exit %d" % (what, args, rc))
+    rc, _, err = stats(["--message=x", os.path.join(CORPUS, "tfx__mnist.tfrecord")])
+    check(rc == 64, "--message without --spec: exit %d" % rc)
+    rc, _, err = stats(["--spec=" + os.path.join(TMP, "none.feat"),
+                        os.path.join(CORPUS, "tfx__mnist.tfrecord")])
+    check(rc == 2 and "none.feat" in err, "--spec of a missing file: exit %d %s" % (rc, err))
+
     # --top, --max-features
     p = os.path.join(CORPUS, "tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz")
     rc, s, _ = stats(["--top=2", p])
@@ -432,6 +479,12 @@ def figures():
     check(rc == 0 and text.startswith("<!DOCTYPE html>") and "trip_start_hour" in text
           and "<script" not in text and "http" not in text.replace("http-equiv", ""),
           "--html writes a self-contained report")
+    rc, out, _ = run(["stats", "-q", "--html=" + html, "--spec=" + os.path.join(REPO, "specs",
+                      "penguin.feat"), p])
+    text = open(html, encoding="utf-8").read() if os.path.exists(html) else ""
+    check(rc == 1 and "<h2>Spec</h2>" in text and "0 of 424 records parse" in text
+          and "is required but could not be found" in text and b"0 of 424 records parse" in out,
+          "--spec in the table and the report: exit %d" % rc)
     rc, _, err = run(["stats", "-q", "--html=" + os.path.join(TMP, "no", "such", "dir.html"), p])
     check(rc == 2 and "dir.html" in err, "--html into a missing folder: exit %d %s" % (rc, err))
 
