@@ -203,27 +203,29 @@ static const void *default_values(pool *p, const schema_feature *f)
     }
 }
 
-static void desc_head(fc_field_desc *d, const schema_feature *f)
-{
-    unsigned r;
-    d->key = f->key;
-    d->key_len = f->key_len;
-    d->c_name = f->cname;
-    d->type = f->type;
-    d->kind = f->kind;
-    d->rank = f->rank;
-    for (r = 0; r < f->rank; r++)
-        d->dims[r] = f->dims[r];
-    d->elems = f->elems;
-    d->max = f->max;
-}
+/* The fields fc_field_desc and fc_list_desc both begin with (emit.c's
+ * emit_desc_head): the key, names, type, kind, shape and bounds. */
+#define DESC_HEAD(d, f)                           \
+    do {                                          \
+        unsigned r_;                              \
+        (d)->key = (f)->key;                      \
+        (d)->key_len = (f)->key_len;              \
+        (d)->c_name = (f)->cname;                 \
+        (d)->type = (f)->type;                    \
+        (d)->kind = (f)->kind;                    \
+        (d)->rank = (f)->rank;                    \
+        for (r_ = 0; r_ < (f)->rank; r_++)        \
+            (d)->dims[r_] = (f)->dims[r_];        \
+        (d)->elems = (f)->elems;                  \
+        (d)->max = (f)->max;                      \
+    } while (0)
 
 /* An Example or context feature: its members and descriptor. */
 static int feature_desc(pool *p, fc_field_desc *d, const schema_feature *f, size_t *at)
 {
     size_t ts = fc_type_size(f->type), nvals;
     const fc_part_desc *parts = NULL;
-    desc_head(d, f);
+    DESC_HEAD(d, f);
     if (f->kind != FC_KIND_FIXED)
         d->count_offset = member(at, sizeof(size_t));
     if (f->kind == FC_KIND_RAGGED) {
@@ -255,56 +257,24 @@ static int feature_desc(pool *p, fc_field_desc *d, const schema_feature *f, size
 /* A feature list: its members and descriptor. */
 static int list_desc(pool *p, fc_list_desc *d, const schema_feature *f, size_t *at)
 {
-    size_t ts = fc_type_size(f->type);
-    unsigned r;
+    size_t ts = fc_type_size(f->type), nvals = f->max_frames * f->max;
     const fc_part_desc *parts = NULL;
-    size_t bucket = 0;
-    d->key = f->key;
-    d->key_len = f->key_len;
-    d->c_name = f->cname;
-    d->type = f->type;
-    d->kind = f->kind;
-    d->rank = f->rank;
-    for (r = 0; r < f->rank; r++)
-        d->dims[r] = f->dims[r];
-    d->elems = f->elems;
-    d->max = f->max;
+    DESC_HEAD(d, f);
     d->max_frames = f->max_frames;
     d->allow_missing = f->allow_missing;
     d->uniform = f->uniform;
     d->frames_offset = member(at, sizeof(size_t));
     if (f->kind == FC_KIND_VARLEN || f->kind == FC_KIND_RAGGED) {
         d->count_offset = member(at, f->max_frames * sizeof(size_t));
-        d->value_offset = member(at, f->max_frames * f->max * ts);
-        if (f->hash_buckets > 0)
-            bucket = member(at, f->max_frames * f->max * sizeof(int64_t));
+        d->value_offset = member(at, nvals * ts);
         if (f->kind == FC_KIND_RAGGED && (parts = ragged_parts(p, f, at, f->max_frames)) == NULL)
             return 0;
     } else {
-        d->value_offset = member(at, f->max_frames * f->elems * ts);
+        nvals = f->max_frames * f->elems;
+        d->value_offset = member(at, nvals * ts);
     }
-    if (!has_extra(f)) {
-        d->extra = f->hidden == 2 ? &extra_for_ragged : &extra_plain;
-        return 1;
-    }
-    {
-        fc_field_extra *x = (fc_field_extra *)fcc_pool_alloc(p, sizeof *x);
-        if (x == NULL)
-            return 0;
-        if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
-            x->hash_buckets = f->hash_buckets;
-            x->hot = f->hot == 1 ? FC_HOT_ONE : f->hot == 2 ? FC_HOT_MULTI : 0;
-            x->bucket_offset = bucket;
-        }
-        if (f->kind == FC_KIND_RAGGED) {
-            x->sparse_fields[0] = f->sparse_fields[0];
-            x->parts = parts;
-            x->nparts = f->nparts;
-            x->split64 = f->split64;
-        }
-        d->extra = x;
-    }
-    return 1;
+    d->extra = field_extra(p, f, at, nvals, parts);
+    return d->extra != NULL;
 }
 
 int fcc_dynamic_build(pool *p, const schema_message *m, featc_dynamic *d);
