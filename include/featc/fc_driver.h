@@ -24,6 +24,9 @@ size_t fc_float_shortest(char *buf, float v);
 /* float32 as the contract prints it: fc_float_shortest, negative zero as
  * -0.0 (a float to every JSON reader), "nan", "inf", "-inf" as strings. */
 void fc_json_float(FILE *f, float v);
+/* The same into buf (FC_FLOAT_CHARS + 2 bytes or more, NUL-terminated);
+ * returns its length. */
+size_t fc_json_float_chars(char *buf, float v);
 /* Bytes as a JSON string, one code point U+0000-U+00FF per byte. */
 void fc_json_bytes(FILE *f, const void *p, size_t n);
 /* A JSON string; with utf8 nonzero, text: well-formed UTF-8 as it is, a

@@ -84,6 +84,15 @@ fc_status fc_fallback_check(const void *data, size_t len, fc_payload_kind want, 
 fc_status fc_fallback_decode(const void *data, size_t len, fc_payload_kind want, int flags,
                              fc_arena *arena, fc_fallback *out, fc_error *err);
 
+/* The same without protobuf-c for the layout real writers produce (each
+ * top-level field once and in order, map entries of a key then a value,
+ * packed numeric lists, UTF-8 keys; the shape checks of the default flags):
+ * FC_OK with *out exactly as fc_fallback_decode gives it, or FC_ERR_STATE,
+ * having used nothing of the arena, for anything else (then call
+ * fc_fallback_decode).  The featc tools try it first. */
+fc_status fc_fallback_decode_canonical(const void *data, size_t len, fc_payload_kind want,
+                                       fc_arena *arena, fc_fallback *out);
+
 /* The feature (or context feature) with this key, or NULL. */
 const fc_fb_feature *fc_fallback_find(const fc_fallback *fb, const void *key, size_t key_len);
 const fc_fb_feature_list *fc_fallback_find_list(const fc_fallback *fb, const void *key,

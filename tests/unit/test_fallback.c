@@ -373,6 +373,330 @@ static void test_long_varints(void)
     CHECK_CONTAINS(err.message, "truncated or overlong length of field 1 in Example at byte 0");
 }
 
+
+/* ---- fc_fallback_decode_canonical against fc_fallback_decode */
+
+static int same_feature(const FcPb__Feature *a, const FcPb__Feature *b)
+{
+    size_t i;
+    if (a->kind_case != b->kind_case)
+        return 0;
+    switch (a->kind_case) {
+    case FC_PB__FEATURE__KIND_BYTES_LIST:
+        if (a->bytes_list->n_value != b->bytes_list->n_value)
+            return 0;
+        for (i = 0; i < a->bytes_list->n_value; i++)
+            if (a->bytes_list->value[i].len != b->bytes_list->value[i].len ||
+                (a->bytes_list->value[i].len > 0 &&
+                 memcmp(a->bytes_list->value[i].data, b->bytes_list->value[i].data,
+                        a->bytes_list->value[i].len) != 0))
+                return 0;
+        return 1;
+    case FC_PB__FEATURE__KIND_FLOAT_LIST:
+        return a->float_list->n_value == b->float_list->n_value &&
+               (a->float_list->n_value == 0 ||
+                memcmp(a->float_list->value, b->float_list->value,
+                       a->float_list->n_value * sizeof(float)) == 0);
+    case FC_PB__FEATURE__KIND_INT64_LIST:
+        return a->int64_list->n_value == b->int64_list->n_value &&
+               (a->int64_list->n_value == 0 ||
+                memcmp(a->int64_list->value, b->int64_list->value,
+                       a->int64_list->n_value * sizeof(int64_t)) == 0);
+    default:
+        return 1;
+    }
+}
+
+static int same_decode(const fc_fallback *a, const fc_fallback *b)
+{
+    size_t i, j;
+    if (a->kind != b->kind || a->n_features != b->n_features ||
+        a->n_feature_lists != b->n_feature_lists)
+        return 0;
+    if (a->kind == FC_PAYLOAD_EXAMPLE) {
+        if ((a->example->features == NULL) != (b->example->features == NULL) ||
+            (a->example->features != NULL &&
+             a->example->features->n_feature != b->example->features->n_feature))
+            return 0;
+    } else if ((a->sequence->context == NULL) != (b->sequence->context == NULL) ||
+               (a->sequence->feature_lists == NULL) != (b->sequence->feature_lists == NULL)) {
+        return 0;
+    }
+    for (i = 0; i < a->n_features; i++)
+        if (a->features[i].key_len != b->features[i].key_len ||
+            memcmp(a->features[i].key, b->features[i].key, a->features[i].key_len) != 0 ||
+            !same_feature(a->features[i].value, b->features[i].value))
+            return 0;
+    for (i = 0; i < a->n_feature_lists; i++) {
+        const FcPb__FeatureList *x = a->feature_lists[i].value, *y = b->feature_lists[i].value;
+        if (a->feature_lists[i].key_len != b->feature_lists[i].key_len ||
+            memcmp(a->feature_lists[i].key, b->feature_lists[i].key,
+                   a->feature_lists[i].key_len) != 0 ||
+            x->n_feature != y->n_feature)
+            return 0;
+        for (j = 0; j < x->n_feature; j++)
+            if (!same_feature(x->feature[j], y->feature[j]))
+                return 0;
+    }
+    return 1;
+}
+
+static unsigned char arena_mem2[1 << 22];
+static unsigned long canon_taken, canon_left, canon_checked, canon_orig, canon_orig_taken;
+
+/* Whatever the canonical decoder accepts, the protobuf-c path accepts the
+ * same way; records it declines are the other path's alone. */
+static void canonical_vs_protobuf_c(const uint8_t *p, size_t n, const char *what, size_t index,
+                                    int original)
+{
+    static const fc_payload_kind wants[] = {FC_PAYLOAD_AUTO, FC_PAYLOAD_EXAMPLE,
+                                            FC_PAYLOAD_SEQUENCE_EXAMPLE};
+    size_t w;
+    for (w = 0; w < 3; w++) {
+        fc_arena a, b;
+        fc_fallback fa, fb;
+        fc_error err;
+        fc_status sa, sb;
+        fc_arena_init(&a, arena_mem, sizeof arena_mem);
+        fc_arena_init(&b, arena_mem2, sizeof arena_mem2);
+        sa = fc_fallback_decode_canonical(p, n, wants[w], &a, &fa);
+        sb = fc_fallback_decode(p, n, wants[w], 0, &b, &fb, &err);
+        canon_checked++;
+        if (original && w == 0 && sb == FC_OK) {
+            canon_orig++;
+            canon_orig_taken += sa == FC_OK;
+            CHECK_MSG(sa == FC_OK, "%s record %zu: left to protobuf-c", what, index);
+        }
+        if (sa != FC_OK) {
+            CHECK_MSG(sa == FC_ERR_STATE && a.used == 0, "%s record %zu: status %d, used %zu",
+                      what, index, (int)sa, a.used);
+            canon_left++;
+            continue;
+        }
+        canon_taken++;
+        CHECK_MSG(sb == FC_OK && same_decode(&fa, &fb), "%s record %zu (want %d): %s", what,
+                  index, (int)wants[w], sb == FC_OK ? "decoded otherwise" : err.message);
+    }
+}
+
+static void test_canonical_decoder(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    char path[1024], line[4096], cpath[2048 + 16];
+    FILE *tsv;
+    unsigned long long rng = 26;
+    CHECK_MSG(corpus != NULL, "FEATC_CORPUS is not set");
+    if (corpus == NULL)
+        return;
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", corpus);
+    tsv = fopen(path, "r");
+    CHECK_MSG(tsv != NULL, "cannot open %s", path);
+    if (tsv == NULL)
+        return;
+    (void)fgets(line, sizeof line, tsv);
+    while (fgets(line, sizeof line, tsv) != NULL) {
+        static unsigned char buf[1 << 21], work[FC_READER_WORK_SIZE], mut[1 << 21];
+        fc_mapped_file m;
+        fc_reader r;
+        fc_reader_options o;
+        fc_record rec;
+        size_t n = 0;
+        char *tab = strchr(line, '\t');
+        if (tab == NULL)
+            continue;
+        *tab = '\0';
+        snprintf(cpath, sizeof cpath, "%.1000s/%.1000s", corpus, line);
+        if (fc_map_file(cpath, &m, NULL) != FC_OK)
+            continue;
+        memset(&o, 0, sizeof o);
+        o.compression = FC_COMPRESSION_AUTO;
+        o.crc_policy = FC_CRC_NONE;
+        o.buffer = buf;
+        o.buffer_size = sizeof buf;
+        o.work = work;
+        o.work_size = sizeof work;
+        if (fc_reader_init_mem(&r, m.data, m.size, &o, NULL) == FC_OK)
+            while (n < 300 && fc_reader_next(&r, &rec) == FC_OK) {
+                size_t k, len = rec.length < sizeof mut / 2 ? rec.length : 0;
+                canonical_vs_protobuf_c(rec.data, rec.length, line, n, 1);
+                /* and changed: a byte, a cut, the record twice */
+                for (k = 0; len > 0 && k < 3; k++) {
+                    size_t at, ml = len;
+                    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                    at = (size_t)(rng >> 33) % len;
+                    memcpy(mut, rec.data, len);
+                    if (k == 0)
+                        mut[at] = (unsigned char)(rng >> 13);
+                    else if (k == 1)
+                        ml = at;
+                    else {
+                        memcpy(mut + len, rec.data, len);
+                        ml = 2 * len;
+                    }
+                    canonical_vs_protobuf_c(mut, ml, line, n, 0);
+                }
+                n++;
+            }
+        fc_unmap_file(&m);
+    }
+    fclose(tsv);
+    /* every writer of the corpus writes the canonical layout: the fast
+     * decoder takes each Example and SequenceExample of it (checked above) */
+    CHECK_MSG(canon_orig > 1000, "%lu corpus records decoded", canon_orig);
+    printf("canonical decoder: took %lu of %lu corpus records, %lu of %lu decodes with the "
+           "changed ones, left %lu to protobuf-c\n", canon_orig_taken, canon_orig, canon_taken,
+           canon_checked, canon_left);
+}
+
+/* ---- random records, canonical and not, built byte by byte */
+
+static unsigned long long rnd_state = 88172645463325252ull;
+
+static unsigned rnd(unsigned n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (unsigned)(rnd_state % n);
+}
+
+typedef struct wbuf {
+    uint8_t b[8192];
+    size_t n;
+} wbuf;
+
+static void w_byte(wbuf *w, unsigned v)
+{
+    if (w->n < sizeof w->b)
+        w->b[w->n++] = (uint8_t)v;
+}
+
+static void w_varint(wbuf *w, uint64_t v)
+{
+    while (v >= 0x80) {
+        w_byte(w, (unsigned)(v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    w_byte(w, (unsigned)v);
+}
+
+/* tag, length, then the bytes of inner */
+static void w_ld(wbuf *w, unsigned tag, const wbuf *inner)
+{
+    size_t i;
+    w_byte(w, tag);
+    w_varint(w, inner->n);
+    for (i = 0; i < inner->n; i++)
+        w_byte(w, inner->b[i]);
+}
+
+static void r_feature(wbuf *w)
+{
+    wbuf list, packed;
+    unsigned kind = rnd(4), i, n = rnd(5);
+    list.n = packed.n = 0;
+    if (kind == 3)
+        return; /* Feature{} */
+    for (i = 0; i < n; i++) {
+        if (kind == 0) {
+            wbuf v;
+            unsigned k, len = rnd(4);
+            v.n = 0;
+            for (k = 0; k < len; k++)
+                w_byte(&v, rnd(3) == 0 ? 0xc3 + rnd(2) : 'a' + rnd(3));
+            w_ld(&list, 0x0a, &v);
+        } else if (kind == 1) {
+            unsigned k, bits = rnd(2) ? 0x3fc00000u + rnd(1000) : (unsigned)rnd_state;
+            if (rnd(8) == 0) { /* unpacked: the other path's */
+                w_byte(&list, 0x0d);
+                for (k = 0; k < 4; k++)
+                    w_byte(&list, (bits >> (8 * k)) & 0xff);
+            } else {
+                for (k = 0; k < 4; k++)
+                    w_byte(&packed, (bits >> (8 * k)) & 0xff);
+            }
+        } else {
+            uint64_t v = rnd(3) == 0 ? (uint64_t)-(int64_t)rnd(1000) : rnd(100000);
+            if (rnd(8) == 0) {
+                w_byte(&list, 0x08);
+                w_varint(&list, v);
+            } else {
+                w_varint(&packed, v);
+            }
+        }
+    }
+    if (packed.n > 0 || (kind != 0 && rnd(4) == 0))
+        w_ld(&list, 0x0a, &packed);
+    w_ld(w, kind == 0 ? 0x0a : kind == 1 ? 0x12 : 0x1a, &list);
+}
+
+static void r_key(wbuf *k)
+{
+    unsigned i, n = rnd(4);
+    static const char *const names[] = {"a", "b", "ab", "", "z"};
+    const char *name = names[rnd(5)];
+    k->n = 0;
+    for (i = 0; name[i] != '\0'; i++)
+        w_byte(k, (unsigned char)name[i]);
+    if (rnd(16) == 0)
+        w_byte(k, 0xff); /* not UTF-8 */
+    (void)n;
+}
+
+static void r_map(wbuf *w, int lists)
+{
+    unsigned i, n = rnd(5);
+    for (i = 0; i < n; i++) {
+        wbuf entry, key, value;
+        entry.n = value.n = 0;
+        r_key(&key);
+        if (lists) {
+            unsigned j, frames = rnd(4);
+            for (j = 0; j < frames; j++) {
+                wbuf f;
+                f.n = 0;
+                r_feature(&f);
+                w_ld(&value, 0x0a, &f);
+            }
+        } else {
+            r_feature(&value);
+        }
+        if (rnd(16) == 0) { /* value before key: the other path's */
+            w_ld(&entry, 0x12, &value);
+            w_ld(&entry, 0x0a, &key);
+        } else {
+            w_ld(&entry, 0x0a, &key);
+            w_ld(&entry, 0x12, &value);
+        }
+        w_ld(w, 0x0a, &entry);
+    }
+}
+
+static void test_canonical_random(void)
+{
+    unsigned r;
+    unsigned long taken = canon_taken;
+    for (r = 0; r < 20000; r++) {
+        wbuf rec, feats, lists;
+        rec.n = feats.n = lists.n = 0;
+        r_map(&feats, 0);
+        if (rnd(4) != 0)
+            w_ld(&rec, 0x0a, &feats);
+        if (rnd(3) == 0) {
+            r_map(&lists, 1);
+            w_ld(&rec, 0x12, &lists);
+        }
+        if (rnd(32) == 0)
+            w_ld(&rec, 0x0a, &feats); /* a field twice */
+        if (rnd(32) == 0 && rec.n > 0)
+            rec.n = rnd((unsigned)rec.n); /* cut */
+        canonical_vs_protobuf_c(rec.b, rec.n, "random", r, 0);
+    }
+    CHECK_MSG(canon_taken - taken > 20000, "canonical decoder took %lu random decodes",
+              canon_taken - taken);
+    printf("canonical decoder: took %lu of 60000 random decodes\n", canon_taken - taken);
+}
+
 int main(void)
 {
     RUN(test_canonical_encodings);
@@ -385,5 +709,7 @@ int main(void)
     RUN(test_utf8);
     RUN(test_corpus_classification);
     RUN(test_corpus_known_values);
+    RUN(test_canonical_decoder);
+    RUN(test_canonical_random);
     return harness_report("fallback");
 }

@@ -622,3 +622,356 @@ const fc_fb_feature_list *fc_fallback_find_list(const fc_fallback *fb, const voi
             return &fb->feature_lists[i];
     return NULL;
 }
+
+/* ------------------------------------------------------------ canonical
+ *
+ * fc_fallback_decode_canonical: the records real writers produce, decoded
+ * without protobuf-c.  Accepted: each top-level field once and in order
+ * (Example: features; SequenceExample: context, then feature_lists), map
+ * entries of a key then a value, UTF-8 keys, Features of exactly one kind,
+ * bytes values, packed floats, packed varint int64s (no varint longer than
+ * protobuf writes).  Anything else is left to fc_fallback_decode, which
+ * reads every layout; both give the same fc_fallback for these bytes. */
+
+typedef struct cwalk {
+    const uint8_t *p, *end;
+} cwalk;
+
+static int c_varint(cwalk *w, uint64_t *v)
+{
+    uint64_t r = 0;
+    unsigned shift;
+    for (shift = 0; shift < 64 && w->p < w->end; shift += 7) {
+        uint8_t b = *w->p++;
+        if (shift == 63 && b > 1)
+            return 0;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) {
+            *v = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A length-delimited field with tag byte `tag`: its body. */
+static int c_field(cwalk *w, uint8_t tag, cwalk *body)
+{
+    uint64_t n;
+    if (w->p >= w->end || *w->p != tag)
+        return 0;
+    w->p++;
+    if (!c_varint(w, &n) || n > (uint64_t)(w->end - w->p))
+        return 0;
+    body->p = w->p;
+    body->end = w->p + n;
+    w->p += n;
+    return 1;
+}
+
+static FcPb__Feature *c_feature(cwalk v, fc_arena *a)
+{
+    static const FcPb__Feature init = FC_PB__FEATURE__INIT;
+    FcPb__Feature *f = (FcPb__Feature *)fc_arena_alloc(a, sizeof *f);
+    cwalk list;
+    uint8_t tag;
+    if (f == NULL)
+        return NULL;
+    *f = init;
+    if (v.p == v.end)
+        return f; /* Feature{} */
+    tag = *v.p;
+    if (!c_field(&v, tag, &list) || v.p != v.end)
+        return NULL;
+    if (tag == 0x0a) {
+        static const FcPb__BytesList linit = FC_PB__BYTES_LIST__INIT;
+        FcPb__BytesList *l = (FcPb__BytesList *)fc_arena_alloc(a, sizeof *l);
+        size_t n = 0, cap = 0;
+        cwalk c = list, b;
+        if (l == NULL)
+            return NULL;
+        while (c.p < c.end) /* count, then fill */
+            if (!c_field(&c, 0x0a, &b) || ++cap == 0)
+                return NULL;
+        c = list;
+        *l = linit;
+        l->value = (ProtobufCBinaryData *)fc_arena_alloc(a, (cap + 1) * sizeof *l->value);
+        if (l->value == NULL)
+            return NULL;
+        while (c.p < c.end) {
+            if (!c_field(&c, 0x0a, &b) || n == cap)
+                return NULL;
+            l->value[n].data = (uint8_t *)(uintptr_t)b.p;
+            l->value[n].len = (size_t)(b.end - b.p);
+            n++;
+        }
+        l->n_value = n;
+        if (n == 0)
+            l->value = NULL;
+        f->kind_case = FC_PB__FEATURE__KIND_BYTES_LIST;
+        f->bytes_list = l;
+    } else if (tag == 0x12) {
+        static const FcPb__FloatList linit = FC_PB__FLOAT_LIST__INIT;
+        FcPb__FloatList *l = (FcPb__FloatList *)fc_arena_alloc(a, sizeof *l);
+        cwalk packed;
+        size_t n = 0, i;
+        if (l == NULL)
+            return NULL;
+        *l = linit;
+        if (list.p < list.end) {
+            if (!c_field(&list, 0x0a, &packed) || list.p != list.end ||
+                (packed.end - packed.p) % 4 != 0)
+                return NULL;
+            n = (size_t)(packed.end - packed.p) / 4;
+            l->value = (float *)fc_arena_alloc(a, (n + 1) * sizeof(float));
+            if (l->value == NULL)
+                return NULL;
+            for (i = 0; i < n; i++) {
+                const uint8_t *q = packed.p + 4 * i;
+                uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+                             (uint32_t)q[3] << 24;
+                memcpy(&l->value[i], &u, sizeof u);
+            }
+        }
+        l->n_value = n;
+        if (n == 0)
+            l->value = NULL;
+        f->kind_case = FC_PB__FEATURE__KIND_FLOAT_LIST;
+        f->float_list = l;
+    } else if (tag == 0x1a) {
+        static const FcPb__Int64List linit = FC_PB__INT64_LIST__INIT;
+        FcPb__Int64List *l = (FcPb__Int64List *)fc_arena_alloc(a, sizeof *l);
+        cwalk packed;
+        size_t n = 0;
+        if (l == NULL)
+            return NULL;
+        *l = linit;
+        if (list.p < list.end) {
+            size_t cap;
+            if (!c_field(&list, 0x0a, &packed) || list.p != list.end)
+                return NULL;
+            {
+                const uint8_t *q;
+                cap = 0;
+                for (q = packed.p; q < packed.end; q++)
+                    cap += (*q & 0x80) == 0;
+            }
+            l->value = (int64_t *)fc_arena_alloc(a, (cap + 1) * sizeof(int64_t));
+            if (l->value == NULL)
+                return NULL;
+            while (packed.p < packed.end) {
+                uint64_t u;
+                if (n == cap || !c_varint(&packed, &u))
+                    return NULL;
+                l->value[n++] = (int64_t)u;
+            }
+        }
+        l->n_value = n;
+        if (n == 0)
+            l->value = NULL;
+        f->kind_case = FC_PB__FEATURE__KIND_INT64_LIST;
+        f->int64_list = l;
+    } else {
+        return NULL;
+    }
+    return f;
+}
+
+/* A map (Features or FeatureLists): its entries into *v (arena), n in *n;
+ * lists: values are FeatureLists. */
+static size_t c_count(cwalk w)
+{
+    size_t n = 0;
+    cwalk b;
+    while (w.p < w.end) {
+        if (!c_field(&w, 0x0a, &b))
+            return SIZE_MAX;
+        n++;
+    }
+    return n;
+}
+
+static int c_map(cwalk m, int lists, fc_arena *a, keyed **v, size_t *n)
+{
+    size_t cap = c_count(m), k = 0;
+    keyed *e;
+    if (cap == SIZE_MAX)
+        return 0;
+    e = (keyed *)fc_arena_alloc(a, (cap + 1) * sizeof *e);
+    if (e == NULL)
+        return 0;
+    while (m.p < m.end) {
+        cwalk ent, key, val;
+        if (k == cap || !c_field(&m, 0x0a, &ent) || !c_field(&ent, 0x0a, &key) ||
+            !c_field(&ent, 0x12, &val) || ent.p != ent.end ||
+            !fc_utf8_valid(key.p, (size_t)(key.end - key.p)))
+            return 0;
+        e[k].key = key.p;
+        e[k].key_len = (size_t)(key.end - key.p);
+        if (!lists) {
+            e[k].value = c_feature(val, a);
+        } else {
+            static const FcPb__FeatureList linit = FC_PB__FEATURE_LIST__INIT;
+            FcPb__FeatureList *fl = (FcPb__FeatureList *)fc_arena_alloc(a, sizeof *fl);
+            size_t fcap = c_count(val), j = 0;
+            if (fl == NULL || fcap == SIZE_MAX)
+                return 0;
+            *fl = linit;
+            fl->feature = (FcPb__Feature **)fc_arena_alloc(a, (fcap + 1) * sizeof *fl->feature);
+            if (fl->feature == NULL)
+                return 0;
+            while (val.p < val.end) {
+                cwalk fb;
+                if (j == fcap || !c_field(&val, 0x0a, &fb) ||
+                    (fl->feature[j] = c_feature(fb, a)) == NULL)
+                    return 0;
+                j++;
+            }
+            fl->n_feature = j;
+            if (j == 0)
+                fl->feature = NULL;
+            e[k].value = fl;
+        }
+        if (e[k].value == NULL)
+            return 0;
+        k++;
+    }
+    *v = e;
+    *n = k;
+    return 1;
+}
+
+fc_status fc_fallback_decode_canonical(const void *data, size_t len, fc_payload_kind want,
+                                       fc_arena *arena, fc_fallback *out)
+{
+    static const FcPb__Example einit = FC_PB__EXAMPLE__INIT;
+    static const FcPb__SequenceExample sinit = FC_PB__SEQUENCE_EXAMPLE__INIT;
+    static const FcPb__Features finit = FC_PB__FEATURES__INIT;
+    static const FcPb__FeatureLists linit = FC_PB__FEATURE_LISTS__INIT;
+    cwalk w, feats, lists;
+    int has_feats = 0, has_lists = 0, nomem = 0;
+    keyed *fv = NULL, *lv = NULL;
+    size_t nf = 0, nl = 0, i, used = arena->used;
+    memset(out, 0, sizeof *out);
+    if (data == NULL || len == 0 || len > (size_t)INT32_MAX)
+        return FC_ERR_STATE;
+    w.p = (const uint8_t *)data;
+    w.end = w.p + len;
+    if (*w.p == 0x0a) {
+        if (!c_field(&w, 0x0a, &feats))
+            goto no;
+        has_feats = 1;
+    }
+    if (w.p < w.end && *w.p == 0x12) {
+        if (!c_field(&w, 0x12, &lists))
+            goto no;
+        has_lists = 1;
+    }
+    if (w.p != w.end)
+        goto no;
+    /* auto: an Example when it can be one (no feature_lists) */
+    if (want == FC_PAYLOAD_AUTO)
+        want = has_lists ? FC_PAYLOAD_SEQUENCE_EXAMPLE : FC_PAYLOAD_EXAMPLE;
+    if ((want == FC_PAYLOAD_EXAMPLE && has_lists) || want == FC_PAYLOAD_OTHER)
+        goto no;
+    if ((has_feats && !c_map(feats, 0, arena, &fv, &nf)) ||
+        (has_lists && !c_map(lists, 1, arena, &lv, &nl)))
+        goto no;
+    out->kind = want;
+    {
+        FcPb__Features *F = NULL;
+        FcPb__FeatureLists *L = NULL;
+        if (has_feats) {
+            F = (FcPb__Features *)fc_arena_alloc(arena, sizeof *F);
+            if (F == NULL)
+                goto no;
+            *F = finit;
+            F->n_feature = nf;
+            F->feature = (FcPb__FeatureEntry **)fc_arena_alloc(arena, (nf + 1) * sizeof *F->feature);
+            if (F->feature == NULL)
+                goto no;
+            for (i = 0; i < nf; i++) {
+                static const FcPb__FeatureEntry init = FC_PB__FEATURE_ENTRY__INIT;
+                FcPb__FeatureEntry *e = (FcPb__FeatureEntry *)fc_arena_alloc(arena, sizeof *e);
+                if (e == NULL)
+                    goto no;
+                *e = init;
+                e->key.data = (uint8_t *)(uintptr_t)fv[i].key;
+                e->key.len = fv[i].key_len;
+                e->value = (FcPb__Feature *)(uintptr_t)fv[i].value;
+                F->feature[i] = e;
+            }
+        }
+        if (has_lists) {
+            L = (FcPb__FeatureLists *)fc_arena_alloc(arena, sizeof *L);
+            if (L == NULL)
+                goto no;
+            *L = linit;
+            L->n_feature_list = nl;
+            L->feature_list = (FcPb__FeatureListEntry **)fc_arena_alloc(
+                arena, (nl + 1) * sizeof *L->feature_list);
+            if (L->feature_list == NULL)
+                goto no;
+            for (i = 0; i < nl; i++) {
+                static const FcPb__FeatureListEntry init = FC_PB__FEATURE_LIST_ENTRY__INIT;
+                FcPb__FeatureListEntry *e =
+                    (FcPb__FeatureListEntry *)fc_arena_alloc(arena, sizeof *e);
+                if (e == NULL)
+                    goto no;
+                *e = init;
+                e->key.data = (uint8_t *)(uintptr_t)lv[i].key;
+                e->key.len = lv[i].key_len;
+                e->value = (FcPb__FeatureList *)(uintptr_t)lv[i].value;
+                L->feature_list[i] = e;
+            }
+        }
+        if (want == FC_PAYLOAD_EXAMPLE) {
+            out->example = (FcPb__Example *)fc_arena_alloc(arena, sizeof *out->example);
+            if (out->example == NULL)
+                goto no;
+            *out->example = einit;
+            out->example->features = F;
+        } else {
+            out->sequence = (FcPb__SequenceExample *)fc_arena_alloc(arena, sizeof *out->sequence);
+            if (out->sequence == NULL)
+                goto no;
+            *out->sequence = sinit;
+            out->sequence->context = F;
+            out->sequence->feature_lists = L;
+        }
+    }
+    /* the normalised view, as fc_fallback_decode builds it */
+    nf = normalise(fv, nf, arena, &nomem);
+    nl = normalise(lv, nl, arena, &nomem);
+    if (nomem)
+        goto no;
+    if (nf > 0) {
+        out->features = (fc_fb_feature *)fc_arena_alloc(arena, nf * sizeof *out->features);
+        if (out->features == NULL)
+            goto no;
+        for (i = 0; i < nf; i++) {
+            out->features[i].key = fv[i].key;
+            out->features[i].key_len = fv[i].key_len;
+            out->features[i].value = (const FcPb__Feature *)fv[i].value;
+        }
+        out->n_features = nf;
+    }
+    if (nl > 0) {
+        out->feature_lists =
+            (fc_fb_feature_list *)fc_arena_alloc(arena, nl * sizeof *out->feature_lists);
+        if (out->feature_lists == NULL)
+            goto no;
+        for (i = 0; i < nl; i++) {
+            out->feature_lists[i].key = lv[i].key;
+            out->feature_lists[i].key_len = lv[i].key_len;
+            out->feature_lists[i].value = (const FcPb__FeatureList *)lv[i].value;
+        }
+        out->n_feature_lists = nl;
+    }
+    return FC_OK;
+no:
+    memset(out, 0, sizeof *out);
+    arena->used = used;
+    arena->exhausted = 0;
+    return FC_ERR_STATE;
+}

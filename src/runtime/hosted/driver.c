@@ -335,51 +335,79 @@ size_t fc_float_shortest(char *buf, float v)
     return format_g(buf, (u >> 31) != 0, q, s, p);
 }
 
+size_t fc_json_float_chars(char *buf, float v)
+{
+    size_t n = fc_float_shortest(buf + 1, v);
+    if (isnan(v) || isinf(v)) {
+        buf[0] = '"';
+        buf[n + 1] = '"';
+        buf[n + 2] = '\0';
+        return n + 2;
+    }
+    if (v == 0 && signbit(v)) {
+        memcpy(buf, "-0.0", 5); /* "-0" reads back as the integer 0 */
+        return 4;
+    }
+    memmove(buf, buf + 1, n + 1);
+    return n;
+}
+
 void fc_json_float(FILE *f, float v)
 {
-    char buf[FC_FLOAT_CHARS];
-    size_t n = fc_float_shortest(buf, v);
-    if (isnan(v) || isinf(v))
-        fprintf(f, "\"%s\"", buf);
-    else if (v == 0 && signbit(v))
-        fputs("-0.0", f); /* "-0" reads back as the integer 0 */
-    else
-        fwrite(buf, 1, n, f);
+    char buf[FC_FLOAT_CHARS + 2];
+    fwrite(buf, 1, fc_json_float_chars(buf, v), f);
 }
 
 void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
 {
+    static const char hex[] = "0123456789abcdef";
     const uint8_t *p = (const uint8_t *)data;
-    size_t i, u;
-    fputc('"', f);
+    char out[512]; /* written in chunks: one stdio call per 500 bytes or so */
+    size_t i, u, o = 0;
+    out[o++] = '"';
     for (i = 0; i < n; i++) {
         uint8_t c = p[i];
+        if (o > sizeof out - 8) {
+            fwrite(out, 1, o, f);
+            o = 0;
+        }
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+            out[o++] = (char)c;
+            continue;
+        }
         switch (c) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\b': fputs("\\b", f); break;
-        case '\f': fputs("\\f", f); break;
+        case '"': out[o++] = '\\'; out[o++] = '"'; break;
+        case '\\': out[o++] = '\\'; out[o++] = '\\'; break;
+        case '\n': out[o++] = '\\'; out[o++] = 'n'; break;
+        case '\r': out[o++] = '\\'; out[o++] = 'r'; break;
+        case '\t': out[o++] = '\\'; out[o++] = 't'; break;
+        case '\b': out[o++] = '\\'; out[o++] = 'b'; break;
+        case '\f': out[o++] = '\\'; out[o++] = 'f'; break;
         default:
-            if (c >= 0x20 && c < 0x7f) {
-                fputc(c, f);
-            } else if (!utf8 || c < 0x80) {
-                fprintf(f, "\\u%04x", (unsigned)c); /* a control, or a byte as U+00XX */
+            if (!utf8 || c < 0x80) {
+                /* a control, or a byte as U+00XX */
+                memcpy(out + o, "\\u00", 4);
+                out[o + 4] = hex[c >> 4];
+                out[o + 5] = hex[c & 15];
+                o += 6;
             } else if ((u = fc_utf8_seq(p + i, n - i)) > 1) {
-                fwrite(p + i, 1, u, f);
+                memcpy(out + o, p + i, u);
+                o += u;
                 i += u - 1;
             } else {
                 /* not UTF-8: the byte as a lone low surrogate, as Python's
                  * surrogateescape (PEP 383) reads it, so that
                  * s.encode("utf-8", "surrogateescape") gives the bytes back */
-                fprintf(f, "\\udc%02x", (unsigned)c);
+                memcpy(out + o, "\\udc", 4);
+                out[o + 4] = hex[c >> 4];
+                out[o + 5] = hex[c & 15];
+                o += 6;
             }
             break;
         }
     }
-    fputc('"', f);
+    out[o++] = '"';
+    fwrite(out, 1, o, f);
 }
 
 void fc_json_bytes(FILE *f, const void *data, size_t n)
