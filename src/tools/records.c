@@ -471,6 +471,36 @@ static void print_raw(const record_opts *o, const fc_record *rec)
     putchar('\n');
 }
 
+/* "# PATH record I (L bytes at offset O)", without printf's parsing: the
+ * line of every record of cat's text output. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char d[24];
+    size_t n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n > 0)
+        *p++ = d[--n];
+    return p;
+}
+
+static void record_line(const char *path, uint64_t index, size_t length, uint64_t offset)
+{
+    char line[128], *p = line;
+    fputs("# ", stdout);
+    fputs(path, stdout);
+    memcpy(p, " record ", 8);
+    p = put_u64(p + 8, index);
+    memcpy(p, " (", 2);
+    p = put_u64(p + 2, length);
+    memcpy(p, " bytes at offset ", 17);
+    p = put_u64(p + 17, offset);
+    *p++ = ')';
+    fwrite(line, 1, (size_t)(p - line), stdout);
+}
+
 static int run_cat(const record_opts *o)
 {
     int rc = EXIT_OK, k;
@@ -536,9 +566,7 @@ static int run_cat(const record_opts *o)
                 fputs("}\n", stdout);
             } else {
                 if (fc_reader_index_known(&in.reader))
-                    printf("# %s record %llu (%zu bytes at offset %llu)", path,
-                           (unsigned long long)rec.index, rec.length,
-                           (unsigned long long)rec.offset);
+                    record_line(path, rec.index, rec.length, rec.offset);
                 else
                     printf("# %s record ? (%zu bytes at offset %llu)", path, rec.length,
                            (unsigned long long)rec.offset);

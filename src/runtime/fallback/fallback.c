@@ -658,10 +658,14 @@ static int c_varint(cwalk *w, uint64_t *v)
 static int c_field(cwalk *w, uint8_t tag, cwalk *body)
 {
     uint64_t n;
-    if (w->p >= w->end || *w->p != tag)
+    if (w->end - w->p < 2 || *w->p != tag)
         return 0;
     w->p++;
-    if (!c_varint(w, &n) || n > (uint64_t)(w->end - w->p))
+    if (*w->p < 0x80) /* most lengths are one byte */
+        n = *w->p++;
+    else if (!c_varint(w, &n))
+        return 0;
+    if (n > (uint64_t)(w->end - w->p))
         return 0;
     body->p = w->p;
     body->end = w->p + n;
