@@ -424,14 +424,16 @@ static int same_decode(const fc_fallback *a, const fc_fallback *b)
     }
     for (i = 0; i < a->n_features; i++)
         if (a->features[i].key_len != b->features[i].key_len ||
-            memcmp(a->features[i].key, b->features[i].key, a->features[i].key_len) != 0 ||
+            (a->features[i].key_len > 0 && /* protobuf-c gives an empty key NULL */
+             memcmp(a->features[i].key, b->features[i].key, a->features[i].key_len) != 0) ||
             !same_feature(a->features[i].value, b->features[i].value))
             return 0;
     for (i = 0; i < a->n_feature_lists; i++) {
         const FcPb__FeatureList *x = a->feature_lists[i].value, *y = b->feature_lists[i].value;
         if (a->feature_lists[i].key_len != b->feature_lists[i].key_len ||
-            memcmp(a->feature_lists[i].key, b->feature_lists[i].key,
-                   a->feature_lists[i].key_len) != 0 ||
+            (a->feature_lists[i].key_len > 0 &&
+             memcmp(a->feature_lists[i].key, b->feature_lists[i].key,
+                    a->feature_lists[i].key_len) != 0) ||
             x->n_feature != y->n_feature)
             return 0;
         for (j = 0; j < x->n_feature; j++)
