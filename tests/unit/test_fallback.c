@@ -189,21 +189,32 @@ static void test_utf8(void)
 }
 
 /* Every record of the corpus is classified as the manifest says. */
-static void test_corpus_classification(void)
+/* The corpus's MANIFEST.tsv, past its header line (its folder in
+ * *corpus), or NULL after a failed check. */
+static FILE *open_manifest(const char **corpus)
 {
-    const char *corpus = getenv("FEATC_CORPUS");
     char path[1024], line[4096];
     FILE *tsv;
-    int files = 0;
-    CHECK_MSG(corpus != NULL, "FEATC_CORPUS is not set");
-    if (corpus == NULL)
-        return;
-    snprintf(path, sizeof path, "%s/MANIFEST.tsv", corpus);
+    *corpus = getenv("FEATC_CORPUS");
+    CHECK_MSG(*corpus != NULL, "FEATC_CORPUS is not set");
+    if (*corpus == NULL)
+        return NULL;
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", *corpus);
     tsv = fopen(path, "r");
     CHECK_MSG(tsv != NULL, "cannot open %s", path);
+    if (tsv != NULL)
+        (void)fgets(line, sizeof line, tsv); /* header */
+    return tsv;
+}
+
+static void test_corpus_classification(void)
+{
+    const char *corpus;
+    char path[1024], line[4096];
+    FILE *tsv = open_manifest(&corpus);
+    int files = 0;
     if (tsv == NULL)
         return;
-    (void)fgets(line, sizeof line, tsv); /* header */
     while (fgets(line, sizeof line, tsv) != NULL) {
         char *col[13];
         int k = 0;
@@ -483,19 +494,12 @@ static void canonical_vs_protobuf_c(const uint8_t *p, size_t n, const char *what
 
 static void test_canonical_decoder(void)
 {
-    const char *corpus = getenv("FEATC_CORPUS");
-    char path[1024], line[4096], cpath[2048 + 16];
-    FILE *tsv;
+    const char *corpus;
+    char line[4096], cpath[2048 + 16];
+    FILE *tsv = open_manifest(&corpus);
     unsigned long long rng = 26;
-    CHECK_MSG(corpus != NULL, "FEATC_CORPUS is not set");
-    if (corpus == NULL)
-        return;
-    snprintf(path, sizeof path, "%s/MANIFEST.tsv", corpus);
-    tsv = fopen(path, "r");
-    CHECK_MSG(tsv != NULL, "cannot open %s", path);
     if (tsv == NULL)
         return;
-    (void)fgets(line, sizeof line, tsv);
     while (fgets(line, sizeof line, tsv) != NULL) {
         static unsigned char buf[1 << 21], work[FC_READER_WORK_SIZE], mut[1 << 21];
         fc_mapped_file m;
