@@ -27,6 +27,10 @@ void fc_json_float(FILE *f, float v);
 /* The same into buf (FC_FLOAT_CHARS + 2 bytes or more, NUL-terminated);
  * returns its length. */
 size_t fc_json_float_chars(char *buf, float v);
+/* An int64 in decimal as %lld prints it, into buf (FC_INT64_CHARS bytes
+ * or more, not NUL-terminated); returns its length. */
+#define FC_INT64_CHARS 20
+size_t fc_int64_chars(char *buf, int64_t v);
 /* Bytes as a JSON string, one code point U+0000-U+00FF per byte. */
 void fc_json_bytes(FILE *f, const void *p, size_t n);
 /* A JSON string; with utf8 nonzero, text: well-formed UTF-8 as it is, a
@@ -34,6 +38,10 @@ void fc_json_bytes(FILE *f, const void *p, size_t n);
  * it back as that byte), controls escaped; else as fc_json_bytes writes
  * it.  Keys and messages are written as text, bytes values as bytes. */
 void fc_json_string(FILE *f, const void *p, size_t n, int utf8);
+/* fc_json_string's escaping without the quotes, into out: as many of the
+ * n bytes at p as fit in room bytes (at least 6 make progress).  Sets
+ * *used to the bytes escaped, returns the characters written. */
+size_t fc_json_escape(char *out, size_t room, const void *p, size_t n, size_t *used, int utf8);
 /* {"NAME":VALUE,...} of a parsed message, fields in spec order. */
 void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg);
 

@@ -196,11 +196,15 @@ static void check_u64(uint64_t v)
 static void check_i64(int64_t v)
 {
     char buf[64], want[64];
+    size_t n;
     fc_msg m;
     fc_msg_init(&m, buf, sizeof buf);
     fc_msg_i64(&m, v);
     snprintf(want, sizeof want, "%" PRId64, v);
     CHECK_MSG(strcmp(buf, want) == 0, "fc_msg_i64 gives %s for %s", buf, want);
+    n = fc_int64_chars(buf, v);
+    CHECK_MSG(n == strlen(want) && memcmp(buf, want, n) == 0,
+              "fc_int64_chars gives %.*s for %s", (int)n, buf, want);
 }
 
 static void test_integers(void)

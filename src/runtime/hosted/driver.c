@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "featc/fc_input.h"
+#include "pow10_table.h"
 #include "wire.h"
 
 /* ------------------------------------------------------------ floats
@@ -21,9 +22,9 @@
  * digits are v rounded to p significant digits, ties to even (glibc's
  * printf rounds exactly, in the default rounding mode); they read back as
  * v when they lie inside v's rounding interval (its ends included when M
- * is even: strtof rounds ties to even).  Most floats are decided in
- * doubles first (scaled_shortest); the exact path takes what is too close
- * to call there.  tests/unit/test_text.c compares it with that loop. */
+ * is even: strtof rounds ties to even).  Most floats are decided in fixed
+ * point first (fixed_shortest); the exact path takes what is too close to
+ * call there.  tests/unit/test_text.c compares it with that loop. */
 
 #define BN_WORDS 14 /* 448 bits: the largest product here is below 2^400 */
 
@@ -165,135 +166,143 @@ static int reads_back(uint64_t q, int s, uint64_t m, int e)
     return lo > 0 || (lo == 0 && (m & 1) == 0);
 }
 
-/* %.pg of q x 10^s (q has p digits): trailing zeros dropped. */
+/* %.pg of q x 10^s (q has p digits): trailing zeros dropped.  buf has
+ * FC_FLOAT_CHARS bytes: the copies below are of fixed sizes, longer than
+ * what they keep, and the length counts only what is kept. */
 static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
 {
-    char dig[10];
-    int nd = p, x = s + p - 1, i;
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    char d9[24] = "000000000000000000000000"; /* q in 9 digits, then zeros */
+    const char *dig = d9 + 9 - p;                 /* its p digits */
+    int nd = p, x = s + p - 1;
     size_t n = 0;
-    for (i = p; i-- > 0;) {
-        dig[i] = (char)('0' + (int)(q % 10));
-        q /= 10;
-    }
+    uint32_t hi = (uint32_t)q / 10000, lo = (uint32_t)q % 10000; /* q < 10^9: two chains */
+    d9[0] = (char)('0' + hi / 10000);
+    memcpy(d9 + 1, pairs + 2 * (hi / 100 % 100), 2);
+    memcpy(d9 + 3, pairs + 2 * (hi % 100), 2);
+    memcpy(d9 + 5, pairs + 2 * (lo / 100), 2);
+    memcpy(d9 + 7, pairs + 2 * (lo % 100), 2);
     while (nd > 1 && dig[nd - 1] == '0')
         nd--;
     if (neg)
         buf[n++] = '-';
-    if (x < -4 || x >= p) {
+    if (x < -4 || x >= p) { /* d.ddde+XX */
         int ax = x < 0 ? -x : x;
-        buf[n++] = dig[0];
-        if (nd > 1) {
-            buf[n++] = '.';
-            for (i = 1; i < nd; i++)
-                buf[n++] = dig[i];
-        }
+        buf[n] = dig[0];
+        buf[n + 1] = '.';
+        memcpy(buf + n + 2, dig + 1, 8);
+        n += nd > 1 ? (size_t)nd + 1 : 1;
         buf[n++] = 'e';
         buf[n++] = x < 0 ? '-' : '+';
-        if (ax >= 10) {
-            buf[n++] = (char)('0' + ax / 10);
-            buf[n++] = (char)('0' + ax % 10);
-        } else {
-            buf[n++] = '0';
-            buf[n++] = (char)('0' + ax);
-        }
-    } else if (x >= 0) {
-        for (i = 0; i <= x; i++)
-            buf[n++] = i < nd ? dig[i] : '0';
+        memcpy(buf + n, pairs + 2 * ax, 2); /* |x| <= 45 */
+        n += 2;
+    } else if (x >= 0) { /* ddd.ddd: x + 1 digits before the point */
+        memcpy(buf + n, dig, 9);
+        n += (size_t)x + 1;
         if (nd > x + 1) {
-            buf[n++] = '.';
-            for (i = x + 1; i < nd; i++)
-                buf[n++] = dig[i];
+            buf[n] = '.';
+            memcpy(buf + n + 1, dig + x + 1, 8);
+            n += (size_t)(nd - x);
         }
-    } else {
-        buf[n++] = '0';
-        buf[n++] = '.';
-        for (i = x + 1; i < 0; i++)
-            buf[n++] = '0';
-        for (i = 0; i < nd; i++)
-            buf[n++] = dig[i];
+    } else { /* 0.000ddd: -x - 1 zeros after the point */
+        memcpy(buf + n, "0.0000", 6);
+        n += (size_t)(1 - x);
+        memcpy(buf + n, dig, 9);
+        n += (size_t)nd;
     }
     buf[n] = '\0';
     return n;
 }
 
-/* The fast path: the same decisions in double arithmetic, taken only
- * where the error cannot change them (else the exact path decides).
- * a x 10^j with |j| <= 56 costs at most three roundings, and a digit count
- * one more: a relative error below 1e-15; MARGIN is far above it. */
-#define MARGIN 1e-13
+/* The fast path: the same decisions in fixed point.  v x 10^(8-k), with
+ * 10^(8-k) from a table of 64-bit mantissas rounded to nearest
+ * (pow10_table.h), held with FIX bits after the point: X, in [1e8, 1e9)
+ * (v's nine digits before the point), and the half-gaps to v's
+ * neighbours, H above and HLO below.  Each is within 2 units of the exact
+ * value (the table's rounding is below 2^-64 of it, and one floor), so a
+ * decision that SLACK units cannot change is exact; what is closer (a tie
+ * or near-tie in the rounding, a candidate on the interval's end) goes to
+ * the exact path.  Whether the interval's ends belong to it is decided
+ * only there.  Checked against the printf/strtof loop for every one of
+ * the 2^32 floats (make test-float-exhaustive). */
+#define FIX 29
+#define SLACK 8u
 
-static const double pow10_f64[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-static double scale10(double a, int j)
+/* x (X with FIX bits after the point, X < 10^9) rounded to p digits: 1
+ * with them in *d when they lie inside the interval x - lo .. x + hi, 0
+ * when outside, -1 when too close to call. */
+static int fixed_digits(uint64_t x, uint64_t hi, uint64_t lo, int p, uint64_t *d)
 {
-    if (j >= 0) {
-        while (j > 22) {
-            a *= 1e22;
-            j -= 22;
-        }
-        return a * pow10_f64[j];
+    uint32_t xi = (uint32_t)(x >> FIX), unit, di, ri;
+    uint64_t u, half, r, dx, dist;
+    switch (p) { /* constant divisors: no division instruction */
+    case 6: unit = 1000; di = xi / 1000; ri = xi % 1000; break;
+    case 7: unit = 100; di = xi / 100; ri = xi % 100; break;
+    case 8: unit = 10; di = xi / 10; ri = xi % 10; break;
+    default: unit = 1; di = xi; ri = 0; break;
     }
-    while (j < -22) {
-        a /= 1e22;
-        j += 22;
-    }
-    return a / pow10_f64[-j];
+    u = (uint64_t)unit << FIX;
+    half = u >> 1;
+    r = (uint64_t)ri << FIX | (x & (((uint64_t)1 << FIX) - 1));
+    *d = di;
+    if (r + SLACK - half <= 2 * SLACK) /* r + SLACK >= half: one compare, unsigned */
+        return -1;                      /* a tie or nearly */
+    *d += r > half;
+    dx = *d * u;
+    dist = dx >= x ? dx - x : x - dx;
+    if (dist > (dx >= x ? hi : lo) + SLACK)
+        return 0; /* does not read back */
+    if (dist + SLACK >= (dx >= x ? hi : lo))
+        return -1; /* on the interval's end, or nearly */
+    return 1;
 }
 
-/* The whole choice in one scale: v, and the ends of its rounding
- * interval, times 10^(8-k) (v's nine digits before the point), then for p
- * from 6 the digits rounded at p and whether they lie inside: three
- * scalings and a multiplication per p.  1 with *q, *s, *p; 0 when a
- * decision is too close to call (the exact path then decides). */
-static int scaled_shortest(uint64_t m, int e, double a, uint64_t *q, int *s, int *pp)
+static int fixed_shortest(uint32_t m, int e, uint64_t *q, int *s, int *pp)
 {
-    static const double tenth[4] = {1e-3, 1e-2, 1e-1, 1}; /* x9 to p digits, p = 6..9 */
-    int bits = 24, k, p;
-    double x9, hi9, lo9, hi, lo;
-    if (m < ((uint64_t)1 << 23)) { /* subnormal */
-        uint64_t t = m;
-        for (bits = 0; t != 0; t >>= 1)
+    int bits = 24, l, k, sh, p, r;
+    uint64_t c, x, hi, lo;
+    const struct fc_pow10 *t;
+    if (m < ((uint32_t)1 << 23)) { /* subnormal */
+        uint32_t u = m;
+        for (bits = 0; u != 0; u >>= 1)
             bits++;
     }
-    /* 2^b <= a < 2^(b+1): k is floor(b log10 2) or one more */
-    k = (int)floor((double)(e + bits - 1) * 0.30102999566398120);
-    x9 = scale10(a, 8 - k);
-    if (x9 >= 1e9) {
+    /* 2^l <= v < 2^(l+1); k = floor(l log10 2) (78913 / 2^18 is close
+     * enough for |l| < 1650), which is floor(log10 v) or one less */
+    l = e + bits - 1;
+    k = l >= 0 ? (int)(((uint32_t)l * 78913u) >> 18)
+               : -(int)(((uint32_t)-l * 78913u + 262143u) >> 18);
+    t = &fc_pow10_table[8 - k - FC_POW10_MIN];
+    /* X x 2^FIX = m x c x 2^(e + b + FIX): m x c has at most 88 bits, and
+     * sh, the bits shifted out, is at least 1 (X x 2^FIX < 2^63 <= c) */
+    sh = -(e + t->b + FIX);
+    c = t->c;
+    {
+        uint64_t ph = (uint64_t)m * (c >> 32), pl = (uint64_t)m * (uint32_t)c;
+        x = sh >= 32 ? (ph + (pl >> 32)) >> (sh - 32) : (ph << (32 - sh)) + (pl >> sh);
+    }
+    hi = c >> (sh + 1); /* half of 2^e, scaled alike */
+    lo = m == ((uint32_t)1 << 23) && e > -149 ? hi >> 1 : hi; /* a power of two */
+    if (x >= (uint64_t)1000000000u << FIX) { /* ten digits: k was one less */
+        x /= 10;
+        hi /= 10;
+        lo /= 10;
         k++;
-        x9 = scale10(a, 8 - k);
     }
-    if (x9 < 1e8 * (1 + MARGIN) || x9 >= 1e9 * (1 - MARGIN))
-        return 0;
-    hi = ldexp((double)(2 * m + 1), e - 1);
-    if (m == ((uint64_t)1 << 23) && e > -149)
-        lo = ldexp((double)(4 * m - 1), e - 2);
-    else
-        lo = ldexp((double)(2 * m - 1), e - 1);
-    hi9 = scale10(hi, 8 - k);
-    lo9 = scale10(lo, 8 - k);
-    for (p = 6; p <= 9; p++) {
-        double x = x9 * tenth[p - 6], f = floor(x), d9; /* one more rounding */
-        uint64_t d;
-        if (fabs(x - f - 0.5) <= x * MARGIN)
-            return 0;
-        d = (uint64_t)f + (x - f > 0.5 ? 1u : 0u);
-        d9 = (double)d * pow10_f64[9 - p]; /* exact: at most 10^9 */
-        if (d9 > hi9 * (1 + MARGIN) || d9 < lo9 * (1 - MARGIN))
-            continue;
-        if (!(d9 < hi9 * (1 - MARGIN) && d9 > lo9 * (1 + MARGIN)))
-            return 0;
-        *s = k - p + 1;
-        if (d == pow10_u64[p]) {
-            d /= 10;
-            ++*s;
-        }
-        *q = d;
-        *pp = p;
-        return 1;
+    for (p = 6; (r = fixed_digits(x, hi, lo, p, q)) == 0 && p < 9; p++)
+        ;
+    if (r <= 0)
+        return 0; /* too close to call (r = 0 at p = 9: never) */
+    *s = k - p + 1;
+    if (*q == pow10_u64[p]) { /* 9.99.. rounded up to 10.0.. */
+        *q /= 10;
+        ++*s;
     }
-    return 0; /* never: nine digits always read back */
+    *pp = p;
+    return 1;
 }
 
 size_t fc_float_shortest(char *buf, float v)
@@ -301,7 +310,6 @@ size_t fc_float_shortest(char *buf, float v)
     uint32_t u, frac;
     int bexp, e, p, s = 0;
     uint64_t m, q = 0;
-    double a;
     memcpy(&u, &v, sizeof u);
     frac = u & 0x7fffffu;
     bexp = (int)((u >> 23) & 0xffu);
@@ -321,9 +329,9 @@ size_t fc_float_shortest(char *buf, float v)
         m = frac | 0x800000u;
         e = bexp - 150;
     }
-    a = fabs((double)v);
-    if (!scaled_shortest(m, e, a, &q, &s, &p)) {
-        /* too close to call in doubles: exactly */
+    if (!fixed_shortest((uint32_t)m, e, &q, &s, &p)) {
+        double a = fabs((double)v);
+        /* too close to call in fixed point: exactly */
         for (p = 6; p <= 9; p++) {
             round_to_digits(m, e, a, p, &q, &s);
             if (reads_back(q, s, m, e))
@@ -333,6 +341,32 @@ size_t fc_float_shortest(char *buf, float v)
     if (p > 9)
         p = 9; /* never: 9 digits always read back */
     return format_g(buf, (u >> 31) != 0, q, s, p);
+}
+
+size_t fc_int64_chars(char *buf, int64_t v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    char digits[FC_INT64_CHARS], *end = digits + sizeof digits, *d = end;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    while (u >= 100) { /* two digits a step */
+        size_t r = (size_t)(u % 100);
+        u /= 100;
+        d -= 2;
+        memcpy(d, pairs + 2 * r, 2);
+    }
+    if (u >= 10) {
+        d -= 2;
+        memcpy(d, pairs + 2 * u, 2);
+    } else {
+        *--d = (char)('0' + (int)u);
+    }
+    if (v < 0)
+        *--d = '-';
+    memcpy(buf, d, (size_t)(end - d));
+    return (size_t)(end - d);
 }
 
 size_t fc_json_float_chars(char *buf, float v)
@@ -358,53 +392,76 @@ void fc_json_float(FILE *f, float v)
     fwrite(buf, 1, fc_json_float_chars(buf, v), f);
 }
 
-void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
+/* JSON's escapes, one class per byte: 0 as it is, 1 a two-character
+ * escape, 2 a \u escape (or, above 0x7f, a UTF-8 sequence when utf8). */
+static const unsigned char json_class[256] = {
+    2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+
+size_t fc_json_escape(char *out, size_t room, const void *data, size_t n, size_t *used, int utf8)
 {
     static const char hex[] = "0123456789abcdef";
     const uint8_t *p = (const uint8_t *)data;
-    char out[512]; /* written in chunks: one stdio call per 500 bytes or so */
-    size_t i, u, o = 0;
-    out[o++] = '"';
-    for (i = 0; i < n; i++) {
+    size_t i = 0, o = 0, u;
+    while (i < n && o + 6 <= room) { /* the longest escape is 6 characters */
         uint8_t c = p[i];
-        if (o > sizeof out - 8) {
-            fwrite(out, 1, o, f);
-            o = 0;
-        }
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-            out[o++] = (char)c;
+        if (json_class[c] == 0) {
+            /* a run of bytes as they are */
+            size_t j = i + 1, end = n - i < room - o ? n : i + (room - o);
+            while (j < end && json_class[p[j]] == 0)
+                j++;
+            memcpy(out + o, p + i, j - i);
+            o += j - i;
+            i = j;
             continue;
         }
-        switch (c) {
-        case '"': out[o++] = '\\'; out[o++] = '"'; break;
-        case '\\': out[o++] = '\\'; out[o++] = '\\'; break;
-        case '\n': out[o++] = '\\'; out[o++] = 'n'; break;
-        case '\r': out[o++] = '\\'; out[o++] = 'r'; break;
-        case '\t': out[o++] = '\\'; out[o++] = 't'; break;
-        case '\b': out[o++] = '\\'; out[o++] = 'b'; break;
-        case '\f': out[o++] = '\\'; out[o++] = 'f'; break;
-        default:
-            if (!utf8 || c < 0x80) {
-                /* a control, or a byte as U+00XX */
-                memcpy(out + o, "\\u00", 4);
-                out[o + 4] = hex[c >> 4];
-                out[o + 5] = hex[c & 15];
-                o += 6;
-            } else if ((u = fc_utf8_seq(p + i, n - i)) > 1) {
-                memcpy(out + o, p + i, u);
-                o += u;
-                i += u - 1;
-            } else {
-                /* not UTF-8: the byte as a lone low surrogate, as Python's
-                 * surrogateescape (PEP 383) reads it, so that
-                 * s.encode("utf-8", "surrogateescape") gives the bytes back */
-                memcpy(out + o, "\\udc", 4);
-                out[o + 4] = hex[c >> 4];
-                out[o + 5] = hex[c & 15];
-                o += 6;
-            }
-            break;
+        if (json_class[c] == 1) {
+            out[o++] = '\\';
+            out[o++] = c == '"' ? '"' : c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r'
+                     : c == '\t' ? 't' : c == '\b' ? 'b' : 'f';
+            i++;
+            continue;
         }
+        if (utf8 && c >= 0x80 && (u = fc_utf8_seq(p + i, n - i)) > 1) {
+            memcpy(out + o, p + i, u);
+            o += u;
+            i += u;
+            continue;
+        }
+        /* a control, or a byte as U+00XX; or, in text, a byte that is not
+         * UTF-8 as a lone low surrogate, as Python's surrogateescape (PEP
+         * 383) reads it, so that s.encode("utf-8", "surrogateescape") gives
+         * the bytes back */
+        memcpy(out + o, utf8 && c >= 0x80 ? "\\udc" : "\\u00", 4);
+        out[o + 4] = hex[c >> 4];
+        out[o + 5] = hex[c & 15];
+        o += 6;
+        i++;
+    }
+    *used = i;
+    return o;
+}
+
+void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    char out[512]; /* written in chunks: one stdio call per 500 bytes or so */
+    size_t o = 1, used;
+    out[0] = '"';
+    for (;;) {
+        o += fc_json_escape(out + o, sizeof out - 1 - o, p, n, &used, utf8);
+        p += used;
+        n -= used;
+        if (n == 0)
+            break;
+        fwrite(out, 1, o, f);
+        o = 0;
     }
     out[o++] = '"';
     fwrite(out, 1, o, f);
@@ -419,8 +476,9 @@ static void json_value(FILE *f, fc_type t, const unsigned char *base, size_t i)
 {
     if (t == FC_TYPE_INT64) {
         int64_t v;
+        char buf[FC_INT64_CHARS];
         memcpy(&v, base + i * sizeof v, sizeof v);
-        fprintf(f, "%lld", (long long)v);
+        fwrite(buf, 1, fc_int64_chars(buf, v), f);
     } else if (t == FC_TYPE_FLOAT) {
         float v;
         memcpy(&v, base + i * sizeof v, sizeof v);
