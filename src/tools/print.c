@@ -27,21 +27,30 @@ static char *ob_room(obuf *o, size_t want)
     return o->b + o->n;
 }
 
-static void ob_put(obuf *o, const char *s, size_t n)
+static void ob_put_slow(obuf *o, const char *s, size_t n)
 {
+    ob_flush(o);
     if (n > sizeof o->b / 2) {
-        ob_flush(o);
         fwrite(s, 1, n, o->f);
         return;
     }
-    memcpy(ob_room(o, n), s, n);
-    o->n += n;
+    memcpy(o->b, s, n);
+    o->n = n;
 }
 
-static void ob_str(obuf *o, const char *s)
+/* Inline: most pieces are short literals, copied without a call. */
+static inline void ob_put(obuf *o, const char *s, size_t n)
 {
-    ob_put(o, s, strlen(s));
+    if (o->n + n <= sizeof o->b) {
+        memcpy(o->b + o->n, s, n);
+        o->n += n;
+        return;
+    }
+    ob_put_slow(o, s, n);
 }
+
+/* A string literal: its length known when compiled. */
+#define OB_LIT(o, s) ob_put((o), (s), sizeof(s) - 1)
 
 static void ob_char(obuf *o, char c)
 {
@@ -53,8 +62,10 @@ static void ob_char(obuf *o, char c)
 static void ob_float(obuf *o, float v)
 {
     char *b = ob_room(o, FC_FLOAT_CHARS + 2);
-    size_t n = fc_float_shortest(b, v);
-    if (strpbrk(b, ".en") == NULL) { /* not "inf", "nan" or already a float */
+    size_t n = fc_float_shortest(b, v), i;
+    for (i = 0; i < n && b[i] != '.' && b[i] != 'e' && b[i] != 'n'; i++)
+        ;
+    if (i == n) { /* not "inf", "nan" or already a float */
         b[n++] = '.';
         b[n++] = '0';
     }
@@ -70,36 +81,48 @@ void print_float(FILE *f, float v)
     ob_flush(&o);
 }
 
-/* A text-format string literal: C escapes for quotes, backslash and
- * controls; other bytes over 0x7e in octal, or as they are when utf8 (the
- * bytes are well-formed UTF-8).  Built in chunks: one stdio call per 500
- * bytes or so. */
+/* A text-format string literal: C escapes for quotes, backslash, newline,
+ * return and tab; other bytes outside 0x20-0x7e in octal, except those from
+ * 0x80 when utf8 (the bytes are well-formed UTF-8), shown as they are.
+ * Runs of bytes shown as they are are copied whole. */
 static void text_literal(obuf *ob, const uint8_t *p, size_t n, int utf8)
 {
-    size_t i;
+    /* 0: as it is; 1: a C escape; 2: octal (from 0x80: as it is when utf8) */
+    static const unsigned char cls[256] = {
+        2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 2, 2, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+        0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    size_t i = 0;
     ob_char(ob, '"');
-    for (i = 0; i < n; i++) {
+    while (i < n) {
         uint8_t c = p[i];
-        char *out = ob_room(ob, 4);
+        char *out = ob_room(ob, 64);
         size_t o = 0;
-        switch (c) {
-        case '\n': out[o++] = '\\'; out[o++] = 'n'; break;
-        case '\r': out[o++] = '\\'; out[o++] = 'r'; break;
-        case '\t': out[o++] = '\\'; out[o++] = 't'; break;
-        case '"': out[o++] = '\\'; out[o++] = '"'; break;
-        case '\'': out[o++] = '\\'; out[o++] = '\''; break;
-        case '\\': out[o++] = '\\'; out[o++] = '\\'; break;
-        default:
-            if ((c >= 0x20 && c < 0x7f) || (utf8 && c >= 0x80)) {
-                out[o++] = (char)c;
-            } else {
-                out[o++] = '\\';
-                out[o++] = (char)('0' + (c >> 6));
-                out[o++] = (char)('0' + ((c >> 3) & 7));
-                out[o++] = (char)('0' + (c & 7));
-            }
+        if (cls[c] == 0 || (utf8 && c >= 0x80)) {
+            /* a run of bytes as they are, up to the buffer's end */
+            size_t j = i + 1, end = n - i < sizeof ob->b - ob->n ? n : i + (sizeof ob->b - ob->n);
+            while (j < end && (cls[p[j]] == 0 || (utf8 && p[j] >= 0x80)))
+                j++;
+            memcpy(out, p + i, j - i);
+            ob->n += j - i;
+            i = j;
+            continue;
+        }
+        out[o++] = '\\';
+        if (cls[c] == 1) {
+            out[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : (char)c;
+        } else {
+            out[o++] = (char)('0' + (c >> 6));
+            out[o++] = (char)('0' + ((c >> 3) & 7));
+            out[o++] = (char)('0' + (c & 7));
         }
         ob->n += o;
+        i++;
     }
     ob_char(ob, '"');
 }
@@ -107,18 +130,7 @@ static void text_literal(obuf *ob, const uint8_t *p, size_t n, int utf8)
 /* An int64 in decimal, as %lld prints it. */
 static void ob_int64(obuf *o, int64_t v)
 {
-    char digits[24];
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    size_t d = 0;
-    (void)ob_room(o, 24);
-    do {
-        digits[d++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    if (v < 0)
-        o->b[o->n++] = '-';
-    while (d > 0)
-        o->b[o->n++] = digits[--d];
+    o->n += fc_int64_chars(ob_room(o, FC_INT64_CHARS), v);
 }
 
 void print_text_bytes(FILE *f, const uint8_t *p, size_t n)
@@ -148,7 +160,7 @@ static void text_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po
     if (show < n) {
         char note[96];
         snprintf(note, sizeof note, "  # shortened: first %zu of %zu bytes", show, n);
-        ob_str(o, note);
+        ob_put(o, note, strlen(note));
     }
 }
 
@@ -161,11 +173,20 @@ void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
     ob_flush(&o);
 }
 
-/* A JSON string: fc_json_string's, written straight to the stream. */
+/* A JSON string as fc_json_string writes it, gathered into o. */
 static void json_string(obuf *o, const uint8_t *p, size_t n, int utf8)
 {
-    ob_flush(o);
-    fc_json_string(o->f, p, n, utf8);
+    size_t used;
+    ob_char(o, '"');
+    for (;;) {
+        char *b = ob_room(o, 64);
+        o->n += fc_json_escape(b, sizeof o->b - o->n, p, n, &used, utf8);
+        p += used;
+        n -= used;
+        if (n == 0)
+            break;
+    }
+    ob_char(o, '"');
 }
 
 static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po)
@@ -176,9 +197,9 @@ static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po
         json_string(o, p, n, utf8);
         return;
     }
-    ob_str(o, "{\"shortened\":");
+    OB_LIT(o, "{\"shortened\":");
     json_string(o, p, show, utf8);
-    ob_str(o, ",\"bytes\":");
+    OB_LIT(o, ",\"bytes\":");
     ob_int64(o, (int64_t)n);
     ob_char(o, '}');
 }
@@ -192,52 +213,48 @@ void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
     ob_flush(&o);
 }
 
-static void indent(obuf *o, int depth)
-{
-    static const char spaces[] = "                ";
-    size_t n = (size_t)depth * 2;
-    ob_put(o, spaces, n < sizeof spaces - 1 ? n : sizeof spaces - 1);
-}
+/* depth levels of indentation (at most 8), then what (a literal of at
+ * most 16 bytes): one copy of a fixed 32 bytes, of which the line's are
+ * kept. */
+#define OB_INDENTED(o, depth, what)                                                               \
+    do {                                                                                          \
+        static const char line_[] = "                " what "                                ";   \
+        size_t w_ = 2 * (size_t)(depth) < 16 ? 2 * (size_t)(depth) : 16;                          \
+        char *b_ = ob_room((o), 32);                                                              \
+        memcpy(b_, line_ + 16 - w_, 32);                                                          \
+        (o)->n += w_ + sizeof(what) - 1;                                                          \
+    } while (0)
 
 static void text_feature(obuf *o, const FcPb__Feature *v, int depth, const print_opts *po)
 {
     size_t i;
     switch (v->kind_case) {
     case FC_PB__FEATURE__KIND_BYTES_LIST:
-        indent(o, depth);
-        ob_str(o, "bytes_list {\n");
+        OB_INDENTED(o, depth, "bytes_list {\n");
         for (i = 0; i < v->bytes_list->n_value; i++) {
-            indent(o, depth + 1);
-            ob_str(o, "value: ");
+            OB_INDENTED(o, depth + 1, "value: ");
             text_value(o, v->bytes_list->value[i].data, v->bytes_list->value[i].len, po);
             ob_char(o, '\n');
         }
-        indent(o, depth);
-        ob_str(o, "}\n");
+        OB_INDENTED(o, depth, "}\n");
         break;
     case FC_PB__FEATURE__KIND_FLOAT_LIST:
-        indent(o, depth);
-        ob_str(o, "float_list {\n");
+        OB_INDENTED(o, depth, "float_list {\n");
         for (i = 0; i < v->float_list->n_value; i++) {
-            indent(o, depth + 1);
-            ob_str(o, "value: ");
+            OB_INDENTED(o, depth + 1, "value: ");
             ob_float(o, v->float_list->value[i]);
             ob_char(o, '\n');
         }
-        indent(o, depth);
-        ob_str(o, "}\n");
+        OB_INDENTED(o, depth, "}\n");
         break;
     case FC_PB__FEATURE__KIND_INT64_LIST:
-        indent(o, depth);
-        ob_str(o, "int64_list {\n");
+        OB_INDENTED(o, depth, "int64_list {\n");
         for (i = 0; i < v->int64_list->n_value; i++) {
-            indent(o, depth + 1);
-            ob_str(o, "value: ");
+            OB_INDENTED(o, depth + 1, "value: ");
             ob_int64(o, v->int64_list->value[i]);
             ob_char(o, '\n');
         }
-        indent(o, depth);
-        ob_str(o, "}\n");
+        OB_INDENTED(o, depth, "}\n");
         break;
     default:
         break; /* Feature{}: an empty value block */
@@ -248,16 +265,16 @@ static void text_features(obuf *o, const char *name, const fc_fb_feature *v, siz
                           const print_opts *po)
 {
     size_t i;
-    ob_str(o, name);
-    ob_str(o, " {\n");
+    ob_put(o, name, strlen(name));
+    OB_LIT(o, " {\n");
     for (i = 0; i < n; i++) {
-        ob_str(o, "  feature {\n    key: ");
+        OB_LIT(o, "  feature {\n    key: ");
         text_literal(o, v[i].key, v[i].key_len, 0);
-        ob_str(o, "\n    value {\n");
+        OB_LIT(o, "\n    value {\n");
         text_feature(o, v[i].value, 3, po);
-        ob_str(o, "    }\n  }\n");
+        OB_LIT(o, "    }\n  }\n");
     }
-    ob_str(o, "}\n");
+    OB_LIT(o, "}\n");
 }
 
 void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po)
@@ -275,20 +292,20 @@ void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po)
     if (fb->sequence->context != NULL)
         text_features(&o, "context", fb->features, fb->n_features, po);
     if (fb->sequence->feature_lists != NULL) {
-        ob_str(&o, "feature_lists {\n");
+        OB_LIT(&o, "feature_lists {\n");
         for (i = 0; i < fb->n_feature_lists; i++) {
             const FcPb__FeatureList *l = fb->feature_lists[i].value;
-            ob_str(&o, "  feature_list {\n    key: ");
+            OB_LIT(&o, "  feature_list {\n    key: ");
             text_literal(&o, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 0);
-            ob_str(&o, "\n    value {\n");
+            OB_LIT(&o, "\n    value {\n");
             for (j = 0; j < l->n_feature; j++) {
-                ob_str(&o, "      feature {\n");
+                OB_LIT(&o, "      feature {\n");
                 text_feature(&o, l->feature[j], 4, po);
-                ob_str(&o, "      }\n");
+                OB_LIT(&o, "      }\n");
             }
-            ob_str(&o, "    }\n  }\n");
+            OB_LIT(&o, "    }\n  }\n");
         }
-        ob_str(&o, "}\n");
+        OB_LIT(&o, "}\n");
     }
     ob_flush(&o);
 }
@@ -298,16 +315,16 @@ static void json_feature(obuf *o, const FcPb__Feature *v, const print_opts *po)
     size_t i;
     switch (v->kind_case) {
     case FC_PB__FEATURE__KIND_BYTES_LIST:
-        ob_str(o, "{\"bytes_list\":[");
+        OB_LIT(o, "{\"bytes_list\":[");
         for (i = 0; i < v->bytes_list->n_value; i++) {
             if (i > 0)
                 ob_char(o, ',');
             json_value(o, v->bytes_list->value[i].data, v->bytes_list->value[i].len, po);
         }
-        ob_str(o, "]}");
+        OB_LIT(o, "]}");
         break;
     case FC_PB__FEATURE__KIND_FLOAT_LIST:
-        ob_str(o, "{\"float_list\":[");
+        OB_LIT(o, "{\"float_list\":[");
         for (i = 0; i < v->float_list->n_value; i++) {
             char *b = ob_room(o, FC_FLOAT_CHARS + 3);
             size_t k = 0;
@@ -315,19 +332,19 @@ static void json_feature(obuf *o, const FcPb__Feature *v, const print_opts *po)
                 b[k++] = ',';
             o->n += k + fc_json_float_chars(b + k, v->float_list->value[i]);
         }
-        ob_str(o, "]}");
+        OB_LIT(o, "]}");
         break;
     case FC_PB__FEATURE__KIND_INT64_LIST:
-        ob_str(o, "{\"int64_list\":[");
+        OB_LIT(o, "{\"int64_list\":[");
         for (i = 0; i < v->int64_list->n_value; i++) {
             if (i > 0)
                 ob_char(o, ',');
             ob_int64(o, v->int64_list->value[i]);
         }
-        ob_str(o, "]}");
+        OB_LIT(o, "]}");
         break;
     default:
-        ob_str(o, "{}");
+        OB_LIT(o, "{}");
         break;
     }
 }
@@ -353,20 +370,20 @@ void print_fallback_json(FILE *f, const fc_fallback *fb, const print_opts *po)
     o.f = f;
     o.n = 0;
     if (fb->kind == FC_PAYLOAD_EXAMPLE) {
-        ob_str(&o, "\"type\":\"Example\",\"features\":");
+        OB_LIT(&o, "\"type\":\"Example\",\"features\":");
         json_features(&o, fb->features, fb->n_features, po);
         ob_flush(&o);
         return;
     }
-    ob_str(&o, "\"type\":\"SequenceExample\",\"context\":");
+    OB_LIT(&o, "\"type\":\"SequenceExample\",\"context\":");
     json_features(&o, fb->features, fb->n_features, po);
-    ob_str(&o, ",\"feature_lists\":{");
+    OB_LIT(&o, ",\"feature_lists\":{");
     for (i = 0; i < fb->n_feature_lists; i++) {
         const FcPb__FeatureList *l = fb->feature_lists[i].value;
         if (i > 0)
             ob_char(&o, ',');
         json_string(&o, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 1);
-        ob_str(&o, ":[");
+        OB_LIT(&o, ":[");
         for (j = 0; j < l->n_feature; j++) {
             if (j > 0)
                 ob_char(&o, ',');
