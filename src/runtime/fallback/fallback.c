@@ -28,7 +28,9 @@ int fc_utf8_valid(const uint8_t *s, size_t n)
 {
     size_t i = 0, u;
     for (; i < n; i += u)
-        if ((u = fc_utf8_seq(s + i, n - i)) == 0)
+        if (s[i] < 0x80)
+            u = 1; /* ASCII, most keys: no call */
+        else if ((u = fc_utf8_seq(s + i, n - i)) == 0)
             return 0;
     return 1;
 }
@@ -466,8 +468,10 @@ static size_t normalise(keyed *v, size_t n, fc_arena *arena, int *nomem)
 {
     keyed *tmp;
     size_t i, out = 0;
-    if (n < 2)
-        return n;
+    for (i = 1; i < n && key_cmp(&v[i - 1], &v[i]) < 0; i++)
+        ;
+    if (i >= n)
+        return n; /* in order, no key twice: as writers leave them */
     tmp = (keyed *)fc_arena_alloc(arena, n * sizeof *tmp);
     if (tmp == NULL) {
         *nomem = 1;
@@ -673,112 +677,105 @@ static int c_field(cwalk *w, uint8_t tag, cwalk *body)
     return 1;
 }
 
+/* A Feature and its list, in one allocation. */
+/* A Feature, its list and the list's values, in one allocation. */
+typedef struct c_feature_mem {
+    FcPb__Feature f;
+    union {
+        FcPb__BytesList b;
+        FcPb__FloatList f;
+        FcPb__Int64List i;
+    } l;
+} c_feature_mem;
+
 static FcPb__Feature *c_feature(cwalk v, fc_arena *a)
 {
     static const FcPb__Feature init = FC_PB__FEATURE__INIT;
-    FcPb__Feature *f = (FcPb__Feature *)fc_arena_alloc(a, sizeof *f);
-    cwalk list;
-    uint8_t tag;
-    if (f == NULL)
+    c_feature_mem *mem;
+    cwalk list, packed;
+    uint8_t tag = 0;
+    size_t cap = 0, each = 0, n = 0, i;
+    /* the kind and how many values: then one allocation */
+    if (v.p < v.end) {
+        tag = *v.p;
+        if (!c_field(&v, tag, &list) || v.p != v.end)
+            return NULL;
+        packed.p = packed.end = list.p;
+        if (tag == 0x0a) {
+            cwalk c = list, b;
+            while (c.p < c.end)
+                if (!c_field(&c, 0x0a, &b) || ++cap == 0)
+                    return NULL;
+            each = sizeof(ProtobufCBinaryData);
+        } else if (tag == 0x12 || tag == 0x1a) {
+            if (list.p < list.end && (!c_field(&list, 0x0a, &packed) || list.p != list.end))
+                return NULL;
+            if (tag == 0x12) {
+                if ((packed.end - packed.p) % 4 != 0)
+                    return NULL;
+                cap = (size_t)(packed.end - packed.p) / 4;
+                each = sizeof(float);
+            } else {
+                const uint8_t *q;
+                for (q = packed.p; q < packed.end; q++)
+                    cap += (*q & 0x80) == 0; /* each varint ends on one */
+                each = sizeof(int64_t);
+            }
+        } else {
+            return NULL;
+        }
+    }
+    /* sizeof *mem is a multiple of its pointers' alignment, and so of the values' */
+    mem = (c_feature_mem *)fc_arena_alloc(a, sizeof *mem + cap * each);
+    if (mem == NULL)
         return NULL;
-    *f = init;
-    if (v.p == v.end)
-        return f; /* Feature{} */
-    tag = *v.p;
-    if (!c_field(&v, tag, &list) || v.p != v.end)
-        return NULL;
+    mem->f = init;
     if (tag == 0x0a) {
         static const FcPb__BytesList linit = FC_PB__BYTES_LIST__INIT;
-        FcPb__BytesList *l = (FcPb__BytesList *)fc_arena_alloc(a, sizeof *l);
-        size_t n = 0, cap = 0;
-        cwalk c = list, b;
-        if (l == NULL)
-            return NULL;
-        while (c.p < c.end) /* count, then fill */
-            if (!c_field(&c, 0x0a, &b) || ++cap == 0)
-                return NULL;
-        c = list;
+        FcPb__BytesList *l = &mem->l.b;
+        cwalk b;
         *l = linit;
-        l->value = (ProtobufCBinaryData *)fc_arena_alloc(a, (cap + 1) * sizeof *l->value);
-        if (l->value == NULL)
-            return NULL;
-        while (c.p < c.end) {
-            if (!c_field(&c, 0x0a, &b) || n == cap)
+        l->value = cap > 0 ? (ProtobufCBinaryData *)(void *)(mem + 1) : NULL;
+        while (list.p < list.end) {
+            if (!c_field(&list, 0x0a, &b) || n == cap)
                 return NULL;
             l->value[n].data = (uint8_t *)(uintptr_t)b.p;
             l->value[n].len = (size_t)(b.end - b.p);
             n++;
         }
         l->n_value = n;
-        if (n == 0)
-            l->value = NULL;
-        f->kind_case = FC_PB__FEATURE__KIND_BYTES_LIST;
-        f->bytes_list = l;
+        mem->f.kind_case = FC_PB__FEATURE__KIND_BYTES_LIST;
+        mem->f.bytes_list = l;
     } else if (tag == 0x12) {
         static const FcPb__FloatList linit = FC_PB__FLOAT_LIST__INIT;
-        FcPb__FloatList *l = (FcPb__FloatList *)fc_arena_alloc(a, sizeof *l);
-        cwalk packed;
-        size_t n = 0, i;
-        if (l == NULL)
-            return NULL;
+        FcPb__FloatList *l = &mem->l.f;
         *l = linit;
-        if (list.p < list.end) {
-            if (!c_field(&list, 0x0a, &packed) || list.p != list.end ||
-                (packed.end - packed.p) % 4 != 0)
-                return NULL;
-            n = (size_t)(packed.end - packed.p) / 4;
-            l->value = (float *)fc_arena_alloc(a, (n + 1) * sizeof(float));
-            if (l->value == NULL)
-                return NULL;
-            for (i = 0; i < n; i++) {
-                const uint8_t *q = packed.p + 4 * i;
-                uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
-                             (uint32_t)q[3] << 24;
-                memcpy(&l->value[i], &u, sizeof u);
-            }
+        l->value = cap > 0 ? (float *)(void *)(mem + 1) : NULL;
+        for (i = 0; i < cap; i++) {
+            const uint8_t *q = packed.p + 4 * i;
+            uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+                         (uint32_t)q[3] << 24;
+            memcpy(&l->value[i], &u, sizeof u);
         }
-        l->n_value = n;
-        if (n == 0)
-            l->value = NULL;
-        f->kind_case = FC_PB__FEATURE__KIND_FLOAT_LIST;
-        f->float_list = l;
+        l->n_value = cap;
+        mem->f.kind_case = FC_PB__FEATURE__KIND_FLOAT_LIST;
+        mem->f.float_list = l;
     } else if (tag == 0x1a) {
         static const FcPb__Int64List linit = FC_PB__INT64_LIST__INIT;
-        FcPb__Int64List *l = (FcPb__Int64List *)fc_arena_alloc(a, sizeof *l);
-        cwalk packed;
-        size_t n = 0;
-        if (l == NULL)
-            return NULL;
+        FcPb__Int64List *l = &mem->l.i;
         *l = linit;
-        if (list.p < list.end) {
-            size_t cap;
-            if (!c_field(&list, 0x0a, &packed) || list.p != list.end)
+        l->value = cap > 0 ? (int64_t *)(void *)(mem + 1) : NULL;
+        while (packed.p < packed.end) {
+            uint64_t u;
+            if (n == cap || !c_varint(&packed, &u))
                 return NULL;
-            {
-                const uint8_t *q;
-                cap = 0;
-                for (q = packed.p; q < packed.end; q++)
-                    cap += (*q & 0x80) == 0;
-            }
-            l->value = (int64_t *)fc_arena_alloc(a, (cap + 1) * sizeof(int64_t));
-            if (l->value == NULL)
-                return NULL;
-            while (packed.p < packed.end) {
-                uint64_t u;
-                if (n == cap || !c_varint(&packed, &u))
-                    return NULL;
-                l->value[n++] = (int64_t)u;
-            }
+            l->value[n++] = (int64_t)u;
         }
         l->n_value = n;
-        if (n == 0)
-            l->value = NULL;
-        f->kind_case = FC_PB__FEATURE__KIND_INT64_LIST;
-        f->int64_list = l;
-    } else {
-        return NULL;
+        mem->f.kind_case = FC_PB__FEATURE__KIND_INT64_LIST;
+        mem->f.int64_list = l;
     }
-    return f;
+    return &mem->f; /* tag 0: Feature{} */
 }
 
 /* A map (Features or FeatureLists): its entries into *v (arena), n in *n;
@@ -885,6 +882,8 @@ fc_status fc_fallback_decode_canonical(const void *data, size_t len, fc_payload_
     {
         FcPb__Features *F = NULL;
         FcPb__FeatureLists *L = NULL;
+        FcPb__FeatureEntry *es; /* the entries, one array each */
+        FcPb__FeatureListEntry *ls;
         if (has_feats) {
             F = (FcPb__Features *)fc_arena_alloc(arena, sizeof *F);
             if (F == NULL)
@@ -894,11 +893,12 @@ fc_status fc_fallback_decode_canonical(const void *data, size_t len, fc_payload_
             F->feature = (FcPb__FeatureEntry **)fc_arena_alloc(arena, (nf + 1) * sizeof *F->feature);
             if (F->feature == NULL)
                 goto no;
+            es = (FcPb__FeatureEntry *)fc_arena_alloc(arena, (nf + 1) * sizeof *es);
+            if (es == NULL)
+                goto no;
             for (i = 0; i < nf; i++) {
                 static const FcPb__FeatureEntry init = FC_PB__FEATURE_ENTRY__INIT;
-                FcPb__FeatureEntry *e = (FcPb__FeatureEntry *)fc_arena_alloc(arena, sizeof *e);
-                if (e == NULL)
-                    goto no;
+                FcPb__FeatureEntry *e = &es[i];
                 *e = init;
                 e->key.data = (uint8_t *)(uintptr_t)fv[i].key;
                 e->key.len = fv[i].key_len;
@@ -916,12 +916,12 @@ fc_status fc_fallback_decode_canonical(const void *data, size_t len, fc_payload_
                 arena, (nl + 1) * sizeof *L->feature_list);
             if (L->feature_list == NULL)
                 goto no;
+            ls = (FcPb__FeatureListEntry *)fc_arena_alloc(arena, (nl + 1) * sizeof *ls);
+            if (ls == NULL)
+                goto no;
             for (i = 0; i < nl; i++) {
                 static const FcPb__FeatureListEntry init = FC_PB__FEATURE_LIST_ENTRY__INIT;
-                FcPb__FeatureListEntry *e =
-                    (FcPb__FeatureListEntry *)fc_arena_alloc(arena, sizeof *e);
-                if (e == NULL)
-                    goto no;
+                FcPb__FeatureListEntry *e = &ls[i];
                 *e = init;
                 e->key.data = (uint8_t *)(uintptr_t)lv[i].key;
                 e->key.len = lv[i].key_len;
