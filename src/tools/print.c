@@ -5,19 +5,23 @@
 #include <string.h>
 
 /* Output gathered into a buffer and written in large pieces: one stdio call
- * per few kilobytes instead of several per value. */
-typedef struct obuf {
-    FILE *f;
-    size_t n;
-    char b[8192];
-} obuf;
+ * per 16 KB instead of several per value. */
+typedef print_out obuf;
 
-static void ob_flush(obuf *o)
+void print_out_init(print_out *o, FILE *f)
+{
+    o->f = f;
+    o->n = 0;
+}
+
+void print_out_flush(print_out *o)
 {
     if (o->n > 0)
         fwrite(o->b, 1, o->n, o->f);
     o->n = 0;
 }
+
+#define ob_flush print_out_flush
 
 /* Room for want more bytes (want <= sizeof o->b). */
 static char *ob_room(obuf *o, size_t want)
@@ -56,6 +60,20 @@ static void ob_char(obuf *o, char c)
 {
     *ob_room(o, 1) = c;
     o->n++;
+}
+
+void print_out_put(print_out *o, const void *s, size_t n)
+{
+    ob_put(o, (const char *)s, n);
+}
+
+void print_out_u64(print_out *o, uint64_t v)
+{
+    char *b = ob_room(o, 24);
+    if (v <= (uint64_t)INT64_MAX)
+        o->n += fc_int64_chars(b, (int64_t)v);
+    else
+        o->n += (size_t)snprintf(b, 24, "%llu", (unsigned long long)v);
 }
 
 /* A float as the text format shows it (print_float) into o. */
@@ -189,6 +207,11 @@ static void json_string(obuf *o, const uint8_t *p, size_t n, int utf8)
     ob_char(o, '"');
 }
 
+void print_out_json_string(print_out *o, const void *p, size_t n, int utf8)
+{
+    json_string(o, (const uint8_t *)p, n, utf8);
+}
+
 static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po)
 {
     int utf8;
@@ -277,37 +300,40 @@ static void text_features(obuf *o, const char *name, const fc_fb_feature *v, siz
     OB_LIT(o, "}\n");
 }
 
-void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po)
+void print_fallback_text_to(print_out *out, const fc_fallback *fb, const print_opts *po)
 {
-    obuf o;
     size_t i, j;
-    o.f = f;
-    o.n = 0;
     if (fb->kind == FC_PAYLOAD_EXAMPLE) {
         if (fb->example->features != NULL)
-            text_features(&o, "features", fb->features, fb->n_features, po);
-        ob_flush(&o);
+            text_features(out, "features", fb->features, fb->n_features, po);
         return;
     }
     if (fb->sequence->context != NULL)
-        text_features(&o, "context", fb->features, fb->n_features, po);
+        text_features(out, "context", fb->features, fb->n_features, po);
     if (fb->sequence->feature_lists != NULL) {
-        OB_LIT(&o, "feature_lists {\n");
+        OB_LIT(out, "feature_lists {\n");
         for (i = 0; i < fb->n_feature_lists; i++) {
             const FcPb__FeatureList *l = fb->feature_lists[i].value;
-            OB_LIT(&o, "  feature_list {\n    key: ");
-            text_literal(&o, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 0);
-            OB_LIT(&o, "\n    value {\n");
+            OB_LIT(out, "  feature_list {\n    key: ");
+            text_literal(out, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 0);
+            OB_LIT(out, "\n    value {\n");
             for (j = 0; j < l->n_feature; j++) {
-                OB_LIT(&o, "      feature {\n");
-                text_feature(&o, l->feature[j], 4, po);
-                OB_LIT(&o, "      }\n");
+                OB_LIT(out, "      feature {\n");
+                text_feature(out, l->feature[j], 4, po);
+                OB_LIT(out, "      }\n");
             }
-            OB_LIT(&o, "    }\n  }\n");
+            OB_LIT(out, "    }\n  }\n");
         }
-        OB_LIT(&o, "}\n");
+        OB_LIT(out, "}\n");
     }
-    ob_flush(&o);
+}
+
+void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po)
+{
+    print_out o;
+    print_out_init(&o, f);
+    print_fallback_text_to(&o, fb, po);
+    print_out_flush(&o);
 }
 
 static void json_feature(obuf *o, const FcPb__Feature *v, const print_opts *po)
@@ -363,34 +389,37 @@ static void json_features(obuf *o, const fc_fb_feature *v, size_t n, const print
     ob_char(o, '}');
 }
 
-void print_fallback_json(FILE *f, const fc_fallback *fb, const print_opts *po)
+void print_fallback_json_to(print_out *out, const fc_fallback *fb, const print_opts *po)
 {
-    obuf o;
     size_t i, j;
-    o.f = f;
-    o.n = 0;
     if (fb->kind == FC_PAYLOAD_EXAMPLE) {
-        OB_LIT(&o, "\"type\":\"Example\",\"features\":");
-        json_features(&o, fb->features, fb->n_features, po);
-        ob_flush(&o);
+        OB_LIT(out, "\"type\":\"Example\",\"features\":");
+        json_features(out, fb->features, fb->n_features, po);
         return;
     }
-    OB_LIT(&o, "\"type\":\"SequenceExample\",\"context\":");
-    json_features(&o, fb->features, fb->n_features, po);
-    OB_LIT(&o, ",\"feature_lists\":{");
+    OB_LIT(out, "\"type\":\"SequenceExample\",\"context\":");
+    json_features(out, fb->features, fb->n_features, po);
+    OB_LIT(out, ",\"feature_lists\":{");
     for (i = 0; i < fb->n_feature_lists; i++) {
         const FcPb__FeatureList *l = fb->feature_lists[i].value;
         if (i > 0)
-            ob_char(&o, ',');
-        json_string(&o, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 1);
-        OB_LIT(&o, ":[");
+            ob_char(out, ',');
+        json_string(out, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 1);
+        OB_LIT(out, ":[");
         for (j = 0; j < l->n_feature; j++) {
             if (j > 0)
-                ob_char(&o, ',');
-            json_feature(&o, l->feature[j], po);
+                ob_char(out, ',');
+            json_feature(out, l->feature[j], po);
         }
-        ob_char(&o, ']');
+        ob_char(out, ']');
     }
-    ob_char(&o, '}');
-    ob_flush(&o);
+    ob_char(out, '}');
+}
+
+void print_fallback_json(FILE *f, const fc_fallback *fb, const print_opts *po)
+{
+    print_out o;
+    print_out_init(&o, f);
+    print_fallback_json_to(&o, fb, po);
+    print_out_flush(&o);
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <featc/fc_fallback.h>
 
@@ -471,42 +472,30 @@ static void print_raw(const record_opts *o, const fc_record *rec)
     putchar('\n');
 }
 
-/* "# PATH record I (L bytes at offset O)", without printf's parsing: the
- * line of every record of cat's text output. */
-static char *put_u64(char *p, uint64_t v)
+/* "# PATH record I (L bytes at offset O)": the line of every record of
+ * cat's text output. */
+static void record_line(print_out *out, const char *path, uint64_t index, size_t length,
+                        uint64_t offset)
 {
-    char d[24];
-    size_t n = 0;
-    do {
-        d[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0)
-        *p++ = d[--n];
-    return p;
-}
-
-static void record_line(const char *path, uint64_t index, size_t length, uint64_t offset)
-{
-    char line[128], *p = line;
-    fputs("# ", stdout);
-    fputs(path, stdout);
-    memcpy(p, " record ", 8);
-    p = put_u64(p + 8, index);
-    memcpy(p, " (", 2);
-    p = put_u64(p + 2, length);
-    memcpy(p, " bytes at offset ", 17);
-    p = put_u64(p + 17, offset);
-    *p++ = ')';
-    fwrite(line, 1, (size_t)(p - line), stdout);
+    print_out_put(out, "# ", 2);
+    print_out_put(out, path, strlen(path));
+    print_out_put(out, " record ", 8);
+    print_out_u64(out, index);
+    print_out_put(out, " (", 2);
+    print_out_u64(out, length);
+    print_out_put(out, " bytes at offset ", 17);
+    print_out_u64(out, offset);
+    print_out_put(out, ")", 1);
 }
 
 static int run_cat(const record_opts *o)
 {
-    int rc = EXIT_OK, k;
+    int rc = EXIT_OK, k, tty = isatty(STDOUT_FILENO);
     unsigned long long seen = 0, printed = 0;
     tools_decoder d;
     progress pg;
+    static print_out out; /* 16 KB: not on the stack */
+    print_out_init(&out, stdout);
     memset(&d, 0, sizeof d);
     d.limit = o->max_memory;
     progress_start(&pg, "cat", o->files, o->nfiles, o->progress, 1);
@@ -542,48 +531,65 @@ static int run_cat(const record_opts *o)
             fc_error_clear(&perr);
             if (!o->raw)
                 ds = tools_decode(&d, &rec, o->type, o->flags, &fb, &perr);
+            /* gathered in out; stdio only for --raw and a record's error */
             if (o->json) {
-                fputc('{', stdout);
+                print_out_put(&out, "{", 1);
                 if (o->nfiles > 1) {
-                    fputs("\"file\":", stdout);
-                    fc_json_string(stdout, path, strlen(path), 1);
-                    fputc(',', stdout);
+                    print_out_put(&out, "\"file\":", 7);
+                    print_out_json_string(&out, path, strlen(path), 1);
+                    print_out_put(&out, ",", 1);
                 }
-                if (fc_reader_index_known(&in.reader))
-                    printf("\"record\":%llu,", (unsigned long long)rec.index);
-                else
-                    fputs("\"record\":null,", stdout); /* after --sync=checksum */
-                if (o->read.part != FC_PART_ALL || o->raw)
-                    printf("\"offset\":%llu,", (unsigned long long)rec.offset);
+                if (fc_reader_index_known(&in.reader)) {
+                    print_out_put(&out, "\"record\":", 9);
+                    print_out_u64(&out, rec.index);
+                    print_out_put(&out, ",", 1);
+                } else {
+                    print_out_put(&out, "\"record\":null,", 14); /* after --sync=checksum */
+                }
+                if (o->read.part != FC_PART_ALL || o->raw) {
+                    print_out_put(&out, "\"offset\":", 9);
+                    print_out_u64(&out, rec.offset);
+                    print_out_put(&out, ",", 1);
+                }
                 if (o->raw) {
+                    print_out_flush(&out);
                     print_raw(o, &rec);
                 } else if (ds == FC_OK) {
-                    print_fallback_json(stdout, &fb, &o->print);
+                    print_fallback_json_to(&out, &fb, &o->print);
                 } else {
-                    fputs("\"error\":", stdout);
-                    fc_json_string(stdout, perr.message, strlen(perr.message), 1);
+                    print_out_put(&out, "\"error\":", 8);
+                    print_out_json_string(&out, perr.message, strlen(perr.message), 1);
                 }
-                fputs("}\n", stdout);
+                print_out_put(&out, "}\n", 2);
             } else {
-                if (fc_reader_index_known(&in.reader))
-                    record_line(path, rec.index, rec.length, rec.offset);
-                else
+                if (fc_reader_index_known(&in.reader)) {
+                    record_line(&out, path, rec.index, rec.length, rec.offset);
+                } else {
+                    print_out_flush(&out);
                     printf("# %s record ? (%zu bytes at offset %llu)", path, rec.length,
                            (unsigned long long)rec.offset);
+                }
                 if (o->raw) {
+                    print_out_flush(&out);
                     putchar('\n');
                     print_raw(o, &rec);
                 } else if (ds == FC_OK) {
-                    puts(fb.kind == FC_PAYLOAD_EXAMPLE ? ": Example" : ": SequenceExample");
-                    print_fallback_text(stdout, &fb, &o->print);
+                    if (fb.kind == FC_PAYLOAD_EXAMPLE)
+                        print_out_put(&out, ": Example\n", 10);
+                    else
+                        print_out_put(&out, ": SequenceExample\n", 18);
+                    print_fallback_text_to(&out, &fb, &o->print);
                 } else {
                     size_t show = rec.length < 64 ? rec.length : 64;
+                    print_out_flush(&out);
                     printf(": %s\n# payload%s: ", perr.message,
                            show < rec.length ? " (first 64 bytes)" : "");
                     print_text_bytes(stdout, rec.data, show);
                     fputc('\n', stdout);
                 }
             }
+            if (tty || ds != FC_OK)
+                print_out_flush(&out); /* a record at a time to a terminal; before stderr */
             if (ds != FC_OK) {
                 progress_clear(&pg);
                 if (fc_reader_index_known(&in.reader))
@@ -596,6 +602,7 @@ static int run_cat(const record_opts *o)
                     rc = EXIT_RECORD_ERR;
             }
         }
+        print_out_flush(&out);
         progress_clear(&pg);
         report_skips(path, &in);
         if (s != FC_END) {
@@ -607,6 +614,7 @@ static int run_cat(const record_opts *o)
     }
     progress_end(&pg);
     free(d.mem);
+    print_out_flush(&out);
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
     return rc;

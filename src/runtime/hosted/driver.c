@@ -371,18 +371,19 @@ size_t fc_int64_chars(char *buf, int64_t v)
 
 size_t fc_json_float_chars(char *buf, float v)
 {
-    size_t n = fc_float_shortest(buf + 1, v);
-    if (isnan(v) || isinf(v)) {
+    size_t n;
+    if (v == 0 && signbit(v)) {
+        memcpy(buf, "-0.0", 5); /* "-0" reads back as the integer 0 */
+        return 4;
+    }
+    n = fc_float_shortest(buf, v);
+    if (isnan(v) || isinf(v)) { /* a string: JSON has no such numbers */
+        memmove(buf + 1, buf, n);
         buf[0] = '"';
         buf[n + 1] = '"';
         buf[n + 2] = '\0';
         return n + 2;
     }
-    if (v == 0 && signbit(v)) {
-        memcpy(buf, "-0.0", 5); /* "-0" reads back as the integer 0 */
-        return 4;
-    }
-    memmove(buf, buf + 1, n + 1);
     return n;
 }
 
