@@ -14,6 +14,9 @@ usage: cat_options.py FEATC CORPUS TMPDIR
 - --utf8: each bytes value is its UTF-8 text when it is well-formed UTF-8,
   else the default Latin-1 form: checked value for value against the
   default output over files with text and binary values;
+- on a terminal, output gathered across records is written record by
+  record: a record read from a pipe shows before the next one is sent, and
+  each record before the error of the next one;
 - usage errors exit 64.
 Prints "cat-options: N passed, M failed".
 """
@@ -21,13 +24,15 @@ import base64
 import gzip
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 
 FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
-from framing import records  # noqa: E402
+from framing import frame, records  # noqa: E402
 passed = failed = 0
 
 
@@ -55,6 +60,61 @@ def file_records(path):
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     return records(data)
+
+
+def on_terminal(*args):
+    """featc cat ARGS with standard output and error on one pseudo-terminal:
+    all it showed, in order, with the terminal's CR LF as LF."""
+    master, slave = os.openpty()
+    p = subprocess.Popen([FEATC, "cat"] + list(args), stdin=subprocess.DEVNULL,
+                         stdout=slave, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 30)
+        if not ready:
+            p.kill()
+            break
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the last writer closed
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    p.wait()
+    return p.returncode, shown.replace(b"\r\n", b"\n").decode("utf-8", "replace")
+
+
+def streams_on_terminal(first, rest):
+    """featc cat - on a terminal, fed record `first` alone through a pipe:
+    whether it was shown (its values) before `rest` was sent."""
+    master, slave = os.openpty()
+    r, w = os.pipe()
+    p = subprocess.Popen([FEATC, "cat", "-"], stdin=r, stdout=slave, stderr=slave)
+    os.close(slave)
+    os.close(r)
+    os.write(w, first)
+    shown, deadline = b"", time.time() + 20
+    while b"}\r\n}" not in shown and time.time() < deadline:  # the record's end
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            shown += os.read(master, 65536)
+    before = b"}\r\n}" in shown
+    os.write(w, rest)
+    os.close(w)
+    while True:  # drain, so that cat can finish
+        ready, _, _ = select.select([master], [], [], 30)
+        try:
+            chunk = os.read(master, 65536) if ready else b""
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+    os.close(master)
+    rc = p.wait()
+    return before, rc
 
 
 def values(obj):
@@ -132,6 +192,23 @@ def main():
         check(rc == 0 and ok, "--raw=hex --max-bytes 10 (text) %s" % os.path.basename(path))
     rc, out, err = run("--json", ODD)
     check(rc == 1, "without --raw, the ELWC file is not Examples: exit %d" % rc)
+    # on a terminal: record 0 shown before record 1's error, both before record 2
+    good = file_records(MNIST)
+    mixed = os.path.join(TMP, "mixed.tfrecord")
+    with open(mixed, "wb") as f:
+        f.write(frame(good[0]) + frame(file_records(ODD)[0]) + frame(good[1]))
+    for mode in ([], ["--json"]):
+        rc, shown = on_terminal(*(mode + [mixed]))
+        head0 = shown.find('"record":0' if mode else "record 0 (")
+        body0 = shown.find("int64_list")
+        err1 = shown.find("featc: %s: record 1: " % mixed)
+        head2 = shown.find('"record":2' if mode else "record 2 (")
+        check(rc == 1 and 0 <= head0 < body0 < err1 < head2,
+              "cat %s on a terminal: exit %d, record 0 at %d (values at %d), record 1's "
+              "error at %d, record 2 at %d" % (" ".join(mode), rc, head0, body0, err1, head2))
+    before, rc = streams_on_terminal(frame(good[0]), frame(good[1]))
+    check(before and rc == 0, "cat - on a terminal: record 0 not shown before record 1 was "
+          "sent (exit %d)" % rc)
     # --max-bytes: exactly the longer values, to their first N bytes
     default = jlines(run("--json", IMAGES)[1])
     for n in (1, 8, 15000, 20000):
