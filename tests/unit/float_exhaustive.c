@@ -1,7 +1,7 @@
 /* fc_float_shortest against the printf/strtof loop it replaces, for every
  * positive float32 bit pattern (the sign only adds '-'; test_text checks
  * negative numbers by sample): zero, subnormals, normals, inf and the
- * NaNs.  Not in `make test` (about 10 minutes on 2 cores): run by
+ * NaNs.  Not in `make test` (about half an hour on 2 cores): run by
  * `make test-float-exhaustive` whenever the printer changes.
  *
  * Usage: float_exhaustive PART PARTS   checks the PART-th of PARTS equal

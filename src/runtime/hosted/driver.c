@@ -221,13 +221,13 @@ static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
  * 10^(8-k) from a table of 64-bit mantissas rounded to nearest
  * (pow10_table.h), held with FIX bits after the point: X, in [1e8, 1e9)
  * (v's nine digits before the point), and the half-gaps to v's
- * neighbours, H above and HLO below.  Each is within 2 units of the exact
+ * neighbours, hi above and lo below.  Each is within 2 units of the exact
  * value (the table's rounding is below 2^-64 of it, and one floor), so a
  * decision that SLACK units cannot change is exact; what is closer (a tie
  * or near-tie in the rounding, a candidate on the interval's end) goes to
  * the exact path.  Whether the interval's ends belong to it is decided
- * only there.  Checked against the printf/strtof loop for every one of
- * the 2^32 floats (make test-float-exhaustive). */
+ * only there.  Checked against the printf/strtof loop for every positive
+ * float32 (make test-float-exhaustive; the sign only adds '-'). */
 #define FIX 29
 #define SLACK 8u
 
@@ -292,8 +292,30 @@ static int fixed_shortest(uint32_t m, int e, uint64_t *q, int *s, int *pp)
         lo /= 10;
         k++;
     }
-    for (p = 6; (r = fixed_digits(x, hi, lo, p, q)) == 0 && p < 9; p++)
-        ;
+    if (lo != hi) { /* a power of two: each precision from 6 in turn */
+        for (p = 6; (r = fixed_digits(x, hi, lo, p, q)) == 0 && p < 9; p++)
+            ;
+    } else {
+        /* The interval is symmetric, so the digits rounded at p read back
+         * exactly when some p-digit decimal lies in the interval (the
+         * rounded ones are the closest to v of them): p is 9 less the
+         * powers of ten (1000, 100, 10 units of X) that have a multiple
+         * in it.  no_t: surely none (its largest multiple below the top,
+         * and the next one above it, SLACK off the ends); without
+         * branches.  The digits at that p are then checked as above. */
+        uint64_t a = x - lo, b = x + hi;
+        uint32_t bi = (uint32_t)(b >> FIX); /* b < 2^30 x 2^FIX */
+        uint64_t m3 = (uint64_t)(bi / 1000 * 1000) << FIX, u3 = (uint64_t)1000 << FIX;
+        uint64_t m2 = (uint64_t)(bi / 100 * 100) << FIX, u2 = (uint64_t)100 << FIX;
+        uint64_t m1 = (uint64_t)(bi / 10 * 10) << FIX, u1 = (uint64_t)10 << FIX;
+        int no3 = m3 + SLACK < a && b + SLACK < m3 + u3;
+        int no2 = no3 & (m2 + SLACK < a && b + SLACK < m2 + u2);
+        int no1 = no2 & (m1 + SLACK < a && b + SLACK < m1 + u1);
+        p = 6 + no3 + no2 + no1;
+        r = fixed_digits(x, hi, lo, p, q);
+        if (r != 1)
+            return 0; /* not so sure: the exact path decides */
+    }
     if (r <= 0)
         return 0; /* too close to call (r = 0 at p = 9: never) */
     *s = k - p + 1;
@@ -457,10 +479,10 @@ void fc_json_string(FILE *f, const void *data, size_t n, int utf8)
     out[0] = '"';
     for (;;) {
         o += fc_json_escape(out + o, sizeof out - 1 - o, p, n, &used, utf8);
+        if (used == n)
+            break; /* (p may be NULL when n is 0) */
         p += used;
         n -= used;
-        if (n == 0)
-            break;
         fwrite(out, 1, o, f);
         o = 0;
     }
