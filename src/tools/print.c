@@ -24,7 +24,7 @@ void print_out_flush(print_out *o)
 #define ob_flush print_out_flush
 
 /* Room for want more bytes (want <= sizeof o->b). */
-static char *ob_room(obuf *o, size_t want)
+static inline char *ob_room(obuf *o, size_t want)
 {
     if (o->n + want > sizeof o->b)
         ob_flush(o);
@@ -77,7 +77,7 @@ void print_out_u64(print_out *o, uint64_t v)
 }
 
 /* A float as the text format shows it (print_float) into o. */
-static void ob_float(obuf *o, float v)
+static inline void ob_float(obuf *o, float v)
 {
     char *b = ob_room(o, FC_FLOAT_CHARS + 2);
     size_t n = fc_float_shortest(b, v), i;
@@ -146,7 +146,7 @@ static void text_literal(obuf *ob, const uint8_t *p, size_t n, int utf8)
 }
 
 /* An int64 in decimal, as %lld prints it. */
-static void ob_int64(obuf *o, int64_t v)
+static inline void ob_int64(obuf *o, int64_t v)
 {
     o->n += fc_int64_chars(ob_room(o, FC_INT64_CHARS), v);
 }
@@ -199,10 +199,10 @@ static void json_string(obuf *o, const uint8_t *p, size_t n, int utf8)
     for (;;) {
         char *b = ob_room(o, 64);
         o->n += fc_json_escape(b, sizeof o->b - o->n, p, n, &used, utf8);
+        if (used == n)
+            break; /* (p may be NULL when n is 0) */
         p += used;
         n -= used;
-        if (n == 0)
-            break;
     }
     ob_char(o, '"');
 }
@@ -264,18 +264,21 @@ static void text_feature(obuf *o, const FcPb__Feature *v, int depth, const print
     case FC_PB__FEATURE__KIND_FLOAT_LIST:
         OB_INDENTED(o, depth, "float_list {\n");
         for (i = 0; i < v->float_list->n_value; i++) {
+            /* "value: X\n", its room taken once */
+            (void)ob_room(o, 32 + FC_FLOAT_CHARS + 3);
             OB_INDENTED(o, depth + 1, "value: ");
             ob_float(o, v->float_list->value[i]);
-            ob_char(o, '\n');
+            o->b[o->n++] = '\n';
         }
         OB_INDENTED(o, depth, "}\n");
         break;
     case FC_PB__FEATURE__KIND_INT64_LIST:
         OB_INDENTED(o, depth, "int64_list {\n");
         for (i = 0; i < v->int64_list->n_value; i++) {
+            (void)ob_room(o, 32 + FC_INT64_CHARS + 1);
             OB_INDENTED(o, depth + 1, "value: ");
             ob_int64(o, v->int64_list->value[i]);
-            ob_char(o, '\n');
+            o->b[o->n++] = '\n';
         }
         OB_INDENTED(o, depth, "}\n");
         break;

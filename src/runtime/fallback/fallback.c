@@ -767,7 +767,11 @@ static FcPb__Feature *c_feature(cwalk v, fc_arena *a)
         l->value = cap > 0 ? (int64_t *)(void *)(mem + 1) : NULL;
         while (packed.p < packed.end) {
             uint64_t u;
-            if (n == cap || !c_varint(&packed, &u))
+            if (n == cap)
+                return NULL;
+            if (*packed.p < 0x80) /* one byte: most counts, ids and labels */
+                u = *packed.p++;
+            else if (!c_varint(&packed, &u))
                 return NULL;
             l->value[n++] = (int64_t)u;
         }
