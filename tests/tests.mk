@@ -144,7 +144,8 @@ update-tables: $(BUILD)/tools/gen_crc32c_tables $(BUILD)/tools/gen_pow10_table
 # about half an hour on 2 cores, so not in `make test` (test_text checks some
 # 300,000 chosen floats there).  Run it whenever driver.c's float printer
 # changes.
-$(BUILD)/tests/float_exhaustive: tests/unit/float_exhaustive.c $(BUILD)/libfeatc.a
+$(BUILD)/tests/float_exhaustive: tests/unit/float_exhaustive.c tests/unit/float_reference.h \
+                               $(BUILD)/libfeatc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(BUILD)/libfeatc.a $(LIBS_Z) -lm -pthread
 

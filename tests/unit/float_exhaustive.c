@@ -6,28 +6,13 @@
  *
  * Usage: float_exhaustive PART PARTS   checks the PART-th of PARTS equal
  * slices of [0, 0x7fffffff], and prints how many it compared. */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "featc/fc_driver.h"
-
-static size_t reference(char *buf, float v)
-{
-    int prec, n = 0;
-    if (isnan(v))
-        return (size_t)snprintf(buf, FC_FLOAT_CHARS, "nan");
-    if (isinf(v))
-        return (size_t)snprintf(buf, FC_FLOAT_CHARS, v < 0 ? "-inf" : "inf");
-    for (prec = 6; prec <= 9; prec++) {
-        n = snprintf(buf, FC_FLOAT_CHARS, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
-    return (size_t)n;
-}
+#include "float_reference.h"
 
 int main(int argc, char **argv)
 {
@@ -47,7 +32,7 @@ int main(int argc, char **argv)
         size_t n, m;
         memcpy(&v, &b, sizeof v);
         n = fc_float_shortest(got, v);
-        m = reference(want, v);
+        m = reference_shortest(want, v);
         if (n != m || strcmp(got, want) != 0) {
             if (bad++ < 20)
                 fprintf(stderr, "0x%08lx: %s, printf and strtof give %s\n", (unsigned long)b,

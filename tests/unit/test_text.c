@@ -14,6 +14,7 @@
 
 #include <featc/fc_driver.h>
 
+#include "float_reference.h"
 #include "harness.h"
 
 /* fc_json_float's output for v, through a memory stream. */
@@ -106,23 +107,6 @@ static void test_round_trip(void)
             }
         }
     }
-}
-
-/* What fc_float_shortest printed before it computed its digits exactly
- * itself: the first %g precision from 6 that strtof reads back. */
-static size_t reference_shortest(char *buf, float v)
-{
-    int prec, n = 0;
-    if (isnan(v))
-        return (size_t)snprintf(buf, FC_FLOAT_CHARS, "nan");
-    if (isinf(v))
-        return (size_t)snprintf(buf, FC_FLOAT_CHARS, v < 0 ? "-inf" : "inf");
-    for (prec = 6; prec <= 9; prec++) {
-        n = snprintf(buf, FC_FLOAT_CHARS, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
-    return (size_t)n;
 }
 
 static unsigned long g_compared;

@@ -1,0 +1,28 @@
+/* What fc_float_shortest prints, the way it was first printed: the first
+ * %g precision from 6 that strtof reads back; nan, inf, -inf bare.  The
+ * reference of test_text and float_exhaustive. */
+#ifndef FEATC_TEST_FLOAT_REFERENCE_H
+#define FEATC_TEST_FLOAT_REFERENCE_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <featc/fc_driver.h>
+
+static size_t reference_shortest(char *buf, float v)
+{
+    int prec, n = 0;
+    if (isnan(v))
+        return (size_t)snprintf(buf, FC_FLOAT_CHARS, "nan");
+    if (isinf(v))
+        return (size_t)snprintf(buf, FC_FLOAT_CHARS, v < 0 ? "-inf" : "inf");
+    for (prec = 6; prec <= 9; prec++) {
+        n = snprintf(buf, FC_FLOAT_CHARS, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return (size_t)n;
+}
+
+#endif
