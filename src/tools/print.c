@@ -93,8 +93,7 @@ static inline void ob_float(obuf *o, float v)
 void print_float(FILE *f, float v)
 {
     obuf o;
-    o.f = f;
-    o.n = 0;
+    print_out_init(&o, f);
     ob_float(&o, v);
     ob_flush(&o);
 }
@@ -154,8 +153,7 @@ static inline void ob_int64(obuf *o, int64_t v)
 void print_text_bytes(FILE *f, const uint8_t *p, size_t n)
 {
     obuf o;
-    o.f = f;
-    o.n = 0;
+    print_out_init(&o, f);
     text_literal(&o, p, n, 0);
     ob_flush(&o);
 }
@@ -185,8 +183,7 @@ static void text_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po
 void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
 {
     obuf o;
-    o.f = f;
-    o.n = 0;
+    print_out_init(&o, f);
     text_value(&o, p, n, po);
     ob_flush(&o);
 }
@@ -230,8 +227,7 @@ static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po
 void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
 {
     obuf o;
-    o.f = f;
-    o.n = 0;
+    print_out_init(&o, f);
     json_value(&o, p, n, po);
     ob_flush(&o);
 }
@@ -331,14 +327,6 @@ void print_fallback_text_to(print_out *out, const fc_fallback *fb, const print_o
     }
 }
 
-void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po)
-{
-    print_out o;
-    print_out_init(&o, f);
-    print_fallback_text_to(&o, fb, po);
-    print_out_flush(&o);
-}
-
 static void json_feature(obuf *o, const FcPb__Feature *v, const print_opts *po)
 {
     size_t i;
@@ -417,12 +405,4 @@ void print_fallback_json_to(print_out *out, const fc_fallback *fb, const print_o
         ob_char(out, ']');
     }
     ob_char(out, '}');
-}
-
-void print_fallback_json(FILE *f, const fc_fallback *fb, const print_opts *po)
-{
-    print_out o;
-    print_out_init(&o, f);
-    print_fallback_json_to(&o, fb, po);
-    print_out_flush(&o);
 }

@@ -35,9 +35,6 @@ size_t print_value_shown(const uint8_t *p, size_t n, const print_opts *po, int *
 void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po);
 void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po);
 
-void print_fallback_text(FILE *f, const fc_fallback *fb, const print_opts *po);
-void print_fallback_json(FILE *f, const fc_fallback *fb, const print_opts *po);
-
 /* Output gathered in a buffer across calls (cat's records): written to f
  * when full and by print_out_flush, which a caller calls before writing to
  * f or stderr in any other way, and at the end. */
@@ -52,6 +49,8 @@ void print_out_flush(print_out *o);
 void print_out_put(print_out *o, const void *s, size_t n);
 void print_out_u64(print_out *o, uint64_t v);
 void print_out_json_string(print_out *o, const void *p, size_t n, int utf8);
+/* A decoded record: protobuf text format, or the JSON fields of cat's
+ * object ("type":..., "features":...). */
 void print_fallback_text_to(print_out *o, const fc_fallback *fb, const print_opts *po);
 void print_fallback_json_to(print_out *o, const fc_fallback *fb, const print_opts *po);
 

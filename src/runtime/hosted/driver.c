@@ -166,15 +166,17 @@ static int reads_back(uint64_t q, int s, uint64_t m, int e)
     return lo > 0 || (lo == 0 && (m & 1) == 0);
 }
 
+/* "00" to "99": two decimal digits a step, for floats and int64s. */
+static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                            "25262728293031323334353637383940414243444546474849"
+                            "50515253545556575859606162636465666768697071727374"
+                            "75767778798081828384858687888990919293949596979899";
+
 /* %.pg of q x 10^s (q has p digits): trailing zeros dropped.  buf has
  * FC_FLOAT_CHARS bytes: the copies below are of fixed sizes, longer than
  * what they keep, and the length counts only what is kept. */
 static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-                                "25262728293031323334353637383940414243444546474849"
-                                "50515253545556575859606162636465666768697071727374"
-                                "75767778798081828384858687888990919293949596979899";
     char d9[24] = "000000000000000000000000"; /* q in 9 digits, then zeros */
     const char *dig = d9 + 9 - p;                 /* its p digits */
     int nd = p, x = s + p - 1;
@@ -367,10 +369,6 @@ size_t fc_float_shortest(char *buf, float v)
 
 size_t fc_int64_chars(char *buf, int64_t v)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-                                "25262728293031323334353637383940414243444546474849"
-                                "50515253545556575859606162636465666768697071727374"
-                                "75767778798081828384858687888990919293949596979899";
     char digits[FC_INT64_CHARS], *end = digits + sizeof digits, *d = end;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     while (u >= 100) { /* two digits a step */
