@@ -21,6 +21,10 @@ extern "C" {
  * Returns its length.  The one float printer of featc's JSON and text. */
 #define FC_FLOAT_CHARS 32
 size_t fc_float_shortest(char *buf, float v);
+/* The same with ".0" after a value that would print as an integer ("1.0",
+ * "-0.0", "120.0"; "1e+10" and "nan" as they are), as the text dump
+ * prints floats. */
+size_t fc_float_point_chars(char *buf, float v);
 /* float32 as the contract prints it: fc_float_shortest, negative zero as
  * -0.0 (a float to every JSON reader), "nan", "inf", "-inf" as strings. */
 void fc_json_float(FILE *f, float v);

@@ -79,15 +79,8 @@ void print_out_u64(print_out *o, uint64_t v)
 /* A float as the text format shows it (print_float) into o. */
 static inline void ob_float(obuf *o, float v)
 {
-    char *b = ob_room(o, FC_FLOAT_CHARS + 2);
-    size_t n = fc_float_shortest(b, v), i;
-    for (i = 0; i < n && b[i] != '.' && b[i] != 'e' && b[i] != 'n'; i++)
-        ;
-    if (i == n) { /* not "inf", "nan" or already a float */
-        b[n++] = '.';
-        b[n++] = '0';
-    }
-    o->n += n;
+    char *b = ob_room(o, FC_FLOAT_CHARS);
+    o->n += fc_float_point_chars(b, v);
 }
 
 void print_float(FILE *f, float v)

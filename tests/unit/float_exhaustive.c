@@ -1,4 +1,5 @@
-/* fc_float_shortest against the printf/strtof loop it replaces, for every
+/* fc_float_shortest (and fc_float_point_chars, the same with ".0" after an
+ * integer) against the printf/strtof loop it replaces, for every
  * positive float32 bit pattern (the sign only adds '-'; test_text checks
  * negative numbers by sample): zero, subnormals, normals, inf and the
  * NaNs.  Not in `make test` (about half an hour on 2 cores): run by
@@ -37,6 +38,13 @@ int main(int argc, char **argv)
             if (bad++ < 20)
                 fprintf(stderr, "0x%08lx: %s, printf and strtof give %s\n", (unsigned long)b,
                         got, want);
+        }
+        n = fc_float_point_chars(got, v);
+        m = reference_add_point(want, m);
+        if (n != m || strcmp(got, want) != 0) {
+            if (bad++ < 20)
+                fprintf(stderr, "0x%08lx: %s with a point, expected %s\n", (unsigned long)b, got,
+                        want);
         }
     }
     printf("float-exhaustive %lu/%lu: %llu floats, %lu differ\n", part, parts,

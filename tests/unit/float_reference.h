@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <featc/fc_driver.h>
 
@@ -23,6 +24,17 @@ static size_t reference_shortest(char *buf, float v)
             break;
     }
     return (size_t)n;
+}
+
+/* fc_float_point_chars from reference_shortest's buf (n bytes): ".0"
+ * after what has no point, no exponent and is not nan or inf. */
+static size_t reference_add_point(char *buf, size_t n)
+{
+    if (strpbrk(buf, ".en") == NULL) {
+        memcpy(buf + n, ".0", 3);
+        n += 2;
+    }
+    return n;
 }
 
 #endif

@@ -118,6 +118,10 @@ static void same_as_reference(float v)
     g_compared++;
     CHECK_MSG(n == m && strcmp(got, want) == 0, "0x%08x: %s, printf and strtof give %s",
               (unsigned)bits_of(v), got, want);
+    n = fc_float_point_chars(got, v);
+    m = reference_add_point(want, m);
+    CHECK_MSG(n == m && strcmp(got, want) == 0, "0x%08x: %s with a point, expected %s",
+              (unsigned)bits_of(v), got, want);
 }
 
 /* fc_float_shortest against the printf/strtof loop, byte for byte, where
@@ -186,6 +190,7 @@ static void check_i64(int64_t v)
     fc_msg_i64(&m, v);
     snprintf(want, sizeof want, "%" PRId64, v);
     CHECK_MSG(strcmp(buf, want) == 0, "fc_msg_i64 gives %s for %s", buf, want);
+    memset(buf, '#', sizeof buf); /* not what fc_msg_i64 left */
     n = fc_int64_chars(buf, v);
     CHECK_MSG(n == strlen(want) && memcmp(buf, want, n) == 0,
               "fc_int64_chars gives %.*s for %s", (int)n, buf, want);

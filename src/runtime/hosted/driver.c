@@ -118,8 +118,11 @@ static int cmp_dec_bin(uint64_t q, int s, uint64_t m, int e)
     return bn_cmp(&a, &b);
 }
 
-static const uint64_t pow10_u64[] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
-                                     10000000u, 100000000u, 1000000000u, 10000000000u};
+static const uint64_t pow10_u64[20] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
+    10000000u, 100000000u, 1000000000u, UINT64_C(10000000000), UINT64_C(100000000000),
+    UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
+    UINT64_C(1000000000000000), UINT64_C(10000000000000000), UINT64_C(100000000000000000),
+    UINT64_C(1000000000000000000), UINT64_C(10000000000000000000)};
 
 /* v = m x 2^e > 0 rounded to p significant digits: *q (p digits) x 10^*s. */
 static void round_to_digits(uint64_t m, int e, double v, int p, uint64_t *q, int *s)
@@ -172,15 +175,16 @@ static const char pairs[] = "00010203040506070809101112131415161718192021222324"
                             "50515253545556575859606162636465666768697071727374"
                             "75767778798081828384858687888990919293949596979899";
 
-/* %.pg of q x 10^s (q has p digits): trailing zeros dropped.  buf has
+/* %.pg of q x 10^s (q has p digits): trailing zeros dropped, and with
+ * point nonzero ".0" after what would print as an integer.  buf has
  * FC_FLOAT_CHARS bytes: the copies below are of fixed sizes, longer than
  * what they keep, and the length counts only what is kept. */
-static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
+static size_t format_g(char *buf, int neg, uint64_t q, int s, int p, int point)
 {
     char d9[24] = "000000000000000000000000"; /* q in 9 digits, then zeros */
     const char *dig = d9 + 9 - p;                 /* its p digits */
     int nd = p, x = s + p - 1;
-    size_t n = 0;
+    size_t n = (size_t)neg; /* buf[0] = '-' below, kept only then */
     uint32_t hi = (uint32_t)q / 10000, lo = (uint32_t)q % 10000; /* q < 10^9: two chains */
     d9[0] = (char)('0' + hi / 10000);
     memcpy(d9 + 1, pairs + 2 * (hi / 100 % 100), 2);
@@ -189,8 +193,7 @@ static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
     memcpy(d9 + 7, pairs + 2 * (lo % 100), 2);
     while (nd > 1 && dig[nd - 1] == '0')
         nd--;
-    if (neg)
-        buf[n++] = '-';
+    buf[0] = '-'; /* no branch on the sign: random signs mispredict it */
     if (x < -4 || x >= p) { /* d.ddde+XX */
         int ax = x < 0 ? -x : x;
         buf[n] = dig[0];
@@ -208,6 +211,9 @@ static size_t format_g(char *buf, int neg, uint64_t q, int s, int p)
             buf[n] = '.';
             memcpy(buf + n + 1, dig + x + 1, 8);
             n += (size_t)(nd - x);
+        } else if (point) {
+            memcpy(buf + n, ".0", 2);
+            n += 2;
         }
     } else { /* 0.000ddd: -x - 1 zeros after the point */
         memcpy(buf + n, "0.0000", 6);
@@ -329,7 +335,7 @@ static int fixed_shortest(uint32_t m, int e, uint64_t *q, int *s, int *pp)
     return 1;
 }
 
-size_t fc_float_shortest(char *buf, float v)
+static size_t float_chars(char *buf, float v, int point)
 {
     uint32_t u, frac;
     int bexp, e, p, s = 0;
@@ -343,8 +349,11 @@ size_t fc_float_shortest(char *buf, float v)
         return strlen(t);
     }
     if (bexp == 0 && frac == 0) {
-        strcpy(buf, (u >> 31) != 0 ? "-0" : "0");
-        return (u >> 31) != 0 ? 2u : 1u;
+        const char *t = (u >> 31) != 0 ? "-0.0" : "0.0";
+        size_t n = strlen(t) - (point ? 0u : 2u);
+        memcpy(buf, t, n);
+        buf[n] = '\0';
+        return n;
     }
     if (bexp == 0) {
         m = frac;
@@ -364,29 +373,56 @@ size_t fc_float_shortest(char *buf, float v)
     }
     if (p > 9)
         p = 9; /* never: 9 digits always read back */
-    return format_g(buf, (u >> 31) != 0, q, s, p);
+    return format_g(buf, (u >> 31) != 0, q, s, p, point);
+}
+
+size_t fc_float_shortest(char *buf, float v)
+{
+    return float_chars(buf, v, 0);
+}
+
+size_t fc_float_point_chars(char *buf, float v)
+{
+    return float_chars(buf, v, 1);
+}
+
+/* The number of decimal digits of u (1 for 0).  bits x 1233 / 4096 is a
+ * little below bits x log10 2, so n is u's count or one less: one compare
+ * with 10^n settles it. */
+static int decimal_digits(uint64_t u)
+{
+    int bits, n;
+#if defined(__GNUC__) || defined(__clang__)
+    bits = 64 - __builtin_clzll(u | 1);
+#else
+    uint64_t t = u | 1;
+    for (bits = 0; t != 0; t >>= 1)
+        bits++;
+#endif
+    n = (bits * 1233) >> 12; /* at most 19 */
+    return n + ((u | 1) >= pow10_u64[n]);
 }
 
 size_t fc_int64_chars(char *buf, int64_t v)
 {
-    char digits[FC_INT64_CHARS], *end = digits + sizeof digits, *d = end;
+    /* the length first, then the digits in place from the end: no copy
+     * after them (a copy of what was just stored, piece by piece, waits
+     * for the stores) */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    size_t n = (size_t)(v < 0) + (size_t)decimal_digits(u);
+    char *d = buf + n;
+    buf[0] = '-'; /* overwritten by the first digit when v >= 0 */
     while (u >= 100) { /* two digits a step */
         size_t r = (size_t)(u % 100);
         u /= 100;
         d -= 2;
         memcpy(d, pairs + 2 * r, 2);
     }
-    if (u >= 10) {
-        d -= 2;
-        memcpy(d, pairs + 2 * u, 2);
-    } else {
-        *--d = (char)('0' + (int)u);
-    }
-    if (v < 0)
-        *--d = '-';
-    memcpy(buf, d, (size_t)(end - d));
-    return (size_t)(end - d);
+    if (u >= 10)
+        memcpy(d - 2, pairs + 2 * u, 2);
+    else
+        d[-1] = (char)('0' + (int)u);
+    return n;
 }
 
 size_t fc_json_float_chars(char *buf, float v)
