@@ -4,7 +4,8 @@
  *     c = fc_crc32c(c, more, more_len);            // extend
  *
  * fc_crc32c(0, "123456789", 9) == 0xE3069283.  The hardware path (SSE4.2 on
- * x86-64, the CRC32 extension on ARMv8) is chosen at run time; the portable
+ * x86-64, with VPCLMULQDQ folding for long buffers where the CPU has it;
+ * the CRC32 extension on ARMv8) is chosen at run time; the portable
  * slicing-by-8 path is used everywhere else.  All of them give the same value.
  *
  * TFRecord stores CRCs masked (LevelDB's mask): fc_crc32c_mask() and
@@ -40,8 +41,19 @@ uint32_t fc_crc32c_hw_1way(uint32_t crc, const void *buf, size_t len);
  * dependent CRC steps overlap: for 100-byte records that is about three
  * times faster than one record after another. */
 size_t fc_crc32c_records(const unsigned char *const rec[], const size_t len[], size_t n);
-/* Name of the implementation fc_crc32c() uses: "sse4.2", "armv8-crc", "portable". */
+/* Name of the implementation fc_crc32c() uses: "sse4.2+vpclmulqdq" (the
+ * crc32 instruction, and from 512 bytes carry-less multiplication folding
+ * beside it), "sse4.2", "armv8-crc", "portable". */
 const char *fc_crc32c_impl(void);
+
+/* For tests and benchmarks: the i-th hardware path (from 0) that this build
+ * has and this CPU runs, its name in *name (when name is not NULL); NULL
+ * past the last.  On x86-64: "sse4.2" (three streams of the crc32
+ * instruction), "pclmul" and "vpclmulqdq" (folding from 512 bytes, the
+ * crc32 instruction below that; fc_crc32c takes "vpclmulqdq" where the CPU
+ * has it, else "sse4.2": 128-bit folding alone is the slower of the two). */
+typedef uint32_t (*fc_crc32c_fn)(uint32_t crc, const void *buf, size_t len);
+fc_crc32c_fn fc_crc32c_variant(int i, const char **name);
 
 #define FC_CRC32C_MASK_DELTA 0xa282ead8u
 

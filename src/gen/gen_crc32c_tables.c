@@ -3,8 +3,9 @@
  * small builds (FC_CRC_SMALL: 256 entries, a byte per step; FC_CRC_TINY: 16
  * entries, half a byte per step), and the "shift" tables used to
  * combine the three interleaved hardware streams (and the two streams of a
- * 64-byte step), and the lead-in registers
- * for reading a buffer in whole words that end at its end.
+ * 64-byte step), the lead-in registers
+ * for reading a buffer in whole words that end at its end, and the
+ * constants of carry-less multiplication folding.
  *
  * shift_N(c) is the CRC register reached from register c after N zero bytes.
  * It is linear in c over GF(2), so it is tabulated per byte of c:
@@ -23,6 +24,17 @@
  * lookups per 6 KB are lost in the noise. */
 #define LONG_BLOCK 2048u
 #define SHORT_BLOCK 256u
+/* The hybrid loop of crc32c.c (VPCLMULQDQ folding beside three crc32
+ * streams): superblocks of HYB_GROUPS groups of 256 bytes folded, then
+ * three stretches of HYB_GROUPS x HYB_STEPS x 8 bytes, one per stream. */
+#ifndef HYB_GROUPS
+#define HYB_GROUPS 16u
+#endif
+#ifndef HYB_STEPS
+#define HYB_STEPS 8u
+#endif
+#define HYB_STRETCH (HYB_GROUPS * HYB_STEPS * 8u)
+#define HYB_SUPER (HYB_GROUPS * 256u + 3u * HYB_STRETCH)
 
 static uint32_t slice[8][256];
 
@@ -85,6 +97,30 @@ static void shift_operator(uint32_t n, uint32_t out[32])
     }
     for (i = 0; i < 32; i++)
         out[i] = op[i];
+}
+
+/* x^e mod P as a register: bit 31 is x^0, and each zero bit through the
+ * register multiplies by x. */
+static uint32_t xpow_mod(unsigned e)
+{
+    uint32_t c = 0x80000000u;
+    while (e-- > 0)
+        c = (c & 1u) ? (c >> 1) ^ POLY : c >> 1;
+    return c;
+}
+
+/* The folding constants that move 16 bytes D bytes further on.  A 16-byte
+ * chunk, read little-endian into two 64-bit halves, is the message bits
+ * 0-63 (x^127..x^64 of the chunk) and 64-127 (x^63..x^0).  Moving it 8D
+ * bits on multiplies it by x^(8D); modulo P that is
+ *     lo x (x^(63+8D) mod P) x x^64  +  hi x (x^(8D-1) mod P) x x^64,
+ * which a 64 x 64-bit carry-less product of each half with the constant
+ * below computes in the same bit order (the constant's register in the top
+ * half: the product's bit i+j is the sum of the halves' bits i and j). */
+static void print_fold(uint32_t d)
+{
+    printf("    {0x%08x00000000u, 0x%08x00000000u}, /* %u bytes */\n", xpow_mod(63 + 8 * d),
+           xpow_mod(8 * d - 1), d);
 }
 
 static void print_table(const char *name, const uint32_t *t, int n)
@@ -172,6 +208,29 @@ int main(void)
             return 1;
         printf("%s0x%08xu,%s", k % 4 == 0 ? "    " : " ", c, k % 4 == 3 ? "\n" : "");
     }
+    printf("};\n\n");
+    /* fold[k]: {lo, hi} for 16 x 2^k bytes, k = 0..4 (16 to 256 bytes):
+     * the distances of the folding loops and of their reductions. */
+    printf("static const uint64_t fc_crc32c_fold[5][2] = {\n");
+    for (k = 0; k < 5; k++)
+        print_fold(16u << k);
+    printf("};\n\n");
+    /* The hybrid loop: the folding distance from a superblock's last group
+     * to the next one's first, and the registers x^(8n-33) mod P that move
+     * a crc32 register over n zero bytes (one carry-less product, then the
+     * crc32 instruction from 0 over its low 64 bits): from one stream's
+     * stretch to the same stream's next one, and from the end of the folded
+     * part or of stream 1 or 2 to the end of the superblock. */
+    printf("#define FC_CRC32C_HYB_GROUPS %uu\n", HYB_GROUPS);
+    printf("#define FC_CRC32C_HYB_STEPS %uu\n", HYB_STEPS);
+    printf("static const uint64_t fc_crc32c_fold_gap[2] = {0x%08x00000000u, 0x%08x00000000u};\n",
+           xpow_mod(63 + 8 * (256u + 3u * HYB_STRETCH)), xpow_mod(8 * (256u + 3u * HYB_STRETCH) - 1));
+    printf("static const uint32_t fc_crc32c_hyb_shift[4] = {\n");
+    printf("    0x%08xu, /* %u bytes: a stream's next stretch */\n",
+           xpow_mod(8 * (HYB_SUPER - HYB_STRETCH) - 33), HYB_SUPER - HYB_STRETCH);
+    for (k = 1; k <= 3; k++)
+        printf("    0x%08xu, /* %u bytes */\n", xpow_mod(8 * (unsigned)k * HYB_STRETCH - 33),
+               (unsigned)k * HYB_STRETCH);
     printf("};\n\n");
     printf("#endif /* FEATC_CRC32C_TABLES_H */\n");
     return 0;

@@ -99,6 +99,49 @@ static void test_hw_agrees_every_length_alignment(void)
     }
 }
 
+/* Each hardware path this CPU runs (on x86-64: the three crc32 streams,
+ * PCLMULQDQ and VPCLMULQDQ folding), whatever fc_crc32c would choose:
+ * every length 0..4096 at every alignment 0..15 with two starting
+ * registers, lengths around the hybrid loop's superblocks, and long
+ * buffers of random lengths, against portable. */
+static void test_variants_agree(void)
+{
+    static unsigned char buf[4096 + 16 + 16], big[(1u << 18) + 16];
+    const char *name;
+    fc_crc32c_fn f;
+    int v, i;
+    h_fill_random(buf, sizeof buf);
+    h_fill_random(big, sizeof big);
+    for (v = 0; (f = fc_crc32c_variant(v, &name)) != NULL; v++) {
+        size_t len, align;
+        printf("test_crc32c: path %s\n", name);
+        for (align = 0; align < 16; align++) {
+            for (len = 0; len <= 4096; len++) {
+                uint32_t seed = (uint32_t)len * 2654435761u;
+                CHECK_MSG(f(0, buf + align, len) == fc_crc32c_portable(0, buf + align, len),
+                          "%s: len %zu align %zu", name, len, align);
+                CHECK_MSG(f(seed, buf + align, len) ==
+                              fc_crc32c_portable(seed, buf + align, len),
+                          "%s: len %zu align %zu, register %08x", name, len, align,
+                          (unsigned)seed);
+            }
+        }
+        /* around 1-3 superblocks of the hybrid loop (7168 bytes) */
+        for (i = 0; i < 3 * 300; i++) {
+            size_t n = (size_t)(i / 300 + 1) * 7168u + (size_t)(i % 300) - 150u;
+            CHECK_MSG(f(0, big + 3, n) == fc_crc32c_portable(0, big + 3, n), "%s: len %zu", name,
+                      n);
+        }
+        for (i = 0; i < 64; i++) {
+            size_t n = (size_t)h_rand() % (1u << 18), at = (size_t)h_rand() % 16;
+            CHECK_MSG(f(0, big + at, n) == fc_crc32c_portable(0, big + at, n),
+                      "%s: len %zu align %zu", name, n, at);
+        }
+    }
+    CHECK(fc_crc32c_variant(-1, &name) == NULL);
+    CHECK(v >= (fc_crc32c_hw_available() ? 1 : 0));
+}
+
 /* Lengths around the block sizes of the 3-stream loop (3 x 2048, 3 x 256)
  * and their multiples. */
 static void test_hw_agrees_block_boundaries(void)
@@ -122,21 +165,23 @@ static void test_hw_agrees_block_boundaries(void)
 /* Runs of framed records, checked four at a time, against the first bad
  * record found one at a time with the portable CRC: every run length 1..40
  * (whole groups of four and leftovers), lengths 0..300 and now and then a
- * long one, and one damaged byte (length CRC, data or data CRC) in some
- * record, or none. */
+ * long one (some past 7168 bytes, checked alone by folding on x86-64), and
+ * one damaged byte (length CRC, data or data CRC) in some record, or none. */
 static void test_records_agrees(void)
 {
-    static unsigned char buf[40 * (2100 + 16) + 8];
+    static unsigned char buf[40 * (9100 + 16) + 8];
     const unsigned char *rec[40];
     size_t len[40];
     int round;
     for (round = 0; round < 20000; round++) {
         size_t n = (size_t)round % 40 + 1, at = (size_t)h_rand() % 8, k, want = n;
         for (k = 0; k < n; k++) {
-            unsigned char data[2100];
+            static unsigned char data[9100];
             len[k] = (size_t)h_rand() % 301;
             if (h_rand() % 50 == 0)
                 len[k] = 768 + (size_t)h_rand() % 1300;
+            if (h_rand() % 200 == 0) /* past the folding's superblock: checked alone */
+                len[k] = 7000 + (size_t)h_rand() % 2100;
             h_fill_random(data, len[k]);
             rec[k] = buf + at;
             at += fc_record_frame(buf + at, sizeof buf - at, data, len[k]);
@@ -189,6 +234,7 @@ int main(void)
     RUN(test_known_answers_hw);
     RUN(test_mask);
     RUN(test_hw_agrees_every_length_alignment);
+    RUN(test_variants_agree);
     RUN(test_hw_agrees_block_boundaries);
     RUN(test_records_agrees);
     RUN(test_empty_record_framing);

@@ -975,4 +975,22 @@ static const uint32_t fc_crc32c_lead[8] = {
     0x641f6454u, 0xcbaa9b55u, 0x08de2648u, 0xf145ff88u,
 };
 
+static const uint64_t fc_crc32c_fold[5][2] = {
+    {0x3743f7bd00000000u, 0x3171d43000000000u}, /* 16 bytes */
+    {0x33ccbbbc00000000u, 0xa2158b3400000000u}, /* 32 bytes */
+    {0x1c19243b00000000u, 0x75bba45b00000000u}, /* 64 bytes */
+    {0x6577b24500000000u, 0x7417153f00000000u}, /* 128 bytes */
+    {0xe9a5d8be00000000u, 0x1426a81500000000u}, /* 256 bytes */
+};
+
+#define FC_CRC32C_HYB_GROUPS 16u
+#define FC_CRC32C_HYB_STEPS 8u
+static const uint64_t fc_crc32c_fold_gap[2] = {0xde2a044f00000000u, 0xad36163700000000u};
+static const uint32_t fc_crc32c_hyb_shift[4] = {
+    0xb9d68d49u, /* 6144 bytes: a stream's next stretch */
+    0x170076fau, /* 1024 bytes */
+    0xa51b6135u, /* 2048 bytes */
+    0x359674f7u, /* 3072 bytes */
+};
+
 #endif /* FEATC_CRC32C_TABLES_H */
