@@ -44,7 +44,7 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
            python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
-           python3-pip python3-setuptools python3-wheel chromium time
+           python3-pip python3-setuptools python3-wheel chromium time libisal-dev
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -245,7 +245,7 @@ $(BENCH)/bench: $(BENCH_C) tests/bench/bench.h tests/bench/peer_cpp.cc $(BENCH_G
 	$(CXX) -std=c++17 $(CFLAGS) -I$(BENCH)/cpp -c $(BENCH)/cpp/tf_example.pb.cc \
 	    -o $(BENCH)/obj/tf_example.pb.o
 	$(CXX) -o $@ $(BENCH)/obj/*.o $(BUILD)/obj/gen/fc_example.pb-c.o $(BUILD)/libfeatc.a \
-	    -lprotobuf-c -lprotobuf -lprotobuf-nanopb $(LIBS_Z) -pthread
+	    -lprotobuf-c -lprotobuf -lprotobuf-nanopb $(LIBS_Z) -lisal -pthread
 
 # The Python rows (tests/bench/python_bench.py): the modules, Python
 # protobuf's tf.train.Example (protoc --python_out) and the C batch API.
