@@ -436,20 +436,24 @@ static inline __attribute__((target(FOLD_TARGET))) uint32_t shift_clmul(uint32_t
     } while (0)
 
 /* The eight accumulators into one register: that of the message up to the
- * end of the last group folded. */
+ * end of the last group folded.  A tree: y0-y3 fold 128 bytes on into
+ * y4-y7, then y4-y5 64 bytes on into y6-y7, then y6 32 bytes on into y7
+ * (three folds deep, not seven), and y7's low lane 16 bytes on into its
+ * high one. */
 #define VFOLD_REDUCE(c)                                                                   \
     do {                                                                                  \
-        __m256i k_ = fold_k32(1); /* 32 bytes on */                                      \
+        __m256i k_ = fold_k32(3); /* 128 bytes on */                                     \
         __m128i x_;                                                                       \
-        y0 = _mm256_xor_si256(fold32(y0, k_), y1);                                        \
-        y0 = _mm256_xor_si256(fold32(y0, k_), y2);                                        \
-        y0 = _mm256_xor_si256(fold32(y0, k_), y3);                                        \
-        y0 = _mm256_xor_si256(fold32(y0, k_), y4);                                        \
-        y0 = _mm256_xor_si256(fold32(y0, k_), y5);                                        \
-        y0 = _mm256_xor_si256(fold32(y0, k_), y6);                                        \
-        y0 = _mm256_xor_si256(fold32(y0, k_), y7);                                        \
-        x_ = _mm_xor_si128(fold16(_mm256_castsi256_si128(y0), fold_k16(0)),              \
-                           _mm256_extracti128_si256(y0, 1));                             \
+        y4 = _mm256_xor_si256(fold32(y0, k_), y4);                                        \
+        y5 = _mm256_xor_si256(fold32(y1, k_), y5);                                        \
+        y6 = _mm256_xor_si256(fold32(y2, k_), y6);                                        \
+        y7 = _mm256_xor_si256(fold32(y3, k_), y7);                                        \
+        k_ = fold_k32(2); /* 64 bytes on */                                              \
+        y6 = _mm256_xor_si256(fold32(y4, k_), y6);                                        \
+        y7 = _mm256_xor_si256(fold32(y5, k_), y7);                                        \
+        y7 = _mm256_xor_si256(fold32(y6, fold_k32(1)), y7); /* 32 bytes on */            \
+        x_ = _mm_xor_si128(fold16(_mm256_castsi256_si128(y7), fold_k16(0)),              \
+                           _mm256_extracti128_si256(y7, 1));                             \
         (c) = (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x_)),  \
                                       (uint64_t)_mm_extract_epi64(x_, 1));               \
     } while (0)
