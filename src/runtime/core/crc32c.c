@@ -310,7 +310,6 @@ __attribute__((target("sse4.2"))) static uint32_t crc_sse42_1way(uint32_t crc,
     FC_CRC_HW_PLAIN_BODY(X86);
 }
 
-
 /* ---- Folding by carry-less multiplication, for long buffers.
  *
  * The crc32 instruction takes 8 bytes a cycle at best, however many streams
@@ -318,13 +317,13 @@ __attribute__((target("sse4.2"))) static uint32_t crc_sse42_1way(uint32_t crc,
  * lane's CRC register contribution moves D bytes on by two 64 x 64-bit
  * carry-less products with constants (fc_crc32c_fold, and
  * gen_crc32c_tables.c for why they are right), XORed into the lane D bytes
- * further.  Four accumulators of 16 bytes (PCLMULQDQ) or 32 bytes (the
- * 256-bit VPCLMULQDQ of AVX2-era CPUs) fold 64 or 128 bytes a step.  At
- * the end they fold into one another, and the crc32 instruction reduces
- * the last 16 bytes and takes the tail: a message's CRC register over
- * its bytes is the same over the folded lane and what follows.  The
- * register ~crc enters XORed into the first 4 bytes, as the instruction
- * itself takes it. */
+ * further.  Four accumulators of 16 bytes (PCLMULQDQ) fold 64 bytes a
+ * step, eight of 32 bytes (the 256-bit VPCLMULQDQ of AVX2-era CPUs) 256
+ * bytes.  At the end they fold into one another, and the crc32 instruction
+ * reduces the last 16 bytes (lane_register) and takes the tail: a
+ * message's CRC register over its bytes is the same over the folded lane
+ * and what follows.  The register ~crc enters XORed into the first 4
+ * bytes, as the instruction itself takes it. */
 #define FC_CRC_FOLD_MIN 256 /* shorter: the crc32 streams are as fast (measured) */
 
 #define FOLD_TARGET "sse4.2,pclmul"
@@ -335,9 +334,11 @@ static inline __attribute__((target(FOLD_TARGET))) __m128i fold16(__m128i x, __m
     return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
 
-static inline __attribute__((target(FOLD_TARGET))) __m128i fold_k16(int i)
+/* The constants {lo, hi} of a folding distance (fc_crc32c_fold[i] or
+ * fc_crc32c_fold_gap), in each 128-bit lane. */
+static inline __attribute__((target(FOLD_TARGET))) __m128i fold_k16(const uint64_t k[2])
 {
-    return _mm_set_epi64x((long long)fc_crc32c_fold[i][1], (long long)fc_crc32c_fold[i][0]);
+    return _mm_set_epi64x((long long)k[1], (long long)k[0]);
 }
 
 static inline __attribute__((target(FOLD_TARGET))) __m128i load16(const unsigned char *p)
@@ -345,15 +346,11 @@ static inline __attribute__((target(FOLD_TARGET))) __m128i load16(const unsigned
     return _mm_loadu_si128((const __m128i *)(const void *)p);
 }
 
-/* The CRC of a message whose first bytes folded into x, len bytes at p
- * following. */
-__attribute__((target(FOLD_TARGET))) static uint32_t fold_finish(__m128i x,
-                                                                 const unsigned char *p,
-                                                                 size_t len)
+/* The CRC register of a message whose bytes folded into the lane x. */
+static inline __attribute__((target(FOLD_TARGET))) uint32_t lane_register(__m128i x)
 {
     uint64_t c = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x));
-    c = _mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(x, 1));
-    return crc_sse42(~(uint32_t)c, p, len);
+    return (uint32_t)_mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(x, 1));
 }
 
 __attribute__((target(FOLD_TARGET))) static uint32_t crc_pclmul(uint32_t crc, const void *buf,
@@ -369,7 +366,7 @@ __attribute__((target(FOLD_TARGET))) static uint32_t crc_pclmul(uint32_t crc, co
     x3 = load16(p + 48);
     p += 64;
     len -= 64;
-    k = fold_k16(2); /* 64 bytes on */
+    k = fold_k16(fc_crc32c_fold[2]); /* 64 bytes on */
     while (len >= 64) {
         x0 = _mm_xor_si128(fold16(x0, k), load16(p));
         x1 = _mm_xor_si128(fold16(x1, k), load16(p + 16));
@@ -378,11 +375,11 @@ __attribute__((target(FOLD_TARGET))) static uint32_t crc_pclmul(uint32_t crc, co
         p += 64;
         len -= 64;
     }
-    k = fold_k16(0); /* 16 bytes on */
+    k = fold_k16(fc_crc32c_fold[0]); /* 16 bytes on */
     x0 = _mm_xor_si128(fold16(x0, k), x1);
     x0 = _mm_xor_si128(fold16(x0, k), x2);
     x0 = _mm_xor_si128(fold16(x0, k), x3);
-    return fold_finish(x0, p, len);
+    return crc_sse42(~lane_register(x0), p, len);
 }
 
 static inline __attribute__((target(VFOLD_TARGET))) __m256i fold32(__m256i x, __m256i k)
@@ -391,10 +388,10 @@ static inline __attribute__((target(VFOLD_TARGET))) __m256i fold32(__m256i x, __
                             _mm256_clmulepi64_epi128(x, k, 0x11));
 }
 
-static inline __attribute__((target(VFOLD_TARGET))) __m256i fold_k32(int i)
+static inline __attribute__((target(VFOLD_TARGET))) __m256i fold_k32(const uint64_t k[2])
 {
-    return _mm256_set_epi64x((long long)fc_crc32c_fold[i][1], (long long)fc_crc32c_fold[i][0],
-                             (long long)fc_crc32c_fold[i][1], (long long)fc_crc32c_fold[i][0]);
+    return _mm256_set_epi64x((long long)k[1], (long long)k[0], (long long)k[1],
+                             (long long)k[0]);
 }
 
 static inline __attribute__((target(VFOLD_TARGET))) __m256i load32(const unsigned char *p)
@@ -442,20 +439,18 @@ static inline __attribute__((target(FOLD_TARGET))) uint32_t shift_clmul(uint32_t
  * high one. */
 #define VFOLD_REDUCE(c)                                                                   \
     do {                                                                                  \
-        __m256i k_ = fold_k32(3); /* 128 bytes on */                                     \
-        __m128i x_;                                                                       \
+        __m256i k_ = fold_k32(fc_crc32c_fold[3]); /* 128 bytes on */                     \
         y4 = _mm256_xor_si256(fold32(y0, k_), y4);                                        \
         y5 = _mm256_xor_si256(fold32(y1, k_), y5);                                        \
         y6 = _mm256_xor_si256(fold32(y2, k_), y6);                                        \
         y7 = _mm256_xor_si256(fold32(y3, k_), y7);                                        \
-        k_ = fold_k32(2); /* 64 bytes on */                                              \
+        k_ = fold_k32(fc_crc32c_fold[2]); /* 64 bytes on */                              \
         y6 = _mm256_xor_si256(fold32(y4, k_), y6);                                        \
         y7 = _mm256_xor_si256(fold32(y5, k_), y7);                                        \
-        y7 = _mm256_xor_si256(fold32(y6, fold_k32(1)), y7); /* 32 bytes on */            \
-        x_ = _mm_xor_si128(fold16(_mm256_castsi256_si128(y7), fold_k16(0)),              \
-                           _mm256_extracti128_si256(y7, 1));                             \
-        (c) = (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x_)),  \
-                                      (uint64_t)_mm_extract_epi64(x_, 1));               \
+        y7 = _mm256_xor_si256(fold32(y6, fold_k32(fc_crc32c_fold[1])), y7); /* 32 on */  \
+        (c) = lane_register(_mm_xor_si128(                                                \
+            fold16(_mm256_castsi256_si128(y7), fold_k16(fc_crc32c_fold[0])),              \
+            _mm256_extracti128_si256(y7, 1)));                                            \
     } while (0)
 
 #define HYB_STRETCH (FC_CRC32C_HYB_GROUPS * FC_CRC32C_HYB_STEPS * 8u)
@@ -482,11 +477,7 @@ __attribute__((target(VFOLD_TARGET))) static uint32_t crc_vpclmul(uint32_t crc, 
     VFOLD_LOAD(p);
     y0 = _mm256_xor_si256(y0, _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)~crc));
     if (len >= HYB_SUPER) {
-        const __m256i k256 = fold_k32(4), kgap = _mm256_set_epi64x(
-                                              (long long)fc_crc32c_fold_gap[1],
-                                              (long long)fc_crc32c_fold_gap[0],
-                                              (long long)fc_crc32c_fold_gap[1],
-                                              (long long)fc_crc32c_fold_gap[0]);
+        const __m256i k256 = fold_k32(fc_crc32c_fold[4]), kgap = fold_k32(fc_crc32c_fold_gap);
         for (;;) {
             const unsigned char *s = p + FC_CRC32C_HYB_GROUPS * 256u;
             for (g = 0; g < FC_CRC32C_HYB_GROUPS; g++) {
@@ -527,7 +518,7 @@ __attribute__((target(VFOLD_TARGET))) static uint32_t crc_vpclmul(uint32_t crc, 
     }
     p += 256;
     len -= 256;
-    k = fold_k32(4); /* 256 bytes on */
+    k = fold_k32(fc_crc32c_fold[4]); /* 256 bytes on */
     while (len >= 256) {
         VFOLD_STEP(k, p);
         p += 256;
