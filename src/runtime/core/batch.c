@@ -930,6 +930,16 @@ static void spec_at(const fc_field_desc *fields, size_t nf, const fc_list_desc *
  * one per column per record was 41% of a tutorial batch. */
 #define SPEC_CACHE 8
 
+/* Column j's col_spec: the cached one, or one built into *s. */
+static const col_spec *spec_of(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists,
+                               const col_spec *cache, size_t j, col_spec *s)
+{
+    if (j < SPEC_CACHE)
+        return &cache[j];
+    spec_at(fields, nf, lists, j, s);
+    return s;
+}
+
 /* The batch loop over nf fields then nl lists. */
 static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
                int example, int (*parse)(void *, const void *, size_t, fc_error *),
@@ -948,11 +958,11 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
     for (j = 0; j < ncached; j++)
         spec_at(fields, nf, lists, j, &cache[j]);
     for (j = 0; j < nc; j++) {
-        spec_at(fields, nf, lists, j, &s);
-        rc = check_fixed_caps(&s, &cols[j], n, err);
+        const col_spec *c = spec_of(fields, nf, lists, cache, j, &s);
+        rc = check_fixed_caps(c, &cols[j], n, err);
         if (rc != FC_OK)
             return rc;
-        start_column(&s, &cols[j]);
+        start_column(c, &cols[j]);
     }
     for (i = 0; i < n; i++) {
         rc = parse(scratch, records[i].data, records[i].size, err);
@@ -964,21 +974,15 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
             batch_error(example ? fields : NULL, example ? nf : 0, err, i);
             return rc;
         }
-        for (j = 0; j < ncached; j++) {
-            rc = append(&cache[j], &cols[j], (const unsigned char *)scratch, i, err);
-            if (rc != FC_OK)
-                return rc;
-        }
-        for (; j < nc; j++) {
-            spec_at(fields, nf, lists, j, &s);
-            rc = append(&s, &cols[j], (const unsigned char *)scratch, i, err);
+        for (j = 0; j < nc; j++) {
+            rc = append(spec_of(fields, nf, lists, cache, j, &s), &cols[j],
+                        (const unsigned char *)scratch, i, err);
             if (rc != FC_OK)
                 return rc;
         }
     }
     for (j = 0; j < nc; j++) {
-        spec_at(fields, nf, lists, j, &s);
-        rc = finish_column(&s, &cols[j], n, err);
+        rc = finish_column(spec_of(fields, nf, lists, cache, j, &s), &cols[j], n, err);
         if (rc != FC_OK)
             return rc;
     }
