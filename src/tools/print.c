@@ -76,19 +76,13 @@ void print_out_u64(print_out *o, uint64_t v)
         o->n += (size_t)snprintf(b, 24, "%llu", (unsigned long long)v);
 }
 
-/* A float as the text format shows it (print_float) into o. */
+/* A float as protobuf's text format shows it in Python's print(example):
+ * the shortest round-trip decimal, with ".0" after an integral value as
+ * Python's repr writes it; nan, inf, -inf bare. */
 static inline void ob_float(obuf *o, float v)
 {
     char *b = ob_room(o, FC_FLOAT_CHARS);
     o->n += fc_float_point_chars(b, v);
-}
-
-void print_float(FILE *f, float v)
-{
-    obuf o;
-    print_out_init(&o, f);
-    ob_float(&o, v);
-    ob_flush(&o);
 }
 
 /* A text-format string literal: C escapes for quotes, backslash, newline,
@@ -202,6 +196,8 @@ void print_out_json_string(print_out *o, const void *p, size_t n, int utf8)
     json_string(o, (const uint8_t *)p, n, utf8);
 }
 
+/* A bytes value under po in JSON: a string; shortened,
+ * {"shortened":"...","bytes":L}, a UTF-8 value cut between characters. */
 static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po)
 {
     int utf8;
@@ -215,14 +211,6 @@ static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po
     OB_LIT(o, ",\"bytes\":");
     ob_int64(o, (int64_t)n);
     ob_char(o, '}');
-}
-
-void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po)
-{
-    obuf o;
-    print_out_init(&o, f);
-    json_value(&o, p, n, po);
-    ob_flush(&o);
 }
 
 /* depth levels of indentation (at most 8), then what (a literal of at

@@ -8,11 +8,6 @@
 #include <featc/fc_driver.h>
 #include <featc/fc_fallback.h>
 
-/* A float as protobuf's text format shows it in Python's print(example):
- * the shortest round-trip decimal (fc_float_shortest), with ".0" after an
- * integral value as Python's repr writes it; nan, inf, -inf bare. */
-void print_float(FILE *f, float v);
-
 /* Bytes as a protobuf text-format string literal (C escapes, octal for
  * non-printables), with the quotes. */
 void print_text_bytes(FILE *f, const uint8_t *p, size_t n);
@@ -28,12 +23,10 @@ typedef struct print_opts {
  * characters), and in *utf8 whether it shows as text. */
 size_t print_value_shown(const uint8_t *p, size_t n, const print_opts *po, int *utf8);
 
-/* A bytes value under po: text format (a string literal; shortened, a
- * comment "# shortened: first N of L bytes" after it) or JSON (a string;
- * shortened, {"shortened":"...","bytes":L}).  A shortened UTF-8 value is
- * cut between characters. */
+/* A bytes value under po in text format: a string literal; shortened, a
+ * comment "# shortened: first N of L bytes" after it.  A shortened UTF-8
+ * value is cut between characters. */
 void print_text_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po);
-void print_json_value(FILE *f, const uint8_t *p, size_t n, const print_opts *po);
 
 /* Output gathered in a buffer across calls (cat's records): written to f
  * when full and by print_out_flush, which a caller calls before writing to
