@@ -63,9 +63,19 @@ typedef enum fc_crc_policy {
 #define FC_RECORD_FOOTER_SIZE 4u
 #define FC_RECORD_OVERHEAD 16u
 
-/* zlib's inflate state and 32 KiB window. */
-#define FC_INFLATE_ARENA_SIZE (48u * 1024u)
-/* Smallest reader work area: the inflate arena plus at least 16 KiB of input buffer.
+/* zlib's inflate state and 32 KiB window: the least a compressed reader
+ * takes (a file-descriptor reader also 16 KiB of input buffer). */
+#define FC_INFLATE_ARENA_MIN (48u * 1024u)
+/* The inflate arena of the fastest inflate the platform may have.  On
+ * x86-64 a runtime built with ISA-L (README, "Compression") inflates with
+ * it when the work area has room for its 86 KiB state (arena 88 KiB), and
+ * with zlib otherwise; elsewhere zlib's arena. */
+#if defined(__x86_64__) || defined(_M_X64)
+#define FC_INFLATE_ARENA_SIZE (88u * 1024u)
+#else
+#define FC_INFLATE_ARENA_SIZE FC_INFLATE_ARENA_MIN
+#endif
+/* A reader work area: the inflate arena plus at least 16 KiB of input buffer.
  * A larger work area gives a larger input buffer (fewer read calls). */
 #define FC_READER_WORK_SIZE (FC_INFLATE_ARENA_SIZE + 16u * 1024u)
 /* Smallest record buffer a reader accepts. */
@@ -89,7 +99,9 @@ typedef struct fc_reader_options {
     void *buffer;               /* record buffer: fd readers and compressed input */
     size_t buffer_size;         /* the largest record it can hold is buffer_size - 16 */
     void *work;                 /* zlib arena and compressed input buffer */
-    size_t work_size;           /* at least FC_READER_WORK_SIZE when compressed or AUTO */
+    size_t work_size;           /* compressed or AUTO: FC_READER_WORK_SIZE (or for a
+                                   memory reader FC_INFLATE_ARENA_SIZE); at least
+                                   FC_INFLATE_ARENA_MIN, plus 16 KiB for an fd reader */
 } fc_reader_options;
 
 /* One member of a GZIP file (RFC 1952: a file is members one after
@@ -187,6 +199,14 @@ uint64_t fc_reader_offset(const fc_reader *r);
 uint64_t fc_reader_raw_offset(const fc_reader *r);
 /* Bytes of the zlib work area used at most (for sizing embedded budgets). */
 size_t fc_reader_arena_peak(const fc_reader *r);
+/* The inflater a compressed reader runs: "isa-l" or "zlib" ("zlib" too
+ * after zlib took over a damaged stream from ISA-L); NULL for an
+ * uncompressed stream, and under FC_COMPRESSION_AUTO before the first
+ * record. */
+const char *fc_reader_inflater(const fc_reader *r);
+/* The inflaters this program can run: "isa-l+zlib" (ISA-L where the work
+ * area holds it, zlib otherwise), "zlib", or "none" (FC_NO_ZLIB). */
+const char *fc_inflate_impl(void);
 
 /* ------------------------------------------------ random access and splits
  *

@@ -124,6 +124,12 @@ static read_result drain(fc_reader *r, const payloads *p, int grow, unsigned cha
     return res;
 }
 
+/* The work area readers get: FC_READER_WORK_SIZE (ISA-L's inflate, where
+ * the runtime has it), or ZLIB_WORK, which leaves them zlib's.  main runs
+ * the compressed tests with each. */
+#define ZLIB_WORK (FC_INFLATE_ARENA_MIN + 16u * 1024u)
+static size_t g_work = FC_READER_WORK_SIZE;
+
 static read_result read_mem(const unsigned char *data, size_t len, fc_compression c,
                             fc_crc_policy pol, const payloads *p, size_t bufsize)
 {
@@ -131,7 +137,7 @@ static read_result read_mem(const unsigned char *data, size_t len, fc_compressio
     fc_reader r;
     read_result res;
     unsigned char *buf = (unsigned char *)malloc(bufsize);
-    void *work = malloc(FC_READER_WORK_SIZE);
+    void *work = malloc(g_work);
     fc_error err;
     memset(&o, 0, sizeof o);
     o.compression = c;
@@ -139,7 +145,7 @@ static read_result read_mem(const unsigned char *data, size_t len, fc_compressio
     o.buffer = buf;
     o.buffer_size = bufsize;
     o.work = work;
-    o.work_size = FC_READER_WORK_SIZE;
+    o.work_size = g_work;
     if (fc_reader_init_mem(&r, data, len, &o, &err) != FC_OK) {
         memset(&res, 0, sizeof res);
         res.status = err.status;
@@ -310,7 +316,7 @@ static void test_roundtrip_fd_and_mmap(void)
 
         fd = open(path, O_RDONLY);
         {
-            read_result r = read_fd(fd, FC_COMPRESSION_AUTO, &p, 100, FC_READER_WORK_SIZE);
+            read_result r = read_fd(fd, FC_COMPRESSION_AUTO, &p, 100, g_work);
             CHECK_MSG(r.status == FC_END && r.count == p.n && !r.mismatch, "fd %zu: %s", k,
                       r.err.message);
             CHECK(r.detected == c);
@@ -419,7 +425,7 @@ static void test_interop_gzip_tool_and_python_zlib(void)
     }
     {
         int fd = open(tpath("ab.gz"), O_RDONLY);
-        read_result r = read_fd(fd, FC_COMPRESSION_GZIP, &pab, 512, FC_READER_WORK_SIZE);
+        read_result r = read_fd(fd, FC_COMPRESSION_GZIP, &pab, 512, g_work);
         CHECK_MSG(r.status == FC_END && r.count == 7 && !r.mismatch, "%s", r.err.message);
         close(fd);
     }
@@ -530,6 +536,134 @@ static void test_bit_flip_everywhere(void)
         }
         free(data);
     }
+    payloads_free(&p);
+}
+
+/* Whether readers with the default work area inflate with ISA-L, and that
+ * a small work area gives zlib.  A build with FC_WITH_ISAL on x86-64 must:
+ * the runtime references ISA-L weakly, so a link that drops libisal
+ * (--as-needed) would otherwise fall back to zlib unseen. */
+static const char *inflater_with(size_t work_size)
+{
+    static const size_t lens[] = {10};
+    payloads p;
+    size_t len;
+    const char *name = "(init failed)";
+    unsigned char *data, buf[256], *work = (unsigned char *)malloc(work_size);
+    fc_reader_options o;
+    fc_reader r;
+    fc_record rec;
+    payloads_make(&p, lens, 1);
+    data = write_mem(&p, FC_COMPRESSION_GZIP, &len);
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_GZIP;
+    o.buffer = buf;
+    o.buffer_size = sizeof buf;
+    o.work = work;
+    o.work_size = work_size;
+    if (fc_reader_init_mem(&r, data, len, &o, NULL) == FC_OK) {
+        CHECK(fc_reader_next(&r, &rec) == FC_OK);
+        name = fc_reader_inflater(&r);
+        while (fc_reader_next(&r, &rec) == FC_OK)
+            ;
+        CHECK(strcmp(name, "isa-l") == 0 ? fc_reader_arena_peak(&r) > FC_INFLATE_ARENA_MIN
+                                         : fc_reader_arena_peak(&r) <= FC_INFLATE_ARENA_MIN);
+    }
+    free(data);
+    free(work);
+    payloads_free(&p);
+    return name;
+}
+
+static int isal_in_use(void)
+{
+    return strcmp(inflater_with(FC_READER_WORK_SIZE), "isa-l") == 0;
+}
+
+static void test_inflater_choice(void)
+{
+    int expected = 0;
+#if defined(FC_WITH_ISAL) && defined(__x86_64__) && !defined(FC_NO_ZLIB)
+    expected = 1;
+#endif
+    CHECK_MSG(isal_in_use() == expected, "readers inflate with %s; this build %s ISA-L (%s)",
+              inflater_with(FC_READER_WORK_SIZE), expected ? "has" : "has not", fc_inflate_impl());
+    CHECK(strcmp(fc_inflate_impl(), expected ? "isa-l+zlib" : "zlib") == 0);
+    CHECK_MSG(strcmp(inflater_with(ZLIB_WORK), "zlib") == 0, "a %u-byte work area: %s",
+              (unsigned)ZLIB_WORK, inflater_with(ZLIB_WORK));
+}
+
+/* ISA-L and zlib on the same damaged streams: every bit flipped and every
+ * truncation of a ZLIB and a GZIP file of three records, and the GZIP one
+ * with garbage after it.  The same status, the same records before the
+ * error, the same error offsets; the same message but for zlib's reason
+ * after "inflate() failed with error -3: " (zlib tells more kinds of bad
+ * deflate data apart: README, differences). */
+static void same_on_both(const unsigned char *data, size_t len, fc_compression c,
+                         const payloads *p, const char *what, size_t at, unsigned *texts_differ)
+{
+    read_result a, b;
+    const char *pa, *pb;
+    g_work = FC_READER_WORK_SIZE;
+    a = read_mem(data, len, c, FC_CRC_VERIFY, p, 256);
+    g_work = ZLIB_WORK;
+    b = read_mem(data, len, c, FC_CRC_VERIFY, p, 256);
+    g_work = FC_READER_WORK_SIZE;
+    CHECK_MSG(a.status == b.status && a.count == b.count && a.mismatch == b.mismatch,
+              "%s %zu: ISA-L status %d after %zu records, zlib %d after %zu (%s | %s)", what, at,
+              a.status, a.count, b.status, b.count, a.err.message, b.err.message);
+    if (a.status == FC_END || a.status != b.status)
+        return;
+    CHECK_MSG(a.err.offset == b.err.offset && a.err.record == b.err.record,
+              "%s %zu: offsets differ: %s | %s", what, at, a.err.message, b.err.message);
+    pa = strstr(a.err.message, "error -3: ");
+    pb = strstr(b.err.message, "error -3: ");
+    if (pa != NULL && pb != NULL) { /* the same but for zlib's reason, up to " (" */
+        const char *ea = strstr(pa, " ("), *eb = strstr(pb, " (");
+        CHECK_MSG(ea != NULL && eb != NULL && strcmp(ea, eb) == 0 &&
+                      pa - a.err.message == pb - b.err.message &&
+                      memcmp(a.err.message, b.err.message, (size_t)(pa - a.err.message)) == 0,
+                  "%s %zu: %s | %s", what, at, a.err.message, b.err.message);
+        if (ea != NULL && eb != NULL && (ea - pa != eb - pb || memcmp(pa, pb, (size_t)(ea - pa)) != 0))
+            ++*texts_differ;
+    } else {
+        CHECK_MSG(strcmp(a.err.message, b.err.message) == 0, "%s %zu: %s | %s", what, at,
+                  a.err.message, b.err.message);
+    }
+}
+
+static void test_isal_and_zlib_agree(void)
+{
+    static const size_t lens[] = {40, 0, 300};
+    static const fc_compression comps[] = {FC_COMPRESSION_ZLIB, FC_COMPRESSION_GZIP};
+    payloads p;
+    size_t k, len, i;
+    unsigned differ = 0, cases = 0;
+    if (!isal_in_use()) {
+        printf("record: this runtime inflates with zlib alone: nothing to compare\n");
+        return;
+    }
+    payloads_make(&p, lens, 3);
+    for (k = 0; k < 2; k++) {
+        unsigned char *data = write_mem(&p, comps[k], &len), *more;
+        const char *name = fc_compression_name(comps[k]);
+        for (i = 0; i < len * 8; i++, cases++) {
+            data[i / 8] ^= (unsigned char)(1u << (i % 8));
+            same_on_both(data, len, comps[k], &p, name, i, &differ);
+            data[i / 8] ^= (unsigned char)(1u << (i % 8));
+        }
+        for (i = 0; i <= len; i++, cases++)
+            same_on_both(data, i, comps[k], &p, name, i, &differ);
+        more = (unsigned char *)malloc(len + 3);
+        memcpy(more, data, len);
+        memcpy(more + len, "xyz", 3);
+        same_on_both(more, len + 3, comps[k], &p, name, len, &differ);
+        cases++;
+        free(more);
+        free(data);
+    }
+    printf("record: ISA-L and zlib alike on %u damaged streams; zlib's reason differs in %u\n",
+           cases, differ);
     payloads_free(&p);
 }
 
@@ -1233,7 +1367,7 @@ static void test_pipe_streaming(void)
     }
     close(fds[1]);
     {
-        read_result r = read_fd(fds[0], FC_COMPRESSION_AUTO, &p, 128, FC_READER_WORK_SIZE);
+        read_result r = read_fd(fds[0], FC_COMPRESSION_AUTO, &p, 128, g_work);
         CHECK_MSG(r.status == FC_END && r.count == 4 && !r.mismatch, "%s", r.err.message);
         CHECK(r.detected == FC_COMPRESSION_GZIP);
     }
@@ -1285,6 +1419,21 @@ int main(void)
     RUN(test_corpus_rewrite_is_byte_identical);
     RUN(test_pipe_streaming);
     RUN(test_compression_names);
+    RUN(test_inflater_choice);
+    RUN(test_isal_and_zlib_agree);
+    if (isal_in_use()) { /* the compressed tests again, on zlib's path */
+        printf("record: again with zlib's inflate\n");
+        g_work = ZLIB_WORK;
+        RUN(test_roundtrip_memory_all_compressions);
+        RUN(test_roundtrip_random_sizes);
+        RUN(test_roundtrip_fd_and_mmap);
+        RUN(test_interop_gzip_tool_and_python_zlib);
+        RUN(test_truncation_every_offset);
+        RUN(test_bit_flip_everywhere);
+        RUN(test_compressed_stream_errors);
+        RUN(test_pipe_streaming);
+        g_work = FC_READER_WORK_SIZE;
+    }
     {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -25,6 +25,28 @@
 typedef char fc_zstream_fits_[(sizeof(z_stream) <= FC_ZSTREAM_STORAGE) ? 1 : -1];
 #endif
 
+/* ISA-L's inflate (x86-64 builds with FC_WITH_ISAL, which the Makefile sets
+ * when libisal-dev is there), for readers whose work area holds its state;
+ * zlib for the others.  zactive is 1 for zlib, 2 for ISA-L, whose state
+ * lives in the arena with a pointer to it in zs. */
+#if !defined(FC_NO_ZLIB) && defined(FC_WITH_ISAL) && defined(__x86_64__)
+#include <isa-l/igzip_lib.h>
+/* Weak: libfeatc.a links without ISA-L (Debian has no libisal.a, so a
+ * fully static program cannot have it) and uses it when the program does */
+#pragma weak isal_inflate
+#pragma weak isal_inflate_init
+#define FC_ISAL 1
+#define ISAL_ARENA FC_INFLATE_ARENA_SIZE
+typedef char fc_isal_fits_[(sizeof(struct inflate_state) + 16u <= ISAL_ARENA) ? 1 : -1];
+
+/* Whether the program linked ISA-L. */
+static int isal_linked(void)
+{
+    return isal_inflate != NULL && isal_inflate_init != NULL;
+}
+#endif
+#define ZIN_MIN (16u * 1024u) /* the least input buffer of an fd reader */
+
 enum { SRC_MEM = 1, SRC_FD = 2 };
 
 /* ------------------------------------------------------------ small helpers */
@@ -170,11 +192,81 @@ static z_stream *rzs(fc_reader *r)
     return (z_stream *)(void *)r->zs.bytes;
 }
 
-static fc_status reader_zstart(fc_reader *r, fc_error *err)
+#ifdef FC_ISAL
+/* What an ISA-L reader keeps in zs: its state, and where the member (or
+ * ZLIB stream) being read starts, compressed and decompressed, so that zlib
+ * can take over there (isal_takeover). */
+typedef struct isal_slot {
+    struct inflate_state *st;
+    uint64_t member_raw;
+    uint64_t member_pos;
+} isal_slot;
+typedef char fc_isal_slot_fits_[(sizeof(isal_slot) <= FC_ZSTREAM_STORAGE) ? 1 : -1];
+
+static isal_slot slot_of(const fc_reader *r)
+{
+    isal_slot k;
+    memcpy(&k, r->zs.bytes, sizeof k);
+    return k;
+}
+
+static struct inflate_state *ris(const fc_reader *r)
+{
+    return slot_of(r).st;
+}
+
+/* The ISA-L state to read a new member or stream with. */
+static void isal_begin(fc_reader *r, struct inflate_state *st)
+{
+    isal_inflate_init(st);
+    st->crc_flag = r->compression == FC_COMPRESSION_GZIP ? ISAL_GZIP : ISAL_ZLIB;
+}
+#endif
+
+/* The compressed input not yet taken by the decompressor. */
+static uint64_t zin_left(const fc_reader *r)
+{
+#ifdef FC_ISAL
+    if (r->zactive == 2)
+        return ris(r)->avail_in;
+#endif
+    return ((const z_stream *)(const void *)r->zs.bytes)->avail_in;
+}
+
+static void zin_set(fc_reader *r, const unsigned char *p, size_t n)
+{
+#ifdef FC_ISAL
+    if (r->zactive == 2) {
+        ris(r)->next_in = (uint8_t *)(uintptr_t)p;
+        ris(r)->avail_in = (uint32_t)n;
+        return;
+    }
+#endif
+    rzs(r)->next_in = (Bytef *)(uintptr_t)p;
+    rzs(r)->avail_in = (uInt)n;
+}
+
+static fc_status reader_zstart_with(fc_reader *r, fc_error *err, int isal)
 {
     z_stream *zs = rzs(r);
     int bits = r->compression == FC_COMPRESSION_GZIP ? 15 + 16 : 15;
     int ret;
+#ifdef FC_ISAL
+    if (isal && r->arena.size >= ISAL_ARENA) {
+        isal_slot k;
+        memset(&k, 0, sizeof k);
+        k.st = (struct inflate_state *)fc_arena_alloc(&r->arena, sizeof(struct inflate_state));
+        if (k.st == NULL) /* never: checked at compile time */
+            return init_fail(r, err, FC_ERR_NO_MEMORY, "no room for ISA-L's inflate state");
+        isal_begin(r, k.st);
+        memcpy(r->zs.bytes, &k, sizeof k);
+        r->zactive = 2;
+        r->member_pending = 1;
+        return FC_OK;
+    }
+#else
+    (void)isal;
+#endif
     memset(zs, 0, sizeof *zs);
     zs->zalloc = arena_alloc;
     zs->zfree = arena_free;
@@ -197,6 +289,11 @@ static fc_status reader_zstart(fc_reader *r, fc_error *err)
     r->zactive = 1;
     r->member_pending = 1;
     return FC_OK;
+}
+
+static fc_status reader_zstart(fc_reader *r, fc_error *err)
+{
+    return reader_zstart_with(r, err, 1);
 }
 #endif
 
@@ -270,21 +367,27 @@ static fc_status reader_setup(fc_reader *r, const fc_reader_options *opt, fc_err
         return init_fail(r, err, FC_ERR_UNSUPPORTED,
                          "this build of the featc runtime has no zlib (FC_NO_ZLIB)");
 #else
-        if (opt->work == NULL || opt->work_size < (r->source == SRC_FD ? FC_READER_WORK_SIZE
-                                                                       : FC_INFLATE_ARENA_SIZE)) {
+        size_t input = r->source == SRC_FD ? ZIN_MIN : 0, arena = FC_INFLATE_ARENA_MIN;
+        if (opt->work == NULL || opt->work_size < FC_INFLATE_ARENA_MIN + input) {
             fc_msg m = fc_error_begin(&r->err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
             fc_msg_str(&m, "a compressed reader needs a work area of at least ");
-            fc_msg_u64(&m, r->source == SRC_FD ? FC_READER_WORK_SIZE : FC_INFLATE_ARENA_SIZE);
-            fc_msg_str(&m, " bytes, got ");
+            fc_msg_u64(&m, FC_INFLATE_ARENA_MIN + input);
+            fc_msg_str(&m, " bytes (");
+            fc_msg_u64(&m, FC_INFLATE_ARENA_SIZE + input);
+            fc_msg_str(&m, " for the fastest inflate), got ");
             fc_msg_u64(&m, opt->work == NULL ? 0 : opt->work_size);
             r->failed = 1;
             copy_error(err, &r->err);
             return FC_ERR_NO_MEMORY;
         }
-        fc_arena_init(&r->arena, opt->work, FC_INFLATE_ARENA_SIZE);
+#ifdef FC_ISAL
+        if (opt->work_size >= ISAL_ARENA + input && isal_linked())
+            arena = ISAL_ARENA; /* zstart then takes ISA-L */
+#endif
+        fc_arena_init(&r->arena, opt->work, arena);
         if (r->source == SRC_FD) {
-            r->zin = (unsigned char *)opt->work + FC_INFLATE_ARENA_SIZE;
-            r->zin_cap = opt->work_size - FC_INFLATE_ARENA_SIZE;
+            r->zin = (unsigned char *)opt->work + arena;
+            r->zin_cap = opt->work_size - arena;
         }
 #endif
     }
@@ -394,8 +497,7 @@ static fc_status reader_detect_fd(fc_reader *r)
         if (st != FC_OK)
             return st;
     }
-    rzs(r)->next_in = r->zin;
-    rzs(r)->avail_in = (uInt)n;
+    zin_set(r, r->zin, n);
     return FC_OK;
 #endif
 }
@@ -404,8 +506,7 @@ static fc_status reader_detect_fd(fc_reader *r)
 /* Makes raw input available to inflate; sets src_eof when there is none. */
 static fc_status reader_zrefill(fc_reader *r)
 {
-    z_stream *zs = rzs(r);
-    if (zs->avail_in > 0 || r->src_eof)
+    if (zin_left(r) > 0 || r->src_eof)
         return FC_OK;
     if (r->source == SRC_MEM) {
         size_t left = r->src_len - r->src_pos;
@@ -414,8 +515,7 @@ static fc_status reader_zrefill(fc_reader *r)
             r->src_eof = 1;
             return FC_OK;
         }
-        zs->next_in = (Bytef *)(uintptr_t)(r->src + r->src_pos);
-        zs->avail_in = (uInt)take;
+        zin_set(r, r->src + r->src_pos, take);
         r->src_pos += take;
         r->raw_read += take;
         return FC_OK;
@@ -429,29 +529,29 @@ static fc_status reader_zrefill(fc_reader *r)
             r->src_eof = 1;
             return FC_OK;
         }
-        zs->next_in = r->zin;
-        zs->avail_in = (uInt)got;
+        zin_set(r, r->zin, got);
         return FC_OK;
     }
 }
 
 static uint64_t reader_zoffset(fc_reader *r)
 {
-    return r->raw_read - rzs(r)->avail_in;
+    return r->raw_read - zin_left(r);
 }
 
-static fc_status reader_zerror(fc_reader *r, int status, const char *what, int ret,
-                               const char *note)
+/* An inflate error: "WHAT failed with error RET: TEXT (...)", TEXT being
+ * zlib's message (or, for ISA-L, zlib's words for its kind of error). */
+static fc_status reader_zerror_text(fc_reader *r, int status, const char *what, int ret,
+                                    const char *text, const char *note)
 {
-    z_stream *zs = rzs(r);
     fc_msg m = fc_error_begin(&r->err, status, r->next_index, r->pos + (r->end - r->start));
     fc_msg_str(&m, what);
     if (ret != Z_OK) {
         fc_msg_str(&m, " failed with error ");
         fc_msg_i64(&m, ret);
-        if (zs->msg != NULL) {
+        if (text != NULL) {
             fc_msg_str(&m, ": ");
-            fc_msg_str(&m, zs->msg);
+            fc_msg_str(&m, text);
         }
     }
     fc_msg_str(&m, " (");
@@ -467,10 +567,25 @@ static fc_status reader_zerror(fc_reader *r, int status, const char *what, int r
     return (fc_status)status;
 }
 
+static fc_status reader_zerror(fc_reader *r, int status, const char *what, int ret,
+                               const char *note)
+{
+    return reader_zerror_text(r, status, what, ret,
+                              ret != Z_OK && r->zactive == 1 ? rzs(r)->msg : NULL, note);
+}
+
 /* A GZIP member starts at the next compressed byte: count it, and log it. */
 static void reader_member_begins(fc_reader *r)
 {
     r->member_pending = 0;
+#ifdef FC_ISAL
+    if (r->zactive == 2) {
+        isal_slot k = slot_of(r);
+        k.member_raw = reader_zoffset(r);
+        k.member_pos = r->pos + (r->end - r->start);
+        memcpy(r->zs.bytes, &k, sizeof k);
+    }
+#endif
     if (r->compression != FC_COMPRESSION_GZIP)
         return;
     if (r->members_seen < (uint64_t)r->members_cap) {
@@ -482,10 +597,221 @@ static void reader_member_begins(fc_reader *r)
     r->members_seen++;
 }
 
+#ifdef FC_ISAL
+/* zlib's words for ISA-L's kinds of error (zlib tells more cases apart). */
+static const char *isal_text(int ret)
+{
+    switch (ret) {
+    case ISAL_INVALID_BLOCK: return "invalid block type";
+    case ISAL_INVALID_SYMBOL: return "invalid literal/length code";
+    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER: return "incorrect header check";
+    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+    default: return "invalid compressed data";
+    }
+}
+
+static fc_status reader_inflate_more(fc_reader *r);
+
+/* ISA-L found the stream damaged or cut short.  zlib reports such a stream
+ * differently (it hands out what it decoded before the damage, which ISA-L
+ * may hold back, and words more kinds of damage), so zlib takes over: from
+ * the start of the member (or ZLIB stream), its output up to what ISA-L
+ * gave dropped, then on as zlib reads it.  A file descriptor that cannot
+ * go back (a pipe) keeps ISA-L's error, passed in. */
+static fc_status isal_takeover(fc_reader *r, fc_status isal_error)
+{
+    isal_slot k = slot_of(r);
+    uint64_t want, got = 0;
+    size_t keep_start = r->start, keep_end = r->end;
+    z_stream *zs;
+    int ret = Z_OK;
+    if (r->source == SRC_MEM) {
+        r->src_pos = (size_t)k.member_raw;
+    } else {
+#ifndef FC_NO_POSIX
+        uint64_t back = r->raw_read - k.member_raw; /* what the fd read from the member on */
+        if (back > (uint64_t)INT64_MAX || lseek(r->fd, -(off_t)back, SEEK_CUR) == (off_t)-1)
+            return isal_error;
+#else
+        return isal_error;
+#endif
+    }
+    r->failed = 0; /* the error ISA-L set is not the one reported */
+    fc_error_clear(&r->err);
+    r->raw_read = k.member_raw;
+    r->src_eof = 0;
+    fc_arena_reset(&r->arena);
+    if (reader_zstart_with(r, NULL, 0) != FC_OK)
+        return (fc_status)r->err.status;
+    zs = rzs(r);
+    zs->next_in = Z_NULL;
+    zs->avail_in = 0;
+    r->member_pending = 0; /* counted and logged already */
+    want = r->pos + (keep_end - keep_start) - k.member_pos;
+    while (got < want) { /* zlib's output that ISA-L gave: dropped */
+        unsigned char sink[1024];
+        fc_status st = reader_zrefill(r);
+        if (st != FC_OK)
+            return st;
+        zs->next_out = sink;
+        zs->avail_out = (uInt)(want - got < sizeof sink ? want - got : sizeof sink);
+        ret = inflate(zs, Z_NO_FLUSH);
+        got += (uint64_t)(zs->next_out - sink);
+        if ((ret != Z_OK && ret != Z_BUF_ERROR) || (zs->avail_in == 0 && r->src_eof))
+            break;
+    }
+    r->start = keep_start;
+    r->end = keep_end;
+    if (got < want) {
+        /* zlib stops sooner: ISA-L took bytes zlib refuses (a distance
+         * reaching before the stream's start, which ISA-L reads as zeros).
+         * What zlib did not produce goes, where still in the buffer. */
+        uint64_t at = k.member_pos + got;
+        if (at >= r->pos)
+            r->end = r->start + (size_t)(at - r->pos);
+        if (ret == Z_STREAM_END)
+            return reader_inflate_more(r); /* it ends the member there */
+        if (ret != Z_OK && ret != Z_BUF_ERROR)
+            return reader_zerror(r, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
+                                 "inflate()", ret, NULL);
+        return reader_zerror(r, FC_ERR_TRUNCATED,
+                             "truncated compressed stream: the input ends before the end "
+                             "of the compressed data",
+                             Z_OK, NULL);
+    }
+    if (ret == Z_STREAM_END)
+        return reader_inflate_more(r); /* the member's end, met again there */
+    if (ret != Z_OK && ret != Z_BUF_ERROR) /* the damage, just past ISA-L's output */
+        return reader_zerror(r, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
+                             "inflate()", ret, NULL);
+    if (r->end == r->cap)
+        return FC_OK; /* no room: the next fill goes on with zlib */
+    return reader_inflate_more(r);
+}
+
+/* reader_inflate_more with ISA-L: the same steps and messages. */
+static fc_status reader_inflate_more_isal(fc_reader *r)
+{
+    struct inflate_state *st = ris(r);
+    size_t room = r->cap - r->end, entry_end = r->end;
+    st->next_out = r->buf + r->end;
+    st->avail_out = room > (size_t)UINT32_MAX ? UINT32_MAX : (uint32_t)room;
+    for (;;) {
+        uint32_t before = st->avail_out, in_before;
+        int ret;
+        fc_status s = reader_zrefill(r);
+        if (s != FC_OK)
+            return s;
+        if (r->member_pending && (st->avail_in > 0 || !r->src_eof)) {
+            reader_member_begins(r);
+            /* zlib rejects a member at its first wrong magic byte (ISA-L
+             * waits for a whole header first, so that garbage shorter than
+             * one would read as a stream cut short), and one with reserved
+             * flags set (ISA-L ignores them): zlib takes over */
+            if (r->compression == FC_COMPRESSION_GZIP && st->avail_in > 0 &&
+                (st->next_in[0] != 0x1f || (st->avail_in > 1 && st->next_in[1] != 0x8b) ||
+                 (st->avail_in > 3 && (st->next_in[3] & 0xe0) != 0)))
+                return isal_takeover(r, reader_zerror_text(r, FC_ERR_INFLATE, "inflate()",
+                                                           Z_DATA_ERROR,
+                                                           "incorrect header check", NULL));
+        }
+        in_before = st->avail_in;
+        ret = isal_inflate(st);
+        r->end = (size_t)(st->next_out - r->buf);
+        if (ret < 0) /* zlib's Z_DATA_ERROR, with zlib's words, unless zlib takes over */
+            return isal_takeover(r, reader_zerror_text(r, FC_ERR_INFLATE, "inflate()",
+                                                       Z_DATA_ERROR, isal_text(ret), NULL));
+        if (st->block_state == ISAL_BLOCK_FINISH) {
+            /* End of one zlib stream or gzip member, its trailer checked.
+             * Whole bytes ISA-L read ahead into its bit buffer are given
+             * back (after a ZLIB stream it keeps some), so that what
+             * follows starts where zlib would find it. */
+            uint32_t ahead = (uint32_t)(st->read_in_length / 8);
+            const unsigned char *chunk = r->source == SRC_MEM ? r->src : r->zin;
+            if (ahead > 0 && (size_t)(st->next_in - chunk) >= ahead) {
+                st->next_in -= ahead;
+                st->avail_in += ahead;
+                st->read_in_length = 0;
+                st->read_in = 0;
+            }
+            s = reader_zrefill(r);
+            if (s != FC_OK)
+                return s;
+            if (st->avail_in == 0 && r->src_eof) {
+                r->stream_done = 1;
+                return FC_OK;
+            }
+            if (r->compression == FC_COMPRESSION_ZLIB) {
+                r->zlib_trailing = 1; /* reported once the records before are read */
+                r->stream_done = 1;
+                return FC_OK;
+            }
+            { /* GZIP: another member follows; read it as part of the same stream */
+                uint8_t *in = st->next_in, *out = st->next_out;
+                uint32_t in_left = st->avail_in, out_left = st->avail_out;
+                isal_begin(r, st);
+                st->next_in = in;
+                st->avail_in = in_left;
+                st->next_out = out;
+                st->avail_out = out_left;
+            }
+            r->member_pending = 1;
+            if (r->end > entry_end)
+                return FC_OK;
+            continue;
+        }
+        if (st->avail_out < before) {
+            /* the data ended: zlib checks the trailer in the same call,
+             * before the last records are read, even with no output room
+             * left (ISA-L then waits: it is given one byte it will not
+             * use, nothing being left to write) */
+            if ((st->block_state == ISAL_BLOCK_INPUT_DONE ||
+                 st->block_state == ISAL_CHECKSUM_CHECK) &&
+                (st->avail_in > 0 || !r->src_eof)) {
+                if (st->avail_out > 0)
+                    continue;
+                if (st->tmp_out_valid == st->tmp_out_processed) {
+                    uint8_t spare, *out = st->next_out;
+                    st->next_out = &spare;
+                    st->avail_out = 1;
+                    s = reader_zrefill(r);
+                    if (s != FC_OK)
+                        return s;
+                    ret = isal_inflate(st);
+                    st->next_out = out;
+                    st->avail_out = 0;
+                    if (ret < 0)
+                        return isal_takeover(r, reader_zerror_text(r, FC_ERR_INFLATE,
+                                                                   "inflate()", Z_DATA_ERROR,
+                                                                   isal_text(ret), NULL));
+                }
+            }
+            return FC_OK;
+        }
+        if (r->end > entry_end && st->avail_in == 0 && r->src_eof)
+            return FC_OK; /* what came first is handed out; the end is met next time */
+        if (st->avail_in == 0 && r->src_eof)
+            return isal_takeover(r, reader_zerror(r, FC_ERR_TRUNCATED,
+                                                  "truncated compressed stream: the input ends "
+                                                  "before the end of the compressed data",
+                                                  Z_OK, NULL));
+        if (st->avail_in == in_before && in_before > 0) /* never seen: no endless loop */
+            return reader_zerror_text(r, FC_ERR_INFLATE, "inflate()", Z_DATA_ERROR,
+                                      "no progress", NULL);
+    }
+}
+#endif
+
 /* Inflates into buf[end, cap) until some output was produced or the stream ended. */
 static fc_status reader_inflate_more(fc_reader *r)
 {
     z_stream *zs = rzs(r);
+#ifdef FC_ISAL
+    if (r->zactive == 2)
+        return reader_inflate_more_isal(r);
+#endif
     zs->next_out = r->buf + r->end;
     zs->avail_out = (uInt)((r->cap - r->end) > (size_t)UINT_MAX ? UINT_MAX : (r->cap - r->end));
     for (;;) {
@@ -1139,9 +1465,13 @@ fc_status fc_reader_seek_member(fc_reader *r, const fc_gzip_member *m)
         } else {
             r->src_pos = (size_t)m->offset;
         }
-        (void)inflateReset(zs);
-        zs->next_in = Z_NULL;
-        zs->avail_in = 0;
+#ifdef FC_ISAL
+        if (r->zactive == 2)
+            isal_begin(r, ris(r));
+        else
+#endif
+            (void)inflateReset(zs);
+        zin_set(r, NULL, 0);
         r->raw_read = m->offset;
         r->src_eof = r->stream_done = r->zlib_trailing = 0;
         r->start = r->end = r->prefetched = 0;
@@ -1237,7 +1567,7 @@ uint64_t fc_reader_raw_offset(const fc_reader *r)
 {
 #ifndef FC_NO_ZLIB
     if (r->zactive)
-        return r->raw_read - ((const z_stream *)(const void *)r->zs.bytes)->avail_in;
+        return r->raw_read - zin_left(r);
 #endif
     if (r->zero_copy)
         return r->pos;
@@ -1247,6 +1577,29 @@ uint64_t fc_reader_raw_offset(const fc_reader *r)
 size_t fc_reader_arena_peak(const fc_reader *r)
 {
     return r->arena.peak;
+}
+
+const char *fc_reader_inflater(const fc_reader *r)
+{
+    switch (r->zactive) {
+    case 1:
+        return "zlib";
+    case 2:
+        return "isa-l";
+    default:
+        return NULL;
+    }
+}
+
+const char *fc_inflate_impl(void)
+{
+#if defined(FC_NO_ZLIB)
+    return "none";
+#elif defined(FC_ISAL)
+    return isal_linked() ? "isa-l+zlib" : "zlib";
+#else
+    return "zlib";
+#endif
 }
 
 /* -------------------------------------------------------------------- mmap */
