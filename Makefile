@@ -50,7 +50,7 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
        -Wmissing-prototypes -Werror
 # Public headers for every module; tests also see the runtime's private wire.h.
-CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -Iinclude -isystem $(BUILD)/gen $(CPPFLAGS)
+CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -Iinclude -isystem $(BUILD)/gen $(CPPFLAGS_ISAL) $(CPPFLAGS)
 CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Isrc/runtime/core
 
 # The allocation-free core: framing, CRC, parse, serialize, batch, segments.
@@ -82,6 +82,26 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
 
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
+# ISA-L's inflate behind the reader on x86-64 when libisal-dev is installed
+# (about twice zlib's speed on compressible data; README, "Compression");
+# make WITH_ZLIB=1 keeps zlib alone.  Probed with the compiler and flags in
+# use: a -m32 or cross build finds no libisal and keeps zlib.
+ifneq ($(WITH_ZLIB),1)
+HAVE_ISAL := $(shell printf '\043include <isa-l/igzip_lib.h>\nint main(void) { static struct inflate_state s; isal_inflate_init(&s); return 0; }\n' | \
+    $(CC) $(CFLAGS) -x c - -o /dev/null -lisal 2>/dev/null && echo 1)
+endif
+# The runtime references ISA-L's two functions weakly (record.c): a program
+# that does not link libisal, a fully static one included (Debian ships no
+# libisal.a), runs zlib.  Weak references do not count as a need, so the
+# linker's default --as-needed would drop a plain -lisal: it is linked with
+# --no-as-needed, here and wherever these flags are written down.
+ifeq ($(HAVE_ISAL),1)
+CPPFLAGS_ISAL = -DFC_WITH_ISAL
+LIBS_ISAL = -Wl,--push-state,--no-as-needed -lisal -Wl,--pop-state
+LIBS_Z = $(LIBS_ISAL) -lz
+endif
+# the test scripts link libfeatc.a with it (${LIBS_Z:--lz})
+export LIBS_Z
 
 EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
@@ -91,11 +111,19 @@ GEN_SPECS = $(BUILD)/gen-specs
 
 .PHONY: all demo bench install install-python uninstall deps clean python python-bench
 
-all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.so.$(VERSION) $(BUILD)/libfeatc_fallback.a \
+all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc.so.$(VERSION) \
+     $(BUILD)/libfeatc_fallback.a \
      $(BUILD)/libfeatc_compiler.a \
      $(EXAMPLES:%=$(BUILD)/examples/%) $(SPECS:%=$(BUILD)/specs/%)
 
 # ------------------------------------------------------------------ build
+
+# What a program links after libfeatc.a (or libfeatc_pic.a): zlib, libm,
+# threads, and ISA-L where the build found it.  README's quick start and
+# featc.load read it: cc ... build/libfeatc.a $(cat build/libfeatc.libs)
+$(BUILD)/libfeatc.libs: Makefile
+	@mkdir -p $(dir $@)
+	echo "$(LIBS_Z) -lm -pthread" > $@
 
 $(PB_SRC) $(PB_HDR): src/runtime/fallback/fc_example.proto
 	@mkdir -p $(BUILD)/gen
@@ -322,7 +350,7 @@ $(PYBUILD)/featc/%.py: python/featc/%.py
 	cp $< $@
 
 python: $(PY_SPECS:%=$(PYBUILD)/%.abi3.so) $(PY_PACKAGE:python/%=$(PYBUILD)/%) \
-        $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a
+        $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a $(BUILD)/libfeatc.libs
 
 # The bench specs' modules, for test-python and make bench.
 python-bench: $(PY_BENCH_SPECS:%=$(PYBUILD)/%.abi3.so)
@@ -335,7 +363,13 @@ PC_FILES = src/runtime/featc.pc.in src/runtime/featc-fallback.pc.in src/compiler
 CMAKE_FILES = cmake/featcConfig.cmake.in cmake/featcConfigVersion.cmake.in cmake/featcGenerate.cmake
 # The pointer size the library is built for, which featcConfigVersion.cmake checks.
 SIZEOF_VOID_P = $(shell echo __SIZEOF_POINTER__ | $(CC) $(CFLAGS) -E -P - | tail -n 1)
-PC_SUBST = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+# ISA-L, when the runtime has it.  featc::runtime_static links it; the .pc
+# file leaves it out of Libs.private, so that pkg-config --static still
+# makes a fully static program (zlib), and names it in its isal_libs variable.
+COMMA := ,
+CMAKE_ISAL = $(if $(LIBS_ISAL),-Wl$(COMMA)--push-state$(COMMA)--no-as-needed;isal;-Wl$(COMMA)--pop-state;)
+PC_SUBST = -e 's|@LIBS_ISAL@|$(LIBS_ISAL)|g' -e 's|@CMAKE_ISAL@|$(CMAKE_ISAL)|g' \
+           -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
            -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
            -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g'
 
@@ -344,8 +378,8 @@ install: all
 	    $(DESTDIR)$(INCLUDEDIR)/featc $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/featc $(DESTDIR)$(BINDIR)/featc
 	install -m 644 docs/featc.1 $(DESTDIR)$(MANDIR)/man1/featc.1
-	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_compiler.a \
-	    $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc_fallback.a \
+	    $(BUILD)/libfeatc_compiler.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/libfeatc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf libfeatc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libfeatc.so
@@ -369,7 +403,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PYTHONDIR)/featc
 	rm -f $(DESTDIR)$(LIBDIR)/libfeatc_python.a $(DESTDIR)$(LIBDIR)/libfeatc_pic.a
 	rm -f $(DESTDIR)$(BINDIR)/featc
-	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libfeatc.a libfeatc_fallback.a libfeatc_compiler.a \
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libfeatc.a libfeatc.libs libfeatc_fallback.a libfeatc_compiler.a \
 	    libfeatc.so.$(VERSION) $(SONAME) libfeatc.so)
 	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(PC_FILES:.in=)))
 	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,$(notdir $(CMAKE_FILES:.in=)))

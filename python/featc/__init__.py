@@ -58,6 +58,16 @@ def _layout(exe):
                      "is not beside %s: run make python (or make install)" % exe)
 
 
+def _link_libs(lib):
+    """What the runtime's archive needs after it: libfeatc.libs, written by
+    make beside it (ISA-L when the runtime was built with it)."""
+    try:
+        with open(os.path.join(lib, "libfeatc.libs")) as f:
+            return f.read().split()
+    except OSError:
+        return ["-lz", "-lm", "-pthread"]
+
+
 def _cache_dir():
     base = os.environ.get("FEATC_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
@@ -93,8 +103,8 @@ def _build(spec, name, build_dir):
           "-D_POSIX_C_SOURCE=200809L", "-isystem", sysconfig.get_paths()["include"],
           "-I" + inc, "-I" + build_dir, "-o", tmp,
           os.path.join(build_dir, name + ".c"), os.path.join(build_dir, name + "_py.c"),
-          os.path.join(lib, "libfeatc_python.a"), os.path.join(lib, "libfeatc_pic.a"),
-          "-lz", "-lm", "-pthread"], "compiling the module")
+          os.path.join(lib, "libfeatc_python.a"), os.path.join(lib, "libfeatc_pic.a")] +
+         _link_libs(lib), "compiling the module")
     os.replace(tmp, so)  # atomic: a concurrent build never imports half a file
     mod = _import_file(name, so)
     from . import stubs

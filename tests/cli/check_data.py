@@ -60,7 +60,8 @@ def build_driver(spec, out):
     rc, _, err = run(cc + ["-std=c99", "-O1", "-D_POSIX_C_SOURCE=200809L",
                       "-I" + os.path.join(REPO, "include"), "-I" + out, "-o", exe,
                       os.path.join(out, base + ".c"), os.path.join(out, base + "_main.c"),
-                      os.path.join(BUILD, "libfeatc.a"), "-lz", "-lm", "-lpthread"])
+                      os.path.join(BUILD, "libfeatc.a")] +
+                     os.environ.get("LIBS_Z", "-lz").split() + ["-lm", "-lpthread"])
     if rc != 0:
         print(err, file=sys.stderr)
         return None, None

@@ -94,8 +94,9 @@ def driver(name, spec_text):
         f.write(spec_text)
     subprocess.run([FEATC, "compile", "-o", d, "--driver", spec], check=True)
     exe = os.path.join(d, name)
-    cmd = ("%s -std=c99 -O1 -D_POSIX_C_SOURCE=200809L -I%s %s/%s.c %s/%s_main.c %s/libfeatc.a -lz -lm -o %s"
-           % (CC, os.path.join(REPO, "include"), d, name, d, name, BUILD, exe))
+    cmd = ("%s -std=c99 -O1 -D_POSIX_C_SOURCE=200809L -I%s %s/%s.c %s/%s_main.c %s/libfeatc.a %s -lm -o %s"
+           % (CC, os.path.join(REPO, "include"), d, name, d, name, BUILD,
+              os.environ.get("LIBS_Z", "-lz"), exe))
     subprocess.run(cmd, shell=True, check=True)
     return exe
 

@@ -44,7 +44,7 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
             -o "$out/a/${name}_py.o" && ok || bad "$name: ${name}_py.c with $cc"
     done
     gcc -std=c99 $STRICT -I"$root/include" -o "$out/a/$name" "$out/a/$name.c" \
-        "$out/a/${name}_main.c" "$build/libfeatc.a" -lz -lm && ok || bad "$name: link"
+        "$out/a/${name}_main.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm && ok || bad "$name: link"
     # the driver runs: usage error without files, a clean empty input
     # NAME_BATCH_BYTES(b) is a constant expression (static storage is
     # declared with it) and equals what the binder measures, as C and C++.
@@ -67,7 +67,7 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
     } > "$bt"
     grep -q _batch_bind "$bt" && ok || bad "$name: no batch API in $name.h"
     gcc -std=c99 $STRICT -I"$root/include" -I"$out/a" -o "$out/a/${name}_batch" "$bt" "$out/a/$name.c" \
-        "$build/libfeatc.a" -lz -lm && "$out/a/${name}_batch" && ok || bad "$name: batch bytes (C)"
+        "$build/libfeatc.a" ${LIBS_Z:--lz} -lm && "$out/a/${name}_batch" && ok || bad "$name: batch bytes (C)"
     g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/include" -I"$out/a" -c "$bt" \
         -o "$out/a/${name}_batch-cxx.o" && ok || bad "$name: batch bytes (C++)"
     # a segments block: the segmenter is static storage that sets up, as C and C++
@@ -90,7 +90,7 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/segment.feat; do
     } > "$sg"
     if grep -q _seg_init "$sg"; then
         gcc -std=c99 $STRICT -I"$root/include" -I"$out/a" -o "$out/a/${name}_seg" "$sg" \
-            "$out/a/$name.c" "$build/libfeatc.a" -lz -lm && "$out/a/${name}_seg" && ok ||
+            "$out/a/$name.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm && "$out/a/${name}_seg" && ok ||
             bad "$name: segmenter (C)"
         g++ -x c++ -std=c++11 $STRICT -Wsign-conversion -I"$root/include" -I"$out/a" -c "$sg" \
             -o "$out/a/${name}_seg-cxx.o" && ok || bad "$name: segmenter (C++)"

@@ -35,7 +35,7 @@ $py "$root/tests/embedded/records.py" "$out/gen"
 gcc -std=c99 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$root/include -I$out/gen $NANOPB_INC -o "$out/nanopb-check" \
     "$root/tests/embedded/nanopb_check.c" "$root/tests/embedded/nanopb_tutorial.c" \
     "$nanopb/pb_decode.c" "$nanopb/pb_common.c" "$out/nanopb/fc_example.pb.c" "$out/gen/tutorial.c" \
-    "$out/gen/records.c" "$build/libfeatc.a" -lz
+    "$out/gen/records.c" "$build/libfeatc.a" ${LIBS_Z:--lz}
 "$out/nanopb-check"
 echo
 M4="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"

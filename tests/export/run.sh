@@ -21,7 +21,7 @@ for spec in "$root"/specs/*.feat "$root"/tests/specs/*.feat; do
     list=$(sed -n 's/^extern const fc_message_desc \([a-z0-9_]*\);$/X_EXAMPLE(\1)/p;
                    s/^extern const fc_seq_desc \([a-z0-9_]*\);$/X_SEQUENCE(\1)/p' "$dir/$name.h" | tr '\n' ' ')
     if ! ${CC:-cc} -std=c99 -I"$root/include" -I"$dir" -DDESC_HEADER="\"$name.h\"" -DDESC_LIST="$list" \
-        -o "$dir/desc" "$root/tests/export/desc.c" "$dir/$name.c" "$build/libfeatc.a" -lz -lm 2>>"$dir/log" ||
+        -o "$dir/desc" "$root/tests/export/desc.c" "$dir/$name.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm 2>>"$dir/log" ||
         ! "$dir/desc" > "$dir/desc.json"; then
         echo "export-$name: 0 passed, 1 failed"; head -5 "$dir/log"; status=1; continue
     fi

@@ -61,6 +61,25 @@ readelf -d "$tmp/app/static" 2>/dev/null | grep -q NEEDED && bad "the static bui
 "$tmp/app/static" "$data" >"$tmp/static.json" 2>&1 && cmp -s "$tmp/want.json" "$tmp/static.json" &&
     ok || bad "static build's output differs from the in-tree driver's"
 
+# ISA-L (README, "Compression"): where the runtime was built with it, the
+# shared library needs it, pkg-config names it in isal_libs (not in
+# Libs.private, which made the fully static program above), and a program
+# linking libfeatc.a with those flags needs libisal too
+isal=$(pkg-config --variable=isal_libs featc)
+if grep -q -- -lisal "$build/libfeatc.libs"; then
+    [ -n "$isal" ] && ok || bad "the runtime has ISA-L but featc.pc's isal_libs is empty"
+    readelf -d "$libdir/libfeatc.so" | grep -q "NEEDED.*libisal" && ok || bad "libfeatc.so does not need libisal"
+    # shellcheck disable=SC2086
+    cc -std=c99 -o "$tmp/app/isal" "$tmp/app/gen/penguin.c" "$tmp/app/gen/penguin_main.c" \
+        $(pkg-config --cflags featc) $(pkg-config --libs --static featc | sed "s|-lfeatc|$libdir/libfeatc.a|") $isal 2>"$tmp/cc.err" && ok || bad "static libfeatc.a with isal_libs: $(head -5 "$tmp/cc.err")"
+    readelf -d "$tmp/app/isal" 2>/dev/null | grep -q "NEEDED.*libisal" && ok ||
+        bad "libfeatc.a linked with isal_libs does not need libisal"
+    "$tmp/app/isal" "$data" >"$tmp/isal.json" 2>&1 && cmp -s "$tmp/want.json" "$tmp/isal.json" &&
+        ok || bad "the ISA-L build's output differs from the in-tree driver's"
+else
+    [ -z "$isal" ] && ok || bad "the runtime has no ISA-L but featc.pc's isal_libs is '$isal'"
+fi
+
 # the compiler in-process, through featc-compiler.pc
 cat >"$tmp/app/use_compiler.c" <<'C'
 #include <stdio.h>
@@ -86,7 +105,7 @@ cc -std=c99 -o "$tmp/app/use_compiler" "$tmp/app/use_compiler.c" $(pkg-config --
 # installed builds must print
 cons=$root/tests/install/consumer
 cc -std=c99 -I"$root/include" -I"$build/gen-specs" -o "$tmp/species" "$cons/species.c" \
-    "$build/gen-specs/penguin.c" "$build/libfeatc.a" -lz -lm -pthread && ok || bad "in-tree species"
+    "$build/gen-specs/penguin.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm -pthread && ok || bad "in-tree species"
 "$tmp/species" "$data" >"$tmp/species.want" 2>&1
 mnist=$corpus/tfx__mnist.tfrecord
 "$build/specs/mnist" "$mnist" >"$tmp/mnist.want" 2>&1
@@ -130,6 +149,10 @@ for gen in Ninja "Unix Makefiles"; do
         ok || bad "cmake ($gen): kinds (featc::fallback) printed: $(head -3 "$tmp/got")"
     readelf -d "$b/species" 2>/dev/null | grep -q "NEEDED.*\[$soname\]" && ok || bad "cmake ($gen): species does not use $soname"
     readelf -d "$b/penguin_dump" 2>/dev/null | grep -q "NEEDED.*libfeatc" && bad "cmake ($gen): LINK featc::runtime_static linked the shared library" || ok
+    if [ -n "$isal" ]; then
+        readelf -d "$b/penguin_dump" 2>/dev/null | grep -q "NEEDED.*libisal" && ok ||
+            bad "cmake ($gen): featc::runtime_static did not link ISA-L"
+    fi
     # a second build does nothing; touching one spec rebuilds what uses it
     if [ "$gen" = Ninja ]; then
         ninja -C "$b" -n >"$tmp/again" 2>&1; grep -q "no work to do" "$tmp/again" && ok || bad "cmake (Ninja): second build not empty: $(head -5 "$tmp/again")"

@@ -30,7 +30,7 @@ for f in $files "$@"; do
         why="the inferred spec does not compile: $(head -5 "$dir/compile.err")"
     elif ! $CC -std=c99 -O1 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Wconversion \
             -Werror -I"$root/include" -I"$dir" -o "$dir/driver" "$dir/spec.c" "$dir/spec_main.c" \
-            "$build/libfeatc.a" -lz -lm 2>"$dir/cc.err"; then
+            "$build/libfeatc.a" ${LIBS_Z:--lz} -lm 2>"$dir/cc.err"; then
         why="the generated driver does not build: $(head -5 "$dir/cc.err")"
     elif ! "$dir/driver" "$f" >"$dir/driver.json" 2>"$dir/driver.err"; then
         why="the driver does not read the file: $(head -3 "$dir/driver.err")"

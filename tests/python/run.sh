@@ -58,16 +58,16 @@ build_spec() {
     # shellcheck disable=SC2086
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" $inc \
         -o "$b_dir/$base.abi3.so" "$b_dir/$base.c" "$b_dir/${base}_py.c" \
-        "$build/libfeatc_python.a" "$build/libfeatc_pic.a" -lz -lm -pthread &&
+        "$build/libfeatc_python.a" "$build/libfeatc_pic.a" ${LIBS_Z:--lz} -lm -pthread &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L $inc -o "$b_dir/driver" "$b_dir/$base.c" \
-        "$b_dir/${base}_main.c" "$build/libfeatc.a" -lz -lm &&
+        "$b_dir/${base}_main.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror $inc -include "$b_dir/$base.h" \
         -DDESC="${pkg}_${msg}_desc" $seq -o "$b_dir/dump_extras" "$root/tests/python/dump_extras.c" \
-        "$b_dir/$base.c" "$build/libfeatc.a" -lz -lm &&
+        "$b_dir/$base.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror $inc -include "$b_dir/$base.h" \
         -DDESC="${pkg}_${msg}_desc" -o "$b_dir/check" "$root/tests/oracle/$checker" \
         "$root/tests/oracle/oracle.c" "$root/tests/oracle/seq_oracle.c" "$b_dir/$base.c" \
-        "$build/libfeatc_fallback.a" "$build/libfeatc.a" -lprotobuf-c -lz -lm
+        "$build/libfeatc_fallback.a" "$build/libfeatc.a" -lprotobuf-c ${LIBS_Z:--lz} -lm
 }
 
 rm -rf "$out/random"
