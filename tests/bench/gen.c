@@ -4,8 +4,10 @@
  *
  *   gen DIR   writes DIR/tutorial.tfrecord    200,000 records, 4 scalar features
  *                    DIR/tutorial.tfrecord.gz the same records, GZIP
+ *                    DIR/tutorial.tfrecord.zz the same records, ZLIB
  *                    DIR/wide.tfrecord        101 features, 26 of them read
  *                    DIR/wide.tfrecord.gz     the same records, GZIP
+ *                    DIR/wide.tfrecord.zz     the same records, ZLIB
  *                    DIR/image.tfrecord       300 records of 60-120 KB images
  *                    DIR/sequence.tfrecord    SequenceExamples of 20-200 frames
  */
@@ -249,8 +251,10 @@ int main(int argc, char **argv)
     }
     gen_tutorial(argv[1], "tutorial.tfrecord", FC_COMPRESSION_NONE);
     gen_tutorial(argv[1], "tutorial.tfrecord.gz", FC_COMPRESSION_GZIP);
+    gen_tutorial(argv[1], "tutorial.tfrecord.zz", FC_COMPRESSION_ZLIB);
     gen_wide(argv[1], "wide.tfrecord", FC_COMPRESSION_NONE);
     gen_wide(argv[1], "wide.tfrecord.gz", FC_COMPRESSION_GZIP);
+    gen_wide(argv[1], "wide.tfrecord.zz", FC_COMPRESSION_ZLIB);
     gen_image(argv[1]);
     gen_sequence(argv[1]);
     return 0;
