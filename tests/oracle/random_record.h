@@ -27,9 +27,10 @@ static inline size_t below(size_t n)
 
 static inline int64_t rnd_int64(void)
 {
-    switch (below(4)) {
+    switch (below(5)) {
     case 0: return (int64_t)below(300);
     case 1: return -(int64_t)below(300);
+    case 2: return (int64_t)(rnd() >> below(64)); /* varints of every length, 1-10 bytes */
     default: return (int64_t)rnd();
     }
 }
@@ -45,6 +46,11 @@ static inline float rnd_float(void)
     return (float)((double)(int64_t)(rnd() % 2000000) / 1000.0 - 1000.0);
 }
 
+/* Set: every int64 and float list packed, as protobuf writes them, so that
+ * a record may take the generated parsers' fast path (which one unpacked
+ * list anywhere sends to the general path). */
+static int rr_packed_only;
+
 /* A Feature of type t with n values, packed or not at random. */
 static inline void rnd_feature(wbuf *f, fc_type t, size_t n)
 {
@@ -54,7 +60,7 @@ static inline void rnd_feature(wbuf *f, fc_type t, size_t n)
         static int64_t v[4096];
         for (i = 0; i < n; i++)
             v[i] = rnd_int64();
-        if (below(2))
+        if (rr_packed_only || below(2))
             f_int64_packed(f, v, n);
         else
             f_int64_unpacked(f, v, n);
@@ -62,7 +68,7 @@ static inline void rnd_feature(wbuf *f, fc_type t, size_t n)
         static float v[4096];
         for (i = 0; i < n; i++)
             v[i] = rnd_float();
-        if (below(2))
+        if (rr_packed_only || below(2))
             f_float_packed(f, v, n);
         else
             f_float_unpacked(f, v, n);
@@ -206,6 +212,7 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
     /* The fields of a SparseFeature mostly get one count, so that it can
      * parse (index and value counts must agree). */
     static size_t shared[4096];
+    rr_packed_only = below(4) == 0;
     for (i = 0; i < desc->nfields && i < 4096; i++)
         shared[i] = (size_t)-1;
     for (i = 0; i < desc->nfields; i++) {

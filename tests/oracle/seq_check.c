@@ -310,6 +310,7 @@ static void random_seq_record(wbuf *ex)
     size_t i, d;
     ctx_blocks[0].n = ctx_blocks[1].n = list_blocks[0].n = list_blocks[1].n = 0;
     clean = below(3) == 0;
+    rr_packed_only = clean && below(2) == 0;
     aligned_frames = below(5);
     for (i = 0; i < 4096; i++)
         cplan[i] = lplan[i] = (size_t)-1;
