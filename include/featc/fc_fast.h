@@ -609,6 +609,66 @@ FC_FAST_INLINE int fc_fast_varlen(fc_type t, const fc_fast_entry *e, void *dst, 
     return fc_fast_feature_values(t, e->val, e->val_len, dst, max, count);
 }
 
+/* FixedLen frames of `stride` floats, or of one int64, laid out as protobuf
+ * writes them (what fc_fast_frame_run takes): a run of them from *pp, at
+ * most max, into dst, *pp moved past them; the count is returned, and the
+ * loop in fc_fast_frames takes a frame of any other layout.  Floats: every
+ * frame is the same six header bytes, one constant, and 4 * stride bytes,
+ * so no frame waits on the one before.  An int64: the varint's stop bit
+ * must be where the frame's length says (fc_fast_varint_exact's rule, for
+ * varints of 1-8 bytes), read from one word.  Little-endian hosts; 0 on
+ * others and for other types. */
+FC_FAST_INLINE size_t fc_fast_scalar_frames(fc_type t, const uint8_t **pp, const uint8_t *end,
+                                            void *dst, size_t stride, size_t max)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    const uint8_t *p = *pp;
+    size_t k = 0;
+    if (t == FC_TYPE_FLOAT && stride >= 1u && stride <= 30u) {
+        const uint64_t vb = 4u * (uint64_t)stride, step = 6u + vb;
+        const uint64_t head = UINT64_C(0x0a) | (vb + 4u) << 8 | UINT64_C(0x12) << 16 |
+                              (vb + 2u) << 24 | UINT64_C(0x0a) << 32 | vb << 40;
+        float *out = (float *)dst;
+        while (k < max && (uint64_t)(end - p) >= step) {
+            uint64_t w;
+            memcpy(&w, p, 8); /* step >= 10 bytes are there */
+            if ((w & UINT64_C(0xFFFFFFFFFFFF)) != head)
+                break;
+            memcpy(out + k * stride, p + 6, (size_t)vb);
+            p += step;
+            k++;
+        }
+    } else if (t == FC_TYPE_INT64 && stride == 1u) {
+        int64_t *out = (int64_t *)dst;
+        while (k < max && end - p >= 14) {
+            uint64_t w, v, stop, n;
+            memcpy(&w, p, 8);
+            n = (w >> 40) & 0xFFu;
+            if (n - 1u > 7u || (w & UINT64_C(0xFFFFFFFFFFFF)) !=
+                                   UINT64_C(0x000A021A040A) + n * UINT64_C(0x010001000100))
+                break;
+            memcpy(&v, p + 6, 8);
+            stop = ~v & UINT64_C(0x8080808080808080);
+            if (stop == 0 || (uint64_t)__builtin_ctzll(stop) != 8u * n - 1u)
+                break;
+            out[k] = (int64_t)fc_fast_word_bits(v, stop);
+            p += 6u + n;
+            k++;
+        }
+    }
+    *pp = p;
+    return k;
+#else
+    (void)t;
+    (void)pp;
+    (void)end;
+    (void)dst;
+    (void)stride;
+    (void)max;
+    return 0;
+#endif
+}
+
 /* A FeatureList (the value of a feature_lists entry): frames, each a
  * Feature of `stride` values of type t (counts NULL: FixedLen, exactly
  * stride) or of at most stride values (counts[k] set: VarLen), at most
@@ -630,9 +690,14 @@ FC_FAST_INLINE int fc_fast_frames(fc_type t, const fc_fast_entry *e, void *dst, 
         return 0;
     while (p < end) {
         size_t *count = counts != NULL ? &counts[k] : NULL;
+        if (counts == NULL) {
+            k += fc_fast_scalar_frames(t, &p, end, out + k * row, stride, max_frames - k);
+            if (p == end)
+                break;
+        }
         if (k == max_frames)
             return 0;
-        if (fc_fast_frame_run(p, end, tag, &fl)) {
+        if (t != FC_TYPE_BYTES && fc_fast_frame_run(p, end, tag, &fl)) {
             f = p + 6;
             p = f + fl;
             ok = fc_fast_run_values(t, f, fl, out + k * row, stride, count);
