@@ -3,6 +3,7 @@
  * error texts, CRC policies, writer error paths, byte-identical framing. */
 #include <featc/fc.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1341,6 +1342,92 @@ static void test_corpus_rewrite_is_byte_identical(void)
     }
 }
 
+/* What a reader makes of a file: records, a digest of their bytes, the
+ * final status and message, and the inflater that ran. */
+typedef struct {
+    uint64_t records, digest;
+    int status;
+    char message[sizeof ((fc_error *)0)->message];
+    const char *inflater;
+} file_read;
+
+static file_read read_whole(const unsigned char *data, size_t len, size_t work_size)
+{
+    static unsigned char buf[64u << 20]; /* the corpus' largest record is below 64 MiB */
+    file_read f;
+    fc_reader_options o;
+    fc_reader r;
+    fc_record rec;
+    unsigned char *work = (unsigned char *)malloc(work_size);
+    memset(&f, 0, sizeof f);
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_AUTO;
+    o.buffer = buf;
+    o.buffer_size = sizeof buf;
+    o.work = work;
+    o.work_size = work_size;
+    f.status = fc_reader_init_mem(&r, data, len, &o, NULL);
+    if (f.status == FC_OK) {
+        while ((f.status = fc_reader_next(&r, &rec)) == FC_OK) {
+            f.records++;
+            f.digest = f.digest * 31u + fc_crc32c(0, rec.data, rec.length) + rec.length;
+        }
+        f.inflater = fc_reader_inflater(&r);
+        if (f.status != FC_END)
+            memcpy(f.message, fc_reader_error(&r)->message, sizeof f.message);
+    }
+    free(work);
+    return f;
+}
+
+/* Every file of the corpus through both inflaters: the same records, the
+ * same end (the damaged files' errors included).  With ISA-L in use, every
+ * compressed file must have been read by it. */
+static void test_corpus_on_both_inflaters(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    DIR *d;
+    struct dirent *de;
+    unsigned files = 0, compressed = 0, by_isal = 0;
+    int isal = isal_in_use();
+    CHECK_MSG(corpus != NULL, "FEATC_CORPUS is not set");
+    if (corpus == NULL || (d = opendir(corpus)) == NULL) {
+        CHECK_MSG(0, "cannot list %s", corpus != NULL ? corpus : "(null)");
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        char path[1024];
+        fc_mapped_file m;
+        file_read a, b;
+        if (de->d_name[0] == '.' || strncmp(de->d_name, "MANIFEST", 8) == 0 ||
+            strcmp(de->d_name, "NOTICE") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", corpus, de->d_name);
+        CHECK_MSG(fc_map_file(path, &m, NULL) == FC_OK, "%s", path);
+        a = read_whole((const unsigned char *)m.data, m.size, FC_READER_WORK_SIZE);
+        b = read_whole((const unsigned char *)m.data, m.size, ZLIB_WORK);
+        fc_unmap_file(&m);
+        files++;
+        CHECK_MSG(a.records == b.records && a.digest == b.digest && a.status == b.status &&
+                      strcmp(a.message, b.message) == 0,
+                  "%s: %s read %llu records (status %d: %s), %s %llu (status %d: %s)",
+                  de->d_name, a.inflater ? a.inflater : "plain", (unsigned long long)a.records,
+                  a.status, a.message, b.inflater ? b.inflater : "plain",
+                  (unsigned long long)b.records, b.status, b.message);
+        if (b.inflater != NULL) {
+            compressed++;
+            CHECK_MSG(strcmp(b.inflater, "zlib") == 0, "%s: %s", de->d_name, b.inflater);
+            by_isal += a.inflater != NULL && strcmp(a.inflater, "isa-l") == 0;
+        }
+    }
+    closedir(d);
+    CHECK_MSG(files >= 33 && compressed >= 7, "%u files, %u compressed", files, compressed);
+    CHECK_MSG(by_isal == (isal ? compressed : 0), "%u of %u compressed files read by ISA-L",
+              by_isal, compressed);
+    printf("record: %u corpus files, %u compressed, read alike by both inflaters\n", files,
+           compressed);
+}
+
 /* Streaming from a pipe (no mmap, no seeking), compressed, tiny reads. */
 static void test_pipe_streaming(void)
 {
@@ -1421,6 +1508,7 @@ int main(void)
     RUN(test_compression_names);
     RUN(test_inflater_choice);
     RUN(test_isal_and_zlib_agree);
+    RUN(test_corpus_on_both_inflaters);
     if (isal_in_use()) { /* the compressed tests again, on zlib's path */
         printf("record: again with zlib's inflate\n");
         g_work = ZLIB_WORK;
