@@ -597,6 +597,27 @@ static void reader_member_begins(fc_reader *r)
     r->members_seen++;
 }
 
+/* At the end of a zlib stream or gzip member, either inflater: 1 when the
+ * stream is done (*s FC_OK: the input ends, or it is a ZLIB stream, whose
+ * trailing bytes are an error reported once the records decoded so far are
+ * read; *s an error: the refill failed), 0 when a GZIP member follows. */
+static int reader_stream_ends(fc_reader *r, fc_status *s)
+{
+    *s = reader_zrefill(r);
+    if (*s != FC_OK)
+        return 1;
+    if (zin_left(r) == 0 && r->src_eof) {
+        r->stream_done = 1;
+        return 1;
+    }
+    if (r->compression == FC_COMPRESSION_ZLIB) {
+        r->zlib_trailing = 1;
+        r->stream_done = 1;
+        return 1;
+    }
+    return 0;
+}
+
 #ifdef FC_ISAL
 /* zlib's words for ISA-L's kinds of error (zlib tells more cases apart). */
 static const char *isal_text(int ret)
@@ -736,18 +757,8 @@ static fc_status reader_inflate_more_isal(fc_reader *r)
                 st->read_in_length = 0;
                 st->read_in = 0;
             }
-            s = reader_zrefill(r);
-            if (s != FC_OK)
+            if (reader_stream_ends(r, &s))
                 return s;
-            if (st->avail_in == 0 && r->src_eof) {
-                r->stream_done = 1;
-                return FC_OK;
-            }
-            if (r->compression == FC_COMPRESSION_ZLIB) {
-                r->zlib_trailing = 1; /* reported once the records before are read */
-                r->stream_done = 1;
-                return FC_OK;
-            }
             { /* GZIP: another member follows; read it as part of the same stream */
                 uint8_t *in = st->next_in, *out = st->next_out;
                 uint32_t in_left = st->avail_in, out_left = st->avail_out;
@@ -826,19 +837,8 @@ static fc_status reader_inflate_more(fc_reader *r)
         r->end = (size_t)(zs->next_out - r->buf);
         if (ret == Z_STREAM_END) {
             /* End of one zlib stream or gzip member. */
-            st = reader_zrefill(r);
-            if (st != FC_OK)
+            if (reader_stream_ends(r, &st))
                 return st;
-            if (zs->avail_in == 0 && r->src_eof) {
-                r->stream_done = 1;
-                return FC_OK;
-            }
-            if (r->compression == FC_COMPRESSION_ZLIB) {
-                /* Reported once the records decoded so far are consumed. */
-                r->zlib_trailing = 1;
-                r->stream_done = 1;
-                return FC_OK;
-            }
             /* GZIP: another member follows; read it as part of the same stream. */
             ret = inflateReset(zs);
             if (ret != Z_OK)
