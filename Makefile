@@ -102,6 +102,9 @@ LIBS_Z = $(LIBS_ISAL) -lz
 endif
 # the test scripts link libfeatc.a with it (${LIBS_Z:--lz})
 export LIBS_Z
+# make WITH_ZLIB=1 after a default build (or the reverse) rebuilds what
+# depends on the choice: $(ISAL_CHOICE), below
+ISAL_CHOICE = $(BUILD)/isal.choice
 
 EXAMPLES = hello_tfrecord movie_sequences elman_rnn
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
@@ -118,10 +121,18 @@ all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc
 
 # ------------------------------------------------------------------ build
 
+# The ISA-L choice as a file that changes only when the choice does:
+# record.c, the link flags and the unit tests depend on it.
+$(ISAL_CHOICE): FORCE
+	@mkdir -p $(dir $@)
+	@echo "HAVE_ISAL=$(HAVE_ISAL)" | cmp -s - $@ || echo "HAVE_ISAL=$(HAVE_ISAL)" > $@
+.PHONY: FORCE
+FORCE:
+
 # What a program links after libfeatc.a (or libfeatc_pic.a): zlib, libm,
 # threads, and ISA-L where the build found it.  README's quick start and
 # featc.load read it: cc ... build/libfeatc.a $(cat build/libfeatc.libs)
-$(BUILD)/libfeatc.libs: Makefile
+$(BUILD)/libfeatc.libs: Makefile $(ISAL_CHOICE)
 	@mkdir -p $(dir $@)
 	echo "$(LIBS_Z) -lm -pthread" > $@
 
@@ -182,6 +193,7 @@ SONAME = libfeatc.so.$(VERSION_MAJOR)
 $(BUILD)/pic/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS_PUB) -Isrc/runtime/core -c $< -o $@
+$(BUILD)/obj/src/runtime/core/record.o $(BUILD)/pic/src/runtime/core/record.o: $(ISAL_CHOICE)
 
 $(BUILD)/libfeatc.so.$(VERSION): $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/pic/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LIBS_Z) -lm -pthread
