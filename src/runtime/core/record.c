@@ -634,6 +634,23 @@ static const char *isal_text(int ret)
 }
 
 static fc_status reader_inflate_more(fc_reader *r);
+static fc_status reader_inflate_zlib(fc_reader *r, size_t entry_end);
+
+#define TRUNCATED_TEXT \
+    "truncated compressed stream: the input ends before the end of the compressed data"
+
+/* Whether zlib can take over from the start of the member: the input is in
+ * memory, or a file descriptor that can seek (not a pipe). */
+static int isal_can_rewind(const fc_reader *r)
+{
+    if (r->source == SRC_MEM)
+        return 1;
+#ifndef FC_NO_POSIX
+    return lseek(r->fd, 0, SEEK_CUR) != (off_t)-1;
+#else
+    return 0;
+#endif
+}
 
 /* ISA-L found the stream damaged or cut short.  zlib reports such a stream
  * differently (it hands out what it decoded before the damage, which ISA-L
@@ -641,7 +658,7 @@ static fc_status reader_inflate_more(fc_reader *r);
  * the start of the member (or ZLIB stream), its output up to what ISA-L
  * gave dropped, then on as zlib reads it.  A file descriptor that cannot
  * go back (a pipe) keeps ISA-L's error, passed in. */
-static fc_status isal_takeover(fc_reader *r, fc_status isal_error)
+static fc_status isal_takeover(fc_reader *r, fc_status isal_error, size_t entry_end)
 {
     isal_slot k = slot_of(r);
     uint64_t want, got = 0;
@@ -693,7 +710,7 @@ static fc_status isal_takeover(fc_reader *r, fc_status isal_error)
         if (at >= r->pos)
             r->end = r->start + (size_t)(at - r->pos);
         if (ret == Z_STREAM_END)
-            return reader_inflate_more(r); /* it ends the member there */
+            return reader_inflate_zlib(r, entry_end); /* it ends the member there */
         if (ret != Z_OK && ret != Z_BUF_ERROR)
             return reader_zerror(r, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
                                  "inflate()", ret, NULL);
@@ -703,13 +720,33 @@ static fc_status isal_takeover(fc_reader *r, fc_status isal_error)
                              Z_OK, NULL);
     }
     if (ret == Z_STREAM_END)
-        return reader_inflate_more(r); /* the member's end, met again there */
+        return reader_inflate_zlib(r, entry_end); /* the member's end, met again there */
     if (ret != Z_OK && ret != Z_BUF_ERROR) /* the damage, just past ISA-L's output */
         return reader_zerror(r, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
                              "inflate()", ret, NULL);
     if (r->end == r->cap)
         return FC_OK; /* no room: the next fill goes on with zlib */
-    return reader_inflate_more(r);
+    return reader_inflate_zlib(r, entry_end);
+}
+
+/* Whether isal_inflate's return is progress (or none, for want of input or
+ * room); anything else, an error or a request for a preset dictionary, is
+ * where zlib takes over. */
+static int isal_progress(int ret)
+{
+    return ret == ISAL_DECOMP_OK || ret == ISAL_END_INPUT || ret == ISAL_OUT_OVERFLOW;
+}
+
+/* isal_inflate failed with ret: zlib takes over; where it cannot, the error
+ * in zlib's words (Z_NEED_DICT for a preset dictionary, which zlib reports
+ * as error 2; Z_DATA_ERROR with zlib's reason otherwise). */
+static fc_status isal_failed(fc_reader *r, int ret, size_t entry_end)
+{
+    fc_status e = ret == ISAL_NEED_DICT
+                      ? reader_zerror(r, FC_ERR_INFLATE, "inflate()", Z_NEED_DICT, NULL)
+                      : reader_zerror_text(r, FC_ERR_INFLATE, "inflate()", Z_DATA_ERROR,
+                                           isal_text(ret), NULL);
+    return isal_takeover(r, e, entry_end);
 }
 
 /* reader_inflate_more with ISA-L: the same steps and messages. */
@@ -736,14 +773,14 @@ static fc_status reader_inflate_more_isal(fc_reader *r)
                  (st->avail_in > 3 && (st->next_in[3] & 0xe0) != 0)))
                 return isal_takeover(r, reader_zerror_text(r, FC_ERR_INFLATE, "inflate()",
                                                            Z_DATA_ERROR,
-                                                           "incorrect header check", NULL));
+                                                           "incorrect header check", NULL),
+                                     entry_end);
         }
         in_before = st->avail_in;
         ret = isal_inflate(st);
         r->end = (size_t)(st->next_out - r->buf);
-        if (ret < 0) /* zlib's Z_DATA_ERROR, with zlib's words, unless zlib takes over */
-            return isal_takeover(r, reader_zerror_text(r, FC_ERR_INFLATE, "inflate()",
-                                                       Z_DATA_ERROR, isal_text(ret), NULL));
+        if (!isal_progress(ret))
+            return isal_failed(r, ret, entry_end);
         if (st->block_state == ISAL_BLOCK_FINISH) {
             /* End of one zlib stream or gzip member, its trailer checked.
              * Whole bytes ISA-L read ahead into its bit buffer are given
@@ -793,21 +830,30 @@ static fc_status reader_inflate_more_isal(fc_reader *r)
                     ret = isal_inflate(st);
                     st->next_out = out;
                     st->avail_out = 0;
-                    if (ret < 0)
-                        return isal_takeover(r, reader_zerror_text(r, FC_ERR_INFLATE,
-                                                                   "inflate()", Z_DATA_ERROR,
-                                                                   isal_text(ret), NULL));
+                    if (!isal_progress(ret))
+                        return isal_failed(r, ret, entry_end);
                 }
             }
+            if (st->avail_in == 0 && r->src_eof && isal_can_rewind(r))
+                /* the input ended before ISA-L finished the stream, which
+                 * it reports a call later; zlib may find a bad trailer in
+                 * the call that gives this output: zlib decides */
+                return isal_takeover(r, reader_zerror(r, FC_ERR_TRUNCATED, TRUNCATED_TEXT, Z_OK,
+                                                      NULL),
+                                     entry_end);
             return FC_OK;
         }
-        if (r->end > entry_end && st->avail_in == 0 && r->src_eof)
-            return FC_OK; /* what came first is handed out; the end is met next time */
-        if (st->avail_in == 0 && r->src_eof)
-            return isal_takeover(r, reader_zerror(r, FC_ERR_TRUNCATED,
-                                                  "truncated compressed stream: the input ends "
-                                                  "before the end of the compressed data",
-                                                  Z_OK, NULL));
+        if (st->avail_in == 0 && r->src_eof) {
+            /* The input ended before ISA-L finished the stream.  Where zlib
+             * can take over, it decides, in the call that gives this output:
+             * the output first, or a bad trailer.  On a pipe, the output
+             * first, then ISA-L's error. */
+            if (r->end > entry_end && !isal_can_rewind(r))
+                return FC_OK;
+            return isal_takeover(r, reader_zerror(r, FC_ERR_TRUNCATED, TRUNCATED_TEXT, Z_OK,
+                                                  NULL),
+                                 entry_end);
+        }
         if (st->avail_in == in_before && in_before > 0) /* never seen: no endless loop */
             return reader_zerror_text(r, FC_ERR_INFLATE, "inflate()", Z_DATA_ERROR,
                                       "no progress", NULL);
@@ -816,13 +862,13 @@ static fc_status reader_inflate_more_isal(fc_reader *r)
 #endif
 
 /* Inflates into buf[end, cap) until some output was produced or the stream ended. */
-static fc_status reader_inflate_more(fc_reader *r)
+/* zlib's inflate into the buffer's free room.  entry_end: where the output
+ * of this call began (before the output ISA-L gave, when zlib has just taken
+ * over), so that a stream cut short after new output hands that output out
+ * first, as one zlib call producing all of it would. */
+static fc_status reader_inflate_zlib(fc_reader *r, size_t entry_end)
 {
     z_stream *zs = rzs(r);
-#ifdef FC_ISAL
-    if (r->zactive == 2)
-        return reader_inflate_more_isal(r);
-#endif
     zs->next_out = r->buf + r->end;
     zs->avail_out = (uInt)((r->cap - r->end) > (size_t)UINT_MAX ? UINT_MAX : (r->cap - r->end));
     for (;;) {
@@ -844,8 +890,8 @@ static fc_status reader_inflate_more(fc_reader *r)
             if (ret != Z_OK)
                 return reader_zerror(r, FC_ERR_INFLATE, "inflateReset()", ret, NULL);
             r->member_pending = 1;
-            if (zs->avail_out < before)
-                return FC_OK;
+            if (zs->avail_out < before || r->end > entry_end)
+                return FC_OK; /* the output first, as the call that gave it would */
             continue;
         }
         if (ret == Z_OK) {
@@ -854,6 +900,8 @@ static fc_status reader_inflate_more(fc_reader *r)
             continue;
         }
         if (ret == Z_BUF_ERROR) {
+            if (zs->avail_in == 0 && r->src_eof && r->end > entry_end)
+                return FC_OK; /* the end is met next time */
             if (zs->avail_in == 0 && r->src_eof)
                 return reader_zerror(r, FC_ERR_TRUNCATED,
                                      "truncated compressed stream: the input ends before the end "
@@ -865,6 +913,15 @@ static fc_status reader_inflate_more(fc_reader *r)
             return reader_zerror(r, FC_ERR_NO_MEMORY, "inflate()", ret, NULL);
         return reader_zerror(r, FC_ERR_INFLATE, "inflate()", ret, NULL);
     }
+}
+
+static fc_status reader_inflate_more(fc_reader *r)
+{
+#ifdef FC_ISAL
+    if (r->zactive == 2)
+        return reader_inflate_more_isal(r);
+#endif
+    return reader_inflate_zlib(r, r->end);
 }
 #endif
 
@@ -1039,6 +1096,27 @@ static inline void reader_take_checked(fc_reader *r, fc_record *rec)
 #define FC_NOINLINE
 #endif
 
+/* Damage found in the records of a stream ISA-L inflates.  ISA-L decodes
+ * some deflate data zlib refuses (a Huffman code set that is incomplete or
+ * over-subscribed), which then reads as damaged records; a zlib reader
+ * would have stopped at the inflate error, in the call that gave these
+ * bytes.  So zlib rereads the member first, and its inflate error, if it
+ * finds one there, is the one reported. */
+static fc_status reader_fail_record(fc_reader *r)
+{
+#ifdef FC_ISAL
+    if (r->zactive == 2 && isal_can_rewind(r)) {
+        fc_error found = r->err;
+        /* from the damaged record on, the output is what this call gave */
+        fc_status st = isal_takeover(r, (fc_status)found.status, r->start);
+        if (st == FC_ERR_INFLATE || st == FC_ERR_NO_MEMORY)
+            return st;
+        r->err = found;
+    }
+#endif
+    return reader_fail(r);
+}
+
 /* Everything but a record already checked: the reader's state, detection,
  * the next run, fills and errors.  When a run cannot start at buf[start]
  * (the record there is not whole in the buffer, or not good), the loop below
@@ -1079,7 +1157,7 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
             fc_msg_str(&m, ": the stream ends inside the 12-byte record header (");
             fc_msg_u64(&m, avail);
             fc_msg_str(&m, avail == 1 ? " byte left)" : " bytes left)");
-            return reader_fail(r);
+            return reader_fail_record(r);
         }
         hdr = r->buf + r->start;
         length = le64(hdr);
@@ -1096,7 +1174,7 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
                 fc_msg_str(&m, "; the length field reads ");
                 fc_msg_u64(&m, length);
                 fc_msg_str(&m, ")");
-                return reader_fail(r);
+                return reader_fail_record(r);
             }
         }
         if (length > UINT64_MAX - FC_RECORD_OVERHEAD ||
@@ -1112,7 +1190,7 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
             fc_msg_str(&m, " declares ");
             fc_msg_u64(&m, length);
             fc_msg_str(&m, " data bytes");
-            return reader_fail(r);
+            return reader_fail_record(r);
         }
         total = length + FC_RECORD_OVERHEAD;
         st = reader_fill(r, total);
@@ -1144,7 +1222,7 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
             fc_msg_str(&m, " data bytes and a 4-byte CRC after its header, but the stream ends ");
             fc_msg_u64(&m, avail - FC_RECORD_HEADER_SIZE);
             fc_msg_str(&m, " bytes after the header");
-            return reader_fail(r);
+            return reader_fail_record(r);
         }
         if (r->crc_policy != FC_CRC_NONE) {
             const unsigned char *data = hdr + FC_RECORD_HEADER_SIZE;
@@ -1168,7 +1246,7 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
                 fc_msg_hex32(&m, computed);
                 fc_msg_str(&m, ")");
                 if (r->crc_policy != FC_CRC_SKIP_CORRUPT)
-                    return reader_fail(r);
+                    return reader_fail_record(r);
                 r->skipped++;
                 r->next_index++;
                 r->start += (size_t)total;
