@@ -597,6 +597,10 @@ static void reader_member_begins(fc_reader *r)
     r->members_seen++;
 }
 
+/* What a compressed stream cut short is reported as, by either inflater. */
+#define TRUNCATED_TEXT \
+    "truncated compressed stream: the input ends before the end of the compressed data"
+
 /* At the end of a zlib stream or gzip member, either inflater: 1 when the
  * stream is done (*s FC_OK: the input ends, or it is a ZLIB stream, whose
  * trailing bytes are an error reported once the records decoded so far are
@@ -635,9 +639,6 @@ static const char *isal_text(int ret)
 
 static fc_status reader_inflate_more(fc_reader *r);
 static fc_status reader_inflate_zlib(fc_reader *r, size_t entry_end);
-
-#define TRUNCATED_TEXT \
-    "truncated compressed stream: the input ends before the end of the compressed data"
 
 /* Whether zlib can take over from the start of the member: the input is in
  * memory, or a file descriptor that can seek (not a pipe). */
@@ -715,8 +716,7 @@ static fc_status isal_takeover(fc_reader *r, fc_status isal_error, size_t entry_
             return reader_zerror(r, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
                                  "inflate()", ret, NULL);
         return reader_zerror(r, FC_ERR_TRUNCATED,
-                             "truncated compressed stream: the input ends before the end "
-                             "of the compressed data",
+                             TRUNCATED_TEXT,
                              Z_OK, NULL);
     }
     if (ret == Z_STREAM_END)
@@ -904,8 +904,7 @@ static fc_status reader_inflate_zlib(fc_reader *r, size_t entry_end)
                 return FC_OK; /* the end is met next time */
             if (zs->avail_in == 0 && r->src_eof)
                 return reader_zerror(r, FC_ERR_TRUNCATED,
-                                     "truncated compressed stream: the input ends before the end "
-                                     "of the compressed data",
+                                     TRUNCATED_TEXT,
                                      Z_OK, NULL);
             continue;
         }
