@@ -377,62 +377,21 @@ FC_FAST_INLINE uint64_t fc_fast_word_varint(uint64_t w, unsigned *len)
  * or list body (bytes); VarLen (at most cap, *n the count) and FixedLen
  * (exactly n). */
 
-static inline int fc_fast_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap,
-                                    size_t *n)
-{
-    const uint8_t *re = rb + rl;
-    size_t k = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
-    /* Two varints per step while 16 bytes remain: both ends come from the
-     * stop bits of two words read at rb, so the step to the next pair waits
-     * on one load, not on two loads one after the other. */
-    while (re - rb >= 16 && cap - k >= 2) {
-        uint64_t w0, w1, w2, s0, s1, s0b;
-        unsigned l1, end2;
-        memcpy(&w0, rb, 8);
-        memcpy(&w1, rb + 8, 8);
-        s0 = ~w0 & UINT64_C(0x8080808080808080);
-        s1 = ~w1 & UINT64_C(0x8080808080808080);
-        s0b = s0 & (s0 - 1u);
-        if (s0 == 0 || (s0b == 0 && s1 == 0))
-            break; /* a varint of 9+ bytes: one at a time below */
-        l1 = (unsigned)__builtin_ctzll(s0) / 8u + 1u;
-        end2 = s0b != 0 ? (unsigned)__builtin_ctzll(s0b) / 8u + 1u
-                        : (unsigned)__builtin_ctzll(s1) / 8u + 9u;
-        if (end2 - l1 > 8u)
-            break;
-        memcpy(&w2, rb + l1, 8);
-        dst[k] = (int64_t)fc_fast_word_bits(w0, s0);
-        dst[k + 1] = (int64_t)fc_fast_word_bits(w2, ~w2 & UINT64_C(0x8080808080808080));
-        k += 2;
-        rb += end2;
-    }
-#endif
-    while (rb < re) {
-        uint64_t v;
-        if (k == cap)
-            return 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        {
-            unsigned used = 0;
-            if (re - rb >= 8) {
-                uint64_t w;
-                memcpy(&w, rb, 8);
-                v = fc_fast_word_varint(w, &used);
-                rb += used;
-            }
-            if (used == 0 && !fc_fast_varint(&rb, re, &v))
-                return 0;
-        }
-#else
-        if (!fc_fast_varint(&rb, re, &v))
-            return 0;
-#endif
-        dst[k++] = (int64_t)v;
-    }
-    *n = k;
-    return 1;
-}
+/* A packed int64 run [rb, rb + rl): its varints into dst, at most cap of
+ * them, *n the count; 0 when a varint is cut short by the run's end or
+ * has more than 10 bytes (fc_fast_varint's rule), or when there are more
+ * than cap.  Out of line, in the runtime (example.c), which picks its loop
+ * by the CPU it runs on: on x86-64 with fast BMI2, pext squeezes each
+ * varint's 7-bit groups in one instruction; elsewhere the shifts and masks
+ * of fc_fast_word_bits do it, and big-endian hosts read byte by byte.  A
+ * call per list, not per value. */
+int fc_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n);
+
+/* The loops fc_int64_run can choose from on this CPU, for the tests: the
+ * i-th (from 0) and its name, or NULL past the last. */
+typedef int (*fc_int64_run_fn)(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap,
+                               size_t *n);
+fc_int64_run_fn fc_int64_run_variant(int i, const char **name);
 
 /* A varint that is exactly the bytes [p, p + n): each but the last with
  * its high bit, at most 10, bits past 64 dropped (fc_fast_varint's rule). */
@@ -463,7 +422,7 @@ FC_FAST_INLINE int fc_fast_fixed_int64_run(const uint8_t *rb, size_t rl, int64_t
         *dst = (int64_t)v;
         return 1;
     }
-    return fc_fast_int64_run(rb, rl, dst, n, &k) && k == n;
+    return fc_int64_run(rb, rl, dst, n, &k) && k == n;
 }
 
 /* Floats copied as they are on little-endian hosts. */
@@ -559,7 +518,7 @@ FC_FAST_INLINE int fc_fast_run_values(fc_type t, const uint8_t *rb, size_t rl, v
 {
     switch (t) {
     case FC_TYPE_INT64:
-        return n != NULL ? fc_fast_int64_run(rb, rl, (int64_t *)dst, cap, n)
+        return n != NULL ? fc_int64_run(rb, rl, (int64_t *)dst, cap, n)
                          : fc_fast_fixed_int64_run(rb, rl, (int64_t *)dst, cap);
     case FC_TYPE_FLOAT:
         return n != NULL ? fc_fast_float_run(rb, rl, (float *)dst, cap, n)

@@ -429,22 +429,29 @@ static void test_varints(void)
     CHECK_CONTAINS(err.message, "truncated or over-long varint");
 }
 
-/* The generated fast path's packed int64 reader (two varints per step while
- * 16 bytes remain, one word per varint, then bytes) against the plain byte
- * loop: random runs of varints of 1-11 bytes (non-canonical, 9-10 bytes,
- * and too long), sometimes cut short, under random caps; each run in a
- * buffer of exactly its size, so that the sanitizers see any read past it. */
+/* The packed int64 reader of the generated fast path (fc_int64_run, and
+ * each loop it can choose from on this CPU: bytes, words, BMI2's pext)
+ * against the plain byte loop: random runs of varints of 1-11 bytes
+ * (non-canonical, 9-10 bytes, and too long), sometimes cut short, under
+ * random caps; each run in a buffer of exactly its size, so that the
+ * sanitizers see any read past either end. */
 static void test_fast_int64_run_agrees(void)
 {
-    int round;
+    int round, v, variants = 0;
+    fc_int64_run_fn fns[8];
+    const char *names[8];
+    for (v = 0; v < 7 && (fns[v] = fc_int64_run_variant(v, &names[v])) != NULL; v++)
+        variants++;
+    fns[variants] = fc_int64_run;
+    names[variants++] = "fc_int64_run";
+    CHECK_MSG(variants >= 2, "no loop to choose from");
     for (round = 0; round < 100000; round++) {
         uint8_t tmp[40 * 11];
         int64_t got[48], want[48];
-        size_t len = 0, count = (size_t)h_rand() % 40, cap = (size_t)h_rand() % 44, i, k = 0,
-               n = 0;
+        size_t len = 0, count = (size_t)h_rand() % 40, cap = (size_t)h_rand() % 44, i, k = 0;
         const uint8_t *p, *end;
         uint8_t *run;
-        int ok = 1, gok;
+        int ok = 1;
         for (i = 0; i < count; i++) {
             unsigned r = (unsigned)h_rand() % 100, bytes, b;
             bytes = r < 30 ? 6 : r < 50 ? 1 + (unsigned)h_rand() % 5
@@ -457,19 +464,23 @@ static void test_fast_int64_run_agrees(void)
         run = (uint8_t *)malloc(len > 0 ? len : 1);
         memcpy(run, tmp, len);
         for (p = run, end = run + len; p < end;) {
-            uint64_t v;
-            if (k == cap || !fc_fast_varint(&p, end, &v)) {
+            uint64_t x;
+            if (k == cap || !fc_fast_varint(&p, end, &x)) {
                 ok = 0;
                 break;
             }
-            want[k++] = (int64_t)v;
+            want[k++] = (int64_t)x;
         }
-        gok = fc_fast_int64_run(run, len, got, cap, &n);
-        CHECK_MSG(gok == ok, "round %d: %zu bytes, cap %zu: fast %d, bytes %d", round, len, cap,
-                  gok, ok);
-        if (ok && gok) {
-            CHECK(n == k);
-            CHECK(k == 0 || memcmp(got, want, k * sizeof got[0]) == 0);
+        for (v = 0; v < variants; v++) {
+            size_t n = 0;
+            int gok = fns[v](run, len, got, cap, &n);
+            CHECK_MSG(gok == ok, "%s, round %d: %zu bytes, cap %zu: got %d, bytes %d", names[v],
+                      round, len, cap, gok, ok);
+            if (ok && gok) {
+                CHECK_MSG(n == k, "%s, round %d: %zu values, want %zu", names[v], round, n, k);
+                CHECK_MSG(k == 0 || memcmp(got, want, k * sizeof got[0]) == 0,
+                          "%s, round %d: values differ", names[v], round);
+            }
         }
         free(run);
     }
