@@ -278,6 +278,37 @@ int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err);
 /* "string", "float", "int64": TensorFlow's DataTypeString spelling. */
 const char *fc_type_tf_name(fc_type t);
 
+/* ---- packed int64 values, for the generated parsers' fast path
+ * (fc_fast.h) */
+
+/* A packed int64 run [rb, rb + rl): its varints into dst, at most cap of
+ * them, *n the count; 0 when a varint is cut short by the run's end or
+ * has more than 10 bytes (fc_fast_varint's rule), or when there are more
+ * than cap.  Out of line, in the runtime (example.c), which picks its loop
+ * by the CPU it runs on: on x86-64 with fast BMI2, pext squeezes each
+ * varint's 7-bit groups in one instruction; elsewhere the shifts and masks
+ * of fc_fast_word_bits do it, and big-endian hosts read byte by byte.  A
+ * call per list, not per value. */
+int fc_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n);
+
+/* Frames of one int64 each from *pp, in the layout protobuf writes (a
+ * varint of 1-8 bytes, "0x0a n+4 0x1a n+2 0x0a n" before it): at most max
+ * of them into dst, *pp moved past them; the count is returned, and the
+ * caller's loop takes a frame of any other layout.  In the runtime, with
+ * fc_int64_run's choice of loop. */
+size_t fc_int64_frames(const uint8_t **pp, const uint8_t *end, int64_t *dst, size_t max);
+
+/* The loops fc_int64_run and fc_int64_frames choose from ("bytes", "words",
+ * "pext"), for the tests: the i-th (from 0) this CPU can run, or NULL past
+ * the last; fc_varint_impl() names the one in use. */
+typedef struct fc_varint_loops {
+    const char *name;
+    int (*run)(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n);
+    size_t (*frames)(const uint8_t **pp, const uint8_t *end, int64_t *dst, size_t max);
+} fc_varint_loops;
+const fc_varint_loops *fc_varint_loops_variant(int i);
+const char *fc_varint_impl(void);
+
 #ifdef __cplusplus
 }
 #endif

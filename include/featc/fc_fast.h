@@ -157,22 +157,26 @@ FC_FAST_INLINE int fc_fast_next(const uint8_t **pp, const uint8_t *end, fc_fast_
     size_t n, k, v;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* an entry under 128 bytes: "0x0a n 0x0a k" as one word, then the
-     * value's "0x12 v" right after the key, v the rest of the entry */
+     * value's "0x12 v" right after the key, as one 16-bit word, v the rest
+     * of the entry */
     if (end - p >= 4) {
         uint32_t w;
+        uint16_t tv;
         memcpy(&w, p, 4);
         if ((w & UINT32_C(0x80FF80FF)) == UINT32_C(0x000A000A)) {
             n = (w >> 8) & 0xFFu;
             k = w >> 24;
             q = p + 4 + k;
-            if (n <= (size_t)(end - p) - 2u && k + 4u <= n && q[0] == 0x12 &&
-                q[1] == n - k - 4u) {
-                e->key = p + 4;
-                e->key_len = k;
-                e->val = q + 2;
-                e->val_len = q[1];
-                *pp = p + 2 + n;
-                return 1;
+            if (n + 2u <= (size_t)(end - p) && k + 4u <= n) {
+                memcpy(&tv, q, 2);
+                if (tv == (0x12u | (n - k - 4u) << 8)) {
+                    e->key = p + 4;
+                    e->key_len = k;
+                    e->val = q + 2;
+                    e->val_len = n - k - 4u;
+                    *pp = p + 2 + n;
+                    return 1;
+                }
             }
         }
     }
@@ -377,21 +381,8 @@ FC_FAST_INLINE uint64_t fc_fast_word_varint(uint64_t w, unsigned *len)
  * or list body (bytes); VarLen (at most cap, *n the count) and FixedLen
  * (exactly n). */
 
-/* A packed int64 run [rb, rb + rl): its varints into dst, at most cap of
- * them, *n the count; 0 when a varint is cut short by the run's end or
- * has more than 10 bytes (fc_fast_varint's rule), or when there are more
- * than cap.  Out of line, in the runtime (example.c), which picks its loop
- * by the CPU it runs on: on x86-64 with fast BMI2, pext squeezes each
- * varint's 7-bit groups in one instruction; elsewhere the shifts and masks
- * of fc_fast_word_bits do it, and big-endian hosts read byte by byte.  A
- * call per list, not per value. */
-int fc_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n);
+/* fc_int64_run and fc_int64_frames, the packed int64 readers: fc_example.h. */
 
-/* The loops fc_int64_run can choose from on this CPU, for the tests: the
- * i-th (from 0) and its name, or NULL past the last. */
-typedef int (*fc_int64_run_fn)(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap,
-                               size_t *n);
-fc_int64_run_fn fc_int64_run_variant(int i, const char **name);
 
 /* A varint that is exactly the bytes [p, p + n): each but the last with
  * its high bit, at most 10, bits past 64 dropped (fc_fast_varint's rule). */
@@ -571,19 +562,19 @@ FC_FAST_INLINE int fc_fast_varlen(fc_type t, const fc_fast_entry *e, void *dst, 
 /* FixedLen frames of `stride` floats, or of one int64, laid out as protobuf
  * writes them (what fc_fast_frame_run takes): a run of them from *pp, at
  * most max, into dst, *pp moved past them; the count is returned, and the
- * loop in fc_fast_frames takes a frame of any other layout.  Floats: every
- * frame is the same six header bytes, one constant, and 4 * stride bytes,
- * so no frame waits on the one before.  An int64: the varint's stop bit
- * must be where the frame's length says (fc_fast_varint_exact's rule, for
- * varints of 1-8 bytes), read from one word.  Little-endian hosts; 0 on
- * others and for other types. */
+ * loop in fc_fast_frames takes a frame of any other layout.  Floats
+ * (little-endian hosts): every frame is the same six header bytes, one
+ * constant, and 4 * stride bytes, so no frame waits on the one before.  An
+ * int64: fc_int64_frames, in the runtime.  0 for other types. */
 FC_FAST_INLINE size_t fc_fast_scalar_frames(fc_type t, const uint8_t **pp, const uint8_t *end,
                                             void *dst, size_t stride, size_t max)
 {
+    if (t == FC_TYPE_INT64 && stride == 1u)
+        return fc_int64_frames(pp, end, (int64_t *)dst, max);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
-    const uint8_t *p = *pp;
-    size_t k = 0;
     if (t == FC_TYPE_FLOAT && stride >= 1u && stride <= 30u) {
+        const uint8_t *p = *pp;
+        size_t k = 0;
         const uint64_t vb = 4u * (uint64_t)stride, step = 6u + vb;
         const uint64_t head = UINT64_C(0x0a) | (vb + 4u) << 8 | UINT64_C(0x12) << 16 |
                               (vb + 2u) << 24 | UINT64_C(0x0a) << 32 | vb << 40;
@@ -597,35 +588,16 @@ FC_FAST_INLINE size_t fc_fast_scalar_frames(fc_type t, const uint8_t **pp, const
             p += step;
             k++;
         }
-    } else if (t == FC_TYPE_INT64 && stride == 1u) {
-        int64_t *out = (int64_t *)dst;
-        while (k < max && end - p >= 14) {
-            uint64_t w, v, stop, n;
-            memcpy(&w, p, 8);
-            n = (w >> 40) & 0xFFu;
-            if (n - 1u > 7u || (w & UINT64_C(0xFFFFFFFFFFFF)) !=
-                                   UINT64_C(0x000A021A040A) + n * UINT64_C(0x010001000100))
-                break;
-            memcpy(&v, p + 6, 8);
-            stop = ~v & UINT64_C(0x8080808080808080);
-            if (stop == 0 || (uint64_t)__builtin_ctzll(stop) != 8u * n - 1u)
-                break;
-            out[k] = (int64_t)fc_fast_word_bits(v, stop);
-            p += 6u + n;
-            k++;
-        }
+        *pp = p;
+        return k;
     }
-    *pp = p;
-    return k;
-#else
-    (void)t;
+#endif
     (void)pp;
     (void)end;
     (void)dst;
     (void)stride;
     (void)max;
     return 0;
-#endif
 }
 
 /* A FeatureList (the value of a feature_lists entry): frames, each a

@@ -438,10 +438,14 @@ static void test_varints(void)
 static void test_fast_int64_run_agrees(void)
 {
     int round, v, variants = 0;
-    fc_int64_run_fn fns[8];
+    int (*fns[8])(const uint8_t *, size_t, int64_t *, size_t, size_t *);
     const char *names[8];
-    for (v = 0; v < 7 && (fns[v] = fc_int64_run_variant(v, &names[v])) != NULL; v++)
+    const fc_varint_loops *l;
+    for (v = 0; v < 7 && (l = fc_varint_loops_variant(v)) != NULL; v++) {
+        fns[v] = l->run;
+        names[v] = l->name;
         variants++;
+    }
     fns[variants] = fc_int64_run;
     names[variants++] = "fc_int64_run";
     CHECK_MSG(variants >= 2, "no loop to choose from");
@@ -483,6 +487,104 @@ static void test_fast_int64_run_agrees(void)
             }
         }
         free(run);
+    }
+}
+
+/* fc_int64_frames and each of its loops against the rule written out here:
+ * a frame is taken while 14 bytes remain (its word of varint is read whole)
+ * when it is "0x0a n+4 0x1a n+2 0x0a n" and a varint of exactly n bytes,
+ * 1 <= n <= 8.  Random lists of such frames with one spoiled at random (a
+ * header byte, n of 0 or 9, a stop bit early or late), cut short at random,
+ * under random maxima; each list in a buffer of exactly its size. */
+static void test_fast_int64_frames_agree(void)
+{
+    int round, v, variants = 0;
+    size_t (*fns[8])(const uint8_t **, const uint8_t *, int64_t *, size_t);
+    const char *names[8];
+    const fc_varint_loops *l;
+    for (v = 0; v < 7 && (l = fc_varint_loops_variant(v)) != NULL; v++) {
+        fns[v] = l->frames;
+        names[v] = l->name;
+        variants++;
+    }
+    fns[variants] = fc_int64_frames;
+    names[variants++] = "fc_int64_frames";
+    for (round = 0; round < 50000; round++) {
+        uint8_t tmp[40 * 16], *buf;
+        int64_t want[40], got[40];
+        size_t starts[41], count = (size_t)h_rand() % 40, max = (size_t)h_rand() % 42, len = 0,
+                           i, k = 0, spoil = (size_t)h_rand() % 48;
+        for (i = 0; i < count; i++) {
+            size_t n = 1 + (size_t)h_rand() % 8, b;
+            uint8_t *f = tmp + len;
+            uint64_t x = 0;
+            starts[i] = len;
+            f[0] = 0x0a;
+            f[1] = (uint8_t)(n + 4);
+            f[2] = 0x1a;
+            f[3] = (uint8_t)(n + 2);
+            f[4] = 0x0a;
+            f[5] = (uint8_t)n;
+            for (b = 0; b < n; b++) {
+                uint8_t g = (uint8_t)(h_rand() & 0x7f);
+                x |= (uint64_t)g << (7 * b);
+                f[6 + b] = (uint8_t)(g | (b + 1 < n ? 0x80 : 0));
+            }
+            want[i] = (int64_t)x;
+            len += 6 + n;
+            if (i == spoil) {
+                switch (h_rand() % 5) {
+                case 0: /* a header byte */
+                    f[h_rand() % 6] ^= (uint8_t)(1u << (h_rand() % 8));
+                    break;
+                case 1: /* a varint longer than 8 bytes, or none */
+                    f[5] = (uint8_t)(h_rand() % 2 ? 9 : 0);
+                    break;
+                case 2: /* a stop bit early (one byte: none) */
+                    if (n > 1)
+                        f[6 + h_rand() % (n - 1)] &= 0x7f;
+                    else
+                        f[6] |= 0x80;
+                    break;
+                case 3: /* stops late */
+                    f[6 + n - 1] |= 0x80;
+                    break;
+                default: /* a different field in the frame */
+                    f[2] = 0x12;
+                    break;
+                }
+            }
+        }
+        starts[count] = len;
+        if (len > 0 && h_rand() % 3 == 0)
+            len -= 1 + (size_t)h_rand() % (len < 8 ? len : 8);
+        buf = (uint8_t *)malloc(len > 0 ? len : 1);
+        memcpy(buf, tmp, len);
+        /* the rule */
+        for (k = 0; k < count && k < max && len - starts[k] >= 14; k++) {
+            const uint8_t *f = buf + starts[k];
+            size_t n = f[5], b;
+            int good = n >= 1 && n <= 8 && f[0] == 0x0a && f[1] == n + 4 && f[2] == 0x1a &&
+                       f[3] == n + 2 && f[4] == 0x0a;
+            uint64_t x = 0;
+            for (b = 0; good && b < n; b++) {
+                good = (f[6 + b] >= 0x80) == (b + 1 < n);
+                x |= (uint64_t)(f[6 + b] & 0x7f) << (7 * b);
+            }
+            if (!good)
+                break;
+            want[k] = (int64_t)x;
+        }
+        for (v = 0; v < variants; v++) {
+            const uint8_t *p = buf;
+            size_t got_n = fns[v](&p, buf + len, got, max);
+            CHECK_MSG(got_n == k, "%s, round %d: %zu frames, want %zu", names[v], round, got_n, k);
+            CHECK_MSG(p == buf + starts[k < count ? k : count], "%s, round %d: stopped at %td",
+                      names[v], round, p - buf);
+            CHECK_MSG(got_n != k || k == 0 || memcmp(got, want, k * sizeof got[0]) == 0,
+                      "%s, round %d: values differ", names[v], round);
+        }
+        free(buf);
     }
 }
 
@@ -646,6 +748,7 @@ int main(void)
     RUN(test_value_before_key);
     RUN(test_varints);
     RUN(test_fast_int64_run_agrees);
+    RUN(test_fast_int64_frames_agree);
     RUN(test_list_length_overrun);
     RUN(test_unsupported_datatype);
     RUN(test_first_kind_and_first_chunk);

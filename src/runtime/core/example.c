@@ -153,12 +153,47 @@ const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0
     *n = k;                                                                             \
     return 1
 
+/* Frames of one int64 each, "0x0a n+4 0x1a n+2 0x0a n" and a varint of
+ * exactly n bytes (1-8), the layout protobuf writes; what fc_int64_frames
+ * takes from *pp.  The header is one 6-byte compare, computed from n; the
+ * varint is read from one word, its stop bit checked to be where the
+ * frame's length says (fc_fast_varint_exact's rule).  SQUEEZE_N(v, n) is
+ * the value of the n-byte varint at the start of word v. */
+#define FC_INT64_FRAMES_LOOP(SQUEEZE_N)                                                     \
+    const uint8_t *p = *pp;                                                             \
+    size_t k = 0;                                                                       \
+    while (k < max && end - p >= 14) {                                                  \
+        uint64_t w, v, n, high;                                                         \
+        memcpy(&w, p, 8);                                                               \
+        n = (w >> 40) & 0xFFu;                                                          \
+        if (n - 1u > 7u || (w & UINT64_C(0xFFFFFFFFFFFF)) !=                            \
+                               UINT64_C(0x000A021A040A) + n * UINT64_C(0x010001000100)) \
+            break;                                                                      \
+        memcpy(&v, p + 6, 8);                                                           \
+        /* the high bits of the n bytes: all set but the last */                        \
+        high = UINT64_C(0x8080808080808080) >> (64u - 8u * n);                          \
+        if ((v & high) != (high >> 8))                                                  \
+            break;                                                                      \
+        dst[k++] = (int64_t)SQUEEZE_N(v, n);                                            \
+        p += 6u + n;                                                                    \
+    }                                                                                   \
+    *pp = p;                                                                            \
+    return k
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
-static int int64_run_swar(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n)
+#define WORD_SQUEEZE_N(v, n) fc_fast_word_bits((v), UINT64_C(0x80) << (8u * (n) - 8u))
+
+static int int64_run_words(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n)
 {
     FC_INT64_RUN_LOOPS(fc_fast_word_bits);
 }
-#define INT64_RUN_WORDS 1
+
+static size_t int64_frames_words(const uint8_t **pp, const uint8_t *end, int64_t *dst,
+                                 size_t max)
+{
+    FC_INT64_FRAMES_LOOP(WORD_SQUEEZE_N);
+}
+#define INT64_WORDS 1
 #endif
 
 /* Any host: byte by byte. */
@@ -176,20 +211,46 @@ static int int64_run_bytes(const uint8_t *rb, size_t rl, int64_t *dst, size_t ca
     return 1;
 }
 
-#if defined(INT64_RUN_WORDS) && defined(__x86_64__) && !defined(FC_NO_BMI2)
+static size_t int64_frames_bytes(const uint8_t **pp, const uint8_t *end, int64_t *dst,
+                                 size_t max)
+{
+    const uint8_t *p = *pp;
+    size_t k = 0;
+    while (k < max && end - p >= 14) {
+        size_t n = p[5];
+        uint64_t v;
+        if (n - 1u > 7u || p[0] != 0x0a || p[1] != n + 4u || p[2] != 0x1a || p[3] != n + 2u ||
+            p[4] != 0x0a || !fc_fast_varint_exact(p + 6, n, &v))
+            break;
+        dst[k++] = (int64_t)v;
+        p += 6u + n;
+    }
+    *pp = p;
+    return k;
+}
+
+#if defined(INT64_WORDS) && defined(__x86_64__) && !defined(FC_NO_BMI2)
 #include <immintrin.h>
-#define INT64_RUN_PEXT 1
+#define INT64_PEXT 1
 
 /* pext keeps the bits of w that the mask selects, squeezed together: the
- * 7-bit groups up to the first stop bit. */
+ * 7-bit groups up to the first stop bit, or of the first n bytes. */
 #define PEXT_SQUEEZE(w, stop) \
     _pext_u64((w), ((stop) ^ ((stop) - 1u)) & UINT64_C(0x7F7F7F7F7F7F7F7F))
+#define PEXT_SQUEEZE_N(v, n) _pext_u64((v), UINT64_C(0x7F7F7F7F7F7F7F7F) >> (64u - 8u * (n)))
 
 __attribute__((target("bmi,bmi2"))) static int int64_run_pext(const uint8_t *rb, size_t rl,
                                                                 int64_t *dst, size_t cap,
                                                                 size_t *n)
 {
     FC_INT64_RUN_LOOPS(PEXT_SQUEEZE);
+}
+
+__attribute__((target("bmi,bmi2"))) static size_t int64_frames_pext(const uint8_t **pp,
+                                                                     const uint8_t *end,
+                                                                     int64_t *dst, size_t max)
+{
+    FC_INT64_FRAMES_LOOP(PEXT_SQUEEZE_N);
 }
 
 /* pext is one instruction of 3 cycles on Intel since Haswell and on AMD
@@ -202,42 +263,70 @@ static int pext_is_fast(void)
 }
 #endif
 
+static const fc_varint_loops varint_loops[] = {
+    {"bytes", int64_run_bytes, int64_frames_bytes},
+#if defined(INT64_WORDS)
+    {"words", int64_run_words, int64_frames_words},
+#endif
+#if defined(INT64_PEXT)
+    {"pext", int64_run_pext, int64_frames_pext},
+#endif
+};
+
+/* The loops for this CPU: the last of varint_loops it runs fast. */
+static const fc_varint_loops *varint_best(void)
+{
+#if defined(INT64_PEXT)
+    if (pext_is_fast())
+        return &varint_loops[2];
+#endif
+#if defined(INT64_WORDS)
+    return &varint_loops[1];
+#else
+    return &varint_loops[0];
+#endif
+}
+
 int fc_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n)
 {
-#if defined(INT64_RUN_PEXT)
+#if defined(INT64_PEXT)
     if (pext_is_fast())
         return int64_run_pext(rb, rl, dst, cap, n);
 #endif
-#if defined(INT64_RUN_WORDS)
-    return int64_run_swar(rb, rl, dst, cap, n);
+#if defined(INT64_WORDS)
+    return int64_run_words(rb, rl, dst, cap, n);
 #else
     return int64_run_bytes(rb, rl, dst, cap, n);
 #endif
 }
 
-fc_int64_run_fn fc_int64_run_variant(int i, const char **name)
+size_t fc_int64_frames(const uint8_t **pp, const uint8_t *end, int64_t *dst, size_t max)
 {
-    static const struct {
-        fc_int64_run_fn fn;
-        const char *name;
-    } all[] = {
-        {int64_run_bytes, "bytes"},
-#if defined(INT64_RUN_WORDS)
-        {int64_run_swar, "words"},
+#if defined(INT64_PEXT)
+    if (pext_is_fast())
+        return int64_frames_pext(pp, end, dst, max);
 #endif
-#if defined(INT64_RUN_PEXT)
-        {int64_run_pext, "pext"},
+#if defined(INT64_WORDS)
+    return int64_frames_words(pp, end, dst, max);
+#else
+    return int64_frames_bytes(pp, end, dst, max);
 #endif
-    };
-    if (i < 0 || (size_t)i >= sizeof all / sizeof all[0])
+}
+
+const fc_varint_loops *fc_varint_loops_variant(int i)
+{
+    if (i < 0 || (size_t)i >= sizeof varint_loops / sizeof varint_loops[0])
         return NULL;
-#if defined(INT64_RUN_PEXT)
-    if (all[i].fn == int64_run_pext && !__builtin_cpu_supports("bmi2"))
+#if defined(INT64_PEXT)
+    if (i == 2 && !__builtin_cpu_supports("bmi2"))
         return NULL;
 #endif
-    if (name != NULL)
-        *name = all[i].name;
-    return all[i].fn;
+    return &varint_loops[i];
+}
+
+const char *fc_varint_impl(void)
+{
+    return varint_best()->name;
 }
 
 /* ------------------------------------------------------------ the scan */
