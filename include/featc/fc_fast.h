@@ -157,47 +157,22 @@ FC_FAST_INLINE int fc_fast_next(const uint8_t **pp, const uint8_t *end, fc_fast_
     size_t n, k, v;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* an entry under 128 bytes: "0x0a n 0x0a k" as one word, then the
-     * value's "0x12 v" right after the key, as one 16-bit word, v the rest
-     * of the entry.  At least 133 bytes from the end, every byte such an
-     * entry can name is there: the 16-bit word is read before k is checked
-     * against n, and a k past the entry (n - k - 4 below zero, huge as a
-     * size_t) cannot match it. */
-    if (end - p >= 133) {
+     * value's "0x12 v" right after the key, v the rest of the entry */
+    if (end - p >= 4) {
         uint32_t w;
-        uint16_t tv;
         memcpy(&w, p, 4);
         if ((w & UINT32_C(0x80FF80FF)) == UINT32_C(0x000A000A)) {
             n = (w >> 8) & 0xFFu;
             k = w >> 24;
             q = p + 4 + k;
-            memcpy(&tv, q, 2);
-            if (tv == (0x12u | (n - k - 4u) << 8)) {
+            if (n <= (size_t)(end - p) - 2u && k + 4u <= n && q[0] == 0x12 &&
+                q[1] == n - k - 4u) {
                 e->key = p + 4;
                 e->key_len = k;
                 e->val = q + 2;
-                e->val_len = n - k - 4u;
+                e->val_len = q[1];
                 *pp = p + 2 + n;
                 return 1;
-            }
-        }
-    } else if (end - p >= 4) {
-        uint32_t w;
-        uint16_t tv;
-        memcpy(&w, p, 4);
-        if ((w & UINT32_C(0x80FF80FF)) == UINT32_C(0x000A000A)) {
-            n = (w >> 8) & 0xFFu;
-            k = w >> 24;
-            q = p + 4 + k;
-            if (n + 2u <= (size_t)(end - p) && k + 4u <= n) {
-                memcpy(&tv, q, 2);
-                if (tv == (0x12u | (n - k - 4u) << 8)) {
-                    e->key = p + 4;
-                    e->key_len = k;
-                    e->val = q + 2;
-                    e->val_len = n - k - 4u;
-                    *pp = p + 2 + n;
-                    return 1;
-                }
             }
         }
     }
