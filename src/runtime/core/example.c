@@ -122,6 +122,19 @@ const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0
         dst[k + 1] = (int64_t)SQUEEZE(w2, ~w2 & UINT64_C(0x8080808080808080));          \
         k += 2;                                                                         \
         rb += end2;                                                                     \
+        if (end2 == 2u * l1) {                                                          \
+            /* two of one length: while the next has it too, one word each, */         \
+            /* at a fixed stride, so that no load waits on the one before */            \
+            const uint64_t stop1 = s0 ^ s0b, high = (s0 ^ (s0 - 1u)) & UINT64_C(0x8080808080808080); \
+            while (re - rb >= 8 && k < cap) {                                           \
+                uint64_t w;                                                             \
+                memcpy(&w, rb, 8);                                                      \
+                if ((w & high) != (high ^ stop1))                                       \
+                    break;                                                              \
+                dst[k++] = (int64_t)SQUEEZE(w, stop1);                                  \
+                rb += l1;                                                               \
+            }                                                                           \
+        }                                                                               \
     }                                                                                   \
     while (rb < re) {                                                                   \
         size_t left = (size_t)(re - rb);                                                \
