@@ -51,7 +51,7 @@ FC_FAST_ENTRY int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
         }
     }
 @@FAST_ABSENT@@
-    @@TYPE@@_defaults(m, seen);
+@@FAST_DEFAULTS@@
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

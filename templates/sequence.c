@@ -53,7 +53,7 @@ FC_FAST_ENTRY int @@TYPE@@_fast(@@TYPE@@ *m, const uint8_t *p, size_t len)
         }
     }
 @@FAST_CONTEXT_ABSENT@@
-    @@TYPE@@_defaults(m, seen);
+@@FAST_DEFAULTS@@
 @@FAST_LIST_ABSENT@@
     (void)t;
     (void)frames;

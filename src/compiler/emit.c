@@ -188,7 +188,7 @@ static void describe(sbuf *b, const schema_feature *f)
 
 typedef struct msg_parts {
     /* both kinds */
-    sbuf enm, constants, members, defaults, init, batch, parser, counts;
+    sbuf enm, constants, members, defaults, init, batch, parser, counts, fast_defaults;
     /* example: field table, missing order, lookup, general-path decoder,
      * required checks, what is built after decoding, fast path */
     sbuf descs, order, lookup, decode, missing, finish, fast, absent;
@@ -226,7 +226,7 @@ static size_t msg_bufs(msg_parts *mp, sbuf **all)
                     &mp->cdescs,     &mp->ldescs,    &mp->cref,       &mp->corder_ref,
                     &mp->lref,       &mp->lorder_ref, &mp->clookup,   &mp->llookup,
                     &mp->cfast,      &mp->cabsent,   &mp->lfast,      &mp->labsent,
-                    &mp->counts};
+                    &mp->counts,     &mp->fast_defaults};
     size_t i, n = sizeof list / sizeof list[0];
     for (i = 0; i < n; i++)
         all[i] = list[i];
@@ -1074,6 +1074,30 @@ static int sequence_parts(msg_parts *mp, const schema_message *m)
 
 /* ------------------------------------------------------------ one message */
 
+/* The fast path's call of NAME_defaults: made only when a FixedLen feature
+ * with a default is absent (their bits in seen, word by word), so that a
+ * record with every feature costs no call. */
+static void emit_fast_defaults(sbuf *b, const schema_message *m)
+{
+    size_t w, i, words = (m->nfeatures + 31) / 32, terms = 0;
+    for (w = 0; w < words; w++) {
+        uint32_t mask = 0;
+        for (i = w * 32; i < m->nfeatures && i < w * 32 + 32; i++)
+            if (m->features[i].has_default && m->features[i].kind == FC_KIND_FIXED)
+                mask |= (uint32_t)1u << (i % 32);
+        if (mask == 0)
+            continue;
+        fcc_sb_printf(b, "%s(seen[%zu] & UINT32_C(0x%lX)) != UINT32_C(0x%lX)",
+                      terms == 0 ? "    /* a feature with a default is absent */\n    if (" : " ||\n        ",
+                      w, (unsigned long)mask, (unsigned long)mask);
+        terms++;
+    }
+    if (terms == 0)
+        fcc_sb_str(b, "    /* (no feature has a default) */\n");
+    else
+        fcc_sb_printf(b, ")\n        %s_defaults(m, seen);\n", m->c_type);
+}
+
 /* What both kinds share: the enum, constants, struct members, defaults,
  * init, batch sizes and the field descriptors of every feature and list. */
 static void common_parts(msg_parts *mp, const schema_message *m)
@@ -1102,6 +1126,7 @@ static void common_parts(msg_parts *mp, const schema_message *m)
                         i + 1 == m->nfeatures);
         emit_batch_bytes(&mp->batch, f, 0);
     }
+    emit_fast_defaults(&mp->fast_defaults, m);
     if (m->nlists > 0)
         fcc_sb_str(&mp->members, "    /* feature lists */\n");
     for (i = 0; i < m->nlists; i++) {
@@ -1165,6 +1190,7 @@ static int emit_message(const schema_message *m, sbuf *hdr, sbuf *src)
             {"FILL_DEFAULTS", str_or_empty(&mp.init)},
             {"BATCH_BYTES", str_or_empty(&mp.batch)},
             {"PART_COUNTS", str_or_empty(&mp.counts)},
+            {"FAST_DEFAULTS", str_or_empty(&mp.fast_defaults)},
             /* example.c */
             {"FIELD_DESCS", str_or_empty(&mp.descs)},
             {"MISSING_ORDER", str_or_empty(&mp.order)},

@@ -142,7 +142,9 @@ FC_FAST_ENTRY int elman_clip_fast(elman_clip *m, const uint8_t *p, size_t len)
     }
     if (!fc_bit_get(seen, ELMAN_CLIP_ID))
         return 0; /* required */
-    elman_clip_defaults(m, seen);
+    /* a feature with a default is absent */
+    if ((seen[0] & UINT32_C(0x2)) != UINT32_C(0x2))
+        elman_clip_defaults(m, seen);
     if (!fc_bit_get(seen, ELMAN_CLIP_X))
         return 0; /* required */
     (void)t;

@@ -179,7 +179,7 @@ FC_FAST_ENTRY int fake_sequence_record_fast(fake_sequence_record *m, const uint8
         return 0; /* required */
     if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_INT))
         return 0; /* required */
-    fake_sequence_record_defaults(m, seen);
+    /* (no feature has a default) */
     if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_BYTE_SEQ))
         return 0; /* required */
     if (!fc_bit_get(seen, FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ))

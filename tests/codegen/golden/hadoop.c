@@ -104,7 +104,7 @@ FC_FAST_ENTRY int hadoop_row_fast(hadoop_row *m, const uint8_t *p, size_t len)
     }
     if (!fc_bit_get(seen, HADOOP_ROW_DATA))
         return 0; /* required */
-    hadoop_row_defaults(m, seen);
+    /* (no feature has a default) */
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

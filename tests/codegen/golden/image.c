@@ -187,7 +187,7 @@ FC_FAST_ENTRY int image_photo_fast(image_photo *m, const uint8_t *p, size_t len)
         return 0; /* required */
     if (!fc_bit_get(seen, IMAGE_PHOTO_IMAGE_RAW))
         return 0; /* required */
-    image_photo_defaults(m, seen);
+    /* (no feature has a default) */
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

@@ -125,7 +125,7 @@ FC_FAST_ENTRY int mnist_digit_fast(mnist_digit *m, const uint8_t *p, size_t len)
         return 0; /* required */
     if (!fc_bit_get(seen, MNIST_DIGIT_IMAGE_CLASS))
         return 0; /* required */
-    mnist_digit_defaults(m, seen);
+    /* (no feature has a default) */
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

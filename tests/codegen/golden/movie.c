@@ -181,7 +181,9 @@ FC_FAST_ENTRY int movie_movie_fast(movie_movie *m, const uint8_t *p, size_t len)
         return 0; /* required */
     if (!fc_bit_get(seen, MOVIE_MOVIE_FAVORITES))
         m->favorites_count = 0;
-    movie_movie_defaults(m, seen);
+    /* a feature with a default is absent */
+    if ((seen[0] & UINT32_C(0x2)) != UINT32_C(0x2))
+        movie_movie_defaults(m, seen);
     if (!fc_bit_get(seen, MOVIE_MOVIE_MOVIE_RATINGS))
         return 0; /* required */
     if (!fc_bit_get(seen, MOVIE_MOVIE_MOVIE_NAMES))

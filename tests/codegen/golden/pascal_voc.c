@@ -254,7 +254,9 @@ FC_FAST_ENTRY int voc_segmentation_fast(voc_segmentation *m, const uint8_t *p, s
         return 0; /* required */
     if (!fc_bit_get(seen, VOC_SEGMENTATION_LABEL))
         return 0; /* required */
-    voc_segmentation_defaults(m, seen);
+    /* a feature with a default is absent */
+    if ((seen[0] & UINT32_C(0xA4)) != UINT32_C(0xA4))
+        voc_segmentation_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

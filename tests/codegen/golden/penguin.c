@@ -186,7 +186,7 @@ FC_FAST_ENTRY int penguin_penguin_fast(penguin_penguin *m, const uint8_t *p, siz
         return 0; /* required */
     if (!fc_bit_get(seen, PENGUIN_PENGUIN_SPECIES))
         return 0; /* required */
-    penguin_penguin_defaults(m, seen);
+    /* (no feature has a default) */
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

@@ -189,7 +189,9 @@ FC_FAST_ENTRY int seg_clip_fast(seg_clip *m, const uint8_t *p, size_t len)
         return 0; /* required */
     if (!fc_bit_get(seen, SEG_CLIP_TAGS))
         m->tags_count = 0;
-    seg_clip_defaults(m, seen);
+    /* a feature with a default is absent */
+    if ((seen[0] & UINT32_C(0xA)) != UINT32_C(0xA))
+        seg_clip_defaults(m, seen);
     if (!fc_bit_get(seen, SEG_CLIP_X))
         m->x_frames = 0;
     if (!fc_bit_get(seen, SEG_CLIP_W))

@@ -282,7 +282,9 @@ FC_FAST_ENTRY int taobao_user_fast(taobao_user *m, const uint8_t *p, size_t len)
         m->sessions_value_count = 0;
     if (!fc_bit_get(seen, TAOBAO_USER_SESSIONS_PART0))
         m->sessions_part0_count = 0;
-    taobao_user_defaults(m, seen);
+    /* a feature with a default is absent */
+    if ((seen[0] & UINT32_C(0x2)) != UINT32_C(0x2))
+        taobao_user_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

@@ -460,7 +460,9 @@ FC_FAST_ENTRY int taxi_trip_fast(taxi_trip *m, const uint8_t *p, size_t len)
         return 0; /* required */
     if (!fc_bit_get(seen, TAXI_TRIP_TRIP_START_TIMESTAMP))
         return 0; /* required */
-    taxi_trip_defaults(m, seen);
+    /* a feature with a default is absent */
+    if ((seen[0] & UINT32_C(0x1F)) != UINT32_C(0x1F))
+        taxi_trip_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }

@@ -137,7 +137,7 @@ FC_FAST_ENTRY int tfx_sequence_record_fast(tfx_sequence_record *m, const uint8_t
         m->f_count = 0;
     if (!fc_bit_get(seen, TFX_SEQUENCE_RECORD_I))
         m->i_count = 0;
-    tfx_sequence_record_defaults(m, seen);
+    /* (no feature has a default) */
     if (!fc_bit_get(seen, TFX_SEQUENCE_RECORD_S))
         return 0; /* required */
     (void)t;

@@ -157,7 +157,7 @@ FC_FAST_ENTRY int transform_sequence_record_fast(transform_sequence_record *m, c
         return 0; /* required */
     if (!fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_INT_FEATURE))
         return 0; /* required */
-    transform_sequence_record_defaults(m, seen);
+    /* (no feature has a default) */
     if (!fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_INT_FRAMES))
         return 0; /* required */
     if (!fc_bit_get(seen, TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE))

@@ -178,7 +178,9 @@ FC_FAST_ENTRY int tutorial_record_fast(tutorial_record *m, const uint8_t *p, siz
             break; /* a feature the spec does not name: not read */
         }
     }
-    tutorial_record_defaults(m, seen);
+    /* a feature with a default is absent */
+    if ((seen[0] & UINT32_C(0xF)) != UINT32_C(0xF))
+        tutorial_record_defaults(m, seen);
     memcpy(m->present, seen, sizeof seen);
     return 1;
 }
