@@ -167,8 +167,8 @@ def frame(title):
 
 
 # The runtime's indirect calls whose pointer type admits fewer targets than
-# every address taken: fc_ex_scan calls only its fc_ex_lookup_fn argument,
-# which generated code fills with its NAME_lookup.
+# every address taken: fc_ex_scan and fc_ex_scan_batched call only their
+# fc_ex_lookup_fn argument, which generated code fills with its NAME_lookup.
 # nanopb's pb_read and pb_readbyte call only the stream's read callback,
 # which a stream over a buffer sets to buf_read; its decoding functions call
 # only the descriptors' field callbacks (the generator's descriptors name
@@ -176,7 +176,7 @@ def frame(title):
 # message here has); pb_default_field_callback calls the fields' decode
 # callbacks: the decoder's own (nanopb_tutorial.c, nt_*).
 _pb_field = re.compile(r'^(pb_default_field_callback|default_extension_decoder)$')
-INDIRECT = {'fc_ex_scan': re.compile(r'_lookup$'),
+INDIRECT = {'fc_ex_scan': re.compile(r'_lookup$'), 'fc_ex_scan_batched': re.compile(r'_lookup$'),
             'pb_read': re.compile(r'^buf_read$'), 'pb_readbyte': re.compile(r'^buf_read$'),
             'decode_field': _pb_field, 'decode_basic_field': _pb_field, 'pb_decode_inner': _pb_field,
             'pb_default_field_callback': re.compile(r'^nt_')}

@@ -152,7 +152,7 @@ const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0
         }                                                                               \
         if (stop == 0) {                                                                \
             uint64_t v;                                                                 \
-            if (!fc_fast_varint(&rb, re, &v))                                           \
+            if ((rb = rd_varint(rb, re, &v)) == NULL)                                   \
                 return 0;                                                               \
             dst[k++] = (int64_t)v;                                                      \
             continue;                                                                   \
@@ -216,7 +216,7 @@ static int int64_run_bytes(const uint8_t *rb, size_t rl, int64_t *dst, size_t ca
     size_t k = 0;
     while (rb < re) {
         uint64_t v;
-        if (k == cap || !fc_fast_varint(&rb, re, &v))
+        if (k == cap || (rb = rd_varint(rb, re, &v)) == NULL)
             return 0;
         dst[k++] = (int64_t)v;
     }
@@ -242,7 +242,10 @@ static size_t int64_frames_bytes(const uint8_t **pp, const uint8_t *end, int64_t
     return k;
 }
 
-#if defined(INT64_WORDS) && defined(__x86_64__) && !defined(FC_NO_BMI2)
+/* A build for size (-Os) leaves pext out: the CPU check links libgcc's
+ * CPU model, 5.4 KB on x86-64.  -DFC_NO_BMI2 does so in any build. */
+#if defined(INT64_WORDS) && defined(__x86_64__) && !defined(FC_NO_BMI2) && \
+    !defined(__OPTIMIZE_SIZE__)
 #include <immintrin.h>
 #define INT64_PEXT 1
 
