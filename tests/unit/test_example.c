@@ -429,6 +429,19 @@ static void test_varints(void)
     CHECK_CONTAINS(err.message, "truncated or over-long varint");
 }
 
+/* Every packed-int64 loop this CPU can run (fc_varint_loops_variant), and
+ * last the entry points that choose among them: their count. */
+static int varint_loops(const fc_varint_loops *out[8])
+{
+    static const fc_varint_loops chosen = {"fc_int64_run/fc_int64_frames", fc_int64_run,
+                                           fc_int64_frames};
+    int n = 0;
+    while (n < 7 && (out[n] = fc_varint_loops_variant(n)) != NULL)
+        n++;
+    out[n++] = &chosen;
+    return n;
+}
+
 /* The packed int64 reader of the generated fast path (fc_int64_run, and
  * each loop it can choose from on this CPU: bytes, words, BMI2's pext)
  * against the plain byte loop: random runs of varints of 1-11 bytes
@@ -437,17 +450,8 @@ static void test_varints(void)
  * sanitizers see any read past either end. */
 static void test_fast_int64_run_agrees(void)
 {
-    int round, v, variants = 0;
-    int (*fns[8])(const uint8_t *, size_t, int64_t *, size_t, size_t *);
-    const char *names[8];
-    const fc_varint_loops *l;
-    for (v = 0; v < 7 && (l = fc_varint_loops_variant(v)) != NULL; v++) {
-        fns[v] = l->run;
-        names[v] = l->name;
-        variants++;
-    }
-    fns[variants] = fc_int64_run;
-    names[variants++] = "fc_int64_run";
+    const fc_varint_loops *loops[8];
+    int round, v, variants = varint_loops(loops);
     CHECK_MSG(variants >= 2, "no loop to choose from");
     for (round = 0; round < 100000; round++) {
         uint8_t tmp[40 * 11];
@@ -477,13 +481,13 @@ static void test_fast_int64_run_agrees(void)
         }
         for (v = 0; v < variants; v++) {
             size_t n = 0;
-            int gok = fns[v](run, len, got, cap, &n);
-            CHECK_MSG(gok == ok, "%s, round %d: %zu bytes, cap %zu: got %d, bytes %d", names[v],
+            int gok = loops[v]->run(run, len, got, cap, &n);
+            CHECK_MSG(gok == ok, "%s, round %d: %zu bytes, cap %zu: got %d, bytes %d", loops[v]->name,
                       round, len, cap, gok, ok);
             if (ok && gok) {
-                CHECK_MSG(n == k, "%s, round %d: %zu values, want %zu", names[v], round, n, k);
+                CHECK_MSG(n == k, "%s, round %d: %zu values, want %zu", loops[v]->name, round, n, k);
                 CHECK_MSG(k == 0 || memcmp(got, want, k * sizeof got[0]) == 0,
-                          "%s, round %d: values differ", names[v], round);
+                          "%s, round %d: values differ", loops[v]->name, round);
             }
         }
         free(run);
@@ -498,17 +502,8 @@ static void test_fast_int64_run_agrees(void)
  * under random maxima; each list in a buffer of exactly its size. */
 static void test_fast_int64_frames_agree(void)
 {
-    int round, v, variants = 0;
-    size_t (*fns[8])(const uint8_t **, const uint8_t *, int64_t *, size_t);
-    const char *names[8];
-    const fc_varint_loops *l;
-    for (v = 0; v < 7 && (l = fc_varint_loops_variant(v)) != NULL; v++) {
-        fns[v] = l->frames;
-        names[v] = l->name;
-        variants++;
-    }
-    fns[variants] = fc_int64_frames;
-    names[variants++] = "fc_int64_frames";
+    const fc_varint_loops *loops[8];
+    int round, v, variants = varint_loops(loops);
     for (round = 0; round < 50000; round++) {
         uint8_t tmp[40 * 16], *buf;
         int64_t want[40], got[40];
@@ -577,12 +572,12 @@ static void test_fast_int64_frames_agree(void)
         }
         for (v = 0; v < variants; v++) {
             const uint8_t *p = buf;
-            size_t got_n = fns[v](&p, buf + len, got, max);
-            CHECK_MSG(got_n == k, "%s, round %d: %zu frames, want %zu", names[v], round, got_n, k);
+            size_t got_n = loops[v]->frames(&p, buf + len, got, max);
+            CHECK_MSG(got_n == k, "%s, round %d: %zu frames, want %zu", loops[v]->name, round, got_n, k);
             CHECK_MSG(p == buf + starts[k < count ? k : count], "%s, round %d: stopped at %td",
-                      names[v], round, p - buf);
+                      loops[v]->name, round, p - buf);
             CHECK_MSG(got_n != k || k == 0 || memcmp(got, want, k * sizeof got[0]) == 0,
-                      "%s, round %d: values differ", names[v], round);
+                      "%s, round %d: values differ", loops[v]->name, round);
         }
         free(buf);
     }
