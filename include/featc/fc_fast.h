@@ -347,32 +347,6 @@ FC_FAST_INLINE uint64_t fc_fast_word_bits(uint64_t w, uint64_t stop)
     return ((x & UINT64_C(0x0FFFFFFF00000000)) >> 4) | (x & UINT64_C(0x000000000FFFFFFF));
 }
 
-/* Up to 8 varint bytes from one little-endian word: *len gets the bytes
- * used; 0 when all 8 have the high bit (a 9- or 10-byte varint: the byte
- * loop takes it). */
-FC_FAST_INLINE uint64_t fc_fast_word_varint(uint64_t w, unsigned *len)
-{
-    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
-    if (stop == 0) {
-        *len = 0;
-        return 0;
-    }
-#if defined(__GNUC__)
-    *len = (unsigned)__builtin_ctzll(stop) / 8u + 1u;
-#else
-    {
-        uint64_t t = stop;
-        unsigned n = 1;
-        while ((t & 0x80u) == 0) {
-            t >>= 8;
-            n++;
-        }
-        *len = n;
-    }
-#endif
-    return fc_fast_word_bits(w, stop);
-}
-
 /* ---- values of one Feature, by type: from its packed run (int64, float)
  * or list body (bytes); VarLen (at most cap, *n the count) and FixedLen
  * (exactly n). */
