@@ -288,53 +288,35 @@ static const fc_varint_loops varint_loops[] = {
     {"pext", int64_run_pext, int64_frames_pext},
 #endif
 };
+#define VARINT_LOOPS (sizeof varint_loops / sizeof varint_loops[0])
 
-/* The loops for this CPU: the last of varint_loops it runs fast. */
+/* The loops for this CPU: the last of varint_loops, unless that is pext
+ * and pext is slow here. */
 static const fc_varint_loops *varint_best(void)
 {
 #if defined(INT64_PEXT)
-    if (pext_is_fast())
-        return &varint_loops[2];
+    if (!pext_is_fast())
+        return &varint_loops[VARINT_LOOPS - 2];
 #endif
-#if defined(INT64_WORDS)
-    return &varint_loops[1];
-#else
-    return &varint_loops[0];
-#endif
+    return &varint_loops[VARINT_LOOPS - 1];
 }
 
 int fc_int64_run(const uint8_t *rb, size_t rl, int64_t *dst, size_t cap, size_t *n)
 {
-#if defined(INT64_PEXT)
-    if (pext_is_fast())
-        return int64_run_pext(rb, rl, dst, cap, n);
-#endif
-#if defined(INT64_WORDS)
-    return int64_run_words(rb, rl, dst, cap, n);
-#else
-    return int64_run_bytes(rb, rl, dst, cap, n);
-#endif
+    return varint_best()->run(rb, rl, dst, cap, n);
 }
 
 size_t fc_int64_frames(const uint8_t **pp, const uint8_t *end, int64_t *dst, size_t max)
 {
-#if defined(INT64_PEXT)
-    if (pext_is_fast())
-        return int64_frames_pext(pp, end, dst, max);
-#endif
-#if defined(INT64_WORDS)
-    return int64_frames_words(pp, end, dst, max);
-#else
-    return int64_frames_bytes(pp, end, dst, max);
-#endif
+    return varint_best()->frames(pp, end, dst, max);
 }
 
 const fc_varint_loops *fc_varint_loops_variant(int i)
 {
-    if (i < 0 || (size_t)i >= sizeof varint_loops / sizeof varint_loops[0])
+    if (i < 0 || (size_t)i >= VARINT_LOOPS)
         return NULL;
 #if defined(INT64_PEXT)
-    if (i == 2 && !__builtin_cpu_supports("bmi2"))
+    if (varint_loops[i].run == int64_run_pext && !__builtin_cpu_supports("bmi2"))
         return NULL;
 #endif
     return &varint_loops[i];
