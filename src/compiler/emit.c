@@ -1074,16 +1074,22 @@ static int sequence_parts(msg_parts *mp, const schema_message *m)
 
 /* ------------------------------------------------------------ one message */
 
-/* The fast path's call of NAME_defaults: made only when a FixedLen feature
- * with a default is absent (their bits in seen, word by word), so that a
- * record with every feature costs no call. */
+/* Whether NAME_defaults fills feature f when the record lacks it. */
+static int fills_default(const schema_feature *f)
+{
+    return f->has_default && f->kind == FC_KIND_FIXED;
+}
+
+/* The fast path's call of NAME_defaults: made only when a feature it fills
+ * is absent (their bits in seen, word by word), so that a record with
+ * every feature costs no call. */
 static void emit_fast_defaults(sbuf *b, const schema_message *m)
 {
     size_t w, i, words = (m->nfeatures + 31) / 32, terms = 0;
     for (w = 0; w < words; w++) {
         uint32_t mask = 0;
         for (i = w * 32; i < m->nfeatures && i < w * 32 + 32; i++)
-            if (m->features[i].has_default && m->features[i].kind == FC_KIND_FIXED)
+            if (fills_default(&m->features[i]))
                 mask |= (uint32_t)1u << (i % 32);
         if (mask == 0)
             continue;
@@ -1113,12 +1119,11 @@ static void common_parts(msg_parts *mp, const schema_message *m)
         const schema_feature *f = &m->features[i];
         emit_feature_constants(&mp->constants, f);
         emit_feature_member(&mp->members, f);
-        if (f->has_default) {
+        if (f->has_default)
             emit_default_array(&mp->defaults, m, f);
-            if (f->kind == FC_KIND_FIXED) {
-                fcc_sb_printf(&mp->init, "    if (!fc_bit_get(seen, %s))\n", f->macro);
-                emit_default_copy(&mp->init, "        ", m, f);
-            }
+        if (fills_default(f)) {
+            fcc_sb_printf(&mp->init, "    if (!fc_bit_get(seen, %s))\n", f->macro);
+            emit_default_copy(&mp->init, "        ", m, f);
         }
         if (f->kind == FC_KIND_RAGGED)
             emit_ragged_parts(&mp->defaults, m, f); /* before the extra that names them */
