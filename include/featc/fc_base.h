@@ -142,6 +142,8 @@ void *fc_arena_alloc(fc_arena *a, size_t size);
 /* Starts err with status, record and offset and returns a builder over its
  * message.  err may be NULL: the builder then discards everything. */
 fc_msg fc_error_begin(fc_error *err, int status, uint64_t record, uint64_t offset);
+/* A builder that goes on from the end of err's message (err may be NULL). */
+fc_msg fc_error_more(fc_error *err);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,8 @@ typedef struct fc_index_entry {
 /* Parses index text.  Lines are "<offset> <size>", the two numbers
  * separated by spaces or tabs; a line may end in CR LF, the last line may
  * lack its newline, and empty lines are ignored.  Every size is at least
- * 16, and every record starts at or after the end of the one before.
+ * 16, the first record is at offset 0, and every other starts where the one
+ * before it ends (an index lists every record of its file).
  * Stores up to cap entries (entries may be NULL with cap 0) and sets *count
  * to the number in the text: FC_OK, FC_ERR_BUFFER when cap is too small,
  * or FC_ERR_INDEX naming the line and column of what is wrong (err->offset
@@ -50,12 +51,22 @@ size_t fc_index_lower_bound(const fc_index_entry *entries, size_t n, uint64_t of
 
 /* A new reader on the split [begin, end) of the file the index describes:
  * exact, with record indices from the file's start.  Records after the
- * index's last entry are found by reading on from it. */
+ * index's last entry are found by reading on from it.
+ *
+ * The entries are claims, checked as the read goes (the reader keeps a
+ * pointer to them: keep them valid while it reads): a record whose offset
+ * or size differs from its entry, or a file that ends before an entry's
+ * record, fails the read there with FC_ERR_INDEX and index --check's
+ * words ("index entry I says offset O size S; record I of the file is at
+ * offset P with size Q").  A record whose header is damaged is reported as
+ * a sequential read reports it. */
 fc_status fc_reader_range_index(fc_reader *r, const fc_index_entry *entries, size_t n,
                                 uint64_t begin, uint64_t end);
 
-/* A new reader on records [first, last) by index (last may be n, or
- * UINT64_MAX for every record from first). */
+/* A new reader on records [first, last) by index (last may be n, which
+ * stops where the index's last record ends, or UINT64_MAX for every record
+ * from first to the end of the file; between the two, FC_ERR_INDEX), each
+ * checked against its entry as fc_reader_range_index does. */
 fc_status fc_reader_records(fc_reader *r, const fc_index_entry *entries, size_t n,
                             uint64_t first, uint64_t last);
 
@@ -75,7 +86,15 @@ size_t fc_members_line(char *buf, size_t cap, const fc_gzip_member *m);
  * record do not count), and so the records in them.  members[0..n) in
  * file order, as fc_reader_log_members or fc_writer_member give them.
  * A GZIP reader (memory or file descriptor); exact, indices from the
- * file's start. */
+ * file's start.
+ *
+ * The list is a claim, checked where the read crosses it (keep it valid
+ * while the reader reads): every member it names after the split's first,
+ * up to the one that ends the split, must start at its compressed offset
+ * with its stream offset, and the record there must be its first_record;
+ * else the read fails with FC_ERR_INDEX when it reaches that stream offset,
+ * naming the entry.  A list naming a member past the end of a memory
+ * reader's bytes fails here. */
 fc_status fc_reader_range_members(fc_reader *r, const fc_gzip_member *members, size_t n,
                                   uint64_t begin, uint64_t end);
 

@@ -162,6 +162,22 @@ typedef struct fc_reader {
     uint64_t limit;              /* no record is handed out whose header starts here or later */
     uint64_t index_from;         /* FC_NO_INDEX: indices count from the file's start; else
                                     the offset they count from (after fc_reader_sync) */
+    /* What the index or member list a read was placed by claims (fc_index.h),
+     * checked as the read meets it.  claim_at: the stream offset where the
+     * next check is due (UINT64_MAX: none); runs of checked records stop
+     * before it, and the check runs in the reader's slow path.  claim_fn:
+     * the check, linked only by the functions that place reads by claims. */
+#define FC_CLAIM_RECORD 0 /* claim_fn's events: the read is at claim_at, its header read in */
+#define FC_CLAIM_MEMBER 1 /* a GZIP member starts at compressed x, stream offset t */
+    int (*claim_fn)(struct fc_reader *r, int event, uint64_t x, uint64_t t);
+    const void *claim_list;
+    size_t claim_n;
+    size_t claim_next;           /* the next claim the read checks */
+    size_t claim_last;           /* the last one it checks (members: the split's end) */
+    size_t claim_met;            /* members: the next claim no member start has met */
+    size_t claim_bad;            /* members: the first claim a member start belied */
+    uint64_t claim_at;
+    uint64_t claim_x, claim_t;   /* members: the last member start met (compressed, stream) */
 } fc_reader;
 
 /* A reader over bytes in memory.  Uncompressed: zero copy, no buffer needed.

@@ -123,8 +123,16 @@ shifted = os.path.join(tmp, 'shifted.idx')
 with open(shifted, 'w') as f:
     f.write(''.join('%d %s\n' % (int(l.split()[0]) + 1, l.split()[1]) for l in lines))
 rc, out, err = run('count', '--records', '4:6', '--index', shifted, mnist)
+check(rc == 2 and 'index line 1, column 1: the record at offset 1 is the first, but a file\'s '
+      'first record is at offset 0' in err, 'shifted index: %d %s' % (rc, err))
+# back to back from 0, but record 3 one byte longer than it is: record 4 is
+# placed one byte late
+with open(shifted, 'w') as f:
+    f.write(''.join('%d %d\n' % (int(l.split()[0]) + (i >= 4), int(l.split()[1]) + (i == 3))
+                    for i, l in enumerate(lines)))
+rc, out, err = run('count', '--records', '4:6', '--index', shifted, mnist)
 check(rc == 2 and 'corrupted record at 12813: record 4: length CRC mismatch' in err and
-      'the index %s put the read there' % shifted in err, 'shifted index: %d %s' % (rc, err))
+      'the index %s put the read there' % shifted in err, 'one record too long: %d %s' % (rc, err))
 
 zl = os.path.join(corpus, 'tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz')
 with open(zl, 'rb') as f:

@@ -279,6 +279,23 @@ fc_msg fc_error_begin(fc_error *err, int status, uint64_t record, uint64_t offse
     return m;
 }
 
+fc_msg fc_error_more(fc_error *err)
+{
+    fc_msg m;
+    size_t len;
+    char first;
+    if (err == NULL) {
+        fc_msg_init(&m, NULL, 0);
+        return m;
+    }
+    len = strlen(err->message);
+    first = err->message[0];
+    fc_msg_init(&m, err->message, sizeof err->message);
+    err->message[0] = first; /* fc_msg_init cleared it */
+    m.len = len;
+    return m;
+}
+
 /* ------------------------------------------------------------ message pieces (wire.h) */
 
 #ifndef FC_NO_ERRMSG

@@ -1,6 +1,8 @@
 /* Index files and exact splits by index.  See featc/fc_index.h. */
 #include "featc/fc_index.h"
 
+#include "featc/fc_crc32c.h"
+
 #include <string.h>
 
 static fc_status index_error(fc_error *err, const char *text, size_t len, size_t at,
@@ -95,15 +97,27 @@ fc_status fc_index_parse(const char *text, size_t len, fc_index_entry *entries, 
         if (offset > UINT64_MAX - size)
             return index_error(err, text, len, line_start, line, line_start,
                                "the record would end past 2^64");
-        if (offset < next_free) {
+        if (offset != next_free) {
+            /* a TFRecord file is records back to back from offset 0, and
+             * its index lists every one: a gap would hide a record from
+             * every split that trusted it */
             fc_msg m = fc_error_begin(err, FC_ERR_INDEX, FC_NO_INDEX, (uint64_t)line_start);
             fc_msg_str(&m, "index line ");
             fc_msg_u64(&m, (uint64_t)line);
             fc_msg_str(&m, ", column 1: the record at offset ");
             fc_msg_u64(&m, offset);
-            fc_msg_str(&m, " starts before the previous one ends (at ");
-            fc_msg_u64(&m, next_free);
-            fc_msg_str(&m, "); entries must be in file order");
+            if (n == 0)
+                fc_msg_str(&m, " is the first, but a file's first record is at offset 0");
+            else if (offset < next_free)
+                fc_msg_str(&m, " starts before the previous one ends (at ");
+            else
+                fc_msg_str(&m, " does not start where the previous one ends (at ");
+            if (n > 0) {
+                fc_msg_u64(&m, next_free);
+                fc_msg_str(&m, offset < next_free ? "); entries must be in file order"
+                                                  : "); an index lists every record of its "
+                                                    "file, back to back");
+            }
             return FC_ERR_INDEX;
         }
         next_free = offset + size;
@@ -244,6 +258,125 @@ size_t fc_index_lower_bound(const fc_index_entry *entries, size_t n, uint64_t of
     return lo;
 }
 
+/* "index entry I says offset O size S; record I of the file is at offset P
+ * with size Q": what `featc index --check` and a read placed by the index say. */
+static fc_status entry_differs(fc_error *err, uint64_t i, const fc_index_entry *e,
+                               uint64_t offset, uint64_t size)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_INDEX, i, offset);
+    fc_msg_str(&m, "index entry ");
+    fc_msg_u64(&m, i);
+    fc_msg_str(&m, " says offset ");
+    fc_msg_u64(&m, e->offset);
+    fc_msg_str(&m, " size ");
+    fc_msg_u64(&m, e->size);
+    fc_msg_str(&m, "; record ");
+    fc_msg_u64(&m, i);
+    fc_msg_str(&m, " of the file is at offset ");
+    fc_msg_u64(&m, offset);
+    fc_msg_str(&m, " with size ");
+    fc_msg_u64(&m, size);
+    return FC_ERR_INDEX;
+}
+
+/* "the file ends after I records, but the index has N entries (entry I
+ * says offset O)". */
+static fc_status file_ends_early(fc_error *err, uint64_t i, const fc_index_entry *entries,
+                                 size_t n)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_INDEX, i, entries[i].offset);
+    fc_msg_str(&m, "the file ends after ");
+    fc_msg_u64(&m, i);
+    fc_msg_str(&m, i == 1 ? " record" : " records");
+    fc_msg_str(&m, ", but the index has ");
+    fc_msg_u64(&m, (uint64_t)n);
+    fc_msg_str(&m, " entries (entry ");
+    fc_msg_u64(&m, i);
+    fc_msg_str(&m, " says offset ");
+    fc_msg_u64(&m, entries[i].offset);
+    fc_msg_str(&m, ")");
+    return FC_ERR_INDEX;
+}
+
+/* ------------------------------------------------------------- claims
+ *
+ * A read placed by an index or a member list checks what the list says of
+ * every place it reaches (the reader calls claim_fn at claim_at, and at each
+ * GZIP member start), so that a stale, foreign or forged list fails the
+ * read instead of losing or repeating records. */
+
+/* Index claims: record i is where entry i says, with the size it says.  At
+ * claim_at, the records whose headers are in the buffer are compared with
+ * their entries, up to CLAIM_RUN of them; claim_at moves to the first one
+ * not compared.  The first one differing fails the read when it is reached. */
+enum { CLAIM_RUN = 256 };
+
+static uint32_t le32_at(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The header at p: its masked length CRC matches. */
+static int header_intact(const unsigned char *p)
+{
+    return fc_crc32c_mask(fc_crc32c(0, p, 8)) == le32_at(p + 8);
+}
+
+static int index_claims(fc_reader *r, int event, uint64_t x, uint64_t t)
+{
+    const fc_index_entry *e = (const fc_index_entry *)r->claim_list;
+    size_t at = r->start, k;
+    uint64_t pos = r->pos, i = r->next_index;
+    (void)x;
+    (void)t;
+    if (event != FC_CLAIM_RECORD || r->pos >= r->limit)
+        return 0;
+    for (k = 0; k < CLAIM_RUN; k++) {
+        size_t avail = r->end - at;
+        uint64_t length;
+        if (i >= (uint64_t)r->claim_n) {
+            /* past the index: the records there are read as the file has them */
+            r->claim_at = UINT64_MAX;
+            return 0;
+        }
+        if (avail < FC_RECORD_HEADER_SIZE) {
+            if (k == 0 && avail == 0)
+                return (int)file_ends_early(&r->err, i, e, r->claim_n);
+            break; /* a header cut short is the read's to report */
+        }
+        if (r->crc_policy != FC_CRC_NONE && !header_intact(r->buf + at))
+            break; /* a damaged header is the read's to report, in TensorFlow's words */
+        length = (uint64_t)r->buf[at] | (uint64_t)r->buf[at + 1] << 8 |
+                 (uint64_t)r->buf[at + 2] << 16 | (uint64_t)r->buf[at + 3] << 24 |
+                 (uint64_t)r->buf[at + 4] << 32 | (uint64_t)r->buf[at + 5] << 40 |
+                 (uint64_t)r->buf[at + 6] << 48 | (uint64_t)r->buf[at + 7] << 56;
+        if (e[i].offset != pos || e[i].size - FC_RECORD_OVERHEAD != length) {
+            if (k == 0)
+                return (int)entry_differs(&r->err, i, &e[i], pos,
+                                          length > UINT64_MAX - FC_RECORD_OVERHEAD
+                                              ? UINT64_MAX
+                                              : length + FC_RECORD_OVERHEAD);
+            break;
+        }
+        pos += e[i].size;
+        i++;
+        if (avail < FC_RECORD_OVERHEAD || length > (uint64_t)(avail - FC_RECORD_OVERHEAD))
+            break; /* the next header is not in the buffer yet */
+        at += (size_t)length + FC_RECORD_OVERHEAD;
+    }
+    r->claim_at = pos;
+    return 0;
+}
+
+/* Sets the index's claims on a reader just placed at entry `from`. */
+static void claim_index(fc_reader *r, const fc_index_entry *entries, size_t n)
+{
+    r->claim_fn = index_claims;
+    r->claim_list = entries;
+    r->claim_n = n;
+    r->claim_at = r->pos;
+}
+
 /* Where the index's records end: the first offset after its last record. */
 static uint64_t index_end(const fc_index_entry *entries, size_t n)
 {
@@ -261,8 +394,12 @@ fc_status fc_reader_range_index(fc_reader *r, const fc_index_entry *entries, siz
     if (s != FC_OK)
         return s;
     i = fc_index_lower_bound(entries, n, begin);
-    if (i < n)
-        return fc_reader_seek(r, entries[i].offset, (uint64_t)i);
+    if (i < n) {
+        s = fc_reader_seek(r, entries[i].offset, (uint64_t)i);
+        if (s == FC_OK)
+            claim_index(r, entries, n);
+        return s;
+    }
     /* past the last entry: on from where the index's records end */
     s = fc_reader_seek(r, index_end(entries, n), (uint64_t)n);
     if (s != FC_OK)
@@ -276,11 +413,30 @@ fc_status fc_reader_records(fc_reader *r, const fc_index_entry *entries, size_t 
     fc_status s;
     if (r == NULL || (entries == NULL && n > 0) || first > last || first > (uint64_t)n)
         return FC_ERR_ARG;
-    s = fc_reader_set_limit(r, last < (uint64_t)n ? entries[last].offset : UINT64_MAX);
+    if (last > (uint64_t)n && last != UINT64_MAX) {
+        fc_msg m = fc_error_begin(&r->err, FC_ERR_INDEX, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "records ");
+        fc_msg_u64(&m, first);
+        fc_msg_str(&m, " to ");
+        fc_msg_u64(&m, last);
+        fc_msg_str(&m, " reach past the index, which has ");
+        fc_msg_u64(&m, (uint64_t)n);
+        fc_msg_str(&m, n == 1 ? " entry" : " entries");
+        r->failed = 1;
+        return FC_ERR_INDEX;
+    }
+    /* the records [first, last) end where entry last starts, or the index's
+     * last record ends: never, by the index's say-so, at the end of the file */
+    s = fc_reader_set_limit(r, last < (uint64_t)n    ? entries[last].offset
+                               : last == (uint64_t)n ? index_end(entries, n)
+                                                     : UINT64_MAX);
     if (s != FC_OK)
         return s;
-    return fc_reader_seek(r, first < (uint64_t)n ? entries[first].offset : index_end(entries, n),
-                          first);
+    s = fc_reader_seek(r, first < (uint64_t)n ? entries[first].offset : index_end(entries, n),
+                       first);
+    if (s == FC_OK)
+        claim_index(r, entries, n);
+    return s;
 }
 
 /* The first member at compressed offset `at` or later that starts at a
@@ -300,6 +456,145 @@ static size_t member_from(const fc_gzip_member *m, size_t n, uint64_t at)
     return lo;
 }
 
+/* Member claims: each member the list names between the split's first and
+ * the one that ends it starts where the list says, compressed and
+ * decompressed, and (for a member that starts at a record) the record there
+ * is the one it says.  The member starts come as the inflater meets them;
+ * the records when the read reaches each claimed stream offset, the split's
+ * end (its limit) included. */
+static void say_member(fc_msg *m, size_t k, const fc_gzip_member *c)
+{
+    fc_msg_str(m, "member index entry ");
+    fc_msg_u64(m, (uint64_t)k);
+    fc_msg_str(m, " (");
+    fc_msg_u64(m, c->offset);
+    fc_msg_str(m, " ");
+    fc_msg_u64(m, c->stream_offset);
+    fc_msg_str(m, " ");
+    if (c->first_record == FC_NO_INDEX)
+        fc_msg_str(m, "-");
+    else
+        fc_msg_u64(m, c->first_record);
+    fc_msg_str(m, ")");
+}
+
+static int member_met(fc_reader *r, uint64_t x, uint64_t t)
+{
+    const fc_gzip_member *c = (const fc_gzip_member *)r->claim_list;
+    /* claims of a member start below x that none met: no member starts there */
+    while (r->claim_met <= r->claim_last && c[r->claim_met].offset < x) {
+        if (r->claim_bad == SIZE_MAX) {
+            r->claim_bad = r->claim_met;
+            r->claim_x = x;
+            r->claim_t = t;
+        }
+        r->claim_met++;
+    }
+    if (r->claim_met <= r->claim_last && c[r->claim_met].offset == x) {
+        if (c[r->claim_met].stream_offset != t && r->claim_bad == SIZE_MAX) {
+            r->claim_bad = r->claim_met;
+            r->claim_x = x;
+            r->claim_t = t;
+        }
+        r->claim_met++;
+    }
+    return 0;
+}
+
+static int member_claims(fc_reader *r, int event, uint64_t x, uint64_t t)
+{
+    const fc_gzip_member *c = (const fc_gzip_member *)r->claim_list;
+    size_t k = r->claim_next;
+    fc_msg m;
+    if (event == FC_CLAIM_MEMBER)
+        return member_met(r, x, t);
+    if (r->claim_bad == k) {
+        m = fc_error_begin(&r->err, FC_ERR_INDEX, r->next_index, c[k].stream_offset);
+        say_member(&m, k, &c[k]);
+        if (r->claim_x == c[k].offset) {
+            fc_msg_str(&m, " says the member at compressed offset ");
+            fc_msg_u64(&m, c[k].offset);
+            fc_msg_str(&m, " starts at stream offset ");
+            fc_msg_u64(&m, c[k].stream_offset);
+            fc_msg_str(&m, "; it starts at ");
+            fc_msg_u64(&m, r->claim_t);
+        } else {
+            fc_msg_str(&m, " says a GZIP member starts at compressed offset ");
+            fc_msg_u64(&m, c[k].offset);
+            fc_msg_str(&m, "; none does (the next member starts at compressed offset ");
+            fc_msg_u64(&m, r->claim_x);
+            fc_msg_str(&m, ", stream offset ");
+            fc_msg_u64(&m, r->claim_t);
+            fc_msg_str(&m, ")");
+        }
+        return FC_ERR_INDEX;
+    }
+    if (r->claim_met <= k) {
+        /* the bytes at the claimed stream offset are read in: a member
+         * starting there would have been met */
+        m = fc_error_begin(&r->err, FC_ERR_INDEX, r->next_index, c[k].stream_offset);
+        say_member(&m, k, &c[k]);
+        fc_msg_str(&m, " says a GZIP member starts at compressed offset ");
+        fc_msg_u64(&m, c[k].offset);
+        fc_msg_str(&m, ", stream offset ");
+        fc_msg_u64(&m, c[k].stream_offset);
+        if (r->end == r->start) {
+            fc_msg_str(&m, "; the stream ends at stream offset ");
+            fc_msg_u64(&m, r->pos);
+        } else {
+            fc_msg_str(&m, "; no member starts there");
+        }
+        return FC_ERR_INDEX;
+    }
+    if (c[k].first_record != FC_NO_INDEX &&
+        (r->pos != c[k].stream_offset || r->next_index != c[k].first_record)) {
+        m = fc_error_begin(&r->err, FC_ERR_INDEX, r->next_index, c[k].stream_offset);
+        say_member(&m, k, &c[k]);
+        fc_msg_str(&m, " says record ");
+        fc_msg_u64(&m, c[k].first_record);
+        fc_msg_str(&m, " starts at stream offset ");
+        fc_msg_u64(&m, c[k].stream_offset);
+        if (r->pos != c[k].stream_offset) {
+            fc_msg_str(&m, "; a record runs across it, to stream offset ");
+            fc_msg_u64(&m, r->pos);
+        } else {
+            fc_msg_str(&m, "; the record there is record ");
+            fc_msg_u64(&m, r->next_index);
+        }
+        return FC_ERR_INDEX;
+    }
+    r->claim_next = ++k;
+    r->claim_at = k <= r->claim_last ? c[k].stream_offset : UINT64_MAX;
+    return 0;
+}
+
+/* A member list whose members start past the bytes of a memory reader is
+ * not this file's: it fails here, in every split it places. */
+static fc_status members_fit(fc_reader *r, const fc_gzip_member *members, size_t n)
+{
+    fc_msg m;
+    if (n == 0) {
+        /* every GZIP file has a first member, at 0 0 0: an empty list
+         * would give every split nothing */
+        m = fc_error_begin(&r->err, FC_ERR_INDEX, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "the member index is empty, but a GZIP file's first member starts at "
+                       "0 0 0");
+        r->failed = 1;
+        return FC_ERR_INDEX;
+    }
+    if (r->source != 1 || members[n - 1].offset < (uint64_t)r->src_len)
+        return FC_OK;
+    m = fc_error_begin(&r->err, FC_ERR_INDEX, FC_NO_INDEX, members[n - 1].offset);
+    say_member(&m, n - 1, &members[n - 1]);
+    fc_msg_str(&m, " says a GZIP member starts at compressed offset ");
+    fc_msg_u64(&m, members[n - 1].offset);
+    fc_msg_str(&m, ", past the end of the file (");
+    fc_msg_u64(&m, (uint64_t)r->src_len);
+    fc_msg_str(&m, " bytes)");
+    r->failed = 1;
+    return FC_ERR_INDEX;
+}
+
 fc_status fc_reader_range_members(fc_reader *r, const fc_gzip_member *members, size_t n,
                                   uint64_t begin, uint64_t end)
 {
@@ -307,6 +602,9 @@ fc_status fc_reader_range_members(fc_reader *r, const fc_gzip_member *members, s
     fc_status s;
     if (r == NULL || (members == NULL && n > 0) || begin > end)
         return FC_ERR_ARG;
+    s = members_fit(r, members, n);
+    if (s != FC_OK)
+        return s;
     i = member_from(members, n, begin);
     j = member_from(members, n, end);
     if (i >= j) {
@@ -317,7 +615,20 @@ fc_status fc_reader_range_members(fc_reader *r, const fc_gzip_member *members, s
     s = fc_reader_set_limit(r, j < n ? members[j].stream_offset : UINT64_MAX);
     if (s != FC_OK)
         return s;
-    return fc_reader_seek_member(r, &members[i]);
+    s = fc_reader_seek_member(r, &members[i]);
+    if (s != FC_OK)
+        return s;
+    /* every claim from the member after the first to the one that ends the
+     * split (the last member when none does) */
+    r->claim_fn = member_claims;
+    r->claim_list = members;
+    r->claim_n = n;
+    r->claim_met = i;
+    r->claim_next = i + 1;
+    r->claim_last = j < n ? j : n - 1;
+    r->claim_bad = SIZE_MAX;
+    r->claim_at = i + 1 <= r->claim_last ? members[i + 1].stream_offset : UINT64_MAX;
+    return FC_OK;
 }
 
 fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n, fc_error *err)
@@ -341,22 +652,8 @@ fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n,
             fc_msg_str(&m, " bytes)");
             return FC_ERR_INDEX;
         }
-        if (entries[i].offset != rec.offset || entries[i].size != size) {
-            fc_msg m = fc_error_begin(err, FC_ERR_INDEX, (uint64_t)i, rec.offset);
-            fc_msg_str(&m, "index entry ");
-            fc_msg_u64(&m, (uint64_t)i);
-            fc_msg_str(&m, " says offset ");
-            fc_msg_u64(&m, entries[i].offset);
-            fc_msg_str(&m, " size ");
-            fc_msg_u64(&m, entries[i].size);
-            fc_msg_str(&m, "; record ");
-            fc_msg_u64(&m, (uint64_t)i);
-            fc_msg_str(&m, " of the file is at offset ");
-            fc_msg_u64(&m, rec.offset);
-            fc_msg_str(&m, " with size ");
-            fc_msg_u64(&m, size);
-            return FC_ERR_INDEX;
-        }
+        if (entries[i].offset != rec.offset || entries[i].size != size)
+            return entry_differs(err, (uint64_t)i, &entries[i], rec.offset, size);
         i++;
     }
     if (s != FC_END) {
@@ -364,19 +661,7 @@ fc_status fc_index_verify(fc_reader *r, const fc_index_entry *entries, size_t n,
             *err = *fc_reader_error(r);
         return s;
     }
-    if (i < n) {
-        fc_msg m = fc_error_begin(err, FC_ERR_INDEX, (uint64_t)i, entries[i].offset);
-        fc_msg_str(&m, "the file ends after ");
-        fc_msg_u64(&m, (uint64_t)i);
-        fc_msg_str(&m, i == 1 ? " record" : " records");
-        fc_msg_str(&m, ", but the index has ");
-        fc_msg_u64(&m, (uint64_t)n);
-        fc_msg_str(&m, " entries (entry ");
-        fc_msg_u64(&m, (uint64_t)i);
-        fc_msg_str(&m, " says offset ");
-        fc_msg_u64(&m, entries[i].offset);
-        fc_msg_str(&m, ")");
-        return FC_ERR_INDEX;
-    }
+    if (i < n)
+        return file_ends_early(err, (uint64_t)i, entries, n);
     return FC_OK;
 }

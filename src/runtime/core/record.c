@@ -181,6 +181,7 @@ static void reader_zero(fc_reader *r)
     memset(r, 0, sizeof *r);
     r->fd = -1;
     r->limit = UINT64_MAX;
+    r->claim_at = UINT64_MAX;
     r->index_from = FC_NO_INDEX;
     fc_error_clear(&r->err);
     fc_error_clear(&r->skip_err);
@@ -588,6 +589,8 @@ static void reader_member_begins(fc_reader *r)
 #endif
     if (r->compression != FC_COMPRESSION_GZIP)
         return;
+    if (r->claim_fn != NULL)
+        (void)r->claim_fn(r, FC_CLAIM_MEMBER, reader_zoffset(r), r->pos + (r->end - r->start));
     if (r->members_seen < (uint64_t)r->members_cap) {
         fc_gzip_member *m = &r->members[r->members_seen];
         m->offset = reader_zoffset(r);
@@ -1053,13 +1056,14 @@ static int reader_check_ahead(fc_reader *r)
     const unsigned char *hdr[AHEAD_RECORDS];
     size_t len[AHEAD_RECORDS];
     size_t at = r->start, n = 0, good;
+    uint64_t stop = r->limit < r->claim_at ? r->limit : r->claim_at;
     /* The boundaries first: each length is bounded by the bytes there are
      * before it is used, whether or not its CRC turns out good. */
     while (n < AHEAD_RECORDS && at - r->start < AHEAD_BYTES) {
         size_t avail = r->end - at;
         uint64_t length;
         if (avail < FC_RECORD_OVERHEAD || /* also an empty source, whose buf may be NULL */
-            r->pos + (at - r->start) >= r->limit)
+            r->pos + (at - r->start) >= stop)
             break;
         length = le64(r->buf + at);
         if (length > (uint64_t)(avail - FC_RECORD_OVERHEAD) || (length >= AHEAD_LONG && n > 0))
@@ -1122,10 +1126,27 @@ static fc_status reader_fail_record(fc_reader *r)
  * reads that record from its header and words what is wrong. */
 FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
 {
+again:
     if (r->failed)
         return (fc_status)r->err.status;
     if (r->source == 0)
         return FC_ERR_ARG;
+    while (r->pos >= r->claim_at) {
+        /* what the index or member list says of this place (each claim due
+         * here, several when they name one stream offset), checked with the
+         * record header there read in (fc_index.h) */
+        uint64_t was_at = r->claim_at;
+        size_t was_next = r->claim_next;
+        fc_status st = reader_fill(r, FC_RECORD_HEADER_SIZE);
+        if (st != FC_OK) {
+            r->failed = 1;
+            return st;
+        }
+        if (r->claim_fn(r, FC_CLAIM_RECORD, 0, 0) != 0)
+            return reader_fail(r);
+        if (r->claim_at == was_at && r->claim_next == was_next)
+            break; /* nothing more to check here: the read goes on as usual */
+    }
     if (r->pos >= r->limit)
         return FC_END; /* the next record belongs to the next split */
     if (!r->detect_pending && reader_check_ahead(r)) {
@@ -1148,8 +1169,12 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
             return st;
         }
         avail = r->end - r->start;
-        if (avail == 0)
+        if (avail == 0) {
+            /* a claim still due names a place past the end of the stream */
+            if (r->claim_at != UINT64_MAX && r->claim_fn(r, FC_CLAIM_RECORD, 0, 0) != 0)
+                return reader_fail(r);
             return FC_END;
+        }
         if (avail < FC_RECORD_HEADER_SIZE) {
             fc_msg m = fc_error_begin(&r->err, FC_ERR_TRUNCATED, err_index(r), r->pos);
             msg_record_at(&m, r, "truncated record", 0);
@@ -1250,8 +1275,8 @@ FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
                 r->next_index++;
                 r->start += (size_t)total;
                 r->pos += total;
-                if (r->pos >= r->limit)
-                    return FC_END;
+                if (r->pos >= r->limit || r->pos >= r->claim_at)
+                    goto again;
                 continue;
             }
         }
@@ -1276,6 +1301,10 @@ fc_status fc_reader_next(fc_reader *r, fc_record *rec)
 
 /* ---------------------------------------------- random access and splits */
 
+/* The longest stream a reader is placed in (2^62 bytes, records): so that
+ * offsets and record numbers counted on from a place never wrap. */
+#define FC_STREAM_MAX ((uint64_t)1 << 62)
+
 /* A reader that can be positioned anywhere: uncompressed bytes in memory. */
 static fc_status need_memory(fc_reader *r, const char *what)
 {
@@ -1289,9 +1318,20 @@ static fc_status need_memory(fc_reader *r, const char *what)
     return reader_fail(r);
 }
 
+/* A reader placed anew reads without the claims of an index or member list
+ * until the function that placed it sets them again (fc_index.h). */
+static void reader_unclaim(fc_reader *r)
+{
+    r->claim_fn = NULL;
+    r->claim_list = NULL;
+    r->claim_n = 0;
+    r->claim_at = UINT64_MAX;
+}
+
 /* Puts a memory reader at offset, with the index of the record there. */
 static void reader_place(fc_reader *r, uint64_t offset, uint64_t index, uint64_t index_from)
 {
+    reader_unclaim(r);
     r->start = (size_t)offset;
     r->pos = offset;
     r->checked_to = offset;
@@ -1319,6 +1359,7 @@ fc_status fc_reader_seek(fc_reader *r, uint64_t offset, uint64_t index)
     if (r->source == SRC_FD && r->compression == FC_COMPRESSION_NONE && !r->detect_pending) {
 #ifndef FC_NO_POSIX
         off_t to = (off_t)offset;
+        reader_unclaim(r);
         if (offset > (uint64_t)INT64_MAX || (uint64_t)to != offset ||
             lseek(r->fd, to, SEEK_SET) == (off_t)-1) {
             fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, FC_NO_INDEX, offset);
@@ -1520,6 +1561,19 @@ fc_status fc_reader_seek_member(fc_reader *r, const fc_gzip_member *m)
             return st;
         }
     }
+    if (m->stream_offset > FC_STREAM_MAX || (m->first_record > FC_STREAM_MAX &&
+                                               m->first_record != FC_NO_INDEX)) {
+        /* no stream is that long: offsets past it would wrap as records are read */
+        fc_msg e = fc_error_begin(&r->err, FC_ERR_ARG, FC_NO_INDEX, m->offset);
+        fc_msg_str(&e, "cannot go to the GZIP member at compressed offset ");
+        fc_msg_u64(&e, m->offset);
+        fc_msg_str(&e, ": its stream offset ");
+        fc_msg_u64(&e, m->stream_offset);
+        fc_msg_str(&e, " or record number ");
+        fc_msg_u64(&e, m->first_record);
+        fc_msg_str(&e, " is past 2^62");
+        return reader_fail(r);
+    }
 #ifndef FC_NO_ZLIB
     if (r->compression == FC_COMPRESSION_GZIP && r->zactive && m->first_record != FC_NO_INDEX &&
         (r->source != SRC_MEM || m->offset <= (uint64_t)r->src_len)) {
@@ -1542,6 +1596,7 @@ fc_status fc_reader_seek_member(fc_reader *r, const fc_gzip_member *m)
         } else {
             r->src_pos = (size_t)m->offset;
         }
+        reader_unclaim(r);
 #ifdef FC_ISAL
         if (r->zactive == 2)
             isal_begin(r, ris(r));
