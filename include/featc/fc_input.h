@@ -97,6 +97,9 @@ int fc_input_parse_compression(const char *s, fc_compression *out);
 int fc_input_parse_crc(const char *s, fc_crc_policy *out);
 /* Parses a size with an optional K/M/G suffix (powers of 1024); 0 on success. */
 int fc_input_parse_size(const char *s, size_t *out);
+/* The first byte of split i of n of size bytes, floor(size * i / n),
+ * exact for every 64-bit size, i and n (i <= n, n > 0). */
+uint64_t fc_input_split_offset(uint64_t size, uint64_t i, uint64_t n);
 /* Parses "I/N" (0 <= I < N) into part_a, part_b; 0 on success. */
 int fc_input_parse_split(const char *s, uint64_t *i, uint64_t *n);
 /* Parses "A:B" (either may be empty: 0 and the end), A <= B, into *a, *b;

@@ -24,6 +24,19 @@ static fc_status open_error(fc_input *in, fc_status status, const char *what, in
     return status;
 }
 
+/* After an index or member list's claim failed the read: which list. */
+static void index_note(fc_input *in)
+{
+    fc_msg m;
+    if (in->index_path == NULL)
+        return;
+    m = fc_error_more(&in->err);
+    fc_msg_str(&m, " (");
+    fc_msg_str(&m, in->members != NULL ? "member index " : "index ");
+    fc_msg_str(&m, in->index_path);
+    fc_msg_str(&m, ": is it this file's? featc index --check)");
+}
+
 char *fc_input_sibling(const char *path, const char *suffix)
 {
     size_t n = strlen(path), k = strlen(suffix);
@@ -186,9 +199,37 @@ static fc_status input_members(fc_input *in, const fc_input_options *opt)
             in->index_path = NULL;
             return fc_input_scan_members(in->path, opt, &in->members, &in->members_n, &in->err);
         }
-        path = in->index_path;
+    } else {
+        in->index_path = fc_input_sibling(path, "");
+        if (in->index_path == NULL)
+            return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
     }
-    return fc_input_load_members(path, &in->members, &in->members_n, &in->err);
+    return fc_input_load_members(in->index_path, &in->members, &in->members_n, &in->err);
+}
+
+uint64_t fc_input_split_offset(uint64_t size, uint64_t i, uint64_t n)
+{
+    /* size*i/n = (size/n)*i + (size%n)*i/n; the last product can pass 2^64,
+     * so it is formed in two words and divided bit by bit */
+    uint64_t q = size / n, r = size % n, lo, hi, rem = 0, quot = 0;
+    uint64_t r0 = r & 0xffffffffu, r1 = r >> 32, i0 = i & 0xffffffffu, i1 = i >> 32;
+    uint64_t p00 = r0 * i0, p01 = r0 * i1, p10 = r1 * i0, mid;
+    int bit;
+    if (n == 0 || i > n)
+        return size;
+    mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    lo = (p00 & 0xffffffffu) | mid << 32;
+    hi = r1 * i1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    for (bit = 127; bit >= 0; bit--) {
+        uint64_t carry = rem >> 63;
+        rem = rem << 1 | ((bit >= 64 ? hi >> (bit - 64) : lo >> bit) & 1u);
+        quot <<= 1; /* r*i/n < n: the quotient's high bits stay 0 */
+        if (carry != 0 || rem >= n) {
+            rem -= n;
+            quot |= 1u;
+        }
+    }
+    return q * i + quot;
 }
 
 /* Positions in->reader on the part of the file opt asks for. */
@@ -203,8 +244,8 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
         if (s != FC_OK)
             return s;
         if (opt->part == FC_PART_SPLIT) {
-            in->part_begin = size * opt->part_a / opt->part_b;
-            in->part_end = size * (opt->part_a + 1) / opt->part_b;
+            in->part_begin = fc_input_split_offset(size, opt->part_a, opt->part_b);
+            in->part_end = fc_input_split_offset(size, opt->part_a + 1, opt->part_b);
         } else {
             in->part_begin = opt->part_a < size ? opt->part_a : size;
             in->part_end = opt->part_b < size ? opt->part_b : size;
@@ -212,8 +253,11 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
         s = fc_reader_range_members(&in->reader, in->members, in->members_n, in->part_begin,
                                     in->part_end);
         in->part_start = fc_reader_offset(&in->reader);
-        if (s != FC_OK)
+        if (s != FC_OK) {
             in->err = *fc_reader_error(&in->reader);
+            if (s == FC_ERR_INDEX)
+                index_note(in);
+        }
         return s;
     }
     if (c != FC_COMPRESSION_NONE) {
@@ -250,8 +294,8 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
     }
     switch (opt->part) {
     case FC_PART_SPLIT:
-        in->part_begin = size * opt->part_a / opt->part_b;
-        in->part_end = size * (opt->part_a + 1) / opt->part_b;
+        in->part_begin = fc_input_split_offset(size, opt->part_a, opt->part_b);
+        in->part_end = fc_input_split_offset(size, opt->part_a + 1, opt->part_b);
         break;
     case FC_PART_RANGE:
         in->part_begin = opt->part_a < size ? opt->part_a : size;
@@ -271,9 +315,26 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
             fc_msg_u64(&m, (uint64_t)in->index_n);
             return FC_ERR_ARG;
         }
+        if (opt->part_b > (uint64_t)in->index_n && opt->part_b != UINT64_MAX) {
+            /* the records past the index are not its to place: an index
+             * whose file grew, or a short one, is no licence to read on */
+            fc_msg m = fc_error_begin(&in->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "--records ends at record ");
+            fc_msg_u64(&m, opt->part_b);
+            fc_msg_str(&m, ", but the index ");
+            fc_msg_str(&m, index_path);
+            fc_msg_str(&m, " has ");
+            fc_msg_u64(&m, (uint64_t)in->index_n);
+            fc_msg_str(&m, " (leave the end out, --records=A:, to read on to the end of the "
+                           "file)");
+            return FC_ERR_ARG;
+        }
         s = fc_reader_records(&in->reader, in->index, in->index_n, opt->part_a, opt->part_b);
         in->part_begin = fc_reader_offset(&in->reader);
-        in->part_end = opt->part_b < (uint64_t)in->index_n ? in->index[opt->part_b].offset : size;
+        in->part_end = opt->part_b < (uint64_t)in->index_n ? in->index[opt->part_b].offset
+                       : opt->part_b == UINT64_MAX || in->index_n == 0
+                           ? (opt->part_b == UINT64_MAX ? size : 0)
+                           : in->index[in->index_n - 1].offset + in->index[in->index_n - 1].size;
     } else if (in->index != NULL) {
         s = fc_reader_range_index(&in->reader, in->index, in->index_n, in->part_begin,
                                   in->part_end);
@@ -281,8 +342,11 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
         s = fc_reader_range(&in->reader, in->part_begin, in->part_end, opt->sync);
     }
     in->part_start = fc_reader_offset(&in->reader);
-    if (s != FC_OK)
+    if (s != FC_OK) {
         in->err = *fc_reader_error(&in->reader);
+        if (s == FC_ERR_INDEX)
+            index_note(in);
+    }
     return s;
 }
 
@@ -403,14 +467,11 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
         if (s != FC_ERR_BUFFER) {
             if (s != FC_OK && s != FC_END) {
                 in->err = *fc_reader_error(&in->reader);
-                if (in->index != NULL && in->err.offset == in->part_start &&
-                    s == FC_ERR_CORRUPT) {
-                    size_t len = strlen(in->err.message);
-                    char first = in->err.message[0];
-                    fc_msg m;
-                    fc_msg_init(&m, in->err.message, sizeof in->err.message);
-                    in->err.message[0] = first; /* fc_msg_init cleared it */
-                    m.len = len;
+                if (s == FC_ERR_INDEX)
+                    index_note(in);
+                else if (in->index != NULL && in->err.offset == in->part_start &&
+                           s == FC_ERR_CORRUPT) {
+                    fc_msg m = fc_error_more(&in->err);
                     fc_msg_str(&m, "; the index ");
                     fc_msg_str(&m, in->index_path);
                     fc_msg_str(&m, " put the read there: is it this file's index? "

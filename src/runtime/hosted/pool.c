@@ -32,6 +32,7 @@ typedef struct pool_file {
     fc_compression compression;
     fc_gzip_member *members; /* GZIP: FILE.members, when there is one */
     size_t nmembers;
+    char *members_path;      /* its name, for messages */
 } pool_file;
 
 typedef struct task {
@@ -155,6 +156,18 @@ static void settle(fc_pool *p, worker *w, task *t, const task *prev)
     t->broke = t->walk_broke;
 }
 
+/* After the member list's claim failed a read: which list (as fc_input). */
+static void members_note(const pool_file *f, fc_error *err)
+{
+    fc_msg m;
+    if (err->status != FC_ERR_INDEX || f->members == NULL || f->members_path == NULL)
+        return;
+    m = fc_error_more(err);
+    fc_msg_str(&m, " (member index ");
+    fc_msg_str(&m, f->members_path);
+    fc_msg_str(&m, ": is it this file's? featc index --check)");
+}
+
 /* Step 2, and whole compressed files and member splits: the records. */
 static void read_split(fc_pool *p, worker *w, task *t)
 {
@@ -178,6 +191,7 @@ static void read_split(fc_pool *p, worker *w, task *t)
         t->s.status = s;
         if (t->s.err.status == FC_OK)
             t->s.err = *fc_reader_error(&r);
+        members_note(f, &t->s.err);
         return;
     }
     for (;;) {
@@ -217,8 +231,10 @@ static void read_split(fc_pool *p, worker *w, task *t)
                 free(bigger);
             }
         }
-        if (s != FC_END)
+        if (s != FC_END) {
             t->s.err = *fc_reader_error(&r);
+            members_note(f, &t->s.err);
+        }
         break;
     }
     t->s.status = s;
@@ -333,8 +349,8 @@ static size_t plan_file(const fc_pool *p, size_t k, task *tasks)
         t->s.file = k;
         t->s.split = i;
         t->s.splits = n;
-        t->s.begin = size * i / n;
-        t->s.end = i + 1 == n ? (n == 1 ? UINT64_MAX : size) : size * (i + 1) / n;
+        t->s.begin = fc_input_split_offset(size, i, n);
+        t->s.end = i + 1 == n ? (n == 1 ? UINT64_MAX : size) : fc_input_split_offset(size, i + 1, n);
         t->s.compression = f->compression;
         t->s.status = FC_OK;
         fc_error_clear(&t->s.err);
@@ -368,7 +384,7 @@ static fc_status open_file(fc_pool *p, size_t k, const char *path, const void *d
             return FC_ERR_NO_MEMORY;
         if (access(mp, F_OK) == 0)
             s = fc_input_load_members(mp, &f->members, &f->nmembers, err);
-        free(mp);
+        f->members_path = mp;
     }
     return s;
 }
@@ -381,6 +397,7 @@ static void pool_free(fc_pool *p)
         if (!p->files[k].borrowed)
             fc_unmap_file(&p->files[k].map);
         free(p->files[k].members);
+        free(p->files[k].members_path);
     }
     for (i = 0; p->workers != NULL && i < p->nworkers; i++) {
         if (p->work.state_free != NULL && p->workers[i].state != NULL)
