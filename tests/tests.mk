@@ -295,7 +295,7 @@ test-infer: all
 
 # ------------------------------------------------------------------ fuzzers
 
-FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
+FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_claims fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
           fuzz_dynamic
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 

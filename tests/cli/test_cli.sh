@@ -481,6 +481,12 @@ mkdir -p "$tmp/splits"
 splits_rc=0
 "$py" "$here/splits.py" "$featc" "$corpus" "$tmp/splits" || splits_rc=1
 
+# ---- indexes, member lists and split numbers handed beside the data are
+# claims to check: tests/cli/trust.py prints its own "trust:" line
+mkdir -p "$tmp/trust"
+trust_rc=0
+"$py" "$here/trust.py" "$featc" "$corpus" "$tmp/trust" || trust_rc=1
+
 # ---- cat --limit, --skip, --max-bytes, --utf8, --raw: tests/cli/cat_options.py
 # prints its own "cat-options:" line
 mkdir -p "$tmp/catopt"
@@ -505,5 +511,6 @@ stats_rc=0
 "$py" "$here/stats_check.py" "$featc" "$corpus" "$tmp/stats" || stats_rc=1
 
 echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
+[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
+    [ "$catopt_rc" -eq 0 ] &&
     [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ] && [ "$stats_rc" -eq 0 ]

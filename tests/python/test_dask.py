@@ -153,6 +153,7 @@ def run_cluster(client, C):
     subprocess.run([os.environ["FEATC"], "index", seek], check=True)
     check(os.path.exists(seek + ".members"), "featc index wrote the member index")
     cases.append(("tutorial", [seek], 128 << 10))
+    forged_members(mod_of("tutorial"), seek)
     for name, files, split in cases:
         mod = mod_of(name)
         parts = featc.dask.partitions(files, split)
@@ -211,6 +212,54 @@ def run_cluster(client, C):
         paths = featc.dask.write_tfrecords(df, out, mod)
         back = featc.dask.read_tfrecords(paths, mod, dataframe=True).compute()
         check(back.reset_index(drop=True).equals(want), "%s dataframe round trip" % name)
+
+
+def forged_members(mod, seek):
+    """A member list is a claim (issue 43): read with a stale or forged
+    FILE.members, the splits of split= and of featc.dask either give every
+    record once, in order, or one of them raises featc.DataError naming the
+    list; the lists below must fail."""
+    lists = os.path.join(seek + ".members")
+    with open(lists) as f:
+        true = [tuple(map(int, line.split())) for line in f if line.strip()]
+    check(len(true) > 4, "the seekable file has %d members" % len(true))
+    whole = serialized(mod, mod.read(seek, batch_size=100))
+    forged = {
+        "past the end": [(0, 0, 0), (99999999, 3100, 100)],
+        "stream offsets shifted": true[:1] + [(c, s + 5, r) for c, s, r in true[1:]],
+        "record numbers shifted": true[:2] + [(c, s, r + 1) for c, s, r in true[2:]],
+    }
+    size = os.path.getsize(seek)
+    try:
+        for name, ms in forged.items():
+            with open(lists, "w") as f:
+                f.write("".join("%d %d %d\n" % m for m in ms))
+            for n in (2, 3):
+                for threads in (1, 2):
+                    got, err = [], None
+                    try:
+                        for k in range(n):
+                            got.extend(mod.read(seek, batch_size=100, split=(k, n),
+                                                threads=threads))
+                    except featc.DataError as e:
+                        err = str(e)
+                    check(err is not None and lists in err,
+                          "split= with a member list %s, %d splits, threads=%d: %s"
+                          % (name, n, threads, err or "no error, %d records of %d"
+                             % (len(serialized(mod, got)), len(whole))))
+            err = None
+            try:
+                got = featc.dask.read_tfrecords([seek], mod, split_bytes=size // 3 + 1,
+                                                batch_size=100).compute()
+            except featc.DataError as e:
+                err = str(e)
+            check(err is not None and lists in err,
+                  "featc.dask with a member list %s: %s" % (name, err or "no error, %d of %d"
+                                                           % (len(serialized(mod, got)),
+                                                              len(whole))))
+    finally:
+        with open(lists, "w") as f:
+            f.write("".join("%d %d %d\n" % m for m in true))
 
 
 if __name__ == "__main__":
