@@ -309,6 +309,8 @@ typedef struct fc_mapped_file {
 } fc_mapped_file;
 
 fc_status fc_map_file(const char *path, fc_mapped_file *map, fc_error *err);
+/* The same over an open file descriptor (the caller keeps it). */
+fc_status fc_map_fd(int fd, fc_mapped_file *map, fc_error *err);
 void fc_unmap_file(fc_mapped_file *map);
 
 /* ------------------------------------------------------------------ writer */

@@ -1739,9 +1739,8 @@ const char *fc_inflate_impl(void)
 fc_status fc_map_file(const char *path, fc_mapped_file *map, fc_error *err)
 {
 #ifndef FC_NO_POSIX
-    struct stat st;
+    fc_status s;
     int fd;
-    void *p;
     map->data = NULL;
     map->size = 0;
     fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1754,23 +1753,35 @@ fc_status fc_map_file(const char *path, fc_mapped_file *map, fc_error *err)
         fc_msg_str(&m, ")");
         return FC_ERR_IO;
     }
+    s = fc_map_fd(fd, map, err);
+    close(fd);
+    return s;
+#else
+    (void)path;
+    return fc_map_fd(-1, map, err);
+#endif
+}
+
+fc_status fc_map_fd(int fd, fc_mapped_file *map, fc_error *err)
+{
+#ifndef FC_NO_POSIX
+    struct stat st;
+    void *p;
+    map->data = NULL;
+    map->size = 0;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         int e = errno;
         fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
         fc_msg_str(&m, "cannot map: not a regular file");
         if (err != NULL)
             err->sys_errno = e;
-        close(fd);
         return FC_ERR_IO;
     }
-    if (st.st_size == 0) {
-        close(fd);
+    if (st.st_size == 0)
         return FC_OK;
-    }
     if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
         fc_msg m = fc_error_begin(err, FC_ERR_TOO_LARGE, FC_NO_INDEX, FC_NO_INDEX);
         fc_msg_str(&m, "file too large to map");
-        close(fd);
         return FC_ERR_TOO_LARGE;
     }
     p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -1782,16 +1793,14 @@ fc_status fc_map_file(const char *path, fc_mapped_file *map, fc_error *err)
         fc_msg_str(&m, "mmap failed (errno ");
         fc_msg_i64(&m, e);
         fc_msg_str(&m, ")");
-        close(fd);
         return FC_ERR_IO;
     }
-    close(fd);
     (void)posix_madvise(p, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL);
     map->data = (const uint8_t *)p;
     map->size = (size_t)st.st_size;
     return FC_OK;
 #else
-    (void)path;
+    (void)fd;
     map->data = NULL;
     map->size = 0;
     {
