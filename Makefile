@@ -58,7 +58,8 @@ CORE_SRC = $(addprefix src/runtime/core/,error.c crc32c.c record.c example.c seq
            segment.c hash.c serialize.c index.c)
 RUNTIME_SRC = $(CORE_SRC) src/runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
-TOOLRT_SRC = src/runtime/hosted/input.c src/runtime/hosted/driver.c src/runtime/hosted/pool.c
+TOOLRT_SRC = src/runtime/hosted/input.c src/runtime/hosted/guard.c src/runtime/hosted/driver.c \
+             src/runtime/hosted/pool.c
 FALLBACK_SRC = src/runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h

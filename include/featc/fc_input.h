@@ -39,11 +39,35 @@ typedef struct fc_input_options {
                                 defaults to FILE.idx */
 } fc_input_options;
 
+/* ---- Guarded maps (guard.c).  A mapped file that shrinks while it is read
+ * raises SIGBUS on the pages past its new end, which kills a process.
+ * fc_input_map maps a file as fc_map_file does and registers the map: a
+ * SIGBUS in it turns the rest of the map into zero pages (reads go on,
+ * and see zeros) and records the offset of the first page found gone,
+ * which fc_input_map_changed tells; a reader checks it after each record
+ * and at the end.  Any other SIGBUS goes to the handler there before.  The
+ * handler is installed at the first fc_input_map; guard is NULL when the
+ * map could not be registered (or the file is empty). */
+typedef struct fc_map_guard fc_map_guard;
+fc_status fc_input_map(const char *path, fc_mapped_file *map, fc_map_guard **guard,
+                       fc_error *err);
+void fc_input_unmap(fc_mapped_file *map, fc_map_guard *guard);
+/* 1 when the read met a page the file no longer has (*at: its offset):
+ * cheap, for every record. */
+int fc_input_map_changed(const fc_map_guard *guard, uint64_t *at);
+/* The same, or the file is now shorter than the map (a cut inside a page
+ * leaves that page's tail reading as zeros, with no fault): for the end
+ * of a read, whatever it ended with. */
+int fc_input_map_shrank(const fc_map_guard *guard, uint64_t *at);
+/* "the file changed size during the read: ..." in err, FC_ERR_IO. */
+fc_status fc_input_changed_error(fc_error *err, const char *path, uint64_t mapped, uint64_t at);
+
 typedef struct fc_input {
     const char *path;
     int fd;
     int own_fd;
     fc_mapped_file map;
+    fc_map_guard *guard;
     const uint8_t *data; /* the bytes read (a mapped file, or the caller's); NULL: a stream */
     size_t size;
     unsigned char *buf;

@@ -75,7 +75,9 @@ static fc_status load_text(const char *path, const char *what, text_parser parse
     size_t count = 0;
     *out = NULL;
     *n = 0;
-    s = fc_map_file(path, &map, &perr);
+    fc_map_guard *guard;
+    uint64_t gone;
+    s = fc_input_map(path, &map, &guard, &perr);
     if (s == FC_OK)
         s = parse((const char *)map.data, map.size, NULL, 0, &count, &perr);
     if (s == FC_OK) {
@@ -88,7 +90,9 @@ static fc_status load_text(const char *path, const char *what, text_parser parse
             s = parse((const char *)map.data, map.size, *out, count, n, &perr);
         }
     }
-    fc_unmap_file(&map);
+    if (fc_input_map_shrank(guard, &gone))
+        s = fc_input_changed_error(&perr, path, (uint64_t)map.size, gone);
+    fc_input_unmap(&map, guard);
     if (s != FC_OK) {
         fc_msg m = fc_error_begin(err, s, FC_NO_INDEX, perr.offset);
         if (err != NULL)
@@ -407,7 +411,7 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
         return open_error(in, FC_ERR_IO, "is a directory", 0);
     if (!S_ISREG(st.st_mode) || !in->own_fd)
         return input_stream(in, opt, &ro);
-    s = fc_map_file(path, &in->map, &in->err);
+    s = fc_input_map(path, &in->map, &in->guard, &in->err);
     if (s != FC_OK)
         return s;
     in->data = in->map.data;
@@ -459,6 +463,11 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
         fc_status s = fc_reader_next(&in->reader, rec);
         size_t need;
         unsigned char *bigger;
+        uint64_t gone;
+        if (s == FC_OK ? fc_input_map_changed(in->guard, &gone)
+                       : fc_input_map_shrank(in->guard, &gone))
+            /* the file shrank: what the read made of the zeros is not the file's */
+            return fc_input_changed_error(&in->err, in->path, (uint64_t)in->map.size, gone);
         /* the limit holds for every record, whether it came from a mapped
          * file, a stream or a decompressor, and whether or not it fitted in
          * the buffer already there */
@@ -506,7 +515,8 @@ void fc_input_close(fc_input *in)
     free(in->index_path);
     in->index = NULL;
     in->index_path = NULL;
-    fc_unmap_file(&in->map);
+    fc_input_unmap(&in->map, in->guard);
+    in->guard = NULL;
     if (in->own_fd && in->fd >= 0)
         close(in->fd);
     in->fd = -1;

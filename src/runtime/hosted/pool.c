@@ -33,6 +33,8 @@ typedef struct pool_file {
     fc_gzip_member *members; /* GZIP: FILE.members, when there is one */
     size_t nmembers;
     char *members_path;      /* its name, for messages */
+    char *path;              /* the file's, for messages (NULL: memory) */
+    fc_map_guard *guard;     /* the map's (fc_input_map) */
 } pool_file;
 
 typedef struct task {
@@ -156,6 +158,17 @@ static void settle(fc_pool *p, worker *w, task *t, const task *prev)
     t->broke = t->walk_broke;
 }
 
+/* 1 with err filled when f shrank under its map (fc_input_map): at_end,
+ * the size is looked at too. */
+static int file_changed(const pool_file *f, fc_error *err, int at_end)
+{
+    uint64_t at;
+    if (!(at_end ? fc_input_map_shrank(f->guard, &at) : fc_input_map_changed(f->guard, &at)))
+        return 0;
+    (void)fc_input_changed_error(err, f->path, (uint64_t)f->map.size, at);
+    return 1;
+}
+
 /* After the member list's claim failed a read: which list (as fc_input). */
 static void members_note(const pool_file *f, fc_error *err)
 {
@@ -211,6 +224,10 @@ static void read_split(fc_pool *p, worker *w, task *t)
                 s = FC_ERR_TOO_LARGE;
                 break;
             }
+            if (file_changed(f, &t->s.err, 0)) {
+                s = FC_ERR_IO;
+                break;
+            }
             t->s.records++;
             s = p->work.record(p->work.ctx, w->state, &t->s, &rec, &t->s.err);
             if (s != FC_OK)
@@ -230,6 +247,10 @@ static void read_split(fc_pool *p, worker *w, task *t)
                 }
                 free(bigger);
             }
+        }
+        if (file_changed(f, &t->s.err, 1)) {
+            s = FC_ERR_IO; /* what the read made of the zeros is not the file's */
+            break;
         }
         if (s != FC_END) {
             t->s.err = *fc_reader_error(&r);
@@ -310,6 +331,9 @@ static void *worker_main(void *arg)
         }
         if (t->s.status == FC_OK)
             t->s.status = FC_END;
+        if ((t->s.status == FC_END || t->s.status == FC_ERR_STATE) &&
+            file_changed(&p->files[t->s.file], &t->s.err, 1))
+            t->s.status = FC_ERR_IO; /* the walk that placed it may have read zeros */
         lock(p);
         t->final = 1;
         t->done = 1;
@@ -366,7 +390,10 @@ static fc_status open_file(fc_pool *p, size_t k, const char *path, const void *d
     fc_reader r;
     fc_status s = FC_OK;
     if (path != NULL) {
-        s = fc_map_file(path, &f->map, err);
+        f->path = fc_input_sibling(path, "");
+        if (f->path == NULL)
+            return FC_ERR_NO_MEMORY;
+        s = fc_input_map(path, &f->map, &f->guard, err);
     } else {
         f->map.data = (const uint8_t *)data;
         f->map.size = data == NULL ? 0 : size;
@@ -395,7 +422,8 @@ static void pool_free(fc_pool *p)
     unsigned i;
     for (k = 0; p->files != NULL && k < p->nfiles; k++) {
         if (!p->files[k].borrowed)
-            fc_unmap_file(&p->files[k].map);
+            fc_input_unmap(&p->files[k].map, p->files[k].guard);
+        free(p->files[k].path);
         free(p->files[k].members);
         free(p->files[k].members_path);
     }
