@@ -279,6 +279,8 @@ test-python: all python python-bench $(BUILD)/bench/gen-corpora
 	@$(PYTHON) tests/python/test_dask.py $(BUILD) $(CORPUS) $(BUILD)/bench-data \
 	    $(BUILD)/pytest/dask >$(BUILD)/pytest-dask.log 2>&1; rc=$$?; \
 	    grep '^dask: ' $(BUILD)/pytest-dask.log; exit $$rc
+	@rm -rf $(BUILD)/pytest/shrink && mkdir -p $(BUILD)/pytest/shrink && \
+	    $(PYTHON) tests/cli/shrink.py --python $(BUILD)/python tutorial $(BUILD)/pytest/shrink
 	@sh tests/python/run.sh $(BUILD)/featc $(BUILD) $(CORPUS) $(PY_RANDOM_SPECS)
 
 test-differential: all

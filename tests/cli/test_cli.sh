@@ -487,6 +487,12 @@ mkdir -p "$tmp/trust"
 trust_rc=0
 "$py" "$here/trust.py" "$featc" "$corpus" "$tmp/trust" || trust_rc=1
 
+# ---- a file cut while each command reads it: tests/cli/shrink.py prints its
+# own "shrink:" line
+mkdir -p "$tmp/shrink"
+shrink_rc=0
+"$py" "$here/shrink.py" "$featc" "$tmp/shrink" || shrink_rc=1
+
 # ---- cat --limit, --skip, --max-bytes, --utf8, --raw: tests/cli/cat_options.py
 # prints its own "cat-options:" line
 mkdir -p "$tmp/catopt"
@@ -512,5 +518,5 @@ stats_rc=0
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
-    [ "$catopt_rc" -eq 0 ] &&
+    [ "$shrink_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
     [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ] && [ "$stats_rc" -eq 0 ]

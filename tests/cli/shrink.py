@@ -1,0 +1,151 @@
+"""A file that shrinks while featc reads it (issue 43, item 1): log rotation
+and writers that re-create a file do this.  Every command reads regular
+files through a memory map, whose pages past the file's new end raise
+SIGBUS; featc must end with exit 2 and "the file changed size during the
+read" with the offset, never by a signal, and never exit 0 with a count
+that is not the whole file's.
+
+Each command is started on a fresh copy of a 2,000,000-record file; once
+/proc/PID/maps shows the copy mapped (the read is under way), the copy is
+cut to about a third, at a page boundary and inside a page (a sync point,
+not a timing: the read has begun and has some 20 MB to go).  A run that finished first must have read every record; at
+least one run of each command must have met the cut (up to 6 tries).
+
+usage: shrink.py FEATC TMPDIR, or shrink.py --python MODULE_DIR MODULE
+TMPDIR for the Python module's read at threads 1 and 2 (MODULE a spec all of
+whose features have defaults: tutorial); prints "shrink: N passed, M
+failed" (or "shrink-python: ...").
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'oracle'))
+import framing  # noqa: E402
+
+python = sys.argv[1] == '--python'
+if python:
+    pydir, pymod, tmp = sys.argv[2:5]
+    featc = None
+else:
+    featc, tmp = sys.argv[1:3]
+passed = failed = 0
+N = 2000000
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print('FAIL: ' + what, file=sys.stderr)
+
+
+def ld(field, data):
+    return framing.varint(field << 3 | 2) + framing.varint(len(data)) + data
+
+
+master = os.path.join(tmp, 'master.tfrecord')
+# Example {"x": int64 [7]}, 26 bytes a record with its framing
+with open(master, 'wb') as f:
+    f.write(framing.frame(ld(1, ld(1, ld(1, b'x') + ld(2, ld(3, ld(1, b'\x07')))))) * N)
+size = os.path.getsize(master)
+
+
+def mapped(pid, path):
+    try:
+        with open('/proc/%d/maps' % pid) as m:
+            return path in m.read()
+    except OSError:
+        return False
+
+
+def attempt(argv, path, changed_text, cut_at):
+    """One run: (met the cut, returncode, stdout, stderr)."""
+    shutil.copyfile(master, path)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 20
+    cut = False
+    while p.poll() is None and time.time() < deadline:
+        if mapped(p.pid, path):
+            os.truncate(path, cut_at)
+            cut = True
+            break
+        time.sleep(0.0005)
+    out, err = p.communicate(timeout=120)
+    out = out.decode('utf-8', 'replace')
+    err = err.decode('utf-8', 'replace')
+    return cut and changed_text in out + err, p.returncode, out, err
+
+
+def command(name, argv_of, whole_ok):
+    """argv_of(path) -> argv; whole_ok(out) -> the output of a whole read.
+    Cut at a page boundary (the pages after it fault) and inside a page (its
+    tail reads as zeros, no fault)."""
+    cut(name + ', cut at a page boundary', argv_of, whole_ok, size // 3 // 65536 * 65536)
+    cut(name + ', cut inside a page', argv_of, whole_ok, size // 3 // 65536 * 65536 + 1001)
+
+
+def cut(name, argv_of, whole_ok, cut_at):
+    path = os.path.join(tmp, 'shrinking.tfrecord')
+    met = False
+    for _ in range(6):
+        hit, rc, out, err = attempt(argv_of(path), path, 'the file changed size during the read',
+                                    cut_at)
+        check(rc >= 0, '%s: killed by signal %s: %s' % (name, -rc if rc < 0 else '',
+                                                        err[-300:]))
+        if rc < 0:
+            return
+        if rc == 0:
+            check(whole_ok(out), '%s: exit 0 with a partial result: %r' % (name, out[-200:]))
+        else:
+            said = out[-2000:] + err  # verify reports on standard output
+            check(rc == 2 and 'the file changed size during the read' in said and
+                  'were gone when the read reached them' in said,
+                  '%s: exit %d without the message: %r' % (name, rc, err[-300:]))
+        if hit:
+            met = True
+            break
+    check(met, '%s: no run met the cut' % name)
+
+
+def counted(out):
+    return out.split()[:1] == [str(N)]
+
+
+if not python:
+    command('count', lambda p: [featc, 'count', p], counted)
+    command('count -j 2', lambda p: [featc, 'count', '-j', '2', p], counted)
+    command('cat --json', lambda p: [featc, 'cat', '--json', p],
+            lambda out: out.count('\n') == N)
+    command('verify', lambda p: [featc, 'verify', p], lambda out: str(N) in out)
+    command('index', lambda p: [featc, 'index', '-o', p + '.idx', p], lambda out: True)
+    command('stats', lambda p: [featc, 'stats', p], lambda out: str(N) in out)
+    # the index of a cut file was not written
+    path = os.path.join(tmp, 'shrinking.tfrecord')
+    check(not os.path.exists(path + '.idx') or
+          sum(1 for _ in open(path + '.idx')) == N, 'index wrote a partial index')
+else:
+    for threads in (1, 2):
+        code = ('import sys\n'
+                'sys.path.insert(0, sys.argv[2])\n'
+                'import %s as m\n'
+                'n = 0\n'
+                'try:\n'
+                '    for b in m.read(sys.argv[1], batch_size=4096, threads=%d):\n'
+                '        n += len(next(iter(b.values())))\n'
+                'except Exception as e:\n'
+                '    print(type(e).__name__, e, file=sys.stderr)\n'
+                '    sys.exit(2)\n'
+                'print(n)\n' % (pymod, threads))
+        command('python threads=%d' % threads,
+                lambda p, c=code: [sys.executable, '-c', c, p, pydir], counted)
+
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+print('shrink%s: %d passed, %d failed' % ('-python' if python else '', passed, failed))
+sys.exit(1 if failed else 0)
