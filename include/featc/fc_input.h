@@ -112,6 +112,11 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
  * in place; a part of GZIP bytes needs opt->index_path, their member index. */
 fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, size_t len,
                             const fc_input_options *opt);
+/* The same over a pull source (fc_reader_init_pull), read in pieces: the
+ * buffer grows to the largest record (up to max_record_size), never to the
+ * stream.  A stream has no parts: FC_ERR_UNSUPPORTED when opt asks for one. */
+fc_status fc_input_open_pull(fc_input *in, const char *name, fc_pull_fn fn, void *ctx,
+                            const fc_input_options *opt);
 /* FC_OK with a record, FC_END, or an error (in->err). */
 fc_status fc_input_next(fc_input *in, fc_record *rec);
 void fc_input_close(fc_input *in);

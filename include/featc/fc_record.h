@@ -123,6 +123,11 @@ typedef union fc_zstream_storage {
     unsigned char bytes[FC_ZSTREAM_STORAGE];
 } fc_zstream_storage;
 
+/* A pull source (fc_reader_init_pull): puts up to n raw bytes at buf and
+ * their count in *got (0 at the end of the input): FC_OK, or an error with
+ * err filled. */
+typedef fc_status (*fc_pull_fn)(void *ctx, void *buf, size_t n, size_t *got, fc_error *err);
+
 typedef struct fc_reader {
     /* All fields are private; use the functions below. */
     int source;                  /* 1 memory, 2 file descriptor */
@@ -178,6 +183,8 @@ typedef struct fc_reader {
     size_t claim_bad;            /* members: the first claim a member start belied */
     uint64_t claim_at;
     uint64_t claim_x, claim_t;   /* members: the last member start met (compressed, stream) */
+    fc_pull_fn pull;             /* fc_reader_init_pull: the source, read as an fd is */
+    void *pull_ctx;
 } fc_reader;
 
 /* A reader over bytes in memory.  Uncompressed: zero copy, no buffer needed.
@@ -189,6 +196,13 @@ fc_status fc_reader_init_mem(fc_reader *r, const void *data, size_t len,
 /* A streaming reader over a file descriptor (the caller keeps ownership of
  * fd).  opt->buffer is required; opt->work when compressed or AUTO. */
 fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, fc_error *err);
+
+/* A streaming reader over a pull source: fn(ctx, ...) gives the raw bytes
+ * in order, as read() gives a file descriptor's (a socket, a Python file
+ * object, bytes arriving in pieces).  As fc_reader_init_fd otherwise,
+ * except that nothing seeks. */
+fc_status fc_reader_init_pull(fc_reader *r, fc_pull_fn fn, void *ctx, const fc_reader_options *opt,
+                              fc_error *err);
 
 /* The next record: FC_OK with *rec filled, FC_END at a clean end of the
  * stream, or an error (details in fc_reader_error()). */

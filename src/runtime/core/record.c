@@ -298,9 +298,24 @@ static fc_status reader_zstart(fc_reader *r, fc_error *err)
 }
 #endif
 
-/* Reads up to n raw bytes from the fd into p; 0 at end of file. */
+/* Reads up to n raw bytes from the fd (or pull source) into p; 0 at end of
+ * file. */
 static fc_status fd_read(fc_reader *r, unsigned char *p, size_t n, size_t *got)
 {
+    if (r->pull != NULL) {
+        fc_status st = r->pull(r->pull_ctx, p, n, got, &r->err);
+        if (st != FC_OK || *got > n) {
+            if (st == FC_OK) {
+                fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, r->next_index, r->raw_read);
+                fc_msg_str(&m, "the source gave more bytes than were asked for");
+                st = FC_ERR_IO;
+            }
+            r->failed = 1;
+            return st;
+        }
+        r->raw_read += (uint64_t)*got;
+        return FC_OK;
+    }
 #ifndef FC_NO_POSIX
     for (;;) {
         ssize_t k = read(r->fd, p, n);
@@ -436,17 +451,19 @@ fc_status fc_reader_init_mem(fc_reader *r, const void *data, size_t len,
     return FC_OK;
 }
 
-fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, fc_error *err)
+/* A streaming reader: a file descriptor, or a pull source (fd -1). */
+static fc_status reader_init_stream(fc_reader *r, int fd, fc_pull_fn fn, void *ctx,
+                                   const fc_reader_options *opt, fc_error *err)
 {
     fc_status st;
-    if (r == NULL)
-        return FC_ERR_ARG;
     reader_zero(r);
     r->source = SRC_FD;
     r->fd = fd;
+    r->pull = fn;
+    r->pull_ctx = ctx;
     r->compression = opt != NULL ? opt->compression : FC_COMPRESSION_NONE;
     r->crc_policy = opt != NULL ? opt->crc_policy : FC_CRC_VERIFY;
-    if (fd < 0)
+    if (fd < 0 && fn == NULL)
         return init_fail(r, err, FC_ERR_ARG, "invalid file descriptor");
     if ((unsigned)r->compression > FC_COMPRESSION_AUTO || (unsigned)r->crc_policy > FC_CRC_NONE)
         return init_fail(r, err, FC_ERR_ARG, "unknown compression or CRC policy");
@@ -462,6 +479,25 @@ fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, 
         return reader_zstart(r, err);
 #endif
     return FC_OK;
+}
+
+fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, fc_error *err)
+{
+    if (r == NULL)
+        return FC_ERR_ARG;
+    return reader_init_stream(r, fd < 0 ? -1 : fd, NULL, NULL, opt, err);
+}
+
+fc_status fc_reader_init_pull(fc_reader *r, fc_pull_fn fn, void *ctx, const fc_reader_options *opt,
+                              fc_error *err)
+{
+    if (r == NULL)
+        return FC_ERR_ARG;
+    if (fn == NULL) {
+        reader_zero(r);
+        return init_fail(r, err, FC_ERR_ARG, "no pull function");
+    }
+    return reader_init_stream(r, -1, fn, ctx, opt, err);
 }
 
 /* Detection for a fd source: read up to 12 bytes into the record buffer,

@@ -422,6 +422,21 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
     return input_part(in, opt);
 }
 
+fc_status fc_input_open_pull(fc_input *in, const char *name, fc_pull_fn fn, void *ctx,
+                            const fc_input_options *opt)
+{
+    fc_reader_options ro;
+    fc_status s = input_setup(in, name, opt, &ro);
+    if (s != FC_OK)
+        return s;
+    if (opt->part != FC_PART_ALL)
+        return open_error(in, FC_ERR_UNSUPPORTED,
+                          "a part of a stream (split, byte range, records) needs its bytes or "
+                          "a regular file: a stream is read from its first byte",
+                          0);
+    return fc_reader_init_pull(&in->reader, fn, ctx, &ro, &in->err);
+}
+
 fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, size_t len,
                             const fc_input_options *opt)
 {
