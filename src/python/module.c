@@ -1028,7 +1028,9 @@ typedef struct {
     const fcpy_message *m;
     PyObject *sources;    /* tuple */
     PyObject *names;      /* tuple of bytes: each source's name in messages */
-    PyObject *held;       /* what the open source reads (bytes of a file object's read()) */
+    PyObject *held;       /* what the open source reads (a file object's buffer) */
+    PyObject *pull_src;   /* a file object without a buffer: read in pieces (pull_read) */
+    PyObject *pull_type, *pull_value, *pull_tb; /* the exception its read() raised */
     PyObject *index_path; /* bytes, or NULL */
     Py_ssize_t next;      /* the next source to open */
     Py_ssize_t cur;       /* the open one */
@@ -1163,7 +1165,60 @@ static void reader_close_source(reader_object *r)
         PyBuffer_Release(&r->view);
     r->have_view = 0;
     Py_CLEAR(r->held);
+    Py_CLEAR(r->pull_src);
     r->open = 0;
+}
+
+/* The pull source of a file object without a buffer (fc_input_open_pull):
+ * read(n), with the GIL taken for the call, so that a file object of any
+ * size is read in pieces of the reader's buffer.  An exception read()
+ * raises is kept and raised in place of the read's error. */
+static fc_status pull_read(void *ctx, void *buf, size_t n, size_t *got, fc_error *err)
+{
+    reader_object *r = (reader_object *)ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *b = PyObject_CallMethod(r->pull_src, "read", "n",
+                                      (Py_ssize_t)(n > (size_t)PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX
+                                                                             : n));
+    fc_status st = FC_OK;
+    *got = 0;
+    if (b != NULL && !PyBytes_Check(b)) {
+        PyErr_Format(PyExc_TypeError, "read() gave %S, not bytes (open the file in binary mode)",
+                     (PyObject *)Py_TYPE(b));
+        Py_CLEAR(b);
+    }
+    if (b != NULL && (size_t)PyBytes_Size(b) > n) {
+        PyErr_Format(PyExc_ValueError, "read(%zu) gave %zd bytes", n, PyBytes_Size(b));
+        Py_CLEAR(b);
+    }
+    if (b == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "read() of the file object failed");
+        if (r->pull_type == NULL)
+            PyErr_Fetch(&r->pull_type, &r->pull_value, &r->pull_tb);
+        else
+            PyErr_Clear();
+        st = FC_ERR_IO;
+    } else {
+        *got = (size_t)PyBytes_Size(b);
+        if (*got > 0)
+            memcpy(buf, PyBytes_AsString(b), *got);
+        Py_DECREF(b);
+    }
+    PyGILState_Release(g);
+    return st;
+}
+
+/* Raises the error of a source that failed: the exception its read()
+ * raised, when that is what failed it. */
+static void raise_input_error(reader_object *r, const fc_error *e, Py_ssize_t src)
+{
+    if (r->pull_type != NULL && e->status == FC_ERR_IO) {
+        PyErr_Restore(r->pull_type, r->pull_value, r->pull_tb);
+        r->pull_type = r->pull_value = r->pull_tb = NULL;
+        return;
+    }
+    raise_error(e, PyBytes_AsString(PyTuple_GetItem(r->names, src)), e->record, e->offset, 0);
 }
 
 static const char *source_name(reader_object *r, Py_ssize_t k)
@@ -1178,27 +1233,33 @@ static int reader_open_source(reader_object *r, slot *t)
 {
     PyObject *s = PyTuple_GetItem(r->sources, r->next);
     const char *name = source_name(r, r->next);
-    fc_status st;
+    fc_status st = FC_OK;
     r->cur = r->next++;
     t->first_here = t->n;
     r->in_place = 0;
     r->released = 0;
-    if (!PyObject_CheckBuffer(s) && (PyObject_HasAttrString(s, "getbuffer") ||
-                                     PyObject_HasAttrString(s, "read"))) {
-        int by_read = !PyObject_HasAttrString(s, "getbuffer");
-        PyObject *b = PyObject_CallMethod(s, by_read ? "read" : "getbuffer", NULL);
-        if (b == NULL)
-            return -1;
-        if (by_read && !PyBytes_Check(b)) {
-            PyErr_Format(PyExc_TypeError, "%s: read() gave %S, not bytes (open the file in binary "
-                         "mode)", name, (PyObject *)Py_TYPE(b));
-            Py_DECREF(b);
+    if (!PyObject_CheckBuffer(s) && !PyObject_HasAttrString(s, "getbuffer") &&
+        PyObject_HasAttrString(s, "read")) {
+        /* read in pieces: the memory is the largest record's, not the file's */
+        if (r->opt.part != FC_PART_ALL) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s: a part (split=, byte_range=) of a file object needs a path or "
+                         "its bytes: a file object is read from where it is, in order", name);
             return -1;
         }
+        Py_INCREF(s);
+        r->pull_src = s;
+        st = fc_input_open_pull(&r->in, name, pull_read, r, &r->opt);
+    } else if (!PyObject_CheckBuffer(s) && PyObject_HasAttrString(s, "getbuffer")) {
+        PyObject *b = PyObject_CallMethod(s, "getbuffer", NULL);
+        if (b == NULL)
+            return -1;
         r->held = b;
         s = b;
     }
-    if (r->held != NULL || PyObject_CheckBuffer(s)) {
+    if (r->pull_src != NULL) {
+        /* opened above */
+    } else if (r->held != NULL || PyObject_CheckBuffer(s)) {
         if (PyObject_GetBuffer(s, &r->view, PyBUF_SIMPLE) != 0) {
             Py_CLEAR(r->held);
             return -1;
@@ -1214,7 +1275,7 @@ static int reader_open_source(reader_object *r, slot *t)
     }
     r->open = 1;
     if (st != FC_OK) {
-        raise_error(&r->in.err, name, r->in.err.record, r->in.err.offset, 0);
+        raise_input_error(r, &r->in.err, r->cur);
         reader_close_source(r);
         return -1;
     }
@@ -1438,8 +1499,7 @@ static PyObject *reader_next(PyObject *self)
     n = t->n;
     if (n == 0) {
         /* what remains of a slot whose input failed after its records */
-        raise_error(&t->input_err, source_name(r, t->input_src), t->input_err.record,
-                    t->input_err.offset, 0);
+        raise_input_error(r, &t->input_err, t->input_src);
     } else if (t->status != FC_OK) {
         fc_error *err = &t->err;
         batch_release(&t->w);
@@ -1472,6 +1532,8 @@ static int reader_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(r->sources);
     Py_VISIT(r->names);
     Py_VISIT(r->held);
+    Py_VISIT(r->pull_src);
+    Py_VISIT(r->pull_value);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -1509,6 +1571,9 @@ static void reader_dealloc(PyObject *self)
     Py_CLEAR(r->sources);
     Py_CLEAR(r->names);
     Py_CLEAR(r->index_path);
+    Py_CLEAR(r->pull_type);
+    Py_CLEAR(r->pull_value);
+    Py_CLEAR(r->pull_tb);
     for (i = 0; r->slots != NULL && i < r->depth; i++) {
         slot *t = &r->slots[i];
         batch_work_free(&t->w);

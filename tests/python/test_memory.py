@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Memory of the Python modules: reading a large file batch by batch keeps
-the process's resident size bounded.
+the process's resident size bounded.  File objects without a buffer are
+read in pieces (issue 43): a 1 GB file object is read in a new process
+whose peak resident size (VmHWM) stays under 100 MB at threads=1 and
+2, with the record count of its path; /dev/zero as a file object fails at
+its first record; an exception its read() raises mid-stream is the one
+raised, after the batches before it.
 
 usage: test_memory.py BUILD SRC MB OUT
 
@@ -13,7 +18,9 @@ which counts the mapped file's pages while they are resident: the reader
 gives back the pages it has read past) within 128 MB.  Prints the figures and
 "memory: N passed, M failed".
 """
+import io
 import os
+import subprocess
 import sys
 
 build, src, mb, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -61,9 +68,95 @@ def main():
     ok = counts[0] == counts[1]
     passed += ok
     failed += not ok
+    fp, ff = file_objects(out, chunk, written)
+    passed += fp
+    failed += ff
     os.unlink(out)
     print("memory: %d passed, %d failed" % (passed, failed))
     return 0 if not failed else 1
+
+CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import tutorial
+n = 0
+with open(sys.argv[2], "rb") as f:
+    for b in tutorial.read(f, batch_size=256, threads=int(sys.argv[3])):
+        n += len(b["feature0"])
+with open("/proc/self/status") as f:  # VmHWM: this address space's peak (ru_maxrss
+    hwm = [l.split()[1] for l in f if l.startswith("VmHWM:")]  # keeps the forker's)
+print(n, hwm[0])
+"""
+
+
+class Failing(io.RawIOBase):
+    """The bytes of data, then OSError from read() once `after` are given."""
+
+    def __init__(self, data, after):
+        self.data, self.at, self.after = data, 0, after
+
+    def readable(self):
+        return True
+
+    def read(self, n=-1):
+        if self.at >= self.after:
+            raise OSError(5, "the disk went away")
+        n = len(self.data) - self.at if n < 0 else n
+        b = self.data[self.at:min(self.at + n, self.after)]
+        self.at += len(b)
+        return b
+
+
+def file_objects(path, chunk, written):
+    """(passed, failed) of the file-object checks."""
+    passed = failed = 0
+    with open(path, "ab") as f:  # to 1 GB
+        while written < 1 << 30:
+            f.write(chunk)
+            written += len(chunk)
+    want = sum(len(b["feature0"]) for b in tutorial.read(path, batch_size=4096))
+    for threads in (1, 2):
+        p = subprocess.run([sys.executable, "-c", CHILD, os.path.join(build, "python"), path,
+                            str(threads)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out = p.stdout.decode().split()
+        ok = p.returncode == 0 and len(out) == 2 and int(out[0]) == want and \
+            int(out[1]) < 100 * 1024
+        print("memory: a %d MB file object, threads=%d: %s records (path: %d), peak RSS %s KB"
+              % (written >> 20, threads, out[0] if out else "?", want,
+                 out[1] if len(out) > 1 else "?"))
+        if not ok:
+            print("memory: FAIL file object: %r %r" % (p.stdout, p.stderr[-500:]))
+        passed += ok
+        failed += not ok
+    try:
+        for _ in tutorial.read(open("/dev/zero", "rb")):
+            pass
+        ok = False
+    except featc_error() as e:
+        ok = "corrupted record at 0" in str(e)
+    passed += ok
+    failed += not ok
+    if not ok:
+        print("memory: FAIL /dev/zero as a file object")
+    got, exc = 0, None
+    try:
+        for b in tutorial.read(Failing(chunk, len(chunk) // 2), batch_size=64):
+            got += len(b["feature0"])
+    except OSError as e:
+        exc = e
+    ok = exc is not None and "the disk went away" in str(exc) and got > 0
+    passed += ok
+    failed += not ok
+    if not ok:
+        print("memory: FAIL read() raising: %d records, %r" % (got, exc))
+    return passed, failed
+
+
+def featc_error():
+    sys.path.insert(0, os.path.join(build, "python"))
+    import featc
+    return featc.DataError
+
 
 if __name__ == "__main__":
     sys.exit(main())
