@@ -64,24 +64,57 @@ static ast_value *value_new(struct spec_parse_ctx *ctx, ast_value_kind k, spec_l
     return v;
 }
 
-/* Appends an attribute to a list in source order; returns the list. */
-static ast_attr *attr_append(struct spec_parse_ctx *ctx, ast_attr *list, const char *name,
-                             spec_loc loc, const char *arg, spec_loc arg_loc)
+/* A list built last first, in source order (each kind of node has next). */
+#define REVERSE(type, list) reverse_##type(list)
+#define DEFINE_REVERSE(type)                                                                       \
+    static type *reverse_##type(type *l)                                                           \
+    {                                                                                              \
+        type *r = NULL;                                                                            \
+        while (l != NULL) {                                                                        \
+            type *n = l->next;                                                                     \
+            l->next = r;                                                                           \
+            r = l;                                                                                 \
+            l = n;                                                                                 \
+        }                                                                                          \
+        return r;                                                                                  \
+    }
+DEFINE_REVERSE(ast_feature)
+DEFINE_REVERSE(ast_block)
+DEFINE_REVERSE(ast_setting)
+DEFINE_REVERSE(ast_attr)
+DEFINE_REVERSE(ast_part)
+DEFINE_REVERSE(ast_key)
+DEFINE_REVERSE(ast_dim)
+DEFINE_REVERSE(ast_value)
+
+/* A list value of the items (built last first). */
+static ast_value *list_value(struct spec_parse_ctx *ctx, spec_loc loc, ast_value *items_rev)
 {
-    ast_attr *a = NEW(ast_attr), *t;
+    ast_value *v = value_new(ctx, AV_LIST, loc, NULL, 0, 0), *i;
+    items_rev = REVERSE(ast_value, items_rev);
+    if (v != NULL) {
+        v->items = items_rev;
+        for (i = items_rev; i != NULL; i = i->next)
+            v->nitems++;
+    }
+    return v;
+}
+
+/* Puts an attribute before a list built last first; returns the list. */
+static ast_attr *attr_push(struct spec_parse_ctx *ctx, ast_attr *list, const char *name,
+                           spec_loc loc, const char *arg, spec_loc arg_loc)
+{
+    ast_attr *a = NEW(ast_attr);
     if (a == NULL)
         return list;
     a->name = name;
     a->loc = loc;
     a->arg = arg;
     a->arg_loc = arg_loc;
-    if (list == NULL)
-        return a;
-    for (t = list; t->next != NULL; t = t->next)
-        ;
-    t->next = a;
-    return list;
+    a->next = list;
+    return a;
 }
+
 
 static ast_setting *setting_new(struct spec_parse_ctx *ctx, const char *word, spec_loc loc,
                                 const char *value, spec_loc value_loc, int has_max,
@@ -151,14 +184,14 @@ static spec_loc span(spec_loc a, spec_loc b)
 %token <str> STRING "string"
 
 %type <str> name policy
-%type <value> value scalar values
-%type <dim> dims dim
-%type <feature> feature features fkey
-%type <block> blocks block
-%type <attr> attrs
-%type <key> skey skeys index_keys
-%type <part> part parts
-%type <setting> seg_items seg_item
+%type <value> value scalar values_rev
+%type <dim> dims dims_rev dim
+%type <feature> feature features features_rev fkey
+%type <block> blocks blocks_rev block
+%type <attr> attrs attrs_rev
+%type <key> skey skeys skeys_rev index_keys
+%type <part> part parts parts_rev
+%type <setting> seg_items seg_items_rev seg_item
 
 %%
 
@@ -210,21 +243,13 @@ message
 /* The blocks of a sequence_example, in source order (sema checks which and
  * how many). */
 blocks
+    : blocks_rev        { $$ = REVERSE(ast_block, $1); }
+    ;
+
+blocks_rev
     : %empty            { $$ = NULL; }
-    | blocks block
-        {
-            $$ = $1;
-            if ($2 != NULL) {
-                if ($$ == NULL) {
-                    $$ = $2;
-                } else {
-                    ast_block *b = $$;
-                    while (b->next != NULL)
-                        b = b->next;
-                    b->next = $2;
-                }
-            }
-        }
+    | blocks_rev block
+        { $$ = $1; if ($2 != NULL) { $2->next = $1; $$ = $2; } }
     ;
 
 block
@@ -273,21 +298,13 @@ block
 /* The items of a segments block, in source order; sema says which words
  * exist and what they take. */
 seg_items
+    : seg_items_rev     { $$ = REVERSE(ast_setting, $1); }
+    ;
+
+seg_items_rev
     : %empty            { $$ = NULL; }
-    | seg_items seg_item
-        {
-            $$ = $1;
-            if ($2 != NULL) {
-                if ($$ == NULL) {
-                    $$ = $2;
-                } else {
-                    ast_setting *t = $$;
-                    while (t->next != NULL)
-                        t = t->next;
-                    t->next = $2;
-                }
-            }
-        }
+    | seg_items_rev seg_item
+        { $$ = $1; if ($2 != NULL) { $2->next = $1; $$ = $2; } }
     ;
 
 seg_item
@@ -305,29 +322,27 @@ seg_item
 /* Policy words and `hash_buckets N`, in source order; sema says which
  * apply where. */
 attrs
-    : %empty            { $$ = NULL; }
-    | attrs policy      { $$ = attr_append(ctx, $1, $2.text, @2, NULL, @2); }
-    | attrs KW_HASH_BUCKETS INTEGER
-                        { $$ = attr_append(ctx, $1, "hash_buckets", @2, $3.text, @3); }
+    : attrs_rev         { $$ = REVERSE(ast_attr, $1); }
     ;
 
-/* Features in source order (appended at the tail). */
-features
+attrs_rev
     : %empty            { $$ = NULL; }
-    | features feature
-        {
-            $$ = $1;
-            if ($2 != NULL) {
-                if ($$ == NULL) {
-                    $$ = $2;
-                } else {
-                    ast_feature *f = $$;
-                    while (f->next != NULL)
-                        f = f->next;
-                    f->next = $2;
-                }
-            }
-        }
+    | attrs_rev policy  { $$ = attr_push(ctx, $1, $2.text, @2, NULL, @2); }
+    | attrs_rev KW_HASH_BUCKETS INTEGER
+                        { $$ = attr_push(ctx, $1, "hash_buckets", @2, $3.text, @3); }
+    ;
+
+/* Features in source order.  Every list of the grammar is built last
+ * first, one step per item, and put in source order once, by the rule
+ * above it (a walk to the tail per item was quadratic in 40,000 features). */
+features
+    : features_rev      { $$ = REVERSE(ast_feature, $1); }
+    ;
+
+features_rev
+    : %empty            { $$ = NULL; }
+    | features_rev feature
+        { $$ = $1; if ($2 != NULL) { $2->next = $1; $$ = $2; } }
     ;
 
 feature
@@ -395,19 +410,13 @@ ragged_opts
     ;
 
 parts
+    : parts_rev         { $$ = REVERSE(ast_part, $1); }
+    ;
+
+parts_rev
     : part              { $$ = $1; }
-    | parts ',' part
-        {
-            ast_part *t = $1;
-            $$ = $1;
-            if (t == NULL) {
-                $$ = $3;
-            } else {
-                while (t->next != NULL)
-                    t = t->next;
-                t->next = $3;
-            }
-        }
+    | parts_rev ',' part
+        { $$ = $1; if ($3 != NULL) { $3->next = $1; $$ = $3; } }
     ;
 
 part
@@ -441,19 +450,13 @@ index_keys
     ;
 
 skeys
+    : skeys_rev         { $$ = REVERSE(ast_key, $1); }
+    ;
+
+skeys_rev
     : skey              { $$ = $1; }
-    | skeys ',' skey
-        {
-            ast_key *t = $1;
-            $$ = $1;
-            if (t == NULL) {
-                $$ = $3;
-            } else {
-                while (t->next != NULL)
-                    t = t->next;
-                t->next = $3;
-            }
-        }
+    | skeys_rev ',' skey
+        { $$ = $1; if ($3 != NULL) { $3->next = $1; $$ = $3; } }
     ;
 
 skey
@@ -525,19 +528,13 @@ shape_opt_into
     ;
 
 dims
+    : dims_rev          { $$ = REVERSE(ast_dim, $1); }
+    ;
+
+dims_rev
     : dim               { $$ = $1; }
-    | dims ',' dim
-        {
-            $$ = $1;
-            if ($$ == NULL) {
-                $$ = $3;
-            } else if ($3 != NULL) {
-                ast_dim *d = $$;
-                while (d->next != NULL)
-                    d = d->next;
-                d->next = $3;
-            }
-        }
+    | dims_rev ',' dim
+        { $$ = $1; if ($3 != NULL) { $3->next = $1; $$ = $3; } }
     ;
 
 dim
@@ -562,42 +559,16 @@ default_opt_into
 value
     : scalar            { $$ = $1; }
     | '[' ']'           { $$ = value_new(ctx, AV_LIST, span(@1, @2), NULL, 0, 0); }
-    | '[' values ']'
-        {
-            $$ = value_new(ctx, AV_LIST, span(@1, @3), NULL, 0, 0);
-            if ($$ != NULL) {
-                ast_value *v;
-                $$->items = $2;
-                for (v = $2; v != NULL; v = v->next)
-                    $$->nitems++;
-            }
-        }
-    | '[' values ',' ']'
-        {
-            $$ = value_new(ctx, AV_LIST, span(@1, @4), NULL, 0, 0);
-            if ($$ != NULL) {
-                ast_value *v;
-                $$->items = $2;
-                for (v = $2; v != NULL; v = v->next)
-                    $$->nitems++;
-            }
-        }
+    | '[' values_rev ']'
+        { $$ = list_value(ctx, span(@1, @3), $2); }
+    | '[' values_rev ',' ']'
+        { $$ = list_value(ctx, span(@1, @4), $2); }
     ;
 
-values
+values_rev
     : value             { $$ = $1; }
-    | values ',' value
-        {
-            $$ = $1;
-            if ($$ == NULL) {
-                $$ = $3;
-            } else if ($3 != NULL) {
-                ast_value *v = $$;
-                while (v->next != NULL)
-                    v = v->next;
-                v->next = $3;
-            }
-        }
+    | values_rev ',' value
+        { $$ = $1; if ($3 != NULL) { $3->next = $1; $$ = $3; } }
     ;
 
 scalar
@@ -640,6 +611,8 @@ name
 %%
 
 #include "spec_lex.h"
+
+#include <limits.h>
 
 /* "syntax error, unexpected X, expecting A or B": bison's detailed wording,
  * except that the words that may follow a feature's type (policies, hash
@@ -709,6 +682,13 @@ ast_spec *fcc_parse(pool *p, diag *d)
     ctx.msg_tail = &spec->messages;
     if (fcc_yylex_init_extra(&x, &scanner) != 0)
         return NULL;
+    /* the whole spec as flex's buffer: read in pieces, a token longer than
+     * a piece is scanned again from its start at every refill (quadratic
+     * in a long identifier) */
+    if (x.len <= (size_t)INT_MAX - 2 && fcc_yy_scan_bytes(x.src, (int)x.len, scanner) == NULL) {
+        fcc_yylex_destroy(scanner);
+        return NULL;
+    }
     (void)fcc_yyparse(scanner, &ctx);
     fcc_yylex_destroy(scanner);
     return p->failed ? NULL : spec;

@@ -754,6 +754,17 @@ int cmd_infer(int argc, char **argv)
                 rc = cli_fail(EXIT_DATA_ERR, "out of memory");
                 break;
             }
+            if (g.features.n + g.lists.n > FEATC_MAX_FEATURES) {
+                /* no spec can declare them: stop now, not after the whole input */
+                progress_clear(&pg);
+                fprintf(stderr, "featc: %s: record %llu: the records so far have %zu distinct "
+                                "feature keys, more than a message can declare (%d): nothing "
+                                "is inferred\n",
+                        path, (unsigned long long)rec.index, g.features.n + g.lists.n,
+                        FEATC_MAX_FEATURES);
+                rc = EXIT_RECORD_ERR;
+                break;
+            }
         }
         progress_clear(&pg);
         progress_file_done(&pg, fc_reader_raw_offset(&in.reader));
