@@ -493,6 +493,12 @@ mkdir -p "$tmp/shrink"
 shrink_rc=0
 "$py" "$here/shrink.py" "$featc" "$tmp/shrink" || shrink_rc=1
 
+# ---- linear time in messages, features, identifiers, defaults and keys:
+# tests/cli/linear.py prints its own "linear:" line
+mkdir -p "$tmp/linear/out"
+linear_rc=0
+"$py" "$here/linear.py" "$featc" "$tmp/linear" || linear_rc=1
+
 # ---- cat --limit, --skip, --max-bytes, --utf8, --raw: tests/cli/cat_options.py
 # prints its own "cat-options:" line
 mkdir -p "$tmp/catopt"
@@ -518,5 +524,5 @@ stats_rc=0
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
-    [ "$shrink_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
+    [ "$shrink_rc" -eq 0 ] && [ "$linear_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
     [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ] && [ "$stats_rc" -eq 0 ]
