@@ -6,6 +6,11 @@
 %define api.prefix {fcc_yy}
 %define api.location.type {spec_loc}
 %define parse.error custom
+/* lookahead correction: "expecting" lists exactly the tokens that can
+ * follow (the lists built last first end in a unit rule, whose default
+ * reduction before an unexpected token dropped the ones that could have
+ * gone on the list) */
+%define parse.lac full
 %locations
 %expect 0
 %param {void *scanner}
