@@ -265,5 +265,37 @@ for i, n in cases:
 rc, out, err = run('cat', '--json', '--split=541365752693927/562949953421312', mnist)
 check(rc == 0 and out == '', 'cat --json of an empty split at the extremes: %d %r' % (rc, out[:80]))
 
+# ---- messages (item 9): an index that is a directory, a device or a FIFO
+# (no wait for a writer); -j and one thread alike for unreadable inputs
+os.makedirs(path('dir'), exist_ok=True)
+fifo = path('fifo')
+if not os.path.exists(fifo):
+    os.mkfifo(fifo)
+for idx, words in ((path('dir'), 'is a directory'), ('/dev/zero', 'is not a regular file'),
+                   (fifo, 'is not a regular file')):
+    try:
+        p = subprocess.run([featc, 'count', '--records=0:1', '--index=' + idx, big],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+    except subprocess.TimeoutExpired:
+        check(False, '--index=%s: still waiting after 20 s' % idx)
+        continue
+    err = p.stderr.decode()
+    check(p.returncode == 2 and 'index %s: %s' % (idx, words) in err,
+          '--index=%s: %d %s' % (idx, p.returncode, err))
+for cmd in (['count'], ['verify'], ['stats']):
+    operands = [big, path('dir'), path('nofile'), big]
+    one = subprocess.run([featc] + cmd + operands, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    two = subprocess.run([featc] + cmd + ['-j', '2'] + operands, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    check(one.returncode == two.returncode == 2 and one.stdout == two.stdout and
+          one.stderr == two.stderr and b'is a directory' in one.stdout + one.stderr and
+          b'cannot open: No such file or directory' in one.stdout + one.stderr,
+          '%s -j 2 differs from one thread on unreadable inputs: %r %r / %r %r'
+          % (cmd[0], one.stdout[-200:], one.stderr[-200:], two.stdout[-200:], two.stderr[-200:]))
+p = subprocess.run([featc, 'stats', '-j', '2', '-'], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+check(p.returncode == 2 and b'standard input is read in order' in p.stderr,
+      'stats -j 2 -: %d %r' % (p.returncode, p.stderr))
+
 print('trust: %d passed, %d failed' % (passed, failed))
 sys.exit(1 if failed else 0)

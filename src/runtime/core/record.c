@@ -1779,7 +1779,7 @@ fc_status fc_map_file(const char *path, fc_mapped_file *map, fc_error *err)
     int fd;
     map->data = NULL;
     map->size = 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: no wait for a writer */
     if (fd < 0) {
         fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
         if (err != NULL)
@@ -1805,12 +1805,22 @@ fc_status fc_map_fd(int fd, fc_mapped_file *map, fc_error *err)
     void *p;
     map->data = NULL;
     map->size = 0;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
         int e = errno;
         fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "cannot map: not a regular file");
+        fc_msg_str(&m, "cannot stat (errno ");
+        fc_msg_i64(&m, e);
+        fc_msg_str(&m, ")");
         if (err != NULL)
             err->sys_errno = e;
+        return FC_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* no errno: none is the reason (an old one would be printed as it) */
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, S_ISDIR(st.st_mode) ? "is a directory"
+                                           : "is not a regular file (a pipe, device or socket), "
+                                             "which cannot be mapped");
         return FC_ERR_IO;
     }
     if (st.st_size == 0)

@@ -146,14 +146,20 @@ fc_status fc_input_map(const char *path, fc_mapped_file *map, fc_map_guard **gua
     *guard = NULL;
     map->data = NULL;
     map->size = 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (strcmp(path, "-") == 0) {
+        fc_msg m = fc_error_begin(err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "standard input is read in order, from its first byte: it cannot be "
+                       "mapped or read in splits");
+        return FC_ERR_UNSUPPORTED;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: no wait for a writer */
     if (fd < 0) {
+        int e = errno;
         fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "cannot open: ");
+        fc_msg_str(&m, strerror(e));
         if (err != NULL)
-            err->sys_errno = errno;
-        fc_msg_str(&m, "cannot open file (errno ");
-        fc_msg_i64(&m, errno);
-        fc_msg_str(&m, ")");
+            err->sys_errno = e;
         return FC_ERR_IO;
     }
     s = fc_map_fd(fd, map, err);

@@ -34,6 +34,8 @@ typedef struct pool_file {
     size_t nmembers;
     char *members_path;      /* its name, for messages */
     char *path;              /* the file's, for messages (NULL: memory) */
+    fc_status open_status;   /* it could not be opened: its one split fails with this */
+    fc_error open_err;
     fc_map_guard *guard;     /* the map's (fc_input_map) */
 } pool_file;
 
@@ -284,7 +286,11 @@ static void *worker_main(void *arg)
         i = p->next_task++;
         t = &p->tasks[i];
         unlock(p);
-        if (p->files[t->s.file].compression == FC_COMPRESSION_NONE && t->s.end != UINT64_MAX) {
+        if (p->files[t->s.file].open_status != FC_OK) {
+            t->s.status = p->files[t->s.file].open_status;
+            t->s.err = p->files[t->s.file].open_err;
+        } else if (p->files[t->s.file].compression == FC_COMPRESSION_NONE &&
+                   t->s.end != UINT64_MAX) {
             place(p, w, t);
             lock(p);
             if (t->s.split > 0) {
@@ -482,6 +488,23 @@ static fc_status pool_open(fc_pool **pool, const char *const *paths, const void 
         fc_status s = open_file(p, k, paths != NULL ? paths[k] : NULL,
                                 data != NULL ? data[k] : NULL, sizes != NULL ? sizes[k] : 0,
                                 &p->workers[0], err);
+        if (s != FC_OK && s != FC_ERR_NO_MEMORY && paths != NULL) {
+            /* a file that cannot be opened fails its one split, in its
+             * place among the others, as a read of one file at a time
+             * fails it */
+            pool_file *f = &p->files[k];
+            if (err != NULL)
+                f->open_err = *err;
+            else
+                fc_error_clear(&f->open_err);
+            f->open_status = s;
+            if (!f->borrowed)
+                fc_input_unmap(&f->map, f->guard);
+            f->guard = NULL;
+            f->map.data = NULL;
+            f->map.size = 0;
+            s = FC_OK;
+        }
         if (s != FC_OK) {
             if (err != NULL) {
                 fc_error e = *err;
