@@ -1218,6 +1218,13 @@ static void raise_input_error(reader_object *r, const fc_error *e, Py_ssize_t sr
         r->pull_type = r->pull_value = r->pull_tb = NULL;
         return;
     }
+    if (e->status == FC_ERR_IO && e->sys_errno != 0 && r->open && r->in.index_path != NULL &&
+        (strncmp(e->message, "index ", 6) == 0 || strncmp(e->message, "member index ", 13) == 0)) {
+        /* the index file failed to open: name it, not the data */
+        errno = e->sys_errno;
+        PyErr_SetFromErrnoWithFilename(PyExc_OSError, r->in.index_path);
+        return;
+    }
     raise_error(e, PyBytes_AsString(PyTuple_GetItem(r->names, src)), e->record, e->offset, 0);
 }
 
@@ -2796,8 +2803,16 @@ static PyObject *mod_write(PyObject *module, PyObject *args, PyObject *kw)
     if (st != FC_OK) {
         err = *fc_writer_error(&w);
         if (err.sys_errno != 0) {
-            errno = err.sys_errno;
-            PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, dest);
+            /* OSError(errno, featc's text, dest): the text says how many
+             * records reached the file, which .records gives as a number */
+            PyObject *exc = PyObject_CallFunction(PyExc_OSError, "isO", err.sys_errno, err.message,
+                                                  dest);
+            if (exc != NULL) {
+                if (set_attr(exc, "records", PyLong_FromUnsignedLongLong(
+                                                 (unsigned long long)fc_writer_durable(&w))) == 0)
+                    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+                Py_DECREF(exc);
+            }
         } else {
             raise_error(&err, "<write>", FC_NO_INDEX, FC_NO_INDEX, 0);
         }

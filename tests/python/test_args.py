@@ -218,6 +218,24 @@ def main():
                      "write(damaged batch %d)" % i)
     finally:
         os.unlink(tmp)
+    # messages (issue 43): a missing index file is named, not the data; a
+    # write that runs out of room says how many records reached the file
+    try:
+        next(mod.read(records_path, index="/nonexistent.idx", split=(0, 2)))
+        check(False, "a missing index did not raise")
+    except FileNotFoundError as e:
+        check(e.filename == "/nonexistent.idx", "missing index names %r" % e.filename)
+    except BaseException as e:  # noqa: BLE001
+        check(False, "missing index raised %s: %s" % (type(e).__name__, e))
+    first = next(mod.read(records_path, batch_size=64), None)
+    if first is not None and os.path.exists("/dev/full"):
+        try:
+            mod.write("/dev/full", first)
+            check(False, "a write to /dev/full did not raise")
+        except OSError as e:
+            check(e.errno == 28 and e.filename == "/dev/full" and e.records == 0 and
+                  "0 records reached the file whole" in str(e),
+                  "a full device: %r %r" % (e, getattr(e, "records", None)))
     print("args-%s: %d passed, %d failed" % (name, passed, failed))
     return 1 if failed else 0
 
