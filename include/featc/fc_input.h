@@ -84,6 +84,9 @@ typedef struct fc_input {
     size_t index_n;
     fc_gzip_member *members; /* a GZIP file's part: its member index */
     size_t members_n;
+    int junction;              /* a part placed by the checksum sync: check where the
+                                  next one starts when this one ends */
+    fc_input_options part_opt; /* (its options) */
 } fc_input;
 
 /* path + suffix ("FILE.idx", "FILE.members"), allocated; NULL when out of

@@ -297,7 +297,10 @@ typedef enum fc_sync_method {
 } fc_sync_method;
 
 /* A new reader on the split [begin, end): the limit set to end, and the
- * reader positioned by the method at the first record from begin. */
+ * reader positioned by the method at the first record from begin (a split
+ * from 0 at offset 0, without a sync: a sync there could pass over records
+ * whose chain breaks).  A reader of one checksum-synced split can check
+ * the junction with the next (fc_input does: README.md, "Splits"). */
 fc_status fc_reader_range(fc_reader *r, uint64_t begin, uint64_t end, fc_sync_method method);
 
 /* 1 when fc_record.index counts from the file's start, 0 after a sync. */

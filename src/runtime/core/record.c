@@ -1573,7 +1573,10 @@ fc_status fc_reader_range(fc_reader *r, uint64_t begin, uint64_t end, fc_sync_me
     s = fc_reader_set_limit(r, end);
     if (s != FC_OK)
         return s;
-    if (method == FC_SYNC_WALK)
+    /* a range from the file's start starts at its first record: a sync
+     * there would pass over records whose chain breaks (damage) for a
+     * later one whose chain holds */
+    if (method == FC_SYNC_WALK || begin == 0)
         return fc_reader_skip_to(r, begin);
     s = fc_reader_sync(r, begin);
     return s == FC_END ? FC_OK : s;

@@ -344,6 +344,11 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
                                   in->part_end);
     } else {
         s = fc_reader_range(&in->reader, in->part_begin, in->part_end, opt->sync);
+        if (opt->sync == FC_SYNC_CHECKSUM) {
+            in->junction = 1; /* checked when the split ends */
+            in->part_opt = *opt;
+            in->part_opt.index_path = NULL;
+        }
     }
     in->part_start = fc_reader_offset(&in->reader);
     if (s != FC_OK) {
@@ -472,6 +477,86 @@ static fc_status too_large(fc_input *in, uint64_t record, uint64_t offset, uint6
     return FC_ERR_TOO_LARGE;
 }
 
+/* The checksum sync's junction (README.md, "Splits"): a split placed by
+ * the checksum sync reads exact records from its start on, and split 0
+ * starts at 0; so each split, at its end, checks that the next split that
+ * owns a record will start where this split's records go on (p).  It
+ * places that split's sync as that split will (the same bytes and bound:
+ * the next split of N for --split, the end of the file for --range).  A
+ * sync that lands past p would skip the records in between (a damaged
+ * record there fails its CRCs: its own error is reported), one that lands
+ * before p is inside this split's last record (TFRecord bytes in a
+ * record).  Either fails this split. */
+static fc_status checksum_junction(fc_input *in, const fc_input_options *opt)
+{
+    uint64_t p = fc_reader_offset(&in->reader), b = in->part_end, e, q, k = opt->part_a + 1;
+    fc_reader_options ro;
+    fc_reader r;
+    fc_status s;
+    memset(&ro, 0, sizeof ro);
+    ro.compression = FC_COMPRESSION_NONE;
+    ro.crc_policy = opt->crc_policy;
+    for (;;) {
+        if (p >= (uint64_t)in->size)
+            return FC_END; /* no record after this split's */
+        e = opt->part == FC_PART_SPLIT ? fc_input_split_offset(in->size, k + 1, opt->part_b)
+                                       : (uint64_t)in->size;
+        if (fc_reader_init_mem(&r, in->data, in->size, &ro, NULL) != FC_OK)
+            return FC_END;
+        s = fc_reader_range(&r, b, e, FC_SYNC_CHECKSUM);
+        q = fc_reader_offset(&r);
+        if (s != FC_OK)
+            return FC_END; /* not placeable: that split reports it itself */
+        if (q >= e && p >= e && opt->part == FC_PART_SPLIT && k + 1 < opt->part_b) {
+            b = e; /* it owns no record, rightly: the one after it */
+            k++;
+            continue;
+        }
+        if (q >= e && p >= e)
+            return FC_END;
+        break;
+    }
+    if (q == p)
+        return FC_END;
+    if (q > p) {
+        /* the record at p: damaged (its own read's error), or skipped */
+        fc_record rec;
+        (void)fc_reader_init_mem(&r, in->data, in->size, &ro, NULL);
+        /* its number, when this split's count is from the file's start */
+        (void)fc_reader_seek(&r, p, fc_reader_index_known(&in->reader) || in->part_start == 0
+                                        ? fc_reader_count(&in->reader)
+                                        : FC_NO_INDEX);
+        s = fc_reader_next(&r, &rec);
+        if (s != FC_OK && s != FC_END) {
+            fc_msg m;
+            in->err = *fc_reader_error(&r);
+            m = fc_error_more(&in->err);
+            fc_msg_str(&m, "; the checksum sync of the next split (from offset ");
+            fc_msg_u64(&m, b);
+            fc_msg_str(&m, ") passes over it to offset ");
+            fc_msg_u64(&m, q);
+            fc_msg_str(&m, ", so no split would read it (--sync=walk or an index reads it in "
+                           "order)");
+            return s;
+        }
+    }
+    {
+        fc_msg m = fc_error_begin(&in->err, FC_ERR_CORRUPT, FC_NO_INDEX, p);
+        fc_msg_str(&m, "the checksum sync of the next split (from offset ");
+        fc_msg_u64(&m, b);
+        fc_msg_str(&m, ") lands at offset ");
+        fc_msg_u64(&m, q);
+        fc_msg_str(&m, ", but the records of this split go on at offset ");
+        fc_msg_u64(&m, p);
+        fc_msg_str(&m, q > p ? ": the records between would be read by no split (the chain of "
+                               "records after them breaks within 1 MiB)"
+                             : ": inside this split's last record, whose bytes look like "
+                               "records (a TFRecord stream stored in a record)");
+        fc_msg_str(&m, "; --sync=walk or an index places splits exactly");
+    }
+    return FC_ERR_CORRUPT;
+}
+
 fc_status fc_input_next(fc_input *in, fc_record *rec)
 {
     for (;;) {
@@ -488,6 +573,16 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
          * the buffer already there */
         if (s == FC_OK && rec->length > in->max_record_size)
             return too_large(in, rec->index, rec->offset, rec->length);
+        if (s == FC_END && in->junction && fc_reader_offset(&in->reader) >= in->part_end &&
+            in->part_start < in->part_end) {
+            /* the split ends at its limit: where the next one starts (a
+             * split that owns no record knows no chain: the one before it
+             * checks past it) */
+            in->junction = 0;
+            s = checksum_junction(in, &in->part_opt);
+            if (s != FC_END)
+                return s;
+        }
         if (s != FC_ERR_BUFFER) {
             if (s != FC_OK && s != FC_END) {
                 in->err = *fc_reader_error(&in->reader);
