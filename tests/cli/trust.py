@@ -265,6 +265,37 @@ for i, n in cases:
 rc, out, err = run('cat', '--json', '--split=541365752693927/562949953421312', mnist)
 check(rc == 0 and out == '', 'cat --json of an empty split at the extremes: %d %r' % (rc, out[:80]))
 
+# ---- the checksum sync never skips a record silently (item 5): damage at
+# the first record of a split (which that split's sync passes over), and
+# elsewhere; and records that hold TFRecord streams (false starts)
+base = b''.join(frames)
+size = len(base)
+for n in (2, 3, 5):
+    for at_boundary in (True, False):
+        for kind, where in (('a data byte', 14), ('a length byte', 2), ('a length CRC byte', 9)):
+            for k in range(1, n):
+                b = size * k // n
+                i = next(j for j, o in enumerate(offsets) if o >= b)
+                if not at_boundary:
+                    i = max(0, i - 3)
+                data = bytearray(base)
+                data[offsets[i] + where] ^= 0x40
+                dmg = write('dmg.tfrecord', bytes(data))
+                seq_rc, seq_out, _ = run('cat', dmg)
+                parts_hold('%s of record %d damaged, %d splits by checksum' % (kind, i, n), dmg,
+                           splits(n, ['--sync=checksum']), cat_lines(seq_out),
+                           must_fail=True)
+inner = b''.join(framing.frame(example(i, 3)) for i in range(40))
+nested_frames = [framing.frame(ld(1, ld(1, ld(1, b'n') + ld(2, ld(1, ld(1, inner))))))
+                 if i % 3 else framing.frame(example(i, 9)) for i in range(300)]
+nested = write('nested.tfrecord', b''.join(nested_frames))
+rc, out, err = run('cat', nested)
+nested_recs = cat_lines(out)
+check(rc == 0 and len(nested_recs) == 300, 'cat of the nested file: %d %s' % (rc, err[-200:]))
+for n in range(2, 12):
+    parts_hold('records holding TFRecord streams, %d splits by checksum' % n, nested,
+               splits(n, ['--sync=checksum']), nested_recs)
+
 # ---- messages (item 9): an index that is a directory, a device or a FIFO
 # (no wait for a writer); -j and one thread alike for unreadable inputs
 os.makedirs(path('dir'), exist_ok=True)
