@@ -297,7 +297,7 @@ test-infer: all
 
 # ------------------------------------------------------------------ fuzzers
 
-FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_claims fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
+FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
           fuzz_dynamic
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
@@ -308,7 +308,17 @@ $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
 	    $$(SAN_SRC) $$(PB_SRC) $$(TEST_LIBS)
 endef
-$(foreach f,$(filter-out fuzz_spec fuzz_dynamic,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+$(foreach f,$(filter-out fuzz_spec fuzz_dynamic fuzz_stats,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+
+# featc stats, the whole command: the record tools and the compiler behind
+# --spec, without main.
+$(BUILD)/fuzz/fuzz_stats: tests/fuzz/fuzz_stats.c $(TEST_HDRS) $(SAN_SRC) $(PB_SRC) $(TOOLS_SRC) \
+                          $(filter-out src/cli/main.c,$(CLI_SRC)) $(FEATC_SRC) $(FEATC_GEN) \
+                          $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Isrc/cli -Isrc/tools -Isrc/compiler -I$(BUILD)/gen -o $@ $< \
+	    $(SAN_SRC) $(PB_SRC) $(TOOLS_SRC) $(filter-out src/cli/main.c,$(CLI_SRC)) $(FEATC_SRC) \
+	    $(FEATC_GEN) $(TEST_LIBS)
 
 # Messages described at run time against the generated parsers: the
 # compiler's sources too, and the folder of the specs it reads at start.
