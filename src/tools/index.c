@@ -53,6 +53,18 @@ static const cli_command index_cmd = {"index", index_usage, "o:j:c:qh", index_lo
 static progress g_progress;
 
 
+/* A compressed file other than GZIP has no index: the exit status, after
+ * saying why. */
+static int not_indexable(const fc_input *in, const char *path)
+{
+    fprintf(stderr,
+            "featc: %s: this file is %s, one stream that can only be read from its "
+            "first byte: an index (FILE.idx) is of an uncompressed file, a member index "
+            "(FILE.members) of a GZIP one\n",
+            path, fc_compression_name(fc_reader_compression(&in->reader)));
+    return EXIT_DATA_ERR;
+}
+
 /* Opens path for reading every record from its start; 0, or the exit
  * status after the error is printed. */
 static int open_plain(fc_input *in, const char *path, const fc_input_options *read)
@@ -61,14 +73,8 @@ static int open_plain(fc_input *in, const char *path, const fc_input_options *re
         fprintf(stderr, "featc: %s: %s\n", path, in->err.message);
         return EXIT_DATA_ERR;
     }
-    if (fc_reader_compression(&in->reader) != FC_COMPRESSION_NONE) {
-        fprintf(stderr,
-                "featc: %s: this file is %s, one stream that can only be read from its "
-                "first byte: an index (FILE.idx) is of an uncompressed file, a member index "
-                "(FILE.members) of a GZIP one\n",
-                path, fc_compression_name(fc_reader_compression(&in->reader)));
-        return EXIT_DATA_ERR;
-    }
+    if (fc_reader_compression(&in->reader) != FC_COMPRESSION_NONE)
+        return not_indexable(in, path);
     return 0;
 }
 
@@ -154,8 +160,14 @@ static int write_index(const char *path, const char *out, const fc_input_options
     size_t len = 0;
     split_lines lines = {NULL, 0, 0};
     int rc;
-    if (fc_input_open(&in, path, read) == FC_OK &&
-        fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
+    /* one open: the records are read from the map the compression was
+     * found in (a second open could find the file changed in between) */
+    if (fc_input_open(&in, path, read) != FC_OK) {
+        fprintf(stderr, "featc: %s: %s\n", path, in.err.message);
+        fc_input_close(&in);
+        return EXIT_DATA_ERR;
+    }
+    if (fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
         size_t count;
         fc_input_close(&in);
         text = members_text(path, read, &len, &count, &rc);
@@ -166,9 +178,8 @@ static int write_index(const char *path, const char *out, const fc_input_options
         free(text);
         return rc;
     }
-    fc_input_close(&in);
-    rc = open_plain(&in, path, read);
-    if (rc != 0) {
+    if (fc_reader_compression(&in.reader) != FC_COMPRESSION_NONE) {
+        rc = not_indexable(&in, path);
         fc_input_close(&in);
         return rc;
     }
