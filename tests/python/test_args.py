@@ -227,7 +227,7 @@ def main():
         check(e.filename == "/nonexistent.idx", "missing index names %r" % e.filename)
     except BaseException as e:  # noqa: BLE001
         check(False, "missing index raised %s: %s" % (type(e).__name__, e))
-    first = next(mod.read(records_path, batch_size=64), None)
+    first = next(mod.read(records_path, batch_size=64, varlen="ragged"), None)
     if first is not None and os.path.exists("/dev/full"):
         try:
             mod.write("/dev/full", first)
