@@ -177,12 +177,14 @@ typedef struct fc_reader {
     int (*claim_fn)(struct fc_reader *r, int event, uint64_t x, uint64_t t);
     const void *claim_list;
     size_t claim_n;
-    size_t claim_next;           /* the next claim the read checks */
-    size_t claim_last;           /* the last one it checks (members: the split's end) */
+    size_t claim_next;           /* members: the next claim the read checks (an index's
+                                    is the next record's number) */
+    size_t claim_last;           /* members: the last one it checks, the split's end */
     size_t claim_met;            /* members: the next claim no member start has met */
     size_t claim_bad;            /* members: the first claim a member start belied */
     uint64_t claim_at;
-    uint64_t claim_x, claim_t;   /* members: the last member start met (compressed, stream) */
+    uint64_t claim_x, claim_t;   /* members: the member start that belied claim_bad
+                                    (compressed, stream offset) */
     fc_pull_fn pull;             /* fc_reader_init_pull: the source, read as an fd is */
     void *pull_ctx;
 } fc_reader;
