@@ -51,16 +51,16 @@ WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototyp
        -Wmissing-prototypes -Werror
 # Public headers for every module; tests also see the runtime's private wire.h.
 CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -Iinclude -isystem $(BUILD)/gen $(CPPFLAGS_ISAL) $(CPPFLAGS)
-CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Isrc/runtime/core
+CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Iruntime/core
 
 # The allocation-free core: framing, CRC, parse, serialize, batch, segments.
-CORE_SRC = $(addprefix src/runtime/core/,error.c crc32c.c record.c example.c sequence.c batch.c \
+CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c record.c example.c sequence.c batch.c \
            segment.c hash.c serialize.c index.c)
-RUNTIME_SRC = $(CORE_SRC) src/runtime/hosted/segment_mt.c
+RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
-TOOLRT_SRC = src/runtime/hosted/input.c src/runtime/hosted/guard.c src/runtime/hosted/driver.c \
-             src/runtime/hosted/pool.c
-FALLBACK_SRC = src/runtime/fallback/fallback.c
+TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/guard.c runtime/hosted/driver.c \
+             runtime/hosted/pool.c
+FALLBACK_SRC = runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # The featc program: src/cli (argv dispatch, compile and check over the
@@ -70,11 +70,11 @@ TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c src/tools/in
             src/tools/progress.c src/tools/stats.c src/tools/stats_html.c src/tools/sketch.c \
             src/tools/check_data.c
 # The compiler library: front end, checks, emitter.
-FEATC_SRC = $(addprefix src/compiler/,compile.c diag.c sema.c emit.c export.c dynamic.c)
+FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema.c emit.c export.c dynamic.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.
 TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))
-HEADERS = $(wildcard include/featc/*.h src/runtime/core/*.h src/compiler/*.h src/cli/*.h src/tools/*.h)
+HEADERS = $(wildcard include/featc/*.h runtime/core/*.h compiler/*.h src/cli/*.h src/tools/*.h)
 
 RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
 FEATC_OBJ = $(FEATC_SRC:%.c=$(BUILD)/obj/%.o) $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
@@ -137,9 +137,9 @@ $(BUILD)/libfeatc.libs: Makefile $(ISAL_CHOICE)
 	@mkdir -p $(dir $@)
 	echo "$(LIBS_Z) -lm -pthread" > $@
 
-$(PB_SRC) $(PB_HDR): src/runtime/fallback/fc_example.proto
+$(PB_SRC) $(PB_HDR): runtime/fallback/fc_example.proto
 	@mkdir -p $(BUILD)/gen
-	protoc-c --proto_path=src/runtime/fallback --c_out=$(BUILD)/gen src/runtime/fallback/fc_example.proto
+	protoc-c --proto_path=runtime/fallback --c_out=$(BUILD)/gen runtime/fallback/fc_example.proto
 
 $(BUILD)/obj/gen/fc_example.pb-c.o: $(PB_SRC) $(PB_HDR)
 	@mkdir -p $(dir $@)
@@ -150,28 +150,28 @@ $(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR) $(BUILD)/gen/spec_parse.h $(BUILD)/ge
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_PUB) $(MODULE_INC) -c $< -o $@
 
 # Each module sees its own headers and those it depends on, nothing more.
-$(BUILD)/obj/src/compiler/%.o: MODULE_INC = -Isrc/compiler -I$(BUILD)/gen
+$(BUILD)/obj/compiler/%.o: MODULE_INC = -Icompiler -I$(BUILD)/gen
 $(BUILD)/obj/src/cli/%.o: MODULE_INC = -Isrc/cli -Isrc/tools
 $(BUILD)/obj/src/tools/%.o: MODULE_INC = -Isrc/cli
-$(BUILD)/obj/src/runtime/%.o: MODULE_INC = -Isrc/runtime/core
+$(BUILD)/obj/runtime/%.o: MODULE_INC = -Iruntime/core
 
 # flex and bison output: C99, no strict warnings (their code, not ours).
-$(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_parse.h &: src/compiler/spec_parse.y
+$(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_parse.h &: compiler/spec_parse.y
 	@mkdir -p $(BUILD)/gen
 	bison -Wall -Werror -d -o $(BUILD)/gen/spec_parse.c $<
 
-$(BUILD)/gen/spec_lex.c $(BUILD)/gen/spec_lex.h &: src/compiler/spec_lex.l
+$(BUILD)/gen/spec_lex.c $(BUILD)/gen/spec_lex.h &: compiler/spec_lex.l
 	@mkdir -p $(BUILD)/gen
 	flex --header-file=$(BUILD)/gen/spec_lex.h -o $(BUILD)/gen/spec_lex.c $<
 
 $(BUILD)/obj/gen/spec_parse.o $(BUILD)/obj/gen/spec_lex.o $(BUILD)/obj/gen/templates.o: \
     $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/spec_parse.h $(BUILD)/gen/spec_lex.h \
     $(BUILD)/gen/templates.h \
-    src/compiler/spec.h
+    compiler/spec.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c99 $(CFLAGS) $(CPPFLAGS_PUB) -Isrc/compiler -I$(BUILD)/gen -c $< -o $@
+	$(CC) -std=c99 $(CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -c $< -o $@
 
-$(BUILD)/tools/embed: src/gen/embed.c
+$(BUILD)/tools/embed: compiler/gen/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $<
 
@@ -193,8 +193,8 @@ $(BUILD)/libfeatc.a: $(RUNTIME_OBJ)
 SONAME = libfeatc.so.$(VERSION_MAJOR)
 $(BUILD)/pic/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS_PUB) -Isrc/runtime/core -c $< -o $@
-$(BUILD)/obj/src/runtime/core/record.o $(BUILD)/pic/src/runtime/core/record.o: $(ISAL_CHOICE)
+	$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS_PUB) -Iruntime/core -c $< -o $@
+$(BUILD)/obj/runtime/core/record.o $(BUILD)/pic/runtime/core/record.o: $(ISAL_CHOICE)
 
 $(BUILD)/libfeatc.so.$(VERSION): $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/pic/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LIBS_Z) -lm -pthread
@@ -255,11 +255,11 @@ $(BENCH)/gen/%.c $(BENCH)/gen/%.h &: tests/bench/%.feat $(BUILD)/featc
 	@mkdir -p $(BENCH)/gen
 	$(BUILD)/featc compile -o $(BENCH)/gen $<
 
-$(BENCH)/nanopb/fc_example.pb.c $(BENCH)/nanopb/fc_example.pb.h &: src/runtime/fallback/fc_example.proto \
+$(BENCH)/nanopb/fc_example.pb.c $(BENCH)/nanopb/fc_example.pb.h &: runtime/fallback/fc_example.proto \
     tests/bench/fc_example.options
 	@mkdir -p $(BENCH)/nanopb
-	$(PYTHON) $(NANOPB_GEN) -q -I src/runtime/fallback -f tests/bench/fc_example.options -D $(BENCH)/nanopb \
-	    src/runtime/fallback/fc_example.proto
+	$(PYTHON) $(NANOPB_GEN) -q -I runtime/fallback -f tests/bench/fc_example.options -D $(BENCH)/nanopb \
+	    runtime/fallback/fc_example.proto
 
 $(BENCH)/cpp/tf_example.pb.cc $(BENCH)/cpp/tf_example.pb.h &: tests/bench/tf_example.proto
 	@mkdir -p $(BENCH)/cpp
@@ -314,7 +314,7 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 	@$(PYTHON) tests/bench/python_bench.py $(BENCH)/data $(BUILD) $(BENCH_REPS)
 
 # ------------------------------------------------------------------ python
-# make python: featc's Python layer (src/python/module.c, libfeatc_python.a)
+# make python: featc's Python layer (python/ext/module.c, libfeatc_python.a)
 # and a CPython module per example spec, build/python/NAME.abi3.so (the
 # stable ABI of Python 3.11+), beside the featc package (python/featc);
 # PYTHONPATH=build/python imports them.  Needs python3-dev and python3-numpy.
@@ -329,12 +329,12 @@ $(BUILD)/libfeatc_pic.a: $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/pic/src/python/module.o: src/python/module.c $(HEADERS)
+$(BUILD)/pic/python/ext/module.o: python/ext/module.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	@test -f $(PY_INCLUDE)/Python.h || { echo "python: no Python.h in '$(PY_INCLUDE)' (make deps installs python3-dev)"; exit 1; }
 	$(CC) $(WARN) $(CFLAGS) -fPIC $(PY_CFLAGS) $(CPPFLAGS_PUB) -c $< -o $@
 
-$(BUILD)/libfeatc_python.a: $(BUILD)/pic/src/python/module.o
+$(BUILD)/libfeatc_python.a: $(BUILD)/pic/python/ext/module.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -372,7 +372,7 @@ python-bench: $(PY_BENCH_SPECS:%=$(PYBUILD)/%.abi3.so)
 
 INSTALL_HDRS = $(wildcard include/featc/*.h) $(PB_HDR)
 
-PC_FILES = src/runtime/featc.pc.in src/runtime/featc-fallback.pc.in src/compiler/featc-compiler.pc.in
+PC_FILES = runtime/featc.pc.in runtime/featc-fallback.pc.in compiler/featc-compiler.pc.in
 CMAKE_FILES = cmake/featcConfig.cmake.in cmake/featcConfigVersion.cmake.in cmake/featcGenerate.cmake
 # The pointer size the library is built for, which featcConfigVersion.cmake checks.
 SIZEOF_VOID_P = $(shell echo __SIZEOF_POINTER__ | $(CC) $(CFLAGS) -E -P - | tail -n 1)

@@ -124,7 +124,7 @@ test-cxx: $(BUILD)/libfeatc.a $(BUILD)/libfeatc_fallback.a $(BUILD)/libfeatc_com
 	done; echo "cxx-headers: $$n passed, $$((2 - n)) failed"; [ $$n -eq 2 ]
 
 # The committed CRC and power-of-ten tables equal what their generators write.
-$(BUILD)/tools/gen_%: src/gen/gen_%.c
+$(BUILD)/tools/gen_%: runtime/gen/gen_%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $<
 
@@ -132,13 +132,13 @@ test-tables: $(BUILD)/tools/gen_crc32c_tables $(BUILD)/tools/gen_pow10_table
 	@n=0; f=0; \
 	for t in core/crc32c_tables hosted/pow10_table; do \
 	    g=$(BUILD)/tools/gen_$$(basename $$t); o=$(BUILD)/$$(basename $$t).h; \
-	    $$g > $$o && cmp -s $$o src/runtime/$$t.h && n=$$((n + 1)) || \
-	        { echo "src/runtime/$$t.h is stale: make update-tables"; f=$$((f + 1)); }; \
+	    $$g > $$o && cmp -s $$o runtime/$$t.h && n=$$((n + 1)) || \
+	        { echo "runtime/$$t.h is stale: make update-tables"; f=$$((f + 1)); }; \
 	done; echo "tables: $$n passed, $$f failed"; [ $$f -eq 0 ]
 
 update-tables: $(BUILD)/tools/gen_crc32c_tables $(BUILD)/tools/gen_pow10_table
-	$(BUILD)/tools/gen_crc32c_tables > src/runtime/core/crc32c_tables.h
-	$(BUILD)/tools/gen_pow10_table > src/runtime/hosted/pow10_table.h
+	$(BUILD)/tools/gen_crc32c_tables > runtime/core/crc32c_tables.h
+	$(BUILD)/tools/gen_pow10_table > runtime/hosted/pow10_table.h
 
 # fc_float_shortest against printf and strtof for every positive float32:
 # about half an hour on 2 cores, so not in `make test` (test_text checks some
@@ -316,7 +316,7 @@ $(BUILD)/fuzz/fuzz_stats: tests/fuzz/fuzz_stats.c $(TEST_HDRS) $(SAN_SRC) $(PB_S
                           $(filter-out src/cli/main.c,$(CLI_SRC)) $(FEATC_SRC) $(FEATC_GEN) \
                           $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Isrc/cli -Isrc/tools -Isrc/compiler -I$(BUILD)/gen -o $@ $< \
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Isrc/cli -Isrc/tools -Icompiler -I$(BUILD)/gen -o $@ $< \
 	    $(SAN_SRC) $(PB_SRC) $(TOOLS_SRC) $(filter-out src/cli/main.c,$(CLI_SRC)) $(FEATC_SRC) \
 	    $(FEATC_GEN) $(TEST_LIBS)
 
@@ -326,7 +326,7 @@ $(BUILD)/fuzz/fuzz_dynamic: tests/fuzz/fuzz_dynamic.c $(call test_deps,tests/fuz
                             $(TEST_HDRS) $(SAN_SRC) $(PB_SRC) $(FEATC_SRC) $(FEATC_GEN) \
                             $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Isrc/compiler -I$(BUILD)/gen \
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Icompiler -I$(BUILD)/gen \
 	    -DFUZZ_SPECS_DIR='"$(abspath tests/specs)"' -o $@ $< \
 	    $(call test_deps,tests/fuzz/fuzz_dynamic.c) $(SAN_SRC) $(PB_SRC) $(FEATC_SRC) $(FEATC_GEN) \
 	    $(TEST_LIBS)
@@ -335,7 +335,7 @@ $(BUILD)/fuzz/fuzz_dynamic: tests/fuzz/fuzz_dynamic.c $(call test_deps,tests/fuz
 $(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
                          $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Isrc/compiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
 	    $(FEATC_GEN) -lm
 
 # Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.

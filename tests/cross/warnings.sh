@@ -55,7 +55,7 @@ while IFS='|' read -r name cc srcs; do
     ok=$genok
     : > "$log"
     for f in $srcs "$gen/tutorial.c" "$gen/taobao.c" "$gen/movie.c"; do
-        $cc $WARN -Iinclude -I"$gen" -Isrc/runtime/core -c "$f" -o "$build/warn/$name.o" >>"$log" 2>&1 ||
+        $cc $WARN -Iinclude -I"$gen" -Iruntime/core -c "$f" -o "$build/warn/$name.o" >>"$log" 2>&1 ||
             { ok=0; echo "  in $f" >> "$log"; }
     done
     rm -f "$build/warn/$name.o"
@@ -67,8 +67,8 @@ while IFS='|' read -r name cc srcs; do
         fail=1
     fi
 done <<LIST
-clang-riscv64|clang --target=riscv64-linux-gnu -nostdlibinc -isystem /usr/riscv64-linux-gnu/include -isystem $gen/zlib -O2 -D_POSIX_C_SOURCE=200809L|src/runtime/core/*.c src/runtime/hosted/*.c
-gcc-cortex-m4|arm-none-eabi-gcc $M4 -ffreestanding -Os -DFC_NO_POSIX -DFC_NO_ZLIB|src/runtime/core/*.c
-clang-cortex-m4|clang --target=thumbv7em-none-eabihf $M4 -fshort-enums -isystem /usr/lib/arm-none-eabi/include -ffreestanding -Os -DFC_NO_POSIX -DFC_NO_ZLIB|src/runtime/core/*.c
+clang-riscv64|clang --target=riscv64-linux-gnu -nostdlibinc -isystem /usr/riscv64-linux-gnu/include -isystem $gen/zlib -O2 -D_POSIX_C_SOURCE=200809L|runtime/core/*.c runtime/hosted/*.c
+gcc-cortex-m4|arm-none-eabi-gcc $M4 -ffreestanding -Os -DFC_NO_POSIX -DFC_NO_ZLIB|runtime/core/*.c
+clang-cortex-m4|clang --target=thumbv7em-none-eabihf $M4 -fshort-enums -isystem /usr/lib/arm-none-eabi/include -ffreestanding -Os -DFC_NO_POSIX -DFC_NO_ZLIB|runtime/core/*.c
 LIST
 exit $fail

@@ -11,7 +11,7 @@
 #
 # nanopb, measured the same way: Debian's nanopb sources (tests/cross/deps.sh
 # puts them in $FEATC_CROSS_LIBS/nanopb), its generator's code for
-# src/runtime/fallback/fc_example.proto with make bench's options, and a
+# runtime/fallback/fc_example.proto with make bench's options, and a
 # decoder for the tutorial's job (tests/embedded/nanopb_tutorial.c), which
 # tests/embedded/nanopb_check.c first checks against featc's on the host.
 set -eu
@@ -25,8 +25,8 @@ mkdir -p "$build/footprint/gen" "$build/footprint/nanopb"
 out=$(cd "$build/footprint" && pwd)
 $featc compile -o "$out/gen" "$root/specs/tutorial.feat"
 $featc compile -o "$out/gen" "$root/specs/taobao.feat"
-$py "${NANOPB_GEN:-/usr/bin/nanopb_generator.py}" -q -I "$root/src/runtime/fallback" \
-    -f "$root/tests/bench/fc_example.options" -D "$out/nanopb" "$root/src/runtime/fallback/fc_example.proto"
+$py "${NANOPB_GEN:-/usr/bin/nanopb_generator.py}" -q -I "$root/runtime/fallback" \
+    -f "$root/tests/bench/fc_example.options" -D "$out/nanopb" "$root/runtime/fallback/fc_example.proto"
 NANOPB_INC="-I$nanopb -I$out/nanopb -I$root/tests/embedded"
 
 # nanopb's decoder does the tutorial's job: the same verdicts and values as
@@ -40,7 +40,7 @@ gcc -std=c99 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$root/include
 echo
 M4="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 COMMON="-std=c99 -Os -ffunction-sections -fdata-sections -fcallgraph-info=su -I$root/include \
-    -I$out/gen -I$root/src/runtime/core -DFC_NO_POSIX -DFC_NO_ZLIB"
+    -I$out/gen -I$root/runtime/core -DFC_NO_POSIX -DFC_NO_ZLIB"
 
 libc=$(arm-none-eabi-gcc $M4 -print-file-name=libc.a)
 mkdir -p "$out/mem"
@@ -71,7 +71,7 @@ row() {
     esac
     if [ "$arch" = m4 ]; then cc="arm-none-eabi-gcc $M4 -ffreestanding"; else cc="gcc -fno-pie"; fi
     for m in $mods; do
-        (cd "$dir" && $cc $COMMON $sw -c "$root/src/runtime/core/$m.c" -o "$m.o")
+        (cd "$dir" && $cc $COMMON $sw -c "$root/runtime/core/$m.c" -o "$m.o")
     done
     if [ "$job" = nanopb-parse ]; then
         for f in "$nanopb/pb_decode.c" "$nanopb/pb_common.c" "$out/nanopb/fc_example.pb.c" \

@@ -1,7 +1,7 @@
 /* nanopb's side of `make footprint`: the job of the generated
  * tutorial_record_parse (specs/tutorial.feat: four scalar features with
  * defaults) written with nanopb 0.4 as an embedded user would, over the
- * messages of src/runtime/fallback/fc_example.proto with the options of
+ * messages of runtime/fallback/fc_example.proto with the options of
  * make bench's nanopb peer (tests/bench/fc_example.options: map entries and
  * lists as callbacks, keys held in the entry, up to 256 bytes).
  *

@@ -28,7 +28,7 @@ rm -rf "$out"
 mkdir -p "$out/gen"
 ARCH="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 STRICT="-std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
-INC="-I$root/include -I$out/gen -I$root/src/runtime/core"
+INC="-I$root/include -I$out/gen -I$root/runtime/core"
 CORE="error crc32c record example hash serialize batch"
 
 for t in arm-none-eabi-gcc clang qemu-arm; do
@@ -52,7 +52,7 @@ mkdir -p "$out/mem"
 # The host's programs: the default build, and the no-texts one.
 host() { # NAME CPPFLAGS
     gcc -O2 $STRICT -D_POSIX_C_SOURCE=200809L $INC $2 -o "$out/host-$1" \
-        $(for m in $CORE; do echo "$root/src/runtime/core/$m.c"; done) \
+        $(for m in $CORE; do echo "$root/runtime/core/$m.c"; done) \
         "$out/gen/tutorial.c" "$out/gen/taobao.c" "$out/gen/records.c" \
         "$root/tests/embedded/check.c" "$root/tests/embedded/port_host.c" -lz &&
         "$out/host-$1" > "$out/host-$1.out"
@@ -77,7 +77,7 @@ arm() {
     dir=$out/$name pass=0 fail=0
     mkdir -p "$dir"
     ok=1
-    for src in $(for m in $CORE; do echo "$root/src/runtime/core/$m.c"; done) \
+    for src in $(for m in $CORE; do echo "$root/runtime/core/$m.c"; done) \
         "$out/gen/tutorial.c" "$out/gen/taobao.c" "$out/gen/records.c" \
         "$root/tests/embedded/check.c" "$root/tests/embedded/port_arm.c"; do
         $cc -Os -ffreestanding -ffunction-sections -fdata-sections $STRICT $INC \

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the segment batcher (src/runtime/core/segment.c) with the
+/* libFuzzer harness for the segment batcher (runtime/core/segment.c) with the
  * message generated from tests/specs/segment.feat.
  *
  * The input is a program: 4 bytes of configuration (num_unroll, batch_size,

@@ -5,7 +5,7 @@
  * 64 and 256 records in turn (and whatever is left at the end).  For each
  * batch the expected tensors are built here from the single-record parser's
  * structs, by the layout rules of docs/tf-semantics.md section 2.4 written out
- * again independently of src/runtime/core/batch.c, and compared value by value
+ * again independently of runtime/core/batch.c, and compared value by value
  * (bytes views by pointer and size, floats by bits), padding included.  A
  * batch with a failing record must fail at the first one, with its index
  * and the single parser's reason in the message.

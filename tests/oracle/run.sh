@@ -47,7 +47,7 @@ build_check() {
     if [ "$(kind_of "$b_spec")" = sequence ]; then
         checker=seq_check.c
     fi
-    $CC -std=c99 -O1 -g ${CPPFLAGS:-} -D_POSIX_C_SOURCE=200809L -Wall -Werror -I"$root/include" -I"$root/src/runtime/core" \
+    $CC -std=c99 -O1 -g ${CPPFLAGS:-} -D_POSIX_C_SOURCE=200809L -Wall -Werror -I"$root/include" -I"$root/runtime/core" \
         -isystem "$build/gen" -I"$b_dir" -include "$b_dir/$base.h" -DDESC="${pkg}_${msg}_desc" \
         -o "$b_dir/check" "$root/tests/oracle/$checker" "$root/tests/oracle/oracle.c" \
         "$root/tests/oracle/seq_oracle.c" \

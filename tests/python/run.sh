@@ -54,7 +54,7 @@ build_spec() {
     if sed -n 's/^\(sequence_example\|example\) .*/\1/p' "$b_spec" | head -1 | grep -q sequence; then
         checker=seq_check.c seq=-DSEQ
     fi
-    inc="-I$root/include -I$root/src/runtime/core -isystem $build/gen -I$b_dir"
+    inc="-I$root/include -I$root/runtime/core -isystem $build/gen -I$b_dir"
     # shellcheck disable=SC2086
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" $inc \
         -o "$b_dir/$base.abi3.so" "$b_dir/$base.c" "$b_dir/${base}_py.c" \
@@ -120,10 +120,10 @@ for name in batch seqragged; do
     # shellcheck disable=SC2086
     if gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" \
-        -I"$root/include" -I"$root/src/runtime/core" -isystem "$build/gen" -I"$dir" \
+        -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" -I"$dir" \
         -o "$out/asan-$name/$name.abi3.so" "$dir/$name.c" "$dir/${name}_py.c" \
-        "$root/src/python/module.c" "$root"/src/runtime/core/*.c \
-        "$root"/src/runtime/hosted/*.c -lz -lm -pthread >"$out/asan-$name.log" 2>&1; then
+        "$root/python/ext/module.c" "$root"/runtime/core/*.c \
+        "$root"/runtime/hosted/*.c -lz -lm -pthread >"$out/asan-$name.log" 2>&1; then
         # (kinds: tally() uses f)
         tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
             "$PY" "$root/tests/python/module_vs_driver.py" "py-asan-$name" \
@@ -146,9 +146,9 @@ tsan_rt=$(gcc -print-file-name=libtsan.so)
 dir=$out/build-batch
 mkdir -p "$out/tsan-batch"
 if gcc -std=c99 -O1 -g -fsanitize=thread -D_POSIX_C_SOURCE=200809L -fPIC -shared \
-    -isystem "$py_include" -I"$root/include" -I"$root/src/runtime/core" -isystem "$build/gen" \
+    -isystem "$py_include" -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" \
     -I"$dir" -o "$out/tsan-batch/batch.abi3.so" "$dir/batch.c" "$dir/batch_py.c" \
-    "$root/src/python/module.c" "$root"/src/runtime/core/*.c "$root"/src/runtime/hosted/*.c \
+    "$root/python/ext/module.c" "$root"/runtime/core/*.c "$root"/runtime/hosted/*.c \
     -lz -lm -pthread >"$out/tsan-batch.log" 2>&1; then
     tally "$(LD_PRELOAD="$tsan_rt" TSAN_OPTIONS=halt_on_error=1 PYTHONMALLOC=malloc \
         "$PY" "$root/tests/python/test_threads.py" "$out/tsan-batch" batch \

@@ -1,4 +1,4 @@
-/* The segment batcher (src/runtime/core/segment.c, generated from
+/* The segment batcher (runtime/core/segment.c, generated from
  * tests/specs/segment.feat): TensorFlow's SequenceQueueingStateSaver
  * semantics, texts and the state-saving proof.
  *

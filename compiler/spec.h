@@ -372,7 +372,7 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
 int fcc_emit_tf(const schema *s, const char *spec_name, sbuf *b);
 
 /* The embedded templates: fcc_template_message_h for templates/message.h,
- * and so on (build/gen/templates.h, made by src/gen/embed.c). */
+ * and so on (build/gen/templates.h, made by compiler/gen/embed.c). */
 #include "templates.h"
 
 #endif /* FEATC_SPEC_H */
