@@ -63,18 +63,17 @@ TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/guard.c runtime/hosted/driver
 FALLBACK_SRC = runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
-# The featc program: src/cli (argv dispatch, compile and check over the
-# compiler's public header) and src/tools (the record tools).
-CLI_SRC = src/cli/main.c src/cli/cli.c src/cli/compile.c
-TOOLS_SRC = src/tools/records.c src/tools/print.c src/tools/infer.c src/tools/index.c \
-            src/tools/progress.c src/tools/stats.c src/tools/stats_html.c src/tools/sketch.c \
-            src/tools/check_data.c
+# The featc program (cli/): main.c over cli/commands/ over cli/base/.
+CLI_SRC = cli/main.c cli/base/cli.c cli/commands/compile.c
+TOOLS_SRC = cli/commands/records.c cli/commands/print.c cli/commands/infer.c cli/commands/index.c \
+            cli/base/progress.c cli/commands/stats/stats.c cli/commands/stats/html.c \
+            cli/commands/stats/sketch.c cli/commands/check_data.c
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema.c emit.c export.c dynamic.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.
 TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))
-HEADERS = $(wildcard include/featc/*.h runtime/core/*.h compiler/*.h src/cli/*.h src/tools/*.h)
+HEADERS = $(wildcard include/featc/*.h runtime/core/*.h compiler/*.h cli/*/*.h cli/*/*/*.h)
 
 RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
 FEATC_OBJ = $(FEATC_SRC:%.c=$(BUILD)/obj/%.o) $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
@@ -151,8 +150,7 @@ $(BUILD)/obj/%.o: %.c $(HEADERS) $(PB_HDR) $(BUILD)/gen/spec_parse.h $(BUILD)/ge
 
 # Each module sees its own headers and those it depends on, nothing more.
 $(BUILD)/obj/compiler/%.o: MODULE_INC = -Icompiler -I$(BUILD)/gen
-$(BUILD)/obj/src/cli/%.o: MODULE_INC = -Isrc/cli -Isrc/tools
-$(BUILD)/obj/src/tools/%.o: MODULE_INC = -Isrc/cli
+$(BUILD)/obj/cli/%.o: MODULE_INC = -Icli/base -Icli/commands -Icli/commands/stats
 $(BUILD)/obj/runtime/%.o: MODULE_INC = -Iruntime/core
 
 # flex and bison output: C99, no strict warnings (their code, not ours).
