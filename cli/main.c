@@ -1,71 +1,111 @@
-/* featc: command-line entry point.  Only argument dispatch lives here: the
- * compiler's commands are in compile.c (over include/featc/featc.h), the
- * record tools in src/tools/. */
+/* featc: command-line entry point.  One table names every command: the
+ * dispatch reads it, and so does `featc --help`, so a command cannot be
+ * reachable and missing from the list (tests/cli/test_cli.sh compares the
+ * list with the man page's SYNOPSIS).  The commands are in commands/, the
+ * helpers they share in base/. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "tools.h"
+#include "base/cli.h"
+#include "commands/commands.h"
 
-static const char *const usage =
-    "usage: featc COMMAND [options] [FILE...]\n"
-    "\n"
-    "featc compiles TensorFlow feature specs into C parsers, and reads TFRecord\n"
-    "files.\n"
-    "\n"
-    "spec compiler:\n"
-    "  compile SPEC     generate C (NAME.h, NAME.c; --driver adds a JSON main)\n"
-    "  check SPEC...    report problems in specs without generating code\n"
-    "  export --tf SPEC print the spec as TensorFlow's feature descriptions\n"
-    "  infer FILE...    print a spec that describes TFRecord files\n"
-    "\n"
-    "record tools:\n"
-    "  cat FILE...      print records as tf.train.Example / SequenceExample\n"
-    "                   (protobuf text format, or --json)\n"
-    "  count FILE...    count records (verifying CRCs)\n"
-    "  verify FILE...   check framing, CRCs and compressed streams\n"
-    "  index FILE...    write (or --check) FILE.idx, the record offsets\n"
-    "\n"
-    "  version          print the version\n"
-    "  help             this text\n"
-    "\n"
-    "`featc COMMAND --help` describes a command; every command also takes\n"
-    "--version.  A FILE of - is standard input, which is also read when no FILE\n"
-    "is given and it is not a terminal.  Compression (ZLIB, GZIP) is detected\n"
-    "from the first bytes unless --compression is given.  `man featc` has the\n"
-    "whole reference.\n";
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* NULL: handled here (version, help) */
+    const char *operands;              /* as --help shows them after the name */
+    const char *summary;               /* one or two lines, the second indented */
+    int group;
+} command;
+
+enum { GROUP_SPEC, GROUP_RECORDS, GROUP_OTHER, GROUPS };
+
+static const char *const group_title[GROUPS] = {"spec compiler:", "record tools:", NULL};
+
+static const command commands[] = {
+    {"compile", cmd_compile, "SPEC", "generate C (NAME.h, NAME.c; --driver adds a JSON main)",
+     GROUP_SPEC},
+    {"check", cmd_check, "SPEC...", "report problems in specs without generating code;\n"
+                                    "--data FILE... reads records through the spec",
+     GROUP_SPEC},
+    {"export", cmd_export, "--tf SPEC", "print the spec as TensorFlow's feature descriptions",
+     GROUP_SPEC},
+    {"infer", cmd_infer, "FILE...", "print a spec that describes TFRecord files", GROUP_SPEC},
+    {"cat", cmd_cat, "FILE...", "print records as tf.train.Example / SequenceExample\n"
+                                "(protobuf text format, or --json)",
+     GROUP_RECORDS},
+    {"count", cmd_count, "FILE...", "count records (verifying CRCs)", GROUP_RECORDS},
+    {"verify", cmd_verify, "FILE...", "check framing, CRCs and compressed streams", GROUP_RECORDS},
+    {"index", cmd_index, "FILE...", "write (or --check) FILE.idx, the record offsets",
+     GROUP_RECORDS},
+    {"stats", cmd_stats, "FILE...", "summarize the features of records: a table, --json,\n"
+                                    "or an HTML report (--html)",
+     GROUP_RECORDS},
+    {"version", NULL, "", "print the version", GROUP_OTHER},
+    {"help", NULL, "", "this text", GROUP_OTHER},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* The name and operands in a column 19 wide, then the summary (its later
+ * lines under its first). */
+static void print_command(const command *c)
+{
+    const char *s = c->summary, *nl;
+    int w = printf("  %s%s%s", c->name, c->operands[0] != '\0' ? " " : "", c->operands);
+    for (;;) {
+        nl = strchr(s, '\n');
+        printf("%*s%.*s\n", w < 19 ? 19 - w : 1, "", nl != NULL ? (int)(nl - s) : (int)strlen(s), s);
+        if (nl == NULL)
+            break;
+        s = nl + 1;
+        w = 0;
+    }
+}
+
+static int print_usage(void)
+{
+    int g;
+    size_t i;
+    fputs("usage: featc COMMAND [options] [FILE...]\n"
+          "\n"
+          "featc compiles TensorFlow feature specs into C parsers, and reads TFRecord\n"
+          "files.\n",
+          stdout);
+    for (g = 0; g < GROUPS; g++) {
+        putchar('\n');
+        if (group_title[g] != NULL)
+            puts(group_title[g]);
+        for (i = 0; i < NCOMMANDS; i++)
+            if (commands[i].group == g)
+                print_command(&commands[i]);
+    }
+    fputs("\n"
+          "`featc COMMAND --help` describes a command; every command also takes\n"
+          "--version.  A FILE of - is standard input, which is also read when no FILE\n"
+          "is given and it is not a terminal.  Compression (ZLIB, GZIP) is detected\n"
+          "from the first bytes unless --compression is given.  `man featc` has the\n"
+          "whole reference.\n",
+          stdout);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_fail(EXIT_DATA_ERR, "error writing standard output");
+    return EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
-    const char *cmd;
+    const char *name;
+    size_t i;
     if (argc < 2)
         return cli_usage_error(NULL, "no command given");
-    cmd = argv[1];
-    if (strcmp(cmd, "compile") == 0)
-        return cmd_compile(argc - 1, argv + 1);
-    if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 1, argv + 1);
-    if (strcmp(cmd, "export") == 0)
-        return cmd_export(argc - 1, argv + 1);
-    if (strcmp(cmd, "infer") == 0)
-        return cmd_infer(argc - 1, argv + 1);
-    if (strcmp(cmd, "cat") == 0)
-        return cmd_cat(argc - 1, argv + 1);
-    if (strcmp(cmd, "count") == 0)
-        return cmd_count(argc - 1, argv + 1);
-    if (strcmp(cmd, "verify") == 0)
-        return cmd_verify(argc - 1, argv + 1);
-    if (strcmp(cmd, "index") == 0)
-        return cmd_index(argc - 1, argv + 1);
-    if (strcmp(cmd, "stats") == 0)
-        return cmd_stats(argc - 1, argv + 1);
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
-        return cli_print_version();
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        fputs(usage, stdout);
-        if (fflush(stdout) != 0 || ferror(stdout))
-            return cli_fail(EXIT_DATA_ERR, "error writing standard output");
-        return EXIT_OK;
-    }
-    return cli_usage_error(NULL, "unknown command '%s'", cmd);
+    name = argv[1];
+    if (strcmp(name, "--version") == 0)
+        name = "version";
+    else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        name = "help";
+    for (i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0) {
+            if (commands[i].run != NULL)
+                return commands[i].run(argc - 1, argv + 1);
+            return strcmp(name, "version") == 0 ? cli_print_version() : print_usage();
+        }
+    return cli_usage_error(NULL, "unknown command '%s'", name);
 }

@@ -312,12 +312,12 @@ $(foreach f,$(filter-out fuzz_spec fuzz_dynamic fuzz_stats,$(FUZZERS)),$(eval $(
 
 # featc stats, the whole command: the record tools and the compiler behind
 # --spec, without main.
-$(BUILD)/fuzz/fuzz_stats: tests/fuzz/fuzz_stats.c $(TEST_HDRS) $(SAN_SRC) $(PB_SRC) $(TOOLS_SRC) \
+$(BUILD)/fuzz/fuzz_stats: tests/fuzz/fuzz_stats.c $(TEST_HDRS) $(SAN_SRC) $(PB_SRC) \
                           $(filter-out cli/main.c,$(CLI_SRC)) $(FEATC_SRC) $(FEATC_GEN) \
                           $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Icli/base -Icli/commands -Icli/commands/stats -Icompiler -I$(BUILD)/gen -o $@ $< \
-	    $(SAN_SRC) $(PB_SRC) $(TOOLS_SRC) $(filter-out cli/main.c,$(CLI_SRC)) $(FEATC_SRC) \
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Icli -Icompiler -I$(BUILD)/gen -o $@ $< \
+	    $(SAN_SRC) $(PB_SRC) $(filter-out cli/main.c,$(CLI_SRC)) $(FEATC_SRC) \
 	    $(FEATC_GEN) $(TEST_LIBS)
 
 # Messages described at run time against the generated parsers: the

@@ -1,5 +1,5 @@
 /* The helpers of cli.h. */
-#include "cli.h"
+#include "base/cli.h"
 
 #include <errno.h>
 #include <stdarg.h>

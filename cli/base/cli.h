@@ -1,7 +1,7 @@
 /* What every featc command shares: exit codes, option parsing (GNU
  * getopt_long conventions), the way it reports failures and diagnostics,
- * and where its inputs come from.  Used by the compiler's commands
- * (compile.c) and by the record tools (src/tools/). */
+ * and where its inputs come from: the helpers of every command in
+ * commands/ (this folder, base/, includes none of them). */
 #ifndef FEATC_CLI_H
 #define FEATC_CLI_H
 
@@ -45,11 +45,6 @@ int cli_next_option(const cli_command *c, int argc, char **argv, int *rc);
  * when there are none and standard input is not a terminal.  Returns 0 with
  * *files and *n set, or the usage error's exit status. */
 int cli_operands(const cli_command *c, int argc, char **argv, char ***files, int *n);
-
-/* The compiler's commands (compile.c). */
-int cmd_compile(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_export(int argc, char **argv);
 
 /* "featc VERSION (CRC-32C: IMPL)" on standard output. */
 int cli_print_version(void);

@@ -1,5 +1,5 @@
 /* Progress on standard error: see progress.h. */
-#include "progress.h"
+#include "base/progress.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -13,8 +13,9 @@
  *
  * Memory: the message struct and the parse scratch, allocated once; the
  * parse allocates nothing. */
-#include "tools.h"
-#include "progress.h"
+#include "commands.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,96 +23,9 @@
 #include <featc/fc_driver.h>
 #include <featc/featc_dynamic.h>
 
-/* ------------------------------------------------------------ the spec */
-
-int tools_spec_open(tools_spec *s, const char *path, const char *message)
-{
-    featc_options fo = FEATC_OPTIONS_INIT;
-    size_t len = 0;
-    char *src = cli_read_file(path, &len);
-    int errors;
-    memset(s, 0, sizeof *s);
-    if (src == NULL)
-        return EXIT_DATA_ERR;
-    fo.spec_name = path;
-    fo.diag = cli_print_diagnostic;
-    errors = featc_dynamic_open(src, len, &fo, message, &s->d);
-    free(src);
-    if (errors != 0)
-        return EXIT_RECORD_ERR;
-    s->md = featc_dynamic_example(s->d);
-    s->sd = featc_dynamic_sequence(s->d);
-    s->size = featc_dynamic_size(s->d);
-    s->nrefs = featc_dynamic_refs(s->d);
-    return EXIT_OK;
-}
-
-void tools_spec_close(tools_spec *s)
-{
-    featc_dynamic_free(s->d);
-    memset(s, 0, sizeof *s);
-}
-
-int tools_spec_parse(const tools_spec *s, void *msg, fc_feature_ref *refs, const fc_record *rec,
-                     fc_error *err)
-{
-    if (s->md != NULL)
-        return fc_ex_parse_desc(s->md, msg, rec->data, rec->length, featc_dynamic_lookup, s->d,
-                                refs, err);
-    return fc_seq_parse(s->sd, msg, rec->data, rec->length, refs, err);
-}
-
-/* ------------------------------------------------------------ error texts */
-
-void tools_kinds_note(tools_kinds *k, const char *text, size_t file, uint64_t index,
-                      uint64_t offset)
-{
-    size_t i;
-    for (i = 0; i < k->n; i++)
-        if (strcmp(k->kind[i].text, text) == 0) {
-            k->kind[i].count++;
-            return;
-        }
-    if (k->n == TOOLS_KINDS_KEPT) {
-        k->other++;
-        return;
-    }
-    snprintf(k->kind[k->n].text, sizeof k->kind[k->n].text, "%s", text);
-    k->kind[k->n].count = 1;
-    k->kind[k->n].file = file;
-    k->kind[k->n].index = index;
-    k->kind[k->n].offset = offset;
-    k->n++;
-}
-
-void tools_kinds_merge(tools_kinds *into, const tools_kinds *from)
-{
-    size_t i, j;
-    for (i = 0; i < from->n; i++) {
-        for (j = 0; j < into->n; j++)
-            if (strcmp(into->kind[j].text, from->kind[i].text) == 0)
-                break;
-        if (j < into->n)
-            into->kind[j].count += from->kind[i].count;
-        else if (into->n < TOOLS_KINDS_KEPT)
-            into->kind[into->n++] = from->kind[i];
-        else
-            into->other += from->kind[i].count;
-    }
-    into->other += from->other;
-}
-
-static int by_count(const void *a, const void *b)
-{
-    const tools_error_kind *x = (const tools_error_kind *)a, *y = (const tools_error_kind *)b;
-    return x->count != y->count ? (x->count > y->count ? -1 : 1) : strcmp(x->text, y->text);
-}
-
-void tools_kinds_sort(tools_kinds *k)
-{
-    if (k->n > 1)
-        qsort(k->kind, k->n, sizeof *k->kind, by_count);
-}
+#include "base/kinds.h"
+#include "base/progress.h"
+#include "base/spec.h"
 
 /* ------------------------------------------------------------ check --data */
 

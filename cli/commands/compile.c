@@ -9,9 +9,9 @@
 
 #include <featc/featc.h>
 
-#include "cli.h"
-#include "progress.h"
-#include "tools.h"
+#include "commands.h"
+#include "base/cli.h"
+#include "base/progress.h"
 
 
 static const char *const compile_usage =

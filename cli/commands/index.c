@@ -4,12 +4,14 @@
  * Exit codes: 0 every index written or found right; 1 (--check) an index
  * does not match its file; 2 a file or index could not be read, or a file
  * is damaged or compressed; 64 usage error. */
-#include "tools.h"
-#include "progress.h"
+#include "commands.h"
+#include "base/progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <featc/fc_pool.h>
 
 static const char *const index_usage =
     "usage: featc index [options] FILE...\n"

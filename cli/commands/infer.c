@@ -19,8 +19,8 @@
  * prints, featc compile accepts.  Data beyond the spec language's limits
  * (FEATC_MAX_FEATURES keys, ...) gives the compiler's diagnostic and exit 1,
  * not a spec. */
-#include "tools.h"
-#include "progress.h"
+#include "commands.h"
+#include "base/progress.h"
 
 #include <ctype.h>
 #include <stdint.h>

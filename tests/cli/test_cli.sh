@@ -295,7 +295,15 @@ expect_rc 64 "an option of another command" "$featc" count --json "$pw"
 expect_rc 64 "a bad value" "$featc" cat --type=movie "$pw"
 has "$tmp/err" "featc cat: unknown type 'movie' (auto, example, sequence)" "bad value"
 [ "$(wc -l < "$tmp/err")" -eq 2 ] && ok || bad "a bad value: $(wc -l < "$tmp/err") lines on stderr, want 2"
-for c in compile check export infer stats cat count verify index; do
+# featc --help lists every command (main.c prints its table of commands),
+# and the man page's SYNOPSIS names the same ones
+"$featc" --help | sed -n 's/^  \([a-z][a-z]*\).*/\1/p' | sort > "$tmp/help-commands"
+sed -n 's/^\.B featc \([a-z][a-z]*\).*/\1/p' "$here/../../docs/featc.1" | sort > "$tmp/man-commands"
+[ "$(wc -l < "$tmp/help-commands")" -ge 11 ] && ok || bad "featc --help lists $(wc -l < "$tmp/help-commands") commands"
+cmp -s "$tmp/help-commands" "$tmp/man-commands" && ok ||
+    bad "featc --help's commands differ from featc.1's SYNOPSIS: $(diff "$tmp/help-commands" "$tmp/man-commands" | tr '\n' ' ')"
+commands=$(grep -v '^help$\|^version$' "$tmp/help-commands")
+for c in $commands; do
     expect_rc 0 "$c --version" "$featc" $c --version
     has "$tmp/out" "featc 0." "$c --version"
     expect_rc 0 "$c -h" "$featc" $c -h
@@ -303,7 +311,7 @@ for c in compile check export infer stats cat count verify index; do
 done
 # the man page documents every command and every long option of every --help
 man=$here/../../docs/featc.1
-for c in compile check export infer stats cat count verify index; do
+for c in $commands; do
     grep -q "^\.SS $c\$" "$man" && ok || bad "featc.1 has no section for $c"
     "$featc" $c --help | grep -o -- '--[a-z][a-z-]*' | sort -u | while read -r o; do
         m=$(printf '%s' "$o" | sed 's/-/\\-/g')
@@ -522,7 +530,12 @@ mkdir -p "$tmp/stats"
 stats_rc=0
 "$py" "$here/stats_check.py" "$featc" "$corpus" "$tmp/stats" || stats_rc=1
 
+# ---- the CLI's layout (docs/design.md): helpers include and call no command,
+# no circle among the files; tests/cli/layout.py prints its own "layout:" line
+layout_rc=0
+"$py" "$here/layout.py" "$here/../.." "$build" || layout_rc=1
+
 echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
+[ "$fail" -eq 0 ] && [ "$layout_rc" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
     [ "$shrink_rc" -eq 0 ] && [ "$linear_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
     [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ] && [ "$stats_rc" -eq 0 ]

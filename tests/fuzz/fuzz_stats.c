@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools.h"
+#include "commands/commands.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern int optind;

@@ -115,7 +115,6 @@ static void svg_presence(FILE *f, uint64_t present, uint64_t records)
             w);
 }
 
-static const char *const kinds[ST_KINDS] = {"bytes", "float", "int64"};
 
 static void types_text(FILE *f, const st_key *k)
 {
@@ -123,7 +122,7 @@ static void types_text(FILE *f, const st_key *k)
     int any = 0;
     for (j = 0; j < ST_KINDS; j++)
         if (k->kind[j] > 0) {
-            fprintf(f, "%s%s", any ? "+" : "", kinds[j]);
+            fprintf(f, "%s%s", any ? "+" : "", st_kind_names[j]);
             any = 1;
         }
     if (!any)
@@ -349,25 +348,24 @@ static void key_section(FILE *f, const st_table *t, const char *title, const cha
     }
 }
 
-int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfiles,
-                  const char *title, const char *spec_path, const tools_spec *spec)
+int st_write_html(FILE *f, const st_stats *s, const st_report *r)
 {
     size_t i;
     uint64_t bytes = 0;
-    for (i = 0; i < nfiles; i++)
-        bytes += files[i].bytes;
+    for (i = 0; i < r->nfiles; i++)
+        bytes += r->files[i].bytes;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width\"><title>featc stats: ",
           f);
-    html_text(f, title);
+    html_text(f, r->title);
     fprintf(f, "</title><style>%s</style></head><body>\n<h1>featc stats: ", style);
-    html_text(f, title);
+    html_text(f, r->title);
     fprintf(f, "</h1><p class=\"sum\">%llu records (%llu Example, %llu SequenceExample",
             (unsigned long long)s->records, (unsigned long long)s->examples,
             (unsigned long long)s->sequences);
     if (s->other > 0)
         fprintf(f, ", <span class=\"bad\">%llu not Examples</span>", (unsigned long long)s->other);
-    fprintf(f, ") in %zu file%s, %llu bytes", nfiles, nfiles == 1 ? "" : "s",
+    fprintf(f, ") in %zu file%s, %llu bytes", r->nfiles, r->nfiles == 1 ? "" : "s",
             (unsigned long long)bytes);
     if (s->dropped > 0)
         fprintf(f, "; %llu occurrences of keys past --max-features left out",
@@ -376,27 +374,27 @@ int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfile
           "of the sketch evenly over its bins.</p>\n<table><tr><th class=\"n\">file</th><th>records</th>"
           "<th>bytes</th><th class=\"t\">compression</th></tr>\n",
           f);
-    for (i = 0; i < nfiles; i++) {
+    for (i = 0; i < r->nfiles; i++) {
         fputs("<tr><td class=\"n\">", f);
-        html_text(f, files[i].path);
+        html_text(f, r->files[i].path);
         fprintf(f, "</td><td>%llu</td><td>%llu</td><td class=\"t\">",
-                (unsigned long long)files[i].records, (unsigned long long)files[i].bytes);
-        if (files[i].failed) {
+                (unsigned long long)r->files[i].records, (unsigned long long)r->files[i].bytes);
+        if (r->files[i].failed) {
             fputs("<span class=\"bad\">failed: ", f);
-            html_text(f, files[i].error);
+            html_text(f, r->files[i].error);
             fputs("</span>", f);
         } else {
-            html_text(f, files[i].compression);
+            html_text(f, r->files[i].compression);
         }
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
-    if (spec != NULL) {
+    if (r->spec != NULL) {
         uint64_t all = s->spec_parsed + s->spec_failed;
         fputs("<h2>Spec</h2><p>", f);
-        html_text(f, spec_path);
+        html_text(f, r->spec_path);
         fputs(", message ", f);
-        html_text(f, spec->md != NULL ? spec->md->name : spec->sd->name);
+        html_text(f, st_spec_message(r->spec));
         fprintf(f, ": %llu of %llu records parse", (unsigned long long)s->spec_parsed,
                 (unsigned long long)all);
         if (s->spec_failed > 0)
@@ -410,7 +408,7 @@ int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfile
                 fprintf(f, "<tr><td>%llu</td><td class=\"t\">", (unsigned long long)e->count);
                 html_text(f, e->text);
                 fputs("</td><td class=\"t\">", f);
-                html_text(f, files[e->file].path);
+                html_text(f, r->files[e->file].path);
                 fprintf(f, " record %llu, offset %llu</td></tr>\n", (unsigned long long)e->index,
                         (unsigned long long)e->offset);
             }

@@ -1,17 +1,24 @@
-/* featc stats: what the records of TFRecord files hold, feature by feature
- * (stats.c gathers and prints the table and JSON; stats_html.c writes the
- * HTML report).  Hosted code: it allocates, bounded per key by sketch.h's
- * constants and in keys by --max-features. */
+/* featc stats: what the records of TFRecord files hold, feature by feature.
+ * The model (model.c: gathered, merged, sorted) under three reports
+ * (text.c the table, json.c --json, html.c --html), and the command over
+ * them (stats.c: options, reading, the pool).  Hosted code: it allocates,
+ * bounded per key by sketch.h's constants and in keys by --max-features. */
 #ifndef FEATC_STATS_H
 #define FEATC_STATS_H
 
 #include <stdint.h>
 #include <stdio.h>
 
+#include <featc/fc_fallback.h>
+#include <featc/fc_record.h>
+
+#include "base/kinds.h"
+#include "base/spec.h"
 #include "sketch.h"
-#include "tools.h"
 
 enum { ST_BYTES, ST_FLOAT, ST_INT64, ST_KINDS };
+/* "bytes", "float", "int64" */
+extern const char *const st_kind_names[ST_KINDS];
 
 /* The values of one list type under one key. */
 typedef struct st_num {
@@ -95,14 +102,43 @@ extern const char *const st_quantile_names[ST_NQ];
 size_t st_histogram(const sk_moments *m, const sk_quant *q, uint64_t *bins, double *low,
                     double *high);
 
-/* Writes the report; 0, or -1 on a write error. */
-int st_write_html(FILE *f, const st_stats *s, const st_file *files, size_t nfiles,
-                  const char *title, const char *spec_path, const tools_spec *spec);
+/* model.c: gathering and merging. */
+/* Adds the record the fallback decoder holds in fb. */
+void st_gather(st_stats *s, const fc_fallback *fb);
+/* Counts a record that is not an Example or SequenceExample (the first
+ * ST_BAD_KEPT kept with their error). */
+void st_note_bad(st_stats *s, size_t file, const fc_record *rec, const fc_error *err);
+/* Adds o, read after s (a later split or file), into s; s->oom on failure. */
+void st_merge(st_stats *s, const st_stats *o);
+/* Keys in byte order, top values by count, spec errors by count: the order
+ * every report prints. */
+void st_sort(st_stats *s);
+void st_free(st_stats *s);
+
 /* Bytes for display (HTML, the table): UTF-8 text as is when valid, else
  * with \xNN escapes; controls escaped; at most max bytes of out (with a
  * final NUL), "..." when cut. */
 void st_show_bytes(char *out, size_t max, const uint8_t *p, size_t n, size_t full_len);
 /* A number for display: integers as such, else %.4g-ish. */
 void st_show_number(char *out, size_t max, double v);
+/* The spec's name of its message. */
+const char *st_spec_message(const tools_spec *t);
+
+/* What a report shows beside the statistics: the files read, and the spec
+ * of --spec when one was given. */
+typedef struct st_report {
+    const st_file *files;
+    size_t nfiles;
+    const char *title;         /* the HTML report's */
+    const char *spec_path;     /* --spec, or NULL */
+    const tools_spec *spec;    /* NULL without --spec */
+    unsigned top;              /* top values shown per bytes feature */
+} st_report;
+
+/* The reports, on f.  The table sets *oom when it runs out of memory. */
+void st_print_table(FILE *f, const st_stats *s, const st_report *r, int *oom);
+void st_print_json(FILE *f, const st_stats *s, const st_report *r);
+/* The self-contained HTML report; 0, or -1 on a write error. */
+int st_write_html(FILE *f, const st_stats *s, const st_report *r);
 
 #endif /* FEATC_STATS_H */

@@ -1,71 +1,14 @@
-/* The record tools: featc cat, count, verify (records.c), index (index.c)
- * and infer (infer.c).  They read TFRecord files through the runtime (libfeatc's
- * hosted input layer and the protobuf-c fallback decoder); infer checks the
- * spec it prints through the compiler's public API, include/featc/featc.h. */
-#ifndef FEATC_TOOLS_H
-#define FEATC_TOOLS_H
+/* Reading records from the command line: the input options every record
+ * command shares (compression, CRC policy, sizes, payload type), the options
+ * that read a part of each file (--split, --range, --records, --index,
+ * --sync), -j, and decoding a payload with the fallback decoder. */
+#ifndef FEATC_CLI_READ_H
+#define FEATC_CLI_READ_H
 
 #include <featc/fc_fallback.h>
 #include <featc/fc_input.h>
-#include <featc/fc_pool.h>
 
-#include "cli.h"
-
-int cmd_cat(int argc, char **argv);
-int cmd_count(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_infer(int argc, char **argv);
-int cmd_index(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-
-/* A spec's message read at run time (check_data.c), for featc check --data
- * and featc stats --spec. */
-typedef struct tools_spec {
-    struct featc_dynamic *d;
-    const fc_message_desc *md; /* an example, or */
-    const fc_seq_desc *sd;     /* a sequence_example */
-    size_t size, nrefs;        /* bytes of its struct; parse scratch entries */
-} tools_spec;
-/* Reads and compiles the spec at path (diagnostics printed): EXIT_OK, or
- * the exit status (1 errors in the spec, 2 unreadable). */
-int tools_spec_open(tools_spec *s, const char *path, const char *message);
-void tools_spec_close(tools_spec *s);
-/* One record through the spec: FC_OK or FC_ERR_PARSE with err.  msg (size
- * bytes) and refs (nrefs) are the caller's scratch. */
-int tools_spec_parse(const tools_spec *s, void *msg, fc_feature_ref *refs, const fc_record *rec,
-                     fc_error *err);
-
-/* Failures grouped by their text: counts, and where each text was first
- * seen (file index, record, offset). */
-#define TOOLS_KINDS_KEPT 16
-typedef struct tools_error_kind {
-    char text[FC_ERROR_MSG_SIZE];
-    uint64_t count;
-    size_t file;
-    uint64_t index, offset;
-} tools_error_kind;
-typedef struct tools_kinds {
-    tools_error_kind kind[TOOLS_KINDS_KEPT];
-    size_t n;
-    uint64_t other; /* failures of texts past TOOLS_KINDS_KEPT */
-} tools_kinds;
-void tools_kinds_note(tools_kinds *k, const char *text, size_t file, uint64_t index,
-                      uint64_t offset);
-/* Adds from (read after into: its first places come later). */
-void tools_kinds_merge(tools_kinds *into, const tools_kinds *from);
-/* By count, most frequent first (then by text). */
-void tools_kinds_sort(tools_kinds *k);
-
-/* featc check SPEC --data FILE... (check_data.c): what cmd_check parsed. */
-typedef struct tools_check_opts {
-    fc_input_options read;
-    const char *message;         /* --message (NULL: the spec's first) */
-    int json;                    /* --json: every record as the JSON driver prints it */
-    unsigned long long max_errors; /* --max-errors */
-    int progress;                /* PROGRESS_* */
-} tools_check_opts;
-/* Reads files through the spec at spec_path; the exit status. */
-int tools_check_data(const char *spec_path, char **files, int nfiles, const tools_check_opts *o);
+#include "base/cli.h"
 
 /* The codes of the record tools' long options (-c is --compression). */
 enum {
@@ -158,4 +101,4 @@ typedef struct tools_decoder {
 fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
                        fc_fallback *fb, fc_error *err);
 
-#endif /* FEATC_TOOLS_H */
+#endif /* FEATC_CLI_READ_H */

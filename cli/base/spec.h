@@ -1,0 +1,27 @@
+/* A spec compiled at run time, to read records through one of its
+ * messages (featc check --data, featc stats --spec). */
+#ifndef FEATC_CLI_SPEC_H
+#define FEATC_CLI_SPEC_H
+
+#include <featc/fc_example.h>
+#include <featc/fc_sequence.h>
+#include <featc/fc_record.h>
+
+struct featc_dynamic;
+
+typedef struct tools_spec {
+    struct featc_dynamic *d;
+    const fc_message_desc *md; /* an example, or */
+    const fc_seq_desc *sd;     /* a sequence_example */
+    size_t size, nrefs;        /* bytes of its struct; parse scratch entries */
+} tools_spec;
+/* Reads and compiles the spec at path (diagnostics printed): EXIT_OK, or
+ * the exit status (1 errors in the spec, 2 unreadable). */
+int tools_spec_open(tools_spec *s, const char *path, const char *message);
+void tools_spec_close(tools_spec *s);
+/* One record through the spec: FC_OK or FC_ERR_PARSE with err.  msg (size
+ * bytes) and refs (nrefs) are the caller's scratch. */
+int tools_spec_parse(const tools_spec *s, void *msg, fc_feature_ref *refs, const fc_record *rec,
+                     fc_error *err);
+
+#endif /* FEATC_CLI_SPEC_H */

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The CLI's layout, as docs/design.md states it: cli/main.c over
+cli/commands/ over cli/base/.
+
+Checks, from the sources and the objects `make` built:
+  - no file of cli/base/ includes a header of cli/commands/ (a helper
+    includes no command), and nothing below main.c includes main.c's;
+  - no circle among the files of cli/: with A -> B when A's object uses a
+    function or variable B's object defines (nm), the graph has no cycle
+    (stats.c and its HTML writer once called each other);
+  - no base/ object uses a symbol a commands/ object defines.
+
+usage: layout.py ROOT BUILD
+"""
+import os
+import re
+import subprocess
+import sys
+
+root, build = sys.argv[1], sys.argv[2]
+cli = os.path.join(root, "cli")
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: " + what, file=sys.stderr)
+
+
+def files(ext):
+    out = []
+    for d, _, names in os.walk(cli):
+        out += [os.path.relpath(os.path.join(d, n), cli) for n in names if n.endswith(ext)]
+    return sorted(out)
+
+
+def layer(rel):
+    return "main" if "/" not in rel else rel.split("/")[0]
+
+
+# ---- includes: resolve each quoted include as the compiler would (the
+# including file's folder, then cli/), and check its layer
+sources = files(".c") + files(".h")
+check(len(sources) > 10, "cli/ has %d sources" % len(sources))
+rank = {"base": 0, "commands": 1, "main": 2}
+for rel in sources:
+    text = open(os.path.join(cli, rel), encoding="utf-8").read()
+    for inc in re.findall(r'^#\s*include\s+"([^"]+)"', text, re.M):
+        here = os.path.normpath(os.path.join(os.path.dirname(rel), inc))
+        target = here if os.path.exists(os.path.join(cli, here)) else os.path.normpath(inc)
+        if not os.path.exists(os.path.join(cli, target)):
+            check(False, "%s includes \"%s\", which is not in cli/" % (rel, inc))
+            continue
+        check(rank[layer(target)] <= rank[layer(rel)],
+              "%s (%s) includes %s (%s), a layer above it" % (rel, layer(rel), target, layer(target)))
+
+# ---- objects: who uses whom
+objs = {}
+for rel in files(".c"):
+    o = os.path.join(build, "obj", "cli", rel[:-2] + ".o")
+    check(os.path.exists(o), "no object %s (make all builds it)" % o)
+    if os.path.exists(o):
+        objs[rel] = o
+defined, used = {}, {}
+for rel, o in objs.items():
+    out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
+    used[rel] = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            used[rel].add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBR":
+            defined[parts[2]] = rel
+edges = {rel: sorted({defined[s] for s in used[rel] if s in defined and defined[s] != rel})
+         for rel in objs}
+for rel, outs in edges.items():
+    for t in outs:
+        check(rank[layer(t)] <= rank[layer(rel)],
+              "%s (%s) calls into %s (%s), a layer above it" % (rel, layer(rel), t, layer(t)))
+
+# cycles, by depth-first search (each one reported once, from its least file)
+state, stack, cycles = {}, [], []
+
+
+def visit(n):
+    state[n] = 1
+    stack.append(n)
+    for m in edges[n]:
+        if state.get(m) == 1:
+            cyc = stack[stack.index(m):]
+            cycles.append(cyc[cyc.index(min(cyc)):] + cyc[:cyc.index(min(cyc))])
+        elif m not in state:
+            visit(m)
+    stack.pop()
+    state[n] = 2
+
+
+for n in sorted(edges):
+    if n not in state:
+        visit(n)
+check(not cycles, "circles among cli/'s files: " +
+      "; ".join(" -> ".join(c + [c[0]]) for c in cycles))
+check(sum(len(v) for v in edges.values()) > 10, "the use graph has too few edges to mean anything")
+
+print("layout: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
