@@ -54,7 +54,7 @@ CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -Iinclude -isystem $(BUILD)/gen $(CPPFL
 CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Iruntime/core
 
 # The allocation-free core: framing, CRC, parse, serialize, batch, segments.
-CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c record.c example.c sequence.c batch.c \
+CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c reader.c seek.c writer.c map.c example.c sequence.c batch.c \
            segment.c hash.c serialize.c index.c)
 RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
@@ -94,7 +94,7 @@ ifneq ($(WITH_ZLIB),1)
 HAVE_ISAL := $(shell printf '\043include <isa-l/igzip_lib.h>\nint main(void) { static struct inflate_state s; isal_inflate_init(&s); return 0; }\n' | \
     $(CC) $(CFLAGS) -x c - -o /dev/null -lisal 2>/dev/null && echo 1)
 endif
-# The runtime references ISA-L's two functions weakly (record.c): a program
+# The runtime references ISA-L's two functions weakly (frame.h): a program
 # that does not link libisal, a fully static one included (Debian ships no
 # libisal.a), runs zlib.  Weak references do not count as a need, so the
 # linker's default --as-needed would drop a plain -lisal: it is linked with
@@ -126,7 +126,7 @@ all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc
 # ------------------------------------------------------------------ build
 
 # The ISA-L choice as a file that changes only when the choice does:
-# record.c, the link flags and the unit tests depend on it.
+# the reader, the link flags and the unit tests depend on it.
 $(ISAL_CHOICE): FORCE
 	@mkdir -p $(dir $@)
 	@echo "HAVE_ISAL=$(HAVE_ISAL)" | cmp -s - $@ || echo "HAVE_ISAL=$(HAVE_ISAL)" > $@
@@ -196,7 +196,8 @@ SONAME = libfeatc.so.$(VERSION_MAJOR)
 $(BUILD)/pic/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS_PUB) -Iruntime/core -c $< -o $@
-$(BUILD)/obj/runtime/core/record.o $(BUILD)/pic/runtime/core/record.o: $(ISAL_CHOICE)
+$(BUILD)/obj/runtime/core/reader.o $(BUILD)/pic/runtime/core/reader.o $(BUILD)/obj/runtime/core/seek.o \
+    $(BUILD)/pic/runtime/core/seek.o $(BUILD)/obj/runtime/core/frame.o $(BUILD)/pic/runtime/core/frame.o: $(ISAL_CHOICE)
 
 $(BUILD)/libfeatc.so.$(VERSION): $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/pic/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LIBS_Z) -lm -pthread

@@ -115,7 +115,7 @@ typedef struct fc_gzip_member {
                                member starts inside a record (not a place to seek to) */
 } fc_gzip_member;
 
-/* Room for zlib's z_stream without exposing zlib.h (checked in record.c). */
+/* Room for zlib's z_stream without exposing zlib.h (checked in frame.h). */
 #define FC_ZSTREAM_STORAGE 192
 typedef union fc_zstream_storage {
     void *align_p;

@@ -58,7 +58,7 @@ row() {
     bounds=
     case $job in
     parse) mods="error example hash"; def=-DFP_PARSE ;;
-    read+parse) mods="error example hash record crc32c"; def=-DFP_READ ;;
+    read+parse) mods="error example hash frame reader seek crc32c"; def=-DFP_READ ;;
     parse+serialize) mods="error example hash serialize"; def=-DFP_SERIALIZE ;;
     nanopb-parse) mods=""; def=-DFP_NANOPB
         # one pb_decode_inner per nested message: Example > Features, then
