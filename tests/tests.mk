@@ -142,7 +142,7 @@ update-tables: $(BUILD)/tools/gen_crc32c_tables $(BUILD)/tools/gen_pow10_table
 
 # fc_float_shortest against printf and strtof for every positive float32:
 # about half an hour on 2 cores, so not in `make test` (test_text checks some
-# 300,000 chosen floats there).  Run it whenever driver.c's float printer
+# 300,000 chosen floats there).  Run it whenever number.c's float printer
 # changes.
 $(BUILD)/tests/float_exhaustive: tests/unit/float_exhaustive.c tests/unit/float_reference.h \
                                $(BUILD)/libfeatc.a

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/featc_dynamic.h>
 
 #include "base/kinds.h"

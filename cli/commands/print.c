@@ -85,48 +85,18 @@ static inline void ob_float(obuf *o, float v)
     o->n += fc_float_point_chars(b, v);
 }
 
-/* A text-format string literal: C escapes for quotes, backslash, newline,
- * return and tab; other bytes outside 0x20-0x7e in octal, except those from
- * 0x80 when utf8 (the bytes are well-formed UTF-8), shown as they are.
- * Runs of bytes shown as they are are copied whole. */
+/* A text-format string literal (fc_text_escape), gathered into ob. */
 static void text_literal(obuf *ob, const uint8_t *p, size_t n, int utf8)
 {
-    /* 0: as it is; 1: a C escape; 2: octal (from 0x80: as it is when utf8) */
-    static const unsigned char cls[256] = {
-        2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 2, 2, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-        0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
-        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
-    size_t i = 0;
+    size_t used;
     ob_char(ob, '"');
-    while (i < n) {
-        uint8_t c = p[i];
-        char *out = ob_room(ob, 64);
-        size_t o = 0;
-        if (cls[c] == 0 || (utf8 && c >= 0x80)) {
-            /* a run of bytes as they are, up to the buffer's end */
-            size_t j = i + 1, end = n - i < sizeof ob->b - ob->n ? n : i + (sizeof ob->b - ob->n);
-            while (j < end && (cls[p[j]] == 0 || (utf8 && p[j] >= 0x80)))
-                j++;
-            memcpy(out, p + i, j - i);
-            ob->n += j - i;
-            i = j;
-            continue;
-        }
-        out[o++] = '\\';
-        if (cls[c] == 1) {
-            out[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : (char)c;
-        } else {
-            out[o++] = (char)('0' + (c >> 6));
-            out[o++] = (char)('0' + ((c >> 3) & 7));
-            out[o++] = (char)('0' + (c & 7));
-        }
-        ob->n += o;
-        i++;
+    for (;;) {
+        char *b = ob_room(ob, 64);
+        ob->n += fc_text_escape(b, sizeof ob->b - ob->n, p, n, &used, utf8);
+        if (used == n)
+            break; /* (p may be NULL when n is 0) */
+        p += used;
+        n -= used;
     }
     ob_char(ob, '"');
 }

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/fc_fallback.h>
 
 /* Bytes as a protobuf text-format string literal (C escapes, octal for

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/featc_dynamic.h>
 
 #include "ragged.h"

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/fc_fallback.h>
 
 static unsigned char arena_mem[8u << 20];

@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/fc_fallback.h>
 
 #include "wire.h" /* fc_type_size */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include <featc/fc_batch.h>
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/fc_input.h>
 
 #ifndef DESC

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "featc/fc_driver.h"
+#include "featc/fc_number.h"
 #include "float_reference.h"
 
 int main(int argc, char **argv)

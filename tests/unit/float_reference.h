@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_number.h>
 
 static size_t reference_shortest(char *buf, float v)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "batch.h"
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/fc_hash.h>
 #include "harness.h"
 #include "wire.h"

@@ -5,6 +5,8 @@
 
 #include <featc/fc.h>
 #include <featc/fc_driver.h>
+#include <featc/fc_json.h>
+#include <featc/fc_number.h>
 #include <featc/fc_fallback.h>
 #include <featc/fc_input.h>
 #include <featc/fc_segment_mt.h>

@@ -6,7 +6,7 @@
 /* test-specs: tests/specs/seqsem.feat tests/specs/seqragged.feat */
 #include <stdio.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 #include <featc/fc_hash.h>
 
 #include "harness.h"

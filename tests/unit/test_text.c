@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 
 #include "float_reference.h"
 #include "harness.h"

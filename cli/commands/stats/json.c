@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <featc/fc_driver.h>
+#include <featc/fc_json.h>
 
 /* ------------------------------------------------------------- JSON */
 

@@ -34,7 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <featc/fc_driver.h>
 #include <featc/fc_pool.h>
 
 
