@@ -317,7 +317,7 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 	@$(PYTHON) tests/bench/python_bench.py $(BENCH)/data $(BUILD) $(BENCH_REPS)
 
 # ------------------------------------------------------------------ python
-# make python: featc's Python layer (python/ext/module.c, libfeatc_python.a)
+# make python: featc's Python layer (python/ext/, libfeatc_python.a)
 # and a CPython module per example spec, build/python/NAME.abi3.so (the
 # stable ABI of Python 3.11+), beside the featc package (python/featc);
 # PYTHONPATH=build/python imports them.  Needs python3-dev and python3-numpy.
@@ -332,12 +332,13 @@ $(BUILD)/libfeatc_pic.a: $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/pic/python/ext/module.o: python/ext/module.c $(HEADERS)
+PY_EXT_SRC = $(addprefix python/ext/,module.c arrays.c batch.c reader.c writer.c schema.c)
+$(BUILD)/pic/python/ext/%.o: python/ext/%.c python/ext/ext.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	@test -f $(PY_INCLUDE)/Python.h || { echo "python: no Python.h in '$(PY_INCLUDE)' (make deps installs python3-dev)"; exit 1; }
 	$(CC) $(WARN) $(CFLAGS) -fPIC $(PY_CFLAGS) $(CPPFLAGS_PUB) -c $< -o $@
 
-$(BUILD)/libfeatc_python.a: $(BUILD)/pic/python/ext/module.o
+$(BUILD)/libfeatc_python.a: $(PY_EXT_SRC:%.c=$(BUILD)/pic/%.o)
 	rm -f $@
 	$(AR) rcs $@ $^
 

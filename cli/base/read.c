@@ -66,11 +66,7 @@ int tools_part_option(const cli_command *c, int opt, const char *val, fc_input_o
         read->index_path = val;
     } else if (opt == TOOLS_OPT_SYNC) {
         *sync_given = 1;
-        if (strcmp(val, "walk") == 0)
-            read->sync = FC_SYNC_WALK;
-        else if (strcmp(val, "checksum") == 0)
-            read->sync = FC_SYNC_CHECKSUM;
-        else
+        if (fc_input_parse_sync(val, &read->sync) != 0)
             *rc = cli_usage_error(c, "unknown sync method '%s' (walk, checksum)", val);
     } else {
         return 0;

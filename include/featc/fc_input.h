@@ -124,9 +124,11 @@ fc_status fc_input_open_pull(fc_input *in, const char *name, fc_pull_fn fn, void
 fc_status fc_input_next(fc_input *in, fc_record *rec);
 void fc_input_close(fc_input *in);
 
-/* Parses "auto|none|zlib|gzip" and "verify|skip|none"; 0 on success. */
+/* Parses "auto|none|zlib|gzip" (any case; "" is none, as TensorFlow's
+ * compression_type), "verify|skip|none" and "walk|checksum"; 0 on success. */
 int fc_input_parse_compression(const char *s, fc_compression *out);
 int fc_input_parse_crc(const char *s, fc_crc_policy *out);
+int fc_input_parse_sync(const char *s, fc_sync_method *out);
 /* Parses a size with an optional K/M/G suffix (powers of 1024); 0 on success. */
 int fc_input_parse_size(const char *s, size_t *out);
 /* The first byte of split i of n of size bytes, floor(size * i / n),

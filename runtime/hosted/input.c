@@ -654,6 +654,17 @@ int fc_input_parse_crc(const char *s, fc_crc_policy *out)
     return 0;
 }
 
+int fc_input_parse_sync(const char *s, fc_sync_method *out)
+{
+    if (strcmp(s, "walk") == 0)
+        *out = FC_SYNC_WALK;
+    else if (strcmp(s, "checksum") == 0)
+        *out = FC_SYNC_CHECKSUM;
+    else
+        return -1;
+    return 0;
+}
+
 int fc_input_parse_size(const char *s, size_t *out)
 {
     char *end;

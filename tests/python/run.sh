@@ -122,7 +122,7 @@ for name in batch seqragged; do
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" \
         -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" -I"$dir" \
         -o "$out/asan-$name/$name.abi3.so" "$dir/$name.c" "$dir/${name}_py.c" \
-        "$root/python/ext/module.c" "$root"/runtime/core/*.c \
+        "$root"/python/ext/*.c "$root"/runtime/core/*.c \
         "$root"/runtime/hosted/*.c -lz -lm -pthread >"$out/asan-$name.log" 2>&1; then
         # (kinds: tally() uses f)
         tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
@@ -148,7 +148,7 @@ mkdir -p "$out/tsan-batch"
 if gcc -std=c99 -O1 -g -fsanitize=thread -D_POSIX_C_SOURCE=200809L -fPIC -shared \
     -isystem "$py_include" -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" \
     -I"$dir" -o "$out/tsan-batch/batch.abi3.so" "$dir/batch.c" "$dir/batch_py.c" \
-    "$root/python/ext/module.c" "$root"/runtime/core/*.c "$root"/runtime/hosted/*.c \
+    "$root"/python/ext/*.c "$root"/runtime/core/*.c "$root"/runtime/hosted/*.c \
     -lz -lm -pthread >"$out/tsan-batch.log" 2>&1; then
     tally "$(LD_PRELOAD="$tsan_rt" TSAN_OPTIONS=halt_on_error=1 PYTHONMALLOC=malloc \
         "$PY" "$root/tests/python/test_threads.py" "$out/tsan-batch" batch \

@@ -236,6 +236,29 @@ def main():
             check(e.errno == 28 and e.filename == "/dev/full" and e.records == 0 and
                   "0 records reached the file whole" in str(e),
                   "a full device: %r %r" % (e, getattr(e, "records", None)))
+    # compression in TensorFlow's spellings too ("GZIP", "ZLIB", "" for
+    # none), through the runtime's parser as the CLI reads it
+    if first is not None:
+        fd, tmp = tempfile.mkstemp()
+        os.close(fd)
+        try:
+            for tf_word, ours in (("GZIP", "gzip"), ("ZLIB", "zlib"), ("", "none")):
+                try:
+                    n = mod.write(tmp, first, compression=ours)
+                    want = open(tmp, "rb").read()
+                    again = list(mod.read(tmp, batch_size=64, varlen="ragged", compression=ours))
+                    m = mod.write(tmp, first, compression=tf_word)
+                    back = list(mod.read(tmp, batch_size=64, varlen="ragged",
+                                         compression=tf_word))
+                    check(n > 0 and m == n and open(tmp, "rb").read() == want and
+                          plain_batches(back) == plain_batches(again), "compression=%r" % tf_word)
+                except ValueError as e:
+                    check(False, "compression=%r: %s" % (tf_word, e))
+        finally:
+            os.unlink(tmp)
+    raises(lambda: mod.read(path, compression="gzip2"), ValueError, "compression='gzip2'")
+    raises(lambda: mod.read(path, sync="crc"), ValueError, "sync='crc'")
+    raises(lambda: mod.read(path, sync=1), TypeError, "sync=1")
     print("args-%s: %d passed, %d failed" % (name, passed, failed))
     return 1 if failed else 0
 

@@ -1,0 +1,342 @@
+/* NumPy arrays over featc's memory: blocks (memory arrays are views of),
+ * array and shape helpers, and featc.Bytes, a column of bytes values. */
+#include "ext.h"
+
+/* ------------------------------------------------------------ blocks */
+
+void *fcpy_alloc16(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, FC_BATCH_ALIGN, size > 0 ? size : 1) != 0)
+        return NULL;
+    return p;
+}
+
+/* A block object that owns mem (freed here on failure). */
+PyObject *fcpy_block_new(void *mem, size_t size)
+{
+    block_object *b = PyObject_New(block_object, (PyTypeObject *)fcpy_g.block_type);
+    if (b == NULL) {
+        free(mem);
+        return NULL;
+    }
+    b->mem = mem;
+    b->size = size;
+    return (PyObject *)b;
+}
+
+static void block_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    free(((block_object *)self)->mem);
+    PyObject_Free(self);
+    Py_DECREF(tp);
+}
+
+static int block_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    block_object *b = (block_object *)self;
+    return PyBuffer_FillInfo(view, self, b->mem, (Py_ssize_t)b->size, 0, flags);
+}
+
+static const fslot block_slots[] = {
+    {Py_tp_dealloc, FN(block_dealloc), NULL},
+    {Py_bf_getbuffer, FN(block_getbuffer), NULL},
+    {Py_tp_doc, NULL, (void *)"Memory of a featc batch that NumPy arrays view."},
+    {0, NULL, NULL}};
+
+/* ------------------------------------------------------------ arrays */
+
+PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank)
+{
+    PyObject *t = PyTuple_New((Py_ssize_t)rank);
+    unsigned k;
+    if (t == NULL)
+        return NULL;
+    for (k = 0; k < rank; k++) {
+        PyObject *v = PyLong_FromLongLong((long long)shape[k]);
+        if (v == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SetItem(t, (Py_ssize_t)k, v);
+    }
+    return t;
+}
+
+/* A NumPy array of n values of type dt at ptr (inside owner's block at
+ * base), shaped as shape[0..rank) (rank 0: one dimension of n). */
+PyObject *fcpy_view_array(PyObject *owner, const void *base, const void *ptr, int dt, size_t n,
+                            const int64_t *shape, unsigned rank)
+{
+    PyObject *arr, *shaped, *tup, *args, *kw;
+    int64_t flat = (int64_t)n;
+    if (rank == 0) {
+        shape = &flat;
+        rank = 1;
+    }
+    tup = fcpy_shape_tuple(shape, rank);
+    if (tup == NULL)
+        return NULL;
+    if (n == 0) {
+        arr = PyObject_CallFunctionObjArgs(fcpy_g.zeros, tup, fcpy_g.dtype[dt], NULL);
+        Py_DECREF(tup);
+        return arr;
+    }
+    args = Py_BuildValue("(O)", owner);
+    kw = Py_BuildValue("{s:O,s:n,s:n}", "dtype", fcpy_g.dtype[dt], "count", (Py_ssize_t)n, "offset",
+                       (Py_ssize_t)((const char *)ptr - (const char *)base));
+    arr = args != NULL && kw != NULL ? PyObject_Call(fcpy_g.frombuffer, args, kw) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
+    if (arr == NULL || rank == 1) {
+        Py_DECREF(tup);
+        return arr;
+    }
+    shaped = PyObject_CallMethod(arr, "reshape", "(O)", tup);
+    Py_DECREF(arr);
+    Py_DECREF(tup);
+    return shaped;
+}
+
+/* A small int64 array holding shape[0..rank) (a SparseTensor's dense_shape). */
+PyObject *fcpy_shape_array(const int64_t *shape, unsigned rank)
+{
+    PyObject *tup = fcpy_shape_tuple(shape, rank), *arr;
+    if (tup == NULL)
+        return NULL;
+    arr = PyObject_CallFunctionObjArgs(fcpy_g.array, tup, fcpy_g.dtype[DT_INT64], NULL);
+    Py_DECREF(tup);
+    return arr;
+}
+
+/* ------------------------------------------------------------ bytes */
+
+int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
+{
+    size_t total = 0, k, head;
+    int64_t *off;
+    unsigned char *data;
+    for (k = 0; k < n; k++) {
+        if (v[k].size > SIZE_MAX / 2 - total)
+            return -1;
+        total += v[k].size;
+    }
+    if (n >= (SIZE_MAX / 2) / sizeof(int64_t) - 1)
+        return -1;
+    head = (n + 1) * sizeof(int64_t);
+    p->mem = fcpy_alloc16(head + total);
+    if (p->mem == NULL)
+        return -1;
+    p->size = head + total;
+    p->n = n;
+    off = (int64_t *)p->mem;
+    data = (unsigned char *)p->mem + head;
+    off[0] = 0;
+    for (k = 0; k < n; k++) {
+        if (v[k].size > 0)
+            memcpy(data + off[k], v[k].data, v[k].size);
+        off[k + 1] = off[k] + (int64_t)v[k].size;
+    }
+    return 0;
+}
+
+static PyObject *bytes_new(PyObject *owner, const int64_t *offsets, const unsigned char *data,
+                           size_t n, PyObject *shape)
+{
+    bytes_object *b = PyObject_GC_New(bytes_object, (PyTypeObject *)fcpy_g.bytes_type);
+    if (b == NULL) {
+        Py_DECREF(shape);
+        return NULL;
+    }
+    Py_INCREF(owner);
+    b->owner = owner;
+    b->offsets = offsets;
+    b->data = data;
+    b->n = (Py_ssize_t)n;
+    b->shape = shape;
+    PyObject_GC_Track((PyObject *)b);
+    return (PyObject *)b;
+}
+
+/* Wraps a packed column (its memory then belongs to the new object). */
+PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank)
+{
+    int64_t flat = (int64_t)p->n;
+    PyObject *owner, *tup, *r;
+    tup = rank == 0 ? fcpy_shape_tuple(&flat, 1) : fcpy_shape_tuple(shape, rank);
+    if (tup == NULL)
+        return NULL;
+    owner = fcpy_block_new(p->mem, p->size);
+    p->mem = NULL;
+    if (owner == NULL) {
+        Py_DECREF(tup);
+        return NULL;
+    }
+    r = bytes_new(owner, (const int64_t *)((block_object *)owner)->mem,
+                  (const unsigned char *)((block_object *)owner)->mem +
+                      (p->n + 1) * sizeof(int64_t),
+                  p->n, tup);
+    Py_DECREF(owner);
+    return r;
+}
+
+static int bytes_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    bytes_object *b = (bytes_object *)self;
+    Py_VISIT(b->owner);
+    Py_VISIT(b->shape);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int bytes_clear(PyObject *self)
+{
+    bytes_object *b = (bytes_object *)self;
+    Py_CLEAR(b->owner);
+    Py_CLEAR(b->shape);
+    return 0;
+}
+
+static void bytes_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    bytes_clear(self);
+    PyObject_GC_Del(self);
+    Py_DECREF(tp);
+}
+
+static Py_ssize_t bytes_len(PyObject *self)
+{
+    return ((bytes_object *)self)->n;
+}
+
+static PyObject *bytes_item(PyObject *self, Py_ssize_t i)
+{
+    bytes_object *b = (bytes_object *)self;
+    if (i < 0 || i >= b->n) {
+        PyErr_SetString(PyExc_IndexError, "featc.Bytes index out of range");
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize((const char *)b->data + b->offsets[i],
+                                     (Py_ssize_t)(b->offsets[i + 1] - b->offsets[i]));
+}
+
+static PyObject *bytes_tolist(PyObject *self, PyObject *unused)
+{
+    bytes_object *b = (bytes_object *)self;
+    PyObject *list = PyList_New(b->n);
+    Py_ssize_t i;
+    (void)unused;
+    if (list == NULL)
+        return NULL;
+    for (i = 0; i < b->n; i++) {
+        PyObject *v = bytes_item(self, i);
+        if (v == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SetItem(list, i, v);
+    }
+    return list;
+}
+
+/* An object array of Python bytes, shaped. */
+static PyObject *bytes_to_numpy(PyObject *self, PyObject *unused)
+{
+    bytes_object *b = (bytes_object *)self;
+    PyObject *list = bytes_tolist(self, unused), *arr, *shaped;
+    Py_ssize_t i;
+    if (list == NULL)
+        return NULL;
+    /* an object array filled one by one: np.array(list) would turn
+     * equal-length bytes into a fixed-width "S" array */
+    arr = PyObject_CallFunction(fcpy_g.zeros, "(n)s", b->n, "O");
+    if (arr != NULL) {
+        for (i = 0; i < b->n; i++) {
+            PyObject *idx = PyLong_FromSsize_t(i);
+            int rc = idx != NULL ? PyObject_SetItem(arr, idx, PyList_GetItem(list, i)) : -1;
+            Py_XDECREF(idx);
+            if (rc != 0) {
+                Py_CLEAR(arr);
+                break;
+            }
+        }
+    }
+    Py_DECREF(list);
+    if (arr == NULL)
+        return NULL;
+    shaped = PyObject_CallMethod(arr, "reshape", "(O)", b->shape);
+    Py_DECREF(arr);
+    return shaped;
+}
+
+static PyObject *bytes_get_shape(PyObject *self, void *closure)
+{
+    (void)closure;
+    Py_INCREF(((bytes_object *)self)->shape);
+    return ((bytes_object *)self)->shape;
+}
+
+static PyObject *bytes_get_offsets(PyObject *self, void *closure)
+{
+    bytes_object *b = (bytes_object *)self;
+    block_object *o = (block_object *)b->owner;
+    (void)closure;
+    return fcpy_view_array(b->owner, o->mem, b->offsets, DT_INT64, (size_t)b->n + 1, NULL, 0);
+}
+
+static PyObject *bytes_get_data(PyObject *self, void *closure)
+{
+    bytes_object *b = (bytes_object *)self;
+    block_object *o = (block_object *)b->owner;
+    (void)closure;
+    return fcpy_view_array(b->owner, o->mem, b->data, DT_UINT8, (size_t)b->offsets[b->n], NULL, 0);
+}
+
+static PyObject *bytes_repr(PyObject *self)
+{
+    bytes_object *b = (bytes_object *)self;
+    return PyUnicode_FromFormat("featc.Bytes(shape=%R, %zd values, %lld bytes)", b->shape, b->n,
+                                (long long)b->offsets[b->n]);
+}
+
+static PyMethodDef bytes_methods[] = {
+    {"tolist", bytes_tolist, METH_NOARGS, "The values as a flat list of bytes."},
+    {"to_numpy", bytes_to_numpy, METH_NOARGS,
+     "The values as a NumPy object array of bytes, in the column's shape."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef bytes_getset[] = {
+    {"shape", bytes_get_shape, NULL, "The column's shape (the values are flat, row-major).",
+     NULL},
+    {"offsets", bytes_get_offsets, NULL,
+     "int64 array [n + 1]: value i is data[offsets[i]:offsets[i + 1]].", NULL},
+    {"data", bytes_get_data, NULL, "uint8 array: every value's bytes, one after another.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static const fslot bytes_slots[] = {
+    {Py_tp_dealloc, FN(bytes_dealloc), NULL},
+    {Py_tp_traverse, FN(bytes_traverse), NULL},
+    {Py_tp_clear, FN(bytes_clear), NULL},
+    {Py_tp_repr, FN(bytes_repr), NULL},
+    {Py_tp_methods, NULL, (void *)bytes_methods},
+    {Py_tp_getset, NULL, (void *)bytes_getset},
+    {Py_sq_length, FN(bytes_len), NULL},
+    {Py_sq_item, FN(bytes_item), NULL},
+    {Py_tp_doc, NULL,
+     (void *)"Bytes values of a batch column: one flat buffer (data) with offsets, in the "
+             "column's shape; b[i] is the i-th value (flat) as bytes."},
+    {0, NULL, NULL}};
+
+PyObject *fcpy_block_type_new(void)
+{
+    return fcpy_make_type("featc.Block", sizeof(block_object), Py_TPFLAGS_DEFAULT, block_slots);
+}
+
+PyObject *fcpy_bytes_type_new(void)
+{
+    return fcpy_make_type("featc.Bytes", sizeof(bytes_object),
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, bytes_slots);
+}

@@ -1,0 +1,155 @@
+/* What the files of featc's Python layer share (not installed): the
+ * module's state, the types every file passes around, and each file's
+ * functions for the others.  The layer, by file: arrays.c (NumPy arrays
+ * over featc's memory, featc.Bytes), batch.c (errors, parsed batches into
+ * Python, parse()), reader.c (read(), featc.Reader), writer.c (write()),
+ * schema.c (the schema attribute), module.c (the module, its types, the
+ * option parsers).
+ *
+ * Memory: a batch is parsed into one block (malloc, sized by
+ * fc_batch_bind for the batch size at the spec's bounds: pages the batch
+ * does not touch are never faulted in); its numeric arrays are NumPy views
+ * of that block, which lives as long as any of them.  Bytes values are
+ * copied out of the records into a block of their own per column (offsets,
+ * then the bytes).  Records are read in place from a mapped file or a
+ * bytes-like object, else copied into the reader's record buffer.  The GIL
+ * is released while records are read and parsed.  Written against the
+ * stable ABI of Python 3.11. */
+#ifndef FEATC_PY_EXT_H
+#define FEATC_PY_EXT_H
+
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "featc/fc.h"
+#include "featc/fc_batch.h"
+#include "featc/fc_input.h"
+#include "featc/fc_python.h"
+#include "featc/fc_serialize.h"
+
+#define MAX_BATCH 1000000
+#define MAX_THREADS 1024
+
+/* The module's state (module.c): its spec, NumPy's functions and dtypes
+ * (int64, float32, uint8), and its types. */
+typedef struct fcpy_state {
+    const fcpy_spec *spec;
+    PyObject *frombuffer, *zeros, *array, *asarray, *ascontiguous, *dtype[3];
+    PyObject *block_type, *bytes_type, *reader_type, *ragged_type, *sparse_type, *error;
+} fcpy_state;
+extern fcpy_state fcpy_g;
+
+enum { DT_INT64, DT_FLOAT32, DT_UINT8 };
+
+/* A type's slot: a function, or data (docs, method tables).  PyType_Slot
+ * holds both as void *, which ISO C does not convert a function pointer
+ * to; fcpy_make_type does it through a union. */
+typedef void (*any_fn)(void);
+#define FN(f) ((any_fn)(f))
+typedef struct fslot {
+    int id;
+    any_fn fn;
+    void *data;
+} fslot;
+PyObject *fcpy_make_type(const char *name, size_t size, unsigned flags, const fslot *slots);
+
+/* ------------------------------------------------------------ arrays.c */
+
+/* Memory NumPy arrays are views of: freed when the last of them goes. */
+typedef struct {
+    PyObject_HEAD
+    void *mem;
+    size_t size;
+} block_object;
+
+
+/* Bytes values of a column, packed: offsets [n + 1] (int64), then the
+ * bytes; made without the GIL (fcpy_pack_bytes), wrapped with it. */
+typedef struct packed {
+    void *mem;
+    size_t size, n;
+} packed;
+
+/* featc's Bytes: a column of bytes values, flat, with a shape. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *owner;      /* the block holding offsets and data */
+    const int64_t *offsets;
+    const unsigned char *data;
+    Py_ssize_t n;
+    PyObject *shape;      /* tuple */
+} bytes_object;
+
+/* A parsed batch: its block, columns, and packed bytes per column. */
+typedef struct batch_out {
+    PyObject *owner;  /* the block object */
+    const void *base;
+    const fc_column *cols;
+    packed *packs;    /* per column; mem NULL when it holds no bytes */
+    int ragged;       /* VarLen columns as Ragged, else Sparse */
+    int single;       /* one record (parse()): no batch dimension */
+} batch_out;
+
+/* Parses records[0..n) into a new block and packs its bytes columns;
+ * without the GIL.  FC_OK, FC_ERR_NO_MEMORY, or the parse's error. */
+typedef struct batch_work {
+    const fcpy_message *m;
+    const fc_message_desc *md; /* m->md, or a copy that parses as one record */
+    size_t ncols, cap;
+    unsigned forms;
+    fc_column *cols;
+    packed *packs;
+    void *scratch;
+    void *mem;
+    size_t need;
+} batch_work;
+
+void *fcpy_alloc16(size_t size);
+/* A block owning mem (freed with it); NULL with mem freed on failure. */
+PyObject *fcpy_block_new(void *mem, size_t size);
+PyObject *fcpy_block_type_new(void);
+PyObject *fcpy_bytes_type_new(void);
+PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank);
+PyObject *fcpy_shape_array(const int64_t *shape, unsigned rank);
+PyObject *fcpy_view_array(PyObject *owner, const void *base, const void *ptr, int dt, size_t n,
+                          const int64_t *shape, unsigned rank);
+int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n);
+PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank);
+
+/* ------------------------------------------------------------ batch.c */
+
+int fcpy_set_attr(PyObject *exc, const char *name, PyObject *value);
+void fcpy_raise_error(const fc_error *e, const char *path, uint64_t record, uint64_t offset,
+                      int with_record);
+int fcpy_dtype_of(fc_type t);
+PyObject *fcpy_key_str(const char *key, size_t n);
+size_t fcpy_ncols_of(const fcpy_message *m);
+int fcpy_batch_work_init(batch_work *w, const fcpy_message *m, size_t cap, unsigned forms);
+fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_error *err);
+PyObject *fcpy_batch_wrap(batch_work *w, int ragged, int single);
+void fcpy_batch_release(batch_work *w);
+void fcpy_batch_work_free(batch_work *w);
+PyObject *fcpy_parse(PyObject *module, PyObject *args, PyObject *kw);
+
+/* ------------------------------------------------------------ module.c: options */
+
+const fcpy_message *fcpy_find_message(PyObject *name);
+int fcpy_word_option(PyObject *s, const char *what, const char *const *words, int *out);
+int fcpy_compression_option(PyObject *s, int with_auto, fc_compression *out);
+int fcpy_crc_option(PyObject *s, fc_crc_policy *out);
+int fcpy_sync_option(PyObject *s, fc_sync_method *out);
+int fcpy_size_option(PyObject *v, const char *what, Py_ssize_t lo, Py_ssize_t hi, size_t *out);
+int fcpy_pair_option(PyObject *v, const char *what, uint64_t *a, uint64_t *b);
+
+/* ------------------------------------------------------------ the rest */
+
+PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw);
+PyObject *fcpy_reader_type_new(void);
+PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw);
+PyObject *fcpy_schema(const fcpy_spec *spec);
+
+#endif /* FEATC_PY_EXT_H */

@@ -1,0 +1,895 @@
+/* read(): featc.Reader, an iterator over the batches of TFRecord sources
+ * (paths, bytes-like objects, file objects), with parse threads. */
+#include "ext.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ the reader */
+
+/* A batch on its way: the records gathered for it (views into the open
+ * source, or copies in data), then its parse.  The reader keeps a ring of
+ * them: one when it parses on the caller's thread (threads=1); 2 x threads
+ * when worker threads parse while the caller's thread reads the records of
+ * the next batches.  Either way the batches are the same, in the same
+ * order: records are framed (and their CRCs checked) in order on the
+ * caller's thread, and only whole batches are handed to the workers. */
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_PARSING, SLOT_PARSED };
+
+typedef struct slot {
+    int state;            /* written under the reader's mutex when it has threads */
+    size_t n, first_here; /* records; the first read from the open source */
+    fc_bytes *views;
+    size_t *at;           /* offset in data of a copied record; SIZE_MAX: in place */
+    uint64_t *index, *offset;
+    Py_ssize_t *src;
+    unsigned char *data;
+    size_t used, cap;
+    Py_ssize_t live;      /* the source its in-place records are in (it stays open), or -1 */
+    batch_work w;
+    fc_status status;     /* the parse's */
+    fc_error err;
+    int input_failed;     /* the input failed after its records: raised after them */
+    fc_error input_err;
+    Py_ssize_t input_src;
+} slot;
+
+typedef struct {
+    PyObject_HEAD
+    const fcpy_message *m;
+    PyObject *sources;    /* tuple */
+    PyObject *names;      /* tuple of bytes: each source's name in messages */
+    PyObject *held;       /* what the open source reads (a file object's buffer) */
+    PyObject *pull_src;   /* a file object without a buffer: read in pieces (pull_read) */
+    PyObject *pull_type, *pull_value, *pull_tb; /* the exception its read() raised */
+    PyObject *index_path; /* bytes, or NULL */
+    Py_ssize_t next;      /* the next source to open */
+    Py_ssize_t cur;       /* the open one */
+    int open;
+    int in_place;         /* its records stay valid until it closes */
+    uint64_t released;    /* a mapped file's bytes before this are given back */
+    int have_view;
+    Py_buffer view;
+    fc_input in;
+    fc_input_options opt;
+    size_t bsize;
+    int ragged;
+    int done;             /* every source has been read */
+    int blocked;          /* a source failed to open after records: raised once they are out */
+    /* the ring: slots[head % depth] is handed out next; queued slots were
+     * gathered (head <= taken <= queued; taken: by the threads) */
+    slot *slots;
+    size_t depth;
+    unsigned long long head, queued, taken;
+    /* threads=N: N - 1 worker threads, and the caller's thread parses
+     * while it waits for one */
+    unsigned started;
+    pthread_t *threads;
+    int have_sync, stop, waiting;
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv; /* the workers': a slot was queued, or stop */
+    pthread_cond_t done_cv; /* the caller's (waiting): a slot was parsed */
+    pid_t pid;
+    unsigned long long batches, records;
+} reader_object;
+
+static void slot_parse(slot *t)
+{
+    fc_error_clear(&t->err);
+    t->status = t->n > 0 ? fcpy_batch_run(&t->w, t->views, t->n, &t->err) : FC_OK;
+}
+
+/* Parses the next queued slot; called and returns with the mutex held. */
+static void take_and_parse(reader_object *r)
+{
+    slot *t = &r->slots[r->taken++ % r->depth];
+    t->state = SLOT_PARSING;
+    pthread_mutex_unlock(&r->mu);
+    slot_parse(t);
+    pthread_mutex_lock(&r->mu);
+    t->state = SLOT_PARSED;
+    if (r->waiting)
+        pthread_cond_signal(&r->done_cv);
+}
+
+/* A worker thread: parses the queued slots in turn. */
+static void *parse_main(void *arg)
+{
+    reader_object *r = (reader_object *)arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->stop && r->taken == r->queued)
+            pthread_cond_wait(&r->work_cv, &r->mu);
+        if (r->stop)
+            break;
+        take_and_parse(r);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* The caller's thread, waiting for a slot (with the mutex held, without
+ * the GIL): it parses a queued slot if there is one, else sleeps until a
+ * worker has parsed one. */
+static void help_or_wait(reader_object *r)
+{
+    if (r->taken < r->queued) {
+        take_and_parse(r);
+        return;
+    }
+    r->waiting = 1;
+    pthread_cond_wait(&r->done_cv, &r->mu);
+    r->waiting = 0;
+}
+
+/* Stops and joins the threads; queued slots not yet taken stay unparsed. */
+static void reader_stop_threads(reader_object *r)
+{
+    unsigned i;
+    if (!r->have_sync)
+        return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->work_cv);
+    pthread_mutex_unlock(&r->mu);
+    Py_BEGIN_ALLOW_THREADS
+    for (i = 0; i < r->started; i++)
+        pthread_join(r->threads[i], NULL);
+    Py_END_ALLOW_THREADS
+    r->started = 0;
+}
+
+/* Until no queued slot reads the open source in place (it is about to
+ * close); without the GIL. */
+static void wait_live(reader_object *r)
+{
+    size_t i;
+    if (!r->have_sync)
+        return; /* the one slot is the one being gathered */
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        for (i = 0; i < r->depth; i++) {
+            const slot *t = &r->slots[i];
+            if (t->live == r->cur && (t->state == SLOT_QUEUED || t->state == SLOT_PARSING))
+                break;
+        }
+        if (i == r->depth || r->stop)
+            break;
+        help_or_wait(r);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void reader_close_source(reader_object *r)
+{
+    size_t i;
+    if (!r->open)
+        return;
+    Py_BEGIN_ALLOW_THREADS
+    wait_live(r);
+    fc_input_close(&r->in);
+    Py_END_ALLOW_THREADS
+    for (i = 0; i < r->depth; i++)
+        if (r->slots[i].live == r->cur)
+            r->slots[i].live = -1;
+    if (r->have_view)
+        PyBuffer_Release(&r->view);
+    r->have_view = 0;
+    Py_CLEAR(r->held);
+    Py_CLEAR(r->pull_src);
+    r->open = 0;
+}
+
+/* The pull source of a file object without a buffer (fc_input_open_pull):
+ * read(n), with the GIL taken for the call, so that a file object of any
+ * size is read in pieces of the reader's buffer.  An exception read()
+ * raises is kept and raised in place of the read's error. */
+static fc_status pull_read(void *ctx, void *buf, size_t n, size_t *got, fc_error *err)
+{
+    reader_object *r = (reader_object *)ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *b = PyObject_CallMethod(r->pull_src, "read", "n",
+                                      (Py_ssize_t)(n > (size_t)PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX
+                                                                             : n));
+    fc_status st = FC_OK;
+    *got = 0;
+    if (b != NULL && !PyBytes_Check(b)) {
+        PyErr_Format(PyExc_TypeError, "read() gave %S, not bytes (open the file in binary mode)",
+                     (PyObject *)Py_TYPE(b));
+        Py_CLEAR(b);
+    }
+    if (b != NULL && (size_t)PyBytes_Size(b) > n) {
+        PyErr_Format(PyExc_ValueError, "read(%zu) gave %zd bytes", n, PyBytes_Size(b));
+        Py_CLEAR(b);
+    }
+    if (b == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "read() of the file object failed");
+        if (r->pull_type == NULL)
+            PyErr_Fetch(&r->pull_type, &r->pull_value, &r->pull_tb);
+        else
+            PyErr_Clear();
+        st = FC_ERR_IO;
+    } else {
+        *got = (size_t)PyBytes_Size(b);
+        if (*got > 0)
+            memcpy(buf, PyBytes_AsString(b), *got);
+        Py_DECREF(b);
+    }
+    PyGILState_Release(g);
+    return st;
+}
+
+/* Raises the error of a source that failed: the exception its read()
+ * raised, when that is what failed it. */
+static void raise_input_error(reader_object *r, const fc_error *e, Py_ssize_t src)
+{
+    if (r->pull_type != NULL && e->status == FC_ERR_IO) {
+        PyErr_Restore(r->pull_type, r->pull_value, r->pull_tb);
+        r->pull_type = r->pull_value = r->pull_tb = NULL;
+        return;
+    }
+    if (e->status == FC_ERR_IO && e->sys_errno != 0 && r->open && r->in.index_path != NULL &&
+        (strncmp(e->message, "index ", 6) == 0 || strncmp(e->message, "member index ", 13) == 0)) {
+        /* the index file failed to open: name it, not the data */
+        errno = e->sys_errno;
+        PyErr_SetFromErrnoWithFilename(PyExc_OSError, r->in.index_path);
+        return;
+    }
+    fcpy_raise_error(e, PyBytes_AsString(PyTuple_GetItem(r->names, src)), e->record, e->offset, 0);
+}
+
+static const char *source_name(reader_object *r, Py_ssize_t k)
+{
+    return PyBytes_AsString(PyTuple_GetItem(r->names, k));
+}
+
+/* Opens sources[next] for the records of slot t: a path, a bytes-like
+ * object, or a binary file object (its buffer when it has one, as BytesIO
+ * does, else what read() gives). */
+static int reader_open_source(reader_object *r, slot *t)
+{
+    PyObject *s = PyTuple_GetItem(r->sources, r->next);
+    const char *name = source_name(r, r->next);
+    fc_status st = FC_OK;
+    r->cur = r->next++;
+    t->first_here = t->n;
+    r->in_place = 0;
+    r->released = 0;
+    if (!PyObject_CheckBuffer(s) && !PyObject_HasAttrString(s, "getbuffer") &&
+        PyObject_HasAttrString(s, "read")) {
+        /* read in pieces: the memory is the largest record's, not the file's */
+        if (r->opt.part != FC_PART_ALL) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s: a part (split=, byte_range=) of a file object needs a path or "
+                         "its bytes: a file object is read from where it is, in order", name);
+            return -1;
+        }
+        Py_INCREF(s);
+        r->pull_src = s;
+        st = fc_input_open_pull(&r->in, name, pull_read, r, &r->opt);
+    } else if (!PyObject_CheckBuffer(s) && PyObject_HasAttrString(s, "getbuffer")) {
+        PyObject *b = PyObject_CallMethod(s, "getbuffer", NULL);
+        if (b == NULL)
+            return -1;
+        r->held = b;
+        s = b;
+    }
+    if (r->pull_src != NULL) {
+        /* opened above */
+    } else if (r->held != NULL || PyObject_CheckBuffer(s)) {
+        if (PyObject_GetBuffer(s, &r->view, PyBUF_SIMPLE) != 0) {
+            Py_CLEAR(r->held);
+            return -1;
+        }
+        r->have_view = 1;
+        Py_BEGIN_ALLOW_THREADS
+        st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
+        Py_END_ALLOW_THREADS
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        st = fc_input_open(&r->in, name, &r->opt);
+        Py_END_ALLOW_THREADS
+    }
+    r->open = 1;
+    if (st != FC_OK) {
+        raise_input_error(r, &r->in.err, r->cur);
+        reader_close_source(r);
+        return -1;
+    }
+    r->in_place = r->in.data != NULL && fc_reader_compression(&r->in.reader) == FC_COMPRESSION_NONE;
+    return 0;
+}
+
+/* Room for k more bytes of copied records in t. */
+static int reserve(slot *t, size_t k)
+{
+    size_t cap;
+    unsigned char *d;
+    if (k <= t->cap - t->used)
+        return 0;
+    if (k > SIZE_MAX / 2 - t->used)
+        return -1;
+    cap = t->cap * 2 > t->used + k ? t->cap * 2 : t->used + k;
+    d = (unsigned char *)realloc(t->data, cap > 0 ? cap : 1);
+    if (d == NULL)
+        return -1;
+    t->data = d;
+    t->cap = cap;
+    return 0;
+}
+
+/* Records of t that are views into the open source become copies (before
+ * it closes). */
+static int slot_materialize(slot *t)
+{
+    size_t k;
+    for (k = t->first_here; k < t->n; k++) {
+        if (t->at[k] != SIZE_MAX)
+            continue;
+        if (reserve(t, t->views[k].size) != 0)
+            return -1;
+        if (t->views[k].size > 0)
+            memcpy(t->data + t->used, t->views[k].data, t->views[k].size);
+        t->at[k] = t->used;
+        t->used += t->views[k].size;
+    }
+    t->live = -1;
+    return 0;
+}
+
+/* Gives back the pages of a mapped file that every batch has been parsed
+ * past: they are the file's, not the process's, but count in its resident
+ * size while mapped (a 1 GB file read to its end would show 1 GB).  Never
+ * a caller's buffer. */
+static void release_read(reader_object *r)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t upto;
+    size_t i;
+    if (!r->open || !r->in_place || r->in.map.data == NULL || page <= 0)
+        return;
+    upto = fc_reader_offset(&r->in.reader);
+    for (i = 0; i < r->depth; i++) {
+        const slot *t = &r->slots[i];
+        if (t->live == r->cur && t->first_here < t->n && t->offset[t->first_here] < upto)
+            upto = t->offset[t->first_here];
+    }
+    upto = upto / (uint64_t)page * (uint64_t)page;
+    if (upto >= r->released + ((uint64_t)16 << 20) && upto <= r->in.size) {
+        (void)madvise((void *)(uintptr_t)(r->in.map.data + r->released),
+                      (size_t)(upto - r->released), MADV_DONTNEED);
+        r->released = upto;
+    }
+}
+
+/* Reads records of the open source into t until it is full (FC_OK), the
+ * source ends (FC_END) or fails; without the GIL. */
+static fc_status reader_gather(reader_object *r, slot *t)
+{
+    fc_record rec;
+    while (t->n < r->bsize) {
+        size_t k = t->n;
+        fc_status s = fc_input_next(&r->in, &rec);
+        if (s != FC_OK)
+            return s;
+        if (r->in_place) {
+            t->views[k].data = rec.data;
+            t->at[k] = SIZE_MAX;
+            t->live = r->cur;
+        } else {
+            if (reserve(t, rec.length) != 0) {
+                fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index, rec.offset);
+                fc_msg_str(&m, "out of memory for the records of a batch");
+                return FC_ERR_NO_MEMORY;
+            }
+            if (rec.length > 0)
+                memcpy(t->data + t->used, rec.data, rec.length);
+            t->at[k] = t->used;
+            t->used += rec.length;
+        }
+        t->views[k].size = rec.length;
+        t->index[k] = rec.index;
+        t->offset[k] = rec.offset;
+        t->src[k] = r->cur;
+        t->n++;
+    }
+    return FC_OK;
+}
+
+/* Hands t (gathered) to the parse: to the threads, or to reader_next. */
+static void slot_queue(reader_object *r, slot *t)
+{
+    size_t k;
+    for (k = 0; k < t->n; k++)
+        if (t->at[k] != SIZE_MAX)
+            t->views[k].data = t->data + t->at[k];
+    if (r->have_sync) {
+        pthread_mutex_lock(&r->mu);
+        t->state = SLOT_QUEUED;
+        r->queued++;
+        pthread_cond_signal(&r->work_cv);
+        pthread_mutex_unlock(&r->mu);
+    } else {
+        t->state = SLOT_QUEUED;
+        r->queued++;
+    }
+}
+
+/* Gathers batches into the free slots of the ring, in order, and queues
+ * them.  -1 with an exception set: nothing is queued and nothing can be. */
+static int reader_fill(reader_object *r)
+{
+    while (!r->done && !r->blocked && r->queued - r->head < r->depth) {
+        slot *t = &r->slots[r->queued % r->depth];
+        fc_status s;
+        while (t->n < r->bsize) {
+            if (!r->open) {
+                if (r->next >= PyTuple_Size(r->sources)) {
+                    r->done = 1;
+                    break;
+                }
+                if (reader_open_source(r, t) != 0) {
+                    if (t->n == 0 && r->queued == r->head)
+                        return -1;
+                    /* the records before it first, the error after them */
+                    PyErr_Clear();
+                    r->next--;
+                    r->blocked = 1;
+                    break;
+                }
+            }
+            Py_BEGIN_ALLOW_THREADS
+            s = reader_gather(r, t);
+            Py_END_ALLOW_THREADS
+            if (s == FC_OK)
+                break;
+            if (slot_materialize(t) != 0) {
+                t->n = t->first_here;
+                reader_close_source(r);
+                r->done = 1;
+                PyErr_NoMemory();
+                return -1;
+            }
+            if (s != FC_END) {
+                t->input_failed = 1;
+                t->input_err = r->in.err;
+                t->input_src = r->cur;
+                reader_close_source(r);
+                break;
+            }
+            reader_close_source(r);
+        }
+        if (t->n == 0 && !t->input_failed)
+            break; /* the end, or blocked */
+        slot_queue(r, t);
+    }
+    return 0;
+}
+
+/* The head slot, handed out: free for the next batch. */
+static void slot_clear(slot *t)
+{
+    t->state = SLOT_FREE;
+    t->n = 0;
+    t->first_here = 0;
+    t->used = 0;
+    t->live = -1;
+    t->input_failed = 0;
+}
+
+static PyObject *reader_next(PyObject *self)
+{
+    reader_object *r = (reader_object *)self;
+    slot *t;
+    size_t n;
+    PyObject *out = NULL;
+    if (r->have_sync && r->pid != getpid()) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "a reader with threads cannot be used in a child process (fork)");
+        return NULL;
+    }
+    if (reader_fill(r) != 0)
+        return NULL;
+    if (r->head == r->queued) {
+        if (!r->blocked)
+            return NULL; /* StopIteration */
+        r->blocked = 0; /* open it again: its error now, or its records */
+        if (reader_fill(r) != 0 || r->head == r->queued)
+            return NULL;
+    }
+    t = &r->slots[r->head % r->depth];
+    if (!r->have_sync) {
+        if (t->state == SLOT_QUEUED) {
+            Py_BEGIN_ALLOW_THREADS
+            slot_parse(t);
+            Py_END_ALLOW_THREADS
+            t->state = SLOT_PARSED;
+        }
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        pthread_mutex_lock(&r->mu);
+        while (t->state != SLOT_PARSED)
+            help_or_wait(r);
+        pthread_mutex_unlock(&r->mu);
+        Py_END_ALLOW_THREADS
+    }
+    n = t->n;
+    if (n == 0) {
+        /* what remains of a slot whose input failed after its records */
+        raise_input_error(r, &t->input_err, t->input_src);
+    } else if (t->status != FC_OK) {
+        fc_error *err = &t->err;
+        fcpy_batch_release(&t->w);
+        if (err->record < n)
+            fcpy_raise_error(err, source_name(r, t->src[err->record]), t->index[err->record],
+                        t->offset[err->record], 1);
+        else
+            fcpy_raise_error(err, source_name(r, t->src[0]), FC_NO_INDEX, FC_NO_INDEX, 0);
+    } else {
+        out = fcpy_batch_wrap(&t->w, r->ragged, 0);
+        if (out != NULL) {
+            r->batches++;
+            r->records += n;
+        }
+    }
+    if (n > 0 && t->input_failed) {
+        t->n = 0; /* its error next time */
+        t->live = -1;
+    } else {
+        slot_clear(t);
+        r->head++;
+    }
+    release_read(r);
+    return out;
+}
+
+static int reader_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    reader_object *r = (reader_object *)self;
+    Py_VISIT(r->sources);
+    Py_VISIT(r->names);
+    Py_VISIT(r->held);
+    Py_VISIT(r->pull_src);
+    Py_VISIT(r->pull_value);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+/* Stops the threads, closes the open source and drops the batches in the
+ * ring: iteration ends. */
+static void reader_shut(reader_object *r)
+{
+    size_t i;
+    reader_stop_threads(r);
+    reader_close_source(r);
+    for (i = 0; r->slots != NULL && i < r->depth; i++) {
+        fcpy_batch_release(&r->slots[i].w);
+        slot_clear(&r->slots[i]);
+    }
+    r->head = r->queued = r->taken = 0;
+    r->done = 1;
+    r->blocked = 0;
+}
+
+static PyObject *reader_close(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    reader_shut((reader_object *)self);
+    Py_RETURN_NONE;
+}
+
+static void reader_dealloc(PyObject *self)
+{
+    reader_object *r = (reader_object *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    size_t i;
+    PyObject_GC_UnTrack(self);
+    reader_shut(r);
+    Py_CLEAR(r->sources);
+    Py_CLEAR(r->names);
+    Py_CLEAR(r->index_path);
+    Py_CLEAR(r->pull_type);
+    Py_CLEAR(r->pull_value);
+    Py_CLEAR(r->pull_tb);
+    for (i = 0; r->slots != NULL && i < r->depth; i++) {
+        slot *t = &r->slots[i];
+        fcpy_batch_work_free(&t->w);
+        free(t->views);
+        free(t->at);
+        free(t->index);
+        free(t->offset);
+        free(t->src);
+        free(t->data);
+    }
+    free(r->slots);
+    free(r->threads);
+    if (r->have_sync) {
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->work_cv);
+        pthread_cond_destroy(&r->done_cv);
+    }
+    PyObject_GC_Del(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *reader_enter(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return Py_NewRef(self);
+}
+
+static PyObject *reader_exit(PyObject *self, PyObject *args)
+{
+    (void)args;
+    return reader_close(self, NULL);
+}
+
+static PyObject *reader_get_records(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(((reader_object *)self)->records);
+}
+
+static PyObject *reader_get_batches(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(((reader_object *)self)->batches);
+}
+
+static PyMethodDef reader_methods[] = {
+    {"close", reader_close, METH_NOARGS, "Closes the open file; iteration ends."},
+    {"__enter__", reader_enter, METH_NOARGS, NULL},
+    {"__exit__", reader_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef reader_getset[] = {
+    {"records", reader_get_records, NULL, "Records in the batches handed out so far.", NULL},
+    {"batches", reader_get_batches, NULL, "Batches handed out so far.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static const fslot reader_slots[] = {
+    {Py_tp_dealloc, FN(reader_dealloc), NULL},
+    {Py_tp_traverse, FN(reader_traverse), NULL},
+    {Py_tp_iter, FN(PyObject_SelfIter), NULL},
+    {Py_tp_iternext, FN(reader_next), NULL},
+    {Py_tp_methods, NULL, (void *)reader_methods},
+    {Py_tp_getset, NULL, (void *)reader_getset},
+    {Py_tp_doc, NULL, (void *)"An iterator over the batches of TFRecord sources (see read())."},
+    {0, NULL, NULL}};
+
+PyObject *fcpy_reader_type_new(void)
+{
+    return fcpy_make_type("featc.Reader", sizeof(reader_object),
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, reader_slots);
+}
+
+/* The name of a source in messages: a path as given, "<bytes>", or a file
+ * object's name. */
+static PyObject *name_of(PyObject *s)
+{
+    PyObject *b = NULL, *nm;
+    if (PyUnicode_Check(s) || PyBytes_Check(s) || PyObject_HasAttrString(s, "__fspath__")) {
+        if (PyBytes_Check(s) && !PyObject_HasAttrString(s, "__fspath__"))
+            return PyBytes_FromString("<bytes>");
+        if (!PyUnicode_FSConverter(s, &b))
+            return NULL;
+        return b;
+    }
+    if (PyObject_CheckBuffer(s))
+        return PyBytes_FromString("<bytes>");
+    if (!PyObject_HasAttrString(s, "read") && !PyObject_HasAttrString(s, "getbuffer")) {
+        PyErr_Format(PyExc_TypeError,
+                     "a source is a path, a bytes-like object or a binary file object, not %S",
+                     (PyObject *)Py_TYPE(s));
+        return NULL;
+    }
+    nm = PyObject_GetAttrString(s, "name");
+    if (nm == NULL) {
+        PyErr_Clear();
+        return PyBytes_FromString("<file>");
+    }
+    if (PyUnicode_Check(nm) && PyUnicode_FSConverter(nm, &b)) {
+        Py_DECREF(nm);
+        return b;
+    }
+    PyErr_Clear();
+    Py_DECREF(nm);
+    return PyBytes_FromString("<file>");
+}
+
+static const char *const varlen_words[] = {"sparse", "ragged", NULL, "'sparse', 'ragged'"};
+
+/* read()'s keywords besides source, index and message, checked. */
+typedef struct read_args {
+    fc_input_options opt;
+    size_t bsize, nthreads;
+    int ragged;
+} read_args;
+
+static int read_options(read_args *a, PyObject *batch, PyObject *compression, PyObject *crc,
+                        PyObject *split, PyObject *range, PyObject *varlen, PyObject *maxrec,
+                        PyObject *sync, PyObject *threads)
+{
+    size_t mr = 0;
+    memset(a, 0, sizeof *a);
+    a->bsize = 256;
+    a->nthreads = 1;
+    a->opt.compression = FC_COMPRESSION_AUTO;
+    a->opt.crc_policy = FC_CRC_VERIFY;
+    a->opt.sync = FC_SYNC_WALK;
+    if ((batch != NULL && fcpy_size_option(batch, "batch_size", 1, MAX_BATCH, &a->bsize) != 0) ||
+        (compression != NULL && fcpy_compression_option(compression, 1, &a->opt.compression) != 0) ||
+        (crc != NULL && fcpy_crc_option(crc, &a->opt.crc_policy) != 0) ||
+        (varlen != NULL && fcpy_word_option(varlen, "varlen", varlen_words, &a->ragged) != 0) ||
+        (sync != NULL && fcpy_sync_option(sync, &a->opt.sync) != 0) ||
+        (maxrec != Py_None &&
+         fcpy_size_option(maxrec, "max_record_size", 1, PY_SSIZE_T_MAX, &mr) != 0) ||
+        (threads != NULL && threads != Py_None &&
+         fcpy_size_option(threads, "threads", 0, MAX_THREADS, &a->nthreads) != 0))
+        return -1;
+    a->opt.max_record_size = mr;
+    if (a->nthreads == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        a->nthreads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (size_t)cpus;
+    }
+    if (split != Py_None && range != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "split and byte_range: one or the other");
+        return -1;
+    }
+    if (split != Py_None) {
+        if (fcpy_pair_option(split, "split", &a->opt.part_a, &a->opt.part_b) != 0)
+            return -1;
+        if (a->opt.part_b == 0 || a->opt.part_b == UINT64_MAX || a->opt.part_a >= a->opt.part_b) {
+            PyErr_Format(PyExc_ValueError, "split (i, n) needs 0 <= i < n, not %R", split);
+            return -1;
+        }
+        a->opt.part = FC_PART_SPLIT;
+    } else if (range != Py_None) {
+        if (fcpy_pair_option(range, "byte_range", &a->opt.part_a, &a->opt.part_b) != 0)
+            return -1;
+        if (a->opt.part_a > a->opt.part_b) {
+            PyErr_Format(PyExc_ValueError, "byte_range (a, b) needs a <= b, not %R", range);
+            return -1;
+        }
+        a->opt.part = FC_PART_RANGE;
+    }
+    return 0;
+}
+
+/* The sources (one, or a list or tuple of them) as a tuple, and their
+ * names; 0, or -1 with an exception. */
+static int read_sources(PyObject *source, PyObject **list, PyObject **names)
+{
+    Py_ssize_t k, ns;
+    if (PyList_Check(source) || PyTuple_Check(source))
+        *list = PySequence_Tuple(source);
+    else
+        *list = PyTuple_Pack(1, source);
+    if (*list == NULL)
+        return -1;
+    ns = PyTuple_Size(*list);
+    *names = PyTuple_New(ns);
+    for (k = 0; *names != NULL && k < ns; k++) {
+        PyObject *nm = name_of(PyTuple_GetItem(*list, k));
+        if (nm == NULL)
+            Py_CLEAR(*names);
+        else
+            PyTuple_SetItem(*names, k, nm);
+    }
+    if (*names == NULL) {
+        Py_CLEAR(*list);
+        return -1;
+    }
+    return 0;
+}
+
+/* threads=1: one slot, parsed on the caller's thread; else 2 per thread. */
+static int reader_slots_alloc(reader_object *r, size_t nthreads)
+{
+    size_t i, bsize = r->bsize;
+    r->depth = nthreads > 1 ? 2 * nthreads : 1;
+    r->slots = (slot *)calloc(r->depth, sizeof *r->slots);
+    if (r->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (i = 0; i < r->depth; i++) {
+        slot *t = &r->slots[i];
+        t->live = -1;
+        t->views = (fc_bytes *)calloc(bsize, sizeof *t->views);
+        t->at = (size_t *)calloc(bsize, sizeof *t->at);
+        t->index = (uint64_t *)calloc(bsize, sizeof *t->index);
+        t->offset = (uint64_t *)calloc(bsize, sizeof *t->offset);
+        t->src = (Py_ssize_t *)calloc(bsize, sizeof *t->src);
+        if (t->views == NULL || t->at == NULL || t->index == NULL || t->offset == NULL ||
+            t->src == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (fcpy_batch_work_init(&t->w, r->m, bsize,
+                                 r->ragged ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The nthreads - 1 parse threads beside the caller's. */
+static int reader_threads_start(reader_object *r, size_t nthreads)
+{
+    size_t i;
+    int e;
+    if (nthreads <= 1)
+        return 0;
+    r->threads = (pthread_t *)calloc(nthreads - 1, sizeof *r->threads);
+    if (r->threads == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->work_cv, NULL);
+    pthread_cond_init(&r->done_cv, NULL);
+    r->have_sync = 1;
+    r->pid = getpid();
+    for (i = 0; i + 1 < nthreads; i++) {
+        if ((e = pthread_create(&r->threads[i], NULL, parse_main, r)) != 0) {
+            errno = e;
+            PyErr_SetFromErrno(PyExc_OSError);
+            return -1;
+        }
+        r->started++;
+    }
+    return 0;
+}
+
+PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"source", "batch_size", "compression", "crc", "split",
+                             "byte_range", "varlen", "message", "max_record_size", "sync",
+                             "index", "threads", NULL};
+    PyObject *source, *batch = NULL, *compression = NULL, *crc = NULL, *split = Py_None;
+    PyObject *range = Py_None, *varlen = NULL, *message = Py_None, *maxrec = Py_None;
+    PyObject *sync = NULL, *index = Py_None, *threads = NULL, *list = NULL, *names = NULL;
+    reader_object *r;
+    const fcpy_message *m;
+    read_args a;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOO", kwlist, &source, &batch,
+                                     &compression, &crc, &split, &range, &varlen, &message,
+                                     &maxrec, &sync, &index, &threads))
+        return NULL;
+    if ((m = fcpy_find_message(message)) == NULL ||
+        read_options(&a, batch, compression, crc, split, range, varlen, maxrec, sync,
+                     threads) != 0 ||
+        read_sources(source, &list, &names) != 0)
+        return NULL;
+    r = PyObject_GC_New(reader_object, (PyTypeObject *)fcpy_g.reader_type);
+    if (r == NULL) {
+        Py_DECREF(list);
+        Py_DECREF(names);
+        return NULL;
+    }
+    memset((char *)r + sizeof(PyObject), 0, sizeof *r - sizeof(PyObject));
+    r->m = m;
+    r->sources = list;
+    r->names = names;
+    r->opt = a.opt;
+    r->bsize = a.bsize;
+    r->ragged = a.ragged;
+    PyObject_GC_Track((PyObject *)r);
+    if (index != Py_None) {
+        if (!PyUnicode_FSConverter(index, &r->index_path)) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        r->opt.index_path = PyBytes_AsString(r->index_path);
+    }
+    if (reader_slots_alloc(r, a.nthreads) != 0 || reader_threads_start(r, a.nthreads) != 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return (PyObject *)r;
+}
