@@ -54,7 +54,7 @@ CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -Iinclude -isystem $(BUILD)/gen $(CPPFL
 CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Iruntime/core
 
 # The allocation-free core: framing, CRC, parse, serialize, batch, segments.
-CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c reader.c seek.c writer.c map.c example.c sequence.c batch.c \
+CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c reader.c seek.c writer.c map.c example.c built.c sequence.c batch.c \
            segment.c hash.c serialize.c index.c)
 RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
@@ -73,7 +73,8 @@ CLI_CMD_SRC = $(addprefix cli/commands/,compile.c check_data.c records.c print.c
               stats/html.c stats/sketch.c)
 CLI_SRC = cli/main.c $(CLI_BASE_SRC) $(CLI_CMD_SRC)
 # The compiler library: front end, checks, emitter.
-FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema.c emit.c export.c dynamic.c)
+FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema_names.c sema_values.c sema.c sema_message.c \
+            emit.c emit_sequence.c emit_segments.c export.c dynamic.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.
 TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))

@@ -57,9 +57,9 @@ row() {
     case $spec in tutorial) type=tutorial_record ;; taobao) type=taobao_user ;; esac
     bounds=
     case $job in
-    parse) mods="error example hash"; def=-DFP_PARSE ;;
-    read+parse) mods="error example hash frame reader seek crc32c"; def=-DFP_READ ;;
-    parse+serialize) mods="error example hash serialize"; def=-DFP_SERIALIZE ;;
+    parse) mods="error example built hash"; def=-DFP_PARSE ;;
+    read+parse) mods="error example built hash frame reader seek crc32c"; def=-DFP_READ ;;
+    parse+serialize) mods="error example built hash serialize"; def=-DFP_SERIALIZE ;;
     nanopb-parse) mods=""; def=-DFP_NANOPB
         # one pb_decode_inner per nested message: Example > Features, then
         # the entry's own pb_decode (Example > Features > FeatureEntry);
