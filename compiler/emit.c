@@ -485,7 +485,8 @@ static void emit_ragged_parts(sbuf *b, const schema_message *m, const schema_fea
         "0", "FC_PART_ROW_SPLITS", "FC_PART_ROW_LENGTHS", "FC_PART_ROW_STARTS",
         "FC_PART_ROW_LIMITS", "FC_PART_VALUE_ROWIDS", "FC_PART_UNIFORM_ROW_LENGTH"};
     unsigned q;
-    fcc_sb_printf(b, "\nstatic const fc_part_desc %s_parts_%s[%u] = {\n", m->c_type, f->cname,
+    fcc_sb_printf(b, "\n/* Columns: kind, field, length, max_rows, rows_offset, splits_offset. */\n"
+                     "static const fc_part_desc %s_parts_%s[%u] = {\n", m->c_type, f->cname,
                   f->nparts > 0 ? f->nparts : 1u);
     for (q = 0; q < f->nparts; q++)
         fcc_sb_printf(b,
@@ -514,7 +515,10 @@ void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature
     unsigned r;
     fcc_sb_str(b, "\n/* ");
     fcc_describe(b, f);
-    fcc_sb_printf(b, " */\nstatic const fc_field_extra %s_extra_%s = {\n    ", m->c_type, f->cname);
+    fcc_sb_printf(b, "\n * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,\n"
+                     " * sparse_fields, already_sorted, hidden; parts, nparts, split64) */\n"
+                     "static const fc_field_extra %s_extra_%s = {\n    ",
+                  m->c_type, f->cname);
     if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
         fcc_sb_printf(b, "%zu, %s, offsetof(%s, %s_bucket), ", f->hash_buckets,
                       f->hot == 1 ? "FC_HOT_ONE" : f->hot == 2 ? "FC_HOT_MULTI" : "0", m->c_type,
@@ -771,6 +775,9 @@ static int example_parts(msg_parts *mp, const schema_message *m)
         const schema_feature *f = &m->features[i];
         /* SparseFeature and RaggedFeature: built from their fields afterwards */
         if (f->kind == FC_KIND_RAGGED || f->kind == FC_KIND_SPARSE) {
+            if (mp->finish.s == NULL)
+                fcc_sb_str(&mp->finish,
+                           "    /* What is built from the values: SparseFeature, RaggedFeature. */\n");
             fcc_sb_printf(&mp->finish,
                           "    if (fc_ex_%s(&%s_desc, %s, out, err) != FC_OK)\n"
                           "        return FC_ERR_PARSE;\n",
@@ -809,6 +816,10 @@ static int example_parts(msg_parts *mp, const schema_message *m)
         fcc_sb_printf(&mp->order, "%s%u", i == 0 ? "    " : (i % 16 == 0 ? ",\n    " : ", "),
                       (unsigned)m->missing_order[i]);
         if (f->kind == FC_KIND_FIXED && !f->has_default) {
+            if (mp->missing.s == NULL)
+                fcc_sb_str(&mp->missing, "    /* Required features, checked after every present "
+                                         "one as TensorFlow does,\n"
+                                         "     * in its order (by key). */\n");
             fcc_sb_printf(&mp->missing,
                           "    if (!fc_bit_get(out->present, %s))\n"
                           "        return fc_ex_missing(&%s_desc, %s, err);\n",
@@ -824,9 +835,6 @@ static int example_parts(msg_parts *mp, const schema_message *m)
                           m->c_type, m->upper);
             break;
         }
-    if (mp->missing.s == NULL)
-        fcc_sb_str(&mp->missing,
-                   "    (void)err; /* every feature has a default or may be absent */\n");
     return fcc_emit_lookup(&mp->lookup, m->features, m->nfeatures, "");
 }
 

@@ -128,6 +128,8 @@ static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schem
                             const char *array, const char *order_array, const char *upper_word,
                             const char *word, const uint16_t *order, size_t n)
 {
+    const char *legend = strcmp(desc_type, "fc_list_desc") == 0 ? "/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,\n * max_frames, allow_missing, uniform, value_offset, frames_offset,\n * count_offset, extra (fc_list_desc). */\n"
+                                                              : "/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,\n * value_offset, count_offset, default_value, extra (fc_field_desc). */\n";
     sbuf body = *descs;
     memset(descs, 0, sizeof *descs);
     if (n == 0) {
@@ -137,10 +139,11 @@ static void emit_desc_table(sbuf *descs, sbuf *ref, sbuf *order_ref, const schem
         free(body.s);
         return;
     }
-    fcc_sb_printf(descs, "%sstatic const %s %s%s[%s_%s_COUNT] = {\n%s};\n\n"
+    fcc_sb_printf(descs, "%s%sstatic const %s %s%s[%s_%s_COUNT] = {\n%s};\n\n"
                   "/* %s indices by key, bytewise: TensorFlow's order for errors. */\n"
                   "static const uint16_t %s%s[%s_%s_COUNT] = {\n",
-                  lead, desc_type, m->c_type, array, m->upper, upper_word, fcc_str_or_empty(&body),
+                  lead, legend, desc_type, m->c_type, array, m->upper, upper_word,
+                  fcc_str_or_empty(&body),
                   word,
                   m->c_type, order_array, m->upper, upper_word);
     free(body.s);

@@ -1,3 +1,5 @@
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc @@TYPE@@_fields[@@UPPER@@_FIELD_COUNT] = {
 @@FIELD_DESCS@@
 };
@@ -77,8 +79,6 @@ static int @@TYPE@@_parse_as(@@TYPE@@ *out, const void *data, size_t len,
             return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, err);
         @@TYPE@@_defaults(out, out->present);
     }
-    /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
 @@MISSING@@
 @@FINISH@@
     return FC_OK;

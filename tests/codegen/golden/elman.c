@@ -38,6 +38,8 @@ static void elman_clip_init_any(void *m)
     elman_clip_init((elman_clip *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc elman_clip_context[ELMAN_CLIP_CONTEXT_COUNT] = {
     {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(elman_clip, id), 0, NULL, &fc_field_plain},
     {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(elman_clip, label), 0, elman_clip_default_label, &fc_field_plain}
@@ -48,6 +50,9 @@ static const uint16_t elman_clip_context_order[ELMAN_CLIP_CONTEXT_COUNT] = {
     0, 1
 };
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * max_frames, allow_missing, uniform, value_offset, frames_offset,
+ * count_offset, extra (fc_list_desc). */
 static const fc_list_desc elman_clip_lists[ELMAN_CLIP_LIST_COUNT] = {
     {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 64, 0, 0, offsetof(elman_clip, x), offsetof(elman_clip, x_frames), 0, &fc_field_plain}
 };

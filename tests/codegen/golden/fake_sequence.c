@@ -34,6 +34,8 @@ static void fake_sequence_record_init_any(void *m)
     fake_sequence_record_init((fake_sequence_record *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc fake_sequence_record_context[FAKE_SEQUENCE_RECORD_CONTEXT_COUNT] = {
     {"x_byte", 6, "x_byte", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(fake_sequence_record, x_byte), 0, NULL, &fc_field_plain},
     {"x_float", 7, "x_float", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {10}, 10, 10, offsetof(fake_sequence_record, x_float), 0, NULL, &fc_field_plain},
@@ -45,6 +47,9 @@ static const uint16_t fake_sequence_record_context_order[FAKE_SEQUENCE_RECORD_CO
     0, 1, 2
 };
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * max_frames, allow_missing, uniform, value_offset, frames_offset,
+ * count_offset, extra (fc_list_desc). */
 static const fc_list_desc fake_sequence_record_lists[FAKE_SEQUENCE_RECORD_LIST_COUNT] = {
     {"x_byte_seq", 10, "x_byte_seq", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 16, 0, 0, offsetof(fake_sequence_record, x_byte_seq), offsetof(fake_sequence_record, x_byte_seq_frames), 0, &fc_field_plain},
     {"x_float_seq", 11, "x_float_seq", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {10}, 10, 10, 16, 0, 0, offsetof(fake_sequence_record, x_float_seq), offsetof(fake_sequence_record, x_float_seq_frames), 0, &fc_field_plain},

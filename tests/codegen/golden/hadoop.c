@@ -34,6 +34,8 @@ static void hadoop_row_init_any(void *m)
     hadoop_row_init((hadoop_row *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc hadoop_row_fields[HADOOP_ROW_FIELD_COUNT] = {
     {"data", 4, "data", FC_TYPE_INT64, FC_KIND_FIXED, 1, {2}, 2, 2, offsetof(hadoop_row, data), 0, NULL, &fc_field_plain}
 };
@@ -131,7 +133,7 @@ static int hadoop_row_parse_as(hadoop_row *out, const void *data, size_t len,
         hadoop_row_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
+     * in its order (by key). */
     if (!fc_bit_get(out->present, HADOOP_ROW_DATA))
         return fc_ex_missing(&hadoop_row_desc, HADOOP_ROW_DATA, err);
     return FC_OK;

@@ -34,6 +34,8 @@ static void image_photo_init_any(void *m)
     image_photo_init((image_photo *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc image_photo_fields[IMAGE_PHOTO_FIELD_COUNT] = {
     {"height", 6, "height", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(image_photo, height), 0, NULL, &fc_field_plain},
     {"width", 5, "width", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(image_photo, width), 0, NULL, &fc_field_plain},
@@ -214,7 +216,7 @@ static int image_photo_parse_as(image_photo *out, const void *data, size_t len,
         image_photo_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
+     * in its order (by key). */
     if (!fc_bit_get(out->present, IMAGE_PHOTO_DEPTH))
         return fc_ex_missing(&image_photo_desc, IMAGE_PHOTO_DEPTH, err);
     if (!fc_bit_get(out->present, IMAGE_PHOTO_HEIGHT))

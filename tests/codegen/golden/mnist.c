@@ -34,6 +34,8 @@ static void mnist_digit_init_any(void *m)
     mnist_digit_init((mnist_digit *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc mnist_digit_fields[MNIST_DIGIT_FIELD_COUNT] = {
     {"image_floats", 12, "image_floats", FC_TYPE_FLOAT, FC_KIND_FIXED, 2, {28, 28}, 784, 784, offsetof(mnist_digit, image_floats), 0, NULL, &fc_field_plain},
     {"image_class", 11, "image_class", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(mnist_digit, image_class), 0, NULL, &fc_field_plain}
@@ -152,7 +154,7 @@ static int mnist_digit_parse_as(mnist_digit *out, const void *data, size_t len,
         mnist_digit_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
+     * in its order (by key). */
     if (!fc_bit_get(out->present, MNIST_DIGIT_IMAGE_CLASS))
         return fc_ex_missing(&mnist_digit_desc, MNIST_DIGIT_IMAGE_CLASS, err);
     if (!fc_bit_get(out->present, MNIST_DIGIT_IMAGE_FLOATS))

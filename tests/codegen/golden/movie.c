@@ -38,6 +38,8 @@ static void movie_movie_init_any(void *m)
     movie_movie_init((movie_movie *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc movie_movie_context[MOVIE_MOVIE_CONTEXT_COUNT] = {
     {"locale", 6, "locale", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(movie_movie, locale), 0, NULL, &fc_field_plain},
     {"age", 3, "age", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(movie_movie, age), 0, movie_movie_default_age, &fc_field_plain},
@@ -49,6 +51,9 @@ static const uint16_t movie_movie_context_order[MOVIE_MOVIE_CONTEXT_COUNT] = {
     1, 2, 0
 };
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * max_frames, allow_missing, uniform, value_offset, frames_offset,
+ * count_offset, extra (fc_list_desc). */
 static const fc_list_desc movie_movie_lists[MOVIE_MOVIE_LIST_COUNT] = {
     {"movie_ratings", 13, "movie_ratings", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_ratings), offsetof(movie_movie, movie_ratings_frames), 0, &fc_field_plain},
     {"movie_names", 11, "movie_names", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 256, 0, 0, offsetof(movie_movie, movie_names), offsetof(movie_movie, movie_names_frames), 0, &fc_field_plain},

@@ -50,6 +50,8 @@ static void voc_segmentation_init_any(void *m)
     voc_segmentation_init((voc_segmentation *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc voc_segmentation_fields[VOC_SEGMENTATION_FIELD_COUNT] = {
     {"image/encoded", 13, "image", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(voc_segmentation, image), 0, NULL, &fc_field_plain},
     {"image/filename", 14, "filename", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(voc_segmentation, filename), 0, NULL, &fc_field_plain},
@@ -283,7 +285,7 @@ static int voc_segmentation_parse_as(voc_segmentation *out, const void *data, si
         voc_segmentation_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
+     * in its order (by key). */
     if (!fc_bit_get(out->present, VOC_SEGMENTATION_IMAGE))
         return fc_ex_missing(&voc_segmentation_desc, VOC_SEGMENTATION_IMAGE, err);
     if (!fc_bit_get(out->present, VOC_SEGMENTATION_FILENAME))

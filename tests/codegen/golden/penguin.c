@@ -34,6 +34,8 @@ static void penguin_penguin_init_any(void *m)
     penguin_penguin_init((penguin_penguin *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc penguin_penguin_fields[PENGUIN_PENGUIN_FIELD_COUNT] = {
     {"body_mass_g", 11, "body_mass_g", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(penguin_penguin, body_mass_g), 0, NULL, &fc_field_plain},
     {"culmen_depth_mm", 15, "culmen_depth_mm", FC_TYPE_FLOAT, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(penguin_penguin, culmen_depth_mm), 0, NULL, &fc_field_plain},
@@ -213,7 +215,7 @@ static int penguin_penguin_parse_as(penguin_penguin *out, const void *data, size
         penguin_penguin_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
+     * in its order (by key). */
     if (!fc_bit_get(out->present, PENGUIN_PENGUIN_BODY_MASS_G))
         return fc_ex_missing(&penguin_penguin_desc, PENGUIN_PENGUIN_BODY_MASS_G, err);
     if (!fc_bit_get(out->present, PENGUIN_PENGUIN_CULMEN_DEPTH_MM))

@@ -44,6 +44,8 @@ static void seg_clip_init_any(void *m)
     seg_clip_init((seg_clip *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc seg_clip_context[SEG_CLIP_CONTEXT_COUNT] = {
     {"id", 2, "id", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(seg_clip, id), 0, NULL, &fc_field_plain},
     {"label", 5, "label", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(seg_clip, label), 0, seg_clip_default_label, &fc_field_plain},
@@ -56,6 +58,9 @@ static const uint16_t seg_clip_context_order[SEG_CLIP_CONTEXT_COUNT] = {
     3, 0, 1, 2
 };
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * max_frames, allow_missing, uniform, value_offset, frames_offset,
+ * count_offset, extra (fc_list_desc). */
 static const fc_list_desc seg_clip_lists[SEG_CLIP_LIST_COUNT] = {
     {"x", 1, "x", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {3}, 3, 3, 40, 1, 0, offsetof(seg_clip, x), offsetof(seg_clip, x_frames), 0, &fc_field_plain},
     {"w", 1, "w", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, 40, 1, 0, offsetof(seg_clip, w), offsetof(seg_clip, w_frames), 0, &fc_field_plain},

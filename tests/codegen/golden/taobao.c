@@ -10,7 +10,9 @@
  * example user
  * ------------------------------------------------------------------------ */
 
-/* "city": bytes, FixedLen [], required, 100 hash buckets */
+/* "city": bytes, FixedLen [], required, 100 hash buckets
+ * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
 static const fc_field_extra taobao_user_extra_city = {
     100, 0, offsetof(taobao_user, city_bucket), 0,
     0, {0}, 0, 0,
@@ -21,25 +23,32 @@ static const int64_t taobao_user_default_use_day[1] = {
     INT64_C(0)
 };
 
-/* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
+/* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot
+ * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
 static const fc_field_extra taobao_user_extra_poi = {
     1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot),
     0, {0}, 0, 0,
     NULL, 0, 0
 };
 
-/* "ratings": float, SparseFeature [100000] from index key "item" and value key "rating", at most 64 values */
+/* "ratings": float, SparseFeature [100000] from index key "item" and value key "rating", at most 64 values
+ * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
 static const fc_field_extra taobao_user_extra_ratings = {
     0, 0, 0, 0,
     offsetof(taobao_user, ratings_indices), {6, 7}, 0, 0,
     NULL, 0, 0
 };
 
+/* Columns: kind, field, length, max_rows, rows_offset, splits_offset. */
 static const fc_part_desc taobao_user_parts_sessions[1] = {
     {FC_PART_ROW_LENGTHS, 9, 0, TAOBAO_USER_SESSIONS_ROWS0_MAX, offsetof(taobao_user, sessions_rows0), offsetof(taobao_user, sessions_splits0)}
 };
 
-/* "sessions": bytes, RaggedFeature, at most 128 values, partitions row_lengths "session_lengths", int32 splits */
+/* "sessions": bytes, RaggedFeature, at most 128 values, partitions row_lengths "session_lengths", int32 splits
+ * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
 static const fc_field_extra taobao_user_extra_sessions = {
     0, 0, 0, 0,
     0, {8}, 0, 0,
@@ -70,6 +79,8 @@ static void taobao_user_init_any(void *m)
     taobao_user_init((taobao_user *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc taobao_user_fields[TAOBAO_USER_FIELD_COUNT] = {
     {"city", 4, "city", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(taobao_user, city), 0, NULL, &taobao_user_extra_city},
     {"use_day", 7, "use_day", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(taobao_user, use_day), 0, taobao_user_default_use_day, &fc_field_plain},
@@ -311,11 +322,12 @@ static int taobao_user_parse_as(taobao_user *out, const void *data, size_t len,
         taobao_user_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
+     * in its order (by key). */
     if (!fc_bit_get(out->present, TAOBAO_USER_CITY))
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_CITY, err);
     if (!fc_bit_get(out->present, TAOBAO_USER_PAY))
         return fc_ex_missing(&taobao_user_desc, TAOBAO_USER_PAY, err);
+    /* What is built from the values: SparseFeature, RaggedFeature. */
     if (fc_ex_sparse(&taobao_user_desc, TAOBAO_USER_RATINGS, out, err) != FC_OK)
         return FC_ERR_PARSE;
     if (fc_ex_ragged(&taobao_user_desc, TAOBAO_USER_SESSIONS, out, err) != FC_OK)

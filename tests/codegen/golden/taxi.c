@@ -62,6 +62,8 @@ static void taxi_trip_init_any(void *m)
     taxi_trip_init((taxi_trip *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc taxi_trip_fields[TAXI_TRIP_FIELD_COUNT] = {
     {"company", 7, "company", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(taxi_trip, company), 0, taxi_trip_default_company, &fc_field_plain},
     {"dropoff_census_tract", 20, "dropoff_census_tract", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(taxi_trip, dropoff_census_tract), 0, taxi_trip_default_dropoff_census_tract, &fc_field_plain},
@@ -489,7 +491,7 @@ static int taxi_trip_parse_as(taxi_trip *out, const void *data, size_t len,
         taxi_trip_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
+     * in its order (by key). */
     if (!fc_bit_get(out->present, TAXI_TRIP_FARE))
         return fc_ex_missing(&taxi_trip_desc, TAXI_TRIP_FARE, err);
     if (!fc_bit_get(out->present, TAXI_TRIP_PAYMENT_TYPE))

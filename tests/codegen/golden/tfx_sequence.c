@@ -34,6 +34,8 @@ static void tfx_sequence_record_init_any(void *m)
     tfx_sequence_record_init((tfx_sequence_record *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc tfx_sequence_record_context[TFX_SEQUENCE_RECORD_CONTEXT_COUNT] = {
     {"f", 1, "f", FC_TYPE_FLOAT, FC_KIND_VARLEN, 0, {0}, 1, 1, offsetof(tfx_sequence_record, f), offsetof(tfx_sequence_record, f_count), NULL, &fc_field_plain},
     {"i", 1, "i", FC_TYPE_INT64, FC_KIND_VARLEN, 0, {0}, 1, 1, offsetof(tfx_sequence_record, i), offsetof(tfx_sequence_record, i_count), NULL, &fc_field_plain}
@@ -44,6 +46,9 @@ static const uint16_t tfx_sequence_record_context_order[TFX_SEQUENCE_RECORD_CONT
     0, 1
 };
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * max_frames, allow_missing, uniform, value_offset, frames_offset,
+ * count_offset, extra (fc_list_desc). */
 static const fc_list_desc tfx_sequence_record_lists[TFX_SEQUENCE_RECORD_LIST_COUNT] = {
     {"s", 1, "s", FC_TYPE_BYTES, FC_KIND_FIXED, 0, {0}, 1, 1, 8, 0, 0, offsetof(tfx_sequence_record, s), offsetof(tfx_sequence_record, s_frames), 0, &fc_field_plain}
 };

@@ -34,6 +34,8 @@ static void transform_sequence_record_init_any(void *m)
     transform_sequence_record_init((transform_sequence_record *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc transform_sequence_record_context[TRANSFORM_SEQUENCE_RECORD_CONTEXT_COUNT] = {
     {"float_feature", 13, "float_feature", FC_TYPE_FLOAT, FC_KIND_FIXED, 1, {4}, 4, 4, offsetof(transform_sequence_record, float_feature), 0, NULL, &fc_field_plain},
     {"int_feature", 11, "int_feature", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(transform_sequence_record, int_feature), 0, NULL, &fc_field_plain}
@@ -44,6 +46,9 @@ static const uint16_t transform_sequence_record_context_order[TRANSFORM_SEQUENCE
     0, 1
 };
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * max_frames, allow_missing, uniform, value_offset, frames_offset,
+ * count_offset, extra (fc_list_desc). */
 static const fc_list_desc transform_sequence_record_lists[TRANSFORM_SEQUENCE_RECORD_LIST_COUNT] = {
     {"int_feature", 11, "int_frames", FC_TYPE_INT64, FC_KIND_FIXED, 1, {2}, 2, 2, 8, 0, 0, offsetof(transform_sequence_record, int_frames), offsetof(transform_sequence_record, int_frames_frames), 0, &fc_field_plain},
     {"string_feature", 14, "string_feature", FC_TYPE_BYTES, FC_KIND_VARLEN, 0, {0}, 1, 4, 8, 0, 0, offsetof(transform_sequence_record, string_feature), offsetof(transform_sequence_record, string_feature_frames), offsetof(transform_sequence_record, string_feature_count), &fc_field_plain}

@@ -56,6 +56,8 @@ static void tutorial_record_init_any(void *m)
     tutorial_record_init((tutorial_record *)m);
 }
 
+/* Columns: key, key_len, c_name, type, kind, rank, dims, elems, max,
+ * value_offset, count_offset, default_value, extra (fc_field_desc). */
 static const fc_field_desc tutorial_record_fields[TUTORIAL_RECORD_FIELD_COUNT] = {
     {"feature0", 8, "feature0", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(tutorial_record, feature0), 0, tutorial_record_default_feature0, &fc_field_plain},
     {"feature1", 8, "feature1", FC_TYPE_INT64, FC_KIND_FIXED, 0, {0}, 1, 1, offsetof(tutorial_record, feature1), 0, tutorial_record_default_feature1, &fc_field_plain},
@@ -206,9 +208,6 @@ static int tutorial_record_parse_as(tutorial_record *out, const void *data, size
             return fc_ex_report(&tutorial_record_desc, out, ref, &info, err);
         tutorial_record_defaults(out, out->present);
     }
-    /* Required features, checked after every present one as TensorFlow does,
-     * in its order (by key); then what is built from the values. */
-    (void)err; /* every feature has a default or may be absent */
     return FC_OK;
 }
 
