@@ -375,7 +375,7 @@ python-bench: $(PY_BENCH_SPECS:%=$(PYBUILD)/%.abi3.so)
 
 # ------------------------------------------------------------------ install
 
-INSTALL_HDRS = $(wildcard include/featc/*.h) $(PB_HDR)
+INSTALL_HDRS = $(wildcard include/featc/*.h)
 
 PC_FILES = runtime/featc.pc.in runtime/featc-fallback.pc.in compiler/featc-compiler.pc.in
 CMAKE_FILES = cmake/featcConfig.cmake.in cmake/featcConfigVersion.cmake.in cmake/featcGenerate.cmake

@@ -170,12 +170,12 @@ static int key_cmp(const void *a, const void *b)
 }
 
 /* The list type and value count of a Feature; type 0 for Feature{}. */
-static fc_type feature_type(const FcPb__Feature *f, size_t *count)
+static fc_type feature_type(const fc_fb_value *f, size_t *count)
 {
-    switch (f->kind_case) {
-    case FC_PB__FEATURE__KIND_BYTES_LIST: *count = f->bytes_list->n_value; return FC_TYPE_BYTES;
-    case FC_PB__FEATURE__KIND_FLOAT_LIST: *count = f->float_list->n_value; return FC_TYPE_FLOAT;
-    case FC_PB__FEATURE__KIND_INT64_LIST: *count = f->int64_list->n_value; return FC_TYPE_INT64;
+    switch (f->kind) {
+    case FC_FB_BYTES: *count = f->n; return FC_TYPE_BYTES;
+    case FC_FB_FLOAT: *count = f->n; return FC_TYPE_FLOAT;
+    case FC_FB_INT64: *count = f->n; return FC_TYPE_INT64;
     default: *count = 0; return FC_TYPE_NONE;
     }
 }
@@ -604,19 +604,19 @@ static int gather(gathered *g, const fc_fallback *fb, const char *file, uint64_t
     }
     for (i = 0; i < fb->n_feature_lists; i++) {
         const fc_fb_feature_list *e = &fb->feature_lists[i];
-        const FcPb__FeatureList *fl = e->value;
+        const fc_fb_feature_list *fl = e;
         key_stats *k = table_get(&g->lists, e->key, e->key_len);
         if (k == NULL)
             return 0;
         k->records++;
-        if (fl->n_feature < k->frames_min)
-            k->frames_min = fl->n_feature;
-        if (fl->n_feature > k->frames_max)
-            k->frames_max = fl->n_feature;
-        k->frames_sum += (double)fl->n_feature;
-        for (f = 0; f < fl->n_feature; f++) {
+        if (fl->n_frames < k->frames_min)
+            k->frames_min = fl->n_frames;
+        if (fl->n_frames > k->frames_max)
+            k->frames_max = fl->n_frames;
+        k->frames_sum += (double)fl->n_frames;
+        for (f = 0; f < fl->n_frames; f++) {
             size_t n;
-            fc_type t = feature_type(fl->feature[f], &n);
+            fc_type t = feature_type(&fl->frames[f], &n);
             add_type(k, t, file, index);
             add_count(k, n);
         }

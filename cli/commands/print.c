@@ -195,36 +195,36 @@ static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po
         (o)->n += w_ + sizeof(what) - 1;                                                          \
     } while (0)
 
-static void text_feature(obuf *o, const FcPb__Feature *v, int depth, const print_opts *po)
+static void text_feature(obuf *o, const fc_fb_value *v, int depth, const print_opts *po)
 {
     size_t i;
-    switch (v->kind_case) {
-    case FC_PB__FEATURE__KIND_BYTES_LIST:
+    switch (v->kind) {
+    case FC_FB_BYTES:
         OB_INDENTED(o, depth, "bytes_list {\n");
-        for (i = 0; i < v->bytes_list->n_value; i++) {
+        for (i = 0; i < v->n; i++) {
             OB_INDENTED(o, depth + 1, "value: ");
-            text_value(o, v->bytes_list->value[i].data, v->bytes_list->value[i].len, po);
+            text_value(o, v->bytes[i].data, v->bytes[i].len, po);
             ob_char(o, '\n');
         }
         OB_INDENTED(o, depth, "}\n");
         break;
-    case FC_PB__FEATURE__KIND_FLOAT_LIST:
+    case FC_FB_FLOAT:
         OB_INDENTED(o, depth, "float_list {\n");
-        for (i = 0; i < v->float_list->n_value; i++) {
+        for (i = 0; i < v->n; i++) {
             /* "value: X\n", its room taken once */
             (void)ob_room(o, 32 + FC_FLOAT_CHARS + 3);
             OB_INDENTED(o, depth + 1, "value: ");
-            ob_float(o, v->float_list->value[i]);
+            ob_float(o, v->floats[i]);
             o->b[o->n++] = '\n';
         }
         OB_INDENTED(o, depth, "}\n");
         break;
-    case FC_PB__FEATURE__KIND_INT64_LIST:
+    case FC_FB_INT64:
         OB_INDENTED(o, depth, "int64_list {\n");
-        for (i = 0; i < v->int64_list->n_value; i++) {
+        for (i = 0; i < v->n; i++) {
             (void)ob_room(o, 32 + FC_INT64_CHARS + 1);
             OB_INDENTED(o, depth + 1, "value: ");
-            ob_int64(o, v->int64_list->value[i]);
+            ob_int64(o, v->int64s[i]);
             o->b[o->n++] = '\n';
         }
         OB_INDENTED(o, depth, "}\n");
@@ -254,22 +254,22 @@ void print_fallback_text_to(print_out *out, const fc_fallback *fb, const print_o
 {
     size_t i, j;
     if (fb->kind == FC_PAYLOAD_EXAMPLE) {
-        if (fb->example->features != NULL)
+        if (fb->has_features)
             text_features(out, "features", fb->features, fb->n_features, po);
         return;
     }
-    if (fb->sequence->context != NULL)
+    if (fb->has_features)
         text_features(out, "context", fb->features, fb->n_features, po);
-    if (fb->sequence->feature_lists != NULL) {
+    if (fb->has_feature_lists) {
         OB_LIT(out, "feature_lists {\n");
         for (i = 0; i < fb->n_feature_lists; i++) {
-            const FcPb__FeatureList *l = fb->feature_lists[i].value;
+            const fc_fb_feature_list *l = &fb->feature_lists[i];
             OB_LIT(out, "  feature_list {\n    key: ");
             text_literal(out, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 0);
             OB_LIT(out, "\n    value {\n");
-            for (j = 0; j < l->n_feature; j++) {
+            for (j = 0; j < l->n_frames; j++) {
                 OB_LIT(out, "      feature {\n");
-                text_feature(out, l->feature[j], 4, po);
+                text_feature(out, &l->frames[j], 4, po);
                 OB_LIT(out, "      }\n");
             }
             OB_LIT(out, "    }\n  }\n");
@@ -278,36 +278,36 @@ void print_fallback_text_to(print_out *out, const fc_fallback *fb, const print_o
     }
 }
 
-static void json_feature(obuf *o, const FcPb__Feature *v, const print_opts *po)
+static void json_feature(obuf *o, const fc_fb_value *v, const print_opts *po)
 {
     size_t i;
-    switch (v->kind_case) {
-    case FC_PB__FEATURE__KIND_BYTES_LIST:
+    switch (v->kind) {
+    case FC_FB_BYTES:
         OB_LIT(o, "{\"bytes_list\":[");
-        for (i = 0; i < v->bytes_list->n_value; i++) {
+        for (i = 0; i < v->n; i++) {
             if (i > 0)
                 ob_char(o, ',');
-            json_value(o, v->bytes_list->value[i].data, v->bytes_list->value[i].len, po);
+            json_value(o, v->bytes[i].data, v->bytes[i].len, po);
         }
         OB_LIT(o, "]}");
         break;
-    case FC_PB__FEATURE__KIND_FLOAT_LIST:
+    case FC_FB_FLOAT:
         OB_LIT(o, "{\"float_list\":[");
-        for (i = 0; i < v->float_list->n_value; i++) {
+        for (i = 0; i < v->n; i++) {
             char *b = ob_room(o, FC_FLOAT_CHARS + 3);
             size_t k = 0;
             if (i > 0)
                 b[k++] = ',';
-            o->n += k + fc_json_float_chars(b + k, v->float_list->value[i]);
+            o->n += k + fc_json_float_chars(b + k, v->floats[i]);
         }
         OB_LIT(o, "]}");
         break;
-    case FC_PB__FEATURE__KIND_INT64_LIST:
+    case FC_FB_INT64:
         OB_LIT(o, "{\"int64_list\":[");
-        for (i = 0; i < v->int64_list->n_value; i++) {
+        for (i = 0; i < v->n; i++) {
             if (i > 0)
                 ob_char(o, ',');
-            ob_int64(o, v->int64_list->value[i]);
+            ob_int64(o, v->int64s[i]);
         }
         OB_LIT(o, "]}");
         break;
@@ -343,15 +343,15 @@ void print_fallback_json_to(print_out *out, const fc_fallback *fb, const print_o
     json_features(out, fb->features, fb->n_features, po);
     OB_LIT(out, ",\"feature_lists\":{");
     for (i = 0; i < fb->n_feature_lists; i++) {
-        const FcPb__FeatureList *l = fb->feature_lists[i].value;
+        const fc_fb_feature_list *l = &fb->feature_lists[i];
         if (i > 0)
             ob_char(out, ',');
         json_string(out, fb->feature_lists[i].key, fb->feature_lists[i].key_len, 1);
         OB_LIT(out, ":[");
-        for (j = 0; j < l->n_feature; j++) {
+        for (j = 0; j < l->n_frames; j++) {
             if (j > 0)
                 ob_char(out, ',');
-            json_feature(out, l->feature[j], po);
+            json_feature(out, &l->frames[j], po);
         }
         ob_char(out, ']');
     }

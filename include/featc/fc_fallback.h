@@ -32,7 +32,6 @@
 #include <stdint.h>
 
 #include "fc_base.h"
-#include "fc_example.pb-c.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,29 +44,61 @@ typedef enum fc_payload_kind {
     FC_PAYLOAD_AUTO = 3 /* as a request: Example, else SequenceExample */
 } fc_payload_kind;
 
+/* A Feature's values, as the decoder read them: kind and count, and the
+ * values in the array of that kind (views into the arena and the record). */
+typedef enum fc_fb_kind {
+    FC_FB_NONE = 0, /* Feature{}: no list */
+    FC_FB_BYTES = 1,
+    FC_FB_FLOAT = 2,
+    FC_FB_INT64 = 3
+} fc_fb_kind;
+
+/* One bytes value (laid out as protobuf-c's ProtobufCBinaryData, so that
+ * the decoder's arrays are shown as they are). */
+typedef struct fc_fb_bytes {
+    size_t len;
+    const uint8_t *data;
+} fc_fb_bytes;
+
+typedef struct fc_fb_value {
+    fc_fb_kind kind;
+    size_t n;
+    const fc_fb_bytes *bytes;  /* kind FC_FB_BYTES */
+    const float *floats;       /* kind FC_FB_FLOAT */
+    const int64_t *int64s;     /* kind FC_FB_INT64 */
+} fc_fb_value;
+
 /* One feature of a Features map after normalisation. */
 typedef struct fc_fb_feature {
     const uint8_t *key;
     size_t key_len;
-    const FcPb__Feature *value; /* never NULL; kind_case NOT_SET for Feature{} */
+    const fc_fb_value *value; /* never NULL; kind FC_FB_NONE for Feature{} */
 } fc_fb_feature;
 
+/* One feature list: its frames, each a Feature. */
 typedef struct fc_fb_feature_list {
     const uint8_t *key;
     size_t key_len;
-    const FcPb__FeatureList *value; /* never NULL */
+    size_t n_frames;
+    const fc_fb_value *frames;
 } fc_fb_feature_list;
 
 typedef struct fc_fallback {
     fc_payload_kind kind;
-    FcPb__Example *example;           /* kind EXAMPLE */
-    FcPb__SequenceExample *sequence;  /* kind SEQUENCE_EXAMPLE */
+    /* Whether the record held an Example's features (or a SequenceExample's
+     * context), and a SequenceExample's feature_lists, even empty ones. */
+    int has_features, has_feature_lists;
     /* Normalised view, as standard protobuf sees the map: sorted by key
      * (bytewise), one entry per key, the last occurrence winning. */
     size_t n_features;                /* Example features, or SequenceExample context */
     fc_fb_feature *features;
     size_t n_feature_lists;
     fc_fb_feature_list *feature_lists;
+    /* The decoded message itself, in the arena: an FcPb__Example or
+     * FcPb__SequenceExample of runtime/fallback/fc_example.proto, for a
+     * program that generates that file with protoc-c; featc's own code reads
+     * the view above, and this header does not depend on protobuf-c. */
+    const void *message;
 } fc_fallback;
 
 /* flags */

@@ -7,6 +7,9 @@
  */
 #include "featc/fc_fallback.h"
 
+#include "fc_example.pb-c.h"
+
+#include <stddef.h>
 #include <string.h>
 
 /* ------------------------------------------------- protobuf-c allocator */
@@ -486,6 +489,79 @@ static size_t normalise(keyed *v, size_t n, fc_arena *arena, int *nomem)
     return out;
 }
 
+/* fc_fb_bytes shows protobuf-c's bytes values in place. */
+typedef char fc_fb_bytes_fits_[(sizeof(fc_fb_bytes) == sizeof(ProtobufCBinaryData) &&
+                                offsetof(fc_fb_bytes, len) == offsetof(ProtobufCBinaryData, len) &&
+                                offsetof(fc_fb_bytes, data) == offsetof(ProtobufCBinaryData, data))
+                                   ? 1
+                                   : -1];
+
+static void value_of(const FcPb__Feature *f, fc_fb_value *v)
+{
+    memset(v, 0, sizeof *v);
+    if (f->kind_case == FC_PB__FEATURE__KIND_BYTES_LIST && f->bytes_list != NULL) {
+        v->kind = FC_FB_BYTES;
+        v->n = f->bytes_list->n_value;
+        v->bytes = (const fc_fb_bytes *)(const void *)f->bytes_list->value;
+    } else if (f->kind_case == FC_PB__FEATURE__KIND_FLOAT_LIST && f->float_list != NULL) {
+        v->kind = FC_FB_FLOAT;
+        v->n = f->float_list->n_value;
+        v->floats = f->float_list->value;
+    } else if (f->kind_case == FC_PB__FEATURE__KIND_INT64_LIST && f->int64_list != NULL) {
+        v->kind = FC_FB_INT64;
+        v->n = f->int64_list->n_value;
+        v->int64s = f->int64_list->value;
+    }
+}
+
+/* The view of the normalised entries (values FcPb__Feature, or
+ * FcPb__FeatureList), in the arena; 0, or -1 when it is exhausted. */
+static int make_view(fc_fallback *out, const keyed *fv, size_t nf, const keyed *lv, size_t nl,
+                     fc_arena *arena)
+{
+    size_t i, j;
+    fc_fb_value *vals;
+    if (nf > 0) {
+        out->features = (fc_fb_feature *)fc_arena_alloc(arena, nf * sizeof *out->features);
+        vals = (fc_fb_value *)fc_arena_alloc(arena, nf * sizeof *vals);
+        if (out->features == NULL || vals == NULL)
+            return -1;
+        for (i = 0; i < nf; i++) {
+            value_of((const FcPb__Feature *)fv[i].value, &vals[i]);
+            out->features[i].key = fv[i].key;
+            out->features[i].key_len = fv[i].key_len;
+            out->features[i].value = &vals[i];
+        }
+        out->n_features = nf;
+    }
+    if (nl > 0) {
+        out->feature_lists =
+            (fc_fb_feature_list *)fc_arena_alloc(arena, nl * sizeof *out->feature_lists);
+        if (out->feature_lists == NULL)
+            return -1;
+        for (i = 0; i < nl; i++) {
+            const FcPb__FeatureList *l = (const FcPb__FeatureList *)lv[i].value;
+            fc_fb_feature_list *o = &out->feature_lists[i];
+            o->key = lv[i].key;
+            o->key_len = lv[i].key_len;
+            o->n_frames = l->n_feature;
+            o->frames = NULL;
+            if (l->n_feature == 0)
+                continue;
+            if (l->n_feature > SIZE_MAX / sizeof *vals)
+                return -1;
+            vals = (fc_fb_value *)fc_arena_alloc(arena, l->n_feature * sizeof *vals);
+            if (vals == NULL)
+                return -1;
+            for (j = 0; j < l->n_feature; j++)
+                value_of(l->feature[j] != NULL ? l->feature[j] : &empty_feature, &vals[j]);
+            o->frames = vals;
+        }
+        out->n_feature_lists = nl;
+    }
+    return 0;
+}
+
 static fc_status decode_nomem(fc_error *err, const fc_arena *a)
 {
     fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
@@ -504,7 +580,8 @@ fc_status fc_fallback_decode(const void *data, size_t len, fc_payload_kind want,
     fc_payload_kind kind;
     fc_status st;
     int nomem = 0, overlong = 0;
-    size_t i;
+    keyed *fv = NULL, *lv = NULL;
+    size_t i, nf = 0, nl = 0;
     memset(out, 0, sizeof *out);
     st = check(data, len, want, flags, &kind, err, &overlong);
     if (st != FC_OK)
@@ -533,16 +610,19 @@ fc_status fc_fallback_decode(const void *data, size_t len, fc_payload_kind want,
     arena->exhausted = 0;
     out->kind = kind;
     if (kind == FC_PAYLOAD_EXAMPLE) {
-        out->example = fc_pb__example__unpack(&alloc, len, (const uint8_t *)data);
-        if (out->example == NULL)
+        FcPb__Example *ex = fc_pb__example__unpack(&alloc, len, (const uint8_t *)data);
+        if (ex == NULL)
             goto unpack_failed;
-        features = out->example->features;
+        out->message = ex;
+        features = ex->features;
     } else {
-        out->sequence = fc_pb__sequence_example__unpack(&alloc, len, (const uint8_t *)data);
-        if (out->sequence == NULL)
+        FcPb__SequenceExample *sx =
+            fc_pb__sequence_example__unpack(&alloc, len, (const uint8_t *)data);
+        if (sx == NULL)
             goto unpack_failed;
-        features = out->sequence->context;
-        lists = out->sequence->feature_lists;
+        out->message = sx;
+        features = sx->context;
+        lists = sx->feature_lists;
     }
     if (features != NULL && features->n_feature > 0) {
         keyed *v = (keyed *)fc_arena_alloc(arena, features->n_feature * sizeof *v);
@@ -554,18 +634,10 @@ fc_status fc_fallback_decode(const void *data, size_t len, fc_payload_kind want,
             v[i].key_len = e->key.len;
             v[i].value = e->value != NULL ? e->value : &empty_feature;
         }
-        out->n_features = normalise(v, features->n_feature, arena, &nomem);
+        nf = normalise(v, features->n_feature, arena, &nomem);
         if (nomem)
             return decode_nomem(err, arena);
-        /* keyed and fc_fb_feature have the same members; convert in place */
-        out->features = (fc_fb_feature *)fc_arena_alloc(arena, out->n_features * sizeof(fc_fb_feature));
-        if (out->features == NULL)
-            return decode_nomem(err, arena);
-        for (i = 0; i < out->n_features; i++) {
-            out->features[i].key = v[i].key;
-            out->features[i].key_len = v[i].key_len;
-            out->features[i].value = (const FcPb__Feature *)v[i].value;
-        }
+        fv = v;
     }
     if (lists != NULL && lists->n_feature_list > 0) {
         keyed *v = (keyed *)fc_arena_alloc(arena, lists->n_feature_list * sizeof *v);
@@ -577,19 +649,15 @@ fc_status fc_fallback_decode(const void *data, size_t len, fc_payload_kind want,
             v[i].key_len = e->key.len;
             v[i].value = e->value != NULL ? e->value : &empty_feature_list;
         }
-        out->n_feature_lists = normalise(v, lists->n_feature_list, arena, &nomem);
+        nl = normalise(v, lists->n_feature_list, arena, &nomem);
         if (nomem)
             return decode_nomem(err, arena);
-        out->feature_lists = (fc_fb_feature_list *)fc_arena_alloc(
-            arena, out->n_feature_lists * sizeof(fc_fb_feature_list));
-        if (out->feature_lists == NULL)
-            return decode_nomem(err, arena);
-        for (i = 0; i < out->n_feature_lists; i++) {
-            out->feature_lists[i].key = v[i].key;
-            out->feature_lists[i].key_len = v[i].key_len;
-            out->feature_lists[i].value = (const FcPb__FeatureList *)v[i].value;
-        }
+        lv = v;
     }
+    out->has_features = features != NULL;
+    out->has_feature_lists = lists != NULL;
+    if (make_view(out, fv, nf, lv, nl, arena) != 0)
+        return decode_nomem(err, arena);
     return FC_OK;
 
 unpack_failed:
@@ -934,48 +1002,31 @@ fc_status fc_fallback_decode_canonical(const void *data, size_t len, fc_payload_
             }
         }
         if (want == FC_PAYLOAD_EXAMPLE) {
-            out->example = (FcPb__Example *)fc_arena_alloc(arena, sizeof *out->example);
-            if (out->example == NULL)
+            FcPb__Example *ex = (FcPb__Example *)fc_arena_alloc(arena, sizeof *ex);
+            if (ex == NULL)
                 goto no;
-            *out->example = einit;
-            out->example->features = F;
+            *ex = einit;
+            ex->features = F;
+            out->message = ex;
         } else {
-            out->sequence = (FcPb__SequenceExample *)fc_arena_alloc(arena, sizeof *out->sequence);
-            if (out->sequence == NULL)
+            FcPb__SequenceExample *sx = (FcPb__SequenceExample *)fc_arena_alloc(arena, sizeof *sx);
+            if (sx == NULL)
                 goto no;
-            *out->sequence = sinit;
-            out->sequence->context = F;
-            out->sequence->feature_lists = L;
+            *sx = sinit;
+            sx->context = F;
+            sx->feature_lists = L;
+            out->message = sx;
         }
+        out->has_features = F != NULL;
+        out->has_feature_lists = L != NULL;
     }
     /* the normalised view, as fc_fallback_decode builds it */
     nf = normalise(fv, nf, arena, &nomem);
     nl = normalise(lv, nl, arena, &nomem);
     if (nomem)
         goto no;
-    if (nf > 0) {
-        out->features = (fc_fb_feature *)fc_arena_alloc(arena, nf * sizeof *out->features);
-        if (out->features == NULL)
-            goto no;
-        for (i = 0; i < nf; i++) {
-            out->features[i].key = fv[i].key;
-            out->features[i].key_len = fv[i].key_len;
-            out->features[i].value = (const FcPb__Feature *)fv[i].value;
-        }
-        out->n_features = nf;
-    }
-    if (nl > 0) {
-        out->feature_lists =
-            (fc_fb_feature_list *)fc_arena_alloc(arena, nl * sizeof *out->feature_lists);
-        if (out->feature_lists == NULL)
-            goto no;
-        for (i = 0; i < nl; i++) {
-            out->feature_lists[i].key = lv[i].key;
-            out->feature_lists[i].key_len = lv[i].key_len;
-            out->feature_lists[i].value = (const FcPb__FeatureList *)lv[i].value;
-        }
-        out->n_feature_lists = nl;
-    }
+    if (make_view(out, fv, nf, lv, nl, arena) != 0)
+        goto no;
     return FC_OK;
 no:
     memset(out, 0, sizeof *out);

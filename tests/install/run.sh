@@ -33,6 +33,20 @@ for f in bin/featc share/man/man1/featc.1 lib/x86_64-linux-gnu/cmake/featc/featc
          lib/x86_64-linux-gnu/pkgconfig/featc.pc lib/x86_64-linux-gnu/pkgconfig/featc-compiler.pc; do
     [ -e "$prefix/$f" ] && ok || bad "not installed: $f"
 done
+# the installed headers are featc's own, each one compiling alone (C and
+# C++) from the prefix: no protobuf-c header behind the fallback's
+[ ! -e "$prefix/include/featc/fc_example.pb-c.h" ] && ok || bad "protobuf-c's generated header is installed"
+nh=0
+for h in "$prefix"/include/featc/*.h; do
+    nh=$((nh + 1))
+    printf '#include <featc/%s>\nint featc_header_alone;\n' "$(basename "$h")" > "$tmp/alone.c"
+    cc -std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I"$prefix/include" -c "$tmp/alone.c" \
+        -o "$tmp/alone.o" 2>"$tmp/cc.err" &&
+        c++ -x c++ -std=c++11 -Wall -Wextra -Werror -I"$prefix/include" -c "$tmp/alone.c" \
+            -o "$tmp/alone.o" 2>>"$tmp/cc.err" && ok ||
+        bad "$(basename "$h") does not compile alone from the prefix: $(head -3 "$tmp/cc.err")"
+done
+[ "$nh" -ge 20 ] && ok || bad "only $nh headers installed"
 soname=$(readelf -d "$libdir/libfeatc.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ -n "$soname" ] && [ -e "$libdir/$soname" ] && ok || bad "soname '$soname' not installed"
 

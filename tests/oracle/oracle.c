@@ -53,6 +53,33 @@ size_t oracle_kind_count(const FcPb__Feature *f)
     }
 }
 
+fc_type oracle_value_type(const fc_fb_value *v)
+{
+    switch (v->kind) {
+    case FC_FB_BYTES: return FC_TYPE_BYTES;
+    case FC_FB_FLOAT: return FC_TYPE_FLOAT;
+    case FC_FB_INT64: return FC_TYPE_INT64;
+    default: return FC_TYPE_NONE;
+    }
+}
+
+void oracle_copy_view(const fc_fb_value *v, unsigned char *dst, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (v->kind == FC_FB_INT64) {
+            memcpy(dst + i * sizeof(int64_t), &v->int64s[i], sizeof(int64_t));
+        } else if (v->kind == FC_FB_FLOAT) {
+            memcpy(dst + i * sizeof(float), &v->floats[i], sizeof(float));
+        } else {
+            fc_bytes b;
+            b.data = v->bytes[i].data;
+            b.size = v->bytes[i].len;
+            memcpy(dst + i * sizeof b, &b, sizeof b);
+        }
+    }
+}
+
 void oracle_copy_values(const FcPb__Feature *f, unsigned char *dst, size_t n)
 {
     size_t i;
@@ -298,7 +325,7 @@ static int parse_as(const fc_message_desc *md, void *out, const void *data, size
         size_t n, cnt;
         if (fd->kind == FC_KIND_SPARSE || fd->kind == FC_KIND_RAGGED)
             continue; /* built below from its fields */
-        f = pick(fb.example, fd->key, fd->key_len, batched && fd->kind == FC_KIND_VARLEN);
+        f = pick((const FcPb__Example *)fb.message, fd->key, fd->key_len, batched && fd->kind == FC_KIND_VARLEN);
         if (f == NULL) {
             if (fd->kind == FC_KIND_FIXED && fd->default_value == NULL)
                 return FC_ERR_PARSE; /* required */

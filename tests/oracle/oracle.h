@@ -17,6 +17,8 @@
 #include <featc/fc_example.h>
 #include <featc/fc_fallback.h>
 
+#include "fc_example.pb-c.h" /* protobuf-c's generated code, in the build */
+
 /* FC_OK with *out filled as a generated parser fills it, or FC_ERR_PARSE. */
 int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t len);
 /* The same by parse_example's rule for a record of a batch: a VarLen key's
@@ -28,6 +30,9 @@ fc_type oracle_kind_type(const FcPb__Feature *f);
 size_t oracle_kind_count(const FcPb__Feature *f);
 /* Copies n values of f into dst, laid out as in a generated struct. */
 void oracle_copy_values(const FcPb__Feature *f, unsigned char *dst, size_t n);
+/* The same for a Feature as the fallback's normalised view shows it. */
+fc_type oracle_value_type(const fc_fb_value *v);
+void oracle_copy_view(const fc_fb_value *v, unsigned char *dst, size_t n);
 
 /* RaggedFeature building, as RaggedTensor defines it: the feature of extra
  * x (type, bound max) from n values at src and each keyed partition q's

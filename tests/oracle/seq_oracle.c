@@ -93,12 +93,12 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
     for (i = 0; i < sd->ncontext; i++) {
         const fc_field_desc *fd = &sd->context[i];
         const fc_fb_feature *e = fc_fallback_find(&fb, fd->key, fd->key_len);
-        const FcPb__Feature *f = e != NULL ? e->value : NULL;
-        int set = f != NULL && f->kind_case != FC_PB__FEATURE__KIND__NOT_SET;
-        size_t n = set ? oracle_kind_count(f) : 0;
+        const fc_fb_value *f = e != NULL ? e->value : NULL;
+        int set = f != NULL && f->kind != FC_FB_NONE;
+        size_t n = set ? f->n : 0;
         if (fd->kind == FC_KIND_RAGGED)
             continue; /* built below from the fields it reads */
-        if (set && oracle_kind_type(f) != fd->type)
+        if (set && oracle_value_type(f) != fd->type)
             return FC_ERR_PARSE;
         if (fd->kind == FC_KIND_FIXED) {
             size_t def = fd->default_value != NULL ? fd->elems : 0;
@@ -110,12 +110,12 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
             if (f != NULL && n != length)
                 return FC_ERR_PARSE; /* Unexpected number of elements */
             if (f != NULL && n > 0)
-                oracle_copy_values(f, m + fd->value_offset, n);
+                oracle_copy_view(f, m + fd->value_offset, n);
         } else {
             if (n > fd->max)
                 return FC_ERR_PARSE; /* the spec's bound */
             if (n > 0)
-                oracle_copy_values(f, m + fd->value_offset, n);
+                oracle_copy_view(f, m + fd->value_offset, n);
             memcpy(m + fd->count_offset, &n, sizeof n);
         }
         if (f != NULL)
@@ -131,23 +131,23 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
             if (l->kind == FC_KIND_FIXED && !l->allow_missing)
                 return FC_ERR_PARSE; /* required */
         } else {
-            frames = e->value->n_feature;
+            frames = e->n_frames;
             for (t = 0; t < frames; t++) { /* types first: TF's length scan */
-                const FcPb__Feature *f = e->value->feature[t];
-                if (f->kind_case != FC_PB__FEATURE__KIND__NOT_SET && oracle_kind_type(f) != l->type)
+                const fc_fb_value *f = &e->frames[t];
+                if (f->kind != FC_FB_NONE && oracle_value_type(f) != l->type)
                     return FC_ERR_PARSE;
             }
             if (frames > l->max_frames)
                 return FC_ERR_PARSE;
             for (t = 0; t < frames; t++) {
-                const FcPb__Feature *f = e->value->feature[t];
-                size_t n = oracle_kind_count(f);
+                const fc_fb_value *f = &e->frames[t];
+                size_t n = f->n;
                 size_t per = l->kind == FC_KIND_FIXED ? l->elems : l->max;
                 if (l->kind == FC_KIND_FIXED ? n != l->elems : n > l->max)
                     return FC_ERR_PARSE;
-                if (l->uniform && n != oracle_kind_count(e->value->feature[0]))
+                if (l->uniform && n != e->frames[0].n)
                     return FC_ERR_PARSE;
-                oracle_copy_values(f, m + l->value_offset + t * per * fc_type_size(l->type), n);
+                oracle_copy_view(f, m + l->value_offset + t * per * fc_type_size(l->type), n);
                 if (l->kind == FC_KIND_VARLEN)
                     memcpy(m + l->count_offset + t * sizeof(size_t), &n, sizeof n);
             }

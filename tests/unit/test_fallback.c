@@ -5,6 +5,8 @@
 #include <featc/fc.h>
 #include <featc/fc_fallback.h>
 
+#include "fc_example.pb-c.h" /* protobuf-c's generated code, in the build */
+
 #include "harness.h"
 
 static unsigned char arena_mem[1 << 22];
@@ -18,7 +20,7 @@ static fc_status decode_hex(const char *hex, int flags, fc_fallback *fb, fc_erro
     return fc_fallback_decode(buf, n, FC_PAYLOAD_AUTO, flags, &arena, fb, err);
 }
 
-static const FcPb__Feature *feature(const fc_fallback *fb, const char *key)
+static const fc_fb_value *feature(const fc_fallback *fb, const char *key)
 {
     const fc_fb_feature *f = fc_fallback_find(fb, key, strlen(key));
     return f != NULL ? f->value : NULL;
@@ -28,39 +30,39 @@ static void test_canonical_encodings(void)
 {
     fc_fallback fb;
     fc_error err;
-    const FcPb__Feature *f;
+    const fc_fb_value *f;
     /* Example{} is the empty string; Example{features{}} is 0a00 */
     CHECK(decode_hex("", 0, &fb, &err) == FC_OK && fb.kind == FC_PAYLOAD_EXAMPLE &&
-          fb.n_features == 0 && fb.example->features == NULL);
-    CHECK(decode_hex("0a00", 0, &fb, &err) == FC_OK && fb.example->features != NULL &&
+          fb.n_features == 0 && !fb.has_features);
+    CHECK(decode_hex("0a00", 0, &fb, &err) == FC_OK && fb.has_features &&
           fb.n_features == 0);
     /* age = 13, packed and unpacked */
     CHECK(decode_hex("0a0e0a0c0a0361676512051a030a010d", 0, &fb, &err) == FC_OK);
     f = feature(&fb, "age");
-    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND_INT64_LIST &&
-          f->int64_list->n_value == 1 && f->int64_list->value[0] == 13);
+    CHECK(f != NULL && f->kind == FC_FB_INT64 &&
+          f->n == 1 && f->int64s[0] == 13);
     CHECK(decode_hex("0a0d0a0b0a0361676512041a02080d", 0, &fb, &err) == FC_OK);
     f = feature(&fb, "age");
-    CHECK(f != NULL && f->int64_list->n_value == 1 && f->int64_list->value[0] == 13);
+    CHECK(f != NULL && f->n == 1 && f->int64s[0] == 13);
     /* age = -1: a 10-byte varint */
     CHECK(decode_hex("0a170a150a03616765120e1a0c0a0affffffffffffffffff01", 0, &fb, &err) == FC_OK);
     f = feature(&fb, "age");
-    CHECK(f != NULL && f->int64_list->value[0] == -1);
+    CHECK(f != NULL && f->int64s[0] == -1);
     /* f = [1.5] */
     CHECK(decode_hex("0a0f0a0d0a0166120812060a040000c03f", 0, &fb, &err) == FC_OK);
     f = feature(&fb, "f");
-    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND_FLOAT_LIST &&
-          f->float_list->n_value == 1 && f->float_list->value[0] == 1.5f);
+    CHECK(f != NULL && f->kind == FC_FB_FLOAT &&
+          f->n == 1 && f->floats[0] == 1.5f);
     /* b = ["hi", ""] */
     CHECK(decode_hex("0a0f0a0d0a016212080a060a0268690a00", 0, &fb, &err) == FC_OK);
     f = feature(&fb, "b");
-    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND_BYTES_LIST &&
-          f->bytes_list->n_value == 2 && f->bytes_list->value[0].len == 2 &&
-          memcmp(f->bytes_list->value[0].data, "hi", 2) == 0 && f->bytes_list->value[1].len == 0);
+    CHECK(f != NULL && f->kind == FC_FB_BYTES &&
+          f->n == 2 && f->bytes[0].len == 2 &&
+          memcmp(f->bytes[0].data, "hi", 2) == 0 && f->bytes[1].len == 0);
     /* c = Feature{} (no kind), and the empty key */
     CHECK(decode_hex("0a070a050a01631200", 0, &fb, &err) == FC_OK);
     f = feature(&fb, "c");
-    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND__NOT_SET);
+    CHECK(f != NULL && f->kind == FC_FB_NONE);
     CHECK(decode_hex("0a060a040a001200", 0, &fb, &err) == FC_OK && fb.n_features == 1 &&
           fb.features[0].key_len == 0);
 }
@@ -69,7 +71,7 @@ static void test_duplicates_last_wins_and_sorted(void)
 {
     fc_fallback fb;
     fc_error err;
-    const FcPb__Feature *f;
+    const fc_fb_value *f;
     /* entries: b=[1], a=[2], b=[3] -> a=[2], b=[3] */
     CHECK(decode_hex("0a21"
                      "0a090a016212041a020801"
@@ -79,14 +81,14 @@ static void test_duplicates_last_wins_and_sorted(void)
     CHECK(fb.n_features == 2);
     CHECK(fb.features[0].key_len == 1 && fb.features[0].key[0] == 'a');
     f = feature(&fb, "b");
-    CHECK(f != NULL && f->int64_list->value[0] == 3);
+    CHECK(f != NULL && f->int64s[0] == 3);
 }
 
 static void test_concatenation_strict_and_lenient(void)
 {
     fc_fallback fb;
     fc_error err;
-    const FcPb__Feature *f;
+    const fc_fb_value *f;
     /* {age:0} + {age:15}: two top-level features fields */
     const char *hex = "0a0d0a0b0a0361676512041a020800"
                       "0a0d0a0b0a0361676512041a02080f";
@@ -94,7 +96,7 @@ static void test_concatenation_strict_and_lenient(void)
     CHECK_CONTAINS(err.message, "top-level field 1 occurs more than once");
     CHECK(decode_hex(hex, FC_FALLBACK_LENIENT, &fb, &err) == FC_OK);
     f = feature(&fb, "age");
-    CHECK(f != NULL && f->int64_list->value[0] == 15);
+    CHECK(f != NULL && f->int64s[0] == 15);
 }
 
 static void test_not_examples_with_reasons(void)
@@ -157,9 +159,8 @@ static void test_sequence_example(void)
     CHECK_MSG(fb.kind == FC_PAYLOAD_SEQUENCE_EXAMPLE, "%s", err.message);
     CHECK(fb.n_features == 1 && fb.n_feature_lists == 1);
     l = fc_fallback_find_list(&fb, "s", 1);
-    CHECK(l != NULL && l->value->n_feature == 2 &&
-          l->value->feature[0]->float_list->value[0] == 1.5f &&
-          l->value->feature[1]->kind_case == FC_PB__FEATURE__KIND__NOT_SET);
+    CHECK(l != NULL && l->n_frames == 2 && l->frames[0].floats[0] == 1.5f &&
+          l->frames[1].kind == FC_FB_NONE);
 }
 
 static void test_arena_exhaustion(void)
@@ -295,7 +296,7 @@ static void test_corpus_known_values(void)
         fc_arena a;
         fc_fallback fb;
         fc_error err;
-        const FcPb__Feature *xf, *xi, *xb;
+        const fc_fb_value *xf, *xi, *xb;
         int k;
         fc_arena_init(&a, arena_mem, sizeof arena_mem);
         CHECK(fc_fallback_decode(rec.data, rec.length, FC_PAYLOAD_AUTO, 0, &a, &fb, &err) == FC_OK);
@@ -305,13 +306,13 @@ static void test_corpus_known_values(void)
         CHECK(xf != NULL && xi != NULL && xb != NULL);
         if (xf == NULL || xi == NULL || xb == NULL)
             break;
-        CHECK(xf->float_list->n_value == 10 && xi->int64_list->n_value == 10);
+        CHECK(xf->n == 10 && xi->n == 10);
         for (k = 0; k < 10; k++) {
-            CHECK(xf->float_list->value[k] == (float)(10 * i + k));
-            CHECK(xi->int64_list->value[k] == 10 * (10 * i + k));
+            CHECK(xf->floats[k] == (float)(10 * i + k));
+            CHECK(xi->int64s[k] == 10 * (10 * i + k));
         }
-        CHECK(xb->bytes_list->n_value == 1 && xb->bytes_list->value[0].len == 8 &&
-              memcmp(xb->bytes_list->value[0].data, "test str", 8) == 0);
+        CHECK(xb->n == 1 && xb->bytes[0].len == 8 &&
+              memcmp(xb->bytes[0].data, "test str", 8) == 0);
         i++;
     }
     CHECK(i == 4);
@@ -328,12 +329,12 @@ static void test_corpus_known_values(void)
             fc_arena a;
             fc_fallback fb;
             fc_error err;
-            const FcPb__Feature *d;
+            const fc_fb_value *d;
             fc_arena_init(&a, arena_mem, sizeof arena_mem);
             CHECK(fc_fallback_decode(rec.data, rec.length, FC_PAYLOAD_AUTO, 0, &a, &fb, &err) == FC_OK);
             d = feature(&fb, "data");
-            CHECK(d != NULL && d->int64_list->n_value == 2 && d->int64_list->value[0] == i);
-            if (d != NULL && d->int64_list->value[1] < 0)
+            CHECK(d != NULL && d->n == 2 && d->int64s[0] == i);
+            if (d != NULL && d->int64s[1] < 0)
                 negatives++;
             i++;
         }
@@ -350,31 +351,31 @@ static void test_long_varints(void)
 {
     fc_fallback fb;
     fc_error err;
-    const FcPb__Feature *f;
+    const fc_fb_value *f;
     /* the Features length in 10 bytes */
     CHECK(decode_hex("0a" "8f808080808080808000" "0a0d0a016212080a060a0268690a00", 0, &fb, &err) ==
           FC_OK);
     f = feature(&fb, "b");
-    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND_BYTES_LIST &&
-          f->bytes_list->n_value == 2 && f->bytes_list->value[0].len == 2 &&
-          memcmp(f->bytes_list->value[0].data, "hi", 2) == 0 && f->bytes_list->value[1].len == 0);
+    CHECK(f != NULL && f->kind == FC_FB_BYTES &&
+          f->n == 2 && f->bytes[0].len == 2 &&
+          memcmp(f->bytes[0].data, "hi", 2) == 0 && f->bytes[1].len == 0);
     /* the Example's tag in 7 bytes */
     CHECK(decode_hex("8a808080808000" "0f" "0a0d0a016212080a060a0268690a00", 0, &fb, &err) == FC_OK);
     f = feature(&fb, "b");
-    CHECK(f != NULL && f->bytes_list->n_value == 2);
+    CHECK(f != NULL && f->n == 2);
     /* a bytes value's length in 7 bytes, and the map entry's in 6 */
     CHECK(decode_hex("0a1a" "0a" "938080808000" "0a0162120e0a0c0a" "82808080808000" "68690a00", 0, &fb,
                      &err) == FC_OK);
     f = feature(&fb, "b");
-    CHECK(f != NULL && f->bytes_list->n_value == 2 && f->bytes_list->value[0].len == 2 &&
-          memcmp(f->bytes_list->value[0].data, "hi", 2) == 0);
+    CHECK(f != NULL && f->n == 2 && f->bytes[0].len == 2 &&
+          memcmp(f->bytes[0].data, "hi", 2) == 0);
     /* nested long lengths at every level, with an int64 list */
     CHECK(decode_hex("0a" "9b8080808000" "0a" "948080808000" "0a0161" "12" "8a8080808000" "1a"
                      "838080808000" "0a0105",
                      0, &fb, &err) == FC_OK);
     f = feature(&fb, "a");
-    CHECK(f != NULL && f->kind_case == FC_PB__FEATURE__KIND_INT64_LIST &&
-          f->int64_list->n_value == 1 && f->int64_list->value[0] == 5);
+    CHECK(f != NULL && f->kind == FC_FB_INT64 &&
+          f->n == 1 && f->int64s[0] == 5);
     /* found by the fuzzer, once refused: merged empty Features */
     CHECK(decode_hex("0a000a808080808080808000", FC_FALLBACK_LENIENT, &fb, &err) == FC_OK);
     /* 2^32 as a length; an 11-byte length */
@@ -387,32 +388,32 @@ static void test_long_varints(void)
 
 /* ---- fc_fallback_decode_canonical against fc_fallback_decode */
 
-static int same_feature(const FcPb__Feature *a, const FcPb__Feature *b)
+static int same_feature(const fc_fb_value *a, const fc_fb_value *b)
 {
     size_t i;
-    if (a->kind_case != b->kind_case)
+    if (a->kind != b->kind)
         return 0;
-    switch (a->kind_case) {
-    case FC_PB__FEATURE__KIND_BYTES_LIST:
-        if (a->bytes_list->n_value != b->bytes_list->n_value)
+    switch (a->kind) {
+    case FC_FB_BYTES:
+        if (a->n != b->n)
             return 0;
-        for (i = 0; i < a->bytes_list->n_value; i++)
-            if (a->bytes_list->value[i].len != b->bytes_list->value[i].len ||
-                (a->bytes_list->value[i].len > 0 &&
-                 memcmp(a->bytes_list->value[i].data, b->bytes_list->value[i].data,
-                        a->bytes_list->value[i].len) != 0))
+        for (i = 0; i < a->n; i++)
+            if (a->bytes[i].len != b->bytes[i].len ||
+                (a->bytes[i].len > 0 &&
+                 memcmp(a->bytes[i].data, b->bytes[i].data,
+                        a->bytes[i].len) != 0))
                 return 0;
         return 1;
-    case FC_PB__FEATURE__KIND_FLOAT_LIST:
-        return a->float_list->n_value == b->float_list->n_value &&
-               (a->float_list->n_value == 0 ||
-                memcmp(a->float_list->value, b->float_list->value,
-                       a->float_list->n_value * sizeof(float)) == 0);
-    case FC_PB__FEATURE__KIND_INT64_LIST:
-        return a->int64_list->n_value == b->int64_list->n_value &&
-               (a->int64_list->n_value == 0 ||
-                memcmp(a->int64_list->value, b->int64_list->value,
-                       a->int64_list->n_value * sizeof(int64_t)) == 0);
+    case FC_FB_FLOAT:
+        return a->n == b->n &&
+               (a->n == 0 ||
+                memcmp(a->floats, b->floats,
+                       a->n * sizeof(float)) == 0);
+    case FC_FB_INT64:
+        return a->n == b->n &&
+               (a->n == 0 ||
+                memcmp(a->int64s, b->int64s,
+                       a->n * sizeof(int64_t)) == 0);
     default:
         return 1;
     }
@@ -424,14 +425,21 @@ static int same_decode(const fc_fallback *a, const fc_fallback *b)
     if (a->kind != b->kind || a->n_features != b->n_features ||
         a->n_feature_lists != b->n_feature_lists)
         return 0;
-    if (a->kind == FC_PAYLOAD_EXAMPLE) {
-        if ((a->example->features == NULL) != (b->example->features == NULL) ||
-            (a->example->features != NULL &&
-             a->example->features->n_feature != b->example->features->n_feature))
-            return 0;
-    } else if ((a->sequence->context == NULL) != (b->sequence->context == NULL) ||
-               (a->sequence->feature_lists == NULL) != (b->sequence->feature_lists == NULL)) {
+    if (a->has_features != b->has_features || a->has_feature_lists != b->has_feature_lists)
         return 0;
+    if (a->kind == FC_PAYLOAD_EXAMPLE) {
+        /* the message protobuf-c decoded, and the canonical decoder's */
+        const FcPb__Example *x = (const FcPb__Example *)a->message;
+        const FcPb__Example *y = (const FcPb__Example *)b->message;
+        if ((x->features == NULL) != (y->features == NULL) ||
+            (x->features != NULL && x->features->n_feature != y->features->n_feature))
+            return 0;
+    } else {
+        const FcPb__SequenceExample *x = (const FcPb__SequenceExample *)a->message;
+        const FcPb__SequenceExample *y = (const FcPb__SequenceExample *)b->message;
+        if ((x->context == NULL) != (y->context == NULL) ||
+            (x->feature_lists == NULL) != (y->feature_lists == NULL))
+            return 0;
     }
     for (i = 0; i < a->n_features; i++)
         if (a->features[i].key_len != b->features[i].key_len ||
@@ -440,15 +448,15 @@ static int same_decode(const fc_fallback *a, const fc_fallback *b)
             !same_feature(a->features[i].value, b->features[i].value))
             return 0;
     for (i = 0; i < a->n_feature_lists; i++) {
-        const FcPb__FeatureList *x = a->feature_lists[i].value, *y = b->feature_lists[i].value;
+        const fc_fb_feature_list *x = &a->feature_lists[i], *y = &b->feature_lists[i];
         if (a->feature_lists[i].key_len != b->feature_lists[i].key_len ||
             (a->feature_lists[i].key_len > 0 &&
              memcmp(a->feature_lists[i].key, b->feature_lists[i].key,
                     a->feature_lists[i].key_len) != 0) ||
-            x->n_feature != y->n_feature)
+            x->n_frames != y->n_frames)
             return 0;
-        for (j = 0; j < x->n_feature; j++)
-            if (!same_feature(x->feature[j], y->feature[j]))
+        for (j = 0; j < x->n_frames; j++)
+            if (!same_feature(&x->frames[j], &y->frames[j]))
                 return 0;
     }
     return 1;

@@ -182,36 +182,35 @@ static void add_bytes(st_bytes *x, const uint8_t *p, size_t n, int *oom)
 }
 
 /* One Feature's values into k; its list type, or -1 for Feature{}. */
-static int add_feature(st_key *k, const FcPb__Feature *f, int *oom)
+static int add_feature(st_key *k, const fc_fb_value *f, int *oom)
 {
     size_t j, n = 0;
     int kind = -1;
-    switch (f->kind_case) {
-    case FC_PB__FEATURE__KIND_BYTES_LIST: {
-        const FcPb__BytesList *l = f->bytes_list;
+    switch (f->kind) {
+    case FC_FB_BYTES: {
         kind = ST_BYTES;
-        n = l->n_value;
+        n = f->n;
         if (k->b == NULL && (k->b = (st_bytes *)calloc(1, sizeof *k->b)) == NULL) {
             *oom = 1;
             return kind;
         }
         for (j = 0; j < n; j++)
-            add_bytes(k->b, l->value[j].data, l->value[j].len, oom);
+            add_bytes(k->b, f->bytes[j].data, f->bytes[j].len, oom);
         break;
     }
-    case FC_PB__FEATURE__KIND_FLOAT_LIST:
+    case FC_FB_FLOAT:
         kind = ST_FLOAT;
-        n = f->float_list->n_value;
+        n = f->n;
         if (num_of(&k->f, oom) != NULL)
             for (j = 0; j < n; j++)
-                add_float(k->f, f->float_list->value[j], oom);
+                add_float(k->f, f->floats[j], oom);
         break;
-    case FC_PB__FEATURE__KIND_INT64_LIST:
+    case FC_FB_INT64:
         kind = ST_INT64;
-        n = f->int64_list->n_value;
+        n = f->n;
         if (num_of(&k->i, oom) != NULL)
             for (j = 0; j < n; j++)
-                add_int64(k->i, f->int64_list->value[j], oom);
+                add_int64(k->i, f->int64s[j], oom);
         break;
     default:
         return -1;
@@ -245,18 +244,18 @@ void st_gather(st_stats *s, const fc_fallback *fb)
     }
     for (i = 0; i < fb->n_feature_lists; i++) {
         const fc_fb_feature_list *e = &fb->feature_lists[i];
-        const FcPb__FeatureList *fl = e->value;
+        const fc_fb_feature_list *fl = e;
         st_key *k = table_get(&s->lists, e->key, e->key_len, s->max_keys, &s->oom);
         if (k == NULL) {
             s->dropped++;
             continue;
         }
         k->present++;
-        sk_moments_add(&k->frames, (double)fl->n_feature);
-        if (sk_quant_add(&k->framesq, (double)fl->n_feature) != 0)
+        sk_moments_add(&k->frames, (double)fl->n_frames);
+        if (sk_quant_add(&k->framesq, (double)fl->n_frames) != 0)
             s->oom = 1;
-        for (f = 0; f < fl->n_feature; f++)
-            if (add_feature(k, fl->feature[f], &s->oom) < 0)
+        for (f = 0; f < fl->n_frames; f++)
+            if (add_feature(k, &fl->frames[f], &s->oom) < 0)
                 k->empty++;
     }
 }
