@@ -2,8 +2,10 @@
  * options, -j, and the fallback decoder in memory that grows to a limit. */
 #include "base/read.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
                        fc_payload_kind *type, size_t *max_memory, int *rc)
@@ -145,9 +147,14 @@ int tools_parse_jobs(const char *s, unsigned *jobs)
     unsigned long v;
     if (*s < '0' || *s > '9')
         return -1;
+    errno = 0;
     v = strtoul(s, &end, 10);
-    if (*end != '\0' || v < 1 || v > 1024)
+    if (*end != '\0' || errno != 0 || v > 1024)
         return -1;
+    if (v == 0) { /* one per CPU, as Python's threads=0 */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        v = cpus < 1 ? 1 : cpus > 1024 ? 1024 : (unsigned long)cpus;
+    }
     *jobs = (unsigned)v;
     return 0;
 }

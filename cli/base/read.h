@@ -39,8 +39,9 @@ enum {
 #define TOOLS_JOBS_OPTION {"jobs", required_argument, NULL, 'j'}
 #define TOOLS_JOBS_HELP                                                          \
     "  -j, --jobs=N            read each file with N threads, in splits (whole\n"   \
-    "                          files for ZLIB, and GZIP without FILE.members)\n"
-/* Parses the value of -j: 1..1024; 0 on success. */
+    "                          files for ZLIB, and GZIP without FILE.members);\n" \
+    "                          0: one per CPU\n"
+/* Parses the value of -j: 1..1024, or 0 for one per CPU; 0 on success. */
 int tools_parse_jobs(const char *s, unsigned *jobs);
 /* The input options every command that reads records takes. */
 #define TOOLS_INPUT_OPTIONS                                      \

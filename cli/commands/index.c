@@ -439,7 +439,7 @@ int cmd_index(int argc, char **argv)
             mode = PROGRESS_FORCE;
         } else if (opt == 'j') {
             if (tools_parse_jobs(optarg, &jobs) != 0)
-                return cli_usage_error(&index_cmd, "bad number of jobs '%s' (1 to 1024)", optarg);
+                return cli_usage_error(&index_cmd, "bad number of jobs '%s' (0 for one per CPU, or 1 to 1024)", optarg);
         }
     }
     if (rc >= 0)

@@ -233,7 +233,7 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
             o->examples = 1;
         } else if (opt == 'j') {
             if (tools_parse_jobs(optarg, &o->jobs) != 0)
-                return cli_usage_error(c, "bad number of jobs '%s' (1 to 1024)", optarg);
+                return cli_usage_error(c, "bad number of jobs '%s' (0 for one per CPU, or 1 to 1024)", optarg);
         }
     }
     if (rc >= 0) {

@@ -135,9 +135,20 @@ def close(a, b, scale, what):
     check(abs(a - b) <= 1e-9 * max(scale, 1e-300), "%s: %r, numpy %r" % (what, a, b))
 
 
-def check_dist(d, xs, what):
-    """a "count/min/max/mean/std/quantiles/histogram" object against xs."""
+def check_dist(d, xs, what, float32=False):
+    """a "count/min/max/mean/std/quantiles/histogram" object against xs.
+    float32: xs are a float list's; min, max, the quantiles and the
+    histogram's ends are float32 values, printed as such, read back so."""
     xs = np.asarray(xs, dtype=np.float64)
+    if float32 and d["count"] > 0:
+        d = dict(d, min=f32(d["min"]), max=f32(d["max"]),
+                 quantiles={k: f32(v) for k, v in d["quantiles"].items()})
+        h = [list(b) for b in d["histogram"]]
+        h[0][0], h[-1][1] = f32(h[0][0]), f32(h[-1][1])
+        if all(b[0] == b[1] for b in d["histogram"]):
+            for b in h:
+                b[0] = b[1] = f32(b[0])
+        d["histogram"] = h
     check(d["count"] == len(xs), "%s count %d, expected %d" % (what, d["count"], len(xs)))
     if len(xs) == 0:
         return
@@ -251,7 +262,7 @@ def check_key(k, t, records, what, sketches, is_list):
             check(x["inf"] == fl.count(math.inf) and x["-inf"] == fl.count(-math.inf),
                   what + " inf")
             check(x["zeros"] == sum(1 for v in fin if v == 0), what + " float zeros")
-            check_dist(x["finite"], fin, what + " float")
+            check_dist(x["finite"], fin, what + " float", float32=True)
     if t.vals["bytes"] or "bytes" in k:
         bs = t.vals["bytes"]
         x = k.get("bytes")
@@ -311,7 +322,37 @@ def same_figures(a, b, what, exact_floats=False):
         check(a == b, "%s: %r vs %r" % (what, a, b))
 
 
+def significant(text):
+    """The significant digits of a number's text ("0.0417" -> "417")."""
+    mant = text.lstrip("-").lower().split("e")[0].replace(".", "")
+    return mant.strip("0") or "0"
+
+
+def float32_texts(path, what):
+    """Every float list's min, max and quantiles in the JSON text: the
+    shortest text that reads back as that float32, as cat prints it."""
+    _, out, _ = run(["stats", "-q", "--json", path])
+    raw = json.loads(out, parse_float=lambda t: ("float", t))
+    seen = 0
+    for k in raw["features"] + raw["feature_lists"]:
+        x = k.get("float")
+        if x is None or x["finite"]["count"] == 0:
+            continue
+        d = x["finite"]
+        texts = [d["min"], d["max"]] + list(d["quantiles"].values())
+        for v in texts:
+            t = v[1] if isinstance(v, tuple) else str(v)
+            short = np.format_float_scientific(np.float32(t), unique=True, trim="-")
+            seen += 1
+            check(significant(t) == significant(short),
+                  "%s %s: %s is not float32's shortest (%s)" % (what, k["name"], t, short))
+    return seen
+
+
 def figures():
+    n = float32_texts(os.path.join(CORPUS, "tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz"),
+                      "penguin")
+    check(n >= 40, "float32 texts: only %d values seen" % n)
     files = sorted(f for f in os.listdir(CORPUS)
                    if not f.endswith((".md", ".tsv")) and f != "NOTICE")
     for f in files:
@@ -463,10 +504,22 @@ def figures():
           "--max-features=3: %d features, %d dropped" % (len(s["features"]), s["dropped_keys"]))
     rc, s1, _ = stats(["--top=0", p])
     check(rc == 0 and all(k["bytes"]["top"] == [] for k in s1["features"] if "bytes" in k), "--top=0")
-    for bad in (["--top=65"], ["--top=x"], ["--max-features=0"], ["-j", "0"], ["--crc=maybe"],
-                ["--bogus"]):
+    for bad in (["--top=65"], ["--top=x"], ["--max-features=0"], ["-j", "1025"], ["-j", "-1"],
+                ["--crc=maybe"], ["--bogus"]):
         rc, _, err = run(["stats"] + bad + [p])
         check(rc == 64, "usage error %r: exit %d" % (bad, rc))
+    # -j 0: one thread per CPU, the figures of one thread
+    rc, s0, _ = stats(["-j", "0", p])
+    rc1, s1, _ = stats([p])
+    check(rc == rc1 == 0 and s0 is not None, "-j 0: exit %d" % rc)
+    if s0 is not None and s1 is not None:
+        same_figures(s1, s0, "-j 0")
+    # a file that cannot be read: its error on stderr, nothing on stdout
+    for args in (["/nonexistent/x.tfrecord"], ["--json", "/nonexistent/x.tfrecord"],
+                 ["/nonexistent/x.tfrecord", "/nonexistent/y.tfrecord"]):
+        rc, out, err = run(["stats", "-q"] + args)
+        check(rc == 2 and out == b"" and "cannot open" in err,
+              "stats %r: exit %d, stdout %r" % (args, rc, out[:80]))
     # the table and the report
     rc, out, _ = run(["stats", "-q", p])
     check(rc == 0 and b"numeric features" in out and b"trip_start_hour" in out

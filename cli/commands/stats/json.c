@@ -31,12 +31,25 @@ static void json_double(FILE *f, double v)
     fputs(buf, f);
 }
 
+/* A float32 value (min, max, a quantile the sketch kept) as cat prints it:
+ * the shortest text that reads back as that float32; anything else (a bin
+ * edge, a mean) as a double. */
+static void json_value(FILE *f, double v, int f32)
+{
+    if (f32 && (double)(float)v == v) {
+        fc_json_float(f, (float)v);
+        return;
+    }
+    json_double(f, v);
+}
+
 static void json_u64(FILE *f, const char *name, uint64_t v)
 {
     fprintf(f, "\"%s\":%llu", name, (unsigned long long)v);
 }
 
-static void json_dist(FILE *f, const sk_moments *m, const sk_quant *q)
+/* f32: the values are float32 (a float list's), else integers or lengths. */
+static void json_dist(FILE *f, const sk_moments *m, const sk_quant *q, int f32)
 {
     uint64_t bins[ST_BINS];
     double low[ST_BINS], high[ST_BINS];
@@ -44,9 +57,9 @@ static void json_dist(FILE *f, const sk_moments *m, const sk_quant *q)
     fprintf(f, "{\"count\":%llu", (unsigned long long)m->n);
     if (m->n > 0) {
         fputs(",\"min\":", f);
-        json_double(f, m->min);
+        json_value(f, m->min, f32);
         fputs(",\"max\":", f);
-        json_double(f, m->max);
+        json_value(f, m->max, f32);
         fputs(",\"mean\":", f);
         json_double(f, m->mean);
         fputs(",\"std\":", f);
@@ -54,15 +67,15 @@ static void json_dist(FILE *f, const sk_moments *m, const sk_quant *q)
         fputs(",\"quantiles\":{", f);
         for (j = 0; j < ST_NQ; j++) {
             fprintf(f, "%s\"%s\":", j > 0 ? "," : "", st_quantile_names[j]);
-            json_double(f, sk_quant_value(q, st_quantiles[j]));
+            json_value(f, sk_quant_value(q, st_quantiles[j]), f32);
         }
         fputs("},\"histogram\":[", f);
         nb = st_histogram(m, q, bins, low, high);
         for (j = 0; j < nb; j++) {
             fputs(j > 0 ? ",[" : "[", f);
-            json_double(f, low[j]);
+            json_value(f, low[j], f32);
             fputc(',', f);
-            json_double(f, high[j]);
+            json_value(f, high[j], f32);
             fprintf(f, ",%llu]", (unsigned long long)bins[j]);
         }
         fputc(']', f);
@@ -97,7 +110,7 @@ static void json_num(FILE *f, const char *kind, const st_num *x, int integer)
         json_u64(f, "-inf", x->ninf);
     }
     fputs(",\"finite\":", f);
-    json_dist(f, &x->m, &x->q);
+    json_dist(f, &x->m, &x->q, !integer);
     if (integer && x->values > 0)
         fprintf(f, ",\"min\":%lld,\"max\":%lld", (long long)x->imin, (long long)x->imax);
     if (integer) {
@@ -117,7 +130,7 @@ static void json_bytes(FILE *f, const st_bytes *x, unsigned ntop)
     fputc(',', f);
     json_u64(f, "utf8", x->utf8);
     fputs(",\"length\":", f);
-    json_dist(f, &x->len, &x->lenq);
+    json_dist(f, &x->len, &x->lenq, 0);
     fputc(',', f);
     json_distinct(f, &x->d);
     fputs(",\"top\":[", f);
@@ -166,10 +179,10 @@ static void json_key(FILE *f, const st_key *k, uint64_t records, int list, unsig
     json_u64(f, list ? "empty_frames" : "empty", k->empty);
     if (list) {
         fputs(",\"frames\":", f);
-        json_dist(f, &k->frames, &k->framesq);
+        json_dist(f, &k->frames, &k->framesq, 0);
     }
     fprintf(f, ",\"%s\":", list ? "values_per_frame" : "values_per_record");
-    json_dist(f, &k->per, &k->perq);
+    json_dist(f, &k->per, &k->perq, 0);
     if (k->i != NULL)
         json_num(f, "int64", k->i, 1);
     if (k->f != NULL)

@@ -208,6 +208,7 @@ static int run_sequential(const stats_opts *o, st_stats *s, st_file *files, prog
             files[k].compression = fc_compression_name(fc_reader_compression(&in.reader));
         } else if (!s->oom) {
             files[k].failed = 1;
+            files[k].io_error = in.err.status == FC_ERR_IO;
             snprintf(files[k].error, sizeof files[k].error, "%s", in.err.message);
             fprintf(stderr, "featc: %s: %s\n", path, in.err.message);
             rc = EXIT_DATA_ERR;
@@ -296,6 +297,7 @@ static int run_pool(const stats_opts *o, st_stats *s, st_file *files, progress *
             }
             if (sp->status != FC_END) {
                 fi->failed = 1;
+                fi->io_error = sp->err.status == FC_ERR_IO;
                 snprintf(fi->error, sizeof fi->error, "%s", sp->err.message);
                 progress_clear(pg);
                 fprintf(stderr, "featc: %s: %s\n", o->files[sp->file], sp->err.message);
@@ -434,7 +436,7 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
             o->message = optarg;
         } else if (opt == 'j') {
             if (tools_parse_jobs(optarg, &o->jobs) != 0)
-                return cli_usage_error(&stats_cmd, "-j takes 1 to 1024 threads, not '%s'",
+                return cli_usage_error(&stats_cmd, "-j takes 0 (one per CPU) or 1 to 1024 threads, not '%s'",
                                        optarg);
         } else if (opt == 'q') {
             o->progress = PROGRESS_QUIET;
@@ -493,6 +495,15 @@ int cmd_stats(int argc, char **argv)
     st_sort(&s);
     if (s.spec_failed > 0)
         rc = worse(rc, EXIT_RECORD_ERR);
+    for (k = 0; k < o.nfiles && files[k].io_error; k++)
+        ;
+    if (k == o.nfiles && s.records == 0 && s.other == 0) {
+        /* no file could be read (cannot open, or a read error before the
+         * first record): the errors are on stderr, and no report of zero
+         * records goes to stdout */
+        rc = worse(rc, EXIT_DATA_ERR);
+        goto out;
+    }
     report.files = files;
     report.nfiles = (size_t)o.nfiles;
     report.title = o.nfiles == 1 ? o.files[0] : "TFRecord files";

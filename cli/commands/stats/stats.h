@@ -73,6 +73,7 @@ typedef struct st_file {
     uint64_t records, bytes;
     const char *compression;
     int failed;
+    int io_error;      /* failed reading the file (cannot open, read error), not its bytes */
     char error[512];
 } st_file;
 
