@@ -401,7 +401,9 @@ check(rc1 == rc2 == 2 and err1 == err2 and one == two and len(one) == 3,
       'index -j 3: %d %s / %d %s, %d indexes' % (rc1, err1, rc2, err2, len(two)))
 check(os.path.exists(os.path.join(jdir, os.path.basename(seekable)) + '.members'),
       'index -j of GZIP writes FILE.members')
-for args, text in [(['count', '-j', '0', mnist], "bad number of jobs '0'"),
+# -j 0: one thread per CPU, the lines of one thread
+check(run('count', '-j', '0', mnist) == run('count', mnist), 'count -j 0 differs from one thread')
+for args, text in [(['count', '-j', '1025', mnist], "bad number of jobs '1025'"),
                    (['count', '-j', 'x', mnist], "bad number of jobs 'x'"),
                    (['verify', '-j', '2', '--split', '0/2', mnist], '-j reads whole files')]:
     rc, out, err = run(*args)
