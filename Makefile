@@ -2,6 +2,7 @@
 #
 #   make            build featc, the runtime libraries and the examples
 #   make demo       the main job: write a TFRecord, read it back with featc
+#                   (quiet; V=1 shows the build's commands)
 #   make test       everything: unit, corpus, CLI, sanitizers (ASan+UBSan),
 #                   fuzz-seed regression, malloc-free proof (tests/README.md)
 #   make check      the quick subset: build, unit, CLI, diagnostics, codegen
@@ -234,7 +235,9 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libfeatc.a $(HEADERS)
 
 # ------------------------------------------------------------------ main job
 
-demo: all
+# Quiet: the build's command lines only with V=1 (make demo V=1).
+demo:
+	@$(MAKE) --no-print-directory $(if $(V),,-s) all
 	@sh examples/demo.sh $(BUILD)
 
 # ------------------------------------------------------------------ tests

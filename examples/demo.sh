@@ -50,9 +50,14 @@ echo "== featc verify (framing and CRCs, independent of any spec)"
 "$build/featc" verify "$out/hello.tfrecord" "$out/hello.tfrecord.gz" "$out/movies.tfrecord" \
     "$out/clips.tfrecord.gz" || fail=1
 
+echo
 if [ "$fail" -eq 0 ]; then
-    echo "demo: 1 passed, 0 failed"
+    echo "featc demo: passed.  4 Examples (specs/tutorial.feat; plain and GZIP) and 3"
+    echo "SequenceExamples (specs/movie.feat) went out through the generated serializers and"
+    echo "came back equal through the generated parsers and JSON drivers; the RNN over 23"
+    echo "clips through the segment batcher matched the whole-clip states bit for bit; every"
+    echo "file verified.  The files: $out"
 else
-    echo "demo: 0 passed, 1 failed"
+    echo "featc demo: FAILED (the lines starting with demo: above say what)"
     exit 1
 fi

@@ -7,7 +7,7 @@
 TEST_SUITES = all test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan test-splits-bench \
               test-nomalloc test-cxx \
               test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
-              test-fuzz-seeds test-install test-readme test-python test-stats test-check-data demo
+              test-fuzz-seeds test-install test-readme test-python test-stats test-check-data test-demo
 # Suites that build in folders of their own: make test runs them in a second
 # lane, beside the others (tests/run.sh).
 CROSS_SUITES = test-i386 test-s390x test-embedded test-small test-warnings test-sanitize
@@ -204,6 +204,11 @@ test-s390x: all
 	    $(S390X_SUITES) -- BUILD=$(BUILD)/s390x CC="$(S390X_CC)" \
 	    LIBS_Z=$(FEATC_CROSS_LIBS)/s390x/libz.a \
 	    LIBS_FALLBACK=$(FEATC_CROSS_LIBS)/s390x/libprotobuf-c.a CORPUS=$(CORPUS)
+
+# The main job (make demo) as a suite: examples/demo.sh's exit status.
+test-demo: all
+	@sh examples/demo.sh $(BUILD) > $(BUILD)/demo.log 2>&1 && echo "demo: 1 passed, 0 failed" || \
+	    { cat $(BUILD)/demo.log; echo "demo: 0 passed, 1 failed"; exit 1; }
 
 # Cortex-M4, freestanding: the generated tutorial and taobao parsers with
 # the memory reader, by arm-none-eabi-gcc and clang, linked -nostdlib with
