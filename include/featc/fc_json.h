@@ -38,22 +38,34 @@ size_t fc_json_escape(char *out, size_t room, const void *p, size_t n, size_t *u
  * bytes are well-formed UTF-8), bytes from 0x80 as they are.  At least 4
  * bytes of room make progress. */
 size_t fc_text_escape(char *out, size_t room, const void *p, size_t n, size_t *used, int utf8);
+/* Flags of the printers below.  FC_JSON_RAGGED: a batch's VarLen columns
+ * as {"values","row_splits"} (else {"indices","values","dense_shape"}).
+ * FC_JSON_UTF8: bytes values that are well-formed UTF-8 as text, as
+ * fc_json_string with utf8 (others byte by byte as \udcXX), for reading;
+ * without it, one code point per byte: the dump contract. */
+#define FC_JSON_RAGGED 1u
+#define FC_JSON_UTF8 2u
+
 /* {"NAME":VALUE,...} of a parsed message, fields in spec order. */
 void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg);
+void fc_json_features_opt(FILE *f, const fc_message_desc *md, const void *msg, unsigned flags);
 
 /* {"NAME":VALUE,...} of a parsed SequenceExample's context, and of its
  * feature lists (each a list of frames). */
 void fc_json_context(FILE *f, const fc_seq_desc *sd, const void *msg);
+void fc_json_context_opt(FILE *f, const fc_seq_desc *sd, const void *msg, unsigned flags);
 void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg);
+void fc_json_feature_lists_opt(FILE *f, const fc_seq_desc *sd, const void *msg, unsigned flags);
 
 /* A parsed batch as the --batch contract prints it: dense columns as
  * {"shape","values"}, VarLen ones as {"indices","values","dense_shape"} or
- * (ragged) {"values","row_splits"}; lengths of the fixed-frame lists. */
+ * (FC_JSON_RAGGED) {"values","row_splits"}; lengths of the fixed-frame
+ * lists.  (flags was `int ragged`: 1 still means ragged.) */
 void fc_json_batch_features(FILE *f, const fc_message_desc *md, const fc_column *cols,
-                            int ragged);
-void fc_json_batch_context(FILE *f, const fc_seq_desc *sd, const fc_column *cols, int ragged);
+                            unsigned flags);
+void fc_json_batch_context(FILE *f, const fc_seq_desc *sd, const fc_column *cols, unsigned flags);
 void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column *cols,
-                                 int ragged);
+                                 unsigned flags);
 void fc_json_batch_lengths(FILE *f, const fc_seq_desc *sd, const fc_column *cols);
 
 #ifdef __cplusplus

@@ -50,6 +50,7 @@ typedef struct driver_kind {
     int (*parse)(void *out, const void *data, size_t len, fc_error *err);
     const fc_message_desc *md;
     const fc_seq_desc *sd;
+    unsigned json; /* FC_JSON_UTF8 with --utf8 */
 } driver_kind;
 
 /* {"WHAT":N,"error":"record I (offset O of PATH): MESSAGE"}, the error
@@ -69,6 +70,7 @@ static void print_error(const char *what, uint64_t n, uint64_t index, uint64_t o
 static int batch_flush(const driver_kind *dk, batch_buf *b, uint64_t k, fc_column *cols,
                        void *scratch, int ragged)
 {
+    unsigned flags;
     fc_error err;
     size_t i, n = b->n; /* 0: the one empty batch of an input without records */
     int rc;
@@ -93,14 +95,15 @@ static int batch_flush(const driver_kind *dk, batch_buf *b, uint64_t k, fc_colum
         return 1;
     }
     printf("{\"batch\":%llu,", (unsigned long long)k);
+    flags = dk->json | (ragged ? FC_JSON_RAGGED : 0u);
     if (dk->md != NULL) {
         fputs("\"features\":", stdout);
-        fc_json_batch_features(stdout, dk->md, cols, ragged);
+        fc_json_batch_features(stdout, dk->md, cols, flags);
     } else {
         fputs("\"context\":", stdout);
-        fc_json_batch_context(stdout, dk->sd, cols, ragged);
+        fc_json_batch_context(stdout, dk->sd, cols, flags);
         fputs(",\"feature_lists\":", stdout);
-        fc_json_batch_feature_lists(stdout, dk->sd, cols, ragged);
+        fc_json_batch_feature_lists(stdout, dk->sd, cols, flags);
         fputs(",\"lengths\":", stdout);
         fc_json_batch_lengths(stdout, dk->sd, cols);
     }
@@ -113,12 +116,12 @@ static void print_record(const driver_kind *k, uint64_t n, const void *msg)
     printf("{\"record\":%llu,", (unsigned long long)n);
     if (k->md != NULL) {
         fputs("\"features\":", stdout);
-        fc_json_features(stdout, k->md, msg);
+        fc_json_features_opt(stdout, k->md, msg, k->json);
     } else {
         fputs("\"context\":", stdout);
-        fc_json_context(stdout, k->sd, msg);
+        fc_json_context_opt(stdout, k->sd, msg, k->json);
         fputs(",\"feature_lists\":", stdout);
-        fc_json_feature_lists(stdout, k->sd, msg);
+        fc_json_feature_lists_opt(stdout, k->sd, msg, k->json);
     }
     fputs("}\n", stdout);
 }
@@ -137,6 +140,9 @@ static const char *const driver_usage =
     "  --crc=verify|skip|none  (default verify)\n"
     "  -b, --batch=B           batches of B records (1 to 1000000)\n"
     "  --ragged                with --batch: VarLen as values and row splits\n"
+    "  --utf8                  bytes values that are UTF-8 as text (as featc cat\n"
+    "                          --utf8); else one code point per byte, the dump\n"
+    "                          contract (docs/design.md)\n"
     "  --max-record-size=N     largest record accepted, from any input (K/M/G\n"
     "                          suffixes; default 1G); bounds the memory used\n"
     "  -h, --help              this text\n"
@@ -304,18 +310,20 @@ static int run_batches(const char *prog, const driver_kind *k, const fc_input_op
     return rc;
 }
 
-enum { OPT_CRC = 0x100, OPT_RAGGED, OPT_MAX_RECORD };
+enum { OPT_CRC = 0x100, OPT_RAGGED, OPT_MAX_RECORD, OPT_UTF8 };
 static const struct option driver_long[] = {
     {"compression", required_argument, NULL, 'c'},
     {"crc", required_argument, NULL, OPT_CRC},
     {"batch", required_argument, NULL, 'b'},
     {"ragged", no_argument, NULL, OPT_RAGGED},
+    {"utf8", no_argument, NULL, OPT_UTF8},
     {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-static int driver_run(int argc, char **argv, const driver_kind *k)
+static int driver_run(int argc, char **argv, const driver_kind *kind)
 {
+    driver_kind with = *kind, *k = &with;
     static char dash[] = "-", *stdin_only[] = {dash, NULL};
     const char *prog = argc > 0 ? argv[0] : "driver";
     fc_input_options opt;
@@ -348,6 +356,9 @@ static int driver_run(int argc, char **argv, const driver_kind *k)
         }
         case OPT_RAGGED:
             ragged = 1;
+            break;
+        case OPT_UTF8:
+            with.json |= FC_JSON_UTF8;
             break;
         case OPT_MAX_RECORD:
             if (fc_input_parse_size(optarg, &opt.max_record_size) != 0 || opt.max_record_size == 0)
@@ -388,6 +399,7 @@ int fc_driver_main(int argc, char **argv, const fc_message_desc *md)
     k.parse = md->parse;
     k.md = md;
     k.sd = NULL;
+    k.json = 0;
     return driver_run(argc, argv, &k);
 }
 
@@ -398,5 +410,6 @@ int fc_driver_seq_main(int argc, char **argv, const fc_seq_desc *sd)
     k.parse = sd->parse;
     k.md = NULL;
     k.sd = sd;
+    k.json = 0;
     return driver_run(argc, argv, &k);
 }

@@ -147,8 +147,16 @@ void fc_json_bytes(FILE *f, const void *data, size_t n)
     fc_json_string(f, data, n, 0);
 }
 
-static void json_value(FILE *f, fc_type t, const unsigned char *base, size_t i)
+/* Where the printers write, and how: bytes values as text (FC_JSON_UTF8)
+ * or one code point per byte (the dump contract). */
+typedef struct json_out {
+    FILE *f;
+    int utf8;
+} json_out;
+
+static void json_value(const json_out *o, fc_type t, const unsigned char *base, size_t i)
 {
+    FILE *f = o->f;
     if (t == FC_TYPE_INT64) {
         int64_t v;
         char buf[FC_INT64_CHARS];
@@ -161,37 +169,39 @@ static void json_value(FILE *f, fc_type t, const unsigned char *base, size_t i)
     } else {
         fc_bytes v;
         memcpy(&v, base + i * sizeof v, sizeof v);
-        fc_json_bytes(f, v.data, v.size);
+        fc_json_string(f, v.data, v.size, o->utf8);
     }
 }
 
 /* Values [*pos, ...) shaped by dims[level..rank). */
-static void json_nested(FILE *f, fc_type t, unsigned rank, const size_t *dims,
+static void json_nested(const json_out *o, fc_type t, unsigned rank, const size_t *dims,
                         const unsigned char *base, unsigned level, size_t *pos)
 {
+    FILE *f = o->f;
     size_t i;
     if (level == rank) {
-        json_value(f, t, base, (*pos)++);
+        json_value(o, t, base, (*pos)++);
         return;
     }
     fputc('[', f);
     for (i = 0; i < dims[level]; i++) {
         if (i > 0)
             fputc(',', f);
-        json_nested(f, t, rank, dims, base, level + 1, pos);
+        json_nested(o, t, rank, dims, base, level + 1, pos);
     }
     fputc(']', f);
 }
 
 /* values [from, from + n) as a flat list */
-static void json_flat(FILE *f, fc_type t, const unsigned char *base, size_t from, size_t n)
+static void json_flat(const json_out *o, fc_type t, const unsigned char *base, size_t from, size_t n)
 {
+    FILE *f = o->f;
     size_t k;
     fputc('[', f);
     for (k = 0; k < n; k++) {
         if (k > 0)
             fputc(',', f);
-        json_value(f, t, base, from + k);
+        json_value(o, t, base, from + k);
     }
     fputc(']', f);
 }
@@ -238,26 +248,28 @@ static int64_t split_at(const ragged_view *v, unsigned q, size_t k)
 
 /* Items [from, to) of partition level q (the values past the last level)
  * as nested lists: a RaggedFeature as parse_single_example returns it. */
-static void json_ragged(FILE *f, const ragged_view *v, unsigned q, size_t from, size_t to)
+static void json_ragged(const json_out *o, const ragged_view *v, unsigned q, size_t from, size_t to)
 {
+    FILE *f = o->f;
     size_t k;
     if (q == v->x->nparts) {
-        json_flat(f, v->type, v->values, from, to - from);
+        json_flat(o, v->type, v->values, from, to - from);
         return;
     }
     fputc('[', f);
     for (k = from; k < to; k++) {
         if (k > from)
             fputc(',', f);
-        json_ragged(f, v, q + 1, (size_t)split_at(v, q, k), (size_t)split_at(v, q, k + 1));
+        json_ragged(o, v, q + 1, (size_t)split_at(v, q, k), (size_t)split_at(v, q, k + 1));
     }
     fputc(']', f);
 }
 
 /* {"NAME":VALUE,...} of fields (an Example's features, a SequenceExample's
  * context). */
-static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const unsigned char *m)
+static void json_fields(const json_out *o, const fc_field_desc *fields, size_t n, const unsigned char *m)
 {
+    FILE *f = o->f;
     size_t i, k;
     int first = 1;
     fputc('{', f);
@@ -276,7 +288,7 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
         case FC_KIND_RAGGED: {
             ragged_view v;
             ragged_view_at(&v, fd->type, fd->extra, m, fd->value_offset, 0, count, 0);
-            json_ragged(f, &v, 0, 0, v.top);
+            json_ragged(o, &v, 0, 0, v.top);
             break;
         }
         case FC_KIND_SPARSE: {
@@ -291,7 +303,7 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
                 fputc(']', f);
             }
             fputs("],\"values\":", f);
-            json_flat(f, fd->type, vals, 0, count);
+            json_flat(o, fd->type, vals, 0, count);
             fputs(",\"dense_shape\":[", f);
             for (k = 0; k < fd->rank; k++)
                 fprintf(f, "%s%zu", k > 0 ? "," : "", fd->dims[k]);
@@ -299,17 +311,17 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
             break;
         }
         case FC_KIND_FIXED:
-            json_nested(f, fd->type, fd->rank, fd->dims, vals, 0, &pos);
+            json_nested(o, fd->type, fd->rank, fd->dims, vals, 0, &pos);
             break;
         case FC_KIND_VARLEN:
-            json_flat(f, fd->type, vals, 0, count);
+            json_flat(o, fd->type, vals, 0, count);
             break;
         default:
             fputc('[', f);
             for (k = 0; k < count; k++) {
                 if (k > 0)
                     fputc(',', f);
-                json_nested(f, fd->type, fd->rank, fd->dims, vals, 0, &pos);
+                json_nested(o, fd->type, fd->rank, fd->dims, vals, 0, &pos);
             }
             fputc(']', f);
             break;
@@ -318,21 +330,46 @@ static void json_fields(FILE *f, const fc_field_desc *fields, size_t n, const un
     fputc('}', f);
 }
 
+void fc_json_features_opt(FILE *f, const fc_message_desc *md, const void *msg, unsigned flags)
+{
+    json_out o;
+    o.f = f;
+    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_fields(&o, md->fields, md->nfields, (const unsigned char *)msg);
+}
+
 void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg)
 {
-    json_fields(f, md->fields, md->nfields, (const unsigned char *)msg);
+    fc_json_features_opt(f, md, msg, 0);
+}
+
+void fc_json_context_opt(FILE *f, const fc_seq_desc *sd, const void *msg, unsigned flags)
+{
+    json_out o;
+    o.f = f;
+    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_fields(&o, sd->context, sd->ncontext, (const unsigned char *)msg);
 }
 
 void fc_json_context(FILE *f, const fc_seq_desc *sd, const void *msg)
 {
-    json_fields(f, sd->context, sd->ncontext, (const unsigned char *)msg);
+    fc_json_context_opt(f, sd, msg, 0);
 }
 
 void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
 {
+    fc_json_feature_lists_opt(f, sd, msg, 0);
+}
+
+void fc_json_feature_lists_opt(FILE *f, const fc_seq_desc *sd, const void *msg, unsigned flags)
+{
     const unsigned char *m = (const unsigned char *)msg;
     size_t j, t;
     int first = 1;
+    json_out jo;
+    const json_out *o = &jo;
+    jo.f = f;
+    jo.utf8 = (flags & FC_JSON_UTF8) != 0;
     fputc('{', f);
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
@@ -352,12 +389,12 @@ void fc_json_feature_lists(FILE *f, const fc_seq_desc *sd, const void *msg)
                 ragged_view v;
                 ragged_view_at(&v, l->type, l->extra, m, l->value_offset, l->max,
                                fc_load_size(m + l->count_offset + t * sizeof(size_t)), t);
-                json_ragged(f, &v, 0, 0, v.top);
+                json_ragged(o, &v, 0, 0, v.top);
             } else if (l->kind == FC_KIND_VARLEN)
-                json_flat(f, l->type, vals, t * l->max,
+                json_flat(o, l->type, vals, t * l->max,
                           fc_load_size(m + l->count_offset + t * sizeof(size_t)));
             else
-                json_nested(f, l->type, l->rank, l->dims, vals, 0, &pos);
+                json_nested(o, l->type, l->rank, l->dims, vals, 0, &pos);
         }
         fputc(']', f);
     }
@@ -384,24 +421,26 @@ static void json_shape(FILE *f, const fc_column *c)
 }
 
 /* {"shape":[...],"values":[...]} */
-static void json_dense(FILE *f, fc_type t, const fc_column *c)
+static void json_dense(const json_out *o, fc_type t, const fc_column *c)
 {
+    FILE *f = o->f;
     fputs("{\"shape\":", f);
     json_shape(f, c);
     fputs(",\"values\":", f);
-    json_flat(f, t, (const unsigned char *)c->values, 0, c->nvalues);
+    json_flat(o, t, (const unsigned char *)c->values, 0, c->nvalues);
     fputc('}', f);
 }
 
 /* A VarLen column: sparse {"indices","values","dense_shape"} or ragged
  * {"values","row_splits"} (for lists, the splits over frames then over
  * values). */
-static void json_varlen(FILE *f, fc_type t, const fc_column *c, unsigned width, int ragged)
+static void json_varlen(const json_out *o, fc_type t, const fc_column *c, unsigned width, int ragged)
 {
+    FILE *f = o->f;
     size_t k;
     if (ragged) {
         fputs("{\"values\":", f);
-        json_flat(f, t, (const unsigned char *)c->values, 0, c->nvalues);
+        json_flat(o, t, (const unsigned char *)c->values, 0, c->nvalues);
         fputs(",\"row_splits\":", f);
         if (width == 3) {
             fputc('[', f);
@@ -422,7 +461,7 @@ static void json_varlen(FILE *f, fc_type t, const fc_column *c, unsigned width, 
         json_i64s(f, c->indices + k * width, width);
     }
     fputs("],\"values\":", f);
-    json_flat(f, t, (const unsigned char *)c->values, 0, c->nvalues);
+    json_flat(o, t, (const unsigned char *)c->values, 0, c->nvalues);
     fputs(",\"dense_shape\":", f);
     json_shape(f, c);
     fputc('}', f);
@@ -432,13 +471,14 @@ static void json_varlen(FILE *f, fc_type t, const fc_column *c, unsigned width, 
  * split lists (batch first) when it has partitions; for a feature list,
  * always a list: over frames, over each frame's top level, then one per
  * partition. */
-static void json_batch_ragged(FILE *f, fc_type type, const fc_field_extra *x, int list,
+static void json_batch_ragged(const json_out *o, fc_type type, const fc_field_extra *x, int list,
                               const fc_column *c)
 {
+    FILE *f = o->f;
     unsigned q;
     int nested = x->nparts > 0 || list;
     fputs("{\"values\":", f);
-    json_flat(f, type, (const unsigned char *)c->values, 0, c->nvalues);
+    json_flat(o, type, (const unsigned char *)c->values, 0, c->nvalues);
     fputs(",\"row_splits\":", f);
     if (nested)
         fputc('[', f);
@@ -456,9 +496,10 @@ static void json_batch_ragged(FILE *f, fc_type type, const fc_field_extra *x, in
     fputc('}', f);
 }
 
-static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
+static void json_batch_fields(const json_out *o, const fc_field_desc *fields, size_t n,
                               const fc_column *cols, int ragged)
 {
+    FILE *f = o->f;
     size_t i;
     int first = 1;
     fputc('{', f);
@@ -471,33 +512,43 @@ static void json_batch_fields(FILE *f, const fc_field_desc *fields, size_t n,
         fc_json_string(f, fields[i].key, fields[i].key_len, 1);
         fputc(':', f);
         if (fields[i].kind == FC_KIND_RAGGED)
-            json_batch_ragged(f, fields[i].type, fields[i].extra, 0, &cols[i]);
+            json_batch_ragged(o, fields[i].type, fields[i].extra, 0, &cols[i]);
         else if (fields[i].kind == FC_KIND_SPARSE)
-            json_varlen(f, fields[i].type, &cols[i], fields[i].rank + 1, 0);
+            json_varlen(o, fields[i].type, &cols[i], fields[i].rank + 1, 0);
         else if (fields[i].kind == FC_KIND_VARLEN)
-            json_varlen(f, fields[i].type, &cols[i], 2, ragged);
+            json_varlen(o, fields[i].type, &cols[i], 2, ragged);
         else
-            json_dense(f, fields[i].type, &cols[i]);
+            json_dense(o, fields[i].type, &cols[i]);
     }
     fputc('}', f);
 }
 
 void fc_json_batch_features(FILE *f, const fc_message_desc *md, const fc_column *cols,
-                            int ragged)
+                            unsigned flags)
 {
-    json_batch_fields(f, md->fields, md->nfields, cols, ragged);
+    json_out o;
+    o.f = f;
+    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_batch_fields(&o, md->fields, md->nfields, cols, (flags & FC_JSON_RAGGED) != 0);
 }
 
-void fc_json_batch_context(FILE *f, const fc_seq_desc *sd, const fc_column *cols, int ragged)
+void fc_json_batch_context(FILE *f, const fc_seq_desc *sd, const fc_column *cols, unsigned flags)
 {
-    json_batch_fields(f, sd->context, sd->ncontext, cols, ragged);
+    json_out o;
+    o.f = f;
+    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_batch_fields(&o, sd->context, sd->ncontext, cols, (flags & FC_JSON_RAGGED) != 0);
 }
 
 void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column *cols,
-                                 int ragged)
+                                 unsigned flags)
 {
     size_t j;
-    int first = 1;
+    int first = 1, ragged = (flags & FC_JSON_RAGGED) != 0;
+    json_out jo;
+    const json_out *o = &jo;
+    jo.f = f;
+    jo.utf8 = (flags & FC_JSON_UTF8) != 0;
     fputc('{', f);
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
@@ -509,11 +560,11 @@ void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column
         fc_json_string(f, l->key, l->key_len, 1);
         fputc(':', f);
         if (l->kind == FC_KIND_RAGGED)
-            json_batch_ragged(f, l->type, l->extra, 1, &cols[sd->ncontext + j]);
+            json_batch_ragged(o, l->type, l->extra, 1, &cols[sd->ncontext + j]);
         else if (l->kind == FC_KIND_VARLEN)
-            json_varlen(f, l->type, &cols[sd->ncontext + j], 3, ragged);
+            json_varlen(o, l->type, &cols[sd->ncontext + j], 3, ragged);
         else
-            json_dense(f, l->type, &cols[sd->ncontext + j]);
+            json_dense(o, l->type, &cols[sd->ncontext + j]);
     }
     fputc('}', f);
 }

@@ -394,6 +394,25 @@ has "$tmp/err" "more than --max-record-size (1024)" "driver --max-record-size me
 expect_rc 64 "driver --max-record-size x" "$drv" --max-record-size=x "$pen"
 expect_rc 0 "driver --help" "$drv" --help
 has "$tmp/out" "usage: $drv [options] [FILE...]" "driver --help text"
+# --utf8, as cat's: a bytes value that is UTF-8 as text; the contract without it
+"$py" - "$tmp/amelie.tfrecord" "$here/../oracle" <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from framing import frame
+def field(num, body):
+    return bytes([num << 3 | 2]) + bytes([len(body)]) + body
+feature = field(1, field(1, "Amélie".encode("utf-8")))      # Feature{bytes_list}
+entry = field(1, b"feature2") + field(2, feature)
+example = field(1, field(1, entry))                         # Example{features{feature}}
+open(sys.argv[1], "wb").write(frame(example))
+PYEOF
+tut=$3/specs/tutorial
+expect_rc 0 "driver on a UTF-8 value" "$tut" "$tmp/amelie.tfrecord"
+has "$tmp/out" '"feature2":"Am\u00c3\u00a9lie"' "driver: bytes as code points by default"
+expect_rc 0 "driver --utf8" "$tut" --utf8 "$tmp/amelie.tfrecord"
+has "$tmp/out" '"feature2":"Amélie"' "driver --utf8: bytes as text"
+expect_rc 0 "driver --utf8 -b 1" "$tut" --utf8 -b 1 "$tmp/amelie.tfrecord"
+has "$tmp/out" '"Amélie"' "driver --utf8 --batch: bytes as text"
 
 # ---- featc infer (the corpus round trips run in make test-infer)
 inp=$tmp/infer
