@@ -414,7 +414,17 @@ install: all
 # layer's libraries beside the runtime's, so that featc.load compiles specs
 # with the installed featc.  (Or, in a virtual environment:
 # pip install --no-build-isolation ./python, with make install for the rest.)
-PYTHONDIR ?= $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_path('purelib', vars={'base': '$(PREFIX)'}))" 2>/dev/null)
+# PYTHONDIR is PREFIX/lib/pythonX.Y/site-packages (the posix_prefix scheme),
+# except where the interpreter's own default scheme puts PREFIX's packages
+# on its path: Debian's posix_local, which reads /usr/local as the prefix /usr
+# plus local/, gives /usr/local/lib/python3.Y/dist-packages for the default
+# PREFIX, which Debian's python3 searches (its default with base=/usr/local
+# would be /usr/local/local/...).  README.md, "Install", says where to look.
+PYTHONDIR ?= $(shell $(PYTHON) -c "import sysconfig, os; \
+    p = os.path.normpath('$(PREFIX)'); s = sysconfig.get_default_scheme(); \
+    d = sysconfig.get_path('purelib', s, vars={'base': os.path.dirname(p)}) \
+        if s == 'posix_local' and os.path.basename(p) == 'local' else None; \
+    print(d or sysconfig.get_path('purelib', 'posix_prefix', vars={'base': p}))" 2>/dev/null)
 install-python: python install
 	install -d $(DESTDIR)$(PYTHONDIR)/featc $(DESTDIR)$(LIBDIR)
 	install -m 644 $(PY_PACKAGE) $(DESTDIR)$(PYTHONDIR)/featc/

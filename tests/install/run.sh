@@ -208,6 +208,18 @@ ninja -C "$b" -v >"$tmp/touch.log" 2>&1 && ok || bad "meson rebuild: $(tail -5 "
 check_touch_rebuild "$tmp/touch.log" "meson" 2
 check_programs "$b" "meson after touching the spec"
 
+# ---- where make install-python puts the package by default: PREFIX's
+# lib/pythonX.Y/site-packages, and for /usr/local a folder the interpreter
+# searches (Debian: /usr/local/lib/python3.Y/dist-packages)
+pydef() { $make -n -s -C "$root" install-python PREFIX="$1" 2>/dev/null |
+    sed -n 's|^install -m 644 python/featc/[^ ]* .* \(/[^ ]*\)/featc/$|\1|p' | head -1; }
+pyv=$(${PYTHON:-python3} -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+[ "$(pydef "$tmp/pre")" = "$tmp/pre/lib/python$pyv/site-packages" ] && ok ||
+    bad "install-python PREFIX=$tmp/pre: the package would go to '$(pydef "$tmp/pre")'"
+d=$(pydef /usr/local)
+[ -n "$d" ] && ${PYTHON:-python3} -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$d" && ok ||
+    bad "install-python with the default PREFIX: '$d' is not on the interpreter's sys.path"
+
 # ---- Python: make install-python, then featc.load compiles a spec with the
 # installed featc and reads what the in-tree module reads
 pydir=$tmp/prefix/python
