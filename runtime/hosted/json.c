@@ -154,6 +154,15 @@ typedef struct json_out {
     int utf8;
 } json_out;
 
+/* The printers' target for the public FC_JSON_* flags. */
+static json_out json_to(FILE *f, unsigned flags)
+{
+    json_out o;
+    o.f = f;
+    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    return o;
+}
+
 static void json_value(const json_out *o, fc_type t, const unsigned char *base, size_t i)
 {
     FILE *f = o->f;
@@ -332,9 +341,7 @@ static void json_fields(const json_out *o, const fc_field_desc *fields, size_t n
 
 void fc_json_features_opt(FILE *f, const fc_message_desc *md, const void *msg, unsigned flags)
 {
-    json_out o;
-    o.f = f;
-    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_out o = json_to(f, flags);
     json_fields(&o, md->fields, md->nfields, (const unsigned char *)msg);
 }
 
@@ -345,9 +352,7 @@ void fc_json_features(FILE *f, const fc_message_desc *md, const void *msg)
 
 void fc_json_context_opt(FILE *f, const fc_seq_desc *sd, const void *msg, unsigned flags)
 {
-    json_out o;
-    o.f = f;
-    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_out o = json_to(f, flags);
     json_fields(&o, sd->context, sd->ncontext, (const unsigned char *)msg);
 }
 
@@ -366,10 +371,8 @@ void fc_json_feature_lists_opt(FILE *f, const fc_seq_desc *sd, const void *msg, 
     const unsigned char *m = (const unsigned char *)msg;
     size_t j, t;
     int first = 1;
-    json_out jo;
+    json_out jo = json_to(f, flags);
     const json_out *o = &jo;
-    jo.f = f;
-    jo.utf8 = (flags & FC_JSON_UTF8) != 0;
     fputc('{', f);
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
@@ -526,17 +529,13 @@ static void json_batch_fields(const json_out *o, const fc_field_desc *fields, si
 void fc_json_batch_features(FILE *f, const fc_message_desc *md, const fc_column *cols,
                             unsigned flags)
 {
-    json_out o;
-    o.f = f;
-    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_out o = json_to(f, flags);
     json_batch_fields(&o, md->fields, md->nfields, cols, (flags & FC_JSON_RAGGED) != 0);
 }
 
 void fc_json_batch_context(FILE *f, const fc_seq_desc *sd, const fc_column *cols, unsigned flags)
 {
-    json_out o;
-    o.f = f;
-    o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    json_out o = json_to(f, flags);
     json_batch_fields(&o, sd->context, sd->ncontext, cols, (flags & FC_JSON_RAGGED) != 0);
 }
 
@@ -545,10 +544,8 @@ void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column
 {
     size_t j;
     int first = 1, ragged = (flags & FC_JSON_RAGGED) != 0;
-    json_out jo;
+    json_out jo = json_to(f, flags);
     const json_out *o = &jo;
-    jo.f = f;
-    jo.utf8 = (flags & FC_JSON_UTF8) != 0;
     fputc('{', f);
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
