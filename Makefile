@@ -89,7 +89,7 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIBS_FALLBACK = -lprotobuf-c
 LIBS_Z = -lz
 # ISA-L's inflate behind the reader on x86-64 when libisal-dev is installed
-# (about twice zlib's speed on compressible data; README, "Compression");
+# (about twice zlib's speed on compressible data; docs/runtime.md, "Compression");
 # make WITH_ZLIB=1 keeps zlib alone.  Probed with the compiler and flags in
 # use: a -m32 or cross build finds no libisal and keeps zlib.
 ifneq ($(WITH_ZLIB),1)
@@ -112,7 +112,7 @@ export LIBS_Z
 # depends on the choice: $(ISAL_CHOICE), below
 ISAL_CHOICE = $(BUILD)/isal.choice
 
-EXAMPLES = hello_tfrecord movie_sequences elman_rnn
+EXAMPLES = hello_tfrecord movie_sequences elman_rnn read_penguin
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
 # and NAME_main.c, and each spec's JSON driver build/specs/NAME.
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
@@ -136,7 +136,7 @@ $(ISAL_CHOICE): FORCE
 FORCE:
 
 # What a program links after libfeatc.a (or libfeatc_pic.a): zlib, libm,
-# threads, and ISA-L where the build found it.  README's quick start and
+# threads, and ISA-L where the build found it.  The README's tour and
 # featc.load read it: cc ... build/libfeatc.a $(cat build/libfeatc.libs)
 $(BUILD)/libfeatc.libs: Makefile $(ISAL_CHOICE)
 	@mkdir -p $(dir $@)
@@ -228,6 +228,7 @@ $(BUILD)/specs/%: $(GEN_SPECS)/%.c $(GEN_SPECS)/%_main.c $(BUILD)/libfeatc.a
 $(BUILD)/examples/hello_tfrecord: $(GEN_SPECS)/tutorial.c
 $(BUILD)/examples/movie_sequences: $(GEN_SPECS)/movie.c
 $(BUILD)/examples/elman_rnn: $(GEN_SPECS)/elman.c
+$(BUILD)/examples/read_penguin: $(GEN_SPECS)/penguin.c
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libfeatc.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -I$(GEN_SPECS) -o $@ $< $(filter $(GEN_SPECS)/%.c,$^) \
@@ -419,7 +420,7 @@ install: all
 # on its path: Debian's posix_local, which reads /usr/local as the prefix /usr
 # plus local/, gives /usr/local/lib/python3.Y/dist-packages for the default
 # PREFIX, which Debian's python3 searches (its default with base=/usr/local
-# would be /usr/local/local/...).  README.md, "Install", says where to look.
+# would be /usr/local/local/...).  docs/build.md, "Install", says where to look.
 PYTHONDIR ?= $(shell $(PYTHON) -c "import sysconfig, os; \
     p = os.path.normpath('$(PREFIX)'); s = sysconfig.get_default_scheme(); \
     d = sysconfig.get_path('purelib', s, vars={'base': os.path.dirname(p)}) \
