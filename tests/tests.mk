@@ -215,7 +215,7 @@ test-demo: all
 # newlib's mem* and libgcc only, run under qemu-arm, equal to the host.
 test-embedded: all
 	@sh tests/embedded/run.sh $(BUILD)/featc $(BUILD)
-# The footprint table of the README: ROM, RAM and deepest stack of the
+# The footprint table of docs/embedded.md: ROM, RAM and deepest stack of the
 # parse path, reader+parse and parse+serialize, Cortex-M4 and x86-64.
 footprint: all
 	@PYTHON=$(PYTHON) sh tests/embedded/footprint.sh $(BUILD)/featc $(BUILD)
@@ -240,9 +240,10 @@ test-sanitize: all
 test-warnings: all
 	@sh tests/cross/warnings.sh "$(MAKE)" $(BUILD) $(FEATC_CROSS_LIBS)
 
-# README.md's shell blocks marked runnable, verbatim.
+# The snippets of README.md and docs/*.md: shell blocks and transcripts run,
+# C blocks compiled (tests/readme/run.py says how they are marked).
 test-readme: all python
-	@$(PYTHON) tests/readme/run.py README.md $(BUILD)
+	@$(PYTHON) tests/readme/run.py . $(BUILD)
 
 test-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc

@@ -1,83 +1,242 @@
 #!/usr/bin/env python3
-"""Runs every shell block of README.md marked as runnable, verbatim.
+"""Runs or compiles every snippet of README.md, docs/*.md and the folders'
+README.md files that says it can.
 
-A block is runnable when the line before its ```sh fence is
-<!-- runnable: ... -->.  Each block runs with `sh -e` in a fresh folder that
-holds the tree's include/, specs/, examples/, tests/ and build/ (as links),
-with build/ first on PATH, as a reader who ran `make` would run it from the
-top of the tree.  A block passes when every command succeeds.
+Each snippet is marked by an HTML comment on the line before its fence:
 
-A transcript is a ``` block marked <!-- transcript: ... --> whose first line
-is `$ COMMAND`: COMMAND runs the same way, and its standard output must be
-the rest of the block, byte for byte (so a sample output cannot go stale).
+<!-- runnable: ... -->   before a ```sh block: the block runs with `sh -e`.
+<!-- transcript: ... --> before a ``` block of `$ COMMAND` lines, each followed
+                         by what it prints: the commands run in turn, and each
+                         one's standard output must be the lines after it, byte
+                         for byte (so a sample output cannot go stale).
+<!-- c: program [FILE] --> before a ```c block: a whole program, compiled and
+                         linked with the runtime and the generated code of the
+                         specs it includes; with FILE, the block must also be
+                         that file of the tree, byte for byte.
+<!-- c: unit [SPEC...] --> before a ```c block: a translation unit with no
+                         main (a function to call, say), compiled with the
+                         headers generated from each SPEC, not linked.
+<!-- c: fragment [SPEC...] [; DECLARATIONS] --> before a ```c block: the
+                         block's statements, after DECLARATIONS, become the body
+                         of a function (its #include lines go first), compiled
+                         with the headers generated from each SPEC.
+<!-- c: not compiled: WHY --> a ```c block that is not C to compile (a list of
+                         signatures, say), and why.
 
-usage: run.py README BUILD
+A ```c block without a mark fails the suite, so that no C snippet escapes.
+
+Shell blocks and transcripts run in a fresh temporary folder that looks like the
+top of a built tree (every top-level entry of the tree linked, build/ first on
+PATH, no make flags inherited), as a reader would run them after `make`.  They
+may write only out/ there, the folder the README says git ignores; anything
+else they leave behind fails the block.
+
+usage: run.py ROOT BUILD   (ROOT: the top of the tree)
 """
+import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-MARK = "<!-- runnable:"
-TRANSCRIPT = "<!-- transcript:"
+RUNNABLE, TRANSCRIPT, C_MARK = "<!-- runnable:", "<!-- transcript:", "<!-- c:"
+WARN = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Werror"]
+FRAGMENT_QUIET = ["-Wno-unused-variable", "-Wno-unused-but-set-variable",
+                  "-Wno-unused-function", "-Wno-unused-parameter"]
 
 
-def blocks(path, mark=MARK, fence="```sh"):
-    """(line number, text) of each block marked with mark."""
+class Snippet:
+    def __init__(self, path, line, kind, mark, text):
+        self.path, self.line, self.kind, self.mark, self.text = path, line, kind, mark, text
+
+    def where(self):
+        return f"{self.path}:{self.line}"
+
+
+def snippets(path, rel):
+    """Every marked block of the file, and an error for each unmarked C block."""
     lines = open(path, encoding="utf-8").read().split("\n")
-    out = []
+    out, errors = [], []
     i = 0
     while i < len(lines):
-        if lines[i].startswith(mark):
-            if i + 1 >= len(lines) or lines[i + 1].strip() != fence:
-                raise SystemExit(f"{path}:{i + 1}: a {mark} mark must come right before a {fence} block")
-            j = i + 2
+        fence = lines[i].strip()
+        if fence.startswith("```") and fence != "```" or fence == "```":
+            j = i + 1
             while j < len(lines) and lines[j].strip() != "```":
                 j += 1
-            out.append((i + 3, "\n".join(lines[i + 2:j]) + "\n"))
+            text = "\n".join(lines[i + 1:j]) + "\n"
+            mark = lines[i - 1].strip() if i > 0 else ""
+            kind = None
+            if mark.startswith(RUNNABLE):
+                kind = "sh" if fence == "```sh" else None
+            elif mark.startswith(TRANSCRIPT):
+                kind = "transcript" if fence == "```" else None
+            elif mark.startswith(C_MARK):
+                kind = "c" if fence == "```c" else None
+            if mark.startswith("<!-- ") and kind is None and (
+                    mark.startswith(RUNNABLE) or mark.startswith(TRANSCRIPT) or mark.startswith(C_MARK)):
+                errors.append(f"{rel}:{i}: the mark {mark!r} does not fit a {fence} block")
+            elif kind:
+                out.append(Snippet(rel, i + 2, kind, mark[4:-3].strip(), text))
+            elif fence == "```c":
+                errors.append(f"{rel}:{i + 1}: a ```c block without a <!-- c: ... --> mark "
+                              "(program, unit, fragment or not compiled: why)")
             i = j
         i += 1
-    return out
+    return out, errors
+
+
+class Tree:
+    """A temporary folder that looks like the top of the built tree."""
+
+    def __init__(self, root, build):
+        self.work = tempfile.mkdtemp(prefix="featc-readme.")
+        self.names = set()
+        for name in os.listdir(root):
+            if name in ("build", "out", ".git"):
+                continue
+            os.symlink(os.path.join(root, name), os.path.join(self.work, name))
+            self.names.add(name)
+        os.symlink(build, os.path.join(self.work, "build"))
+        self.names |= {"build", "out"}
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+        env["PATH"] = build + os.pathsep + env.get("PATH", "")
+        self.env = env
+
+    def run(self, script):
+        return subprocess.run(["sh", "-e", "-c", script], cwd=self.work, env=self.env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              errors="replace", timeout=600)
+
+    def litter(self):
+        """What the snippet wrote outside out/."""
+        return sorted(set(os.listdir(self.work)) - self.names)
+
+    def close(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def transcript(s):
+    """[(command, expected output)] of a transcript block."""
+    steps = []
+    for line in s.text.splitlines(keepends=True):
+        if line.startswith("$ "):
+            steps.append([line[2:], ""])
+        elif not steps:
+            raise ValueError(f"{s.where()}: a transcript starts with '$ COMMAND'")
+        else:
+            steps[-1][1] += line
+    return steps
+
+
+def run_shell(s, root, build):
+    tree = Tree(root, build)
+    try:
+        steps = transcript(s) if s.kind == "transcript" else [(s.text, None)]
+        for command, want in steps:
+            r = tree.run(command)
+            if r.returncode != 0:
+                return (f"{s.where()}: the block exits {r.returncode}:\n{command}"
+                        f"--- stderr:\n{r.stderr[-1500:]}")
+            if want is not None and r.stdout != want:
+                return (f"{s.where()}: the transcript's output is not what the command "
+                        f"prints now:\n$ {command}--- {s.path}\n{want}--- now\n{r.stdout}")
+        left = tree.litter()
+        if left:
+            return f"{s.where()}: the block leaves {', '.join(left)} outside out/"
+        return None
+    finally:
+        tree.close()
+
+
+def compile_c(s, root, build, cc):
+    words = s.mark[len("c:"):].split(None, 1)
+    what, rest = words[0], (words[1] if len(words) > 1 else "")
+    if what == "not":
+        if not re.match(r"c: not compiled: \S", s.mark):
+            return f"{s.where()}: write <!-- c: not compiled: WHY -->"
+        return None
+    gen = os.path.join(build, "gen-specs")
+    work = tempfile.mkdtemp(prefix="featc-readme-c.")
+    try:
+        if what == "program":
+            if rest:
+                with open(os.path.join(root, rest), encoding="utf-8") as f:
+                    if f.read() != s.text:
+                        return f"{s.where()}: the block is not {rest} as it is in the tree"
+            specs = re.findall(r'^#include "(\w+)\.h"', s.text, re.M)
+            source = s.text
+            link = True
+        elif what == "unit":
+            specs = [os.path.splitext(os.path.basename(n))[0] for n in rest.split()]
+            source = s.text
+            link = False
+        elif what == "fragment":
+            names, _, decls = rest.partition(";")
+            specs = [os.path.splitext(os.path.basename(n))[0] for n in names.split()]
+            head = ["#include <stdio.h>", "#include <string.h>", "#include <featc/fc.h>"]
+            head += [f'#include "{n}.h"' for n in specs]
+            body = []
+            for line in s.text.splitlines():
+                (head if line.startswith("#include") else body).append(line)
+            source = "\n".join(head + ["void readme_fragment(void);",
+                                       "void readme_fragment(void)", "{", decls.strip()]
+                               + body + ["}", ""])
+            link = False
+        else:
+            return f"{s.where()}: a C mark says program, unit, fragment or not compiled"
+        for n in specs:
+            if not os.path.exists(os.path.join(gen, n + ".h")):
+                return f"{s.where()}: no generated {n}.h in {gen} (a spec of specs/?)"
+        src = os.path.join(work, "snippet.c")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(source)
+        args = [cc] + WARN + ([] if link else FRAGMENT_QUIET) + [
+            "-I" + os.path.join(root, "include"), "-I" + gen, src]
+        if link:
+            libs = open(os.path.join(build, "libfeatc.libs")).read().split()
+            args += [os.path.join(gen, n + ".c") for n in specs]
+            args += [os.path.join(build, "libfeatc.a")] + libs + ["-o", os.path.join(work, "a.out")]
+        else:
+            args += ["-c", "-o", os.path.join(work, "snippet.o")]
+        r = subprocess.run(args, capture_output=True, text=True, errors="replace")
+        if r.returncode != 0:
+            return f"{s.where()}: the C {what} does not compile:\n{r.stderr[-2000:]}--- as compiled:\n{source}"
+        return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main():
-    readme, build = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    root = os.path.dirname(readme)
-    found = [(line, text, None) for line, text in blocks(readme)]
-    for line, text in blocks(readme, TRANSCRIPT, "```"):
-        first, _, want = text.partition("\n")
-        if not first.startswith("$ "):
-            raise SystemExit(f"{readme}:{line}: a transcript starts with '$ COMMAND'")
-        found.append((line, first[2:] + "\n", want))
-    passed = failed = 0
-    if len(found) < 3:
-        print(f"readme: only {len(found)} runnable blocks in {readme}; the marks are gone?")
-        failed += 1
-    for line, text, want in found:
-        work = tempfile.mkdtemp(prefix="featc-readme.")
-        try:
-            for name in ("include", "specs", "examples", "tests"):
-                os.symlink(os.path.join(root, name), os.path.join(work, name))
-            os.symlink(build, os.path.join(work, "build"))
-            env = dict(os.environ, PATH=build + os.pathsep + os.environ.get("PATH", ""))
-            r = subprocess.run(["sh", "-e", "-c", text], cwd=work, env=env,
-                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               errors="replace", timeout=300)
-            if r.returncode == 0 and want is not None and r.stdout != want:
-                failed += 1
-                print(f"FAIL: README.md:{line}: the transcript's output is not what the command "
-                      f"prints now:\n--- README\n{want}--- now\n{r.stdout}", file=sys.stderr)
-            elif r.returncode == 0:
-                passed += 1
-            else:
-                failed += 1
-                print(f"FAIL: README.md:{line}: the block exits {r.returncode}:\n{text}"
-                      f"--- stderr:\n{r.stderr[-1500:]}", file=sys.stderr)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    print(f"readme: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    root, build = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    cc = os.environ.get("CC", "cc")
+    files = ["README.md"] + sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))
+    files += [os.path.join(d, "README.md") for d in ("examples", "python", "templates", "tests")
+              if os.path.exists(os.path.join(root, d, "README.md"))]
+    found, failures = [], []
+    for rel in files:
+        got, errors = snippets(os.path.join(root, rel), rel)
+        found += got
+        failures += errors
+    kinds = {k: sum(1 for s in found if s.kind == k) for k in ("sh", "transcript", "c")}
+    if min(kinds.values()) < 2:
+        failures.append(f"only {kinds} marked snippets in README.md and docs/; the marks are gone?")
+    passed = 0
+    for s in found:
+        why = compile_c(s, root, build, cc) if s.kind == "c" else run_shell(s, root, build)
+        if why:
+            failures.append(why)
+        else:
+            passed += 1
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    print(f"readme: {kinds['sh']} shell blocks, {kinds['transcript']} transcripts, "
+          f"{kinds['c']} C blocks in {len(files)} files")
+    print(f"readme: {passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
