@@ -35,7 +35,7 @@ static const char *const compile_usage =
     "  -b, --base NAME         NAME of the generated files (default: from SPEC)\n"
     "  --driver[=EXAMPLE]      also write NAME_main.c, a JSON-printing main()\n"
     "  --python                also write NAME_py.c, the CPython module NAME\n"
-    "                          (read, parse; NumPy batches: README, \"Python\")\n"
+    "                          (read, parse; NumPy batches: docs/python.md)\n"
     "  --depfile FILE          also write a Make rule naming the generated files\n"
     "                          and the spec they depend on (as gcc -MD -MF FILE\n"
     "                          and protoc --dependency_out do)\n"

@@ -1,6 +1,6 @@
 /* featc cat | count | verify: the record tools.
  *
- * Exit codes (README.md, "Exit codes"):
+ * Exit codes (docs/record-tools.md, "Exit codes"):
  *   0  every file read completely and, for cat, every record is an Example
  *      or SequenceExample
  *   1  cat: some record is not an Example or SequenceExample (reported by

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-/* Which part of a file to read (README.md, "Splits"): a part needs a
+/* Which part of a file to read (docs/record-tools.md, "Splits"): a part needs a
  * regular file, uncompressed or GZIP. */
 typedef enum fc_input_part {
     FC_PART_ALL = 0,

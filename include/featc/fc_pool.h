@@ -10,7 +10,7 @@
  * in file order or as they finish.
  *
  * Exactness: a split [a, b) of an uncompressed file owns the records whose
- * header starts in it (README.md, "Splits").  A worker finds the split's
+ * header starts in it (docs/record-tools.md, "Splits").  A worker finds the split's
  * first record by the checksum sync, walks its headers to the split's end
  * (12 bytes per record), and before any record reaches work->record
  * checks that the split starts where the chain of the splits before it

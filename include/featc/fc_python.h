@@ -3,7 +3,7 @@
  * A spec's module (NAME_py.c, generated) lists its messages and hands them
  * to fcpy_module_create, which builds the module object: read(), parse()
  * and write() over the messages' descriptors, with batches in the layouts
- * of tf.io.parse_example as NumPy arrays (README.md, "Python").  The code
+ * of tf.io.parse_example as NumPy arrays (docs/python.md).  The code
  * behind it (python/ext/, ext.h) is written against Python's stable ABI
  * (3.11 and later) and imports NumPy when the module is imported; it is a
  * hosted layer: it allocates the batches it hands out, and nothing else in

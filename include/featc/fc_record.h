@@ -67,7 +67,7 @@ typedef enum fc_crc_policy {
  * takes (a file-descriptor reader also 16 KiB of input buffer). */
 #define FC_INFLATE_ARENA_MIN (48u * 1024u)
 /* The inflate arena of the fastest inflate the platform may have.  On
- * x86-64 a runtime built with ISA-L (README, "Compression") inflates with
+ * x86-64 a runtime built with ISA-L (docs/runtime.md, "Compression") inflates with
  * it when the work area has room for its 86 KiB state (arena 88 KiB), and
  * with zlib otherwise; elsewhere zlib's arena. */
 #if defined(__x86_64__) || defined(_M_X64)
@@ -245,7 +245,7 @@ const char *fc_inflate_impl(void);
  * A split [begin, end) of a file owns the records whose header starts at an
  * offset in [begin, end).  Cut a file into ranges that cover it, read each
  * with fc_reader_range(), and every record is read by exactly one range, in
- * file order (README.md, "Splits").  None of this allocates; all of it
+ * file order (docs/record-tools.md, "Splits").  None of this allocates; all of it
  * reads uncompressed bytes in memory (a memory-mapped file), except
  * fc_reader_seek and fc_reader_set_limit, which also work on a file
  * descriptor, and fc_reader_set_limit on any reader. */
@@ -288,7 +288,7 @@ fc_status fc_reader_skip_to(fc_reader *r, uint64_t offset);
  * their chain ends within FC_SYNC_CONFIRM_BYTES; a longer one is taken
  * for a record start.  fc_reader_skip_to and an index are exact; a reader
  * of every split can also check that each split starts where the one
- * before it ended (README.md, "Splits").  Needs the CRCs: FC_ERR_ARG under
+ * before it ended (docs/record-tools.md, "Splits").  Needs the CRCs: FC_ERR_ARG under
  * FC_CRC_NONE. */
 fc_status fc_reader_sync(fc_reader *r, uint64_t offset);
 #define FC_SYNC_CONFIRM_BYTES (1u << 20)
@@ -302,7 +302,7 @@ typedef enum fc_sync_method {
  * reader positioned by the method at the first record from begin (a split
  * from 0 at offset 0, without a sync: a sync there could pass over records
  * whose chain breaks).  A reader of one checksum-synced split can check
- * the junction with the next (fc_input does: README.md, "Splits"). */
+ * the junction with the next (fc_input does: docs/record-tools.md, "Splits"). */
 fc_status fc_reader_range(fc_reader *r, uint64_t begin, uint64_t end, fc_sync_method method);
 
 /* 1 when fc_record.index counts from the file's start, 0 after a sync. */

@@ -1,5 +1,5 @@
 /* The tf.train.Example wire format as TensorFlow's fast single-Example parser
- * reads it; see fc_example.h and the README's "Semantics" section.
+ * reads it; see fc_example.h and docs/semantics.md.
  *
  * Security model: the record is untrusted.  Every length is read as a varint
  * of at most 10 bytes, checked to fit 32 bits (as protobuf's ReadVarint32

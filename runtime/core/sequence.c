@@ -1,5 +1,5 @@
 /* The tf.train.SequenceExample wire format as TensorFlow's
- * FastParseSequenceExample reads it; see fc_sequence.h and the README's
+ * FastParseSequenceExample reads it; see fc_sequence.h and docs/semantics.md,
  * "SequenceExample semantics".
  *
  * Where the format differs from Example parsing (example.c): map entries

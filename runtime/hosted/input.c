@@ -477,7 +477,7 @@ static fc_status too_large(fc_input *in, uint64_t record, uint64_t offset, uint6
     return FC_ERR_TOO_LARGE;
 }
 
-/* The checksum sync's junction (README.md, "Splits"): a split placed by
+/* The checksum sync's junction (docs/record-tools.md, "Splits"): a split placed by
  * the checksum sync reads exact records from its start on, and split 0
  * starts at 0; so each split, at its end, checks that the next split that
  * owns a record will start where this split's records go on (p).  It

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """featc cat's output over the whole corpus, pinned: the dump contract
-(docs/design.md, README "cat") must not change by accident.
+(docs/design.md, docs/record-tools.md "cat") must not change by accident.
 
 usage: cat_golden.py FEATC CORPUS GOLDEN [--update]
 

@@ -231,7 +231,7 @@ for path in [mnist, os.path.join(tmp, 'deepmind-research__sketchy_example_data.t
     methods = [('walk', ['--sync=walk']), ('index', ['--index', path + '.idx'])]
     if path != emb:
         # the checksum sync alone can take a stream inside a record for
-        # records (README.md, "Splits"); exactness there is the walk's
+        # records (docs/record-tools.md, "Splits"); exactness there is the walk's
         methods.append(('checksum', ['--sync=checksum']))
     for k in range(1, 18):
         for mname, margs in methods:

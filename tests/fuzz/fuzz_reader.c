@@ -56,8 +56,8 @@ static void read_with(const uint8_t *data, size_t size, fc_compression c, size_t
 /* Both inflaters on the same compressed input.  Where zlib refuses a
  * Huffman code set (incomplete or over-subscribed) the two may differ:
  * ISA-L does not check the sets, so it reads such a block, and what
- * featc reports then depends on what the block decodes to (README, the
- * table of differences).  Those inputs are not compared. */
+ * featc reports then depends on what the block decodes to (docs/semantics.md,
+ * the table of differences).  Those inputs are not compared. */
 static void same_on_both_inflaters(const uint8_t *data, size_t size, fc_compression c)
 {
     static outcome a, b;

@@ -75,7 +75,7 @@ readelf -d "$tmp/app/static" 2>/dev/null | grep -q NEEDED && bad "the static bui
 "$tmp/app/static" "$data" >"$tmp/static.json" 2>&1 && cmp -s "$tmp/want.json" "$tmp/static.json" &&
     ok || bad "static build's output differs from the in-tree driver's"
 
-# ISA-L (README, "Compression"): where the runtime was built with it, the
+# ISA-L (docs/runtime.md, "Compression"): where the runtime was built with it, the
 # shared library needs it, pkg-config names it in isal_libs (not in
 # Libs.private, which made the fully static program above), and a program
 # linking libfeatc.a with those flags needs libisal too

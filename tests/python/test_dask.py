@@ -177,7 +177,7 @@ def run_cluster(client, C):
         check(False, "a damaged file computes")
     except featc.DataError as e:
         # whichever partition fails first: a split reports the first damage
-        # it meets (README, "Splits"), with the record and offset in the text
+        # it meets (docs/record-tools.md, "Splits"), with the record and offset in the text
         text = str(e)
         check(damaged in text and e.record is not None and e.offset is not None and
               "record %d" % e.record in text and str(e.offset) in text,

@@ -1,5 +1,5 @@
 /* Behaviour of generated parsers on hand-built records: one test per rule of
- * TensorFlow's Example semantics (README "Semantics"), through the code
+ * TensorFlow's Example semantics (docs/semantics.md), through the code
  * featc generates for tests/specs/semantics.feat. */
 /* test-specs: tests/specs/semantics.feat */
 #include <math.h>

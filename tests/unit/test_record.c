@@ -599,7 +599,7 @@ static void test_inflater_choice(void)
  * with garbage after it.  The same status, the same records before the
  * error, the same error offsets; the same message but for zlib's reason
  * after "inflate() failed with error -3: " (zlib tells more kinds of bad
- * deflate data apart: README, differences). */
+ * deflate data apart: docs/semantics.md, the differences). */
 static void same_on_both(const unsigned char *data, size_t len, fc_compression c,
                          const payloads *p, const char *what, size_t at, unsigned *texts_differ)
 {

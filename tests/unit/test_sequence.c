@@ -1,7 +1,7 @@
 /* Behaviour of generated SequenceExample parsers on hand-built records: one
  * test per rule of TensorFlow's SequenceExample semantics and per
  * conformant / non-conformant pair of the SequenceExample documentation
- * (README "SequenceExample semantics"), through the code featc generates
+ * (docs/semantics.md), through the code featc generates
  * for tests/specs/seqsem.feat. */
 /* test-specs: tests/specs/seqsem.feat tests/specs/seqragged.feat */
 #include <stdio.h>

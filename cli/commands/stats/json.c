@@ -1,4 +1,4 @@
-/* featc stats --json: one object (README.md, "featc stats", names its
+/* featc stats --json: one object (docs/record-tools.md, "featc stats", names its
  * fields). */
 #include "stats.h"
 

@@ -8,7 +8,7 @@
  * fallback decoder (protobuf-c), as featc cat and infer read them.
  *
  * Output: an aligned table (numeric features, bytes features, feature
- * lists); --json, one object (README.md, "featc stats"); --html=FILE, a
+ * lists); --json, one object (docs/record-tools.md, "featc stats"); --html=FILE, a
  * self-contained report (html.c); the model and the reports: stats.h.
  *
  * Shards merge: the summaries of every file are merged into one, and
@@ -53,7 +53,7 @@ static const char *const stats_usage =
     "estimated (1.6% standard error), top values carry an error bound.\n"
     "\n"
     "options:\n"
-    "  --json                  one JSON object (README.md, \"featc stats\")\n"
+    "  --json                  one JSON object (docs/record-tools.md)\n"
     "  --html=FILE             also write a self-contained HTML report to FILE\n"
     "  --top=N                 top values shown per bytes feature (default 10,\n"
     "                          at most 64)\n"
