@@ -26,6 +26,11 @@ struct spec_lex_extra {
     size_t len, pos;
     int line, col;
     spec_loc comment_loc;
+    /* the last two tokens the parser was given: a missing ';' is reported
+     * after the one before the lookahead, where it belongs */
+    spec_loc before_loc, last_loc;
+    char before_text[24], last_text[24];
+    unsigned tokens;
 };
 
 struct spec_parse_ctx {
@@ -208,6 +213,9 @@ package_opt
     : %empty
     | KW_PACKAGE name ';'
         { ctx->spec->package = $2.text; ctx->spec->package_loc = @2; }
+    /* a package line without its ';', or with something else than a name:
+     * go on at the first message */
+    | KW_PACKAGE error
     ;
 
 messages
@@ -228,6 +236,7 @@ message
                 *ctx->msg_tail = m;
                 ctx->msg_tail = &m->next;
             }
+            yyerrok; /* after its '}', syntax errors are reported again */
         }
     | KW_SEQUENCE_EXAMPLE name '{' blocks '}'
         {
@@ -241,8 +250,12 @@ message
                 *ctx->msg_tail = m;
                 ctx->msg_tail = &m->next;
             }
+            yyerrok; /* after its '}', syntax errors are reported again */
         }
-    | error '}'
+    /* anything else: skip to a '}' (a message's end, as likely as any);
+     * the yyerrok of a rule that ends in a token it consumed is safe: the
+     * parser has moved on, so the next error is reported, not a cascade */
+    | error '}'         { yyerrok; }
     ;
 
 /* The blocks of a sequence_example, in source order (sema checks which and
@@ -266,6 +279,7 @@ block
                 $$->loc = @1;
                 $$->features = $3;
             }
+            yyerrok;
         }
     | KW_FEATURE_LISTS attrs '{' features '}'
         {
@@ -276,6 +290,7 @@ block
                 $$->attrs = $2;
                 $$->features = $4;
             }
+            yyerrok;
         }
     | KW_FEATURE_LISTS KW_MAX INTEGER attrs '{' features '}'
         {
@@ -288,6 +303,7 @@ block
                 $$->attrs = $4;
                 $$->features = $6;
             }
+            yyerrok;
         }
     | KW_SEGMENTS '{' seg_items '}'
         {
@@ -297,7 +313,31 @@ block
                 $$->loc = @1;
                 $$->settings = $3;
             }
+            yyerrok;
         }
+    /* a block that goes wrong: on after its ';' (a feature outside the
+     * blocks) or after its '{ ... }', braces balanced */
+    | error ';'         { $$ = NULL; yyerrok; }
+    | error '{' skipped '}'
+                        { $$ = NULL; yyerrok; }
+    ;
+
+/* Tokens passed over after a syntax error, to the '}' that balances the
+ * '{' before them: so that the recovery from a block in the wrong place
+ * does not stop at that block's own '}' (one error, not a cascade). */
+skipped
+    : %empty
+    | skipped any_token
+    | skipped '{' skipped '}'
+    ;
+
+any_token
+    : KW_PACKAGE | KW_EXAMPLE | KW_SEQUENCE_EXAMPLE | KW_CONTEXT | KW_FEATURE_LISTS
+    | KW_SEGMENTS | KW_ALLOW_MISSING | KW_ALIGNED | KW_UNIFORM | KW_HASH_BUCKETS
+    | KW_ONE_HOT | KW_MULTI_HOT | KW_ALREADY_SORTED | KW_SPARSE | KW_RAGGED
+    | KW_PARTITIONS | KW_SPLIT | KW_INDEX | KW_VALUE | KW_AS | KW_MAX
+    | IDENT | INTEGER | FLOATING | STRING
+    | '(' | ')' | ',' | '-' | ':' | ';' | '=' | '?' | '[' | ']'
     ;
 
 /* The items of a segments block, in source order; sema says which words
@@ -321,7 +361,8 @@ seg_item
         { $$ = setting_new(ctx, $1.text, @1, $3.text, @3, 1, NULL, span(@1, @4)); }
     | IDENT feature
         { $$ = setting_new(ctx, $1.text, @1, NULL, @1, 0, $2, span(@1, @2)); }
-    | error ';'         { $$ = NULL; }
+    | error ';'         { $$ = NULL; yyerrok; }
+    | error             { $$ = NULL; }
     ;
 
 /* Policy words and `hash_buckets N`, in source order; sema says which
@@ -399,7 +440,13 @@ feature
             if ($$ != NULL)
                 $$->loc = span(@1, @9);
         }
-    | error ';'         { $$ = NULL; }
+    /* A feature that goes wrong ends at its ';', or where the next feature
+     * or the block's '}' can start (a missing ';' costs one diagnostic, and
+     * the recovery never runs past a '}' into the next message). */
+    | error ';'         { $$ = NULL; yyerrok; }
+    | error '{' skipped '}'
+                        { $$ = NULL; yyerrok; }
+    | error             { $$ = NULL; }
     ;
 
 /* The options of a RaggedFeature write into it: $<feature>0 is the fkey
@@ -618,6 +665,33 @@ name
 #include "spec_lex.h"
 
 #include <limits.h>
+#include <string.h>
+
+/* A ';' that could end the line before the lookahead's is reported where
+ * it is missing, just after the token before, as a C compiler does:
+ *     spec.feat:3:12: error: syntax error, expected ';' before 'b'
+ * (the lookahead, on a later line, would point at the wrong line). */
+static int missing_semicolon(const yypcontext_t *yyctx, void *scanner,
+                             struct spec_parse_ctx *ctx, const yysymbol_kind_t *expected, int n)
+{
+    const struct spec_lex_extra *x = fcc_yyget_extra(scanner);
+    const spec_loc *look = yypcontext_location(yyctx);
+    spec_loc at;
+    int i;
+    for (i = 0; i < n; i++)
+        if (strcmp(yysymbol_name(expected[i]), "';'") == 0)
+            break;
+    if (i == n || x->tokens < 2 || look->first_line <= x->before_loc.last_line)
+        return 0;
+    at = x->before_loc;
+    at.first_line = at.last_line;
+    at.first_column = at.last_column = at.last_column + 1;
+    if (yypcontext_token(yyctx) == YYSYMBOL_YYEOF)
+        fcc_diag_error(ctx->diag, at, "syntax error, expected ';' before the end of the spec");
+    else
+        fcc_diag_error(ctx->diag, at, "syntax error, expected ';' before '%s'", x->last_text);
+    return 1;
+}
 
 /* "syntax error, unexpected X, expecting A or B": bison's detailed wording,
  * except that the words that may follow a feature's type (policies, hash
@@ -632,7 +706,8 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
     char msg[512];
     size_t len;
     int n = yypcontext_expected_tokens(yyctx, expected, MAX_EXPECTED), i, shown = 0, attrs = 0;
-    (void)scanner;
+    if (missing_semicolon(yyctx, scanner, ctx, expected, n))
+        return 0;
     snprintf(msg, sizeof msg, "syntax error");
     if (look != YYSYMBOL_YYEMPTY) {
         len = strlen(msg);
@@ -681,6 +756,8 @@ ast_spec *fcc_parse(pool *p, diag *d)
     x.pos = 0;
     x.line = 1;
     x.col = 1;
+    x.tokens = 0;
+    x.last_text[0] = x.before_text[0] = '\0';
     ctx.pool = p;
     ctx.diag = d;
     ctx.spec = spec;
