@@ -13,7 +13,13 @@ features, a SequenceExample file with context features and feature lists):
 - the rendered text holds every feature's name (from `featc stats --json`),
   and each feature's summary row has a sparkline histogram with at least one
   drawn bar (an SVG rect of non-zero rendered size);
-- a screenshot is a PNG that is not blank (several colours).
+- a screenshot is a PNG that is not blank (several colours);
+- the layout, at 1280 and at 800 px wide (a screenshot of each): nothing
+  spills out of the page or of a card (a section, its figures and its
+  quantile cells); at 1280 px no table needs its scroll box either;
+- the overview has "missing" and "std" columns, a bytes feature's figures
+  say they are lengths (" B"), no number is in e-notation, no type is "-",
+  and every detail histogram has a count axis (a line, 0 and its top).
 Prints "stats-html: N passed, M failed".
 """
 import base64
@@ -26,18 +32,9 @@ import subprocess
 import sys
 import time
 import zlib
+from tally import check, finish  # noqa: E402
 
 FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
 
 
 class Browser:
@@ -170,10 +167,37 @@ PROBE = """(() => {
     if (!a) continue;
     const bars = [...tr.querySelectorAll('svg.spark rect.bin')]
       .map(r => r.getBoundingClientRect()).filter(b => b.width > 0 && b.height > 0);
-    rows.push({name: a.textContent, bars: bars.length});
+    rows.push({name: a.textContent, bars: bars.length,
+               cells: [...tr.children].map(td => td.textContent),
+               head: [...tr.closest('table').querySelector('tr').children].map(th => th.textContent)});
   }
   const details = document.querySelectorAll('section svg.hist rect.bin').length;
-  return JSON.stringify({text, rows, details});
+  const heads = [...document.querySelectorAll('tr')].filter(tr => tr.querySelector('th.n'))
+    .map(tr => [...tr.children].map(th => th.textContent));
+  return JSON.stringify({text, rows, details, heads});
+})()"""
+
+LAYOUT = """(() => {
+  const over = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth + 1)
+    over.push('the page: ' + doc.scrollWidth + ' > ' + window.innerWidth);
+  for (const el of document.querySelectorAll('section, figure, .q, p, h1, h2, h3')) {
+    const box = el.getBoundingClientRect(), host = el.parentElement.getBoundingClientRect();
+    if (el.scrollWidth > el.clientWidth + 1 || box.right > host.right + 1)
+      over.push(el.tagName + (el.id ? '#' + el.id : '') + ': ' + el.scrollWidth + ' > ' +
+                el.clientWidth);
+  }
+  const scrolling = [...document.querySelectorAll('.scroll')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1).length;
+  const sci = [...document.querySelectorAll('td, .q div, svg text')].map(e => e.textContent)
+    .filter(t => /[0-9][eE][+-]?[0-9]/.test(t));
+  const types = [...document.querySelectorAll('td.t')].map(e => e.textContent)
+    .filter(t => t.trim() === '-');
+  const hists = [...document.querySelectorAll('section svg.hist')];
+  const noaxis = hists.filter(h => !h.querySelector('line.axis') ||
+                                   h.querySelectorAll('text.ytick').length < 2).length;
+  return JSON.stringify({over, scrolling, sci, types, noaxis, hists: hists.length});
 })()"""
 
 
@@ -213,18 +237,44 @@ def report(browser, session, corpus_file, shot):
         check((rows.get(n, 0) > 0) == has_values, "%s: %r has a drawn histogram (%r bars)"
               % (corpus_file, n, rows.get(n)))
     check(page["details"] > 0, corpus_file + ": detail histograms drawn")
-    browser.call("Emulation.setDeviceMetricsOverride",
-                 {"width": 1280, "height": 1200, "deviceScaleFactor": 1, "mobile": False},
-                 session)
-    img = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"},
-                                        session)["data"])
-    with open(shot, "wb") as f:
-        f.write(img)
-    colours = png_colours(img)
-    check(colours >= 4, "%s: the screenshot has %d colours" % (corpus_file, colours))
-    print("stats-html: %s: %d features, %d rows drawn, screenshot %d bytes, %d colours"
-          % (corpus_file, len(names), sum(1 for n in names if rows.get(n, 0) > 0), len(img),
-             colours))
+    overview = [h for h in page["heads"] if h and h[0] == "name"]
+    check(overview and all("missing" in h and "std" in h for h in overview),
+          "%s: the overview's columns %r" % (corpus_file, overview[:1]))
+    cells = {r["name"]: (r["cells"], r["head"]) for r in page["rows"]}
+    for k in keys:
+        only_bytes = "bytes" in k and "int64" not in k and "float" not in k
+        c, head = cells.get(k["name"], (None, None))
+        if only_bytes and c and "min" in head and c[head.index("min")] != "-":
+            col = head.index("min")
+            check(all(c[i].endswith(" B") for i in range(col, col + 5)),
+                  "%s: %r's figures do not say they are lengths: %r"
+                  % (corpus_file, k["name"], c[col:col + 5]))
+    for width in (1280, 800):
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": width, "height": 1200, "deviceScaleFactor": 1, "mobile": False},
+                     session)
+        res = browser.call("Runtime.evaluate", {"expression": LAYOUT, "returnByValue": True},
+                           session)
+        lay = json.loads(res["result"]["value"])
+        check(not lay["over"], "%s at %d px: overflows %r" % (corpus_file, width, lay["over"][:5]))
+        if width == 1280:
+            check(lay["scrolling"] == 0, "%s at 1280 px: %d tables need their scroll box"
+                  % (corpus_file, lay["scrolling"]))
+            check(not lay["sci"], "%s: numbers in e-notation %r" % (corpus_file, lay["sci"][:5]))
+            check(not lay["types"], "%s: %d features typed '-'" % (corpus_file, len(lay["types"])))
+            check(lay["hists"] > 0 and lay["noaxis"] == 0, "%s: %d of %d histograms lack a count "
+                  "axis" % (corpus_file, lay["noaxis"], lay["hists"]))
+        img = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"},
+                                            session)["data"])
+        with open(shot.replace(".png", "-%d.png" % width), "wb") as f:
+            f.write(img)
+        colours = png_colours(img)
+        check(colours >= 4, "%s: the %d px screenshot has %d colours"
+              % (corpus_file, width, colours))
+        print("stats-html: %s at %d px: %d features, %d rows drawn, screenshot %d bytes, "
+              "%d colours, %d tables scrolled" % (corpus_file, width, len(names),
+                                                  sum(1 for n in names if rows.get(n, 0) > 0),
+                                                  len(img), colours, lay["scrolling"]))
 
 
 def main():
@@ -245,8 +295,7 @@ def main():
         check(False, "chromium: %s" % e)
     finally:
         b.close()
-    print("stats-html: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return finish("stats-html")
 
 
 if __name__ == "__main__":

@@ -29,11 +29,56 @@ static void html_bytes(FILE *f, const uint8_t *p, size_t n, size_t full)
     html_text(f, buf);
 }
 
+/* A number in one style throughout the page, never e-notation: whole
+ * numbers (and any of 10,000 or more) in full with thousands grouped,
+ * "1,703,000,000"; others to 4 significant digits; a power of ten,
+ * "1.23×10<sup>-5</sup>", below 0.001 and from `big` on (10^15 in the
+ * details, 10^6 in the overview, whose columns must fit the page). */
+static void html_num(FILE *f, double v, double big)
+{
+    char buf[64];
+    double a = fabs(v);
+    size_t n, i, lead;
+    if (v != v) {
+        fputs("nan", f);
+        return;
+    }
+    if (a > 1.7976931348623157e308) {
+        fputs(v < 0 ? "-inf" : "inf", f);
+        return;
+    }
+    if (a != 0 && (a < 1e-3 || a >= big)) {
+        int e = (int)floor(log10(a));
+        double m = v / pow(10.0, e);
+        if (fabs(m) >= 9.9995) { /* %.4g would print 9.9996 as 10 */
+            m /= 10;
+            e++;
+        }
+        fprintf(f, "%.4g&#215;10<sup>%d</sup>", m, e);
+        return;
+    }
+    if (a != floor(a) && a < 1e4) {
+        fprintf(f, "%.4g", v);
+        return;
+    }
+    n = (size_t)snprintf(buf, sizeof buf, "%.0f", v);
+    lead = buf[0] == '-' ? 1 : 0;
+    for (i = lead; i < n; i++) {
+        fputc(buf[i], f);
+        if (i + 1 < n && (n - i - 1) % 3 == 0)
+            fputc(',', f);
+    }
+}
+
 static void html_number(FILE *f, double v)
 {
-    char buf[40];
-    st_show_number(buf, sizeof buf, v);
-    fputs(buf, f);
+    html_num(f, v, 1e15);
+}
+
+/* The overview's form: 4 significant digits from a million on. */
+static void html_short(FILE *f, double v)
+{
+    html_num(f, v, 1e6);
 }
 
 static void html_percent(FILE *f, uint64_t part, uint64_t whole)
@@ -50,12 +95,12 @@ static void html_percent(FILE *f, uint64_t part, uint64_t whole)
 }
 
 static const char *const style =
-    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}"
+    "body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;background:#fff}"
     "h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}"
-    "h3{font-size:15px;margin:0 0 8px;font-family:monospace}"
+    "h3{font-size:15px;margin:0 0 8px;font-family:monospace;overflow-wrap:anywhere}"
     "table{border-collapse:collapse}"
-    "th,td{padding:3px 8px;text-align:right;border-bottom:1px solid #e4e4e4;white-space:nowrap}"
-    "th{background:#f4f4f4;font-weight:600}"
+    "th,td{padding:3px 6px;text-align:right;border-bottom:1px solid #e4e4e4;white-space:nowrap}"
+    "th{background:#f4f4f4;font-weight:600;white-space:normal}"
     "td.n,th.n{text-align:left;font-family:monospace}td.t{text-align:left}"
     "a{color:#1a5fb4;text-decoration:none}a:hover{text-decoration:underline}"
     ".sum{color:#555;margin:0 0 12px}.bad{color:#b00}"
@@ -63,7 +108,13 @@ static const char *const style =
     ".row{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}"
     "figure{margin:0}figcaption{color:#555;font-size:12px}"
     "svg text{font:11px sans-serif;fill:#444}"
-    "rect.bin{fill:#4a7fc1}rect.top{fill:#6aa84f}rect.pres{fill:#4a7fc1}rect.bg{fill:#e8e8e8}";
+    "rect.bin{fill:#4a7fc1}rect.top{fill:#6aa84f}rect.pres{fill:#4a7fc1}rect.bg{fill:#e8e8e8}"
+    "line.axis{stroke:#888;stroke-width:1}"
+    ".scroll{max-width:100%;overflow-x:auto}"
+    ".q{display:flex;flex-wrap:wrap;gap:4px 0;margin:8px 0}"
+    ".q div{padding:2px 10px;border-left:1px solid #e4e4e4;text-align:right}"
+    ".q b{display:block;font-weight:600;background:#f4f4f4;margin:0 -10px;padding:0 10px}"
+    ".note{color:#555;font-size:12px;margin:4px 0 0}";
 
 /* A histogram as SVG bars: w x h, with axis labels when labelled. */
 static void svg_hist(FILE *f, const char *cls, const sk_moments *m, const sk_quant *q, int w,
@@ -72,7 +123,8 @@ static void svg_hist(FILE *f, const char *cls, const sk_moments *m, const sk_qua
     uint64_t bins[ST_BINS], top = 0;
     double low[ST_BINS], high[ST_BINS];
     size_t j, nb;
-    int plot_h = labelled ? h - 16 : h;
+    int plot_h = labelled ? h - 16 : h, axis = labelled ? 44 : 0, top_y = labelled ? 6 : 0;
+    int plot_w = w - axis;
     if (m->n == 0)
         return;
     nb = st_histogram(m, q, bins, low, high);
@@ -82,14 +134,22 @@ static void svg_hist(FILE *f, const char *cls, const sk_moments *m, const sk_qua
     fprintf(f, "<svg class=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "role=\"img\">",
             cls, w, h, w, h);
+    if (labelled) /* the count axis: 0 at the base, the fullest bin at the top */
+        fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+                   "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+                   "<text class=\"ytick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%llu</text>"
+                   "<text class=\"ytick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>",
+                axis - 1, top_y, axis - 1, plot_h, axis - 4, top_y, axis - 1, top_y, axis - 6,
+                top_y + 8, (unsigned long long)top, axis - 6, plot_h);
     for (j = 0; j < nb; j++) {
-        double bw = (double)w / (double)nb;
-        double bh = top == 0 ? 0 : (double)plot_h * (double)bins[j] / (double)top;
+        double bw = (double)plot_w / (double)nb;
+        double bh = top == 0 ? 0 : (double)(plot_h - top_y) * (double)bins[j] / (double)top;
         if (bins[j] > 0 && bh < 1)
             bh = 1;
         fprintf(f, "<rect class=\"bin\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
                    "<title>",
-                bw * (double)j + 0.5, (double)plot_h - bh, bw > 2 ? bw - 1 : bw, bh);
+                (double)axis + bw * (double)j + 0.5, (double)plot_h - bh, bw > 2 ? bw - 1 : bw,
+                bh);
         html_number(f, low[j]);
         if (high[j] != low[j]) {
             fputs(" to ", f);
@@ -98,7 +158,7 @@ static void svg_hist(FILE *f, const char *cls, const sk_moments *m, const sk_qua
         fprintf(f, ": %llu</title></rect>", (unsigned long long)bins[j]);
     }
     if (labelled) {
-        fprintf(f, "<text x=\"0\" y=\"%d\">", h - 2);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">", axis, h - 2);
         html_number(f, m->min);
         fprintf(f, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", w, h - 2);
         html_number(f, m->max);
@@ -125,8 +185,10 @@ static void types_text(FILE *f, const st_key *k)
             fprintf(f, "%s%s", any ? "+" : "", st_kind_names[j]);
             any = 1;
         }
-    if (!any)
-        fputs("-", f);
+    if (!any) /* every occurrence an empty Feature{}: no list, so no type */
+        fputs("<span title=\"only empty Feature{} seen: no value list, so no type\">"
+              "empty</span>",
+              f);
 }
 
 /* The values' distribution that stands for the feature in its row. */
@@ -159,6 +221,8 @@ static void summary_row(FILE *f, const st_key *k, const char *id, uint64_t recor
     svg_presence(f, k->present, records);
     html_percent(f, k->present, records);
     fputs("</td><td>", f);
+    html_percent(f, records - k->present, records);
+    fputs("</td><td>", f);
     if (list) {
         if (k->frames.n > 0) {
             html_number(f, k->frames.mean);
@@ -173,18 +237,24 @@ static void summary_row(FILE *f, const st_key *k, const char *id, uint64_t recor
         fputs("-", f);
     fputs("</td><td>", f);
     if (m != NULL) {
+        /* a bytes feature's figures are of its values' lengths: " B" says so */
+        const char *unit = k->b != NULL && m == &k->b->len ? " B" : "";
+        double cell[5];
+        size_t c;
+        cell[0] = m->min;
+        cell[1] = m->mean;
+        cell[2] = sk_moments_std(m);
+        cell[3] = sk_quant_value(q, 0.5);
+        cell[4] = m->max;
         svg_hist(f, "spark", m, q, 100, 24, 0);
-        fputs("</td><td>", f);
-        html_number(f, m->min);
-        fputs("</td><td>", f);
-        html_number(f, m->mean);
-        fputs("</td><td>", f);
-        html_number(f, sk_quant_value(q, 0.5));
-        fputs("</td><td>", f);
-        html_number(f, m->max);
+        for (c = 0; c < 5; c++) {
+            fputs("</td><td>", f);
+            html_short(f, cell[c]);
+            fputs(unit, f);
+        }
         fputs("</td><td>", f);
     } else {
-        fputs("-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>", f);
+        fputs("-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>", f);
     }
     if (k->b != NULL) {
         int exact;
@@ -201,25 +271,29 @@ static void summary_row(FILE *f, const st_key *k, const char *id, uint64_t recor
     fputs("</td></tr>\n", f);
 }
 
-static void quantile_table(FILE *f, const sk_moments *m, const sk_quant *q)
+/* min, the quantiles, max, mean and std: a row of cells that wraps where
+ * the page is narrow (a table of 14 columns did not fit its card). */
+static void quantile_table(FILE *f, const sk_moments *m, const sk_quant *q, const char *unit)
 {
     size_t j;
-    fputs("<table><tr><th>min</th>", f);
-    for (j = 0; j < ST_NQ; j++)
-        fprintf(f, "<th>%s</th>", st_quantile_names[j]);
-    fputs("<th>max</th><th>mean</th><th>std</th></tr><tr><td>", f);
+    fputs("<div class=\"q\"><div><b>min</b>", f);
     html_number(f, m->min);
+    fputs(unit, f);
     for (j = 0; j < ST_NQ; j++) {
-        fputs("</td><td>", f);
+        fprintf(f, "</div><div><b>%s</b>", st_quantile_names[j]);
         html_number(f, sk_quant_value(q, st_quantiles[j]));
+        fputs(unit, f);
     }
-    fputs("</td><td>", f);
+    fputs("</div><div><b>max</b>", f);
     html_number(f, m->max);
-    fputs("</td><td>", f);
+    fputs(unit, f);
+    fputs("</div><div><b>mean</b>", f);
     html_number(f, m->mean);
-    fputs("</td><td>", f);
+    fputs(unit, f);
+    fputs("</div><div><b>std</b>", f);
     html_number(f, sk_moments_std(m));
-    fputs("</td></tr></table>", f);
+    fputs(unit, f);
+    fputs("</div></div>", f);
 }
 
 static void num_detail(FILE *f, const char *kind, const st_num *x)
@@ -243,7 +317,7 @@ static void num_detail(FILE *f, const char *kind, const st_num *x)
     fprintf(f, "<figcaption>histogram of the values (%s)</figcaption></figure></div>",
             sk_quant_exact(&x->q) ? "exact"
                                   : "from the sketch: each 1%-wide bucket spread over its bins");
-    quantile_table(f, &x->m, &x->q);
+    quantile_table(f, &x->m, &x->q, "");
 }
 
 static void bytes_detail(FILE *f, const st_bytes *x)
@@ -281,8 +355,10 @@ static void bytes_detail(FILE *f, const st_bytes *x)
         fputs("</figcaption></figure>", f);
     }
     fputs("</div>", f);
-    if (x->len.n > 0)
-        quantile_table(f, &x->len, &x->lenq);
+    if (x->len.n > 0) {
+        fputs("<p class=\"note\">lengths in bytes:</p>", f);
+        quantile_table(f, &x->len, &x->lenq, " B");
+    }
 }
 
 static void detail(FILE *f, const st_key *k, const char *id, uint64_t records, int list)
@@ -333,15 +409,20 @@ static void key_section(FILE *f, const st_table *t, const char *title, const cha
     char id[32];
     if (t->n == 0)
         return;
-    fprintf(f, "<h2>%s</h2><table><tr><th class=\"n\">name</th><th class=\"t\">type</th>"
-               "<th>present</th>%s<th>values/%s</th><th>values</th><th>min</th><th>mean</th>"
-               "<th>median</th><th>max</th><th>zeros / distinct</th></tr>\n",
-            title, list ? "<th>frames/record</th>" : "", list ? "frame" : "record");
+    fprintf(f, "<h2>%s</h2><div class=\"scroll\"><table><tr><th class=\"n\">name</th>"
+               "<th class=\"t\">type</th><th>present</th><th>missing</th>%s<th>per %s</th>"
+               "<th>values</th><th>min</th><th>mean</th><th>std</th><th>median</th><th>max</th>"
+               "<th>zeros / distinct</th></tr>\n",
+            title, list ? "<th>frames</th>" : "", list ? "frame" : "record");
     for (i = 0; i < t->n; i++) {
         snprintf(id, sizeof id, "%s%zu", prefix, i);
         summary_row(f, &t->v[i], id, records, list);
     }
-    fputs("</table>\n", f);
+    fputs("</table></div><p class=\"note\">missing: records without the key (or with an "
+          "empty Feature{}, which TensorFlow reads as missing). The figures of a bytes feature "
+          "(B) are of its values' lengths in bytes. Figures are rounded to 4 digits from a "
+          "million on; each feature's details below give them in full.</p>\n",
+          f);
     for (i = 0; i < t->n; i++) {
         snprintf(id, sizeof id, "%s%zu", prefix, i);
         detail(f, &t->v[i], id, records, list);
@@ -371,7 +452,8 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
         fprintf(f, "; %llu occurrences of keys past --max-features left out",
                 (unsigned long long)s->dropped);
     fputs(". Quantiles are within 1% of the value; histograms spread each 1%-wide bucket "
-          "of the sketch evenly over its bins.</p>\n<table><tr><th class=\"n\">file</th><th>records</th>"
+          "of the sketch evenly over its bins.</p>\n<div class=\"scroll\"><table><tr>"
+          "<th class=\"n\">file</th><th>records</th>"
           "<th>bytes</th><th class=\"t\">compression</th></tr>\n",
           f);
     for (i = 0; i < r->nfiles; i++) {
@@ -388,7 +470,7 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
         }
         fputs("</td></tr>\n", f);
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
     if (r->spec != NULL) {
         uint64_t all = s->spec_parsed + s->spec_failed;
         fputs("<h2>Spec</h2><p>", f);
@@ -401,8 +483,8 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
             fprintf(f, "; <span class=\"bad\">%llu fail</span>", (unsigned long long)s->spec_failed);
         fputs(".</p>\n", f);
         if (s->spec_errors.n > 0) {
-            fputs("<table><tr><th>records</th><th class=\"t\">error</th><th class=\"t\">first</th>"
-                  "</tr>\n", f);
+            fputs("<div class=\"scroll\"><table><tr><th>records</th><th class=\"t\">error</th>"
+                  "<th class=\"t\">first</th></tr>\n", f);
             for (i = 0; i < s->spec_errors.n; i++) {
                 const tools_error_kind *e = &s->spec_errors.kind[i];
                 fprintf(f, "<tr><td>%llu</td><td class=\"t\">", (unsigned long long)e->count);
@@ -415,7 +497,7 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
             if (s->spec_errors.other > 0)
                 fprintf(f, "<tr><td>%llu</td><td class=\"t\">(other texts)</td><td></td></tr>\n",
                         (unsigned long long)s->spec_errors.other);
-            fputs("</table>\n", f);
+            fputs("</table></div>\n", f);
         }
     }
     key_section(f, &s->features, s->sequences > 0 ? "Context features" : "Features", "f",
