@@ -150,6 +150,16 @@ int fcpy_pair_option(PyObject *v, const char *what, uint64_t *a, uint64_t *b);
 PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw);
 PyObject *fcpy_reader_type_new(void);
 PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw);
+
+/* ------------------------------------------------------------ records.c */
+
+/* What an item given to write() is, read from its values' ranks against
+ * the spec: a record, a batch, or either (no feature says); -1 with an
+ * exception when its features disagree. */
+enum { FCPY_EITHER, FCPY_RECORD, FCPY_BATCH };
+int fcpy_record_form(const fcpy_message *m, PyObject *item);
+/* A record as a batch of one, in the layouts write() takes. */
+PyObject *fcpy_record_batch(const fcpy_message *m, PyObject *item);
 PyObject *fcpy_schema(const fcpy_spec *spec);
 
 #endif /* FEATC_PY_EXT_H */

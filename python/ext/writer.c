@@ -909,6 +909,28 @@ static fc_status write_record(write_job *j, size_t b, size_t nrec)
     return st;
 }
 
+/* The exception set now, its message prefixed with "record N: " (a
+ * ValueError or TypeError; featc's DataError names its record already). */
+static void name_record(size_t n)
+{
+    PyObject *type, *value, *tb, *text;
+    if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_TypeError))
+        return;
+    if (fcpy_g.error != NULL && PyErr_ExceptionMatches(fcpy_g.error))
+        return;
+    PyErr_Fetch(&type, &value, &tb);
+    text = value != NULL ? PyObject_Str(value) : NULL;
+    if (text == NULL) {
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    PyErr_Format(type, "record %zu: %U", n, text);
+    Py_DECREF(text);
+    Py_DECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
 /* One batch's records; as write_record returns. */
 static fc_status write_batch(write_job *j, PyObject *batch)
 {
@@ -949,9 +971,8 @@ PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"dest", "batch", "compression", "message", "append",
                              "write_defaults", NULL};
     PyObject *dest, *batch, *compression = NULL, *message = Py_None, *path = NULL;
-    PyObject *items = NULL;
-    int append = 0, write_defaults = 0, fd = -1, own = 0, failed = 1;
-    Py_ssize_t item;
+    PyObject *items = NULL, *item;
+    int append = 0, write_defaults = 0, fd = -1, own = 0, failed = 1, lone = 0;
     fc_writer_options wo;
     fc_status st = FC_OK;
     write_job j;
@@ -983,12 +1004,42 @@ PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw)
         goto done;
     }
     j.opened = 1;
-    items = PyList_Check(batch) ? Py_NewRef(batch) : PyList_New(0);
-    if (items == NULL || (!PyList_Check(batch) && PyList_Append(items, batch) != 0))
+    /* one batch or record, or an iterable of them (a list, a generator) */
+    if (PyDict_Check(batch) || PyTuple_Check(batch)) {
+        PyObject *pack = PyTuple_Pack(1, batch);
+        lone = 1;
+        items = pack != NULL ? PyObject_GetIter(pack) : NULL;
+        Py_XDECREF(pack);
+    } else if ((items = PyObject_GetIter(batch)) == NULL &&
+               PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "write: a batch or a record (a dict; for a "
+                        "sequence_example a tuple), or an iterable of them");
+    }
+    if (items == NULL)
         goto done;
-    for (item = 0; item < PyList_Size(items) && st == FC_OK; item++)
-        if ((st = write_batch(&j, PyList_GetItem(items, item))) != FC_OK && PyErr_Occurred())
+    while (st == FC_OK && (item = PyIter_Next(items)) != NULL) {
+        int form = fcpy_record_form(j.m, item);
+        PyObject *one = NULL;
+        /* an item no feature tells apart: a record, but for a lone
+         * dict, which write() has always taken as a batch */
+        if (form == FCPY_RECORD || (form == FCPY_EITHER && !lone))
+            one = fcpy_record_batch(j.m, item);
+        if (form < 0 || (one == NULL && form != FCPY_BATCH && !(form == FCPY_EITHER && lone))) {
+            name_record(j.total);
+            Py_DECREF(item);
             goto done;
+        }
+        st = write_batch(&j, one != NULL ? one : item);
+        if (st != FC_OK && one != NULL)
+            name_record(j.total);
+        Py_XDECREF(one);
+        Py_DECREF(item);
+        if (st != FC_OK && PyErr_Occurred())
+            goto done;
+    }
+    if (PyErr_Occurred())
+        goto done;
     if (st == FC_OK) {
         Py_BEGIN_ALLOW_THREADS
         st = fc_writer_close(&j.w);
