@@ -33,22 +33,12 @@ FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
 from framing import frame, records  # noqa: E402
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
+import tally  # noqa: E402
+from tally import check, finish  # noqa: E402
 
 
 def run(*args):
-    p = subprocess.run([FEATC, "cat"] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8", "replace")
+    return tally.run([FEATC, "cat", *args], text="strict")
 
 
 def jlines(out):
@@ -262,8 +252,7 @@ def main():
                 ["--raw=octal"], ["--max-bytes", "1Q"]):
         rc, _, err = run(*(bad + [MNIST]))
         check(rc == 64 and "Try 'featc cat --help'" in err, "%r: exit %d, %r" % (bad, rc, err[:100]))
-    print("cat-options: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return finish("cat-options")
 
 
 if __name__ == "__main__":

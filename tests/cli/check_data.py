@@ -31,22 +31,13 @@ PER_SPEC = int(sys.argv[6]) if len(sys.argv) > 6 else 300
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
 from framing import frame, varint  # noqa: E402
-passed = failed = 0
+import tally  # noqa: E402
+from tally import check, finish  # noqa: E402
 parsed = errors = 0
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
-
-
 def run(args):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+    return tally.run(args, text=None)
 
 
 def build_driver(spec, out):
@@ -300,8 +291,7 @@ def main():
                 ["--max-errors=x", "--data", pen, pdata], ["--crc=maybe", "--data", pen, pdata]):
         rc, _, err = run([FEATC, "check"] + bad)
         check(rc == 64, "usage error %r: exit %d %s" % (bad, rc, err))
-    print("check-data: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return finish("check-data")
 
 
 if __name__ == "__main__":

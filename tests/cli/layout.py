@@ -16,19 +16,10 @@ import os
 import re
 import subprocess
 import sys
+from tally import check, finish  # noqa: E402
 
 root, build = sys.argv[1], sys.argv[2]
 cli = os.path.join(root, "cli")
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
 
 
 def files(ext):
@@ -106,5 +97,4 @@ check(not cycles, "circles among cli/'s files: " +
       "; ".join(" -> ".join(c + [c[0]]) for c in cycles))
 check(sum(len(v) for v in edges.values()) > 10, "the use graph has too few edges to mean anything")
 
-print("layout: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish("layout"))

@@ -18,18 +18,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'oracle'))
 import framing  # noqa: E402
+from tally import check, finish  # noqa: E402
 
 featc, tmp = sys.argv[1:3]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL: ' + what, file=sys.stderr)
 
 
 def cpu(argv, limit):
@@ -132,5 +123,4 @@ for f in os.listdir(tmp):
     path = os.path.join(tmp, f)
     if os.path.isfile(path):
         os.remove(path)
-print('linear: %d passed, %d failed' % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish("linear"))

@@ -35,16 +35,7 @@ CC = os.environ.get("CC", "cc")
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
 from framing import frame, varint  # noqa: E402
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
+from tally import check, finish  # noqa: E402
 
 
 # ---- protobuf and TFRecord bytes, by hand (no protobuf library needed)
@@ -326,5 +317,4 @@ for opts in ((), ("--batch", "2"), ("--batch", "2", "--ragged")):
     check(isinstance(g[0], float) and struct.pack("<f", g[0]) == struct.pack("<I", 0x80000000),
           "-0.0 is a float with its sign %s: %r" % (opts, g[0]))
 
-print("names: %d passed, %d failed" % (passed, failed))
-sys.exit(0 if failed == 0 else 1)
+sys.exit(finish("names"))

@@ -22,25 +22,15 @@ import subprocess
 import sys
 import threading
 import time
+import tally  # noqa: E402
+from tally import check, finish  # noqa: E402
 
 FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
-passed = failed = 0
 SIZE = r"[0-9.]+ (?:B|kB|MB|GB|TB)"
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
-
-
 def run(args, stdin=None):
-    p = subprocess.run([FEATC] + args, stdin=stdin, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
+    return tally.run([FEATC] + args, stdin, text="strict")
 
 
 def human(n):
@@ -148,8 +138,7 @@ def main():
           "no progress between the errors: %r" % tty[-300:])
     check(rc == 1 and errs and all(line.startswith("featc: -: record ") for line in errs),
           "errors glued to progress: %r" % errs[:3])
-    print("progress: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return finish("progress")
 
 
 if __name__ == "__main__":

@@ -18,13 +18,13 @@ failed" (or "shrink-python: ...").
 """
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'oracle'))
 import framing  # noqa: E402
+from tally import check, finish  # noqa: E402
 
 python = sys.argv[1] == '--python'
 if python:
@@ -32,17 +32,7 @@ if python:
     featc = None
 else:
     featc, tmp = sys.argv[1:3]
-passed = failed = 0
 N = 2000000
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL: ' + what, file=sys.stderr)
 
 
 def ld(field, data):
@@ -147,5 +137,4 @@ else:
 
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
-print('shrink%s: %d passed, %d failed' % ('-python' if python else '', passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish('shrink-python' if python else 'shrink'))

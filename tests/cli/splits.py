@@ -23,24 +23,14 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'oracle'))
 import framing  # noqa: E402
+import tally  # noqa: E402
+from tally import check, finish  # noqa: E402
 
 featc, corpus, tmp = sys.argv[1:4]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL: ' + what, file=sys.stderr)
 
 
 def run(*args):
-    p = subprocess.run([featc] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode, p.stdout.decode('utf-8', 'surrogateescape'), \
-        p.stderr.decode('utf-8', 'surrogateescape')
+    return tally.run([featc, *args])
 
 
 def dali_index(data):
@@ -409,5 +399,4 @@ for args, text in [(['count', '-j', '1025', mnist], "bad number of jobs '1025'")
     rc, out, err = run(*args)
     check(rc == 64 and text in err, '%s: %d %s' % (' '.join(args), rc, err))
 
-print('splits: %d passed, %d failed' % (passed, failed))
-sys.exit(0 if failed == 0 else 1)
+sys.exit(finish("splits"))

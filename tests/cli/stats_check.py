@@ -41,23 +41,13 @@ MEMORY = sys.argv[4:] == ["--memory"]
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
 from framing import frame, records  # noqa: E402
-passed = failed = 0
+import tally  # noqa: E402
+from tally import check, finish  # noqa: E402
 ALPHA = 0.01
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
-
-
 def run(args, stdin=None):
-    p = subprocess.run([FEATC] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       stdin=stdin)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+    return tally.run([FEATC] + args, stdin, text=None)
 
 
 def stats(args):
@@ -570,8 +560,7 @@ def main():
         memory()
     else:
         figures()
-    print("%s: %d passed, %d failed" % ("stats-memory" if MEMORY else "stats", passed, failed))
-    return 0 if failed == 0 else 1
+    return finish("stats-memory" if MEMORY else "stats")
 
 
 if __name__ == "__main__":

@@ -18,25 +18,14 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'oracle'))
 import framing  # noqa: E402
+import tally  # noqa: E402
+from tally import check, finish  # noqa: E402
 
 featc, corpus, tmp = sys.argv[1:4]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL: ' + what, file=sys.stderr)
 
 
 def run(*args):
-    p = subprocess.run([featc] + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    return p.returncode, p.stdout.decode('utf-8', 'surrogateescape'), \
-        p.stderr.decode('utf-8', 'surrogateescape')
+    return tally.run([featc, *args])
 
 
 def path(name):
@@ -328,5 +317,4 @@ p = subprocess.run([featc, 'stats', '-j', '2', '-'], stdin=subprocess.DEVNULL,
 check(p.returncode == 2 and b'standard input is read in order' in p.stderr,
       'stats -j 2 -: %d %r' % (p.returncode, p.stderr))
 
-print('trust: %d passed, %d failed' % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish("trust"))
