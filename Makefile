@@ -306,20 +306,25 @@ $(BENCH)/batch_rate_tutorial: SPEC_DESC = tutorial_record_desc
 $(BENCH)/batch_rate_tutorial: SPEC_C = $(GEN_SPECS)/tutorial.c
 $(BENCH)/batch_rate_wide: SPEC_DESC = wide_record_desc
 $(BENCH)/batch_rate_wide: SPEC_C = $(BENCH)/gen/wide.c
+$(BENCH)/batch_rate_sequence: SPEC_DESC = seq_clip_desc
+$(BENCH)/batch_rate_sequence: SPEC_C = $(BENCH)/gen/clip.c
+$(BENCH)/batch_rate_sequence: BATCH_SEQ = -DSEQ
 $(BENCH)/batch_rate_%: tests/bench/batch_rate.c $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
-    $(BUILD)/libfeatc.a $(HEADERS)
-	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) -o $@ $< \
-	    $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+    $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
+	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
+	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
-BENCH_PY = $(BENCH)/py/tf_example_pb2.py $(BENCH)/batch_rate_tutorial $(BENCH)/batch_rate_wide
+BENCH_PY = $(BENCH)/py/tf_example_pb2.py $(BENCH)/batch_rate_tutorial $(BENCH)/batch_rate_wide \
+           $(BENCH)/batch_rate_sequence
 
 bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 	@mkdir -p $(BENCH)/data
 	@$(BENCH)/gen-corpora $(BENCH)/data
 	@echo "CPU: $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1),"\
 	    "$$(nproc) cores; compiler: $$($(CC) --version | head -1); CFLAGS: $(CFLAGS)"
-	@$(BENCH)/bench $(BENCH)/data $(BENCH_REPS)
+	@$(BENCH)/bench $(BENCH)/data $(BENCH_REPS) $(BENCH)/chain.txt
 	@$(PYTHON) tests/bench/python_bench.py $(BENCH)/data $(BUILD) $(BENCH_REPS)
+	@$(PYTHON) tests/bench/chain.py $(BENCH)/data $(BUILD) $(BENCH_REPS) $(BENCH)/chain.txt
 
 # ------------------------------------------------------------------ python
 # make python: featc's Python layer (python/ext/, libfeatc_python.a)

@@ -139,6 +139,10 @@ static int run(corpus *c, int who, void *state, uint64_t *sum)
     return 0;
 }
 
+/* make bench's chain (tests/bench/chain.py): a line per corpus of the
+ * rates measured here, MB/s of the file's bytes; NULL: not asked for. */
+static FILE *chain;
+
 static int bench_corpus(corpus *c, int reps, double *featc_mbs)
 {
     void *state[NCONTENDERS] = {NULL};
@@ -187,6 +191,9 @@ static int bench_corpus(corpus *c, int reps, double *featc_mbs)
         }
     }
     *featc_mbs = (double)c->size / med[C_FEATC] / 1e6;
+    if (chain != NULL)
+        fprintf(chain, "%s walk=%.1f parse=%.1f\n", c->name,
+                (double)c->size / med[C_WALK] / 1e6, *featc_mbs);
     printf("  featc vs   ");
     for (who = 1; who < NCONTENDERS; who++)
         printf(" %s %.2fx%s", contender_name[who], med[who] / med[C_FEATC],
@@ -412,6 +419,11 @@ static int bench_compressed(const char *dir, const char *file, fc_compression c,
     printf("  / zlib inflate alone: fc_reader (%s) %.2fx, fc_reader (%s) %.2fx, "
            "ISA-L alone %.2fx\n", inflater[0], mb[0] / mb[2], inflater[1], mb[1] / mb[2],
            mb[3] / mb[2]);
+    if (chain != NULL && gzip) { /* "tutorial.tfrecord.gz" -> "tutorial.gz" */
+        size_t stem = strcspn(file, ".");
+        fprintf(chain, "%.*s.gz inflate=%.1f reader=%.1f\n", (int)stem, file,
+                (double)len / median(t[3], reps) / 1e6, (double)len / median(t[0], reps) / 1e6);
+    }
     fc_unmap_file(&map);
     return bytes[0] == inflated && bytes[1] == inflated ? 0 : -1;
 }
@@ -683,9 +695,13 @@ int main(int argc, char **argv)
          {NULL, &seq_clip_desc, &clip}, seq_clip_desc.parse, NULL, 0, 0}};
     int reps = argc > 2 ? atoi(argv[2]) : 7, i, fail = 0;
     double mbs;
-    if (argc < 2 || reps < 5 || reps > MAX_REPS) {
-        fprintf(stderr, "usage: bench DIR [REPS: 5..%d]\n", MAX_REPS);
+    if (argc < 2 || argc > 4 || reps < 5 || reps > MAX_REPS) {
+        fprintf(stderr, "usage: bench DIR [REPS: 5..%d [CHAIN]]\n", MAX_REPS);
         return 64;
+    }
+    if (argc == 4 && (chain = fopen(argv[3], "w")) == NULL) {
+        perror(argv[3]);
+        return 2;
     }
     printf("featc benchmark: CRC verification on; every contender reads the same in-memory "
            "bytes\nthrough fc_reader and fills the same generated struct; MB/s of TFRecord "
@@ -748,5 +764,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: reading a compressed file failed\n");
         fail = 1;
     }
+    if (chain != NULL && fclose(chain) != 0)
+        fail = 1;
     return fail;
 }

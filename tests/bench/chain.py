@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""make bench's chain: each corpus from the bytes to the tensors, in one run.
+
+usage: chain.py DATA BUILD REPS CHAIN
+
+CHAIN is the file tests/bench/bench.c wrote in the same run: per corpus
+"NAME walk=W parse=P" (the CRC-only walk and the generated per-record parse)
+and per GZIP corpus "NAME.gz inflate=I reader=R" (ISA-L's isal_inflate
+alone, and fc_reader, CRC-verified records).  This script adds, on the same
+files:
+- batch: the C batch API, batches of 256 (BUILD/bench/batch_rate_NAME:
+  fc_batch_parse, fc_batch_parse_seq for the sequence corpus), over the
+  plain file and over the GZIP file;
+- py1, py2: the Python module's read(batch_size=256) with threads=1 and 2;
+- py2shards: read() with threads=2 over the corpus cut into 4 GZIP shards
+  (DATA/shards/, written once: the records in 4 runs, gzip level 6).
+Every rate is MB/s of the file's bytes (for GZIP rows, of the compressed
+file), the median of REPS passes.  It prints a table with the ratios, then
+one line per corpus for scripts:
+    chain NAME walk=W parse=P batch=B py1=Y1 py2=Y2
+    chain NAME.gz inflate=I reader=R batch=B py2shards=Y
+"""
+import gzip
+import os
+import struct
+import subprocess
+import sys
+import time
+
+data, build, reps, chain_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, os.path.join(build, "python"))
+B = 256
+CORPORA = [("tutorial", "tutorial", "tutorial.tfrecord"), ("wide", "wide", "wide.tfrecord"),
+           ("sequence", "clip", "sequence.tfrecord")]
+
+
+def median(f):
+    v = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        f()
+        v.append(time.perf_counter() - t)
+    v.sort()
+    return v[len(v) // 2]
+
+
+def read_all(mod, source, threads):
+    for _ in mod.read(source, batch_size=B, threads=threads):
+        pass
+
+
+def c_batch(name, path):
+    out = subprocess.run([os.path.join(build, "bench", "batch_rate_" + name), path, str(B),
+                          str(reps)], check=True, stdout=subprocess.PIPE).stdout
+    return float(out)
+
+
+def shards(name, path, n=4):
+    """The corpus's records in n GZIP files (written once)."""
+    folder = os.path.join(data, "shards")
+    os.makedirs(folder, exist_ok=True)
+    paths = [os.path.join(folder, "%s-%05d-of-%05d.tfrecord.gz" % (name, i, n)) for i in range(n)]
+    if all(os.path.exists(p) for p in paths):
+        return paths
+    buf = open(path, "rb").read()
+    frames, pos = [], 0
+    while pos < len(buf):
+        (k,) = struct.unpack_from("<Q", buf, pos)
+        frames.append((pos, pos + 16 + k))
+        pos += 16 + k
+    per = (len(frames) + n - 1) // n
+    for i, p in enumerate(paths):
+        part = frames[i * per:(i + 1) * per]
+        body = buf[part[0][0]:part[-1][1]] if part else b""
+        with open(p + ".tmp", "wb") as f:
+            f.write(gzip.compress(body, compresslevel=6))
+        os.replace(p + ".tmp", p)
+    return paths
+
+
+def main():
+    got = {}
+    for line in open(chain_file):
+        name, *pairs = line.split()
+        got[name] = dict((k, float(v)) for k, v in (p.split("=") for p in pairs))
+    rows, lines = [], []
+    for name, modname, file in CORPORA:
+        mod = __import__(modname)
+        path = os.path.join(data, file)
+        mb = os.path.getsize(path) / 1e6
+        read_all(mod, path, 1)  # the page cache
+        r = dict(got.get(name, {}))
+        r["batch"] = c_batch(name, path)
+        r["py1"] = mb / median(lambda: read_all(mod, path, 1))
+        r["py2"] = mb / median(lambda: read_all(mod, path, 2))
+        rows.append((name, r))
+        lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f py1=%.1f py2=%.1f"
+                     % (name, r.get("walk", 0), r.get("parse", 0), r["batch"], r["py1"], r["py2"]))
+        gz = path + ".gz"
+        if name + ".gz" in got and os.path.exists(gz):
+            g = dict(got[name + ".gz"])
+            g["batch"] = c_batch(name, gz)
+            parts = shards(name, path)
+            smb = sum(os.path.getsize(p) for p in parts) / 1e6
+            read_all(mod, parts, 2)
+            g["py2shards"] = smb / median(lambda: read_all(mod, parts, 2))
+            rows.append((name + ".gz", g))
+            lines.append("chain %s.gz inflate=%.1f reader=%.1f batch=%.1f py2shards=%.1f"
+                         % (name, g["inflate"], g["reader"], g["batch"], g["py2shards"]))
+    print()
+    print("The chain, bytes to tensors (MB/s of the file's bytes, median of %d; batches of %d)"
+          % (reps, B))
+    print("  %-10s %9s %9s %9s %9s %9s   %11s %9s %9s" % (
+        "corpus", "walk", "parse", "C batch", "py 1", "py 2", "batch/parse", "py1/batch",
+        "py2/py1"))
+    for name, r in rows:
+        if "walk" in r:
+            print("  %-10s %9.1f %9.1f %9.1f %9.1f %9.1f   %10.2fx %8.2fx %8.2fx" % (
+                name, r["walk"], r["parse"], r["batch"], r["py1"], r["py2"],
+                r["batch"] / r["parse"], r["py1"] / r["batch"], r["py2"] / r["py1"]))
+    print("  %-12s %9s %9s %9s %10s   %14s %12s" % (
+        "GZIP", "inflate", "reader", "C batch", "py 2 (4 sh)", "reader/inflate",
+        "batch/reader"))
+    for name, r in rows:
+        if "inflate" in r:
+            print("  %-12s %9.1f %9.1f %9.1f %10.1f   %13.2fx %11.2fx" % (
+                name, r["inflate"], r["reader"], r["batch"], r["py2shards"],
+                r["reader"] / r["inflate"], r["batch"] / r["reader"]))
+    print()
+    for line in lines:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
