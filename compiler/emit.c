@@ -205,7 +205,7 @@ static size_t msg_bufs(msg_parts *mp, sbuf **all)
                     &mp->cdescs,     &mp->ldescs,    &mp->cref,       &mp->corder_ref,
                     &mp->lref,       &mp->lorder_ref, &mp->clookup,   &mp->llookup,
                     &mp->cfast,      &mp->cabsent,   &mp->lfast,      &mp->labsent,
-                    &mp->counts,     &mp->fast_defaults};
+                    &mp->counts,     &mp->fast_defaults, &mp->append};
     size_t i, n = sizeof list / sizeof list[0];
     for (i = 0; i < n; i++)
         all[i] = list[i];
@@ -768,6 +768,58 @@ void fcc_emit_fast_feature(sbuf *cases, sbuf *absent, const schema_feature *f, s
 
 /* The parts of an example's parser (templates/example.c): the general
  * path's decoder and checks, the fast path, the missing order, the lookup. */
+/* The body of NAME_batch_append: each field of record i into its column,
+ * typed and sized here for the common kinds (FixedLen, VarLen, unhashed),
+ * through the runtime's general path for the rest. */
+static void emit_batch_append(sbuf *b, const schema_message *m)
+{
+    sbuf body;
+    size_t i;
+    int general = 0, used = 0;
+    memset(&body, 0, sizeof body);
+    for (i = 0; i < m->nfeatures; i++) {
+        const schema_feature *f = &m->features[i];
+        const char *t = fcc_c_elem_type(f->type);
+        fcc_sb_str(&body, "    /* ");
+        fcc_describe(&body, f);
+        fcc_sb_str(&body, " */\n");
+        if (f->kind == FC_KIND_FIXED && f->hash_buckets == 0) {
+            if (f->elems == 0) {
+                fcc_sb_str(&body, "    /* (no values) */\n");
+                continue;
+            }
+            fcc_sb_printf(&body, "    fc_batch_put_fixed(&cols[%s], i, ", f->macro);
+            value_ptr(&body, "m", f);
+            fcc_sb_printf(&body, ", %zu * sizeof(%s), %zu);\n", f->elems, t, f->elems);
+        } else if (f->kind == FC_KIND_VARLEN && f->hash_buckets == 0) {
+            fcc_sb_printf(&body, "    if (fc_batch_put_varlen(&cols[%s], i, ", f->macro);
+            value_ptr(&body, "m", f);
+            fcc_sb_printf(&body,
+                          ", m->%s_count, sizeof(%s)) != 0 &&\n"
+                          "        (rc = fc_batch_append_field(&%s_desc, %s, cols, m, i, err)) != "
+                          "FC_OK)\n"
+                          "        return rc;\n",
+                          f->cname, t, m->c_type, f->macro);
+            general = 1;
+        } else {
+            fcc_sb_printf(&body,
+                          "    if ((rc = fc_batch_append_field(&%s_desc, %s, cols, m, i, err)) != "
+                          "FC_OK)\n"
+                          "        return rc;\n",
+                          m->c_type, f->macro);
+            general = 1;
+        }
+        used = 1;
+    }
+    fcc_sb_str(b, general ? "    int rc;\n" : "    (void)err;\n");
+    if (!used)
+        fcc_sb_str(b, "    (void)m;\n    (void)cols;\n    (void)i;\n");
+    fcc_sb_str(b, fcc_str_or_empty(&body));
+    if (body.failed)
+        b->failed = 1;
+    free(body.s);
+}
+
 static int example_parts(msg_parts *mp, const schema_message *m)
 {
     size_t i;
@@ -827,6 +879,7 @@ static int example_parts(msg_parts *mp, const schema_message *m)
         }
     }
     fcc_sb_str(&mp->order, "\n");
+    emit_batch_append(&mp->append, m);
     for (i = 0; i < m->nfeatures; i++)
         if (m->features[i].hash_buckets > 0) {
             fcc_sb_printf(&mp->finish,
@@ -971,6 +1024,7 @@ static int emit_message(const schema_message *m, sbuf *hdr, sbuf *src)
             {"FINISH", fcc_str_or_empty(&mp.finish)},
             {"FAST_CASES", fcc_str_or_empty(&mp.fast)},
             {"FAST_ABSENT", fcc_str_or_empty(&mp.absent)},
+            {"BATCH_APPEND", fcc_str_or_empty(&mp.append)},
             /* sequence.c */
             {"CONTEXT_DESCS", fcc_str_or_empty(&mp.cdescs)},
             {"LIST_DESCS", fcc_str_or_empty(&mp.ldescs)},

@@ -17,7 +17,7 @@ typedef struct msg_parts {
     sbuf enm, constants, members, defaults, init, batch, parser, counts, fast_defaults;
     /* example: field table, missing order, lookup, general-path decoder,
      * required checks, what is built after decoding, fast path */
-    sbuf descs, order, lookup, decode, missing, finish, fast, absent;
+    sbuf descs, order, lookup, decode, missing, finish, fast, absent, append;
     /* sequence_example: context and list tables and their references,
      * lookups, fast path */
     sbuf cdescs, ldescs, cref, corder_ref, lref, lorder_ref, clookup, llookup;

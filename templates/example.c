@@ -94,6 +94,22 @@ static int @@TYPE@@_parse_batched_any(void *out, const void *data, size_t len, f
     return @@TYPE@@_parse_as((@@TYPE@@ *)out, data, len, @@TYPE@@_fields, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's fields from its parsed struct into the
+ * columns of fc_batch_parse (typed here; the runtime's general path for
+ * what this leaves to it).  Small builds (FC_NO_FAST_PATH) use the
+ * general path only. */
+static int @@TYPE@@_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const @@TYPE@@ *m = (const @@TYPE@@ *)msg;
+@@BATCH_APPEND@@
+    return FC_OK;
+}
+#define @@UPPER@@_BATCH_APPEND @@TYPE@@_batch_append
+#else
+#define @@UPPER@@_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc @@TYPE@@_desc = {
     "@@NAME@@",
@@ -105,6 +121,7 @@ const fc_message_desc @@TYPE@@_desc = {
     @@TYPE@@_missing_order,
     @@TYPE@@_parse_any,
     @@TYPE@@_init_any,
-    @@TYPE@@_parse_batched_any
+    @@TYPE@@_parse_batched_any,
+    @@UPPER@@_BATCH_APPEND
 };
 

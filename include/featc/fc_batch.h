@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fc_example.h"
 #include "fc_sequence.h"
@@ -109,6 +110,49 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
 /* The same for tf.io.parse_sequence_example. */
 int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
                        const fc_bytes *records, size_t n, fc_error *err);
+
+/* The generated batch assembly (NAME_batch_append, md->batch_append)
+ * writes record i's fields with these, typed and sized at compile time;
+ * what they do not cover goes through fc_batch_append_field, the general
+ * path for field j of md (hashed features, SparseFeature, RaggedFeature,
+ * FixedLenSequence, and any capacity to check and report). */
+int fc_batch_append_field(const fc_message_desc *md, size_t j, fc_column *cols, const void *msg,
+                          size_t i, fc_error *err);
+
+/* A FixedLen feature's `elems` values (size bytes) as record i's. */
+static inline void fc_batch_put_fixed(fc_column *c, size_t i, const void *v, size_t size,
+                                      size_t elems)
+{
+    memcpy((unsigned char *)c->values + i * size, v, size);
+    c->nvalues += elems;
+}
+
+/* A VarLen feature's cnt values (ts bytes each) as record i's, with its
+ * sparse indices or ragged splits and lengths; 1 (nothing written) when a
+ * capacity is short, for fc_batch_append_field to report. */
+static inline int fc_batch_put_varlen(fc_column *c, size_t i, const void *v, size_t cnt,
+                                      size_t ts)
+{
+    size_t total = c->nvalues + cnt, k;
+    if (cnt > 0 && (c->values == NULL || c->values_cap < total ||
+                    (c->indices != NULL && c->indices_cap / 2 < total)))
+        return 1;
+    if (cnt > 0)
+        memcpy((unsigned char *)c->values + c->nvalues * ts, v, cnt * ts);
+    if (c->indices != NULL)
+        for (k = 0; k < cnt; k++) {
+            c->indices[2 * (c->nvalues + k)] = (int64_t)i;
+            c->indices[2 * (c->nvalues + k) + 1] = (int64_t)k;
+        }
+    c->nvalues = total;
+    if (c->row_splits != NULL)
+        c->row_splits[i + 1] = (int64_t)total;
+    if (c->lengths != NULL)
+        c->lengths[i] = (int64_t)cnt;
+    if ((int64_t)cnt > c->shape[1])
+        c->shape[1] = (int64_t)cnt;
+    return 0;
+}
 
 #ifdef __cplusplus
 }

@@ -203,6 +203,8 @@ typedef struct fc_field_desc {
 #define FC_HOT_ONE 1
 #define FC_HOT_MULTI 2
 
+struct fc_column; /* fc_batch.h */
+
 typedef struct fc_message_desc {
     const char *name;          /* message name in the spec */
     const char *c_type;        /* generated struct type */
@@ -215,6 +217,10 @@ typedef struct fc_message_desc {
     void (*init)(void *out);
     /* parse as a record of a batch (fc_ex_scan_batched's rule); NULL: parse */
     int (*parse_batched)(void *out, const void *data, size_t len, fc_error *err);
+    /* the generated batch assembly: record i's fields from the parsed
+     * struct msg into the columns, as fc_batch_parse's general path does;
+     * NULL: the general path (fc_batch.h) */
+    int (*batch_append)(struct fc_column *cols, const void *msg, size_t i, fc_error *err);
 } fc_message_desc;
 
 /* Bytes of one value of type t in a generated struct. */

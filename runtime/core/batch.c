@@ -940,9 +940,11 @@ static const col_spec *spec_of(const fc_field_desc *fields, size_t nf, const fc_
     return s;
 }
 
-/* The batch loop over nf fields then nl lists. */
+/* The batch loop over nf fields then nl lists; each record's columns by
+ * the generated assembly when there is one. */
 static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
                int example, int (*parse)(void *, const void *, size_t, fc_error *),
+               int (*gen)(fc_column *, const void *, size_t, fc_error *),
                fc_column *cols, void *scratch, const fc_bytes *records, size_t n, fc_error *err)
 {
     size_t nc = nf + nl, i, j, ncached = nc < SPEC_CACHE ? nc : SPEC_CACHE;
@@ -974,6 +976,11 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
             batch_error(example ? fields : NULL, example ? nf : 0, err, i);
             return rc;
         }
+        if (gen != NULL) {
+            if ((rc = gen(cols, scratch, i, err)) != FC_OK)
+                return rc;
+            continue;
+        }
         for (j = 0; j < nc; j++) {
             rc = append(spec_of(fields, nf, lists, cache, j, &s), &cols[j],
                         (const unsigned char *)scratch, i, err);
@@ -993,13 +1000,21 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
                    const fc_bytes *records, size_t n, fc_error *err)
 {
     return run(md->fields, md->nfields, NULL, 0, 1,
-               md->parse_batched != NULL ? md->parse_batched : md->parse, cols, scratch, records,
-               n, err);
+               md->parse_batched != NULL ? md->parse_batched : md->parse, md->batch_append, cols,
+               scratch, records, n, err);
+}
+
+int fc_batch_append_field(const fc_message_desc *md, size_t j, fc_column *cols, const void *msg,
+                          size_t i, fc_error *err)
+{
+    col_spec s;
+    spec_of_field(&md->fields[j], &s);
+    return append(&s, &cols[j], (const unsigned char *)msg, i, err);
 }
 
 int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
                        const fc_bytes *records, size_t n, fc_error *err)
 {
-    return run(sd->context, sd->ncontext, sd->lists, sd->nlists, 0, sd->parse, cols, scratch,
-               records, n, err);
+    return run(sd->context, sd->ncontext, sd->lists, sd->nlists, 0, sd->parse, NULL, cols,
+               scratch, records, n, err);
 }

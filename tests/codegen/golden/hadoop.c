@@ -149,6 +149,24 @@ static int hadoop_row_parse_batched_any(void *out, const void *data, size_t len,
     return hadoop_row_parse_as((hadoop_row *)out, data, len, hadoop_row_fields, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's fields from its parsed struct into the
+ * columns of fc_batch_parse (typed here; the runtime's general path for
+ * what this leaves to it).  Small builds (FC_NO_FAST_PATH) use the
+ * general path only. */
+static int hadoop_row_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const hadoop_row *m = (const hadoop_row *)msg;
+    (void)err;
+    /* "data": int64, FixedLen [2], required */
+    fc_batch_put_fixed(&cols[HADOOP_ROW_DATA], i, &m->data[0], 2 * sizeof(int64_t), 2);
+    return FC_OK;
+}
+#define HADOOP_ROW_BATCH_APPEND hadoop_row_batch_append
+#else
+#define HADOOP_ROW_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc hadoop_row_desc = {
     "row",
@@ -160,7 +178,8 @@ const fc_message_desc hadoop_row_desc = {
     hadoop_row_missing_order,
     hadoop_row_parse_any,
     hadoop_row_init_any,
-    hadoop_row_parse_batched_any
+    hadoop_row_parse_batched_any,
+    HADOOP_ROW_BATCH_APPEND
 };
 
 int hadoop_row_parse_batch(fc_column columns[HADOOP_ROW_FIELD_COUNT], hadoop_row *scratch,

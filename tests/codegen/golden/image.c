@@ -240,6 +240,32 @@ static int image_photo_parse_batched_any(void *out, const void *data, size_t len
     return image_photo_parse_as((image_photo *)out, data, len, image_photo_fields, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's fields from its parsed struct into the
+ * columns of fc_batch_parse (typed here; the runtime's general path for
+ * what this leaves to it).  Small builds (FC_NO_FAST_PATH) use the
+ * general path only. */
+static int image_photo_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const image_photo *m = (const image_photo *)msg;
+    (void)err;
+    /* "height": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_HEIGHT], i, &m->height, 1 * sizeof(int64_t), 1);
+    /* "width": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_WIDTH], i, &m->width, 1 * sizeof(int64_t), 1);
+    /* "depth": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_DEPTH], i, &m->depth, 1 * sizeof(int64_t), 1);
+    /* "label": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_LABEL], i, &m->label, 1 * sizeof(int64_t), 1);
+    /* "image_raw": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_IMAGE_RAW], i, &m->image_raw, 1 * sizeof(fc_bytes), 1);
+    return FC_OK;
+}
+#define IMAGE_PHOTO_BATCH_APPEND image_photo_batch_append
+#else
+#define IMAGE_PHOTO_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc image_photo_desc = {
     "photo",
@@ -251,7 +277,8 @@ const fc_message_desc image_photo_desc = {
     image_photo_missing_order,
     image_photo_parse_any,
     image_photo_init_any,
-    image_photo_parse_batched_any
+    image_photo_parse_batched_any,
+    IMAGE_PHOTO_BATCH_APPEND
 };
 
 int image_photo_parse_batch(fc_column columns[IMAGE_PHOTO_FIELD_COUNT], image_photo *scratch,

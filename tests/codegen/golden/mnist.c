@@ -172,6 +172,26 @@ static int mnist_digit_parse_batched_any(void *out, const void *data, size_t len
     return mnist_digit_parse_as((mnist_digit *)out, data, len, mnist_digit_fields, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's fields from its parsed struct into the
+ * columns of fc_batch_parse (typed here; the runtime's general path for
+ * what this leaves to it).  Small builds (FC_NO_FAST_PATH) use the
+ * general path only. */
+static int mnist_digit_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const mnist_digit *m = (const mnist_digit *)msg;
+    (void)err;
+    /* "image_floats": float, FixedLen [28,28], required */
+    fc_batch_put_fixed(&cols[MNIST_DIGIT_IMAGE_FLOATS], i, &m->image_floats[0][0], 784 * sizeof(float), 784);
+    /* "image_class": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[MNIST_DIGIT_IMAGE_CLASS], i, &m->image_class, 1 * sizeof(int64_t), 1);
+    return FC_OK;
+}
+#define MNIST_DIGIT_BATCH_APPEND mnist_digit_batch_append
+#else
+#define MNIST_DIGIT_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc mnist_digit_desc = {
     "digit",
@@ -183,7 +203,8 @@ const fc_message_desc mnist_digit_desc = {
     mnist_digit_missing_order,
     mnist_digit_parse_any,
     mnist_digit_init_any,
-    mnist_digit_parse_batched_any
+    mnist_digit_parse_batched_any,
+    MNIST_DIGIT_BATCH_APPEND
 };
 
 int mnist_digit_parse_batch(fc_column columns[MNIST_DIGIT_FIELD_COUNT], mnist_digit *scratch,

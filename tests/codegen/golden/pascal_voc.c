@@ -309,6 +309,38 @@ static int voc_segmentation_parse_batched_any(void *out, const void *data, size_
     return voc_segmentation_parse_as((voc_segmentation *)out, data, len, voc_segmentation_fields, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's fields from its parsed struct into the
+ * columns of fc_batch_parse (typed here; the runtime's general path for
+ * what this leaves to it).  Small builds (FC_NO_FAST_PATH) use the
+ * general path only. */
+static int voc_segmentation_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const voc_segmentation *m = (const voc_segmentation *)msg;
+    (void)err;
+    /* "image/encoded": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_IMAGE], i, &m->image, 1 * sizeof(fc_bytes), 1);
+    /* "image/filename": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_FILENAME], i, &m->filename, 1 * sizeof(fc_bytes), 1);
+    /* "image/format": bytes, FixedLen [], with a default */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_FORMAT], i, &m->format, 1 * sizeof(fc_bytes), 1);
+    /* "image/height": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_HEIGHT], i, &m->height, 1 * sizeof(int64_t), 1);
+    /* "image/width": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_WIDTH], i, &m->width, 1 * sizeof(int64_t), 1);
+    /* "image/channels": int64, FixedLen [], with a default */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_CHANNELS], i, &m->channels, 1 * sizeof(int64_t), 1);
+    /* "image/segmentation/class/encoded": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_LABEL], i, &m->label, 1 * sizeof(fc_bytes), 1);
+    /* "image/segmentation/class/format": bytes, FixedLen [], with a default */
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_LABEL_FORMAT], i, &m->label_format, 1 * sizeof(fc_bytes), 1);
+    return FC_OK;
+}
+#define VOC_SEGMENTATION_BATCH_APPEND voc_segmentation_batch_append
+#else
+#define VOC_SEGMENTATION_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc voc_segmentation_desc = {
     "segmentation",
@@ -320,7 +352,8 @@ const fc_message_desc voc_segmentation_desc = {
     voc_segmentation_missing_order,
     voc_segmentation_parse_any,
     voc_segmentation_init_any,
-    voc_segmentation_parse_batched_any
+    voc_segmentation_parse_batched_any,
+    VOC_SEGMENTATION_BATCH_APPEND
 };
 
 int voc_segmentation_parse_batch(fc_column columns[VOC_SEGMENTATION_FIELD_COUNT], voc_segmentation *scratch,

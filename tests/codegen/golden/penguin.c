@@ -239,6 +239,32 @@ static int penguin_penguin_parse_batched_any(void *out, const void *data, size_t
     return penguin_penguin_parse_as((penguin_penguin *)out, data, len, penguin_penguin_fields, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's fields from its parsed struct into the
+ * columns of fc_batch_parse (typed here; the runtime's general path for
+ * what this leaves to it).  Small builds (FC_NO_FAST_PATH) use the
+ * general path only. */
+static int penguin_penguin_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const penguin_penguin *m = (const penguin_penguin *)msg;
+    (void)err;
+    /* "body_mass_g": float, FixedLen [], required */
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_BODY_MASS_G], i, &m->body_mass_g, 1 * sizeof(float), 1);
+    /* "culmen_depth_mm": float, FixedLen [], required */
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_CULMEN_DEPTH_MM], i, &m->culmen_depth_mm, 1 * sizeof(float), 1);
+    /* "culmen_length_mm": float, FixedLen [], required */
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_CULMEN_LENGTH_MM], i, &m->culmen_length_mm, 1 * sizeof(float), 1);
+    /* "flipper_length_mm": float, FixedLen [], required */
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_FLIPPER_LENGTH_MM], i, &m->flipper_length_mm, 1 * sizeof(float), 1);
+    /* "species": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_SPECIES], i, &m->species, 1 * sizeof(int64_t), 1);
+    return FC_OK;
+}
+#define PENGUIN_PENGUIN_BATCH_APPEND penguin_penguin_batch_append
+#else
+#define PENGUIN_PENGUIN_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc penguin_penguin_desc = {
     "penguin",
@@ -250,7 +276,8 @@ const fc_message_desc penguin_penguin_desc = {
     penguin_penguin_missing_order,
     penguin_penguin_parse_any,
     penguin_penguin_init_any,
-    penguin_penguin_parse_batched_any
+    penguin_penguin_parse_batched_any,
+    PENGUIN_PENGUIN_BATCH_APPEND
 };
 
 int penguin_penguin_parse_batch(fc_column columns[PENGUIN_PENGUIN_FIELD_COUNT], penguin_penguin *scratch,

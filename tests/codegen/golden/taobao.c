@@ -347,6 +347,54 @@ static int taobao_user_parse_batched_any(void *out, const void *data, size_t len
     return taobao_user_parse_as((taobao_user *)out, data, len, taobao_user_fields, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's fields from its parsed struct into the
+ * columns of fc_batch_parse (typed here; the runtime's general path for
+ * what this leaves to it).  Small builds (FC_NO_FAST_PATH) use the
+ * general path only. */
+static int taobao_user_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const taobao_user *m = (const taobao_user *)msg;
+    int rc;
+    /* "city": bytes, FixedLen [], required, 100 hash buckets */
+    if ((rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_CITY, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "use_day": int64, FixedLen [], with a default */
+    fc_batch_put_fixed(&cols[TAOBAO_USER_USE_DAY], i, &m->use_day, 1 * sizeof(int64_t), 1);
+    /* "pay": float, FixedLen [], required */
+    fc_batch_put_fixed(&cols[TAOBAO_USER_PAY], i, &m->pay, 1 * sizeof(float), 1);
+    /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
+    if ((rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_POI, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "ratings": float, SparseFeature [100000] from index key "item" and value key "rating", at most 64 values */
+    if ((rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_RATINGS, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "sessions": bytes, RaggedFeature, at most 128 values, partitions row_lengths "session_lengths", int32 splits */
+    if ((rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_SESSIONS, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_RATINGS_INDEX0], i, m->ratings_index0, m->ratings_index0_count, sizeof(int64_t)) != 0 &&
+        (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_RATINGS_INDEX0, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_RATINGS_VALUE], i, m->ratings_value, m->ratings_value_count, sizeof(float)) != 0 &&
+        (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_RATINGS_VALUE, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "session_items": bytes, VarLen, at most 128 values (read for a RaggedFeature) */
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_SESSIONS_VALUE], i, m->sessions_value, m->sessions_value_count, sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_SESSIONS_VALUE, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "session_lengths": int64, VarLen, at most 16 values (read for a RaggedFeature) */
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_SESSIONS_PART0], i, m->sessions_part0, m->sessions_part0_count, sizeof(int64_t)) != 0 &&
+        (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_SESSIONS_PART0, cols, m, i, err)) != FC_OK)
+        return rc;
+    return FC_OK;
+}
+#define TAOBAO_USER_BATCH_APPEND taobao_user_batch_append
+#else
+#define TAOBAO_USER_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_message_desc taobao_user_desc = {
     "user",
@@ -358,7 +406,8 @@ const fc_message_desc taobao_user_desc = {
     taobao_user_missing_order,
     taobao_user_parse_any,
     taobao_user_init_any,
-    taobao_user_parse_batched_any
+    taobao_user_parse_batched_any,
+    TAOBAO_USER_BATCH_APPEND
 };
 
 int taobao_user_parse_batch(fc_column columns[TAOBAO_USER_FIELD_COUNT], taobao_user *scratch,
