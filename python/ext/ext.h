@@ -157,6 +157,10 @@ PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw);
  * the spec: a record, a batch, or either (no feature says); -1 with an
  * exception when its features disagree. */
 enum { FCPY_EITHER, FCPY_RECORD, FCPY_BATCH };
+/* A Sparse (featc's, or any 3-tuple with dense_shape) or a Ragged (any
+ * 2-tuple with row_splits), as write() takes them. */
+int fcpy_is_sparse(PyObject *v);
+int fcpy_is_ragged(PyObject *v);
 int fcpy_record_form(const fcpy_message *m, PyObject *item);
 /* A record as a batch of one, in the layouts write() takes. */
 PyObject *fcpy_record_batch(const fcpy_message *m, PyObject *item);

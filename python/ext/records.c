@@ -12,13 +12,13 @@
  * naming two of them.  Allocates (Python objects): a hosted layer. */
 #include "ext.h"
 
-static int is_ragged(PyObject *v)
+int fcpy_is_ragged(PyObject *v)
 {
     return PyObject_TypeCheck(v, (PyTypeObject *)fcpy_g.ragged_type) ||
            (PyTuple_Check(v) && PyTuple_Size(v) == 2 && PyObject_HasAttrString(v, "row_splits"));
 }
 
-static int is_sparse(PyObject *v)
+int fcpy_is_sparse(PyObject *v)
 {
     return PyObject_TypeCheck(v, (PyTypeObject *)fcpy_g.sparse_type) ||
            (PyTuple_Check(v) && PyTuple_Size(v) == 3 && PyObject_HasAttrString(v, "dense_shape"));
@@ -108,16 +108,16 @@ enum { FORM_EITHER, FORM_RECORD, FORM_BATCH };
 static int form_of(PyObject *v, fc_kind kind, fc_type t, Py_ssize_t rank, Py_ssize_t splits)
 {
     Py_ssize_t r;
-    if (kind == FC_KIND_SPARSE && is_sparse(v)) {
+    if (kind == FC_KIND_SPARSE && fcpy_is_sparse(v)) {
         /* indices [N, rank] in a record, [N, rank + 1] in a batch */
         Py_ssize_t w = width_of(PyTuple_GetItem(v, 0));
         return w < 0 ? -1 : w == rank ? FORM_RECORD : w == rank + 1 ? FORM_BATCH : FORM_EITHER;
     }
-    if (is_sparse(v))
+    if (fcpy_is_sparse(v))
         return FORM_BATCH;
     if (splits > 0 && kind != FC_KIND_RAGGED && (PyList_Check(v) || PyTuple_Check(v)))
         return FORM_RECORD; /* a feature list's frames, each a list of values */
-    if (is_ragged(v)) {
+    if (fcpy_is_ragged(v)) {
         r = nsplits(v);
         return r == splits ? FORM_RECORD : r == splits + 1 ? FORM_BATCH : FORM_EITHER;
     }
@@ -419,11 +419,11 @@ static int convert(PyObject *src, PyObject *out, PyObject *lengths, const char *
         Py_DECREF(name);
         return PyErr_Occurred() ? -1 : 0;
     }
-    if (kind == FC_KIND_SPARSE && is_sparse(v) && width_of(PyTuple_GetItem(v, 0)) != rank + 1)
+    if (kind == FC_KIND_SPARSE && fcpy_is_sparse(v) && width_of(PyTuple_GetItem(v, 0)) != rank + 1)
         b = PyErr_Occurred() ? NULL : sparse_batch(v, rank, t);
-    else if (kind == FC_KIND_SPARSE || is_sparse(v))
+    else if (kind == FC_KIND_SPARSE || fcpy_is_sparse(v))
         b = Py_NewRef(v);
-    else if (is_ragged(v))
+    else if (fcpy_is_ragged(v))
         b = ragged_batch(v, t);
     else if (kind == FC_KIND_FIXED || kind == FC_KIND_ROWS)
         b = dense_batch(v, t, list ? &frames : NULL);

@@ -201,11 +201,6 @@ typedef struct wcol {
     size_t start;         /* W_SPARSE: the first index row of the next record */
 } wcol;
 
-static int is_type(PyObject *v, PyObject *t)
-{
-    return PyObject_TypeCheck(v, (PyTypeObject *)t);
-}
-
 /* Reads dict[key] of the batch (absent: W_NONE) into c. */
 static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len, fc_type t,
                       wcol *c)
@@ -219,8 +214,7 @@ static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len
     Py_DECREF(name);
     if (v == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    if (is_type(v, fcpy_g.sparse_type) || (PyTuple_Check(v) && PyTuple_Size(v) == 3 &&
-                                       PyObject_HasAttrString(v, "dense_shape"))) {
+    if (fcpy_is_sparse(v)) {
         c->form = W_SPARSE;
         return get_numeric(k, PyTuple_GetItem(v, 0), DT_INT64, key, &c->indices) != 0 ||
                        get_values(k, PyTuple_GetItem(v, 1), t, key, &c->values) != 0 ||
@@ -228,8 +222,7 @@ static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len
                    ? -1
                    : 0;
     }
-    if (is_type(v, fcpy_g.ragged_type) || (PyTuple_Check(v) && PyTuple_Size(v) == 2 &&
-                                       PyObject_HasAttrString(v, "row_splits"))) {
+    if (fcpy_is_ragged(v)) {
         PyObject *rs = PyTuple_GetItem(v, 1);
         Py_ssize_t i, n = PyTuple_Check(rs) ? PyTuple_Size(rs) : 1;
         c->form = W_RAGGED;

@@ -600,31 +600,21 @@ static int append_varlen(const col_spec *s, fc_column *c, const unsigned char *m
                          fc_error *err)
 {
     int rc;
-    size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt, k;
+    size_t cnt = fc_load_size(m + s->count_offset), total = c->nvalues + cnt;
     if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
         return rc;
     if (c->indices != NULL && cnt > 0 && c->indices_cap / 2 < total)
         return too_small(err, 0, i, s, "indices", mul(total, 2), c->indices_cap);
     if (s->buckets > 0 && c->buckets != NULL && cnt > 0 && c->buckets_cap < total)
         return too_small(err, 0, i, s, "buckets", total, c->buckets_cap);
-    values_copy(s, c, m + s->value_offset, cnt);
     if (s->buckets > 0) {
         if (c->buckets != NULL && cnt > 0)
             memcpy(c->buckets + c->nvalues, m + s->bucket_offset, cnt * sizeof(int64_t));
         append_hot(s, c, m, i, cnt);
     }
-    if (c->indices != NULL)
-        for (k = 0; k < cnt; k++) {
-            c->indices[2 * (c->nvalues + k)] = (int64_t)i;
-            c->indices[2 * (c->nvalues + k) + 1] = (int64_t)k;
-        }
-    c->nvalues = total;
-    if (c->row_splits != NULL)
-        c->row_splits[i + 1] = (int64_t)total;
-    if (c->lengths != NULL)
-        c->lengths[i] = (int64_t)cnt;
-    if ((int64_t)cnt > c->shape[1])
-        c->shape[1] = (int64_t)cnt;
+    /* the values, indices, splits and lengths: as the generated assembly
+     * writes them (the capacities are checked above, with their texts) */
+    (void)fc_batch_put_varlen(c, i, m + s->value_offset, cnt, fc_type_size(s->type));
     return FC_OK;
 }
 

@@ -42,6 +42,8 @@ import sys
 import tempfile
 
 RUNNABLE, TRANSCRIPT, C_MARK = "<!-- runnable:", "<!-- transcript:", "<!-- c:"
+# each mark: the kind of snippet, and the fence it must come before
+FENCES = {RUNNABLE: ("sh", "```sh"), TRANSCRIPT: ("transcript", "```"), C_MARK: ("c", "```c")}
 WARN = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Werror"]
 FRAGMENT_QUIET = ["-Wno-unused-variable", "-Wno-unused-but-set-variable",
                   "-Wno-unused-function", "-Wno-unused-parameter"]
@@ -62,24 +64,17 @@ def snippets(path, rel):
     i = 0
     while i < len(lines):
         fence = lines[i].strip()
-        if fence.startswith("```") and fence != "```" or fence == "```":
+        if fence.startswith("```"):
             j = i + 1
             while j < len(lines) and lines[j].strip() != "```":
                 j += 1
             text = "\n".join(lines[i + 1:j]) + "\n"
             mark = lines[i - 1].strip() if i > 0 else ""
-            kind = None
-            if mark.startswith(RUNNABLE):
-                kind = "sh" if fence == "```sh" else None
-            elif mark.startswith(TRANSCRIPT):
-                kind = "transcript" if fence == "```" else None
-            elif mark.startswith(C_MARK):
-                kind = "c" if fence == "```c" else None
-            if mark.startswith("<!-- ") and kind is None and (
-                    mark.startswith(RUNNABLE) or mark.startswith(TRANSCRIPT) or mark.startswith(C_MARK)):
+            prefix = next((p for p in FENCES if mark.startswith(p)), None)
+            if prefix is not None and fence != FENCES[prefix][1]:
                 errors.append(f"{rel}:{i}: the mark {mark!r} does not fit a {fence} block")
-            elif kind:
-                out.append(Snippet(rel, i + 2, kind, mark[4:-3].strip(), text))
+            elif prefix is not None:
+                out.append(Snippet(rel, i + 2, FENCES[prefix][0], mark[4:-3].strip(), text))
             elif fence == "```c":
                 errors.append(f"{rel}:{i + 1}: a ```c block without a <!-- c: ... --> mark "
                               "(program, unit, fragment or not compiled: why)")
