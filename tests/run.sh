@@ -6,7 +6,8 @@
 # The first suite (the build) runs alone; then the suites after "--", which
 # build and run in folders of their own (the cross targets), run in a second
 # lane beside the others, so that both cores work.  Each suite's output is in
-# BUILD/log/SUITE.log; the summary prints in the order given.
+# BUILD/log/SUITE.log; the summary prints in the order given, and the failed
+# suites once more at its end, before the total.
 # usage: run.sh MAKE BUILD CORPUS SUITE... [-- SUITE...]
 set -u
 make=$1
@@ -37,6 +38,7 @@ run() {
 
 total_pass=0
 total_fail=0
+failed=
 # report SUITE: prints its counts (and the log's end when it failed), sums them
 report() {
     log="$build/log/$1.log"
@@ -51,6 +53,7 @@ report() {
     if [ "$f" -ne 0 ]; then
         echo "   $1 FAILED (exit $rc); last lines of $log:"
         tail -n 25 "$log" | sed 's/^/   | /'
+        failed="$failed $1"
     fi
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))
@@ -77,6 +80,13 @@ if [ -n "$pid" ]; then
 fi
 for s in $lane2; do
     report "$s"
+done
+# The failures again, last, where a log cut to its end still shows them.
+for s in $failed; do
+    echo "== FAILED: $s (exit $(cat "$build/log/$s.rc" 2>/dev/null || echo '?')), its failing counts and last lines:"
+    grep -E '^[A-Za-z0-9_-]+: [0-9]+ passed, [1-9][0-9]* failed$' "$build/log/$s.log" | sed 's/^/   /'
+    grep -m 8 -iE '^ *(FAIL|not ok)' "$build/log/$s.log" | cut -c1-300 | sed 's/^/   ! /'
+    tail -n 12 "$build/log/$s.log" | sed 's/^/   | /'
 done
 echo "total: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
