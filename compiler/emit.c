@@ -766,53 +766,91 @@ void fcc_emit_fast_feature(sbuf *cases, sbuf *absent, const schema_feature *f, s
                       f->macro);
 }
 
-/* The parts of an example's parser (templates/example.c): the general
- * path's decoder and checks, the fast path, the missing order, the lookup. */
-/* The body of NAME_batch_append: each field of record i into its column,
- * typed and sized here for the common kinds (FixedLen, VarLen, unhashed),
- * through the runtime's general path for the rest. */
-static void emit_batch_append(sbuf *b, const schema_message *m)
+/* One column's statement in NAME_batch_append (feature f, a context
+ * feature or an Example's when list is 0): a typed put for the common
+ * kinds (FixedLen, VarLen, FixedLenSequence rows, fixed and VarLen lists,
+ * unhashed), falling back to the general path `general` when the put finds
+ * a capacity short (it writes nothing then, and the general path reports
+ * it); the general path alone for the rest.  Returns what it used:
+ * USES_COLS, and USES_RC. */
+#define USES_COLS 1
+#define USES_RC 2
+static int emit_append_column(sbuf *b, const schema_message *m, const schema_feature *f, int list,
+                              const char *general)
 {
+    const char *t = fcc_c_elem_type(f->type);
+    unsigned r;
+    fcc_sb_str(b, "    /* ");
+    if (list)
+        fcc_describe_list(b, f);
+    else
+        fcc_describe(b, f);
+    fcc_sb_str(b, " */\n");
+    if (f->hash_buckets > 0 || f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED) {
+        fcc_sb_printf(b,
+                      "    if ((rc = %s(&%s_desc, %s, cols, m, i, err)) != FC_OK)\n"
+                      "        return rc;\n",
+                      general, m->c_type, f->macro);
+        return USES_COLS | USES_RC;
+    }
+    if (!list && f->kind == FC_KIND_FIXED) {
+        if (f->elems == 0) {
+            fcc_sb_str(b, "    /* (no values) */\n");
+            return 0;
+        }
+        fcc_sb_printf(b, "    fc_batch_put_fixed(&cols[%s], i,\n                       ", f->macro);
+        value_ptr(b, "m", f);
+        fcc_sb_printf(b, ", %zu * sizeof(%s), %zu);\n", f->elems, t, f->elems);
+        return USES_COLS;
+    }
+    /* if (fc_batch_put_KIND(&cols[M], i,
+     *                       VALUES, COUNTS..., sizeof(T)) != 0 && */
+    if (list && f->kind == FC_KIND_FIXED) {
+        fcc_sb_printf(b, "    if (fc_batch_put_rows(&cols[%s], i,\n                          &m->%s[0]",
+                      f->macro, f->cname);
+        for (r = 0; r < f->rank; r++)
+            fcc_sb_str(b, "[0]");
+        fcc_sb_printf(b, ", m->%s_frames, %zu, sizeof(%s)) != 0 &&\n", f->cname, f->elems, t);
+    } else if (list) {
+        fcc_sb_printf(b,
+                      "    if (fc_batch_put_frames(&cols[%s], i,\n                            "
+                      "&m->%s[0][0], m->%s_count, m->%s_frames, %s_MAX,\n"
+                      "                            sizeof(%s)) != 0 &&\n",
+                      f->macro, f->cname, f->cname, f->cname, f->macro, t);
+    } else if (f->kind == FC_KIND_ROWS) {
+        fcc_sb_printf(b, "    if (fc_batch_put_rows(&cols[%s], i,\n                          ",
+                      f->macro);
+        value_ptr(b, "m", f);
+        fcc_sb_printf(b, ", m->%s_count, %zu, sizeof(%s)) != 0 &&\n", f->cname, f->elems, t);
+    } else {
+        fcc_sb_printf(b, "    if (fc_batch_put_varlen(&cols[%s], i,\n                            ",
+                      f->macro);
+        value_ptr(b, "m", f);
+        fcc_sb_printf(b, ", m->%s_count, sizeof(%s)) != 0 &&\n", f->cname, t);
+    }
+    fcc_sb_printf(b,
+                  "        (rc = %s(&%s_desc, %s, cols, m, i, err)) != FC_OK)\n"
+                  "        return rc;\n",
+                  general, m->c_type, f->macro);
+    return USES_COLS | USES_RC;
+}
+
+/* The body of NAME_batch_append: each column of record i, in column order
+ * (an Example's fields; a SequenceExample's context features, then its
+ * lists), as fc_batch_parse's general path writes them. */
+void fcc_emit_batch_append(sbuf *b, const schema_message *m)
+{
+    const char *general = m->sequence ? "fc_batch_append_seq" : "fc_batch_append_field";
     sbuf body;
     size_t i;
-    int general = 0, used = 0;
+    int uses = 0;
     memset(&body, 0, sizeof body);
-    for (i = 0; i < m->nfeatures; i++) {
-        const schema_feature *f = &m->features[i];
-        const char *t = fcc_c_elem_type(f->type);
-        fcc_sb_str(&body, "    /* ");
-        fcc_describe(&body, f);
-        fcc_sb_str(&body, " */\n");
-        if (f->kind == FC_KIND_FIXED && f->hash_buckets == 0) {
-            if (f->elems == 0) {
-                fcc_sb_str(&body, "    /* (no values) */\n");
-                continue;
-            }
-            fcc_sb_printf(&body, "    fc_batch_put_fixed(&cols[%s], i, ", f->macro);
-            value_ptr(&body, "m", f);
-            fcc_sb_printf(&body, ", %zu * sizeof(%s), %zu);\n", f->elems, t, f->elems);
-        } else if (f->kind == FC_KIND_VARLEN && f->hash_buckets == 0) {
-            fcc_sb_printf(&body, "    if (fc_batch_put_varlen(&cols[%s], i, ", f->macro);
-            value_ptr(&body, "m", f);
-            fcc_sb_printf(&body,
-                          ", m->%s_count, sizeof(%s)) != 0 &&\n"
-                          "        (rc = fc_batch_append_field(&%s_desc, %s, cols, m, i, err)) != "
-                          "FC_OK)\n"
-                          "        return rc;\n",
-                          f->cname, t, m->c_type, f->macro);
-            general = 1;
-        } else {
-            fcc_sb_printf(&body,
-                          "    if ((rc = fc_batch_append_field(&%s_desc, %s, cols, m, i, err)) != "
-                          "FC_OK)\n"
-                          "        return rc;\n",
-                          m->c_type, f->macro);
-            general = 1;
-        }
-        used = 1;
-    }
-    fcc_sb_str(b, general ? "    int rc;\n" : "    (void)err;\n");
-    if (!used)
+    for (i = 0; i < m->nfeatures; i++)
+        uses |= emit_append_column(&body, m, &m->features[i], 0, general);
+    for (i = 0; i < m->nlists; i++)
+        uses |= emit_append_column(&body, m, &m->lists[i], 1, general);
+    fcc_sb_str(b, (uses & USES_RC) ? "    int rc;\n" : "    (void)err;\n");
+    if (!(uses & USES_COLS))
         fcc_sb_str(b, "    (void)m;\n    (void)cols;\n    (void)i;\n");
     fcc_sb_str(b, fcc_str_or_empty(&body));
     if (body.failed)
@@ -820,6 +858,8 @@ static void emit_batch_append(sbuf *b, const schema_message *m)
     free(body.s);
 }
 
+/* The parts of an example's parser (templates/example.c): the general
+ * path's decoder and checks, the fast path, the missing order, the lookup. */
 static int example_parts(msg_parts *mp, const schema_message *m)
 {
     size_t i;
@@ -879,7 +919,7 @@ static int example_parts(msg_parts *mp, const schema_message *m)
         }
     }
     fcc_sb_str(&mp->order, "\n");
-    emit_batch_append(&mp->append, m);
+    fcc_emit_batch_append(&mp->append, m);
     for (i = 0; i < m->nfeatures; i++)
         if (m->features[i].hash_buckets > 0) {
             fcc_sb_printf(&mp->finish,

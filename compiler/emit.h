@@ -34,6 +34,7 @@ const char *fcc_c_elem_type(fc_type t);
 void fcc_comment_key(sbuf *b, const char *s, size_t n);
 void fcc_describe(sbuf *b, const schema_feature *f);
 void fcc_emit_desc_head(sbuf *b, const schema_feature *f);
+void fcc_emit_batch_append(sbuf *b, const schema_message *m);
 void fcc_emit_fast_feature(sbuf *cases, sbuf *absent, const schema_feature *f, size_t i);
 void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature *f);
 int fcc_emit_lookup(sbuf *b, const schema_feature *group, size_t n, const char *minus);

@@ -221,6 +221,7 @@ int fcc_sequence_parts(msg_parts *mp, const schema_message *m)
     emit_desc_table(&mp->ldescs, &mp->lref, &mp->lorder_ref, m, "\n", "fc_list_desc",
                     "feature lists", "_lists", "_list_order", "LIST", "List",
                     m->list_missing_order, m->nlists);
+    fcc_emit_batch_append(&mp->append, m);
     fcc_sb_printf(&mp->counts, "#define %s_CONTEXT_COUNT %zu\n#define %s_LIST_COUNT %zu\n",
                   m->upper, m->nfeatures, m->upper, m->nlists);
     fcc_sb_printf(&minus, " - %s_CONTEXT_COUNT", m->upper);

@@ -69,6 +69,22 @@ int @@TYPE@@_parse(@@TYPE@@ *out, const void *data, size_t len, fc_error *err)
     return fc_seq_parse(&@@TYPE@@_desc, out, data, len, ref, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's context features and lists from its parsed
+ * struct into the columns of fc_batch_parse_seq (typed here; the runtime's
+ * general path for what this leaves to it).  Small builds
+ * (FC_NO_FAST_PATH) use the general path only. */
+static int @@TYPE@@_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const @@TYPE@@ *m = (const @@TYPE@@ *)msg;
+@@BATCH_APPEND@@
+    return FC_OK;
+}
+#define @@UPPER@@_BATCH_APPEND @@TYPE@@_batch_append
+#else
+#define @@UPPER@@_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc @@TYPE@@_desc = {
     "@@NAME@@",
@@ -85,6 +101,7 @@ const fc_seq_desc @@TYPE@@_desc = {
     @@TYPE@@_context_lookup,
     @@TYPE@@_list_lookup,
     @@TYPE@@_parse_any,
-    @@TYPE@@_init_any
+    @@TYPE@@_init_any,
+    @@UPPER@@_BATCH_APPEND
 };
 

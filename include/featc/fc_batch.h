@@ -111,13 +111,17 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
 int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
                        const fc_bytes *records, size_t n, fc_error *err);
 
-/* The generated batch assembly (NAME_batch_append, md->batch_append)
- * writes record i's fields with these, typed and sized at compile time;
- * what they do not cover goes through fc_batch_append_field, the general
- * path for field j of md (hashed features, SparseFeature, RaggedFeature,
- * FixedLenSequence, and any capacity to check and report). */
+/* The generated batch assembly (NAME_batch_append, md->batch_append and
+ * sd->batch_append) writes record i's fields with the fc_batch_put_
+ * functions below, typed and sized at compile time; what they do not cover
+ * goes through the general path for column j: fc_batch_append_field for
+ * an Example, fc_batch_append_seq for a SequenceExample (context features,
+ * then lists).  That is hashed features, SparseFeature, RaggedFeature, and
+ * any capacity to check and report. */
 int fc_batch_append_field(const fc_message_desc *md, size_t j, fc_column *cols, const void *msg,
                           size_t i, fc_error *err);
+int fc_batch_append_seq(const fc_seq_desc *sd, size_t j, fc_column *cols, const void *msg,
+                        size_t i, fc_error *err);
 
 /* A FixedLen feature's `elems` values (size bytes) as record i's. */
 static inline void fc_batch_put_fixed(fc_column *c, size_t i, const void *v, size_t size,
@@ -151,6 +155,76 @@ static inline int fc_batch_put_varlen(fc_column *c, size_t i, const void *v, siz
         c->lengths[i] = (int64_t)cnt;
     if ((int64_t)cnt > c->shape[1])
         c->shape[1] = (int64_t)cnt;
+    return 0;
+}
+
+/* FixedLenSequence rows (Example) or a fixed-frame list's frames: `rows`
+ * blocks of `elems` values (ts bytes each) as record i's, packed (the batch
+ * pads them when it ends), with its length; 1 (nothing written) when the
+ * values are short, for the general path to report. */
+static inline int fc_batch_put_rows(fc_column *c, size_t i, const void *v, size_t rows,
+                                    size_t elems, size_t ts)
+{
+    size_t cnt = rows * elems, total = c->nvalues + cnt;
+    if (cnt > 0 && (c->values == NULL || c->values_cap < total))
+        return 1;
+    if (cnt > 0)
+        memcpy((unsigned char *)c->values + c->nvalues * ts, v, cnt * ts);
+    c->nvalues = total;
+    c->lengths[i] = (int64_t)rows;
+    if ((int64_t)rows > c->shape[1])
+        c->shape[1] = (int64_t)rows;
+    return 0;
+}
+
+/* A VarLen list's frames as record i's: frame t holds counts[t] values at
+ * v + t * max * ts; with [record, frame, position] indices, the frames'
+ * inner splits, row splits and lengths as the column asks.  1 (nothing
+ * written) when a capacity is short, for fc_batch_append_seq to report. */
+static inline int fc_batch_put_frames(fc_column *c, size_t i, const void *v,
+                                      const size_t *counts, size_t frames, size_t max, size_t ts)
+{
+    const unsigned char *src = (const unsigned char *)v;
+    int64_t *ix = c->indices, *inner = c->inner_splits, most;
+    size_t cnt = 0, total, t, k, nv, nf;
+    for (t = 0; t < frames; t++)
+        cnt += counts[t];
+    total = c->nvalues + cnt;
+    if (cnt > 0 && (c->values == NULL || c->values_cap < total ||
+                    (c->indices != NULL && c->indices_cap / 3 < total)))
+        return 1;
+    if (c->inner_splits != NULL && frames > 0 && c->inner_splits_cap - 1 < c->nframes + frames)
+        return 1;
+    /* (the running counts in locals: the index stores could alias them) */
+    nv = c->nvalues;
+    nf = c->nframes;
+    most = c->shape[2];
+    for (t = 0; t < frames; t++, src += max * ts) {
+        size_t fc = counts[t];
+        for (k = 0; k < fc; k++) /* a frame's few values: no call */
+            memcpy((unsigned char *)c->values + (nv + k) * ts, src + k * ts, ts);
+        if (ix != NULL)
+            for (k = 0; k < fc; k++) {
+                ix[3 * (nv + k)] = (int64_t)i;
+                ix[3 * (nv + k) + 1] = (int64_t)t;
+                ix[3 * (nv + k) + 2] = (int64_t)k;
+            }
+        nv += fc;
+        nf++;
+        if (inner != NULL)
+            inner[nf] = (int64_t)nv;
+        if ((int64_t)fc > most)
+            most = (int64_t)fc;
+    }
+    c->nvalues = nv;
+    c->nframes = nf;
+    c->shape[2] = most;
+    if (c->row_splits != NULL)
+        c->row_splits[i + 1] = (int64_t)c->nframes;
+    if (c->lengths != NULL)
+        c->lengths[i] = (int64_t)frames;
+    if ((int64_t)frames > c->shape[1])
+        c->shape[1] = (int64_t)frames;
     return 0;
 }
 

@@ -74,6 +74,10 @@ typedef struct fc_seq_desc {
     fc_ex_lookup_fn list_lookup;    /* key -> list index, -1 (likewise) */
     int (*parse)(void *out, const void *data, size_t len, fc_error *err);
     void (*init)(void *out);
+    /* the generated batch assembly: record i's context features and lists
+     * from the parsed struct msg into the columns, as fc_batch_parse_seq's
+     * general path does; NULL: the general path (fc_batch.h) */
+    int (*batch_append)(struct fc_column *cols, const void *msg, size_t i, fc_error *err);
 } fc_seq_desc;
 
 /* Parses one serialized tf.train.SequenceExample into the struct at out

@@ -744,14 +744,9 @@ static int append_rows(const col_spec *s, fc_column *c, const unsigned char *m, 
 {
     int rc;
     size_t rows = fc_load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
-    size_t cnt = rows * s->elems;
-    if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
+    if ((rc = values_room(s, c, i, rows * s->elems, err)) != FC_OK)
         return rc;
-    values_copy(s, c, m + s->value_offset, cnt);
-    c->nvalues += cnt;
-    c->lengths[i] = (int64_t)rows;
-    if ((int64_t)rows > c->shape[1])
-        c->shape[1] = (int64_t)rows;
+    (void)fc_batch_put_rows(c, i, m + s->value_offset, rows, s->elems, fc_type_size(s->type));
     return FC_OK;
 }
 
@@ -761,10 +756,10 @@ static int append_list_varlen(const col_spec *s, fc_column *c, const unsigned ch
                               fc_error *err)
 {
     int rc;
-    size_t frames = fc_load_size(m + s->frames_offset), cnt = 0, total, t, k;
-    size_t ts = fc_type_size(s->type);
+    size_t frames = fc_load_size(m + s->frames_offset), cnt = 0, total, t, at;
+    const size_t *counts = (const size_t *)(const void *)(m + s->count_offset);
     for (t = 0; t < frames; t++)
-        cnt += fc_load_size(m + s->count_offset + t * sizeof(size_t));
+        cnt += counts[t];
     total = c->nvalues + cnt;
     if ((rc = values_room(s, c, i, cnt, err)) != FC_OK)
         return rc;
@@ -775,32 +770,15 @@ static int append_list_varlen(const col_spec *s, fc_column *c, const unsigned ch
     if (c->inner_splits != NULL && frames > 0 && c->inner_splits_cap - 1 < c->nframes + frames)
         return too_small(err, 0, i, s, "inner_splits", c->nframes + frames + 1,
                          c->inner_splits_cap);
-    for (t = 0; t < frames; t++) {
-        size_t fc = fc_load_size(m + s->count_offset + t * sizeof(size_t));
-        values_copy(s, c, m + s->value_offset + t * s->max * ts, fc);
-        if (s->buckets > 0 && c->buckets != NULL && fc > 0)
-            memcpy(c->buckets + c->nvalues, m + s->bucket_offset + t * s->max * sizeof(int64_t),
-                   fc * sizeof(int64_t));
-        if (c->indices != NULL)
-            for (k = 0; k < fc; k++) {
-                int64_t *row = c->indices + 3 * (c->nvalues + k);
-                row[0] = (int64_t)i;
-                row[1] = (int64_t)t;
-                row[2] = (int64_t)k;
-            }
-        c->nvalues += fc;
-        c->nframes++;
-        if (c->inner_splits != NULL)
-            c->inner_splits[c->nframes] = (int64_t)c->nvalues;
-        if ((int64_t)fc > c->shape[2])
-            c->shape[2] = (int64_t)fc;
-    }
-    if (c->row_splits != NULL)
-        c->row_splits[i + 1] = (int64_t)c->nframes;
-    if (c->lengths != NULL)
-        c->lengths[i] = (int64_t)frames;
-    if ((int64_t)frames > c->shape[1])
-        c->shape[1] = (int64_t)frames;
+    if (s->buckets > 0 && c->buckets != NULL)
+        for (t = 0, at = c->nvalues; t < frames; at += counts[t], t++)
+            if (counts[t] > 0)
+                memcpy(c->buckets + at, m + s->bucket_offset + t * s->max * sizeof(int64_t),
+                       counts[t] * sizeof(int64_t));
+    /* the values, indices and splits: as the generated assembly writes
+     * them (the capacities are checked above, with their texts) */
+    (void)fc_batch_put_frames(c, i, m + s->value_offset, counts, frames, s->max,
+                              fc_type_size(s->type));
     return FC_OK;
 }
 
@@ -839,12 +817,13 @@ static void spread(const col_spec *s, fc_column *c, size_t n, size_t r)
         packed -= len;
         if (len > 0 && packed != b * block)
             memmove(vals + b * block * ts, vals + packed * ts, len * ts);
-        for (k = len; k < block; k++) {
-            if (s->pad != NULL)
-                memcpy(vals + (b * block + k) * ts, s->pad, ts);
-            else
-                memset(vals + (b * block + k) * ts, 0, ts);
+        if (s->pad == NULL) { /* 0, 0.0 or "" (an empty view): zero bytes */
+            if (len < block)
+                memset(vals + (b * block + len) * ts, 0, (block - len) * ts);
+            continue;
         }
+        for (k = len; k < block; k++)
+            memcpy(vals + (b * block + k) * ts, s->pad, ts);
     }
 }
 
@@ -1005,6 +984,14 @@ int fc_batch_append_field(const fc_message_desc *md, size_t j, fc_column *cols, 
 int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
                        const fc_bytes *records, size_t n, fc_error *err)
 {
-    return run(sd->context, sd->ncontext, sd->lists, sd->nlists, 0, sd->parse, NULL, cols,
-               scratch, records, n, err);
+    return run(sd->context, sd->ncontext, sd->lists, sd->nlists, 0, sd->parse, sd->batch_append,
+               cols, scratch, records, n, err);
+}
+
+int fc_batch_append_seq(const fc_seq_desc *sd, size_t j, fc_column *cols, const void *msg,
+                        size_t i, fc_error *err)
+{
+    col_spec s;
+    spec_at(sd->context, sd->ncontext, sd->lists, j, &s);
+    return append(&s, &cols[j], (const unsigned char *)msg, i, err);
 }

@@ -166,6 +166,33 @@ int elman_clip_parse(elman_clip *out, const void *data, size_t len, fc_error *er
     return fc_seq_parse(&elman_clip_desc, out, data, len, ref, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's context features and lists from its parsed
+ * struct into the columns of fc_batch_parse_seq (typed here; the runtime's
+ * general path for what this leaves to it).  Small builds
+ * (FC_NO_FAST_PATH) use the general path only. */
+static int elman_clip_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const elman_clip *m = (const elman_clip *)msg;
+    int rc;
+    /* "id": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[ELMAN_CLIP_ID], i,
+                       &m->id, 1 * sizeof(fc_bytes), 1);
+    /* "label": int64, FixedLen [], with a default */
+    fc_batch_put_fixed(&cols[ELMAN_CLIP_LABEL], i,
+                       &m->label, 1 * sizeof(int64_t), 1);
+    /* "x": float, FixedLenSequence [3] per frame, at most 64 frames */
+    if (fc_batch_put_rows(&cols[ELMAN_CLIP_X], i,
+                          &m->x[0][0], m->x_frames, 3, sizeof(float)) != 0 &&
+        (rc = fc_batch_append_seq(&elman_clip_desc, ELMAN_CLIP_X, cols, m, i, err)) != FC_OK)
+        return rc;
+    return FC_OK;
+}
+#define ELMAN_CLIP_BATCH_APPEND elman_clip_batch_append
+#else
+#define ELMAN_CLIP_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc elman_clip_desc = {
     "clip",
@@ -182,7 +209,8 @@ const fc_seq_desc elman_clip_desc = {
     elman_clip_context_lookup,
     elman_clip_list_lookup,
     elman_clip_parse_any,
-    elman_clip_init_any
+    elman_clip_init_any,
+    ELMAN_CLIP_BATCH_APPEND
 };
 
 int elman_clip_parse_batch(fc_column columns[ELMAN_CLIP_FIELD_COUNT], elman_clip *scratch,

@@ -221,6 +221,46 @@ int fake_sequence_record_parse(fake_sequence_record *out, const void *data, size
     return fc_seq_parse(&fake_sequence_record_desc, out, data, len, ref, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's context features and lists from its parsed
+ * struct into the columns of fc_batch_parse_seq (typed here; the runtime's
+ * general path for what this leaves to it).  Small builds
+ * (FC_NO_FAST_PATH) use the general path only. */
+static int fake_sequence_record_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const fake_sequence_record *m = (const fake_sequence_record *)msg;
+    int rc;
+    /* "x_byte": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[FAKE_SEQUENCE_RECORD_X_BYTE], i,
+                       &m->x_byte, 1 * sizeof(fc_bytes), 1);
+    /* "x_float": float, FixedLen [10], required */
+    fc_batch_put_fixed(&cols[FAKE_SEQUENCE_RECORD_X_FLOAT], i,
+                       &m->x_float[0], 10 * sizeof(float), 10);
+    /* "x_int": int64, FixedLen [10], required */
+    fc_batch_put_fixed(&cols[FAKE_SEQUENCE_RECORD_X_INT], i,
+                       &m->x_int[0], 10 * sizeof(int64_t), 10);
+    /* "x_byte_seq": bytes, FixedLenSequence [] per frame, at most 16 frames */
+    if (fc_batch_put_rows(&cols[FAKE_SEQUENCE_RECORD_X_BYTE_SEQ], i,
+                          &m->x_byte_seq[0], m->x_byte_seq_frames, 1, sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&fake_sequence_record_desc, FAKE_SEQUENCE_RECORD_X_BYTE_SEQ, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "x_float_seq": float, FixedLenSequence [10] per frame, at most 16 frames */
+    if (fc_batch_put_rows(&cols[FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ], i,
+                          &m->x_float_seq[0][0], m->x_float_seq_frames, 10, sizeof(float)) != 0 &&
+        (rc = fc_batch_append_seq(&fake_sequence_record_desc, FAKE_SEQUENCE_RECORD_X_FLOAT_SEQ, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "x_int_seq": int64, FixedLenSequence [10] per frame, at most 16 frames */
+    if (fc_batch_put_rows(&cols[FAKE_SEQUENCE_RECORD_X_INT_SEQ], i,
+                          &m->x_int_seq[0][0], m->x_int_seq_frames, 10, sizeof(int64_t)) != 0 &&
+        (rc = fc_batch_append_seq(&fake_sequence_record_desc, FAKE_SEQUENCE_RECORD_X_INT_SEQ, cols, m, i, err)) != FC_OK)
+        return rc;
+    return FC_OK;
+}
+#define FAKE_SEQUENCE_RECORD_BATCH_APPEND fake_sequence_record_batch_append
+#else
+#define FAKE_SEQUENCE_RECORD_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc fake_sequence_record_desc = {
     "record",
@@ -237,7 +277,8 @@ const fc_seq_desc fake_sequence_record_desc = {
     fake_sequence_record_context_lookup,
     fake_sequence_record_list_lookup,
     fake_sequence_record_parse_any,
-    fake_sequence_record_init_any
+    fake_sequence_record_init_any,
+    FAKE_SEQUENCE_RECORD_BATCH_APPEND
 };
 
 int fake_sequence_record_parse_batch(fc_column columns[FAKE_SEQUENCE_RECORD_FIELD_COUNT], fake_sequence_record *scratch,

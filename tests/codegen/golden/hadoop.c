@@ -159,7 +159,8 @@ static int hadoop_row_batch_append(fc_column *cols, const void *msg, size_t i, f
     const hadoop_row *m = (const hadoop_row *)msg;
     (void)err;
     /* "data": int64, FixedLen [2], required */
-    fc_batch_put_fixed(&cols[HADOOP_ROW_DATA], i, &m->data[0], 2 * sizeof(int64_t), 2);
+    fc_batch_put_fixed(&cols[HADOOP_ROW_DATA], i,
+                       &m->data[0], 2 * sizeof(int64_t), 2);
     return FC_OK;
 }
 #define HADOOP_ROW_BATCH_APPEND hadoop_row_batch_append

@@ -250,15 +250,20 @@ static int image_photo_batch_append(fc_column *cols, const void *msg, size_t i, 
     const image_photo *m = (const image_photo *)msg;
     (void)err;
     /* "height": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[IMAGE_PHOTO_HEIGHT], i, &m->height, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_HEIGHT], i,
+                       &m->height, 1 * sizeof(int64_t), 1);
     /* "width": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[IMAGE_PHOTO_WIDTH], i, &m->width, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_WIDTH], i,
+                       &m->width, 1 * sizeof(int64_t), 1);
     /* "depth": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[IMAGE_PHOTO_DEPTH], i, &m->depth, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_DEPTH], i,
+                       &m->depth, 1 * sizeof(int64_t), 1);
     /* "label": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[IMAGE_PHOTO_LABEL], i, &m->label, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_LABEL], i,
+                       &m->label, 1 * sizeof(int64_t), 1);
     /* "image_raw": bytes, FixedLen [], required */
-    fc_batch_put_fixed(&cols[IMAGE_PHOTO_IMAGE_RAW], i, &m->image_raw, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[IMAGE_PHOTO_IMAGE_RAW], i,
+                       &m->image_raw, 1 * sizeof(fc_bytes), 1);
     return FC_OK;
 }
 #define IMAGE_PHOTO_BATCH_APPEND image_photo_batch_append

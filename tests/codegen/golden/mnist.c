@@ -182,9 +182,11 @@ static int mnist_digit_batch_append(fc_column *cols, const void *msg, size_t i, 
     const mnist_digit *m = (const mnist_digit *)msg;
     (void)err;
     /* "image_floats": float, FixedLen [28,28], required */
-    fc_batch_put_fixed(&cols[MNIST_DIGIT_IMAGE_FLOATS], i, &m->image_floats[0][0], 784 * sizeof(float), 784);
+    fc_batch_put_fixed(&cols[MNIST_DIGIT_IMAGE_FLOATS], i,
+                       &m->image_floats[0][0], 784 * sizeof(float), 784);
     /* "image_class": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[MNIST_DIGIT_IMAGE_CLASS], i, &m->image_class, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[MNIST_DIGIT_IMAGE_CLASS], i,
+                       &m->image_class, 1 * sizeof(int64_t), 1);
     return FC_OK;
 }
 #define MNIST_DIGIT_BATCH_APPEND mnist_digit_batch_append

@@ -225,6 +225,49 @@ int movie_movie_parse(movie_movie *out, const void *data, size_t len, fc_error *
     return fc_seq_parse(&movie_movie_desc, out, data, len, ref, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's context features and lists from its parsed
+ * struct into the columns of fc_batch_parse_seq (typed here; the runtime's
+ * general path for what this leaves to it).  Small builds
+ * (FC_NO_FAST_PATH) use the general path only. */
+static int movie_movie_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const movie_movie *m = (const movie_movie *)msg;
+    int rc;
+    /* "locale": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[MOVIE_MOVIE_LOCALE], i,
+                       &m->locale, 1 * sizeof(fc_bytes), 1);
+    /* "age": int64, FixedLen [], with a default */
+    fc_batch_put_fixed(&cols[MOVIE_MOVIE_AGE], i,
+                       &m->age, 1 * sizeof(int64_t), 1);
+    /* "favorites": bytes, VarLen, at most 16 values */
+    if (fc_batch_put_varlen(&cols[MOVIE_MOVIE_FAVORITES], i,
+                            m->favorites, m->favorites_count, sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&movie_movie_desc, MOVIE_MOVIE_FAVORITES, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "movie_ratings": float, FixedLenSequence [] per frame, at most 256 frames */
+    if (fc_batch_put_rows(&cols[MOVIE_MOVIE_MOVIE_RATINGS], i,
+                          &m->movie_ratings[0], m->movie_ratings_frames, 1, sizeof(float)) != 0 &&
+        (rc = fc_batch_append_seq(&movie_movie_desc, MOVIE_MOVIE_MOVIE_RATINGS, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "movie_names": bytes, FixedLenSequence [] per frame, at most 256 frames */
+    if (fc_batch_put_rows(&cols[MOVIE_MOVIE_MOVIE_NAMES], i,
+                          &m->movie_names[0], m->movie_names_frames, 1, sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&movie_movie_desc, MOVIE_MOVIE_MOVIE_NAMES, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "actors": bytes, VarLen, at most 32 values per frame, at most 256 frames */
+    if (fc_batch_put_frames(&cols[MOVIE_MOVIE_ACTORS], i,
+                            &m->actors[0][0], m->actors_count, m->actors_frames, MOVIE_MOVIE_ACTORS_MAX,
+                            sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&movie_movie_desc, MOVIE_MOVIE_ACTORS, cols, m, i, err)) != FC_OK)
+        return rc;
+    return FC_OK;
+}
+#define MOVIE_MOVIE_BATCH_APPEND movie_movie_batch_append
+#else
+#define MOVIE_MOVIE_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc movie_movie_desc = {
     "movie",
@@ -241,7 +284,8 @@ const fc_seq_desc movie_movie_desc = {
     movie_movie_context_lookup,
     movie_movie_list_lookup,
     movie_movie_parse_any,
-    movie_movie_init_any
+    movie_movie_init_any,
+    MOVIE_MOVIE_BATCH_APPEND
 };
 
 int movie_movie_parse_batch(fc_column columns[MOVIE_MOVIE_FIELD_COUNT], movie_movie *scratch,

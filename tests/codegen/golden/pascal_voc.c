@@ -319,21 +319,29 @@ static int voc_segmentation_batch_append(fc_column *cols, const void *msg, size_
     const voc_segmentation *m = (const voc_segmentation *)msg;
     (void)err;
     /* "image/encoded": bytes, FixedLen [], required */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_IMAGE], i, &m->image, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_IMAGE], i,
+                       &m->image, 1 * sizeof(fc_bytes), 1);
     /* "image/filename": bytes, FixedLen [], required */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_FILENAME], i, &m->filename, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_FILENAME], i,
+                       &m->filename, 1 * sizeof(fc_bytes), 1);
     /* "image/format": bytes, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_FORMAT], i, &m->format, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_FORMAT], i,
+                       &m->format, 1 * sizeof(fc_bytes), 1);
     /* "image/height": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_HEIGHT], i, &m->height, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_HEIGHT], i,
+                       &m->height, 1 * sizeof(int64_t), 1);
     /* "image/width": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_WIDTH], i, &m->width, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_WIDTH], i,
+                       &m->width, 1 * sizeof(int64_t), 1);
     /* "image/channels": int64, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_CHANNELS], i, &m->channels, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_CHANNELS], i,
+                       &m->channels, 1 * sizeof(int64_t), 1);
     /* "image/segmentation/class/encoded": bytes, FixedLen [], required */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_LABEL], i, &m->label, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_LABEL], i,
+                       &m->label, 1 * sizeof(fc_bytes), 1);
     /* "image/segmentation/class/format": bytes, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_LABEL_FORMAT], i, &m->label_format, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[VOC_SEGMENTATION_LABEL_FORMAT], i,
+                       &m->label_format, 1 * sizeof(fc_bytes), 1);
     return FC_OK;
 }
 #define VOC_SEGMENTATION_BATCH_APPEND voc_segmentation_batch_append

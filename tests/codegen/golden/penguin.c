@@ -249,15 +249,20 @@ static int penguin_penguin_batch_append(fc_column *cols, const void *msg, size_t
     const penguin_penguin *m = (const penguin_penguin *)msg;
     (void)err;
     /* "body_mass_g": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_BODY_MASS_G], i, &m->body_mass_g, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_BODY_MASS_G], i,
+                       &m->body_mass_g, 1 * sizeof(float), 1);
     /* "culmen_depth_mm": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_CULMEN_DEPTH_MM], i, &m->culmen_depth_mm, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_CULMEN_DEPTH_MM], i,
+                       &m->culmen_depth_mm, 1 * sizeof(float), 1);
     /* "culmen_length_mm": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_CULMEN_LENGTH_MM], i, &m->culmen_length_mm, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_CULMEN_LENGTH_MM], i,
+                       &m->culmen_length_mm, 1 * sizeof(float), 1);
     /* "flipper_length_mm": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_FLIPPER_LENGTH_MM], i, &m->flipper_length_mm, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_FLIPPER_LENGTH_MM], i,
+                       &m->flipper_length_mm, 1 * sizeof(float), 1);
     /* "species": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_SPECIES], i, &m->species, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[PENGUIN_PENGUIN_SPECIES], i,
+                       &m->species, 1 * sizeof(int64_t), 1);
     return FC_OK;
 }
 #define PENGUIN_PENGUIN_BATCH_APPEND penguin_penguin_batch_append

@@ -217,6 +217,52 @@ int seg_clip_parse(seg_clip *out, const void *data, size_t len, fc_error *err)
     return fc_seq_parse(&seg_clip_desc, out, data, len, ref, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's context features and lists from its parsed
+ * struct into the columns of fc_batch_parse_seq (typed here; the runtime's
+ * general path for what this leaves to it).  Small builds
+ * (FC_NO_FAST_PATH) use the general path only. */
+static int seg_clip_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const seg_clip *m = (const seg_clip *)msg;
+    int rc;
+    /* "id": bytes, FixedLen [], required */
+    fc_batch_put_fixed(&cols[SEG_CLIP_ID], i,
+                       &m->id, 1 * sizeof(fc_bytes), 1);
+    /* "label": int64, FixedLen [], with a default */
+    fc_batch_put_fixed(&cols[SEG_CLIP_LABEL], i,
+                       &m->label, 1 * sizeof(int64_t), 1);
+    /* "tags": bytes, VarLen, at most 4 values */
+    if (fc_batch_put_varlen(&cols[SEG_CLIP_TAGS], i,
+                            m->tags, m->tags_count, sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&seg_clip_desc, SEG_CLIP_TAGS, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "emb": float, FixedLen [2,2], with a default */
+    fc_batch_put_fixed(&cols[SEG_CLIP_EMB], i,
+                       &m->emb[0][0], 4 * sizeof(float), 4);
+    /* "x": float, FixedLenSequence [3] per frame, at most 40 frames, allow_missing */
+    if (fc_batch_put_rows(&cols[SEG_CLIP_X], i,
+                          &m->x[0][0], m->x_frames, 3, sizeof(float)) != 0 &&
+        (rc = fc_batch_append_seq(&seg_clip_desc, SEG_CLIP_X, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "w": int64, FixedLenSequence [] per frame, at most 40 frames, allow_missing */
+    if (fc_batch_put_rows(&cols[SEG_CLIP_W], i,
+                          &m->w[0], m->w_frames, 1, sizeof(int64_t)) != 0 &&
+        (rc = fc_batch_append_seq(&seg_clip_desc, SEG_CLIP_W, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "toks": bytes, VarLen, at most 3 values per frame, at most 40 frames */
+    if (fc_batch_put_frames(&cols[SEG_CLIP_TOKS], i,
+                            &m->toks[0][0], m->toks_count, m->toks_frames, SEG_CLIP_TOKS_MAX,
+                            sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&seg_clip_desc, SEG_CLIP_TOKS, cols, m, i, err)) != FC_OK)
+        return rc;
+    return FC_OK;
+}
+#define SEG_CLIP_BATCH_APPEND seg_clip_batch_append
+#else
+#define SEG_CLIP_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc seg_clip_desc = {
     "clip",
@@ -233,7 +279,8 @@ const fc_seq_desc seg_clip_desc = {
     seg_clip_context_lookup,
     seg_clip_list_lookup,
     seg_clip_parse_any,
-    seg_clip_init_any
+    seg_clip_init_any,
+    SEG_CLIP_BATCH_APPEND
 };
 
 int seg_clip_parse_batch(fc_column columns[SEG_CLIP_FIELD_COUNT], seg_clip *scratch,

@@ -360,9 +360,11 @@ static int taobao_user_batch_append(fc_column *cols, const void *msg, size_t i, 
     if ((rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_CITY, cols, m, i, err)) != FC_OK)
         return rc;
     /* "use_day": int64, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TAOBAO_USER_USE_DAY], i, &m->use_day, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAOBAO_USER_USE_DAY], i,
+                       &m->use_day, 1 * sizeof(int64_t), 1);
     /* "pay": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAOBAO_USER_PAY], i, &m->pay, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAOBAO_USER_PAY], i,
+                       &m->pay, 1 * sizeof(float), 1);
     /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
     if ((rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_POI, cols, m, i, err)) != FC_OK)
         return rc;
@@ -373,19 +375,23 @@ static int taobao_user_batch_append(fc_column *cols, const void *msg, size_t i, 
     if ((rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_SESSIONS, cols, m, i, err)) != FC_OK)
         return rc;
     /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
-    if (fc_batch_put_varlen(&cols[TAOBAO_USER_RATINGS_INDEX0], i, m->ratings_index0, m->ratings_index0_count, sizeof(int64_t)) != 0 &&
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_RATINGS_INDEX0], i,
+                            m->ratings_index0, m->ratings_index0_count, sizeof(int64_t)) != 0 &&
         (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_RATINGS_INDEX0, cols, m, i, err)) != FC_OK)
         return rc;
     /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
-    if (fc_batch_put_varlen(&cols[TAOBAO_USER_RATINGS_VALUE], i, m->ratings_value, m->ratings_value_count, sizeof(float)) != 0 &&
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_RATINGS_VALUE], i,
+                            m->ratings_value, m->ratings_value_count, sizeof(float)) != 0 &&
         (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_RATINGS_VALUE, cols, m, i, err)) != FC_OK)
         return rc;
     /* "session_items": bytes, VarLen, at most 128 values (read for a RaggedFeature) */
-    if (fc_batch_put_varlen(&cols[TAOBAO_USER_SESSIONS_VALUE], i, m->sessions_value, m->sessions_value_count, sizeof(fc_bytes)) != 0 &&
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_SESSIONS_VALUE], i,
+                            m->sessions_value, m->sessions_value_count, sizeof(fc_bytes)) != 0 &&
         (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_SESSIONS_VALUE, cols, m, i, err)) != FC_OK)
         return rc;
     /* "session_lengths": int64, VarLen, at most 16 values (read for a RaggedFeature) */
-    if (fc_batch_put_varlen(&cols[TAOBAO_USER_SESSIONS_PART0], i, m->sessions_part0, m->sessions_part0_count, sizeof(int64_t)) != 0 &&
+    if (fc_batch_put_varlen(&cols[TAOBAO_USER_SESSIONS_PART0], i,
+                            m->sessions_part0, m->sessions_part0_count, sizeof(int64_t)) != 0 &&
         (rc = fc_batch_append_field(&taobao_user_desc, TAOBAO_USER_SESSIONS_PART0, cols, m, i, err)) != FC_OK)
         return rc;
     return FC_OK;

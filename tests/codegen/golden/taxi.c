@@ -539,43 +539,61 @@ static int taxi_trip_batch_append(fc_column *cols, const void *msg, size_t i, fc
     const taxi_trip *m = (const taxi_trip *)msg;
     int rc;
     /* "company": bytes, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_COMPANY], i, &m->company, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_COMPANY], i,
+                       &m->company, 1 * sizeof(fc_bytes), 1);
     /* "dropoff_census_tract": int64, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_CENSUS_TRACT], i, &m->dropoff_census_tract, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_CENSUS_TRACT], i,
+                       &m->dropoff_census_tract, 1 * sizeof(int64_t), 1);
     /* "dropoff_community_area": int64, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_COMMUNITY_AREA], i, &m->dropoff_community_area, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_COMMUNITY_AREA], i,
+                       &m->dropoff_community_area, 1 * sizeof(int64_t), 1);
     /* "dropoff_latitude": float, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_LATITUDE], i, &m->dropoff_latitude, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_LATITUDE], i,
+                       &m->dropoff_latitude, 1 * sizeof(float), 1);
     /* "dropoff_longitude": float, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_LONGITUDE], i, &m->dropoff_longitude, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_DROPOFF_LONGITUDE], i,
+                       &m->dropoff_longitude, 1 * sizeof(float), 1);
     /* "fare": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_FARE], i, &m->fare, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_FARE], i,
+                       &m->fare, 1 * sizeof(float), 1);
     /* "payment_type": bytes, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_PAYMENT_TYPE], i, &m->payment_type, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_PAYMENT_TYPE], i,
+                       &m->payment_type, 1 * sizeof(fc_bytes), 1);
     /* "pickup_census_tract": int64, VarLen, at most 1 values */
-    if (fc_batch_put_varlen(&cols[TAXI_TRIP_PICKUP_CENSUS_TRACT], i, m->pickup_census_tract, m->pickup_census_tract_count, sizeof(int64_t)) != 0 &&
+    if (fc_batch_put_varlen(&cols[TAXI_TRIP_PICKUP_CENSUS_TRACT], i,
+                            m->pickup_census_tract, m->pickup_census_tract_count, sizeof(int64_t)) != 0 &&
         (rc = fc_batch_append_field(&taxi_trip_desc, TAXI_TRIP_PICKUP_CENSUS_TRACT, cols, m, i, err)) != FC_OK)
         return rc;
     /* "pickup_community_area": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_PICKUP_COMMUNITY_AREA], i, &m->pickup_community_area, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_PICKUP_COMMUNITY_AREA], i,
+                       &m->pickup_community_area, 1 * sizeof(int64_t), 1);
     /* "pickup_latitude": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_PICKUP_LATITUDE], i, &m->pickup_latitude, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_PICKUP_LATITUDE], i,
+                       &m->pickup_latitude, 1 * sizeof(float), 1);
     /* "pickup_longitude": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_PICKUP_LONGITUDE], i, &m->pickup_longitude, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_PICKUP_LONGITUDE], i,
+                       &m->pickup_longitude, 1 * sizeof(float), 1);
     /* "tips": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_TIPS], i, &m->tips, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_TIPS], i,
+                       &m->tips, 1 * sizeof(float), 1);
     /* "trip_miles": float, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_MILES], i, &m->trip_miles, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_MILES], i,
+                       &m->trip_miles, 1 * sizeof(float), 1);
     /* "trip_seconds": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_SECONDS], i, &m->trip_seconds, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_SECONDS], i,
+                       &m->trip_seconds, 1 * sizeof(int64_t), 1);
     /* "trip_start_day": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_DAY], i, &m->trip_start_day, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_DAY], i,
+                       &m->trip_start_day, 1 * sizeof(int64_t), 1);
     /* "trip_start_hour": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_HOUR], i, &m->trip_start_hour, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_HOUR], i,
+                       &m->trip_start_hour, 1 * sizeof(int64_t), 1);
     /* "trip_start_month": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_MONTH], i, &m->trip_start_month, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_MONTH], i,
+                       &m->trip_start_month, 1 * sizeof(int64_t), 1);
     /* "trip_start_timestamp": int64, FixedLen [], required */
-    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_TIMESTAMP], i, &m->trip_start_timestamp, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TAXI_TRIP_TRIP_START_TIMESTAMP], i,
+                       &m->trip_start_timestamp, 1 * sizeof(int64_t), 1);
     return FC_OK;
 }
 #define TAXI_TRIP_BATCH_APPEND taxi_trip_batch_append

@@ -159,6 +159,37 @@ int tfx_sequence_record_parse(tfx_sequence_record *out, const void *data, size_t
     return fc_seq_parse(&tfx_sequence_record_desc, out, data, len, ref, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's context features and lists from its parsed
+ * struct into the columns of fc_batch_parse_seq (typed here; the runtime's
+ * general path for what this leaves to it).  Small builds
+ * (FC_NO_FAST_PATH) use the general path only. */
+static int tfx_sequence_record_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const tfx_sequence_record *m = (const tfx_sequence_record *)msg;
+    int rc;
+    /* "f": float, VarLen, at most 1 values */
+    if (fc_batch_put_varlen(&cols[TFX_SEQUENCE_RECORD_F], i,
+                            m->f, m->f_count, sizeof(float)) != 0 &&
+        (rc = fc_batch_append_seq(&tfx_sequence_record_desc, TFX_SEQUENCE_RECORD_F, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "i": int64, VarLen, at most 1 values */
+    if (fc_batch_put_varlen(&cols[TFX_SEQUENCE_RECORD_I], i,
+                            m->i, m->i_count, sizeof(int64_t)) != 0 &&
+        (rc = fc_batch_append_seq(&tfx_sequence_record_desc, TFX_SEQUENCE_RECORD_I, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "s": bytes, FixedLenSequence [] per frame, at most 8 frames */
+    if (fc_batch_put_rows(&cols[TFX_SEQUENCE_RECORD_S], i,
+                          &m->s[0], m->s_frames, 1, sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&tfx_sequence_record_desc, TFX_SEQUENCE_RECORD_S, cols, m, i, err)) != FC_OK)
+        return rc;
+    return FC_OK;
+}
+#define TFX_SEQUENCE_RECORD_BATCH_APPEND tfx_sequence_record_batch_append
+#else
+#define TFX_SEQUENCE_RECORD_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc tfx_sequence_record_desc = {
     "record",
@@ -175,7 +206,8 @@ const fc_seq_desc tfx_sequence_record_desc = {
     tfx_sequence_record_context_lookup,
     tfx_sequence_record_list_lookup,
     tfx_sequence_record_parse_any,
-    tfx_sequence_record_init_any
+    tfx_sequence_record_init_any,
+    TFX_SEQUENCE_RECORD_BATCH_APPEND
 };
 
 int tfx_sequence_record_parse_batch(fc_column columns[TFX_SEQUENCE_RECORD_FIELD_COUNT], tfx_sequence_record *scratch,

@@ -192,6 +192,39 @@ int transform_sequence_record_parse(transform_sequence_record *out, const void *
     return fc_seq_parse(&transform_sequence_record_desc, out, data, len, ref, err);
 }
 
+#if FC_FAST_PATH
+/* Batch assembly: record i's context features and lists from its parsed
+ * struct into the columns of fc_batch_parse_seq (typed here; the runtime's
+ * general path for what this leaves to it).  Small builds
+ * (FC_NO_FAST_PATH) use the general path only. */
+static int transform_sequence_record_batch_append(fc_column *cols, const void *msg, size_t i, fc_error *err)
+{
+    const transform_sequence_record *m = (const transform_sequence_record *)msg;
+    int rc;
+    /* "float_feature": float, FixedLen [4], required */
+    fc_batch_put_fixed(&cols[TRANSFORM_SEQUENCE_RECORD_FLOAT_FEATURE], i,
+                       &m->float_feature[0], 4 * sizeof(float), 4);
+    /* "int_feature": int64, FixedLen [], required */
+    fc_batch_put_fixed(&cols[TRANSFORM_SEQUENCE_RECORD_INT_FEATURE], i,
+                       &m->int_feature, 1 * sizeof(int64_t), 1);
+    /* "int_feature": int64, FixedLenSequence [2] per frame, at most 8 frames */
+    if (fc_batch_put_rows(&cols[TRANSFORM_SEQUENCE_RECORD_INT_FRAMES], i,
+                          &m->int_frames[0][0], m->int_frames_frames, 2, sizeof(int64_t)) != 0 &&
+        (rc = fc_batch_append_seq(&transform_sequence_record_desc, TRANSFORM_SEQUENCE_RECORD_INT_FRAMES, cols, m, i, err)) != FC_OK)
+        return rc;
+    /* "string_feature": bytes, VarLen, at most 4 values per frame, at most 8 frames */
+    if (fc_batch_put_frames(&cols[TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE], i,
+                            &m->string_feature[0][0], m->string_feature_count, m->string_feature_frames, TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE_MAX,
+                            sizeof(fc_bytes)) != 0 &&
+        (rc = fc_batch_append_seq(&transform_sequence_record_desc, TRANSFORM_SEQUENCE_RECORD_STRING_FEATURE, cols, m, i, err)) != FC_OK)
+        return rc;
+    return FC_OK;
+}
+#define TRANSFORM_SEQUENCE_RECORD_BATCH_APPEND transform_sequence_record_batch_append
+#else
+#define TRANSFORM_SEQUENCE_RECORD_BATCH_APPEND NULL
+#endif
+
 /* The descriptor: the message in data, for the runtime's generic paths. */
 const fc_seq_desc transform_sequence_record_desc = {
     "record",
@@ -208,7 +241,8 @@ const fc_seq_desc transform_sequence_record_desc = {
     transform_sequence_record_context_lookup,
     transform_sequence_record_list_lookup,
     transform_sequence_record_parse_any,
-    transform_sequence_record_init_any
+    transform_sequence_record_init_any,
+    TRANSFORM_SEQUENCE_RECORD_BATCH_APPEND
 };
 
 int transform_sequence_record_parse_batch(fc_column columns[TRANSFORM_SEQUENCE_RECORD_FIELD_COUNT], transform_sequence_record *scratch,

@@ -231,13 +231,17 @@ static int tutorial_record_batch_append(fc_column *cols, const void *msg, size_t
     const tutorial_record *m = (const tutorial_record *)msg;
     (void)err;
     /* "feature0": int64, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE0], i, &m->feature0, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE0], i,
+                       &m->feature0, 1 * sizeof(int64_t), 1);
     /* "feature1": int64, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE1], i, &m->feature1, 1 * sizeof(int64_t), 1);
+    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE1], i,
+                       &m->feature1, 1 * sizeof(int64_t), 1);
     /* "feature2": bytes, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE2], i, &m->feature2, 1 * sizeof(fc_bytes), 1);
+    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE2], i,
+                       &m->feature2, 1 * sizeof(fc_bytes), 1);
     /* "feature3": float, FixedLen [], with a default */
-    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE3], i, &m->feature3, 1 * sizeof(float), 1);
+    fc_batch_put_fixed(&cols[TUTORIAL_RECORD_FEATURE3], i,
+                       &m->feature3, 1 * sizeof(float), 1);
     return FC_OK;
 }
 #define TUTORIAL_RECORD_BATCH_APPEND tutorial_record_batch_append
