@@ -2,6 +2,8 @@
  * array and shape helpers, and featc.Bytes, a column of bytes values. */
 #include "ext.h"
 
+#include <pthread.h>
+
 /* ------------------------------------------------------------ blocks */
 
 void *fcpy_alloc16(size_t size)
@@ -12,8 +14,44 @@ void *fcpy_alloc16(size_t size)
     return p;
 }
 
+/* One spare batch block: the memory of the last block freed, which the
+ * next batch of the same size takes instead of new memory.  In the usual
+ * loop (for batch in read(...)) a batch is dropped once the next one is
+ * out, so two blocks take turns, warm in the caches, as one bound block
+ * does in C.  Blocks are freed with the GIL and taken by parse threads
+ * without it: a mutex. */
+static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *spare_mem;
+static size_t spare_size;
+
+void *fcpy_block_take(size_t size)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&spare_mu);
+    if (spare_mem != NULL && spare_size == size) {
+        p = spare_mem;
+        spare_mem = NULL;
+    }
+    pthread_mutex_unlock(&spare_mu);
+    return p != NULL ? p : fcpy_alloc16(size);
+}
+
+/* mem (size bytes) becomes the spare, or is freed; the newest is kept. */
+void fcpy_block_give(void *mem, size_t size)
+{
+    void *old;
+    if (mem == NULL)
+        return;
+    pthread_mutex_lock(&spare_mu);
+    old = spare_mem;
+    spare_mem = mem;
+    spare_size = size;
+    pthread_mutex_unlock(&spare_mu);
+    free(old);
+}
+
 /* A block object that owns mem (freed here on failure). */
-PyObject *fcpy_block_new(void *mem, size_t size)
+PyObject *fcpy_block_new(void *mem, size_t size, int batch)
 {
     block_object *b = PyObject_New(block_object, (PyTypeObject *)fcpy_g.block_type);
     if (b == NULL) {
@@ -22,13 +60,18 @@ PyObject *fcpy_block_new(void *mem, size_t size)
     }
     b->mem = mem;
     b->size = size;
+    b->batch = batch;
     return (PyObject *)b;
 }
 
 static void block_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
-    free(((block_object *)self)->mem);
+    block_object *b = (block_object *)self;
+    if (b->batch)
+        fcpy_block_give(b->mem, b->size);
+    else
+        free(b->mem);
     PyObject_Free(self);
     Py_DECREF(tp);
 }
@@ -64,39 +107,102 @@ PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank)
     return t;
 }
 
-/* A NumPy array of n values of type dt at ptr (inside owner's block at
- * base), shaped as shape[0..rank) (rank 0: one dimension of n). */
-PyObject *fcpy_view_array(PyObject *owner, const void *base, const void *ptr, int dt, size_t n,
-                            const int64_t *shape, unsigned rank)
+/* ------------------------------------------------------------ regions */
+
+/* One array's part of a block, exported with its type and shape through
+ * the buffer protocol: NumPy makes the array of it in one call (asarray),
+ * a view that keeps the region, and so the block, alive.  About half the
+ * cost of frombuffer with keywords and a reshape, per array. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *owner; /* the block */
+    char *ptr;
+    Py_ssize_t itemsize;
+    const char *format;
+    int ndim;
+    Py_ssize_t shape[FC_MAX_RANK + 2], strides[FC_MAX_RANK + 2];
+} region_object;
+
+static void region_dealloc(PyObject *self)
 {
-    PyObject *arr, *shaped, *tup, *args, *kw;
+    PyTypeObject *tp = Py_TYPE(self);
+    Py_DECREF(((region_object *)self)->owner);
+    PyObject_Free(self);
+    Py_DECREF(tp);
+}
+
+static int region_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    region_object *r = (region_object *)self;
+    Py_ssize_t len = r->itemsize;
+    int k;
+    for (k = 0; k < r->ndim; k++)
+        len *= r->shape[k];
+    view->buf = r->ptr;
+    view->obj = self;
+    Py_INCREF(self);
+    view->len = len;
+    view->readonly = 0;
+    view->itemsize = r->itemsize;
+    view->format = (flags & PyBUF_FORMAT) ? (char *)(uintptr_t)r->format : NULL;
+    view->ndim = r->ndim;
+    view->shape = (flags & PyBUF_ND) ? r->shape : NULL;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? r->strides : NULL;
+    view->suboffsets = NULL;
+    view->internal = NULL;
+    return 0;
+}
+
+static const fslot region_slots[] = {
+    {Py_tp_dealloc, FN(region_dealloc), NULL},
+    {Py_bf_getbuffer, FN(region_getbuffer), NULL},
+    {Py_tp_doc, NULL, (void *)"An array's part of a featc batch's memory."},
+    {0, NULL, NULL}};
+
+PyObject *fcpy_region_type_new(void)
+{
+    return fcpy_make_type("featc.Region", sizeof(region_object), Py_TPFLAGS_DEFAULT,
+                          region_slots);
+}
+
+/* A NumPy array of n values of type dt at ptr (inside owner's block),
+ * shaped as shape[0..rank) (rank 0: one dimension of n), whose product
+ * is n. */
+PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
+                          const int64_t *shape, unsigned rank)
+{
+    region_object *r;
+    PyObject *arr;
     int64_t flat = (int64_t)n;
+    int k;
     if (rank == 0) {
         shape = &flat;
         rank = 1;
     }
-    tup = fcpy_shape_tuple(shape, rank);
-    if (tup == NULL)
-        return NULL;
     if (n == 0) {
+        PyObject *tup = fcpy_shape_tuple(shape, rank);
+        if (tup == NULL)
+            return NULL;
         arr = PyObject_CallFunctionObjArgs(fcpy_g.zeros, tup, fcpy_g.dtype[dt], NULL);
         Py_DECREF(tup);
         return arr;
     }
-    args = Py_BuildValue("(O)", owner);
-    kw = Py_BuildValue("{s:O,s:n,s:n}", "dtype", fcpy_g.dtype[dt], "count", (Py_ssize_t)n, "offset",
-                       (Py_ssize_t)((const char *)ptr - (const char *)base));
-    arr = args != NULL && kw != NULL ? PyObject_Call(fcpy_g.frombuffer, args, kw) : NULL;
-    Py_XDECREF(args);
-    Py_XDECREF(kw);
-    if (arr == NULL || rank == 1) {
-        Py_DECREF(tup);
-        return arr;
+    r = PyObject_New(region_object, (PyTypeObject *)fcpy_g.region_type);
+    if (r == NULL)
+        return NULL;
+    Py_INCREF(owner);
+    r->owner = owner;
+    r->ptr = (char *)(uintptr_t)ptr;
+    r->itemsize = dt == DT_INT64 ? 8 : dt == DT_FLOAT32 ? 4 : 1;
+    r->format = dt == DT_INT64 ? "q" : dt == DT_FLOAT32 ? "f" : "B";
+    r->ndim = (int)rank;
+    for (k = (int)rank - 1; k >= 0; k--) {
+        r->shape[k] = (Py_ssize_t)shape[k];
+        r->strides[k] = k == (int)rank - 1 ? r->itemsize : r->strides[k + 1] * r->shape[k + 1];
     }
-    shaped = PyObject_CallMethod(arr, "reshape", "(O)", tup);
-    Py_DECREF(arr);
-    Py_DECREF(tup);
-    return shaped;
+    arr = PyObject_CallFunctionObjArgs(fcpy_g.asarray, (PyObject *)r, NULL);
+    Py_DECREF(r);
+    return arr;
 }
 
 /* A small int64 array holding shape[0..rank) (a SparseTensor's dense_shape). */
@@ -111,6 +217,31 @@ PyObject *fcpy_shape_array(const int64_t *shape, unsigned rank)
 }
 
 /* ------------------------------------------------------------ bytes */
+
+/* Copies n bytes; most values are a few bytes, for which a call to
+ * memcpy costs more than the copy: two overlapping loads and stores. */
+static void copy_value(unsigned char *d, const unsigned char *s, size_t n)
+{
+    uint64_t a, b;
+    uint32_t x, y;
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else {
+        size_t k;
+        for (k = 0; k < n; k++)
+            d[k] = s[k];
+    }
+}
 
 int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
 {
@@ -133,10 +264,10 @@ int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
     off = (int64_t *)p->mem;
     data = (unsigned char *)p->mem + head;
     off[0] = 0;
-    for (k = 0; k < n; k++) {
-        if (v[k].size > 0)
-            memcpy(data + off[k], v[k].data, v[k].size);
-        off[k + 1] = off[k] + (int64_t)v[k].size;
+    for (k = 0, total = 0; k < n; k++) {
+        copy_value(data + total, v[k].data, v[k].size);
+        total += v[k].size;
+        off[k + 1] = (int64_t)total;
     }
     return 0;
 }
@@ -167,7 +298,7 @@ PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank)
     tup = rank == 0 ? fcpy_shape_tuple(&flat, 1) : fcpy_shape_tuple(shape, rank);
     if (tup == NULL)
         return NULL;
-    owner = fcpy_block_new(p->mem, p->size);
+    owner = fcpy_block_new(p->mem, p->size, 0);
     p->mem = NULL;
     if (owner == NULL) {
         Py_DECREF(tup);
@@ -282,17 +413,15 @@ static PyObject *bytes_get_shape(PyObject *self, void *closure)
 static PyObject *bytes_get_offsets(PyObject *self, void *closure)
 {
     bytes_object *b = (bytes_object *)self;
-    block_object *o = (block_object *)b->owner;
     (void)closure;
-    return fcpy_view_array(b->owner, o->mem, b->offsets, DT_INT64, (size_t)b->n + 1, NULL, 0);
+    return fcpy_view_array(b->owner, b->offsets, DT_INT64, (size_t)b->n + 1, NULL, 0);
 }
 
 static PyObject *bytes_get_data(PyObject *self, void *closure)
 {
     bytes_object *b = (bytes_object *)self;
-    block_object *o = (block_object *)b->owner;
     (void)closure;
-    return fcpy_view_array(b->owner, o->mem, b->data, DT_UINT8, (size_t)b->offsets[b->n], NULL, 0);
+    return fcpy_view_array(b->owner, b->data, DT_UINT8, (size_t)b->offsets[b->n], NULL, 0);
 }
 
 static PyObject *bytes_repr(PyObject *self)

@@ -77,12 +77,12 @@ static PyObject *values_obj(const batch_out *bo, size_t i, fc_type t, const int6
     const fc_column *c = &bo->cols[i];
     if (t == FC_TYPE_BYTES)
         return fcpy_bytes_from_packed(&bo->packs[i], shape, rank);
-    return fcpy_view_array(bo->owner, bo->base, c->values, fcpy_dtype_of(t), c->nvalues, shape, rank);
+    return fcpy_view_array(bo->owner, c->values, fcpy_dtype_of(t), c->nvalues, shape, rank);
 }
 
 static PyObject *i64_obj(const batch_out *bo, const int64_t *p, size_t n)
 {
-    return fcpy_view_array(bo->owner, bo->base, p, DT_INT64, n, NULL, 0);
+    return fcpy_view_array(bo->owner, p, DT_INT64, n, NULL, 0);
 }
 
 /* A dense column: [B, ...]; for one record, its value: the array without
@@ -151,7 +151,7 @@ static PyObject *sparse_obj(const batch_out *bo, size_t i, fc_type t, unsigned w
     unsigned skip = bo->single ? 1u : 0u;
     ishape[0] = (int64_t)c->nindices;
     ishape[1] = (int64_t)width;
-    ind = fcpy_view_array(bo->owner, bo->base, c->indices, DT_INT64, c->nindices * width, ishape, 2);
+    ind = fcpy_view_array(bo->owner, c->indices, DT_INT64, c->nindices * width, ishape, 2);
     if (ind != NULL && skip) {
         PyObject *sl, *all = PySlice_New(NULL, NULL, NULL), *tail = NULL, *one = PyLong_FromLong(1);
         tail = one != NULL ? PySlice_New(one, NULL, NULL) : NULL;
@@ -252,7 +252,7 @@ static int put_hashed(const batch_out *bo, PyObject *d, const char *key, size_t 
     if (x == NULL || x->hash_buckets == 0)
         return 0;
     if (dense)
-        v = fcpy_view_array(bo->owner, bo->base, c->buckets, DT_INT64, c->nvalues, c->shape + skip,
+        v = fcpy_view_array(bo->owner, c->buckets, DT_INT64, c->nvalues, c->shape + skip,
                        c->rank - skip);
     else
         v = i64_obj(bo, c->buckets, c->nvalues);
@@ -264,14 +264,14 @@ static int put_hashed(const batch_out *bo, PyObject *d, const char *key, size_t 
         memcpy(shape, c->shape, c->rank * sizeof shape[0]);
         shape[c->rank] = (int64_t)x->hash_buckets;
         rank = c->rank + 1;
-        v = fcpy_view_array(bo->owner, bo->base, c->hot, DT_FLOAT32,
+        v = fcpy_view_array(bo->owner, c->hot, DT_FLOAT32,
                        c->nvalues * x->hash_buckets, shape + skip, rank - skip);
         return put(d, key, key_len, "/one_hot", v);
     }
     if (x->hot == FC_HOT_MULTI) {
         shape[0] = c->shape[0];
         shape[1] = (int64_t)x->hash_buckets;
-        v = fcpy_view_array(bo->owner, bo->base, c->hot, DT_FLOAT32,
+        v = fcpy_view_array(bo->owner, c->hot, DT_FLOAT32,
                        (size_t)c->shape[0] * x->hash_buckets, shape + skip, 2 - skip);
         return put(d, key, key_len, "/multi_hot", v);
     }
@@ -398,7 +398,7 @@ fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_er
 {
     size_t i;
     fc_status rc;
-    w->mem = fcpy_alloc16(w->need);
+    w->mem = fcpy_block_take(w->need);
     if (w->mem == NULL) {
         fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
         fc_msg_str(&m, "out of memory for a batch");
@@ -428,7 +428,7 @@ void fcpy_batch_release(batch_work *w)
         free(w->packs[i].mem);
         w->packs[i].mem = NULL;
     }
-    free(w->mem);
+    fcpy_block_give(w->mem, w->need);
     w->mem = NULL;
 }
 
@@ -469,13 +469,12 @@ PyObject *fcpy_batch_wrap(batch_work *w, int ragged, int single)
 {
     batch_out bo;
     PyObject *r;
-    bo.owner = fcpy_block_new(w->mem, w->need);
+    bo.owner = fcpy_block_new(w->mem, w->need, 1);
     w->mem = NULL;
     if (bo.owner == NULL) {
         fcpy_batch_release(w);
         return NULL;
     }
-    bo.base = ((block_object *)bo.owner)->mem;
     bo.cols = w->cols;
     bo.packs = w->packs;
     bo.ragged = ragged;

@@ -9,7 +9,8 @@
  * Memory: a batch is parsed into one block (malloc, sized by
  * fc_batch_bind for the batch size at the spec's bounds: pages the batch
  * does not touch are never faulted in); its numeric arrays are NumPy views
- * of that block, which lives as long as any of them.  Bytes values are
+ * of that block, which lives as long as any of them.  The last block freed
+ * is kept as a spare for the next batch (fcpy_block_take).  Bytes values are
  * copied out of the records into a block of their own per column (offsets,
  * then the bytes).  Records are read in place from a mapped file or a
  * bytes-like object, else copied into the reader's record buffer.  The GIL
@@ -39,7 +40,7 @@
 typedef struct fcpy_state {
     const fcpy_spec *spec;
     PyObject *frombuffer, *zeros, *array, *asarray, *ascontiguous, *dtype[3];
-    PyObject *block_type, *bytes_type, *reader_type, *ragged_type, *sparse_type, *error;
+    PyObject *block_type, *region_type, *bytes_type, *reader_type, *ragged_type, *sparse_type, *error;
 } fcpy_state;
 extern fcpy_state fcpy_g;
 
@@ -64,6 +65,7 @@ typedef struct {
     PyObject_HEAD
     void *mem;
     size_t size;
+    int batch; /* a batch's block: the spare when freed (fcpy_block_give) */
 } block_object;
 
 
@@ -87,7 +89,6 @@ typedef struct {
 /* A parsed batch: its block, columns, and packed bytes per column. */
 typedef struct batch_out {
     PyObject *owner;  /* the block object */
-    const void *base;
     const fc_column *cols;
     packed *packs;    /* per column; mem NULL when it holds no bytes */
     int ragged;       /* VarLen columns as Ragged, else Sparse */
@@ -109,13 +110,19 @@ typedef struct batch_work {
 } batch_work;
 
 void *fcpy_alloc16(size_t size);
-/* A block owning mem (freed with it); NULL with mem freed on failure. */
-PyObject *fcpy_block_new(void *mem, size_t size);
+/* A batch block of size bytes: the spare one when it has that size, else
+ * new; and the way back (the spare, or freed). */
+void *fcpy_block_take(size_t size);
+void fcpy_block_give(void *mem, size_t size);
+/* A block owning mem (freed with it, or the spare when batch is set);
+ * NULL with mem freed on failure. */
+PyObject *fcpy_block_new(void *mem, size_t size, int batch);
 PyObject *fcpy_block_type_new(void);
 PyObject *fcpy_bytes_type_new(void);
 PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank);
 PyObject *fcpy_shape_array(const int64_t *shape, unsigned rank);
-PyObject *fcpy_view_array(PyObject *owner, const void *base, const void *ptr, int dt, size_t n,
+PyObject *fcpy_region_type_new(void);
+PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
                           const int64_t *shape, unsigned rank);
 int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n);
 PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank);
