@@ -4,7 +4,8 @@
  * over featc's memory, featc.Bytes), batch.c (errors, parsed batches into
  * Python, parse()), reader.c (read(), featc.Reader), writer.c (write()),
  * schema.c (the schema attribute), module.c (the module, its types, the
- * option parsers).
+ * option parsers), prefetch.c (compressed files inflated ahead by
+ * threads).
  *
  * Memory: a batch is parsed into one block (malloc, sized by
  * fc_batch_bind for the batch size at the spec's bounds: pages the batch
@@ -141,6 +142,22 @@ PyObject *fcpy_batch_wrap(batch_work *w, int ragged, int single);
 void fcpy_batch_release(batch_work *w);
 void fcpy_batch_work_free(batch_work *w);
 PyObject *fcpy_parse(PyObject *module, PyObject *args, PyObject *kw);
+
+/* ------------------------------------------------------------ prefetch.c */
+
+/* Compressed paths inflated ahead by threads (read(threads=N)): started
+ * for N >= 2 and two or more paths (NULL otherwise, or when it could not
+ * start: the reader then reads every source itself).  For source k the
+ * reader calls claim: 1, read its records with next (FC_OK, FC_END, or
+ * the source's error in err, as fc_input_next), then release; 0, open
+ * and read it itself (not compressed, failed to open, or not started). */
+typedef struct fcpy_prefetch fcpy_prefetch;
+fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names,
+                                   const fc_input_options *opt, unsigned nthreads);
+void fcpy_prefetch_stop(fcpy_prefetch *p);
+int fcpy_prefetch_claim(fcpy_prefetch *p, size_t k);
+fc_status fcpy_prefetch_next(fcpy_prefetch *p, size_t k, fc_record *rec, fc_error *err);
+void fcpy_prefetch_release(fcpy_prefetch *p, size_t k);
 
 /* ------------------------------------------------------------ module.c: options */
 

@@ -74,6 +74,10 @@ typedef struct {
     pthread_cond_t done_cv; /* the caller's (waiting): a slot was parsed */
     pid_t pid;
     unsigned long long batches, records;
+    /* threads=N over several paths: compressed ones inflated ahead;
+     * from_pre: the open source's records come from there */
+    fcpy_prefetch *pre;
+    int from_pre;
 } reader_object;
 
 static void slot_parse(slot *t)
@@ -168,6 +172,14 @@ static void reader_close_source(reader_object *r)
     size_t i;
     if (!r->open)
         return;
+    if (r->from_pre) {
+        Py_BEGIN_ALLOW_THREADS
+        fcpy_prefetch_release(r->pre, (size_t)r->cur);
+        Py_END_ALLOW_THREADS
+        r->from_pre = 0;
+        r->open = 0;
+        return;
+    }
     Py_BEGIN_ALLOW_THREADS
     wait_live(r);
     fc_input_close(&r->in);
@@ -290,6 +302,16 @@ static int reader_open_source(reader_object *r, slot *t)
         st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
         Py_END_ALLOW_THREADS
     } else {
+        int ahead;
+        Py_BEGIN_ALLOW_THREADS
+        ahead = fcpy_prefetch_claim(r->pre, (size_t)r->cur);
+        Py_END_ALLOW_THREADS
+        if (ahead) {
+            /* inflated by a thread: its records copied from there */
+            r->open = 1;
+            r->from_pre = 1;
+            return 0;
+        }
         Py_BEGIN_ALLOW_THREADS
         st = fc_input_open(&r->in, name, &r->opt);
         Py_END_ALLOW_THREADS
@@ -373,7 +395,8 @@ static fc_status reader_gather(reader_object *r, slot *t)
     fc_record rec;
     while (t->n < r->bsize) {
         size_t k = t->n;
-        fc_status s = fc_input_next(&r->in, &rec);
+        fc_status s = r->from_pre ? fcpy_prefetch_next(r->pre, (size_t)r->cur, &rec, &r->in.err)
+                                  : fc_input_next(&r->in, &rec);
         if (s != FC_OK)
             return s;
         if (r->in_place) {
@@ -566,6 +589,12 @@ static void reader_shut(reader_object *r)
     size_t i;
     reader_stop_threads(r);
     reader_close_source(r);
+    if (r->pre != NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        fcpy_prefetch_stop(r->pre);
+        Py_END_ALLOW_THREADS
+        r->pre = NULL;
+    }
     for (i = 0; r->slots != NULL && i < r->depth; i++) {
         fcpy_batch_release(&r->slots[i].w);
         slot_clear(&r->slots[i]);
@@ -891,5 +920,6 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
         Py_DECREF(r);
         return NULL;
     }
+    r->pre = fcpy_prefetch_start(r->sources, r->names, &r->opt, (unsigned)a.nthreads);
     return (PyObject *)r;
 }

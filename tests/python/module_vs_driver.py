@@ -20,11 +20,15 @@ from a generator) writes the bytes write() of batches of one writes.
 
 Prints "NAME: N passed, M failed" (checks).
 """
+import gzip
 import hashlib
 import io
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -61,23 +65,50 @@ def compare_threads(mod, files, check):
     over paths, over bytes and file objects, over a list of sources with a
     missing file in it (an error between the records of two), and over
     sources cut short or with a byte flipped (the reader fails after some
-    records of a batch, then goes on with the next source)."""
+    records of a batch, then goes on with the next source).  Then the same
+    over GZIP paths, which threads inflate ahead (python/ext/prefetch.c):
+    several, mixed with plain ones, a missing one, and GZIP files cut short
+    or with a byte of the compressed stream flipped."""
     missing = files[0] + ".missing"
     blobs = [open(f, "rb").read() for f in files]
+    tmp = tempfile.mkdtemp(prefix="featc-threads-")
 
     def flipped(b):
         b = bytearray(b)
         if b:
             b[len(b) // 2] ^= 0x40
         return bytes(b)
-    cases = [("paths", lambda: files), ("bytes", lambda: blobs),
-             ("file objects", lambda: [open(f, "rb") for f in files]),
-             ("a missing source", lambda: files + [missing] + files),
-             ("cut sources", lambda: [b[:len(b) * 2 // 3] for b in blobs] + blobs),
-             ("flipped sources", lambda: [flipped(b) for b in blobs] + blobs)]
-    for label, sources in cases:
-        for bsize in (1, 7, 64):
-            for varlen in ("sparse", "ragged"):
+
+    def gz_files(tag, alter):
+        paths = []
+        for k, b in enumerate(blobs):
+            path = os.path.join(tmp, "%s-%d.tfrecord.gz" % (tag, k))
+            with open(path, "wb") as f:
+                f.write(alter(gzip.compress(b, compresslevel=1)))
+            paths.append(path)
+        return paths
+    gzs = gz_files("whole", lambda z: z)
+    cut = gz_files("cut", lambda z: z[:len(z) * 2 // 3])
+    flip = gz_files("flipped", flipped)
+    cases = [("paths", lambda: files, (1, 7, 64), ("sparse", "ragged")),
+             ("bytes", lambda: blobs, (1, 7, 64), ("sparse", "ragged")),
+             ("file objects", lambda: [open(f, "rb") for f in files], (1, 7, 64),
+              ("sparse", "ragged")),
+             ("a missing source", lambda: files + [missing] + files, (1, 7, 64),
+              ("sparse", "ragged")),
+             ("cut sources", lambda: [b[:len(b) * 2 // 3] for b in blobs] + blobs, (1, 7, 64),
+              ("sparse", "ragged")),
+             ("flipped sources", lambda: [flipped(b) for b in blobs] + blobs, (1, 7, 64),
+              ("sparse", "ragged")),
+             ("GZIP paths, with plain ones", lambda: gzs + files + gzs + gzs, (7, 64),
+              ("sparse",)),
+             ("GZIP paths, a missing one", lambda: gzs + [missing + ".gz"] + gzs, (7,),
+              ("sparse",)),
+             ("GZIP paths cut short", lambda: cut + gzs + cut, (7, 64), ("sparse",)),
+             ("GZIP paths flipped", lambda: flip + gzs + flip, (7,), ("sparse",))]
+    for label, sources, bsizes, varlens in cases:
+        for bsize in bsizes:
+            for varlen in varlens:
                 want = [digest(b) for b in module_batches(
                     mod, sources(), (mod.DataError, OSError), batch_size=bsize, varlen=varlen)]
                 for threads in (2, 3):
@@ -89,6 +120,7 @@ def compare_threads(mod, files, check):
                           % (threads, label, bsize, varlen, len(got), len(want),
                              next((k for k, (g, w) in enumerate(zip(got, want)) if g != w),
                                   min(len(got), len(want)))))
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():
