@@ -38,6 +38,7 @@ typedef struct pf_source {
     int compressed; /* (known once the state is past RUNNING) */
     pf_chunk *head, *tail;
     size_t nchunks;
+    pf_chunk *cur;  /* the reader's: the chunk it takes records from, off the queue */
     int ended;      /* the last chunk is in: status says how it ended */
     fc_status status;
     fc_error err;
@@ -57,6 +58,11 @@ struct fcpy_prefetch {
 
 static void free_chunks(pf_source *s)
 {
+    if (s->cur != NULL) {
+        free(s->cur->data);
+        free(s->cur);
+        s->cur = NULL;
+    }
     while (s->head != NULL) {
         pf_chunk *c = s->head;
         s->head = c->next;
@@ -288,35 +294,35 @@ int fcpy_prefetch_claim(fcpy_prefetch *p, size_t k)
 fc_status fcpy_prefetch_next(fcpy_prefetch *p, size_t k, fc_record *rec, fc_error *err)
 {
     pf_source *s = &p->src[k];
-    pf_chunk *c;
+    pf_chunk *c = s->cur;
     fc_status st;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        c = s->head;
-        if (c != NULL && c->taken == c->n) {
-            /* used up (its last record has been copied by now) */
-            s->head = c->next;
-            if (s->head == NULL)
-                s->tail = NULL;
-            s->nchunks--;
+    if (c == NULL || c->taken == c->n) {
+        /* the next chunk off the queue (the one used up: its last record
+         * has been copied by now), without the lock per record */
+        if (c != NULL) {
             free(c->data);
             free(c);
-            pthread_cond_broadcast(&p->work_cv);
-            continue;
+            s->cur = c = NULL;
         }
-        if (c != NULL || s->ended)
-            break;
-        pthread_cond_wait(&p->data_cv, &p->mu);
-    }
-    if (c == NULL) {
-        st = s->status;
-        if (st != FC_END && err != NULL)
-            *err = s->err;
+        pthread_mutex_lock(&p->mu);
+        while (s->head == NULL && !s->ended)
+            pthread_cond_wait(&p->data_cv, &p->mu);
+        c = s->head;
+        if (c == NULL) {
+            st = s->status;
+            if (st != FC_END && err != NULL)
+                *err = s->err;
+            pthread_mutex_unlock(&p->mu);
+            return st;
+        }
+        s->head = c->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        s->nchunks--;
+        s->cur = c;
+        pthread_cond_broadcast(&p->work_cv);
         pthread_mutex_unlock(&p->mu);
-        return st;
     }
-    pthread_mutex_unlock(&p->mu);
-    /* the head chunk is the reader's to read: the thread only appends */
     *rec = c->recs[c->taken];
     rec->data = c->data + c->at[c->taken];
     c->taken++;
