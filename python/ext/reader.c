@@ -393,34 +393,43 @@ static void release_read(reader_object *r)
 static fc_status reader_gather(reader_object *r, slot *t)
 {
     fc_record rec;
-    while (t->n < r->bsize) {
-        size_t k = t->n;
-        fc_status s = r->from_pre ? fcpy_prefetch_next(r->pre, (size_t)r->cur, &rec, &r->in.err)
-                                  : fc_input_next(&r->in, &rec);
+    fc_status s = FC_OK;
+    size_t k = t->n;
+    /* (the slot's arrays and count in locals: the stores through them
+     * could otherwise alias them, and each record reload them) */
+    fc_bytes *views = t->views;
+    size_t *at = t->at;
+    uint64_t *index = t->index, *offset = t->offset;
+    Py_ssize_t *src = t->src, cur = r->cur;
+    while (k < r->bsize) {
+        s = r->from_pre ? fcpy_prefetch_next(r->pre, (size_t)cur, &rec, &r->in.err)
+                        : fc_input_next(&r->in, &rec);
         if (s != FC_OK)
-            return s;
+            break;
         if (r->in_place) {
-            t->views[k].data = rec.data;
-            t->at[k] = SIZE_MAX;
-            t->live = r->cur;
+            views[k].data = rec.data;
+            at[k] = SIZE_MAX;
+            t->live = cur;
         } else {
             if (reserve(t, rec.length) != 0) {
                 fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index, rec.offset);
                 fc_msg_str(&m, "out of memory for the records of a batch");
-                return FC_ERR_NO_MEMORY;
+                s = FC_ERR_NO_MEMORY;
+                break;
             }
             if (rec.length > 0)
                 memcpy(t->data + t->used, rec.data, rec.length);
-            t->at[k] = t->used;
+            at[k] = t->used;
             t->used += rec.length;
         }
-        t->views[k].size = rec.length;
-        t->index[k] = rec.index;
-        t->offset[k] = rec.offset;
-        t->src[k] = r->cur;
-        t->n++;
+        views[k].size = rec.length;
+        index[k] = rec.index;
+        offset[k] = rec.offset;
+        src[k] = cur;
+        k++;
     }
-    return FC_OK;
+    t->n = k;
+    return s;
 }
 
 /* Hands t (gathered) to the parse: to the threads, or to reader_next. */
