@@ -245,16 +245,21 @@ static void copy_value(unsigned char *d, const unsigned char *s, size_t n)
 
 int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
 {
-    size_t total = 0, k, head;
+    size_t total, k, head;
+    uint64_t sum = 0;
     int64_t *off;
     unsigned char *data;
-    for (k = 0; k < n; k++) {
-        if (v[k].size > SIZE_MAX / 2 - total)
-            return -1;
-        total += v[k].size;
-    }
     if (n >= (SIZE_MAX / 2) / sizeof(int64_t) - 1)
         return -1;
+    for (k = 0; k < n; k++) {
+        uint64_t size = v[k].size;
+        sum += size;
+        if (sum < size) /* wrapped */
+            return -1;
+    }
+    if (sum > SIZE_MAX / 2)
+        return -1;
+    total = (size_t)sum;
     head = (n + 1) * sizeof(int64_t);
     p->mem = fcpy_alloc16(head + total);
     if (p->mem == NULL)
@@ -265,8 +270,10 @@ int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
     data = (unsigned char *)p->mem + head;
     off[0] = 0;
     for (k = 0, total = 0; k < n; k++) {
-        copy_value(data + total, v[k].data, v[k].size);
-        total += v[k].size;
+        const uint8_t *src = v[k].data;
+        size_t size = v[k].size; /* (read before the store to off, which may alias it) */
+        copy_value(data + total, src, size);
+        total += size;
         off[k + 1] = (int64_t)total;
     }
     return 0;
