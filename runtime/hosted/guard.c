@@ -127,9 +127,11 @@ static fc_map_guard *reserve(void)
             STORE(&chunks[c], chunk);
         }
         for (k = 0; k < SLOTS; k++)
-            if (chunks[c][k].state == 0) {
+            /* (atomic: a slot reserved by another thread becomes
+             * guarding outside the lock) */
+            if (LOAD(&chunks[c][k].state) == 0) {
                 g = &chunks[c][k];
-                g->state = 1;
+                STORE(&g->state, 1);
                 break;
             }
     }
@@ -185,10 +187,13 @@ fc_status fc_input_map(const char *path, fc_mapped_file *map, fc_map_guard **gua
 void fc_input_unmap(fc_mapped_file *map, fc_map_guard *guard)
 {
     if (guard != NULL) {
+        /* the fd first: once the slot is free, another thread's map may
+         * take it and its fd (closing guard->fd after would close that) */
+        int fd = guard->fd;
         pthread_mutex_lock(&registry);
         STORE(&guard->state, 0);
         pthread_mutex_unlock(&registry);
-        close(guard->fd);
+        close(fd);
     }
     fc_unmap_file(map);
 }
