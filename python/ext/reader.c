@@ -129,12 +129,25 @@ static void help_or_wait(reader_object *r)
     r->waiting = 0;
 }
 
+/* A copy of a reader with threads in a child process (fork): its threads
+ * are the parent's, its mutexes in whatever state they were; it is only
+ * dropped, its threads and read-ahead abandoned (their memory leaks in the
+ * child), never joined or locked. */
+static int forked(const reader_object *r)
+{
+    return r->have_sync && r->pid != getpid();
+}
+
 /* Stops and joins the threads; queued slots not yet taken stay unparsed. */
 static void reader_stop_threads(reader_object *r)
 {
     unsigned i;
     if (!r->have_sync)
         return;
+    if (forked(r)) {
+        r->started = 0;
+        return;
+    }
     pthread_mutex_lock(&r->mu);
     r->stop = 1;
     pthread_cond_broadcast(&r->work_cv);
@@ -151,8 +164,8 @@ static void reader_stop_threads(reader_object *r)
 static void wait_live(reader_object *r)
 {
     size_t i;
-    if (!r->have_sync)
-        return; /* the one slot is the one being gathered */
+    if (!r->have_sync || forked(r))
+        return; /* the one slot is the one being gathered; or a child's copy */
     pthread_mutex_lock(&r->mu);
     for (;;) {
         for (i = 0; i < r->depth; i++) {
@@ -174,7 +187,8 @@ static void reader_close_source(reader_object *r)
         return;
     if (r->from_pre) {
         Py_BEGIN_ALLOW_THREADS
-        fcpy_prefetch_release(r->pre, (size_t)r->cur);
+        if (!forked(r))
+            fcpy_prefetch_release(r->pre, (size_t)r->cur);
         Py_END_ALLOW_THREADS
         r->from_pre = 0;
         r->open = 0;
@@ -599,9 +613,11 @@ static void reader_shut(reader_object *r)
     reader_stop_threads(r);
     reader_close_source(r);
     if (r->pre != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        fcpy_prefetch_stop(r->pre);
-        Py_END_ALLOW_THREADS
+        if (!forked(r)) {
+            Py_BEGIN_ALLOW_THREADS
+            fcpy_prefetch_stop(r->pre);
+            Py_END_ALLOW_THREADS
+        }
         r->pre = NULL;
     }
     for (i = 0; r->slots != NULL && i < r->depth; i++) {
@@ -645,7 +661,7 @@ static void reader_dealloc(PyObject *self)
     }
     free(r->slots);
     free(r->threads);
-    if (r->have_sync) {
+    if (r->have_sync && !forked(r)) {
         pthread_mutex_destroy(&r->mu);
         pthread_cond_destroy(&r->work_cv);
         pthread_cond_destroy(&r->done_cv);

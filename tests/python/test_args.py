@@ -10,6 +10,8 @@ its bytes go through read() (whole files, damaged) and parse() (single
 records, damaged), and random batches (shapes, dtypes, values, missing or
 extra keys) through write().  Prints "args-MODULE: N passed, M failed".
 """
+import gc
+import gzip
 import io
 import os
 import random
@@ -118,6 +120,25 @@ def threads_stop_early(path):
     rest = plain_batches(r)
     check(rest == want[len(want) - len(rest):] and len(rest) == len(want) - 1,
           "the parent's reader after fork: %d batches, %d wanted" % (len(rest), len(want) - 1))
+    # and a child that drops its copy of a reader whose threads inflate GZIP
+    # paths ahead: the parent's threads are not the child's to stop or join
+    fd, gz = tempfile.mkstemp(suffix=".tfrecord.gz")
+    with os.fdopen(fd, "wb") as f:
+        f.write(gzip.compress(open(path, "rb").read()))
+    r = mod.read([gz, gz, gz], batch_size=2, threads=2)
+    next(r, None)
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(30)
+        del r
+        gc.collect()
+        os._exit(0)
+    _, st = os.waitpid(pid, 0)
+    check(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, "a child dropping a reader that "
+          "inflates ahead: exit status %r" % st)
+    del r
+    os.remove(gz)
 
 
 def main():
