@@ -191,9 +191,9 @@ static inline int fc_batch_put_frames(fc_column *c, size_t i, const void *v,
         cnt += counts[t];
     total = c->nvalues + cnt;
     if (cnt > 0 && (c->values == NULL || c->values_cap < total ||
-                    (c->indices != NULL && c->indices_cap / 3 < total)))
+                    (ix != NULL && c->indices_cap / 3 < total)))
         return 1;
-    if (c->inner_splits != NULL && frames > 0 && c->inner_splits_cap - 1 < c->nframes + frames)
+    if (inner != NULL && frames > 0 && c->inner_splits_cap - 1 < c->nframes + frames)
         return 1;
     /* (the running counts in locals: the index stores could alias them) */
     nv = c->nvalues;

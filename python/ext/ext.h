@@ -40,8 +40,9 @@
  * (int64, float32, uint8), and its types. */
 typedef struct fcpy_state {
     const fcpy_spec *spec;
-    PyObject *frombuffer, *zeros, *array, *asarray, *ascontiguous, *dtype[3];
-    PyObject *block_type, *region_type, *bytes_type, *reader_type, *ragged_type, *sparse_type, *error;
+    PyObject *zeros, *array, *asarray, *ascontiguous, *dtype[3];
+    PyObject *block_type, *region_type, *bytes_type, *reader_type, *ragged_type, *sparse_type;
+    PyObject *error;
 } fcpy_state;
 extern fcpy_state fcpy_g;
 
@@ -152,6 +153,9 @@ PyObject *fcpy_parse(PyObject *module, PyObject *args, PyObject *kw);
  * the source's error in err, as fc_input_next), then release; 0, open
  * and read it itself (not compressed, failed to open, or not started). */
 typedef struct fcpy_prefetch fcpy_prefetch;
+/* What reader_open_source reads with fc_input_open: not a bytes-like
+ * object, nor a file object (getbuffer or read). */
+int fcpy_source_is_path(PyObject *s);
 fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names,
                                    const fc_input_options *opt, unsigned nthreads);
 void fcpy_prefetch_stop(fcpy_prefetch *p);

@@ -219,7 +219,7 @@ PyObject *fcpy_make_type(const char *name, size_t size, unsigned flags, const fs
     return PyType_FromSpec(&spec);
 }
 
-/* numpy's frombuffer, zeros, array and the three dtypes. */
+/* numpy's zeros, array, asarray, ascontiguousarray and the three dtypes. */
 static int import_numpy(void)
 {
     static const char *const names[3] = {"int64", "float32", "uint8"};
@@ -227,14 +227,13 @@ static int import_numpy(void)
     int k;
     if (np == NULL)
         return -1;
-    fcpy_g.frombuffer = PyObject_GetAttrString(np, "frombuffer");
     fcpy_g.zeros = PyObject_GetAttrString(np, "zeros");
     fcpy_g.array = PyObject_GetAttrString(np, "array");
     fcpy_g.asarray = PyObject_GetAttrString(np, "asarray");
     fcpy_g.ascontiguous = PyObject_GetAttrString(np, "ascontiguousarray");
     dtype = PyObject_GetAttrString(np, "dtype");
     Py_DECREF(np);
-    if (fcpy_g.frombuffer == NULL || fcpy_g.zeros == NULL || fcpy_g.array == NULL || fcpy_g.asarray == NULL ||
+    if (fcpy_g.zeros == NULL || fcpy_g.array == NULL || fcpy_g.asarray == NULL ||
         fcpy_g.ascontiguous == NULL || dtype == NULL) {
         Py_XDECREF(dtype);
         return -1;
@@ -272,8 +271,8 @@ PyObject *fcpy_module_create(const fcpy_spec *spec)
     fcpy_g.reader_type = fcpy_reader_type_new();
     fcpy_g.ragged_type = (PyObject *)PyStructSequence_NewType(&ragged_desc);
     fcpy_g.sparse_type = (PyObject *)PyStructSequence_NewType(&sparse_desc);
-    if (fcpy_g.block_type == NULL || fcpy_g.region_type == NULL || fcpy_g.bytes_type == NULL || fcpy_g.reader_type == NULL ||
-        fcpy_g.ragged_type == NULL || fcpy_g.sparse_type == NULL)
+    if (fcpy_g.block_type == NULL || fcpy_g.region_type == NULL || fcpy_g.bytes_type == NULL ||
+        fcpy_g.reader_type == NULL || fcpy_g.ragged_type == NULL || fcpy_g.sparse_type == NULL)
         return NULL;
     base = PyUnicode_FromFormat("%s.DataError", spec->module);
     if (base == NULL)

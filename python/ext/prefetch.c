@@ -20,7 +20,7 @@
 #define CHUNK_RECS 4096
 #define QMAX 4
 
-enum { PF_IDLE, PF_RUNNING, PF_READY, PF_DONE, PF_MINE };
+enum { PF_IDLE, PF_RUNNING, PF_READY, PF_MINE };
 
 typedef struct pf_chunk {
     struct pf_chunk *next;
@@ -35,7 +35,6 @@ typedef struct pf_source {
     int state;      /* PF_IDLE until a thread or the reader takes it */
     int eligible;   /* a path */
     const char *path;
-    int compressed; /* (known once the state is past RUNNING) */
     pf_chunk *head, *tail;
     size_t nchunks;
     pf_chunk *cur;  /* the reader's: the chunk it takes records from, off the queue */
@@ -145,7 +144,6 @@ static void inflate_source(fcpy_prefetch *p, size_t k)
         if (st == FC_OK)
             fc_input_close(&in);
         pthread_mutex_lock(&p->mu);
-        s->compressed = 0;
         if (s->state == PF_RUNNING)
             s->state = PF_MINE;
         pthread_cond_broadcast(&p->data_cv);
@@ -153,7 +151,6 @@ static void inflate_source(fcpy_prefetch *p, size_t k)
         return;
     }
     pthread_mutex_lock(&p->mu);
-    s->compressed = 1;
     if (s->state == PF_RUNNING)
         s->state = PF_READY;
     pthread_cond_broadcast(&p->data_cv);
@@ -161,7 +158,7 @@ static void inflate_source(fcpy_prefetch *p, size_t k)
     while ((st = fc_input_next(&in, &rec)) == FC_OK)
         if ((st = add(p, s, &c, &rec)) != FC_OK)
             break;
-    if (st == FC_ERR_NO_MEMORY && c != NULL) {
+    if (st == FC_ERR_NO_MEMORY) {
         fc_msg m = fc_error_begin(&in.err, FC_ERR_NO_MEMORY, rec.index, rec.offset);
         fc_msg_str(&m, "out of memory for the records read ahead");
     }
@@ -222,9 +219,7 @@ fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names,
     p->opt = *opt;
     for (k = 0; k < n; k++) {
         PyObject *s = PyTuple_GetItem(sources, k);
-        /* a path: what reader_open_source opens with fc_input_open */
-        p->src[k].eligible = !PyObject_CheckBuffer(s) && !PyObject_HasAttrString(s, "getbuffer") &&
-                             !PyObject_HasAttrString(s, "read");
+        p->src[k].eligible = fcpy_source_is_path(s);
         p->src[k].path = PyBytes_AsString(PyTuple_GetItem(names, k));
         paths += p->src[k].eligible;
     }

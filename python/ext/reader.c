@@ -273,6 +273,13 @@ static const char *source_name(reader_object *r, Py_ssize_t k)
     return PyBytes_AsString(PyTuple_GetItem(r->names, k));
 }
 
+int fcpy_source_is_path(PyObject *s)
+{
+    /* (the last branch of reader_open_source: keep the two together) */
+    return !PyObject_CheckBuffer(s) && !PyObject_HasAttrString(s, "getbuffer") &&
+           !PyObject_HasAttrString(s, "read");
+}
+
 /* Opens sources[next] for the records of slot t: a path, a bytes-like
  * object, or a binary file object (its buffer when it has one, as BytesIO
  * does, else what read() gives). */
@@ -315,10 +322,12 @@ static int reader_open_source(reader_object *r, slot *t)
         Py_BEGIN_ALLOW_THREADS
         st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
         Py_END_ALLOW_THREADS
-    } else {
+    } else { /* a path (fcpy_source_is_path) */
         int ahead;
         Py_BEGIN_ALLOW_THREADS
         ahead = fcpy_prefetch_claim(r->pre, (size_t)r->cur);
+        if (!ahead)
+            st = fc_input_open(&r->in, name, &r->opt);
         Py_END_ALLOW_THREADS
         if (ahead) {
             /* inflated by a thread: its records copied from there */
@@ -326,9 +335,6 @@ static int reader_open_source(reader_object *r, slot *t)
             r->from_pre = 1;
             return 0;
         }
-        Py_BEGIN_ALLOW_THREADS
-        st = fc_input_open(&r->in, name, &r->opt);
-        Py_END_ALLOW_THREADS
     }
     r->open = 1;
     if (st != FC_OK) {

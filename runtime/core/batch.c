@@ -977,7 +977,7 @@ int fc_batch_append_field(const fc_message_desc *md, size_t j, fc_column *cols, 
                           size_t i, fc_error *err)
 {
     col_spec s;
-    spec_of_field(&md->fields[j], &s);
+    spec_at(md->fields, md->nfields, NULL, j, &s);
     return append(&s, &cols[j], (const unsigned char *)msg, i, err);
 }
 
