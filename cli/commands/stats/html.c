@@ -96,12 +96,13 @@ static void html_percent(FILE *f, uint64_t part, uint64_t whole)
 
 static const char *const style =
     "body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;background:#fff}"
-    "h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}"
+    "h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere}p{overflow-wrap:break-word}h2{font-size:16px;margin:24px 0 8px}"
     "h3{font-size:15px;margin:0 0 8px;font-family:monospace;overflow-wrap:anywhere}"
     "table{border-collapse:collapse}"
     "th,td{padding:3px 6px;text-align:right;border-bottom:1px solid #e4e4e4;white-space:nowrap}"
     "th{background:#f4f4f4;font-weight:600;white-space:normal}"
     "td.n,th.n{text-align:left;font-family:monospace}td.t{text-align:left}"
+    "td.p{white-space:normal;overflow-wrap:anywhere}"
     "a{color:#1a5fb4;text-decoration:none}a:hover{text-decoration:underline}"
     ".sum{color:#555;margin:0 0 12px}.bad{color:#b00}"
     "section{border:1px solid #ddd;border-radius:6px;padding:12px;margin:12px 0}"
@@ -457,7 +458,7 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
           "<th>bytes</th><th class=\"t\">compression</th></tr>\n",
           f);
     for (i = 0; i < r->nfiles; i++) {
-        fputs("<tr><td class=\"n\">", f);
+        fputs("<tr><td class=\"n p\">", f);
         html_text(f, r->files[i].path);
         fprintf(f, "</td><td>%llu</td><td>%llu</td><td class=\"t\">",
                 (unsigned long long)r->files[i].records, (unsigned long long)r->files[i].bytes);
@@ -489,7 +490,7 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
                 const tools_error_kind *e = &s->spec_errors.kind[i];
                 fprintf(f, "<tr><td>%llu</td><td class=\"t\">", (unsigned long long)e->count);
                 html_text(f, e->text);
-                fputs("</td><td class=\"t\">", f);
+                fputs("</td><td class=\"t p\">", f);
                 html_text(f, r->files[e->file].path);
                 fprintf(f, " record %llu, offset %llu</td></tr>\n", (unsigned long long)e->index,
                         (unsigned long long)e->offset);
