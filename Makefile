@@ -332,7 +332,10 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 # stable ABI of Python 3.11+), beside the featc package (python/featc);
 # PYTHONPATH=build/python imports them.  Needs python3-dev and python3-numpy.
 PY_INCLUDE := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['include'])" 2>/dev/null)
-PY_CFLAGS = -isystem $(PY_INCLUDE) -fvisibility=hidden
+# NumPy's headers (python/ext/arrays.c makes arrays by its C API; Debian's
+# python3-numpy also links them under PY_INCLUDE).
+NUMPY_INCLUDE := $(shell $(PYTHON) -c "import numpy; print(numpy.get_include())" 2>/dev/null)
+PY_CFLAGS = -isystem $(PY_INCLUDE) $(if $(NUMPY_INCLUDE),-isystem $(NUMPY_INCLUDE)) -fvisibility=hidden
 PYBUILD = $(BUILD)/python
 PY_PACKAGE = $(wildcard python/featc/*.py)
 # Specs whose modules make python builds (the tests add their own).

@@ -215,13 +215,24 @@ PyObject *fcpy_key_str(const char *key, size_t n)
     return PyUnicode_DecodeUTF8(key, (Py_ssize_t)n, "surrogateescape");
 }
 
-/* d[key + suffix] = v (v taken). */
-static int put(PyObject *d, const char *key, size_t key_len, const char *suffix, PyObject *v)
+/* The str of a column's key (+ suffix), made once: keys and suffixes are
+ * the spec's and this file's constant strings, so their addresses name
+ * them.  A table under the GIL; a slot taken by another pair makes a new
+ * str each time (still right, just slower). */
+#define KEY_SLOTS 256
+static struct {
+    const char *key, *suffix;
+    PyObject *str;
+} key_cache[KEY_SLOTS];
+
+static PyObject *column_key(const char *key, size_t key_len, const char *suffix)
 {
+    size_t h = (((uintptr_t)key >> 3) ^ ((uintptr_t)suffix >> 2) * 31u) % KEY_SLOTS;
     PyObject *k;
-    int rc;
-    if (v == NULL)
-        return -1;
+    if (key_cache[h].str != NULL && key_cache[h].key == key && key_cache[h].suffix == suffix) {
+        Py_INCREF(key_cache[h].str);
+        return key_cache[h].str;
+    }
     k = fcpy_key_str(key, key_len);
     if (k != NULL && suffix != NULL) {
         PyObject *s = PyUnicode_FromString(suffix), *ks;
@@ -230,6 +241,23 @@ static int put(PyObject *d, const char *key, size_t key_len, const char *suffix,
         Py_DECREF(k);
         k = ks;
     }
+    if (k != NULL && key_cache[h].str == NULL) {
+        key_cache[h].key = key;
+        key_cache[h].suffix = suffix;
+        key_cache[h].str = k;
+        Py_INCREF(k);
+    }
+    return k;
+}
+
+/* d[key + suffix] = v (v taken). */
+static int put(PyObject *d, const char *key, size_t key_len, const char *suffix, PyObject *v)
+{
+    PyObject *k;
+    int rc;
+    if (v == NULL)
+        return -1;
+    k = column_key(key, key_len, suffix);
     if (k == NULL) {
         Py_DECREF(v);
         return -1;

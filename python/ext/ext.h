@@ -41,7 +41,7 @@
 typedef struct fcpy_state {
     const fcpy_spec *spec;
     PyObject *zeros, *array, *asarray, *ascontiguous, *dtype[3];
-    PyObject *block_type, *region_type, *bytes_type, *reader_type, *ragged_type, *sparse_type;
+    PyObject *block_type, *bytes_type, *reader_type, *ragged_type, *sparse_type;
     PyObject *error;
 } fcpy_state;
 extern fcpy_state fcpy_g;
@@ -123,7 +123,8 @@ PyObject *fcpy_block_type_new(void);
 PyObject *fcpy_bytes_type_new(void);
 PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank);
 PyObject *fcpy_shape_array(const int64_t *shape, unsigned rank);
-PyObject *fcpy_region_type_new(void);
+/* NumPy's C API, for arrays.c (at module init; -1 with the error set). */
+int fcpy_arrays_init(void);
 PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
                           const int64_t *shape, unsigned rank);
 int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n);

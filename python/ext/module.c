@@ -263,15 +263,14 @@ PyObject *fcpy_module_create(const fcpy_spec *spec)
     size_t i;
     fcpy_g.spec = spec;
     module_def.m_name = spec->module;
-    if (import_numpy() != 0)
+    if (import_numpy() != 0 || fcpy_arrays_init() != 0)
         return NULL;
     fcpy_g.block_type = fcpy_block_type_new();
-    fcpy_g.region_type = fcpy_region_type_new();
     fcpy_g.bytes_type = fcpy_bytes_type_new();
     fcpy_g.reader_type = fcpy_reader_type_new();
     fcpy_g.ragged_type = (PyObject *)PyStructSequence_NewType(&ragged_desc);
     fcpy_g.sparse_type = (PyObject *)PyStructSequence_NewType(&sparse_desc);
-    if (fcpy_g.block_type == NULL || fcpy_g.region_type == NULL || fcpy_g.bytes_type == NULL ||
+    if (fcpy_g.block_type == NULL || fcpy_g.bytes_type == NULL ||
         fcpy_g.reader_type == NULL || fcpy_g.ragged_type == NULL || fcpy_g.sparse_type == NULL)
         return NULL;
     base = PyUnicode_FromFormat("%s.DataError", spec->module);

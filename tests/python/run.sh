@@ -31,6 +31,8 @@ tally() { # LINE
 }
 
 py_include=$($PY -c "import sysconfig; print(sysconfig.get_paths()['include'])")
+# NumPy's headers too: python/ext/arrays.c uses its C API
+np_include=$($PY -c "import numpy; print(numpy.get_include())")
 
 . "$root/tests/oracle/corpus_specs.sh"
 # and a damaged file, read through the tutorial spec
@@ -56,7 +58,7 @@ build_spec() {
     fi
     inc="-I$root/include -I$root/runtime/core -isystem $build/gen -I$b_dir"
     # shellcheck disable=SC2086
-    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" $inc \
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" -isystem "$np_include" $inc \
         -o "$b_dir/$base.abi3.so" "$b_dir/$base.c" "$b_dir/${base}_py.c" \
         "$build/libfeatc_python.a" "$build/libfeatc_pic.a" ${LIBS_Z:--lz} -lm -pthread &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L $inc -o "$b_dir/driver" "$b_dir/$base.c" \
@@ -119,7 +121,7 @@ for name in batch seqragged; do
     mkdir -p "$out/asan-$name"
     # shellcheck disable=SC2086
     if gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-        -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" \
+        -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" -isystem "$np_include" \
         -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" -I"$dir" \
         -o "$out/asan-$name/$name.abi3.so" "$dir/$name.c" "$dir/${name}_py.c" \
         "$root"/python/ext/*.c "$root"/runtime/core/*.c \
@@ -146,7 +148,7 @@ tsan_rt=$(gcc -print-file-name=libtsan.so)
 dir=$out/build-batch
 mkdir -p "$out/tsan-batch"
 if gcc -std=c99 -O1 -g -fsanitize=thread -D_POSIX_C_SOURCE=200809L -fPIC -shared \
-    -isystem "$py_include" -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" \
+    -isystem "$py_include" -isystem "$np_include" -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" \
     -I"$dir" -o "$out/tsan-batch/batch.abi3.so" "$dir/batch.c" "$dir/batch_py.c" \
     "$root"/python/ext/*.c "$root"/runtime/core/*.c "$root"/runtime/hosted/*.c \
     -lz -lm -pthread >"$out/tsan-batch.log" 2>&1; then
