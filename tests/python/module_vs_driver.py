@@ -90,6 +90,43 @@ def compare_threads(mod, files, check):
     gzs = gz_files("whole", lambda z: z)
     cut = gz_files("cut", lambda z: z[:len(z) * 2 // 3])
     flip = gz_files("flipped", flipped)
+
+    def seekable(tag, alter_gz=lambda z: z, alter_list=lambda m: m, grow=b""):
+        """The records of every file, repeated to some 600 kB, as seekable
+        GZIP (a member per 16 kB of records) with its member list beside it
+        (FILE.members): threads inflate its pieces at once.  alter_gz and
+        alter_list damage the file or the list after the list is written;
+        grow is a member appended after it."""
+        stream = b"".join(blobs)
+        reps = max(1, min(200, 600000 // max(1, len(stream))))
+        cuts = [0] if stream else []
+        pos = 0
+        while pos < len(stream):
+            n = int.from_bytes(stream[pos:pos + 8], "little")
+            pos = min(pos + 12 + n + 4, len(stream))  # (a damaged length: the rest)
+            if pos - cuts[-1] >= 16384 or pos == len(stream):
+                cuts.append(pos)
+        path = os.path.join(tmp, "seekable-%s.tfrecord.gz" % tag)
+        # a line per member: its offset, its stream offset, its first record
+        lines, off, idx, z = [], 0, 0, b""
+        for _ in range(reps):
+            for a, b in zip(cuts, cuts[1:]):
+                lines.append("%d %d %d" % (len(z), off, idx))
+                z += gzip.compress(stream[a:b], compresslevel=1)
+                idx += len(records(stream[a:b]))
+                off += b - a
+        with open(path, "wb") as f:
+            f.write(alter_gz(z) + grow)
+        with open(path + ".members", "w") as f:
+            f.write("".join(line + "\n" for line in alter_list(lines)))
+        return [path]
+    grown = gzip.compress(blobs[0], compresslevel=1) if blobs else b""
+    seek = seekable("whole")
+    seek_stale = seekable("stale", alter_list=lambda m: [m[0]] + [
+        " ".join(str(int(v) + 7) for v in line.split()) for line in m[1:]])
+    seek_grown = seekable("grown", grow=grown)
+    seek_cut = seekable("cut", alter_gz=lambda z: z[:len(z) * 2 // 3])
+    seek_flip = seekable("flipped", alter_gz=flipped)
     cases = [("paths", lambda: files, (1, 7, 64), ("sparse", "ragged")),
              ("bytes", lambda: blobs, (1, 7, 64), ("sparse", "ragged")),
              ("file objects", lambda: [open(f, "rb") for f in files], (1, 7, 64),
@@ -105,7 +142,14 @@ def compare_threads(mod, files, check):
              ("GZIP paths, a missing one", lambda: gzs + [missing + ".gz"] + gzs, (7,),
               ("sparse",)),
              ("GZIP paths cut short", lambda: cut + gzs + cut, (7, 64), ("sparse",)),
-             ("GZIP paths flipped", lambda: flip + gzs + flip, (7,), ("sparse",))]
+             ("GZIP paths flipped", lambda: flip + gzs + flip, (7,), ("sparse",)),
+             ("a seekable GZIP path", lambda: seek, (7, 64), ("sparse",)),
+             ("a seekable GZIP path whose member list is stale", lambda: seek_stale, (64,),
+              ("sparse",)),
+             ("a seekable GZIP path grown after its member list", lambda: seek_grown, (64,),
+              ("sparse",)),
+             ("a seekable GZIP path cut short", lambda: seek_cut + files, (64,), ("sparse",)),
+             ("a seekable GZIP path flipped", lambda: seek_flip + files, (64,), ("sparse",))]
     for label, sources, bsizes, varlens in cases:
         for bsize in bsizes:
             for varlen in varlens:
