@@ -5,7 +5,7 @@
  * Python, parse()), reader.c (read(), featc.Reader), writer.c (write()),
  * schema.c (the schema attribute), module.c (the module, its types, the
  * option parsers), prefetch.c (compressed files inflated ahead by
- * threads).
+ * threads), shuffle.c (read()'s shuffle buffer).
  *
  * Memory: a batch is parsed into one block (malloc, sized by
  * fc_batch_bind for the batch size at the spec's bounds: pages the batch
@@ -145,6 +145,20 @@ void fcpy_batch_release(batch_work *w);
 void fcpy_batch_work_free(batch_work *w);
 PyObject *fcpy_parse(PyObject *module, PyObject *args, PyObject *kw);
 
+/* ------------------------------------------------------------ shuffle.c */
+
+/* A shuffle buffer of cap records (read(shuffle=N)): put copies a record
+ * in (while not full; -1: out of memory), draw takes one out uniformly (n
+ * > 0), its data valid until the next draw. */
+#define MAX_SHUFFLE ((size_t)1 << 30)
+typedef struct fcpy_shuffle fcpy_shuffle;
+fcpy_shuffle *fcpy_shuffle_new(size_t cap, uint64_t seed);
+void fcpy_shuffle_free(fcpy_shuffle *sh);
+int fcpy_shuffle_full(const fcpy_shuffle *sh);
+size_t fcpy_shuffle_count(const fcpy_shuffle *sh);
+int fcpy_shuffle_put(fcpy_shuffle *sh, const fc_record *rec, Py_ssize_t src);
+void fcpy_shuffle_draw(fcpy_shuffle *sh, fc_record *rec, Py_ssize_t *src);
+
 /* ------------------------------------------------------------ prefetch.c */
 
 /* Compressed paths inflated ahead by threads (read(threads=N)): started
@@ -157,7 +171,7 @@ typedef struct fcpy_prefetch fcpy_prefetch;
 /* What reader_open_source reads with fc_input_open: not a bytes-like
  * object, nor a file object (getbuffer or read). */
 int fcpy_source_is_path(PyObject *s);
-fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names,
+fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names, const uint64_t *split_n,
                                    const fc_input_options *opt, unsigned nthreads);
 void fcpy_prefetch_stop(fcpy_prefetch *p);
 int fcpy_prefetch_claim(fcpy_prefetch *p, size_t k);

@@ -284,7 +284,7 @@ static size_t plan_pieces(const char *path, unsigned nthreads, uint64_t *cut)
     return pieces >= 2 ? pieces : 1;
 }
 
-fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names,
+fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names, const uint64_t *split_n,
                                    const fc_input_options *opt, unsigned nthreads)
 {
     fcpy_prefetch *p;
@@ -310,7 +310,8 @@ fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names,
     for (k = 0; k < n; k++) {
         pf_source *s = &p->src[k];
         size_t np = 1;
-        s->eligible = fcpy_source_is_path(PyTuple_GetItem(sources, k));
+        s->eligible = fcpy_source_is_path(PyTuple_GetItem(sources, k)) &&
+                      (split_n == NULL || split_n[k] == 0); /* (a split: read by the reader) */
         s->path = PyBytes_AsString(PyTuple_GetItem(names, k));
         if (s->path == NULL)
             s->eligible = 0;

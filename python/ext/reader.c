@@ -78,6 +78,12 @@ typedef struct {
      * from_pre: the open source's records come from there */
     fcpy_prefetch *pre;
     int from_pre;
+    /* splits=: source k's split (split_i[k], split_n[k]), none when
+     * split_n[k] is 0; shuffle=: the shuffle buffer; skip=: records of the
+     * stream still to pass over */
+    uint64_t *split_i, *split_n;
+    fcpy_shuffle *shuf;
+    uint64_t skip;
 } reader_object;
 
 static void slot_parse(slot *t)
@@ -288,6 +294,12 @@ static int reader_open_source(reader_object *r, slot *t)
     PyObject *s = PyTuple_GetItem(r->sources, r->next);
     const char *name = source_name(r, r->next);
     fc_status st = FC_OK;
+    fc_input_options o = r->opt;
+    if (r->split_n != NULL && r->split_n[r->next] != 0) {
+        o.part = FC_PART_SPLIT;
+        o.part_a = r->split_i[r->next];
+        o.part_b = r->split_n[r->next];
+    }
     r->cur = r->next++;
     t->first_here = t->n;
     r->in_place = 0;
@@ -295,15 +307,16 @@ static int reader_open_source(reader_object *r, slot *t)
     if (!PyObject_CheckBuffer(s) && !PyObject_HasAttrString(s, "getbuffer") &&
         PyObject_HasAttrString(s, "read")) {
         /* read in pieces: the memory is the largest record's, not the file's */
-        if (r->opt.part != FC_PART_ALL) {
+        if (o.part != FC_PART_ALL) {
             PyErr_Format(PyExc_ValueError,
-                         "%s: a part (split=, byte_range=) of a file object needs a path or "
-                         "its bytes: a file object is read from where it is, in order", name);
+                         "%s: a part (split=, splits=, byte_range=) of a file object needs a "
+                         "path or its bytes: a file object is read from where it is, in order",
+                         name);
             return -1;
         }
         Py_INCREF(s);
         r->pull_src = s;
-        st = fc_input_open_pull(&r->in, name, pull_read, r, &r->opt);
+        st = fc_input_open_pull(&r->in, name, pull_read, r, &o);
     } else if (!PyObject_CheckBuffer(s) && PyObject_HasAttrString(s, "getbuffer")) {
         PyObject *b = PyObject_CallMethod(s, "getbuffer", NULL);
         if (b == NULL)
@@ -320,14 +333,14 @@ static int reader_open_source(reader_object *r, slot *t)
         }
         r->have_view = 1;
         Py_BEGIN_ALLOW_THREADS
-        st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &r->opt);
+        st = fc_input_open_mem(&r->in, name, r->view.buf, (size_t)r->view.len, &o);
         Py_END_ALLOW_THREADS
     } else { /* a path (fcpy_source_is_path) */
         int ahead;
         Py_BEGIN_ALLOW_THREADS
         ahead = fcpy_prefetch_claim(r->pre, (size_t)r->cur);
         if (!ahead)
-            st = fc_input_open(&r->in, name, &r->opt);
+            st = fc_input_open(&r->in, name, &o);
         Py_END_ALLOW_THREADS
         if (ahead) {
             /* inflated by a thread: its records copied from there */
@@ -342,7 +355,8 @@ static int reader_open_source(reader_object *r, slot *t)
         reader_close_source(r);
         return -1;
     }
-    r->in_place = r->in.data != NULL && fc_reader_compression(&r->in.reader) == FC_COMPRESSION_NONE;
+    r->in_place = r->in.data != NULL && fc_reader_compression(&r->in.reader) == FC_COMPRESSION_NONE &&
+                  r->shuf == NULL;
     return 0;
 }
 
@@ -452,6 +466,67 @@ static fc_status reader_gather(reader_object *r, slot *t)
     return s;
 }
 
+/* reader_gather with a shuffle buffer, or records to skip: records read
+ * go into the buffer while it has room, and each record of the batch is
+ * drawn from it; with no source open (all read) the buffer is drawn until
+ * empty.  Records skipped are drawn and dropped, never parsed.  Every
+ * record is copied into t.  Without the GIL. */
+static fc_status reader_gather_mixed(reader_object *r, slot *t)
+{
+    fc_record rec;
+    fc_status s;
+    Py_ssize_t from;
+    while (t->n < r->bsize) {
+        size_t k = t->n;
+        if (r->open && (r->shuf == NULL || !fcpy_shuffle_full(r->shuf))) {
+            s = r->from_pre ? fcpy_prefetch_next(r->pre, (size_t)r->cur, &rec, &r->in.err)
+                            : fc_input_next(&r->in, &rec);
+            if (s != FC_OK)
+                return s;
+            from = r->cur;
+            if (r->shuf != NULL) {
+                if (fcpy_shuffle_put(r->shuf, &rec, from) != 0) {
+                    fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index,
+                                              rec.offset);
+                    fc_msg_str(&m, "out of memory for the shuffle buffer");
+                    return FC_ERR_NO_MEMORY;
+                }
+                continue;
+            }
+        } else if (r->shuf != NULL && fcpy_shuffle_count(r->shuf) > 0) {
+            fcpy_shuffle_draw(r->shuf, &rec, &from);
+        } else {
+            return FC_END;
+        }
+        if (r->skip > 0) {
+            r->skip--;
+            continue;
+        }
+        if (reserve(t, rec.length) != 0) {
+            fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index, rec.offset);
+            fc_msg_str(&m, "out of memory for the records of a batch");
+            return FC_ERR_NO_MEMORY;
+        }
+        if (rec.length > 0)
+            memcpy(t->data + t->used, rec.data, rec.length);
+        t->at[k] = t->used;
+        t->used += rec.length;
+        t->views[k].size = rec.length;
+        t->index[k] = rec.index;
+        t->offset[k] = rec.offset;
+        t->src[k] = from;
+        t->n = k + 1;
+    }
+    return FC_OK;
+}
+
+/* The records of the open source into t: reader_gather_mixed while it
+ * has work, else reader_gather.  Without the GIL. */
+static fc_status gather(reader_object *r, slot *t)
+{
+    return r->shuf != NULL || r->skip > 0 ? reader_gather_mixed(r, t) : reader_gather(r, t);
+}
+
 /* Hands t (gathered) to the parse: to the threads, or to reader_next. */
 static void slot_queue(reader_object *r, slot *t)
 {
@@ -481,6 +556,19 @@ static int reader_fill(reader_object *r)
         while (t->n < r->bsize) {
             if (!r->open) {
                 if (r->next >= PyTuple_Size(r->sources)) {
+                    if (r->shuf != NULL && fcpy_shuffle_count(r->shuf) > 0) {
+                        /* every source read: what the buffer holds */
+                        Py_BEGIN_ALLOW_THREADS
+                        s = reader_gather_mixed(r, t);
+                        Py_END_ALLOW_THREADS
+                        if (s == FC_OK)
+                            break;
+                        if (s != FC_END) { /* out of memory: raised after t's records */
+                            t->input_failed = 1;
+                            t->input_err = r->in.err;
+                            t->input_src = r->cur;
+                        }
+                    }
                     r->done = 1;
                     break;
                 }
@@ -495,7 +583,7 @@ static int reader_fill(reader_object *r)
                 }
             }
             Py_BEGIN_ALLOW_THREADS
-            s = reader_gather(r, t);
+            s = gather(r, t);
             Py_END_ALLOW_THREADS
             if (s == FC_OK)
                 break;
@@ -667,6 +755,9 @@ static void reader_dealloc(PyObject *self)
     }
     free(r->slots);
     free(r->threads);
+    free(r->split_i);
+    free(r->split_n);
+    fcpy_shuffle_free(r->shuf);
     if (r->have_sync && !forked(r)) {
         pthread_mutex_destroy(&r->mu);
         pthread_cond_destroy(&r->work_cv);
@@ -847,6 +938,53 @@ static int read_sources(PyObject *source, PyObject **list, PyObject **names)
     return 0;
 }
 
+/* splits=: a split (i, n) or None per source, into r->split_i/split_n. */
+static int read_splits(reader_object *r, PyObject *splits, PyObject *split, PyObject *range)
+{
+    Py_ssize_t ns = PyTuple_Size(r->sources), k;
+    PyObject *seq;
+    if (split != Py_None || range != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "splits and split or byte_range: one or the other");
+        return -1;
+    }
+    seq = PySequence_Tuple(splits);
+    if (seq == NULL)
+        return -1;
+    if (PyTuple_Size(seq) != ns) {
+        PyErr_Format(PyExc_ValueError, "splits has %zd entries for %zd sources",
+                     PyTuple_Size(seq), ns);
+        Py_DECREF(seq);
+        return -1;
+    }
+    r->split_i = (uint64_t *)calloc((size_t)ns + 1, sizeof *r->split_i);
+    r->split_n = (uint64_t *)calloc((size_t)ns + 1, sizeof *r->split_n);
+    if (r->split_i == NULL || r->split_n == NULL) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (k = 0; k < ns; k++) {
+        PyObject *e = PyTuple_GetItem(seq, k);
+        uint64_t i, n;
+        if (e == Py_None)
+            continue;
+        if (fcpy_pair_option(e, "splits", &i, &n) != 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (n == 0 || n == UINT64_MAX || i >= n) {
+            PyErr_Format(PyExc_ValueError, "splits[%zd]: a split (i, n) needs 0 <= i < n, not %R",
+                         k, e);
+            Py_DECREF(seq);
+            return -1;
+        }
+        r->split_i[k] = i;
+        r->split_n[k] = n;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
 /* threads=1: one slot, parsed on the caller's thread; else 2 per thread. */
 static int reader_slots_alloc(reader_object *r, size_t nthreads)
 {
@@ -909,18 +1047,35 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"source", "batch_size", "compression", "crc", "split",
                              "byte_range", "varlen", "message", "max_record_size", "sync",
-                             "index", "threads", NULL};
+                             "index", "threads", "splits", "shuffle", "seed", "skip", NULL};
     PyObject *source, *batch = NULL, *compression = NULL, *crc = NULL, *split = Py_None;
     PyObject *range = Py_None, *varlen = NULL, *message = Py_None, *maxrec = Py_None;
     PyObject *sync = NULL, *index = Py_None, *threads = NULL, *list = NULL, *names = NULL;
+    PyObject *splits = Py_None, *shuffle = NULL, *seed = NULL, *skip = NULL;
+    size_t nshuffle = 0, nskip = 0;
+    uint64_t seed_v = 0;
     reader_object *r;
     const fcpy_message *m;
     read_args a;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOO", kwlist, &source, &batch,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOOOOOO", kwlist, &source, &batch,
                                      &compression, &crc, &split, &range, &varlen, &message,
-                                     &maxrec, &sync, &index, &threads))
+                                     &maxrec, &sync, &index, &threads, &splits, &shuffle, &seed,
+                                     &skip))
         return NULL;
+    if ((shuffle != NULL && fcpy_size_option(shuffle, "shuffle", 0, MAX_SHUFFLE, &nshuffle) != 0) ||
+        (skip != NULL && fcpy_size_option(skip, "skip", 0, PY_SSIZE_T_MAX, &nskip) != 0))
+        return NULL;
+    if (seed != NULL) {
+        if (!PyLong_Check(seed)) {
+            PyErr_Format(PyExc_TypeError, "seed must be an int, not %S",
+                         (PyObject *)Py_TYPE(seed));
+            return NULL;
+        }
+        seed_v = (uint64_t)PyLong_AsUnsignedLongLongMask(seed); /* (its low 64 bits) */
+        if (PyErr_Occurred())
+            return NULL;
+    }
     if ((m = fcpy_find_message(message)) == NULL ||
         read_options(&a, batch, compression, crc, split, range, varlen, maxrec, sync,
                      threads) != 0 ||
@@ -939,7 +1094,17 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
     r->opt = a.opt;
     r->bsize = a.bsize;
     r->ragged = a.ragged;
+    r->skip = nskip;
     PyObject_GC_Track((PyObject *)r);
+    if (splits != Py_None && read_splits(r, splits, split, range) != 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (nshuffle > 0 && (r->shuf = fcpy_shuffle_new(nshuffle, seed_v)) == NULL) {
+        PyErr_NoMemory();
+        Py_DECREF(r);
+        return NULL;
+    }
     if (index != Py_None) {
         if (!PyUnicode_FSConverter(index, &r->index_path)) {
             Py_DECREF(r);
@@ -951,6 +1116,7 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
         Py_DECREF(r);
         return NULL;
     }
-    r->pre = fcpy_prefetch_start(r->sources, r->names, &r->opt, (unsigned)a.nthreads);
+    r->pre = fcpy_prefetch_start(r->sources, r->names, r->split_n, &r->opt,
+                                 (unsigned)a.nthreads);
     return (PyObject *)r;
 }

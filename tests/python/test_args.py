@@ -197,6 +197,13 @@ def main():
                                                   crc=crc, varlen=rng.choice(["sparse", "ragged"]),
                                                   threads=rng.choice([1, 2, 3]))],
                      "read(mutated file %d, crc=%s)" % (i, crc))
+        # shuffled, skipped and split (shuffle.c, the mixed gather)
+        survives(lambda: [x for x in mod.read([bytes(b), bytes(b)], batch_size=rng.randrange(1, 40),
+                                              shuffle=rng.randrange(1, 60), seed=i,
+                                              skip=rng.randrange(0, 30),
+                                              splits=[(0, 2), (rng.randrange(3), 3)],
+                                              threads=rng.choice([1, 2, 3]))],
+                 "read(mutated file %d, shuffled, skipped, split)" % i)
         if recs:
             r = bytearray(rng.choice(recs))
             for _ in range(rng.randrange(1, 6)):
