@@ -45,7 +45,8 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
            python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
-           python3-pip python3-setuptools python3-wheel chromium time libisal-dev
+           python3-pip python3-setuptools python3-wheel chromium time libisal-dev \
+           python3-torch
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -346,7 +347,7 @@ $(BUILD)/libfeatc_pic.a: $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(
 	$(AR) rcs $@ $^
 
 PY_EXT_SRC = $(addprefix python/ext/,module.c arrays.c batch.c reader.c writer.c records.c schema.c \
-                                     prefetch.c)
+                                     prefetch.c shuffle.c)
 $(BUILD)/pic/python/ext/%.o: python/ext/%.c python/ext/ext.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	@test -f $(PY_INCLUDE)/Python.h || { echo "python: no Python.h in '$(PY_INCLUDE)' (make deps installs python3-dev)"; exit 1; }

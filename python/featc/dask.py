@@ -16,7 +16,6 @@ bag's order is the files' order, and within a file the records' order.
 Workers load the module from the file the client loaded it from (a shared
 file system, as LocalCluster has).
 """
-import math
 import os
 
 import dask
@@ -24,44 +23,9 @@ import dask.bag as db
 import numpy as np
 
 import featc
+from featc._parts import DEFAULT_SPLIT_BYTES, partitions
 
 __all__ = ["read_tfrecords", "write_tfrecords", "partitions", "batch_to_frame", "frame_to_batch"]
-
-DEFAULT_SPLIT_BYTES = 64 << 20
-
-
-def _kind(path):
-    with open(path, "rb") as f:
-        head = f.read(2)
-    if head == b"\x1f\x8b":
-        return "gzip"
-    if len(head) == 2 and head[0] == 0x78 and (head[0] * 256 + head[1]) % 31 == 0:
-        return "zlib"  # as featc's detection: a zlib header whose check is right
-    return "none"
-
-
-def partitions(paths, split_bytes=DEFAULT_SPLIT_BYTES, compression="auto"):
-    """The parts the files are read in: (path, (i, n)) for the i-th of n
-    splits, or (path, None) for a whole file."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    if split_bytes is not None and split_bytes <= 0:
-        raise ValueError("split_bytes must be positive")
-    out = []
-    for p in paths:
-        p = os.fspath(p)
-        size = os.path.getsize(p)
-        kind = _kind(p) if compression == "auto" else compression
-        n = 1
-        if split_bytes is not None and size > 0:
-            if kind == "none" or (kind == "gzip" and os.path.exists(p + ".members")):
-                n = max(1, math.ceil(size / split_bytes))
-        if n == 1:
-            out.append((p, None))
-        else:
-            out.extend((p, (i, n)) for i in range(n))
-    return out
-
 
 def _read_part(module_file, name, path, split, options):
     mod = featc.load(module_file, name=name)

@@ -11,7 +11,9 @@
 # 3. the bench specs over the first records of make bench's corpora;
 # 4. two specs' modules under ASan + UBSan and PYTHONMALLOC=debug, one
 #    under ThreadSanitizer reading with threads (test_threads.py), and a
-#    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py).
+#    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py);
+# 5. read()'s shuffle, skip and splits (test_shuffle.py), and featc.torch
+#    (test_torch.py).
 # Prints one "NAME: N passed, M failed" line per run and a total.
 set -u
 featc=$1 build=$2 corpus=$3 n=$4
@@ -162,6 +164,13 @@ fi
 # a 256 MB file read batch by batch: the resident size stays bounded
 tally "$("$PY" "$root/tests/python/test_memory.py" "$build" "$build/bench-data/tutorial.tfrecord" \
     256 "$out/big.tfrecord" 2>&1 | tail -3)"
+
+# read()'s shuffle, skip and per-source splits; featc.torch over the
+# corpus and the bench corpora (DataLoader workers, ranks, resume)
+tally "$("$PY" "$root/tests/python/test_shuffle.py" "$build" "$build/bench-data" \
+    "$out/shuffle" 2>&1 | tail -12)"
+tally "$("$PY" "$root/tests/python/test_torch.py" "$build" "$corpus" "$build/bench-data" \
+    "$out/torch" 2>&1 | tail -12)"
 
 echo "python-modules total: $total_p passed, $total_f failed"
 exit $rc

@@ -1,0 +1,43 @@
+"""The parts TFRecord files are read in by several workers (featc.dask's
+partitions, featc.torch's shards): byte ranges of uncompressed files (a
+range owns the records whose header starts in it), the members of a
+seekable GZIP file (one with a member index, FILE.members), and whole files
+otherwise (other GZIP files, ZLIB).  Over all the parts of a file, every
+record is read once."""
+import math
+import os
+
+DEFAULT_SPLIT_BYTES = 64 << 20
+
+
+def _kind(path):
+    with open(path, "rb") as f:
+        head = f.read(2)
+    if head == b"\x1f\x8b":
+        return "gzip"
+    if len(head) == 2 and head[0] == 0x78 and (head[0] * 256 + head[1]) % 31 == 0:
+        return "zlib"  # as featc's detection: a zlib header whose check is right
+    return "none"
+
+
+def partitions(paths, split_bytes=DEFAULT_SPLIT_BYTES, compression="auto"):
+    """The parts the files are read in: (path, (i, n)) for the i-th of n
+    splits, or (path, None) for a whole file."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if split_bytes is not None and split_bytes <= 0:
+        raise ValueError("split_bytes must be positive")
+    out = []
+    for p in paths:
+        p = os.fspath(p)
+        size = os.path.getsize(p)
+        kind = _kind(p) if compression == "auto" else compression
+        n = 1
+        if split_bytes is not None and size > 0:
+            if kind == "none" or (kind == "gzip" and os.path.exists(p + ".members")):
+                n = max(1, math.ceil(size / split_bytes))
+        if n == 1:
+            out.append((p, None))
+        else:
+            out.extend((p, (i, n)) for i in range(n))
+    return out

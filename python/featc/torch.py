@@ -1,0 +1,376 @@
+"""TFRecord files in PyTorch training loops, read by featc's modules.
+
+    import featc.torch
+    ds = featc.torch.TFRecordDataset("specs/mnist.feat", "data/train-*.tfrecord",
+                                     batch_size=256, shuffle=True, seed=7)
+    loader = featc.torch.DataLoader(ds, num_workers=2, pin_memory=True)
+    for epoch in range(10):
+        ds.set_epoch(epoch)
+        for batch in loader:
+            images, labels = batch["image_floats"], batch["image_class"]
+        torch.save(loader.state_dict(), "ckpt")      # anywhere in the epoch
+
+The dataset yields whole batches (dicts of tensors), so the loader takes
+batch_size=None.  Its work is cut into parts (featc._parts: byte ranges of
+uncompressed files, the members of a seekable GZIP file, whole files
+otherwise), and each DataLoader worker of each rank reads its own share of
+the parts: over all workers and ranks every record is read once per epoch.
+With shuffle=True the parts' order is drawn per epoch (seed, set_epoch) and
+each worker's records pass through a shuffle buffer (read(shuffle=N)),
+drawn per record, parsed per batch; the same seed and epoch give the same
+stream.  featc.torch.DataLoader (a torch DataLoader) keeps count of the
+batches each worker has delivered, so that state_dict() / load_state_dict()
+resume mid-epoch with exactly the batches not yet yielded, in the same
+order.  Tensors share memory with the batch's block (torch.from_numpy): no
+copy.
+"""
+import copy
+import glob
+import multiprocessing
+import os
+import random
+from typing import NamedTuple
+
+import numpy as np
+import torch
+import torch.utils.data as tud
+from torch.utils.data._utils.pin_memory import pin_memory as _pin
+
+import featc
+from featc._parts import DEFAULT_SPLIT_BYTES, partitions
+
+__all__ = ["TFRecordDataset", "DataLoader", "Ragged", "to_torch"]
+
+STATE_VERSION = 1
+
+
+class Ragged(NamedTuple):
+    """A VarLen or ragged feature: values (flat) and offsets, the row
+    splits (int64 [B + 1]; a tuple of them, outermost first, for nested
+    ones).  nn.EmbeddingBag(values, offsets, include_last_offset=True)
+    takes it as it is."""
+    values: object
+    offsets: object
+
+
+def _tensor(a):
+    return torch.from_numpy(a) if isinstance(a, np.ndarray) else a
+
+
+def _padded(values, splits):
+    """A one-level ragged column as a padded [B, max] tensor and lengths."""
+    lengths = splits[1:] - splits[:-1]
+    b = lengths.shape[0]
+    width = int(lengths.max()) if b > 0 else 0
+    out = values.new_zeros((b, width))
+    if values.numel() > 0:
+        rows = torch.repeat_interleave(torch.arange(b), lengths)
+        cols = torch.arange(values.numel()) - torch.repeat_interleave(splits[:-1], lengths)
+        out[rows, cols] = values
+    return out, lengths
+
+
+def _value(key, v, varlen, out):
+    if hasattr(v, "row_splits"):  # a module's Ragged
+        splits = v.row_splits
+        splits = tuple(_tensor(s) for s in splits) if isinstance(splits, tuple) else _tensor(splits)
+        values = _tensor(v.values)
+        if varlen == "padded" and not isinstance(splits, tuple) and torch.is_tensor(values):
+            out[key], out[key + "/lengths"] = _padded(values, splits)
+        else:
+            out[key] = Ragged(values, splits)
+    elif hasattr(v, "dense_shape"):  # a module's Sparse
+        indices, values = _tensor(v.indices), _tensor(v.values)
+        if torch.is_tensor(values):
+            out[key] = torch.sparse_coo_tensor(indices.t(), values, tuple(v.dense_shape.tolist()))
+        else:
+            out[key] = (indices, values, _tensor(v.dense_shape))  # bytes values: featc.Bytes
+    else:
+        out[key] = _tensor(v)
+
+
+def to_torch(batch, varlen="ragged"):
+    """A batch of a module's read() as tensors: arrays as tensors over the
+    same memory; Ragged as featc.torch.Ragged (or with varlen='padded' a
+    padded tensor and KEY/lengths), Sparse as torch.sparse_coo_tensor;
+    featc.Bytes as they are.  A sequence_example's (context, feature_lists,
+    lengths) becomes three dicts; fixed-frame lists are already padded
+    [B, T, ...], and with their lengths go to pack_padded_sequence."""
+    if isinstance(batch, tuple):
+        return tuple(to_torch(d, varlen) for d in batch)
+    out = {}
+    for key, v in batch.items():
+        _value(key, v, varlen, out)
+    return out
+
+
+def _expand(sources):
+    """Paths from a path, a glob or a list of them, in order (a glob's
+    matches sorted); a glob that matches nothing is an error."""
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    out = []
+    for s in sources:
+        s = os.fspath(s)
+        if any(c in s for c in "*?["):
+            found = sorted(glob.glob(s))
+            if not found:
+                raise FileNotFoundError("no file matches %r" % s)
+            out.extend(found)
+        else:
+            out.append(s)
+    return out
+
+
+def _mix(*words):
+    """A 64-bit seed from several integers (each epoch and shard its own)."""
+    x = 0x6A09E667F3BCC908
+    for w in words:
+        x = (x ^ (int(w) & 0xFFFFFFFFFFFFFFFF)) * 0x100000001B3 & 0xFFFFFFFFFFFFFFFF
+        x ^= x >> 29
+    return x
+
+
+class _Tagged:
+    """A batch with the shard that read it and its place in that shard's
+    stream (what featc.torch.DataLoader counts)."""
+    __slots__ = ("shard", "index", "batch")
+
+    def __init__(self, shard, index, batch):
+        self.shard, self.index, self.batch = shard, index, batch
+
+    def pin_memory(self):
+        return _Tagged(self.shard, self.index, _pin(self.batch))
+
+
+class TFRecordDataset(tud.IterableDataset):
+    """Batches of TFRecord files as dicts of tensors (see the module's doc).
+
+    spec: what featc.load takes (a module, its name, NAME.abi3.so, a .feat
+    spec).  sources: a path, a glob, or a list of them.  batch_size: records
+    per batch (the last batch of each worker's share may be short; with
+    drop_last=True it is dropped).  shuffle: the parts' order drawn per
+    epoch and records drawn from a buffer of shuffle_buffer records.
+    rank, world_size: this process's place among distributed ranks
+    (default: torch.distributed's when it is initialised, else 0 of 1).
+    split_bytes: the size of the byte ranges uncompressed files and seekable
+    GZIP files are cut into.  varlen: 'ragged' (Ragged values and offsets),
+    'padded' (a padded tensor and KEY/lengths) or 'sparse' (sparse COO
+    tensors).  threads: parse threads per worker (read(threads=)).  Other
+    keywords (compression, crc, max_record_size, message) go to read()."""
+
+    def __init__(self, spec, sources, batch_size=256, *, shuffle=False, shuffle_buffer=8192,
+                 seed=0, rank=None, world_size=None, split_bytes=DEFAULT_SPLIT_BYTES,
+                 drop_last=False, varlen="ragged", threads=1, **read_options):
+        super().__init__()
+        mod = featc.load(spec)
+        self._mod = mod
+        self._module_file = featc.module_path(mod)
+        self._module_name = mod.__name__
+        if varlen not in ("ragged", "padded", "sparse"):
+            raise ValueError("varlen must be 'ragged', 'padded' or 'sparse', not %r" % (varlen,))
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("batch_size must be a positive int, not %r" % (batch_size,))
+        if shuffle and (not isinstance(shuffle_buffer, int) or shuffle_buffer < 1):
+            raise ValueError("shuffle_buffer must be a positive int, not %r" % (shuffle_buffer,))
+        if rank is None and world_size is None:
+            dist = torch.distributed
+            if dist.is_available() and dist.is_initialized():
+                rank, world_size = dist.get_rank(), dist.get_world_size()
+            else:
+                rank, world_size = 0, 1
+        if rank is None or world_size is None:
+            raise ValueError("rank and world_size: both or neither")
+        if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and
+                0 <= rank < world_size):
+            raise ValueError("rank %r of world_size %r: needs 0 <= rank < world_size"
+                             % (rank, world_size))
+        self.paths = _expand(sources)
+        self.parts = partitions(self.paths, split_bytes, read_options.get("compression", "auto"))
+        self.batch_size = batch_size
+        self.shuffle = bool(shuffle)
+        self.shuffle_buffer = shuffle_buffer
+        self.seed = int(seed)
+        self.rank, self.world_size = rank, world_size
+        self.drop_last = bool(drop_last)
+        self.varlen = varlen
+        self.threads = threads
+        self.read_options = dict(read_options)
+        if varlen != "sparse":
+            self.read_options["varlen"] = "ragged"
+        # the epoch, shared with the workers (persistent ones included)
+        self._epoch = multiprocessing.RawValue("q", 0)
+        self._tracked = False
+        self._resume = None  # {"epoch", "counts": {shard: batches}, "rotation"}
+
+    # -- pickling: workers load the module again from its file
+    def __getstate__(self):
+        d = self.__dict__.copy()
+        d["_mod"] = None
+        return d
+
+    def _module(self):
+        if self._mod is None:
+            self._mod = featc.load(self._module_file, name=self._module_name)
+        return self._mod
+
+    @property
+    def epoch(self):
+        return self._epoch.value
+
+    def set_epoch(self, epoch):
+        """The epoch the next iteration reads (its order of parts and
+        shuffle draws), as DistributedSampler.set_epoch; seen by persistent
+        workers too."""
+        self._epoch.value = int(epoch)
+
+    def shard_parts(self, epoch, shard, shards):
+        """The parts shard (0 <= shard < shards, over all ranks and
+        workers) reads in epoch: every shards-th of the epoch's order."""
+        order = list(range(len(self.parts)))
+        if self.shuffle:
+            random.Random(_mix(self.seed, epoch)).shuffle(order)
+        return [self.parts[i] for i in order[shard::shards]]
+
+    def _stream(self, epoch, shard, shards, skip_batches):
+        mine = self.shard_parts(epoch, shard, shards)
+        if not mine:
+            return
+        reader = self._module().read(
+            [p for p, _ in mine], batch_size=self.batch_size, splits=[s for _, s in mine],
+            shuffle=self.shuffle_buffer if self.shuffle else 0,
+            seed=_mix(self.seed, epoch, shard), skip=skip_batches * self.batch_size,
+            threads=self.threads, **self.read_options)
+        k = skip_batches
+        with reader:
+            for b in reader:
+                if self.drop_last and _rows(b) < self.batch_size:
+                    break
+                yield k, to_torch(b, self.varlen)
+                k += 1
+
+    def __iter__(self):
+        # (not a generator: the resume is taken now, once; a persistent
+        # worker's next iteration starts its epoch from the beginning)
+        info = tud.get_worker_info()
+        workers, wid = (info.num_workers, info.id) if info is not None else (1, 0)
+        epoch = self.epoch
+        resume, self._resume = self._resume, None
+        slot, skip = wid, 0
+        if resume is not None and resume["epoch"] == epoch:
+            slot = (wid + resume["rotation"]) % workers
+        shard = self.rank * workers + slot
+        if resume is not None and resume["epoch"] == epoch:
+            skip = resume["counts"].get(shard, 0)
+        return self._tag(shard, self._stream(epoch, shard, self.world_size * workers, skip))
+
+    def _tag(self, shard, stream):
+        for k, batch in stream:
+            yield _Tagged(shard, k, batch) if self._tracked else batch
+
+
+def _rows(batch):
+    """The records in a batch of read()."""
+    if isinstance(batch, tuple):
+        for d in batch:
+            if d:
+                return _rows(d)
+        return 0
+    for v in batch.values():
+        if isinstance(v, np.ndarray):
+            return v.shape[0]
+        if hasattr(v, "row_splits"):
+            s = v.row_splits
+            return len(s[0] if isinstance(s, tuple) else s) - 1
+        if hasattr(v, "dense_shape"):
+            return int(v.dense_shape[0])
+        if hasattr(v, "shape"):
+            return v.shape[0]
+    return 0
+
+
+class _Collate:
+    """The loader's collate_fn: the user's applied to the batch inside a
+    tagged one (none given: the batch as it is, already tensors)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, item):
+        if self.fn is None:
+            return item
+        if isinstance(item, _Tagged):
+            return _Tagged(item.shard, item.index, self.fn(item.batch))
+        return self.fn(item)
+
+
+class DataLoader(tud.DataLoader):
+    """A torch DataLoader over a TFRecordDataset (batch_size=None: the
+    dataset's batches are the loader's) that counts the batches each
+    worker has delivered, for state_dict() and load_state_dict().  Every
+    DataLoader option works as in torch (num_workers, persistent_workers,
+    pin_memory, collate_fn, which gets each batch)."""
+
+    def __init__(self, dataset, batch_size=None, **kw):
+        if not isinstance(dataset, TFRecordDataset):
+            raise TypeError("featc.torch.DataLoader reads a featc.torch.TFRecordDataset")
+        if batch_size is not None:
+            raise ValueError("the dataset makes the batches (TFRecordDataset(batch_size=...)): "
+                             "the loader takes batch_size=None")
+        ds = copy.copy(dataset)  # (shares the epoch with the caller's dataset)
+        ds._tracked = True
+        kw["collate_fn"] = _Collate(kw.get("collate_fn"))
+        super().__init__(ds, batch_size=None, **kw)
+        self._counts = {}
+        self._last = None
+
+    def __iter__(self):
+        ds = self.dataset
+        resume = ds._resume
+        self._counts = dict(resume["counts"]) if resume is not None else {}
+        self._last = resume["last"] if resume is not None else None
+        it = super().__iter__()  # (the workers start here, with the resume in their copy)
+        if self.num_workers > 0:
+            ds._resume = None  # (with none, the dataset's own iterator took it)
+        for t in it:
+            self._counts[t.shard] = t.index + 1
+            self._last = t.shard
+            yield t.batch
+
+    def _workers(self):
+        return max(1, self.num_workers)
+
+    def state_dict(self):
+        """Where the loader is: the epoch, and how many batches each shard
+        (rank x worker) has delivered.  load_state_dict() on a loader over
+        the same dataset (files, spec, batch size, seed, ranks, workers)
+        resumes there."""
+        ds = self.dataset
+        return {"version": STATE_VERSION, "epoch": ds.epoch, "seed": ds.seed,
+                "batch_size": ds.batch_size, "parts": len(ds.parts), "rank": ds.rank,
+                "world_size": ds.world_size, "num_workers": self._workers(),
+                "counts": dict(self._counts), "last": self._last}
+
+    def load_state_dict(self, state):
+        """Resume where state_dict() was taken: the next iteration yields
+        exactly the batches that were not yet yielded, in the same order."""
+        ds = self.dataset
+        want = {"version": STATE_VERSION, "seed": ds.seed, "batch_size": ds.batch_size,
+                "parts": len(ds.parts), "rank": ds.rank, "world_size": ds.world_size,
+                "num_workers": self._workers()}
+        for k, v in want.items():
+            if state.get(k) != v:
+                raise ValueError("the state was taken with %s=%r; this loader has %r (resume "
+                                 "needs the same files, spec, batch size, seed, ranks and "
+                                 "workers)" % (k, state.get(k), v))
+        if self.persistent_workers and getattr(self, "_iterator", None) is not None:
+            raise RuntimeError("load_state_dict() before the persistent workers start: make "
+                               "a new loader")
+        workers = self._workers()
+        last = state.get("last")
+        rotation = 0 if last is None else (last - ds.rank * workers + 1) % workers
+        ds._resume = {"epoch": int(state["epoch"]), "rotation": rotation, "last": last,
+                      "counts": {int(k): int(v) for k, v in state["counts"].items()}}
+        ds.set_epoch(int(state["epoch"]))
+        self._counts = dict(ds._resume["counts"])
+        self._last = last

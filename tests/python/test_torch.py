@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""featc.torch against one sequential read of the same files.
+
+usage: test_torch.py BUILD CORPUS BENCH_DATA TMP
+
+For each set of sources (a slice of make bench's tutorial corpus, plain and
+cut into byte ranges, as one GZIP file, as seekable GZIP with its member
+list; corpus files through their specs, plain and GZIP), with DataLoader
+num_workers 0, 1, 2 and simulated ranks (2 and 3), shuffled or not: the
+records of every rank together are the records of mod.read() over the same
+files, each once (as a multiset; unshuffled on one rank and worker, in the
+same order).  With a seed, the same stream twice; another epoch, another
+order of the same records.  state_dict() after k batches, then a new
+loader's load_state_dict(): exactly the rest, in the same order (0, 1, 2
+workers; persistent workers over two epochs).  drop_last, varlen='padded'
+and 'sparse', pin_memory and a collate_fn; wrong arguments."""
+import gzip
+import os
+import shutil
+import struct
+import sys
+
+import numpy as np
+import torch
+
+BUILD, CORPUS, BENCH, TMP = sys.argv[1:5]
+sys.path.insert(0, os.path.join(BUILD, "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+import featc  # noqa: E402
+import featc.torch as ft  # noqa: E402
+from tally import check, finish  # noqa: E402
+
+
+def value_rows(v, n):
+    """The per-record parts of one column of a batch (as to_torch gives)."""
+    if isinstance(v, ft.Ragged):
+        splits = v.offsets if isinstance(v.offsets, tuple) else (v.offsets,)
+        out = []
+        for b in range(n):
+            lo, hi = int(splits[0][b]), int(splits[0][b + 1])
+            shape = [hi - lo]
+            for s in splits[1:]:
+                lo, hi = int(s[lo]), int(s[hi])
+                shape.append(hi - lo)
+            vals = v.values
+            if torch.is_tensor(vals):
+                part = vals[lo:hi].numpy().tobytes()
+            else:
+                part = b"|".join(vals[i] for i in range(lo, hi))
+            out.append((tuple(shape), part))
+        return out
+    if torch.is_tensor(v):
+        if v.is_sparse:
+            d = v.to_dense()
+            return [d[b].numpy().tobytes() for b in range(n)]
+        return [v[b].numpy().tobytes() for b in range(n)]
+    if hasattr(v, "offsets") and hasattr(v, "shape"):  # featc Bytes
+        per = 1
+        for s in v.shape[1:]:
+            per *= s
+        return [tuple(v[b * per + i] for i in range(per)) for b in range(n)]
+    raise TypeError("no rows for %r" % type(v))
+
+
+def rows_in(v):
+    if isinstance(v, ft.Ragged):
+        return len(v.offsets[0] if isinstance(v.offsets, tuple) else v.offsets) - 1
+    return v.shape[0]
+
+
+def batch_rows(batch):
+    """The records of a batch, each a tuple of its columns' parts (a
+    sequence_example's padded lists cut to each record's length: the
+    padding depends on the batch)."""
+    dicts = batch if isinstance(batch, (tuple, list)) else (batch,)
+    lengths = dicts[2] if len(dicts) == 3 else {}
+    cols, n = [], None
+    for j, d in enumerate(dicts):
+        for key in sorted(d):
+            v = d[key]
+            if n is None:
+                n = rows_in(v)
+            if j == 1 and key in lengths and torch.is_tensor(v) and not v.is_sparse:
+                cols.append([v[b][:int(lengths[key][b])].numpy().tobytes() for b in range(n)])
+            elif j == 1 and key in lengths and hasattr(v, "offsets"):  # bytes frames
+                per = len(v) // max(1, n)
+                cols.append([tuple(v[b * per + i] for i in range(int(lengths[key][b])))
+                             for b in range(n)])
+            else:
+                cols.append(value_rows(v, n))
+    return list(zip(*cols)) if cols else []
+
+
+def sequential(mod, files, **kw):
+    out = []
+    for b in mod.read(files, batch_size=64, varlen="ragged", **kw):
+        out.extend(batch_rows(ft.to_torch(b)))
+    return out
+
+
+def loader_rows(ds, workers, **kw):
+    out, sizes = [], []
+    for b in ft.DataLoader(ds, num_workers=workers, **kw):
+        r = batch_rows(b)
+        out.extend(r)
+        sizes.append(len(r))
+    return out, sizes
+
+
+def key(r):
+    return repr(r)
+
+
+def same_multiset(a, b):
+    return sorted(map(key, a)) == sorted(map(key, b))
+
+
+def write_seekable(src, path, member=65536):
+    """src's records as GZIP, a member per `member` bytes of records, and
+    its member list beside it."""
+    data = open(src, "rb").read()
+    z, lines, off, idx, pos, start, count = b"", [], 0, 0, 0, 0, 0
+    while pos < len(data):
+        (n,) = struct.unpack_from("<Q", data, pos)
+        pos += 16 + n
+        count += 1
+        if pos - start >= member or pos >= len(data):
+            lines.append("%d %d %d" % (len(z), start, idx))
+            z += gzip.compress(data[start:pos], compresslevel=1)
+            idx += count
+            count, start = 0, pos
+    with open(path, "wb") as f:
+        f.write(z)
+    with open(path + ".members", "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+
+
+def head(src, dst, records):
+    data = open(src, "rb").read()
+    pos = 0
+    for _ in range(records):
+        if pos >= len(data):
+            break
+        (n,) = struct.unpack_from("<Q", data, pos)
+        pos += 16 + n
+    with open(dst, "wb") as f:
+        f.write(data[:pos])
+
+
+FULL = ((1, 0), (1, 1), (1, 2), (2, 0), (2, 2), (3, 0), (3, 1))
+SOME = ((1, 0), (1, 2), (3, 1))
+
+
+def sharding(name, mod, files, split_bytes, batch_size=100, configs=SOME):
+    want = sequential(mod, files)
+    check(len(want) > 0, "%s: records to read" % name)
+    for shuffle in (False, True):
+        for ranks, workers in configs:
+            if True:
+                got = []
+                for rank in range(ranks):
+                    ds = ft.TFRecordDataset(mod, files, batch_size, shuffle=shuffle, seed=11,
+                                            shuffle_buffer=500, rank=rank, world_size=ranks,
+                                            split_bytes=split_bytes)
+                    rows, sizes = loader_rows(ds, workers)
+                    got.extend(rows)
+                    check(all(s == batch_size for s in sizes[:-1]) or workers > 1 or ranks > 1,
+                          "%s: batches of %d but %r" % (name, batch_size, sizes[:8]))
+                label = "%s, shuffle=%s, %d rank(s), %d worker(s)" % (name, shuffle, ranks,
+                                                                     workers)
+                check(same_multiset(got, want), "%s: %d records, one read %d (or others)"
+                      % (label, len(got), len(want)))
+                if not shuffle and ranks == 1 and workers <= 1:
+                    check(got == want, "%s: not in the file's order" % label)
+                if shuffle and ranks == 1 and workers == 0:
+                    check(got != want or len(want) < 3, "%s: not shuffled" % label)
+
+
+def determinism(name, mod, files, split_bytes):
+    def stream(epoch, workers=2, seed=5, **kw):
+        ds = ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=seed, shuffle_buffer=300,
+                                split_bytes=split_bytes)
+        ds.set_epoch(epoch)
+        return loader_rows(ds, workers, **kw)[0]
+    a, b = stream(0), stream(0)
+    check(a == b, "%s: the same seed and epoch gave two streams" % name)
+    c = stream(1)
+    check(c != a and same_multiset(a, c), "%s: epoch 1 is not another order of epoch 0" % name)
+    check(stream(0, seed=6) != a, "%s: another seed, the same stream" % name)
+    # persistent workers see set_epoch
+    ds = ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=5, shuffle_buffer=300,
+                            split_bytes=split_bytes)
+    loader = ft.DataLoader(ds, num_workers=2, persistent_workers=True)
+    epochs = []
+    for e in (0, 1):
+        ds.set_epoch(e)
+        epochs.append([r for bt in loader for r in batch_rows(bt)])
+    check(epochs[0] == a and epochs[1] == c,
+          "%s: persistent workers read other streams than fresh ones" % name)
+
+
+def resume(name, mod, files, split_bytes):
+    for workers, rank, ranks in ((0, 0, 1), (1, 0, 1), (2, 0, 1), (2, 1, 2)):
+        if True:
+            def make():
+                return ft.TFRecordDataset(mod, files, 50, shuffle=True, seed=3,
+                                          shuffle_buffer=200, rank=rank, world_size=ranks,
+                                          split_bytes=split_bytes)
+            full = [batch_rows(b) for b in ft.DataLoader(make(), num_workers=workers)]
+            for stop in sorted({0, 1, len(full) // 2, len(full) - 1, len(full)}):
+                if stop > len(full):
+                    continue
+                loader = ft.DataLoader(make(), num_workers=workers)
+                first = []
+                state = loader.state_dict()
+                for i, b in enumerate(loader):
+                    if i == stop:
+                        break
+                    first.append(batch_rows(b))
+                    state = loader.state_dict()
+                del loader
+                again = ft.DataLoader(make(), num_workers=workers)
+                again.load_state_dict(state)
+                rest = [batch_rows(b) for b in again]
+                check(first + rest == full, "%s: resumed after %d of %d batches with %d "
+                      "worker(s), rank %d of %d: %d batches, not the %d left"
+                      % (name, stop, len(full), workers, rank, ranks, len(rest),
+                         len(full) - stop))
+                if ranks == 1 and stop == len(full) // 2:
+                    # the epoch after it is a whole one (of this rank alone
+                    # when there are several: its share is drawn again)
+                    again.dataset.set_epoch(1)
+                    nxt = [r for b in again for r in batch_rows(b)]
+                    check(same_multiset(nxt, [r for b in full for r in b]),
+                          "%s: the epoch after a resumed one is not whole (%d workers)"
+                          % (name, workers))
+
+
+def conversions(mod, files):
+    ds = ft.TFRecordDataset(mod, files, 32, varlen="padded")
+    b = next(iter(ds))
+    raw = next(iter(mod.read(files, batch_size=32, varlen="ragged")))
+    for key, v in raw.items():
+        if hasattr(v, "row_splits") and not isinstance(v.row_splits, tuple) and \
+                isinstance(v.values, np.ndarray):
+            splits = v.row_splits
+            lengths = splits[1:] - splits[:-1]
+            check(np.array_equal(b[key + "/lengths"].numpy(), lengths),
+                  "padded %s: lengths" % key)
+            pad = b[key].numpy()
+            ok = pad.shape == (len(lengths), int(lengths.max()) if len(lengths) else 0)
+            for i in range(len(lengths)):
+                ok = ok and np.array_equal(pad[i, :lengths[i]], v.values[splits[i]:splits[i + 1]])
+                ok = ok and not pad[i, lengths[i]:].any()
+            check(ok, "padded %s: the values and zeros" % key)
+        elif isinstance(v, np.ndarray):
+            t = b[key]
+            check(torch.equal(t, torch.from_numpy(v)), "%s: the tensor's values" % key)
+            t.view(-1)[0] += 1  # shares memory with the block: a view of it sees the change
+            check(b[key].view(-1)[0] == t.view(-1)[0], "%s: a copy" % key)
+    sp = next(iter(ft.TFRecordDataset(mod, files, 32, varlen="sparse")))
+    raw = next(iter(mod.read(files, batch_size=32, varlen="sparse")))
+    for key, v in raw.items():
+        if hasattr(v, "dense_shape") and isinstance(v.values, np.ndarray):
+            d = sp[key].to_dense().numpy()
+            want = np.zeros(tuple(v.dense_shape), v.values.dtype)
+            want[tuple(v.indices.T)] = v.values
+            check(np.array_equal(d, want), "sparse %s: the dense values" % key)
+
+
+def options(mod, files):
+    got = loader_rows(ft.TFRecordDataset(mod, files, 100, drop_last=True, split_bytes=1 << 15),
+                      2)[1]
+    check(all(s == 100 for s in got), "drop_last: batch sizes %r" % got[:8])
+    calls = []
+
+    class Count:
+        def __call__(self, b):
+            return {"n": len(batch_rows(b))}
+    out = [b["n"] for b in ft.DataLoader(ft.TFRecordDataset(mod, files, 100), num_workers=1,
+                                         collate_fn=Count(), pin_memory=True)]
+    check(sum(out) == len(sequential(mod, files)) and not calls,
+          "collate_fn and pin_memory: %d records" % sum(out))
+    for kw, what in (({"rank": 2, "world_size": 2}, ValueError),
+                     ({"rank": 0}, ValueError), ({"varlen": "dense"}, ValueError),
+                     ({"batch_size": 0}, ValueError), ({"shuffle": True, "shuffle_buffer": 0},
+                                                       ValueError)):
+        args = dict(kw)
+        bs = args.pop("batch_size", 10)
+        try:
+            ft.TFRecordDataset(mod, files, bs, **args)
+            check(False, "%r: accepted" % kw)
+        except what:
+            check(True, "")
+    try:
+        ft.TFRecordDataset(mod, os.path.join(TMP, "nothing-*.tfrecord"))
+        check(False, "a glob without matches: accepted")
+    except FileNotFoundError:
+        check(True, "")
+    a = ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1)
+    b = ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=2), num_workers=1)
+    try:
+        b.load_state_dict(a.state_dict())
+        check(False, "a state of another seed: accepted")
+    except ValueError as e:
+        check("seed" in str(e), "another seed's state: %s" % e)
+    try:
+        ft.DataLoader(ft.TFRecordDataset(mod, files, 10), batch_size=4)
+        check(False, "a loader batch_size: accepted")
+    except ValueError:
+        check(True, "")
+
+
+def main():
+    shutil.rmtree(TMP, ignore_errors=True)
+    os.makedirs(TMP)
+    tut = featc.load("tutorial")
+    small = os.path.join(TMP, "tutorial.tfrecord")
+    head(os.path.join(BENCH, "tutorial.tfrecord"), small, 4000)
+    gz = small + ".gz"
+    with open(small, "rb") as f, open(gz, "wb") as g:
+        g.write(gzip.compress(f.read(), compresslevel=1))
+    seek = os.path.join(TMP, "seekable.tfrecord.gz")
+    write_seekable(small, seek)
+    sets = [("tutorial, byte ranges", tut, [small], 1 << 15, FULL),
+            ("tutorial, GZIP", tut, [gz], 1 << 15, SOME),
+            ("tutorial, seekable GZIP", tut, [seek], 1 << 13, FULL),
+            ("tutorial, three files", tut, [small, gz, seek], 1 << 15, SOME)]
+    for spec, files, split in (("mnist", ["tfx__mnist.tfrecord"], 1 << 16),
+                               ("taxi", ["tfx__csv_example_gen_Split-eval_data_tfrecord-"
+                                         "00000-of-00012.gz"], 1 << 16),
+                               ("hadoop", ["tf-ecosystem__tf-records_part-m-00000",
+                                           "tf-ecosystem__zipped-tf-records_part-m-00000.gz"],
+                                1 << 12),
+                               ("fake_sequence", ["pytorch-data__sequence_example.tfrecord"],
+                                1 << 10)):
+        sets.append(("corpus " + spec, featc.load(spec), [os.path.join(CORPUS, f) for f in files],
+                     split, SOME))
+    for name, mod, files, split, configs in sets:
+        sharding(name, mod, files, split, configs=configs)
+    determinism("tutorial", tut, [small], 1 << 15)
+    determinism("tutorial, seekable GZIP", tut, [seek], 1 << 13)
+    resume("tutorial", tut, [small, gz], 1 << 15)
+    conversions(featc.load("mnist"), [os.path.join(CORPUS, "tfx__mnist.tfrecord")])
+    conversions(featc.load("hadoop"), [os.path.join(CORPUS, "tf-ecosystem__tf-records_part-m-00000")])
+    options(tut, [small])
+    shutil.rmtree(TMP, ignore_errors=True)
+    return finish("torch")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
