@@ -142,7 +142,7 @@ static PyMethodDef module_methods[] = {
     {"read", (PyCFunction)(void (*)(void))fcpy_read, METH_VARARGS | METH_KEYWORDS,
      "read(source, batch_size=256, *, compression='auto', crc='verify', split=None,\n"
      "     byte_range=None, varlen='sparse', message=None, max_record_size=None,\n"
-     "     sync='walk', index=None)\n"
+     "     sync='walk', index=None, threads=1, splits=None, shuffle=0, seed=0, skip=0)\n"
      "--\n\n"
      "An iterator over batches of the TFRecord source (a path, a bytes-like object,\n"
      "a binary file object, or a list of them, read one after another; a batch may\n"
@@ -153,9 +153,13 @@ static PyMethodDef module_methods[] = {
      "Ragged(values, row_splits); bytes values are featc Bytes.  split=(i, n) reads\n"
      "the i-th of n equal byte ranges of each file, byte_range=(a, b) the records\n"
      "whose header starts in [a, b) (sync and index place them, as featc cat's\n"
-     "--sync and --index).  A record that fails raises DataError (ValueError) with\n"
-     "featc's message, its record index, offset and path; iteration may go on after\n"
-     "it with the next batch."},
+     "--sync and --index); splits=[(i, n) or None, ...] a split per source.\n"
+     "threads=N parses N batches at a time (the same batches).  shuffle=N draws\n"
+     "the records from a shuffle buffer of N records (seed= seeds the draws: the\n"
+     "same stream for any batch_size and threads); skip=K passes over the first K\n"
+     "records of the stream unparsed.  A record that fails raises DataError\n"
+     "(ValueError) with featc's message, its record index, offset and path;\n"
+     "iteration may go on after it with the next batch."},
     {"parse", (PyCFunction)(void (*)(void))fcpy_parse, METH_VARARGS | METH_KEYWORDS,
      "parse(record, *, message=None)\n"
      "--\n\n"

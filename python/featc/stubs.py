@@ -114,7 +114,9 @@ def stub(mod):
             "         max_record_size: int | None = None,",
             "         sync: Literal['walk', 'checksum'] = 'walk',",
             "         index: str | os.PathLike | None = None,",
-            "         threads: int = 1) -> Reader: ...",
+            "         threads: int = 1,",
+            "         splits: Sequence[tuple[int, int] | None] | None = None,",
+            "         shuffle: int = 0, seed: int = 0, skip: int = 0) -> Reader: ...",
             "",
             "def parse(record: bytes | bytearray | memoryview, *, message: str | None = None) -> %s: ..."
             % first[2],
