@@ -46,7 +46,7 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
            python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
            python3-pip python3-setuptools python3-wheel chromium time libisal-dev \
-           python3-torch
+           python3-torch python3-fsspec python3-aiohttp nginx
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \

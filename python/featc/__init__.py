@@ -157,8 +157,11 @@ def module_path(mod):
 
 
 def read(source, module, **options):
-    """module's read(source, **options): batches of the TFRecord source."""
-    return load(module).read(source, **options)
+    """module's read(source, **options): batches of the TFRecord source; a
+    URL (http://, file://, memory://, ...) is read through fsspec in pieces
+    (featc._remote)."""
+    from . import _remote
+    return load(module).read(_remote.sources(source), **options)
 
 
 def write(dest, batch, module, **options):

@@ -2,10 +2,12 @@
 partitions, featc.torch's shards): byte ranges of uncompressed files (a
 range owns the records whose header starts in it), the members of a
 seekable GZIP file (one with a member index, FILE.members), and whole files
-otherwise (other GZIP files, ZLIB).  Over all the parts of a file, every
-record is read once."""
+otherwise (other GZIP files, ZLIB, URLs).  Over all the parts of a file,
+every record is read once."""
 import math
 import os
+
+from featc._remote import is_url
 
 DEFAULT_SPLIT_BYTES = 64 << 20
 
@@ -30,6 +32,9 @@ def partitions(paths, split_bytes=DEFAULT_SPLIT_BYTES, compression="auto"):
     out = []
     for p in paths:
         p = os.fspath(p)
+        if is_url(p):
+            out.append((p, None))  # (read whole, in order: no ranges of a URL yet)
+            continue
         size = os.path.getsize(p)
         kind = _kind(p) if compression == "auto" else compression
         n = 1

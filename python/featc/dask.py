@@ -28,8 +28,9 @@ from featc._parts import DEFAULT_SPLIT_BYTES, partitions
 __all__ = ["read_tfrecords", "write_tfrecords", "partitions", "batch_to_frame", "frame_to_batch"]
 
 def _read_part(module_file, name, path, split, options):
+    from featc import _remote
     mod = featc.load(module_file, name=name)
-    return list(mod.read(path, split=split, **options))
+    return list(mod.read(_remote.sources(path), split=split, **options))
 
 
 def batch_to_frame(batch, schema):

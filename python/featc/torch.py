@@ -38,6 +38,7 @@ from torch.utils.data._utils.pin_memory import pin_memory as _pin
 
 import featc
 from featc._parts import DEFAULT_SPLIT_BYTES, partitions
+from featc._remote import is_url, sources as _sources
 
 __all__ = ["TFRecordDataset", "DataLoader", "Ragged", "to_torch"]
 
@@ -112,7 +113,7 @@ def _expand(sources):
     out = []
     for s in sources:
         s = os.fspath(s)
-        if any(c in s for c in "*?["):
+        if not is_url(s) and any(c in s for c in "*?["):
             found = sorted(glob.glob(s))
             if not found:
                 raise FileNotFoundError("no file matches %r" % s)
@@ -237,7 +238,8 @@ class TFRecordDataset(tud.IterableDataset):
         if not mine:
             return
         reader = self._module().read(
-            [p for p, _ in mine], batch_size=self.batch_size, splits=[s for _, s in mine],
+            _sources([p for p, _ in mine]), batch_size=self.batch_size,
+            splits=[s for _, s in mine],
             shuffle=self.shuffle_buffer if self.shuffle else 0,
             seed=_mix(self.seed, epoch, shard), skip=skip_batches * self.batch_size,
             threads=self.threads, **self.read_options)

@@ -12,8 +12,8 @@
 # 4. two specs' modules under ASan + UBSan and PYTHONMALLOC=debug, one
 #    under ThreadSanitizer reading with threads (test_threads.py), and a
 #    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py);
-# 5. read()'s shuffle, skip and splits (test_shuffle.py), and featc.torch
-#    (test_torch.py).
+# 5. read()'s shuffle, skip and splits (test_shuffle.py), featc.torch
+#    (test_torch.py), and URLs (test_remote.py: a local nginx).
 # Prints one "NAME: N passed, M failed" line per run and a total.
 set -u
 featc=$1 build=$2 corpus=$3 n=$4
@@ -171,6 +171,9 @@ tally "$("$PY" "$root/tests/python/test_shuffle.py" "$build" "$build/bench-data"
     "$out/shuffle" 2>&1 | tail -12)"
 tally "$("$PY" "$root/tests/python/test_torch.py" "$build" "$corpus" "$build/bench-data" \
     "$out/torch" 2>&1 | tail -12)"
+# URLs: a local nginx serves the corpus
+tally "$("$PY" "$root/tests/python/test_remote.py" "$build" "$corpus" "$out/remote" 2>&1 | \
+    tail -12)"
 
 echo "python-modules total: $total_p passed, $total_f failed"
 exit $rc
