@@ -105,6 +105,57 @@ def to_torch(batch, varlen="ragged"):
     return out
 
 
+def _tensors(x, out):
+    """The dense CPU tensors in a converted batch, in order."""
+    if torch.is_tensor(x):
+        if not x.is_sparse:
+            out.append(x)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _tensors(v, out)
+    elif isinstance(x, tuple):
+        for v in x:
+            _tensors(v, out)
+
+
+def _replace(x, new):
+    if torch.is_tensor(x):
+        return new[id(x)] if not x.is_sparse else x
+    if isinstance(x, dict):
+        return {k: _replace(v, new) for k, v in x.items()}
+    if isinstance(x, Ragged):
+        return Ragged(_replace(x.values, new), _replace(x.offsets, new))
+    if isinstance(x, tuple):
+        return tuple(_replace(v, new) for v in x)
+    return x
+
+
+def _shared(batch):
+    """In a DataLoader worker: the batch's tensors as views of one block of
+    shared memory, so that it crosses to the main process as one storage
+    (one file descriptor) rather than one per tensor, each of which torch
+    would copy into shared memory of its own.  One copy of the batch."""
+    ts = []
+    _tensors(batch, ts)
+    if len(ts) < 2:
+        return batch
+    offsets, total = [], 0
+    for t in ts:
+        total = (total + 63) & ~63
+        offsets.append(total)
+        total += t.numel() * t.element_size()
+    storage = torch.empty(0, dtype=torch.uint8).storage()._new_shared(max(total, 1))
+    buf = torch.empty(0, dtype=torch.uint8)
+    buf.set_(storage, 0, (max(total, 1),), (1,))
+    new = {}
+    for t, off in zip(ts, offsets):
+        n = t.numel() * t.element_size()
+        v = buf[off:off + n].view(t.dtype).view(t.shape)
+        v.copy_(t)
+        new[id(t)] = v
+    return _replace(batch, new)
+
+
 def _expand(sources):
     """Paths from a path, a glob or a list of them, in order (a glob's
     matches sorted); a glob that matches nothing is an error."""
@@ -267,7 +318,10 @@ class TFRecordDataset(tud.IterableDataset):
         return self._tag(shard, self._stream(epoch, shard, self.world_size * workers, skip))
 
     def _tag(self, shard, stream):
+        worker = tud.get_worker_info() is not None
         for k, batch in stream:
+            if worker:
+                batch = _shared(batch)
             yield _Tagged(shard, k, batch) if self._tracked else batch
 
 
