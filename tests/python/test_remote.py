@@ -66,7 +66,7 @@ def digest(batches):
 
 def start_nginx(root):
     port = free_port()
-    prefix = os.path.join(TMP, "nginx")
+    prefix = os.path.join(os.path.abspath(TMP), "nginx")
     os.makedirs(os.path.join(prefix, "logs"), exist_ok=True)
     conf = os.path.join(prefix, "nginx.conf")
     with open(conf, "w") as f:
