@@ -1,8 +1,10 @@
 """TFRecord framing and protobuf varints, by hand, for the Python test
 scripts that write records (no protobuf library needed): CRC-32C
 (Castagnoli, table-driven), TensorFlow's masked CRC, one framed record,
-and the records of a stream.  Used by tests/cli/names.py,
-tests/cli/infer_inputs.py, tests/embedded/records.py and tests/python."""
+the records of a stream, and a stream as seekable GZIP with its member
+list.  Used by tests/cli/names.py, tests/cli/infer_inputs.py,
+tests/embedded/records.py and tests/python."""
+import gzip
 import struct
 
 POLY = 0x82F63B78
@@ -59,3 +61,23 @@ def varint(v):
         else:
             out.append(b)
             return bytes(out)
+
+
+def write_seekable(stream, path, member_bytes):
+    """The TFRecord stream as seekable GZIP at path, a member per
+    member_bytes of whole records (level 1), and its member list beside it
+    (PATH.members: "offset stream_offset first_record" per member, as
+    featc index writes it)."""
+    z, lines, start, pos, first = b"", [], 0, 0, 0
+    while pos < len(stream):
+        (n,) = struct.unpack_from('<Q', stream, pos)
+        pos += 16 + n
+        if pos - start >= member_bytes or pos >= len(stream):
+            lines.append("%d %d %d" % (len(z), start, first))
+            z += gzip.compress(stream[start:pos], compresslevel=1)
+            first += len(records(stream[start:pos]))
+            start = pos
+    with open(path, "wb") as f:
+        f.write(z)
+    with open(path + ".members", "w") as f:
+        f.write("".join(line + "\n" for line in lines))

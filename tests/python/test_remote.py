@@ -27,6 +27,7 @@ BUILD, CORPUS, TMP = sys.argv[1:4]
 sys.path.insert(0, os.path.join(BUILD, "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import featc  # noqa: E402
+from module_vs_driver import digest as batch_digest  # noqa: E402
 from tally import check, finish  # noqa: E402
 
 FILES = {"mnist": ["tfx__mnist.tfrecord"],
@@ -44,24 +45,7 @@ def free_port():
 
 
 def digest(batches):
-    out = []
-    for b in batches:
-        parts = b if isinstance(b, tuple) else (b,)
-        row = []
-        for part in parts:
-            for k in sorted(part):
-                v = part[k]
-                if hasattr(v, "row_splits") or hasattr(v, "dense_shape"):
-                    v = tuple(getattr(x, "tobytes", lambda x=x: repr(x))() for x in v)
-                elif hasattr(v, "tolist") and not hasattr(v, "tobytes"):
-                    v = repr(v.tolist())
-                elif hasattr(v, "tobytes"):
-                    v = v.tobytes()
-                elif hasattr(v, "tolist"):
-                    v = repr(v.tolist())
-                row.append((k, v))
-        out.append(row)
-    return out
+    return [batch_digest(b) for b in batches]
 
 
 def start_nginx(root):

@@ -11,7 +11,6 @@ per-source splits whose records, over all i of n, are the file's, once, in
 order (plain and seekable GZIP), beside whole sources.  A damaged source
 among others: the same batches and errors with 1 and 3 threads.  Wrong
 arguments raise."""
-import gzip
 import os
 import shutil
 import struct
@@ -21,6 +20,8 @@ BUILD, BENCH, TMP = sys.argv[1:4]
 sys.path.insert(0, os.path.join(BUILD, "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import tutorial  # noqa: E402
+from module_vs_driver import digest, module_batches  # noqa: E402 (puts tests/oracle on the path)
+from framing import write_seekable  # noqa: E402 (from tests/oracle)
 from tally import check, finish  # noqa: E402
 
 
@@ -34,22 +35,6 @@ def stream(src, **kw):
     out = []
     for b in tutorial.read(src, **kw):
         out.extend(rows(b))
-    return out
-
-
-def events(src, **kw):
-    """Batches and errors, in order, iteration going on after an error."""
-    out = []
-    it = tutorial.read(src, **kw)
-    while True:
-        try:
-            b = next(it)
-        except StopIteration:
-            break
-        except tutorial.DataError as e:
-            out.append(("error", str(e)))
-            continue
-        out.append(("batch", rows(b)))
     return out
 
 
@@ -89,20 +74,7 @@ def main():
               "skip=%d, shuffled" % k)
 
     gz = os.path.join(TMP, "small.tfrecord.gz")
-    members, z, lines, idx, start, count = [], b"", [], 0, 0, 0
-    p = 0
-    while p < len(data[:pos]):
-        (n,) = struct.unpack_from("<Q", data, p)
-        p += 16 + n
-        count += 1
-        if p - start >= 20000 or p >= pos:
-            lines.append("%d %d %d" % (len(z), start, idx))
-            z += gzip.compress(data[start:p], compresslevel=1)
-            idx, start, count = idx + count, p, 0
-    with open(gz, "wb") as f:
-        f.write(z)
-    with open(gz + ".members", "w") as f:
-        f.write("".join(line + "\n" for line in lines))
+    write_seekable(data[:pos], gz, 20000)
     for src in (small, gz):
         for n in (1, 2, 5, 13):
             got = []
@@ -125,11 +97,13 @@ def main():
         f.write(b)
     srcs = [small, bad, small]
     for kw in ({}, {"shuffle": 500, "seed": 1}):
-        want = events(srcs, batch_size=64, **kw)
-        check(any(e[0] == "error" for e in want), "the damaged file fails (%r)" % kw)
-        n = sum(len(e[1]) for e in want if e[0] == "batch")
+        got = module_batches(tutorial, srcs, batch_size=64, **kw)
+        want = [digest(b) for b in got]
+        check(any(d.startswith("error: ") for d in want), "the damaged file fails (%r)" % kw)
+        n = sum(len(b["feature0"]) for b in got if "exc" not in b)
         check(n < 3 * 5000 and n > 2 * 5000, "records around the error: %d (%r)" % (n, kw))
-        check(events(srcs, batch_size=64, threads=3, **kw) == want,
+        check([digest(b) for b in module_batches(tutorial, srcs, batch_size=64, threads=3,
+                                                 **kw)] == want,
               "threads=3 over a damaged source: other batches or errors (%r)" % kw)
 
     for kw, exc in (({"shuffle": -1}, ValueError), ({"shuffle": "x"}, TypeError),
