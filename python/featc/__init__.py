@@ -20,6 +20,7 @@ import subprocess
 import sys
 import types
 
+from . import _remote
 from ._types import Bytes, DataError, Ragged, Sparse, register as _register
 
 __all__ = ["load", "read", "write", "module_path", "BuildError", "DataError", "Bytes", "Ragged",
@@ -160,7 +161,6 @@ def read(source, module, **options):
     """module's read(source, **options): batches of the TFRecord source; a
     URL (http://, file://, memory://, ...) is read through fsspec in pieces
     (featc._remote)."""
-    from . import _remote
     return load(module).read(_remote.sources(source), **options)
 
 

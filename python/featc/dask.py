@@ -24,13 +24,13 @@ import numpy as np
 
 import featc
 from featc._parts import DEFAULT_SPLIT_BYTES, partitions
+from featc._remote import sources as _sources
 
 __all__ = ["read_tfrecords", "write_tfrecords", "partitions", "batch_to_frame", "frame_to_batch"]
 
 def _read_part(module_file, name, path, split, options):
-    from featc import _remote
     mod = featc.load(module_file, name=name)
-    return list(mod.read(_remote.sources(path), split=split, **options))
+    return list(mod.read(_sources(path), split=split, **options))
 
 
 def batch_to_frame(batch, schema):
