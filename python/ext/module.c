@@ -142,7 +142,8 @@ static PyMethodDef module_methods[] = {
     {"read", (PyCFunction)(void (*)(void))fcpy_read, METH_VARARGS | METH_KEYWORDS,
      "read(source, batch_size=256, *, compression='auto', crc='verify', split=None,\n"
      "     byte_range=None, varlen='sparse', message=None, max_record_size=None,\n"
-     "     sync='walk', index=None, threads=1, splits=None, shuffle=0, seed=0, skip=0)\n"
+     "     sync='walk', index=None, threads=1, splits=None, shuffle=0, seed=0, skip=0,\n"
+     "     raw=False)\n"
      "--\n\n"
      "An iterator over batches of the TFRecord source (a path, a bytes-like object,\n"
      "a binary file object, or a list of them, read one after another; a batch may\n"
@@ -157,7 +158,8 @@ static PyMethodDef module_methods[] = {
      "threads=N parses N batches at a time (the same batches).  shuffle=N draws\n"
      "the records from a shuffle buffer of N records (seed= seeds the draws: the\n"
      "same stream for any batch_size and threads); skip=K passes over the first K\n"
-     "records of the stream unparsed.  A record that fails raises DataError\n"
+     "records of the stream unparsed; raw=True gives each batch as a list of its\n"
+     "records (bytes), unparsed.  A record that fails raises DataError\n"
      "(ValueError) with featc's message, its record index, offset and path;\n"
      "iteration may go on after it with the next batch."},
     {"parse", (PyCFunction)(void (*)(void))fcpy_parse, METH_VARARGS | METH_KEYWORDS,
@@ -179,6 +181,15 @@ static PyMethodDef module_methods[] = {
      "Sparse, Ragged or [B, n] arrays, SparseFeature as Sparse, RaggedFeature as\n"
      "Ragged, bytes as featc Bytes or arrays of bytes.  A value the spec does not\n"
      "allow raises ValueError naming the feature and record."},
+    {"segments", (PyCFunction)(void (*)(void))fcpy_segments, METH_VARARGS | METH_KEYWORDS,
+     "segments(*, message=None, num_unroll=None, batch_size=None, capacity=None,\n"
+     "         allow_small_batch=None, key=None, max_record_size=None)\n"
+     "--\n\n"
+     "A featc.Segmenter over the segments block of a sequence_example (message, or\n"
+     "the spec's first with one): TensorFlow's SequenceQueueingStateSaver.  The\n"
+     "block's settings, or those given; key names a context feature (one bytes or\n"
+     "int64 value) that gives each example's key; max_record_size bounds the\n"
+     "records it keeps (the block's record max, else 1 MiB)."},
     {NULL, NULL, 0, NULL}};
 
 static PyModuleDef module_def = {PyModuleDef_HEAD_INIT, NULL, NULL, -1, module_methods,
@@ -272,10 +283,12 @@ PyObject *fcpy_module_create(const fcpy_spec *spec)
     fcpy_g.block_type = fcpy_block_type_new();
     fcpy_g.bytes_type = fcpy_bytes_type_new();
     fcpy_g.reader_type = fcpy_reader_type_new();
+    fcpy_g.segmenter_type = fcpy_segmenter_type_new();
     fcpy_g.ragged_type = (PyObject *)PyStructSequence_NewType(&ragged_desc);
     fcpy_g.sparse_type = (PyObject *)PyStructSequence_NewType(&sparse_desc);
     if (fcpy_g.block_type == NULL || fcpy_g.bytes_type == NULL ||
-        fcpy_g.reader_type == NULL || fcpy_g.ragged_type == NULL || fcpy_g.sparse_type == NULL)
+        fcpy_g.reader_type == NULL || fcpy_g.segmenter_type == NULL ||
+        fcpy_g.ragged_type == NULL || fcpy_g.sparse_type == NULL)
         return NULL;
     base = PyUnicode_FromFormat("%s.DataError", spec->module);
     if (base == NULL)
@@ -311,7 +324,8 @@ PyObject *fcpy_module_create(const fcpy_spec *spec)
         PyTuple_SetItem(names, (Py_ssize_t)i, PyUnicode_FromString(spec->messages[i].name));
     if (add(mod, "DataError", fcpy_g.error) != 0 || add(mod, "Bytes", fcpy_g.bytes_type) != 0 ||
         add(mod, "Ragged", fcpy_g.ragged_type) != 0 || add(mod, "Sparse", fcpy_g.sparse_type) != 0 ||
-        add(mod, "Reader", fcpy_g.reader_type) != 0 || names == NULL ||
+        add(mod, "Reader", fcpy_g.reader_type) != 0 ||
+        add(mod, "Segmenter", fcpy_g.segmenter_type) != 0 || names == NULL ||
         PyModule_AddObject(mod, "messages", names) != 0 ||
         PyModule_AddObject(mod, "schema", fcpy_schema(spec)) != 0 ||
         PyModule_AddStringConstant(mod, "spec", spec->spec) != 0 ||

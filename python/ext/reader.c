@@ -57,6 +57,7 @@ typedef struct {
     fc_input_options opt;
     size_t bsize;
     int ragged;
+    int raw;              /* raw=True: batches of records (bytes), not parsed */
     int done;             /* every source has been read */
     int blocked;          /* a source failed to open after records: raised once they are out */
     /* the ring: slots[head % depth] is handed out next; queued slots were
@@ -89,7 +90,24 @@ typedef struct {
 static void slot_parse(slot *t)
 {
     fc_error_clear(&t->err);
-    t->status = t->n > 0 ? fcpy_batch_run(&t->w, t->views, t->n, &t->err) : FC_OK;
+    t->status = t->n > 0 && t->w.cols != NULL ? fcpy_batch_run(&t->w, t->views, t->n, &t->err)
+                                              : FC_OK;
+}
+
+/* raw=True: the slot's records as a list of bytes. */
+static PyObject *slot_records(const slot *t)
+{
+    PyObject *out = PyList_New((Py_ssize_t)t->n);
+    size_t k;
+    for (k = 0; out != NULL && k < t->n; k++) {
+        PyObject *b = PyBytes_FromStringAndSize((const char *)t->views[k].data,
+                                                (Py_ssize_t)t->views[k].size);
+        if (b == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SetItem(out, (Py_ssize_t)k, b);
+    }
+    return out;
 }
 
 /* Parses the next queued slot; called and returns with the mutex held. */
@@ -355,8 +373,10 @@ static int reader_open_source(reader_object *r, slot *t)
         reader_close_source(r);
         return -1;
     }
+    /* (raw batches are made from the records after their slot was
+     * "parsed", when the source may be closed: copies) */
     r->in_place = r->in.data != NULL && fc_reader_compression(&r->in.reader) == FC_COMPRESSION_NONE &&
-                  r->shuf == NULL;
+                  r->shuf == NULL && !r->raw;
     return 0;
 }
 
@@ -670,7 +690,7 @@ static PyObject *reader_next(PyObject *self)
         else
             fcpy_raise_error(err, source_name(r, t->src[0]), FC_NO_INDEX, FC_NO_INDEX, 0);
     } else {
-        out = fcpy_batch_wrap(&t->w, r->ragged, 0);
+        out = r->raw ? slot_records(t) : fcpy_batch_wrap(&t->w, r->ragged, 0);
         if (out != NULL) {
             r->batches++;
             r->records += n;
@@ -1008,8 +1028,8 @@ static int reader_slots_alloc(reader_object *r, size_t nthreads)
             PyErr_NoMemory();
             return -1;
         }
-        if (fcpy_batch_work_init(&t->w, r->m, bsize,
-                                 r->ragged ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0)
+        if (!r->raw && fcpy_batch_work_init(&t->w, r->m, bsize,
+                                            r->ragged ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0)
             return -1;
     }
     return 0;
@@ -1047,21 +1067,23 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"source", "batch_size", "compression", "crc", "split",
                              "byte_range", "varlen", "message", "max_record_size", "sync",
-                             "index", "threads", "splits", "shuffle", "seed", "skip", NULL};
+                             "index", "threads", "splits", "shuffle", "seed", "skip", "raw",
+                             NULL};
     PyObject *source, *batch = NULL, *compression = NULL, *crc = NULL, *split = Py_None;
     PyObject *range = Py_None, *varlen = NULL, *message = Py_None, *maxrec = Py_None;
     PyObject *sync = NULL, *index = Py_None, *threads = NULL, *list = NULL, *names = NULL;
     PyObject *splits = Py_None, *shuffle = NULL, *seed = NULL, *skip = NULL;
     size_t nshuffle = 0, nskip = 0;
+    int raw = 0;
     uint64_t seed_v = 0;
     reader_object *r;
     const fcpy_message *m;
     read_args a;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOOOOOO", kwlist, &source, &batch,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOOOOOOp", kwlist, &source, &batch,
                                      &compression, &crc, &split, &range, &varlen, &message,
                                      &maxrec, &sync, &index, &threads, &splits, &shuffle, &seed,
-                                     &skip))
+                                     &skip, &raw))
         return NULL;
     if ((shuffle != NULL && fcpy_size_option(shuffle, "shuffle", 0, MAX_SHUFFLE, &nshuffle) != 0) ||
         (skip != NULL && fcpy_size_option(skip, "skip", 0, PY_SSIZE_T_MAX, &nskip) != 0))
@@ -1094,6 +1116,7 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
     r->opt = a.opt;
     r->bsize = a.bsize;
     r->ragged = a.ragged;
+    r->raw = raw;
     r->skip = nskip;
     PyObject_GC_Track((PyObject *)r);
     if (splits != Py_None && read_splits(r, splits, split, range) != 0) {
