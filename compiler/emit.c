@@ -1129,10 +1129,13 @@ static int emit_python(pool *p, const schema *s, const emit_options *o, const ch
     memset(&spec, 0, sizeof spec);
     for (i = 0; i < s->nmessages; i++) {
         const schema_message *m = &s->messages[i];
-        if (m->sequence)
-            fcc_sb_printf(&msgs, "    {\"%s\", NULL, &%s_desc},\n", m->name, m->c_type);
+        if (m->sequence && m->segments)
+            fcc_sb_printf(&msgs, "    {\"%s\", NULL, &%s_desc, &%s_seg_config},\n", m->name,
+                          m->c_type, m->c_type);
+        else if (m->sequence)
+            fcc_sb_printf(&msgs, "    {\"%s\", NULL, &%s_desc, NULL},\n", m->name, m->c_type);
         else
-            fcc_sb_printf(&msgs, "    {\"%s\", &%s_desc, NULL},\n", m->name, m->c_type);
+            fcc_sb_printf(&msgs, "    {\"%s\", &%s_desc, NULL, NULL},\n", m->name, m->c_type);
     }
     c_string(&spec, base_name(o->spec_name), strlen(base_name(o->spec_name)));
     snprintf(count, sizeof count, "%zu", s->nmessages);

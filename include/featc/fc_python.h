@@ -13,17 +13,20 @@
 #define FEATC_FC_PYTHON_H
 
 #include "fc_example.h"
+#include "fc_segment.h"
 #include "fc_sequence.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One message of the spec: an example (md) or a sequence_example (sd). */
+/* One message of the spec: an example (md) or a sequence_example (sd),
+ * with its segments block's configuration (seg) when it has one. */
 typedef struct fcpy_message {
     const char *name;          /* its name in the spec */
     const fc_message_desc *md;
     const fc_seq_desc *sd;
+    const fc_seg_config *seg;
 } fcpy_message;
 
 typedef struct fcpy_spec {

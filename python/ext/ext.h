@@ -5,7 +5,8 @@
  * Python, parse()), reader.c (read(), featc.Reader), writer.c (write()),
  * schema.c (the schema attribute), module.c (the module, its types, the
  * option parsers), prefetch.c (compressed files inflated ahead by
- * threads), shuffle.c (read()'s shuffle buffer).
+ * threads), shuffle.c (read()'s shuffle buffer), segments.c (segments(),
+ * the segment batcher).
  *
  * Memory: a batch is parsed into one block (malloc, sized by
  * fc_batch_bind for the batch size at the spec's bounds: pages the batch
@@ -42,6 +43,7 @@ typedef struct fcpy_state {
     const fcpy_spec *spec;
     PyObject *zeros, *array, *asarray, *ascontiguous, *dtype[3];
     PyObject *block_type, *bytes_type, *reader_type, *ragged_type, *sparse_type;
+    PyObject *segmenter_type;
     PyObject *error;
 } fcpy_state;
 extern fcpy_state fcpy_g;
@@ -193,6 +195,8 @@ int fcpy_pair_option(PyObject *v, const char *what, uint64_t *a, uint64_t *b);
 PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw);
 PyObject *fcpy_reader_type_new(void);
 PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw);
+PyObject *fcpy_segments(PyObject *module, PyObject *args, PyObject *kw);
+PyObject *fcpy_segmenter_type_new(void);
 
 /* ------------------------------------------------------------ records.c */
 

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message elman_py_messages[] = {
-    {"clip", NULL, &elman_clip_desc},
+    {"clip", NULL, &elman_clip_desc, &elman_clip_seg_config},
 };
 
 static const fcpy_spec elman_py_spec = {"elman", "elman.feat", "0.1.0",

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message fake_sequence_py_messages[] = {
-    {"record", NULL, &fake_sequence_record_desc},
+    {"record", NULL, &fake_sequence_record_desc, NULL},
 };
 
 static const fcpy_spec fake_sequence_py_spec = {"fake_sequence", "fake_sequence.feat", "0.1.0",

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message hadoop_py_messages[] = {
-    {"row", &hadoop_row_desc, NULL},
+    {"row", &hadoop_row_desc, NULL, NULL},
 };
 
 static const fcpy_spec hadoop_py_spec = {"hadoop", "hadoop.feat", "0.1.0",

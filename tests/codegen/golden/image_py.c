@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message image_py_messages[] = {
-    {"photo", &image_photo_desc, NULL},
+    {"photo", &image_photo_desc, NULL, NULL},
 };
 
 static const fcpy_spec image_py_spec = {"image", "image.feat", "0.1.0",

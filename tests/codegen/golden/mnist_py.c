@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message mnist_py_messages[] = {
-    {"digit", &mnist_digit_desc, NULL},
+    {"digit", &mnist_digit_desc, NULL, NULL},
 };
 
 static const fcpy_spec mnist_py_spec = {"mnist", "mnist.feat", "0.1.0",

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message movie_py_messages[] = {
-    {"movie", NULL, &movie_movie_desc},
+    {"movie", NULL, &movie_movie_desc, NULL},
 };
 
 static const fcpy_spec movie_py_spec = {"movie", "movie.feat", "0.1.0",

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message pascal_voc_py_messages[] = {
-    {"segmentation", &voc_segmentation_desc, NULL},
+    {"segmentation", &voc_segmentation_desc, NULL, NULL},
 };
 
 static const fcpy_spec pascal_voc_py_spec = {"pascal_voc", "pascal_voc.feat", "0.1.0",

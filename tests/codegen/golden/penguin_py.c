@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message penguin_py_messages[] = {
-    {"penguin", &penguin_penguin_desc, NULL},
+    {"penguin", &penguin_penguin_desc, NULL, NULL},
 };
 
 static const fcpy_spec penguin_py_spec = {"penguin", "penguin.feat", "0.1.0",

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message segment_py_messages[] = {
-    {"clip", NULL, &seg_clip_desc},
+    {"clip", NULL, &seg_clip_desc, &seg_clip_seg_config},
 };
 
 static const fcpy_spec segment_py_spec = {"segment", "segment.feat", "0.1.0",

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message taobao_py_messages[] = {
-    {"user", &taobao_user_desc, NULL},
+    {"user", &taobao_user_desc, NULL, NULL},
 };
 
 static const fcpy_spec taobao_py_spec = {"taobao", "taobao.feat", "0.1.0",

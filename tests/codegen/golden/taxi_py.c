@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message taxi_py_messages[] = {
-    {"trip", &taxi_trip_desc, NULL},
+    {"trip", &taxi_trip_desc, NULL, NULL},
 };
 
 static const fcpy_spec taxi_py_spec = {"taxi", "taxi.feat", "0.1.0",

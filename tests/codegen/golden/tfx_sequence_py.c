@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message tfx_sequence_py_messages[] = {
-    {"record", NULL, &tfx_sequence_record_desc},
+    {"record", NULL, &tfx_sequence_record_desc, NULL},
 };
 
 static const fcpy_spec tfx_sequence_py_spec = {"tfx_sequence", "tfx_sequence.feat", "0.1.0",

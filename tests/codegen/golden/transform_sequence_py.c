@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message transform_sequence_py_messages[] = {
-    {"record", NULL, &transform_sequence_record_desc},
+    {"record", NULL, &transform_sequence_record_desc, NULL},
 };
 
 static const fcpy_spec transform_sequence_py_spec = {"transform_sequence", "transform_sequence.feat", "0.1.0",

@@ -13,7 +13,7 @@
 #include <featc/fc_python.h>
 
 static const fcpy_message tutorial_py_messages[] = {
-    {"record", &tutorial_record_desc, NULL},
+    {"record", &tutorial_record_desc, NULL, NULL},
 };
 
 static const fcpy_spec tutorial_py_spec = {"tutorial", "tutorial.feat", "0.1.0",
