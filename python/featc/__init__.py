@@ -23,8 +23,8 @@ import types
 from . import _remote
 from ._types import Bytes, DataError, Ragged, Sparse, register as _register
 
-__all__ = ["load", "read", "write", "module_path", "BuildError", "DataError", "Bytes", "Ragged",
-           "Sparse"]
+__all__ = ["load", "read", "records", "write", "segment_batches", "module_path", "BuildError",
+           "DataError", "Bytes", "Ragged", "Sparse"]
 
 __version__ = "0.1.0"
 
@@ -167,3 +167,44 @@ def read(source, module, **options):
 def write(dest, batch, module, **options):
     """module's write(dest, batch, **options); the number of records."""
     return load(module).write(dest, batch, **options)
+
+
+def records(source, module, batch_size=256, **options):
+    """The records of the TFRecord source one by one (bytes, unparsed), as
+    module's read(source, raw=True, **options) gives them in batches:
+    every option of read() (splits, shuffle, threads, ...) applies."""
+    for batch in read(source, module, batch_size=batch_size, raw=True, **options):
+        yield from batch
+
+
+_END = object()
+
+
+def segment_batches(segmenter, records):
+    """Feeds records (serialized SequenceExamples: an iterable of bytes, such
+    as featc.records()) to segmenter (a module's segments()) and yields its
+    batches.  Before each batch the segmenter takes records until capacity
+    examples are in flight or the records end (then it is closed), so the
+    batches depend on the records and the settings alone.  Save every state
+    of a batch (segmenter.save_state) before the next is asked for."""
+    it = iter(records)
+    pending, ended = _END, False
+    while True:
+        while not ended:
+            if pending is _END:
+                pending = next(it, _END)
+                if pending is _END:
+                    ended = True
+                    segmenter.close()
+                    break
+            if not segmenter.insert(pending):
+                break
+            pending = _END
+        batch = segmenter.next()
+        if batch is not None:
+            yield batch
+        elif segmenter.done:
+            return
+        else:  # (full or closed, and still no batch: the runtime would be wrong)
+            raise RuntimeError("the segmenter holds %d examples and hands out no batch"
+                               % segmenter.in_flight)

@@ -40,7 +40,8 @@ import featc
 from featc._parts import DEFAULT_SPLIT_BYTES, partitions
 from featc._remote import is_url, sources as _sources
 
-__all__ = ["TFRecordDataset", "DataLoader", "Ragged", "to_torch"]
+__all__ = ["TFRecordDataset", "DataLoader", "SegmentBatcher", "SegmentBatch", "Ragged",
+           "to_torch"]
 
 STATE_VERSION = 1
 
@@ -183,6 +184,33 @@ def _mix(*words):
     return x
 
 
+def _ranks(rank, world_size):
+    """rank and world_size as given, else torch.distributed's when it is
+    initialised, else 0 of 1; checked."""
+    if rank is None and world_size is None:
+        dist = torch.distributed
+        if dist.is_available() and dist.is_initialized():
+            rank, world_size = dist.get_rank(), dist.get_world_size()
+        else:
+            rank, world_size = 0, 1
+    if rank is None or world_size is None:
+        raise ValueError("rank and world_size: both or neither")
+    if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and
+            0 <= rank < world_size):
+        raise ValueError("rank %r of world_size %r: needs 0 <= rank < world_size"
+                         % (rank, world_size))
+    return rank, world_size
+
+
+def _shard_parts(parts, shuffle, seed, epoch, shard, shards):
+    """The parts shard reads in epoch: every shards-th of the epoch's order
+    (drawn from seed and epoch when shuffle is set)."""
+    order = list(range(len(parts)))
+    if shuffle:
+        random.Random(_mix(seed, epoch)).shuffle(order)
+    return [parts[i] for i in order[shard::shards]]
+
+
 class _Tagged:
     """A batch with the shard that read it and its place in that shard's
     stream (what featc.torch.DataLoader counts)."""
@@ -225,18 +253,7 @@ class TFRecordDataset(tud.IterableDataset):
             raise ValueError("batch_size must be a positive int, not %r" % (batch_size,))
         if shuffle and (not isinstance(shuffle_buffer, int) or shuffle_buffer < 1):
             raise ValueError("shuffle_buffer must be a positive int, not %r" % (shuffle_buffer,))
-        if rank is None and world_size is None:
-            dist = torch.distributed
-            if dist.is_available() and dist.is_initialized():
-                rank, world_size = dist.get_rank(), dist.get_world_size()
-            else:
-                rank, world_size = 0, 1
-        if rank is None or world_size is None:
-            raise ValueError("rank and world_size: both or neither")
-        if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and
-                0 <= rank < world_size):
-            raise ValueError("rank %r of world_size %r: needs 0 <= rank < world_size"
-                             % (rank, world_size))
+        rank, world_size = _ranks(rank, world_size)
         self.paths = _expand(sources)
         self.parts = partitions(self.paths, split_bytes, read_options.get("compression", "auto"))
         self.batch_size = batch_size
@@ -279,10 +296,7 @@ class TFRecordDataset(tud.IterableDataset):
     def shard_parts(self, epoch, shard, shards):
         """The parts shard (0 <= shard < shards, over all ranks and
         workers) reads in epoch: every shards-th of the epoch's order."""
-        order = list(range(len(self.parts)))
-        if self.shuffle:
-            random.Random(_mix(self.seed, epoch)).shuffle(order)
-        return [self.parts[i] for i in order[shard::shards]]
+        return _shard_parts(self.parts, self.shuffle, self.seed, epoch, shard, shards)
 
     def _stream(self, epoch, shard, shards, skip_batches):
         mine = self.shard_parts(epoch, shard, shards)
@@ -430,3 +444,6 @@ class DataLoader(tud.DataLoader):
         ds.set_epoch(int(state["epoch"]))
         self._counts = dict(ds._resume["counts"])
         self._last = last
+
+
+from featc.torch_segments import SegmentBatch, SegmentBatcher  # noqa: E402  (it uses the above)

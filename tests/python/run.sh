@@ -13,7 +13,8 @@
 #    under ThreadSanitizer reading with threads (test_threads.py), and a
 #    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py);
 # 5. read()'s shuffle, skip and splits (test_shuffle.py), featc.torch
-#    (test_torch.py), and URLs (test_remote.py: a local nginx).
+#    (test_torch.py), the segment batcher (test_segments.py, and
+#    examples/bptt_torch.py), and URLs (test_remote.py: a local nginx).
 # Prints one "NAME: N passed, M failed" line per run and a total.
 set -u
 featc=$1 build=$2 corpus=$3 n=$4
@@ -143,6 +144,22 @@ for name in batch seqragged; do
     fi
 done
 
+# the segment batcher (python/ext/segments.c) likewise, through elman's module
+mkdir -p "$out/asan-elman"
+# shellcheck disable=SC2086
+if gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+    -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" \
+    -isystem "$np_include" -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" \
+    -I"$build/python/gen" -o "$out/asan-elman/elman.abi3.so" "$build/python/gen/elman.c" \
+    "$build/python/gen/elman_py.c" "$root"/python/ext/*.c "$root"/runtime/core/*.c \
+    "$root"/runtime/hosted/*.c -lz -lm -pthread >"$out/asan-elman.log" 2>&1; then
+    tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
+        "$PY" "$root/tests/python/test_segments.py" "$build" "$out/segments-asan" \
+        "$out/asan-elman" 2>&1 | tail -12)"
+else
+    tally "segments-asan: 0 passed, 1 failed (does not build: $out/asan-elman.log)"
+fi
+
 # read(threads=N) with ThreadSanitizer: one spec's module built with
 # -fsanitize=thread, gcc's runtime preloaded; a race ends the run (exit 66,
 # no tally line: counted as a failure)
@@ -171,6 +188,16 @@ tally "$("$PY" "$root/tests/python/test_shuffle.py" "$build" "$build/bench-data"
     "$out/shuffle" 2>&1 | tail -12)"
 tally "$("$PY" "$root/tests/python/test_torch.py" "$build" "$corpus" "$build/bench-data" \
     "$out/torch" 2>&1 | tail -12)"
+# the segment batcher from Python and PyTorch; the BPTT example trains a
+# GRU and checks the carried states against whole clips (it exits 1 if not)
+tally "$("$PY" "$root/tests/python/test_segments.py" "$build" "$out/segments" - \
+    "$out/build-segment" 2>&1 | tail -12)"
+if PYTHONPATH="$build/python" "$PY" "$root/examples/bptt_torch.py" "$out/bptt" \
+    >"$out/bptt.log" 2>&1; then
+    tally "bptt-example: 1 passed, 0 failed ($(tail -1 "$out/bptt.log"))"
+else
+    tally "bptt-example: 0 passed, 1 failed (see $out/bptt.log: $(tail -1 "$out/bptt.log"))"
+fi
 # URLs: a local nginx serves the corpus
 tally "$("$PY" "$root/tests/python/test_remote.py" "$build" "$corpus" "$out/remote" 2>&1 | \
     tail -12)"
