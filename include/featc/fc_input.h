@@ -37,6 +37,9 @@ typedef struct fc_input_options {
     fc_sync_method sync;     /* SPLIT and RANGE without an index; default FC_SYNC_WALK */
     const char *index_path;  /* an index file (fc_index.h) to position by; RECORDS
                                 defaults to FILE.idx */
+    const char *index_text;  /* its text instead (index_path then only names it in
+                                messages): an index fetched from elsewhere */
+    size_t index_len;
 } fc_input_options;
 
 /* ---- Guarded maps (guard.c).  A mapped file that shrinks while it is read
@@ -120,6 +123,16 @@ fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, si
  * stream.  A stream has no parts: FC_ERR_UNSUPPORTED when opt asks for one. */
 fc_status fc_input_open_pull(fc_input *in, const char *name, fc_pull_fn fn, void *ctx,
                             const fc_input_options *opt);
+/* The same over a pull source seek can move (fc_reader_init_pull_seekable)
+ * whose whole is size bytes: parts as a file has them, placed by an index
+ * (uncompressed: opt->index_path or index_text, FC_PART_SPLIT, RANGE or
+ * RECORDS) or a member list (GZIP: SPLIT and RANGE), each claim checked as
+ * the read goes; offsets and record numbers are the file's.  A part
+ * without one is FC_ERR_UNSUPPORTED (finding records without an index
+ * would read every byte before them). */
+fc_status fc_input_open_pull_seekable(fc_input *in, const char *name, fc_pull_fn fn,
+                                      fc_seek_fn seek, void *ctx, uint64_t size,
+                                      const fc_input_options *opt);
 /* FC_OK with a record, FC_END, or an error (in->err). */
 fc_status fc_input_next(fc_input *in, fc_record *rec);
 void fc_input_close(fc_input *in);

@@ -127,6 +127,10 @@ typedef union fc_zstream_storage {
  * their count in *got (0 at the end of the input): FC_OK, or an error with
  * err filled. */
 typedef fc_status (*fc_pull_fn)(void *ctx, void *buf, size_t n, size_t *got, fc_error *err);
+/* Its position, when it can be moved (fc_reader_init_pull_seekable): the
+ * pull function gives the raw bytes from offset on after it.  FC_OK, or an
+ * error with err filled. */
+typedef fc_status (*fc_seek_fn)(void *ctx, uint64_t offset, fc_error *err);
 
 typedef struct fc_reader {
     /* All fields are private; use the functions below. */
@@ -186,6 +190,7 @@ typedef struct fc_reader {
     uint64_t claim_x, claim_t;   /* members: the member start that belied claim_bad
                                     (compressed, stream offset) */
     fc_pull_fn pull;             /* fc_reader_init_pull: the source, read as an fd is */
+    fc_seek_fn pull_seek;        /* fc_reader_init_pull_seekable: lseek's stand-in */
     void *pull_ctx;
 } fc_reader;
 
@@ -206,6 +211,13 @@ fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, 
 fc_status fc_reader_init_pull(fc_reader *r, fc_pull_fn fn, void *ctx, const fc_reader_options *opt,
                               fc_error *err);
 
+/* The same over a pull source that seek(ctx, offset) can move (a byte
+ * range request, a seekable file object): fc_reader_seek and
+ * fc_reader_seek_member, and the index and member-list parts placed by
+ * them (fc_index.h), move it as they move a file descriptor. */
+fc_status fc_reader_init_pull_seekable(fc_reader *r, fc_pull_fn fn, fc_seek_fn seek, void *ctx,
+                                       const fc_reader_options *opt, fc_error *err);
+
 /* The next record: FC_OK with *rec filled, FC_END at a clean end of the
  * stream, or an error (details in fc_reader_error()). */
 fc_status fc_reader_next(fc_reader *r, fc_record *rec);
@@ -220,6 +232,10 @@ size_t fc_reader_needed(const fc_reader *r);
 const fc_error *fc_reader_error(const fc_reader *r);
 /* The compression in use (the detected one after AUTO, once known). */
 fc_compression fc_reader_compression(const fc_reader *r);
+/* A stream reader with AUTO: reads its first bytes now and decides (else
+ * the first read does), so that fc_reader_compression knows before the
+ * reader is placed.  FC_OK (also when there is nothing to detect). */
+fc_status fc_reader_detect(fc_reader *r);
 /* Records skipped under FC_CRC_SKIP_CORRUPT, and the reason for the last one. */
 uint64_t fc_reader_skipped(const fc_reader *r);
 const fc_error *fc_reader_last_skip(const fc_reader *r);

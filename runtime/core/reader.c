@@ -274,6 +274,15 @@ static fc_status reader_init_stream(fc_reader *r, int fd, fc_pull_fn fn, void *c
     return FC_OK;
 }
 
+fc_status fc_reader_init_pull_seekable(fc_reader *r, fc_pull_fn fn, fc_seek_fn seek, void *ctx,
+                                       const fc_reader_options *opt, fc_error *err)
+{
+    fc_status st = fc_reader_init_pull(r, fn, ctx, opt, err);
+    if (st == FC_OK)
+        r->pull_seek = seek;
+    return st;
+}
+
 fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, fc_error *err)
 {
     if (r == NULL)
@@ -1163,6 +1172,21 @@ const fc_error *fc_reader_error(const fc_reader *r)
 fc_compression fc_reader_compression(const fc_reader *r)
 {
     return r->compression;
+}
+
+fc_status fc_reader_detect(fc_reader *r)
+{
+    fc_status st;
+    if (r == NULL || r->source == 0)
+        return FC_ERR_ARG;
+    if (r->failed)
+        return (fc_status)r->err.status;
+    if (!r->detect_pending)
+        return FC_OK;
+    st = fc_reader_detect_fd(r);
+    if (st != FC_OK)
+        r->failed = 1;
+    return st;
 }
 
 uint64_t fc_reader_skipped(const fc_reader *r)

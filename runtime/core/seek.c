@@ -28,6 +28,52 @@ static fc_status need_memory(fc_reader *r, const char *what)
     return reader_fail(r);
 }
 
+/* Moves a stream reader's source to offset: lseek on its file descriptor,
+ * or its pull source's seek function.  FC_OK, or the reader failed. */
+static fc_status source_seek(fc_reader *r, uint64_t offset, const char *what)
+{
+    fc_msg m;
+    if (r->pull != NULL) {
+        fc_status st;
+        if (r->pull_seek != NULL) {
+            st = r->pull_seek(r->pull_ctx, offset, &r->err);
+            if (st == FC_OK)
+                return FC_OK;
+            r->failed = 1;
+            return st;
+        }
+        m = fc_error_begin(&r->err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, offset);
+        fc_msg_str(&m, "cannot seek to ");
+        fc_msg_str(&m, what);
+        fc_msg_str(&m, " ");
+        fc_msg_u64(&m, offset);
+        fc_msg_str(&m, ": this reader reads a stream that cannot be moved "
+                       "(fc_reader_init_pull_seekable can)");
+        return reader_fail(r);
+    }
+#ifndef FC_NO_POSIX
+    {
+        off_t to = (off_t)offset;
+        if (offset <= (uint64_t)INT64_MAX && (uint64_t)to == offset &&
+            lseek(r->fd, to, SEEK_SET) != (off_t)-1)
+            return FC_OK;
+    }
+    m = fc_error_begin(&r->err, FC_ERR_IO, FC_NO_INDEX, offset);
+    r->err.sys_errno = errno;
+    fc_msg_str(&m, "cannot seek to ");
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, " ");
+    fc_msg_u64(&m, offset);
+    fc_msg_str(&m, " (errno ");
+    fc_msg_i64(&m, errno);
+    fc_msg_str(&m, ")");
+#else
+    m = fc_error_begin(&r->err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, offset);
+    fc_msg_str(&m, "cannot seek a file descriptor in this build (FC_NO_POSIX)");
+#endif
+    return reader_fail(r);
+}
+
 /* A reader placed anew reads without the claims of an index or member list
  * until the function that placed it sets them again (fc_index.h). */
 static void reader_unclaim(fc_reader *r)
@@ -67,27 +113,15 @@ fc_status fc_reader_seek(fc_reader *r, uint64_t offset, uint64_t index)
     if (r->failed)
         return (fc_status)r->err.status;
     if (r->source == SRC_FD && r->compression == FC_COMPRESSION_NONE && !r->detect_pending) {
-#ifndef FC_NO_POSIX
-        off_t to = (off_t)offset;
         reader_unclaim(r);
-        if (offset > (uint64_t)INT64_MAX || (uint64_t)to != offset ||
-            lseek(r->fd, to, SEEK_SET) == (off_t)-1) {
-            fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, FC_NO_INDEX, offset);
-            r->err.sys_errno = errno;
-            fc_msg_str(&m, "cannot seek to offset ");
-            fc_msg_u64(&m, offset);
-            fc_msg_str(&m, " (errno ");
-            fc_msg_i64(&m, errno);
-            fc_msg_str(&m, ")");
-            return reader_fail(r);
-        }
+        if (source_seek(r, offset, "offset") != FC_OK)
+            return (fc_status)r->err.status;
         r->start = r->end = r->prefetched = 0;
         r->pos = r->checked_to = r->raw_read = offset;
         r->src_eof = r->stream_done = 0;
         r->next_index = index == FC_NO_INDEX ? 0 : index;
         r->index_from = index == FC_NO_INDEX ? offset : FC_NO_INDEX;
         return FC_OK;
-#endif
     }
     if (need_memory(r, "fc_reader_seek") != FC_OK)
         return (fc_status)r->err.status;
@@ -292,20 +326,8 @@ fc_status fc_reader_seek_member(fc_reader *r, const fc_gzip_member *m)
         (r->source != SRC_MEM || m->offset <= (uint64_t)r->src_len)) {
         z_stream *zs = rzs(r);
         if (r->source == SRC_FD) {
-#ifndef FC_NO_POSIX
-            off_t to = (off_t)m->offset;
-            if (m->offset > (uint64_t)INT64_MAX || (uint64_t)to != m->offset ||
-                lseek(r->fd, to, SEEK_SET) == (off_t)-1) {
-                fc_msg e = fc_error_begin(&r->err, FC_ERR_IO, FC_NO_INDEX, m->offset);
-                r->err.sys_errno = errno;
-                fc_msg_str(&e, "cannot seek to compressed offset ");
-                fc_msg_u64(&e, m->offset);
-                fc_msg_str(&e, " (errno ");
-                fc_msg_i64(&e, errno);
-                fc_msg_str(&e, ")");
-                return reader_fail(r);
-            }
-#endif
+            if (source_seek(r, m->offset, "compressed offset") != FC_OK)
+                return (fc_status)r->err.status;
         } else {
             r->src_pos = (size_t)m->offset;
         }

@@ -64,22 +64,28 @@ static fc_status parse_members(const char *text, size_t len, void *out, size_t c
     return fc_members_parse(text, len, (fc_gzip_member *)out, cap, count, err);
 }
 
-/* Maps a text index, counts its lines, allocates and parses: what the two
- * loaders below share.  what names the kind in the error. */
-static fc_status load_text(const char *path, const char *what, text_parser parse, size_t size,
-                           void **out, size_t *n, fc_error *err)
+/* Maps a text index (or takes its text: text not NULL, path naming it),
+ * counts its lines, allocates and parses: what the loaders below share.
+ * what names the kind in the error. */
+static fc_status load_text(const char *path, const char *text, size_t len, const char *what,
+                           text_parser parse, size_t size, void **out, size_t *n, fc_error *err)
 {
     fc_mapped_file map;
-    fc_status s;
+    fc_status s = FC_OK;
     fc_error perr;
     size_t count = 0;
     *out = NULL;
     *n = 0;
-    fc_map_guard *guard;
+    fc_map_guard *guard = NULL;
     uint64_t gone;
-    s = fc_input_map(path, &map, &guard, &perr);
+    memset(&map, 0, sizeof map);
+    if (text == NULL) {
+        s = fc_input_map(path, &map, &guard, &perr);
+        text = (const char *)map.data;
+        len = map.size;
+    }
     if (s == FC_OK)
-        s = parse((const char *)map.data, map.size, NULL, 0, &count, &perr);
+        s = parse(text, len, NULL, 0, &count, &perr);
     if (s == FC_OK) {
         *out = malloc((count > 0 ? count : 1) * size);
         if (*out == NULL) {
@@ -87,12 +93,14 @@ static fc_status load_text(const char *path, const char *what, text_parser parse
             fc_msg_str(&m, "out of memory");
             s = FC_ERR_NO_MEMORY;
         } else {
-            s = parse((const char *)map.data, map.size, *out, count, n, &perr);
+            s = parse(text, len, *out, count, n, &perr);
         }
     }
-    if (fc_input_map_shrank(guard, &gone))
-        s = fc_input_changed_error(&perr, path, (uint64_t)map.size, gone);
-    fc_input_unmap(&map, guard);
+    if (guard != NULL || map.data != NULL) {
+        if (fc_input_map_shrank(guard, &gone))
+            s = fc_input_changed_error(&perr, path, (uint64_t)map.size, gone);
+        fc_input_unmap(&map, guard);
+    }
     if (s != FC_OK) {
         fc_msg m = fc_error_begin(err, s, FC_NO_INDEX, perr.offset);
         if (err != NULL)
@@ -112,7 +120,20 @@ fc_status fc_input_load_index(const char *path, fc_index_entry **entries, size_t
                               fc_error *err)
 {
     void *out;
-    fc_status s = load_text(path, "index ", parse_entries, sizeof **entries, &out, n, err);
+    fc_status s = load_text(path, NULL, 0, "index ", parse_entries, sizeof **entries, &out, n,
+                            err);
+    *entries = (fc_index_entry *)out;
+    return s;
+}
+
+/* An index from opt: index_text when set (index_path naming it), else the
+ * file index_path. */
+static fc_status load_index_opt(const char *path, const fc_input_options *opt,
+                                fc_index_entry **entries, size_t *n, fc_error *err)
+{
+    void *out;
+    fc_status s = load_text(path, opt->index_text, opt->index_len, "index ", parse_entries,
+                            sizeof **entries, &out, n, err);
     *entries = (fc_index_entry *)out;
     return s;
 }
@@ -121,7 +142,8 @@ fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size
                                 fc_error *err)
 {
     void *out;
-    fc_status s = load_text(path, "member index ", parse_members, sizeof **members, &out, n, err);
+    fc_status s = load_text(path, NULL, 0, "member index ", parse_members, sizeof **members,
+                            &out, n, err);
     *members = (fc_gzip_member *)out;
     return s;
 }
@@ -208,6 +230,14 @@ static fc_status input_members(fc_input *in, const fc_input_options *opt)
         if (in->index_path == NULL)
             return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
     }
+    if (opt->index_text != NULL) {
+        void *out;
+        fc_status s = load_text(in->index_path, opt->index_text, opt->index_len,
+                                "member index ", parse_members, sizeof *in->members, &out,
+                                &in->members_n, &in->err);
+        in->members = (fc_gzip_member *)out;
+        return s;
+    }
     return fc_input_load_members(in->index_path, &in->members, &in->members_n, &in->err);
 }
 
@@ -292,7 +322,7 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
             return open_error(in, FC_ERR_NO_MEMORY, "out of memory", 0);
     }
     if (index_path != NULL) {
-        s = fc_input_load_index(index_path, &in->index, &in->index_n, &in->err);
+        s = load_index_opt(index_path, opt, &in->index, &in->index_n, &in->err);
         if (s != FC_OK)
             return s;
     }
@@ -440,6 +470,38 @@ fc_status fc_input_open_pull(fc_input *in, const char *name, fc_pull_fn fn, void
                           "a regular file: a stream is read from its first byte",
                           0);
     return fc_reader_init_pull(&in->reader, fn, ctx, &ro, &in->err);
+}
+
+fc_status fc_input_open_pull_seekable(fc_input *in, const char *name, fc_pull_fn fn,
+                                      fc_seek_fn seek, void *ctx, uint64_t size,
+                                      const fc_input_options *opt)
+{
+    fc_reader_options ro;
+    fc_compression c;
+    fc_status s = input_setup(in, name, opt, &ro);
+    if (s != FC_OK)
+        return s;
+    s = fc_reader_init_pull_seekable(&in->reader, fn, seek, ctx, &ro, &in->err);
+    if (s != FC_OK || opt->part == FC_PART_ALL)
+        return s;
+    in->size = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
+    /* (what the file is, from its first bytes, before the part moves it) */
+    s = fc_reader_detect(&in->reader);
+    if (s != FC_OK) {
+        in->err = *fc_reader_error(&in->reader);
+        return s;
+    }
+    c = fc_reader_compression(&in->reader);
+    if (opt->index_path == NULL && c != FC_COMPRESSION_ZLIB)
+        return open_error(in, FC_ERR_UNSUPPORTED,
+                          c == FC_COMPRESSION_GZIP
+                              ? "a part of a GZIP stream needs its member index (featc index "
+                                "FILE.gz writes FILE.gz.members)"
+                              : "a part of a stream needs its index (featc index FILE writes "
+                                "FILE.idx): records are found by it, not by reading the bytes "
+                                "before them",
+                          0);
+    return input_part(in, opt);
 }
 
 fc_status fc_input_open_mem(fc_input *in, const char *name, const void *data, size_t len,

@@ -1227,6 +1227,200 @@ static void test_splits_bench(void)
     }
 }
 
+/* ------------------------------------------- parts of a seekable stream */
+
+/* A pull source over bytes in memory that seek can move (what a URL's
+ * range requests are to the Python layer); counts the bytes it gave. */
+typedef struct mem_stream {
+    const unsigned char *data;
+    size_t len, pos, given, seeks;
+} mem_stream;
+
+static fc_status ms_pull(void *ctx, void *dst, size_t n, size_t *got, fc_error *err)
+{
+    mem_stream *m = (mem_stream *)ctx;
+    size_t k = m->len - m->pos < n ? m->len - m->pos : n;
+    (void)err;
+    if (k > 0)
+        memcpy(dst, m->data + m->pos, k);
+    m->pos += k;
+    m->given += k;
+    *got = k;
+    return FC_OK;
+}
+
+static fc_status ms_seek(void *ctx, uint64_t offset, fc_error *err)
+{
+    mem_stream *m = (mem_stream *)ctx;
+    if (offset > m->len) {
+        fc_msg e = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, offset);
+        fc_msg_str(&e, "seek past the end");
+        return FC_ERR_IO;
+    }
+    m->pos = (size_t)offset;
+    m->seeks++;
+    return FC_OK;
+}
+
+/* Index or member-list text, as featc index writes it. */
+static char *index_text(const fc_index_entry *e, size_t n, const fc_gzip_member *m, size_t nm,
+                        size_t *len)
+{
+    size_t cap = (n + nm + 1) * 64, used = 0, i;
+    char *t = (char *)malloc(cap);
+    if (t == NULL)
+        abort();
+    for (i = 0; i < n; i++)
+        used += fc_index_line(t + used, cap - used, &e[i]);
+    for (i = 0; i < nm; i++)
+        used += (size_t)snprintf(t + used, cap - used, "%llu %llu %llu\n",
+                                 (unsigned long long)m[i].offset,
+                                 (unsigned long long)m[i].stream_offset,
+                                 (unsigned long long)m[i].first_record);
+    *len = used;
+    return t;
+}
+
+/* Reads part (i of k) of data through fc_input_open_pull_seekable into l;
+ * the stream's bytes given into *given. */
+static fc_status pull_part(const unsigned char *data, size_t len, const char *text,
+                           size_t tlen, size_t i, size_t k, rec_list *l, size_t *given)
+{
+    fc_input in;
+    fc_input_options o;
+    fc_record rec;
+    mem_stream m;
+    fc_status s;
+    memset(&o, 0, sizeof o);
+    memset(&m, 0, sizeof m);
+    m.data = data;
+    m.len = len;
+    o.compression = FC_COMPRESSION_AUTO;
+    o.part = FC_PART_SPLIT;
+    o.part_a = i;
+    o.part_b = k;
+    o.index_path = "the index";
+    o.index_text = text;
+    o.index_len = tlen;
+    s = fc_input_open_pull_seekable(&in, "stream", ms_pull, ms_seek, &m, len, &o);
+    while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK)
+        rl_add(l, &rec);
+    if (s != FC_END) {
+        l->status = s;
+        l->err = in.err;
+    }
+    fc_input_close(&in);
+    *given += m.given;
+    return s;
+}
+
+static void test_pull_seekable(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    char path[1024];
+    fc_mapped_file map;
+    rec_list seq, sp;
+    fc_index_entry *idx;
+    size_t tlen, k, i, given;
+    char *text;
+    fc_input in;
+    fc_input_options o;
+    mem_stream m;
+    fc_status s;
+    if (corpus == NULL)
+        return;
+    /* uncompressed, placed by its index: each split is the walk's, records
+     * with the file's offsets and numbers, and reads little past its end */
+    snprintf(path, sizeof path, "%s/tfx__mnist.tfrecord", corpus);
+    if (fc_map_file(path, &map, NULL) != FC_OK) {
+        CHECK_MSG(0, "cannot map %s", path);
+        return;
+    }
+    seq_read(map.data, map.size, FC_CRC_VERIFY, &seq);
+    CHECK(seq.status == FC_END && seq.n == 1000);
+    idx = index_of(&seq);
+    text = index_text(idx, seq.n, NULL, 0, &tlen);
+    for (k = 1; k <= 9; k += 4) {
+        rl_init(&sp);
+        given = 0;
+        for (i = 0; i < k; i++)
+            CHECK_MSG(pull_part(map.data, map.size, text, tlen, i, k, &sp, &given) == FC_END,
+                      "pull split %zu of %zu: %s", i, k, sp.err.message);
+        CHECK_MSG(sp.n == seq.n && memcmp(sp.offset, seq.offset, seq.n * sizeof *sp.offset) == 0 &&
+                      memcmp(sp.index, seq.index, seq.n * sizeof *sp.index) == 0 &&
+                      memcmp(sp.length, seq.length, seq.n * sizeof *sp.length) == 0,
+                  "%zu pull splits: %zu records, the file's %zu", k, sp.n, seq.n);
+        CHECK_MSG(given <= map.size + k * (256u * 1024u + 12u),
+                  "%zu pull splits took %zu bytes of %zu", k, given, map.size);
+        rl_free(&sp);
+    }
+    /* an index that lies (two records as one entry): the split that meets
+     * it fails with FC_ERR_INDEX; the others read */
+    idx[600].size += idx[601].size;
+    memmove(&idx[601], &idx[602], (seq.n - 602) * sizeof *idx);
+    free(text);
+    text = index_text(idx, seq.n - 1, NULL, 0, &tlen);
+    for (i = 0, k = 0; i < 5; i++) {
+        rl_init(&sp);
+        given = 0;
+        if (pull_part(map.data, map.size, text, tlen, i, 5, &sp, &given) != FC_END) {
+            k++;
+            CHECK_MSG(sp.status == FC_ERR_INDEX && strstr(sp.err.message, "index entry 600"),
+                      "a lying index: %s", sp.err.message);
+        }
+        rl_free(&sp);
+    }
+    CHECK_MSG(k == 1, "a lying index failed %zu splits of 5", k);
+    /* no index: a part of a stream is refused, saying why; no seek
+     * function: likewise */
+    memset(&o, 0, sizeof o);
+    memset(&m, 0, sizeof m);
+    m.data = map.data;
+    m.len = map.size;
+    o.part = FC_PART_SPLIT;
+    o.part_a = 1;
+    o.part_b = 3;
+    s = fc_input_open_pull_seekable(&in, "stream", ms_pull, ms_seek, &m, map.size, &o);
+    CHECK_MSG(s == FC_ERR_UNSUPPORTED && strstr(in.err.message, "needs its index") != NULL,
+              "a part without an index: %d %s", (int)s, in.err.message);
+    fc_input_close(&in);
+    o.index_path = "the index";
+    o.index_text = text;
+    o.index_len = tlen;
+    s = fc_input_open_pull(&in, "stream", ms_pull, &m, &o);
+    CHECK(s == FC_ERR_UNSUPPORTED);
+    fc_input_close(&in);
+    free(text);
+    free(idx);
+    rl_free(&seq);
+    fc_unmap_file(&map);
+
+    /* GZIP, placed by its member list */
+    {
+        size_t len, nm;
+        fc_gzip_member *wm;
+        rec_list plain;
+        unsigned char *gz = write_gzip(300, 0, 2000, &len, &wm, &nm, &plain);
+        text = index_text(NULL, 0, wm, nm, &tlen);
+        for (k = 1; k <= 7; k += 3) {
+            rl_init(&sp);
+            given = 0;
+            for (i = 0; i < k; i++)
+                CHECK_MSG(pull_part(gz, len, text, tlen, i, k, &sp, &given) == FC_END,
+                          "gzip pull split %zu of %zu: %s", i, k, sp.err.message);
+            CHECK_MSG(sp.n == plain.n &&
+                          memcmp(sp.offset, plain.offset, plain.n * sizeof *sp.offset) == 0 &&
+                          memcmp(sp.index, plain.index, plain.n * sizeof *sp.index) == 0,
+                      "%zu gzip pull splits: %zu records of %zu", k, sp.n, plain.n);
+            rl_free(&sp);
+        }
+        free(text);
+        free(wm);
+        free(gz);
+        rl_free(&plain);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--bench-corpora") == 0) {
@@ -1242,6 +1436,7 @@ int main(int argc, char **argv)
     RUN(test_splits_damaged);
     RUN(test_splits_corpus);
     RUN(test_seekable_gzip);
+    RUN(test_pull_seekable);
     RUN(test_pool);
     return harness_report("split");
 }
