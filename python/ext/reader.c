@@ -46,6 +46,7 @@ typedef struct {
     PyObject *pull_src;   /* a file object without a buffer: read in pieces (pull_read) */
     PyObject *pull_type, *pull_value, *pull_tb; /* the exception its read() raised */
     PyObject *index_path; /* bytes, or NULL */
+    PyObject *part_index; /* the open source's featc_index (name, text), or NULL */
     Py_ssize_t next;      /* the next source to open */
     Py_ssize_t cur;       /* the open one */
     int open;
@@ -230,6 +231,7 @@ static void reader_close_source(reader_object *r)
     r->have_view = 0;
     Py_CLEAR(r->held);
     Py_CLEAR(r->pull_src);
+    Py_CLEAR(r->part_index);
     r->open = 0;
 }
 
@@ -271,6 +273,81 @@ static fc_status pull_read(void *ctx, void *buf, size_t n, size_t *got, fc_error
     }
     PyGILState_Release(g);
     return st;
+}
+
+/* Its seek function (fc_input_open_pull_seekable), for a part of a
+ * seekable file object: seek(offset), with the GIL taken.  An exception
+ * seek() raises is kept, as read()'s are. */
+static fc_status pull_seek(void *ctx, uint64_t offset, fc_error *err)
+{
+    reader_object *r = (reader_object *)ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *v = PyObject_CallMethod(r->pull_src, "seek", "K", (unsigned long long)offset);
+    fc_status st = FC_OK;
+    if (v == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, offset);
+        fc_msg_str(&m, "seek() of the file object failed");
+        if (r->pull_type == NULL)
+            PyErr_Fetch(&r->pull_type, &r->pull_value, &r->pull_tb);
+        else
+            PyErr_Clear();
+        st = FC_ERR_IO;
+    }
+    Py_XDECREF(v);
+    PyGILState_Release(g);
+    return st;
+}
+
+/* A part of file object s (read in pieces): its size (seek(0, 2), then
+ * back to 0) and its index, from read()'s index= or else the object's
+ * featc_index attribute, (name, text) (featc._remote sets it for a URL
+ * with an index or member list beside it).  0, or -1 with an exception. */
+static int pull_part_setup(reader_object *r, PyObject *s, fc_input_options *o, uint64_t *size)
+{
+    PyObject *v = PyObject_CallMethod(s, "seekable", NULL);
+    int ok = v != NULL && PyObject_IsTrue(v) == 1;
+    Py_XDECREF(v);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError,
+                         "%s: a part (split=, splits=, byte_range=) of a file object needs a "
+                         "seekable one (or a path, or its bytes): this one is read in order",
+                         PyBytes_AsString(PyTuple_GetItem(r->names, r->cur)));
+        return -1;
+    }
+    v = PyObject_CallMethod(s, "seek", "ii", 0, 2);
+    if (v == NULL)
+        return -1;
+    *size = PyLong_AsUnsignedLongLong(v);
+    Py_DECREF(v);
+    if (PyErr_Occurred())
+        return -1;
+    v = PyObject_CallMethod(s, "seek", "i", 0);
+    if (v == NULL)
+        return -1;
+    Py_DECREF(v);
+    if (o->index_path == NULL && PyObject_HasAttrString(s, "featc_index")) {
+        PyObject *ix = PyObject_GetAttrString(s, "featc_index");
+        const char *name;
+        char *text;
+        Py_ssize_t len;
+        if (ix == NULL)
+            return -1;
+        if (ix == Py_None) {
+            Py_DECREF(ix);
+            return 0;
+        }
+        if (!PyArg_ParseTuple(ix, "sy#", &name, &text, &len)) {
+            Py_DECREF(ix);
+            return -1;
+        }
+        Py_XDECREF(r->part_index);
+        r->part_index = ix; /* (keeps name and text alive while the source is open) */
+        o->index_path = name;
+        o->index_text = text;
+        o->index_len = (size_t)len;
+    }
+    return 0;
 }
 
 /* Raises the error of a source that failed: the exception its read()
@@ -324,17 +401,20 @@ static int reader_open_source(reader_object *r, slot *t)
     r->released = 0;
     if (!PyObject_CheckBuffer(s) && !PyObject_HasAttrString(s, "getbuffer") &&
         PyObject_HasAttrString(s, "read")) {
-        /* read in pieces: the memory is the largest record's, not the file's */
+        /* read in pieces: the memory is the largest record's, not the file's
+         * (a part: placed by its index, which the reader seeks to) */
         if (o.part != FC_PART_ALL) {
-            PyErr_Format(PyExc_ValueError,
-                         "%s: a part (split=, splits=, byte_range=) of a file object needs a "
-                         "path or its bytes: a file object is read from where it is, in order",
-                         name);
-            return -1;
+            uint64_t size = 0;
+            if (pull_part_setup(r, s, &o, &size) != 0)
+                return -1;
+            Py_INCREF(s);
+            r->pull_src = s;
+            st = fc_input_open_pull_seekable(&r->in, name, pull_read, pull_seek, r, size, &o);
+        } else {
+            Py_INCREF(s);
+            r->pull_src = s;
+            st = fc_input_open_pull(&r->in, name, pull_read, r, &o);
         }
-        Py_INCREF(s);
-        r->pull_src = s;
-        st = fc_input_open_pull(&r->in, name, pull_read, r, &o);
     } else if (!PyObject_CheckBuffer(s) && PyObject_HasAttrString(s, "getbuffer")) {
         PyObject *b = PyObject_CallMethod(s, "getbuffer", NULL);
         if (b == NULL)
@@ -714,6 +794,7 @@ static int reader_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(r->names);
     Py_VISIT(r->held);
     Py_VISIT(r->pull_src);
+    Py_VISIT(r->part_index);
     Py_VISIT(r->pull_value);
     Py_VISIT(Py_TYPE(self));
     return 0;

@@ -2,12 +2,14 @@
 partitions, featc.torch's shards): byte ranges of uncompressed files (a
 range owns the records whose header starts in it), the members of a
 seekable GZIP file (one with a member index, FILE.members), and whole files
-otherwise (other GZIP files, ZLIB, URLs).  Over all the parts of a file,
-every record is read once."""
+otherwise (other GZIP files, ZLIB).  A URL is cut likewise when its index
+is beside it (URL.idx, or URL.members for GZIP: its parts are read by byte
+ranges, featc._remote), and read whole otherwise.  Over all the parts of a
+file, every record is read once."""
 import math
 import os
 
-from featc._remote import is_url
+from featc._remote import info as _url_info, is_url
 
 DEFAULT_SPLIT_BYTES = 64 << 20
 
@@ -32,15 +34,21 @@ def partitions(paths, split_bytes=DEFAULT_SPLIT_BYTES, compression="auto"):
     out = []
     for p in paths:
         p = os.fspath(p)
-        if is_url(p):
-            out.append((p, None))  # (read whole, in order: no ranges of a URL yet)
-            continue
-        size = os.path.getsize(p)
-        kind = _kind(p) if compression == "auto" else compression
         n = 1
-        if split_bytes is not None and size > 0:
-            if kind == "none" or (kind == "gzip" and os.path.exists(p + ".members")):
+        if is_url(p):
+            # (byte ranges only where an index places them: finding a
+            # split's first record without one means reading what is before it)
+            size, kind, index, _ = _url_info(p)
+            if compression != "auto" and compression != kind:
+                index = None
+            if split_bytes is not None and size and index is not None:
                 n = max(1, math.ceil(size / split_bytes))
+        else:
+            size = os.path.getsize(p)
+            kind = _kind(p) if compression == "auto" else compression
+            if split_bytes is not None and size > 0:
+                if kind == "none" or (kind == "gzip" and os.path.exists(p + ".members")):
+                    n = max(1, math.ceil(size / split_bytes))
         if n == 1:
             out.append((p, None))
         else:

@@ -7,11 +7,21 @@ The length the server gave is a claim, checked: a read that ends before it
 (a dropped connection, a truncated body) or goes past it raises OSError
 naming the URL and the byte offset, and so does any error of the transport,
 whose exception is chained; never a short read that looks like the end of
-the file."""
+the file.
+
+A part of a URL (a split, the members of a seekable GZIP file) is read by
+byte ranges: the module's reader seeks to where the URL's index (URL.idx)
+or member list (URL.members) places the part, and reads on from there in
+range requests of block_size, so that a worker fetches its part (and at
+most a block past its end), never the whole file.  The index is fetched
+once per process and URL, and is a claim the reader checks record by
+record (or member by member), as it checks a local one."""
 import os
 import sys
 
-__all__ = ["is_url", "open_url", "sources", "RemoteFile"]
+__all__ = ["is_url", "open_url", "sources", "RemoteFile", "info"]
+
+_INFO = {}  # url -> (size, kind, index name, index text): what parts are cut by
 
 
 def _after_fork():
@@ -34,29 +44,79 @@ def is_url(s):
     return isinstance(s, str) and "://" in s and s.split("://", 1)[0].isidentifier()
 
 
+def _fs(url, **storage_options):
+    try:
+        import fsspec
+    except ImportError as e:
+        raise ImportError("reading %s needs fsspec (Debian: python3-fsspec; http:// "
+                          "also python3-aiohttp)" % url) from e
+    return fsspec.core.url_to_fs(url, **storage_options)
+
+
+def _size(fs, path):
+    try:
+        return fs.size(path)
+    except (NotImplementedError, TypeError, ValueError, KeyError):
+        return None
+
+
+def info(url, **storage_options):
+    """(size, kind, index_name, index_text) of a URL: its size, what its
+    first bytes say it is ('none', 'gzip', 'zlib'), and the index beside it
+    that its parts are placed by (URL.idx for an uncompressed file,
+    URL.members for a GZIP one; None, None when there is none).  Fetched
+    once per process."""
+    if url in _INFO:
+        return _INFO[url]
+    try:
+        fs, path = _fs(url, **storage_options)
+        size = _size(fs, path)
+        head = fs.cat_file(path, 0, 2) if size else b""
+    except FileNotFoundError as e:
+        raise FileNotFoundError("%s: not found (%s)" % (url, e)) from e
+    except Exception as e:  # noqa: BLE001 (every transport's own kinds)
+        raise OSError("%s: cannot open: %s: %s" % (url, type(e).__name__, e)) from e
+    if head == b"\x1f\x8b":
+        kind = "gzip"
+    elif len(head) == 2 and head[0] == 0x78 and (head[0] * 256 + head[1]) % 31 == 0:
+        kind = "zlib"
+    else:
+        kind = "none"
+    name = text = None
+    if kind != "zlib" and size:
+        name = url + (".members" if kind == "gzip" else ".idx")
+        ifs, ipath = _fs(name, **storage_options)
+        try:
+            text = ifs.cat_file(ipath)
+        except FileNotFoundError:
+            name = None
+        except Exception as e:  # noqa: BLE001
+            raise OSError("%s: cannot read: %s: %s" % (name, type(e).__name__, e)) from e
+    _INFO[url] = (size, kind, name, text)
+    return _INFO[url]
+
+
 class RemoteFile:
     """A URL's bytes, read(n) in order; opened at the first read and
     closed at the end, so that a list of them holds one connection at a
-    time."""
+    time.  seek() moves it (range requests from there on), for the parts
+    the module's reader places by the URL's index (featc_index)."""
 
     def __init__(self, url, block_size=1 << 20, **storage_options):
         self.url, self.name = url, url
         self._block, self._opts = block_size, storage_options
         self._f, self.size, self.pos, self._done = None, None, 0, False
+        self._ranged = None  # (fs, path) after a seek: each read a range request
 
-    def _open(self):
+    def _open(self, ranged=False):
         try:
-            import fsspec
-        except ImportError as e:
-            raise ImportError("reading %s needs fsspec (Debian: python3-fsspec; http:// "
-                              "also python3-aiohttp)" % self.url) from e
-        try:
-            fs, path = fsspec.core.url_to_fs(self.url, **self._opts)
-            try:
-                self.size = fs.size(path)
-            except (NotImplementedError, TypeError, ValueError, KeyError):
-                self.size = None
-            if self.url.split("://", 1)[0].lower() in ("http", "https"):
+            fs, path = _fs(self.url, **self._opts)
+            self.size = _size(fs, path)
+            if ranged:
+                if self.size is None:
+                    raise OSError("the server gives no size, which a part needs")
+                self._ranged = (fs, path)
+            elif self.url.split("://", 1)[0].lower() in ("http", "https"):
                 # one GET, its body streamed in order: no range requests,
                 # which a server that ignores Range would answer with the
                 # file's start (and fsspec take it for the range asked)
@@ -68,7 +128,56 @@ class RemoteFile:
         except Exception as e:  # noqa: BLE001 (every transport's own kinds)
             raise OSError("%s: cannot open: %s: %s" % (self.url, type(e).__name__, e)) from e
 
+    def _read_range(self, n):
+        """After a seek: bytes [pos, pos + n) in one range request, exactly
+        as many as asked (to the announced end): a server that ignores the
+        range, or sends less, is an error."""
+        fs, path = self._ranged
+        end = self.size if n is None or n < 0 else min(self.size, self.pos + n)
+        if end <= self.pos:
+            return b""
+        try:
+            b = fs.cat_file(path, self.pos, end)
+        except Exception as e:  # noqa: BLE001
+            raise OSError("%s: the read of bytes %d to %d failed: %s: %s"
+                          % (self.url, self.pos, end, type(e).__name__, e)) from e
+        if len(b) != end - self.pos:
+            raise OSError("%s: bytes %d to %d asked for, %d sent (of the %d the server "
+                          "announced)" % (self.url, self.pos, end, len(b), self.size))
+        self.pos = end
+        return b
+
+    def seekable(self):
+        return True
+
+    def tell(self):
+        return self.pos
+
+    def seek(self, offset, whence=0):
+        """Where the next read starts: whence 0 (from the start) or 2 (from
+        the end: the announced size, which a part needs).  From then on
+        each read is a range request."""
+        if whence not in (0, 2):
+            raise ValueError("seek: whence 0 or 2")
+        if self._ranged is None:
+            self.close()
+            self._open(ranged=True)
+        if whence == 2:
+            offset += self.size
+        if offset < 0:
+            raise ValueError("seek: offset %d" % offset)
+        self.pos, self._done = offset, False
+        return offset
+
+    @property
+    def featc_index(self):
+        """(name, text) of the index this URL's parts are placed by, or None."""
+        _, _, name, text = info(self.url, **self._opts)
+        return (name, text) if name is not None else None
+
     def read(self, n=-1):
+        if self._ranged is not None:
+            return self._read_range(n)
         if self._done:
             return b""
         if self._f is None:

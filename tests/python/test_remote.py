@@ -8,7 +8,14 @@ A local nginx (Debian's, started here on 127.0.0.1 with a configuration of
 its own, stopped at the end) serves the corpus: featc.read, featc.torch
 and featc.dask by http:// URL give what the local paths give, and the
 access log shows one GET per read of a file, its whole body streamed in
-order (after a HEAD for its size).
+order (after a HEAD for its size).  Parts by byte ranges: a file with its
+index beside it (URL.idx) and a seekable GZIP file with its member list
+(URL.members) are cut into splits, each read by range requests from where
+the index places it (the log: no GET of the data without a Range, and no
+split fetching more than its share and a block); every split's batches
+equal the local file's split, over featc.read, featc.torch (2 ranks, 2
+workers) and featc.dask; an index that lies about a record fails the split
+that meets it, naming the index.
 memory:// and file:// URLs likewise.  A server of this script's own lies:
 it announces more bytes than it sends (the connection closed early, or
 reset): the read raises OSError naming the URL and the byte offset, never
@@ -27,7 +34,8 @@ BUILD, CORPUS, TMP = sys.argv[1:4]
 sys.path.insert(0, os.path.join(BUILD, "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import featc  # noqa: E402
-from module_vs_driver import digest as batch_digest  # noqa: E402
+from module_vs_driver import digest as batch_digest  # noqa: E402 (puts tests/oracle on the path)
+from framing import records as framed, write_seekable  # noqa: E402
 from tally import check, finish  # noqa: E402
 
 FILES = {"mnist": ["tfx__mnist.tfrecord"],
@@ -116,10 +124,135 @@ class Liar(socketserver.BaseRequestHandler):
         self.request.close()
 
 
+BLOCK = 256 << 10  # the most a split's reader asks for at once (fc_input's first buffer)
+
+
+def served(www):
+    """The folder nginx serves: the corpus (links), and for the parts test
+    mnist with its index, a seekable GZIP copy with its member list, and a
+    copy whose index lies about two records (one entry for both)."""
+    os.makedirs(www)
+    for f in os.listdir(CORPUS):
+        os.symlink(os.path.abspath(os.path.join(CORPUS, f)), os.path.join(www, f))
+    raw = open(os.path.join(CORPUS, FILES["mnist"][0]), "rb").read()
+    lines, pos = [], 0
+    for rec in framed(raw):
+        lines.append((pos, len(rec) + 16))
+        pos += len(rec) + 16
+    for name, entries in (("ranged.tfrecord", lines),
+                          ("liar.tfrecord", lines[:600] + [(lines[600][0], lines[600][1] +
+                                                            lines[601][1])] + lines[602:])):
+        with open(os.path.join(www, name), "wb") as f:
+            f.write(raw)
+        with open(os.path.join(www, name + ".idx"), "w") as f:
+            f.write("".join("%d %d\n" % e for e in entries))
+    write_seekable(raw, os.path.join(www, "ranged.tfrecord.gz"), 100 << 10)
+    return raw
+
+
+def rows(batches):
+    """mnist's records, from batches: (class, image bytes) each."""
+    out = []
+    for b in batches:
+        f = b["image_floats"].numpy().tobytes() if hasattr(b["image_floats"], "numpy") \
+            else b["image_floats"].tobytes()
+        k = len(f) // max(1, len(b["image_class"]))
+        out.extend((c, f[i * k:(i + 1) * k]) for i, c in enumerate(b["image_class"].tolist()))
+    return out
+
+
+def test_parts(base, log, www):
+    """Splits of URLs with an index, by range requests."""
+    import featc.torch as ft
+    import featc.dask as fd
+    mod = featc.load("mnist")
+    with open(log) as f:
+        seen = len(f.read().splitlines())
+    for name, n in (("ranged.tfrecord", 5), ("ranged.tfrecord.gz", 4)):
+        path, url = os.path.join(www, name), base + name
+        size = os.path.getsize(path)
+        whole = rows(featc.read(path, mod, batch_size=40))
+        got, ok = [], True
+        for i in range(n):
+            local = digest(mod.read(path, split=(i, n), batch_size=40))
+            batches = list(featc.read(url, mod, splits=[(i, n)], batch_size=40))
+            ok = ok and digest(batches) == local
+            got.extend(rows(batches))
+        check(ok, "%s: each of %d splits by URL = the local split" % (name, n))
+        check(got == whole, "%s: the splits in order are the file's records (%d of %d)"
+              % (name, len(got), len(whole)))
+        with open(log) as f:
+            lines = f.read().splitlines()
+        new, seen = lines[seen:], len(lines)
+        data = [x.split() for x in new if x.startswith("GET /%s " % name)]
+        unranged = [x for x in data if x[5] == "range=-"]
+        check(data and not unranged, "%s: every GET of the data has a Range (%d GETs; "
+              "without: %r)" % (name, len(data), unranged[:2]))
+        sent = sum(int(x[4]) for x in data)
+        # each split: its share, and at most one read of the reader's buffer
+        # (256 KiB) past its end, and the 12 bytes of the file's head that
+        # say what it is
+        bound = size + n * (BLOCK + 64)
+        check(sent <= bound, "%s: %d bytes sent for %d splits of %d bytes (bound %d)"
+              % (name, sent, n, size, bound))
+        print("%s: %d splits by %d range requests, %d bytes of the file's %d sent"
+              % (name, n, len(data), sent, size))
+        check(any(x.startswith("GET /%s.%s " % (name, "members" if name.endswith(".gz")
+                                                 else "idx")) for x in new),
+              "%s: its index fetched" % name)
+    # featc.torch: 2 ranks x 2 workers over the two URLs, split_bytes small
+    urls = [base + "ranged.tfrecord", base + "ranged.tfrecord.gz"]
+    locs = [os.path.join(www, "ranged.tfrecord"), os.path.join(www, "ranged.tfrecord.gz")]
+
+    want = sorted(rows(featc.read(locs, mod, batch_size=25)))
+    got = []
+    for rank in range(2):
+        ds = ft.TFRecordDataset(mod, urls, 25, split_bytes=300 << 10, rank=rank, world_size=2)
+        check(len(ds.parts) > 4, "torch: the URLs cut into %d parts" % len(ds.parts))
+        try:
+            got.extend(rows(ft.DataLoader(ds, num_workers=2, timeout=60)))
+        except RuntimeError as e:
+            check(False, "torch by URL parts: %s" % e)
+    check(sorted(got) == want and want, "torch, 2 ranks x 2 workers by URL parts: %d records, "
+          "from disk %d" % (len(got), len(want)))
+    parts = fd.partitions(urls, 300 << 10)
+    bag = fd.read_tfrecords(urls, mod, split_bytes=300 << 10, batch_size=25)
+    n = sum(len(b["image_class"]) for b in bag.compute(scheduler="sync"))
+    check(len(parts) > 4 and n == len(want), "dask by URL parts: %d parts, %d records"
+          % (len(parts), n))
+    # an index that lies: the split that meets it fails, naming the index
+    # (with the message, record and offset of the same split of the local file)
+    url, path = base + "liar.tfrecord", os.path.join(www, "liar.tfrecord")
+    failed = []
+    for i in range(5):
+        try:
+            list(featc.read(url, mod, splits=[(i, 5)], batch_size=40))
+        except mod.DataError as e:
+            try:
+                list(mod.read(path, split=(i, 5), index=path + ".idx", batch_size=40))
+                failed.append((i, str(e), "the local split reads"))
+            except mod.DataError as le:
+                failed.append((i, str(e), (e.message.replace(url, path), e.record, e.offset) ==
+                               (le.message, le.record, le.offset) or (e.message, le.message)))
+    check(len(failed) == 1 and "liar.tfrecord.idx" in failed[0][1] and
+          "index entry 600" in failed[0][1] and failed[0][2] is True,
+          "a lying index: one split fails, as the local file's: %r" % failed)
+    # no index beside a URL: read whole (one part)
+    check(fd.partitions([base + FILES["mnist"][0]], 300 << 10) ==
+          [(base + FILES["mnist"][0], None)], "no index: one part")
+    try:
+        list(featc.read(base + FILES["mnist"][0], mod, splits=[(0, 2)]))
+        check(False, "a split of a URL without an index: read")
+    except mod.DataError as e:
+        check("needs its index" in str(e), "a split without an index: %s" % e)
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
-    proc, port, log = start_nginx(CORPUS)
+    www = os.path.join(TMP, "www")
+    served(www)
+    proc, port, log = start_nginx(www)
     base = "http://127.0.0.1:%d/" % port
     try:
         for spec, files in FILES.items():
@@ -170,6 +303,7 @@ def main():
             check(False, "a missing URL: read")
         except OSError as e:
             check("no-such-file" in str(e), "a missing URL: %s" % e)
+        test_parts(base, log, www)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
