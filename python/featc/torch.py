@@ -234,14 +234,19 @@ class TFRecordDataset(tud.IterableDataset):
     rank, world_size: this process's place among distributed ranks
     (default: torch.distributed's when it is initialised, else 0 of 1).
     split_bytes: the size of the byte ranges uncompressed files and seekable
-    GZIP files are cut into.  varlen: 'ragged' (Ragged values and offsets),
+    GZIP files are cut into.  even: None (each shard yields what it has),
+    'drop' or 'pad': every rank yields the same number of batches per epoch,
+    as DistributedDataParallel needs (the fewest any rank has, the rest
+    dropped; or the most, the short ranks' workers starting their streams
+    over), from each part's record count, counted once when the dataset is
+    made.  varlen: 'ragged' (Ragged values and offsets),
     'padded' (a padded tensor and KEY/lengths) or 'sparse' (sparse COO
     tensors).  threads: parse threads per worker (read(threads=)).  Other
     keywords (compression, crc, max_record_size, message) go to read()."""
 
     def __init__(self, spec, sources, batch_size=256, *, shuffle=False, shuffle_buffer=8192,
                  seed=0, rank=None, world_size=None, split_bytes=DEFAULT_SPLIT_BYTES,
-                 drop_last=False, varlen="ragged", threads=1, **read_options):
+                 drop_last=False, varlen="ragged", threads=1, even=None, **read_options):
         super().__init__()
         mod = featc.load(spec)
         self._mod = mod
@@ -262,11 +267,18 @@ class TFRecordDataset(tud.IterableDataset):
         self.seed = int(seed)
         self.rank, self.world_size = rank, world_size
         self.drop_last = bool(drop_last)
+        if even not in (None, "drop", "pad"):
+            raise ValueError("even must be None, 'drop' or 'pad', not %r" % (even,))
+        self.even = even
         self.varlen = varlen
         self.threads = threads
         self.read_options = dict(read_options)
         if varlen != "sparse":
             self.read_options["varlen"] = "ragged"
+        # each part's records, for even= (counted here, before workers start)
+        self.counts = (record_counts(mod, self.parts, **{k: v for k, v in read_options.items()
+                                                         if k in _COUNT_OPTIONS})
+                       if even else None)
         # the epoch, shared with the workers (persistent ones included)
         self._epoch = multiprocessing.RawValue("q", 0)
         self._tracked = False
@@ -298,23 +310,66 @@ class TFRecordDataset(tud.IterableDataset):
         workers) reads in epoch: every shards-th of the epoch's order."""
         return _shard_parts(self.parts, self.shuffle, self.seed, epoch, shard, shards)
 
+    def _natural(self, parts):
+        """The batches a shard reading these parts (path, split) yields."""
+        n = sum(self.counts[p] for p in parts)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    def quota(self, epoch, shard, workers):
+        """The batches shard yields in epoch with even= (None without):
+        every rank's workers together yield the same number, the fewest
+        any rank has ('drop': taken off its workers with the most) or the
+        most ('pad': added to its workers with the fewest that have any)."""
+        if not self.even:
+            return None
+        shards = self.world_size * workers
+        nat = [self._natural(self.shard_parts(epoch, s, shards)) for s in range(shards)]
+        totals = [sum(nat[r * workers:(r + 1) * workers]) for r in range(self.world_size)]
+        target = min(totals) if self.even == "drop" else max(totals)
+        r = shard // workers
+        q = nat[r * workers:(r + 1) * workers]
+        while sum(q) > target:
+            j = max(range(workers), key=lambda w: (q[w], w))
+            q[j] -= 1
+        while sum(q) < target:
+            have = [w for w in range(workers) if nat[r * workers + w] > 0]
+            if not have:
+                raise ValueError("even='pad': rank %d has no records to pad its %d batches "
+                                 "with" % (r, target))
+            j = min(have, key=lambda w: (q[w], w))
+            q[j] += 1
+        return q[shard - r * workers]
+
     def _stream(self, epoch, shard, shards, skip_batches):
         mine = self.shard_parts(epoch, shard, shards)
-        if not mine:
+        quota = self.quota(epoch, shard, shards // self.world_size)
+        if not mine or quota == 0:
             return
-        reader = self._module().read(
-            _sources([p for p, _ in mine]), batch_size=self.batch_size,
-            splits=[s for _, s in mine],
-            shuffle=self.shuffle_buffer if self.shuffle else 0,
-            seed=_mix(self.seed, epoch, shard), skip=skip_batches * self.batch_size,
-            threads=self.threads, **self.read_options)
+        natural = None
+        if quota is not None:
+            natural = self._natural(mine)
+            if natural == 0:
+                return
         k = skip_batches
-        with reader:
-            for b in reader:
-                if self.drop_last and _rows(b) < self.batch_size:
-                    break
-                yield k, to_torch(b, self.varlen)
-                k += 1
+        # (with even='pad', a shard past its natural batches starts its
+        # stream over: the same seed, the same batches again)
+        while quota is None or k < quota:
+            start = k if natural is None else k % natural
+            reader = self._module().read(
+                _sources([p for p, _ in mine]), batch_size=self.batch_size,
+                splits=[s for _, s in mine],
+                shuffle=self.shuffle_buffer if self.shuffle else 0,
+                seed=_mix(self.seed, epoch, shard), skip=start * self.batch_size,
+                threads=self.threads, **self.read_options)
+            with reader:
+                for b in reader:
+                    if (self.drop_last and _rows(b) < self.batch_size) or \
+                            (quota is not None and k >= quota):
+                        break
+                    yield k, to_torch(b, self.varlen)
+                    k += 1
+            if quota is None:
+                return
 
     def __iter__(self):
         # (not a generator: the resume is taken now, once; a persistent
@@ -337,6 +392,22 @@ class TFRecordDataset(tud.IterableDataset):
             if worker:
                 batch = _shared(batch)
             yield _Tagged(shard, k, batch) if self._tracked else batch
+
+
+_COUNT_OPTIONS = ("compression", "crc", "max_record_size", "message")
+
+
+def record_counts(module, parts, **options):
+    """The records of each part (path, split), by reading them unparsed:
+    {part: count}.  A damaged part raises here, as its read would."""
+    mod = featc.load(module)
+    out = {}
+    for path, split in parts:
+        n = 0
+        for b in mod.read(_sources(path), batch_size=4096, splits=[split], raw=True, **options):
+            n += len(b)
+        out[(path, split)] = n
+    return out
 
 
 def _rows(batch):

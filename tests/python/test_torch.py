@@ -10,7 +10,8 @@ num_workers 0, 1, 2 and simulated ranks (2 and 3), shuffled or not: the
 records of every rank together are the records of mod.read() over the same
 files, each once (as a multiset; unshuffled on one rank and worker, in the
 same order).  With a seed, the same stream twice; another epoch, another
-order of the same records.  state_dict() after k batches, then a new
+order of the same records.  even='drop' and 'pad': the same number of
+batches on every rank.  state_dict() after k batches, then a new
 loader's load_state_dict(): exactly the rest, in the same order (0, 1, 2
 workers; persistent workers over two epochs).  drop_last, varlen='padded'
 and 'sparse', pin_memory and a collate_fn; wrong arguments."""
@@ -156,6 +157,50 @@ def sharding(name, mod, files, split_bytes, batch_size=100, configs=SOME):
                 check(got != want or len(want) < 3, "%s: not shuffled" % label)
 
 
+def evenness(name, mod, files, split_bytes, batch_size=64):
+    """even='drop' and 'pad': every rank yields the same number of batches
+    per epoch (shuffled or not, 0, 1 and 2 workers): the fewest ('drop') or
+    the most ('pad') that any rank yields without even=; 'drop' reads each
+    record at most once, 'pad' reads every record."""
+    want = sequential(mod, files)
+    for ranks, workers in ((2, 0), (3, 0), (2, 2), (3, 1)):
+        for even in ("drop", "pad"):
+            for shuffle, epoch in ((False, 0), (True, 1)):
+                natural = []  # (each rank's batches without even=)
+                for rank in range(ranks):
+                    ds = ft.TFRecordDataset(mod, files, batch_size, shuffle=shuffle, seed=3,
+                                            shuffle_buffer=100, rank=rank, world_size=ranks,
+                                            split_bytes=split_bytes)
+                    ds.set_epoch(epoch)
+                    natural.append(len(loader_rows(ds, workers)[1]))
+                per, got = [], []
+                for rank in range(ranks):
+                    ds = ft.TFRecordDataset(mod, files, batch_size, shuffle=shuffle, seed=3,
+                                            shuffle_buffer=100, rank=rank, world_size=ranks,
+                                            split_bytes=split_bytes, even=even)
+                    ds.set_epoch(epoch)
+                    rows, sizes = loader_rows(ds, workers)
+                    per.append(len(sizes))
+                    got.extend(rows)
+                label = "%s, even=%s, %d ranks, %d workers, shuffle=%s" % (
+                    name, even, ranks, workers, shuffle)
+                keys, all_keys = sorted(map(key, got)), sorted(map(key, want))
+                target = min(natural) if even == "drop" else max(natural)
+                check(per == [target] * ranks, "%s: batches per rank %s, want %d each (%s "
+                      "without)" % (label, per, target, natural))
+                if even == "drop":
+                    sub = not (set(keys) - set(all_keys)) and len(keys) == len(set(keys))
+                    check(sub, "%s: %d of %d records, each once" % (label, len(got), len(want)))
+                else:
+                    check(set(keys) == set(all_keys) and len(got) >= len(want),
+                          "%s: %d records, every one of %d" % (label, len(got), len(want)))
+    try:
+        ft.TFRecordDataset(mod, files, 8, even="both")
+        check(False, "even='both' accepted")
+    except ValueError:
+        check(True, "even='both' refused")
+
+
 def determinism(name, mod, files, split_bytes):
     def stream(epoch, workers=2, seed=5, **kw):
         ds = ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=seed, shuffle_buffer=300,
@@ -180,11 +225,12 @@ def determinism(name, mod, files, split_bytes):
 
 
 def resume(name, mod, files, split_bytes):
-    for workers, rank, ranks in ((0, 0, 1), (1, 0, 1), (2, 0, 1), (2, 1, 2)):
-        def make(rank=rank, ranks=ranks):
+    for workers, rank, ranks, even in ((0, 0, 1, None), (1, 0, 1, None), (2, 0, 1, None),
+                                       (2, 1, 2, None), (2, 1, 3, "pad"), (0, 2, 3, "pad")):
+        def make(rank=rank, ranks=ranks, even=even):
             return ft.TFRecordDataset(mod, files, 50, shuffle=True, seed=3,
                                       shuffle_buffer=200, rank=rank, world_size=ranks,
-                                      split_bytes=split_bytes)
+                                      split_bytes=split_bytes, even=even)
         full = [batch_rows(b) for b in ft.DataLoader(make(), num_workers=workers)]
         for stop in sorted({0, 1, len(full) // 2, len(full) - 1, len(full)}):
             if stop > len(full):
@@ -202,8 +248,8 @@ def resume(name, mod, files, split_bytes):
             again.load_state_dict(state)
             rest = [batch_rows(b) for b in again]
             check(first + rest == full, "%s: resumed after %d of %d batches with %d "
-                  "worker(s), rank %d of %d: %d batches, not the %d left"
-                  % (name, stop, len(full), workers, rank, ranks, len(rest),
+                  "worker(s), rank %d of %d, even=%s: %d batches, not the %d left"
+                  % (name, stop, len(full), workers, rank, ranks, even, len(rest),
                      len(full) - stop))
             if ranks == 1 and stop == len(full) // 2:
                 # the epoch after it is a whole one (of this rank alone
@@ -316,6 +362,8 @@ def main():
                      split, SOME))
     for name, mod, files, split, configs in sets:
         sharding(name, mod, files, split, configs=configs)
+    evenness("tutorial, byte ranges", tut, [small], 1 << 15)
+    evenness("tutorial, three files", tut, [small, gz, seek], 1 << 15)
     determinism("tutorial", tut, [small], 1 << 15)
     determinism("tutorial, seekable GZIP", tut, [seek], 1 << 13)
     resume("tutorial", tut, [small, gz], 1 << 15)
