@@ -61,7 +61,7 @@ CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c reader.c seek.c wr
 RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/guard.c runtime/hosted/number.c runtime/hosted/json.c \
-             runtime/hosted/arrow.c \
+             runtime/hosted/arrow.c runtime/hosted/arrow_stream.c \
              runtime/hosted/driver.c runtime/hosted/pool.c
 FALLBACK_SRC = runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "fc_batch.h"
+#include "fc_input.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,6 +105,22 @@ int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, struct Arr
 int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, const fc_column *cols,
                     size_t n, void *block, void (*free_block)(void *), struct ArrowArray *out,
                     struct ArrowSchema *schema, fc_error *err);
+
+/* A stream of the batches of files (md or sd): the paths read in turn with
+ * fc_input (opt: compression, CRC policy, a part of each; not an index),
+ * up to batch_size records a batch (a batch may take records of several
+ * files).  get_next returns 0 with a batch, or with out->release NULL at
+ * the end; EIO when a file fails (cannot be opened, is damaged) and EINVAL
+ * when a record does not parse, get_last_error giving featc's message
+ * ("record I (offset O of PATH): " and TensorFlow's text, or "PATH: " and
+ * the reader's).  A record that does not parse fails its batch, which is
+ * not handed out; a damaged file ends its batch at the damage, and the
+ * error is the next call's; after either the next call goes on (after a
+ * damaged file: with the next file).  The stream allocates: its records'
+ * copies, each batch's block. */
+int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, const char *const *paths,
+                    size_t npaths, size_t batch_size, const fc_input_options *opt,
+                    struct ArrowArrayStream *out, fc_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,11 +10,12 @@
  * built here for tests/specs/batch.feat bring what the corpus lacks: rows
  * with padding, SparseFeature, RaggedFeature with partitions, hashed
  * features, VarLen feature lists of bytes. */
-/* test-specs: specs/mnist.feat specs/penguin.feat specs/pascal_voc.feat specs/taxi.feat specs/hadoop.feat specs/fake_sequence.feat specs/transform_sequence.feat specs/tfx_sequence.feat tests/specs/batch.feat */
+/* test-specs: specs/mnist.feat specs/penguin.feat specs/pascal_voc.feat specs/taxi.feat specs/hadoop.feat specs/fake_sequence.feat specs/transform_sequence.feat specs/tfx_sequence.feat specs/tutorial.feat tests/specs/batch.feat */
 #include <featc/fc.h>
 #include <featc/fc_arrow.h>
 #include <featc/fc_input.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "taxi.h"
 #include "tfx_sequence.h"
 #include "transform_sequence.h"
+#include "tutorial.h"
 #include "wire.h"
 
 /* ------------------------------------------------------------ the consumer */
@@ -585,6 +587,152 @@ static void test_corpus(void)
                 "tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz");
 }
 
+/* fc_arrow_stream over files: the batches hold the files' records in order
+ * (a batch may take records of two files), each as the direct export of the
+ * same records gives it (by a digest of every value); the end is a NULL
+ * release; a damaged file's error names it and the stream goes on. */
+static uint64_t batch_digest(const struct ArrowSchema *s, const struct ArrowArray *a)
+{
+    return digest(s, a, 0, a->length, 0);
+}
+
+static void test_stream(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    char p1[1024], p2[1024], bad[1024];
+    const char *paths[3];
+    struct ArrowArrayStream st;
+    struct ArrowSchema sch;
+    struct ArrowArray arr;
+    fc_input_options o;
+    fc_error err;
+    size_t rows = 0, batches = 0, errors = 0, rows_whole = 0;
+    uint64_t h = 0, whole = 0;
+    int rc;
+    if (corpus == NULL)
+        return;
+    snprintf(p1, sizeof p1, "%s/tf-ecosystem__tf-records_part-m-00000", corpus);
+    snprintf(p2, sizeof p2, "%s/tf-ecosystem__zipped-tf-records_part-m-00000.gz", corpus);
+    snprintf(bad, sizeof bad, "%s/tf-models-CRLF-DAMAGED__pets_examples.record", corpus);
+    paths[0] = p1;
+    paths[1] = p2;
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_AUTO;
+    CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, paths, 2, 7, &o, &st, &err) == FC_OK);
+    CHECK(st.get_schema(&st, &sch) == 0 && fmt_is(&sch, "+s"));
+    while ((rc = st.get_next(&st, &arr)) == 0 && arr.release != NULL) {
+        CHECK(arr.length <= 7 && arr.length > 0);
+        rows += (size_t)arr.length;
+        h = digest(&sch, &arr, 0, arr.length, h);
+        batches++;
+        arr.release(&arr);
+    }
+    CHECK_MSG(rc == 0, "stream: %d %s", rc, st.get_last_error(&st));
+    CHECK(st.get_next(&st, &arr) == 0 && arr.release == NULL); /* the end stays the end */
+    st.release(&st);
+    CHECK(st.release == NULL);
+    /* the same records in one batch each file, exported directly: the same values */
+    {
+        size_t i;
+        for (i = 0; i < 2; i++) {
+            struct ArrowArrayStream one;
+            CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, paths + i, 1, 100000, &o, &one,
+                                  &err) == FC_OK);
+            while (one.get_next(&one, &arr) == 0 && arr.release != NULL) {
+                whole = digest(&sch, &arr, 0, arr.length, whole);
+                rows_whole += (size_t)arr.length;
+                arr.release(&arr);
+            }
+            one.release(&one);
+        }
+    }
+    CHECK_MSG(rows == rows_whole && rows > 7 && batches == (rows + 6) / 7 && h == whole,
+              "stream: %zu rows in %zu batches of 7, digest %llx, in big batches %llx", rows,
+              batches, (unsigned long long)h, (unsigned long long)whole);
+    (void)batch_digest;
+    sch.release(&sch);
+    /* a damaged file between two good ones: the records before the damage,
+     * its error, then the next file's */
+    paths[0] = p1;
+    paths[1] = bad;
+    paths[2] = p1;
+    {
+        size_t per[2] = {0, 0}, i;
+        for (i = 0; i < 2; i++) {
+            struct ArrowArrayStream one;
+            CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, paths + i, 1, 1000, &o, &one,
+                                  &err) == FC_OK);
+            while (one.get_next(&one, &arr) == 0 && arr.release != NULL) {
+                per[i] += (size_t)arr.length;
+                arr.release(&arr);
+            }
+            one.release(&one);
+        }
+        rows_whole = 2 * per[0] + per[1];
+        CHECK_MSG(per[0] > 0, "damaged: %zu and %zu records", per[0], per[1]);
+    }
+    for (batches = 1000; batches > 0; batches = batches == 1000 ? rows_whole / 2 : 0) {
+        /* (a batch ending at the damage, and one ending where the damaged file starts) */
+        CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, paths, 3, batches, &o, &st, &err) ==
+              FC_OK);
+        rows = errors = 0;
+        for (;;) {
+            rc = st.get_next(&st, &arr);
+            if (rc != 0) {
+                errors++;
+                CHECK_MSG(rc == EIO && strstr(st.get_last_error(&st), "pets_examples") != NULL,
+                          "damaged: %d %s", rc, st.get_last_error(&st));
+                if (errors > 3)
+                    break;
+                continue;
+            }
+            if (arr.release == NULL)
+                break;
+            rows += (size_t)arr.length;
+            arr.release(&arr);
+        }
+        st.release(&st);
+        CHECK_MSG(errors == 1 && rows == rows_whole, "damaged, batches of %zu: %zu errors, %zu "
+                  "rows of %zu", batches, errors, rows, rows_whole);
+    }
+}
+
+/* A record that does not parse fails its batch with EINVAL and featc's
+ * message naming the record, and the stream goes on with the next batch. */
+static void test_stream_parse_error(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    char path[1024];
+    const char *paths[1];
+    struct ArrowArrayStream st;
+    struct ArrowArray arr;
+    fc_input_options o;
+    fc_error err;
+    int rc, fails = 0, calls = 0;
+    if (corpus == NULL)
+        return;
+    snprintf(path, sizeof path, "%s/tf-ecosystem__tf-records_part-m-00000", corpus);
+    paths[0] = path;
+    memset(&o, 0, sizeof o);
+    CHECK(fc_arrow_stream(&mnist_digit_desc, NULL, paths, 1, 2, &o, &st, &err) == FC_OK);
+    while (calls++ < 20) {
+        rc = st.get_next(&st, &arr);
+        if (rc == 0 && arr.release == NULL)
+            break;
+        if (rc == 0) {
+            arr.release(&arr);
+            continue;
+        }
+        fails++;
+        CHECK_MSG(rc == EINVAL && strstr(st.get_last_error(&st), "of ") != NULL &&
+                      strncmp(st.get_last_error(&st), "record ", 7) == 0 &&
+                      strstr(st.get_last_error(&st), "is required but could not be found"),
+                  "parse error: %d %s", rc, st.get_last_error(&st));
+    }
+    CHECK_MSG(fails == 3 && calls == 4, "%d batches failed in %d calls", fails, calls);
+    st.release(&st);
+}
+
 /* The schema's formats for mnist (FixedLen [28, 28] floats, an int64
  * scalar) and a sequence spec, as docs/arrow.md's table says. */
 static void test_schema_text(void)
@@ -615,5 +763,7 @@ int main(void)
     RUN(test_schema_text);
     RUN(test_corpus);
     RUN(test_every_kind);
+    RUN(test_stream);
+    RUN(test_stream_parse_error);
     return harness_report("arrow");
 }
