@@ -11,6 +11,9 @@ files:
 - batch: the C batch API, batches of 256 (BUILD/bench/batch_rate_NAME:
   fc_batch_parse, fc_batch_parse_seq for the sequence corpus), over the
   plain file and over the GZIP file;
+- arrow: the same batches as Arrow arrays (batch_rate_NAME ... arrow: each
+  batch bound into a new block, parsed, exported by fc_arrow_export and
+  released), over the plain file;
 - py1, py2: the Python module's read(batch_size=256) with threads=1 and 2;
 - py2shards: read() with threads=2 over the corpus cut into 4 GZIP shards
   (DATA/shards/, written once: the records in 4 runs, gzip level 6).
@@ -49,9 +52,9 @@ def read_all(mod, source, threads):
         pass
 
 
-def c_batch(name, path):
+def c_batch(name, path, *mode):
     out = subprocess.run([os.path.join(build, "bench", "batch_rate_" + name), path, str(B),
-                          str(reps)], check=True, stdout=subprocess.PIPE).stdout
+                          str(reps)] + list(mode), check=True, stdout=subprocess.PIPE).stdout
     return float(out)
 
 
@@ -91,11 +94,13 @@ def main():
         read_all(mod, path, 1)  # the page cache
         r = dict(got.get(name, {}))
         r["batch"] = c_batch(name, path)
+        r["arrow"] = c_batch(name, path, "arrow")
         r["py1"] = mb / median(lambda: read_all(mod, path, 1))
         r["py2"] = mb / median(lambda: read_all(mod, path, 2))
         rows.append((name, r))
-        lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f py1=%.1f py2=%.1f"
-                     % (name, r.get("walk", 0), r.get("parse", 0), r["batch"], r["py1"], r["py2"]))
+        lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f arrow=%.1f py1=%.1f py2=%.1f"
+                     % (name, r.get("walk", 0), r.get("parse", 0), r["batch"], r["arrow"],
+                        r["py1"], r["py2"]))
         gz = path + ".gz"
         if name + ".gz" in got and os.path.exists(gz):
             g = dict(got[name + ".gz"])
@@ -110,14 +115,15 @@ def main():
     print()
     print("The chain, bytes to tensors (MB/s of the file's bytes, median of %d; batches of %d)"
           % (reps, B))
-    print("  %-10s %9s %9s %9s %9s %9s   %11s %9s %9s" % (
-        "corpus", "walk", "parse", "C batch", "py 1", "py 2", "batch/parse", "py1/batch",
-        "py2/py1"))
+    print("  %-10s %9s %9s %9s %9s %9s %9s   %11s %11s %9s %9s" % (
+        "corpus", "walk", "parse", "C batch", "Arrow", "py 1", "py 2", "batch/parse",
+        "arrow/batch", "py1/batch", "py2/py1"))
     for name, r in rows:
         if "walk" in r:
-            print("  %-10s %9.1f %9.1f %9.1f %9.1f %9.1f   %10.2fx %8.2fx %8.2fx" % (
-                name, r["walk"], r["parse"], r["batch"], r["py1"], r["py2"],
-                r["batch"] / r["parse"], r["py1"] / r["batch"], r["py2"] / r["py1"]))
+            print("  %-10s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f   %10.2fx %10.2fx %8.2fx %8.2fx"
+                  % (name, r["walk"], r["parse"], r["batch"], r["arrow"], r["py1"], r["py2"],
+                     r["batch"] / r["parse"], r["arrow"] / r["batch"], r["py1"] / r["batch"],
+                     r["py2"] / r["py1"]))
     print("  %-12s %9s %9s %9s %10s   %14s %12s" % (
         "GZIP", "inflate", "reader", "C batch", "py 2 (4 sh)", "reader/inflate",
         "batch/reader"))
