@@ -437,6 +437,15 @@ fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_er
     rc = w->md != NULL ? (fc_status)fc_batch_parse(w->md, w->cols, w->scratch, records, n, err)
                        : (fc_status)fc_batch_parse_seq(w->m->sd, w->cols, w->scratch, records,
                                                        n, err);
+    if (rc == FC_OK && w->arrow) {
+        /* (the block moves into the arrays; bytes are copied now, while the
+         * records are there) */
+        rc = (fc_status)fc_arrow_export(w->m->md, w->m->sd, w->cols, n, w->mem, free, &w->arr,
+                                        NULL, err);
+        if (rc == FC_OK)
+            w->mem = NULL;
+        return rc;
+    }
     for (i = 0; i < w->ncols && rc == FC_OK; i++) {
         w->packs[i].mem = NULL;
         if (col_type(w->m, i) == FC_TYPE_BYTES &&
@@ -452,6 +461,8 @@ fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_er
 void fcpy_batch_release(batch_work *w)
 {
     size_t i;
+    if (w->arr.release != NULL)
+        w->arr.release(&w->arr);
     for (i = 0; i < w->ncols; i++) {
         free(w->packs[i].mem);
         w->packs[i].mem = NULL;

@@ -6,7 +6,7 @@
  * schema.c (the schema attribute), module.c (the module, its types, the
  * option parsers), prefetch.c (compressed files inflated ahead by
  * threads), shuffle.c (read()'s shuffle buffer), segments.c (segments(),
- * the segment batcher).
+ * the segment batcher), arrow.c (batches as Arrow arrays, PyCapsules).
  *
  * Memory: a batch is parsed into one block (malloc, sized by
  * fc_batch_bind for the batch size at the spec's bounds: pages the batch
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "featc/fc.h"
+#include "featc/fc_arrow.h"
 #include "featc/fc_batch.h"
 #include "featc/fc_input.h"
 #include "featc/fc_python.h"
@@ -43,7 +44,7 @@ typedef struct fcpy_state {
     const fcpy_spec *spec;
     PyObject *zeros, *array, *asarray, *ascontiguous, *dtype[3];
     PyObject *block_type, *bytes_type, *reader_type, *ragged_type, *sparse_type;
-    PyObject *segmenter_type;
+    PyObject *segmenter_type, *arrow_batch_type;
     PyObject *error;
 } fcpy_state;
 extern fcpy_state fcpy_g;
@@ -111,6 +112,9 @@ typedef struct batch_work {
     void *scratch;
     void *mem;
     size_t need;
+    int arrow;                 /* read(format='arrow'): exported into arr, not packed
+                                  (in the run, while the records are there) */
+    struct ArrowArray arr;
 } batch_work;
 
 void *fcpy_alloc16(size_t size);
@@ -196,6 +200,16 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw);
 PyObject *fcpy_reader_type_new(void);
 PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw);
 PyObject *fcpy_segments(PyObject *module, PyObject *args, PyObject *kw);
+
+/* ------------------------------------------------------------ arrow.c */
+
+/* featc.ArrowBatch over the Arrow arrays a run of w exported (w->arr,
+ * moved into it). */
+PyObject *fcpy_arrow_batch_type_new(void);
+PyObject *fcpy_arrow_batch(batch_work *w);
+/* A reader's __arrow_c_stream__: a capsule whose stream pulls its batches. */
+PyObject *fcpy_arrow_stream(PyObject *reader, const fcpy_message *m, PyObject *args,
+                            PyObject *kw);
 PyObject *fcpy_segmenter_type_new(void);
 
 /* ------------------------------------------------------------ records.c */

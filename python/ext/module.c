@@ -143,7 +143,7 @@ static PyMethodDef module_methods[] = {
      "read(source, batch_size=256, *, compression='auto', crc='verify', split=None,\n"
      "     byte_range=None, varlen='sparse', message=None, max_record_size=None,\n"
      "     sync='walk', index=None, threads=1, splits=None, shuffle=0, seed=0, skip=0,\n"
-     "     raw=False)\n"
+     "     raw=False, format='numpy')\n"
      "--\n\n"
      "An iterator over batches of the TFRecord source (a path, a bytes-like object,\n"
      "a binary file object, or a list of them, read one after another; a batch may\n"
@@ -159,7 +159,9 @@ static PyMethodDef module_methods[] = {
      "the records from a shuffle buffer of N records (seed= seeds the draws: the\n"
      "same stream for any batch_size and threads); skip=K passes over the first K\n"
      "records of the stream unparsed; raw=True gives each batch as a list of its\n"
-     "records (bytes), unparsed.  A record that fails raises DataError\n"
+     "records (bytes), unparsed; format='arrow' gives each as a featc.ArrowBatch\n"
+     "(Arrow's PyCapsule interface; the reader has __arrow_c_stream__).  A record\n"
+     "that fails raises DataError\n"
      "(ValueError) with featc's message, its record index, offset and path;\n"
      "iteration may go on after it with the next batch."},
     {"parse", (PyCFunction)(void (*)(void))fcpy_parse, METH_VARARGS | METH_KEYWORDS,
@@ -284,10 +286,12 @@ PyObject *fcpy_module_create(const fcpy_spec *spec)
     fcpy_g.bytes_type = fcpy_bytes_type_new();
     fcpy_g.reader_type = fcpy_reader_type_new();
     fcpy_g.segmenter_type = fcpy_segmenter_type_new();
+    fcpy_g.arrow_batch_type = fcpy_arrow_batch_type_new();
     fcpy_g.ragged_type = (PyObject *)PyStructSequence_NewType(&ragged_desc);
     fcpy_g.sparse_type = (PyObject *)PyStructSequence_NewType(&sparse_desc);
     if (fcpy_g.block_type == NULL || fcpy_g.bytes_type == NULL ||
         fcpy_g.reader_type == NULL || fcpy_g.segmenter_type == NULL ||
+        fcpy_g.arrow_batch_type == NULL ||
         fcpy_g.ragged_type == NULL || fcpy_g.sparse_type == NULL)
         return NULL;
     base = PyUnicode_FromFormat("%s.DataError", spec->module);
@@ -325,7 +329,8 @@ PyObject *fcpy_module_create(const fcpy_spec *spec)
     if (add(mod, "DataError", fcpy_g.error) != 0 || add(mod, "Bytes", fcpy_g.bytes_type) != 0 ||
         add(mod, "Ragged", fcpy_g.ragged_type) != 0 || add(mod, "Sparse", fcpy_g.sparse_type) != 0 ||
         add(mod, "Reader", fcpy_g.reader_type) != 0 ||
-        add(mod, "Segmenter", fcpy_g.segmenter_type) != 0 || names == NULL ||
+        add(mod, "Segmenter", fcpy_g.segmenter_type) != 0 ||
+        add(mod, "ArrowBatch", fcpy_g.arrow_batch_type) != 0 || names == NULL ||
         PyModule_AddObject(mod, "messages", names) != 0 ||
         PyModule_AddObject(mod, "schema", fcpy_schema(spec)) != 0 ||
         PyModule_AddStringConstant(mod, "spec", spec->spec) != 0 ||

@@ -59,6 +59,7 @@ typedef struct {
     size_t bsize;
     int ragged;
     int raw;              /* raw=True: batches of records (bytes), not parsed */
+    int arrow;            /* format='arrow': featc.ArrowBatch */
     int done;             /* every source has been read */
     int blocked;          /* a source failed to open after records: raised once they are out */
     /* the ring: slots[head % depth] is handed out next; queued slots were
@@ -770,7 +771,9 @@ static PyObject *reader_next(PyObject *self)
         else
             fcpy_raise_error(err, source_name(r, t->src[0]), FC_NO_INDEX, FC_NO_INDEX, 0);
     } else {
-        out = r->raw ? slot_records(t) : fcpy_batch_wrap(&t->w, r->ragged, 0);
+        out = r->raw     ? slot_records(t)
+              : r->arrow ? fcpy_arrow_batch(&t->w)
+                         : fcpy_batch_wrap(&t->w, r->ragged, 0);
         if (out != NULL) {
             r->batches++;
             r->records += n;
@@ -892,9 +895,24 @@ static PyObject *reader_get_batches(PyObject *self, void *closure)
     return PyLong_FromUnsignedLongLong(((reader_object *)self)->batches);
 }
 
+static PyObject *reader_arrow_stream(PyObject *self, PyObject *args, PyObject *kw)
+{
+    reader_object *r = (reader_object *)self;
+    if (!r->arrow) {
+        PyErr_SetString(PyExc_TypeError, "an Arrow stream comes from read(..., format='arrow')");
+        return NULL;
+    }
+    return fcpy_arrow_stream(self, r->m, args, kw);
+}
+
 static PyMethodDef reader_methods[] = {
     {"close", reader_close, METH_NOARGS, "Closes the open file; iteration ends."},
     {"__enter__", reader_enter, METH_NOARGS, NULL},
+    {"__arrow_c_stream__", (PyCFunction)(void (*)(void))reader_arrow_stream,
+     METH_VARARGS | METH_KEYWORDS,
+     "__arrow_c_stream__(requested_schema=None)\n--\n\n"
+     "The batches still to come as an Arrow stream (a PyCapsule), for a reader of\n"
+     "read(format='arrow')."},
     {"__exit__", reader_exit, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
@@ -954,6 +972,7 @@ static PyObject *name_of(PyObject *s)
 }
 
 static const char *const varlen_words[] = {"sparse", "ragged", NULL, "'sparse', 'ragged'"};
+static const char *const format_words[] = {"numpy", "arrow", NULL, "'numpy', 'arrow'"};
 
 /* read()'s keywords besides source, index and message, checked. */
 typedef struct read_args {
@@ -1112,6 +1131,7 @@ static int reader_slots_alloc(reader_object *r, size_t nthreads)
         if (!r->raw && fcpy_batch_work_init(&t->w, r->m, bsize,
                                             r->ragged ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0)
             return -1;
+        t->w.arrow = r->arrow;
     }
     return 0;
 }
@@ -1149,23 +1169,30 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"source", "batch_size", "compression", "crc", "split",
                              "byte_range", "varlen", "message", "max_record_size", "sync",
                              "index", "threads", "splits", "shuffle", "seed", "skip", "raw",
-                             NULL};
+                             "format", NULL};
     PyObject *source, *batch = NULL, *compression = NULL, *crc = NULL, *split = Py_None;
     PyObject *range = Py_None, *varlen = NULL, *message = Py_None, *maxrec = Py_None;
     PyObject *sync = NULL, *index = Py_None, *threads = NULL, *list = NULL, *names = NULL;
     PyObject *splits = Py_None, *shuffle = NULL, *seed = NULL, *skip = NULL;
     size_t nshuffle = 0, nskip = 0;
-    int raw = 0;
+    int raw = 0, arrow = 0;
+    PyObject *format = NULL;
     uint64_t seed_v = 0;
     reader_object *r;
     const fcpy_message *m;
     read_args a;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOOOOOOp", kwlist, &source, &batch,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOOOOOOOOOOOOOpO", kwlist, &source, &batch,
                                      &compression, &crc, &split, &range, &varlen, &message,
                                      &maxrec, &sync, &index, &threads, &splits, &shuffle, &seed,
-                                     &skip, &raw))
+                                     &skip, &raw, &format))
         return NULL;
+    if (format != NULL && fcpy_word_option(format, "format", format_words, &arrow) != 0)
+        return NULL;
+    if (arrow && raw) {
+        PyErr_SetString(PyExc_ValueError, "raw=True and format='arrow': one or the other");
+        return NULL;
+    }
     if ((shuffle != NULL && fcpy_size_option(shuffle, "shuffle", 0, MAX_SHUFFLE, &nshuffle) != 0) ||
         (skip != NULL && fcpy_size_option(skip, "skip", 0, PY_SSIZE_T_MAX, &nskip) != 0))
         return NULL;
@@ -1198,6 +1225,9 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
     r->bsize = a.bsize;
     r->ragged = a.ragged;
     r->raw = raw;
+    r->arrow = arrow;
+    if (arrow)
+        r->ragged = 1; /* (Arrow's lists are the row splits) */
     r->skip = nskip;
     PyObject_GC_Track((PyObject *)r);
     if (splits != Py_None && read_splits(r, splits, split, range) != 0) {

@@ -14,7 +14,8 @@
 #    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py);
 # 5. read()'s shuffle, skip and splits (test_shuffle.py), featc.torch
 #    (test_torch.py), the segment batcher (test_segments.py, and
-#    examples/bptt_torch.py), and URLs (test_remote.py: a local nginx).
+#    examples/bptt_torch.py), Arrow's PyCapsules (test_arrow.py), and URLs
+#    (test_remote.py: a local nginx).
 # Prints one "NAME: N passed, M failed" line per run and a total.
 set -u
 featc=$1 build=$2 corpus=$3 n=$4
@@ -199,6 +200,24 @@ if PYTHONPATH="$build/python" "$PY" "$root/examples/bptt_torch.py" "$out/bptt" \
 else
     echo "bptt-example: see $out/bptt.log: $(tail -1 "$out/bptt.log")"
     tally "bptt-example: 0 passed, 1 failed"
+fi
+# Arrow's PyCapsule interface (read(format='arrow')), read by a consumer
+# built here from the specifications, against parse(); the tests/specs
+# modules bring every kind, and the batch spec's module built with ASan
+# (above) runs it again
+mkdir -p "$out/arrow"
+if $CC -std=c99 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -fPIC -shared \
+    -isystem "$py_include" -I"$root/include" -o "$out/arrow/arrow_consumer.so" \
+    "$root/tests/python/arrow_consumer.c" >"$out/arrow.log" 2>&1; then
+    tally "$("$PY" "$root/tests/python/test_arrow.py" "$build" "$out/arrow" \
+        "$out/build-batch:batch:$out/build-batch/valid.tfrecord" \
+        "$out/build-seqragged:seqragged:$out/build-seqragged/valid.tfrecord" 2>&1 | tail -12)"
+    tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
+        "$PY" "$root/tests/python/test_arrow.py" "$build" "$out/arrow" \
+        "$out/asan-batch:batch:$out/build-batch/valid.tfrecord" 2>&1 | tail -12 |
+        sed 's/^arrow-python:/arrow-python-asan:/')"
+else
+    tally "arrow-python: 0 passed, 1 failed (the consumer does not build: $out/arrow.log)"
 fi
 # URLs: a local nginx serves the corpus
 tally "$("$PY" "$root/tests/python/test_remote.py" "$build" "$corpus" "$out/remote" 2>&1 | \
