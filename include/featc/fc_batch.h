@@ -86,8 +86,11 @@ typedef struct fc_column {
 #define FC_BATCH_SPARSE 1u /* indices */
 #define FC_BATCH_RAGGED 2u /* row splits (and inner splits for lists) */
 
-/* Buffers are carved from the block in pieces rounded up to this. */
-#define FC_BATCH_ALIGN 16u
+/* Buffers are carved from the block in pieces rounded up to this, each
+ * starting at a multiple of it: 64 bytes, a cache line, and the alignment
+ * Arrow asks of the buffers it is handed (fc_arrow.h exports a batch's
+ * buffers as they are). */
+#define FC_BATCH_ALIGN 64u
 #define FC_BATCH_ROUND(n) (((size_t)(n) + (FC_BATCH_ALIGN - 1u)) / FC_BATCH_ALIGN * FC_BATCH_ALIGN)
 
 /* Sizes the buffers of every column for a batch of up to b records at the

@@ -50,8 +50,12 @@ static void block_drop(block_ref *b)
     }
 }
 
-/* A buffer for an empty array (no buffer but validity may be NULL). */
-static const int64_t empty_buffer[FC_ARROW_ALIGN / sizeof(int64_t)];
+/* A buffer for an empty array (no buffer but validity may be NULL),
+ * aligned as the others. */
+static const int64_t empty_space[2 * FC_ARROW_ALIGN / sizeof(int64_t)];
+#define empty_buffer \
+    ((const void *)(((uintptr_t)empty_space + (FC_ARROW_ALIGN - 1u)) & \
+                    ~(uintptr_t)(FC_ARROW_ALIGN - 1u)))
 
 static void *alloc64(size_t size)
 {

@@ -266,6 +266,19 @@ static size_t check_batch(const struct ArrowSchema *s, const struct ArrowArray *
     return k;
 }
 
+/* Every buffer of the array tree starts at a multiple of 64 bytes. */
+static int aligned64(const struct ArrowArray *a)
+{
+    int64_t k;
+    for (k = 0; k < a->n_buffers; k++)
+        if (a->buffers[k] != NULL && (uintptr_t)a->buffers[k] % 64u != 0)
+            return 0;
+    for (k = 0; k < a->n_children; k++)
+        if (!aligned64(a->children[k]))
+            return 0;
+    return 1;
+}
+
 /* The same formats and names, all the way down. */
 static int same_schema(const struct ArrowSchema *x, const struct ArrowSchema *y)
 {
@@ -360,6 +373,7 @@ static void export_check(const fc_message_desc *md, const fc_seq_desc *sd, const
         free(block);
     } else {
         check_batch(&sch, &arr, md, sd, cols, n, what);
+        CHECK_MSG(aligned64(&arr), "%s: a buffer not aligned to 64 bytes", what);
         CHECK_MSG(same_schema(&sch, alone), "%s: the batch's schema is not fc_arrow_schema's",
                   what);
         if (move && arr.n_children > 0) {
