@@ -352,9 +352,13 @@ class TFRecordDataset(tud.IterableDataset):
                 return
         k = skip_batches
         # (with even='pad', a shard past its natural batches starts its
-        # stream over: the same seed, the same batches again)
+        # stream over: the same seed, the same batches again.  The counts
+        # are a claim: a pass that gives more or fewer batches than they
+        # say is an error, never a quota met with other records or a
+        # stream started over without end)
         while quota is None or k < quota:
             start = k if natural is None else k % natural
+            end = None if natural is None else k - start + natural
             reader = self._module().read(
                 _sources([p for p, _ in mine]), batch_size=self.batch_size,
                 splits=[s for _, s in mine],
@@ -363,13 +367,25 @@ class TFRecordDataset(tud.IterableDataset):
                 threads=self.threads, **self.read_options)
             with reader:
                 for b in reader:
-                    if (self.drop_last and _rows(b) < self.batch_size) or \
-                            (quota is not None and k >= quota):
+                    if self.drop_last and _rows(b) < self.batch_size:
+                        break
+                    if end is not None and k >= end:  # (before the quota: pad's
+                        # every record, even with the quota at the pass's end)
+                        self._counts_changed(shard, natural, "more")
+                    if quota is not None and k >= quota:
                         break
                     yield k, to_torch(b, self.varlen)
                     k += 1
             if quota is None:
                 return
+            if k < quota and k != end:
+                self._counts_changed(shard, natural, "fewer")
+
+    @staticmethod
+    def _counts_changed(shard, natural, how):
+        raise RuntimeError("even=: shard %d's parts give %s batches than the %d counted when "
+                           "the dataset was made (a file changed since): make the dataset "
+                           "again" % (shard, how, natural))
 
     def __iter__(self):
         # (not a generator: the resume is taken now, once; a persistent

@@ -197,6 +197,26 @@ def evenness(name, mod, files, split_bytes, batch_size=64):
                 else:
                     check(set(keys) == set(all_keys) and len(got) >= len(want),
                           "%s: %d records, every one of %d" % (label, len(got), len(want)))
+    # the counts are a claim: a file that grows or shrinks after the dataset
+    # counted it fails the epoch, it does not pad or drop by stale counts
+    data = open(files[0], "rb").read()
+    changed = os.path.join(TMP, "changed.tfrecord")
+    cut = 0  # (a record boundary near a third: no record cut, just fewer of them)
+    while cut < len(data) // 3:
+        cut += 16 + struct.unpack_from("<Q", data, cut)[0]
+    for how, new in (("more", data + data), ("fewer", data[:cut])):
+        with open(changed, "wb") as f:
+            f.write(data)
+        ds = ft.TFRecordDataset(mod, [changed], batch_size, even="pad", rank=0, world_size=2,
+                                split_bytes=split_bytes)
+        with open(changed, "wb") as f:
+            f.write(new)
+        try:
+            n = len(loader_rows(ds, 0)[1])
+            check(False, "%s: %s records than counted: %d batches, no error" % (name, how, n))
+        except RuntimeError as e:
+            check(how + " batches than" in str(e), "%s: %s records than counted: %s"
+                  % (name, how, e))
     try:
         ft.TFRecordDataset(mod, files, 8, even="both")
         check(False, "even='both' accepted")
