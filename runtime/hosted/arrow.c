@@ -157,6 +157,7 @@ typedef struct col_kind {
     unsigned rank;
     const size_t *dims;
     size_t elems;
+    size_t elems_rank;      /* SPARSE: rank, as a dimension of its indices */
     unsigned nparts;        /* RAGGED */
     size_t buckets;         /* hash buckets */
     int hidden;
@@ -172,6 +173,7 @@ static void kind_of_field(const fc_field_desc *f, col_kind *k)
     k->rank = f->rank;
     k->dims = f->dims;
     k->elems = f->elems;
+    k->elems_rank = f->rank;
     k->nparts = f->kind == FC_KIND_RAGGED ? f->extra->nparts : 0;
     k->buckets = f->extra->hash_buckets;
     k->hidden = f->extra->hidden != 0;
@@ -195,27 +197,36 @@ static void kind_of_list(const fc_list_desc *l, col_kind *k)
     }
 }
 
-/* The levels of a column (offsets left NULL: the schema needs none). */
-static void shape_levels(const col_kind *k, plan *p)
+/* The levels of a column (offsets left NULL: the schema needs none); a
+ * SparseFeature's indices get a plan of their own, large_list of
+ * fixed_size_list<rank> of int64.  -1 when out of memory. */
+static int shape_levels(const col_kind *k, plan *p)
 {
     unsigned q;
     if (k->kind == FC_KIND_SPARSE) {
         p->lv[p->nlv++].kind = LV_SPARSE;
-        return;
+        p->indices = (plan *)calloc(1, sizeof *p->indices);
+        if (p->indices == NULL)
+            return -1;
+        p->indices->type = FC_TYPE_INT64;
+        add_list(p->indices, NULL);
+        add_fixed(p->indices, 1, &k->elems_rank);
+        return 0;
     }
     if (k->kind == FC_KIND_FIXED && !k->list) {
         add_fixed(p, k->rank, k->dims);
-        return;
+        return 0;
     }
     add_list(p, NULL); /* rows, values, frames, or a ragged feature's rows */
     if (k->kind == FC_KIND_ROWS || (k->list && k->kind == FC_KIND_FIXED)) {
         add_fixed(p, k->rank, k->dims);
-        return;
+        return 0;
     }
     if (k->list)
         add_list(p, NULL); /* a frame's values */
     for (q = 0; q < k->nparts; q++)
         add_list(p, NULL);
+    return 0;
 }
 
 /* ------------------------------------------------------------ the data */
@@ -263,7 +274,8 @@ static int plan_data(const col_kind *k, const fc_column *c, size_t n, const void
 {
     unsigned q, next = 0;
     p->type = type;
-    shape_levels(k, p);
+    if (shape_levels(k, p) != 0)
+        return fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
     if (k->kind == FC_KIND_FIXED && !k->list) {
         p->values = leaf;
         p->nvalues = n * k->elems;
@@ -290,19 +302,17 @@ static int plan_data(const col_kind *k, const fc_column *c, size_t n, const void
         int64_t *off = (int64_t *)alloc64((n + 1) * sizeof *off);
         int64_t *off2 = (int64_t *)alloc64((n + 1) * sizeof *off2);
         int64_t *ix = (int64_t *)alloc64((c->nindices * k->rank + 1) * sizeof *ix);
-        plan *ip = (plan *)calloc(1, sizeof *ip);
-        if (off == NULL || off2 == NULL || ix == NULL || ip == NULL) {
+        plan *ip = p->indices;
+        if (off == NULL || off2 == NULL || ix == NULL) {
             free(off);
             free(off2);
             free(ix);
-            free(ip);
             return fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
         }
         if (c->indices == NULL && c->nindices > 0) {
             free(off);
             free(off2);
             free(ix);
-            free(ip);
             return fail(err, FC_ERR_ARG, "the batch has no indices", p->name);
         }
         for (i = 0, j = 0; i <= n; i++) {
@@ -317,15 +327,11 @@ static int plan_data(const col_kind *k, const fc_column *c, size_t n, const void
         p->lv[0].offsets = off2;
         p->values = leaf;
         p->nvalues = c->nvalues;
-        ip->type = FC_TYPE_INT64;
-        add_list(ip, off);
+        ip->lv[0].offsets = off;
         ip->lv[0].owned = off;
-        ip->lv[ip->nlv].kind = LV_FIXED;
-        ip->lv[ip->nlv++].size = (int64_t)k->rank;
         ip->owned_values = ix;
         ip->values = ix;
         ip->nvalues = c->nindices * k->rank;
-        p->indices = ip;
         return FC_OK;
     }
     if (c->row_splits == NULL)
@@ -647,19 +653,8 @@ static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, const 
             rc = set_name(p, k.key, k.key_len, pass == 1 ? "/buckets" : NULL, err);
             if (rc == FC_OK && cols == NULL) {
                 p->type = pass == 1 ? FC_TYPE_INT64 : k.type;
-                shape_levels(&k, p);
-                if (k.kind == FC_KIND_SPARSE) {
-                    p->indices = (plan *)calloc(1, sizeof *p->indices);
-                    if (p->indices == NULL) {
-                        rc = fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
-                    } else {
-                        p->indices->type = FC_TYPE_INT64;
-                        add_list(p->indices, NULL);
-                        p->indices->lv[1].kind = LV_FIXED;
-                        p->indices->lv[1].size = (int64_t)k.rank;
-                        p->indices->nlv = 2;
-                    }
-                }
+                if (shape_levels(&k, p) != 0)
+                    rc = fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
             } else if (rc == FC_OK) {
                 rc = plan_data(&k, &cols[i], n, pass == 1 ? (const void *)cols[i].buckets
                                                            : cols[i].values,
