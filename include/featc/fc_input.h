@@ -125,7 +125,8 @@ fc_status fc_input_open_pull(fc_input *in, const char *name, fc_pull_fn fn, void
                             const fc_input_options *opt);
 /* The same over a pull source seek can move (fc_reader_init_pull_seekable)
  * whose whole is size bytes: parts as a file has them, placed by an index
- * (uncompressed: opt->index_path or index_text, FC_PART_SPLIT, RANGE or
+ * (uncompressed: the file opt->index_path, or index_text with index_path
+ * naming it; FC_PART_SPLIT, RANGE or
  * RECORDS) or a member list (GZIP: SPLIT and RANGE), each claim checked as
  * the read goes; offsets and record numbers are the file's.  A part
  * without one is FC_ERR_UNSUPPORTED (finding records without an index
