@@ -9,19 +9,14 @@ file, every record is read once."""
 import math
 import os
 
-from featc._remote import info as _url_info, is_url
+from featc._remote import info as _url_info, is_url, kind_of
 
 DEFAULT_SPLIT_BYTES = 64 << 20
 
 
 def _kind(path):
     with open(path, "rb") as f:
-        head = f.read(2)
-    if head == b"\x1f\x8b":
-        return "gzip"
-    if len(head) == 2 and head[0] == 0x78 and (head[0] * 256 + head[1]) % 31 == 0:
-        return "zlib"  # as featc's detection: a zlib header whose check is right
-    return "none"
+        return kind_of(f.read(2))
 
 
 def partitions(paths, split_bytes=DEFAULT_SPLIT_BYTES, compression="auto"):

@@ -11,9 +11,9 @@ the file.
 
 A part of a URL (a split, the members of a seekable GZIP file) is read by
 byte ranges: the module's reader seeks to where the URL's index (URL.idx)
-or member list (URL.members) places the part, and reads on from there in
-range requests of block_size, so that a worker fetches its part (and at
-most a block past its end), never the whole file.  The index is fetched
+or member list (URL.members) places the part, and reads on from there, each
+read one range request of the bytes it asks for, so that a worker fetches
+its part (and at most one read past its end), never the whole file.  The index is fetched
 once per process and URL, and is a claim the reader checks record by
 record (or member by member), as it checks a local one."""
 import os
@@ -60,6 +60,16 @@ def _size(fs, path):
         return None
 
 
+def kind_of(head):
+    """What a file's first two bytes say it is, as featc's detection says:
+    'gzip', 'zlib' (a zlib header whose check is right) or 'none'."""
+    if head == b"\x1f\x8b":
+        return "gzip"
+    if len(head) == 2 and head[0] == 0x78 and (head[0] * 256 + head[1]) % 31 == 0:
+        return "zlib"
+    return "none"
+
+
 def info(url, **storage_options):
     """(size, kind, index_name, index_text) of a URL: its size, what its
     first bytes say it is ('none', 'gzip', 'zlib'), and the index beside it
@@ -76,12 +86,7 @@ def info(url, **storage_options):
         raise FileNotFoundError("%s: not found (%s)" % (url, e)) from e
     except Exception as e:  # noqa: BLE001 (every transport's own kinds)
         raise OSError("%s: cannot open: %s: %s" % (url, type(e).__name__, e)) from e
-    if head == b"\x1f\x8b":
-        kind = "gzip"
-    elif len(head) == 2 and head[0] == 0x78 and (head[0] * 256 + head[1]) % 31 == 0:
-        kind = "zlib"
-    else:
-        kind = "none"
+    kind = kind_of(head)
     name = text = None
     if kind != "zlib" and size:
         name = url + (".members" if kind == "gzip" else ".idx")
