@@ -61,7 +61,8 @@ CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c reader.c seek.c wr
 RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/guard.c runtime/hosted/number.c runtime/hosted/json.c \
-             runtime/hosted/arrow.c runtime/hosted/arrow_stream.c \
+             runtime/hosted/arrow.c runtime/hosted/arrow_stream.c runtime/hosted/arrow_ipc.c runtime/hosted/arrow_ipc_read.c \
+             runtime/hosted/arrow_rows.c \
              runtime/hosted/driver.c runtime/hosted/pool.c
 FALLBACK_SRC = runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
@@ -72,6 +73,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # order: a helper includes no command, no two files include each other.
 CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
 CLI_CMD_SRC = $(addprefix cli/commands/,compile.c check_data.c records.c print.c index.c infer.c \
+              convert.c convert_back.c \
               stats/stats.c stats/model.c stats/text.c stats/json.c \
               stats/html.c stats/sketch.c)
 CLI_SRC = cli/main.c $(CLI_BASE_SRC) $(CLI_CMD_SRC)

@@ -37,6 +37,10 @@ static const command commands[] = {
     {"verify", cmd_verify, "FILE...", "check framing, CRCs and compressed streams", GROUP_RECORDS},
     {"index", cmd_index, "FILE...", "write (or --check) FILE.idx, the record offsets",
      GROUP_RECORDS},
+    {"convert", cmd_convert, "FILE... -o OUT", "TFRecord files to Arrow IPC, and Arrow IPC "
+                                                "back\n"
+                                                "to TFRecords through a spec",
+     GROUP_RECORDS},
     {"stats", cmd_stats, "FILE...", "summarize the features of records: a table, --json,\n"
                                     "or an HTML report (--html)",
      GROUP_RECORDS},

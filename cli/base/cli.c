@@ -127,47 +127,72 @@ int cli_operands(const cli_command *c, int argc, char **argv, char ***files, int
  * only once every byte is written and the file closed: a full disk or a
  * killed run never leaves a truncated file under path (make would take it
  * for up to date). */
-int cli_write_file(const char *path, const char *data, size_t len)
+FILE *cli_temp_open(const char *path, char **tmp)
 {
     size_t n = strlen(path);
-    char *tmp = (char *)malloc(n + 8);
     FILE *f = NULL;
-    int fd, ok, e = 0;
+    int fd, e;
     mode_t mask;
-    if (tmp == NULL)
-        return cli_fail(EXIT_DATA_ERR, "out of memory");
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    fd = mkstemp(tmp);
+    *tmp = (char *)malloc(n + 8);
+    if (*tmp == NULL) {
+        cli_fail(EXIT_DATA_ERR, "out of memory");
+        return NULL;
+    }
+    memcpy(*tmp, path, n);
+    memcpy(*tmp + n, ".XXXXXX", 8);
+    fd = mkstemp(*tmp);
     if (fd < 0) {
         e = errno;
-        free(tmp);
-        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+        free(*tmp);
+        *tmp = NULL;
+        cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+        return NULL;
     }
     mask = umask(0); /* mkstemp makes 0600; the file gets what open() would give */
     umask(mask);
-    ok = fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "wb")) != NULL &&
-         fwrite(data, 1, len, f) == len;
-    if (!ok)
+    if (fchmod(fd, 0666 & ~mask) != 0 || (f = fdopen(fd, "wb")) == NULL) {
         e = errno;
-    if (f != NULL) {
-        if (fclose(f) != 0 && ok) {
-            ok = 0;
-            e = errno;
-        }
-    } else {
         close(fd);
+        unlink(*tmp);
+        free(*tmp);
+        *tmp = NULL;
+        cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+        return NULL;
     }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
+    return f;
+}
+
+int cli_temp_close(FILE *f, char *tmp, const char *path, int ok)
+{
+    int e = ok ? 0 : -1;
+    if (ferror(f) && e == 0)
+        e = EIO;
+    if (fclose(f) != 0 && e == 0)
         e = errno;
-    }
-    if (!ok)
+    if (e == 0 && rename(tmp, path) != 0)
+        e = errno;
+    if (e != 0)
         unlink(tmp);
     free(tmp);
-    if (!ok)
+    if (e > 0)
         return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
-    return EXIT_OK;
+    return e == 0 ? EXIT_OK : EXIT_DATA_ERR;
+}
+
+int cli_write_file(const char *path, const char *data, size_t len)
+{
+    char *tmp;
+    FILE *f = cli_temp_open(path, &tmp);
+    int ok;
+    if (f == NULL)
+        return EXIT_DATA_ERR;
+    ok = fwrite(data, 1, len, f) == len;
+    if (!ok) {
+        int e = errno;
+        cli_temp_close(f, tmp, path, 0);
+        return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
+    }
+    return cli_temp_close(f, tmp, path, 1);
 }
 
 #define MAX_SPEC_SIZE ((size_t)16 << 20)

@@ -6,6 +6,7 @@
 #define FEATC_CLI_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include <featc/featc.h>
 
@@ -64,6 +65,14 @@ int cli_fail(int code, const char *fmt, ...)
  * disk or a killed run never leaves a truncated file under path.  Returns
  * EXIT_OK, or EXIT_DATA_ERR after printing the error. */
 int cli_write_file(const char *path, const char *data, size_t len);
+/* The same for output written piece by piece: cli_temp_open creates the
+ * temporary file (*tmp its name; NULL with the error printed), and
+ * cli_temp_close closes it and, when ok and every write succeeded,
+ * renames it over path; otherwise removes it (the error printed when it
+ * is a write error; when ok is 0 the caller reported why).  EXIT_OK or
+ * EXIT_DATA_ERR. */
+FILE *cli_temp_open(const char *path, char **tmp);
+int cli_temp_close(FILE *f, char *tmp, const char *path, int ok);
 
 /* Reads a whole spec file ("-": standard input, at most 16 MiB); NULL
  * with the error printed on failure. */

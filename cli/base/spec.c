@@ -11,17 +11,26 @@
 
 int tools_spec_open(tools_spec *s, const char *path, const char *message)
 {
-    featc_options fo = FEATC_OPTIONS_INIT;
     size_t len = 0;
     char *src = cli_read_file(path, &len);
-    int errors;
+    int rc;
     memset(s, 0, sizeof *s);
     if (src == NULL)
         return EXIT_DATA_ERR;
-    fo.spec_name = path;
+    rc = tools_spec_open_text(s, path, src, len, message);
+    free(src);
+    return rc;
+}
+
+int tools_spec_open_text(tools_spec *s, const char *name, const char *src, size_t len,
+                         const char *message)
+{
+    featc_options fo = FEATC_OPTIONS_INIT;
+    int errors;
+    memset(s, 0, sizeof *s);
+    fo.spec_name = name;
     fo.diag = cli_print_diagnostic;
     errors = featc_dynamic_open(src, len, &fo, message, &s->d);
-    free(src);
     if (errors != 0)
         return EXIT_RECORD_ERR;
     s->md = featc_dynamic_example(s->d);

@@ -18,6 +18,9 @@ typedef struct tools_spec {
 /* Reads and compiles the spec at path (diagnostics printed): EXIT_OK, or
  * the exit status (1 errors in the spec, 2 unreadable). */
 int tools_spec_open(tools_spec *s, const char *path, const char *message);
+/* The same for spec text in memory (name: for its diagnostics). */
+int tools_spec_open_text(tools_spec *s, const char *name, const char *src, size_t len,
+                         const char *message);
 void tools_spec_close(tools_spec *s);
 /* One record through the spec: FC_OK or FC_ERR_PARSE with err.  msg (size
  * bytes) and refs (nrefs) are the caller's scratch. */

@@ -16,6 +16,13 @@ int cmd_verify(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+/* The spec featc infer prints for files (infer.c), in *text (*len bytes;
+ * the caller frees it): EXIT_OK, or the exit status with the errors
+ * printed (also when a feature could not be described). */
+int tools_infer_spec(char **files, int nfiles, const fc_input_options *read, int progress_mode,
+                     char **text, size_t *len);
 
 /* featc check SPEC --data FILE... (check_data.c): what cmd_check parsed. */
 typedef struct tools_check_opts {

@@ -701,17 +701,19 @@ static int write_spec(FILE *t, gathered *g, const infer_opts *o, int *left_out)
     return 0;
 }
 
-int cmd_infer(int argc, char **argv)
+/* The spec of o's files in *text (*text_len bytes, the caller frees it),
+ * compiled once to be sure; features left out for conflicts counted in
+ * *left_out.  The exit status, the errors printed. */
+static int infer_run(const infer_opts *opts, char **text_out, size_t *text_len_out,
+                     int *left_out_out)
 {
-    infer_opts o;
+    infer_opts o = *opts;
     gathered g;
     tools_decoder d;
     progress pg;
     char *text = NULL;
     size_t text_len = 0;
-    int done, rc = parse_opts(argc, argv, &o, &done), k, left_out = 0;
-    if (rc != 0 || done)
-        return rc;
+    int rc = EXIT_OK, k, left_out = 0;
     progress_start(&pg, "infer", o.files, o.nfiles, o.progress, 0);
     memset(&g, 0, sizeof g);
     memset(&d, 0, sizeof d);
@@ -811,7 +813,34 @@ int cmd_infer(int argc, char **argv)
                           "per message, %u values per feature, %u MiB per struct), or this is "
                           "a bug in featc infer",
                           FEATC_MAX_FEATURES, FEATC_MAX_ELEMENTS, FEATC_MAX_STORAGE >> 20);
-        } else if (o.output != NULL) {
+        }
+    }
+    free(d.mem);
+    table_free(&g.features);
+    table_free(&g.lists);
+    free(g.file_records);
+    free(g.file_compression);
+    if (rc != EXIT_OK) {
+        free(text);
+        text = NULL;
+    }
+    *text_out = text;
+    *text_len_out = text_len;
+    *left_out_out = left_out;
+    return rc;
+}
+
+int cmd_infer(int argc, char **argv)
+{
+    infer_opts o;
+    char *text = NULL;
+    size_t text_len = 0;
+    int done, rc = parse_opts(argc, argv, &o, &done), left_out = 0;
+    if (rc != 0 || done)
+        return rc;
+    rc = infer_run(&o, &text, &text_len, &left_out);
+    if (rc == EXIT_OK) {
+        if (o.output != NULL) {
             rc = cli_write_file(o.output, text, text_len);
             if (rc == EXIT_OK && left_out > 0)
                 rc = EXIT_RECORD_ERR;
@@ -824,10 +853,31 @@ int cmd_infer(int argc, char **argv)
         }
     }
     free(text);
-    free(d.mem);
-    table_free(&g.features);
-    table_free(&g.lists);
-    free(g.file_records);
-    free(g.file_compression);
+    return rc;
+}
+
+int tools_infer_spec(char **files, int nfiles, const fc_input_options *read, int progress_mode,
+                     char **text, size_t *len)
+{
+    infer_opts o;
+    int left_out = 0, rc;
+    memset(&o, 0, sizeof o);
+    o.read = *read;
+    o.package = "inferred";
+    o.name = "record";
+    o.type = FC_PAYLOAD_AUTO;
+    o.progress = progress_mode;
+    o.files = files;
+    o.nfiles = nfiles;
+    rc = infer_run(&o, text, len, &left_out);
+    if (rc == EXIT_OK && left_out > 0) {
+        free(*text);
+        *text = NULL;
+        rc = cli_fail(EXIT_RECORD_ERR,
+                      "%d feature%s of these files ha%s no one type or shape a spec can "
+                      "declare (featc infer says which, in its comments): give a spec with "
+                      "--spec",
+                      left_out, left_out == 1 ? "" : "s", left_out == 1 ? "s" : "ve");
+    }
     return rc;
 }

@@ -3,20 +3,23 @@
  *
  * A batch (fc_batch.h, bound with FC_BATCH_RAGGED) becomes one struct
  * array, a row per record and a child per column, and its schema.  The
- * mapping follows tfx-bsl's decoders where they have one (64-bit offsets
- * throughout: large_list, large_binary) and keeps TensorFlow's shapes
- * where the spec gives them (docs/arrow.md has the table):
+ * mapping follows tfx-bsl's decoders where they have one and keeps
+ * TensorFlow's shapes where the spec gives them (docs/arrow.md has the
+ * table).  Lists and bytes have 32-bit offsets (list "+l", binary "z":
+ * what every Arrow implementation reads), or with FC_ARROW_LARGE 64-bit
+ * ones (large_list "+L", large_binary "Z": tfx-bsl's types); a batch whose
+ * offsets would pass 2^31 without it is FC_ERR_UNSUPPORTED.
  *
- *   int64, float, bytes        int64 "l", float32 "f", large_binary "Z"
+ *   int64, float, bytes        int64 "l", float32 "f", binary "z"
  *   FixedLen [] / [d1, ...]    the value / fixed_size_list<d1> of ... of it
- *   FixedLenSequence (rows)    large_list<row>, a row as FixedLen's
- *   VarLen                     large_list<value>
- *   SparseFeature              struct<indices: large_list<fixed_size_list<
- *                              int64, rank>>, values: large_list<value>>
- *   RaggedFeature              large_list<large_list<...<value>>>, a level
- *                              per partition
- *   feature list, fixed frame  large_list<frame>, a frame as FixedLen's
- *   feature list, VarLen       large_list<large_list<value>> (frames)
+ *   FixedLenSequence (rows)    list<row>, a row as FixedLen's
+ *   VarLen                     list<value>
+ *   SparseFeature              struct<indices: list<fixed_size_list<
+ *                              int64, rank>>, values: list<value>>
+ *   RaggedFeature              list<list<...<value>>>, a level per
+ *                              partition
+ *   feature list, fixed frame  list<frame>, a frame as FixedLen's
+ *   feature list, VarLen       list<list<value>> (frames)
  *   hash_buckets N             also KEY/buckets: the ids, laid out as the
  *                              values
  *
@@ -24,12 +27,14 @@
  * default, an empty list), or fails.  Memory: this layer allocates (the
  * array and schema nodes, the offsets it computes, the bytes it copies);
  * numeric values and the offsets the batch already holds (row splits) are
- * not copied: the arrays view the batch's block, which the export takes
- * over and frees when the last array viewing it is released. */
+ * not copied (but 32-bit offsets are narrowed copies): the arrays view the
+ * batch's block, which the export takes over and frees when the last
+ * array viewing it is released. */
 #ifndef FEATC_FC_ARROW_H
 #define FEATC_FC_ARROW_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fc_batch.h"
 #include "fc_input.h"
@@ -86,14 +91,17 @@ struct ArrowArrayStream {
 
 #endif /* ARROW_C_STREAM_INTERFACE */
 
+/* flags: 64-bit offsets (large_list, large_binary) instead of 32-bit ones. */
+#define FC_ARROW_LARGE 1u
+
 /* Buffers this layer allocates are aligned to this. */
 #define FC_ARROW_ALIGN 64u
 
 /* The schema of a message's batches (md for an Example, else sd): a struct
  * "+s" with a child per column, named by the feature key.  FC_OK, or
  * FC_ERR_NO_MEMORY / FC_ERR_UNSUPPORTED (err says which feature). */
-int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, struct ArrowSchema *out,
-                    fc_error *err);
+int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                    struct ArrowSchema *out, fc_error *err);
 
 /* The batch of n records that fc_batch_parse (md) or fc_batch_parse_seq
  * (sd) wrote into cols, bound by fc_batch_bind(_seq) with FC_BATCH_RAGGED
@@ -102,9 +110,9 @@ int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, struct Arr
  * into: the arrays take it over and call free_block(block) when the last
  * of them is released (free_block NULL: the caller keeps block alive until
  * then).  On error nothing is exported and block stays the caller's. */
-int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, const fc_column *cols,
-                    size_t n, void *block, void (*free_block)(void *), struct ArrowArray *out,
-                    struct ArrowSchema *schema, fc_error *err);
+int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                    const fc_column *cols, size_t n, void *block, void (*free_block)(void *),
+                    struct ArrowArray *out, struct ArrowSchema *schema, fc_error *err);
 
 /* A stream of the batches of files (md or sd): the paths read in turn with
  * fc_input (opt: compression, CRC policy, a part of each; not an index),
@@ -118,9 +126,96 @@ int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, const fc_c
  * error is the next call's; after either the next call goes on (after a
  * damaged file: with the next file).  The stream allocates: its records'
  * copies, each batch's block. */
-int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, const char *const *paths,
-                    size_t npaths, size_t batch_size, const fc_input_options *opt,
-                    struct ArrowArrayStream *out, fc_error *err);
+int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                    const char *const *paths, size_t npaths, size_t batch_size,
+                    const fc_input_options *opt, struct ArrowArrayStream *out, fc_error *err);
+
+/* The same stream with hooks (any may be NULL): parse reads a record
+ * into a struct of the message (the batch then built from the structs, as
+ * fc_batch_begin says: for a message described at run time, which has no
+ * parse function of its own; its error's text is the single-record one);
+ * record and file_done are told the bytes read of the current file (as
+ * stored) after each record and when a file ends, for progress. */
+typedef struct fc_arrow_stream_hooks {
+    int (*parse)(void *ctx, void *msg, const void *data, size_t len, fc_error *err);
+    void (*record)(void *ctx, uint64_t file_bytes);
+    void (*file_done)(void *ctx, const char *path, uint64_t file_bytes);
+    void *ctx;
+} fc_arrow_stream_hooks;
+int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                           const char *const *paths, size_t npaths, size_t batch_size,
+                           const fc_input_options *opt, const fc_arrow_stream_hooks *hooks,
+                           struct ArrowArrayStream *out, fc_error *err);
+
+/* Arrays into Arrow's IPC format: FC_ARROW_IPC_FILE (the file format,
+ * "ARROW1", a footer for random access: .arrow, .feather) or
+ * FC_ARROW_IPC_STREAM (the streaming format: .arrows).  open writes the
+ * schema (a struct "+s", a field per child; it must stay alive until
+ * close), write a record batch per struct array, close the end (and the
+ * footer) and frees the writer.  The writer knows the types
+ * fc_arrow_export gives: int64, float32, binary, large_binary, list, large_list,
+ * fixed_size_list and struct.  FC_OK, FC_ERR_IO (f could not be written),
+ * FC_ERR_NO_MEMORY, FC_ERR_ARG / FC_ERR_UNSUPPORTED (an array or schema
+ * it cannot write: nothing of it is written).  It allocates its metadata
+ * and lists of buffers; it neither closes nor flushes f. */
+#define FC_ARROW_IPC_FILE 0
+#define FC_ARROW_IPC_STREAM 1
+
+typedef struct fc_arrow_ipc fc_arrow_ipc;
+
+int fc_arrow_ipc_open(fc_arrow_ipc **w, FILE *f, int format, const struct ArrowSchema *schema,
+                      fc_error *err);
+int fc_arrow_ipc_write(fc_arrow_ipc *w, const struct ArrowArray *batch, fc_error *err);
+int fc_arrow_ipc_close(fc_arrow_ipc *w, fc_error *err);
+/* Bytes written so far. */
+uint64_t fc_arrow_ipc_bytes(const fc_arrow_ipc *w);
+
+/* Arrow IPC read back: the bytes of a whole IPC file or stream (data, len,
+ * which must outlive the reader and every array it gives; a file mapped
+ * into memory, say).  open reads the schema; read_schema gives it (a
+ * struct "+s", a child per field); read_next gives each record batch as a
+ * struct array of views into data (FC_OK), then FC_END.  The bytes are
+ * untrusted: a damaged or truncated input is FC_ERR_PARSE, a feature this
+ * reader does not read (dictionaries, compressed bodies, view and other
+ * types, the other byte order) FC_ERR_UNSUPPORTED, each with err saying
+ * what and at which byte.  Types read: int8..int64 and uint8..uint64,
+ * float16/32/64 (as formats; featc converts int64 and float32),
+ * binary, utf8 and their large forms, list, large_list, fixed_size_list,
+ * struct. */
+typedef struct fc_arrow_ipc_reader fc_arrow_ipc_reader;
+
+int fc_arrow_ipc_read_open(fc_arrow_ipc_reader **r, const void *data, size_t len,
+                           fc_error *err);
+int fc_arrow_ipc_read_schema(const fc_arrow_ipc_reader *r, struct ArrowSchema *out,
+                             fc_error *err);
+int fc_arrow_ipc_read_next(fc_arrow_ipc_reader *r, struct ArrowArray *out, fc_error *err);
+/* Where the next message starts (for errors). */
+uint64_t fc_arrow_ipc_read_offset(const fc_arrow_ipc_reader *r);
+void fc_arrow_ipc_read_close(fc_arrow_ipc_reader *r);
+
+/* Arrow rows back into a message's struct, for its serializer (the way
+ * from Arrow to TFRecords).  open matches schema (a struct, a column per
+ * feature by name) to the spec's mapping: every feature has its column of
+ * the mapped shape, and every column is a feature's (or a KEY/buckets
+ * column, which is not read: the parser computes bucket ids); in place of
+ * a mapped type, any integer (a uint64 past int64's range is an error),
+ * float64 (rounded to float32, as TensorFlow stores it), binary, utf8 and
+ * large_utf8, and list and large_list for each other are accepted.  RaggedFeature
+ * columns are FC_ERR_UNSUPPORTED; a mismatch FC_ERR_ARG naming the
+ * column.  get fills msg (md->size or sd->size bytes, cleared first) with
+ * row `row` of batch (a struct array of schema): values copied, bytes
+ * viewing the batch's buffers (valid while it is), counts checked against
+ * the spec's bounds.  A null is an absent feature (a FixedLen gets its
+ * default; a VarLen, a SparseFeature, an allow_missing list nothing); a
+ * null for a required feature, or inside a value, is FC_ERR_ARG, naming
+ * column and row.  Memory: open allocates the column table. */
+typedef struct fc_arrow_rows fc_arrow_rows;
+
+int fc_arrow_rows_open(fc_arrow_rows **r, const fc_message_desc *md, const fc_seq_desc *sd,
+                       const struct ArrowSchema *schema, fc_error *err);
+int fc_arrow_rows_get(const fc_arrow_rows *r, const struct ArrowSchema *schema,
+                      const struct ArrowArray *batch, int64_t row, void *msg, fc_error *err);
+void fc_arrow_rows_close(fc_arrow_rows *r);
 
 #ifdef __cplusplus
 }

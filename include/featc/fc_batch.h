@@ -114,6 +114,17 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
 int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
                        const fc_bytes *records, size_t n, fc_error *err);
 
+/* The same batch for a caller that parses each record itself (a message
+ * described at run time, featc_dynamic.h, has no parse function):
+ * fc_batch_begin checks the capacities that depend on n and readies the
+ * columns; then record i = 0..n-1 is parsed into a struct and appended
+ * column by column with fc_batch_append_field (fc_batch_append_seq);
+ * fc_batch_end pads rows and frames and sets the shapes.  The columns
+ * then hold what fc_batch_parse gives for the same records. */
+int fc_batch_begin(const fc_message_desc *md, fc_column *cols, size_t n, fc_error *err);
+int fc_batch_end(const fc_message_desc *md, fc_column *cols, size_t n, fc_error *err);
+int fc_batch_begin_seq(const fc_seq_desc *sd, fc_column *cols, size_t n, fc_error *err);
+int fc_batch_end_seq(const fc_seq_desc *sd, fc_column *cols, size_t n, fc_error *err);
 /* The generated batch assembly (NAME_batch_append, md->batch_append and
  * sd->batch_append) writes record i's fields with the fc_batch_put_
  * functions below, typed and sized at compile time; what they do not cover

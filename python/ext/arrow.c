@@ -20,6 +20,7 @@
 typedef struct {
     PyObject_HEAD
     const fcpy_message *m;
+    unsigned flags; /* FC_ARROW_LARGE */
     struct ArrowArray arr;
 } arrow_batch;
 
@@ -120,7 +121,7 @@ static void stream_capsule_free(PyObject *cap)
     free(s);
 }
 
-static PyObject *schema_capsule(const fcpy_message *m)
+static PyObject *schema_capsule(const fcpy_message *m, unsigned flags)
 {
     struct ArrowSchema *s = (struct ArrowSchema *)calloc(1, sizeof *s);
     fc_error err;
@@ -128,7 +129,7 @@ static PyObject *schema_capsule(const fcpy_message *m)
     if (s == NULL)
         return PyErr_NoMemory();
     fc_error_clear(&err);
-    if (fc_arrow_schema(m->md, m->sd, s, &err) != FC_OK) {
+    if (fc_arrow_schema(m->md, m->sd, flags, s, &err) != FC_OK) {
         free(s);
         PyErr_SetString(PyExc_ValueError, err.message);
         return NULL;
@@ -155,7 +156,7 @@ static int requested(PyObject *args, PyObject *kw)
 static PyObject *batch_schema(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    return schema_capsule(((arrow_batch *)self)->m);
+    return schema_capsule(((arrow_batch *)self)->m, ((arrow_batch *)self)->flags);
 }
 
 static PyObject *batch_array(PyObject *self, PyObject *args, PyObject *kw)
@@ -178,7 +179,7 @@ static PyObject *batch_array(PyObject *self, PyObject *args, PyObject *kw)
         free(a);
         return NULL;
     }
-    sc = schema_capsule(b->m);
+    sc = schema_capsule(b->m, b->flags);
     if (sc == NULL) {
         Py_DECREF(ac);
         return NULL;
@@ -237,6 +238,7 @@ PyObject *fcpy_arrow_batch(batch_work *w)
         return NULL;
     }
     b->m = w->m;
+    b->flags = w->arrow == 2 ? FC_ARROW_LARGE : 0u;
     b->arr = w->arr; /* moved */
     w->arr.release = NULL;
     return (PyObject *)b;
@@ -247,6 +249,7 @@ PyObject *fcpy_arrow_batch(batch_work *w)
 typedef struct stream_priv {
     PyObject *reader;
     const fcpy_message *m;
+    unsigned flags;
     char error[1024];
 } stream_priv;
 
@@ -255,7 +258,7 @@ static int stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     stream_priv *p = (stream_priv *)s->private_data;
     fc_error err;
     fc_error_clear(&err);
-    if (fc_arrow_schema(p->m->md, p->m->sd, out, &err) != FC_OK) {
+    if (fc_arrow_schema(p->m->md, p->m->sd, p->flags, out, &err) != FC_OK) {
         snprintf(p->error, sizeof p->error, "%s", err.message);
         return EINVAL;
     }
@@ -308,7 +311,8 @@ static void stream_release(struct ArrowArrayStream *s)
     s->release = NULL;
 }
 
-PyObject *fcpy_arrow_stream(PyObject *reader, const fcpy_message *m, PyObject *args, PyObject *kw)
+PyObject *fcpy_arrow_stream(PyObject *reader, const fcpy_message *m, unsigned flags,
+                            PyObject *args, PyObject *kw)
 {
     struct ArrowArrayStream *s;
     stream_priv *p;
@@ -324,6 +328,7 @@ PyObject *fcpy_arrow_stream(PyObject *reader, const fcpy_message *m, PyObject *a
     }
     p->reader = Py_NewRef(reader);
     p->m = m;
+    p->flags = flags;
     s->get_schema = stream_schema;
     s->get_next = stream_next;
     s->get_last_error = stream_error;

@@ -440,8 +440,9 @@ fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_er
     if (rc == FC_OK && w->arrow) {
         /* (the block moves into the arrays; bytes are copied now, while the
          * records are there) */
-        rc = (fc_status)fc_arrow_export(w->m->md, w->m->sd, w->cols, n, w->mem, free, &w->arr,
-                                        NULL, err);
+        rc = (fc_status)fc_arrow_export(w->m->md, w->m->sd,
+                                        w->arrow == 2 ? FC_ARROW_LARGE : 0u, w->cols, n, w->mem,
+                                        free, &w->arr, NULL, err);
         if (rc == FC_OK)
             w->mem = NULL;
         return rc;

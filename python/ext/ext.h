@@ -112,7 +112,7 @@ typedef struct batch_work {
     void *scratch;
     void *mem;
     size_t need;
-    int arrow;                 /* read(format='arrow'): exported into arr, not packed
+    int arrow;                 /* read(format='arrow'), 2 'arrow-large': exported into arr, not packed
                                   (in the run, while the records are there) */
     struct ArrowArray arr;
 } batch_work;
@@ -208,8 +208,8 @@ PyObject *fcpy_segments(PyObject *module, PyObject *args, PyObject *kw);
 PyObject *fcpy_arrow_batch_type_new(void);
 PyObject *fcpy_arrow_batch(batch_work *w);
 /* A reader's __arrow_c_stream__: a capsule whose stream pulls its batches. */
-PyObject *fcpy_arrow_stream(PyObject *reader, const fcpy_message *m, PyObject *args,
-                            PyObject *kw);
+PyObject *fcpy_arrow_stream(PyObject *reader, const fcpy_message *m, unsigned flags,
+                            PyObject *args, PyObject *kw);
 PyObject *fcpy_segmenter_type_new(void);
 
 /* ------------------------------------------------------------ records.c */

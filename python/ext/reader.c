@@ -59,7 +59,7 @@ typedef struct {
     size_t bsize;
     int ragged;
     int raw;              /* raw=True: batches of records (bytes), not parsed */
-    int arrow;            /* format='arrow': featc.ArrowBatch */
+    int arrow;            /* format='arrow' (2: 'arrow-large'): featc.ArrowBatch */
     int done;             /* every source has been read */
     int blocked;          /* a source failed to open after records: raised once they are out */
     /* the ring: slots[head % depth] is handed out next; queued slots were
@@ -902,7 +902,7 @@ static PyObject *reader_arrow_stream(PyObject *self, PyObject *args, PyObject *k
         PyErr_SetString(PyExc_TypeError, "an Arrow stream comes from read(..., format='arrow')");
         return NULL;
     }
-    return fcpy_arrow_stream(self, r->m, args, kw);
+    return fcpy_arrow_stream(self, r->m, r->arrow == 2 ? FC_ARROW_LARGE : 0u, args, kw);
 }
 
 static PyMethodDef reader_methods[] = {
@@ -972,7 +972,8 @@ static PyObject *name_of(PyObject *s)
 }
 
 static const char *const varlen_words[] = {"sparse", "ragged", NULL, "'sparse', 'ragged'"};
-static const char *const format_words[] = {"numpy", "arrow", NULL, "'numpy', 'arrow'"};
+static const char *const format_words[] = {"numpy", "arrow", "arrow-large", NULL,
+                                           "'numpy', 'arrow', 'arrow-large'"};
 
 /* read()'s keywords besides source, index and message, checked. */
 typedef struct read_args {

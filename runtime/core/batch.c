@@ -973,6 +973,58 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
                scratch, records, n, err);
 }
 
+/* The ends of run() for callers that parse the records themselves. */
+static int begin_all(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
+                     fc_column *cols, size_t n, fc_error *err)
+{
+    size_t j;
+    col_spec s;
+    int rc;
+    if (err != NULL)
+        fc_error_clear(err);
+    for (j = 0; j < nf + nl; j++) {
+        spec_at(fields, nf, lists, j, &s);
+        if ((rc = check_fixed_caps(&s, &cols[j], n, err)) != FC_OK)
+            return rc;
+        start_column(&s, &cols[j]);
+    }
+    return FC_OK;
+}
+
+static int end_all(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
+                   fc_column *cols, size_t n, fc_error *err)
+{
+    size_t j;
+    col_spec s;
+    int rc;
+    for (j = 0; j < nf + nl; j++) {
+        spec_at(fields, nf, lists, j, &s);
+        if ((rc = finish_column(&s, &cols[j], n, err)) != FC_OK)
+            return rc;
+    }
+    return FC_OK;
+}
+
+int fc_batch_begin(const fc_message_desc *md, fc_column *cols, size_t n, fc_error *err)
+{
+    return begin_all(md->fields, md->nfields, NULL, 0, cols, n, err);
+}
+
+int fc_batch_end(const fc_message_desc *md, fc_column *cols, size_t n, fc_error *err)
+{
+    return end_all(md->fields, md->nfields, NULL, 0, cols, n, err);
+}
+
+int fc_batch_begin_seq(const fc_seq_desc *sd, fc_column *cols, size_t n, fc_error *err)
+{
+    return begin_all(sd->context, sd->ncontext, sd->lists, sd->nlists, cols, n, err);
+}
+
+int fc_batch_end_seq(const fc_seq_desc *sd, fc_column *cols, size_t n, fc_error *err)
+{
+    return end_all(sd->context, sd->ncontext, sd->lists, sd->nlists, cols, n, err);
+}
+
 int fc_batch_append_field(const fc_message_desc *md, size_t j, fc_column *cols, const void *msg,
                           size_t i, fc_error *err)
 {

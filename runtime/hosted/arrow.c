@@ -87,6 +87,7 @@ typedef struct plan {
     const void *values;     /* the leaf's values (int64, float or fc_bytes) */
     size_t nvalues;
     void *owned_values;     /* when compacted here */
+    int large;              /* FC_ARROW_LARGE: 64-bit offsets */
     /* LV_SPARSE: the indices' plan (levels, int64 values) */
     struct plan *indices;
 } plan;
@@ -209,6 +210,7 @@ static int shape_levels(const col_kind *k, plan *p)
         if (p->indices == NULL)
             return -1;
         p->indices->type = FC_TYPE_INT64;
+        p->indices->large = p->large;
         add_list(p->indices, NULL);
         add_fixed(p->indices, 1, &k->elems_rank);
         return 0;
@@ -404,9 +406,9 @@ static int schema_node(struct ArrowSchema *s, const char *format, const char *na
     return 0;
 }
 
-static const char *leaf_format(fc_type t)
+static const char *leaf_format(fc_type t, int large)
 {
-    return t == FC_TYPE_INT64 ? "l" : t == FC_TYPE_FLOAT ? "f" : "Z";
+    return t == FC_TYPE_INT64 ? "l" : t == FC_TYPE_FLOAT ? "f" : large ? "Z" : "z";
 }
 
 /* The schema of plan p from level k down, named name. */
@@ -414,7 +416,7 @@ static int schema_of(const plan *p, unsigned k, const char *name, struct ArrowSc
 {
     char fmt[32];
     if (k == p->nlv)
-        return schema_node(s, leaf_format(p->type), name, 0);
+        return schema_node(s, leaf_format(p->type, p->large), name, 0);
     if (p->lv[k].kind == LV_SPARSE) {
         plan vals;
         if (schema_node(s, "+s", name, 2) != 0)
@@ -431,7 +433,7 @@ static int schema_of(const plan *p, unsigned k, const char *name, struct ArrowSc
         return 0;
     }
     if (p->lv[k].kind == LV_LIST)
-        snprintf(fmt, sizeof fmt, "+L");
+        snprintf(fmt, sizeof fmt, "%s", p->large ? "+L" : "+l");
     else
         snprintf(fmt, sizeof fmt, "+w:%lld", (long long)p->lv[k].size);
     if (schema_node(s, fmt, name, 1) != 0)
@@ -515,8 +517,25 @@ static void own(struct ArrowArray *a, int i, void *buf)
     pv->owned[i] = buf;
 }
 
-/* The values as a leaf: a view of numbers, or bytes packed into
- * large_binary offsets and data. */
+/* 32-bit offsets from 64-bit ones (n + 1 of them, from 0, in order), or
+ * NULL: out of memory (*over 0) or past int32 (*over 1). */
+static int32_t *narrow(const int64_t *o, size_t n, int *over)
+{
+    int32_t *out;
+    size_t i;
+    *over = o[n] > INT32_MAX;
+    if (*over)
+        return NULL;
+    out = (int32_t *)alloc64((n + 1) * sizeof *out);
+    if (out != NULL)
+        for (i = 0; i <= n; i++)
+            out[i] = (int32_t)o[i];
+    return out;
+}
+
+/* The values as a leaf: a view of numbers, or bytes packed into binary
+ * (large_binary) offsets and data.  -1 out of memory, -2 more bytes than
+ * 32-bit offsets reach. */
 static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_values,
                       struct ArrowArray *a)
 {
@@ -532,9 +551,12 @@ static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_
         const fc_bytes *v = (const fc_bytes *)p->values;
         size_t total = 0, i;
         int64_t *off;
+        int32_t *off32 = NULL;
         unsigned char *data;
         for (i = 0; i < length; i++)
             total += v[i].size;
+        if (!p->large && total > INT32_MAX)
+            return -2;
         off = (int64_t *)alloc64((length + 1) * sizeof *off);
         data = (unsigned char *)alloc64(total);
         if (off == NULL || data == NULL || array_node(a, (int64_t)length, 3, 0) != 0) {
@@ -549,11 +571,28 @@ static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_
             total += v[i].size;
             off[i + 1] = (int64_t)total;
         }
-        own(a, 1, off);
+        if (!p->large) {
+            int over;
+            off32 = narrow(off, length, &over);
+            free(off);
+            if (off32 == NULL) {
+                free(data);
+                a->release(a);
+                return -1;
+            }
+            own(a, 1, off32);
+        } else {
+            own(a, 1, off);
+        }
         own(a, 2, data);
         return 0;
     }
 }
+
+#define OVER_2G                                                                    \
+    "a batch's offsets pass 2^31, more than list and binary hold: export with "  \
+    "FC_ARROW_LARGE (large_list, large_binary; featc convert --large), or in "     \
+    "smaller batches"
 
 /* The array of plan p from level k down, of length rows; an owned level's
  * offsets move into its node (the plan lets go of them). */
@@ -565,8 +604,11 @@ static int array_of(plan *p, unsigned k, size_t rows, block_ref *block, struct A
     if (k == p->nlv) {
         if (rows != p->nvalues)
             return fail(err, FC_ERR_ARG, "the batch's values do not fill its shape", p->name);
-        if (leaf_array(p, rows, block, p->owned_values != NULL && p->values == p->owned_values,
-                       a) != 0)
+        int r = leaf_array(p, rows, block,
+                           p->owned_values != NULL && p->values == p->owned_values, a);
+        if (r == -2)
+            return fail(err, FC_ERR_UNSUPPORTED, OVER_2G, p->name);
+        if (r != 0)
             return fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
         if (p->type != FC_TYPE_BYTES && p->owned_values != NULL &&
             p->values == p->owned_values) {
@@ -606,7 +648,16 @@ static int array_of(plan *p, unsigned k, size_t rows, block_ref *block, struct A
         next = (size_t)lv->offsets[rows];
         if (array_node(a, (int64_t)rows, 2, 1) != 0)
             return fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
-        if (lv->owned != NULL && lv->owned == lv->offsets) {
+        if (!p->large) {
+            int over;
+            int32_t *o32 = narrow(lv->offsets, rows, &over);
+            if (o32 == NULL) {
+                a->release(a);
+                return fail(err, over ? FC_ERR_UNSUPPORTED : FC_ERR_NO_MEMORY,
+                            over ? OVER_2G : "out of memory", p->name);
+            }
+            own(a, 1, o32);
+        } else if (lv->owned != NULL && lv->owned == lv->offsets) {
             own(a, 1, lv->owned);
             lv->owned = NULL; /* (still read below: the node frees it at release) */
         } else {
@@ -627,8 +678,8 @@ static int array_of(plan *p, unsigned k, size_t rows, block_ref *block, struct A
 
 /* The columns of the message in order, as plans; data: NULL for the schema
  * alone.  Returns the count (<= cap) or -1 with err set. */
-static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, const fc_column *cols,
-                        size_t n, plan *out, size_t cap, fc_error *err)
+static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                        const fc_column *cols, size_t n, plan *out, size_t cap, fc_error *err)
 {
     size_t nf = md != NULL ? md->nfields : sd->ncontext + sd->nlists, i, np = 0;
     for (i = 0; i < nf; i++) {
@@ -650,6 +701,7 @@ static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, const 
                 return -1;
             }
             memset(p, 0, sizeof *p);
+            p->large = (flags & FC_ARROW_LARGE) != 0;
             rc = set_name(p, k.key, k.key_len, pass == 1 ? "/buckets" : NULL, err);
             if (rc == FC_OK && cols == NULL) {
                 p->type = pass == 1 ? FC_TYPE_INT64 : k.type;
@@ -673,8 +725,8 @@ static size_t column_cap(const fc_message_desc *md, const fc_seq_desc *sd)
     return 2u * (md != NULL ? md->nfields : sd->ncontext + sd->nlists) + 1u;
 }
 
-int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, struct ArrowSchema *out,
-                    fc_error *err)
+int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                    struct ArrowSchema *out, fc_error *err)
 {
     size_t cap, k;
     plan *plans;
@@ -685,7 +737,7 @@ int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, struct Arr
     plans = (plan *)calloc(cap, sizeof *plans);
     if (plans == NULL)
         return fail(err, FC_ERR_NO_MEMORY, "out of memory", NULL);
-    np = plan_columns(md, sd, NULL, 0, plans, cap, err);
+    np = plan_columns(md, sd, flags, NULL, 0, plans, cap, err);
     if (np < 0)
         rc = err != NULL ? err->status : FC_ERR_ARG;
     else if (schema_node(out, "+s", "", (size_t)np) != 0)
@@ -701,9 +753,9 @@ int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, struct Arr
     return rc;
 }
 
-int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, const fc_column *cols,
-                    size_t n, void *block, void (*free_block)(void *), struct ArrowArray *out,
-                    struct ArrowSchema *schema, fc_error *err)
+int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                    const fc_column *cols, size_t n, void *block, void (*free_block)(void *),
+                    struct ArrowArray *out, struct ArrowSchema *schema, fc_error *err)
 {
     size_t cap, k;
     plan *plans;
@@ -722,11 +774,15 @@ int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, const fc_c
     ref->mem = block;
     ref->free_fn = free_block;
     ref->refs = 1; /* (this call's, dropped at the end) */
-    np = plan_columns(md, sd, cols, n, plans, cap, err);
+    np = plan_columns(md, sd, flags, cols, n, plans, cap, err);
     if (np < 0)
         rc = err != NULL ? err->status : FC_ERR_ARG;
     else if (array_node(out, (int64_t)n, 1, (size_t)np) != 0)
         rc = fail(err, FC_ERR_NO_MEMORY, "out of memory", NULL);
+    else { /* the struct holds the block too: the columns stay readable until it goes */
+        block_hold(ref);
+        ((array_priv *)out->private_data)->block = ref;
+    }
     if (rc == FC_OK) {
         for (k = 0; rc == FC_OK && k < (size_t)np; k++)
             rc = array_of(&plans[k], 0, n, ref, out->children[k], err);
@@ -736,7 +792,7 @@ int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, const fc_c
         }
     }
     if (rc == FC_OK && schema != NULL) {
-        rc = fc_arrow_schema(md, sd, schema, err);
+        rc = fc_arrow_schema(md, sd, flags, schema, err);
         if (rc != FC_OK)
             out->release(out);
     }

@@ -14,6 +14,7 @@
 typedef struct stream_priv {
     const fc_message_desc *md;
     const fc_seq_desc *sd;
+    unsigned flags;
     char **paths;
     size_t npaths, next;   /* next: the file to open */
     int open;
@@ -29,6 +30,7 @@ typedef struct stream_priv {
     size_t *at;
     uint64_t *index, *offset;
     size_t *file;          /* which path each record came from */
+    fc_arrow_stream_hooks hooks;
     int done;
     int pending;           /* an input error met after a batch's records: the next call's */
     char error[FC_ERROR_MSG_SIZE + 1100];
@@ -51,7 +53,7 @@ static int stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     stream_priv *p = (stream_priv *)s->private_data;
     fc_error err;
     fc_error_clear(&err);
-    if (fc_arrow_schema(p->md, p->sd, out, &err) != FC_OK) {
+    if (fc_arrow_schema(p->md, p->sd, p->flags, out, &err) != FC_OK) {
         set_error(p, NULL, FC_NO_INDEX, FC_NO_INDEX, err.message);
         return err.status == FC_ERR_NO_MEMORY ? ENOMEM : EINVAL;
     }
@@ -102,6 +104,9 @@ static long gather(stream_priv *p)
         }
         st = fc_input_next(&p->in, &rec);
         if (st == FC_END) {
+            if (p->hooks.file_done != NULL)
+                p->hooks.file_done(p->hooks.ctx, p->paths[p->next - 1],
+                                   fc_reader_raw_offset(&p->in.reader));
             fc_input_close(&p->in);
             p->open = 0;
             continue;
@@ -116,6 +121,8 @@ static long gather(stream_priv *p)
             }
             return -1;
         }
+        if (p->hooks.record != NULL)
+            p->hooks.record(p->hooks.ctx, fc_reader_raw_offset(&p->in.reader));
         if (reserve(p, used, rec.length) != 0) {
             set_error(p, p->paths[p->next - 1], rec.index, rec.offset,
                       "out of memory for the records of a batch");
@@ -139,6 +146,31 @@ static long gather(stream_priv *p)
 static void free_block(void *b)
 {
     free(b);
+}
+
+/* The batch of n records through the hooks' parse: each record parsed into
+ * the scratch struct, then appended column by column. */
+static int parse_hooked(stream_priv *p, size_t n, fc_error *err)
+{
+    size_t i, j;
+    int rc = p->md != NULL ? fc_batch_begin(p->md, p->cols, n, err)
+                           : fc_batch_begin_seq(p->sd, p->cols, n, err);
+    for (i = 0; i < n && rc == FC_OK; i++) {
+        rc = p->hooks.parse(p->hooks.ctx, p->scratch, p->views[i].data, p->views[i].size, err);
+        if (rc != FC_OK) {
+            err->record = i;
+            return rc;
+        }
+        for (j = 0; j < p->ncols && rc == FC_OK; j++)
+            rc = p->md != NULL ? fc_batch_append_field(p->md, j, p->cols, p->scratch, i, err)
+                               : fc_batch_append_seq(p->sd, j, p->cols, p->scratch, i, err);
+        if (rc != FC_OK)
+            err->record = i;
+    }
+    if (rc == FC_OK)
+        rc = p->md != NULL ? fc_batch_end(p->md, p->cols, n, err)
+                           : fc_batch_end_seq(p->sd, p->cols, n, err);
+    return rc;
 }
 
 static int stream_next(struct ArrowArrayStream *s, struct ArrowArray *out)
@@ -175,8 +207,11 @@ static int stream_next(struct ArrowArrayStream *s, struct ArrowArray *out)
     else
         fc_batch_bind_seq(p->sd, p->cols, n, FC_BATCH_RAGGED, block, need);
     fc_error_clear(&err);
-    rc = p->md != NULL ? fc_batch_parse(p->md, p->cols, p->scratch, p->views, n, &err)
-                       : fc_batch_parse_seq(p->sd, p->cols, p->scratch, p->views, n, &err);
+    if (p->hooks.parse != NULL)
+        rc = parse_hooked(p, n, &err);
+    else
+        rc = p->md != NULL ? fc_batch_parse(p->md, p->cols, p->scratch, p->views, n, &err)
+                           : fc_batch_parse_seq(p->sd, p->cols, p->scratch, p->views, n, &err);
     if (rc != FC_OK) {
         size_t r = err.record < n ? (size_t)err.record : 0;
         set_error(p, p->paths[p->file[r]], err.record < n ? p->index[r] : FC_NO_INDEX,
@@ -184,7 +219,7 @@ static int stream_next(struct ArrowArrayStream *s, struct ArrowArray *out)
         free(block);
         return EINVAL;
     }
-    rc = fc_arrow_export(p->md, p->sd, p->cols, n, block, free_block, out, NULL, &err);
+    rc = fc_arrow_export(p->md, p->sd, p->flags, p->cols, n, block, free_block, out, NULL, &err);
     if (rc != FC_OK) {
         set_error(p, NULL, FC_NO_INDEX, FC_NO_INDEX, err.message);
         free(block);
@@ -222,14 +257,23 @@ static void stream_release(struct ArrowArrayStream *s)
     s->release = NULL;
 }
 
-int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, const char *const *paths,
-                    size_t npaths, size_t batch_size, const fc_input_options *opt,
-                    struct ArrowArrayStream *out, fc_error *err)
+int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                    const char *const *paths, size_t npaths, size_t batch_size,
+                    const fc_input_options *opt, struct ArrowArrayStream *out, fc_error *err)
+{
+    return fc_arrow_stream_hooked(md, sd, flags, paths, npaths, batch_size, opt, NULL, out, err);
+}
+
+int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
+                           const char *const *paths, size_t npaths, size_t batch_size,
+                           const fc_input_options *opt, const fc_arrow_stream_hooks *hooks,
+                           struct ArrowArrayStream *out, fc_error *err)
 {
     stream_priv *p;
     size_t i;
     if ((md == NULL) == (sd == NULL) || out == NULL || (paths == NULL && npaths > 0) ||
-        batch_size == 0 || opt == NULL)
+        batch_size == 0 || opt == NULL ||
+        (hooks == NULL && (md != NULL ? md->parse == NULL : sd->parse == NULL)))
         return FC_ERR_ARG;
     memset(out, 0, sizeof *out);
     p = (stream_priv *)calloc(1, sizeof *p);
@@ -239,6 +283,9 @@ int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, const char
     p->sd = sd;
     p->opt = *opt;
     p->bsize = batch_size;
+    p->flags = flags;
+    if (hooks != NULL)
+        p->hooks = *hooks;
     p->ncols = md != NULL ? md->nfields : sd->ncontext + sd->nlists;
     p->paths = (char **)calloc(npaths + 1, sizeof *p->paths);
     p->cols = (fc_column *)calloc(p->ncols + 1, sizeof *p->cols);

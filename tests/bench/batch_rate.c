@@ -46,13 +46,13 @@ static int cmp(const void *a, const void *b)
 #define BIND fc_batch_bind_seq
 #define PARSE fc_batch_parse_seq
 #define NCOLS(d) ((d)->ncontext + (d)->nlists)
-#define EXPORT(d, c, n, blk, out, err) fc_arrow_export(NULL, d, c, n, blk, free, out, NULL, err)
+#define EXPORT(d, c, n, blk, out, err) fc_arrow_export(NULL, d, 0, c, n, blk, free, out, NULL, err)
 typedef fc_seq_desc desc_t;
 #else
 #define BIND fc_batch_bind
 #define PARSE fc_batch_parse
 #define NCOLS(d) ((d)->nfields)
-#define EXPORT(d, c, n, blk, out, err) fc_arrow_export(d, NULL, c, n, blk, free, out, NULL, err)
+#define EXPORT(d, c, n, blk, out, err) fc_arrow_export(d, NULL, 0, c, n, blk, free, out, NULL, err)
 typedef fc_message_desc desc_t;
 #endif
 

@@ -20,9 +20,13 @@ static long released;
 
 static PyObject *value(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i);
 
-static const int64_t *offs(const struct ArrowArray *a)
+/* Offset k of a list or binary array: 64-bit for "+L" and "Z", 32-bit for
+ * "+l" and "z". */
+static int64_t offs(const char *f, const struct ArrowArray *a, int64_t k)
 {
-    return (const int64_t *)a->buffers[1];
+    if (strcmp(f, "+L") == 0 || strcmp(f, "Z") == 0)
+        return ((const int64_t *)a->buffers[1])[k];
+    return ((const int32_t *)a->buffers[1])[k];
 }
 
 static PyObject *value(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i)
@@ -33,15 +37,15 @@ static PyObject *value(const struct ArrowSchema *s, const struct ArrowArray *a, 
         return PyLong_FromLongLong((long long)((const int64_t *)a->buffers[1])[at]);
     if (strcmp(f, "f") == 0)
         return PyFloat_FromDouble((double)((const float *)a->buffers[1])[at]);
-    if (strcmp(f, "Z") == 0)
-        return PyBytes_FromStringAndSize((const char *)a->buffers[2] + offs(a)[at],
-                                         (Py_ssize_t)(offs(a)[at + 1] - offs(a)[at]));
-    if (strcmp(f, "+L") == 0 || strncmp(f, "+w:", 3) == 0) {
+    if (strcmp(f, "Z") == 0 || strcmp(f, "z") == 0)
+        return PyBytes_FromStringAndSize((const char *)a->buffers[2] + offs(f, a, at),
+                                         (Py_ssize_t)(offs(f, a, at + 1) - offs(f, a, at)));
+    if (strcmp(f, "+L") == 0 || strcmp(f, "+l") == 0 || strncmp(f, "+w:", 3) == 0) {
         int64_t lo, hi;
         PyObject *list;
-        if (f[1] == 'L') {
-            lo = offs(a)[at];
-            hi = offs(a)[at + 1];
+        if (f[1] == 'L' || f[1] == 'l') {
+            lo = offs(f, a, at);
+            hi = offs(f, a, at + 1);
         } else {
             int64_t n = atoll(f + 3);
             lo = at * n;

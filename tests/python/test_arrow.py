@@ -8,7 +8,8 @@ usage: test_arrow.py BUILD CONSUMER_DIR [MODULE_DIR:NAME:FILE ...]
 
 For every corpus spec over its files (and each MODULE_DIR:NAME:FILE given:
 tests/specs modules over their random valid records, every feature kind),
-in batches of 7 with 1 and 2 threads: each batch's rows by
+in batches of 7 with 1 and 2 threads, format='arrow' (32-bit offsets) and
+'arrow-large' (64-bit): each batch's rows by
 __arrow_c_array__ equal parse()'s values of its records (the columns Arrow
 has: every feature, KEY/buckets; not the hot vectors); the reader's
 __arrow_c_stream__ gives every record; a batch exported twice gives the
@@ -103,14 +104,17 @@ def same(rows, records, mod, what):
 def test_module(mod, files, label):
     records = list(featc.records(files, mod))
     check(len(records) > 0, "%s: records" % label)
-    for threads in (1, 2):
+    for threads, fmt in ((1, "arrow"), (2, "arrow"), (1, "arrow-large")):
         rows = []
-        for b in mod.read(files, batch_size=7, format="arrow", threads=threads):
+        for b in mod.read(files, batch_size=7, format=fmt, threads=threads):
             check(b.num_rows <= 7, "%s: a batch of %d" % (label, b.num_rows))
             rows.extend(arrow_consumer.rows(b))
-        same(rows, records, mod, "%s, __arrow_c_array__, threads=%d" % (label, threads))
-    reader = mod.read(files, batch_size=5, format="arrow")
-    same(arrow_consumer.stream_rows(reader), records, mod, "%s, __arrow_c_stream__" % label)
+        same(rows, records, mod, "%s, %s __arrow_c_array__, threads=%d"
+             % (label, fmt, threads))
+    for fmt in ("arrow", "arrow-large"):
+        reader = mod.read(files, batch_size=5, format=fmt)
+        same(arrow_consumer.stream_rows(reader), records, mod,
+             "%s, %s __arrow_c_stream__" % (label, fmt))
 
 
 def main():

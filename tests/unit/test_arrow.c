@@ -40,9 +40,18 @@ static int fmt_is(const struct ArrowSchema *s, const char *f)
     return s != NULL && s->format != NULL && strcmp(s->format, f) == 0;
 }
 
-static const int64_t *offsets(const struct ArrowArray *a)
+/* The export's mode: 32-bit offsets (list "+l", binary "z"), or 64-bit
+ * ones with FC_ARROW_LARGE ("+L", "Z"); every check runs in both. */
+static unsigned mode;
+#define LIST (mode != 0 ? "+L" : "+l")
+#define BIN (mode != 0 ? "Z" : "z")
+
+/* Offset i of a list or binary array, in either width. */
+static int64_t off(const struct ArrowArray *a, int64_t i)
 {
-    return (const int64_t *)a->buffers[1] + a->offset;
+    if (mode != 0)
+        return ((const int64_t *)a->buffers[1])[a->offset + i];
+    return ((const int32_t *)a->buffers[1])[a->offset + i];
 }
 
 /* Leaf element k of a (format "l", "f" or "Z") equals column element j. */
@@ -58,10 +67,10 @@ static int leaf_eq(const struct ArrowSchema *s, const struct ArrowArray *a, size
                       (const float *)v + j, sizeof(float)) == 0;
     {
         const fc_bytes *b = (const fc_bytes *)v + j;
-        const int64_t *o = offsets(a);
-        size_t len = (size_t)(o[k + 1] - o[k]);
-        return fmt_is(s, "Z") && len == b->size &&
-               (len == 0 || memcmp((const unsigned char *)a->buffers[2] + o[k], b->data, len) == 0);
+        int64_t at = off(a, (int64_t)k);
+        size_t len = (size_t)(off(a, (int64_t)k + 1) - at);
+        return fmt_is(s, BIN) && len == b->size &&
+               (len == 0 || memcmp((const unsigned char *)a->buffers[2] + at, b->data, len) == 0);
     }
 }
 
@@ -96,10 +105,10 @@ static int check_list(const struct ArrowSchema **s, const struct ArrowArray **a,
                       const int64_t *splits, size_t *len)
 {
     size_t i;
-    if (!fmt_is(*s, "+L") || (*a)->length != (int64_t)*len || (*s)->n_children != 1)
+    if (!fmt_is(*s, LIST) || (*a)->length != (int64_t)*len || (*s)->n_children != 1)
         return 0;
     for (i = 0; i <= *len; i++)
-        if (offsets(*a)[i] != splits[i])
+        if (off(*a, (int64_t)i) != splits[i])
             return 0;
     *len = (size_t)splits[*len];
     *s = (*s)->children[0];
@@ -125,12 +134,12 @@ static int check_column(const struct ArrowSchema *s, const struct ArrowArray *a,
     if (w->kind == FC_KIND_ROWS || (w->list && w->kind == FC_KIND_FIXED)) {
         /* rows (frames) packed: record i's come from its padded block */
         size_t most = (size_t)c->shape[1], at = 0, r;
-        if (!fmt_is(s, "+L") || a->length != (int64_t)n)
+        if (!fmt_is(s, LIST) || a->length != (int64_t)n)
             return 0;
         for (i = 0; i < n; i++)
-            if (offsets(a)[i + 1] - offsets(a)[i] != c->lengths[i] || offsets(a)[0] != 0)
+            if (off(a, (int64_t)i + 1) - off(a, (int64_t)i) != c->lengths[i] || off(a, 0) != 0)
                 return 0;
-        len = (size_t)offsets(a)[n];
+        len = (size_t)off(a, (int64_t)n);
         s = s->children[0];
         a = a->children[0];
         if (!check_fixed_levels(&s, &a, w, &len))
@@ -158,15 +167,15 @@ static int check_column(const struct ArrowSchema *s, const struct ArrowArray *a,
         vs = s->children[1];
         va = a->children[1];
         snprintf(fmt, sizeof fmt, "+w:%u", w->rank);
-        if (!fmt_is(is, "+L") || !fmt_is(vs, "+L") || !fmt_is(is->children[0], fmt) ||
+        if (!fmt_is(is, LIST) || !fmt_is(vs, LIST) || !fmt_is(is->children[0], fmt) ||
             !fmt_is(is->children[0]->children[0], "l") || ia->length != (int64_t)n ||
-            va->length != (int64_t)n || offsets(ia)[n] != (int64_t)c->nindices ||
-            offsets(va)[n] != (int64_t)c->nvalues)
+            va->length != (int64_t)n || off(ia, (int64_t)n) != (int64_t)c->nindices ||
+            off(va, (int64_t)n) != (int64_t)c->nvalues)
             return 0;
         for (i = 0; i < n; i++)
-            for (j = (size_t)offsets(ia)[i]; j < (size_t)offsets(ia)[i + 1]; j++) {
+            for (j = (size_t)off(ia, (int64_t)i); j < (size_t)off(ia, (int64_t)i + 1); j++) {
                 const struct ArrowArray *leaf = ia->children[0]->children[0];
-                if (c->indices[j * width] != (int64_t)i || offsets(va)[i] != offsets(ia)[i] ||
+                if (c->indices[j * width] != (int64_t)i || off(va, (int64_t)i) != off(ia, (int64_t)i) ||
                     !leaf_eq(vs->children[0], va->children[0], j, t, v, j))
                     return 0;
                 for (d = 0; d < w->rank; d++)
@@ -311,15 +320,18 @@ static uint64_t digest(const struct ArrowSchema *s, const struct ArrowArray *a, 
     if (fmt_is(s, "l") || fmt_is(s, "f"))
         return fnv(h, (const unsigned char *)a->buffers[1] + from * (fmt_is(s, "l") ? 8 : 4),
                    (size_t)len * (fmt_is(s, "l") ? 8u : 4u));
-    if (fmt_is(s, "Z")) {
-        const int64_t *o = (const int64_t *)a->buffers[1];
-        h = fnv(h, o + from, (size_t)(len + 1) * sizeof *o);
-        return fnv(h, (const unsigned char *)a->buffers[2] + o[from], (size_t)(o[from + len] - o[from]));
-    }
-    if (fmt_is(s, "+L")) {
-        const int64_t *o = (const int64_t *)a->buffers[1];
-        h = fnv(h, o + from, (size_t)(len + 1) * sizeof *o);
-        return digest(s->children[0], a->children[0], o[from], o[from + len] - o[from], h);
+    if (fmt_is(s, BIN) || fmt_is(s, LIST)) {
+        int64_t lo, hi;
+        from -= a->offset; /* (off() adds it) */
+        for (k = 0; k <= len; k++) {
+            int64_t o = off(a, from + k);
+            h = fnv(h, &o, sizeof o);
+        }
+        lo = off(a, from);
+        hi = off(a, from + len);
+        if (fmt_is(s, BIN))
+            return fnv(h, (const unsigned char *)a->buffers[2] + lo, (size_t)(hi - lo));
+        return digest(s->children[0], a->children[0], lo, hi - lo, h);
     }
     if (strncmp(s->format, "+w:", 3) == 0) {
         int64_t size = atoll(s->format + 3);
@@ -367,7 +379,7 @@ static void export_check(const fc_message_desc *md, const fc_seq_desc *sd, const
                     : fc_batch_parse_seq(sd, cols, scratch, views, n, &err);
     CHECK_MSG(rc == FC_OK, "%s: %s", what, err.message);
     frees = 0;
-    rc = rc == FC_OK ? fc_arrow_export(md, sd, cols, n, block, count_free, &arr, &sch, &err) : rc;
+    rc = rc == FC_OK ? fc_arrow_export(md, sd, mode, cols, n, block, count_free, &arr, &sch, &err) : rc;
     CHECK_MSG(rc == FC_OK, "%s: export: %s", what, err.message);
     if (rc != FC_OK) {
         free(block);
@@ -416,7 +428,7 @@ static void export_file(const fc_message_desc *md, const fc_seq_desc *sd, const 
     fc_error err;
     if (corpus == NULL)
         abort();
-    CHECK(fc_arrow_schema(md, sd, &alone, &err) == FC_OK);
+    CHECK(fc_arrow_schema(md, sd, mode, &alone, &err) == FC_OK);
     snprintf(path, sizeof path, "%s/%s", corpus, file);
     memset(&o, 0, sizeof o);
     o.compression = FC_COMPRESSION_AUTO;
@@ -567,7 +579,7 @@ static void test_every_kind(void)
     struct ArrowSchema alone;
     fc_error err;
     size_t i;
-    CHECK(fc_arrow_schema(&bt_e_desc, NULL, &alone, &err) == FC_OK);
+    CHECK(fc_arrow_schema(&bt_e_desc, NULL, mode, &alone, &err) == FC_OK);
     for (i = 0; i < 6; i++)
         every_kind(i);
     export_check(&bt_e_desc, NULL, views, 6, 0, &alone, "batch.feat e");
@@ -575,7 +587,7 @@ static void test_every_kind(void)
     export_check(&bt_e_desc, NULL, views + 2, 1, 0, &alone, "batch.feat e, one record");
     export_check(&bt_e_desc, NULL, views, 0, 0, &alone, "batch.feat e, no record");
     alone.release(&alone);
-    CHECK(fc_arrow_schema(NULL, &bt_q_desc, &alone, &err) == FC_OK);
+    CHECK(fc_arrow_schema(NULL, &bt_q_desc, mode, &alone, &err) == FC_OK);
     for (i = 0; i < 6; i++)
         every_kind_seq(i);
     export_check(NULL, &bt_q_desc, views, 6, 0, &alone, "batch.feat q");
@@ -632,7 +644,7 @@ static void test_stream(void)
     paths[1] = p2;
     memset(&o, 0, sizeof o);
     o.compression = FC_COMPRESSION_AUTO;
-    CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, paths, 2, 7, &o, &st, &err) == FC_OK);
+    CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, mode, paths, 2, 7, &o, &st, &err) == FC_OK);
     CHECK(st.get_schema(&st, &sch) == 0 && fmt_is(&sch, "+s"));
     while ((rc = st.get_next(&st, &arr)) == 0 && arr.release != NULL) {
         CHECK(arr.length <= 7 && arr.length > 0);
@@ -650,7 +662,7 @@ static void test_stream(void)
         size_t i;
         for (i = 0; i < 2; i++) {
             struct ArrowArrayStream one;
-            CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, paths + i, 1, 100000, &o, &one,
+            CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, mode, paths + i, 1, 100000, &o, &one,
                                   &err) == FC_OK);
             while (one.get_next(&one, &arr) == 0 && arr.release != NULL) {
                 whole = digest(&sch, &arr, 0, arr.length, whole);
@@ -674,7 +686,7 @@ static void test_stream(void)
         size_t per[2] = {0, 0}, i;
         for (i = 0; i < 2; i++) {
             struct ArrowArrayStream one;
-            CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, paths + i, 1, 1000, &o, &one,
+            CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, mode, paths + i, 1, 1000, &o, &one,
                                   &err) == FC_OK);
             while (one.get_next(&one, &arr) == 0 && arr.release != NULL) {
                 per[i] += (size_t)arr.length;
@@ -687,7 +699,7 @@ static void test_stream(void)
     }
     for (batches = 1000; batches > 0; batches = batches == 1000 ? rows_whole / 2 : 0) {
         /* (a batch ending at the damage, and one ending where the damaged file starts) */
-        CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, paths, 3, batches, &o, &st, &err) ==
+        CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, mode, paths, 3, batches, &o, &st, &err) ==
               FC_OK);
         rows = errors = 0;
         for (;;) {
@@ -728,7 +740,7 @@ static void test_stream_parse_error(void)
     snprintf(path, sizeof path, "%s/tf-ecosystem__tf-records_part-m-00000", corpus);
     paths[0] = path;
     memset(&o, 0, sizeof o);
-    CHECK(fc_arrow_stream(&mnist_digit_desc, NULL, paths, 1, 2, &o, &st, &err) == FC_OK);
+    CHECK(fc_arrow_stream(&mnist_digit_desc, NULL, mode, paths, 1, 2, &o, &st, &err) == FC_OK);
     while (calls++ < 20) {
         rc = st.get_next(&st, &arr);
         if (rc == 0 && arr.release == NULL)
@@ -756,7 +768,7 @@ static void test_schema_text(void)
     int64_t k;
     char text[2048];
     size_t used = 0;
-    CHECK(fc_arrow_schema(&mnist_digit_desc, NULL, &s, &err) == FC_OK);
+    CHECK(fc_arrow_schema(&mnist_digit_desc, NULL, mode, &s, &err) == FC_OK);
     for (k = 0; k < s.n_children; k++) {
         const struct ArrowSchema *c = s.children[k];
         used += (size_t)snprintf(text + used, sizeof text - used, "%s:", c->name);
@@ -769,15 +781,17 @@ static void test_schema_text(void)
     CHECK_MSG(strcmp(text, "image_floats: +w:28 +w:28 f; image_class: l; ") == 0, "mnist: %s",
               text);
     s.release(&s);
-    CHECK(fc_arrow_schema(NULL, NULL, &s, &err) == FC_ERR_ARG);
+    CHECK(fc_arrow_schema(NULL, NULL, mode, &s, &err) == FC_ERR_ARG);
 }
 
 int main(void)
 {
-    RUN(test_schema_text);
-    RUN(test_corpus);
-    RUN(test_every_kind);
-    RUN(test_stream);
-    RUN(test_stream_parse_error);
+    for (mode = 0; mode <= FC_ARROW_LARGE; mode += FC_ARROW_LARGE) {
+        RUN(test_schema_text);
+        RUN(test_corpus);
+        RUN(test_every_kind);
+        RUN(test_stream);
+        RUN(test_stream_parse_error);
+    }
     return harness_report("arrow");
 }

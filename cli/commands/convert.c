@@ -1,0 +1,313 @@
+/* featc convert: TFRecord files to Arrow IPC (a file, or a stream with
+ * --stream), read through a spec's message or, without --spec, through
+ * the spec featc infer gives for the same files; and Arrow IPC back to
+ * TFRecords through a spec's serializer (convert_back.c).
+ *
+ * TFRecords to Arrow: fc_arrow_stream_hooked reads the files in turn
+ * (compression, CRC policy and part options as every record tool), parses
+ * each batch of --batch-size records by the message's descriptors (the
+ * runtime's general parse path: the generated parser's values and errors),
+ * and exports it; fc_arrow_ipc writes each batch as a record batch.  The
+ * output goes to a temporary file beside OUT, renamed over OUT only when
+ * every record is converted: a record that does not parse or a damaged
+ * file leaves nothing under OUT.
+ *
+ * Memory: the records of one batch (copied), the batch's block at the
+ * spec's bounds, the arrays' offsets and copied bytes, freed batch by
+ * batch. */
+#include "commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <featc/fc_arrow.h>
+#include <featc/featc_dynamic.h>
+
+#include "base/progress.h"
+#include "base/spec.h"
+#include "convert.h"
+
+static const char *const convert_usage =
+    "usage: featc convert [options] FILE... -o OUT\n"
+    "\n"
+    "Converts TFRecord files to Apache Arrow's IPC format: a column per\n"
+    "feature of the spec's message, a row per record, in record batches of\n"
+    "--batch-size rows (docs/arrow.md has the types).  Without --spec, the\n"
+    "columns are those of the spec featc infer prints for the same files\n"
+    "(read twice: once to infer, once to convert).\n"
+    "\n"
+    "Converts Arrow IPC files or streams (recognized by their first bytes)\n"
+    "back to a TFRecord file through --spec's serializer: each row one\n"
+    "record, the bytes featc's generated code and the Python module write;\n"
+    "OUT ending in .gz is GZIP, .zz ZLIB, unless --compression says.\n"
+    "\n"
+    "OUT is written through a temporary file beside it and renamed at the\n"
+    "end: a record that does not parse, a damaged input or a row that does\n"
+    "not fit the spec leaves nothing under OUT.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output=OUT        the file to write (required)\n"
+    "  --spec=SPEC             the spec whose message gives the columns\n"
+    "  --message=NAME          the message of SPEC (default: its first)\n"
+    "  --stream                write Arrow's streaming format (default: the\n"
+    "                          file format, unless OUT ends in .arrows)\n"
+    "  --large                 64-bit offsets: large_list and large_binary, as\n"
+    "                          tfx-bsl gives (default: list and binary, which\n"
+    "                          every Arrow reader knows; a batch whose offsets\n"
+    "                          pass 2^31 is then an error)\n"
+    "  --batch-size=N          rows per record batch (default 1024)\n"
+    "  -c, --compression=auto|none|zlib|gzip   of the TFRecord input (default\n"
+    "                          auto), or of the TFRecord output\n"
+    "  --crc=verify|skip|none  (default verify)\n"
+    "  --max-record-size=N     (default 1G)\n"
+    PROGRESS_HELP
+    TOOLS_PART_HELP
+    "  -h, --help              this text\n"
+    "  --version               featc's version\n"
+    "\n"
+    "exit status: 0 converted; 1 a record or row does not fit the spec, or\n"
+    "errors in the spec; 2 a file is unreadable or damaged, or OUT cannot be\n"
+    "written; 64 usage error.\n";
+
+enum {
+    OPT_SPEC = TOOLS_OPT_PROGRESS + 1,
+    OPT_MESSAGE,
+    OPT_STREAM,
+    OPT_BATCH_SIZE,
+    OPT_LARGE
+};
+
+static const struct option convert_long[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"spec", required_argument, NULL, OPT_SPEC},
+    {"message", required_argument, NULL, OPT_MESSAGE},
+    {"stream", no_argument, NULL, OPT_STREAM},
+    {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
+    {"large", no_argument, NULL, OPT_LARGE},
+    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
+    PROGRESS_OPTIONS, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0}};
+static const cli_command convert_cmd = {"convert", convert_usage, "c:o:qh", convert_long};
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* Returns 0 to go on, else the exit status (help and version: 0 after
+ * *done is set). */
+static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
+{
+    int opt, rc, sync_given = 0, compression_given = 0;
+    memset(o, 0, sizeof *o);
+    o->read.compression = FC_COMPRESSION_AUTO;
+    o->read.crc_policy = FC_CRC_VERIFY;
+    o->batch_size = 1024;
+    *done = 0;
+    while ((opt = cli_next_option(&convert_cmd, argc, argv, &rc)) != 0) {
+        int r;
+        if (opt == 'c')
+            compression_given = 1;
+        if (tools_input_option(&convert_cmd, opt, optarg, &o->read, NULL, NULL, &r) ||
+            tools_part_option(&convert_cmd, opt, optarg, &o->read, &sync_given, &r)) {
+            if (r != 0)
+                return r;
+        } else if (opt == 'o') {
+            o->output = optarg;
+        } else if (opt == OPT_SPEC) {
+            o->spec = optarg;
+        } else if (opt == OPT_MESSAGE) {
+            o->message = optarg;
+        } else if (opt == OPT_STREAM) {
+            o->stream = 1;
+        } else if (opt == OPT_LARGE) {
+            o->large = 1;
+        } else if (opt == OPT_BATCH_SIZE) {
+            char *end;
+            unsigned long long v;
+            errno = 0;
+            v = strtoull(optarg, &end, 10);
+            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0 || v == 0 ||
+                v > (1u << 24))
+                return cli_usage_error(&convert_cmd, "bad batch size '%s' (1 to %u)", optarg,
+                                       1u << 24);
+            o->batch_size = (size_t)v;
+        } else if (opt == 'q') {
+            o->progress = PROGRESS_QUIET;
+        } else if (opt == TOOLS_OPT_PROGRESS) {
+            o->progress = PROGRESS_FORCE;
+        }
+    }
+    if (rc >= 0) {
+        *done = 1;
+        return rc;
+    }
+    if ((rc = tools_part_done(&convert_cmd, &o->read, sync_given)) != 0)
+        return rc;
+    if (o->output == NULL)
+        return cli_usage_error(&convert_cmd, "no output file: give -o OUT");
+    if (o->message != NULL && o->spec == NULL)
+        return cli_usage_error(&convert_cmd, "--message names a message of --spec");
+    if (ends_with(o->output, ".arrows"))
+        o->stream = 1;
+    o->compression_given = compression_given;
+    return cli_operands(&convert_cmd, argc, argv, &o->files, &o->nfiles);
+}
+
+/* ------------------------------------------------------------ to Arrow */
+
+typedef struct to_arrow {
+    tools_spec spec;
+    fc_feature_ref *refs;
+    progress pg;
+} to_arrow;
+
+static int parse_hook(void *ctx, void *msg, const void *data, size_t len, fc_error *err)
+{
+    const to_arrow *t = (const to_arrow *)ctx;
+    fc_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.data = (const unsigned char *)data;
+    rec.length = len;
+    return tools_spec_parse(&t->spec, msg, t->refs, &rec, err);
+}
+
+static void record_hook(void *ctx, uint64_t file_bytes)
+{
+    progress_record(&((to_arrow *)ctx)->pg, file_bytes);
+}
+
+static void file_hook(void *ctx, const char *path, uint64_t file_bytes)
+{
+    (void)path;
+    progress_file_done(&((to_arrow *)ctx)->pg, file_bytes);
+}
+
+/* The stream's batches into the IPC writer: EXIT_OK or the status, the
+ * error printed. */
+static int pump(const convert_opts *o, struct ArrowArrayStream *st, FILE *f, uint64_t *rows,
+                to_arrow *t)
+{
+    struct ArrowSchema schema;
+    fc_arrow_ipc *w = NULL;
+    fc_error err;
+    int rc = EXIT_OK, e;
+    fc_error_clear(&err);
+    if ((e = st->get_schema(st, &schema)) != 0)
+        return cli_fail(EXIT_RECORD_ERR, "%s", st->get_last_error(st));
+    if (fc_arrow_ipc_open(&w, f, o->stream ? FC_ARROW_IPC_STREAM : FC_ARROW_IPC_FILE, &schema,
+                          &err) != FC_OK) {
+        schema.release(&schema);
+        return cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
+    }
+    for (;;) {
+        struct ArrowArray a;
+        e = st->get_next(st, &a);
+        if (e != 0) {
+            const char *m = st->get_last_error(st);
+            progress_clear(&t->pg);
+            fprintf(stderr, "featc: %s\n", m != NULL ? m : strerror(e));
+            rc = e == EINVAL ? EXIT_RECORD_ERR : EXIT_DATA_ERR;
+            break;
+        }
+        if (a.release == NULL)
+            break;
+        *rows += (uint64_t)a.length;
+        if (fc_arrow_ipc_write(w, &a, &err) != FC_OK) {
+            a.release(&a);
+            progress_clear(&t->pg);
+            rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
+            break;
+        }
+        a.release(&a);
+    }
+    if (fc_arrow_ipc_close(w, &err) != FC_OK && rc == EXIT_OK)
+        rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
+    schema.release(&schema);
+    return rc;
+}
+
+static int open_spec(const convert_opts *o, tools_spec *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int k, rc;
+    if (o->spec != NULL)
+        return tools_spec_open(s, o->spec, o->message);
+    for (k = 0; k < o->nfiles; k++)
+        if (strcmp(o->files[k], "-") == 0)
+            return cli_fail(EXIT_USAGE_ERR, "convert: standard input is read once: give "
+                                            "--spec (featc infer's output, say)");
+    rc = tools_infer_spec(o->files, o->nfiles, &o->read, o->progress, &text, &len);
+    if (rc != EXIT_OK)
+        return rc;
+    rc = tools_spec_open_text(s, "<inferred spec>", text, len, NULL);
+    free(text);
+    return rc;
+}
+
+static int to_arrow_run(const convert_opts *o)
+{
+    to_arrow t;
+    struct ArrowArrayStream st;
+    fc_arrow_stream_hooks hooks;
+    fc_error err;
+    FILE *f;
+    char *tmp;
+    uint64_t rows = 0;
+    int rc;
+    memset(&t, 0, sizeof t);
+    if ((rc = open_spec(o, &t.spec)) != EXIT_OK)
+        return rc;
+    t.refs = (fc_feature_ref *)calloc(t.spec.nrefs + 1, sizeof *t.refs);
+    if (t.refs == NULL) {
+        tools_spec_close(&t.spec);
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    }
+    memset(&hooks, 0, sizeof hooks);
+    hooks.parse = parse_hook;
+    hooks.record = record_hook;
+    hooks.file_done = file_hook;
+    hooks.ctx = &t;
+    fc_error_clear(&err);
+    if (fc_arrow_stream_hooked(t.spec.md, t.spec.sd, o->large ? FC_ARROW_LARGE : 0u,
+                               (const char *const *)o->files,
+                               (size_t)o->nfiles, o->batch_size, &o->read, &hooks, &st,
+                               &err) != FC_OK) {
+        free(t.refs);
+        tools_spec_close(&t.spec);
+        return cli_fail(EXIT_DATA_ERR, "%s", err.message);
+    }
+    f = cli_temp_open(o->output, &tmp);
+    if (f == NULL) {
+        rc = EXIT_DATA_ERR;
+    } else {
+        progress_start(&t.pg, "convert", o->files, o->nfiles, o->progress, 0);
+        rc = pump(o, &st, f, &rows, &t);
+        progress_end(&t.pg);
+        rc = cli_temp_close(f, tmp, o->output, rc == EXIT_OK) == EXIT_OK ? rc
+             : rc != EXIT_OK                                          ? rc
+                                                                      : EXIT_DATA_ERR;
+    }
+    st.release(&st);
+    free(t.refs);
+    tools_spec_close(&t.spec);
+    return rc;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    convert_opts o;
+    int done, rc = parse_opts(argc, argv, &o, &done), arrow;
+    if (rc != 0 || done)
+        return rc;
+    arrow = tools_arrow_input(o.files[0]);
+    if (arrow < 0)
+        return EXIT_DATA_ERR;
+    if (arrow)
+        return tools_arrow_to_records(&o);
+    return to_arrow_run(&o);
+}

@@ -1,0 +1,30 @@
+/* featc convert (convert.c, convert_back.c): what its command line says,
+ * and the direction from Arrow IPC back to TFRecords. */
+#ifndef FEATC_CLI_CONVERT_H
+#define FEATC_CLI_CONVERT_H
+
+#include <featc/fc_input.h>
+
+typedef struct convert_opts {
+    fc_input_options read;   /* of TFRecord input; its compression also the output's */
+    int compression_given;   /* -c given */
+    const char *spec;        /* --spec (NULL: infer) */
+    const char *message;     /* --message */
+    const char *output;      /* -o */
+    int stream;              /* --stream, or OUT ends in .arrows */
+    int large;               /* --large: large_list, large_binary */
+    size_t batch_size;       /* --batch-size */
+    int progress;            /* PROGRESS_* */
+    int nfiles;
+    char **files;
+} convert_opts;
+
+/* 1 when path starts as an Arrow IPC file or stream does, 0 when not (a
+ * TFRecord file, or standard input: never Arrow), -1 with the error
+ * printed when it cannot be read. */
+int tools_arrow_input(const char *path);
+/* The Arrow IPC files o->files into the TFRecord file o->output through
+ * o->spec's serializer: the exit status, errors printed. */
+int tools_arrow_to_records(const convert_opts *o);
+
+#endif /* FEATC_CLI_CONVERT_H */

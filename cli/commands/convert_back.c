@@ -1,0 +1,251 @@
+/* featc convert IN.arrow... -o OUT.tfrecord --spec SPEC: Arrow IPC files or
+ * streams back to TFRecords.  Each input is mapped into memory and read by
+ * fc_arrow_ipc_read (which checks every offset and length of the untrusted
+ * bytes); its schema is matched to the spec's mapping (fc_arrow_rows_open:
+ * a column per feature, by name); each row fills the message's struct and
+ * goes through the spec's serializer (fc_ex_serialize / fc_seq_serialize,
+ * FC_OMIT_DEFAULTS: the bytes the generated code and mod.write give) into
+ * one fc_writer.  Errors name the input, the record batch and the row; the
+ * output is a temporary file renamed over OUT only when every row is
+ * written.
+ *
+ * Memory: the message struct, the serialized record (grown to the largest
+ * one), the schema and each batch's nodes; the input is mapped, not
+ * read. */
+#include "commands.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <featc/fc_arrow.h>
+#include <featc/fc_serialize.h>
+
+#include "base/progress.h"
+#include "base/spec.h"
+#include "convert.h"
+
+int tools_arrow_input(const char *path)
+{
+    unsigned char head[8];
+    size_t n;
+    FILE *f;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n >= 6 && memcmp(head, "ARROW1", 6) == 0)
+        return 1;
+    /* a stream starts with the continuation word and a schema message */
+    return n == 8 && memcmp(head, "\xff\xff\xff\xff", 4) == 0;
+}
+
+typedef struct back {
+    const convert_opts *o;
+    tools_spec spec;
+    void *msg;
+    unsigned char *buf;
+    size_t cap;
+    fc_writer w;
+    uint64_t rows;
+} back;
+
+/* One row serialized and written: FC_OK or the status, err set. */
+static int put_row(back *b, fc_error *err)
+{
+    size_t need = 0, len = 0;
+    int rc = b->spec.md != NULL
+                 ? fc_ex_encoded_size(b->spec.md, b->msg, FC_OMIT_DEFAULTS, &need, err)
+                 : fc_seq_encoded_size(b->spec.sd, b->msg, FC_OMIT_DEFAULTS, &need, err);
+    if (rc != FC_OK)
+        return rc;
+    if (need > b->cap) {
+        unsigned char *q = (unsigned char *)realloc(b->buf, need);
+        if (q == NULL) {
+            fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "out of memory for a record");
+            return FC_ERR_NO_MEMORY;
+        }
+        b->buf = q;
+        b->cap = need;
+    }
+    rc = b->spec.md != NULL
+             ? fc_ex_serialize(b->spec.md, b->msg, FC_OMIT_DEFAULTS, b->buf, b->cap, &len, err)
+             : fc_seq_serialize(b->spec.sd, b->msg, FC_OMIT_DEFAULTS, b->buf, b->cap, &len, err);
+    return fc_ser_append(&b->w, rc, b->buf, len, err);
+}
+
+/* One input file into the writer: the exit status, errors printed. */
+static int convert_file(back *b, const char *path, progress *pg)
+{
+    fc_arrow_ipc_reader *r = NULL;
+    fc_arrow_rows *rows = NULL;
+    struct ArrowSchema schema;
+    struct stat st;
+    void *map = NULL;
+    size_t len = 0;
+    uint64_t batch = 0, row_in_file = 0;
+    fc_error err;
+    int fd, rc = EXIT_OK, s;
+    fc_error_clear(&err);
+    memset(&schema, 0, sizeof schema);
+    fd = open(path, O_RDONLY);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+    }
+    len = (size_t)st.st_size;
+    if (len > 0) {
+        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+        }
+    }
+    close(fd);
+    s = fc_arrow_ipc_read_open(&r, map != NULL ? map : "", len, &err);
+    if (s == FC_OK)
+        s = fc_arrow_ipc_read_schema(r, &schema, &err);
+    if (s != FC_OK) {
+        rc = cli_fail(EXIT_DATA_ERR, "%s: %s", path, err.message);
+        goto out;
+    }
+    if (fc_arrow_rows_open(&rows, b->spec.md, b->spec.sd, &schema, &err) != FC_OK) {
+        rc = cli_fail(EXIT_RECORD_ERR, "%s: %s", path, err.message);
+        goto out;
+    }
+    for (;;) {
+        struct ArrowArray a;
+        int64_t i;
+        s = fc_arrow_ipc_read_next(r, &a, &err);
+        if (s == FC_END)
+            break;
+        if (s != FC_OK) {
+            progress_clear(pg);
+            rc = cli_fail(EXIT_DATA_ERR, "%s: record batch %llu: %s", path,
+                          (unsigned long long)batch, err.message);
+            break;
+        }
+        for (i = 0; i < a.length && rc == EXIT_OK; i++, row_in_file++) {
+            s = fc_arrow_rows_get(rows, &schema, &a, i, b->msg, &err);
+            if (s == FC_OK)
+                s = put_row(b, &err);
+            if (s != FC_OK) {
+                progress_clear(pg);
+                rc = cli_fail(s == FC_ERR_IO || s == FC_ERR_NO_MEMORY ? EXIT_DATA_ERR
+                                                                      : EXIT_RECORD_ERR,
+                              "%s: record batch %llu, row %lld (row %llu of the file): %s", path,
+                              (unsigned long long)batch, (long long)i,
+                              (unsigned long long)row_in_file, err.message);
+            }
+            b->rows++;
+        }
+        a.release(&a);
+        progress_record(pg, fc_arrow_ipc_read_offset(r));
+        batch++;
+        if (rc != EXIT_OK)
+            break;
+    }
+    progress_file_done(pg, len);
+out:
+    fc_arrow_rows_close(rows);
+    if (schema.release != NULL)
+        schema.release(&schema);
+    fc_arrow_ipc_read_close(r);
+    if (map != NULL)
+        munmap(map, len);
+    return rc;
+}
+
+static fc_compression out_compression(const convert_opts *o)
+{
+    size_t n = strlen(o->output);
+    if (o->compression_given && o->read.compression != FC_COMPRESSION_AUTO)
+        return o->read.compression;
+    if (n >= 3 && strcmp(o->output + n - 3, ".gz") == 0)
+        return FC_COMPRESSION_GZIP;
+    if (n >= 3 && strcmp(o->output + n - 3, ".zz") == 0)
+        return FC_COMPRESSION_ZLIB;
+    return FC_COMPRESSION_NONE;
+}
+
+int tools_arrow_to_records(const convert_opts *o)
+{
+    back b;
+    fc_writer_options wo;
+    fc_error err;
+    progress pg;
+    FILE *f;
+    char *tmp;
+    void *work = NULL;
+    int rc = EXIT_OK, k, ok;
+    if (o->spec == NULL)
+        return cli_usage_error(NULL, "convert: Arrow input needs --spec: the spec whose "
+                                     "serializer writes the records");
+    if (o->stream || o->read.part != FC_PART_ALL)
+        return cli_usage_error(NULL, "convert: --stream and the part options (--split, "
+                                     "--range, --records) are for TFRecord input");
+    for (k = 0; k < o->nfiles; k++) {
+        int a = tools_arrow_input(o->files[k]);
+        if (a < 0)
+            return EXIT_DATA_ERR;
+        if (a == 0)
+            return cli_fail(EXIT_DATA_ERR, "%s: not an Arrow IPC file or stream (the first "
+                                           "input is: one conversion goes one way)",
+                            o->files[k]);
+    }
+    memset(&b, 0, sizeof b);
+    b.o = o;
+    if ((rc = tools_spec_open(&b.spec, o->spec, o->message)) != EXIT_OK)
+        return rc;
+    b.msg = malloc(b.spec.size);
+    work = malloc(FC_WRITER_WORK_SIZE);
+    if (b.msg == NULL || work == NULL) {
+        rc = cli_fail(EXIT_DATA_ERR, "out of memory");
+        goto out;
+    }
+    f = cli_temp_open(o->output, &tmp);
+    if (f == NULL) {
+        rc = EXIT_DATA_ERR;
+        goto out;
+    }
+    memset(&wo, 0, sizeof wo);
+    wo.compression = out_compression(o);
+    wo.work = work;
+    wo.work_size = FC_WRITER_WORK_SIZE;
+    fc_error_clear(&err);
+    if (fc_writer_init_fd(&b.w, fileno(f), &wo, &err) != FC_OK) {
+        rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
+        cli_temp_close(f, tmp, o->output, 0);
+        goto out;
+    }
+    progress_start(&pg, "convert", o->files, o->nfiles, o->progress, 0);
+    for (k = 0; k < o->nfiles && rc == EXIT_OK; k++)
+        rc = convert_file(&b, o->files[k], &pg);
+    progress_end(&pg);
+    ok = fc_writer_close(&b.w) == FC_OK;
+    if (!ok && rc == EXIT_OK)
+        rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, fc_writer_error(&b.w)->message);
+    k = cli_temp_close(f, tmp, o->output, rc == EXIT_OK);
+    if (rc == EXIT_OK)
+        rc = k;
+out:
+    free(work);
+    free(b.msg);
+    free(b.buf);
+    tools_spec_close(&b.spec);
+    return rc;
+}

@@ -1,0 +1,589 @@
+/* Arrow rows back into a message's struct (fc_arrow.h), for the serializer:
+ * the way from Arrow to TFRecords.
+ *
+ * fc_arrow_rows_open matches the input schema to the spec's mapping (the
+ * schema fc_arrow_schema gives): a column per feature, found by name, of
+ * the same shape, with a few types accepted in place of the mapped ones
+ * (any integer for int64, float64 for float32, large_binary and utf8 in
+ * any offset width for binary, large_list for list).  A column the spec
+ * does not have, or a feature without its column, is an error there.
+ * fc_arrow_rows_get then fills the struct of one row: values copied,
+ * bytes viewed (valid while the batch is), counts checked against the
+ * spec's bounds.  A null value is an absent feature: a FixedLen gets its
+ * default, a VarLen or an allow_missing list nothing; a null for a
+ * required feature is an error, as are nulls inside a value.  Columns of
+ * hash bucket ids (KEY/buckets) are recomputed by the parser, so they may
+ * be present, and are not read.  RaggedFeature columns are refused at
+ * open (FC_ERR_UNSUPPORTED).  Memory: the column table. */
+#include "featc/fc_arrow.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rcol {
+    const fc_field_desc *f; /* a field, or */
+    const fc_list_desc *l;  /* a feature list */
+    size_t bit;             /* its presence bit */
+    int64_t child;          /* the schema child */
+    char leaf;              /* format character of the leaf values */
+    char ileaf;             /* SparseFeature: of its indices */
+} rcol;
+
+struct fc_arrow_rows {
+    const fc_message_desc *md;
+    const fc_seq_desc *sd;
+    size_t ncols;
+    rcol *cols;
+    char name[520];         /* of the column in the last error */
+};
+
+static int fail(fc_error *err, int status, const char *name, const char *what, const char *more)
+{
+    fc_msg m = fc_error_begin(err, status, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, "arrow: ");
+    if (name != NULL) {
+        fc_msg_str(&m, "column '");
+        fc_msg_str(&m, name);
+        fc_msg_str(&m, "': ");
+    }
+    fc_msg_str(&m, what);
+    if (more != NULL)
+        fc_msg_str(&m, more);
+    return status;
+}
+
+/* ------------------------------------------------------------ matching */
+
+/* Whether format `got` may stand for `want`; its leaf character in *leaf. */
+static int format_ok(const char *want, const char *got)
+{
+    if (strcmp(want, got) == 0)
+        return 1;
+    if (strcmp(want, "l") == 0)
+        return got[1] == '\0' && strchr("cCsSiIlL", got[0]) != NULL;
+    if (strcmp(want, "f") == 0)
+        return strcmp(got, "g") == 0;
+    if (strcmp(want, "z") == 0)
+        return got[1] == '\0' && strchr("ZuU", got[0]) != NULL;
+    if (strcmp(want, "+l") == 0)
+        return strcmp(got, "+L") == 0;
+    return 0;
+}
+
+/* The shapes of want (the spec's) and got (the input's) agree; the leaf's
+ * format character in *leaf. */
+static int same_shape(const struct ArrowSchema *want, const struct ArrowSchema *got, char *leaf,
+                      char *ileaf, char *why, size_t whylen)
+{
+    int64_t i;
+    if (!format_ok(want->format, got->format)) {
+        snprintf(why, whylen, "of type \"%s\" where the spec's mapping is \"%s\"", got->format,
+                 want->format);
+        return 0;
+    }
+    if (want->n_children != got->n_children) {
+        snprintf(why, whylen, "with %lld children where the spec's mapping has %lld",
+                 (long long)got->n_children, (long long)want->n_children);
+        return 0;
+    }
+    if (want->n_children == 0)
+        *leaf = got->format[0];
+    for (i = 0; i < want->n_children; i++) {
+        const struct ArrowSchema *g = got->children[i];
+        if (strcmp(want->format, "+s") == 0) {
+            int64_t k;
+            g = NULL;
+            for (k = 0; k < got->n_children; k++)
+                if (strcmp(got->children[k]->name, want->children[i]->name) == 0)
+                    g = got->children[k];
+            if (g == NULL) {
+                snprintf(why, whylen, "without its child '%s'", want->children[i]->name);
+                return 0;
+            }
+            /* a SparseFeature: indices, then values */
+            if (!same_shape(want->children[i], g, i == 0 ? ileaf : leaf, ileaf, why, whylen))
+                return 0;
+            continue;
+        }
+        if (!same_shape(want->children[i], g, leaf, ileaf, why, whylen))
+            return 0;
+    }
+    return 1;
+}
+
+static int64_t find_child(const struct ArrowSchema *s, const char *name)
+{
+    int64_t i;
+    for (i = 0; i < s->n_children; i++)
+        if (s->children[i]->name != NULL && strcmp(s->children[i]->name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int is_buckets_of(const char *name, const struct ArrowSchema *want)
+{
+    size_t n = strlen(name);
+    int64_t k;
+    if (n < 8 || strcmp(name + n - 8, "/buckets") != 0)
+        return 0;
+    for (k = 0; k < want->n_children; k++)
+        if (strcmp(want->children[k]->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_seq_desc *sd,
+                       const struct ArrowSchema *schema, fc_error *err)
+{
+    struct ArrowSchema want;
+    fc_arrow_rows *r;
+    size_t nf, i, w = 0;
+    int64_t k;
+    int rc;
+    char why[200];
+    *out = NULL;
+    if ((md == NULL) == (sd == NULL) || schema == NULL || schema->format == NULL ||
+        strcmp(schema->format, "+s") != 0)
+        return fail(err, FC_ERR_ARG, NULL, "the input is not a table (a struct of columns)",
+                    NULL);
+    if ((rc = fc_arrow_schema(md, sd, 0, &want, err)) != FC_OK)
+        return rc;
+    nf = md != NULL ? md->nfields : sd->ncontext + sd->nlists;
+    r = (fc_arrow_rows *)calloc(1, sizeof *r);
+    if (r != NULL)
+        r->cols = (rcol *)calloc(nf + 1, sizeof *r->cols);
+    if (r == NULL || r->cols == NULL) {
+        free(r);
+        want.release(&want);
+        return fail(err, FC_ERR_NO_MEMORY, NULL, "out of memory", NULL);
+    }
+    r->md = md;
+    r->sd = sd;
+    rc = FC_OK;
+    /* the input's columns, each the spec's */
+    for (k = 0; k < schema->n_children && rc == FC_OK; k++) {
+        const char *name = schema->children[k]->name != NULL ? schema->children[k]->name : "";
+        if (find_child(&want, name) < 0)
+            rc = fail(err, FC_ERR_ARG, name, "not a feature of the spec's message", NULL);
+    }
+    for (i = 0; i < nf && rc == FC_OK; i++) {
+        rcol *c = &r->cols[r->ncols];
+        const char *key;
+        size_t key_len;
+        int64_t wi, gi;
+        if (md != NULL || i < sd->ncontext) {
+            c->f = md != NULL ? &md->fields[i] : &sd->context[i];
+            if (c->f->extra->hidden)
+                continue;
+            key = c->f->key;
+            key_len = c->f->key_len;
+        } else {
+            c->l = &sd->lists[i - sd->ncontext];
+            if (c->l->extra != NULL && c->l->extra->hidden)
+                continue;
+            key = c->l->key;
+            key_len = c->l->key_len;
+        }
+        c->bit = i;
+        /* the spec's columns are in the message's order, buckets after */
+        while (w < (size_t)want.n_children && is_buckets_of(want.children[w]->name, &want))
+            w++;
+        wi = (int64_t)w++;
+        if (wi >= want.n_children || strlen(want.children[wi]->name) != key_len ||
+            memcmp(want.children[wi]->name, key, key_len) != 0) {
+            rc = fail(err, FC_ERR_ARG, NULL, "the spec's columns are out of step", NULL);
+            break;
+        }
+        if ((c->f != NULL && c->f->kind == FC_KIND_RAGGED) ||
+            (c->l != NULL && c->l->kind == FC_KIND_RAGGED)) {
+            rc = fail(err, FC_ERR_UNSUPPORTED, want.children[wi]->name,
+                      "a RaggedFeature is not converted back to records", NULL);
+            break;
+        }
+        gi = find_child(schema, want.children[wi]->name);
+        if (gi < 0) {
+            rc = fail(err, FC_ERR_ARG, want.children[wi]->name,
+                      "missing: the input has no column for this feature", NULL);
+            break;
+        }
+        if (!same_shape(want.children[wi], schema->children[gi], &c->leaf, &c->ileaf, why,
+                        sizeof why)) {
+            rc = fail(err, FC_ERR_ARG, want.children[wi]->name, why, NULL);
+            break;
+        }
+        c->child = gi;
+        r->ncols++;
+    }
+    want.release(&want);
+    if (rc != FC_OK) {
+        fc_arrow_rows_close(r);
+        return rc;
+    }
+    *out = r;
+    return FC_OK;
+}
+
+void fc_arrow_rows_close(fc_arrow_rows *r)
+{
+    if (r == NULL)
+        return;
+    free(r->cols);
+    free(r);
+}
+
+/* ------------------------------------------------------------ values */
+
+typedef struct cursor {
+    const fc_arrow_rows *r;
+    const char *key;
+    size_t key_len;
+    int64_t row;
+    fc_error *err;
+} cursor;
+
+static int row_fail(const cursor *c, const char *what, uint64_t a, uint64_t b)
+{
+    fc_msg m = fc_error_begin(c->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, "arrow: column '");
+    fc_msg_mem(&m, c->key, c->key_len);
+    fc_msg_str(&m, "', row ");
+    fc_msg_i64(&m, c->row);
+    fc_msg_str(&m, ": ");
+    fc_msg_str(&m, what);
+    if (a != UINT64_MAX) {
+        fc_msg_str(&m, " (");
+        fc_msg_u64(&m, a);
+        if (b != UINT64_MAX) {
+            fc_msg_str(&m, " > ");
+            fc_msg_u64(&m, b);
+        }
+        fc_msg_str(&m, ")");
+    }
+    return FC_ERR_ARG;
+}
+
+static int is_null(const struct ArrowArray *a, int64_t i)
+{
+    const unsigned char *bits = (const unsigned char *)a->buffers[0];
+    int64_t k = i + a->offset;
+    return a->null_count != 0 && bits != NULL && !((bits[k / 8] >> (k % 8)) & 1);
+}
+
+/* Row i of a list array: its child's range (64-bit offsets, or 32-bit). */
+static void list_range(const struct ArrowArray *a, int big, int64_t i, int64_t *lo, int64_t *hi)
+{
+    int64_t k = i + a->offset;
+    if (big) {
+        *lo = ((const int64_t *)a->buffers[1])[k];
+        *hi = ((const int64_t *)a->buffers[1])[k + 1];
+    } else {
+        *lo = ((const int32_t *)a->buffers[1])[k];
+        *hi = ((const int32_t *)a->buffers[1])[k + 1];
+    }
+}
+
+/* Values [lo, lo + n) of leaf array a (format f) into dst as type t. */
+static int copy_leaf(const cursor *c, const struct ArrowArray *a, char f, fc_type t, int64_t lo,
+                     int64_t n, void *dst)
+{
+    int64_t i, k;
+    if (a->null_count != 0)
+        for (i = 0; i < n; i++)
+            if (is_null(a, lo + i))
+                return row_fail(c, "a null inside a value (only a whole feature may be null)",
+                                UINT64_MAX, UINT64_MAX);
+    k = lo + a->offset;
+    if (t == FC_TYPE_BYTES) {
+        fc_bytes *d = (fc_bytes *)dst;
+        const unsigned char *data = (const unsigned char *)a->buffers[2];
+        for (i = 0; i < n; i++) {
+            int64_t s, e;
+            if (f == 'Z' || f == 'U') {
+                s = ((const int64_t *)a->buffers[1])[k + i];
+                e = ((const int64_t *)a->buffers[1])[k + i + 1];
+            } else {
+                s = ((const int32_t *)a->buffers[1])[k + i];
+                e = ((const int32_t *)a->buffers[1])[k + i + 1];
+            }
+            d[i].data = data + s;
+            d[i].size = (size_t)(e - s);
+        }
+        return FC_OK;
+    }
+    if (t == FC_TYPE_FLOAT) {
+        float *d = (float *)dst;
+        if (f == 'f') {
+            if (n > 0)
+                memcpy(d, (const float *)a->buffers[1] + k, (size_t)n * sizeof *d);
+        } else {
+            for (i = 0; i < n; i++)
+                d[i] = (float)((const double *)a->buffers[1])[k + i];
+        }
+        return FC_OK;
+    }
+    {
+        int64_t *d = (int64_t *)dst;
+        const void *v = a->buffers[1];
+        for (i = 0; i < n; i++) {
+            int64_t j = k + i;
+            switch (f) {
+            case 'c': d[i] = ((const int8_t *)v)[j]; break;
+            case 'C': d[i] = ((const uint8_t *)v)[j]; break;
+            case 's': d[i] = ((const int16_t *)v)[j]; break;
+            case 'S': d[i] = ((const uint16_t *)v)[j]; break;
+            case 'i': d[i] = ((const int32_t *)v)[j]; break;
+            case 'I': d[i] = ((const uint32_t *)v)[j]; break;
+            case 'L':
+                if (((const uint64_t *)v)[j] > (uint64_t)INT64_MAX)
+                    return row_fail(c, "a uint64 value past int64's range",
+                                    ((const uint64_t *)v)[j], UINT64_MAX);
+                d[i] = (int64_t)((const uint64_t *)v)[j];
+                break;
+            default: d[i] = ((const int64_t *)v)[j]; break;
+            }
+        }
+        return FC_OK;
+    }
+}
+
+/* Descends nested fixed_size_list levels (rank of them) from row i of a:
+ * the leaf array and the first value's index there.  Nulls inside are
+ * refused. */
+static int descend_fixed(const cursor *c, const struct ArrowArray **a, int64_t *i, unsigned rank,
+                         const size_t *dims)
+{
+    unsigned q;
+    for (q = 0; q < rank; q++) {
+        if ((*a)->null_count != 0 && is_null(*a, *i))
+            return row_fail(c, "a null inside a value (only a whole feature may be null)",
+                            UINT64_MAX, UINT64_MAX);
+        *i = (*i + (*a)->offset) * (int64_t)dims[q];
+        *a = (*a)->children[0];
+    }
+    return FC_OK;
+}
+
+static unsigned char *at(void *msg, size_t off)
+{
+    return (unsigned char *)msg + off;
+}
+
+static void set_size(void *msg, size_t off, size_t v)
+{
+    memcpy(at(msg, off), &v, sizeof v);
+}
+
+static void set_bit(void *msg, size_t present_offset, size_t bit)
+{
+    uint32_t w;
+    memcpy(&w, at(msg, present_offset + bit / 32u * 4u), sizeof w);
+    w |= (uint32_t)1u << (bit % 32u);
+    memcpy(at(msg, present_offset + bit / 32u * 4u), &w, sizeof w);
+}
+
+/* The range of a list level at row i (a list column's top, say). */
+static int list_at(const cursor *c, const struct ArrowArray *a, int big, int64_t i, int64_t *lo,
+                   int64_t *hi)
+{
+    if (a->null_count != 0 && is_null(a, i))
+        return row_fail(c, "a null inside a value (only a whole feature may be null)",
+                        UINT64_MAX, UINT64_MAX);
+    list_range(a, big, i, lo, hi);
+    return FC_OK;
+}
+
+static int is_big(const struct ArrowSchema *s)
+{
+    return strcmp(s->format, "+L") == 0;
+}
+
+/* A SparseFeature from its struct<indices, values> (children by name). */
+static int sparse_get(const cursor *c, const rcol *rc, const struct ArrowSchema *cs,
+                      const struct ArrowArray *col, int64_t row, void *msg, size_t present_offset)
+{
+    const fc_field_desc *f = rc->f;
+    const fc_field_desc *fields = c->r->md != NULL ? c->r->md->fields : c->r->sd->context;
+    const struct ArrowArray *ind = NULL, *val = NULL, *iv;
+    int ibig = 1, vbig = 1, s;
+    int64_t lo, hi, vlo, vhi, n, e, k;
+    unsigned q;
+    for (k = 0; k < cs->n_children; k++) {
+        if (strcmp(cs->children[k]->name, "indices") == 0) {
+            ind = col->children[k];
+            ibig = is_big(cs->children[k]);
+        } else {
+            val = col->children[k];
+            vbig = is_big(cs->children[k]);
+        }
+    }
+    if (is_null(col, row))
+        return FC_OK; /* absent: no entries */
+    row += col->offset;
+    if ((s = list_at(c, ind, ibig, row, &lo, &hi)) != FC_OK ||
+        (s = list_at(c, val, vbig, row, &vlo, &vhi)) != FC_OK)
+        return s;
+    n = hi - lo;
+    if (vhi - vlo != n)
+        return row_fail(c, "a SparseFeature's indices and values differ in number",
+                        (uint64_t)n, (uint64_t)(vhi - vlo));
+    if ((uint64_t)n > f->max)
+        return row_fail(c, "more entries than the spec's bound", (uint64_t)n, f->max);
+    iv = ind->children[0]; /* fixed_size_list<int64, rank> */
+    for (q = 0; q < f->rank; q++) {
+        const fc_field_desc *g = &fields[f->extra->sparse_fields[q]];
+        int64_t *dst = (int64_t *)at(msg, g->value_offset);
+        for (e = 0; e < n; e++) {
+            int64_t j = (lo + e + iv->offset) * (int64_t)f->rank + q;
+            if ((s = copy_leaf(c, iv->children[0], rc->ileaf, FC_TYPE_INT64, j, 1, &dst[e])) !=
+                FC_OK)
+                return s;
+        }
+        set_size(msg, g->count_offset, (size_t)n);
+        if (n > 0)
+            set_bit(msg, present_offset, f->extra->sparse_fields[q]);
+    }
+    {
+        const fc_field_desc *g = &fields[f->extra->sparse_fields[f->rank]];
+        if ((s = copy_leaf(c, val->children[0], rc->leaf, g->type, vlo, n,
+                           at(msg, g->value_offset))) != FC_OK)
+            return s;
+        set_size(msg, g->count_offset, (size_t)n);
+        if (n > 0)
+            set_bit(msg, present_offset, f->extra->sparse_fields[f->rank]);
+    }
+    return FC_OK;
+}
+
+/* A field's value at row (FixedLen, FixedLenSequence rows, VarLen); big:
+ * the column's list level has 64-bit offsets. */
+static int field_get(const cursor *c, const rcol *rc, const struct ArrowArray *col, int64_t row,
+                     void *msg, int big)
+{
+    const fc_field_desc *f = rc->f;
+    size_t ts = fc_type_size(f->type);
+    int64_t lo, hi, i = row;
+    const struct ArrowArray *a = col;
+    int s;
+    if (f->kind == FC_KIND_FIXED) {
+        if (is_null(col, row)) {
+            if (f->default_value == NULL)
+                return row_fail(c, "null, but the feature is required (FixedLen without a "
+                                   "default)", UINT64_MAX, UINT64_MAX);
+            memcpy(at(msg, f->value_offset), f->default_value, f->elems * ts);
+            return FC_OK;
+        }
+        if (f->rank > 0) {
+            /* the column's own level is the first fixed level */
+            if ((s = descend_fixed(c, &a, &i, f->rank, f->dims)) != FC_OK)
+                return s;
+        }
+        return copy_leaf(c, a, rc->leaf, f->type, i, (int64_t)f->elems, at(msg, f->value_offset));
+    }
+    if (is_null(col, row))
+        return FC_OK; /* absent: no values */
+    if ((s = list_at(c, a, big, i, &lo, &hi)) != FC_OK)
+        return s;
+    a = a->children[0];
+    if (f->kind == FC_KIND_ROWS) {
+        int64_t rows = hi - lo, r;
+        if ((uint64_t)rows > f->max)
+            return row_fail(c, "more rows than the spec's bound", (uint64_t)rows, f->max);
+        for (r = 0; r < rows; r++) {
+            const struct ArrowArray *b = a;
+            int64_t j = lo + r;
+            if ((s = descend_fixed(c, &b, &j, f->rank, f->dims)) != FC_OK ||
+                (s = copy_leaf(c, b, rc->leaf, f->type, j, (int64_t)f->elems,
+                               at(msg, f->value_offset + (size_t)r * f->elems * ts))) != FC_OK)
+                return s;
+        }
+        set_size(msg, f->count_offset, (size_t)rows);
+        return FC_OK;
+    }
+    /* VarLen */
+    if ((uint64_t)(hi - lo) > f->max)
+        return row_fail(c, "more values than the spec's bound", (uint64_t)(hi - lo), f->max);
+    if ((s = copy_leaf(c, a, rc->leaf, f->type, lo, hi - lo, at(msg, f->value_offset))) != FC_OK)
+        return s;
+    set_size(msg, f->count_offset, (size_t)(hi - lo));
+    return FC_OK;
+}
+
+static int list_get(const cursor *c, const rcol *rc, const struct ArrowArray *col, int64_t row,
+                    void *msg, int big, int big2)
+{
+    const fc_list_desc *l = rc->l;
+    size_t ts = fc_type_size(l->type);
+    int64_t lo, hi, t;
+    const struct ArrowArray *a;
+    int s;
+    if (is_null(col, row)) {
+        if (l->kind == FC_KIND_FIXED && !l->allow_missing)
+            return row_fail(c, "null, but the feature list is required (not allow_missing)",
+                            UINT64_MAX, UINT64_MAX);
+        return FC_OK;
+    }
+    if ((s = list_at(c, col, big, row, &lo, &hi)) != FC_OK)
+        return s;
+    if ((uint64_t)(hi - lo) > l->max_frames)
+        return row_fail(c, "more frames than the spec's bound", (uint64_t)(hi - lo),
+                        l->max_frames);
+    a = col->children[0];
+    for (t = 0; t < hi - lo; t++) {
+        if (l->kind == FC_KIND_FIXED) {
+            const struct ArrowArray *b = a;
+            int64_t j = lo + t;
+            if ((s = descend_fixed(c, &b, &j, l->rank, l->dims)) != FC_OK ||
+                (s = copy_leaf(c, b, rc->leaf, l->type, j, (int64_t)l->elems,
+                               at(msg, l->value_offset + (size_t)t * l->elems * ts))) != FC_OK)
+                return s;
+        } else {
+            int64_t vlo, vhi;
+            if ((s = list_at(c, a, big2, lo + t, &vlo, &vhi)) != FC_OK)
+                return s;
+            if ((uint64_t)(vhi - vlo) > l->max)
+                return row_fail(c, "more values in a frame than the spec's bound",
+                                (uint64_t)(vhi - vlo), l->max);
+            if ((s = copy_leaf(c, a->children[0], rc->leaf, l->type, vlo, vhi - vlo,
+                               at(msg, l->value_offset + (size_t)t * l->max * ts))) != FC_OK)
+                return s;
+            set_size(msg, l->count_offset + (size_t)t * sizeof(size_t), (size_t)(vhi - vlo));
+        }
+    }
+    set_size(msg, l->frames_offset, (size_t)(hi - lo));
+    return FC_OK;
+}
+
+int fc_arrow_rows_get(const fc_arrow_rows *r, const struct ArrowSchema *schema,
+                      const struct ArrowArray *batch, int64_t row, void *msg, fc_error *err)
+{
+    size_t i, size = r->md != NULL ? r->md->size : r->sd->size;
+    size_t present = r->md != NULL ? r->md->present_offset : r->sd->present_offset;
+    cursor c;
+    if (row < 0 || row >= batch->length || batch->n_children != schema->n_children)
+        return fail(err, FC_ERR_ARG, NULL, "a row outside the batch", NULL);
+    memset(msg, 0, size);
+    c.r = r;
+    c.row = row;
+    c.err = err;
+    for (i = 0; i < r->ncols; i++) {
+        const rcol *rc = &r->cols[i];
+        const struct ArrowArray *col = batch->children[rc->child];
+        const struct ArrowSchema *cs = schema->children[rc->child];
+        int big = is_big(cs);
+        int s;
+        int64_t k = row + batch->offset;
+        c.key = rc->f != NULL ? rc->f->key : rc->l->key;
+        c.key_len = rc->f != NULL ? rc->f->key_len : rc->l->key_len;
+        if (rc->f != NULL && rc->f->kind == FC_KIND_SPARSE)
+            s = sparse_get(&c, rc, cs, col, k, msg, present);
+        else if (rc->f != NULL)
+            s = field_get(&c, rc, col, k, msg, big);
+        else
+            s = list_get(&c, rc, col, k, msg, big,
+                         cs->n_children > 0 && is_big(cs->children[0]));
+        if (s != FC_OK)
+            return s;
+    }
+    return FC_OK;
+}
