@@ -46,7 +46,12 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
            python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
            python3-pip python3-setuptools python3-wheel chromium time libisal-dev \
-           python3-torch python3-fsspec python3-aiohttp nginx
+           python3-torch python3-fsspec python3-aiohttp nginx nodejs
+# The npm packages the Arrow tests read featc's output with (pinned in
+# tests/arrow/package-lock.json), installed by make deps, never at test
+# time.  npm comes with NodeSource's nodejs, apart with Debian's (then
+# make deps installs Debian's npm package).
+NPM_DIR = $(BUILD)/npm
 
 # Strict warnings for our own code; generated protoc-c output gets none.
 WARN = -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes \
@@ -473,6 +478,14 @@ deps:
 	fi; \
 	if [ "$$(id -u)" = 0 ]; then sh tests/cross/deps.sh; \
 	else echo "deps: then, as root: sh tests/cross/deps.sh (the cross-target suites' extras)"; fi
+	@if ! command -v npm >/dev/null 2>&1; then \
+	    if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive \
+	        apt-get install -y -qq --no-install-recommends npm || exit 1; \
+	    else echo "deps: npm is missing (Debian's nodejs has it apart): sudo apt-get install -y npm"; \
+	        exit 1; fi; fi
+	@mkdir -p $(NPM_DIR) && cp tests/arrow/package.json tests/arrow/package-lock.json $(NPM_DIR)/ && \
+	    (cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error) && \
+	    echo "deps: npm packages (apache-arrow, nodejs-polars) in $(NPM_DIR)"
 
 clean:
 	rm -rf $(BUILD)

@@ -13,7 +13,9 @@ TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan 
 # built: make test runs them in a second lane, beside the others
 # (tests/run.sh).  The lanes take about the same time on 2 cores (lane 1
 # 1,270 s and lane 2 1,230 s by the suites' times in one CI run).
-CROSS_SUITES = test-i386 test-s390x test-embedded test-sanitize test-python
+CROSS_SUITES = test-i386 test-s390x test-embedded test-sanitize test-python test-arrow
+ARROW_RANDOM_SPECS = 6
+ARROW_RECORDS = 60
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-export test-codegen test-readme
 
 .PHONY: test check footprint test-float-exhaustive update-tables test-python test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-cat-golden update-diag update-fuzz-seeds \
@@ -177,6 +179,13 @@ test-check-data: all
 	@rm -rf $(BUILD)/check-data && mkdir -p $(BUILD)/check-data
 	@CC="$(CC)" $(PYTHON) tests/cli/check_data.py $(BUILD)/featc $(BUILD) $(CORPUS) $(BUILD)/check-data
 
+# featc convert (TFRecords to Arrow IPC and back) read by real Arrow readers:
+# apache-arrow (Arrow's JavaScript implementation) and nodejs-polars, which
+# make deps installs into $(NPM_DIR); the values against the JSON driver.
+test-arrow: all
+	@CC="$(CC)" $(PYTHON) tests/arrow/run.py $(BUILD)/featc $(BUILD) $(CORPUS) \
+	    $(BUILD)/arrow-test $(NPM_DIR)/node_modules $(ARROW_RANDOM_SPECS) $(ARROW_RECORDS)
+
 # featc stats: its HTML report in headless Chromium, and its memory on a
 # 1 GB file (the figures are checked in test-cli).
 test-stats: all
@@ -238,12 +247,15 @@ test-small: all
 
 # featc itself, its libraries and every generated driver built by clang with
 # ASan + UBSan (the flags in CC, so that the test scripts' own builds get them
-# too), over the CLI, corpus and infer suites; the first report aborts.
+# too), over the CLI, corpus, infer, check --data and Arrow suites (the last
+# with fewer random specs); the first report aborts.
 SANITIZE_CC = clang -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-sanitize: all
 	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-corpus test-infer test-check-data -- \
-	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS)
+	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-corpus test-infer test-check-data \
+	    test-arrow -- \
+	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS) \
+	    NPM_DIR=$(abspath $(NPM_DIR)) ARROW_RANDOM_SPECS=1 ARROW_RECORDS=20
 
 # -Werror clean under clang, clang -m32, and the FC_NO_HW_CRC and
 # FC_NO_POSIX switches with both compilers.
@@ -312,6 +324,7 @@ test-infer: all
 # ------------------------------------------------------------------ fuzzers
 
 FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
+          fuzz_arrow \
           fuzz_dynamic
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 

@@ -38,10 +38,14 @@ static const char *const convert_usage =
     "columns are those of the spec featc infer prints for the same files\n"
     "(read twice: once to infer, once to convert).\n"
     "\n"
-    "Converts Arrow IPC files or streams (recognized by their first bytes)\n"
-    "back to a TFRecord file through --spec's serializer: each row one\n"
-    "record, the bytes featc's generated code and the Python module write;\n"
-    "OUT ending in .gz is GZIP, .zz ZLIB, unless --compression says.\n"
+    "Converts Arrow IPC files or streams back to a TFRecord file through\n"
+    "--spec's serializer: each row one record, the bytes featc's generated\n"
+    "code and the Python module write; OUT ending in .gz is GZIP, .zz ZLIB,\n"
+    "unless --compression says.\n"
+    "\n"
+    "The way is OUT's: .arrow, .arrows, .feather, .ipc are Arrow; .tfrecord,\n"
+    ".tfrecords, .tfr, .record, .gz, .zz TFRecords; another name takes the\n"
+    "way the first input's first bytes say (Arrow in: TFRecords out).\n"
     "\n"
     "OUT is written through a temporary file beside it and renamed at the\n"
     "end: a record that does not parse, a damaged input or a row that does\n"
@@ -298,16 +302,47 @@ static int to_arrow_run(const convert_opts *o)
     return rc;
 }
 
+/* What OUT's name says it is: 1 Arrow, 0 TFRecords, -1 neither. */
+static int output_kind(const char *out)
+{
+    static const char *const arrow[] = {".arrow", ".arrows", ".feather", ".ipc", NULL};
+    static const char *const records[] = {".tfrecord", ".tfrecords", ".tfr", ".record", ".gz",
+                                          ".zz", NULL};
+    int k;
+    for (k = 0; arrow[k] != NULL; k++)
+        if (ends_with(out, arrow[k]))
+            return 1;
+    for (k = 0; records[k] != NULL; k++)
+        if (ends_with(out, records[k]))
+            return 0;
+    return -1;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     convert_opts o;
-    int done, rc = parse_opts(argc, argv, &o, &done), arrow;
+    int done, rc = parse_opts(argc, argv, &o, &done), arrow_out, k;
     if (rc != 0 || done)
         return rc;
-    arrow = tools_arrow_input(o.files[0]);
-    if (arrow < 0)
-        return EXIT_DATA_ERR;
-    if (arrow)
+    /* the way: by OUT's name, else by the first input's first bytes */
+    arrow_out = output_kind(o.output);
+    if (arrow_out < 0) {
+        int a = tools_arrow_input(o.files[0]);
+        if (a < 0)
+            return EXIT_DATA_ERR;
+        arrow_out = !a;
+    }
+    if (!arrow_out)
         return tools_arrow_to_records(&o);
+    for (k = 0; k < o.nfiles; k++) {
+        int a = tools_arrow_input(o.files[k]);
+        if (a < 0)
+            return EXIT_DATA_ERR;
+        if (a)
+            return cli_fail(EXIT_DATA_ERR, "%s: an Arrow IPC file, and %s is to be Arrow: "
+                                           "Arrow goes back to TFRecords with -o "
+                                           "FILE.tfrecord",
+                            o.files[k], o.output);
+    }
     return to_arrow_run(&o);
 }

@@ -203,8 +203,8 @@ int tools_arrow_to_records(const convert_opts *o)
         if (a < 0)
             return EXIT_DATA_ERR;
         if (a == 0)
-            return cli_fail(EXIT_DATA_ERR, "%s: not an Arrow IPC file or stream (the first "
-                                           "input is: one conversion goes one way)",
+            return cli_fail(EXIT_DATA_ERR, "%s: not an Arrow IPC file or stream (TFRecords go "
+                                           "to Arrow with -o FILE.arrow)",
                             o->files[k]);
     }
     memset(&b, 0, sizeof b);

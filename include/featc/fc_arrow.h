@@ -23,6 +23,10 @@
  *   hash_buckets N             also KEY/buckets: the ids, laid out as the
  *                              values
  *
+ * Columns are named by their keys; a feature list whose key a context
+ * feature also has is "feature_lists/KEY".  Two columns of one name (a
+ * key that is another's KEY/buckets, say) are FC_ERR_UNSUPPORTED.
+ *
  * No value is null: TensorFlow's parse gives every record a value (a
  * default, an empty list), or fails.  Memory: this layer allocates (the
  * array and schema nodes, the offsets it computes, the bytes it copies);
@@ -205,7 +209,11 @@ void fc_arrow_ipc_read_close(fc_arrow_ipc_reader *r);
  * column.  get fills msg (md->size or sd->size bytes, cleared first) with
  * row `row` of batch (a struct array of schema): values copied, bytes
  * viewing the batch's buffers (valid while it is), counts checked against
- * the spec's bounds.  A null is an absent feature (a FixedLen gets its
+ * the spec's bounds (r holds a row's scratch: one thread at a time).  A
+ * SparseFeature's entries take the order of its fields that are features
+ * of their own (TensorFlow sorts the entries, so the record's order may be
+ * lost), or the row is refused when they disagree.  A null is an absent
+ * feature (a FixedLen gets its
  * default; a VarLen, a SparseFeature, an allow_missing list nothing); a
  * null for a required feature, or inside a value, is FC_ERR_ARG, naming
  * column and row.  Memory: open allocates the column table. */
@@ -213,7 +221,7 @@ typedef struct fc_arrow_rows fc_arrow_rows;
 
 int fc_arrow_rows_open(fc_arrow_rows **r, const fc_message_desc *md, const fc_seq_desc *sd,
                        const struct ArrowSchema *schema, fc_error *err);
-int fc_arrow_rows_get(const fc_arrow_rows *r, const struct ArrowSchema *schema,
+int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
                       const struct ArrowArray *batch, int64_t row, void *msg, fc_error *err);
 void fc_arrow_rows_close(fc_arrow_rows *r);
 

@@ -118,19 +118,35 @@ static int fail(fc_error *err, int status, const char *what, const char *name)
     return status;
 }
 
-static int set_name(plan *p, const char *key, size_t key_len, const char *suffix, fc_error *err)
+/* The column's name: prefix (or NULL), the key, suffix (or NULL). */
+static int set_name(plan *p, const char *prefix, const char *key, size_t key_len,
+                    const char *suffix, fc_error *err)
 {
-    size_t s = suffix != NULL ? strlen(suffix) : 0;
+    size_t s = suffix != NULL ? strlen(suffix) : 0, q = prefix != NULL ? strlen(prefix) : 0;
     if (memchr(key, 0, key_len) != NULL)
         return fail(err, FC_ERR_UNSUPPORTED, "a feature key with a NUL byte cannot be an Arrow "
                                              "field name", NULL);
-    if (key_len + s + 1 > sizeof p->name)
-        return fail(err, FC_ERR_UNSUPPORTED, "a feature key longer than 500 bytes", NULL);
-    memcpy(p->name, key, key_len);
+    if (key_len + s + 1 > sizeof p->name - q)
+        return fail(err, FC_ERR_UNSUPPORTED, "a feature key longer than 480 bytes", NULL);
+    if (q > 0)
+        memcpy(p->name, prefix, q);
+    memcpy(p->name + q, key, key_len);
     if (s > 0)
-        memcpy(p->name + key_len, suffix, s);
-    p->name[key_len + s] = '\0';
+        memcpy(p->name + q + key_len, suffix, s);
+    p->name[q + key_len + s] = '\0';
     return FC_OK;
+}
+
+/* A feature list whose key a context feature also has: its column is
+ * "feature_lists/KEY" (a SequenceExample may use one key in both). */
+static int list_key_taken(const fc_seq_desc *sd, const fc_list_desc *l)
+{
+    size_t c;
+    for (c = 0; c < sd->ncontext; c++)
+        if (sd->context[c].key_len == l->key_len &&
+            memcmp(sd->context[c].key, l->key, l->key_len) == 0)
+            return 1;
+    return 0;
 }
 
 static void add_fixed(plan *p, unsigned rank, const size_t *dims)
@@ -678,6 +694,15 @@ static int array_of(plan *p, unsigned k, size_t rows, block_ref *block, struct A
 
 /* The columns of the message in order, as plans; data: NULL for the schema
  * alone.  Returns the count (<= cap) or -1 with err set. */
+/* Frees the first n plans; -1. */
+static int plans_fail(plan *plans, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; k++)
+        plan_free(&plans[k]);
+    return -1;
+}
+
 static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
                         const fc_column *cols, size_t n, plan *out, size_t cap, fc_error *err)
 {
@@ -698,11 +723,16 @@ static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, unsign
             int rc;
             if (np == cap) {
                 fail(err, FC_ERR_ARG, "too many columns", NULL);
-                return -1;
+                return plans_fail(out, np);
             }
             memset(p, 0, sizeof *p);
             p->large = (flags & FC_ARROW_LARGE) != 0;
-            rc = set_name(p, k.key, k.key_len, pass == 1 ? "/buckets" : NULL, err);
+            rc = set_name(p,
+                          md == NULL && i >= sd->ncontext &&
+                                  list_key_taken(sd, &sd->lists[i - sd->ncontext])
+                              ? "feature_lists/"
+                              : NULL,
+                          k.key, k.key_len, pass == 1 ? "/buckets" : NULL, err);
             if (rc == FC_OK && cols == NULL) {
                 p->type = pass == 1 ? FC_TYPE_INT64 : k.type;
                 if (shape_levels(&k, p) != 0)
@@ -714,8 +744,18 @@ static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, unsign
             }
             np++;
             if (rc != FC_OK)
-                return -1;
+                return plans_fail(out, np);
         }
+    }
+    for (i = 0; i < np; i++) { /* (names are unique, or the table would be ambiguous) */
+        size_t j;
+        for (j = 0; j < i; j++)
+            if (strcmp(out[i].name, out[j].name) == 0) {
+                fail(err, FC_ERR_UNSUPPORTED, "two columns would have this name (a key and "
+                                              "another's KEY/buckets or feature_lists/KEY)",
+                     out[i].name);
+                return plans_fail(out, np);
+            }
     }
     return (int)np;
 }

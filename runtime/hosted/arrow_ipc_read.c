@@ -163,6 +163,7 @@ struct fc_arrow_ipc_reader {
     const unsigned char *data;
     size_t len, pos;      /* pos: the next message */
     int file_format, done;
+    int schema_read;      /* the stream's schema message was read (a file's may come) */
     uint64_t batches;
     snode root;
     size_t nnodes;        /* nodes under root */
@@ -406,8 +407,8 @@ int fc_arrow_ipc_read_open(fc_arrow_ipc_reader **out, const void *data, size_t l
     if (len >= 6 && memcmp(data, "ARROW1", 6) == 0) {
         uint64_t flen;
         fbr fb;
-        fbt foot;
-        long bp;
+        fbt foot, sch;
+        long bp, sp;
         size_t nb = 0, start;
         r->file_format = 1;
         if (len < 8 + 10 || memcmp(r->data + len - 6, "ARROW1", 6) != 0) {
@@ -431,6 +432,21 @@ int fc_arrow_ipc_read_open(fc_arrow_ipc_reader **out, const void *data, size_t l
         r->footer_batches = nb;
         r->len = len - 10 - (size_t)flen; /* the stream ends before the footer */
         r->pos = 8;
+        /* the file's schema is the footer's (a writer may leave the stream's
+         * schema message out: Arrow's JavaScript one does) */
+        sp = fb_ref(&fb, &foot, 1);
+        if (sp <= 0 || fb_table_at(&fb, (size_t)sp, &sch) != 0) {
+            free(r);
+            return fail(err, FC_ERR_PARSE, len - 10 - flen, "a footer without its schema",
+                        NULL);
+        }
+        if ((rc = read_schema(r, &fb, &sch, len - 10 - flen, err)) != FC_OK) {
+            snode_free(&r->root);
+            free(r);
+            return rc;
+        }
+        *out = r;
+        return FC_OK;
     }
     rc = next_message(r, &m, err);
     if (rc <= 0 || m.type != HEADER_SCHEMA) {
@@ -445,6 +461,7 @@ int fc_arrow_ipc_read_open(fc_arrow_ipc_reader **out, const void *data, size_t l
         free(r);
         return rc;
     }
+    r->schema_read = 1;
     *out = r;
     return FC_OK;
 }
@@ -452,9 +469,11 @@ int fc_arrow_ipc_read_open(fc_arrow_ipc_reader **out, const void *data, size_t l
 static void schema_release(struct ArrowSchema *s)
 {
     int64_t i;
-    for (i = 0; i < s->n_children; i++)
+    for (i = 0; i < s->n_children; i++) {
         if (s->children[i]->release != NULL)
             s->children[i]->release(s->children[i]);
+        free(s->children[i]); /* (a child moved out was copied first: its struct is ours) */
+    }
     free(s->children);
     free(s->private_data);
     s->release = NULL;
@@ -746,8 +765,13 @@ int fc_arrow_ipc_read_next(fc_arrow_ipc_reader *r, struct ArrowArray *out, fc_er
                                                        "columns are not read)", NULL);
         if (m.type == HEADER_RECORD_BATCH)
             break;
-        if (m.type == HEADER_SCHEMA)
-            return fail(err, FC_ERR_PARSE, m.at, "a second schema in one stream", NULL);
+        if (m.type == HEADER_SCHEMA) {
+            /* a file's stream part may start with the schema the footer has */
+            if (r->schema_read || r->batches > 0)
+                return fail(err, FC_ERR_PARSE, m.at, "a second schema in one stream", NULL);
+            r->schema_read = 1;
+            continue;
+        }
         /* other messages (tensors) carry no rows: passed over */
     }
     memset(&br, 0, sizeof br);

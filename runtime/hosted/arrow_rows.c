@@ -35,6 +35,13 @@ struct fc_arrow_rows {
     const fc_seq_desc *sd;
     size_t ncols;
     rcol *cols;
+    /* a row's scratch: which fields are filled; a SparseFeature's entries
+     * (indices, values: 8 or sizeof(fc_bytes) bytes each) and their order */
+    unsigned char *filled;
+    int64_t *ind;
+    unsigned char *val;
+    size_t *perm;
+    unsigned char *used;
     char name[520];         /* of the column in the last error */
 };
 
@@ -190,8 +197,9 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
         while (w < (size_t)want.n_children && is_buckets_of(want.children[w]->name, &want))
             w++;
         wi = (int64_t)w++;
-        if (wi >= want.n_children || strlen(want.children[wi]->name) != key_len ||
-            memcmp(want.children[wi]->name, key, key_len) != 0) {
+        if (wi >= want.n_children || strlen(want.children[wi]->name) < key_len ||
+            memcmp(want.children[wi]->name + strlen(want.children[wi]->name) - key_len, key,
+                   key_len) != 0) {
             rc = fail(err, FC_ERR_ARG, NULL, "the spec's columns are out of step", NULL);
             break;
         }
@@ -216,6 +224,22 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
         r->ncols++;
     }
     want.release(&want);
+    if (rc == FC_OK) {
+        size_t most = 1, rank = 1;
+        for (i = 0; i < r->ncols; i++)
+            if (r->cols[i].f != NULL && r->cols[i].f->kind == FC_KIND_SPARSE) {
+                most = r->cols[i].f->max > most ? r->cols[i].f->max : most;
+                rank = r->cols[i].f->rank > rank ? r->cols[i].f->rank : rank;
+            }
+        r->filled = (unsigned char *)calloc(nf + 1, 1);
+        r->ind = (int64_t *)calloc(most * rank, sizeof *r->ind);
+        r->val = (unsigned char *)calloc(most, sizeof(fc_bytes) > 8 ? sizeof(fc_bytes) : 8);
+        r->perm = (size_t *)calloc(most, sizeof *r->perm);
+        r->used = (unsigned char *)calloc(most, 1);
+        if (r->filled == NULL || r->ind == NULL || r->val == NULL || r->perm == NULL ||
+            r->used == NULL)
+            rc = fail(err, FC_ERR_NO_MEMORY, NULL, "out of memory", NULL);
+    }
     if (rc != FC_OK) {
         fc_arrow_rows_close(r);
         return rc;
@@ -229,6 +253,11 @@ void fc_arrow_rows_close(fc_arrow_rows *r)
     if (r == NULL)
         return;
     free(r->cols);
+    free(r->filled);
+    free(r->ind);
+    free(r->val);
+    free(r->perm);
+    free(r->used);
     free(r);
 }
 
@@ -398,15 +427,37 @@ static int is_big(const struct ArrowSchema *s)
     return strcmp(s->format, "+L") == 0;
 }
 
-/* A SparseFeature from its struct<indices, values> (children by name). */
-static int sparse_get(const cursor *c, const rcol *rc, const struct ArrowSchema *cs,
-                      const struct ArrowArray *col, int64_t row, void *msg, size_t present_offset)
+/* Value e of a SparseFeature's entries (ts bytes each) equals value j of
+ * the field already filled (the same bits; bytes: the same bytes). */
+static int same_value(const void *entries, size_t e, const void *filled, size_t j, size_t ts,
+                      fc_type t)
+{
+    const unsigned char *a = (const unsigned char *)entries + e * ts;
+    const unsigned char *b = (const unsigned char *)filled + j * ts;
+    if (t == FC_TYPE_BYTES) {
+        const fc_bytes *x = (const fc_bytes *)(const void *)a, *y = (const fc_bytes *)(const void *)b;
+        return x->size == y->size && (x->size == 0 || memcmp(x->data, y->data, x->size) == 0);
+    }
+    return memcmp(a, b, ts) == 0;
+}
+
+/* A SparseFeature from its struct<indices, values> (children by name).
+ * Its entries come sorted (TensorFlow sorts them unless already_sorted),
+ * which may not be the record's order; the order is free unless a field
+ * of it is filled already (a feature of its own, or another
+ * SparseFeature's): then the entries follow that field's values, or the
+ * row is refused when no order of them gives those values. */
+static int sparse_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
+                      const struct ArrowSchema *cs, const struct ArrowArray *col, int64_t row,
+                      void *msg, size_t present_offset)
 {
     const fc_field_desc *f = rc->f;
-    const fc_field_desc *fields = c->r->md != NULL ? c->r->md->fields : c->r->sd->context;
+    const fc_field_desc *fields = r->md != NULL ? r->md->fields : r->sd->context;
+    const fc_field_desc *vf = &fields[f->extra->sparse_fields[f->rank]];
     const struct ArrowArray *ind = NULL, *val = NULL, *iv;
-    int ibig = 1, vbig = 1, s;
-    int64_t lo, hi, vlo, vhi, n, e, k;
+    size_t ts = fc_type_size(vf->type), e, j, rank = f->rank;
+    int ibig = 1, vbig = 1, s, fixed = 0;
+    int64_t lo, hi, vlo, vhi, n, k;
     unsigned q;
     for (k = 0; k < cs->n_children; k++) {
         if (strcmp(cs->children[k]->name, "indices") == 0) {
@@ -417,40 +468,78 @@ static int sparse_get(const cursor *c, const rcol *rc, const struct ArrowSchema 
             vbig = is_big(cs->children[k]);
         }
     }
-    if (is_null(col, row))
-        return FC_OK; /* absent: no entries */
-    row += col->offset;
-    if ((s = list_at(c, ind, ibig, row, &lo, &hi)) != FC_OK ||
-        (s = list_at(c, val, vbig, row, &vlo, &vhi)) != FC_OK)
-        return s;
-    n = hi - lo;
-    if (vhi - vlo != n)
-        return row_fail(c, "a SparseFeature's indices and values differ in number",
-                        (uint64_t)n, (uint64_t)(vhi - vlo));
-    if ((uint64_t)n > f->max)
-        return row_fail(c, "more entries than the spec's bound", (uint64_t)n, f->max);
-    iv = ind->children[0]; /* fixed_size_list<int64, rank> */
-    for (q = 0; q < f->rank; q++) {
+    if (is_null(col, row)) {
+        n = 0; /* absent: no entries */
+    } else {
+        row += col->offset;
+        if ((s = list_at(c, ind, ibig, row, &lo, &hi)) != FC_OK ||
+            (s = list_at(c, val, vbig, row, &vlo, &vhi)) != FC_OK)
+            return s;
+        n = hi - lo;
+        if (vhi - vlo != n)
+            return row_fail(c, "a SparseFeature's indices and values differ in number",
+                            (uint64_t)n, (uint64_t)(vhi - vlo));
+        if ((uint64_t)n > f->max)
+            return row_fail(c, "more entries than the spec's bound", (uint64_t)n, f->max);
+        iv = ind->children[0]; /* fixed_size_list<int64, rank> */
+        for (e = 0; e < (size_t)n; e++)
+            for (q = 0; q < rank; q++) {
+                int64_t at_ = (lo + (int64_t)e + iv->offset) * (int64_t)rank + q;
+                if ((s = copy_leaf(c, iv->children[0], rc->ileaf, FC_TYPE_INT64, at_, 1,
+                                   &r->ind[e * rank + q])) != FC_OK)
+                    return s;
+            }
+        if ((s = copy_leaf(c, val->children[0], rc->leaf, vf->type, vlo, n, r->val)) != FC_OK)
+            return s;
+    }
+    /* the order: free, or that of the fields filled already */
+    for (q = 0; q <= rank; q++) {
         const fc_field_desc *g = &fields[f->extra->sparse_fields[q]];
-        int64_t *dst = (int64_t *)at(msg, g->value_offset);
-        for (e = 0; e < n; e++) {
-            int64_t j = (lo + e + iv->offset) * (int64_t)f->rank + q;
-            if ((s = copy_leaf(c, iv->children[0], rc->ileaf, FC_TYPE_INT64, j, 1, &dst[e])) !=
-                FC_OK)
-                return s;
+        size_t cnt;
+        if (!r->filled[f->extra->sparse_fields[q]])
+            continue;
+        memcpy(&cnt, at(msg, g->count_offset), sizeof cnt);
+        if (cnt != (size_t)n)
+            return row_fail(c, "a field of this SparseFeature, filled from its own column, has "
+                               "another number of values than its entries",
+                            (uint64_t)cnt, (uint64_t)n);
+        fixed = 1;
+    }
+    memset(r->used, 0, (size_t)n);
+    for (j = 0; j < (size_t)n; j++) {
+        for (e = 0; e < (size_t)n; e++) {
+            int fits = !r->used[e];
+            for (q = 0; fits && fixed && q <= rank; q++) {
+                const fc_field_desc *g = &fields[f->extra->sparse_fields[q]];
+                if (!r->filled[f->extra->sparse_fields[q]])
+                    continue;
+                fits = q < rank ? ((const int64_t *)(const void *)at(msg, g->value_offset))[j] ==
+                                      r->ind[e * rank + q]
+                                : same_value(r->val, e, at(msg, g->value_offset), j, ts, g->type);
+            }
+            if (fits)
+                break;
+        }
+        if (e == (size_t)n)
+            return row_fail(c, "this SparseFeature's entries and the values of a field of it "
+                               "(filled from its own column) disagree",
+                            UINT64_MAX, UINT64_MAX);
+        r->used[e] = 1;
+        r->perm[j] = e;
+    }
+    for (q = 0; q <= rank; q++) {
+        size_t g_i = f->extra->sparse_fields[q];
+        const fc_field_desc *g = &fields[g_i];
+        for (j = 0; j < (size_t)n; j++) {
+            if (q < rank)
+                ((int64_t *)(void *)at(msg, g->value_offset))[j] = r->ind[r->perm[j] * rank + q];
+            else
+                memcpy(at(msg, g->value_offset + j * ts), r->val + r->perm[j] * ts, ts);
         }
         set_size(msg, g->count_offset, (size_t)n);
         if (n > 0)
-            set_bit(msg, present_offset, f->extra->sparse_fields[q]);
-    }
-    {
-        const fc_field_desc *g = &fields[f->extra->sparse_fields[f->rank]];
-        if ((s = copy_leaf(c, val->children[0], rc->leaf, g->type, vlo, n,
-                           at(msg, g->value_offset))) != FC_OK)
-            return s;
-        set_size(msg, g->count_offset, (size_t)n);
-        if (n > 0)
-            set_bit(msg, present_offset, f->extra->sparse_fields[f->rank]);
+            set_bit(msg, present_offset, g_i);
+        r->filled[g_i] = 1;
     }
     return FC_OK;
 }
@@ -554,20 +643,27 @@ static int list_get(const cursor *c, const rcol *rc, const struct ArrowArray *co
     return FC_OK;
 }
 
-int fc_arrow_rows_get(const fc_arrow_rows *r, const struct ArrowSchema *schema,
+int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
                       const struct ArrowArray *batch, int64_t row, void *msg, fc_error *err)
 {
     size_t i, size = r->md != NULL ? r->md->size : r->sd->size;
     size_t present = r->md != NULL ? r->md->present_offset : r->sd->present_offset;
+    size_t nf = r->md != NULL ? r->md->nfields : r->sd->ncontext + r->sd->nlists;
     cursor c;
+    int pass;
     if (row < 0 || row >= batch->length || batch->n_children != schema->n_children)
         return fail(err, FC_ERR_ARG, NULL, "a row outside the batch", NULL);
     memset(msg, 0, size);
+    memset(r->filled, 0, nf);
     c.r = r;
     c.row = row;
     c.err = err;
+    /* the features first, then the SparseFeatures, which may share their fields */
+    for (pass = 0; pass < 2; pass++)
     for (i = 0; i < r->ncols; i++) {
         const rcol *rc = &r->cols[i];
+        if ((rc->f != NULL && rc->f->kind == FC_KIND_SPARSE) != (pass == 1))
+            continue;
         const struct ArrowArray *col = batch->children[rc->child];
         const struct ArrowSchema *cs = schema->children[rc->child];
         int big = is_big(cs);
@@ -576,7 +672,7 @@ int fc_arrow_rows_get(const fc_arrow_rows *r, const struct ArrowSchema *schema,
         c.key = rc->f != NULL ? rc->f->key : rc->l->key;
         c.key_len = rc->f != NULL ? rc->f->key_len : rc->l->key_len;
         if (rc->f != NULL && rc->f->kind == FC_KIND_SPARSE)
-            s = sparse_get(&c, rc, cs, col, k, msg, present);
+            s = sparse_get(&c, r, rc, cs, col, k, msg, present);
         else if (rc->f != NULL)
             s = field_get(&c, rc, col, k, msg, big);
         else
@@ -584,6 +680,8 @@ int fc_arrow_rows_get(const fc_arrow_rows *r, const struct ArrowSchema *schema,
                          cs->n_children > 0 && is_big(cs->children[0]));
         if (s != FC_OK)
             return s;
+        if (rc->f != NULL)
+            r->filled[rc->bit] = 1;
     }
     return FC_OK;
 }

@@ -14,6 +14,9 @@ files:
 - arrow: the same batches as Arrow arrays (batch_rate_NAME ... arrow: each
   batch bound into a new block, parsed, exported by fc_arrow_export and
   released), over the plain file;
+- convert: `featc convert FILE --spec SPEC -o OUT.arrow` (the spec compiled
+  at run time, the runtime's general parse path, batches of 1,024, the IPC
+  file written to DATA);
 - py1, py2: the Python module's read(batch_size=256) with threads=1 and 2;
 - py2shards: read() with threads=2 over the corpus cut into 4 GZIP shards
   (DATA/shards/, written once: the records in 4 runs, gzip level 6).
@@ -22,6 +25,7 @@ file), the median of REPS passes.  It prints a table with the ratios, then
 one line per corpus for scripts:
     chain NAME walk=W parse=P batch=B py1=Y1 py2=Y2
     chain NAME.gz inflate=I reader=R batch=B py2shards=Y
+    arrow NAME batch=B arrow=A convert=C
 """
 import gzip
 import os
@@ -35,6 +39,9 @@ sys.path.insert(0, os.path.join(build, "python"))
 B = 256
 CORPORA = [("tutorial", "tutorial", "tutorial.tfrecord"), ("wide", "wide", "wide.tfrecord"),
            ("sequence", "clip", "sequence.tfrecord")]
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+SPECS = {"tutorial": "specs/tutorial.feat", "wide": "tests/bench/wide.feat",
+         "sequence": "tests/bench/clip.feat"}
 
 
 def median(f):
@@ -86,7 +93,7 @@ def main():
     for line in open(chain_file):
         name, *pairs = line.split()
         got[name] = dict((k, float(v)) for k, v in (p.split("=") for p in pairs))
-    rows, lines = [], []
+    rows, lines, arrow_lines = [], [], []
     for name, modname, file in CORPORA:
         mod = __import__(modname)
         path = os.path.join(data, file)
@@ -95,12 +102,18 @@ def main():
         r = dict(got.get(name, {}))
         r["batch"] = c_batch(name, path)
         r["arrow"] = c_batch(name, path, "arrow")
+        out = os.path.join(data, name + ".arrow")
+        conv = [os.path.join(build, "featc"), "convert", "-q", path, "--spec",
+                os.path.join(REPO, SPECS[name]), "-o", out]
+        r["convert"] = mb / median(lambda: subprocess.run(conv, check=True))
         r["py1"] = mb / median(lambda: read_all(mod, path, 1))
         r["py2"] = mb / median(lambda: read_all(mod, path, 2))
         rows.append((name, r))
-        lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f arrow=%.1f py1=%.1f py2=%.1f"
-                     % (name, r.get("walk", 0), r.get("parse", 0), r["batch"], r["arrow"],
-                        r["py1"], r["py2"]))
+        lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f py1=%.1f py2=%.1f"
+                     % (name, r.get("walk", 0), r.get("parse", 0), r["batch"], r["py1"],
+                        r["py2"]))
+        arrow_lines.append("arrow %s batch=%.1f arrow=%.1f convert=%.1f"
+                           % (name, r["batch"], r["arrow"], r["convert"]))
         gz = path + ".gz"
         if name + ".gz" in got and os.path.exists(gz):
             g = dict(got[name + ".gz"])
@@ -124,6 +137,13 @@ def main():
                   % (name, r["walk"], r["parse"], r["batch"], r["arrow"], r["py1"], r["py2"],
                      r["batch"] / r["parse"], r["arrow"] / r["batch"], r["py1"] / r["batch"],
                      r["py2"] / r["py1"]))
+    print("  Arrow: %-10s %9s %9s %9s   %11s %12s" % ("corpus", "C batch", "Arrow", "convert",
+                                                     "arrow/batch", "convert/batch"))
+    for name, r in rows:
+        if "convert" in r:
+            print("         %-10s %9.1f %9.1f %9.1f   %10.2fx %11.2fx" % (
+                name, r["batch"], r["arrow"], r["convert"], r["arrow"] / r["batch"],
+                r["convert"] / r["batch"]))
     print("  %-12s %9s %9s %9s %10s   %14s %12s" % (
         "GZIP", "inflate", "reader", "C batch", "py 2 (4 sh)", "reader/inflate",
         "batch/reader"))
@@ -133,7 +153,7 @@ def main():
                 name, r["inflate"], r["reader"], r["batch"], r["py2shards"],
                 r["reader"] / r["inflate"], r["batch"] / r["reader"]))
     print()
-    for line in lines:
+    for line in lines + arrow_lines:
         print(line)
 
 

@@ -70,7 +70,8 @@ def expected(mod, record):
     got = mod.parse(record)
     if isinstance(got, tuple):  # (context, feature_lists)
         merged = dict(got[0])
-        merged.update(got[1])
+        for k, v in got[1].items():  # (a key in both: feature_lists/KEY)
+            merged[("feature_lists/" + k) if k in got[0] else k] = v
         got = merged
     return {k: plain(v) for k, v in got.items()}
 

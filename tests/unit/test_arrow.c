@@ -251,8 +251,17 @@ static size_t check_batch(const struct ArrowSchema *s, const struct ArrowArray *
             CHECK_MSG(0, "%s: column '%s' missing", what, key);
             return k;
         }
-        CHECK_MSG(strcmp(s->children[k]->name, key) == 0, "%s: column %zu is '%s', not '%s'",
-                  what, k, s->children[k]->name, key);
+        {
+            /* a feature list's key that the context also has: feature_lists/KEY */
+            char name[600];
+            size_t c;
+            int taken = 0;
+            for (c = 0; l != NULL && c < sd->ncontext; c++)
+                taken |= strcmp(sd->context[c].key, key) == 0;
+            snprintf(name, sizeof name, "%s%s", taken ? "feature_lists/" : "", key);
+            CHECK_MSG(strcmp(s->children[k]->name, name) == 0,
+                      "%s: column %zu is '%s', not '%s'", what, k, s->children[k]->name, name);
+        }
         CHECK_MSG(check_column(s->children[k], a->children[k], &w, &cols[i], n, w.type,
                                cols[i].values),
                   "%s: column '%s' (%s) differs from the batch", what, key,
@@ -260,7 +269,7 @@ static size_t check_batch(const struct ArrowSchema *s, const struct ArrowArray *
         k++;
         if (x != NULL && x->hash_buckets > 0) {
             char name[600];
-            snprintf(name, sizeof name, "%s/buckets", key);
+            snprintf(name, sizeof name, "%s/buckets", s->children[k - 1]->name);
             CHECK_MSG(k < (size_t)s->n_children && strcmp(s->children[k]->name, name) == 0,
                       "%s: no column %s", what, name);
             if (k < (size_t)s->n_children)

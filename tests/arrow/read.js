@@ -1,0 +1,72 @@
+// Reads Arrow IPC files (FILE) and streams (FILE ending in .arrows) with
+// Arrow's own JavaScript implementation (apache-arrow) and prints each as
+// one JSON line: {"file", "rows", "batches", "fields": [[name, type]...],
+// "data": [row...]}, a row an object of column values, nested lists as
+// arrays, a struct as an object, and each leaf tagged with its type, so
+// that tests/arrow/run.py can compare it with the JSON driver's values
+// without guessing: int64 "i:N", bytes "x:HEX", float32 a number or
+// "f:nan", "f:inf", "f:-inf", "f:-0"; a null is null.
+//
+// usage: node read.js FILE...
+'use strict';
+const fs = require('fs');
+const { tableFromIPC, Type } = require('apache-arrow');
+
+function leaf(v, t) {
+  switch (t.typeId) {
+    case Type.Int:
+      return 'i:' + v.toString();
+    case Type.Float:
+      if (Number.isNaN(v)) return 'f:nan';
+      if (v === Infinity) return 'f:inf';
+      if (v === -Infinity) return 'f:-inf';
+      if (Object.is(v, -0)) return 'f:-0';
+      return v;
+    case Type.Binary:
+    case Type.LargeBinary:
+      return 'x:' + Buffer.from(v).toString('hex');
+    case Type.Utf8:
+    case Type.LargeUtf8:
+      return 'x:' + Buffer.from(v, 'utf8').toString('hex');
+    default:
+      throw new Error('a leaf of type ' + t);
+  }
+}
+
+function value(v, t) {
+  if (v === null || v === undefined) return null;
+  switch (t.typeId) {
+    case Type.List:
+    case Type.FixedSizeList:
+    case Type.LargeList: {
+      const out = [];
+      for (let i = 0; i < v.length; i++) out.push(value(v.get(i), t.children[0].type));
+      return out;
+    }
+    case Type.Struct: {
+      const o = {};
+      for (const f of t.children) o[f.name] = value(v[f.name], f.type);
+      return o;
+    }
+    default:
+      return leaf(v, t);
+  }
+}
+
+for (const file of process.argv.slice(2)) {
+  const table = tableFromIPC(fs.readFileSync(file));
+  const fields = table.schema.fields;
+  const data = [];
+  for (const batch of table.batches) {
+    const cols = fields.map((f, k) => batch.getChildAt(k));
+    for (let r = 0; r < batch.numRows; r++) {
+      const row = {};
+      fields.forEach((f, k) => { row[f.name] = value(cols[k].get(r), f.type); });
+      data.push(row);
+    }
+  }
+  process.stdout.write(JSON.stringify({
+    file, rows: table.numRows, batches: table.batches.length,
+    fields: fields.map(f => [f.name, String(f.type)]), data,
+  }) + '\n');
+}

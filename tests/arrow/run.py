@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""featc convert checked by real Arrow readers: Arrow's own JavaScript
+implementation (apache-arrow) and Polars (nodejs-polars), installed by
+`make deps` into BUILD/npm.
+
+usage: run.py FEATC BUILD CORPUS TMP NODE_MODULES [RANDOM_SPECS RECORDS]
+
+Cases: every corpus spec over its corpus files; every message of every
+tests/specs spec and RANDOM_SPECS random specs (tests/oracle/random_specs.py,
+seed 11) over RECORDS random records that parse (tests/oracle's checker
+writes them from random structs with the message's serializer: every
+feature kind).  For each case:
+
+- the reference is the JSON driver (`featc compile --driver`, built here)
+  for a spec's first message, `featc check --data --json` for the others
+  (the same output byte for byte: test-check-data);
+- `featc convert` writes an IPC file and stream; apache-arrow reads both:
+  the row count, and every value, null and shape of every column equal the
+  reference's (KEY/buckets columns, which the driver does not print, are
+  left out; a SparseFeature's dense_shape, which Arrow does not carry,
+  too);
+- Polars reads the file and the stream: the row count, each column's type
+  (as the mapping in docs/arrow.md says it prints), and the sum of each
+  numeric column's values (ints when every value is below 2^31 in
+  magnitude, floats within 1e-4 of the sum of magnitudes, when finite);
+- back: the file, the stream, and the file written with --large convert
+  to TFRecords the driver reads as the reference, the three byte for byte
+  equal; those records (serializer-canonical) go to Arrow and back again
+  byte for byte; a RaggedFeature is refused with its column named;
+- apache-arrow builds a new table from the rows (its own builders and IPC
+  writer); featc converts it to records the driver reads as the reference,
+  that Python's protobuf parses and writes back byte for byte, and that
+  equal featc's own byte for byte (without NaN: JavaScript numbers quiet
+  a signalling NaN's payload); a table with a column of the wrong type is
+  refused, nothing written;
+- bad input (the first cases): the IPC file cut at many lengths and with
+  bytes changed in its metadata: an error (never a signal), no output;
+  another spec's file: refused; a damaged TFRecord input: exit 2, no
+  output.
+
+Prints "arrow-js: N passed, M failed"."""
+import json
+import math
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+FEATC, BUILD, CORPUS, TMP, NODE_MODULES = sys.argv[1:6]
+NRANDOM = int(sys.argv[6]) if len(sys.argv) > 6 else 6
+PER_SPEC = int(sys.argv[7]) if len(sys.argv) > 7 else 60
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
+sys.path.insert(0, os.path.join(REPO, "tests", "cli"))
+from canonical import build_classes, records as tf_records  # noqa: E402
+from framing import frame  # noqa: E402
+from tally import check, finish  # noqa: E402
+
+
+def ok(cond, what):
+    check(cond, what)
+    return cond
+
+CORPUS_SPECS = {
+    "penguin": ["tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz"],
+    "mnist": ["tfx__mnist.tfrecord"],
+    "pascal_voc": ["tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord"],
+    "taxi": ["tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz"],
+    "hadoop": ["tf-ecosystem__tf-records_part-m-00000",
+               "tf-ecosystem__zipped-tf-records_part-m-00000.gz"],
+    "fake_sequence": ["pytorch-data__sequence_example.tfrecord"],
+    "transform_sequence": ["tf-transform__sequence_example_data_tfrecord.gz"],
+    "tfx_sequence": ["tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz"]}
+ENV = dict(os.environ, NODE_PATH=NODE_MODULES)
+CLASSES = build_classes()
+
+
+def run(args, **kw):
+    p = subprocess.run(args, capture_output=True, env=ENV, **kw)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def node(script, *args):
+    rc, out, err = run(["node", os.path.join(HERE, script)] + list(args))
+    if rc != 0:
+        raise RuntimeError("%s: exit %d: %s" % (script, rc, err.strip()[-600:]))
+    return [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+
+
+# ------------------------------------------------------------ references
+
+def build_driver(spec, out):
+    os.makedirs(out, exist_ok=True)
+    rc, _, err = run([FEATC, "compile", "-o", out, "--driver", spec])
+    if rc != 0:
+        raise RuntimeError("compile %s: %s" % (spec, err))
+    base = os.path.basename(spec)[:-len(".feat")]
+    exe = os.path.join(out, "driver")
+    cc = os.environ.get("CC", "cc").split()
+    rc, _, err = run(cc + ["-std=c99", "-O1", "-D_POSIX_C_SOURCE=200809L",
+                           "-I" + os.path.join(REPO, "include"), "-I" + out, "-o", exe,
+                           os.path.join(out, base + ".c"), os.path.join(out, base + "_main.c"),
+                           os.path.join(BUILD, "libfeatc.a")] +
+                     os.environ.get("LIBS_Z", "-lz").split() + ["-lm", "-lpthread"])
+    if rc != 0:
+        raise RuntimeError("cc %s: %s" % (spec, err))
+    return exe, os.path.join(out, base + ".c")
+
+
+def messages_of(spec):
+    return re.findall(r"^\s*(?:example|sequence_example)\s+(\w+)", open(spec).read(), re.M)
+
+
+def reference(case, files):
+    """The JSON driver's objects for files (as check --data --json for a
+    message other than the first)."""
+    if case["first"]:
+        rc, out, err = run([case["driver"]] + files)
+    else:
+        rc, out, err = run([FEATC, "check", case["spec"], "--message", case["message"],
+                            "--data", "--json"] + files)
+    return rc, [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+
+
+# ------------------------------------------------------------ comparing
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def same_leaf(js, ref):
+    """js: read.js's tagged leaf; ref: the driver's JSON value."""
+    if isinstance(js, str) and js.startswith("i:"):
+        return isinstance(ref, int) and not isinstance(ref, bool) and int(js[2:]) == ref
+    if isinstance(js, str) and js.startswith("x:"):
+        return isinstance(ref, str) and bytes.fromhex(js[2:]) == ref.encode("latin-1")
+    if js == "f:nan":
+        return ref == "nan"
+    if js in ("f:inf", "f:-inf"):
+        return ref == js[2:]
+    if js == "f:-0":
+        return isinstance(ref, float) and ref == 0 and math.copysign(1, ref) < 0
+    if isinstance(js, (int, float)) and not isinstance(js, bool):
+        if not isinstance(ref, (int, float)) or isinstance(ref, bool):
+            return False
+        a, b = f32(float(js)), f32(float(ref))
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return False
+
+
+def same_value(js, ref):
+    if isinstance(ref, dict) and "dense_shape" in ref:
+        ref = {"indices": ref["indices"], "values": ref["values"]}
+    if isinstance(js, list):
+        return isinstance(ref, list) and len(js) == len(ref) and \
+            all(same_value(a, b) for a, b in zip(js, ref))
+    if isinstance(js, dict):
+        return isinstance(ref, dict) and sorted(js) == sorted(ref) and \
+            all(same_value(js[k], ref[k]) for k in js)
+    if js is None:
+        return False  # featc writes no nulls: TensorFlow gives every record a value
+    return same_leaf(js, ref)
+
+
+def ref_row(obj):
+    if "features" in obj:
+        return obj["features"]
+    row = dict(obj["context"])
+    for k, v in obj["feature_lists"].items():  # (a key in both: feature_lists/KEY)
+        row[("feature_lists/" + k) if k in obj["context"] else k] = v
+    return row
+
+
+def compare_rows(table, refs, what):
+    check(table["rows"] == len(refs), "%s: %d rows, the driver read %d records"
+          % (what, table["rows"], len(refs)))
+    names = [n for n, _ in table["fields"] if not n.endswith("/buckets")]
+    for i, (row, obj) in enumerate(zip(table["data"], refs)):
+        want = ref_row(obj)
+        if sorted(names) != sorted(want):
+            check(False, "%s: columns %s, the driver's features %s" % (what, names, sorted(want)))
+            return
+        for n in names:
+            if not same_value(row[n], want[n]):
+                check(False, "%s: row %d, column %r: arrow %s, driver %s"
+                      % (what, i, n, json.dumps(row[n])[:200], json.dumps(want[n])[:200]))
+                return
+    check(True, "%s: %d rows, every value" % (what, len(refs)))
+
+
+# ------------------------------------------------------------ Polars
+
+def split_type(s):
+    """'List<X>' -> ('List', 'X'); 'FixedSizeList[3]<X>' -> ('Fixed3', 'X')."""
+    m = re.match(r"(List|LargeList|FixedSizeList\[(\d+)\])<(.*)>$", s)
+    if not m:
+        return None, s
+    return ("Fixed" + m.group(2)) if m.group(2) else "List", m.group(3)
+
+
+def struct_fields(t):
+    """How many fields a 'Struct<{a:..., b:...}>' has (at its top level)."""
+    depth, n = 0, 1
+    for ch in t[t.find("<{") + 2:-2]:
+        depth += ch in "<{[("
+        depth -= ch in ">}])"
+        n += ch == "," and depth == 0
+    return n
+
+
+def polars_dtype(t):
+    """The dtype Polars prints for an Arrow type as read.js writes it."""
+    leaf = {"Int64": "i64", "Float32": "f32", "Binary": "binary", "LargeBinary": "binary"}
+    if t in leaf:
+        return leaf[t]
+    if t.startswith("Struct<"):
+        return "struct[%d]" % struct_fields(t)
+    kind, inner = split_type(t)
+    if kind == "List":
+        return "list[%s]" % polars_dtype(inner)
+    dims = [kind[5:]]
+    while True:
+        k2, in2 = split_type(inner)
+        if k2 is None or not k2.startswith("Fixed"):
+            break
+        dims.append(k2[5:])
+        inner = in2
+    shape = dims[0] if len(dims) == 1 else "(%s)" % ",".join(dims)
+    return "array[%s,%s]" % (polars_dtype(inner), shape)
+
+
+def levels_of(t):
+    """List levels above a numeric leaf, or None (bytes, structs)."""
+    n = 0
+    while True:
+        kind, inner = split_type(t)
+        if kind is None:
+            return n if t in ("Int64", "Float32") else None
+        n += 1
+        t = inner
+
+
+def flat(v):
+    if isinstance(v, list):
+        for x in v:
+            yield from flat(x)
+    else:
+        yield v
+
+
+def compare_polars(summary, table, refs, what):
+    check(summary["height"] == len(refs), "%s: Polars reads %d rows of %d"
+          % (what, summary["height"], len(refs)))
+    types = dict(table["fields"])
+    for name, dtype, total in summary["columns"]:
+        t = types.get(name)
+        want = polars_dtype(t)
+        if dtype != want:
+            check(False, "%s: column %r: Polars says %s, the mapping %s (Arrow %s)"
+                  % (what, name, dtype, want, t))
+            return
+        if total is None or name.endswith("/buckets"):
+            continue
+        vals = [x for obj in refs for x in flat(ref_row(obj)[name])]
+        if t.replace(">", "").endswith("Int64"):
+            if all(isinstance(x, int) and abs(x) < 2 ** 31 for x in vals):
+                if int(float(total)) != sum(vals) and total != str(sum(vals)):
+                    check(False, "%s: column %r: Polars sums %s, the driver's values %d"
+                          % (what, name, total, sum(vals)))
+                    return
+        elif all(isinstance(x, (int, float)) and math.isfinite(x) for x in vals):
+            s, mag = sum(vals), sum(abs(x) for x in vals)
+            if abs(float(total) - s) > 1e-4 * mag + 1e-3:
+                check(False, "%s: column %r: Polars sums %s, the driver's values %r"
+                      % (what, name, total, s))
+                return
+    check(True, "%s: Polars: rows, %d column types and sums" % (what, len(summary["columns"])))
+
+
+# ------------------------------------------------------------ one case
+
+def convert(*args):
+    return run([FEATC, "convert", "-q"] + list(args))
+
+
+def spec_args(case):
+    return ["--spec", case["spec"]] + (["--message", case["message"]] if case["message"] else [])
+
+
+def parse_messages(path, kind):
+    cls = CLASSES[kind]
+    out = []
+    for _, rec in tf_records(path):
+        m = cls()
+        m.ParseFromString(rec)
+        out.append(m)
+    return out
+
+
+def run_case(case, files, refs):
+    what = case["label"]
+    d = os.path.join(TMP, re.sub(r"[^\w.-]", "_", what))
+    os.makedirs(d, exist_ok=True)
+    arrow, arrows, large = (os.path.join(d, n) for n in ("t.arrow", "t.arrows", "large.arrow"))
+    for out, extra in ((arrow, []), (arrows, []), (large, ["--large"])):
+        rc, _, err = convert(*(files + spec_args(case) + ["-o", out] + extra))
+        if not ok(rc == 0, "%s: convert -o %s (exit %d) %s"
+                     % (what, os.path.basename(out), rc, err.strip())):
+            return
+    tables = node("read.js", arrow, arrows)
+    compare_rows(tables[0], refs, what + ", IPC file")
+    compare_rows(tables[1], refs, what + ", IPC stream")
+    levels = ",".join("%s=%s" % (n, "x" if levels_of(t) is None else levels_of(t))
+                      for n, t in tables[0]["fields"])
+    for s in node("polars.js", arrow, levels, arrows, levels):
+        compare_polars(s, tables[0], refs, what + ", " + os.path.basename(s["file"]))
+
+    # back to records
+    kind = "sequence" if "context" in (refs[0] if refs else {}) else "example"
+    backs = []
+    ragged = None
+    for src in (arrow, arrows, large):
+        out = src + ".tfrecord"
+        rc, _, err = convert(*([src] + spec_args(case) + ["-o", out]))
+        if rc != 0 and "RaggedFeature is not converted back" in err:
+            ragged = err
+            check(rc == 1 and not os.path.exists(out),
+                  "%s: a RaggedFeature refused (exit 1, nothing written)" % what)
+            break
+        if not ok(rc == 0, "%s: convert %s back (exit %d) %s"
+                     % (what, os.path.basename(src), rc, err.strip())):
+            return
+        backs.append(out)
+    if ragged is None:
+        same_bytes = all(open(b, "rb").read() == open(backs[0], "rb").read() for b in backs)
+        check(same_bytes, "%s: file, stream and --large convert back to the same bytes" % what)
+        rc, back_refs = reference(case, [backs[0]])
+        check(rc == 0 and back_refs == refs,
+              "%s: the records written back read as the original (%d records)" % (what, len(refs)))
+        again = os.path.join(d, "again.arrow")
+        rc1, _, e1 = convert(*([backs[0]] + spec_args(case) + ["-o", again]))
+        rc2, _, e2 = convert(*([again] + spec_args(case) + ["-o", again + ".tfrecord"]))
+        check(rc1 == 0 and rc2 == 0 and
+              open(again + ".tfrecord", "rb").read() == open(backs[0], "rb").read(),
+              "%s: canonical records -> Arrow -> records, byte for byte %s%s" % (what, e1, e2))
+
+    # a table apache-arrow built and wrote
+    js = os.path.join(d, "js.arrow")
+    node("write.js", arrow, js)
+    rc, _, err = convert(*([js] + spec_args(case) + ["-o", js + ".tfrecord"]))
+    if ragged is not None:
+        check(rc == 1, "%s: apache-arrow's table with a RaggedFeature refused" % what)
+    elif ok(rc == 0, "%s: apache-arrow's table converts (exit %d) %s" % (what, rc, err)):
+        # JavaScript numbers quiet a signalling NaN (its payload changes), so
+        # the bytes are the same only without NaN; the values always
+        rc, js_refs = reference(case, [js + ".tfrecord"])
+        check(rc == 0 and js_refs == refs,
+              "%s: apache-arrow's table gives records the driver reads as the reference"
+              % what)
+        if "nan" not in json.dumps(refs):
+            check(open(js + ".tfrecord", "rb").read() == open(backs[0], "rb").read(),
+                  "%s: apache-arrow's table gives featc's records byte for byte" % what)
+        a = [m.SerializeToString(deterministic=True)
+             for m in parse_messages(js + ".tfrecord", kind)]
+        b = [m.SerializeToString(deterministic=True) for m in parse_messages(backs[0], kind)]
+        check(len(a) == len(refs) and len(b) == len(refs) and
+              a == [rec for _, rec in tf_records(js + ".tfrecord")] and
+              ("nan" in json.dumps(refs) or a == b),
+              "%s: Python's protobuf reads apache-arrow's records (as featc's when no NaN), "
+              "and writes them back byte for byte (%d)" % (what, len(a)))
+    wrong = os.path.join(d, "wrong.arrow")
+    node("write.js", arrow, wrong, "wrong-type")
+    rc, _, err = convert(*([wrong] + spec_args(case) + ["-o", wrong + ".tfrecord"]))
+    check(rc == 1 and "arrow: column" in err and not os.path.exists(wrong + ".tfrecord"),
+          "%s: a column of the wrong type refused (exit %d: %s)" % (what, rc, err.strip()))
+
+
+# ------------------------------------------------------------ bad input
+
+def bad_input(case, other_case):
+    what = case["label"]
+    d = os.path.join(TMP, "bad")
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(TMP, re.sub(r"[^\w.-]", "_", what), "t.arrow")
+    data = open(src, "rb").read()
+    out = os.path.join(d, "out.tfrecord")
+    rng = random.Random(5)
+    cuts = sorted(set([0, 1, 5, 8, 12, len(data) - 1, len(data) - 6, len(data) - 10] +
+                      [rng.randrange(len(data)) for _ in range(40)]))
+    bad = 0
+    for n in cuts:
+        p = os.path.join(d, "cut.arrow")
+        open(p, "wb").write(data[:n])
+        if os.path.exists(out):
+            os.unlink(out)
+        rc, _, err = convert(p, *spec_args(case), "-o", out)
+        if rc not in (1, 2) or os.path.exists(out) or not err.startswith("featc: "):
+            bad += 1
+            print("cut at %d: exit %d, %s" % (n, rc, err.strip()[:300]))
+    check(bad == 0, "%s: the IPC file cut at %d lengths: an error, nothing written"
+          % (what, len(cuts)))
+    # bytes changed in the metadata: the schema message and the footer
+    meta = list(range(8, min(len(data), 600))) + list(range(max(0, len(data) - 400), len(data)))
+    bad = 0
+    for k in range(150):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            b[rng.choice(meta)] = rng.randrange(256)
+        p = os.path.join(d, "flip.arrow")
+        open(p, "wb").write(bytes(b))
+        if os.path.exists(out):
+            os.unlink(out)
+        rc, _, err = convert(p, *spec_args(case), "-o", out)
+        if rc < 0 or rc not in (0, 1, 2) or (rc != 0 and os.path.exists(out)):
+            bad += 1
+            print("changed bytes %d: exit %d, %s" % (k, rc, err.strip()[:300]))
+    check(bad == 0, "%s: 150 IPC files with metadata bytes changed: no signal, "
+          "nothing written on error" % what)
+    # the wrong spec
+    rc, _, err = convert(src, *spec_args(other_case), "-o", out + ".other")
+    check(rc == 1 and "arrow: column" in err and not os.path.exists(out + ".other"),
+          "%s: converted with another spec's message: refused (%s)" % (what, err.strip()))
+    # TFRecord side: a damaged input, a record the spec refuses
+    tf = case["files"][0]
+    raw = open(tf, "rb").read()
+    p = os.path.join(d, "damaged.tfrecord")
+    open(p, "wb").write(raw[:len(raw) // 2] + b"\x00" * 9 + raw[len(raw) // 2:])
+    rc, _, err = convert(p, *spec_args(case), "-o", out + ".arrow")
+    check(rc == 2 and not os.path.exists(out + ".arrow") and "featc:" in err,
+          "%s: a damaged TFRecord file: exit 2, nothing written (%s)" % (what, err.strip()))
+    rc, _, err = convert(tf, *spec_args(other_case), "-o", out + ".arrow")
+    check(rc == 1 and not os.path.exists(out + ".arrow") and "record 0 (offset 0 of" in err,
+          "%s: records another spec refuses: exit 1, nothing written (%s)"
+          % (what, err.strip()[:200]))
+
+
+# ------------------------------------------------------------ cases
+
+def valid_data(case, out):
+    """Random records that parse: tests/oracle's checker fills random structs
+    of the message and writes them with its serializer ($FEATC_RT_OUT, the
+    round trip it checks), every feature kind, SparseFeature and
+    RaggedFeature too."""
+    text = open(case["spec"]).read()
+    pkg = re.search(r"^package (\w+);", text, re.M).group(1)
+    seq = re.search(r"^\s*sequence_example\s+%s\b" % case["name"], text, re.M) is not None
+    base = os.path.basename(case["source"])[:-2]
+    exe = os.path.join(out, "check-" + case["name"])
+    oracle = os.path.join(REPO, "tests", "oracle")
+    cc = os.environ.get("CC", "cc").split()
+    rc, _, err = run(cc + ["-std=c99", "-O1", "-D_POSIX_C_SOURCE=200809L",
+                           "-I" + os.path.join(REPO, "include"),
+                           "-I" + os.path.join(REPO, "runtime", "core"),
+                           "-isystem", os.path.join(BUILD, "gen"), "-I" + out,
+                           "-include", os.path.join(out, base + ".h"),
+                           "-DDESC=%s_%s_desc" % (pkg, case["name"])] +
+                     (["-DSEQ"] if seq else []) +
+                     ["-o", exe, os.path.join(oracle, "seq_check.c" if seq else "check.c"),
+                      os.path.join(oracle, "oracle.c"), os.path.join(oracle, "seq_oracle.c"),
+                      case["source"], os.path.join(BUILD, "libfeatc_fallback.a"),
+                      os.path.join(BUILD, "libfeatc.a"), "-lprotobuf-c"] +
+                     os.environ.get("LIBS_Z", "-lz").split() + ["-lm", "-lpthread"])
+    if rc != 0:
+        raise RuntimeError("the checker of %s does not build: %s" % (case["label"], err[-800:]))
+    kept = os.path.join(out, "kept-%s.tfrecord" % case["name"])
+    env = dict(ENV, FEATC_RT_OUT=kept)
+    subprocess.run([exe, "random", case["label"], "11", str(PER_SPEC)], env=env,
+                   capture_output=True)
+    good = os.path.join(out, "valid-%s.tfrecord" % case["name"])
+    with open(good, "wb") as f:
+        for i, (_, rec) in enumerate(tf_records(kept) if os.path.exists(kept) else []):
+            if i == PER_SPEC:
+                break
+            f.write(frame(rec))
+    return good
+
+
+def cases_of(spec, label, out):
+    exe, source = build_driver(spec, out)
+    names = messages_of(spec)
+    return [{"spec": spec, "message": m if len(names) > 1 else None, "name": m, "first": i == 0,
+             "driver": exe, "source": source, "label": "%s %s" % (label, m)}
+            for i, m in enumerate(names)]
+
+
+def main():
+    shutil.rmtree(TMP, ignore_errors=True)
+    os.makedirs(TMP)
+    if not os.path.isdir(os.path.join(NODE_MODULES, "apache-arrow")) or \
+            not os.path.isdir(os.path.join(NODE_MODULES, "nodejs-polars")):
+        check(False, "apache-arrow and nodejs-polars are not in %s: run make deps"
+              % NODE_MODULES)
+        return finish("arrow-js")
+    done = []
+    for name, files in CORPUS_SPECS.items():
+        spec = os.path.join(REPO, "specs", name + ".feat")
+        for case in cases_of(spec, name, os.path.join(TMP, "drv-" + name)):
+            case["files"] = [os.path.join(CORPUS, f) for f in files]
+            rc, refs = reference(case, case["files"])
+            check(rc == 0 and refs, "%s: the driver reads the corpus files" % case["label"])
+            run_case(case, case["files"], refs)
+            done.append(case)
+    rdir = os.path.join(TMP, "random-specs")
+    os.makedirs(rdir)
+    run([sys.executable, os.path.join(REPO, "tests", "oracle", "random_specs.py"), "11",
+         str(NRANDOM), rdir])
+    specs = [(os.path.join(REPO, "tests", "specs", f), f[:-5])
+             for f in sorted(os.listdir(os.path.join(REPO, "tests", "specs")))]
+    specs += [(os.path.join(rdir, f), "random " + f[:-5]) for f in sorted(os.listdir(rdir))
+              if f.endswith(".feat")]
+    for spec, label in specs:
+        out = os.path.join(TMP, "drv-" + re.sub(r"\W", "_", label))
+        try:
+            cases = cases_of(spec, label, out)
+        except RuntimeError as e:
+            check(False, "%s: %s" % (label, e))
+            continue
+        for case in cases:
+            try:
+                data = valid_data(case, out)
+            except RuntimeError as e:
+                check(False, str(e))
+                continue
+            rc, refs = reference(case, [data])
+            if not ok(rc == 0 and len(refs) > 0,
+                         "%s: random records the parser accepts (%d)" % (case["label"], len(refs))):
+                continue
+            case["files"] = [data]
+            run_case(case, [data], refs)
+    bad_input(done[0], done[1])
+    bad_input(done[5], done[0])
+    return finish("arrow-js")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
