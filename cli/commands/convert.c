@@ -62,6 +62,9 @@ static const char *const convert_usage =
     "                          every Arrow reader knows; a batch whose offsets\n"
     "                          pass 2^31 is then an error)\n"
     "  --batch-size=N          rows per record batch (default 1024)\n"
+    "  -j, --jobs=N            parse and export the batches on N threads while\n"
+    "                          this one reads the files and writes OUT, in\n"
+    "                          order (0: one per CPU; default 1)\n"
     "  -c, --compression=auto|none|zlib|gzip   of the TFRecord input (default\n"
     "                          auto), or of the TFRecord output\n"
     "  --crc=verify|skip|none  (default verify)\n"
@@ -90,10 +93,11 @@ static const struct option convert_long[] = {
     {"stream", no_argument, NULL, OPT_STREAM},
     {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
     {"large", no_argument, NULL, OPT_LARGE},
+    TOOLS_JOBS_OPTION,
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
     PROGRESS_OPTIONS, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
-static const cli_command convert_cmd = {"convert", convert_usage, "c:o:qh", convert_long};
+static const cli_command convert_cmd = {"convert", convert_usage, "c:o:j:qh", convert_long};
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -110,6 +114,7 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
     o->read.compression = FC_COMPRESSION_AUTO;
     o->read.crc_policy = FC_CRC_VERIFY;
     o->batch_size = 1024;
+    o->jobs = 1;
     *done = 0;
     while ((opt = cli_next_option(&convert_cmd, argc, argv, &rc)) != 0) {
         int r;
@@ -129,6 +134,12 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
             o->stream = 1;
         } else if (opt == OPT_LARGE) {
             o->large = 1;
+        } else if (opt == 'j') {
+            if (tools_parse_jobs(optarg, &o->jobs) != 0)
+                return cli_usage_error(&convert_cmd, "bad number of jobs '%s' (0 for one per "
+                                                     "CPU, or 1 to 1024)",
+                                       optarg);
+
         } else if (opt == OPT_BATCH_SIZE) {
             char *end;
             unsigned long long v;
@@ -165,18 +176,19 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
 
 typedef struct to_arrow {
     tools_spec spec;
-    fc_feature_ref *refs;
+    fc_feature_ref *refs; /* each worker's nrefs + 1 */
     progress pg;
 } to_arrow;
 
-static int parse_hook(void *ctx, void *msg, const void *data, size_t len, fc_error *err)
+static int parse_hook(void *ctx, unsigned worker, void *msg, const void *data, size_t len,
+                      fc_error *err)
 {
     const to_arrow *t = (const to_arrow *)ctx;
     fc_record rec;
     memset(&rec, 0, sizeof rec);
     rec.data = (const unsigned char *)data;
     rec.length = len;
-    return tools_spec_parse(&t->spec, msg, t->refs, &rec, err);
+    return tools_spec_parse(&t->spec, msg, t->refs + worker * (t->spec.nrefs + 1), &rec, err);
 }
 
 static void record_hook(void *ctx, uint64_t file_bytes)
@@ -266,7 +278,8 @@ static int to_arrow_run(const convert_opts *o)
     memset(&t, 0, sizeof t);
     if ((rc = open_spec(o, &t.spec)) != EXIT_OK)
         return rc;
-    t.refs = (fc_feature_ref *)calloc(t.spec.nrefs + 1, sizeof *t.refs);
+    t.refs = (fc_feature_ref *)calloc((t.spec.nrefs + 1) * (o->jobs > 0 ? o->jobs : 1),
+                                      sizeof *t.refs);
     if (t.refs == NULL) {
         tools_spec_close(&t.spec);
         return cli_fail(EXIT_DATA_ERR, "out of memory");
@@ -276,6 +289,7 @@ static int to_arrow_run(const convert_opts *o)
     hooks.record = record_hook;
     hooks.file_done = file_hook;
     hooks.ctx = &t;
+    hooks.threads = o->jobs;
     fc_error_clear(&err);
     if (fc_arrow_stream_hooked(t.spec.md, t.spec.sd, o->large ? FC_ARROW_LARGE : 0u,
                                (const char *const *)o->files,

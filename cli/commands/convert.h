@@ -14,6 +14,7 @@ typedef struct convert_opts {
     int stream;              /* --stream, or OUT ends in .arrows */
     int large;               /* --large: large_list, large_binary */
     size_t batch_size;       /* --batch-size */
+    unsigned jobs;           /* -j: parse threads (1: this one) */
     int progress;            /* PROGRESS_* */
     int nfiles;
     char **files;

@@ -2,7 +2,9 @@
  * Data Interface (https://arrow.apache.org/docs/format/CDataInterface.html).
  *
  * A batch (fc_batch.h, bound with FC_BATCH_RAGGED) becomes one struct
- * array, a row per record and a child per column, and its schema.  The
+ * array, a row per record and a child per column, and its schema (bound
+ * with FC_BATCH_PACKED too, rows and fixed frames are viewed, not packed
+ * here).  The
  * mapping follows tfx-bsl's decoders where they have one and keeps
  * TensorFlow's shapes where the spec gives them (docs/arrow.md has the
  * table).  Lists and bytes have 32-bit offsets (list "+l", binary "z":
@@ -134,17 +136,23 @@ int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, unsigned f
                     const char *const *paths, size_t npaths, size_t batch_size,
                     const fc_input_options *opt, struct ArrowArrayStream *out, fc_error *err);
 
-/* The same stream with hooks (any may be NULL): parse reads a record
- * into a struct of the message (the batch then built from the structs, as
- * fc_batch_begin says: for a message described at run time, which has no
- * parse function of its own; its error's text is the single-record one);
- * record and file_done are told the bytes read of the current file (as
- * stored) after each record and when a file ends, for progress. */
+/* The same stream with hooks (any may be NULL) and threads: parse reads a
+ * record into a struct of the message (the batch then built from the
+ * structs, as fc_batch_begin says: for a message described at run time,
+ * which has no parse function of its own; its error's text is the
+ * single-record one); worker (0 .. threads-1) says which thread calls, for
+ * scratch of its own.  record and file_done are told the bytes read of the
+ * current file (as stored) after each record and when a file ends, for
+ * progress, on the thread that calls get_next.  threads > 1: the batches
+ * are parsed and exported on that many threads (up to 2 x threads batches
+ * read ahead) and handed out in order, with one thread's outcomes. */
 typedef struct fc_arrow_stream_hooks {
-    int (*parse)(void *ctx, void *msg, const void *data, size_t len, fc_error *err);
+    int (*parse)(void *ctx, unsigned worker, void *msg, const void *data, size_t len,
+                 fc_error *err);
     void (*record)(void *ctx, uint64_t file_bytes);
     void (*file_done)(void *ctx, const char *path, uint64_t file_bytes);
     void *ctx;
+    unsigned threads;
 } fc_arrow_stream_hooks;
 int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
                            const char *const *paths, size_t npaths, size_t batch_size,

@@ -80,11 +80,19 @@ typedef struct fc_column {
     unsigned rank;          /* of shape */
     int64_t shape[FC_MAX_RANK + 2]; /* dense: the tensor's shape; VarLen: the
                                        SparseTensor's dense_shape */
+    /* Set by fc_batch_bind (FC_BATCH_PACKED); zero it when filling a column
+     * by hand. */
+    unsigned packed;
 } fc_column;
 
 /* Which outputs fc_batch_bind gives VarLen columns. */
 #define FC_BATCH_SPARSE 1u /* indices */
 #define FC_BATCH_RAGGED 2u /* row splits (and inner splits for lists) */
+/* Rows (FixedLenSequence in an Example) and fixed-frame lists stay packed:
+ * record i's rows right after record i-1's, lengths saying how many, the
+ * shape still the padded tensor's, nvalues the packed count (what Arrow's
+ * lists hold: fc_arrow.h; no padding written). */
+#define FC_BATCH_PACKED 4u
 
 /* Buffers are carved from the block in pieces rounded up to this, each
  * starting at a multiple of it: 64 bytes, a cache line, and the alignment

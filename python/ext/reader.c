@@ -1130,7 +1130,9 @@ static int reader_slots_alloc(reader_object *r, size_t nthreads)
             return -1;
         }
         if (!r->raw && fcpy_batch_work_init(&t->w, r->m, bsize,
-                                            r->ragged ? FC_BATCH_RAGGED : FC_BATCH_SPARSE) != 0)
+                                            r->arrow    ? FC_BATCH_RAGGED | FC_BATCH_PACKED
+                                            : r->ragged ? FC_BATCH_RAGGED
+                                                        : FC_BATCH_SPARSE) != 0)
             return -1;
         t->w.arrow = r->arrow;
     }

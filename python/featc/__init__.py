@@ -91,7 +91,12 @@ def _build(spec, name, build_dir):
     with open(spec, "rb") as f:
         text = f.read()
     if build_dir is None:
-        h = hashlib.sha256(text + name.encode() + exe.encode()).hexdigest()[:16]
+        # (and the build of featc it links: a module built against another
+        # featc's headers and libraries must not be taken from the cache)
+        stamp = "".join("%s:%d:%d;" % (p, st.st_size, st.st_mtime_ns) for p, st in
+                        ((p, os.stat(p)) for p in (exe, os.path.join(lib, "libfeatc_python.a"),
+                                                   os.path.join(lib, "libfeatc_pic.a"))))
+        h = hashlib.sha256(text + name.encode() + exe.encode() + stamp.encode()).hexdigest()[:16]
         build_dir = os.path.join(_cache_dir(), "%s-%s" % (name, h))
     so = os.path.join(build_dir, name + ".abi3.so")
     if os.path.exists(so) and os.path.getmtime(so) >= os.path.getmtime(spec):

@@ -220,6 +220,7 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
         parts[q] = piece(mem, &used, n.parts[q], sizeof(int64_t));
     if (c != NULL) {
         memset(c, 0, sizeof *c);
+        c->packed = (forms & FC_BATCH_PACKED) != 0;
         c->values = values;
         c->values_cap = n.values;
         c->indices = (int64_t *)indices;
@@ -841,6 +842,14 @@ static int finish_column(const col_spec *s, fc_column *c, size_t n, fc_error *er
     case COL_ROWS:
     case COL_LIST_FIXED: {
         size_t r = (size_t)most, need = mul(mul(n, r), s->elems);
+        if (c->packed) { /* (FC_BATCH_PACKED: as appended, nvalues the packed count) */
+            c->rank = s->rank + 2;
+            c->shape[0] = (int64_t)n;
+            c->shape[1] = (int64_t)r;
+            for (d = 0; d < s->rank; d++)
+                c->shape[d + 2] = (int64_t)s->dims[d];
+            return FC_OK;
+        }
         if (need > 0 && (c->values == NULL || c->values_cap < need))
             return too_small(err, 0, n > 0 ? n - 1 : 0, s, "values (padded)", need,
                                 c->values == NULL ? 0 : c->values_cap);

@@ -305,6 +305,13 @@ static int plan_data(const col_kind *k, const fc_column *c, size_t n, const void
             return fail(err, FC_ERR_ARG, "the batch has no lengths", p->name);
         p->lv[0].owned = offsets_of_lengths(c->lengths, n);
         p->lv[0].offsets = p->lv[0].owned;
+        if (c->packed) { /* FC_BATCH_PACKED: Arrow's layout already, viewed */
+            if (p->lv[0].owned == NULL)
+                return fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
+            p->values = leaf;
+            p->nvalues = c->nvalues;
+            return FC_OK;
+        }
         p->owned_values = compact(leaf, fc_type_size(type), c->lengths, n, most, k->elems,
                                   &p->nvalues);
         if (p->lv[0].owned == NULL || p->owned_values == NULL)
@@ -566,40 +573,45 @@ static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_
     } else {
         const fc_bytes *v = (const fc_bytes *)p->values;
         size_t total = 0, i;
-        int64_t *off;
-        int32_t *off32 = NULL;
         unsigned char *data;
+        void *off;
         for (i = 0; i < length; i++)
             total += v[i].size;
         if (!p->large && total > INT32_MAX)
             return -2;
-        off = (int64_t *)alloc64((length + 1) * sizeof *off);
+        off = alloc64((length + 1) * (p->large ? sizeof(int64_t) : sizeof(int32_t)));
         data = (unsigned char *)alloc64(total);
         if (off == NULL || data == NULL || array_node(a, (int64_t)length, 3, 0) != 0) {
             free(off);
             free(data);
             return -1;
         }
-        off[0] = 0;
-        for (i = 0, total = 0; i < length; i++) {
-            if (v[i].size > 0)
-                memcpy(data + total, v[i].data, v[i].size);
-            total += v[i].size;
-            off[i + 1] = (int64_t)total;
-        }
-        if (!p->large) {
-            int over;
-            off32 = narrow(off, length, &over);
-            free(off);
-            if (off32 == NULL) {
-                free(data);
-                a->release(a);
-                return -1;
+        /* (a loop per width, each value's view in locals: memcpy may alias
+         * the views, as far as the compiler knows) */
+        if (p->large) {
+            int64_t *o = (int64_t *)off;
+            for (i = 0, total = 0; i < length; i++) {
+                size_t sz = v[i].size;
+                const uint8_t *src = v[i].data;
+                o[i] = (int64_t)total;
+                if (sz > 0)
+                    memcpy(data + total, src, sz);
+                total += sz;
             }
-            own(a, 1, off32);
+            o[length] = (int64_t)total;
         } else {
-            own(a, 1, off);
+            int32_t *o = (int32_t *)off;
+            for (i = 0, total = 0; i < length; i++) {
+                size_t sz = v[i].size;
+                const uint8_t *src = v[i].data;
+                o[i] = (int32_t)total;
+                if (sz > 0)
+                    memcpy(data + total, src, sz);
+                total += sz;
+            }
+            o[length] = (int32_t)total;
         }
+        own(a, 1, off);
         own(a, 2, data);
         return 0;
     }
@@ -774,7 +786,7 @@ int fc_arrow_schema(const fc_message_desc *md, const fc_seq_desc *sd, unsigned f
     if ((md == NULL) == (sd == NULL) || out == NULL)
         return FC_ERR_ARG;
     cap = column_cap(md, sd);
-    plans = (plan *)calloc(cap, sizeof *plans);
+    plans = (plan *)malloc(cap * sizeof *plans); /* (each zeroed as it is planned) */
     if (plans == NULL)
         return fail(err, FC_ERR_NO_MEMORY, "out of memory", NULL);
     np = plan_columns(md, sd, flags, NULL, 0, plans, cap, err);
@@ -804,7 +816,7 @@ int fc_arrow_export(const fc_message_desc *md, const fc_seq_desc *sd, unsigned f
     if ((md == NULL) == (sd == NULL) || cols == NULL || out == NULL)
         return FC_ERR_ARG;
     cap = column_cap(md, sd);
-    plans = (plan *)calloc(cap, sizeof *plans);
+    plans = (plan *)malloc(cap * sizeof *plans); /* (each zeroed as it is planned) */
     ref = (block_ref *)calloc(1, sizeof *ref);
     if (plans == NULL || ref == NULL) {
         free(plans);

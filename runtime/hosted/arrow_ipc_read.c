@@ -566,34 +566,27 @@ static int take_buffer(batch_reader *br, const void **p, size_t *len)
     return FC_OK;
 }
 
-static int check_offsets(batch_reader *br, const int64_t *off, int64_t n, int64_t limit)
+/* Offset i of a 64-bit ("Z", "U", "+L") or 32-bit offsets buffer. */
+static int64_t offset_at(const void *off, int big, int64_t i)
+{
+    return big ? ((const int64_t *)off)[i] : ((const int32_t *)off)[i];
+}
+
+/* n + 1 offsets from 0 up, in order, the last within limit. */
+static int check_offsets(batch_reader *br, const void *off, int big, int64_t n, int64_t limit)
 {
     int64_t i;
-    if (off[0] < 0)
+    if (offset_at(off, big, 0) < 0)
         return fail(br->err, FC_ERR_PARSE, br->at, "a negative first offset", NULL);
     for (i = 0; i < n; i++)
-        if (off[i + 1] < off[i])
+        if (offset_at(off, big, i + 1) < offset_at(off, big, i))
             return fail(br->err, FC_ERR_PARSE, br->at, "offsets out of order", NULL);
-    if (off[n] > limit)
+    if (offset_at(off, big, n) > limit)
         return fail(br->err, FC_ERR_PARSE, br->at, "offsets past the end of their values", NULL);
     return FC_OK;
 }
 
 static int read_array(batch_reader *br, const snode *s, struct ArrowArray *a);
-
-/* 32-bit offsets of a "+l", "z", "u": checked as int32. */
-static int check_offsets32(batch_reader *br, const int32_t *off, int64_t n, int64_t limit)
-{
-    int64_t i;
-    if (off[0] < 0)
-        return fail(br->err, FC_ERR_PARSE, br->at, "a negative first offset", NULL);
-    for (i = 0; i < n; i++)
-        if (off[i + 1] < off[i])
-            return fail(br->err, FC_ERR_PARSE, br->at, "offsets out of order", NULL);
-    if (off[n] > limit)
-        return fail(br->err, FC_ERR_PARSE, br->at, "offsets past the end of their values", NULL);
-    return FC_OK;
-}
 
 static size_t value_size(char f)
 {
@@ -669,8 +662,7 @@ static int read_array(batch_reader *br, const snode *s, struct ArrowArray *a)
             size_t dlen;
             if ((rc = take_buffer(br, &db, &dlen)) != FC_OK)
                 return rc;
-            rc = big ? check_offsets(br, (const int64_t *)vb, n, (int64_t)dlen)
-                     : check_offsets32(br, (const int32_t *)vb, n, (int64_t)dlen);
+            rc = check_offsets(br, vb, big, n, (int64_t)dlen);
             if (rc != FC_OK)
                 return rc;
             a->buffers[2] = db != NULL ? db : (const void *)zero_offsets;
@@ -698,10 +690,7 @@ static int read_array(batch_reader *br, const snode *s, struct ArrowArray *a)
             return rc;
         need = s->format[1] == 's' ? n : s->format[1] == 'w' ? n * s->size : 0;
         if (offs)
-            rc = big ? check_offsets(br, (const int64_t *)a->buffers[1], n,
-                                     a->children[i]->length)
-                     : check_offsets32(br, (const int32_t *)a->buffers[1], n,
-                                       a->children[i]->length);
+            rc = check_offsets(br, a->buffers[1], big, n, a->children[i]->length);
         else if (a->children[i]->length < need)
             rc = fail(br->err, FC_ERR_PARSE, br->at, "a child shorter than its parent needs",
                       NULL);

@@ -1,15 +1,52 @@
-/* An ArrowArrayStream over TFRecord files (fc_arrow.h): each get_next
- * reads up to batch_size records with fc_input (the files in turn, each
- * with the options' part, compression and CRC policy), copies them, parses
- * them as a batch into a new block, and exports it (fc_arrow_export), which
- * frees the block when the consumer releases the batch. */
+/* An ArrowArrayStream over TFRecord files (fc_arrow.h): get_next reads up to
+ * batch_size records with fc_input (the files in turn, each with the
+ * options' part, compression and CRC policy), copies them, parses them as a
+ * batch into a new block, and exports it (fc_arrow_export), which frees the
+ * block when the consumer releases the batch.
+ *
+ * With hooks->threads > 1 the batches are parsed and exported on that many
+ * worker threads while the caller's thread reads the next ones: up to
+ * 2 x threads batches are in flight, each in a slot of its own, and
+ * get_next hands them out in file order, with exactly the outcomes (and
+ * errors) of one thread. */
 #include "featc/fc_arrow.h"
 #include "featc/fc_input.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define ERROR_SIZE (FC_ERROR_MSG_SIZE + 1100)
+
+enum { S_FREE, S_READY, S_BUSY, S_DONE };
+
+/* One batch in flight: its records (copied), then its outcome. */
+typedef struct slot {
+    unsigned char *data;
+    size_t cap, n;
+    fc_bytes *views;
+    size_t *at;
+    uint64_t *index, *offset;
+    size_t *file;          /* which path each record came from */
+    int state;
+    int input_rc;          /* 0, or the input error met after the records (EIO, ENOMEM) */
+    char input_error[ERROR_SIZE];
+    int rc;                /* the batch's: 0 with arr, or EINVAL / ENOMEM with error */
+    struct ArrowArray arr;
+    char error[ERROR_SIZE];
+} slot;
+
+/* A worker's scratch: the columns and the message struct. */
+typedef struct worker {
+    struct stream_priv *p;
+    unsigned index;
+    fc_column *cols;
+    void *scratch;
+    pthread_t thread;
+    int started;
+} worker;
 
 typedef struct stream_priv {
     const fc_message_desc *md;
@@ -21,31 +58,33 @@ typedef struct stream_priv {
     fc_input in;
     fc_input_options opt;
     size_t bsize;
-    fc_column *cols;
     size_t ncols;
-    void *scratch;
-    unsigned char *data;   /* the batch's records, copied */
-    size_t cap;
-    fc_bytes *views;
-    size_t *at;
-    uint64_t *index, *offset;
-    size_t *file;          /* which path each record came from */
     fc_arrow_stream_hooks hooks;
-    int done;
+    int input_done;        /* every file read */
+    slot *slots;
+    size_t nslots;
+    uint64_t gathered, handed; /* slots filled, slots handed out (in order) */
+    worker *workers;
+    unsigned nworkers;     /* 0: the caller's thread parses */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int quit;
     int pending;           /* an input error met after a batch's records: the next call's */
-    char error[FC_ERROR_MSG_SIZE + 1100];
+    int pending_rc;
+    char pending_error[ERROR_SIZE];
+    char error[ERROR_SIZE];
 } stream_priv;
 
-static void set_error(stream_priv *p, const char *path, uint64_t record, uint64_t offset,
-                      const char *message)
+static void say(char *buf, const char *path, uint64_t record, uint64_t offset,
+                const char *message)
 {
     if (path != NULL && record != FC_NO_INDEX)
-        snprintf(p->error, sizeof p->error, "record %llu (offset %llu of %s): %s",
+        snprintf(buf, ERROR_SIZE, "record %llu (offset %llu of %s): %s",
                  (unsigned long long)record, (unsigned long long)offset, path, message);
     else if (path != NULL)
-        snprintf(p->error, sizeof p->error, "%s: %s", path, message);
+        snprintf(buf, ERROR_SIZE, "%s: %s", path, message);
     else
-        snprintf(p->error, sizeof p->error, "%s", message);
+        snprintf(buf, ERROR_SIZE, "%s", message);
 }
 
 static int stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
@@ -54,50 +93,53 @@ static int stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     fc_error err;
     fc_error_clear(&err);
     if (fc_arrow_schema(p->md, p->sd, p->flags, out, &err) != FC_OK) {
-        set_error(p, NULL, FC_NO_INDEX, FC_NO_INDEX, err.message);
+        say(p->error, NULL, FC_NO_INDEX, FC_NO_INDEX, err.message);
         return err.status == FC_ERR_NO_MEMORY ? ENOMEM : EINVAL;
     }
     return 0;
 }
 
+/* ------------------------------------------------------------ reading */
+
 /* Room for k more bytes of records. */
-static int reserve(stream_priv *p, size_t used, size_t k)
+static int reserve(slot *b, size_t used, size_t k)
 {
     size_t want;
     unsigned char *d;
-    if (k <= p->cap - used)
+    if (k <= b->cap - used)
         return 0;
-    want = p->cap * 2 > used + k ? p->cap * 2 : used + k;
-    d = (unsigned char *)realloc(p->data, want > 0 ? want : 1);
+    want = b->cap * 2 > used + k ? b->cap * 2 : used + k;
+    d = (unsigned char *)realloc(b->data, want > 0 ? want : 1);
     if (d == NULL)
         return -1;
-    p->data = d;
-    p->cap = want;
+    b->data = d;
+    b->cap = want;
     return 0;
 }
 
-/* Up to bsize records into the batch buffers: their count, or -1 with the
- * error set.  An input error after some records ends the batch there and
- * is the next call's (pending), as read() hands out the records before a
- * damaged file's error first; the read goes on with the next file. */
-static long gather(stream_priv *p)
+/* Up to bsize records into slot b (b->n of them).  An input error after
+ * some records ends the batch there and comes after it (b->input_rc); one
+ * before any record is the slot's only outcome (b->n 0).  The read goes on
+ * with the next file. */
+static void gather(stream_priv *p, slot *b)
 {
-    size_t n = 0, used = 0;
+    size_t n = 0, used = 0, i;
+    b->input_rc = 0;
     while (n < p->bsize) {
         fc_record rec;
         fc_status st;
         if (!p->open) {
-            if (p->next >= p->npaths)
+            if (p->next >= p->npaths) {
+                p->input_done = 1;
                 break;
+            }
             if (fc_input_open(&p->in, p->paths[p->next], &p->opt) != FC_OK) {
-                set_error(p, p->paths[p->next], FC_NO_INDEX, FC_NO_INDEX, p->in.err.message);
+                say(b->input_error, p->paths[p->next], FC_NO_INDEX, FC_NO_INDEX,
+                    p->in.err.message);
                 fc_input_close(&p->in);
                 p->next++;
-                if (n > 0) {
-                    p->pending = 1;
-                    break;
-                }
-                return -1;
+                b->input_rc = EIO;
+                break;
             }
             p->open = 1;
             p->next++;
@@ -112,120 +154,212 @@ static long gather(stream_priv *p)
             continue;
         }
         if (st != FC_OK) {
-            set_error(p, p->paths[p->next - 1], FC_NO_INDEX, FC_NO_INDEX, p->in.err.message);
+            say(b->input_error, p->paths[p->next - 1], FC_NO_INDEX, FC_NO_INDEX,
+                p->in.err.message);
             fc_input_close(&p->in);
             p->open = 0;
-            if (n > 0) {
-                p->pending = 1;
-                break;
-            }
-            return -1;
+            b->input_rc = EIO;
+            break;
         }
         if (p->hooks.record != NULL)
             p->hooks.record(p->hooks.ctx, fc_reader_raw_offset(&p->in.reader));
-        if (reserve(p, used, rec.length) != 0) {
-            set_error(p, p->paths[p->next - 1], rec.index, rec.offset,
-                      "out of memory for the records of a batch");
-            return -1;
+        if (reserve(b, used, rec.length) != 0) {
+            say(b->input_error, p->paths[p->next - 1], rec.index, rec.offset,
+                "out of memory for the records of a batch");
+            b->input_rc = ENOMEM;
+            break;
         }
         if (rec.length > 0)
-            memcpy(p->data + used, rec.data, rec.length);
-        p->at[n] = used;
-        p->views[n].size = rec.length;
-        p->index[n] = rec.index;
-        p->offset[n] = rec.offset;
-        p->file[n] = p->next - 1;
+            memcpy(b->data + used, rec.data, rec.length);
+        b->at[n] = used;
+        b->views[n].size = rec.length;
+        b->index[n] = rec.index;
+        b->offset[n] = rec.offset;
+        b->file[n] = p->next - 1;
         used += rec.length;
         n++;
     }
-    for (used = 0; used < n; used++)
-        p->views[used].data = p->data + p->at[used];
-    return (long)n;
+    for (i = 0; i < n; i++)
+        b->views[i].data = b->data + b->at[i];
+    b->n = n;
 }
 
-static void free_block(void *b)
+/* ------------------------------------------------------------ parsing */
+
+/* Arrow's layouts: VarLen as row splits, rows packed */
+#define FORMS (FC_BATCH_RAGGED | FC_BATCH_PACKED)
+
+static void free_block(void *blk)
 {
-    free(b);
+    free(blk);
 }
 
-/* The batch of n records through the hooks' parse: each record parsed into
- * the scratch struct, then appended column by column. */
-static int parse_hooked(stream_priv *p, size_t n, fc_error *err)
+/* The batch through the hooks' parse: each record parsed into the scratch
+ * struct, then appended column by column. */
+static int parse_hooked(stream_priv *p, worker *w, slot *b, fc_error *err)
 {
-    size_t i, j;
-    int rc = p->md != NULL ? fc_batch_begin(p->md, p->cols, n, err)
-                           : fc_batch_begin_seq(p->sd, p->cols, n, err);
+    size_t i, j, n = b->n;
+    int rc = p->md != NULL ? fc_batch_begin(p->md, w->cols, n, err)
+                           : fc_batch_begin_seq(p->sd, w->cols, n, err);
     for (i = 0; i < n && rc == FC_OK; i++) {
-        rc = p->hooks.parse(p->hooks.ctx, p->scratch, p->views[i].data, p->views[i].size, err);
-        if (rc != FC_OK) {
-            err->record = i;
-            return rc;
-        }
+        rc = p->hooks.parse(p->hooks.ctx, w->index, w->scratch, b->views[i].data,
+                            b->views[i].size, err);
         for (j = 0; j < p->ncols && rc == FC_OK; j++)
-            rc = p->md != NULL ? fc_batch_append_field(p->md, j, p->cols, p->scratch, i, err)
-                               : fc_batch_append_seq(p->sd, j, p->cols, p->scratch, i, err);
+            rc = p->md != NULL ? fc_batch_append_field(p->md, j, w->cols, w->scratch, i, err)
+                               : fc_batch_append_seq(p->sd, j, w->cols, w->scratch, i, err);
         if (rc != FC_OK)
             err->record = i;
     }
     if (rc == FC_OK)
-        rc = p->md != NULL ? fc_batch_end(p->md, p->cols, n, err)
-                           : fc_batch_end_seq(p->sd, p->cols, n, err);
+        rc = p->md != NULL ? fc_batch_end(p->md, w->cols, n, err)
+                           : fc_batch_end_seq(p->sd, w->cols, n, err);
     return rc;
 }
+
+/* Slot b's records parsed and exported with w's scratch: b->rc and b->arr
+ * or b->error. */
+static void parse_slot(stream_priv *p, worker *w, slot *b)
+{
+    size_t n = b->n, need;
+    void *block = NULL;
+    fc_error err;
+    int rc;
+    need = p->md != NULL ? fc_batch_bind(p->md, w->cols, n, FORMS, NULL, 0)
+                         : fc_batch_bind_seq(p->sd, w->cols, n, FORMS, NULL, 0);
+    if (need == 0 || posix_memalign(&block, FC_ARROW_ALIGN, need) != 0) {
+        say(b->error, NULL, FC_NO_INDEX, FC_NO_INDEX, "out of memory for a batch");
+        b->rc = ENOMEM;
+        return;
+    }
+    if (p->md != NULL)
+        fc_batch_bind(p->md, w->cols, n, FORMS, block, need);
+    else
+        fc_batch_bind_seq(p->sd, w->cols, n, FORMS, block, need);
+    fc_error_clear(&err);
+    if (p->hooks.parse != NULL)
+        rc = parse_hooked(p, w, b, &err);
+    else
+        rc = p->md != NULL ? fc_batch_parse(p->md, w->cols, w->scratch, b->views, n, &err)
+                           : fc_batch_parse_seq(p->sd, w->cols, w->scratch, b->views, n, &err);
+    if (rc != FC_OK) {
+        size_t r = err.record < n ? (size_t)err.record : 0;
+        say(b->error, p->paths[b->file[r]], err.record < n ? b->index[r] : FC_NO_INDEX,
+            b->offset[r], err.message);
+        free(block);
+        b->rc = EINVAL;
+        return;
+    }
+    rc = fc_arrow_export(p->md, p->sd, p->flags, w->cols, n, block, free_block, &b->arr, NULL,
+                         &err);
+    if (rc != FC_OK) {
+        say(b->error, NULL, FC_NO_INDEX, FC_NO_INDEX, err.message);
+        free(block);
+        b->rc = rc == FC_ERR_NO_MEMORY ? ENOMEM : EINVAL;
+        return;
+    }
+    b->rc = 0;
+}
+
+static void *work(void *arg)
+{
+    worker *w = (worker *)arg;
+    stream_priv *p = w->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        slot *b = NULL;
+        uint64_t k;
+        for (k = p->handed; k < p->gathered; k++)
+            if (p->slots[k % p->nslots].state == S_READY) {
+                b = &p->slots[k % p->nslots];
+                break;
+            }
+        if (b == NULL) {
+            if (p->quit)
+                break;
+            pthread_cond_wait(&p->cv, &p->mu);
+            continue;
+        }
+        b->state = S_BUSY;
+        pthread_mutex_unlock(&p->mu);
+        parse_slot(p, w, b);
+        pthread_mutex_lock(&p->mu);
+        b->state = S_DONE;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------ the stream */
 
 static int stream_next(struct ArrowArrayStream *s, struct ArrowArray *out)
 {
     stream_priv *p = (stream_priv *)s->private_data;
-    long got;
-    size_t n, need;
-    void *block = NULL;
-    fc_error err;
+    slot *b;
     int rc;
     memset(out, 0, sizeof *out); /* (release NULL: the end) */
     if (p->pending) {
         p->pending = 0;
-        return EIO;
+        memcpy(p->error, p->pending_error, sizeof p->error);
+        return p->pending_rc;
     }
-    if (p->done)
+    /* read ahead while there is a free slot (all of it with no workers: one) */
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        b = &p->slots[p->gathered % p->nslots];
+        rc = !p->input_done && p->gathered - p->handed < p->nslots && b->state == S_FREE;
+        pthread_mutex_unlock(&p->mu);
+        if (!rc)
+            break;
+        gather(p, b);
+        if (b->n == 0 && b->input_rc == 0)
+            break; /* the end */
+        pthread_mutex_lock(&p->mu);
+        b->state = b->n > 0 ? S_READY : S_DONE;
+        b->rc = 0;
+        p->gathered++;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        if (p->nworkers == 0)
+            break;
+    }
+    if (p->handed == p->gathered)
         return 0;
-    got = gather(p);
-    if (got < 0)
-        return EIO;
-    n = (size_t)got;
-    if (n == 0) {
-        p->done = 1;
-        return 0;
+    b = &p->slots[p->handed % p->nslots];
+    if (p->nworkers == 0) {
+        if (b->state == S_READY) {
+            parse_slot(p, &p->workers[0], b);
+            b->state = S_DONE;
+        }
+    } else {
+        pthread_mutex_lock(&p->mu);
+        while (b->state != S_DONE)
+            pthread_cond_wait(&p->cv, &p->mu);
+        pthread_mutex_unlock(&p->mu);
     }
-    need = p->md != NULL ? fc_batch_bind(p->md, p->cols, n, FC_BATCH_RAGGED, NULL, 0)
-                         : fc_batch_bind_seq(p->sd, p->cols, n, FC_BATCH_RAGGED, NULL, 0);
-    if (need == 0 || posix_memalign(&block, FC_ARROW_ALIGN, need) != 0) {
-        set_error(p, NULL, FC_NO_INDEX, FC_NO_INDEX, "out of memory for a batch");
-        return ENOMEM;
+    /* the slot's outcome: the batch, its error, or (no records) the input's */
+    if (b->n > 0) {
+        rc = b->rc;
+        if (rc == 0)
+            *out = b->arr;
+        else
+            memcpy(p->error, b->error, sizeof p->error);
+        if (b->input_rc != 0) {
+            p->pending = 1;
+            p->pending_rc = b->input_rc;
+            memcpy(p->pending_error, b->input_error, sizeof p->pending_error);
+        }
+    } else {
+        rc = b->input_rc;
+        memcpy(p->error, b->input_error, sizeof p->error);
     }
-    if (p->md != NULL)
-        fc_batch_bind(p->md, p->cols, n, FC_BATCH_RAGGED, block, need);
-    else
-        fc_batch_bind_seq(p->sd, p->cols, n, FC_BATCH_RAGGED, block, need);
-    fc_error_clear(&err);
-    if (p->hooks.parse != NULL)
-        rc = parse_hooked(p, n, &err);
-    else
-        rc = p->md != NULL ? fc_batch_parse(p->md, p->cols, p->scratch, p->views, n, &err)
-                           : fc_batch_parse_seq(p->sd, p->cols, p->scratch, p->views, n, &err);
-    if (rc != FC_OK) {
-        size_t r = err.record < n ? (size_t)err.record : 0;
-        set_error(p, p->paths[p->file[r]], err.record < n ? p->index[r] : FC_NO_INDEX,
-                  p->offset[r], err.message);
-        free(block);
-        return EINVAL;
-    }
-    rc = fc_arrow_export(p->md, p->sd, p->flags, p->cols, n, block, free_block, out, NULL, &err);
-    if (rc != FC_OK) {
-        set_error(p, NULL, FC_NO_INDEX, FC_NO_INDEX, err.message);
-        free(block);
-        return rc == FC_ERR_NO_MEMORY ? ENOMEM : EINVAL;
-    }
-    return 0;
+    pthread_mutex_lock(&p->mu);
+    memset(&b->arr, 0, sizeof b->arr);
+    b->state = S_FREE;
+    p->handed++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
 }
 
 static const char *stream_error(struct ArrowArrayStream *s)
@@ -239,19 +373,39 @@ static void stream_release(struct ArrowArrayStream *s)
     stream_priv *p = (stream_priv *)s->private_data;
     size_t i;
     if (p != NULL) {
+        if (p->nworkers > 0) {
+            pthread_mutex_lock(&p->mu);
+            p->quit = 1;
+            pthread_cond_broadcast(&p->cv);
+            pthread_mutex_unlock(&p->mu);
+        }
+        for (i = 0; p->workers != NULL && i < (p->nworkers > 0 ? p->nworkers : 1); i++) {
+            if (p->workers[i].started)
+                pthread_join(p->workers[i].thread, NULL);
+            free(p->workers[i].cols);
+            free(p->workers[i].scratch);
+        }
+        free(p->workers);
+        /* batches parsed ahead and never handed out */
+        for (i = 0; p->slots != NULL && i < p->nslots; i++) {
+            slot *b = &p->slots[i];
+            if (b->state == S_DONE && b->n > 0 && b->rc == 0 && b->arr.release != NULL)
+                b->arr.release(&b->arr);
+            free(b->data);
+            free(b->views);
+            free(b->at);
+            free(b->index);
+            free(b->offset);
+            free(b->file);
+        }
+        free(p->slots);
         if (p->open)
             fc_input_close(&p->in);
         for (i = 0; i < p->npaths; i++)
             free(p->paths[i]);
         free(p->paths);
-        free(p->cols);
-        free(p->scratch);
-        free(p->data);
-        free(p->views);
-        free(p->at);
-        free(p->index);
-        free(p->offset);
-        free(p->file);
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
         free(p);
     }
     s->release = NULL;
@@ -264,42 +418,67 @@ int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, unsigned f
     return fc_arrow_stream_hooked(md, sd, flags, paths, npaths, batch_size, opt, NULL, out, err);
 }
 
+static int slot_alloc(slot *b, size_t bsize)
+{
+    b->views = (fc_bytes *)calloc(bsize, sizeof *b->views);
+    b->at = (size_t *)calloc(bsize, sizeof *b->at);
+    b->index = (uint64_t *)calloc(bsize, sizeof *b->index);
+    b->offset = (uint64_t *)calloc(bsize, sizeof *b->offset);
+    b->file = (size_t *)calloc(bsize, sizeof *b->file);
+    return b->views != NULL && b->at != NULL && b->index != NULL && b->offset != NULL &&
+                   b->file != NULL
+               ? 0
+               : -1;
+}
+
 int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
                            const char *const *paths, size_t npaths, size_t batch_size,
                            const fc_input_options *opt, const fc_arrow_stream_hooks *hooks,
                            struct ArrowArrayStream *out, fc_error *err)
 {
     stream_priv *p;
-    size_t i;
+    size_t i, nw;
+    unsigned threads = hooks != NULL && hooks->threads > 1 ? hooks->threads : 0;
     if ((md == NULL) == (sd == NULL) || out == NULL || (paths == NULL && npaths > 0) ||
-        batch_size == 0 || opt == NULL ||
-        (hooks == NULL && (md != NULL ? md->parse == NULL : sd->parse == NULL)))
+        batch_size == 0 || opt == NULL || threads > 1024 ||
+        ((hooks == NULL || hooks->parse == NULL) &&
+         (md != NULL ? md->parse == NULL : sd->parse == NULL)))
         return FC_ERR_ARG;
     memset(out, 0, sizeof *out);
     p = (stream_priv *)calloc(1, sizeof *p);
     if (p == NULL)
         goto oom;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
     p->md = md;
     p->sd = sd;
+    p->flags = flags;
     p->opt = *opt;
     p->bsize = batch_size;
-    p->flags = flags;
     if (hooks != NULL)
         p->hooks = *hooks;
     p->ncols = md != NULL ? md->nfields : sd->ncontext + sd->nlists;
-    p->paths = (char **)calloc(npaths + 1, sizeof *p->paths);
-    p->cols = (fc_column *)calloc(p->ncols + 1, sizeof *p->cols);
-    p->scratch = malloc(md != NULL ? md->size : sd->size);
-    p->views = (fc_bytes *)calloc(batch_size, sizeof *p->views);
-    p->at = (size_t *)calloc(batch_size, sizeof *p->at);
-    p->index = (uint64_t *)calloc(batch_size, sizeof *p->index);
-    p->offset = (uint64_t *)calloc(batch_size, sizeof *p->offset);
-    p->file = (size_t *)calloc(batch_size, sizeof *p->file);
     out->private_data = p;
     out->release = stream_release;
-    if (p->paths == NULL || p->cols == NULL || p->scratch == NULL || p->views == NULL ||
-        p->at == NULL || p->index == NULL || p->offset == NULL || p->file == NULL)
+    nw = threads > 0 ? threads : 1;
+    p->nslots = threads > 0 ? 2u * threads : 1u;
+    p->paths = (char **)calloc(npaths + 1, sizeof *p->paths);
+    p->slots = (slot *)calloc(p->nslots, sizeof *p->slots);
+    p->workers = (worker *)calloc(nw, sizeof *p->workers);
+    if (p->paths == NULL || p->slots == NULL || p->workers == NULL)
         goto oom;
+    for (i = 0; i < p->nslots; i++)
+        if (slot_alloc(&p->slots[i], batch_size) != 0)
+            goto oom;
+    for (i = 0; i < nw; i++) {
+        worker *w = &p->workers[i];
+        w->p = p;
+        w->index = (unsigned)i;
+        w->cols = (fc_column *)calloc(p->ncols + 1, sizeof *w->cols);
+        w->scratch = malloc(md != NULL ? md->size : sd->size);
+        if (w->cols == NULL || w->scratch == NULL)
+            goto oom;
+    }
     for (i = 0; i < npaths; i++) {
         size_t len = strlen(paths[i]);
         p->paths[i] = (char *)malloc(len + 1);
@@ -310,15 +489,24 @@ int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, uns
     }
     p->opt.index_path = NULL; /* (one index would not fit several files) */
     p->opt.index_text = NULL;
+    for (i = 0; i < threads; i++) {
+        if (pthread_create(&p->workers[i].thread, NULL, work, &p->workers[i]) != 0)
+            goto oom;
+        p->workers[i].started = 1;
+        p->nworkers = (unsigned)i + 1;
+    }
     out->get_schema = stream_schema;
     out->get_next = stream_next;
     out->get_last_error = stream_error;
     return FC_OK;
 oom:
-    if (out->release != NULL)
+    if (out->release != NULL) {
+        if (p->nworkers == 0 && threads > 0)
+            p->nworkers = 0; /* (none started: nothing to join) */
         out->release(out);
-    else
+    } else {
         free(p);
+    }
     {
         fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
         fc_msg_str(&m, "arrow: out of memory for a stream");

@@ -14,7 +14,8 @@ feature kind).  For each case:
 - the reference is the JSON driver (`featc compile --driver`, built here)
   for a spec's first message, `featc check --data --json` for the others
   (the same output byte for byte: test-check-data);
-- `featc convert` writes an IPC file and stream; apache-arrow reads both:
+- `featc convert` writes an IPC file and stream (and with -j 3 the bytes
+  of one thread); apache-arrow reads both:
   the row count, and every value, null and shape of every column equal the
   reference's (KEY/buckets columns, which the driver does not print, are
   left out; a SparseFeature's dense_shape, which Arrow does not carry,
@@ -311,6 +312,13 @@ def run_case(case, files, refs):
         if not ok(rc == 0, "%s: convert -o %s (exit %d) %s"
                      % (what, os.path.basename(out), rc, err.strip())):
             return
+    # on 3 threads (-j 3, in batches of 7 so that several are in flight): the same bytes
+    one, three = (os.path.join(d, n) for n in ("b7.arrow", "b7-j3.arrow"))
+    rc1, _, e1 = convert(*(files + spec_args(case) + ["-o", one, "--batch-size", "7"]))
+    rc3, _, e3 = convert(*(files + spec_args(case) + ["-o", three, "--batch-size", "7", "-j",
+                                                      "3"]))
+    check(rc1 == 0 and rc3 == 0 and open(one, "rb").read() == open(three, "rb").read(),
+          "%s: convert -j 3 writes the bytes of one thread %s%s" % (what, e1, e3))
     tables = node("read.js", arrow, arrows)
     compare_rows(tables[0], refs, what + ", IPC file")
     compare_rows(tables[1], refs, what + ", IPC stream")
@@ -436,6 +444,12 @@ def bad_input(case, other_case):
     check(rc == 1 and not os.path.exists(out + ".arrow") and "record 0 (offset 0 of" in err,
           "%s: records another spec refuses: exit 1, nothing written (%s)"
           % (what, err.strip()[:200]))
+    rc3, _, err3 = convert(tf, *spec_args(other_case), "-o", out + ".arrow", "-j", "3",
+                           "--batch-size", "2")
+    rc1, _, err1 = convert(tf, *spec_args(other_case), "-o", out + ".arrow", "--batch-size", "2")
+    check(rc3 == rc1 == 1 and err3 == err1 and not os.path.exists(out + ".arrow"),
+          "%s: -j 3 reports the first failing record, as one thread (%s)"
+          % (what, err3.strip()[:200]))
 
 
 # ------------------------------------------------------------ cases

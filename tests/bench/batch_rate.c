@@ -66,10 +66,10 @@ static int run_batch(const desc_t *md, fc_column *cols, void *scratch, const fc_
     struct ArrowArray out;
     if (!arrow)
         return PARSE(md, cols, scratch, views, n, err) == FC_OK ? 0 : -1;
-    need = BIND(md, NULL, n, FC_BATCH_RAGGED, NULL, 0);
+    need = BIND(md, NULL, n, FC_BATCH_RAGGED | FC_BATCH_PACKED, NULL, 0);
     if (posix_memalign(&blk, FC_ARROW_ALIGN, need) != 0)
         return -1;
-    BIND(md, cols, n, FC_BATCH_RAGGED, blk, need);
+    BIND(md, cols, n, FC_BATCH_RAGGED | FC_BATCH_PACKED, blk, need);
     if (PARSE(md, cols, scratch, views, n, err) != FC_OK ||
         EXPORT(md, cols, n, blk, &out, err) != FC_OK) {
         free(blk);

@@ -147,7 +147,7 @@ static int check_column(const struct ArrowSchema *s, const struct ArrowArray *a,
         for (i = 0; i < n; i++)
             for (r = 0; r < (size_t)c->lengths[i]; r++)
                 for (k = 0; k < w->elems; k++, at++)
-                    if (!leaf_eq(s, a, at, t, v, (i * most + r) * w->elems + k))
+                    if (!leaf_eq(s, a, at, t, v, c->packed ? at : (i * most + r) * w->elems + k))
                         return 0;
         return at == len;
     }
@@ -368,7 +368,7 @@ static void export_check(const fc_message_desc *md, const fc_seq_desc *sd, const
     size_t ncols = md != NULL ? md->nfields : sd->ncontext + sd->nlists;
     fc_column *cols = (fc_column *)calloc(ncols + 1, sizeof *cols);
     void *scratch = malloc(md != NULL ? md->size : sd->size), *block;
-    unsigned forms = FC_BATCH_RAGGED | FC_BATCH_SPARSE;
+    unsigned forms = FC_BATCH_RAGGED | FC_BATCH_SPARSE | (move ? FC_BATCH_PACKED : 0u);
     size_t need;
     struct ArrowArray arr;
     struct ArrowSchema sch;
@@ -622,6 +622,21 @@ static void test_corpus(void)
                 "tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz");
 }
 
+/* The stream's threads: 0 (the caller's), or parse threads (hooks). */
+static unsigned threads;
+
+static int open_stream(const fc_message_desc *md, const fc_seq_desc *sd, const char *const *paths,
+                       size_t n, size_t bsize, const fc_input_options *o,
+                       struct ArrowArrayStream *st, fc_error *err)
+{
+    fc_arrow_stream_hooks hooks;
+    if (threads == 0)
+        return fc_arrow_stream(md, sd, mode, paths, n, bsize, o, st, err);
+    memset(&hooks, 0, sizeof hooks);
+    hooks.threads = threads;
+    return fc_arrow_stream_hooked(md, sd, mode, paths, n, bsize, o, &hooks, st, err);
+}
+
 /* fc_arrow_stream over files: the batches hold the files' records in order
  * (a batch may take records of two files), each as the direct export of the
  * same records gives it (by a digest of every value); the end is a NULL
@@ -653,7 +668,7 @@ static void test_stream(void)
     paths[1] = p2;
     memset(&o, 0, sizeof o);
     o.compression = FC_COMPRESSION_AUTO;
-    CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, mode, paths, 2, 7, &o, &st, &err) == FC_OK);
+    CHECK(open_stream(&hadoop_row_desc, NULL, paths, 2, 7, &o, &st, &err) == FC_OK);
     CHECK(st.get_schema(&st, &sch) == 0 && fmt_is(&sch, "+s"));
     while ((rc = st.get_next(&st, &arr)) == 0 && arr.release != NULL) {
         CHECK(arr.length <= 7 && arr.length > 0);
@@ -671,7 +686,7 @@ static void test_stream(void)
         size_t i;
         for (i = 0; i < 2; i++) {
             struct ArrowArrayStream one;
-            CHECK(fc_arrow_stream(&hadoop_row_desc, NULL, mode, paths + i, 1, 100000, &o, &one,
+            CHECK(open_stream(&hadoop_row_desc, NULL, paths + i, 1, 100000, &o, &one,
                                   &err) == FC_OK);
             while (one.get_next(&one, &arr) == 0 && arr.release != NULL) {
                 whole = digest(&sch, &arr, 0, arr.length, whole);
@@ -695,7 +710,7 @@ static void test_stream(void)
         size_t per[2] = {0, 0}, i;
         for (i = 0; i < 2; i++) {
             struct ArrowArrayStream one;
-            CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, mode, paths + i, 1, 1000, &o, &one,
+            CHECK(open_stream(&tutorial_record_desc, NULL, paths + i, 1, 1000, &o, &one,
                                   &err) == FC_OK);
             while (one.get_next(&one, &arr) == 0 && arr.release != NULL) {
                 per[i] += (size_t)arr.length;
@@ -708,7 +723,7 @@ static void test_stream(void)
     }
     for (batches = 1000; batches > 0; batches = batches == 1000 ? rows_whole / 2 : 0) {
         /* (a batch ending at the damage, and one ending where the damaged file starts) */
-        CHECK(fc_arrow_stream(&tutorial_record_desc, NULL, mode, paths, 3, batches, &o, &st, &err) ==
+        CHECK(open_stream(&tutorial_record_desc, NULL, paths, 3, batches, &o, &st, &err) ==
               FC_OK);
         rows = errors = 0;
         for (;;) {
@@ -749,7 +764,7 @@ static void test_stream_parse_error(void)
     snprintf(path, sizeof path, "%s/tf-ecosystem__tf-records_part-m-00000", corpus);
     paths[0] = path;
     memset(&o, 0, sizeof o);
-    CHECK(fc_arrow_stream(&mnist_digit_desc, NULL, mode, paths, 1, 2, &o, &st, &err) == FC_OK);
+    CHECK(open_stream(&mnist_digit_desc, NULL, paths, 1, 2, &o, &st, &err) == FC_OK);
     while (calls++ < 20) {
         rc = st.get_next(&st, &arr);
         if (rc == 0 && arr.release == NULL)
@@ -799,8 +814,10 @@ int main(void)
         RUN(test_schema_text);
         RUN(test_corpus);
         RUN(test_every_kind);
-        RUN(test_stream);
-        RUN(test_stream_parse_error);
+        for (threads = 0; threads <= 3; threads += 3) {
+            RUN(test_stream);
+            RUN(test_stream_parse_error);
+        }
     }
     return harness_report("arrow");
 }
