@@ -212,9 +212,10 @@ void fc_arrow_ipc_read_close(fc_arrow_ipc_reader *r);
  * column, which is not read: the parser computes bucket ids); in place of
  * a mapped type, any integer (a uint64 past int64's range is an error),
  * float64 (rounded to float32, as TensorFlow stores it), binary, utf8 and
- * large_utf8, and list and large_list for each other are accepted.  RaggedFeature
- * columns are FC_ERR_UNSUPPORTED; a mismatch FC_ERR_ARG naming the
- * column.  get fills msg (md->size or sd->size bytes, cleared first) with
+ * large_utf8, and list and large_list for each other are accepted; a
+ * mismatch is FC_ERR_ARG naming the column.  A RaggedFeature's nested
+ * lists give its partition fields their encodings and its value field the
+ * values.  get fills msg (md->size or sd->size bytes, cleared first) with
  * row `row` of batch (a struct array of schema): values copied, bytes
  * viewing the batch's buffers (valid while it is), counts checked against
  * the spec's bounds (r holds a row's scratch: one thread at a time).  A

@@ -13,8 +13,9 @@
  * default, a VarLen or an allow_missing list nothing; a null for a
  * required feature is an error, as are nulls inside a value.  Columns of
  * hash bucket ids (KEY/buckets) are recomputed by the parser, so they may
- * be present, and are not read.  RaggedFeature columns are refused at
- * open (FC_ERR_UNSUPPORTED).  Memory: the column table. */
+ * be present, and are not read.  SparseFeatures and RaggedFeatures write
+ * the fields they read (after the features, which may share them: those
+ * are compared).  Memory: the column table and a row's scratch. */
 #include "featc/fc_arrow.h"
 
 #include <math.h>
@@ -42,6 +43,7 @@ struct fc_arrow_rows {
     unsigned char *val;
     size_t *perm;
     unsigned char *used;
+    unsigned char *tmp;     /* a RaggedFeature's field, before it is compared or stored */
     char name[520];         /* of the column in the last error */
 };
 
@@ -203,12 +205,6 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
             rc = fail(err, FC_ERR_ARG, NULL, "the spec's columns are out of step", NULL);
             break;
         }
-        if ((c->f != NULL && c->f->kind == FC_KIND_RAGGED) ||
-            (c->l != NULL && c->l->kind == FC_KIND_RAGGED)) {
-            rc = fail(err, FC_ERR_UNSUPPORTED, want.children[wi]->name,
-                      "a RaggedFeature is not converted back to records", NULL);
-            break;
-        }
         gi = find_child(schema, want.children[wi]->name);
         if (gi < 0) {
             rc = fail(err, FC_ERR_ARG, want.children[wi]->name,
@@ -225,19 +221,25 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
     }
     want.release(&want);
     if (rc == FC_OK) {
-        size_t most = 1, rank = 1;
+        size_t most = 1, rank = 1, widest = 1;
+        const fc_field_desc *all = md != NULL ? md->fields : sd->context;
+        size_t nall = md != NULL ? md->nfields : sd->ncontext;
         for (i = 0; i < r->ncols; i++)
             if (r->cols[i].f != NULL && r->cols[i].f->kind == FC_KIND_SPARSE) {
                 most = r->cols[i].f->max > most ? r->cols[i].f->max : most;
                 rank = r->cols[i].f->rank > rank ? r->cols[i].f->rank : rank;
             }
+        for (i = 0; i < nall; i++)
+            if (all[i].kind == FC_KIND_VARLEN && all[i].max > widest)
+                widest = all[i].max + 1;
+        r->tmp = (unsigned char *)calloc(widest + 1, sizeof(fc_bytes) > 8 ? sizeof(fc_bytes) : 8);
         r->filled = (unsigned char *)calloc(nf + 1, 1);
         r->ind = (int64_t *)calloc(most * rank, sizeof *r->ind);
         r->val = (unsigned char *)calloc(most, sizeof(fc_bytes) > 8 ? sizeof(fc_bytes) : 8);
         r->perm = (size_t *)calloc(most, sizeof *r->perm);
         r->used = (unsigned char *)calloc(most, 1);
         if (r->filled == NULL || r->ind == NULL || r->val == NULL || r->perm == NULL ||
-            r->used == NULL)
+            r->used == NULL || r->tmp == NULL)
             rc = fail(err, FC_ERR_NO_MEMORY, NULL, "out of memory", NULL);
     }
     if (rc != FC_OK) {
@@ -258,6 +260,7 @@ void fc_arrow_rows_close(fc_arrow_rows *r)
     free(r->val);
     free(r->perm);
     free(r->used);
+    free(r->tmp);
     free(r);
 }
 
@@ -544,6 +547,251 @@ static int sparse_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
     return FC_OK;
 }
 
+/* Offset i of list array a (64-bit when big). */
+static int64_t off_at(const struct ArrowArray *a, int big, int64_t i)
+{
+    i += a->offset;
+    return big ? ((const int64_t *)a->buffers[1])[i] : ((const int32_t *)a->buffers[1])[i];
+}
+
+/* n values (ts bytes each, in r->tmp) as field gi: stored, or, when the
+ * field is filled already (a feature of its own), compared. */
+static int put_part(const cursor *c, fc_arrow_rows *r, const fc_field_desc *fields, size_t gi,
+                    size_t n, size_t ts, void *msg, size_t present_offset)
+{
+    const fc_field_desc *g = &fields[gi];
+    if (n > g->max)
+        return row_fail(c, "more values in a RaggedFeature's field than the spec's bound",
+                        (uint64_t)n, g->max);
+    if (r->filled[gi]) {
+        size_t cnt, j;
+        memcpy(&cnt, at(msg, g->count_offset), sizeof cnt);
+        for (j = 0; cnt == n && j < n; j++)
+            if (!same_value(r->tmp, j, at(msg, g->value_offset), j, ts, g->type))
+                break;
+        if (cnt != n || j < n)
+            return row_fail(c, "this RaggedFeature and a field of it (filled from its own "
+                               "column) disagree",
+                            UINT64_MAX, UINT64_MAX);
+        return FC_OK;
+    }
+    if (n > 0)
+        memcpy(at(msg, g->value_offset), r->tmp, n * ts);
+    set_size(msg, g->count_offset, n);
+    if (n > 0)
+        set_bit(msg, present_offset, gi);
+    r->filled[gi] = 1;
+    return FC_OK;
+}
+
+/* n values (ts bytes each, in r->tmp) as frame t of list li: stored, or,
+ * when the list was filled already (was), compared. */
+static int put_frame(const cursor *c, fc_arrow_rows *r, size_t li, int was, int64_t t, size_t n,
+                     size_t ts, void *msg)
+{
+    const fc_list_desc *l = &r->sd->lists[li];
+    unsigned char *dst = at(msg, l->value_offset + (size_t)t * l->max * ts);
+    size_t cnt;
+    if (n > l->max)
+        return row_fail(c, "more values in a frame of a RaggedFeature's list than the spec's "
+                           "bound",
+                        (uint64_t)n, l->max);
+    if (was) {
+        size_t j;
+        memcpy(&cnt, at(msg, l->count_offset + (size_t)t * sizeof(size_t)), sizeof cnt);
+        for (j = 0; cnt == n && j < n; j++)
+            if (!same_value(r->tmp, j, dst, j, ts, l->type))
+                break;
+        if (cnt != n || j < n)
+            return row_fail(c, "this RaggedFeature and a list of it (filled from its own "
+                               "column) disagree",
+                            UINT64_MAX, UINT64_MAX);
+        return FC_OK;
+    }
+    if (n > 0)
+        memcpy(dst, r->tmp, n * ts);
+    set_size(msg, l->count_offset + (size_t)t * sizeof(size_t), n);
+    return FC_OK;
+}
+
+/* The partition q encoding of rows [lo, hi) of list array a (64-bit when
+ * big) into r->tmp: its count in *n, or an error; a uniform row length is
+ * checked instead. */
+static int encode_part(const cursor *c, fc_arrow_rows *r, const fc_part_desc *pd, size_t room,
+                       const struct ArrowArray *a, int big, int64_t lo, int64_t hi, size_t *n)
+{
+    int64_t *out = (int64_t *)(void *)r->tmp, base = hi > lo ? off_at(a, big, lo) : 0, k;
+    size_t add;
+    *n = 0;
+    for (k = lo; k < hi; k++) {
+        int64_t s0, s1, j;
+        if (is_null(a, k))
+            return row_fail(c, "a null inside a value (only a whole feature may be null)",
+                            UINT64_MAX, UINT64_MAX);
+        s0 = off_at(a, big, k) - base;
+        s1 = off_at(a, big, k + 1) - base;
+        if (pd->kind == FC_PART_UNIFORM_ROW_LENGTH) {
+            if ((uint64_t)(s1 - s0) != pd->length)
+                return row_fail(c, "a row of another length than the partition's uniform row "
+                                   "length",
+                                (uint64_t)(s1 - s0), (uint64_t)pd->length);
+            continue;
+        }
+        add = pd->kind == FC_PART_VALUE_ROWIDS ? (size_t)(s1 - s0) : 1u;
+        if (add > room - *n)
+            return row_fail(c, "more values in a RaggedFeature's field than the spec's bound",
+                            (uint64_t)(*n + add), room);
+        switch (pd->kind) {
+        case FC_PART_ROW_SPLITS:
+        case FC_PART_ROW_STARTS: out[(*n)++] = s0; break;
+        case FC_PART_ROW_LENGTHS: out[(*n)++] = s1 - s0; break;
+        case FC_PART_ROW_LIMITS: out[(*n)++] = s1; break;
+        case FC_PART_VALUE_ROWIDS:
+            for (j = s0; j < s1; j++)
+                out[(*n)++] = k - lo;
+            break;
+        default: break;
+        }
+    }
+    if (pd->kind == FC_PART_ROW_SPLITS) {
+        if (*n == room)
+            return row_fail(c, "more values in a RaggedFeature's field than the spec's bound",
+                            (uint64_t)*n + 1, room);
+        out[(*n)++] = hi > lo ? off_at(a, big, hi) - base : 0;
+    }
+    return FC_OK;
+}
+
+/* A RaggedFeature from its nested lists: the record's rows, a level per
+ * partition (outermost first), the values.  Each partition's field gets
+ * its encoding of the level's rows (row splits, lengths, starts, limits,
+ * value row ids; a uniform row length is checked), the value field the
+ * values. */
+static int ragged_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
+                      const struct ArrowSchema *cs, const struct ArrowArray *col, int64_t row,
+                      void *msg, size_t present_offset)
+{
+    const fc_field_desc *f = rc->f;
+    const fc_field_extra *x = f->extra;
+    const fc_field_desc *fields = r->md != NULL ? r->md->fields : r->sd->context;
+    const fc_field_desc *vf = &fields[x->sparse_fields[0]];
+    const struct ArrowArray *a = col;
+    const struct ArrowSchema *s = cs;
+    int64_t lo, hi;
+    unsigned q;
+    int st;
+    if (is_null(col, row))
+        return FC_OK; /* absent */
+    if ((st = list_at(c, a, is_big(s), row, &lo, &hi)) != FC_OK)
+        return st;
+    a = a->children[0];
+    s = s->children[0];
+    for (q = 0; q < x->nparts; q++) {
+        const fc_part_desc *pd = &x->parts[q];
+        int big = is_big(s);
+        size_t n, room = pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? SIZE_MAX
+                                                                  : fields[pd->field].max;
+        if ((st = encode_part(c, r, pd, room, a, big, lo, hi, &n)) != FC_OK)
+            return st;
+        if (pd->kind != FC_PART_UNIFORM_ROW_LENGTH &&
+            (st = put_part(c, r, fields, pd->field, n, sizeof(int64_t), msg, present_offset)) !=
+                FC_OK)
+            return st;
+        if (hi > lo) {
+            int64_t nlo = off_at(a, big, lo), nhi = off_at(a, big, hi);
+            lo = nlo;
+            hi = nhi;
+        } else {
+            lo = hi = 0;
+        }
+        a = a->children[0];
+        s = s->children[0];
+    }
+    if ((uint64_t)(hi - lo) > vf->max)
+        return row_fail(c, "more values than the spec's bound", (uint64_t)(hi - lo), vf->max);
+    if ((st = copy_leaf(c, a, rc->leaf, vf->type, lo, hi - lo, r->tmp)) != FC_OK)
+        return st;
+    return put_part(c, r, fields, x->sparse_fields[0], (size_t)(hi - lo),
+                    fc_type_size(vf->type), msg, present_offset);
+}
+
+/* A RaggedFeature feature list: per frame, its rows, a level per
+ * partition and the values, into frame t of each list it reads (those
+ * filled already, features of their own, compared). */
+static int ragged_list_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
+                           const struct ArrowSchema *cs, const struct ArrowArray *col,
+                           int64_t row, void *msg)
+{
+    const fc_list_desc *l = rc->l;
+    const fc_field_extra *x = l->extra;
+    const fc_list_desc *lists = r->sd->lists;
+    size_t nctx = r->sd->ncontext, li[FC_MAX_RANK + 1], nli = 0, j;
+    int was[FC_MAX_RANK + 1], st;
+    const struct ArrowArray *frames;
+    int64_t flo, fhi, t;
+    unsigned q;
+    if (is_null(col, row))
+        return FC_OK; /* absent */
+    for (q = 0; q < x->nparts; q++)
+        if (x->parts[q].kind != FC_PART_UNIFORM_ROW_LENGTH)
+            li[nli++] = x->parts[q].field;
+    li[nli++] = x->sparse_fields[0];
+    for (j = 0; j < nli; j++)
+        was[j] = r->filled[nctx + li[j]];
+    if ((st = list_at(c, col, is_big(cs), row, &flo, &fhi)) != FC_OK)
+        return st;
+    if ((uint64_t)(fhi - flo) > l->max_frames)
+        return row_fail(c, "more frames than the spec's bound", (uint64_t)(fhi - flo),
+                        l->max_frames);
+    frames = col->children[0];
+    for (t = 0; t < fhi - flo; t++) {
+        const struct ArrowArray *a = frames;
+        const struct ArrowSchema *s = cs->children[0];
+        int64_t lo, hi;
+        size_t n, k = 0;
+        if ((st = list_at(c, a, is_big(s), flo + t, &lo, &hi)) != FC_OK)
+            return st;
+        a = a->children[0];
+        s = s->children[0];
+        for (q = 0; q < x->nparts; q++) {
+            const fc_part_desc *pd = &x->parts[q];
+            int big = is_big(s);
+            size_t room = pd->kind == FC_PART_UNIFORM_ROW_LENGTH ? SIZE_MAX
+                                                                  : lists[pd->field].max;
+            if ((st = encode_part(c, r, pd, room, a, big, lo, hi, &n)) != FC_OK)
+                return st;
+            if (pd->kind != FC_PART_UNIFORM_ROW_LENGTH &&
+                (st = put_frame(c, r, li[k], was[k], t, n, sizeof(int64_t), msg)) != FC_OK)
+                return st;
+            k += pd->kind != FC_PART_UNIFORM_ROW_LENGTH;
+            if (hi > lo) {
+                int64_t nlo = off_at(a, big, lo), nhi = off_at(a, big, hi);
+                lo = nlo;
+                hi = nhi;
+            } else {
+                lo = hi = 0;
+            }
+            a = a->children[0];
+            s = s->children[0];
+        }
+        if ((st = copy_leaf(c, a, rc->leaf, lists[li[k]].type, lo, hi - lo, r->tmp)) != FC_OK ||
+            (st = put_frame(c, r, li[k], was[k], t, (size_t)(hi - lo),
+                            fc_type_size(lists[li[k]].type), msg)) != FC_OK)
+            return st;
+    }
+    for (j = 0; j < nli; j++) {
+        size_t frames_now;
+        memcpy(&frames_now, at(msg, lists[li[j]].frames_offset), sizeof frames_now);
+        if (was[j] && frames_now != (size_t)(fhi - flo))
+            return row_fail(c, "this RaggedFeature and a list of it (filled from its own column) "
+                               "have other numbers of frames",
+                            (uint64_t)frames_now, (uint64_t)(fhi - flo));
+        set_size(msg, lists[li[j]].frames_offset, (size_t)(fhi - flo));
+        r->filled[nctx + li[j]] = 1;
+    }
+    return FC_OK;
+}
+
 /* A field's value at row (FixedLen, FixedLenSequence rows, VarLen); big:
  * the column's list level has 64-bit offsets. */
 static int field_get(const cursor *c, const rcol *rc, const struct ArrowArray *col, int64_t row,
@@ -662,7 +910,8 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
     for (pass = 0; pass < 2; pass++)
     for (i = 0; i < r->ncols; i++) {
         const rcol *rc = &r->cols[i];
-        if ((rc->f != NULL && rc->f->kind == FC_KIND_SPARSE) != (pass == 1))
+        if ((rc->f != NULL ? rc->f->kind == FC_KIND_SPARSE || rc->f->kind == FC_KIND_RAGGED
+                           : rc->l->kind == FC_KIND_RAGGED) != (pass == 1))
             continue;
         const struct ArrowArray *col = batch->children[rc->child];
         const struct ArrowSchema *cs = schema->children[rc->child];
@@ -673,6 +922,10 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
         c.key_len = rc->f != NULL ? rc->f->key_len : rc->l->key_len;
         if (rc->f != NULL && rc->f->kind == FC_KIND_SPARSE)
             s = sparse_get(&c, r, rc, cs, col, k, msg, present);
+        else if (rc->f != NULL && rc->f->kind == FC_KIND_RAGGED)
+            s = ragged_get(&c, r, rc, cs, col, k, msg, present);
+        else if (rc->l != NULL && rc->l->kind == FC_KIND_RAGGED)
+            s = ragged_list_get(&c, r, rc, cs, col, k, msg);
         else if (rc->f != NULL)
             s = field_get(&c, rc, col, k, msg, big);
         else
@@ -680,8 +933,7 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
                          cs->n_children > 0 && is_big(cs->children[0]));
         if (s != FC_OK)
             return s;
-        if (rc->f != NULL)
-            r->filled[rc->bit] = 1;
+        r->filled[rc->bit] = 1;
     }
     return FC_OK;
 }

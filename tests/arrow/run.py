@@ -27,7 +27,7 @@ feature kind).  For each case:
 - back: the file, the stream, and the file written with --large convert
   to TFRecords the driver reads as the reference, the three byte for byte
   equal; those records (serializer-canonical) go to Arrow and back again
-  byte for byte; a RaggedFeature is refused with its column named;
+  byte for byte (every kind, RaggedFeature and its feature lists too);
 - apache-arrow builds a new table from the rows (its own builders and IPC
   writer); featc converts it to records the driver reads as the reference,
   that Python's protobuf parses and writes back byte for byte, and that
@@ -330,39 +330,30 @@ def run_case(case, files, refs):
     # back to records
     kind = "sequence" if "context" in (refs[0] if refs else {}) else "example"
     backs = []
-    ragged = None
     for src in (arrow, arrows, large):
         out = src + ".tfrecord"
         rc, _, err = convert(*([src] + spec_args(case) + ["-o", out]))
-        if rc != 0 and "RaggedFeature is not converted back" in err:
-            ragged = err
-            check(rc == 1 and not os.path.exists(out),
-                  "%s: a RaggedFeature refused (exit 1, nothing written)" % what)
-            break
         if not ok(rc == 0, "%s: convert %s back (exit %d) %s"
-                     % (what, os.path.basename(src), rc, err.strip())):
+                  % (what, os.path.basename(src), rc, err.strip())):
             return
         backs.append(out)
-    if ragged is None:
-        same_bytes = all(open(b, "rb").read() == open(backs[0], "rb").read() for b in backs)
-        check(same_bytes, "%s: file, stream and --large convert back to the same bytes" % what)
-        rc, back_refs = reference(case, [backs[0]])
-        check(rc == 0 and back_refs == refs,
-              "%s: the records written back read as the original (%d records)" % (what, len(refs)))
-        again = os.path.join(d, "again.arrow")
-        rc1, _, e1 = convert(*([backs[0]] + spec_args(case) + ["-o", again]))
-        rc2, _, e2 = convert(*([again] + spec_args(case) + ["-o", again + ".tfrecord"]))
-        check(rc1 == 0 and rc2 == 0 and
-              open(again + ".tfrecord", "rb").read() == open(backs[0], "rb").read(),
-              "%s: canonical records -> Arrow -> records, byte for byte %s%s" % (what, e1, e2))
+    same_bytes = all(open(b, "rb").read() == open(backs[0], "rb").read() for b in backs)
+    check(same_bytes, "%s: file, stream and --large convert back to the same bytes" % what)
+    rc, back_refs = reference(case, [backs[0]])
+    check(rc == 0 and back_refs == refs,
+          "%s: the records written back read as the original (%d records)" % (what, len(refs)))
+    again = os.path.join(d, "again.arrow")
+    rc1, _, e1 = convert(*([backs[0]] + spec_args(case) + ["-o", again]))
+    rc2, _, e2 = convert(*([again] + spec_args(case) + ["-o", again + ".tfrecord"]))
+    check(rc1 == 0 and rc2 == 0 and
+          open(again + ".tfrecord", "rb").read() == open(backs[0], "rb").read(),
+          "%s: canonical records -> Arrow -> records, byte for byte %s%s" % (what, e1, e2))
 
     # a table apache-arrow built and wrote
     js = os.path.join(d, "js.arrow")
     node("write.js", arrow, js)
     rc, _, err = convert(*([js] + spec_args(case) + ["-o", js + ".tfrecord"]))
-    if ragged is not None:
-        check(rc == 1, "%s: apache-arrow's table with a RaggedFeature refused" % what)
-    elif ok(rc == 0, "%s: apache-arrow's table converts (exit %d) %s" % (what, rc, err)):
+    if ok(rc == 0, "%s: apache-arrow's table converts (exit %d) %s" % (what, rc, err)):
         # JavaScript numbers quiet a signalling NaN (its payload changes), so
         # the bytes are the same only without NaN; the values always
         rc, js_refs = reference(case, [js + ".tfrecord"])
