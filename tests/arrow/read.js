@@ -11,6 +11,7 @@
 'use strict';
 const fs = require('fs');
 const { tableFromIPC, Type } = require('apache-arrow');
+const { walk } = require('./values.js');
 
 function leaf(v, t) {
   switch (t.typeId) {
@@ -33,25 +34,7 @@ function leaf(v, t) {
   }
 }
 
-function value(v, t) {
-  if (v === null || v === undefined) return null;
-  switch (t.typeId) {
-    case Type.List:
-    case Type.FixedSizeList:
-    case Type.LargeList: {
-      const out = [];
-      for (let i = 0; i < v.length; i++) out.push(value(v.get(i), t.children[0].type));
-      return out;
-    }
-    case Type.Struct: {
-      const o = {};
-      for (const f of t.children) o[f.name] = value(v[f.name], f.type);
-      return o;
-    }
-    default:
-      return leaf(v, t);
-  }
-}
+const value = (v, t) => walk(v, t, leaf);
 
 for (const file of process.argv.slice(2)) {
   const table = tableFromIPC(fs.readFileSync(file));

@@ -5,7 +5,8 @@ implementation (apache-arrow) and Polars (nodejs-polars), installed by
 
 usage: run.py FEATC BUILD CORPUS TMP NODE_MODULES [RANDOM_SPECS RECORDS]
 
-Cases: every corpus spec over its corpus files; every message of every
+Cases: every corpus spec over its corpus files; a corpus file converted
+without --spec against the driver of the spec featc infer prints; every message of every
 tests/specs spec and RANDOM_SPECS random specs (tests/oracle/random_specs.py,
 seed 11) over RECORDS random records that parse (tests/oracle's checker
 writes them from random structs with the message's serializer: every
@@ -66,16 +67,19 @@ def ok(cond, what):
     check(cond, what)
     return cond
 
-CORPUS_SPECS = {
-    "penguin": ["tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz"],
-    "mnist": ["tfx__mnist.tfrecord"],
-    "pascal_voc": ["tf-models__pascal_voc_seg_val-00000-of-00001.tfrecord"],
-    "taxi": ["tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz"],
-    "hadoop": ["tf-ecosystem__tf-records_part-m-00000",
-               "tf-ecosystem__zipped-tf-records_part-m-00000.gz"],
-    "fake_sequence": ["pytorch-data__sequence_example.tfrecord"],
-    "transform_sequence": ["tf-transform__sequence_example_data_tfrecord.gz"],
-    "tfx_sequence": ["tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz"]}
+
+
+def corpus_specs():
+    """SPEC -> [corpus files], from tests/oracle/corpus_specs.sh (the table the
+    other suites that read the corpus through specs/ share)."""
+    text = open(os.path.join(REPO, "tests", "oracle", "corpus_specs.sh")).read()
+    body = text[text.index('CORPUS_SPECS="') + len('CORPUS_SPECS="'):]
+    body = body[:body.index('"')]
+    return dict((spec, files.split(",")) for spec, files in
+                (line.split(":", 1) for line in body.split()))
+
+
+CORPUS_SPECS = corpus_specs()
 ENV = dict(os.environ, NODE_PATH=NODE_MODULES)
 CLASSES = build_classes()
 
@@ -536,6 +540,18 @@ def main():
                 continue
             case["files"] = [data]
             run_case(case, [data], refs)
+    # without --spec: the spec featc infer prints for the same files
+    files = [os.path.join(CORPUS, f) for f in CORPUS_SPECS["penguin"]]
+    inferred = os.path.join(TMP, "inferred.feat")
+    rc, out, err = run([FEATC, "infer", "-q"] + files)
+    open(inferred, "wb").write(out)
+    if ok(rc == 0, "featc infer on penguin's file (%s)" % err.strip()):
+        for case in cases_of(inferred, "inferred", os.path.join(TMP, "drv-inferred")):
+            rc, refs = reference(case, files)
+            a = os.path.join(TMP, "inferred.arrow")
+            rc2, _, err = convert(*(files + ["-o", a]))
+            if ok(rc == 0 and rc2 == 0, "convert without --spec (exit %d) %s" % (rc2, err)):
+                compare_rows(node("read.js", a)[0], refs, "without --spec, the inferred spec")
     bad_input(done[0], done[1])
     bad_input(done[5], done[0])
     return finish("arrow-js")

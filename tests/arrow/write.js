@@ -11,29 +11,11 @@
 'use strict';
 const fs = require('fs');
 const { tableFromIPC, tableToIPC, vectorFromArray, Table, Type, Utf8 } = require('apache-arrow');
+const { walk } = require('./values.js');
 
-function plain(v, t) {
-  if (v === null || v === undefined) return null;
-  switch (t.typeId) {
-    case Type.List:
-    case Type.FixedSizeList:
-    case Type.LargeList: {
-      const out = [];
-      for (let i = 0; i < v.length; i++) out.push(plain(v.get(i), t.children[0].type));
-      return out;
-    }
-    case Type.Struct: {
-      const o = {};
-      for (const f of t.children) o[f.name] = plain(v[f.name], f.type);
-      return o;
-    }
-    case Type.Binary:
-    case Type.LargeBinary:
-      return Uint8Array.from(v);
-    default:
-      return v;
-  }
-}
+// (binary leaves copied out of the table's buffer; the rest as they are)
+const plain = (v, t) => walk(v, t, (x, lt) =>
+  lt.typeId === Type.Binary || lt.typeId === Type.LargeBinary ? Uint8Array.from(x) : x);
 
 const [input, output, mode] = process.argv.slice(2);
 const table = tableFromIPC(fs.readFileSync(input));
