@@ -554,6 +554,35 @@ static int64_t off_at(const struct ArrowArray *a, int big, int64_t i)
     return big ? ((const int64_t *)a->buffers[1])[i] : ((const int32_t *)a->buffers[1])[i];
 }
 
+/* Rows [lo, hi) of list array a (schema s; 64-bit offsets when big) become
+ * the range of its child that they hold, a and s the child. */
+static void down(const struct ArrowArray **a, const struct ArrowSchema **s, int big, int64_t *lo,
+                 int64_t *hi)
+{
+    if (*hi > *lo) {
+        int64_t nlo = off_at(*a, big, *lo), nhi = off_at(*a, big, *hi);
+        *lo = nlo;
+        *hi = nhi;
+    } else {
+        *lo = *hi = 0;
+    }
+    *a = (*a)->children[0];
+    *s = (*s)->children[0];
+}
+
+/* The n values of r->tmp equal the cnt at dst (ts bytes each). */
+static int same_values(const fc_arrow_rows *r, const void *dst, size_t cnt, size_t n, size_t ts,
+                       fc_type t)
+{
+    size_t j;
+    if (cnt != n)
+        return 0;
+    for (j = 0; j < n; j++)
+        if (!same_value(r->tmp, j, dst, j, ts, t))
+            return 0;
+    return 1;
+}
+
 /* n values (ts bytes each, in r->tmp) as field gi: stored, or, when the
  * field is filled already (a feature of its own), compared. */
 static int put_part(const cursor *c, fc_arrow_rows *r, const fc_field_desc *fields, size_t gi,
@@ -564,12 +593,9 @@ static int put_part(const cursor *c, fc_arrow_rows *r, const fc_field_desc *fiel
         return row_fail(c, "more values in a RaggedFeature's field than the spec's bound",
                         (uint64_t)n, g->max);
     if (r->filled[gi]) {
-        size_t cnt, j;
+        size_t cnt;
         memcpy(&cnt, at(msg, g->count_offset), sizeof cnt);
-        for (j = 0; cnt == n && j < n; j++)
-            if (!same_value(r->tmp, j, at(msg, g->value_offset), j, ts, g->type))
-                break;
-        if (cnt != n || j < n)
+        if (!same_values(r, at(msg, g->value_offset), cnt, n, ts, g->type))
             return row_fail(c, "this RaggedFeature and a field of it (filled from its own "
                                "column) disagree",
                             UINT64_MAX, UINT64_MAX);
@@ -597,12 +623,8 @@ static int put_frame(const cursor *c, fc_arrow_rows *r, size_t li, int was, int6
                            "bound",
                         (uint64_t)n, l->max);
     if (was) {
-        size_t j;
         memcpy(&cnt, at(msg, l->count_offset + (size_t)t * sizeof(size_t)), sizeof cnt);
-        for (j = 0; cnt == n && j < n; j++)
-            if (!same_value(r->tmp, j, dst, j, ts, l->type))
-                break;
-        if (cnt != n || j < n)
+        if (!same_values(r, dst, cnt, n, ts, l->type))
             return row_fail(c, "this RaggedFeature and a list of it (filled from its own "
                                "column) disagree",
                             UINT64_MAX, UINT64_MAX);
@@ -697,15 +719,7 @@ static int ragged_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
             (st = put_part(c, r, fields, pd->field, n, sizeof(int64_t), msg, present_offset)) !=
                 FC_OK)
             return st;
-        if (hi > lo) {
-            int64_t nlo = off_at(a, big, lo), nhi = off_at(a, big, hi);
-            lo = nlo;
-            hi = nhi;
-        } else {
-            lo = hi = 0;
-        }
-        a = a->children[0];
-        s = s->children[0];
+        down(&a, &s, big, &lo, &hi);
     }
     if ((uint64_t)(hi - lo) > vf->max)
         return row_fail(c, "more values than the spec's bound", (uint64_t)(hi - lo), vf->max);
@@ -764,15 +778,7 @@ static int ragged_list_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
                 (st = put_frame(c, r, li[k], was[k], t, n, sizeof(int64_t), msg)) != FC_OK)
                 return st;
             k += pd->kind != FC_PART_UNIFORM_ROW_LENGTH;
-            if (hi > lo) {
-                int64_t nlo = off_at(a, big, lo), nhi = off_at(a, big, hi);
-                lo = nlo;
-                hi = nhi;
-            } else {
-                lo = hi = 0;
-            }
-            a = a->children[0];
-            s = s->children[0];
+            down(&a, &s, big, &lo, &hi);
         }
         if ((st = copy_leaf(c, a, rc->leaf, lists[li[k]].type, lo, hi - lo, r->tmp)) != FC_OK ||
             (st = put_frame(c, r, li[k], was[k], t, (size_t)(hi - lo),

@@ -4,8 +4,8 @@
  * The input is an IPC file or stream.  Properties:
  *   - reading never crashes, hangs or leaks; every error has a message;
  *   - every batch read converts row by row, through the rows of
- *     tests/specs/sparse.feat's message s and batch.feat's q when its
- *     schema matches them, into records by the serializer that the
+ *     tests/specs/sparse.feat's message s and batch.feat's e (every kind,
+ *     RaggedFeature too) and q when its schema matches them, into records by the serializer that the
  *     generated parser reads back without error;
  *   - every batch read is written again by fc_arrow_ipc (stream format) and
  *     read back with the same number of rows and columns. */
@@ -103,8 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static spt_s s_msg, s_back;
     static bt_q q_msg, q_back;
+    static bt_e e_msg, e_back;
     fc_arrow_ipc_reader *r = NULL;
-    fc_arrow_rows *rs = NULL, *rq = NULL;
+    fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL;
     struct ArrowSchema schema;
     fc_error err;
     int rc, k;
@@ -119,6 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         must_say(&err);
     if (fc_arrow_rows_open(&rq, NULL, &bt_q_desc, &schema, &err) != FC_OK)
         must_say(&err);
+    if (fc_arrow_rows_open(&re, &bt_e_desc, NULL, &schema, &err) != FC_OK)
+        must_say(&err);
     for (k = 0; k < 64; k++) {
         struct ArrowArray a;
         rc = fc_arrow_ipc_read_next(r, &a, &err);
@@ -132,11 +135,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             convert(rs, &spt_s_desc, NULL, &schema, &a, &s_msg, &s_back);
         if (rq != NULL)
             convert(rq, NULL, &bt_q_desc, &schema, &a, &q_msg, &q_back);
+        if (re != NULL)
+            convert(re, &bt_e_desc, NULL, &schema, &a, &e_msg, &e_back);
         rewrite(&schema, &a);
         a.release(&a);
     }
     fc_arrow_rows_close(rs);
     fc_arrow_rows_close(rq);
+    fc_arrow_rows_close(re);
     schema.release(&schema);
     fc_arrow_ipc_read_close(r);
     return 0;
