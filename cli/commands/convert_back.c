@@ -60,28 +60,31 @@ typedef struct back {
     uint64_t rows;
 } back;
 
-/* One row serialized and written: FC_OK or the status, err set. */
+/* One row serialized and written: FC_OK or the status, err set.  The
+ * buffer grows to the largest record (a record that does not fit says the
+ * size it needs, and is serialized again). */
 static int put_row(back *b, fc_error *err)
 {
-    size_t need = 0, len = 0;
-    int rc = b->spec.md != NULL
-                 ? fc_ex_encoded_size(b->spec.md, b->msg, FC_OMIT_DEFAULTS, &need, err)
-                 : fc_seq_encoded_size(b->spec.sd, b->msg, FC_OMIT_DEFAULTS, &need, err);
-    if (rc != FC_OK)
-        return rc;
-    if (need > b->cap) {
-        unsigned char *q = (unsigned char *)realloc(b->buf, need);
-        if (q == NULL) {
-            fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
-            fc_msg_str(&m, "out of memory for a record");
-            return FC_ERR_NO_MEMORY;
+    size_t len = 0;
+    int rc, tries;
+    for (tries = 0; tries < 2; tries++) {
+        rc = b->spec.md != NULL
+                 ? fc_ex_serialize(b->spec.md, b->msg, FC_OMIT_DEFAULTS, b->buf, b->cap, &len, err)
+                 : fc_seq_serialize(b->spec.sd, b->msg, FC_OMIT_DEFAULTS, b->buf, b->cap, &len,
+                                    err);
+        if (rc != FC_ERR_NO_SPACE)
+            break;
+        {
+            unsigned char *q = (unsigned char *)realloc(b->buf, len);
+            if (q == NULL) {
+                fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+                fc_msg_str(&m, "out of memory for a record");
+                return FC_ERR_NO_MEMORY;
+            }
+            b->buf = q;
+            b->cap = len;
         }
-        b->buf = q;
-        b->cap = need;
     }
-    rc = b->spec.md != NULL
-             ? fc_ex_serialize(b->spec.md, b->msg, FC_OMIT_DEFAULTS, b->buf, b->cap, &len, err)
-             : fc_seq_serialize(b->spec.sd, b->msg, FC_OMIT_DEFAULTS, b->buf, b->cap, &len, err);
     return fc_ser_append(&b->w, rc, b->buf, len, err);
 }
 
