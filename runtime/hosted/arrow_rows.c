@@ -44,7 +44,6 @@ struct fc_arrow_rows {
     size_t *perm;
     unsigned char *used;
     unsigned char *tmp;     /* a RaggedFeature's field, before it is compared or stored */
-    char name[520];         /* of the column in the last error */
 };
 
 static int fail(fc_error *err, int status, const char *name, const char *what, const char *more)
@@ -229,9 +228,14 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
                 most = r->cols[i].f->max > most ? r->cols[i].f->max : most;
                 rank = r->cols[i].f->rank > rank ? r->cols[i].f->rank : rank;
             }
+        /* (a RaggedFeature's fields are VarLen fields, or, for a feature
+         * list, VarLen lists: r->tmp holds a field's values or a frame's) */
         for (i = 0; i < nall; i++)
-            if (all[i].kind == FC_KIND_VARLEN && all[i].max > widest)
+            if (all[i].kind == FC_KIND_VARLEN && all[i].max >= widest)
                 widest = all[i].max + 1;
+        for (i = 0; sd != NULL && i < sd->nlists; i++)
+            if (sd->lists[i].kind == FC_KIND_VARLEN && sd->lists[i].max >= widest)
+                widest = sd->lists[i].max + 1;
         r->tmp = (unsigned char *)calloc(widest + 1, sizeof(fc_bytes) > 8 ? sizeof(fc_bytes) : 8);
         r->filled = (unsigned char *)calloc(nf + 1, 1);
         r->ind = (int64_t *)calloc(most * rank, sizeof *r->ind);
@@ -267,7 +271,6 @@ void fc_arrow_rows_close(fc_arrow_rows *r)
 /* ------------------------------------------------------------ values */
 
 typedef struct cursor {
-    const fc_arrow_rows *r;
     const char *key;
     size_t key_len;
     int64_t row;
@@ -780,6 +783,10 @@ static int ragged_list_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
             k += pd->kind != FC_PART_UNIFORM_ROW_LENGTH;
             down(&a, &s, big, &lo, &hi);
         }
+        if ((uint64_t)(hi - lo) > lists[li[k]].max)
+            return row_fail(c, "more values in a frame of a RaggedFeature's list than the "
+                               "spec's bound",
+                            (uint64_t)(hi - lo), lists[li[k]].max);
         if ((st = copy_leaf(c, a, rc->leaf, lists[li[k]].type, lo, hi - lo, r->tmp)) != FC_OK ||
             (st = put_frame(c, r, li[k], was[k], t, (size_t)(hi - lo),
                             fc_type_size(lists[li[k]].type), msg)) != FC_OK)
@@ -909,7 +916,6 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
         return fail(err, FC_ERR_ARG, NULL, "a row outside the batch", NULL);
     memset(msg, 0, size);
     memset(r->filled, 0, nf);
-    c.r = r;
     c.row = row;
     c.err = err;
     /* the features first, then the SparseFeatures, which may share their fields */

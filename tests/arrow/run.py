@@ -59,7 +59,7 @@ REPO = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
 sys.path.insert(0, os.path.join(REPO, "tests", "cli"))
 from canonical import build_classes, records as tf_records  # noqa: E402
-from framing import frame  # noqa: E402
+from framing import frame, varint  # noqa: E402
 from tally import check, finish  # noqa: E402
 
 
@@ -82,6 +82,10 @@ def corpus_specs():
 CORPUS_SPECS = corpus_specs()
 ENV = dict(os.environ, NODE_PATH=NODE_MODULES)
 CLASSES = build_classes()
+
+
+def ld(field, payload):
+    return varint(field << 3 | 2) + varint(len(payload)) + payload
 
 
 def run(args, **kw):
@@ -552,6 +556,19 @@ def main():
             rc2, _, err = convert(*(files + ["-o", a]))
             if ok(rc == 0 and rc2 == 0, "convert without --spec (exit %d) %s" % (rc2, err)):
                 compare_rows(node("read.js", a)[0], refs, "without --spec, the inferred spec")
+    # a RaggedFeature list's frame wider than every context field
+    spec = os.path.join(HERE, "wide_frames.feat")
+    vals = lambda v: ld(3, ld(1, b"".join(varint(x) for x in v)))  # noqa: E731
+    rec = ld(1, ld(1, ld(1, b"id") + ld(2, vals([7])))) + \
+        ld(2, ld(1, ld(1, b"big") + ld(2, ld(1, vals(range(40))) + ld(1, vals([1, 2])))))
+    src, a, back = (os.path.join(TMP, "wide." + e) for e in ("tfrecord", "arrow", "back.tfrecord"))
+    open(src, "wb").write(frame(rec))
+    rc1, _, e1 = convert(src, "--spec", spec, "-o", a)
+    rc2, _, e2 = convert(a, "--spec", spec, "-o", back)
+    r1 = run([FEATC, "check", spec, "--data", "--json", src])
+    r2 = run([FEATC, "check", spec, "--data", "--json", back])
+    check(rc1 == rc2 == 0 and r1[0] == 0 and r1[1] == r2[1] and b"39" in r1[1],
+          "a RaggedFeature list of 40-value frames to Arrow and back %s%s" % (e1, e2))
     bad_input(done[0], done[1])
     bad_input(done[5], done[0])
     return finish("arrow-js")
