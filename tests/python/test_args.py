@@ -141,6 +141,56 @@ def threads_stop_early(path):
     os.remove(gz)
 
 
+def records_write_errors(recs, rng):
+    """write() of records one by one: an item that is not a record, or a
+    record with a value of the wrong kind, is refused with a message that
+    names the record (and the feature); damaged records never crash."""
+    parsed = []
+    for r in recs[:40]:
+        try:
+            parsed.append(mod.parse(r))
+        except mod.DataError:
+            pass
+    if not parsed:
+        return
+    good = parsed[0]
+    try:
+        mod.write(os.devnull, [good, 5])
+        check(False, "write([record, 5]) did not raise")
+    except TypeError as e:
+        check(str(e).startswith(("record 1: a record or a batch is a dict",
+                                 "record 1: a sequence_example record is (context, feature_lists)")),
+              "write([record, 5]) says %r" % str(e))
+    def parts_of(rec):
+        return rec if isinstance(rec, tuple) else (rec,)
+    parts = parts_of(good)
+    keys = [(i, k) for i, part in enumerate(parts) for k in part]
+    for i, k in keys[:6]:
+        bad = tuple(dict(p) for p in parts)
+        bad[i][k] = "text"
+        item = bad if isinstance(good, tuple) else bad[0]
+        try:
+            mod.write(os.devnull, iter([good, good, item]))
+            check(False, "a record whose %s is 'text' was written" % k)
+        except (TypeError, ValueError) as e:
+            check(str(e).startswith("record 2: ") and k in str(e),
+                  "a record whose %s is 'text': %r" % (k, str(e)))
+    fd, tmp = tempfile.mkstemp()
+    os.close(fd)
+    try:
+        for n in range(count // 4):
+            items = [tuple(dict(p) for p in parts_of(rng.choice(parsed))) for _ in range(rng.randrange(1, 5))]
+            part = rng.choice(rng.choice(items))
+            if part:
+                k = rng.choice(list(part))
+                part[k] = rng.choice([np.zeros((2, 3, 2)), [b"x", 3], -1, b"", [],
+                                      np.arange(rng.randrange(40)), None])
+            items = [it if isinstance(good, tuple) else it[0] for it in items]
+            survives(lambda: mod.write(tmp, items), "write(damaged records %d)" % n)
+    finally:
+        os.unlink(tmp)
+
+
 def main():
     data = open(records_path, "rb").read()
     path = records_path
@@ -246,6 +296,7 @@ def main():
                      "write(damaged batch %d)" % i)
     finally:
         os.unlink(tmp)
+    records_write_errors(recs, rng)
     # messages (issue 43): a missing index file is named, not the data; a
     # write that runs out of room says how many records reached the file
     try:
