@@ -10,7 +10,11 @@ alone, and fc_reader, CRC-verified records).  This script adds, on the same
 files:
 - batch: the C batch API, batches of 256 (BUILD/bench/batch_rate_NAME:
   fc_batch_parse, fc_batch_parse_seq for the sequence corpus), over the
-  plain file and over the GZIP file;
+  plain file and over the GZIP file, each pass from the file's open to its
+  close (the mapping too), as a Python read() of a path;
+- memory: the same batches over the file read into memory first
+  (batch_rate_NAME ... mem), as bench.c's walk and parse are timed: the
+  batch path's own cost beside the per-record parse, without the mapping;
 - arrow: the same batches as Arrow arrays (batch_rate_NAME ... arrow: each
   batch bound into a new block, parsed, exported by fc_arrow_export and
   released), over the plain file;
@@ -26,6 +30,7 @@ one line per corpus for scripts:
     chain NAME walk=W parse=P batch=B py1=Y1 py2=Y2
     chain NAME.gz inflate=I reader=R batch=B py2shards=Y
     arrow NAME batch=B arrow=A convert=C
+    memory NAME parse=P batch=M
 """
 import gzip
 import os
@@ -93,7 +98,7 @@ def main():
     for line in open(chain_file):
         name, *pairs = line.split()
         got[name] = dict((k, float(v)) for k, v in (p.split("=") for p in pairs))
-    rows, lines, arrow_lines = [], [], []
+    rows, lines, arrow_lines, memory_lines = [], [], [], []
     for name, modname, file in CORPORA:
         mod = __import__(modname)
         path = os.path.join(data, file)
@@ -101,6 +106,7 @@ def main():
         read_all(mod, path, 1)  # the page cache
         r = dict(got.get(name, {}))
         r["batch"] = c_batch(name, path)
+        r["memory"] = c_batch(name, path, "mem")
         r["arrow"] = c_batch(name, path, "arrow")
         out = os.path.join(data, name + ".arrow")
         conv = [os.path.join(build, "featc"), "convert", "-q", path, "--spec",
@@ -112,6 +118,8 @@ def main():
         lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f py1=%.1f py2=%.1f"
                      % (name, r.get("walk", 0), r.get("parse", 0), r["batch"], r["py1"],
                         r["py2"]))
+        memory_lines.append("memory %s parse=%.1f batch=%.1f" % (name, r.get("parse", 0),
+                                                                 r["memory"]))
         arrow_lines.append("arrow %s batch=%.1f arrow=%.1f convert=%.1f"
                            % (name, r["batch"], r["arrow"], r["convert"]))
         gz = path + ".gz"
@@ -137,6 +145,13 @@ def main():
                   % (name, r["walk"], r["parse"], r["batch"], r["arrow"], r["py1"], r["py2"],
                      r["batch"] / r["parse"], r["arrow"] / r["batch"], r["py1"] / r["batch"],
                      r["py2"] / r["py1"]))
+    print("  In memory: %-10s %9s %9s   %11s   (the file read in first, as walk and parse are)"
+          % ("corpus", "parse", "C batch", "batch/parse"))
+    for name, r in rows:
+        if "memory" in r:
+            print("             %-10s %9.1f %9.1f   %10.2fx" % (
+                name, r.get("parse", 0), r["memory"],
+                r["memory"] / r["parse"] if r.get("parse") else 0))
     print("  Arrow: %-10s %9s %9s %9s   %11s %12s" % ("corpus", "C batch", "Arrow", "convert",
                                                      "arrow/batch", "convert/batch"))
     for name, r in rows:
@@ -153,7 +168,7 @@ def main():
                 name, r["inflate"], r["reader"], r["batch"], r["py2shards"],
                 r["reader"] / r["inflate"], r["batch"] / r["reader"]))
     print()
-    for line in lines + arrow_lines:
+    for line in lines + memory_lines + arrow_lines:
         print(line)
 
 
