@@ -27,7 +27,10 @@ static const command commands[] = {
     {"check", cmd_check, "SPEC...", "report problems in specs without generating code;\n"
                                     "--data FILE... reads records through the spec",
      GROUP_SPEC},
-    {"export", cmd_export, "--tf SPEC", "print the spec as TensorFlow's feature descriptions",
+    {"export", cmd_export, "--tf|--tfmd SPEC", "print the spec as TensorFlow's feature descriptions,\n"
+                                              "or as a TensorFlow Metadata schema.pbtxt",
+     GROUP_SPEC},
+    {"import", cmd_import, "--tfmd SCHEMA", "print the spec of a TensorFlow Metadata schema.pbtxt",
      GROUP_SPEC},
     {"infer", cmd_infer, "FILE...", "print a spec that describes TFRecord files", GROUP_SPEC},
     {"cat", cmd_cat, "FILE...", "print records as tf.train.Example / SequenceExample\n"

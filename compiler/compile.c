@@ -160,8 +160,10 @@ int featc_check_tf(const char *src, size_t len, const featc_options *options, in
     return d.errors;
 }
 
-int featc_export_tf(const char *src, size_t len, const featc_options *options, char **text,
-                    size_t *text_len)
+/* featc export, either form: the spec checked, then written by emit_tf
+ * (tfmd 0) or emit_tfmd (message: the one to write). */
+static int export_spec(const char *src, size_t len, const featc_options *options, int tfmd,
+                       const char *message, char **text, size_t *text_len)
 {
     const char *path = options->spec_name != NULL ? options->spec_name : "<spec>";
     pool mem;
@@ -175,13 +177,91 @@ int featc_export_tf(const char *src, size_t len, const featc_options *options, c
     fcc_pool_init(&mem);
     /* a NULL schema or a failed write always counts an error */
     s = front_end(&mem, &d, stem(path, pkg, sizeof pkg));
-    if (s != NULL && !fcc_emit_tf(s, path, &b))
-        fcc_diag_fail(&d, "out of memory while writing the export");
+    if (s != NULL && !(tfmd ? fcc_emit_tfmd(s, path, message, &d, &b) : fcc_emit_tf(s, path, &b)) &&
+        d.errors == 0)
+        fcc_diag_fail(&d, "error: out of memory while writing the export");
     fcc_pool_free(&mem);
+    if (s != NULL && (d.errors != 0 || d.warnings != 0))
+        fcc_diag_summary(&d);
     if (d.errors != 0) {
         free(b.s);
         return d.errors;
     }
+    *text = b.s;
+    *text_len = b.n;
+    return 0;
+}
+
+int featc_export_tf(const char *src, size_t len, const featc_options *options, char **text,
+                    size_t *text_len)
+{
+    return export_spec(src, len, options, 0, NULL, text, text_len);
+}
+
+int featc_export_tfmd(const char *src, size_t len, const featc_options *options,
+                      const char *message, char **text, size_t *text_len)
+{
+    return export_spec(src, len, options, 1, message, text, text_len);
+}
+
+/* A package name from the schema's file name: its stem, with '_' for what
+ * a C name cannot hold. */
+static const char *package_of(const char *path, char *buf, size_t size)
+{
+    size_t i;
+    stem(path, buf, size);
+    for (i = 0; buf[i] != '\0'; i++)
+        if (!(buf[i] == '_' || (buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
+              (i > 0 && buf[i] >= '0' && buf[i] <= '9')))
+            buf[i] = '_';
+    if (!featc_c_name_ok(buf))
+        return "imported";
+    return buf;
+}
+
+int featc_import_tfmd(const char *src, size_t len, const featc_options *options,
+                      const featc_import_options *io, char **text, size_t *text_len)
+{
+    const char *path = options->spec_name != NULL ? options->spec_name : "<schema>";
+    pool mem;
+    diag d, dg;
+    char pkg[128];
+    const char *package;
+    sbuf b = {NULL, 0, 0, 0};
+    featc_import_options none;
+    int errors;
+    *text = NULL;
+    *text_len = 0;
+    if (io == NULL) {
+        memset(&none, 0, sizeof none);
+        io = &none;
+    }
+    package = io->package != NULL ? io->package : package_of(path, pkg, sizeof pkg);
+    fcc_diag_init(&d, options->diag, options->diag_ctx, path, src, len);
+    fcc_pool_init(&mem);
+    if (!fcc_tfmd_import(&mem, &d, io, package, &b) || b.failed) {
+        if (d.errors == 0)
+            fcc_diag_fail(&d, "error: out of memory while importing");
+        fcc_diag_summary(&d);
+        fcc_pool_free(&mem);
+        free(b.s);
+        return d.errors;
+    }
+    fcc_pool_free(&mem);
+    /* the spec written, checked as a compile checks it: what it reports is
+     * shown against the written text */
+    fcc_diag_init(&dg, options->diag, options->diag_ctx, "<imported spec>", b.s, b.n);
+    fcc_pool_init(&mem);
+    if (front_end(&mem, &dg, package) == NULL && dg.errors == 0)
+        dg.errors = 1;
+    fcc_pool_free(&mem);
+    errors = dg.errors;
+    if (errors != 0) {
+        free(b.s);
+        return errors;
+    }
+    if (d.warnings > 0)
+        fcc_diag_summary(&d);
     *text = b.s;
     *text_len = b.n;
     return 0;

@@ -249,6 +249,17 @@ void fcc_diag_tf_warning(diag *d, spec_loc loc, const char *tf_text, const char 
     note_unquoted(d, loc, "TensorFlow rejects this with: \"%s\"", tf_text);
 }
 
+void fcc_diag_warning(diag *d, spec_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    if (d->stopped)
+        return;
+    d->warnings++;
+    va_start(ap, fmt);
+    deliver(d, FEATC_WARNING, &loc, 1, 1, fmt, ap);
+    va_end(ap);
+}
+
 void fcc_diag_fail(diag *d, const char *fmt, ...)
 {
     va_list ap;
@@ -291,6 +302,22 @@ void fcc_sb_put(sbuf *b, const char *s, size_t n)
     memcpy(b->s + b->n, s, n);
     b->n += n;
     b->s[b->n] = '\0';
+}
+
+void fcc_sb_quoted(sbuf *b, const char *s, size_t n, int octal)
+{
+    size_t i;
+    fcc_sb_str(b, "\"");
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fcc_sb_printf(b, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            fcc_sb_put(b, (const char *)&c, 1);
+        else
+            fcc_sb_printf(b, octal ? "\\%03o" : "\\x%02x", c);
+    }
+    fcc_sb_str(b, "\"");
 }
 
 void fcc_sb_str(sbuf *b, const char *s)

@@ -41,6 +41,9 @@ typedef struct sbuf {
 
 void fcc_sb_put(sbuf *b, const char *s, size_t n);
 void fcc_sb_str(sbuf *b, const char *s);
+/* s[0..n) in double quotes: '"' and '\\' escaped, other bytes outside
+ * printable ASCII as \ooo (octal: protobuf's text format) or \xHH (a spec). */
+void fcc_sb_quoted(sbuf *b, const char *s, size_t n, int octal);
 void fcc_sb_vprintf(sbuf *b, const char *fmt, va_list ap);
 void fcc_sb_printf(sbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -91,6 +94,13 @@ void fcc_diag_tf_warning(diag *d, spec_loc loc, const char *tf_text, const char 
 #endif
     ;
 void fcc_diag_tf(diag *d, spec_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "warning: MESSAGE" at loc, with the line and a caret (featc import's
+ * fields it passes over). */
+void fcc_diag_warning(diag *d, spec_loc loc, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -370,6 +380,16 @@ int fcc_emit_c(pool *p, const schema *s, const emit_options *o, emit_output *out
 /* featc export --tf: the spec's feature descriptions as TensorFlow's Python
  * (export.c), appended to b.  Returns 0 when memory ran out. */
 int fcc_emit_tf(const schema *s, const char *spec_name, sbuf *b);
+/* featc export --tfmd (export_tfmd.c): message `message` (NULL: the only
+ * one) as a TFMD Schema in text format, appended to b; what TFMD cannot say
+ * is a warning, or an error through d where the tensors would differ.
+ * Returns 1, or 0 after errors. */
+int fcc_emit_tfmd(const schema *s, const char *spec_name, const char *message, diag *d,
+                  sbuf *b);
+/* featc import --tfmd (tfmd_import.c): the schema in d's source as a spec
+ * in package `package`, appended to out.  1, or 0 after errors through d. */
+int fcc_tfmd_import(pool *p, diag *d, const featc_import_options *io, const char *package,
+                    sbuf *out);
 
 /* The embedded templates: fcc_template_message_h for templates/message.h,
  * and so on (build/gen/templates.h, made by compiler/gen/embed.c). */

@@ -6,7 +6,7 @@
 
 TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan \
               test-splits-bench test-nomalloc test-cxx \
-              test-cli test-diag test-export test-codegen test-corpus test-infer test-differential \
+              test-cli test-diag test-tfmd test-export test-codegen test-corpus test-infer test-differential \
               test-fuzz-seeds test-install test-readme test-stats test-check-data test-demo \
               test-small test-warnings
 # Suites that build in folders of their own, or only read what test-build
@@ -16,9 +16,9 @@ TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan 
 CROSS_SUITES = test-i386 test-s390x test-embedded test-sanitize test-python test-arrow
 ARROW_RANDOM_SPECS = 6
 ARROW_RECORDS = 60
-CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-export test-codegen test-readme
+CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-tfmd test-export test-codegen test-readme
 
-.PHONY: test check footprint test-float-exhaustive update-tables test-python test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-cat-golden update-diag update-fuzz-seeds \
+.PHONY: test check footprint test-float-exhaustive update-tables test-python test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-cat-golden update-diag update-tfmd update-fuzz-seeds \
         update-tables fuzz
 
 # make test's first step, alone: everything the two lanes share, so that they
@@ -254,7 +254,7 @@ test-small: all
 SANITIZE_CC = clang -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-sanitize: all
 	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-corpus test-infer test-check-data \
+	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-tfmd test-corpus test-infer test-check-data \
 	    test-arrow -- \
 	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS) \
 	    NPM_DIR=$(abspath $(NPM_DIR)) ARROW_RANDOM_SPECS=1 ARROW_RECORDS=20
@@ -275,6 +275,20 @@ test-diag: $(BUILD)/featc
 # featc export --tf against the generated descriptors, every spec
 test-export: all
 	@PYTHON=$(PYTHON) CC="$(CC)" sh tests/export/run.sh $(BUILD)/featc $(BUILD)
+
+# TensorFlow Metadata: featc import --tfmd on each schema of tests/tfmd
+# against its golden spec, warnings or diagnostics (the specs compiled, and
+# read the corpus files they describe); featc export --tfmd of every spec,
+# read by protobuf's own text parser (tests/tfmd/check_export.py).
+test-tfmd: all
+	@sh tests/tfmd/run.sh $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd
+	@rm -rf $(BUILD)/tfmd/random && mkdir -p $(BUILD)/tfmd/random && \
+	    $(PYTHON) tests/oracle/random_specs.py 11 12 $(BUILD)/tfmd/random >/dev/null && \
+	    $(PYTHON) tests/tfmd/check_export.py $(BUILD)/featc $(BUILD)/tfmd/export specs/*.feat \
+	        tests/specs/*.feat tests/tfmd/*.feat $(BUILD)/tfmd/random/*.feat
+
+update-tfmd: all
+	@sh tests/tfmd/run.sh $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd update
 
 update-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc update
@@ -327,7 +341,7 @@ test-infer: all
 
 FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
           fuzz_arrow \
-          fuzz_dynamic
+          fuzz_dynamic fuzz_tfmd
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 define fuzz_rule
@@ -337,7 +351,7 @@ $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
 	    $$(SAN_SRC) $$(PB_SRC) $$(TEST_LIBS)
 endef
-$(foreach f,$(filter-out fuzz_spec fuzz_dynamic fuzz_stats,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
 
 # featc stats, the whole command: the record tools and the compiler behind
 # --spec, without main.
@@ -367,6 +381,13 @@ $(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUIL
 	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
 	    $(FEATC_GEN) -lm
 
+# featc import --tfmd, the text-format reader included, through featc.h only.
+$(BUILD)/fuzz/fuzz_tfmd: tests/fuzz/fuzz_tfmd.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
+                         $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
+	    $(FEATC_GEN) -lm
+
 # Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.
 test-fuzz-seeds: $(FUZZERS:%=$(BUILD)/fuzz/%)
 	@for f in $(FUZZERS); do \
@@ -384,6 +405,7 @@ update-fuzz-seeds: $(BUILD)/libfeatc.a
 	    tests/fuzz/seeds/fuzz_sync
 	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
 	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
+	for f in tests/tfmd/*.pbtxt; do cp $$f tests/fuzz/seeds/fuzz_tfmd/$${f##*/}; done
 
 # make fuzz: libFuzzer on every fuzzer for FUZZ_SECONDS each.
 fuzz: $(FUZZERS:%=$(BUILD)/fuzz/%)

@@ -195,6 +195,36 @@ int cli_write_file(const char *path, const char *data, size_t len)
     return cli_temp_close(f, tmp, path, 1);
 }
 
+int cli_write_output(const char *path, const char *data, size_t len)
+{
+    if (path != NULL)
+        return cli_write_file(path, data, len);
+    fwrite(data, 1, len, stdout);
+    return fflush(stdout) != 0 || ferror(stdout)
+               ? cli_fail(EXIT_DATA_ERR, "error writing standard output")
+               : EXIT_OK;
+}
+
+char *cli_read_operand(const cli_command *c, int argc, char **argv, const char *what,
+                       size_t *len, const char **name, int *rc)
+{
+    char **files = NULL, *src;
+    int n = 0;
+    if ((*rc = cli_operands(c, argc, argv, &files, &n)) != 0)
+        return NULL;
+    if (n != 1) {
+        *rc = cli_usage_error(c, "one %s per %s (got %d)", what, c->name, n);
+        return NULL;
+    }
+    src = cli_read_file(files[0], len);
+    if (src == NULL) {
+        *rc = EXIT_DATA_ERR;
+        return NULL;
+    }
+    *name = strcmp(files[0], "-") == 0 ? "<stdin>" : files[0];
+    return src;
+}
+
 #define MAX_SPEC_SIZE ((size_t)16 << 20)
 
 /* Reads a whole file ("-": standard input); NULL with a message on failure. */

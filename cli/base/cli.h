@@ -65,6 +65,8 @@ int cli_fail(int code, const char *fmt, ...)
  * disk or a killed run never leaves a truncated file under path.  Returns
  * EXIT_OK, or EXIT_DATA_ERR after printing the error. */
 int cli_write_file(const char *path, const char *data, size_t len);
+/* The same to path, or (path NULL) to standard output, flushed and checked. */
+int cli_write_output(const char *path, const char *data, size_t len);
 /* The same for output written piece by piece: cli_temp_open creates the
  * temporary file (*tmp its name; NULL with the error printed), and
  * cli_temp_close closes it and, when ok and every write succeeded,
@@ -85,5 +87,12 @@ int cli_usage_error(const cli_command *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The one operand of a command that reads one file (a spec, a schema): its
+ * bytes (malloc'd, *len of them) and its name for messages ("<stdin>" for
+ * "-"); NULL with *rc the exit status (a usage error, or the file unread,
+ * said). */
+char *cli_read_operand(const cli_command *c, int argc, char **argv, const char *what,
+                       size_t *len, const char **name, int *rc);
 
 #endif /* FEATC_CLI_H */

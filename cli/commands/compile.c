@@ -70,7 +70,8 @@ enum {
     OPT_PYTHON,
     OPT_DATA,
     OPT_MESSAGE,
-    OPT_MAX_ERRORS
+    OPT_MAX_ERRORS,
+    OPT_TFMD
 };
 
 static const struct option compile_long[] = {
@@ -398,28 +399,38 @@ int cmd_check(int argc, char **argv)
 
 static const char *const export_usage =
     "usage: featc export [options] --tf [SPEC]\n"
+    "       featc export [options] --tfmd [--message NAME] [SPEC]\n"
     "\n"
-    "Prints the Python that TensorFlow code uses for the spec's schema: for each\n"
-    "example NAME a dict NAME_FEATURES of tf.io feature descriptions\n"
+    "--tf prints the Python that TensorFlow code uses for the spec's schema: for\n"
+    "each example NAME a dict NAME_FEATURES of tf.io feature descriptions\n"
     "(FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, SparseFeature,\n"
     "RaggedFeature with its partitions) for tf.io.parse_example, for each\n"
     "sequence_example NAME_CONTEXT_FEATURES and NAME_SEQUENCE_FEATURES for\n"
     "tf.io.parse_sequence_example, and NAME_FEATURE_COLUMNS with the feature\n"
-    "columns of hash buckets.  The output is deterministic, so that a build can\n"
-    "generate the C parser and the training input function from one spec.\n"
+    "columns of hash buckets.\n"
+    "--tfmd prints one message as a TensorFlow Metadata Schema (schema.pbtxt, the\n"
+    "Schema proto in protobuf's text format) that TFX's components and TFXIO read\n"
+    "as the same tensors; what TFMD cannot say is a warning (docs/tfx.md).\n"
+    "The output is deterministic, so that a build can generate the C parser and\n"
+    "the training input function (or the pipeline's schema) from one spec.\n"
     "\n"
     "options:\n"
-    "  --tf                    TensorFlow's Python (the only form so far)\n"
+    "  --tf                    TensorFlow's Python\n"
+    "  --tfmd                  a TensorFlow Metadata schema.pbtxt\n"
+    "  --message NAME          the message a schema is written for (--tfmd; needed\n"
+    "                          when the spec has several)\n"
     "  -o, --output FILE       write to FILE (through a temporary file renamed\n"
     "                          over it) instead of standard output\n"
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
-    "exit status: 0 written; 1 errors in the spec; 2 a file could not be read or\n"
-    "written; 64 usage error.\n";
+    "exit status: 0 written (warnings allowed); 1 errors in the spec, or what the\n"
+    "form cannot say; 2 a file could not be read or written; 64 usage error.\n";
 
 static const struct option export_long[] = {
     {"tf", no_argument, NULL, OPT_TF},
+    {"tfmd", no_argument, NULL, OPT_TFMD},
+    {"message", required_argument, NULL, OPT_MESSAGE},
     {"output", required_argument, NULL, 'o'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
@@ -427,41 +438,37 @@ static const cli_command export_cmd = {"export", export_usage, "o:h", export_lon
 
 int cmd_export(int argc, char **argv)
 {
-    char **specs, *src, *text = NULL;
-    const char *output = NULL;
-    int opt, rc, n, tf = 0;
+    char *src, *text = NULL;
+    const char *output = NULL, *message = NULL;
+    int opt, rc, tf = 0, tfmd = 0;
     size_t len = 0, text_len = 0;
     featc_options o = FEATC_OPTIONS_INIT;
     while ((opt = cli_next_option(&export_cmd, argc, argv, &rc)) != 0) {
         if (opt == OPT_TF)
             tf = 1;
+        else if (opt == OPT_TFMD)
+            tfmd = 1;
+        else if (opt == OPT_MESSAGE)
+            message = optarg;
         else if (opt == 'o')
             output = optarg;
     }
     if (rc >= 0)
         return rc;
-    if (!tf)
-        return cli_usage_error(&export_cmd, "say which form: --tf");
-    if ((rc = cli_operands(&export_cmd, argc, argv, &specs, &n)) != 0)
+    if (tf == tfmd)
+        return cli_usage_error(&export_cmd, tf ? "one form at a time: --tf or --tfmd"
+                                               : "say which form: --tf or --tfmd");
+    if (message != NULL && !tfmd)
+        return cli_usage_error(&export_cmd, "--message chooses the message of --tfmd");
+    if ((src = cli_read_operand(&export_cmd, argc, argv, "spec", &len, &o.spec_name, &rc)) == NULL)
         return rc;
-    if (n != 1)
-        return cli_usage_error(&export_cmd, "one spec per export (got %d)", n);
-    src = cli_read_file(specs[0], &len);
-    if (src == NULL)
-        return EXIT_DATA_ERR;
-    o.spec_name = strcmp(specs[0], "-") == 0 ? "<stdin>" : specs[0];
     o.diag = cli_print_diagnostic;
-    rc = featc_export_tf(src, len, &o, &text, &text_len);
+    rc = tf ? featc_export_tf(src, len, &o, &text, &text_len)
+            : featc_export_tfmd(src, len, &o, message, &text, &text_len);
     free(src);
     if (rc != 0)
         return EXIT_RECORD_ERR;
-    if (output != NULL) {
-        rc = cli_write_file(output, text, text_len);
-    } else {
-        fwrite(text, 1, text_len, stdout);
-        rc = fflush(stdout) != 0 || ferror(stdout) ? cli_fail(EXIT_DATA_ERR, "error writing standard output")
-                                                   : EXIT_OK;
-    }
+    rc = cli_write_output(output, text, text_len);
     free(text);
     return rc;
 }

@@ -34,7 +34,8 @@ typedef enum featc_severity {
     FEATC_ERROR,   /* the spec is wrong: nothing is generated */
     FEATC_NOTE,    /* more about the diagnostic before it (a previous definition, a hint) */
     FEATC_SUMMARY, /* "N errors generated.", "too many errors, stopping" */
-    FEATC_WARNING  /* featc_check_tf only: featc accepts this, TensorFlow would not */
+    FEATC_WARNING  /* featc_check_tf: featc accepts this, TensorFlow would not; featc_import_tfmd
+                      and featc_export_tfmd: what one form cannot say of the other */
 } featc_severity;
 
 /* One diagnostic, valid for the duration of the callback. */
@@ -102,6 +103,34 @@ int featc_compile(const char *src, size_t len, const featc_options *options,
  * for hash buckets).  Returns 0, or the number of errors (*text NULL). */
 int featc_export_tf(const char *src, size_t len, const featc_options *options, char **text,
                     size_t *text_len);
+
+/* featc import --tfmd: a TensorFlow Metadata Schema in protobuf's text
+ * format (schema.pbtxt) as a featc spec, read as TFXIO reads it (see
+ * docs/tfx.md for each case).  src[0..len) is the schema; options->spec_name
+ * names it in diagnostics (and gives the package when io->package is NULL),
+ * options->diag gets errors and warnings (fields TFMD does not have, bounds
+ * taken from the flags).  The spec written is checked as featc_compile
+ * checks a spec.  Returns 0 with *text (malloc'd, NUL-terminated; free it),
+ * or the number of errors (*text NULL). */
+typedef struct featc_import_options {
+    const char *environment; /* NULL: every feature */
+    const char *package;     /* NULL: from the schema's file name */
+    const char *message;     /* NULL: "record" */
+    size_t max_values;       /* a VarLen bound without value_count.max; 0: 256 */
+    size_t max_frames;       /* the feature lists' bound; 0: 256 */
+} featc_import_options;
+
+int featc_import_tfmd(const char *src, size_t len, const featc_options *options,
+                      const featc_import_options *io, char **text, size_t *text_len);
+
+/* featc export --tfmd: checks the spec as featc_compile does and writes
+ * one of its messages (message; NULL: the spec's only one) as a TensorFlow
+ * Metadata Schema in protobuf's text format (docs/tfx.md), in *text
+ * (malloc'd, NUL-terminated; free it).  What TFMD cannot say is a warning
+ * through options->diag, or an error where TFXIO would read other tensors.
+ * Returns 0, or the number of errors (*text NULL). */
+int featc_export_tfmd(const char *src, size_t len, const featc_options *options,
+                      const char *message, char **text, size_t *text_len);
 
 /* featc check --tf: checks the spec as featc_compile does and, through
  * options->diag, also warns (FEATC_WARNING, with TensorFlow's text in a
