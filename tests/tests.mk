@@ -279,13 +279,15 @@ test-export: all
 # TensorFlow Metadata: featc import --tfmd on each schema of tests/tfmd
 # against its golden spec, warnings or diagnostics (the specs compiled, and
 # read the corpus files they describe); featc export --tfmd of every spec,
-# read by protobuf's own text parser (tests/tfmd/check_export.py).
+# read by protobuf's own text parser (tests/tfmd/check_export.py); featc
+# stats --tfmd-out read by protobuf against stats --json (check_stats.py).
 test-tfmd: all
 	@sh tests/tfmd/run.sh $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd
 	@rm -rf $(BUILD)/tfmd/random && mkdir -p $(BUILD)/tfmd/random && \
 	    $(PYTHON) tests/oracle/random_specs.py 11 12 $(BUILD)/tfmd/random >/dev/null && \
 	    $(PYTHON) tests/tfmd/check_export.py $(BUILD)/featc $(BUILD)/tfmd/export specs/*.feat \
 	        tests/specs/*.feat tests/tfmd/*.feat $(BUILD)/tfmd/random/*.feat
+	@$(PYTHON) tests/tfmd/check_stats.py $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd/stats
 
 update-tfmd: all
 	@sh tests/tfmd/run.sh $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd update

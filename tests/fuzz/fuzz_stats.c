@@ -1,10 +1,10 @@
 /* libFuzzer harness for featc stats over record bytes (issue 43): the
  * payloads of a TFRecord file, whatever they hold, summarised by the whole
  * command (cmd_stats: the fallback decoder, the per-feature statistics, the
- * sketches, the table, JSON and HTML writers, and the pool with -j).
+ * sketches, the table, JSON, HTML and TFDV writers, and the pool with -j).
  *
- * The input: byte 0 picks the options (bit 0 --json, bit 1 --html FILE,
- * bit 2 -j 2, bit 3 --top 3, bit 4: the file ends in the input's last 5
+ * The input: byte 0 picks the options (bit 0 --json, bit 1 --html FILE
+ * and --tfmd-out FILE, bit 2 -j 2, bit 3 --top 3, bit 4: the file ends in the input's last 5
  * bytes, unframed: a cut record), then payloads, each a 2-byte
  * little-endian length and that many bytes, framed with good CRCs into one
  * file.  Property: no crash, no leak, no undefined behaviour; an exit
@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern int optind;
 
 static unsigned char file[1 << 18];
-static char path[64], html[64];
+static char path[64], html[64], tfdv[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -35,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (path[0] == '\0') {
         snprintf(path, sizeof path, "/tmp/fuzz_stats.%ld.tfrecord", (long)getpid());
         snprintf(html, sizeof html, "/tmp/fuzz_stats.%ld.html", (long)getpid());
+        snprintf(tfdv, sizeof tfdv, "/tmp/fuzz_stats.%ld.pb", (long)getpid());
         if (freopen("/dev/null", "w", stdout) == NULL) /* the table; stderr is libFuzzer's */
             abort();
     }
@@ -65,6 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (data[0] & 2) {
         argv[argc++] = (char *)"--html";
         argv[argc++] = html;
+        argv[argc++] = (char *)"--tfmd-out";
+        argv[argc++] = tfdv;
     }
     if (data[0] & 4)
         argv[argc++] = (char *)"-j2";

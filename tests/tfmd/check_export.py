@@ -28,7 +28,8 @@ import types
 featc, out, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(out, exist_ok=True)
-subprocess.run(["protoc", "--python_out=" + out, "-I", here, os.path.join(here, "schema.proto")],
+subprocess.run(["protoc", "--python_out=" + out, "-I", here] +
+               [os.path.join(here, p) for p in ("path.proto", "schema.proto")],
                check=True)
 sys.path.insert(0, out)
 import schema_pb2  # noqa: E402

@@ -55,6 +55,8 @@ static const char *const stats_usage =
     "options:\n"
     "  --json                  one JSON object (docs/record-tools.md)\n"
     "  --html=FILE             also write a self-contained HTML report to FILE\n"
+    "  --tfmd-out=FILE         also write the statistics as TFDV does, a binary\n"
+    "                          DatasetFeatureStatisticsList (Facets, TFDV, TFX)\n"
     "  --top=N                 top values shown per bytes feature (default 10,\n"
     "                          at most 64)\n"
     "  --max-features=N        keys summarised (default 10000); occurrences of\n"
@@ -78,11 +80,13 @@ static const char *const stats_usage =
     "unreadable or\n"
     "damaged (the records before the damage are summarised); 64 usage error.\n";
 
-enum { OPT_HTML = TOOLS_OPT_PROGRESS + 1, OPT_TOP, OPT_MAX_FEATURES, OPT_SPEC, OPT_MESSAGE };
+enum { OPT_HTML = TOOLS_OPT_PROGRESS + 1, OPT_TOP, OPT_MAX_FEATURES, OPT_SPEC, OPT_MESSAGE,
+       OPT_TFMD_OUT };
 
 static const struct option stats_long[] = {
     {"json", no_argument, NULL, TOOLS_OPT_JSON},
     {"html", required_argument, NULL, OPT_HTML},
+    {"tfmd-out", required_argument, NULL, OPT_TFMD_OUT},
     {"top", required_argument, NULL, OPT_TOP},
     {"max-features", required_argument, NULL, OPT_MAX_FEATURES},
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -99,6 +103,7 @@ typedef struct stats_opts {
     unsigned jobs;
     int json;
     const char *html;
+    const char *tfmd_out; /* --tfmd-out */
     unsigned top;
     size_t max_keys;
     const char *spec_path, *message; /* --spec, --message */
@@ -420,6 +425,8 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
             o->json = 1;
         } else if (opt == OPT_HTML) {
             o->html = optarg;
+        } else if (opt == OPT_TFMD_OUT) {
+            o->tfmd_out = optarg;
         } else if (opt == OPT_TOP) {
             if (parse_size_opt(optarg, 0, SK_TOP, &v) != 0)
                 return cli_usage_error(&stats_cmd, "--top takes 0 to %d, not '%s'", SK_TOP,
@@ -454,6 +461,23 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
     if (rc != 0)
         return rc;
     return expand_patterns(o);
+}
+
+/* A report written whole to memory, then to path through a temporary file
+ * (an error leaves no partial file). */
+static int write_report(const char *path, int (*write)(FILE *, const st_stats *, const st_report *),
+                        const st_stats *s, const st_report *report)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    FILE *t = open_memstream(&text, &len);
+    int bad = t == NULL || write(t, s, report) != 0;
+    if (t != NULL && (ferror(t) | fclose(t)) != 0)
+        bad = 1;
+    rc = bad ? cli_fail(EXIT_DATA_ERR, "out of memory") : cli_write_file(path, text, len);
+    free(text);
+    return rc;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -533,20 +557,10 @@ int cmd_stats(int argc, char **argv)
     if (failed > 0)
         fprintf(stderr, "featc: stats: incomplete: %d of %d files failed; the records read "
                         "before each failure are summarised\n", failed, o.nfiles);
-    if (o.html != NULL) {
-        char *text = NULL;
-        size_t len = 0;
-        FILE *t = open_memstream(&text, &len);
-        int bad = t == NULL ||
-                  st_write_html(t, &s, &report) != 0;
-        if (t != NULL && (ferror(t) | fclose(t)) != 0)
-            bad = 1;
-        if (bad)
-            rc = worse(rc, cli_fail(EXIT_DATA_ERR, "out of memory"));
-        else
-            rc = worse(rc, cli_write_file(o.html, text, len));
-        free(text);
-    }
+    if (o.html != NULL)
+        rc = worse(rc, write_report(o.html, st_write_html, &s, &report));
+    if (o.tfmd_out != NULL)
+        rc = worse(rc, write_report(o.tfmd_out, st_write_tfdv, &s, &report));
     if (fflush(stdout) != 0 || ferror(stdout))
         rc = worse(rc, cli_fail(EXIT_DATA_ERR, "error writing standard output"));
 out:

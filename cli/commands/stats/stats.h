@@ -141,5 +141,8 @@ void st_print_table(FILE *f, const st_stats *s, const st_report *r, int *oom);
 void st_print_json(FILE *f, const st_stats *s, const st_report *r);
 /* The self-contained HTML report; 0, or -1 on a write error. */
 int st_write_html(FILE *f, const st_stats *s, const st_report *r);
+/* TFDV's binary DatasetFeatureStatisticsList (tfdv.c); 0, or -1 when
+ * memory ran out or the write failed. */
+int st_write_tfdv(FILE *f, const st_stats *s, const st_report *r);
 
 #endif /* FEATC_STATS_H */
