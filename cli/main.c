@@ -44,6 +44,9 @@ static const command commands[] = {
                                                 "back\n"
                                                 "to TFRecords through a spec",
      GROUP_RECORDS},
+    {"validate", cmd_validate, "--schema S FILE...", "check records against a TFMD schema (or a spec):\n"
+                                                    "TFDV's anomalies",
+     GROUP_RECORDS},
     {"stats", cmd_stats, "FILE...", "summarize the features of records: a table, --json,\n"
                                     "or an HTML report (--html)",
      GROUP_RECORDS},

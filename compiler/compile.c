@@ -267,6 +267,42 @@ int featc_import_tfmd(const char *src, size_t len, const featc_options *options,
     return 0;
 }
 
+int featc_tfmd_read(const char *src, size_t len, const featc_options *options,
+                    const char *environment, featc_tfmd_schema *out)
+{
+    const char *path = options->spec_name != NULL ? options->spec_name : "<schema>";
+    pool *mem = (pool *)malloc(sizeof *mem);
+    diag d;
+    memset(out, 0, sizeof *out);
+    fcc_diag_init(&d, options->diag, options->diag_ctx, path, src, len);
+    if (mem == NULL) {
+        fcc_diag_fail(&d, "error: out of memory");
+        return d.errors;
+    }
+    fcc_pool_init(mem);
+    if (!fcc_tfmd_constraints(mem, &d, environment, out) || d.errors != 0) {
+        if (d.errors == 0)
+            fcc_diag_fail(&d, "error: out of memory");
+        fcc_diag_summary(&d);
+        fcc_pool_free(mem);
+        free(mem);
+        memset(out, 0, sizeof *out);
+        return d.errors;
+    }
+    out->mem = mem;
+    return 0;
+}
+
+void featc_tfmd_free(featc_tfmd_schema *s)
+{
+    if (s != NULL && s->mem != NULL) {
+        fcc_pool_free((pool *)s->mem);
+        free(s->mem);
+    }
+    if (s != NULL)
+        memset(s, 0, sizeof *s);
+}
+
 /* ------------------------------------------------------------ dynamic */
 
 int fcc_dynamic_build(pool *p, const schema_message *m, featc_dynamic *d);

@@ -390,6 +390,9 @@ int fcc_emit_tfmd(const schema *s, const char *spec_name, const char *message, d
  * in package `package`, appended to out.  1, or 0 after errors through d. */
 int fcc_tfmd_import(pool *p, diag *d, const featc_import_options *io, const char *package,
                     sbuf *out);
+/* featc_tfmd_read (tfmd_import.c): the features of the schema in d's source
+ * and what TFMD says of each, in p.  1, or 0 after errors through d. */
+int fcc_tfmd_constraints(pool *p, diag *d, const char *environment, featc_tfmd_schema *out);
 
 /* The embedded templates: fcc_template_message_h for templates/message.h,
  * and so on (build/gen/templates.h, made by compiler/gen/embed.c). */

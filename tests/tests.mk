@@ -280,7 +280,8 @@ test-export: all
 # against its golden spec, warnings or diagnostics (the specs compiled, and
 # read the corpus files they describe); featc export --tfmd of every spec,
 # read by protobuf's own text parser (tests/tfmd/check_export.py); featc
-# stats --tfmd-out read by protobuf against stats --json (check_stats.py).
+# stats --tfmd-out read by protobuf against stats --json (check_stats.py);
+# featc validate on files with each anomaly planted (check_validate.py).
 test-tfmd: all
 	@sh tests/tfmd/run.sh $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd
 	@rm -rf $(BUILD)/tfmd/random && mkdir -p $(BUILD)/tfmd/random && \
@@ -288,6 +289,7 @@ test-tfmd: all
 	    $(PYTHON) tests/tfmd/check_export.py $(BUILD)/featc $(BUILD)/tfmd/export specs/*.feat \
 	        tests/specs/*.feat tests/tfmd/*.feat $(BUILD)/tfmd/random/*.feat
 	@$(PYTHON) tests/tfmd/check_stats.py $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd/stats
+	@$(PYTHON) tests/tfmd/check_validate.py $(BUILD)/featc $(BUILD)/tfmd/validate
 
 update-tfmd: all
 	@sh tests/tfmd/run.sh $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd update

@@ -11,6 +11,8 @@ int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 /* tfx.c: TensorFlow Extended's formats */
 int cmd_import(int argc, char **argv);
+/* validate.c: records against a TFMD schema's constraints */
+int cmd_validate(int argc, char **argv);
 /* records.c, infer.c, index.c, stats/stats.c: the record tools */
 int cmd_cat(int argc, char **argv);
 int cmd_count(int argc, char **argv);

@@ -123,6 +123,43 @@ typedef struct featc_import_options {
 int featc_import_tfmd(const char *src, size_t len, const featc_options *options,
                       const featc_import_options *io, char **text, size_t *text_len);
 
+/* featc validate: what a TensorFlow Metadata schema says each feature must
+ * be, read as featc_import_tfmd reads the schema (environments and the
+ * features left out alike).  Numbers TFMD leaves unset have their has_
+ * flag 0. */
+typedef struct featc_tfmd_feature {
+    const char *name;          /* the key (name_len bytes, NUL after) */
+    size_t name_len;
+    int list;                  /* a feature list (##SEQUENCE##'s struct_domain) */
+    char type;                 /* 'b' BYTES, 'i' INT, 'f' FLOAT, 0 another */
+    int has_min_fraction, has_min_count;
+    double min_fraction;
+    long long min_count;
+    int has_count;             /* value_count [count_min, count_max] (max -1: none) */
+    long long count_min, count_max;
+    int has_shape;             /* a fixed shape of shape_elems values */
+    long long shape_elems;
+    int has_int_min, has_int_max, has_float_min, has_float_max, disallow_nan;
+    long long int_min, int_max;
+    double float_min, float_max;
+    size_t nstrings;           /* a string domain's values (inline or by name) */
+    const char **strings;
+    const size_t *string_lens;
+} featc_tfmd_feature;
+
+typedef struct featc_tfmd_schema {
+    featc_tfmd_feature *features;
+    size_t nfeatures;
+    void *mem; /* owns them */
+} featc_tfmd_schema;
+
+/* Reads the schema in src[0..len) (options->spec_name names it in
+ * diagnostics) for environment (NULL: every feature).  Returns 0 with *out
+ * set (free it with featc_tfmd_free), or the number of errors. */
+int featc_tfmd_read(const char *src, size_t len, const featc_options *options,
+                    const char *environment, featc_tfmd_schema *out);
+void featc_tfmd_free(featc_tfmd_schema *s);
+
 /* featc export --tfmd: checks the spec as featc_compile does and writes
  * one of its messages (message; NULL: the spec's only one) as a TensorFlow
  * Metadata Schema in protobuf's text format (docs/tfx.md), in *text

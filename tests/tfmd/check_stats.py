@@ -158,6 +158,10 @@ def one(name):
     if r.returncode not in (0, 1):  # (1: records that are not Examples)
         check(False, "%s: stats exited %d: %s" % (name, r.returncode, r.stderr[:200]))
         return
+    if "runtime error" in r.stderr or "Sanitizer" in r.stderr or not os.path.exists(pb):
+        check(False, "%s: stats exited %d without its file: %s" % (name, r.returncode,
+                                                                   r.stderr[-300:]))
+        return
     j = json.loads(r.stdout)
     if j["examples"] + j["sequence_examples"] == 0:
         return

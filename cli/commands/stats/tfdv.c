@@ -41,7 +41,7 @@ typedef struct pb {
 
 static void pb_raw(pb *b, const void *s, size_t n)
 {
-    if (b->oom)
+    if (b->oom || n == 0) /* (an empty message's bytes: s may be NULL) */
         return;
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
