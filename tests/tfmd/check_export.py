@@ -25,27 +25,14 @@ import subprocess
 import sys
 import types
 
+from protos import check, compile_protos, finish
+
 featc, out, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
 here = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(out, exist_ok=True)
-subprocess.run(["protoc", "--python_out=" + out, "-I", here] +
-               [os.path.join(here, p) for p in ("path.proto", "schema.proto")],
-               check=True)
-sys.path.insert(0, out)
+compile_protos(out, ("path.proto", "schema.proto"))
 import schema_pb2  # noqa: E402
 from google.protobuf import text_format  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        if failed <= 20:
-            print("tfmd-export: FAIL " + what, file=sys.stderr)
 
 
 class Rec:
@@ -215,5 +202,4 @@ for schema in sorted(glob.glob(os.path.join(here, "*.pbtxt"))):
     except text_format.ParseError as e:
         check(False, "%s is not TFMD's text: %s" % (base, e))
 
-print("tfmd-export: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish("tfmd-export"))

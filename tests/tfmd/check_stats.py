@@ -23,26 +23,14 @@ import os
 import subprocess
 import sys
 
+from protos import check, compile_protos, finish
+
 featc, corpus, out = sys.argv[1], sys.argv[2], sys.argv[3]
 here = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(out, exist_ok=True)
-subprocess.run(["protoc", "--python_out=" + out, "-I", here] +
-               [os.path.join(here, p) for p in ("path.proto", "statistics.proto")], check=True)
-sys.path.insert(0, out)
+compile_protos(out, ("path.proto", "statistics.proto"))
 import statistics_pb2 as S  # noqa: E402
 from google.protobuf.message import DecodeError  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        if failed <= 20:
-            print("tfdv-stats: FAIL " + what, file=sys.stderr)
 
 
 def close(a, b, rel=1e-6):
@@ -238,5 +226,4 @@ for name in sorted(os.listdir(corpus)):
     if name.startswith(("MANIFEST", "NOTICE")):
         continue
     one(name)
-print("tfdv-stats: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish("tfdv-stats"))

@@ -17,25 +17,14 @@ import struct
 import subprocess
 import sys
 
+from protos import check, compile_protos, finish
+
 featc, out = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
 bench = os.path.join(here, "..", "bench")
-os.makedirs(out, exist_ok=True)
-subprocess.run(["protoc", "--python_out=" + out, "-I", bench,
-                os.path.join(bench, "tf_example.proto")], check=True)
-sys.path.insert(0, out)
+compile_protos(out, ("tf_example.proto",), include=bench)
 import tf_example_pb2 as tf  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("tfmd-validate: FAIL " + what, file=sys.stderr)
 
 
 def crc32c(data):
@@ -154,5 +143,4 @@ for n, (kind, feature, change, spec_too) in enumerate(CASES):
             ok = ok and first == [(path, "3")]
         check(ok, "%s planted in %s (schema %s): exit %d, found %r" %
               (kind, feature, os.path.basename(s), r.returncode, got))
-print("tfmd-validate: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish("tfmd-validate"))

@@ -1,0 +1,19 @@
+"""What the scripts of tests/tfmd share: TFMD's messages compiled by
+Debian's protoc for python3-protobuf, and the tally of tests/cli."""
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "cli"))
+from tally import check, finish  # noqa: E402,F401
+
+
+def compile_protos(out, names, include=HERE):
+    """protoc --python_out=out for each .proto of names (in include); out
+    joins sys.path, so that the modules import."""
+    os.makedirs(out, exist_ok=True)
+    subprocess.run(["protoc", "--python_out=" + out, "-I", include] +
+                   [os.path.join(include, n) for n in names], check=True)
+    if out not in sys.path:
+        sys.path.insert(0, out)
