@@ -737,149 +737,179 @@ static void put_sparse(importer *im, const pt_field *name, const feat *value, fe
     fcc_sb_str(b, sorted ? " already_sorted;\n" : ";\n");
 }
 
+/* A dense_tensor: FixedLen, with its default_value. */
+static void rep_dense(importer *im, const pt_field *key, const pt_field *t)
+{
+    sbuf *b = im->out;
+    int ok = 1;
+    feat *ft = column(im, get(t, "column_name"), im->feats, im->nfeats, &ok);
+    const pt_field *shape = get_message(im, t, "shape", "FixedShape"), *dv;
+    size_t rank = 0, k;
+    long long dims[8];
+    int fixed = 1;
+    if (!ok || (shape != NULL && !read_shape(im, shape, &rank, dims, &fixed)))
+        return;
+    if (!fixed) {
+        fcc_diag_error(im->d, shape->loc, "a dense_tensor's shape needs every size");
+        return;
+    }
+    comment(im, ft, im->indent);
+    fcc_sb_str(b, im->indent);
+    put_key(im, ft->name, ft->name_len, key->text, key->len);
+    fcc_sb_printf(b, " : %s", spec_type(ft->type));
+    if (rank > 0) {
+        fcc_sb_str(b, "[");
+        for (k = 0; k < rank; k++)
+            fcc_sb_printf(b, "%s%lld", k > 0 ? ", " : "", dims[k]);
+        fcc_sb_str(b, "]");
+    }
+    if ((dv = get(t, "default_value")) != NULL) {
+        if (dv->kind != PT_MESSAGE) {
+            fcc_diag_error(im->d, dv->vloc, "default_value: expected a message ({ ... })");
+            return;
+        }
+        if (!put_default(im, dv, ft))
+            return;
+    }
+    fcc_sb_str(b, ";\n");
+}
+
+/* A varlen_sparse_tensor: VarLen. */
+static void rep_varlen(importer *im, const pt_field *key, const pt_field *t)
+{
+    sbuf *b = im->out;
+    int ok = 1;
+    feat *ft = column(im, get(t, "column_name"), im->feats, im->nfeats, &ok);
+    if (!ok)
+        return;
+    comment(im, ft, im->indent);
+    fcc_sb_str(b, im->indent);
+    put_key(im, ft->name, ft->name_len, key->text, key->len);
+    fcc_sb_printf(b, " : %s[] max %zu;\n", spec_type(ft->type), values_bound(im, ft));
+}
+
+/* A sparse_tensor: a SparseFeature of its index and value columns. */
+static void rep_sparse(importer *im, const pt_field *key, const pt_field *rep,
+                       const pt_field *t)
+{
+    int ok = 1;
+    const pt_field *f, *shape = get_message(im, t, "dense_shape", "FixedShape");
+    feat *value = column(im, get(t, "value_column_name"), im->feats, im->nfeats, &ok);
+    feat *index[8];
+    size_t nindex = 0, rank = 0;
+    long long dims[8];
+    int fixed = 1;
+    for (f = t->fields; f != NULL && ok; f = f->next)
+        if (strcmp(f->name, "index_column_names") == 0) {
+            if (nindex == 8) {
+                fcc_diag_error(im->d, f->loc, "more than 8 index columns");
+                return;
+            }
+            index[nindex++] = column(im, f, im->feats, im->nfeats, &ok);
+        }
+    if (!ok)
+        return;
+    if (shape == NULL || !read_shape(im, shape, &rank, dims, &fixed) || !fixed ||
+        rank != nindex || rank == 0) {
+        fcc_diag_error(im->d, (shape != NULL ? shape : rep)->loc,
+                       "a sparse_tensor needs a dense_shape of one size per index column");
+        return;
+    }
+    f = get(t, "already_sorted");
+    put_sparse(im, key, value, index, nindex, dims, f != NULL && as_bool(im, f));
+}
+
+/* A ragged_tensor: a RaggedFeature of its value column and partitions. */
+static void rep_ragged(importer *im, const pt_field *key, const pt_field *rep,
+                       const pt_field *t)
+{
+    sbuf *b = im->out;
+    int ok = 1;
+    const pt_field *path = get_message(im, t, "feature_path", "Path"), *f, *step = NULL;
+    size_t nsteps = 0;
+    feat *value;
+    const char *split = "int64";
+    if (path != NULL)
+        for (f = path->fields; f != NULL; f = f->next)
+            if (strcmp(f->name, "step") == 0) {
+                step = f;
+                nsteps++;
+            }
+    if (step == NULL || nsteps != 1) {
+        fcc_diag_error(im->d, (path != NULL ? path : rep)->loc,
+                       "a ragged_tensor's feature_path here is one step, a feature's name "
+                       "(a feature list's RaggedFeature is imported from ##SEQUENCE##)");
+        return;
+    }
+    value = column(im, step, im->feats, im->nfeats, &ok);
+    if (!ok)
+        return;
+    if ((f = get(t, "row_partition_dtype")) != NULL) {
+        const char *dt = as_enum(im, f, PARTITION_DTYPES, 3);
+        if (dt == NULL)
+            return;
+        split = strcmp(dt, "INT32") == 0 ? "int32" : "int64";
+    }
+    comment(im, value, im->indent);
+    fcc_sb_str(b, im->indent);
+    put_key(im, key->text, key->len, key->text, key->len);
+    fcc_sb_printf(b, " : ragged %s max %zu value ", spec_type(value->type),
+                  values_bound(im, value));
+    put_literal(b, value->name, value->name_len);
+    {
+        int first = 1;
+        for (f = t->fields; f != NULL; f = f->next) {
+            const pt_field *x;
+            long long u;
+            if (strcmp(f->name, "partition") != 0)
+                continue;
+            if (f->kind != PT_MESSAGE) {
+                fcc_diag_error(im->d, f->vloc, "partition: expected a message ({ ... })");
+                return;
+            }
+            check_fields(im, f, "Partition");
+            fcc_sb_str(b, first ? " partitions (" : ", ");
+            first = 0;
+            if ((x = get(f, "uniform_row_length")) != NULL) {
+                if (!as_int(im, x, &u))
+                    return;
+                fcc_sb_printf(b, "uniform_row_length %lld", u);
+            } else if ((x = get(f, "row_length")) != NULL) {
+                feat *rl = column(im, x, im->feats, im->nfeats, &ok);
+                if (!ok)
+                    return;
+                fcc_sb_str(b, "row_lengths ");
+                put_literal(b, rl->name, rl->name_len);
+                fcc_sb_printf(b, " max %zu", values_bound(im, rl));
+            } else {
+                fcc_diag_error(im->d, f->loc, "a partition needs uniform_row_length or "
+                               "row_length");
+                return;
+            }
+        }
+        if (!first)
+            fcc_sb_str(b, ")");
+    }
+    fcc_sb_printf(b, " split %s;\n", split);
+}
+
 /* One tensor representation of the default group: key (its tensor's name)
  * and rep. */
 static void representation(importer *im, const pt_field *key, const pt_field *rep)
 {
     const pt_field *t;
-    sbuf *b = im->out;
-    int ok = 1;
     check_fields(im, rep, "TensorRepresentation");
-    if ((t = get_message(im, rep, "dense_tensor", "DenseTensor")) != NULL) {
-        feat *ft = column(im, get(t, "column_name"), im->feats, im->nfeats, &ok);
-        const pt_field *shape = get_message(im, t, "shape", "FixedShape"), *dv;
-        size_t rank = 0, k;
-        long long dims[8];
-        int fixed = 1;
-        if (!ok || (shape != NULL && !read_shape(im, shape, &rank, dims, &fixed)))
-            return;
-        if (!fixed) {
-            fcc_diag_error(im->d, shape->loc, "a dense_tensor's shape needs every size");
-            return;
-        }
-        comment(im, ft, im->indent);
-        fcc_sb_str(b, im->indent);
-        put_key(im, ft->name, ft->name_len, key->text, key->len);
-        fcc_sb_printf(b, " : %s", spec_type(ft->type));
-        if (rank > 0) {
-            fcc_sb_str(b, "[");
-            for (k = 0; k < rank; k++)
-                fcc_sb_printf(b, "%s%lld", k > 0 ? ", " : "", dims[k]);
-            fcc_sb_str(b, "]");
-        }
-        if ((dv = get(t, "default_value")) != NULL) {
-            if (dv->kind != PT_MESSAGE) {
-                fcc_diag_error(im->d, dv->vloc, "default_value: expected a message ({ ... })");
-                return;
-            }
-            if (!put_default(im, dv, ft))
-                return;
-        }
-        fcc_sb_str(b, ";\n");
-    } else if ((t = get_message(im, rep, "varlen_sparse_tensor", "VarLenSparseTensor")) != NULL) {
-        feat *ft = column(im, get(t, "column_name"), im->feats, im->nfeats, &ok);
-        if (!ok)
-            return;
-        comment(im, ft, im->indent);
-        fcc_sb_str(b, im->indent);
-        put_key(im, ft->name, ft->name_len, key->text, key->len);
-        fcc_sb_printf(b, " : %s[] max %zu;\n", spec_type(ft->type), values_bound(im, ft));
-    } else if ((t = get_message(im, rep, "sparse_tensor", "SparseTensor")) != NULL) {
-        const pt_field *f, *shape = get_message(im, t, "dense_shape", "FixedShape");
-        feat *value = column(im, get(t, "value_column_name"), im->feats, im->nfeats, &ok);
-        feat *index[8];
-        size_t nindex = 0, rank = 0;
-        long long dims[8];
-        int fixed = 1;
-        for (f = t->fields; f != NULL && ok; f = f->next)
-            if (strcmp(f->name, "index_column_names") == 0) {
-                if (nindex == 8) {
-                    fcc_diag_error(im->d, f->loc, "more than 8 index columns");
-                    return;
-                }
-                index[nindex++] = column(im, f, im->feats, im->nfeats, &ok);
-            }
-        if (!ok)
-            return;
-        if (shape == NULL || !read_shape(im, shape, &rank, dims, &fixed) || !fixed ||
-            rank != nindex || rank == 0) {
-            fcc_diag_error(im->d, (shape != NULL ? shape : rep)->loc,
-                           "a sparse_tensor needs a dense_shape of one size per index column");
-            return;
-        }
-        f = get(t, "already_sorted");
-        put_sparse(im, key, value, index, nindex, dims, f != NULL && as_bool(im, f));
-    } else if ((t = get_message(im, rep, "ragged_tensor", "RaggedTensor")) != NULL) {
-        const pt_field *path = get_message(im, t, "feature_path", "Path"), *f, *step = NULL;
-        size_t nsteps = 0;
-        feat *value;
-        const char *split = "int64";
-        if (path != NULL)
-            for (f = path->fields; f != NULL; f = f->next)
-                if (strcmp(f->name, "step") == 0) {
-                    step = f;
-                    nsteps++;
-                }
-        if (step == NULL || nsteps != 1) {
-            fcc_diag_error(im->d, (path != NULL ? path : rep)->loc,
-                           "a ragged_tensor's feature_path here is one step, a feature's name "
-                           "(a feature list's RaggedFeature is imported from ##SEQUENCE##)");
-            return;
-        }
-        value = column(im, step, im->feats, im->nfeats, &ok);
-        if (!ok)
-            return;
-        if ((f = get(t, "row_partition_dtype")) != NULL) {
-            const char *dt = as_enum(im, f, PARTITION_DTYPES, 3);
-            if (dt == NULL)
-                return;
-            split = strcmp(dt, "INT32") == 0 ? "int32" : "int64";
-        }
-        comment(im, value, im->indent);
-        fcc_sb_str(b, im->indent);
-        put_key(im, key->text, key->len, key->text, key->len);
-        fcc_sb_printf(b, " : ragged %s max %zu value ", spec_type(value->type),
-                      values_bound(im, value));
-        put_literal(b, value->name, value->name_len);
-        {
-            int first = 1;
-            for (f = t->fields; f != NULL; f = f->next) {
-                const pt_field *x;
-                long long u;
-                if (strcmp(f->name, "partition") != 0)
-                    continue;
-                if (f->kind != PT_MESSAGE) {
-                    fcc_diag_error(im->d, f->vloc, "partition: expected a message ({ ... })");
-                    return;
-                }
-                check_fields(im, f, "Partition");
-                fcc_sb_str(b, first ? " partitions (" : ", ");
-                first = 0;
-                if ((x = get(f, "uniform_row_length")) != NULL) {
-                    if (!as_int(im, x, &u))
-                        return;
-                    fcc_sb_printf(b, "uniform_row_length %lld", u);
-                } else if ((x = get(f, "row_length")) != NULL) {
-                    feat *rl = column(im, x, im->feats, im->nfeats, &ok);
-                    if (!ok)
-                        return;
-                    fcc_sb_str(b, "row_lengths ");
-                    put_literal(b, rl->name, rl->name_len);
-                    fcc_sb_printf(b, " max %zu", values_bound(im, rl));
-                } else {
-                    fcc_diag_error(im->d, f->loc, "a partition needs uniform_row_length or "
-                                   "row_length");
-                    return;
-                }
-            }
-            if (!first)
-                fcc_sb_str(b, ")");
-        }
-        fcc_sb_printf(b, " split %s;\n", split);
-    } else {
+    if ((t = get_message(im, rep, "dense_tensor", "DenseTensor")) != NULL)
+        rep_dense(im, key, t);
+    else if ((t = get_message(im, rep, "varlen_sparse_tensor", "VarLenSparseTensor")) != NULL)
+        rep_varlen(im, key, t);
+    else if ((t = get_message(im, rep, "sparse_tensor", "SparseTensor")) != NULL)
+        rep_sparse(im, key, rep, t);
+    else if ((t = get_message(im, rep, "ragged_tensor", "RaggedTensor")) != NULL)
+        rep_ragged(im, key, rep, t);
+    else
         fcc_diag_error(im->d, rep->loc, "a tensor representation of a kind featc does not "
                        "read (dense_tensor, varlen_sparse_tensor, sparse_tensor, ragged_tensor)");
-    }
 }
 
 /* The representations of the default group ("") of tensor_representation_group. */
