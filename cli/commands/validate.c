@@ -56,7 +56,7 @@ typedef struct vkey {
     size_t key_len;
     int list;
     uint64_t present;
-    uint64_t *strings;           /* the string domain's hashes, open addressing */
+    uint32_t *strings;           /* 1 + index of a string domain value, open addressing */
     size_t nstrings_slots;
     where a[A_KINDS];
     where fresh;                 /* SCHEMA_NEW_COLUMN */
@@ -121,14 +121,13 @@ static vkey *add(validator *v, const uint8_t *key, size_t len, int list,
     return k;
 }
 
-static void note(validator *v, vkey *k, where *w, const char *fmt, ...)
+static void note(validator *v, where *w, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
-static void note(validator *v, vkey *k, where *w, const char *fmt, ...)
+static void note(validator *v, where *w, const char *fmt, ...)
 {
-    (void)k;
     if (w->count++ == 0) {
         va_list ap;
         w->file = v->file;
@@ -141,11 +140,13 @@ static void note(validator *v, vkey *k, where *w, const char *fmt, ...)
 
 static int in_strings(const vkey *k, const uint8_t *p, size_t n)
 {
-    uint64_t h = hash_bytes(p, n, 7);
-    size_t i = (size_t)h & (k->nstrings_slots - 1);
-    for (; k->strings[i] != 0; i = (i + 1) & (k->nstrings_slots - 1))
-        if (k->strings[i] == h)
-            return 1; /* (a 64-bit hash: a false match is 2^-64-rare) */
+    const featc_tfmd_feature *c = k->c;
+    size_t i = (size_t)hash_bytes(p, n, 7) & (k->nstrings_slots - 1);
+    for (; k->strings[i] != 0; i = (i + 1) & (k->nstrings_slots - 1)) {
+        size_t j = k->strings[i] - 1;
+        if (c->string_lens[j] == n && memcmp(c->strings[j], p, n) == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -165,44 +166,44 @@ static void check_values(validator *v, vkey *k, const fc_fb_value *val, int *see
 #define ONCE(a) (!seen[a] && (seen[a] = 1))
     if (c->type != 0 && want != c->type) {
         if (ONCE(A_TYPE))
-            note(v, k, &k->a[A_TYPE], "%s where the schema says %s", kind_word(val->kind),
+            note(v, &k->a[A_TYPE], "%s where the schema says %s", kind_word(val->kind),
                  c->type == 'b' ? "BYTES" : c->type == 'i' ? "INT" : "FLOAT");
         return;
     }
     if (c->has_shape ? n < c->shape_elems : c->has_count && n < c->count_min) {
         if (ONCE(A_LOW_VALUES))
-            note(v, k, &k->a[A_LOW_VALUES], "%lld values, the schema's least %lld", n,
+            note(v, &k->a[A_LOW_VALUES], "%lld values, the schema's least %lld", n,
                  c->has_shape ? c->shape_elems : c->count_min);
     } else if (c->has_shape ? n > c->shape_elems
                             : c->has_count && c->count_max >= 0 && n > c->count_max) {
         if (ONCE(A_HIGH_VALUES))
-            note(v, k, &k->a[A_HIGH_VALUES], "%lld values, the schema's most %lld", n,
+            note(v, &k->a[A_HIGH_VALUES], "%lld values, the schema's most %lld", n,
                  c->has_shape ? c->shape_elems : c->count_max);
     }
     for (j = 0; j < val->n; j++) {
         if (val->kind == FC_FB_INT64) {
             long long x = (long long)val->int64s[j];
             if (c->has_int_min && x < c->int_min && ONCE(A_SMALL_INT))
-                note(v, k, &k->a[A_SMALL_INT], "%lld below the int_domain's min %lld", x, c->int_min);
+                note(v, &k->a[A_SMALL_INT], "%lld below the int_domain's min %lld", x, c->int_min);
             if (c->has_int_max && x > c->int_max && ONCE(A_BIG_INT))
-                note(v, k, &k->a[A_BIG_INT], "%lld above the int_domain's max %lld", x, c->int_max);
+                note(v, &k->a[A_BIG_INT], "%lld above the int_domain's max %lld", x, c->int_max);
         } else if (val->kind == FC_FB_FLOAT) {
             double x = (double)val->floats[j];
             if (x != x) {
                 if (c->disallow_nan && ONCE(A_NAN))
-                    note(v, k, &k->a[A_NAN], "NaN where the float_domain disallows it");
+                    note(v, &k->a[A_NAN], "NaN where the float_domain disallows it");
                 continue;
             }
             if (c->has_float_min && x < c->float_min && ONCE(A_SMALL_FLOAT))
-                note(v, k, &k->a[A_SMALL_FLOAT], "%.9g below the float_domain's min %.9g", x,
+                note(v, &k->a[A_SMALL_FLOAT], "%.9g below the float_domain's min %.9g", x,
                      c->float_min);
             if (c->has_float_max && x > c->float_max && ONCE(A_BIG_FLOAT))
-                note(v, k, &k->a[A_BIG_FLOAT], "%.9g above the float_domain's max %.9g", x,
+                note(v, &k->a[A_BIG_FLOAT], "%.9g above the float_domain's max %.9g", x,
                      c->float_max);
         } else if (k->strings != NULL && !in_strings(k, val->bytes[j].data, val->bytes[j].len) &&
                    ONCE(A_STRING)) {
             size_t len = val->bytes[j].len;
-            note(v, k, &k->a[A_STRING], "\"%.*s%s\" is not in the string domain",
+            note(v, &k->a[A_STRING], "\"%.*s%s\" is not in the string domain",
                  (int)(len > 60 ? 60 : len), (const char *)val->bytes[j].data, len > 60 ? "..." : "");
         }
     }
@@ -227,7 +228,7 @@ static void fresh_key(validator *v, const uint8_t *key, size_t len, int list)
         memcpy(copy, key, len);
         k = add(v, copy, len, list, NULL);
     }
-    note(v, k, &k->fresh, "a %s the schema does not name", list ? "feature list" : "feature");
+    note(v, &k->fresh, "a %s the schema does not name", list ? "feature list" : "feature");
 }
 
 static void check_record(validator *v, const fc_fallback *fb)
@@ -393,15 +394,15 @@ static int build_table(validator *v, const featc_tfmd_schema *s)
         if (c->nstrings > 0) {
             for (k->nstrings_slots = 16; k->nstrings_slots < 2 * c->nstrings; k->nstrings_slots *= 2)
                 ;
-            k->strings = (uint64_t *)calloc(k->nstrings_slots, sizeof *k->strings);
+            k->strings = (uint32_t *)calloc(k->nstrings_slots, sizeof *k->strings);
             if (k->strings == NULL)
                 return -1;
             for (j = 0; j < c->nstrings; j++) {
-                uint64_t h = hash_bytes(c->strings[j], c->string_lens[j], 7);
-                size_t at = (size_t)h & (k->nstrings_slots - 1);
-                while (k->strings[at] != 0 && k->strings[at] != h)
+                size_t at = (size_t)hash_bytes(c->strings[j], c->string_lens[j], 7) &
+                            (k->nstrings_slots - 1);
+                while (k->strings[at] != 0)
                     at = (at + 1) & (k->nstrings_slots - 1);
-                k->strings[at] = h;
+                k->strings[at] = (uint32_t)(j + 1);
             }
         }
     }
