@@ -78,28 +78,30 @@ static void pb_u64(pb *b, unsigned field, uint64_t v)
     pb_varint(b, v);
 }
 
+/* A fixed-width field (wire type 1, 8 bytes, or 5, 4 bytes) of bits u,
+ * little-endian on any host. */
+static void pb_fixed(pb *b, unsigned field, uint64_t u, int bytes)
+{
+    uint8_t t[8];
+    int k;
+    for (k = 0; k < bytes; k++)
+        t[k] = (uint8_t)(u >> (8 * k));
+    pb_varint(b, (uint64_t)field << 3 | (bytes == 8 ? 1u : 5u));
+    pb_raw(b, t, (size_t)bytes);
+}
+
 static void pb_double(pb *b, unsigned field, double v)
 {
     uint64_t u;
-    uint8_t t[8];
-    int k;
     memcpy(&u, &v, sizeof u);
-    for (k = 0; k < 8; k++)
-        t[k] = (uint8_t)(u >> (8 * k)); /* little-endian on any host */
-    pb_varint(b, (uint64_t)field << 3 | 1);
-    pb_raw(b, t, 8);
+    pb_fixed(b, field, u, 8);
 }
 
 static void pb_float(pb *b, unsigned field, float v)
 {
     uint32_t u;
-    uint8_t t[4];
-    int k;
     memcpy(&u, &v, sizeof u);
-    for (k = 0; k < 4; k++)
-        t[k] = (uint8_t)(u >> (8 * k));
-    pb_varint(b, (uint64_t)field << 3 | 5);
-    pb_raw(b, t, 4);
+    pb_fixed(b, field, u, 4);
 }
 
 static void pb_bytes(pb *b, unsigned field, const void *s, size_t n)
