@@ -1075,6 +1075,25 @@ static feat *read_features(importer *im, const pt_field *m, size_t *n)
     return fs;
 }
 
+/* The feature lists: the struct_domain of a STRUCT feature ##SEQUENCE##
+ * (not left out), into im->lists, and that feature (marked used) in *seq,
+ * NULL without one.  0 after an error. */
+static int read_lists(importer *im, feat **seq)
+{
+    size_t i;
+    *seq = NULL;
+    for (i = 0; i < im->nfeats; i++)
+        if (im->feats[i].type == TYPE_STRUCT && im->feats[i].name_len == 12 &&
+            memcmp(im->feats[i].name, "##SEQUENCE##", 12) == 0 && im->feats[i].skip == NULL) {
+            *seq = &im->feats[i];
+            (*seq)->used = 1;
+            if ((*seq)->struct_domain != NULL &&
+                (im->lists = read_features(im, (*seq)->struct_domain, &im->nlists)) == NULL)
+                return 0;
+        }
+    return 1;
+}
+
 static void left_out(importer *im, const feat *ft, const char *indent)
 {
     int env = strcmp(ft->skip, "environment") == 0;
@@ -1128,17 +1147,8 @@ int fcc_tfmd_import(pool *p, diag *d, const featc_import_options *io, const char
     im.feats = read_features(&im, im.schema, &im.nfeats);
     if (im.feats == NULL || d->errors > errors)
         return 0;
-    for (i = 0; i < im.nfeats; i++)
-        if (im.feats[i].type == TYPE_STRUCT && im.feats[i].name_len == 12 &&
-            memcmp(im.feats[i].name, "##SEQUENCE##", 12) == 0 && im.feats[i].skip == NULL) {
-            seq = &im.feats[i];
-            seq->used = 1;
-            if (seq->struct_domain != NULL) {
-                im.lists = read_features(&im, seq->struct_domain, &im.nlists);
-                if (im.lists == NULL)
-                    return 0;
-            }
-        }
+    if (!read_lists(&im, &seq))
+        return 0;
     fcc_sb_printf(out, "// Imported by featc import --tfmd%s%s%s: TFXIO's reading of the\n"
                        "// schema (docs/tfx.md).  Presence, value counts and domains are in the\n"
                        "// comments; featc checks types, shapes and the bounds below.\n"
@@ -1277,6 +1287,7 @@ static int constraint(importer *im, const feat *ft, int list, featc_tfmd_feature
 int fcc_tfmd_constraints(pool *p, diag *d, const char *environment, featc_tfmd_schema *out)
 {
     importer im;
+    feat *seq;
     featc_import_options io;
     size_t i, n = 0;
     int errors = d->errors;
@@ -1293,14 +1304,8 @@ int fcc_tfmd_constraints(pool *p, diag *d, const char *environment, featc_tfmd_s
     im.feats = read_features(&im, im.schema, &im.nfeats);
     if (im.feats == NULL || d->errors > errors)
         return 0;
-    for (i = 0; i < im.nfeats; i++)
-        if (im.feats[i].type == TYPE_STRUCT && im.feats[i].name_len == 12 &&
-            memcmp(im.feats[i].name, "##SEQUENCE##", 12) == 0 && im.feats[i].struct_domain != NULL &&
-            im.feats[i].skip == NULL) {
-            im.lists = read_features(&im, im.feats[i].struct_domain, &im.nlists);
-            if (im.lists == NULL)
-                return 0;
-        }
+    if (!read_lists(&im, &seq))
+        return 0;
     out->features = (featc_tfmd_feature *)fcc_pool_alloc(
         p, (im.nfeats + im.nlists + 1) * sizeof *out->features);
     if (out->features == NULL) {
