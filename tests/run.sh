@@ -7,7 +7,10 @@
 # build and run in folders of their own (the cross targets), run in a second
 # lane beside the others, so that both cores work.  Each suite's output is in
 # BUILD/log/SUITE.log; the summary prints in the order given, and the failed
-# suites once more at its end, before the total.
+# suites once more at its end, before the total.  Each suite's time is in
+# its heading; a suite that runs longer than SUITE_TIMEOUT seconds (default
+# 2400) is stopped and counted as failed, so that a hang names its suite
+# instead of running into CI's own limit.
 # usage: run.sh MAKE BUILD CORPUS SUITE... [-- SUITE...]
 set -u
 make=$1
@@ -30,10 +33,24 @@ for s in "$@"; do
     else lane1="$lane1 $s"; fi
 done
 
-# run SUITE: its log, and its exit status in BUILD/log/SUITE.rc
+limit=${SUITE_TIMEOUT:-2400}
+if command -v timeout >/dev/null 2>&1; then
+    stop_after="timeout -k 30 $limit"
+else
+    stop_after=
+fi
+
+# run SUITE: its log, its exit status in BUILD/log/SUITE.rc and its seconds
+# in BUILD/log/SUITE.time
 run() {
-    $make --no-print-directory -s "$1" CORPUS="$corpus" >"$build/log/$1.log" 2>&1
-    echo $? >"$build/log/$1.rc"
+    t0=$(date +%s)
+    $stop_after $make --no-print-directory -s "$1" CORPUS="$corpus" >"$build/log/$1.log" 2>&1
+    rc=$?
+    if [ -n "$stop_after" ] && [ "$rc" -eq 124 ]; then
+        echo "$1: stopped after $limit s (SUITE_TIMEOUT)" >>"$build/log/$1.log"
+    fi
+    echo $rc >"$build/log/$1.rc"
+    echo $(($(date +%s) - t0)) >"$build/log/$1.time"
 }
 
 total_pass=0
@@ -43,7 +60,7 @@ failed=
 report() {
     log="$build/log/$1.log"
     rc=$(cat "$build/log/$1.rc" 2>/dev/null || echo 1)
-    echo "== $1"
+    echo "== $1 ($(cat "$build/log/$1.time" 2>/dev/null || echo '?') s)"
     grep -E '^[A-Za-z0-9_-]+: [0-9]+ passed, [0-9]+ failed$' "$log" | sed 's/^/   /'
     p=$(sed -n 's/^[A-Za-z0-9_-]*: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^[A-Za-z0-9_-]*: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
@@ -59,6 +76,7 @@ report() {
     total_fail=$((total_fail + f))
 }
 
+start=$(date +%s)
 set -- $lane1
 first=${1:-}
 if [ -n "$first" ]; then
@@ -75,6 +93,7 @@ for s in "$@"; do
     run "$s"
     report "$s"
 done
+lane1_end=$(date +%s)
 if [ -n "$pid" ]; then
     wait "$pid"
 fi
@@ -88,5 +107,12 @@ for s in $failed; do
     grep -m 8 -iE '^ *(FAIL|not ok)' "$build/log/$s.log" | cut -c1-300 | sed 's/^/   ! /'
     tail -n 12 "$build/log/$s.log" | sed 's/^/   | /'
 done
+if [ -n "$lane2" ]; then
+    times=
+    for s in $lane2; do
+        times="$times $s=$(cat "$build/log/$s.time" 2>/dev/null || echo '?')"
+    done
+    echo "lanes: first $((lane1_end - start)) s, second $(($(date +%s) - start)) s to its end;$times"
+fi
 echo "total: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
