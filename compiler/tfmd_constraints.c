@@ -1,0 +1,124 @@
+/* featc validate's constraints: what a TensorFlow Metadata schema says of
+ * each feature that records can be checked against (featc_tfmd_read). */
+#include "tfmd.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ constraints */
+
+/* The string domain of ft: its own string_domain, or the schema's by name. */
+static const pt_field *string_domain_of(importer *im, const feat *ft)
+{
+    const pt_field *f;
+    if (ft->domain == NULL)
+        return NULL;
+    if (strcmp(ft->domain->name, "string_domain") == 0 && ft->domain->kind == PT_MESSAGE)
+        return ft->domain;
+    if (strcmp(ft->domain->name, "domain") != 0 || ft->domain->kind != PT_STRING)
+        return NULL;
+    for (f = im->schema->fields; f != NULL; f = f->next) {
+        const pt_field *name;
+        if (strcmp(f->name, "string_domain") != 0 || f->kind != PT_MESSAGE)
+            continue;
+        name = tf_get(f, "name");
+        if (name != NULL && name->kind == PT_STRING && name->len == ft->domain->len &&
+            memcmp(name->text, ft->domain->text, name->len) == 0)
+            return f;
+    }
+    fcc_diag_warning(im->d, ft->domain->vloc, "no string_domain named \"%.*s\" in the schema",
+                     (int)ft->domain->len, ft->domain->text);
+    return NULL;
+}
+
+/* ft as a featc_tfmd_feature; 0 after an error. */
+static int constraint(importer *im, const feat *ft, int list, featc_tfmd_feature *c)
+{
+    const pt_field *dom, *x;
+    size_t k, n = 0;
+    memset(c, 0, sizeof *c);
+    c->name = ft->name;
+    c->name_len = ft->name_len;
+    c->list = list;
+    c->type = ft->type == TYPE_BYTES ? 'b' : ft->type == TYPE_INT ? 'i' : ft->type == TYPE_FLOAT ? 'f' : 0;
+    c->has_min_fraction = ft->has_min_fraction;
+    c->min_fraction = ft->min_fraction;
+    c->has_min_count = ft->has_min_count;
+    c->min_count = ft->min_count;
+    c->has_count = ft->has_count;
+    c->count_min = ft->count_min;
+    c->count_max = ft->count_max;
+    if (ft->has_shape && ft->shape_ok) {
+        c->has_shape = 1;
+        c->shape_elems = 1;
+        for (k = 0; k < ft->rank; k++)
+            c->shape_elems *= ft->dims[k];
+    }
+    c->has_int_min = ft->has_int_min;
+    c->has_int_max = ft->has_int_max;
+    c->int_min = ft->int_min;
+    c->int_max = ft->int_max;
+    if (ft->domain != NULL && strcmp(ft->domain->name, "float_domain") == 0 &&
+        ft->domain->kind == PT_MESSAGE) {
+        dom = ft->domain;
+        if ((x = tf_get(dom, "min")) != NULL && !(c->has_float_min = tf_double(im, x, &c->float_min)))
+            return 0;
+        if ((x = tf_get(dom, "max")) != NULL && !(c->has_float_max = tf_double(im, x, &c->float_max)))
+            return 0;
+        c->disallow_nan = (x = tf_get(dom, "disallow_nan")) != NULL && tf_bool(im, x);
+    }
+    if ((dom = string_domain_of(im, ft)) != NULL) {
+        for (x = dom->fields; x != NULL; x = x->next)
+            n += strcmp(x->name, "value") == 0 && x->kind == PT_STRING;
+        c->strings = (const char **)fcc_pool_alloc(im->p, (n + 1) * sizeof *c->strings);
+        c->string_lens = (const size_t *)fcc_pool_alloc(im->p, (n + 1) * sizeof(size_t));
+        if (c->strings == NULL || c->string_lens == NULL) {
+            fcc_diag_fail(im->d, "error: out of memory");
+            return 0;
+        }
+        for (x = dom->fields; x != NULL; x = x->next)
+            if (strcmp(x->name, "value") == 0 && x->kind == PT_STRING) {
+                c->strings[c->nstrings] = x->text;
+                ((size_t *)c->string_lens)[c->nstrings++] = x->len;
+            }
+    }
+    return 1;
+}
+
+int fcc_tfmd_constraints(pool *p, diag *d, const char *environment, featc_tfmd_schema *out)
+{
+    importer im;
+    feat *seq;
+    featc_import_options io;
+    size_t i, n = 0;
+    int errors = d->errors;
+    memset(&im, 0, sizeof im);
+    memset(&io, 0, sizeof io);
+    io.environment = environment;
+    im.p = p;
+    im.d = d;
+    im.io = &io;
+    im.schema = fcc_pbtxt_parse(p, d);
+    if (im.schema == NULL)
+        return 0;
+    tf_check_fields(&im, im.schema, "Schema");
+    im.feats = tf_read_features(&im, im.schema, &im.nfeats);
+    if (im.feats == NULL || d->errors > errors)
+        return 0;
+    if (!tf_read_lists(&im, &seq))
+        return 0;
+    out->features = (featc_tfmd_feature *)fcc_pool_alloc(
+        p, (im.nfeats + im.nlists + 1) * sizeof *out->features);
+    if (out->features == NULL) {
+        fcc_diag_fail(d, "error: out of memory");
+        return 0;
+    }
+    for (i = 0; i < im.nfeats + im.nlists; i++) {
+        const feat *ft = i < im.nfeats ? &im.feats[i] : &im.lists[i - im.nfeats];
+        if (ft->skip != NULL || ft->type == TYPE_STRUCT)
+            continue;
+        if (!constraint(&im, ft, i >= im.nfeats, &out->features[n++]))
+            return 0;
+    }
+    out->nfeatures = n;
+    return d->errors == errors;
+}
