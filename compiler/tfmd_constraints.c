@@ -30,6 +30,65 @@ static const pt_field *string_domain_of(importer *im, const feat *ft)
     return NULL;
 }
 
+static const char *const HISTOGRAM_TYPES[] = {"DEFAULT", "QUANTILES", "STANDARD"};
+
+/* A threshold message (InfinityNorm, ...) m's threshold: 1 with *v set, 0
+ * without one, -1 after an error.  A threshold is a number >= 0. */
+static int threshold(importer *im, const pt_field *m, double *v)
+{
+    const pt_field *t = tf_get(m, "threshold");
+    if (t == NULL)
+        return 0;
+    if (!tf_double(im, t, v))
+        return -1;
+    if (!(*v >= 0)) {
+        fcc_diag_error(im->d, t->vloc, "threshold: %g is not a number >= 0", *v);
+        return -1;
+    }
+    return 1;
+}
+
+/* The FeatureComparator `name` of ft (drift_comparator: which 0,
+ * skew_comparator: 1) into c; 0 after an error. */
+static int comparator(importer *im, const feat *ft, const char *name, int which,
+                      featc_tfmd_feature *c)
+{
+    const pt_field *fc, *m, *src;
+    int r;
+    if (tf_get(ft->msg, name) == NULL)
+        return 1;
+    if ((fc = tf_get_message(im, ft->msg, name, "FeatureComparator")) == NULL)
+        return 0;
+    if ((m = tf_get_message(im, fc, "infinity_norm", "InfinityNorm")) != NULL &&
+        (r = threshold(im, m, &c->linf[which])) != 0) {
+        if (r < 0)
+            return 0;
+        c->has_linf[which] = 1;
+    }
+    if ((m = tf_get_message(im, fc, "normalized_abs_difference", "NormalizedAbsoluteDifference")) !=
+            NULL &&
+        (r = threshold(im, m, &c->nad[which])) != 0) {
+        if (r < 0)
+            return 0;
+        c->has_nad[which] = 1;
+    }
+    if ((m = tf_get_message(im, fc, "jensen_shannon_divergence", "JensenShannonDivergence")) !=
+            NULL &&
+        (r = threshold(im, m, &c->jsd[which])) != 0) {
+        if (r < 0)
+            return 0;
+        c->has_jsd[which] = 1;
+        if ((src = tf_get_message(im, m, "source", "HistogramSelection")) != NULL &&
+            (src = tf_get(src, "type")) != NULL) {
+            const char *t = tf_enum(im, src, HISTOGRAM_TYPES, 3);
+            if (t == NULL)
+                return 0;
+            c->jsd_quantiles[which] = t == HISTOGRAM_TYPES[1];
+        }
+    }
+    return 1;
+}
+
 /* ft as a featc_tfmd_feature; 0 after an error. */
 static int constraint(importer *im, const feat *ft, int list, featc_tfmd_feature *c)
 {
@@ -81,7 +140,8 @@ static int constraint(importer *im, const feat *ft, int list, featc_tfmd_feature
                 ((size_t *)c->string_lens)[c->nstrings++] = x->len;
             }
     }
-    return 1;
+    return comparator(im, ft, "drift_comparator", 0, c) &&
+           comparator(im, ft, "skew_comparator", 1, c);
 }
 
 int fcc_tfmd_constraints(pool *p, diag *d, const char *environment, featc_tfmd_schema *out)

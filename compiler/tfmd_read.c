@@ -48,6 +48,11 @@ static const known KNOWN[] = {
     {"RaggedTensor", "feature_path partition row_partition_dtype"},
     {"Partition", "uniform_row_length row_length"},
     {"Path", "step"},
+    {"FeatureComparator", "infinity_norm jensen_shannon_divergence normalized_abs_difference"},
+    {"InfinityNorm", "threshold"},
+    {"NormalizedAbsoluteDifference", "threshold"},
+    {"JensenShannonDivergence", "threshold source"},
+    {"HistogramSelection", "type"},
 };
 
 static int word_in(const char *list, const char *w)

@@ -145,6 +145,11 @@ typedef struct featc_tfmd_feature {
     size_t nstrings;           /* a string domain's values (inline or by name) */
     const char **strings;
     const size_t *string_lens;
+    /* the comparators: [0] drift_comparator, [1] skew_comparator; each
+     * threshold with its has_; jsd_quantiles: the divergence's source
+     * histogram is QUANTILES (else STANDARD) */
+    int has_linf[2], has_nad[2], has_jsd[2], jsd_quantiles[2];
+    double linf[2], nad[2], jsd[2];
 } featc_tfmd_feature;
 
 typedef struct featc_tfmd_schema {
