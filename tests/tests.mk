@@ -290,6 +290,8 @@ test-tfmd: all
 	        tests/specs/*.feat tests/tfmd/*.feat $(BUILD)/tfmd/random/*.feat
 	@$(PYTHON) tests/tfmd/check_stats.py $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd/stats
 	@$(PYTHON) tests/tfmd/check_validate.py $(BUILD)/featc $(BUILD)/tfmd/validate
+	@rm -rf $(BUILD)/tfmd/drift && \
+	    $(PYTHON) tests/tfmd/check_drift.py $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd/drift
 
 update-tfmd: all
 	@sh tests/tfmd/run.sh $(BUILD)/featc $(CORPUS) $(BUILD)/tfmd update
@@ -345,7 +347,7 @@ test-infer: all
 
 FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
           fuzz_arrow \
-          fuzz_dynamic fuzz_tfmd
+          fuzz_dynamic fuzz_tfmd fuzz_drift
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 define fuzz_rule
@@ -355,7 +357,12 @@ $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
 	    $$(SAN_SRC) $$(PB_SRC) $$(TEST_LIBS)
 endef
-$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+
+# validate --against's statistics reader and measures, alone.
+$(BUILD)/fuzz/fuzz_drift: tests/fuzz/fuzz_drift.c cli/commands/stats/drift.c cli/commands/stats/drift.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -Icli -o $@ $< cli/commands/stats/drift.c -lm
 
 # featc stats, the whole command: the record tools and the compiler behind
 # --spec, without main.

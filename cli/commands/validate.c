@@ -17,6 +17,7 @@
 #include "base/cli.h"
 #include "base/read.h"
 #include "commands.h"
+#include "validate.h"
 
 enum {
     A_TYPE,
@@ -314,6 +315,7 @@ static void print_anomaly(const vkey *k, const char *kind, const where *w, char 
 
 static const char *const validate_usage =
     "usage: featc validate [options] --schema SCHEMA [FILE...]\n"
+    "       featc validate [options] --schema SCHEMA --stats STATS --against-stats STATS\n"
     "\n"
     "Checks the records of TFRecord files against what a TensorFlow Metadata\n"
     "schema (schema.pbtxt; or a featc spec, through featc export --tfmd) says of\n"
@@ -323,10 +325,30 @@ static const char *const validate_usage =
     "not name.  Each anomaly is a line: the feature, the kind, the records that\n"
     "show it, what is wrong and the first such record.\n"
     "\n"
+    "With --against (or --against-stats), also compares the records with other\n"
+    "data feature by feature as TFDV does: L-infinity distance, normalized\n"
+    "absolute difference or Jensen-Shannon divergence, with the thresholds of\n"
+    "each feature's drift_comparator (skew_comparator with --skew), or of\n"
+    "--linf and --jsd for the features that have none; each measurement is a\n"
+    "line, and one above its threshold an anomaly.\n"
+    "\n"
     "options:\n"
     "  --schema=SCHEMA         the schema: a schema.pbtxt, or a spec (NAME.feat)\n"
     "  --environment=ENV       only the features of environment ENV\n"
     "  --message=NAME          the spec's message (a spec of several)\n"
+    "  --against=FILE          other data (record files; repeat for several):\n"
+    "                          the previous data (drift), or with --skew the\n"
+    "                          serving data\n"
+    "  --against-stats=STATS   the other data's statistics, a binary\n"
+    "                          DatasetFeatureStatisticsList (stats --tfmd-out, TFDV)\n"
+    "  --stats=STATS           the data's own statistics instead of FILEs: only\n"
+    "                          the comparisons run\n"
+    "  --skew                  skew_comparator: FILEs are training data, the\n"
+    "                          other data serving data\n"
+    "  --linf=T                L-infinity threshold for BYTES features without a\n"
+    "                          comparator\n"
+    "  --jsd=T                 Jensen-Shannon threshold for INT and FLOAT features\n"
+    "                          without a comparator\n"
     "  -c, --compression=C     none, gzip, zlib or auto (default: auto)\n"
     "  --max-record-size=N     largest record payload read\n"
     "  --crc=verify|skip|none  CRC policy (default verify)\n"
@@ -335,15 +357,32 @@ static const char *const validate_usage =
     "  --version               featc's version\n"
     "\n"
     "exit status: 0 no anomaly; 1 anomalies, or records that are not Examples or\n"
-    "SequenceExamples; 2 a file could not be read or is damaged, or the schema\n"
-    "is wrong; 64 usage error.\n";
+    "SequenceExamples; 2 a file could not be read or is damaged, the schema or\n"
+    "the statistics are wrong, or a comparison asked for cannot be measured;\n"
+    "64 usage error.\n";
 
-enum { OPT_SCHEMA = TOOLS_OPT_PROGRESS + 40, OPT_ENV, OPT_MESSAGE };
+enum {
+    OPT_SCHEMA = TOOLS_OPT_PROGRESS + 40,
+    OPT_ENV,
+    OPT_MESSAGE,
+    OPT_AGAINST,
+    OPT_AGAINST_STATS,
+    OPT_STATS,
+    OPT_SKEW,
+    OPT_LINF,
+    OPT_JSD
+};
 
 static const struct option validate_long[] = {
     {"schema", required_argument, NULL, OPT_SCHEMA},
     {"environment", required_argument, NULL, OPT_ENV},
     {"message", required_argument, NULL, OPT_MESSAGE},
+    {"against", required_argument, NULL, OPT_AGAINST},
+    {"against-stats", required_argument, NULL, OPT_AGAINST_STATS},
+    {"stats", required_argument, NULL, OPT_STATS},
+    {"skew", no_argument, NULL, OPT_SKEW},
+    {"linf", required_argument, NULL, OPT_LINF},
+    {"jsd", required_argument, NULL, OPT_JSD},
     TOOLS_INPUT_OPTIONS,
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
     TOOLS_MEMORY_OPTION,
@@ -409,16 +448,32 @@ static int build_table(validator *v, const featc_tfmd_schema *s)
     return 0;
 }
 
-int cmd_validate(int argc, char **argv)
+static int cmd_validate_with(int argc, char **argv, char **against);
+
+/* A threshold of --linf or --jsd: a finite number >= 0. */
+static int threshold_arg(const char *opt, const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(*v >= 0) || *v > 1e300)
+        return cli_usage_error(&validate_cmd, "--%s=%s: a threshold is a number >= 0", opt, s);
+    return 0;
+}
+
+static int cmd_validate_with(int argc, char **argv, char **against)
 {
     fc_input_options read;
     size_t max_memory = 0, i;
     const char *schema_path = NULL, *env = NULL, *message = NULL;
     char **files;
-    int opt, rc, nfiles, k, anomalies = 0, other = 0, failed = 0;
+    int opt, rc, nfiles, k, anomalies = 0, other = 0, failed = 0, drc = EXIT_OK;
     featc_tfmd_schema schema;
     validator v;
     tools_decoder d;
+    vd_options vo;
+    st_stats cur;
+    memset(&vo, 0, sizeof vo);
+    memset(&cur, 0, sizeof cur);
     memset(&read, 0, sizeof read);
     read.compression = FC_COMPRESSION_AUTO;
     memset(&v, 0, sizeof v);
@@ -431,7 +486,20 @@ int cmd_validate(int argc, char **argv)
             env = optarg;
         else if (opt == OPT_MESSAGE)
             message = optarg;
-        else if (tools_input_option(&validate_cmd, opt, optarg, &read, NULL, &max_memory, &r) &&
+        else if (opt == OPT_AGAINST)
+            against[vo.nagainst++] = optarg; /* (at most argc of them) */
+        else if (opt == OPT_AGAINST_STATS)
+            vo.stats_path = optarg;
+        else if (opt == OPT_STATS)
+            vo.cur_stats = optarg;
+        else if (opt == OPT_SKEW)
+            vo.skew = 1;
+        else if (opt == OPT_LINF || opt == OPT_JSD) {
+            if (threshold_arg(opt == OPT_LINF ? "linf" : "jsd", optarg,
+                              opt == OPT_LINF ? &vo.linf : &vo.jsd) != 0)
+                return EXIT_USAGE_ERR;
+            *(opt == OPT_LINF ? &vo.has_linf : &vo.has_jsd) = 1;
+        } else if (tools_input_option(&validate_cmd, opt, optarg, &read, NULL, &max_memory, &r) &&
                  r != 0)
             return r;
     }
@@ -439,11 +507,26 @@ int cmd_validate(int argc, char **argv)
         return rc;
     if (schema_path == NULL)
         return cli_usage_error(&validate_cmd, "--schema names the schema to validate against");
-    if ((rc = cli_operands(&validate_cmd, argc, argv, &files, &nfiles)) != 0)
+    vo.against = against;
+    if (vo.nagainst > 0 && vo.stats_path != NULL)
+        return cli_usage_error(&validate_cmd, "--against and --against-stats: one or the other");
+    if (!vd_wanted(&vo) && (vo.skew || vo.has_linf || vo.has_jsd))
+        return cli_usage_error(&validate_cmd, "--skew, --linf and --jsd compare with the data of "
+                                              "--against or --against-stats");
+    if (vo.cur_stats != NULL && !vd_wanted(&vo))
+        return cli_usage_error(&validate_cmd, "--stats is compared with --against or "
+                                              "--against-stats");
+    if (vo.cur_stats != NULL && optind < argc)
+        return cli_usage_error(&validate_cmd, "--stats describes the data: no FILE with it");
+    if (vo.cur_stats != NULL) {
+        files = NULL;
+        nfiles = 0;
+    } else if ((rc = cli_operands(&validate_cmd, argc, argv, &files, &nfiles)) != 0)
         return rc;
     if ((rc = read_schema(schema_path, message, env, &schema)) != EXIT_OK)
         return rc;
     d.limit = max_memory;
+    cur.max_keys = 10000 + schema.nfeatures;
     if (build_table(&v, &schema) != 0) {
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
         goto out;
@@ -465,6 +548,8 @@ int cmd_validate(int argc, char **argv)
                 continue;
             }
             check_record(&v, &fb);
+            if (vd_wanted(&vo) && vo.cur_stats == NULL)
+                st_gather(&cur, &fb);
         }
         if (s != FC_END) {
             fprintf(stderr, "featc: %s: %s\n", files[k], in.err.message);
@@ -490,13 +575,20 @@ int cmd_validate(int argc, char **argv)
     if (v.new_dropped > 0)
         printf("(%llu more occurrences of keys the schema does not name, past the first %d "
                "keys)\n", (unsigned long long)v.new_dropped, MAX_NEW_KEYS);
-    if (anomalies == 0 && failed == 0)
+    if (vd_wanted(&vo) && failed == 0 && !v.oom)
+        drc = vd_compare(&schema, &cur, &vo, &read, &d, &anomalies);
+    if (anomalies == 0 && failed == 0 && drc == EXIT_OK && vo.cur_stats != NULL)
+        printf("no anomalies: %zu features in the schema, compared by their statistics\n",
+               schema.nfeatures);
+    else if (anomalies == 0 && failed == 0 && drc == EXIT_OK)
         printf("no anomalies: %llu Examples, %llu SequenceExamples, %zu features in the schema\n",
                (unsigned long long)v.examples, (unsigned long long)v.sequences, schema.nfeatures);
     if (v.oom)
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
     else
-        rc = failed > 0 ? EXIT_DATA_ERR : anomalies > 0 || other > 0 ? EXIT_RECORD_ERR : EXIT_OK;
+        rc = failed > 0 || drc == EXIT_DATA_ERR                          ? EXIT_DATA_ERR
+             : anomalies > 0 || other > 0 || drc == EXIT_RECORD_ERR ? EXIT_RECORD_ERR
+                                                                     : EXIT_OK;
     if (fflush(stdout) != 0 || ferror(stdout))
         rc = cli_fail(EXIT_DATA_ERR, "error writing standard output");
 out:
@@ -508,6 +600,19 @@ out:
     free(v.keys);
     free(v.slot);
     free(d.mem);
+    st_free(&cur);
     featc_tfmd_free(&schema);
+    return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    /* --against's files: optarg points into argv, which outlives them */
+    char **against = (char **)malloc((size_t)(argc > 0 ? argc : 1) * sizeof *against);
+    int rc;
+    if (against == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    rc = cmd_validate_with(argc, argv, against);
+    free(against);
     return rc;
 }

@@ -144,5 +144,8 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r);
 /* TFDV's binary DatasetFeatureStatisticsList (tfdv.c); 0, or -1 when
  * memory ran out or the write failed. */
 int st_write_tfdv(FILE *f, const st_stats *s, const st_report *r);
+/* The same bytes in memory: 0 with *out (malloc'd) and *len, or -1 when
+ * memory ran out. */
+int st_encode_tfdv(const st_stats *s, const st_report *r, uint8_t **out, size_t *len);
 
 #endif /* FEATC_STATS_H */

@@ -300,12 +300,11 @@ static void feature(pb *out, const st_key *k, uint64_t records, int list)
     pb_msg(out, 3, &f);
 }
 
-int st_write_tfdv(FILE *f, const st_stats *s, const st_report *r)
+int st_encode_tfdv(const st_stats *s, const st_report *r, uint8_t **out, size_t *len)
 {
     pb list = {0}, ds = {0};
     size_t i;
     uint64_t examples = s->examples + s->sequences;
-    int ok;
     if (r->nfiles > 0)
         pb_bytes(&ds, 1, r->files[0].path, strlen(r->files[0].path));
     pb_u64(&ds, 2, examples);
@@ -325,7 +324,20 @@ int st_write_tfdv(FILE *f, const st_stats *s, const st_report *r)
             feature(&ds, &s->lists.v[i], s->sequences, 1);
     }
     pb_msg(&list, 1, &ds);
-    ok = !list.oom && fwrite(list.p, 1, list.n, f) == list.n;
-    free(list.p);
+    if (list.oom) {
+        free(list.p);
+        return -1;
+    }
+    *out = list.p;
+    *len = list.n;
+    return 0;
+}
+
+int st_write_tfdv(FILE *f, const st_stats *s, const st_report *r)
+{
+    uint8_t *p = NULL;
+    size_t n = 0;
+    int ok = st_encode_tfdv(s, r, &p, &n) == 0 && fwrite(p, 1, n, f) == n;
+    free(p);
     return ok ? 0 : -1;
 }

@@ -1,0 +1,38 @@
+/* featc validate: what validate.c (the records against a schema) and
+ * validate_drift.c (--against: drift and skew) share. */
+#ifndef FEATC_VALIDATE_H
+#define FEATC_VALIDATE_H
+
+#include <featc/featc.h>
+#include <featc/fc_input.h>
+
+#include "base/read.h"
+#include "stats/stats.h"
+
+typedef struct vd_options {
+    char **against;         /* --against record files (nagainst), or */
+    int nagainst;
+    const char *stats_path; /* --against-stats: a DatasetFeatureStatisticsList */
+    const char *cur_stats;  /* --stats: the data's own statistics, for FILEs */
+    int skew;               /* --skew: skew_comparator, training vs serving */
+    int has_linf, has_jsd;  /* --linf, --jsd: for features without a comparator */
+    double linf, jsd;
+} vd_options;
+
+/* Whether o asks for a comparison. */
+int vd_wanted(const vd_options *o);
+
+/* Adds the records of files to s (their Examples and SequenceExamples);
+ * the files that could not be read are reported on stderr and counted in
+ * *failed, the records that are not Examples in *other. */
+void vd_gather(st_stats *s, char **files, int nfiles, const fc_input_options *read,
+               tools_decoder *d, int *failed, uint64_t *other);
+
+/* Compares cur (the records validated; or o->cur_stats) with o's other data for each feature
+ * of the schema that has a threshold: prints each measurement and each
+ * anomaly (counted in *anomalies).  EXIT_OK, or EXIT_DATA_ERR when the
+ * other statistics cannot be read or a measure asked for cannot be made. */
+int vd_compare(const featc_tfmd_schema *schema, st_stats *cur, const vd_options *o,
+               const fc_input_options *read, tools_decoder *d, int *anomalies);
+
+#endif /* FEATC_VALIDATE_H */
