@@ -360,9 +360,10 @@ endef
 $(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
 
 # validate --against's statistics reader and measures, alone.
-$(BUILD)/fuzz/fuzz_drift: tests/fuzz/fuzz_drift.c cli/commands/stats/drift.c cli/commands/stats/drift.h
+$(BUILD)/fuzz/fuzz_drift: tests/fuzz/fuzz_drift.c cli/commands/stats/drift.c cli/commands/stats/drift_read.c \
+                          cli/commands/stats/drift.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -Icli -o $@ $< cli/commands/stats/drift.c -lm
+	$(CLANG) $(FUZZ_CFLAGS) -Icli -o $@ $< cli/commands/stats/drift.c cli/commands/stats/drift_read.c -lm
 
 # featc stats, the whole command: the record tools and the compiler behind
 # --spec, without main.

@@ -65,10 +65,13 @@ typedef struct dr_stats {
 /* Reads the statistics in p[0..n) (they must outlive s): 0, or -1 with a
  * message in err ("byte N: ...").  The list holds one dataset (TFDV
  * validates one). */
-int dr_read(dr_stats *s, const uint8_t *p, size_t n, char *err, size_t errlen);
+int dr_read(dr_stats *s, const uint8_t *p, size_t n, char *err, size_t errlen); /* drift_read.c */
 void dr_free(dr_stats *s);
 /* The feature of key (list: a feature list), or NULL. */
 const dr_feature *dr_find(const dr_stats *s, const uint8_t *key, size_t len, int list);
+
+/* Labels in byte order (std::string's): <0, 0, >0. */
+int dr_label_cmp(const dr_label *x, const dr_label *y);
 
 enum { DR_LINF, DR_NAD, DR_JSD, DR_MEASURES };
 
