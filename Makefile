@@ -80,7 +80,8 @@ CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
 CLI_CMD_SRC = $(addprefix cli/commands/,compile.c check_data.c records.c print.c index.c infer.c \
               convert.c convert_back.c tfx.c validate.c validate_drift.c \
               stats/stats.c stats/model.c stats/text.c stats/json.c \
-              stats/html.c stats/tfdv.c stats/sketch.c stats/drift_read.c stats/drift.c)
+              stats/html.c stats/compare.c stats/tfdv.c stats/sketch.c stats/drift_read.c \
+              stats/drift.c)
 CLI_SRC = cli/main.c $(CLI_BASE_SRC) $(CLI_CMD_SRC)
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema_names.c sema_values.c sema.c sema_message.c \

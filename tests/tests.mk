@@ -188,13 +188,15 @@ test-arrow: all
 	@CC="$(CC)" $(PYTHON) tests/arrow/run.py $(BUILD)/featc $(BUILD) $(CORPUS) \
 	    $(BUILD)/arrow-test $(NPM_DIR)/node_modules $(ARROW_RANDOM_SPECS) $(ARROW_RECORDS)
 
-# featc stats: its HTML report in headless Chromium, and its memory on a
-# 1 GB file (the figures are checked in test-cli).
+# featc stats: its HTML report and the comparison report of --compare in
+# headless Chromium, and its memory on a 1 GB file (the figures are checked
+# in test-cli).
 test-stats: all
 	@rm -rf $(BUILD)/stats-test && mkdir -p $(BUILD)/stats-test
 	@$(PYTHON) tests/cli/stats_html.py $(BUILD)/featc $(CORPUS) $(BUILD)/stats-test; a=$$?; \
+	    $(PYTHON) tests/cli/stats_compare.py $(BUILD)/featc $(CORPUS) $(BUILD)/stats-test; c=$$?; \
 	    $(PYTHON) tests/cli/stats_check.py $(BUILD)/featc $(CORPUS) $(BUILD)/stats-test --memory; \
-	    b=$$?; rm -f $(BUILD)/stats-test/big.tfrecord; [ $$a -eq 0 ] && [ $$b -eq 0 ]
+	    b=$$?; rm -f $(BUILD)/stats-test/big.tfrecord; [ $$a -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ]
 
 # make install into a temporary prefix, a consumer built from it, make uninstall.
 test-install: all python

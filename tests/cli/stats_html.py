@@ -34,7 +34,7 @@ import time
 import zlib
 from tally import check, finish  # noqa: E402
 
-FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
+FEATC = CORPUS = TMP = None  # main() sets them (stats_compare.py imports the browser)
 
 
 class Browser:
@@ -284,6 +284,8 @@ def report(browser, session, corpus_file, shot):
 
 
 def main():
+    global FEATC, CORPUS, TMP
+    FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
     profile = os.path.join(TMP, "chromium-profile")
     os.makedirs(profile, exist_ok=True)
     b = Browser(profile)

@@ -319,6 +319,12 @@ out:
     return rc;
 }
 
+/* String statistics of values whose rank histogram lists none of them. */
+static int unlisted(const dr_feature *f)
+{
+    return f->strings && f->values > 0 && f->nlabels == 0;
+}
+
 static double hist_total(const dr_hist *h)
 {
     double t = h->nan;
@@ -336,6 +342,11 @@ int dr_measure(int m, const dr_feature *a, const dr_feature *b, int quantiles, d
     int va, vb; /* each side has values the measure reads */
     *label = NULL;
     *why = NULL;
+    if (unlisted(a) || unlisted(b)) {
+        *why = "its statistics list none of its values (a rank histogram without a bucket): "
+               "more distinct values than the top-values sketch is sure of";
+        return -1;
+    }
     if (m == DR_LINF || m == DR_NAD) {
         if (a->nlabels == 0 && b->nlabels == 0 && (a->standard.present || b->standard.present)) {
             *why = "the statistics have no rank histogram (values with their counts) for it: "

@@ -54,6 +54,8 @@ typedef struct dr_feature {
     dr_label *labels;
     size_t nlabels;
     dr_hist standard, quantiles;
+    int strings;       /* it has string_stats, */
+    double values;     /* of common_stats.tot_num_values values */
     size_t seq;        /* its place among the features read */
 } dr_feature;
 

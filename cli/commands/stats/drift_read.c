@@ -278,13 +278,31 @@ static int read_rank(rd *r, msg m, dr_feature *ft)
     return 0;
 }
 
-/* NumericStatistics (histograms 8) or StringStatistics (rank_histogram 5). */
+/* CommonStatistics: tot_num_values 8, into ft->values. */
+static int read_common(rd *r, msg m, dr_feature *ft)
+{
+    field f;
+    int k;
+    while ((k = next(r, &m, &f)) == 1)
+        if (f.num == 8 && expect(r, &f, W_VARINT, "CommonStatistics.tot_num_values") == 0)
+            ft->values = (double)f.v;
+    return r->failed ? -1 : k;
+}
+
+/* NumericStatistics (histograms 8) or StringStatistics (common_stats 1,
+ * rank_histogram 5). */
 static int read_stats(rd *r, msg m, dr_feature *ft, int numeric)
 {
     field f;
     int k;
+    if (!numeric)
+        ft->strings = 1;
     while ((k = next(r, &m, &f)) == 1) {
-        if (numeric && f.num == 8) {
+        if (!numeric && f.num == 1) {
+            if (expect(r, &f, W_LEN, "StringStatistics.common_stats") != 0 ||
+                read_common(r, f.sub, ft) != 0)
+                return -1;
+        } else if (numeric && f.num == 8) {
             if (expect(r, &f, W_LEN, "NumericStatistics.histograms") != 0 ||
                 read_hist(r, f.sub, ft) != 0)
                 return -1;

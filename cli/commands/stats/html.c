@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-static void html_text(FILE *f, const char *s)
+void st_html_text(FILE *f, const char *s)
 {
     for (; *s != '\0'; s++) {
         switch (*s) {
@@ -22,11 +22,11 @@ static void html_text(FILE *f, const char *s)
     }
 }
 
-static void html_bytes(FILE *f, const uint8_t *p, size_t n, size_t full)
+void st_html_bytes(FILE *f, const uint8_t *p, size_t n, size_t full)
 {
     char buf[400];
     st_show_bytes(buf, sizeof buf, p, n, full);
-    html_text(f, buf);
+    st_html_text(f, buf);
 }
 
 /* A number in one style throughout the page, never e-notation: whole
@@ -70,18 +70,18 @@ static void html_num(FILE *f, double v, double big)
     }
 }
 
-static void html_number(FILE *f, double v)
+void st_html_number(FILE *f, double v)
 {
     html_num(f, v, 1e15);
 }
 
 /* The overview's form: 4 significant digits from a million on. */
-static void html_short(FILE *f, double v)
+void st_html_short(FILE *f, double v)
 {
     html_num(f, v, 1e6);
 }
 
-static void html_percent(FILE *f, uint64_t part, uint64_t whole)
+void st_html_percent(FILE *f, uint64_t part, uint64_t whole)
 {
     double p = whole == 0 ? 0 : 100.0 * (double)part / (double)whole;
     if (part == whole)
@@ -94,7 +94,7 @@ static void html_percent(FILE *f, uint64_t part, uint64_t whole)
         fprintf(f, "%.1f%%", p);
 }
 
-static const char *const style =
+const char *const st_html_style =
     "body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;background:#fff}"
     "h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere}p{overflow-wrap:break-word}h2{font-size:16px;margin:24px 0 8px}"
     "h3{font-size:15px;margin:0 0 8px;font-family:monospace;overflow-wrap:anywhere}"
@@ -151,24 +151,24 @@ static void svg_hist(FILE *f, const char *cls, const sk_moments *m, const sk_qua
                    "<title>",
                 (double)axis + bw * (double)j + 0.5, (double)plot_h - bh, bw > 2 ? bw - 1 : bw,
                 bh);
-        html_number(f, low[j]);
+        st_html_number(f, low[j]);
         if (high[j] != low[j]) {
             fputs(" to ", f);
-            html_number(f, high[j]);
+            st_html_number(f, high[j]);
         }
         fprintf(f, ": %llu</title></rect>", (unsigned long long)bins[j]);
     }
     if (labelled) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">", axis, h - 2);
-        html_number(f, m->min);
+        st_html_number(f, m->min);
         fprintf(f, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", w, h - 2);
-        html_number(f, m->max);
+        st_html_number(f, m->max);
         fputs("</text>", f);
     }
     fputs("</svg>", f);
 }
 
-static void svg_presence(FILE *f, uint64_t present, uint64_t records)
+void st_svg_presence(FILE *f, uint64_t present, uint64_t records)
 {
     double w = records == 0 ? 0 : 60.0 * (double)present / (double)records;
     fprintf(f, "<svg width=\"60\" height=\"10\"><rect class=\"bg\" width=\"60\" height=\"10\"/>"
@@ -177,7 +177,7 @@ static void svg_presence(FILE *f, uint64_t present, uint64_t records)
 }
 
 
-static void types_text(FILE *f, const st_key *k)
+void st_types_text(FILE *f, const st_key *k)
 {
     size_t j;
     int any = 0;
@@ -193,7 +193,7 @@ static void types_text(FILE *f, const st_key *k)
 }
 
 /* The values' distribution that stands for the feature in its row. */
-static void main_dist(const st_key *k, const sk_moments **m, const sk_quant **q)
+void st_main_dist(const st_key *k, const sk_moments **m, const sk_quant **q)
 {
     *m = NULL;
     *q = NULL;
@@ -213,27 +213,27 @@ static void summary_row(FILE *f, const st_key *k, const char *id, uint64_t recor
 {
     const sk_moments *m;
     const sk_quant *q;
-    main_dist(k, &m, &q);
+    st_main_dist(k, &m, &q);
     fprintf(f, "<tr><td class=\"n\"><a href=\"#%s\">", id);
-    html_bytes(f, k->key, k->key_len, k->key_len);
+    st_html_bytes(f, k->key, k->key_len, k->key_len);
     fputs("</a></td><td class=\"t\">", f);
-    types_text(f, k);
+    st_types_text(f, k);
     fputs("</td><td>", f);
-    svg_presence(f, k->present, records);
-    html_percent(f, k->present, records);
+    st_svg_presence(f, k->present, records);
+    st_html_percent(f, k->present, records);
     fputs("</td><td>", f);
-    html_percent(f, records - k->present, records);
+    st_html_percent(f, records - k->present, records);
     fputs("</td><td>", f);
     if (list) {
         if (k->frames.n > 0) {
-            html_number(f, k->frames.mean);
+            st_html_number(f, k->frames.mean);
             fputs("</td><td>", f);
         } else {
             fputs("-</td><td>", f);
         }
     }
     if (k->per.n > 0)
-        html_number(f, k->per.mean);
+        st_html_number(f, k->per.mean);
     else
         fputs("-", f);
     fputs("</td><td>", f);
@@ -250,7 +250,7 @@ static void summary_row(FILE *f, const st_key *k, const char *id, uint64_t recor
         svg_hist(f, "spark", m, q, 100, 24, 0);
         for (c = 0; c < 5; c++) {
             fputs("</td><td>", f);
-            html_short(f, cell[c]);
+            st_html_short(f, cell[c]);
             fputs(unit, f);
         }
         fputs("</td><td>", f);
@@ -263,7 +263,7 @@ static void summary_row(FILE *f, const st_key *k, const char *id, uint64_t recor
         fprintf(f, "%s%.0f distinct", exact ? "" : "~", d);
     } else if (k->i != NULL || k->f != NULL) {
         const st_num *x = k->i != NULL ? k->i : k->f;
-        html_percent(f, x->zeros, x->values);
+        st_html_percent(f, x->zeros, x->values);
         fputs(" zeros", f);
         if (k->f != NULL && k->f->nan + k->f->inf + k->f->ninf > 0)
             fprintf(f, " <span class=\"bad\">%llu nan/inf</span>",
@@ -278,21 +278,21 @@ static void quantile_table(FILE *f, const sk_moments *m, const sk_quant *q, cons
 {
     size_t j;
     fputs("<div class=\"q\"><div><b>min</b>", f);
-    html_number(f, m->min);
+    st_html_number(f, m->min);
     fputs(unit, f);
     for (j = 0; j < ST_NQ; j++) {
         fprintf(f, "</div><div><b>%s</b>", st_quantile_names[j]);
-        html_number(f, sk_quant_value(q, st_quantiles[j]));
+        st_html_number(f, sk_quant_value(q, st_quantiles[j]));
         fputs(unit, f);
     }
     fputs("</div><div><b>max</b>", f);
-    html_number(f, m->max);
+    st_html_number(f, m->max);
     fputs(unit, f);
     fputs("</div><div><b>mean</b>", f);
-    html_number(f, m->mean);
+    st_html_number(f, m->mean);
     fputs(unit, f);
     fputs("</div><div><b>std</b>", f);
-    html_number(f, sk_moments_std(m));
+    st_html_number(f, sk_moments_std(m));
     fputs(unit, f);
     fputs("</div></div>", f);
 }
@@ -343,7 +343,7 @@ static void bytes_detail(FILE *f, const st_bytes *x)
             const sk_top_item *it = &x->top.item[j];
             double w = top == 0 ? 0 : 200.0 * (double)it->count / (double)top;
             fprintf(f, "<text x=\"0\" y=\"%u\">", 18 * j + 13);
-            html_bytes(f, it->prefix, it->len < SK_TOP_PREFIX ? it->len : SK_TOP_PREFIX, it->len);
+            st_html_bytes(f, it->prefix, it->len < SK_TOP_PREFIX ? it->len : SK_TOP_PREFIX, it->len);
             fprintf(f, "</text><rect class=\"top\" x=\"260\" y=\"%u\" width=\"%.1f\" "
                        "height=\"14\"/><text x=\"%.1f\" y=\"%u\">%llu</text>",
                     18 * j + 2, w < 1 ? 1 : w, 265 + (w < 1 ? 1 : w), 18 * j + 13,
@@ -365,12 +365,12 @@ static void bytes_detail(FILE *f, const st_bytes *x)
 static void detail(FILE *f, const st_key *k, const char *id, uint64_t records, int list)
 {
     fprintf(f, "<section id=\"%s\"><h3>", id);
-    html_bytes(f, k->key, k->key_len, k->key_len);
+    st_html_bytes(f, k->key, k->key_len, k->key_len);
     fputs("</h3><p>", f);
-    types_text(f, k);
+    st_types_text(f, k);
     fprintf(f, "; present in %llu of %llu records (", (unsigned long long)k->present,
             (unsigned long long)records);
-    html_percent(f, k->present, records);
+    st_html_percent(f, k->present, records);
     fputs(")", f);
     if (!list && k->empty > 0)
         fprintf(f, "; %llu records hold an empty Feature{} (missing to TensorFlow)",
@@ -391,7 +391,7 @@ static void detail(FILE *f, const st_key *k, const char *id, uint64_t records, i
     fputs("</div>", f);
     if (k->per.n > 0 && k->per.min == k->per.max) {
         fputs("<p>always ", f);
-        html_number(f, k->per.min);
+        st_html_number(f, k->per.min);
         fprintf(f, " value%s per %s</p>", k->per.min == 1 ? "" : "s", list ? "frame" : "record");
     }
     if (k->i != NULL)
@@ -439,9 +439,9 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width\"><title>featc stats: ",
           f);
-    html_text(f, r->title);
-    fprintf(f, "</title><style>%s</style></head><body>\n<h1>featc stats: ", style);
-    html_text(f, r->title);
+    st_html_text(f, r->title);
+    fprintf(f, "</title><style>%s</style></head><body>\n<h1>featc stats: ", st_html_style);
+    st_html_text(f, r->title);
     fprintf(f, "</h1><p class=\"sum\">%llu records (%llu Example, %llu SequenceExample",
             (unsigned long long)s->records, (unsigned long long)s->examples,
             (unsigned long long)s->sequences);
@@ -459,15 +459,15 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
           f);
     for (i = 0; i < r->nfiles; i++) {
         fputs("<tr><td class=\"n p\">", f);
-        html_text(f, r->files[i].path);
+        st_html_text(f, r->files[i].path);
         fprintf(f, "</td><td>%llu</td><td>%llu</td><td class=\"t\">",
                 (unsigned long long)r->files[i].records, (unsigned long long)r->files[i].bytes);
         if (r->files[i].failed) {
             fputs("<span class=\"bad\">failed: ", f);
-            html_text(f, r->files[i].error);
+            st_html_text(f, r->files[i].error);
             fputs("</span>", f);
         } else {
-            html_text(f, r->files[i].compression);
+            st_html_text(f, r->files[i].compression);
         }
         fputs("</td></tr>\n", f);
     }
@@ -475,9 +475,9 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
     if (r->spec != NULL) {
         uint64_t all = s->spec_parsed + s->spec_failed;
         fputs("<h2>Spec</h2><p>", f);
-        html_text(f, r->spec_path);
+        st_html_text(f, r->spec_path);
         fputs(", message ", f);
-        html_text(f, st_spec_message(r->spec));
+        st_html_text(f, st_spec_message(r->spec));
         fprintf(f, ": %llu of %llu records parse", (unsigned long long)s->spec_parsed,
                 (unsigned long long)all);
         if (s->spec_failed > 0)
@@ -489,9 +489,9 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
             for (i = 0; i < s->spec_errors.n; i++) {
                 const tools_error_kind *e = &s->spec_errors.kind[i];
                 fprintf(f, "<tr><td>%llu</td><td class=\"t\">", (unsigned long long)e->count);
-                html_text(f, e->text);
+                st_html_text(f, e->text);
                 fputs("</td><td class=\"t p\">", f);
-                html_text(f, r->files[e->file].path);
+                st_html_text(f, r->files[e->file].path);
                 fprintf(f, " record %llu, offset %llu</td></tr>\n", (unsigned long long)e->index,
                         (unsigned long long)e->offset);
             }

@@ -55,6 +55,10 @@ static const char *const stats_usage =
     "options:\n"
     "  --json                  one JSON object (docs/record-tools.md)\n"
     "  --html=FILE             also write a self-contained HTML report to FILE\n"
+    "  --compare=OTHER         with --html: the report sets the records beside\n"
+    "                          those of OTHER (repeat for several files), as\n"
+    "                          Facets Overview: histograms overlaid, top values\n"
+    "                          side by side, the drift validate --against measures\n"
     "  --tfmd-out=FILE         also write the statistics as TFDV does, a binary\n"
     "                          DatasetFeatureStatisticsList (Facets, TFDV, TFX)\n"
     "  --top=N                 top values shown per bytes feature (default 10,\n"
@@ -81,11 +85,12 @@ static const char *const stats_usage =
     "damaged (the records before the damage are summarised); 64 usage error.\n";
 
 enum { OPT_HTML = TOOLS_OPT_PROGRESS + 1, OPT_TOP, OPT_MAX_FEATURES, OPT_SPEC, OPT_MESSAGE,
-       OPT_TFMD_OUT };
+       OPT_TFMD_OUT, OPT_COMPARE };
 
 static const struct option stats_long[] = {
     {"json", no_argument, NULL, TOOLS_OPT_JSON},
     {"html", required_argument, NULL, OPT_HTML},
+    {"compare", required_argument, NULL, OPT_COMPARE},
     {"tfmd-out", required_argument, NULL, OPT_TFMD_OUT},
     {"top", required_argument, NULL, OPT_TOP},
     {"max-features", required_argument, NULL, OPT_MAX_FEATURES},
@@ -111,6 +116,8 @@ typedef struct stats_opts {
     int progress;
     int nfiles;
     char **files;
+    char **compare; /* --compare's files (ncompare), argc slots */
+    int ncompare;
     char **list;    /* the operands with patterns expanded */
     char **copies;  /* the names glob made (freed at the end) */
     int ncopies;
@@ -416,6 +423,9 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
     o->max_keys = 10000;
     o->jobs = 1;
     *done = 0;
+    o->compare = (char **)malloc((size_t)(argc > 0 ? argc : 1) * sizeof *o->compare);
+    if (o->compare == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
     while ((opt = cli_next_option(&stats_cmd, argc, argv, &rc)) != 0) {
         int r;
         if (tools_input_option(&stats_cmd, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
@@ -425,6 +435,8 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
             o->json = 1;
         } else if (opt == OPT_HTML) {
             o->html = optarg;
+        } else if (opt == OPT_COMPARE) {
+            o->compare[o->ncompare++] = optarg; /* (at most argc of them) */
         } else if (opt == OPT_TFMD_OUT) {
             o->tfmd_out = optarg;
         } else if (opt == OPT_TOP) {
@@ -457,6 +469,8 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
     }
     if (o->message != NULL && o->spec_path == NULL)
         return cli_usage_error(&stats_cmd, "--message names a message of --spec");
+    if (o->ncompare > 0 && o->html == NULL)
+        return cli_usage_error(&stats_cmd, "--compare draws the comparison in the --html report");
     rc = cli_operands(&stats_cmd, argc, argv, &o->files, &o->nfiles);
     if (rc != 0)
         return rc;
@@ -480,51 +494,114 @@ static int write_report(const char *path, int (*write)(FILE *, const st_stats *,
     return rc;
 }
 
+/* Reads the files of o into s (files: a slot each, filled in): EXIT_OK,
+ * or the worst status of the reading. */
+static int read_dataset(const stats_opts *o, st_stats *s, st_file *files)
+{
+    progress pg;
+    int k, rc;
+    s->max_keys = o->max_keys;
+    for (k = 0; k < o->nfiles; k++) {
+        files[k].path = o->files[k];
+        files[k].compression = "?";
+    }
+    progress_start(&pg, "stats", o->files, o->nfiles, o->progress, 0);
+    if (o->jobs > 1)
+        rc = run_pool(o, s, files, &pg);
+    else
+        rc = run_sequential(o, s, files, &pg);
+    progress_end(&pg);
+    return rc;
+}
+
+/* The notes on stderr of what a dataset's reading met: records that are
+ * not Examples, files that failed. */
+static void reading_notes(const st_stats *s, const st_file *files, int nfiles)
+{
+    int k, failed = 0;
+    for (k = 0; k < nfiles; k++)
+        failed += files[k].failed;
+    if (s->other > 0) {
+        size_t i;
+        fprintf(stderr, "featc: stats: %llu record%s not an Example or SequenceExample%s:\n",
+                (unsigned long long)s->other, s->other == 1 ? " is" : "s are",
+                s->other > s->nbad ? " (the first ones)" : "");
+        for (i = 0; i < s->nbad; i++)
+            fprintf(stderr, "featc: %s: record %llu (offset %llu): %s\n", files[s->bad[i].file].path,
+                    (unsigned long long)s->bad[i].record, (unsigned long long)s->bad[i].offset,
+                    s->bad[i].message);
+    }
+    if (failed > 0)
+        fprintf(stderr, "featc: stats: incomplete: %d of %d files failed; the records read "
+                        "before each failure are summarised\n", failed, nfiles);
+}
+
+/* No file could be read (cannot open, or a read error before the first
+ * record): the errors are on stderr, and no report of zero records is
+ * made. */
+static int none_read(const st_stats *s, const st_file *files, int nfiles)
+{
+    int k;
+    for (k = 0; k < nfiles && files[k].io_error; k++)
+        ;
+    return k == nfiles && s->records == 0 && s->other == 0;
+}
+
+/* --compare: the other dataset read into s2 (files2: a slot each), and
+ * the report's other fields set. */
+static int read_other(const stats_opts *o, st_stats *s2, st_file *files2, st_report *report,
+                      st_report *report2)
+{
+    stats_opts o2 = *o;
+    int rc;
+    o2.files = o->compare;
+    o2.nfiles = o->ncompare;
+    rc = read_dataset(&o2, s2, files2);
+    if (s2->oom)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    st_sort(s2);
+    reading_notes(s2, files2, o2.nfiles);
+    if (none_read(s2, files2, o2.nfiles))
+        return worse(rc, EXIT_DATA_ERR);
+    *report2 = *report;
+    report2->files = files2;
+    report2->nfiles = (size_t)o2.nfiles;
+    report2->title = o2.nfiles == 1 ? o2.files[0] : "the other TFRecord files";
+    report->other = s2;
+    report->other_report = report2;
+    return rc;
+}
+
 int cmd_stats(int argc, char **argv)
 {
     stats_opts o;
-    st_stats s;
-    st_file *files;
-    progress pg;
-    st_report report;
-    int done, rc = parse_opts(argc, argv, &o, &done), k, failed = 0;
+    st_stats s, s2;
+    st_file *files, *files2 = NULL;
+    st_report report, report2;
+    int done, rc = parse_opts(argc, argv, &o, &done), k;
     memset(&s, 0, sizeof s);
+    memset(&s2, 0, sizeof s2);
+    memset(&report, 0, sizeof report);
     files = NULL;
     if (rc != 0 || done)
         goto out;
     if (o.spec_path != NULL && (rc = tools_spec_open(&o.spec, o.spec_path, o.message)) != 0)
         goto out;
-    s.max_keys = o.max_keys;
     files = (st_file *)calloc((size_t)o.nfiles, sizeof *files);
-    if (files == NULL) {
+    files2 = (st_file *)calloc((size_t)o.ncompare + 1, sizeof *files2);
+    if (files == NULL || files2 == NULL) {
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
         goto out;
     }
-    for (k = 0; k < o.nfiles; k++) {
-        files[k].path = o.files[k];
-        files[k].compression = "?";
-    }
-    progress_start(&pg, "stats", o.files, o.nfiles, o.progress, 0);
-    if (o.jobs > 1)
-        rc = run_pool(&o, &s, files, &pg);
-    else
-        rc = run_sequential(&o, &s, files, &pg);
-    progress_end(&pg);
+    rc = read_dataset(&o, &s, files);
     if (s.oom) {
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
         goto out;
     }
-    for (k = 0; k < o.nfiles; k++)
-        failed += files[k].failed;
     st_sort(&s);
     if (s.spec_failed > 0)
         rc = worse(rc, EXIT_RECORD_ERR);
-    for (k = 0; k < o.nfiles && files[k].io_error; k++)
-        ;
-    if (k == o.nfiles && s.records == 0 && s.other == 0) {
-        /* no file could be read (cannot open, or a read error before the
-         * first record): the errors are on stderr, and no report of zero
-         * records goes to stdout */
+    if (none_read(&s, files, o.nfiles)) {
         rc = worse(rc, EXIT_DATA_ERR);
         goto out;
     }
@@ -544,33 +621,31 @@ int cmd_stats(int argc, char **argv)
             goto out;
         }
     }
-    if (s.other > 0) {
-        size_t i;
-        fprintf(stderr, "featc: stats: %llu record%s not an Example or SequenceExample%s:\n",
-                (unsigned long long)s.other, s.other == 1 ? " is" : "s are",
-                s.other > s.nbad ? " (the first ones)" : "");
-        for (i = 0; i < s.nbad; i++)
-            fprintf(stderr, "featc: %s: record %llu (offset %llu): %s\n", files[s.bad[i].file].path,
-                    (unsigned long long)s.bad[i].record, (unsigned long long)s.bad[i].offset,
-                    s.bad[i].message);
+    reading_notes(&s, files, o.nfiles);
+    if (o.ncompare > 0) {
+        int r2 = read_other(&o, &s2, files2, &report, &report2);
+        rc = worse(rc, r2);
+        if (r2 == EXIT_DATA_ERR && report.other == NULL)
+            goto out;
     }
-    if (failed > 0)
-        fprintf(stderr, "featc: stats: incomplete: %d of %d files failed; the records read "
-                        "before each failure are summarised\n", failed, o.nfiles);
     if (o.html != NULL)
-        rc = worse(rc, write_report(o.html, st_write_html, &s, &report));
+        rc = worse(rc, write_report(o.html, o.ncompare > 0 ? st_write_compare_html : st_write_html,
+                                    &s, &report));
     if (o.tfmd_out != NULL)
         rc = worse(rc, write_report(o.tfmd_out, st_write_tfdv, &s, &report));
     if (fflush(stdout) != 0 || ferror(stdout))
         rc = worse(rc, cli_fail(EXIT_DATA_ERR, "error writing standard output"));
 out:
     st_free(&s);
+    st_free(&s2);
     free(files);
+    free(files2);
     if (o.spec.d != NULL)
         tools_spec_close(&o.spec);
     for (k = 0; k < o.ncopies; k++)
         free(o.copies[k]);
     free(o.copies);
     free(o.list);
+    free(o.compare);
     return rc;
 }
