@@ -613,6 +613,15 @@ for what, sch, build, want_rc, want in cases:
     rc, so, se = validate("--schema", sch, "--stats", cur, "--against-stats", good)
     check(rc == want_rc and want in so + se, "%s: exit %d (%d expected): %s%s" %
           (what, rc, want_rc, so[-200:], se[-200:]))
+def unlisted(f):
+    f.string_stats.common_stats.tot_num_values = 5  # values, but none in the rank histogram
+
+
+rc, so, se = validate("--schema", one_schema("slinf.pbtxt", "infinity_norm", "BYTES"),
+                      "--stats", one_feature_stats("unlisted.pb", unlisted), "--against-stats",
+                      one_feature_stats("listed.pb", strings([("a", 3)])))
+check(rc == 2 and "x: L_INFTY cannot be measured: its statistics list none of its values" in se,
+      "a rank histogram that lists none of the values: exit %d %s" % (rc, se))
 zero = one_feature_stats("zero.pb", strings([("a", 0), ("b", 2)]))
 rc, so, se = validate("--schema", one_schema("sjsd.pbtxt", "jensen_shannon_divergence", "BYTES"),
                       "--stats", zero, "--against-stats", zero)
