@@ -26,7 +26,6 @@ import gzip
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
 
@@ -37,44 +36,26 @@ FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tfmd"))
 from protos import compile_protos  # noqa: E402
+from framing import frame, records  # noqa: E402 (tests/oracle, on protos' path)
 
 TAXI = "tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz"
 PENGUIN = "tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz"
 SEQUENCE = "tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz"
 
 
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
-
-
-def masked(data):
-    c = crc32c(data)
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
 def shifted_taxi():
     compile_protos(TMP, ("tf_example.proto",), include=os.path.join(HERE, "..", "bench"))
     import tf_example_pb2 as tf
-    data = gzip.open(os.path.join(CORPUS, TAXI)).read()
-    out, at = bytearray(), 0
-    while at < len(data):
-        (n,) = struct.unpack_from("<Q", data, at)
-        ex = tf.Example.FromString(data[at + 12:at + 12 + n])
-        at += 16 + n
+    out = bytearray()
+    for payload in records(gzip.open(os.path.join(CORPUS, TAXI)).read()):
+        ex = tf.Example.FromString(payload)
         fs = ex.features.feature
         pay = fs["payment_type"].bytes_list.value
         pay[:] = [{b"Cash": b"Credit Card", b"Credit Card": b"Cash"}.get(x, x) for x in pay]
         fs["fare"].float_list.value[:] = [x * 2 + 5 for x in fs["fare"].float_list.value]
         fs["trip_start_hour"].int64_list.value[:] = [
             (x + 8) % 24 for x in fs["trip_start_hour"].int64_list.value]
-        p = ex.SerializeToString()
-        head = struct.pack("<Q", len(p))
-        out += head + struct.pack("<I", masked(head)) + p + struct.pack("<I", masked(p))
+        out += frame(ex.SerializeToString())
     path = os.path.join(TMP, "taxi_shifted.tfrecord")
     with open(path, "wb") as f:
         f.write(out)

@@ -13,37 +13,17 @@ for the schema (--schema NAME.feat), for the kinds a spec can say.
 Prints "tfmd-validate: N passed, M failed"."""
 import os
 import re
-import struct
 import subprocess
 import sys
 
 from protos import check, compile_protos, finish
+from framing import frame  # noqa: E402 (tests/oracle, on protos' path)
 
 featc, out = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
 bench = os.path.join(here, "..", "bench")
 compile_protos(out, ("tf_example.proto",), include=bench)
 import tf_example_pb2 as tf  # noqa: E402
-
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
-
-
-def masked(data):
-    c = crc32c(data)
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame(payload):
-    head = struct.pack("<Q", len(payload))
-    return head + struct.pack("<I", masked(head)) + payload + struct.pack("<I", masked(payload))
 
 
 def example(**features):

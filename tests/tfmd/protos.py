@@ -1,11 +1,13 @@
 """What the scripts of tests/tfmd share: TFMD's messages compiled by
-Debian's protoc for python3-protobuf, and the tally of tests/cli."""
+Debian's protoc for python3-protobuf, the tally of tests/cli, and (on the
+path) tests/oracle's framing."""
 import os
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "cli"))
+sys.path.insert(0, os.path.join(HERE, "..", "oracle"))  # framing.py: TFRecord framing
 from tally import check, finish  # noqa: E402,F401
 
 
