@@ -21,7 +21,6 @@ SequenceExample file against itself.  For each:
   table needs its scroll box, a screenshot of each is a PNG of several
   colours.
 Prints "stats-compare: N passed, M failed"."""
-import base64
 import gzip
 import json
 import os
@@ -30,7 +29,7 @@ import subprocess
 import sys
 
 from tally import check, finish  # noqa: E402
-from stats_html import LAYOUT, Browser, png_colours  # noqa: E402
+from stats_html import Browser, load, shoot  # noqa: E402
 
 FEATC, CORPUS, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,20 +106,7 @@ def compare(browser, session, name, a, b, shot, common=True):
     p = subprocess.run([FEATC, "stats", "-q", "--html=" + html, a, "--compare", b],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     check(p.returncode == 0 and os.path.exists(html), "%s: report written (%s)" % (name, p.stderr))
-    url = "file://" + os.path.abspath(html)
-    browser.events = []
-    browser.call("Page.navigate", {"url": url}, session)
-    browser.wait_event("Page.loadEventFired")
-    res = browser.call("Runtime.evaluate", {"expression": PROBE, "returnByValue": True}, session)
-    page = json.loads(res["result"]["value"])
-    errors = [m for m in browser.events
-              if m.get("method") == "Runtime.exceptionThrown"
-              or (m.get("method") == "Log.entryAdded"
-                  and m["params"]["entry"]["level"] == "error")]
-    check(not errors, "%s: console errors %r" % (name, errors[:3]))
-    requests = [m["params"]["request"]["url"] for m in browser.events
-                if m.get("method") == "Network.requestWillBeSent"]
-    check(requests == [url], "%s: requests %r" % (name, requests))
+    page = load(browser, session, html, PROBE, name)
     sa, sb = stats_json(a), stats_json(b)
     keys = {}
     for side, s in ((0, sa), (1, sb)):
@@ -170,23 +156,12 @@ def compare(browser, session, name, a, b, shot, common=True):
             check(r["hot"] == (value > 0.1), "%s: %r: marked %s at %r" % (name, key, r["hot"],
                                                                           value))
     for width in (1280, 800):
-        browser.call("Emulation.setDeviceMetricsOverride",
-                     {"width": width, "height": 1200, "deviceScaleFactor": 1, "mobile": False},
-                     session)
-        res = browser.call("Runtime.evaluate", {"expression": LAYOUT, "returnByValue": True},
-                           session)
-        lay = json.loads(res["result"]["value"])
-        check(not lay["over"], "%s at %d px: overflows %r" % (name, width, lay["over"][:5]))
+        lay, img, colours = shoot(browser, session, width, shot.replace(".png", "-%d.png" % width),
+                                  name)
         check(not lay["sci"], "%s: numbers in e-notation %r" % (name, lay["sci"][:5]))
         if width == 1280:
             check(lay["scrolling"] == 0, "%s at 1280 px: %d tables need their scroll box"
                   % (name, lay["scrolling"]))
-        img = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"},
-                                            session)["data"])
-        with open(shot.replace(".png", "-%d.png" % width), "wb") as f:
-            f.write(img)
-        colours = png_colours(img)
-        check(colours >= 4, "%s: the %d px screenshot has %d colours" % (name, width, colours))
         print("stats-compare: %s at %d px: %d features, %d drifts, screenshot %d bytes, "
               "%d colours" % (name, width, len(rows), len(drifts), len(img), colours))
     return drifts

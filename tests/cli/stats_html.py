@@ -201,6 +201,45 @@ LAYOUT = """(() => {
 })()"""
 
 
+def load(browser, session, html, probe, name):
+    """Opens the report html, checks that it loads with no console error and
+    no request but its own, and returns what the script probe gives."""
+    url = "file://" + os.path.abspath(html)
+    browser.events = []
+    browser.call("Page.navigate", {"url": url}, session)
+    browser.wait_event("Page.loadEventFired")
+    res = browser.call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session)
+    errors = [m for m in browser.events
+              if m.get("method") == "Runtime.exceptionThrown"
+              or (m.get("method") == "Runtime.consoleAPICalled"
+                  and m["params"]["type"] in ("error", "assert"))
+              or (m.get("method") == "Log.entryAdded"
+                  and m["params"]["entry"]["level"] == "error")]
+    check(not errors, "%s: console errors %r" % (name, errors[:3]))
+    requests = [m["params"]["request"]["url"] for m in browser.events
+                if m.get("method") == "Network.requestWillBeSent"]
+    check(requests == [url], "%s: requests %r" % (name, requests))
+    return json.loads(res["result"]["value"])
+
+
+def shoot(browser, session, width, path, name):
+    """At width px: the LAYOUT probe's findings, after a screenshot saved at
+    path and checked not blank (its number of colours is returned too)."""
+    browser.call("Emulation.setDeviceMetricsOverride",
+                 {"width": width, "height": 1200, "deviceScaleFactor": 1, "mobile": False},
+                 session)
+    res = browser.call("Runtime.evaluate", {"expression": LAYOUT, "returnByValue": True}, session)
+    lay = json.loads(res["result"]["value"])
+    check(not lay["over"], "%s at %d px: overflows %r" % (name, width, lay["over"][:5]))
+    img = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"},
+                                        session)["data"])
+    with open(path, "wb") as f:
+        f.write(img)
+    colours = png_colours(img)
+    check(colours >= 4, "%s: the %d px screenshot has %d colours" % (name, width, colours))
+    return lay, img, colours
+
+
 def report(browser, session, corpus_file, shot):
     # Read through a long directory name: the title is the path as given, and a
     # checkout's path can be long (CI's is); the page must wrap it at 800 px too.
@@ -214,22 +253,7 @@ def report(browser, session, corpus_file, shot):
                        stdout=subprocess.PIPE)
     rc, s = p.returncode, json.loads(p.stdout)
     check(rc == 0 and os.path.exists(html), corpus_file + ": report written")
-    url = "file://" + os.path.abspath(html)
-    browser.events = []
-    browser.call("Page.navigate", {"url": url}, session)
-    browser.wait_event("Page.loadEventFired")
-    res = browser.call("Runtime.evaluate", {"expression": PROBE, "returnByValue": True}, session)
-    page = json.loads(res["result"]["value"])
-    errors = [m for m in browser.events
-              if m.get("method") == "Runtime.exceptionThrown"
-              or (m.get("method") == "Runtime.consoleAPICalled"
-                  and m["params"]["type"] in ("error", "assert"))
-              or (m.get("method") == "Log.entryAdded"
-                  and m["params"]["entry"]["level"] == "error")]
-    check(not errors, "%s: console errors %r" % (corpus_file, errors[:3]))
-    requests = [m["params"]["request"]["url"] for m in browser.events
-                if m.get("method") == "Network.requestWillBeSent"]
-    check(requests == [url], "%s: requests %r" % (corpus_file, requests))
+    page = load(browser, session, html, PROBE, corpus_file)
     keys = s["features"] + s["feature_lists"]
     names = [k["name"] for k in keys]
     check(len(names) > 0, corpus_file + ": has features")
@@ -256,13 +280,8 @@ def report(browser, session, corpus_file, shot):
                   "%s: %r's figures do not say they are lengths: %r"
                   % (corpus_file, k["name"], c[col:col + 5]))
     for width in (1280, 800):
-        browser.call("Emulation.setDeviceMetricsOverride",
-                     {"width": width, "height": 1200, "deviceScaleFactor": 1, "mobile": False},
-                     session)
-        res = browser.call("Runtime.evaluate", {"expression": LAYOUT, "returnByValue": True},
-                           session)
-        lay = json.loads(res["result"]["value"])
-        check(not lay["over"], "%s at %d px: overflows %r" % (corpus_file, width, lay["over"][:5]))
+        lay, img, colours = shoot(browser, session, width, shot.replace(".png", "-%d.png" % width),
+                                  corpus_file)
         if width == 1280:
             check(lay["scrolling"] == 0, "%s at 1280 px: %d tables need their scroll box"
                   % (corpus_file, lay["scrolling"]))
@@ -270,13 +289,6 @@ def report(browser, session, corpus_file, shot):
             check(not lay["types"], "%s: %d features typed '-'" % (corpus_file, len(lay["types"])))
             check(lay["hists"] > 0 and lay["noaxis"] == 0, "%s: %d of %d histograms lack a count "
                   "axis" % (corpus_file, lay["noaxis"], lay["hists"]))
-        img = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"},
-                                            session)["data"])
-        with open(shot.replace(".png", "-%d.png" % width), "wb") as f:
-            f.write(img)
-        colours = png_colours(img)
-        check(colours >= 4, "%s: the %d px screenshot has %d colours"
-              % (corpus_file, width, colours))
         print("stats-html: %s at %d px: %d features, %d rows drawn, screenshot %d bytes, "
               "%d colours, %d tables scrolled" % (corpus_file, width, len(names),
                                                   sum(1 for n in names if rows.get(n, 0) > 0),
