@@ -5,7 +5,8 @@
  *
  * The input: byte 0 picks the options (bit 0 --json, bit 1 --html FILE
  * and --tfmd-out FILE, bit 2 -j 2, bit 3 --top 3, bit 4: the file ends in the input's last 5
- * bytes, unframed: a cut record), then payloads, each a 2-byte
+ * bytes, unframed: a cut record; bits 1 and 5: --compare FILE, the comparison
+ * report of the file against itself), then payloads, each a 2-byte
  * little-endian length and that many bytes, framed with good CRCs into one
  * file.  Property: no crash, no leak, no undefined behaviour; an exit
  * status of 0, 1 or 2. */
@@ -27,7 +28,7 @@ static char path[64], html[64], tfdv[64];
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t at = 1, len = 0, tail = 0;
-    char *argv[12];
+    char *argv[14];
     int argc = 0, rc;
     FILE *f;
     if (size < 1)
@@ -73,6 +74,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[argc++] = (char *)"-j2";
     if (data[0] & 8)
         argv[argc++] = (char *)"--top=3";
+    if ((data[0] & 34) == 34) { /* the comparison report, the file against itself */
+        argv[argc++] = (char *)"--compare";
+        argv[argc++] = path;
+    }
     argv[argc++] = path;
     argv[argc] = NULL;
     optind = 0; /* getopt starts over */
