@@ -166,8 +166,10 @@ static int top_values(FILE *f, const st_key *const k[2], unsigned top)
             const sk_top_item *it = &b->top.item[i];
             if (it->count <= b->top.error)
                 continue;
-            for (j = 0; j < n; j++)
-                if (v[j].item->hash == it->hash && v[j].item->len == it->len)
+            for (j = 0; j < n; j++) /* the same value: hash, length and kept bytes */
+                if (v[j].item->hash == it->hash && v[j].item->len == it->len &&
+                    memcmp(v[j].item->prefix, it->prefix,
+                           it->len < SK_TOP_PREFIX ? it->len : SK_TOP_PREFIX) == 0)
                     break;
             if (j == n) {
                 v[n].item = it;
