@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 from protos import check, compile_protos, finish
-from framing import frame, records as framed  # noqa: E402 (tests/oracle, on protos' path)
+from framing import frame, records as framed, varint  # noqa: E402 (tests/oracle, on protos' path)
 
 featc, corpus, out = sys.argv[1], sys.argv[2], sys.argv[3]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -598,6 +598,26 @@ rc, so, se = validate("--schema", one_schema("slinf.pbtxt", "infinity_norm", "BY
                       one_feature_stats("listed.pb", strings([("a", 3)])))
 check(rc == 2 and "x: L_INFTY cannot be measured: its statistics list none of its values" in se,
       "a rank histogram that lists none of the values: exit %d %s" % (rc, se))
+
+def field(num, payload):  # a length-delimited field, by hand
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+# a rank_histogram given twice: protobuf merges the two (here 9 labels, then
+# the same 9 again), as the one of 9 read back
+once = st.StringStatistics()
+for i in range(9):
+    bucket = once.rank_histogram.buckets.add()
+    bucket.label, bucket.sample_count = "v%d" % i, float(i + 1)
+twice = once.SerializeToString() * 2
+path_twice = os.path.join(out, "twice.pb")
+with open(path_twice, "wb") as fh:
+    fh.write(field(1, field(3, field(1, b"x") + field(4, twice))))
+path_once = one_feature_stats("once.pb", lambda f: f.string_stats.CopyFrom(once))
+rc, so, se = validate("--schema", one_schema("twice.pbtxt", "infinity_norm", "BYTES"),
+                      "--stats", path_twice, "--against-stats", path_once)
+check(rc == 0 and "x: drift L_INFTY: 0, threshold 0.1" in so,
+      "a rank histogram given twice: exit %d %s%s" % (rc, so, se))
 zero = one_feature_stats("zero.pb", strings([("a", 0), ("b", 2)]))
 rc, so, se = validate("--schema", one_schema("sjsd.pbtxt", "jensen_shannon_divergence", "BYTES"),
                       "--stats", zero, "--against-stats", zero)

@@ -128,14 +128,20 @@ static double as_double(uint64_t u)
 
 /* ------------------------------------------------------------ messages */
 
+/* Room in *p for element n (and those before it) of size bytes: *cap grows
+ * by doubling until it is past n, whatever *cap was (a field repeated in the
+ * message appends to what an earlier one read). */
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
-    size_t c = *cap ? *cap * 2 : 8;
+    size_t c = *cap ? *cap : 8;
     void *q;
     if (n < *cap)
         return 0;
-    if (c > ((size_t)-1) / size)
-        return -1;
+    while (c <= n) {
+        if (c > ((size_t)-1) / 2 / size)
+            return -1;
+        c *= 2;
+    }
     q = realloc(*p, c * size);
     if (q == NULL)
         return -1;
