@@ -460,13 +460,30 @@ static int threshold_arg(const char *opt, const char *s, double *v)
     return 0;
 }
 
+typedef struct validating {
+    validator *v;
+    st_stats *stats; /* the statistics --against compares, or NULL */
+} validating;
+
+static void each_record(void *ctx, size_t file, uint64_t record, const fc_fallback *fb)
+{
+    validating *vr = (validating *)ctx;
+    vr->v->file = file;
+    vr->v->record = record;
+    check_record(vr->v, fb);
+    if (vr->stats != NULL)
+        st_gather(vr->stats, fb);
+}
+
 static int cmd_validate_with(int argc, char **argv, char **against)
 {
     fc_input_options read;
     size_t max_memory = 0, i;
     const char *schema_path = NULL, *env = NULL, *message = NULL;
     char **files;
-    int opt, rc, nfiles, k, anomalies = 0, other = 0, failed = 0, drc = EXIT_OK;
+    int opt, rc, nfiles, anomalies = 0, failed = 0, drc = EXIT_OK;
+    uint64_t other = 0;
+    validating vr;
     featc_tfmd_schema schema;
     validator v;
     tools_decoder d;
@@ -531,32 +548,9 @@ static int cmd_validate_with(int argc, char **argv, char **against)
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
         goto out;
     }
-    for (k = 0; k < nfiles; k++) {
-        fc_input in;
-        fc_record rec;
-        fc_status s = fc_input_open(&in, files[k], &read);
-        v.file = (size_t)k;
-        while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
-            fc_fallback fb;
-            fc_error err;
-            v.record = rec.index;
-            fc_error_clear(&err);
-            if (tools_decode(&d, &rec, FC_PAYLOAD_AUTO, 0, &fb, &err) != FC_OK) {
-                if (other++ < 5)
-                    fprintf(stderr, "featc: %s: record %llu: not an Example or SequenceExample: %s\n",
-                            files[k], (unsigned long long)rec.index, err.message);
-                continue;
-            }
-            check_record(&v, &fb);
-            if (vd_wanted(&vo) && vo.cur_stats == NULL)
-                st_gather(&cur, &fb);
-        }
-        if (s != FC_END) {
-            fprintf(stderr, "featc: %s: %s\n", files[k], in.err.message);
-            failed++;
-        }
-        fc_input_close(&in);
-    }
+    vr.v = &v;
+    vr.stats = vd_wanted(&vo) && vo.cur_stats == NULL ? &cur : NULL;
+    vd_read(files, nfiles, &read, &d, each_record, &vr, &failed, &other);
     for (i = 0; i < v.n; i++) {
         vkey *key = &v.keys[i];
         int a;

@@ -22,11 +22,13 @@ typedef struct vd_options {
 /* Whether o asks for a comparison. */
 int vd_wanted(const vd_options *o);
 
-/* Adds the records of files to s (their Examples and SequenceExamples);
- * the files that could not be read are reported on stderr and counted in
- * *failed, the records that are not Examples in *other. */
-void vd_gather(st_stats *s, char **files, int nfiles, const fc_input_options *read,
-               tools_decoder *d, int *failed, uint64_t *other);
+/* Reads the records of files, calling each(ctx, file, record, fb) on every
+ * Example and SequenceExample; the files that could not be read are
+ * reported on stderr and counted in *failed, the records that are not
+ * Examples (the first five reported) in *other. */
+typedef void (*vd_each)(void *ctx, size_t file, uint64_t record, const fc_fallback *fb);
+void vd_read(char **files, int nfiles, const fc_input_options *read, tools_decoder *d,
+             vd_each each, void *ctx, int *failed, uint64_t *other);
 
 /* Compares cur (the records validated; or o->cur_stats) with o's other data for each feature
  * of the schema that has a threshold: prints each measurement and each

@@ -17,8 +17,8 @@ int vd_wanted(const vd_options *o)
     return o->nagainst > 0 || o->stats_path != NULL;
 }
 
-void vd_gather(st_stats *s, char **files, int nfiles, const fc_input_options *read,
-               tools_decoder *d, int *failed, uint64_t *other)
+void vd_read(char **files, int nfiles, const fc_input_options *read, tools_decoder *d,
+             vd_each each, void *ctx, int *failed, uint64_t *other)
 {
     int k;
     for (k = 0; k < nfiles; k++) {
@@ -35,7 +35,7 @@ void vd_gather(st_stats *s, char **files, int nfiles, const fc_input_options *re
                             files[k], (unsigned long long)rec.index, err.message);
                 continue;
             }
-            st_gather(s, &fb);
+            each(ctx, (size_t)k, rec.index, &fb);
         }
         if (st != FC_END) {
             fprintf(stderr, "featc: %s: %s\n", files[k], in.err.message);
@@ -43,6 +43,13 @@ void vd_gather(st_stats *s, char **files, int nfiles, const fc_input_options *re
         }
         fc_input_close(&in);
     }
+}
+
+static void gather(void *ctx, size_t file, uint64_t record, const fc_fallback *fb)
+{
+    (void)file;
+    (void)record;
+    st_gather((st_stats *)ctx, fb);
 }
 
 /* The statistics of file path into *out (*bytes holds them): 0, or -1
@@ -201,7 +208,7 @@ int vd_compare(const featc_tfmd_schema *schema, st_stats *cur, const vd_options 
             goto out;
         }
     } else {
-        vd_gather(&prev, o->against, o->nagainst, read, d, &failed, &other);
+        vd_read(o->against, o->nagainst, read, d, gather, &prev, &failed, &other);
         if (failed > 0 || described(&prev, &b, &bbytes) != 0) {
             rc = EXIT_DATA_ERR;
             goto out;
