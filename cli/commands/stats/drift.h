@@ -42,6 +42,7 @@ typedef struct dr_label {
     const uint8_t *p;  /* into the statistics' bytes */
     size_t n;
     double count;
+    size_t seq;        /* its place among the labels read */
 } dr_label;
 
 /* One feature: its key (a feature list's is under ##SEQUENCE##), its rank

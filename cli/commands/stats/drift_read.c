@@ -219,13 +219,12 @@ int dr_label_cmp(const dr_label *x, const dr_label *y)
     return c != 0 ? c : x->n < y->n ? -1 : x->n > y->n;
 }
 
-/* While the reader sorts, count holds each label's place: equal labels
- * stay in the order read. */
+/* By bytes, equal labels in the order read. */
 static int by_label(const void *a, const void *b)
 {
     const dr_label *x = (const dr_label *)a, *y = (const dr_label *)b;
     int c = dr_label_cmp(x, y);
-    return c != 0 ? c : x->count < y->count ? -1 : x->count > y->count;
+    return c != 0 ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* RankHistogram: buckets 1 (label 4, sample_count 5). */
@@ -234,9 +233,8 @@ static int read_rank(rd *r, msg m, dr_feature *ft)
     field f, g;
     int k;
     size_t cap = 0, i, j;
-    double *counts;
     while ((k = next(r, &m, &f)) == 1) {
-        dr_label l = {NULL, 0, 0};
+        dr_label l = {NULL, 0, 0, 0};
         if (f.num != 1)
             continue;
         if (expect(r, &f, W_LEN, "RankHistogram.buckets") != 0)
@@ -255,32 +253,21 @@ static int read_rank(rd *r, msg m, dr_feature *ft)
             break;
         if (grow((void **)&ft->labels, &cap, ft->nlabels, sizeof *ft->labels) != 0)
             return fail(r, f.at, "out of memory");
+        l.seq = ft->nlabels;
         ft->labels[ft->nlabels++] = l;
     }
     if (r->failed)
         return -1;
     if (ft->nlabels == 0)
         return 0;
-    /* sorted by bytes, the first of equal labels kept: sort with the
-     * position as the count, then put the counts back */
-    counts = (double *)malloc((ft->nlabels + 1) * sizeof *counts);
-    if (counts == NULL)
-        return fail(r, m.end, "out of memory");
-    for (i = 0; i < ft->nlabels; i++) {
-        counts[i] = ft->labels[i].count;
-        ft->labels[i].count = (double)i;
-    }
+    /* sorted by bytes, the first of equal labels kept (std::map's insert) */
     qsort(ft->labels, ft->nlabels, sizeof *ft->labels, by_label);
-    for (i = j = 0; i < ft->nlabels; i++) {
-        dr_label l = ft->labels[i];
-        l.count = counts[(size_t)l.count];
-        if (j > 0 && ft->labels[j - 1].n == l.n &&
-            (l.n == 0 || memcmp(ft->labels[j - 1].p, l.p, l.n) == 0))
-            continue;
-        ft->labels[j++] = l;
-    }
+    for (i = j = 0; i < ft->nlabels; i++)
+        if (j == 0 || dr_label_cmp(&ft->labels[j - 1], &ft->labels[i]) != 0)
+            ft->labels[j++] = ft->labels[i];
     ft->nlabels = j;
-    free(counts);
+    for (i = 0; i < j; i++)
+        ft->labels[i].seq = i; /* (a later rank_histogram field comes after these) */
     return 0;
 }
 
