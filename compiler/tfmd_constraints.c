@@ -32,19 +32,24 @@ static const pt_field *string_domain_of(importer *im, const feat *ft)
 
 static const char *const HISTOGRAM_TYPES[] = {"DEFAULT", "QUANTILES", "STANDARD"};
 
-/* A threshold message (InfinityNorm, ...) m's threshold: 1 with *v set, 0
- * without one, -1 after an error.  A threshold is a number >= 0. */
-static int threshold(importer *im, const pt_field *m, double *v)
+/* The threshold of comparator fc's measure `field` (a `message`:
+ * InfinityNorm, ...): *has and *v set when it states one, the measure's
+ * message in *m (NULL without one).  0 after an error; a threshold is a
+ * number >= 0. */
+static int threshold(importer *im, const pt_field *fc, const char *field, const char *message,
+                     const pt_field **m, int *has, double *v)
 {
-    const pt_field *t = tf_get(m, "threshold");
-    if (t == NULL)
-        return 0;
+    const pt_field *t;
+    *m = tf_get_message(im, fc, field, message);
+    if (*m == NULL || (t = tf_get(*m, "threshold")) == NULL)
+        return 1;
     if (!tf_double(im, t, v))
-        return -1;
+        return 0;
     if (!(*v >= 0)) {
         fcc_diag_error(im->d, t->vloc, "threshold: %g is not a number >= 0", *v);
-        return -1;
+        return 0;
     }
+    *has = 1;
     return 1;
 }
 
@@ -54,37 +59,23 @@ static int comparator(importer *im, const feat *ft, const char *name, int which,
                       featc_tfmd_feature *c)
 {
     const pt_field *fc, *m, *src;
-    int r;
     if (tf_get(ft->msg, name) == NULL)
         return 1;
     if ((fc = tf_get_message(im, ft->msg, name, "FeatureComparator")) == NULL)
         return 0;
-    if ((m = tf_get_message(im, fc, "infinity_norm", "InfinityNorm")) != NULL &&
-        (r = threshold(im, m, &c->linf[which])) != 0) {
-        if (r < 0)
+    if (!threshold(im, fc, "infinity_norm", "InfinityNorm", &m, &c->has_linf[which],
+                   &c->linf[which]) ||
+        !threshold(im, fc, "normalized_abs_difference", "NormalizedAbsoluteDifference", &m,
+                   &c->has_nad[which], &c->nad[which]) ||
+        !threshold(im, fc, "jensen_shannon_divergence", "JensenShannonDivergence", &m,
+                   &c->has_jsd[which], &c->jsd[which]))
+        return 0;
+    if (c->has_jsd[which] && (src = tf_get_message(im, m, "source", "HistogramSelection")) != NULL &&
+        (src = tf_get(src, "type")) != NULL) {
+        const char *t = tf_enum(im, src, HISTOGRAM_TYPES, 3);
+        if (t == NULL)
             return 0;
-        c->has_linf[which] = 1;
-    }
-    if ((m = tf_get_message(im, fc, "normalized_abs_difference", "NormalizedAbsoluteDifference")) !=
-            NULL &&
-        (r = threshold(im, m, &c->nad[which])) != 0) {
-        if (r < 0)
-            return 0;
-        c->has_nad[which] = 1;
-    }
-    if ((m = tf_get_message(im, fc, "jensen_shannon_divergence", "JensenShannonDivergence")) !=
-            NULL &&
-        (r = threshold(im, m, &c->jsd[which])) != 0) {
-        if (r < 0)
-            return 0;
-        c->has_jsd[which] = 1;
-        if ((src = tf_get_message(im, m, "source", "HistogramSelection")) != NULL &&
-            (src = tf_get(src, "type")) != NULL) {
-            const char *t = tf_enum(im, src, HISTOGRAM_TYPES, 3);
-            if (t == NULL)
-                return 0;
-            c->jsd_quantiles[which] = t == HISTOGRAM_TYPES[1];
-        }
+        c->jsd_quantiles[which] = t == HISTOGRAM_TYPES[1];
     }
     return 1;
 }
