@@ -173,11 +173,7 @@ def main():
     taxi, shifted = os.path.join(CORPUS, TAXI), shifted_taxi()
     b = Browser(profile)
     try:
-        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
-            "sessionId"]
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            b.call(domain + ".enable", {}, session)
+        session = b.page()
         drifts = compare(b, session, "taxi-shifted", taxi, shifted,
                          os.path.join(TMP, "compare-taxi.png"))
         hot = sorted(k for k, (_, v) in drifts.items() if v > 0.1)

@@ -108,6 +108,16 @@ class Browser:
             if m.get("method") == name:
                 return m
 
+    def page(self):
+        """A new page, attached, with the events the checks read enabled: its
+        session id."""
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.call(domain + ".enable", {}, session)
+        return session
+
     def close(self):
         try:
             self.send("Browser.close")
@@ -302,11 +312,7 @@ def main():
     os.makedirs(profile, exist_ok=True)
     b = Browser(profile)
     try:
-        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
-            "sessionId"]
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            b.call(domain + ".enable", {}, session)
+        session = b.page()
         for f in ("tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz",
                   "tfx__tfrecord_sequence_Split-eval_data_tfrecord_eval.gz",
                   "lingvo__wmt14_ende_wpm_32k_test.tfrecord"):
