@@ -9,7 +9,6 @@
 #include "drift.h"
 #include "stats.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,8 +238,7 @@ static void drift_cell(FILE *f, const dr_stats *da, const dr_stats *db, const st
 typedef struct side {
     const st_stats *s;
     const st_report *r;
-    const char *name; /* the title, in the heading */
-    char label[40];   /* its last part, cut to fit a row's cell */
+    const char *name; /* the title: the heading's, and each row's tooltip */
     dr_stats d;
     uint8_t *bytes;
 } side;
@@ -265,7 +263,7 @@ static void key_rows(FILE *f, side *sd, const st_key *const k[2], int list, unsi
         uint64_t records = list ? sd[s].s->sequences : sd[s].s->records;
         if (s == 1)
             fputs("<tr class=\"kb\">", f);
-        figures(f, k[s], records, s, sd[s].label);
+        figures(f, k[s], records, s, sd[s].name);
         if (s == 0) {
             fputs("<td rowspan=\"2\" class=\"c\">", f);
             if (k[0] != NULL && k[1] != NULL && kind[0] >= 0 && kind[1] >= 0 &&
@@ -337,15 +335,7 @@ int st_write_compare_html(FILE *f, const st_stats *a, const st_report *ra)
     sd[1].s = b;
     sd[1].r = rb;
     for (s = 0; s < 2; s++) {
-        const char *base;
         sd[s].name = sd[s].r->title;
-        base = strrchr(sd[s].name, '/') != NULL ? strrchr(sd[s].name, '/') + 1 : sd[s].name;
-        if (strlen(base) < 24)
-            snprintf(sd[s].label, sizeof sd[s].label, "%s", base);
-        else /* the first 20 bytes, not cut inside a UTF-8 sequence, then "..." */
-            snprintf(sd[s].label, sizeof sd[s].label, "%.*s...",
-                     (int)(20 - ((base[20] & 0xc0) == 0x80 ? (base[19] & 0xc0) == 0x80 ? 2 : 1 : 0)),
-                     base);
         if (st_encode_tfdv(sd[s].s, sd[s].r, &sd[s].bytes, &n) != 0 ||
             dr_read(&sd[s].d, sd[s].bytes, n, err, sizeof err) != 0)
             rc = -1;
