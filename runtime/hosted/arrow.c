@@ -23,27 +23,36 @@ typedef struct block_ref {
     size_t refs;
 } block_ref;
 
-/* (arrays may be released on any thread) */
+/* (arrays may be released on any thread: the count is atomic, with GCC's
+ * and clang's builtins, or under a mutex) */
+#if defined(__GNUC__) || defined(__clang__)
+static size_t refs_add(block_ref *b, int d)
+{
+    return d > 0 ? __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED)
+                 : __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+}
+#else
 static pthread_mutex_t refs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t refs_add(block_ref *b, int d)
+{
+    size_t left;
+    pthread_mutex_lock(&refs_mu);
+    left = d > 0 ? ++b->refs : --b->refs;
+    pthread_mutex_unlock(&refs_mu);
+    return left;
+}
+#endif
 
 static void block_hold(block_ref *b)
 {
-    if (b == NULL)
-        return;
-    pthread_mutex_lock(&refs_mu);
-    b->refs++;
-    pthread_mutex_unlock(&refs_mu);
+    if (b != NULL)
+        refs_add(b, 1);
 }
 
 static void block_drop(block_ref *b)
 {
-    size_t left;
-    if (b == NULL)
-        return;
-    pthread_mutex_lock(&refs_mu);
-    left = --b->refs;
-    pthread_mutex_unlock(&refs_mu);
-    if (left == 0) {
+    if (b != NULL && refs_add(b, -1) == 0) {
         if (b->free_fn != NULL)
             b->free_fn(b->mem);
         free(b);
@@ -102,7 +111,6 @@ static void plan_free(plan *p)
         plan_free(p->indices);
         free(p->indices);
     }
-    memset(p, 0, sizeof *p);
 }
 
 static int fail(fc_error *err, int status, const char *what, const char *name)
@@ -380,8 +388,8 @@ static int plan_data(const col_kind *k, const fc_column *c, size_t n, const void
 typedef struct schema_priv {
     char format[32];
     char *name;
-    struct ArrowSchema *kids;
     struct ArrowSchema **kidp;
+    struct ArrowSchema kids[]; /* then kidp's pointers and the name */
 } schema_priv;
 
 static void schema_release(struct ArrowSchema *s)
@@ -391,33 +399,24 @@ static void schema_release(struct ArrowSchema *s)
     for (k = 0; k < s->n_children; k++)
         if (s->children[k]->release != NULL)
             s->children[k]->release(s->children[k]);
-    free(pv->kids);
-    free(pv->kidp);
-    free(pv->name);
     free(pv);
     s->release = NULL;
 }
 
-/* A schema node with nkids children (to be filled), or -1. */
+/* A schema node with nkids children (to be filled), or -1; one allocation,
+ * as an array node. */
 static int schema_node(struct ArrowSchema *s, const char *format, const char *name, size_t nkids)
 {
-    schema_priv *pv = (schema_priv *)calloc(1, sizeof *pv);
-    size_t k;
+    size_t len = strlen(name) + 1, k;
+    schema_priv *pv = (schema_priv *)calloc(1, sizeof *pv + nkids * (sizeof *pv->kids +
+                                                                     sizeof *pv->kidp) + len);
     memset(s, 0, sizeof *s);
     if (pv == NULL)
         return -1;
     snprintf(pv->format, sizeof pv->format, "%s", format);
-    pv->name = (char *)malloc(strlen(name) + 1);
-    pv->kids = (struct ArrowSchema *)calloc(nkids + 1, sizeof *pv->kids);
-    pv->kidp = (struct ArrowSchema **)calloc(nkids + 1, sizeof *pv->kidp);
-    if (pv->name == NULL || pv->kids == NULL || pv->kidp == NULL) {
-        free(pv->name);
-        free(pv->kids);
-        free(pv->kidp);
-        free(pv);
-        return -1;
-    }
-    memcpy(pv->name, name, strlen(name) + 1);
+    pv->kidp = (struct ArrowSchema **)(void *)(pv->kids + nkids);
+    pv->name = (char *)(pv->kidp + nkids);
+    memcpy(pv->name, name, len);
     for (k = 0; k < nkids; k++)
         pv->kidp[k] = &pv->kids[k];
     s->format = pv->format;
@@ -473,9 +472,9 @@ static int schema_of(const plan *p, unsigned k, const char *name, struct ArrowSc
 typedef struct array_priv {
     const void *bufs[3];
     void *owned[3];         /* freed at release */
-    struct ArrowArray *kids;
     struct ArrowArray **kidp;
     block_ref *block;       /* viewed: released with it */
+    struct ArrowArray kids[]; /* then kidp's pointers, in the same allocation */
 } array_priv;
 
 static void array_release(struct ArrowArray *a)
@@ -487,28 +486,22 @@ static void array_release(struct ArrowArray *a)
             a->children[k]->release(a->children[k]);
     for (k = 0; k < 3; k++)
         free(pv->owned[k]);
-    free(pv->kids);
-    free(pv->kidp);
     block_drop(pv->block);
     free(pv);
     a->release = NULL;
 }
 
+/* A node of nkids children (to be filled), or -1: one allocation holds its
+ * private part and its children, so that a node costs one malloc. */
 static int array_node(struct ArrowArray *a, int64_t length, int nbufs, size_t nkids)
 {
-    array_priv *pv = (array_priv *)calloc(1, sizeof *pv);
+    array_priv *pv = (array_priv *)calloc(1, sizeof *pv + nkids * (sizeof *pv->kids +
+                                                                    sizeof *pv->kidp));
     size_t k;
     memset(a, 0, sizeof *a);
     if (pv == NULL)
         return -1;
-    pv->kids = (struct ArrowArray *)calloc(nkids + 1, sizeof *pv->kids);
-    pv->kidp = (struct ArrowArray **)calloc(nkids + 1, sizeof *pv->kidp);
-    if (pv->kids == NULL || pv->kidp == NULL) {
-        free(pv->kids);
-        free(pv->kidp);
-        free(pv);
-        return -1;
-    }
+    pv->kidp = (struct ArrowArray **)(void *)(pv->kids + nkids);
     for (k = 0; k < nkids; k++)
         pv->kidp[k] = &pv->kids[k];
     a->length = length;
@@ -556,6 +549,31 @@ static int32_t *narrow(const int64_t *o, size_t n, int *over)
     return out;
 }
 
+/* A value's bytes to d: the short ones most records hold (a token, a tag)
+ * by two overlapping loads and stores instead of a call. */
+static inline void put_bytes(unsigned char *d, const uint8_t *src, size_t n)
+{
+    if (n > 16) {
+        memcpy(d, src, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n > 0) {
+        d[0] = src[0];
+        d[n / 2] = src[n / 2];
+        d[n - 1] = src[n - 1];
+    }
+}
+
 /* The values as a leaf: a view of numbers, or bytes packed into binary
  * (large_binary) offsets and data.  -1 out of memory, -2 more bytes than
  * 32-bit offsets reach. */
@@ -572,20 +590,22 @@ static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_
         return 0;
     } else {
         const fc_bytes *v = (const fc_bytes *)p->values;
-        size_t total = 0, i;
+        size_t total = 0, i, osize;
         unsigned char *data;
         void *off;
         for (i = 0; i < length; i++)
             total += v[i].size;
         if (!p->large && total > INT32_MAX)
             return -2;
-        off = alloc64((length + 1) * (p->large ? sizeof(int64_t) : sizeof(int32_t)));
-        data = (unsigned char *)alloc64(total);
-        if (off == NULL || data == NULL || array_node(a, (int64_t)length, 3, 0) != 0) {
+        /* (one allocation: the offsets, then the data from the next 64) */
+        osize = (length + 1) * (p->large ? sizeof(int64_t) : sizeof(int32_t));
+        osize = (osize + FC_ARROW_ALIGN - 1) & ~(size_t)(FC_ARROW_ALIGN - 1);
+        off = total <= SIZE_MAX - osize ? alloc64(osize + total) : NULL;
+        if (off == NULL || array_node(a, (int64_t)length, 3, 0) != 0) {
             free(off);
-            free(data);
             return -1;
         }
+        data = (unsigned char *)off + osize;
         /* (a loop per width, each value's view in locals: memcpy may alias
          * the views, as far as the compiler knows) */
         if (p->large) {
@@ -594,8 +614,7 @@ static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_
                 size_t sz = v[i].size;
                 const uint8_t *src = v[i].data;
                 o[i] = (int64_t)total;
-                if (sz > 0)
-                    memcpy(data + total, src, sz);
+                put_bytes(data + total, src, sz);
                 total += sz;
             }
             o[length] = (int64_t)total;
@@ -605,14 +624,13 @@ static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_
                 size_t sz = v[i].size;
                 const uint8_t *src = v[i].data;
                 o[i] = (int32_t)total;
-                if (sz > 0)
-                    memcpy(data + total, src, sz);
+                put_bytes(data + total, src, sz);
                 total += sz;
             }
             o[length] = (int32_t)total;
         }
         own(a, 1, off);
-        own(a, 2, data);
+        view(a, 2, data, NULL);
         return 0;
     }
 }

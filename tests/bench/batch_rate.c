@@ -8,7 +8,7 @@
  * as a Python read() is.  Built per spec
  * with -include SPEC.h -DDESC=<message>_desc.
  *
- *   batch_rate FILE B REPS [arrow|mem]   prints the median MB/s (of the file's bytes)
+ *   batch_rate FILE B REPS [arrow|mem|pair]   prints the median MB/s (of the file's bytes)
  *
  * With mem, the file is read into memory once, before the passes, and each
  * pass reads it there (fc_input_open_mem): the batch path alone, beside the
@@ -17,7 +17,12 @@
  * With arrow, each batch is what an Arrow consumer gets: bound (VarLen as
  * row splits) into a new block, parsed, exported as an Arrow struct array
  * (fc_arrow_export: bytes copied, the block viewed) and released, which
- * frees the block. */
+ * frees the block.
+ *
+ * With pair, each pass of the batch path is followed by one of arrow's, and
+ * it prints both medians and the median of the passes' arrow/batch ratios:
+ * on a shared machine, whose speed drifts from one run to the next, a ratio
+ * of neighbouring passes is the steadier figure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,26 +110,75 @@ static int keep(fc_bytes *v, const fc_input *in, const fc_record *rec)
     return 0;
 }
 
+/* What every pass shares. */
+static const desc_t *md = &DESC;
+static fc_column *cols;
+static fc_bytes *views;
+static void *scratch;
+static unsigned char *image;
+static size_t image_size;
+
+/* One pass over the file (from its image with mem), in batches of b; its
+ * seconds, from the open to the close, or -1 with the error printed. */
+static double one_pass(const char *path, size_t b, int arrow, int mem)
+{
+    fc_input in;
+    fc_record rec;
+    fc_error err;
+    fc_input_options opt;
+    size_t n = 0;
+    double t0 = now(); /* from open to close, as a Python read() takes them */
+    fc_status s;
+    memset(&opt, 0, sizeof opt);
+    opt.compression = FC_COMPRESSION_AUTO;
+    s = mem ? fc_input_open_mem(&in, path, image, image_size, &opt) : fc_input_open(&in, path, &opt);
+    arena_used = 0;
+    while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
+        if (keep(&views[n++], &in, &rec) != 0) {
+            fprintf(stderr, "%s: a batch over %zu bytes\n", path, arena_cap);
+            return -1;
+        }
+        if (n == b) {
+            if (run_batch(md, cols, scratch, views, n, arrow, &err) != 0) {
+                fprintf(stderr, "%s: %s\n", path, err.message);
+                return -1;
+            }
+            n = 0;
+            arena_used = 0;
+        }
+    }
+    if (s != FC_END || (n > 0 && run_batch(md, cols, scratch, views, n, arrow, &err) != 0)) {
+        fprintf(stderr, "%s: read or parse failed\n", path);
+        return -1;
+    }
+    fc_input_close(&in);
+    return now() - t0;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return v[n / 2];
+}
+
 int main(int argc, char **argv)
 {
-    const desc_t *md = &DESC;
-    size_t b, need, n;
-    int reps, r, arrow, mem;
-    fc_column *cols;
-    fc_bytes *views;
-    void *scratch, *block = NULL;
-    double *rate, file_mb;
-    unsigned char *image = NULL;
-    fc_input_options opt;
+    size_t b, need;
+    int reps, r, arrow, mem, pair;
+    void *block = NULL;
+    double *rate, *rate2, *ratio, file_mb;
+    const char *mode = argc == 5 ? argv[4] : "";
     struct stat st;
     if (argc < 4 || argc > 5 || (b = (size_t)atol(argv[2])) == 0 ||
         (reps = atoi(argv[3])) <= 0 ||
-        (argc == 5 && strcmp(argv[4], "arrow") != 0 && strcmp(argv[4], "mem") != 0)) {
-        fprintf(stderr, "usage: %s FILE B REPS [arrow|mem]\n", argv[0]);
+        (argc == 5 && strcmp(mode, "arrow") != 0 && strcmp(mode, "mem") != 0 &&
+         strcmp(mode, "pair") != 0)) {
+        fprintf(stderr, "usage: %s FILE B REPS [arrow|mem|pair]\n", argv[0]);
         return 64;
     }
-    arrow = argc == 5 && strcmp(argv[4], "arrow") == 0;
-    mem = argc == 5 && !arrow;
+    arrow = strcmp(mode, "arrow") == 0;
+    mem = strcmp(mode, "mem") == 0;
+    pair = strcmp(mode, "pair") == 0;
     if (stat(argv[1], &st) != 0) {
         perror(argv[1]);
         return 2;
@@ -132,8 +186,9 @@ int main(int argc, char **argv)
     file_mb = (double)st.st_size / 1e6;
     if (mem) {
         FILE *f = fopen(argv[1], "rb");
-        image = (unsigned char *)malloc((size_t)st.st_size + 1);
-        if (f == NULL || image == NULL || fread(image, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+        image_size = (size_t)st.st_size;
+        image = (unsigned char *)malloc(image_size + 1);
+        if (f == NULL || image == NULL || fread(image, 1, image_size, f) != image_size) {
             perror(argv[1]);
             return 2;
         }
@@ -144,46 +199,33 @@ int main(int argc, char **argv)
     views = (fc_bytes *)calloc(b, sizeof *views);
     scratch = calloc(1, md->size);
     rate = (double *)calloc((size_t)reps, sizeof *rate);
+    rate2 = (double *)calloc((size_t)reps, sizeof *rate2);
+    ratio = (double *)calloc((size_t)reps, sizeof *ratio);
     arena_cap = 64u << 20; /* a batch's records (the bench's are 20 MB files) */
     arena = (unsigned char *)malloc(arena_cap);
     if (posix_memalign(&block, FC_BATCH_ALIGN, need) != 0 || cols == NULL || views == NULL ||
-        scratch == NULL || rate == NULL || arena == NULL)
+        scratch == NULL || rate == NULL || rate2 == NULL || ratio == NULL || arena == NULL)
         return 2;
     BIND(md, cols, b, FC_BATCH_SPARSE, block, need);
-    memset(&opt, 0, sizeof opt);
-    opt.compression = FC_COMPRESSION_AUTO;
     for (r = 0; r < reps; r++) {
-        fc_input in;
-        fc_record rec;
-        fc_error err;
-        double t0 = now(); /* from open to close, as a Python read() takes them */
-        fc_status s = mem ? fc_input_open_mem(&in, argv[1], image, (size_t)st.st_size, &opt)
-                          : fc_input_open(&in, argv[1], &opt);
-        n = 0;
-        arena_used = 0;
-        while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
-            if (keep(&views[n++], &in, &rec) != 0) {
-                fprintf(stderr, "%s: a batch over %zu bytes\n", argv[1], arena_cap);
-                return 1;
-            }
-            if (n == b) {
-                if (run_batch(md, cols, scratch, views, n, arrow, &err) != 0) {
-                    fprintf(stderr, "%s: %s\n", argv[1], err.message);
-                    return 1;
-                }
-                n = 0;
-                arena_used = 0;
-            }
-        }
-        if (s != FC_END || (n > 0 && run_batch(md, cols, scratch, views, n, arrow, &err) != 0)) {
-            fprintf(stderr, "%s: read or parse failed\n", argv[1]);
+        /* (pair: a batch pass, then an Arrow pass, so that both meet the
+         * same moment of a shared machine; their ratio pass by pass) */
+        double t = one_pass(argv[1], b, arrow, mem), t2 = 0;
+        if (t < 0)
             return 1;
+        if (pair) {
+            if ((t2 = one_pass(argv[1], b, 1, 0)) < 0)
+                return 1;
+            rate2[r] = file_mb / t2;
+            ratio[r] = t / t2;
+            BIND(md, cols, b, FC_BATCH_SPARSE, block, need); /* (arrow bound cols anew) */
         }
-        fc_input_close(&in);
-        rate[r] = file_mb / (now() - t0);
+        rate[r] = file_mb / t;
     }
-    qsort(rate, (size_t)reps, sizeof *rate, cmp);
-    printf("%.1f\n", rate[reps / 2]);
+    if (pair) /* batch, Arrow, and the median of the passes' Arrow/batch */
+        printf("%.1f %.1f %.3f\n", median(rate, reps), median(rate2, reps), median(ratio, reps));
+    else
+        printf("%.1f\n", median(rate, reps));
     free(block);
     free(image);
     return 0;

@@ -15,9 +15,12 @@ files:
 - memory: the same batches over the file read into memory first
   (batch_rate_NAME ... mem), as bench.c's walk and parse are timed: the
   batch path's own cost beside the per-record parse, without the mapping;
-- arrow: the same batches as Arrow arrays (batch_rate_NAME ... arrow: each
+- arrow: the same batches as Arrow arrays (batch_rate_NAME ... pair: each
   batch bound into a new block, parsed, exported by fc_arrow_export and
-  released), over the plain file;
+  released), over the plain file, each pass after one of the C batch API:
+  arrow/batch is the median of those neighbouring passes' ratios, which a
+  shared machine's drift from run to run does not move as it moves two
+  separate runs' medians;
 - convert: `featc convert FILE --spec SPEC -o OUT.arrow` (the spec compiled
   at run time, the runtime's general parse path, batches of 1,024, the IPC
   file written to DATA);
@@ -29,7 +32,7 @@ file), the median of REPS passes.  It prints a table with the ratios, then
 one line per corpus for scripts:
     chain NAME walk=W parse=P batch=B py1=Y1 py2=Y2
     chain NAME.gz inflate=I reader=R batch=B py2shards=Y
-    arrow NAME batch=B arrow=A convert=C
+    arrow NAME batch=B arrow=A ratio=R convert=C
     memory NAME parse=P batch=M
 """
 import gzip
@@ -67,7 +70,8 @@ def read_all(mod, source, threads):
 def c_batch(name, path, *mode):
     out = subprocess.run([os.path.join(build, "bench", "batch_rate_" + name), path, str(B),
                           str(reps)] + list(mode), check=True, stdout=subprocess.PIPE).stdout
-    return float(out)
+    rates = [float(x) for x in out.split()]  # (pair: batch, arrow, their ratio)
+    return rates[0] if len(rates) == 1 else rates
 
 
 def shards(name, path, n=4):
@@ -107,7 +111,7 @@ def main():
         r = dict(got.get(name, {}))
         r["batch"] = c_batch(name, path)
         r["memory"] = c_batch(name, path, "mem")
-        r["arrow"] = c_batch(name, path, "arrow")
+        r["pair_batch"], r["arrow"], r["arrow_ratio"] = c_batch(name, path, "pair")
         out = os.path.join(data, name + ".arrow")
         conv = [os.path.join(build, "featc"), "convert", "-q", path, "--spec",
                 os.path.join(REPO, SPECS[name]), "-o", out]
@@ -120,8 +124,9 @@ def main():
                         r["py2"]))
         memory_lines.append("memory %s parse=%.1f batch=%.1f" % (name, r.get("parse", 0),
                                                                  r["memory"]))
-        arrow_lines.append("arrow %s batch=%.1f arrow=%.1f convert=%.1f"
-                           % (name, r["batch"], r["arrow"], r["convert"]))
+        arrow_lines.append("arrow %s batch=%.1f arrow=%.1f ratio=%.3f convert=%.1f"
+                           % (name, r["pair_batch"], r["arrow"], r["arrow_ratio"],
+                              r["convert"]))
         gz = path + ".gz"
         if name + ".gz" in got and os.path.exists(gz):
             g = dict(got[name + ".gz"])
@@ -143,7 +148,7 @@ def main():
         if "walk" in r:
             print("  %-10s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f   %10.2fx %10.2fx %8.2fx %8.2fx"
                   % (name, r["walk"], r["parse"], r["batch"], r["arrow"], r["py1"], r["py2"],
-                     r["batch"] / r["parse"], r["arrow"] / r["batch"], r["py1"] / r["batch"],
+                     r["batch"] / r["parse"], r["arrow_ratio"], r["py1"] / r["batch"],
                      r["py2"] / r["py1"]))
     print("  In memory: %-10s %9s %9s   %11s   (the file read in first, as walk and parse are)"
           % ("corpus", "parse", "C batch", "batch/parse"))
@@ -157,8 +162,8 @@ def main():
     for name, r in rows:
         if "convert" in r:
             print("         %-10s %9.1f %9.1f %9.1f   %10.2fx %11.2fx" % (
-                name, r["batch"], r["arrow"], r["convert"], r["arrow"] / r["batch"],
-                r["convert"] / r["batch"]))
+                name, r["pair_batch"], r["arrow"], r["convert"], r["arrow_ratio"],
+                r["convert"] / r["pair_batch"]))
     print("  %-12s %9s %9s %9s %10s   %14s %12s" % (
         "GZIP", "inflate", "reader", "C batch", "py 2 (4 sh)", "reader/inflate",
         "batch/reader"))
