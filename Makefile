@@ -44,6 +44,7 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user \
            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
+           binutils-riscv64-linux-gnu libgcc-12-dev-riscv64-cross \
            python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
            python3-pip python3-setuptools python3-wheel chromium time libisal-dev \
            python3-torch python3-fsspec python3-aiohttp nginx nodejs

@@ -8,11 +8,11 @@ TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan 
               test-splits-bench test-nomalloc test-cxx \
               test-cli test-diag test-tfmd test-export test-codegen test-corpus test-infer test-differential \
               test-fuzz-seeds test-install test-readme test-stats test-check-data test-demo \
-              test-small test-warnings test-s390x
+              test-small test-warnings test-s390x test-riscv64
 # Suites that build in folders of their own, or only read what test-build
 # built: make test runs them in a second lane, beside the others
-# (tests/run.sh; test-s390x, which could run in either, is in the first to
-# even them).  tests/run.sh prints each suite's seconds and the lanes' at
+# (tests/run.sh; test-s390x and test-riscv64, which could run in either,
+# are in the first to even them).  tests/run.sh prints each suite's seconds and the lanes' at
 # the end, to keep them even by.
 CROSS_SUITES = test-i386 test-embedded test-sanitize test-python test-arrow
 ARROW_RANDOM_SPECS = 6
@@ -254,6 +254,18 @@ test-s390x: all
 	    $(S390X_SUITES) -- BUILD=$(BUILD)/s390x CC="$(S390X_CC)" \
 	    LIBS_Z=$(FEATC_CROSS_LIBS)/s390x/libz.a \
 	    LIBS_FALLBACK=$(FEATC_CROSS_LIBS)/s390x/libprotobuf-c.a CORPUS=$(CORPUS)
+
+# 64-bit little-endian riscv64 (RV64GC, lp64d), with clang; its C library
+# from libc6-dev-riscv64-cross, zlib and protobuf-c built by make deps from
+# Debian's sources (Debian 12 has no riscv64 packages to fetch)
+RISCV64_CC ?= clang --target=riscv64-linux-gnu
+RISCV64_SUITES = test-unit test-nomalloc test-corpus
+test-riscv64: all
+	@QEMU_LD_PREFIX=/usr/riscv64-linux-gnu sh tests/cross/can_run.sh riscv64 "$(RISCV64_CC)"
+	@QEMU_LD_PREFIX=/usr/riscv64-linux-gnu $(CROSS_HOST) sh tests/cross/suites.sh riscv64 \
+	    "$(MAKE)" $(RISCV64_SUITES) -- BUILD=$(BUILD)/riscv64 CC="$(RISCV64_CC)" \
+	    LIBS_Z=$(FEATC_CROSS_LIBS)/riscv64/libz.a \
+	    LIBS_FALLBACK=$(FEATC_CROSS_LIBS)/riscv64/libprotobuf-c.a CORPUS=$(CORPUS)
 
 # The main job (make demo) as a suite: examples/demo.sh's exit status.
 test-demo: all

@@ -15,9 +15,12 @@
 #    through deb-src entries made from the machine's own deb entries, in a
 #    private list directory, so the system's apt configuration is left as
 #    it is; pb*.c, pb*.h and the licence go to $FEATC_CROSS_LIBS/nanopb;
-#  - when the kernel cannot run i386 or s390x programs itself (no IA-32
-#    emulation, as on some VMs; another architecture), a binfmt_misc entry
-#    that runs them through qemu-i386 or qemu-s390x.
+#  - zlib and protobuf-c's runtime for riscv64, which Debian 12 has no
+#    packages of: built from the source packages of the host's versions,
+#    fetched the same way, with the suite's compiler;
+#  - when the kernel cannot run i386, s390x or riscv64 programs itself (no
+#    IA-32 emulation, as on some VMs; another architecture), a binfmt_misc
+#    entry that runs them through qemu-i386, qemu-s390x or qemu-riscv64.
 # Idempotent; needs root.  usage: deps.sh
 set -eu
 dest=${FEATC_CROSS_LIBS:-/usr/local/lib/featc-cross}
@@ -46,32 +49,73 @@ fetch i386 libprotobuf-c-dev libprotobuf-c.a
 fetch s390x libprotobuf-c-dev libprotobuf-c.a
 fetch s390x zlib1g-dev libz.a
 
+# source PACKAGE VERSION: the source package unpacked into $tmp/src/PACKAGE
+# (its first folder), fetched with apt-get source through deb-src entries
+# made from the machine's own deb entries, in a private list directory, so
+# the system's apt configuration is left as it is
+source_of() {
+    s=$tmp/apt-src
+    if [ ! -d "$s/lists" ]; then
+        mkdir -p "$s/parts" "$s/lists/partial"
+        for f in /etc/apt/sources.list.d/*.sources; do
+            [ -f "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" > "$s/parts/$(basename "$f")"
+        done
+        for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+            [ -f "$f" ] && sed -n 's/^deb /deb-src /p' "$f" >> "$s/parts/from-lists.list"
+        done
+        apt-get $(apt_o) -qq update >/dev/null 2>&1 || true
+    fi
+    mkdir -p "$s/get/$1" "$tmp/src/$1"
+    (cd "$s/get/$1" && apt-get $(apt_o) -qq source --download-only "$1=$2" >/dev/null 2>&1) ||
+        { echo "deps: cannot download the source of $1 $2 from Debian" >&2; return 1; }
+    tar -xf "$s/get/$1"/"$1"_*.orig.tar.* -C "$tmp/src/$1" ||
+        { echo "deps: cannot unpack $1 $2's source" >&2; return 1; }
+}
+apt_o() {
+    echo "-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$tmp/apt-src/parts" \
+         "-o Dir::State::Lists=$tmp/apt-src/lists"
+}
+
 # nanopb's sources, the version of the installed generator
 nanopb_src() {
     [ -f "$dest/nanopb/pb_decode.c" ] && return 0
     v=$(dpkg-query -W -f='${Version}' nanopb) ||
         { echo "deps: nanopb is not installed" >&2; exit 1; }
-    s=$tmp/apt-src
-    mkdir -p "$s/parts" "$s/lists/partial" "$s/get"
-    for f in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" > "$s/parts/$(basename "$f")"
-    done
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-        [ -f "$f" ] && sed -n 's/^deb /deb-src /p' "$f" >> "$s/parts/from-lists.list"
-    done
-    o="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$s/parts -o Dir::State::Lists=$s/lists"
-    apt-get $o -qq update >/dev/null 2>&1 || true
-    (cd "$s/get" && apt-get $o -qq source --download-only "nanopb=$v" >/dev/null 2>&1) ||
-        { echo "deps: cannot download the source of nanopb $v from Debian" >&2; exit 1; }
-    tar -xzf "$s/get"/nanopb_*.orig.tar.gz -C "$s/get" ||
-        { echo "deps: cannot unpack nanopb $v's source" >&2; exit 1; }
+    source_of nanopb "$v" || exit 1
     mkdir -p "$dest/nanopb"
     for f in pb.h pb_common.c pb_common.h pb_decode.c pb_decode.h pb_encode.c pb_encode.h LICENSE.txt; do
-        cp "$s/get"/nanopb-*/"$f" "$dest/nanopb/" ||
+        cp "$tmp/src/nanopb"/nanopb-*/"$f" "$dest/nanopb/" ||
             { echo "deps: nanopb $v's source has no $f" >&2; exit 1; }
     done
     echo "deps: $dest/nanopb (nanopb $v's C sources, from Debian's source package)"
 }
+# riscv64: Debian 12 has no riscv64 port to download libraries from, so
+# zlib and protobuf-c's runtime are built from the source packages of the
+# host's versions, with the compiler the suite uses
+RISCV64_CC=${RISCV64_CC:-clang --target=riscv64-linux-gnu}
+cross_build() { # cross_build ARCH "CC" PACKAGE LIB FOLDER-IN-SOURCE FILE...
+    arch=$1 cc=$2 pkg=$3 lib=$4 sub=$5
+    shift 5
+    [ -f "$dest/$arch/$lib" ] && return 0
+    v=$(dpkg-query -W -f='${source:Version}' "$pkg") ||
+        { echo "deps: $pkg is not installed" >&2; exit 1; }
+    src=$(dpkg-query -W -f='${source:Package}' "$pkg")
+    source_of "$src" "$v" || exit 1
+    top=$(echo "$tmp/src/$src"/*/)
+    mkdir -p "$tmp/obj-$arch-$src" "$dest/$arch"
+    for f in "$@"; do
+        $cc -O2 -fPIC -D_POSIX_C_SOURCE=200809L -DHAVE_UNISTD_H -DHAVE_STDARG_H -I"$top" \
+            -I"$top/$sub" -c "$top/$sub/$f" -o "$tmp/obj-$arch-$src/${f%.c}.o" ||
+            { echo "deps: cannot build $src's $f for $arch" >&2; exit 1; }
+    done
+    "$arch-linux-gnu-ar" rcs "$dest/$arch/$lib" "$tmp/obj-$arch-$src"/*.o
+    echo "deps: $dest/$arch/$lib (built from Debian's source of $src $v)"
+}
+cross_build riscv64 "$RISCV64_CC" zlib1g-dev libz.a . adler32.c crc32.c deflate.c infback.c \
+    inffast.c inflate.c inftrees.c trees.c zutil.c compress.c uncompr.c gzclose.c gzlib.c \
+    gzread.c gzwrite.c
+cross_build riscv64 "$RISCV64_CC" libprotobuf-c-dev libprotobuf-c.a protobuf-c protobuf-c.c
+
 # only `make footprint` needs them: a failure here does not stop the tests
 (nanopb_src) || echo "deps: without nanopb's sources, make footprint cannot run; make test can" >&2
 
@@ -102,3 +146,8 @@ runs "clang --target=s390x-linux-gnu -static" featc-s390x \
     '\x7fELF\x02\x02\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x16' \
     '\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff' \
     /usr/bin/qemu-s390x
+# ELF, 64-bit, little-endian, EM_RISCV (243), executable or shared object
+runs "$RISCV64_CC -static" featc-riscv64 \
+    '\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xf3\x00' \
+    '\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff' \
+    /usr/bin/qemu-riscv64
