@@ -56,7 +56,7 @@ TEST_INC = $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(GEN_TESTS)
 TEST_HDRS = $(wildcard tests/unit/*.h tests/oracle/*.h) $(HEADERS) $(ISAL_CHOICE)
 TEST_LIBS = $(LIBS_FALLBACK) $(LIBS_Z) -lm -pthread
 
-UNIT_TESTS = test_crc32c test_record test_fallback test_example test_sequence test_hash test_batch \
+UNIT_TESTS = test_crc32c test_record test_stream test_fallback test_example test_sequence test_hash test_batch \
              test_segment test_serialize test_text test_split test_arrow
 
 # Optimised, against the libraries; ASan + UBSan, with the runtime's sources
@@ -386,7 +386,7 @@ test-infer: all
 
 # ------------------------------------------------------------------ fuzzers
 
-FUZZERS = fuzz_reader fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
+FUZZERS = fuzz_reader fuzz_stream fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
           fuzz_arrow \
           fuzz_dynamic fuzz_tfmd fuzz_drift
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -458,6 +458,7 @@ update-fuzz-seeds: $(BUILD)/libfeatc.a
 	$(BUILD)/tools/make_seeds tests/fuzz/seeds/fuzz_reader tests/fuzz/seeds/fuzz_fallback \
 	    tests/fuzz/seeds/fuzz_parser tests/fuzz/seeds/fuzz_seq tests/fuzz/seeds/fuzz_batch \
 	    tests/fuzz/seeds/fuzz_sync
+	cp tests/fuzz/seeds/fuzz_reader/* tests/fuzz/seeds/fuzz_stream/
 	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
 	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
 	for f in tests/tfmd/*.pbtxt; do cp $$f tests/fuzz/seeds/fuzz_tfmd/$${f##*/}; done

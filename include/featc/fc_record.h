@@ -159,6 +159,9 @@ typedef struct fc_reader {
     size_t zin_cap;
     int zactive;
     int zlib_trailing;           /* bytes follow the end of a ZLIB stream */
+    int zdeferred;               /* an inflate error met after output of the same call: its
+                                    status, reported once that output is read (0: none) */
+    int zdeferred_ret;           /* and inflate's return */
     fc_zstream_storage zs;
     fc_arena arena;              /* behind zlib's zalloc/zfree */
     int failed;
@@ -207,7 +210,9 @@ fc_status fc_reader_init_fd(fc_reader *r, int fd, const fc_reader_options *opt, 
 /* A streaming reader over a pull source: fn(ctx, ...) gives the raw bytes
  * in order, as read() gives a file descriptor's (a socket, a Python file
  * object, bytes arriving in pieces).  As fc_reader_init_fd otherwise,
- * except that nothing seeks. */
+ * except that nothing seeks.  fn may return FC_AGAIN (no bytes now, more
+ * later: a non-blocking socket): fc_reader_next then returns FC_AGAIN and,
+ * called again, goes on where it stopped. */
 fc_status fc_reader_init_pull(fc_reader *r, fc_pull_fn fn, void *ctx, const fc_reader_options *opt,
                               fc_error *err);
 
@@ -255,6 +260,52 @@ const char *fc_reader_inflater(const fc_reader *r);
 /* The inflaters this program can run: "isa-l+zlib" (ISA-L where the work
  * area holds it, zlib otherwise), "zlib", or "none" (FC_NO_ZLIB). */
 const char *fc_inflate_impl(void);
+
+/* ------------------------------------------------ push reader
+ *
+ * Bytes that arrive in pieces of any size (a UART, a socket, a radio) are
+ * pushed in; whole, CRC-checked records come out, in the caller's record
+ * buffer, with fc_reader's errors and offsets (it is an fc_reader over the
+ * pushed bytes).  No allocation; freestanding (FC_NO_POSIX) too.
+ *
+ *     fc_stream_init(&s, &opt, &err);              opt.buffer: the record buffer
+ *     on each piece:  fc_stream_push(&s, piece, n);
+ *                     while ((st = fc_stream_next(&s, &rec)) == FC_OK) use(rec);
+ *                     st == FC_AGAIN: the piece is taken, wait for the next
+ *     at the end:     fc_stream_finish(&s); then fc_stream_next as above,
+ *                     which ends with FC_END, or an error for a stream cut short
+ *
+ * A pushed piece is read where it is (not copied ahead): it must stay as it
+ * is until fc_stream_next returns FC_AGAIN, and pushing before that is
+ * FC_ERR_STATE.  A record larger than the buffer is FC_ERR_BUFFER naming
+ * the size, as the reader's.  ZLIB and GZIP (or AUTO) inflate through
+ * zlib in opt.work (at least FC_STREAM_WORK_SIZE bytes); ISA-L is not used
+ * here, because its recovery rereads a damaged member from the source. */
+typedef struct fc_stream {
+    fc_reader reader;          /* private, as every field */
+    const unsigned char *in;   /* the pushed piece not yet taken */
+    size_t in_len;
+    int finished;              /* fc_stream_finish: the input ends after the piece */
+} fc_stream;
+
+/* zlib's arena and 16 KiB of compressed input: a compressed stream's work area. */
+#define FC_STREAM_WORK_SIZE (FC_INFLATE_ARENA_MIN + 16u * 1024u)
+
+fc_status fc_stream_init(fc_stream *s, const fc_reader_options *opt, fc_error *err);
+/* The next piece (n may be 0).  FC_OK; FC_ERR_STATE when the last piece
+ * is not taken yet or after fc_stream_finish. */
+fc_status fc_stream_push(fc_stream *s, const void *bytes, size_t n);
+/* No bytes follow the last piece pushed. */
+fc_status fc_stream_finish(fc_stream *s);
+/* The next record (valid until the next call), FC_AGAIN when every pushed
+ * byte is taken and no whole record is left, FC_END after fc_stream_finish
+ * at a clean end, or the reader's error (fc_stream_error). */
+fc_status fc_stream_next(fc_stream *s, fc_record *rec);
+const fc_error *fc_stream_error(const fc_stream *s);
+/* Bytes pushed and taken so far, and the stream offset of the next record
+ * (as fc_reader_raw_offset and fc_reader_offset). */
+uint64_t fc_stream_taken(const fc_stream *s);
+uint64_t fc_stream_offset(const fc_stream *s);
 
 /* ------------------------------------------------ random access and splits
  *

@@ -92,11 +92,16 @@ static fc_status reader_zstart(fc_reader *r, fc_error *err)
 #endif
 
 /* Reads up to n raw bytes from the fd (or pull source) into p; 0 at end of
- * file. */
+ * file.  FC_AGAIN (a pull source with nothing now, fc_stream's between two
+ * pushes) fails nothing: the read resumes where it stopped. */
 static fc_status fd_read(fc_reader *r, unsigned char *p, size_t n, size_t *got)
 {
     if (r->pull != NULL) {
         fc_status st = r->pull(r->pull_ctx, p, n, got, &r->err);
+        if (st == FC_AGAIN) {
+            *got = 0;
+            return FC_AGAIN;
+        }
         if (st != FC_OK || *got > n) {
             if (st == FC_OK) {
                 fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, r->next_index, r->raw_read);
@@ -303,22 +308,26 @@ fc_status fc_reader_init_pull(fc_reader *r, fc_pull_fn fn, void *ctx, const fc_r
 }
 
 /* Detection for a fd source: read up to 12 bytes into the record buffer,
- * decide, and hand them to the decompressor if needed. */
+ * decide, and hand them to the decompressor if needed.  The bytes so far
+ * are kept in buf[0, end), so that a read stopped by FC_AGAIN resumes. */
 fc_status fc_reader_detect_fd(fc_reader *r)
 {
-    size_t n = 0;
-    r->detect_pending = 0;
+    size_t n = r->end;
     while (n < FC_RECORD_HEADER_SIZE) {
         size_t got;
         fc_status st = fd_read(r, r->buf + n, FC_RECORD_HEADER_SIZE - n, &got);
-        if (st != FC_OK)
+        if (st != FC_OK) {
+            r->end = n;
             return st;
+        }
         if (got == 0) {
             r->src_eof = 1;
             break;
         }
         n += got;
     }
+    r->detect_pending = 0;
+    r->end = 0;
     r->compression = detect(r->buf, n);
     if (r->compression == FC_COMPRESSION_NONE) {
         r->start = 0;
@@ -411,6 +420,20 @@ static fc_status reader_zerror(fc_reader *r, int status, const char *what, int r
 {
     return reader_zerror_text(r, status, what, ret,
                               ret != Z_OK && r->zactive == 1 ? rzs(r)->msg : NULL, note);
+}
+
+/* inflate failed with ret.  After output of the same call (buf[entry_end,
+ * end)): the output first, as when the input came in smaller pieces and an
+ * earlier call gave it, so that what is reported does not depend on how
+ * the input was cut (a damaged record before the damage in the stream is
+ * reported as itself); the error when the reader asks for more. */
+static fc_status reader_zfail(fc_reader *r, int ret, size_t entry_end)
+{
+    r->zdeferred = ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE;
+    r->zdeferred_ret = ret;
+    if (r->end > entry_end)
+        return FC_OK;
+    return reader_zerror(r, r->zdeferred, "inflate()", ret, NULL);
 }
 
 /* A GZIP member starts at the next compressed byte: count it, and log it. */
@@ -554,8 +577,7 @@ static fc_status isal_takeover(fc_reader *r, fc_status isal_error, size_t entry_
         if (ret == Z_STREAM_END)
             return reader_inflate_zlib(r, entry_end); /* it ends the member there */
         if (ret != Z_OK && ret != Z_BUF_ERROR)
-            return reader_zerror(r, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
-                                 "inflate()", ret, NULL);
+            return reader_zfail(r, ret, entry_end);
         return reader_zerror(r, FC_ERR_TRUNCATED,
                              TRUNCATED_TEXT,
                              Z_OK, NULL);
@@ -563,8 +585,7 @@ static fc_status isal_takeover(fc_reader *r, fc_status isal_error, size_t entry_
     if (ret == Z_STREAM_END)
         return reader_inflate_zlib(r, entry_end); /* the member's end, met again there */
     if (ret != Z_OK && ret != Z_BUF_ERROR) /* the damage, just past ISA-L's output */
-        return reader_zerror(r, ret == Z_MEM_ERROR ? FC_ERR_NO_MEMORY : FC_ERR_INFLATE,
-                             "inflate()", ret, NULL);
+        return reader_zfail(r, ret, entry_end);
     if (r->end == r->cap)
         return FC_OK; /* no room: the next fill goes on with zlib */
     return reader_inflate_zlib(r, entry_end);
@@ -710,6 +731,8 @@ static fc_status reader_inflate_more_isal(fc_reader *r)
 static fc_status reader_inflate_zlib(fc_reader *r, size_t entry_end)
 {
     z_stream *zs = rzs(r);
+    if (r->zdeferred != 0) /* the output before it is read: now the error */
+        return reader_zerror(r, r->zdeferred, "inflate()", r->zdeferred_ret, NULL);
     zs->next_out = r->buf + r->end;
     zs->avail_out = (uInt)((r->cap - r->end) > (size_t)UINT_MAX ? UINT_MAX : (r->cap - r->end));
     for (;;) {
@@ -749,9 +772,7 @@ static fc_status reader_inflate_zlib(fc_reader *r, size_t entry_end)
                                      Z_OK, NULL);
             continue;
         }
-        if (ret == Z_MEM_ERROR)
-            return reader_zerror(r, FC_ERR_NO_MEMORY, "inflate()", ret, NULL);
-        return reader_zerror(r, FC_ERR_INFLATE, "inflate()", ret, NULL);
+        return reader_zfail(r, ret, entry_end);
     }
 }
 
@@ -792,6 +813,8 @@ static fc_status reader_fill(fc_reader *r, uint64_t need)
         } else {
 #ifndef FC_NO_ZLIB
             fc_status st = reader_inflate_more(r);
+            if (st == FC_AGAIN && (uint64_t)(r->end - r->start) >= need)
+                break; /* (what was inflated before the input ran out is enough) */
             if (st != FC_OK)
                 return st;
 #else
@@ -977,7 +1000,7 @@ again:
         size_t was_next = r->claim_next;
         fc_status st = reader_fill(r, FC_RECORD_HEADER_SIZE);
         if (st != FC_OK) {
-            r->failed = 1;
+            r->failed = st != FC_AGAIN;
             return st;
         }
         if (r->claim_fn(r, FC_CLAIM_RECORD, 0, 0) != 0)
@@ -994,7 +1017,7 @@ again:
     if (r->detect_pending) {
         fc_status st = fc_reader_detect_fd(r);
         if (st != FC_OK) {
-            r->failed = 1;
+            r->failed = st != FC_AGAIN;
             return st;
         }
     }
@@ -1003,7 +1026,7 @@ again:
         uint64_t length, total, avail;
         fc_status st = reader_fill(r, FC_RECORD_HEADER_SIZE);
         if (st != FC_OK) {
-            r->failed = 1;
+            r->failed = st != FC_AGAIN;
             return st;
         }
         avail = r->end - r->start;
@@ -1071,7 +1094,7 @@ again:
             return FC_ERR_BUFFER; /* not sticky: the caller may supply a larger buffer */
         }
         if (st != FC_OK) {
-            r->failed = 1;
+            r->failed = st != FC_AGAIN;
             return st;
         }
         hdr = r->buf + r->start; /* the fill may have moved the bytes */
@@ -1185,7 +1208,7 @@ fc_status fc_reader_detect(fc_reader *r)
         return FC_OK;
     st = fc_reader_detect_fd(r);
     if (st != FC_OK)
-        r->failed = 1;
+        r->failed = st != FC_AGAIN;
     return st;
 }
 

@@ -4,8 +4,10 @@
  * links it -nostdlib for Cortex-M4 and runs it under qemu-arm).  The same
  * source built for the host prints the same lines: one per record (its
  * index, offset, parse status, a CRC-32C of what it serializes back to and
- * of the hash buckets, and the error text), then the reader's last status.
- * Nothing here allocates; output goes through emb_write, the port's. */
+ * of the hash buckets, and the error text), then the reader's last status;
+ * then whether the push reader, fed each file in pieces, gives the reader's
+ * records and end.  Nothing here allocates; output goes through emb_write,
+ * the port's. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <featc/fc_crc32c.h>
 #include <featc/fc_record.h>
 
+#include "../unit/stream_check.h"
 #include "taobao.h"
 #include "tutorial.h"
 
@@ -154,9 +157,46 @@ static void run_file(const char *name, const unsigned char *file, size_t len, pa
         out_error(fc_reader_error(&r));
 }
 
+/* The push reader (fc_stream) over the same file in pieces of 1 byte, of
+ * 1-37 and 1-512 bytes, and whole: the reader's records and end. */
+static unsigned char push_buf[16 * 1024];
+static uint32_t push_rng, push_most;
+
+static size_t push_piece(void *st)
+{
+    (void)st;
+    if (push_most <= 1)
+        return push_most == 0 ? (size_t)-1 : 1;
+    push_rng = push_rng * 1103515245u + 12345u;
+    return 1 + (size_t)((push_rng >> 8) % push_most);
+}
+
+static void run_pushed(const char *name, const unsigned char *file, size_t len)
+{
+    static const uint32_t most[4] = {1, 37, 512, 0};
+    static sc_outcome want, got;
+    unsigned k;
+    sc_read_mem(file, len, FC_COMPRESSION_NONE, NULL, 0, NULL, 0, &want);
+    for (k = 0; k < 4; k++) {
+        push_rng = 7;
+        push_most = most[k];
+        sc_read_pushed(file, len, FC_COMPRESSION_NONE, push_buf, sizeof push_buf, NULL, 0,
+                       push_piece, NULL, &got);
+        out_str(name);
+        out_str(k == 0   ? " pushed in pieces of 1 byte: "
+                : k == 1 ? " pushed in pieces of 1-37 bytes: "
+                : k == 2 ? " pushed in pieces of 1-512 bytes: "
+                         : " pushed in one piece: ");
+        out_u64(got.records);
+        out_str(sc_same(&want, &got) ? " records, the reader's\n" : " records, NOT the reader's\n");
+    }
+}
+
 int emb_run(void)
 {
     run_file("tutorial", emb_tutorial_file, emb_tutorial_file_len, tut_parse, tut_digest);
     run_file("taobao", emb_taobao_file, emb_taobao_file_len, tao_parse, tao_digest);
+    run_pushed("tutorial", emb_tutorial_file, emb_tutorial_file_len);
+    run_pushed("taobao", emb_taobao_file, emb_taobao_file_len);
     return 0;
 }

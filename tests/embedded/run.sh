@@ -17,6 +17,8 @@
 # -nostdlib link, output equal to the host's):
 #   m4-gcc     -Os, error texts, FC_CRC_SMALL: equal to the host's default build
 #   m4-clang   the same with clang --target=thumbv7em-none-eabihf
+# (the output ends with the push reader's lines: each file pushed in pieces
+# of 1 byte, 1-37, 1-512 and whole, the reader's records and end each time)
 #   m4-min     -Os -DFC_NO_ERRMSG -DFC_NO_FAST_PATH -DFC_CRC_TINY: the host's
 #              default output with every text emptied (same statuses, offsets,
 #              values)
@@ -29,7 +31,7 @@ mkdir -p "$out/gen"
 ARCH="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 STRICT="-std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
 INC="-I$root/include -I$out/gen -I$root/runtime/core"
-CORE="error crc32c frame reader seek writer map example built hash serialize batch"
+CORE="error crc32c frame reader stream seek writer map example built hash serialize batch"
 
 for t in arm-none-eabi-gcc clang qemu-arm; do
     command -v $t >/dev/null 2>&1 || { echo "embedded: $t is missing (make deps)"; echo "embedded: 0 passed, 1 failed"; exit 1; }
@@ -64,6 +66,12 @@ oks=$(grep -c ': ok ' "$out/host-default.out")
 errs=$(grep -c ': parse status' "$out/host-default.out")
 if [ "$lines" -lt 480 ] || [ "$oks" -lt 100 ] || [ "$errs" -lt 50 ]; then
     echo "embedded: the host's output is too thin ($lines lines, $oks parsed, $errs refused)"
+    echo "embedded: 0 passed, 1 failed"; exit 1
+fi
+pushed=$(grep -c " records, the reader's\$" "$out/host-default.out")
+if [ "$pushed" -ne 8 ] || grep -q "NOT the reader's" "$out/host-default.out"; then
+    echo "embedded: the push reader does not give the reader's records on the host:"
+    grep " pushed in " "$out/host-default.out"
     echo "embedded: 0 passed, 1 failed"; exit 1
 fi
 sed 's/ message ".*"$/ message ""/' "$out/host-default.out" > "$out/host-default.notext"

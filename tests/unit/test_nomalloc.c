@@ -276,6 +276,47 @@ static void test_fd_streaming(void)
     }
 }
 
+/* The push reader: corpus files (plain and GZIP) mapped, pushed in pieces
+ * of 1 to 700 bytes; zlib's state in the work area too. */
+static void test_push_reader(void)
+{
+    static const char *const names[] = {"tfx__mnist.tfrecord",
+                                        "tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz"};
+    static const size_t want[] = {1000, 424};
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        fc_mapped_file m;
+        fc_stream st;
+        fc_record rec;
+        fc_reader_options o = reader_opts(FC_COMPRESSION_AUTO, FC_CRC_VERIFY);
+        size_t at = 0, n = 0;
+        int s = FC_ERR_IO;
+        o.work_size = FC_STREAM_WORK_SIZE;
+        arm();
+        if (fc_map_file(corpus_file(names[k]), &m, NULL) == FC_OK &&
+            fc_stream_init(&st, &o, NULL) == FC_OK) {
+            for (;;) {
+                while ((s = fc_stream_next(&st, &rec)) == FC_OK)
+                    n++;
+                if (s != FC_AGAIN)
+                    break;
+                if (at == m.size) {
+                    fc_stream_finish(&st);
+                } else {
+                    size_t piece = 1 + (size_t)(h_rand() % 700u);
+                    if (piece > m.size - at)
+                        piece = m.size - at;
+                    fc_stream_push(&st, m.data + at, piece);
+                    at += piece;
+                }
+            }
+            fc_unmap_file(&m);
+        }
+        CHECK_MSG(disarm() == 0, "%s", names[k]);
+        CHECK_MSG(s == FC_END && n == want[k], "%s: status %d, %zu records", names[k], s, n);
+    }
+}
+
 /* Error paths compose their messages without allocating either. */
 static void test_error_paths(void)
 {
@@ -1013,6 +1054,7 @@ int main(void)
     RUN(test_mmap_plain_corpus);
     RUN(test_mmap_compressed_corpus);
     RUN(test_fd_streaming);
+    RUN(test_push_reader);
     RUN(test_random_access);
     RUN(test_error_paths);
     RUN(test_writers);
