@@ -78,7 +78,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # over the helpers they share, cli/base/.  tests/cli/layout.sh keeps the
 # order: a helper includes no command, no two files include each other.
 CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
-CLI_CMD_SRC = $(addprefix cli/commands/,compile.c check_data.c records.c print.c index.c infer.c \
+CLI_CMD_SRC = $(addprefix cli/commands/,compile.c breaking.c check_data.c records.c print.c index.c infer.c \
               convert.c convert_back.c tfx.c validate.c validate_drift.c \
               stats/stats.c stats/model.c stats/text.c stats/json.c \
               stats/html.c stats/compare.c stats/tfdv.c stats/sketch.c stats/drift_read.c \
@@ -87,7 +87,7 @@ CLI_SRC = cli/main.c $(CLI_BASE_SRC) $(CLI_CMD_SRC)
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema_names.c sema_values.c sema.c sema_message.c \
             emit.c emit_sequence.c emit_segments.c export.c export_tfmd.c dynamic.c pbtxt.c \
-            tfmd_read.c tfmd_import.c tfmd_constraints.c)
+            tfmd_read.c tfmd_import.c tfmd_constraints.c breaking.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.
 TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))

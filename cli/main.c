@@ -30,6 +30,9 @@ static const command commands[] = {
     {"export", cmd_export, "--tf|--tfmd SPEC", "print the spec as TensorFlow's feature descriptions,\n"
                                               "or as a TensorFlow Metadata schema.pbtxt",
      GROUP_SPEC},
+    {"breaking", cmd_breaking, "OLD NEW", "list the changes from spec OLD to NEW that break\n"
+                                          "records written under OLD (git:REV:PATH too)",
+     GROUP_SPEC},
     {"import", cmd_import, "--tfmd SCHEMA", "print the spec of a TensorFlow Metadata schema.pbtxt",
      GROUP_SPEC},
     {"infer", cmd_infer, "FILE...", "print a spec that describes TFRecord files", GROUP_SPEC},

@@ -160,6 +160,40 @@ int featc_check_tf(const char *src, size_t len, const featc_options *options, in
     return d.errors;
 }
 
+static const char *after_colon(const char *path)
+{
+    const char *c = strrchr(path, ':');
+    return c != NULL ? c + 1 : path;
+}
+
+int featc_breaking(const char *old_src, size_t old_len, const featc_options *old_options,
+                   const char *new_src, size_t new_len, const featc_options *new_options,
+                   const char *rules)
+{
+    const char *opath = old_options->spec_name != NULL ? old_options->spec_name : "<old spec>";
+    const char *npath = new_options->spec_name != NULL ? new_options->spec_name : "<new spec>";
+    pool mem;
+    diag dold, dn;
+    schema *os, *ns;
+    char opkg[128], npkg[128];
+    unsigned mask;
+    int found = -1;
+    fcc_diag_init(&dold, old_options->diag, old_options->diag_ctx, opath, old_src, old_len);
+    fcc_diag_init(&dn, new_options->diag, new_options->diag_ctx, npath, new_src, new_len);
+    fcc_pool_init(&mem);
+    mask = fcc_breaking_rules(rules, &dn);
+    /* (a spec at a revision, git:REV:PATH, takes its package from PATH) */
+    os = mask != 0 ? front_end(&mem, &dold, stem(after_colon(opath), opkg, sizeof opkg)) : NULL;
+    ns = os != NULL ? front_end(&mem, &dn, stem(after_colon(npath), npkg, sizeof npkg)) : NULL;
+    if (ns != NULL) { /* (front_end summed up the errors of a spec that has them) */
+        found = fcc_breaking(os, &dold, ns, &dn, mask);
+        if (found > 0)
+            fcc_diag_summary(&dn);
+    }
+    fcc_pool_free(&mem);
+    return found;
+}
+
 /* featc export, either form: the spec checked, then written by emit_tf
  * (tfmd 0) or emit_tfmd (message: the one to write). */
 static int export_spec(const char *src, size_t len, const featc_options *options, int tfmd,

@@ -394,6 +394,14 @@ int fcc_tfmd_import(pool *p, diag *d, const featc_import_options *io, const char
  * and what TFMD says of each, in p.  1, or 0 after errors through d. */
 int fcc_tfmd_constraints(pool *p, diag *d, const char *environment, featc_tfmd_schema *out);
 
+/* featc breaking (breaking.c): the changes from os (OLD, its notes through
+ * dold) to ns (NEW, the findings through dn) that rules (1 << rule) ask
+ * for; the number found. */
+int fcc_breaking(const schema *os, diag *dold, const schema *ns, diag *dn, unsigned rules);
+/* The mask of the comma-separated rule names (NULL or "all": every rule),
+ * or 0 after an unknown name, reported through d. */
+unsigned fcc_breaking_rules(const char *list, diag *d);
+
 /* The embedded templates: fcc_template_message_h for templates/message.h,
  * and so on (build/gen/templates.h, made by compiler/gen/embed.c). */
 #include "templates.h"

@@ -6,7 +6,7 @@
 
 TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan test-pool-tsan \
               test-splits-bench test-nomalloc test-cxx \
-              test-cli test-diag test-tfmd test-export test-codegen test-corpus test-infer test-differential \
+              test-cli test-diag test-breaking test-tfmd test-export test-codegen test-corpus test-infer test-differential \
               test-fuzz-seeds test-install test-readme test-stats test-check-data test-demo \
               test-small test-warnings test-s390x test-riscv64
 # Suites that build in folders of their own, or only read what test-build
@@ -17,7 +17,7 @@ TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan 
 CROSS_SUITES = test-i386 test-embedded test-sanitize test-python test-arrow
 ARROW_RANDOM_SPECS = 6
 ARROW_RECORDS = 60
-CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-tfmd test-export test-codegen test-readme
+CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-breaking test-tfmd test-export test-codegen test-readme
 
 .PHONY: test check footprint test-float-exhaustive update-tables test-python test-pool-tsan test-splits-bench $(filter test-%,$(TEST_SUITES) $(CROSS_SUITES)) update-codegen update-cat-golden update-diag update-tfmd update-fuzz-seeds \
         update-tables fuzz
@@ -313,6 +313,10 @@ test-readme: all python
 test-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc
 
+# featc breaking: a golden per rule, no change, --rules, git:REV:PATH
+test-breaking: $(BUILD)/featc
+	@sh tests/breaking/run.sh $(BUILD)/featc
+
 # featc export --tf against the generated descriptors, every spec
 test-export: all
 	@PYTHON=$(PYTHON) CC="$(CC)" sh tests/export/run.sh $(BUILD)/featc $(BUILD)
@@ -388,7 +392,7 @@ test-infer: all
 
 FUZZERS = fuzz_reader fuzz_stream fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
           fuzz_arrow \
-          fuzz_dynamic fuzz_tfmd fuzz_drift
+          fuzz_dynamic fuzz_tfmd fuzz_drift fuzz_breaking
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=all
@@ -400,7 +404,7 @@ $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
 	    $(BUILD)/fuzz/libsan.a $$(TEST_LIBS)
 endef
-$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift fuzz_breaking,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
 
 # validate --against's statistics reader and measures, alone.
 $(BUILD)/fuzz/fuzz_drift: tests/fuzz/fuzz_drift.c cli/commands/stats/drift.c cli/commands/stats/drift_read.c \
@@ -436,6 +440,14 @@ $(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUIL
 	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
 	    $(FEATC_GEN) -lm
 
+# featc breaking, two specs compared, through featc.h only.
+$(BUILD)/fuzz/fuzz_breaking: tests/fuzz/fuzz_breaking.c $(FEATC_SRC) $(FEATC_GEN) \
+                             $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h \
+                             $(BUILD)/gen/spec_lex.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
+	    $(FEATC_GEN) -lm
+
 # featc import --tfmd, the text-format reader included, through featc.h only.
 $(BUILD)/fuzz/fuzz_tfmd: tests/fuzz/fuzz_tfmd.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
                          $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h $(HEADERS)
@@ -461,6 +473,8 @@ update-fuzz-seeds: $(BUILD)/libfeatc.a
 	cp tests/fuzz/seeds/fuzz_reader/* tests/fuzz/seeds/fuzz_stream/
 	for f in specs/*.feat tests/specs/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/spec-$${f##*/}; done
 	for f in tests/diag/*.feat; do cp $$f tests/fuzz/seeds/fuzz_spec/diag-$${f##*/}; done
+	for f in tests/breaking/*.old.feat; do n=$${f%.old.feat}; \
+	    { cat $$f; printf '\n===\n'; cat $$n.new.feat; } > tests/fuzz/seeds/fuzz_breaking/$${n##*/}; done
 	for f in tests/tfmd/*.pbtxt; do cp $$f tests/fuzz/seeds/fuzz_tfmd/$${f##*/}; done
 
 # make fuzz: libFuzzer on every fuzzer for FUZZ_SECONDS each.

@@ -9,6 +9,8 @@
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+/* breaking.c: what changed from one spec to the next that breaks data */
+int cmd_breaking(int argc, char **argv);
 /* tfx.c: TensorFlow Extended's formats */
 int cmd_import(int argc, char **argv);
 /* validate.c: records against a TFMD schema's constraints */

@@ -182,6 +182,22 @@ int featc_export_tfmd(const char *src, size_t len, const featc_options *options,
  * *warnings (may be NULL) gets the number of warnings. */
 int featc_check_tf(const char *src, size_t len, const featc_options *options, int *warnings);
 
+/* featc breaking: the changes from the spec OLD (old_src) to NEW (new_src)
+ * that break data written under OLD (records NEW's parser refuses, or reads
+ * as other values) or what was built on OLD (its generated code, the jobs
+ * reading a feature).  Each is an error through new_options->diag at its
+ * place in NEW, its rule's name in brackets at the end, with a note at its
+ * place in OLD through old_options->diag.  rules: the comma-separated names
+ * of the rules to apply (NULL or "all": every one).  Returns the number of
+ * breaking changes, or -1 when a spec has errors or rules names no rule
+ * (reported through the options' diag). */
+int featc_breaking(const char *old_src, size_t old_len, const featc_options *old_options,
+                   const char *new_src, size_t new_len, const featc_options *new_options,
+                   const char *rules);
+/* Rule i's name and, in *why (may be NULL), what makes it breaking; NULL
+ * past the last rule. */
+const char *featc_breaking_rule(size_t i, const char **why);
+
 /* Releases what featc_compile put in out; out may be NULL or empty. */
 void featc_output_free(featc_output *out);
 
