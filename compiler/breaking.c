@@ -41,7 +41,8 @@ static const char *const rule_names[R_COUNT] = {
 
 static const char *const rule_whys[R_COUNT] = {
     "a message of OLD is gone: its readers and its generated code with it",
-    "an example became a sequence_example or back: records of one do not parse as the other",
+    "an example became a sequence_example or back: its generated code and tensors change "
+    "(an Example's features read as the context, a SequenceExample's lists are dropped)",
     "a key OLD reads is gone: code using its field no longer builds, jobs lose the feature",
     "a new FixedLen key without a default (or a list that may not be missing): records "
     "written under OLD lack it and fail (\"Feature: K (data type: T) is required but could "
@@ -61,8 +62,8 @@ static const char *const rule_whys[R_COUNT] = {
     "sequences OLD accepts fail",
     "a key moved between a sequence_example's context and its feature lists: it is read "
     "from another part of the record",
-    "hash_buckets or one_hot/multi_hot changed: the bucket ids or the vectors read are "
-    "others",
+    "hash_buckets changed, or a one_hot/multi_hot vector changed or dropped: the bucket "
+    "ids or the vectors read are others",
     "a SparseFeature's index or value keys, or its dense size, changed",
     "a RaggedFeature's partitions or its row_splits dtype changed"};
 
@@ -232,7 +233,8 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
                 n->key, kind_word(o), kind_word(n));
         return;
     }
-    if (o->hash_buckets != n->hash_buckets || o->hot != n->hot)
+    /* (a one_hot or multi_hot vector added beside the ids changes nothing read before) */
+    if (o->hash_buckets != n->hash_buckets || (o->hot != 0 && o->hot != n->hot))
         finding(c, R_HASH, n->ast->loc, oa->loc,
                 "feature '%.*s': hash_buckets %zu%s became %zu%s: the bucket ids read are others", key,
                 n->key, o->hash_buckets, o->hot == 1 ? " one_hot" : o->hot == 2 ? " multi_hot" : "",
@@ -364,7 +366,10 @@ static void compare_message(cmp *c, const schema_message *om, const schema_messa
 {
     if (om->sequence != nm->sequence) {
         finding(c, R_MESSAGE_KIND, nm->ast->name_loc, om->ast->name_loc,
-                "%s: %s became %s: records of one do not parse as the other", nm->name,
+                "%s: %s became %s: its generated code and tensors change (an Example's "
+                "features read as a SequenceExample's context, a SequenceExample's lists are "
+                "dropped when it is read as an Example)",
+                nm->name,
                 om->sequence ? "a sequence_example" : "an example",
                 nm->sequence ? "a sequence_example" : "an example");
         return;

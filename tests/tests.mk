@@ -313,9 +313,12 @@ test-readme: all python
 test-diag: $(BUILD)/featc
 	@sh tests/diag/run.sh $(BUILD)/featc
 
-# featc breaking: a golden per rule, no change, --rules, git:REV:PATH
-test-breaking: $(BUILD)/featc
+# featc breaking: a golden per rule, no change, --rules, git:REV:PATH; then
+# each rule's claim on data, through the pairs' generated Python modules
+test-breaking: $(BUILD)/featc python
 	@sh tests/breaking/run.sh $(BUILD)/featc
+	@rm -rf $(BUILD)/breaking-claims && mkdir -p $(BUILD)/breaking-claims
+	@CC="$(CC)" $(PYTHON) tests/breaking/claims.py $(BUILD)/featc $(BUILD) $(BUILD)/breaking-claims
 
 # featc export --tf against the generated descriptors, every spec
 test-export: all

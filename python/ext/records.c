@@ -203,8 +203,12 @@ int fcpy_record_form(const fcpy_message *m, PyObject *item)
     for (i = 0; m->sd != NULL && i < m->sd->nlists; i++) {
         const fc_list_desc *l = &m->sd->lists[i];
         Py_ssize_t parts = l->kind == FC_KIND_RAGGED ? (Py_ssize_t)l->extra->nparts : 0;
-        /* a list is a dense [T, ...] or a Ragged over its frames */
-        fc_kind k = l->kind == FC_KIND_FIXED ? FC_KIND_FIXED : FC_KIND_RAGGED;
+        /* a list is a dense [T, ...] or a Ragged over its frames; a VarLen
+         * list's frames may also be a sequence of value lists (of any
+         * lengths: not an array) */
+        fc_kind k = l->kind == FC_KIND_FIXED    ? FC_KIND_FIXED
+                    : l->kind == FC_KIND_VARLEN ? FC_KIND_VARLEN
+                                                : FC_KIND_RAGGED;
         if ((l->extra == NULL || !l->extra->hidden) &&
             agree(lists, l->key, l->key_len, k, l->type, (Py_ssize_t)l->rank + 1, parts + 1,
                   &form, &who) != 0)
