@@ -24,6 +24,52 @@
 # generator rewrites them as Ninja expects whatever the calling project's
 # cmake_minimum_required says (a function keeps the policies in force where
 # it was defined).
+# featc_breaking_test(): a spec change that breaks data, stopped by CTest.
+#
+#   featc_breaking_test(NAME <test> OLD <old.feat>|git:<rev>:<path> NEW <new.feat>
+#                       [RULES <rule>...])
+#
+# Adds the test NAME, which runs `featc breaking OLD NEW` (in the current
+# source directory, so that git:<rev>:<path> names a spec at a revision of
+# the project's repository, e.g. git:origin/main:specs/clicks.feat): it
+# fails, printing each change, when NEW breaks records written under OLD.
+# RULES: only these rules (featc breaking --list-rules).
+
+# The featc that runs at build time, in var (see featc_generate).
+macro(_featc_program var)
+  if(FEATC_EXECUTABLE)
+    set(${var} "${FEATC_EXECUTABLE}")
+  elseif(CMAKE_CROSSCOMPILING)
+    find_program(FEATC_HOST_EXECUTABLE featc NO_CMAKE_FIND_ROOT_PATH)
+    if(NOT FEATC_HOST_EXECUTABLE)
+      message(FATAL_ERROR "featc: cross-compiling needs a featc that runs on this "
+                          "machine: set FEATC_EXECUTABLE to its path")
+    endif()
+    set(${var} "${FEATC_HOST_EXECUTABLE}")
+  else()
+    get_target_property(${var} featc::featc IMPORTED_LOCATION)
+  endif()
+endmacro()
+
+function(featc_breaking_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;OLD;NEW" "RULES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "featc_breaking_test: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_NAME OR NOT arg_OLD OR NOT arg_NEW)
+    message(FATAL_ERROR "featc_breaking_test: NAME, OLD and NEW are required")
+  endif()
+  _featc_program(featc)
+  set(rules)
+  if(arg_RULES)
+    list(JOIN arg_RULES "," joined)
+    set(rules "--rules=${joined}")
+  endif()
+  add_test(NAME "${arg_NAME}"
+           COMMAND "${featc}" breaking ${rules} "${arg_OLD}" "${arg_NEW}"
+           WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
+endfunction()
+
 cmake_policy(PUSH)
 if(POLICY CMP0116)
   cmake_policy(SET CMP0116 NEW)
@@ -44,18 +90,7 @@ function(featc_generate)
     message(FATAL_ERROR "featc_generate: SPECS <spec.feat>... is required")
   endif()
 
-  if(FEATC_EXECUTABLE)
-    set(featc "${FEATC_EXECUTABLE}")
-  elseif(CMAKE_CROSSCOMPILING)
-    find_program(FEATC_HOST_EXECUTABLE featc NO_CMAKE_FIND_ROOT_PATH)
-    if(NOT FEATC_HOST_EXECUTABLE)
-      message(FATAL_ERROR "featc_generate: cross-compiling needs a featc that runs on this "
-                          "machine: set FEATC_EXECUTABLE to its path")
-    endif()
-    set(featc "${FEATC_HOST_EXECUTABLE}")
-  else()
-    get_target_property(featc featc::featc IMPORTED_LOCATION)
-  endif()
+  _featc_program(featc)
 
   set(dir "${arg_OUTPUT_DIR}")
   if(NOT dir)

@@ -157,6 +157,10 @@ for gen in Ninja "Unix Makefiles"; do
     if cmake -S "$tmp/cmake" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 &&
         cmake --build "$b" >>"$tmp/cmake.log" 2>&1; then ok; else bad "cmake ($gen): $(tail -8 "$tmp/cmake.log")"; fi
     check_programs "$b" "cmake ($gen)"
+    # featc_breaking_test: one spec unchanged, one that breaks (WILL_FAIL)
+    (cd "$b" && ctest --output-on-failure) >"$tmp/ctest.log" 2>&1 &&
+        grep -q "100% tests passed, 0 tests failed out of 2" "$tmp/ctest.log" && ok ||
+        bad "cmake ($gen): featc_breaking_test under ctest: $(tail -8 "$tmp/ctest.log")"
     "$b/species_pc" "$data" >"$tmp/got" 2>&1 && cmp -s "$tmp/species.want" "$tmp/got" && ok ||
         bad "cmake ($gen): species_pc (pkg_check_modules IMPORTED_TARGET) printed $(head -3 "$tmp/got")"
     "$b/kinds" "$data" "$mnist" >"$tmp/got" 2>&1 && [ "$(cat "$tmp/got")" = "1100 Examples, 0 SequenceExamples, 0 others" ] &&
