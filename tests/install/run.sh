@@ -206,6 +206,9 @@ b=$tmp/meson-build
 if meson setup "$b" "$tmp/meson" >"$tmp/meson.log" 2>&1 && ninja -C "$b" >>"$tmp/meson.log" 2>&1; then ok
 else bad "meson: $(tail -8 "$tmp/meson.log")"; fi
 check_programs "$b" "meson"
+meson test -C "$b" >"$tmp/mtest.log" 2>&1 && grep -q "^Ok: *1 *$" "$tmp/mtest.log" &&
+    grep -q "^Expected Fail: *1 *$" "$tmp/mtest.log" && ok ||
+    bad "meson test (featc breaking): $(tail -8 "$tmp/mtest.log")"
 ninja -C "$b" -n >"$tmp/again" 2>&1; grep -q "no work to do" "$tmp/again" && ok || bad "meson: second build not empty: $(head -5 "$tmp/again")"
 touch "$tmp/meson/specs/penguin.feat"
 ninja -C "$b" -v >"$tmp/touch.log" 2>&1 && ok || bad "meson rebuild: $(tail -5 "$tmp/touch.log")"
