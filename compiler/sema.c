@@ -301,9 +301,20 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a)
         if (strcmp(a->split_text, "int64") == 0) {
             f->split64 = 1;
         } else if (strcmp(a->split_text, "int32") != 0) {
+            static const char *const tf_types[] = {
+                "float16", "float32", "float64", "bfloat16", "complex64", "complex128", "int8",
+                "uint8", "uint16", "uint32", "uint64", "int16", "bool", "string", "qint8",
+                "quint8", "qint16", "quint16", "qint32", "resource", "variant"};
+            size_t t;
             fcc_diag_error(d, a->split_loc,
                            "row_splits_dtype must be int32 or int64; got %s (RaggedFeature '%s')",
                            a->split_text, f->cname);
+            /* (a name TensorFlow has as a dtype: RaggedFeature's own check) */
+            for (t = 0; t < sizeof tf_types / sizeof tf_types[0]; t++)
+                if (strcmp(a->split_text, tf_types[t]) == 0)
+                    fcc_diag_tf(d, a->split_loc,
+                                "row_splits_dtype must be int32 or int64; got tf.%s",
+                                a->split_text);
             return 0;
         }
     }
@@ -828,6 +839,70 @@ static int add_hidden(pool *p, diag *d, schema_message *m, schema_feature *group
                        fcc_sym_add(p, d, globals, fcc_cat(p, h->macro, "_MAX", ""), owner, key->loc);
 }
 
+/* ------------------------------------------------------------ TensorFlow's words */
+
+/* Python's repr() of a key (a str), as TensorFlow's messages print keys in
+ * sets: quoted with ' (" when the key holds ' and not "), \\ \n \r \t and
+ * other control bytes escaped; UTF-8 as it is (Python prints it so). */
+static void py_repr(sbuf *b, const char *s, size_t n)
+{
+    char q = memchr(s, '\'', n) != NULL && memchr(s, '"', n) == NULL ? '"' : '\'';
+    size_t i;
+    fcc_sb_put(b, &q, 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\' || c == (unsigned char)q)
+            fcc_sb_printf(b, "\\%c", c);
+        else if (c == '\n')
+            fcc_sb_str(b, "\\n");
+        else if (c == '\r')
+            fcc_sb_str(b, "\\r");
+        else if (c == '\t')
+            fcc_sb_str(b, "\\t");
+        else if (c < 0x20 || c == 0x7f)
+            fcc_sb_printf(b, "\\x%02x", c);
+        else
+            fcc_sb_put(b, (const char *)&c, 1);
+    }
+    fcc_sb_put(b, &q, 1);
+}
+
+/* The note "TensorFlow rejects this with: "WHAT keys must not intersect;
+ * intersection: {'KEY'}"" (_ParseOpParams._validate). */
+static void tf_intersect(diag *d, spec_loc loc, const char *what, const char *key, size_t len)
+{
+    sbuf b = {NULL, 0, 0, 0};
+    fcc_sb_printf(&b, "%s keys must not intersect; intersection: {", what);
+    py_repr(&b, key, len);
+    fcc_sb_str(&b, "}");
+    if (!b.failed)
+        fcc_diag_tf(d, loc, "%s", b.s);
+    free(b.s);
+}
+
+/* str() of TensorFlow's DType of t, as "%s" prints it: <dtype: 'int64'>. */
+static const char *tf_dtype_str(fc_type t)
+{
+    return t == FC_TYPE_INT64   ? "<dtype: 'int64'>"
+           : t == FC_TYPE_FLOAT ? "<dtype: 'float32'>"
+                                : "<dtype: 'string'>";
+}
+
+/* The note of _add_sparse_key / _add_ragged_key: "Conflicting type A vs B
+ * for feature K.", A the type of the feature whose key sorts first (TF adds
+ * the features in sorted key order). */
+static void tf_conflicting(diag *d, spec_loc loc, const schema_feature *first_by,
+                           const schema_feature *other, fc_type first_type, fc_type other_type,
+                           const char *key, size_t len)
+{
+    size_t n = first_by->key_len < other->key_len ? first_by->key_len : other->key_len;
+    int c = memcmp(first_by->key, other->key, n);
+    int first = c < 0 || (c == 0 && first_by->key_len <= other->key_len);
+    fcc_diag_tf(d, loc, "Conflicting type %s vs %s for feature %.*s.",
+                tf_dtype_str(first ? first_type : other_type),
+                tf_dtype_str(first ? other_type : first_type), (int)len, key);
+}
+
 /* Resolves the index and value keys of SparseFeature f (field number fi)
  * to fields: a VarLen feature of the spec with that key and type is read
  * once for both (TensorFlow allows re-using a key with the same dtype); any
@@ -852,6 +927,7 @@ int fcc_resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t *n
                                "%s key \"%.*s\" of SparseFeature '%s' is read by a RaggedFeature "
                                "(TensorFlow: Ragged and sparse keys must not intersect)",
                                role_word, (int)key->len, key->key, f->cname);
+                tf_intersect(d, key->loc, "Ragged and sparse", key->key, key->len);
                 return 0;
             }
             if (g->kind != FC_KIND_VARLEN) {
@@ -862,6 +938,8 @@ int fcc_resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t *n
                                "and sparse keys must not intersect)",
                                role_word, (int)key->len, key->key, f->cname,
                                g->kind == FC_KIND_ROWS ? "FixedLenSequence" : "FixedLen", g->cname);
+                if (g->kind == FC_KIND_FIXED || g->kind == FC_KIND_ROWS)
+                    tf_intersect(d, key->loc, "Dense and sparse", key->key, key->len);
                 return 0;
             }
             if (g->type != want) {
@@ -871,6 +949,8 @@ int fcc_resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t *n
                                "'%s', and VarLen feature '%s'",
                                fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
                                key->key, role_word, f->cname, g->cname);
+                if (!g->hidden) /* (a hidden one's order is its SparseFeature's) */
+                    tf_conflicting(d, key->loc, f, g, want, g->type, key->key, key->len);
                 return 0;
             }
             if (g->hidden && g->max < f->max)
@@ -934,6 +1014,10 @@ int fcc_resolve_ragged(pool *p, diag *d, schema_message *m, schema_feature *grou
                                g->cname,
                                g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
                                : "Dense and ragged");
+                tf_intersect(d, key->loc,
+                             g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
+                                                                         : "Dense and ragged",
+                             key->key, key->len);
                 return 0;
             }
             if (g->type != want) {
