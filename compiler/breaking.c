@@ -223,8 +223,8 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
     char a[96], b[96];
     if (o->type != n->type) {
         finding(c, R_TYPE, where(na->type_loc, n), oa->type_loc,
-                "feature '%.*s': type %s became %s: records written under the old spec fail (TensorFlow: "
-                "\"Data types don't match\")",
+                "feature '%.*s': type %s became %s: records written under the old spec fail "
+                "(TensorFlow: \"Data types don't match\")",
                 key, n->key, fcc_type_word(o->type), fcc_type_word(n->type));
         return;
     }
@@ -236,7 +236,8 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
     /* (a one_hot or multi_hot vector added beside the ids changes nothing read before) */
     if (o->hash_buckets != n->hash_buckets || (o->hot != 0 && o->hot != n->hot))
         finding(c, R_HASH, n->ast->loc, oa->loc,
-                "feature '%.*s': hash_buckets %zu%s became %zu%s: the bucket ids read are others", key,
+                "feature '%.*s': hash_buckets %zu%s became %zu%s: the bucket ids read are "
+                "others", key,
                 n->key, o->hash_buckets, o->hot == 1 ? " one_hot" : o->hot == 2 ? " multi_hot" : "",
                 n->hash_buckets, n->hot == 1 ? " one_hot" : n->hot == 2 ? " multi_hot" : "");
     switch (n->kind) {
@@ -246,18 +247,21 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
             shape_text(o, a, sizeof a);
             shape_text(n, b, sizeof b);
             finding(c, R_SHAPE, where(na->shape_loc, n), where(oa->shape_loc, o),
-                    "feature '%.*s': shape %s became %s: records written under the old spec fail its "
+                    "feature '%.*s': shape %s became %s: records written under the old spec fail "
+                    "its "
                     "count check",
                     key, n->key, a, b);
         } else if (o->has_default && !n->has_default && !n->list) {
             finding(c, R_DEFAULT_REMOVED, where(na->key_loc, n), where(oa->def->loc, o),
-                    "feature '%.*s': its default is gone: records without it, which read the default, "
+                    "feature '%.*s': its default is gone: records without it, which read the "
+                    "default, "
                     "now fail (TensorFlow: \"Feature: %.*s (data type: %s) is required but "
                     "could not be found.\")",
                     key, n->key, key, n->key, fcc_type_word(n->type));
         } else if (o->has_default && n->has_default && !same_default(o, n)) {
             finding(c, R_DEFAULT_CHANGED, where(na->def->loc, n), where(oa->def->loc, o),
-                    "feature '%.*s': its %s changed: records without it read other values, with no error",
+                    "feature '%.*s': its %s changed: records without it read other values, with "
+                    "no error",
                     key, n->key, n->kind == FC_KIND_ROWS ? "padding value" : "default");
         }
         if (n->kind == FC_KIND_ROWS)
@@ -285,7 +289,8 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
     case FC_KIND_RAGGED:
         if (!parts_equal(o, n) || !same_fields(ofs, o, nfs, n, 1))
             finding(c, R_RAGGED, where(na->ragged_loc, n), where(oa->ragged_loc, o),
-                    "feature '%.*s': its value key, partitions or row_splits dtype changed", key, n->key);
+                    "feature '%.*s': its value key, partitions or row_splits dtype "
+                    "changed", key, n->key);
         else {
             unsigned k;
             for (k = 0; k < n->nparts; k++)
@@ -302,11 +307,13 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
             bound(c, o, n, "max frames", o->max_frames, n->max_frames, na->max_loc);
         if (o->allow_missing && !n->allow_missing)
             finding(c, R_LIST_POLICY, n->ast->loc, oa->loc,
-                    "feature list '%.*s': allow_missing dropped: sequences without this list now fail",
+                    "feature list '%.*s': allow_missing dropped: sequences without this list now "
+                    "fail",
                     key, n->key);
         if (!o->uniform && n->uniform)
             finding(c, R_LIST_POLICY, n->ast->loc, oa->loc,
-                    "feature list '%.*s': uniform added: sequences whose frames differ in length now fail",
+                    "feature list '%.*s': uniform added: sequences whose frames differ in length "
+                    "now fail",
                     key, n->key);
     }
 }

@@ -131,7 +131,8 @@ static double one_pass(const char *path, size_t b, int arrow, int mem)
     fc_status s;
     memset(&opt, 0, sizeof opt);
     opt.compression = FC_COMPRESSION_AUTO;
-    s = mem ? fc_input_open_mem(&in, path, image, image_size, &opt) : fc_input_open(&in, path, &opt);
+    s = mem ? fc_input_open_mem(&in, path, image, image_size, &opt)
+            : fc_input_open(&in, path, &opt);
     arena_used = 0;
     while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
         if (keep(&views[n++], &in, &rec) != 0) {

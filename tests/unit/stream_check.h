@@ -33,22 +33,29 @@ static inline void sc_end(sc_outcome *o, int status, const fc_error *e)
     }
 }
 
-/* fc_reader over the bytes in memory (zlib when compressed). */
-static inline void sc_read_mem(const unsigned char *data, size_t len, fc_compression c,
-                               void *buf, size_t buf_size, void *work, size_t work_size,
-                               sc_outcome *o)
+static inline fc_reader_options sc_options(fc_compression c, void *buf, size_t buf_size,
+                                           void *work, size_t work_size)
 {
     fc_reader_options opt;
-    fc_reader r;
-    fc_record rec;
-    int st;
-    memset(o, 0, sizeof *o);
     memset(&opt, 0, sizeof opt);
     opt.compression = c;
     opt.buffer = buf;
     opt.buffer_size = buf_size;
     opt.work = work;
     opt.work_size = work_size;
+    return opt;
+}
+
+/* fc_reader over the bytes in memory (zlib when compressed). */
+static inline void sc_read_mem(const unsigned char *data, size_t len, fc_compression c,
+                               void *buf, size_t buf_size, void *work, size_t work_size,
+                               sc_outcome *o)
+{
+    fc_reader_options opt = sc_options(c, buf, buf_size, work, work_size);
+    fc_reader r;
+    fc_record rec;
+    int st;
+    memset(o, 0, sizeof *o);
     st = fc_reader_init_mem(&r, data, len, &opt, NULL);
     if (st != FC_OK) {
         sc_end(o, st, fc_reader_error(&r));
@@ -66,18 +73,12 @@ static inline void sc_read_pushed(const unsigned char *data, size_t len, fc_comp
                                   void *buf, size_t buf_size, void *work, size_t work_size,
                                   size_t (*next_size)(void *), void *state, sc_outcome *o)
 {
-    fc_reader_options opt;
+    fc_reader_options opt = sc_options(c, buf, buf_size, work, work_size);
     fc_stream s;
     fc_record rec;
     size_t at = 0;
     int st;
     memset(o, 0, sizeof *o);
-    memset(&opt, 0, sizeof opt);
-    opt.compression = c;
-    opt.buffer = buf;
-    opt.buffer_size = buf_size;
-    opt.work = work;
-    opt.work_size = work_size;
     st = fc_stream_init(&s, &opt, NULL);
     if (st != FC_OK) {
         sc_end(o, st, fc_stream_error(&s));
