@@ -925,7 +925,9 @@ static void name_record(size_t n)
 }
 
 /* One batch's records; as write_record returns. */
-static fc_status write_batch(write_job *j, PyObject *batch)
+/* record: batch is one record made into a batch, which is one record even
+ * when it has no feature at all (no column to count its records by). */
+static fc_status write_batch(write_job *j, PyObject *batch, int record)
 {
     size_t nrec = 0, b;
     fc_status st = FC_OK;
@@ -933,6 +935,8 @@ static fc_status write_batch(write_job *j, PyObject *batch)
     j->k.objs = PyList_New(0);
     if (j->k.objs == NULL || get_columns(&j->k, j->m, batch, j->cols, &nrec) != 0)
         return FC_ERR_ARG;
+    if (record && nrec == 0)
+        nrec = 1;
     for (b = 0; b < nrec && st == FC_OK; b++)
         st = write_record(j, b, nrec);
     j->total += nrec;
@@ -1023,7 +1027,7 @@ PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw)
             Py_DECREF(item);
             goto done;
         }
-        st = write_batch(&j, one != NULL ? one : item);
+        st = write_batch(&j, one != NULL ? one : item, one != NULL);
         if (st != FC_OK && one != NULL)
             name_record(j.total);
         Py_XDECREF(one);

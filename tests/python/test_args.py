@@ -154,6 +154,23 @@ def records_write_errors(recs, rng):
     if not parsed:
         return
     good = parsed[0]
+    # a record with no feature is still a record: two of them, two records
+    # (or, where the spec requires a feature, an error that names it)
+    fd, tmp0 = tempfile.mkstemp()
+    os.close(fd)
+    try:
+        empty = ({}, {}) if isinstance(good, tuple) else {}
+        n = mod.write(tmp0, [empty, empty])
+        data, framed = open(tmp0, "rb").read(), 0
+        while len(data) >= 16:
+            data = data[16 + int.from_bytes(data[:8], "little"):]
+            framed += 1
+        check(n == 2 and framed == 2, "write([empty, empty]) gave %r, %d records" % (n, framed))
+    except ValueError as e:
+        check(str(e).startswith("record 0: the batch lacks ") and "the spec requires" in str(e),
+              "write([empty, empty]) says %r" % str(e))
+    finally:
+        os.remove(tmp0)
     try:
         mod.write(os.devnull, [good, 5])
         check(False, "write([record, 5]) did not raise")
