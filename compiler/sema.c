@@ -293,6 +293,12 @@ static int check_ragged(diag *d, schema_feature *f, const ast_feature *a)
                        f->cname, (unsigned)FEATC_MAX_ELEMENTS);
         return 0;
     }
+    if (a->value_key != NULL && a->value_key->len == 0) {
+        fcc_diag_error(d, a->value_key->loc, "the value key of RaggedFeature '%s' is empty",
+                       f->cname);
+        fcc_diag_tf(d, a->value_key->loc, "value_key may not be empty");
+        return 0;
+    }
     f->kind = FC_KIND_RAGGED;
     f->elems = 1;
     f->max = (size_t)v;
