@@ -201,7 +201,7 @@ static size_t msg_bufs(msg_parts *mp, sbuf **all)
 {
     sbuf *list[] = {&mp->enm,        &mp->constants, &mp->members,    &mp->defaults, &mp->init,
                     &mp->batch,      &mp->parser,    &mp->descs,      &mp->order,    &mp->lookup,
-                    &mp->decode,     &mp->missing,   &mp->finish,     &mp->fast,     &mp->absent,
+                    &mp->decode_cases, &mp->decode, &mp->missing,   &mp->finish,     &mp->fast,     &mp->absent,
                     &mp->cdescs,     &mp->ldescs,    &mp->cref,       &mp->corder_ref,
                     &mp->lref,       &mp->lorder_ref, &mp->clookup,   &mp->llookup,
                     &mp->cfast,      &mp->cabsent,   &mp->lfast,      &mp->labsent,
@@ -877,23 +877,28 @@ static int example_parts(msg_parts *mp, const schema_message *m)
             continue;
         }
         fcc_emit_fast_feature(&mp->fast, &mp->absent, f, i);
+        fcc_sb_printf(&mp->decode_cases, "    case %s: /* ", f->macro);
+        fcc_describe(&mp->decode_cases, f);
+        fcc_sb_printf(&mp->decode_cases, " */\n        return fc_ex_%s_%s(&refs[i], ",
+                      f->kind == FC_KIND_FIXED ? "fixed" : f->kind == FC_KIND_VARLEN ? "varlen"
+                      : "rows",
+                      fcc_type_word(f->type));
+        value_ptr(&mp->decode_cases, "m", f);
+        if (f->kind == FC_KIND_FIXED)
+            fcc_sb_printf(&mp->decode_cases, ", %zu, d);\n", f->elems);
+        else if (f->kind == FC_KIND_VARLEN)
+            fcc_sb_printf(&mp->decode_cases, ", %s_MAX, &m->%s_count, d);\n", f->macro,
+                          f->cname);
+        else
+            fcc_sb_printf(&mp->decode_cases, ", %s_SIZE, %s_MAX, &m->%s_count, d);\n",
+                          f->macro, f->macro, f->cname);
         fcc_sb_str(&mp->decode, "    /* ");
         fcc_describe(&mp->decode, f);
         fcc_sb_str(&mp->decode, " */\n");
         fcc_sb_printf(&mp->decode, "    if (ref[%s].entry != 0) {\n", f->macro);
-        fcc_sb_printf(&mp->decode, "        if (fc_ex_%s_%s(&ref[%s], ",
-                      f->kind == FC_KIND_FIXED ? "fixed" : f->kind == FC_KIND_VARLEN ? "varlen"
-                      : "rows",
-                      fcc_type_word(f->type), f->macro);
-        value_ptr(&mp->decode, "m", f);
-        if (f->kind == FC_KIND_FIXED)
-            fcc_sb_printf(&mp->decode, ", %zu, NULL) != FC_OK)\n", f->elems);
-        else if (f->kind == FC_KIND_VARLEN)
-            fcc_sb_printf(&mp->decode, ", %s_MAX, &m->%s_count, NULL) != FC_OK)\n", f->macro,
-                          f->cname);
-        else
-            fcc_sb_printf(&mp->decode, ", %s_SIZE, %s_MAX, &m->%s_count, NULL) != FC_OK)\n",
-                          f->macro, f->macro, f->cname);
+        fcc_sb_printf(&mp->decode,
+                      "        if (%s_decode_field(NULL, m, ref, %s, NULL) != FC_OK)\n",
+                      m->c_type, f->macro);
         fcc_sb_str(&mp->decode, "            return FC_ERR_PARSE;\n");
         fcc_sb_printf(&mp->decode, "        fc_bit_set(m->present, %s);\n", f->macro);
         if (f->kind != FC_KIND_FIXED)
@@ -1059,6 +1064,7 @@ static int emit_message(const schema_message *m, sbuf *hdr, sbuf *src)
             {"FIELD_DESCS", fcc_str_or_empty(&mp.descs)},
             {"MISSING_ORDER", fcc_str_or_empty(&mp.order)},
             {"LOOKUP", fcc_str_or_empty(&mp.lookup)},
+            {"DECODE_CASES", fcc_str_or_empty(&mp.decode_cases)},
             {"DECODE", fcc_str_or_empty(&mp.decode)},
             {"MISSING", fcc_str_or_empty(&mp.missing)},
             {"FINISH", fcc_str_or_empty(&mp.finish)},

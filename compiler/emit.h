@@ -15,9 +15,10 @@ typedef struct subst {
 typedef struct msg_parts {
     /* both kinds */
     sbuf enm, constants, members, defaults, init, batch, parser, counts, fast_defaults;
-    /* example: field table, missing order, lookup, general-path decoder,
-     * required checks, what is built after decoding, fast path */
-    sbuf descs, order, lookup, decode, missing, finish, fast, absent, append;
+    /* example: field table, missing order, lookup, general-path decoder
+     * (each field's case, and the calls), required checks, what is built
+     * after decoding, fast path */
+    sbuf descs, order, lookup, decode_cases, decode, missing, finish, fast, absent, append;
     /* sequence_example: context and list tables and their references,
      * lookups, fast path */
     sbuf cdescs, ldescs, cref, corder_ref, lref, lorder_ref, clookup, llookup;

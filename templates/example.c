@@ -20,6 +20,21 @@ FC_FAST_INLINE int @@TYPE@@_lookup(const void *ctx, const uint8_t *key, size_t l
     return -1;
 }
 
+/* Decodes field i, which the scan found, with its kind's decoder (an
+ * fc_ex_decode_fn): d (may be NULL) receives why it fails.  Inlined into
+ * _decode but in a build for size, where fc_ex_report shares it. */
+FC_FAST_INLINE int @@TYPE@@_decode_field(const fc_message_desc *md, void *msg,
+    const fc_feature_ref *refs, size_t i, fc_ex_detail *d)
+{
+    @@TYPE@@ *m = (@@TYPE@@ *)msg;
+    (void)md;
+    switch (i) {
+@@DECODE_CASES@@
+    default: /* SparseFeature, RaggedFeature: built from their fields */
+        return FC_OK;
+    }
+}
+
 /* Decodes what the scan found (_defaults then fills the defaults of what it
  * did not).  Stops at the first problem without a message: fc_ex_report
  * then finds the problem TensorFlow would report and words it. */
@@ -76,7 +91,7 @@ static int @@TYPE@@_parse_as(@@TYPE@@ *out, const void *data, size_t len,
             return rc;
         memset(out->present, 0, sizeof out->present);
         if (@@TYPE@@_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-            return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, err);
+            return fc_ex_report(&@@TYPE@@_desc, out, ref, &info, @@TYPE@@_decode_field, err);
         @@TYPE@@_defaults(out, out->present);
     }
 @@MISSING@@

@@ -241,13 +241,20 @@ static inline void fc_bit_set(uint32_t *words, unsigned i)
     words[i / 32u] |= (uint32_t)1u << (i % 32u);
 }
 
+/* Decodes field i of a message (its refs[i] found by the scan) into msg with
+ * the typed decoder of its kind (fc_ex_fixed_int64 and the others); d (may
+ * be NULL) receives why it fails.  A generated NAME_decode_field calls only
+ * the decoders its spec uses, so a small build links no others. */
+typedef int (*fc_ex_decode_fn)(const fc_message_desc *md, void *msg, const fc_feature_ref *refs,
+                               size_t i, fc_ex_detail *d);
+
 /* Builds the error of a record that failed the fast path: visits the failing
  * candidates as TensorFlow would (map entries from the last to the first),
  * so that the message is the one TensorFlow reports, plus key, offset and
  * expected/actual.  Uses `scratch` (a message struct of this type) as output
- * space.  Always returns FC_ERR_PARSE. */
+ * space, and decode to decode a field again.  Always returns FC_ERR_PARSE. */
 int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref *refs,
-                 const fc_ex_scan_info *info, fc_error *err);
+                 const fc_ex_scan_info *info, fc_ex_decode_fn decode, fc_error *err);
 
 /* parse_single_example's general path, driven by the descriptor alone:
  * what a generated NAME_parse does without its fast path (the same

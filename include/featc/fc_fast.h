@@ -55,14 +55,18 @@ extern "C" {
 #define FC_FAST_ENTRY static
 #endif
 
-/* Build with -DFC_NO_FAST_PATH and generated parsers go straight to the
- * general path: the same values and errors, slower, and smaller (the
- * smallest builds for microcontrollers; see the README's footprint table).
- * Generated code tests FC_FAST_PATH, so the fast path folds away. */
-#ifdef FC_NO_FAST_PATH
+/* Without the fast path, generated parsers go straight to the general
+ * path: the same values and errors, slower, and smaller.  It is off in a
+ * build for size (-Os, which defines __OPTIMIZE_SIZE__: the microcontroller
+ * builds of docs/embedded.md) and with -DFC_NO_FAST_PATH; -DFC_FAST_PATH=1
+ * keeps it in a build for size.  Generated code tests FC_FAST_PATH, so the
+ * fast path folds away. */
+#ifndef FC_FAST_PATH
+#if defined(FC_NO_FAST_PATH) || defined(__OPTIMIZE_SIZE__)
 #define FC_FAST_PATH 0
 #else
 #define FC_FAST_PATH 1
+#endif
 #endif
 
 /* A varint as protobuf's ReadVarint64 reads it (fc_ex_scan's rule): at most

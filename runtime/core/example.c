@@ -455,7 +455,7 @@ int fc_ex_scan_batched(const void *data, size_t len, fc_ex_lookup_fn lookup, con
             if (p == NULL)
                 return scan_fail(err, base, end, at,
                                  fc_wire_len(at + 1, end, &flen) == NULL
-                                     ? "Features length is not a valid varint (" FC_BAD_LEN ")"
+                                     ? "Features length is not a valid varint"
                                      : "Features length overruns the record");
             fend = fbody + flen;
             while (fbody < fend) {
@@ -463,12 +463,12 @@ int fc_ex_scan_batched(const void *data, size_t len, fc_ex_lookup_fn lookup, con
                 uint32_t elen;
                 int rc;
                 if (*fbody != TAG_LEN1)
-                    return scan_fail(err, base, end, eat, "Features holds a field that is not a map entry");
+                    return scan_fail(err, base, end, eat, "a Features field is not a map entry");
                 fbody = fc_wire_delimited(fbody + 1, fend, &ebody, &elen);
                 if (fbody == NULL)
                     return scan_fail(err, base, end, eat,
                                      fc_wire_len(eat + 1, fend, &elen) == NULL
-                                         ? "map entry length is not a valid varint (" FC_BAD_LEN ")"
+                                         ? "map entry length is not a valid varint"
                                          : "map entry length overruns its Features");
                 rc = scan_entry(base, end, ebody, ebody + elen, lookup, ctx, fields, refs, nrefs,
                                 info, err);
@@ -505,8 +505,15 @@ static int fail_detail(fc_ex_detail *d, fc_ex_problem pr, fc_type actual, size_t
     return FC_ERR_PARSE;
 }
 
-#define MALFORMED(at, what) \
-    fail_detail(d, FC_EXP_MALFORMED, want, 0, r->offset + (size_t)((at) - r->data), what)
+/* A malformed list: at is where in r's bytes.  The message already names
+ * the list's type ("Parsing int64_list failed."), so `what` does not. */
+static int malformed(fc_ex_detail *d, const fc_feature_ref *r, const uint8_t *at, const char *what)
+{
+    return fail_detail(d, FC_EXP_MALFORMED, FC_TYPE_NONE, 0, r->offset + (size_t)(at - r->data),
+                       what);
+}
+
+#define MALFORMED(at, what) malformed(d, r, at, what)
 
 /* Opens the Feature of r: checks its type (first byte) against want and
  * returns the list body [*lb, *le).  A Feature{} (size 0) has no type and an
@@ -556,7 +563,7 @@ int fc_wire_int64s(const fc_feature_ref *r, int64_t *dst, size_t cap, size_t *co
         uint32_t n;
         const uint8_t *after = fc_wire_delimited(p + 1, end, &rb, &n);
         if (after == NULL)
-            return MALFORMED(p, "packed int64 run overruns the list");
+            return MALFORMED(p, "packed run overruns the list");
         re = rb + n;
         while (rb < re) {
             const uint8_t *at = rb;
@@ -565,24 +572,24 @@ int fc_wire_int64s(const fc_feature_ref *r, int64_t *dst, size_t cap, size_t *co
             } else {
                 rb = rd_varint(rb, re, &v);
                 if (rb == NULL)
-                    return MALFORMED(at, "truncated or over-long varint in packed int64 run");
+                    return MALFORMED(at, "truncated or over-long varint");
             }
             if (k < cap)
                 dst[k] = (int64_t)v;
             k++;
         }
         if (skip_fields(after, end, &bad) == NULL)
-            return MALFORMED(bad, "malformed bytes after the packed int64 run");
+            return MALFORMED(bad, "malformed bytes after the packed run");
     } else if (p < end) {
         if (*p != TAG_VARINT1)
-            return MALFORMED(p, "int64 list element with a tag other than 0x0a or 0x08");
+            return MALFORMED(p, "element with a tag other than 0x0a or 0x08");
         while (p < end) { /* unpacked: every element must be tag 0x08 */
             const uint8_t *at = p;
             if (*p != TAG_VARINT1)
-                return MALFORMED(at, "unpacked int64 list element with a tag other than 0x08");
+                return MALFORMED(at, "unpacked element with a tag other than 0x08");
             p = rd_varint(p + 1, end, &v);
             if (p == NULL)
-                return MALFORMED(at, "truncated or over-long varint in int64 list");
+                return MALFORMED(at, "truncated or over-long varint");
             if (k < cap)
                 dst[k] = (int64_t)v;
             k++;
@@ -616,25 +623,25 @@ int fc_wire_floats(const fc_feature_ref *r, float *dst, size_t cap, size_t *coun
         size_t m, j;
         const uint8_t *after = fc_wire_delimited(p + 1, end, &rb, &n);
         if (after == NULL)
-            return MALFORMED(p, "packed float run overruns the list");
+            return MALFORMED(p, "packed run overruns the list");
         /* TensorFlow drops 1-3 stray bytes at the end of a packed run on
          * little-endian hosts; protobuf refuses them, and so does featc. */
         if (n % 4u != 0)
-            return MALFORMED(p, "packed float run length is not a multiple of 4");
+            return MALFORMED(p, "packed run length is not a multiple of 4");
         m = n / 4u;
         for (j = 0; j < m && j < cap; j++)
             dst[j] = load_float_le(rb + 4 * j);
         k = m;
         if (skip_fields(after, end, &bad) == NULL)
-            return MALFORMED(bad, "malformed bytes after the packed float run");
+            return MALFORMED(bad, "malformed bytes after the packed run");
     } else if (p < end) {
         if (*p != TAG_FIXED32_1)
-            return MALFORMED(p, "float list element with a tag other than 0x0a or 0x0d");
+            return MALFORMED(p, "element with a tag other than 0x0a or 0x0d");
         while (p < end) {
             if (*p != TAG_FIXED32_1)
-                return MALFORMED(p, "unpacked float list element with a tag other than 0x0d");
+                return MALFORMED(p, "unpacked element with a tag other than 0x0d");
             if (end - p < 5)
-                return MALFORMED(p, "truncated float in float list");
+                return MALFORMED(p, "truncated float");
             if (k < cap)
                 dst[k] = load_float_le(p + 1);
             k++;
@@ -658,10 +665,10 @@ int fc_wire_bytes(const fc_feature_ref *r, fc_bytes *dst, size_t cap, size_t *co
         const uint8_t *at = p, *body;
         uint32_t n;
         if (*p != TAG_LEN1)
-            return MALFORMED(at, "bytes list element with a tag other than 0x0a");
+            return MALFORMED(at, "element with a tag other than 0x0a");
         p = fc_wire_delimited(p + 1, end, &body, &n);
         if (p == NULL)
-            return MALFORMED(at, "bytes value overruns the list");
+            return MALFORMED(at, "value overruns the list");
         if (k < cap) {
             dst[k].data = body;
             dst[k].size = n;
@@ -798,12 +805,15 @@ const char *fc_wire_list_name(fc_type t)
     }
 }
 
-/* Decodes field f of a message at msg through the descriptor. */
-static int decode_field(const fc_field_desc *f, const fc_feature_ref *r, unsigned char *msg,
+/* Decodes field i of a message at msg through the descriptor (an
+ * fc_ex_decode_fn). */
+static int decode_field(const fc_message_desc *md, void *msg, const fc_feature_ref *refs, size_t i,
                         fc_ex_detail *d)
 {
-    void *vals = msg + f->value_offset;
-    size_t *count = (size_t *)(void *)(msg + f->count_offset);
+    const fc_field_desc *f = &md->fields[i];
+    const fc_feature_ref *r = &refs[i];
+    void *vals = (unsigned char *)msg + f->value_offset;
+    size_t *count = (size_t *)(void *)((unsigned char *)msg + f->count_offset);
     switch (f->kind) {
     case FC_KIND_FIXED:
         if (f->type == FC_TYPE_INT64)
@@ -836,7 +846,8 @@ void fc_msg_key(fc_msg *m, const fc_field_desc *f)
 /* The single path's texts (FastParseSingleExample): "Key: K.  " and TF's
  * text, then featc's detail, which for counts and strides is the batched
  * path's text (batch_error keeps only that in a batch). */
-static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error *err)
+FC_NOINLINE static int report_detail(const fc_field_desc *f, const fc_ex_detail *d,
+                                     fc_error *err)
 {
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, d->offset);
     if (d->problem == FC_EXP_STRIDE) {
@@ -872,11 +883,12 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
          * checked */
         const char *list = fc_wire_list_name(f->type);
         int read = d->problem == FC_EXP_MALFORMED || (f->type == FC_TYPE_BYTES && d->count > f->elems);
+        fc_msg_str(&m, FC_TF_CANT_PARSE ": ");
         if (d->problem == FC_EXP_MALFORMED && f->type == FC_TYPE_BYTES && f->kind != FC_KIND_FIXED) {
             /* TF's single path counts a variable-length bytes_list first */
-            fc_msg_str(&m, FC_TF_CANT_PARSE ": Could not get num elements in bytes_list. ");
+            fc_msg_str(&m, "Could not get num elements in bytes_list. ");
         } else {
-            fc_msg_str(&m, read ? FC_TF_CANT_PARSE ": Parsing " : FC_TF_CANT_PARSE ": Some ");
+            fc_msg_str(&m, read ? "Parsing " : "Some ");
             fc_msg_str(&m, list);
             fc_msg_str(&m, read ? "_list failed. " : FC_TF_SLICE_NOT_PARSED);
         }
@@ -924,12 +936,13 @@ static int report_detail(const fc_field_desc *f, const fc_ex_detail *d, fc_error
     return FC_ERR_PARSE;
 }
 
-static int report_bad_kind(const fc_message_desc *md, const fc_ex_scan_info *info, fc_error *err)
+FC_NOINLINE static int report_bad_kind(const fc_message_desc *md, const fc_ex_scan_info *info,
+                                       fc_error *err)
 {
     const fc_field_desc *f = &md->fields[info->bad_kind_field];
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, info->bad_kind_offset);
     fc_msg_key(&m, f);
-    fc_msg_str(&m, "Unsupported datatype. (the Feature starts with byte 0x");
+    fc_msg_str(&m, "Unsupported datatype. (a Feature that starts with byte 0x");
     {
         static const char hex[] = "0123456789abcdef";
         char two[3];
@@ -938,38 +951,40 @@ static int report_bad_kind(const fc_message_desc *md, const fc_ex_scan_info *inf
         two[2] = 0;
         fc_msg_str(&m, two);
     }
-    fc_msg_str(&m, "; a list starts with 0x0a bytes, 0x12 float or 0x1a int64; at byte ");
-    fc_msg_u64(&m, info->bad_kind_offset);
+    fc_msg_str(&m, ", not 0x0a, 0x12 or 0x1a,");
+    fc_msg_at(&m, info->bad_kind_offset);
     fc_msg_str(&m, ")");
     return FC_ERR_PARSE;
 }
 
 int fc_ex_report(const fc_message_desc *md, void *scratch, const fc_feature_ref *refs,
-                 const fc_ex_scan_info *info, fc_error *err)
+                 const fc_ex_scan_info *info, fc_ex_decode_fn decode, fc_error *err)
 {
     /* TensorFlow visits map entries from the last to the first and reports
      * the first failure it meets: the failure with the highest entry number. */
     size_t i, best = md->nfields;
     uint32_t best_entry = 0;
-    fc_ex_detail best_d, d;
-    memset(&best_d, 0, sizeof best_d);
+    fc_ex_detail d;
     for (i = 0; i < md->nfields; i++) {
         if (refs[i].entry == 0 || refs[i].entry < best_entry)
             continue;
-        memset(&d, 0, sizeof d);
-        if (decode_field(&md->fields[i], &refs[i], (unsigned char *)scratch, &d) != FC_OK) {
+        if (decode(md, scratch, refs, i, NULL) != FC_OK) {
             best = i;
             best_entry = refs[i].entry;
-            best_d = d;
         }
     }
     if (info->bad_kind_entry > best_entry)
         return report_bad_kind(md, info, err);
-    if (best < md->nfields)
-        return report_detail(&md->fields[best], &best_d, err);
+    if (best < md->nfields) {
+        /* the failure again, now with its detail: one detail on the stack,
+         * and the texts' calls below the decoders' rather than on them */
+        memset(&d, 0, sizeof d);
+        (void)decode(md, scratch, refs, best, &d);
+        return report_detail(&md->fields[best], &d, err);
+    }
     {
         fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "internal error: the record failed but no feature reports why");
+        fc_msg_str(&m, "internal error");
     }
     return FC_ERR_PARSE;
 }
@@ -1039,15 +1054,15 @@ int fc_ex_parse_desc(const fc_message_desc *md, void *out, const void *data, siz
         if (f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED)
             continue; /* built from their fields afterwards */
         if (refs[i].entry != 0) {
-            if (decode_field(f, &refs[i], m, NULL) != FC_OK)
-                return fc_ex_report(md, out, refs, &info, err);
+            if (decode_field(md, m, refs, i, NULL) != FC_OK)
+                return fc_ex_report(md, out, refs, &info, decode_field, err);
             fc_bit_set(present, (unsigned)i);
         } else if (f->kind != FC_KIND_FIXED) {
             *(size_t *)(void *)(m + f->count_offset) = 0;
         }
     }
     if (info.bad_kind_entry != 0)
-        return fc_ex_report(md, out, refs, &info, err);
+        return fc_ex_report(md, out, refs, &info, decode_field, err);
     /* defaults (a generated _defaults) */
     for (i = 0; i < md->nfields; i++) {
         const fc_field_desc *f = &md->fields[i];

@@ -107,8 +107,8 @@ static int scan(const fc_seq_desc *sd, const uint8_t *base, size_t len, fc_featu
             p = fc_wire_delimited(p + 1, end, &body, &n);
             if (p == NULL && fc_wire_len(at + 1, end, &n) == NULL)
                 return invalid(err, base, at,
-                               lists ? "feature_lists length is not a valid varint (" FC_BAD_LEN ")"
-                                     : "context length is not a valid varint (" FC_BAD_LEN ")");
+                               lists ? "feature_lists length is not a valid varint"
+                                     : "context length is not a valid varint");
             if (p == NULL)
                 return invalid(err, base, at,
                                lists ? "feature_lists length overruns the record"
@@ -660,7 +660,7 @@ static int report(const fc_seq_desc *sd, const uint8_t *base, const fc_feature_r
     }
     {
         fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "internal error: the record failed but no feature reports why");
+        fc_msg_str(&m, "internal error");
     }
     return FC_ERR_PARSE;
 }

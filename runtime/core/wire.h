@@ -10,6 +10,14 @@
 
 #include "featc/fc_example.h"
 
+/* Kept out of line: an error path's frame off the stack of the path that
+ * calls it (the deepest stack of a parse is asserted by make footprint). */
+#if defined(__GNUC__) || defined(__clang__)
+#define FC_NOINLINE __attribute__((noinline))
+#else
+#define FC_NOINLINE
+#endif
+
 /* The size_t member of a generated struct at p (a count or frame count),
  * read without assuming p's alignment. */
 static inline size_t fc_load_size(const void *p)
@@ -36,8 +44,6 @@ static inline void fc_bit_copy(uint32_t *words, unsigned to, unsigned from)
 /* A length or tag: a varint of at most 10 bytes whose value fits 32 bits;
  * NULL if it runs past end, is longer or larger. */
 const uint8_t *fc_wire_len(const uint8_t *p, const uint8_t *end, uint32_t *v);
-/* What fc_wire_len refuses, for messages. */
-#define FC_BAD_LEN "cut short, longer than 10 bytes, or above 2^32 - 1"
 
 /* TensorFlow's texts that its single and batched Example paths word
  * differently (tf-semantics.md 3.1, 3.2).  The single-record parser says

@@ -320,7 +320,7 @@ static void test_structural_errors(void)
     w_example(&ex, &feats);
     CHECK(parse(&ex) == FC_ERR_PARSE);
     CHECK_CONTAINS(err.message, "Could not parse example input, value: '\\n\\'\\n\\n\\n\\001s\\022");
-    CHECK_CONTAINS(err.message, "\\022\\001x': Features holds a field that is not a map entry at byte 38");
+    CHECK_CONTAINS(err.message, "\\022\\001x': a Features field is not a map entry at byte 38");
     /* a Features length that overruns the record */
     feats.n = ex.n = 0;
     base_features(&feats);
@@ -334,7 +334,7 @@ static void test_structural_errors(void)
     w_byte(&ex, 0x0A);
     w_byte(&ex, 0x80);
     CHECK(parse(&ex) == FC_ERR_PARSE);
-    CHECK_CONTAINS(err.message, "Features length is not a valid varint (cut short, longer than 10 bytes, or above 2^32 - 1) at byte 0");
+    CHECK_CONTAINS(err.message, "Features length is not a valid varint at byte 0");
     /* an 11-byte length varint is named as such, not as an overrun */
     {
         int i;
@@ -601,7 +601,7 @@ static void test_list_length_overrun(void)
         f.b[3] = 9;
         with_entry(&ex, "vb", &f);
         CHECK(parse(&ex) == FC_ERR_PARSE);
-        CHECK_CONTAINS(err.message, "bytes value overruns the list");
+        CHECK_CONTAINS(err.message, "Could not get num elements in bytes_list. value overruns the list (at byte 48)");
     }
 }
 
@@ -664,7 +664,7 @@ static void test_packed_float_remainder(void)
     CHECK(parse(&ex) == FC_OK); /* "ab" is not the key: the key is "a/b" */
     with_entry(&ex, "a/b", &f);
     CHECK(parse(&ex) == FC_ERR_PARSE);
-    CHECK_CONTAINS(err.message, "packed float run length is not a multiple of 4");
+    CHECK_CONTAINS(err.message, "Parsing float_list failed. packed run length is not a multiple of 4");
 }
 
 static void test_error_precedence(void)

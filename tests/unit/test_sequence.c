@@ -335,7 +335,7 @@ static void test_packed_float_remainder(void)
     list_add("fm", fm, 1);
     CHECK(parse() == FC_ERR_PARSE);
     CHECK(has_text("Feature list: fm, Index: 0.  Data types don't match. Expected type: float "
-                   "(malformed float_list: packed float run length is not a multiple of 4"));
+                   "(malformed float_list: packed run length is not a multiple of 4"));
 }
 
 /* Context features: an empty Feature is present with no values (not

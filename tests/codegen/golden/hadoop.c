@@ -63,6 +63,22 @@ FC_FAST_INLINE int hadoop_row_lookup(const void *ctx, const uint8_t *key, size_t
     return -1;
 }
 
+/* Decodes field i, which the scan found, with its kind's decoder (an
+ * fc_ex_decode_fn): d (may be NULL) receives why it fails.  Inlined into
+ * _decode but in a build for size, where fc_ex_report shares it. */
+FC_FAST_INLINE int hadoop_row_decode_field(const fc_message_desc *md, void *msg,
+    const fc_feature_ref *refs, size_t i, fc_ex_detail *d)
+{
+    hadoop_row *m = (hadoop_row *)msg;
+    (void)md;
+    switch (i) {
+    case HADOOP_ROW_DATA: /* "data": int64, FixedLen [2], required */
+        return fc_ex_fixed_int64(&refs[i], &m->data[0], 2, d);
+    default: /* SparseFeature, RaggedFeature: built from their fields */
+        return FC_OK;
+    }
+}
+
 /* Decodes what the scan found (_defaults then fills the defaults of what it
  * did not).  Stops at the first problem without a message: fc_ex_report
  * then finds the problem TensorFlow would report and words it. */
@@ -70,7 +86,7 @@ static int hadoop_row_decode(hadoop_row *m, const fc_feature_ref *ref)
 {
     /* "data": int64, FixedLen [2], required */
     if (ref[HADOOP_ROW_DATA].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[HADOOP_ROW_DATA], &m->data[0], 2, NULL) != FC_OK)
+        if (hadoop_row_decode_field(NULL, m, ref, HADOOP_ROW_DATA, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, HADOOP_ROW_DATA);
     }
@@ -129,7 +145,7 @@ static int hadoop_row_parse_as(hadoop_row *out, const void *data, size_t len,
             return rc;
         memset(out->present, 0, sizeof out->present);
         if (hadoop_row_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-            return fc_ex_report(&hadoop_row_desc, out, ref, &info, err);
+            return fc_ex_report(&hadoop_row_desc, out, ref, &info, hadoop_row_decode_field, err);
         hadoop_row_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,

@@ -94,6 +94,30 @@ FC_FAST_INLINE int image_photo_lookup(const void *ctx, const uint8_t *key, size_
     return -1;
 }
 
+/* Decodes field i, which the scan found, with its kind's decoder (an
+ * fc_ex_decode_fn): d (may be NULL) receives why it fails.  Inlined into
+ * _decode but in a build for size, where fc_ex_report shares it. */
+FC_FAST_INLINE int image_photo_decode_field(const fc_message_desc *md, void *msg,
+    const fc_feature_ref *refs, size_t i, fc_ex_detail *d)
+{
+    image_photo *m = (image_photo *)msg;
+    (void)md;
+    switch (i) {
+    case IMAGE_PHOTO_HEIGHT: /* "height": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->height, 1, d);
+    case IMAGE_PHOTO_WIDTH: /* "width": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->width, 1, d);
+    case IMAGE_PHOTO_DEPTH: /* "depth": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->depth, 1, d);
+    case IMAGE_PHOTO_LABEL: /* "label": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->label, 1, d);
+    case IMAGE_PHOTO_IMAGE_RAW: /* "image_raw": bytes, FixedLen [], required */
+        return fc_ex_fixed_bytes(&refs[i], &m->image_raw, 1, d);
+    default: /* SparseFeature, RaggedFeature: built from their fields */
+        return FC_OK;
+    }
+}
+
 /* Decodes what the scan found (_defaults then fills the defaults of what it
  * did not).  Stops at the first problem without a message: fc_ex_report
  * then finds the problem TensorFlow would report and words it. */
@@ -101,31 +125,31 @@ static int image_photo_decode(image_photo *m, const fc_feature_ref *ref)
 {
     /* "height": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_HEIGHT].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_HEIGHT], &m->height, 1, NULL) != FC_OK)
+        if (image_photo_decode_field(NULL, m, ref, IMAGE_PHOTO_HEIGHT, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, IMAGE_PHOTO_HEIGHT);
     }
     /* "width": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_WIDTH].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_WIDTH], &m->width, 1, NULL) != FC_OK)
+        if (image_photo_decode_field(NULL, m, ref, IMAGE_PHOTO_WIDTH, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, IMAGE_PHOTO_WIDTH);
     }
     /* "depth": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_DEPTH].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_DEPTH], &m->depth, 1, NULL) != FC_OK)
+        if (image_photo_decode_field(NULL, m, ref, IMAGE_PHOTO_DEPTH, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, IMAGE_PHOTO_DEPTH);
     }
     /* "label": int64, FixedLen [], required */
     if (ref[IMAGE_PHOTO_LABEL].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[IMAGE_PHOTO_LABEL], &m->label, 1, NULL) != FC_OK)
+        if (image_photo_decode_field(NULL, m, ref, IMAGE_PHOTO_LABEL, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, IMAGE_PHOTO_LABEL);
     }
     /* "image_raw": bytes, FixedLen [], required */
     if (ref[IMAGE_PHOTO_IMAGE_RAW].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[IMAGE_PHOTO_IMAGE_RAW], &m->image_raw, 1, NULL) != FC_OK)
+        if (image_photo_decode_field(NULL, m, ref, IMAGE_PHOTO_IMAGE_RAW, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, IMAGE_PHOTO_IMAGE_RAW);
     }
@@ -212,7 +236,7 @@ static int image_photo_parse_as(image_photo *out, const void *data, size_t len,
             return rc;
         memset(out->present, 0, sizeof out->present);
         if (image_photo_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-            return fc_ex_report(&image_photo_desc, out, ref, &info, err);
+            return fc_ex_report(&image_photo_desc, out, ref, &info, image_photo_decode_field, err);
         image_photo_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,

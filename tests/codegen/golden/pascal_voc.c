@@ -128,6 +128,36 @@ FC_FAST_INLINE int voc_segmentation_lookup(const void *ctx, const uint8_t *key, 
     return -1;
 }
 
+/* Decodes field i, which the scan found, with its kind's decoder (an
+ * fc_ex_decode_fn): d (may be NULL) receives why it fails.  Inlined into
+ * _decode but in a build for size, where fc_ex_report shares it. */
+FC_FAST_INLINE int voc_segmentation_decode_field(const fc_message_desc *md, void *msg,
+    const fc_feature_ref *refs, size_t i, fc_ex_detail *d)
+{
+    voc_segmentation *m = (voc_segmentation *)msg;
+    (void)md;
+    switch (i) {
+    case VOC_SEGMENTATION_IMAGE: /* "image/encoded": bytes, FixedLen [], required */
+        return fc_ex_fixed_bytes(&refs[i], &m->image, 1, d);
+    case VOC_SEGMENTATION_FILENAME: /* "image/filename": bytes, FixedLen [], required */
+        return fc_ex_fixed_bytes(&refs[i], &m->filename, 1, d);
+    case VOC_SEGMENTATION_FORMAT: /* "image/format": bytes, FixedLen [], with a default */
+        return fc_ex_fixed_bytes(&refs[i], &m->format, 1, d);
+    case VOC_SEGMENTATION_HEIGHT: /* "image/height": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->height, 1, d);
+    case VOC_SEGMENTATION_WIDTH: /* "image/width": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->width, 1, d);
+    case VOC_SEGMENTATION_CHANNELS: /* "image/channels": int64, FixedLen [], with a default */
+        return fc_ex_fixed_int64(&refs[i], &m->channels, 1, d);
+    case VOC_SEGMENTATION_LABEL: /* "image/segmentation/class/encoded": bytes, FixedLen [], required */
+        return fc_ex_fixed_bytes(&refs[i], &m->label, 1, d);
+    case VOC_SEGMENTATION_LABEL_FORMAT: /* "image/segmentation/class/format": bytes, FixedLen [], with a default */
+        return fc_ex_fixed_bytes(&refs[i], &m->label_format, 1, d);
+    default: /* SparseFeature, RaggedFeature: built from their fields */
+        return FC_OK;
+    }
+}
+
 /* Decodes what the scan found (_defaults then fills the defaults of what it
  * did not).  Stops at the first problem without a message: fc_ex_report
  * then finds the problem TensorFlow would report and words it. */
@@ -135,49 +165,49 @@ static int voc_segmentation_decode(voc_segmentation *m, const fc_feature_ref *re
 {
     /* "image/encoded": bytes, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_IMAGE].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_IMAGE], &m->image, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_IMAGE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_IMAGE);
     }
     /* "image/filename": bytes, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_FILENAME].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_FILENAME], &m->filename, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_FILENAME, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_FILENAME);
     }
     /* "image/format": bytes, FixedLen [], with a default */
     if (ref[VOC_SEGMENTATION_FORMAT].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_FORMAT], &m->format, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_FORMAT, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_FORMAT);
     }
     /* "image/height": int64, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_HEIGHT].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[VOC_SEGMENTATION_HEIGHT], &m->height, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_HEIGHT, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_HEIGHT);
     }
     /* "image/width": int64, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_WIDTH].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[VOC_SEGMENTATION_WIDTH], &m->width, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_WIDTH, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_WIDTH);
     }
     /* "image/channels": int64, FixedLen [], with a default */
     if (ref[VOC_SEGMENTATION_CHANNELS].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[VOC_SEGMENTATION_CHANNELS], &m->channels, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_CHANNELS, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_CHANNELS);
     }
     /* "image/segmentation/class/encoded": bytes, FixedLen [], required */
     if (ref[VOC_SEGMENTATION_LABEL].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_LABEL], &m->label, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_LABEL, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_LABEL);
     }
     /* "image/segmentation/class/format": bytes, FixedLen [], with a default */
     if (ref[VOC_SEGMENTATION_LABEL_FORMAT].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[VOC_SEGMENTATION_LABEL_FORMAT], &m->label_format, 1, NULL) != FC_OK)
+        if (voc_segmentation_decode_field(NULL, m, ref, VOC_SEGMENTATION_LABEL_FORMAT, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, VOC_SEGMENTATION_LABEL_FORMAT);
     }
@@ -281,7 +311,7 @@ static int voc_segmentation_parse_as(voc_segmentation *out, const void *data, si
             return rc;
         memset(out->present, 0, sizeof out->present);
         if (voc_segmentation_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-            return fc_ex_report(&voc_segmentation_desc, out, ref, &info, err);
+            return fc_ex_report(&voc_segmentation_desc, out, ref, &info, voc_segmentation_decode_field, err);
         voc_segmentation_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,

@@ -151,6 +151,36 @@ FC_FAST_INLINE int taobao_user_lookup(const void *ctx, const uint8_t *key, size_
     return -1;
 }
 
+/* Decodes field i, which the scan found, with its kind's decoder (an
+ * fc_ex_decode_fn): d (may be NULL) receives why it fails.  Inlined into
+ * _decode but in a build for size, where fc_ex_report shares it. */
+FC_FAST_INLINE int taobao_user_decode_field(const fc_message_desc *md, void *msg,
+    const fc_feature_ref *refs, size_t i, fc_ex_detail *d)
+{
+    taobao_user *m = (taobao_user *)msg;
+    (void)md;
+    switch (i) {
+    case TAOBAO_USER_CITY: /* "city": bytes, FixedLen [], required, 100 hash buckets */
+        return fc_ex_fixed_bytes(&refs[i], &m->city, 1, d);
+    case TAOBAO_USER_USE_DAY: /* "use_day": int64, FixedLen [], with a default */
+        return fc_ex_fixed_int64(&refs[i], &m->use_day, 1, d);
+    case TAOBAO_USER_PAY: /* "pay": float, FixedLen [], required */
+        return fc_ex_fixed_float(&refs[i], &m->pay, 1, d);
+    case TAOBAO_USER_POI: /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
+        return fc_ex_varlen_bytes(&refs[i], m->poi, TAOBAO_USER_POI_MAX, &m->poi_count, d);
+    case TAOBAO_USER_RATINGS_INDEX0: /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
+        return fc_ex_varlen_int64(&refs[i], m->ratings_index0, TAOBAO_USER_RATINGS_INDEX0_MAX, &m->ratings_index0_count, d);
+    case TAOBAO_USER_RATINGS_VALUE: /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
+        return fc_ex_varlen_float(&refs[i], m->ratings_value, TAOBAO_USER_RATINGS_VALUE_MAX, &m->ratings_value_count, d);
+    case TAOBAO_USER_SESSIONS_VALUE: /* "session_items": bytes, VarLen, at most 128 values (read for a RaggedFeature) */
+        return fc_ex_varlen_bytes(&refs[i], m->sessions_value, TAOBAO_USER_SESSIONS_VALUE_MAX, &m->sessions_value_count, d);
+    case TAOBAO_USER_SESSIONS_PART0: /* "session_lengths": int64, VarLen, at most 16 values (read for a RaggedFeature) */
+        return fc_ex_varlen_int64(&refs[i], m->sessions_part0, TAOBAO_USER_SESSIONS_PART0_MAX, &m->sessions_part0_count, d);
+    default: /* SparseFeature, RaggedFeature: built from their fields */
+        return FC_OK;
+    }
+}
+
 /* Decodes what the scan found (_defaults then fills the defaults of what it
  * did not).  Stops at the first problem without a message: fc_ex_report
  * then finds the problem TensorFlow would report and words it. */
@@ -158,25 +188,25 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
 {
     /* "city": bytes, FixedLen [], required, 100 hash buckets */
     if (ref[TAOBAO_USER_CITY].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[TAOBAO_USER_CITY], &m->city, 1, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_CITY, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_CITY);
     }
     /* "use_day": int64, FixedLen [], with a default */
     if (ref[TAOBAO_USER_USE_DAY].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAOBAO_USER_USE_DAY], &m->use_day, 1, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_USE_DAY, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_USE_DAY);
     }
     /* "pay": float, FixedLen [], required */
     if (ref[TAOBAO_USER_PAY].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAOBAO_USER_PAY], &m->pay, 1, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_PAY, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_PAY);
     }
     /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot */
     if (ref[TAOBAO_USER_POI].entry != 0) {
-        if (fc_ex_varlen_bytes(&ref[TAOBAO_USER_POI], m->poi, TAOBAO_USER_POI_MAX, &m->poi_count, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_POI, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_POI);
     } else {
@@ -184,7 +214,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     }
     /* "item": int64, VarLen, at most 64 values (read for a SparseFeature) */
     if (ref[TAOBAO_USER_RATINGS_INDEX0].entry != 0) {
-        if (fc_ex_varlen_int64(&ref[TAOBAO_USER_RATINGS_INDEX0], m->ratings_index0, TAOBAO_USER_RATINGS_INDEX0_MAX, &m->ratings_index0_count, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_RATINGS_INDEX0, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_RATINGS_INDEX0);
     } else {
@@ -192,7 +222,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     }
     /* "rating": float, VarLen, at most 64 values (read for a SparseFeature) */
     if (ref[TAOBAO_USER_RATINGS_VALUE].entry != 0) {
-        if (fc_ex_varlen_float(&ref[TAOBAO_USER_RATINGS_VALUE], m->ratings_value, TAOBAO_USER_RATINGS_VALUE_MAX, &m->ratings_value_count, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_RATINGS_VALUE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_RATINGS_VALUE);
     } else {
@@ -200,7 +230,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     }
     /* "session_items": bytes, VarLen, at most 128 values (read for a RaggedFeature) */
     if (ref[TAOBAO_USER_SESSIONS_VALUE].entry != 0) {
-        if (fc_ex_varlen_bytes(&ref[TAOBAO_USER_SESSIONS_VALUE], m->sessions_value, TAOBAO_USER_SESSIONS_VALUE_MAX, &m->sessions_value_count, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_SESSIONS_VALUE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_SESSIONS_VALUE);
     } else {
@@ -208,7 +238,7 @@ static int taobao_user_decode(taobao_user *m, const fc_feature_ref *ref)
     }
     /* "session_lengths": int64, VarLen, at most 16 values (read for a RaggedFeature) */
     if (ref[TAOBAO_USER_SESSIONS_PART0].entry != 0) {
-        if (fc_ex_varlen_int64(&ref[TAOBAO_USER_SESSIONS_PART0], m->sessions_part0, TAOBAO_USER_SESSIONS_PART0_MAX, &m->sessions_part0_count, NULL) != FC_OK)
+        if (taobao_user_decode_field(NULL, m, ref, TAOBAO_USER_SESSIONS_PART0, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAOBAO_USER_SESSIONS_PART0);
     } else {
@@ -318,7 +348,7 @@ static int taobao_user_parse_as(taobao_user *out, const void *data, size_t len,
             return rc;
         memset(out->present, 0, sizeof out->present);
         if (taobao_user_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-            return fc_ex_report(&taobao_user_desc, out, ref, &info, err);
+            return fc_ex_report(&taobao_user_desc, out, ref, &info, taobao_user_decode_field, err);
         taobao_user_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,

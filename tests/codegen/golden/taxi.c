@@ -206,6 +206,56 @@ FC_FAST_INLINE int taxi_trip_lookup(const void *ctx, const uint8_t *key, size_t 
     return -1;
 }
 
+/* Decodes field i, which the scan found, with its kind's decoder (an
+ * fc_ex_decode_fn): d (may be NULL) receives why it fails.  Inlined into
+ * _decode but in a build for size, where fc_ex_report shares it. */
+FC_FAST_INLINE int taxi_trip_decode_field(const fc_message_desc *md, void *msg,
+    const fc_feature_ref *refs, size_t i, fc_ex_detail *d)
+{
+    taxi_trip *m = (taxi_trip *)msg;
+    (void)md;
+    switch (i) {
+    case TAXI_TRIP_COMPANY: /* "company": bytes, FixedLen [], with a default */
+        return fc_ex_fixed_bytes(&refs[i], &m->company, 1, d);
+    case TAXI_TRIP_DROPOFF_CENSUS_TRACT: /* "dropoff_census_tract": int64, FixedLen [], with a default */
+        return fc_ex_fixed_int64(&refs[i], &m->dropoff_census_tract, 1, d);
+    case TAXI_TRIP_DROPOFF_COMMUNITY_AREA: /* "dropoff_community_area": int64, FixedLen [], with a default */
+        return fc_ex_fixed_int64(&refs[i], &m->dropoff_community_area, 1, d);
+    case TAXI_TRIP_DROPOFF_LATITUDE: /* "dropoff_latitude": float, FixedLen [], with a default */
+        return fc_ex_fixed_float(&refs[i], &m->dropoff_latitude, 1, d);
+    case TAXI_TRIP_DROPOFF_LONGITUDE: /* "dropoff_longitude": float, FixedLen [], with a default */
+        return fc_ex_fixed_float(&refs[i], &m->dropoff_longitude, 1, d);
+    case TAXI_TRIP_FARE: /* "fare": float, FixedLen [], required */
+        return fc_ex_fixed_float(&refs[i], &m->fare, 1, d);
+    case TAXI_TRIP_PAYMENT_TYPE: /* "payment_type": bytes, FixedLen [], required */
+        return fc_ex_fixed_bytes(&refs[i], &m->payment_type, 1, d);
+    case TAXI_TRIP_PICKUP_CENSUS_TRACT: /* "pickup_census_tract": int64, VarLen, at most 1 values */
+        return fc_ex_varlen_int64(&refs[i], m->pickup_census_tract, TAXI_TRIP_PICKUP_CENSUS_TRACT_MAX, &m->pickup_census_tract_count, d);
+    case TAXI_TRIP_PICKUP_COMMUNITY_AREA: /* "pickup_community_area": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->pickup_community_area, 1, d);
+    case TAXI_TRIP_PICKUP_LATITUDE: /* "pickup_latitude": float, FixedLen [], required */
+        return fc_ex_fixed_float(&refs[i], &m->pickup_latitude, 1, d);
+    case TAXI_TRIP_PICKUP_LONGITUDE: /* "pickup_longitude": float, FixedLen [], required */
+        return fc_ex_fixed_float(&refs[i], &m->pickup_longitude, 1, d);
+    case TAXI_TRIP_TIPS: /* "tips": float, FixedLen [], required */
+        return fc_ex_fixed_float(&refs[i], &m->tips, 1, d);
+    case TAXI_TRIP_TRIP_MILES: /* "trip_miles": float, FixedLen [], required */
+        return fc_ex_fixed_float(&refs[i], &m->trip_miles, 1, d);
+    case TAXI_TRIP_TRIP_SECONDS: /* "trip_seconds": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->trip_seconds, 1, d);
+    case TAXI_TRIP_TRIP_START_DAY: /* "trip_start_day": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->trip_start_day, 1, d);
+    case TAXI_TRIP_TRIP_START_HOUR: /* "trip_start_hour": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->trip_start_hour, 1, d);
+    case TAXI_TRIP_TRIP_START_MONTH: /* "trip_start_month": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->trip_start_month, 1, d);
+    case TAXI_TRIP_TRIP_START_TIMESTAMP: /* "trip_start_timestamp": int64, FixedLen [], required */
+        return fc_ex_fixed_int64(&refs[i], &m->trip_start_timestamp, 1, d);
+    default: /* SparseFeature, RaggedFeature: built from their fields */
+        return FC_OK;
+    }
+}
+
 /* Decodes what the scan found (_defaults then fills the defaults of what it
  * did not).  Stops at the first problem without a message: fc_ex_report
  * then finds the problem TensorFlow would report and words it. */
@@ -213,49 +263,49 @@ static int taxi_trip_decode(taxi_trip *m, const fc_feature_ref *ref)
 {
     /* "company": bytes, FixedLen [], with a default */
     if (ref[TAXI_TRIP_COMPANY].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[TAXI_TRIP_COMPANY], &m->company, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_COMPANY, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_COMPANY);
     }
     /* "dropoff_census_tract": int64, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_CENSUS_TRACT].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_DROPOFF_CENSUS_TRACT], &m->dropoff_census_tract, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_DROPOFF_CENSUS_TRACT, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_DROPOFF_CENSUS_TRACT);
     }
     /* "dropoff_community_area": int64, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_COMMUNITY_AREA].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_DROPOFF_COMMUNITY_AREA], &m->dropoff_community_area, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_DROPOFF_COMMUNITY_AREA, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_DROPOFF_COMMUNITY_AREA);
     }
     /* "dropoff_latitude": float, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_LATITUDE].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAXI_TRIP_DROPOFF_LATITUDE], &m->dropoff_latitude, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_DROPOFF_LATITUDE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_DROPOFF_LATITUDE);
     }
     /* "dropoff_longitude": float, FixedLen [], with a default */
     if (ref[TAXI_TRIP_DROPOFF_LONGITUDE].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAXI_TRIP_DROPOFF_LONGITUDE], &m->dropoff_longitude, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_DROPOFF_LONGITUDE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_DROPOFF_LONGITUDE);
     }
     /* "fare": float, FixedLen [], required */
     if (ref[TAXI_TRIP_FARE].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAXI_TRIP_FARE], &m->fare, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_FARE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_FARE);
     }
     /* "payment_type": bytes, FixedLen [], required */
     if (ref[TAXI_TRIP_PAYMENT_TYPE].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[TAXI_TRIP_PAYMENT_TYPE], &m->payment_type, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_PAYMENT_TYPE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_PAYMENT_TYPE);
     }
     /* "pickup_census_tract": int64, VarLen, at most 1 values */
     if (ref[TAXI_TRIP_PICKUP_CENSUS_TRACT].entry != 0) {
-        if (fc_ex_varlen_int64(&ref[TAXI_TRIP_PICKUP_CENSUS_TRACT], m->pickup_census_tract, TAXI_TRIP_PICKUP_CENSUS_TRACT_MAX, &m->pickup_census_tract_count, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_PICKUP_CENSUS_TRACT, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_PICKUP_CENSUS_TRACT);
     } else {
@@ -263,61 +313,61 @@ static int taxi_trip_decode(taxi_trip *m, const fc_feature_ref *ref)
     }
     /* "pickup_community_area": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_PICKUP_COMMUNITY_AREA].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_PICKUP_COMMUNITY_AREA], &m->pickup_community_area, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_PICKUP_COMMUNITY_AREA, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_PICKUP_COMMUNITY_AREA);
     }
     /* "pickup_latitude": float, FixedLen [], required */
     if (ref[TAXI_TRIP_PICKUP_LATITUDE].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAXI_TRIP_PICKUP_LATITUDE], &m->pickup_latitude, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_PICKUP_LATITUDE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_PICKUP_LATITUDE);
     }
     /* "pickup_longitude": float, FixedLen [], required */
     if (ref[TAXI_TRIP_PICKUP_LONGITUDE].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAXI_TRIP_PICKUP_LONGITUDE], &m->pickup_longitude, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_PICKUP_LONGITUDE, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_PICKUP_LONGITUDE);
     }
     /* "tips": float, FixedLen [], required */
     if (ref[TAXI_TRIP_TIPS].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAXI_TRIP_TIPS], &m->tips, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_TIPS, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_TIPS);
     }
     /* "trip_miles": float, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_MILES].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TAXI_TRIP_TRIP_MILES], &m->trip_miles, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_TRIP_MILES, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_TRIP_MILES);
     }
     /* "trip_seconds": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_SECONDS].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_SECONDS], &m->trip_seconds, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_TRIP_SECONDS, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_TRIP_SECONDS);
     }
     /* "trip_start_day": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_DAY].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_DAY], &m->trip_start_day, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_TRIP_START_DAY, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_TRIP_START_DAY);
     }
     /* "trip_start_hour": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_HOUR].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_HOUR], &m->trip_start_hour, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_TRIP_START_HOUR, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_TRIP_START_HOUR);
     }
     /* "trip_start_month": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_MONTH].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_MONTH], &m->trip_start_month, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_TRIP_START_MONTH, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_TRIP_START_MONTH);
     }
     /* "trip_start_timestamp": int64, FixedLen [], required */
     if (ref[TAXI_TRIP_TRIP_START_TIMESTAMP].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TAXI_TRIP_TRIP_START_TIMESTAMP], &m->trip_start_timestamp, 1, NULL) != FC_OK)
+        if (taxi_trip_decode_field(NULL, m, ref, TAXI_TRIP_TRIP_START_TIMESTAMP, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TAXI_TRIP_TRIP_START_TIMESTAMP);
     }
@@ -487,7 +537,7 @@ static int taxi_trip_parse_as(taxi_trip *out, const void *data, size_t len,
             return rc;
         memset(out->present, 0, sizeof out->present);
         if (taxi_trip_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-            return fc_ex_report(&taxi_trip_desc, out, ref, &info, err);
+            return fc_ex_report(&taxi_trip_desc, out, ref, &info, taxi_trip_decode_field, err);
         taxi_trip_defaults(out, out->present);
     }
     /* Required features, checked after every present one as TensorFlow does,

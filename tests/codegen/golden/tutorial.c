@@ -106,6 +106,28 @@ FC_FAST_INLINE int tutorial_record_lookup(const void *ctx, const uint8_t *key, s
     return -1;
 }
 
+/* Decodes field i, which the scan found, with its kind's decoder (an
+ * fc_ex_decode_fn): d (may be NULL) receives why it fails.  Inlined into
+ * _decode but in a build for size, where fc_ex_report shares it. */
+FC_FAST_INLINE int tutorial_record_decode_field(const fc_message_desc *md, void *msg,
+    const fc_feature_ref *refs, size_t i, fc_ex_detail *d)
+{
+    tutorial_record *m = (tutorial_record *)msg;
+    (void)md;
+    switch (i) {
+    case TUTORIAL_RECORD_FEATURE0: /* "feature0": int64, FixedLen [], with a default */
+        return fc_ex_fixed_int64(&refs[i], &m->feature0, 1, d);
+    case TUTORIAL_RECORD_FEATURE1: /* "feature1": int64, FixedLen [], with a default */
+        return fc_ex_fixed_int64(&refs[i], &m->feature1, 1, d);
+    case TUTORIAL_RECORD_FEATURE2: /* "feature2": bytes, FixedLen [], with a default */
+        return fc_ex_fixed_bytes(&refs[i], &m->feature2, 1, d);
+    case TUTORIAL_RECORD_FEATURE3: /* "feature3": float, FixedLen [], with a default */
+        return fc_ex_fixed_float(&refs[i], &m->feature3, 1, d);
+    default: /* SparseFeature, RaggedFeature: built from their fields */
+        return FC_OK;
+    }
+}
+
 /* Decodes what the scan found (_defaults then fills the defaults of what it
  * did not).  Stops at the first problem without a message: fc_ex_report
  * then finds the problem TensorFlow would report and words it. */
@@ -113,25 +135,25 @@ static int tutorial_record_decode(tutorial_record *m, const fc_feature_ref *ref)
 {
     /* "feature0": int64, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE0].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TUTORIAL_RECORD_FEATURE0], &m->feature0, 1, NULL) != FC_OK)
+        if (tutorial_record_decode_field(NULL, m, ref, TUTORIAL_RECORD_FEATURE0, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE0);
     }
     /* "feature1": int64, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE1].entry != 0) {
-        if (fc_ex_fixed_int64(&ref[TUTORIAL_RECORD_FEATURE1], &m->feature1, 1, NULL) != FC_OK)
+        if (tutorial_record_decode_field(NULL, m, ref, TUTORIAL_RECORD_FEATURE1, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE1);
     }
     /* "feature2": bytes, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE2].entry != 0) {
-        if (fc_ex_fixed_bytes(&ref[TUTORIAL_RECORD_FEATURE2], &m->feature2, 1, NULL) != FC_OK)
+        if (tutorial_record_decode_field(NULL, m, ref, TUTORIAL_RECORD_FEATURE2, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE2);
     }
     /* "feature3": float, FixedLen [], with a default */
     if (ref[TUTORIAL_RECORD_FEATURE3].entry != 0) {
-        if (fc_ex_fixed_float(&ref[TUTORIAL_RECORD_FEATURE3], &m->feature3, 1, NULL) != FC_OK)
+        if (tutorial_record_decode_field(NULL, m, ref, TUTORIAL_RECORD_FEATURE3, NULL) != FC_OK)
             return FC_ERR_PARSE;
         fc_bit_set(m->present, TUTORIAL_RECORD_FEATURE3);
     }
@@ -205,7 +227,7 @@ static int tutorial_record_parse_as(tutorial_record *out, const void *data, size
             return rc;
         memset(out->present, 0, sizeof out->present);
         if (tutorial_record_decode(out, ref) != FC_OK || info.bad_kind_entry != 0)
-            return fc_ex_report(&tutorial_record_desc, out, ref, &info, err);
+            return fc_ex_report(&tutorial_record_desc, out, ref, &info, tutorial_record_decode_field, err);
         tutorial_record_defaults(out, out->present);
     }
     return FC_OK;
