@@ -14,7 +14,7 @@ TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan 
 # (tests/run.sh; test-s390x and test-riscv64, which could run in either,
 # are in the first to even them).  tests/run.sh prints each suite's seconds and the lanes' at
 # the end, to keep them even by.
-CROSS_SUITES = test-i386 test-embedded test-sanitize test-python test-arrow
+CROSS_SUITES = test-i386 test-embedded test-footprint test-sanitize test-python test-arrow
 ARROW_RANDOM_SPECS = 6
 ARROW_RECORDS = 60
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-breaking test-tfmd test-export test-codegen test-readme
@@ -281,6 +281,11 @@ test-embedded: all
 # parse path, reader+parse and parse+serialize, Cortex-M4 and x86-64.
 footprint: all
 	@PYTHON=$(PYTHON) sh tests/embedded/footprint.sh $(BUILD)/featc $(BUILD)
+# The budgets of that table, asserted: the default -Os M4 tutorial parse
+# within 8,192 bytes with newlib's mem* and libgcc and 512 bytes of stack;
+# without texts, no larger than nanopb's PB_NO_ERRMSG decoder.
+test-footprint: all
+	@PYTHON=$(PYTHON) sh tests/embedded/footprint.sh $(BUILD)/featc $(BUILD) check
 # The small-target switches on the host: generated parsers without their
 # fast path, the 64-byte CRC table, -Os; the unit suites and the corpus
 # drivers, each driver's output equal to the default build's.

@@ -177,6 +177,7 @@ def frame(title):
 # callbacks: the decoder's own (nanopb_tutorial.c, nt_*).
 _pb_field = re.compile(r'^(pb_default_field_callback|default_extension_decoder)$')
 INDIRECT = {'fc_ex_scan': re.compile(r'_lookup$'), 'fc_ex_scan_batched': re.compile(r'_lookup$'),
+            'fc_ex_report': re.compile(r'_decode_field$'),
             'pb_read': re.compile(r'^buf_read$'), 'pb_readbyte': re.compile(r'^buf_read$'),
             'decode_field': _pb_field, 'decode_basic_field': _pb_field, 'pb_decode_inner': _pb_field,
             'pb_default_field_callback': re.compile(r'^nt_')}

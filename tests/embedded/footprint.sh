@@ -1,5 +1,8 @@
 #!/bin/sh
-# footprint.sh FEATC BUILD: `make footprint`.  Builds what a program needs
+# footprint.sh FEATC BUILD [check]: `make footprint`, or with `check`
+# (`make test-footprint`) the Cortex-M4 rows the budgets need, and the
+# budgets asserted (below: BUDGET_ROM, BUDGET_STACK, and the no-texts row
+# against nanopb's).  Builds what a program needs
 # of featc for one job (tests/embedded/fp_entry.c: parse; the memory reader
 # and parse; parse and serialize) with gcc -Os, function and data sections
 # and --gc-sections, for Cortex-M4 (arm-none-eabi-gcc, freestanding,
@@ -15,7 +18,10 @@
 # decoder for the tutorial's job (tests/embedded/nanopb_tutorial.c), which
 # tests/embedded/nanopb_check.c first checks against featc's on the host.
 set -eu
-featc=$1 build=$2
+featc=$1 build=$2 mode=${3:-table}
+# The default -Os Cortex-M4 tutorial parse, with TensorFlow's texts: ROM
+# with newlib's mem* and libgcc, and the deepest stack below the caller.
+BUDGET_ROM=8192 BUDGET_STACK=512
 root=$(cd "$(dirname "$0")/../.." && pwd)
 nanopb=${FEATC_CROSS_LIBS:-/usr/local/lib/featc-cross}/nanopb
 py=${PYTHON:-python3}
@@ -100,25 +106,54 @@ row() {
     printf '%-8s %-8s %-16s %-34s %6s %6s %6s %6s %6s %6s\n' "$arch" "$spec" "$job" "${sw:--}" \
         "$1" "$2" "$4" "$5" "$7" "$8"
     [ "$3" = 0 ] || { echo "footprint: featc has $3 bytes of initialised data" >&2; exit 1; }
+    echo "$5 $7 $8" > "$dir/row" # parser, +libs, stack
     shift 8
     echo "$*" > "$dir/deepest"
 }
-SMALL="-DFC_NO_FAST_PATH"
-MIN="-DFC_NO_FAST_PATH -DFC_NO_ERRMSG"
+# -Os turns the fast path off (include/featc/fc_fast.h); -DFC_FAST_PATH=1
+# shows what it costs
 for arch in m4 x86-64; do
+    [ "$mode" = check ] && [ "$arch" != m4 ] && break
     row $arch tutorial parse ""
-    row $arch tutorial parse "$SMALL"
-    row $arch tutorial parse "$MIN"
-    row $arch tutorial read+parse "$SMALL -DFC_CRC_SMALL"
-    row $arch tutorial read+parse "$SMALL -DFC_CRC_TINY"
-    row $arch tutorial read+parse "$MIN -DFC_CRC_TINY"
-    row $arch tutorial parse+serialize "$SMALL"
-    row $arch taobao parse "$SMALL"
-    row $arch tutorial nanopb-parse ""
-    row $arch tutorial nanopb-parse "-DPB_BUFFER_ONLY"
+    [ "$mode" = check ] || row $arch tutorial parse "-DFC_FAST_PATH=1"
+    row $arch tutorial parse "-DFC_NO_ERRMSG"
+    if [ "$mode" != check ]; then
+        row $arch tutorial read+parse "-DFC_CRC_SMALL"
+        row $arch tutorial read+parse "-DFC_CRC_TINY"
+        row $arch tutorial read+parse "-DFC_NO_ERRMSG -DFC_CRC_TINY"
+        row $arch tutorial parse+serialize ""
+        row $arch taobao parse ""
+        row $arch tutorial nanopb-parse ""
+        row $arch tutorial nanopb-parse "-DPB_BUFFER_ONLY"
+    fi
     row $arch tutorial nanopb-parse "-DPB_BUFFER_ONLY -DPB_NO_ERRMSG"
 done
-echo "parser: text + rodata + data of featc's runtime and generated code, or of nanopb's library,"
-echo "its generated descriptors and the tutorial decoder written with it (data is 0 in every row);"
-echo "+libs: with the C library's mem* and libgcc's helpers; stack: deepest chain below the caller,"
-echo "in bytes (the chains: $out/*/deepest)"
+
+if [ "$mode" != check ]; then
+    echo "parser: text + rodata + data of featc's runtime and generated code, or of nanopb's library,"
+    echo "its generated descriptors and the tutorial decoder written with it (data is 0 in every row);"
+    echo "+libs: with the C library's mem* and libgcc's helpers; stack: deepest chain below the caller,"
+    echo "in bytes (the chains: $out/*/deepest)"
+    echo
+fi
+
+# The budgets, from the rows' figures (deterministic for one compiler)
+pass=0 fail=0
+budget() { # WHAT VALUE LIMIT
+    if [ "$2" -le "$3" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "footprint: FAIL: $1 is $2 bytes, over its budget of $3" >&2
+    fi
+}
+read -r def_rom def_libs def_stack < "$out/m4-tutorial-parse-/row"
+read -r min_rom min_libs min_stack < "$out/m4-tutorial-parse-_DFC_NO_ERRMSG/row"
+read -r pb_rom pb_libs pb_stack < "$out/m4-tutorial-nanopb-parse-_DPB_BUFFER_ONLY__DPB_NO_ERRMSG/row"
+budget "the default M4 parse's ROM with libs" "$def_libs" $BUDGET_ROM
+budget "the default M4 parse's stack" "$def_stack" $BUDGET_STACK
+budget "the no-texts M4 parse's stack" "$min_stack" $BUDGET_STACK
+budget "the no-texts M4 parse's ROM (nanopb PB_BUFFER_ONLY PB_NO_ERRMSG: $pb_rom)" "$min_rom" "$pb_rom"
+budget "the no-texts M4 parse's ROM with libs (nanopb's: $pb_libs)" "$min_libs" "$pb_libs"
+echo "footprint: $pass passed, $fail failed"
+[ "$fail" = 0 ]
