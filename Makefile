@@ -47,7 +47,7 @@ DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-
            binutils-riscv64-linux-gnu libgcc-12-dev-riscv64-cross \
            python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
            python3-pip python3-setuptools python3-wheel chromium time libisal-dev \
-           python3-torch python3-fsspec python3-aiohttp nginx nodejs
+           python3-torch python3-fsspec python3-aiohttp nginx nodejs bazel-bootstrap
 # The npm packages the Arrow tests read featc's output with (pinned in
 # tests/arrow/package-lock.json), installed by make deps, never at test
 # time.  npm comes with NodeSource's nodejs, apart with Debian's (then

@@ -14,7 +14,7 @@ TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan 
 # (tests/run.sh; test-s390x and test-riscv64, which could run in either,
 # are in the first to even them).  tests/run.sh prints each suite's seconds and the lanes' at
 # the end, to keep them even by.
-CROSS_SUITES = test-i386 test-embedded test-footprint test-sanitize test-python test-arrow
+CROSS_SUITES = test-i386 test-embedded test-footprint test-bazel test-sanitize test-python test-arrow
 ARROW_RANDOM_SPECS = 6
 ARROW_RECORDS = 60
 CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-breaking test-tfmd test-export test-codegen test-readme
@@ -228,6 +228,10 @@ test-stats: all
 # make install into a temporary prefix, a consumer built from it, make uninstall.
 test-install: all python
 	@sh tests/install/run.sh "$(MAKE)" $(BUILD) $(CORPUS)
+# The same consumer as a Bazel workspace, built offline by Debian's Bazel
+# with @featc built from this tree (tests/install/bazel.sh).
+test-bazel: all
+	@sh tests/install/bazel.sh $(BUILD) $(CORPUS)
 
 # Cross targets: suites built into their own folder by another compiler and
 # run there, through qemu-user where the kernel cannot run the programs
