@@ -583,15 +583,17 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
     } else {
         if (!check_shape(d, f, a))
             return 0;
+        /* (the default first: the note shows it) */
+        if (a->def != NULL && !fcc_check_default(p, d, f, a->def))
+            return 0;
         if (r == ROLE_CONTEXT && f->kind == FC_KIND_ROWS) {
             fcc_diag_error(d, a->shape_loc,
                            "context feature '%s' cannot be a sequence of rows ('[?, ...]'); "
                            "declare it in feature_lists",
                            f->cname);
+            fcc_tf_unsupported_rows(d, a->shape_loc, f);
             return 0;
         }
-        if (a->def != NULL && !fcc_check_default(p, d, f, a->def))
-            return 0;
     }
     return check_feature_attrs(d, f, a, r);
 }
@@ -845,69 +847,7 @@ static int add_hidden(pool *p, diag *d, schema_message *m, schema_feature *group
                        fcc_sym_add(p, d, globals, fcc_cat(p, h->macro, "_MAX", ""), owner, key->loc);
 }
 
-/* ------------------------------------------------------------ TensorFlow's words */
-
-/* Python's repr() of a key (a str), as TensorFlow's messages print keys in
- * sets: quoted with ' (" when the key holds ' and not "), \\ \n \r \t and
- * other control bytes escaped; UTF-8 as it is (Python prints it so). */
-static void py_repr(sbuf *b, const char *s, size_t n)
-{
-    char q = memchr(s, '\'', n) != NULL && memchr(s, '"', n) == NULL ? '"' : '\'';
-    size_t i;
-    fcc_sb_put(b, &q, 1);
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\\' || c == (unsigned char)q)
-            fcc_sb_printf(b, "\\%c", c);
-        else if (c == '\n')
-            fcc_sb_str(b, "\\n");
-        else if (c == '\r')
-            fcc_sb_str(b, "\\r");
-        else if (c == '\t')
-            fcc_sb_str(b, "\\t");
-        else if (c < 0x20 || c == 0x7f)
-            fcc_sb_printf(b, "\\x%02x", c);
-        else
-            fcc_sb_put(b, (const char *)&c, 1);
-    }
-    fcc_sb_put(b, &q, 1);
-}
-
-/* The note "TensorFlow rejects this with: "WHAT keys must not intersect;
- * intersection: {'KEY'}"" (_ParseOpParams._validate). */
-static void tf_intersect(diag *d, spec_loc loc, const char *what, const char *key, size_t len)
-{
-    sbuf b = {NULL, 0, 0, 0};
-    fcc_sb_printf(&b, "%s keys must not intersect; intersection: {", what);
-    py_repr(&b, key, len);
-    fcc_sb_str(&b, "}");
-    if (!b.failed)
-        fcc_diag_tf(d, loc, "%s", b.s);
-    free(b.s);
-}
-
-/* str() of TensorFlow's DType of t, as "%s" prints it: <dtype: 'int64'>. */
-static const char *tf_dtype_str(fc_type t)
-{
-    return t == FC_TYPE_INT64   ? "<dtype: 'int64'>"
-           : t == FC_TYPE_FLOAT ? "<dtype: 'float32'>"
-                                : "<dtype: 'string'>";
-}
-
-/* The note of _add_sparse_key / _add_ragged_key: "Conflicting type A vs B
- * for feature K.", A the type of the feature whose key sorts first (TF adds
- * the features in sorted key order). */
-static void tf_conflicting(diag *d, spec_loc loc, const schema_feature *first_by,
-                           const schema_feature *other, fc_type first_type, fc_type other_type,
-                           const char *key, size_t len)
-{
-    size_t n = first_by->key_len < other->key_len ? first_by->key_len : other->key_len;
-    int c = memcmp(first_by->key, other->key, n);
-    int first = c < 0 || (c == 0 && first_by->key_len <= other->key_len);
-    fcc_diag_tf(d, loc, "Conflicting type %s vs %s for feature %.*s.",
-                tf_dtype_str(first ? first_type : other_type),
-                tf_dtype_str(first ? other_type : first_type), (int)len, key);
-}
+/* ------------------------------------------------------------ composite features */
 
 /* Resolves the index and value keys of SparseFeature f (field number fi)
  * to fields: a VarLen feature of the spec with that key and type is read
@@ -933,7 +873,7 @@ int fcc_resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t *n
                                "%s key \"%.*s\" of SparseFeature '%s' is read by a RaggedFeature "
                                "(TensorFlow: Ragged and sparse keys must not intersect)",
                                role_word, (int)key->len, key->key, f->cname);
-                tf_intersect(d, key->loc, "Ragged and sparse", key->key, key->len);
+                fcc_tf_intersect(d, key->loc, "Ragged and sparse", key->key, key->len);
                 return 0;
             }
             if (g->kind != FC_KIND_VARLEN) {
@@ -945,18 +885,20 @@ int fcc_resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t *n
                                role_word, (int)key->len, key->key, f->cname,
                                g->kind == FC_KIND_ROWS ? "FixedLenSequence" : "FixedLen", g->cname);
                 if (g->kind == FC_KIND_FIXED || g->kind == FC_KIND_ROWS)
-                    tf_intersect(d, key->loc, "Dense and sparse", key->key, key->len);
+                    fcc_tf_intersect(d, key->loc, "Dense and sparse", key->key, key->len);
                 return 0;
             }
             if (g->type != want) {
                 fcc_diag_error(d, key->loc,
                                "Conflicting type %s vs %s for feature %.*s: %s key of "
-                               "SparseFeature "
-                               "'%s', and VarLen feature '%s'",
+                               "SparseFeature '%s', and %s '%s'",
                                fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
-                               key->key, role_word, f->cname, g->cname);
-                if (!g->hidden) /* (a hidden one's order is its SparseFeature's) */
-                    tf_conflicting(d, key->loc, f, g, want, g->type, key->key, key->len);
+                               key->key, role_word, f->cname,
+                               g->hidden ? "a key of SparseFeature" : "VarLen feature",
+                               g->hidden ? m->features[g->owner].cname : g->cname);
+                /* TF's order: a hidden field's type is its SparseFeature's */
+                fcc_tf_conflicting(d, key->loc, g->hidden ? &m->features[g->owner] : g, f,
+                                   g->type, want, key->key, key->len);
                 return 0;
             }
             if (g->hidden && g->max < f->max)
@@ -969,6 +911,7 @@ int fcc_resolve_sparse(pool *p, diag *d, schema_message *m, size_t fi, size_t *n
                                            : fcc_cat(p, f->cname, "_value", ""),
                             fcc_cat(p, "SparseFeature '", f->cname, "'"), members, globals))
                 return 0;
+            m->features[j].owner = fi;
         }
         f->sparse_fields[slot] = (uint16_t)j;
     }
@@ -1020,16 +963,29 @@ int fcc_resolve_ragged(pool *p, diag *d, schema_message *m, schema_feature *grou
                                g->cname,
                                g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
                                : "Dense and ragged");
-                tf_intersect(d, key->loc,
-                             g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
-                                                                         : "Dense and ragged",
-                             key->key, key->len);
+                fcc_tf_intersect(d, key->loc,
+                                 g->hidden == 1 || g->kind == FC_KIND_VARLEN ? "Ragged and sparse"
+                                                                             : "Dense and ragged",
+                                 key->key, key->len);
                 return 0;
             }
             if (g->type != want) {
                 fcc_diag_error(d, key->loc, "Conflicting type %s vs %s for feature %.*s",
                                fcc_type_word(want), fcc_type_word(g->type), (int)key->len,
                                key->key);
+                fcc_tf_conflicting(d, key->loc, &group[g->owner], f, g->type, want, key->key,
+                                   key->len);
+                return 0;
+            }
+            if (group[g->owner].split64 != f->split64) {
+                fcc_diag_error(d, key->loc,
+                               "key \"%.*s\" of RaggedFeature '%s' (split %s) is also read by "
+                               "RaggedFeature '%s' (split %s): TensorFlow takes one row splits "
+                               "type per key",
+                               (int)key->len, key->key, f->cname, f->split64 ? "int64" : "int32",
+                               group[g->owner].cname,
+                               group[g->owner].split64 ? "int64" : "int32");
+                fcc_tf_conflicting_splits(d, key->loc, &group[g->owner], f, key->key, key->len);
                 return 0;
             }
             if (g->max < max)
@@ -1041,6 +997,7 @@ int fcc_resolve_ragged(pool *p, diag *d, schema_message *m, schema_feature *grou
                                       : fcc_cat(p, f->cname, "_part", num),
                             fcc_cat(p, "RaggedFeature '", f->cname, "'"), members, globals))
                 return 0;
+            group[j].owner = fi;
         }
         if (slot == 0)
             f->sparse_fields[0] = (uint16_t)j;

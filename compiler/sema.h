@@ -39,6 +39,15 @@ int fcc_parse_u64(const char *s, uint64_t *v);
 int fcc_check_default(pool *p, diag *d, schema_feature *f, const ast_value *v);
 void fcc_tf_unknown_dims(diag *d, spec_loc loc, const schema_feature *f, const ast_feature *a);
 
+/* sema_tf.c */
+void fcc_tf_unsupported_rows(diag *d, spec_loc loc, const schema_feature *f);
+void fcc_tf_intersect(diag *d, spec_loc loc, const char *what, const char *key, size_t len);
+void fcc_tf_conflicting(diag *d, spec_loc loc, const schema_feature *first_by,
+                        const schema_feature *other, fc_type first_type, fc_type other_type,
+                        const char *key, size_t len);
+void fcc_tf_conflicting_splits(diag *d, spec_loc loc, const schema_feature *first_by,
+                               const schema_feature *other, const char *key, size_t len);
+
 /* sema.c */
 int fcc_check_feature(pool *p, diag *d, schema_message *m, schema_feature *group, size_t i,
                       const ast_feature *a, role r, symtab *members, symtab *globals,

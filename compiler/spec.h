@@ -289,6 +289,7 @@ typedef struct schema_feature {
     int already_sorted;
     int hidden;              /* a VarLen field read for a SparseFeature (1) or a
                                 RaggedFeature (2) only */
+    size_t owner;            /* hidden: the field of the feature that first read it */
     /* RaggedFeature (kind FC_KIND_RAGGED): sparse_fields[0] is the value
      * field; parts outermost first */
     unsigned nparts;

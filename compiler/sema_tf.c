@@ -1,0 +1,209 @@
+/* Semantic checks (sema.h): TensorFlow's words for the specs it refuses,
+ * as the notes "TensorFlow rejects this with: "..."" print them: Python's
+ * repr() of keys, bytes and numbers, and the texts of _ParseOpParams
+ * (tensorflow/python/ops/parsing_config.py). */
+#include "sema.h"
+
+#include <ctype.h>
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Python's repr() of a key (a str), as TensorFlow's messages print keys in
+ * sets: quoted with ' (" when the key holds ' and not "), \\ \n \r \t and
+ * other control bytes escaped; UTF-8 as it is (Python prints it so). */
+static void py_repr(sbuf *b, const char *s, size_t n)
+{
+    char q = memchr(s, '\'', n) != NULL && memchr(s, '"', n) == NULL ? '"' : '\'';
+    size_t i;
+    fcc_sb_put(b, &q, 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\' || c == (unsigned char)q)
+            fcc_sb_printf(b, "\\%c", c);
+        else if (c == '\n')
+            fcc_sb_str(b, "\\n");
+        else if (c == '\r')
+            fcc_sb_str(b, "\\r");
+        else if (c == '\t')
+            fcc_sb_str(b, "\\t");
+        else if (c < 0x20 || c == 0x7f)
+            fcc_sb_printf(b, "\\x%02x", c);
+        else
+            fcc_sb_put(b, (const char *)&c, 1);
+    }
+    fcc_sb_put(b, &q, 1);
+}
+
+/* Python's repr() of a bytes value: b'...' (b"..." when it holds ' and not
+ * "), bytes outside printable ASCII as \xNN. */
+static void py_bytes_repr(sbuf *b, const char *s, size_t n)
+{
+    char q = memchr(s, '\'', n) != NULL && memchr(s, '"', n) == NULL ? '"' : '\'';
+    size_t i;
+    fcc_sb_put(b, "b", 1);
+    fcc_sb_put(b, &q, 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\' || c == (unsigned char)q)
+            fcc_sb_printf(b, "\\%c", c);
+        else if (c == '\n')
+            fcc_sb_str(b, "\\n");
+        else if (c == '\r')
+            fcc_sb_str(b, "\\r");
+        else if (c == '\t')
+            fcc_sb_str(b, "\\t");
+        else if (c < 0x20 || c >= 0x7f)
+            fcc_sb_printf(b, "\\x%02x", c);
+        else
+            fcc_sb_put(b, (const char *)&c, 1);
+    }
+    fcc_sb_put(b, &q, 1);
+}
+
+/* Python's repr() of the number `featc export --tf` writes for float f
+ * ("%.9g"): that text as it is when Python reads it as an int; else the
+ * repr of the double it reads, the shortest text that reads back to it,
+ * positional from 1e-4 to below 1e16, else with an exponent (repr(0.25) is
+ * '0.25', repr(1e+20) '1e+20', repr(3.0) '3.0'). */
+static void py_number_repr(sbuf *b, float f)
+{
+    char text[32], e[40], digits[24];
+    double x;
+    int prec, exp, nd = 0, k;
+    if (f != f) {
+        fcc_sb_str(b, "nan");
+        return;
+    }
+    if (f > FLT_MAX || f < -FLT_MAX) {
+        fcc_sb_str(b, f > 0 ? "inf" : "-inf");
+        return;
+    }
+    snprintf(text, sizeof text, "%.9g", (double)f);
+    if (strpbrk(text, ".e") == NULL) {
+        fcc_sb_str(b, text);
+        return;
+    }
+    x = strtod(text, NULL);
+    for (prec = 1; prec < 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, x);
+        if (strtod(e, NULL) == x)
+            break;
+    }
+    snprintf(e, sizeof e, "%.*e", prec - 1, x);
+    for (k = 0; e[k] != 'e'; k++)
+        if (isdigit((unsigned char)e[k]))
+            digits[nd++] = e[k];
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    exp = atoi(e + k + 1);
+    if (x < 0)
+        fcc_sb_str(b, "-");
+    if (exp >= -4 && exp < 16) {
+        if (exp < 0) {
+            fcc_sb_str(b, "0.");
+            for (k = 0; k < -exp - 1; k++)
+                fcc_sb_str(b, "0");
+            fcc_sb_put(b, digits, (size_t)nd);
+        } else {
+            for (k = 0; k <= exp; k++)
+                fcc_sb_put(b, k < nd ? &digits[k] : "0", 1);
+            fcc_sb_str(b, ".");
+            if (nd > exp + 1)
+                fcc_sb_put(b, digits + exp + 1, (size_t)(nd - exp - 1));
+            else
+                fcc_sb_str(b, "0");
+        }
+    } else {
+        fcc_sb_put(b, digits, 1);
+        if (nd > 1) {
+            fcc_sb_str(b, ".");
+            fcc_sb_put(b, digits + 1, (size_t)(nd - 1));
+        }
+        fcc_sb_printf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    }
+}
+
+/* The note of _ParseOpParams.from_features for a FixedLenSequenceFeature
+ * among a SequenceExample's context features: "Unsupported
+ * FixedLenSequenceFeature FixedLenSequenceFeature(shape=[2], dtype=tf.int64,
+ * allow_missing=True, default_value=None)." with the repr() of the
+ * description `featc export --tf` writes for the feature in an example. */
+void fcc_tf_unsupported_rows(diag *d, spec_loc loc, const schema_feature *f)
+{
+    sbuf b = {NULL, 0, 0, 0};
+    unsigned k;
+    fcc_sb_str(&b, "Unsupported FixedLenSequenceFeature FixedLenSequenceFeature(shape=[");
+    for (k = 0; k < f->rank; k++)
+        fcc_sb_printf(&b, "%s%zu", k > 0 ? ", " : "", f->dims[k]);
+    fcc_sb_printf(&b, "], dtype=%s, allow_missing=True, default_value=",
+                  f->type == FC_TYPE_INT64   ? "tf.int64"
+                  : f->type == FC_TYPE_FLOAT ? "tf.float32"
+                                             : "tf.string");
+    if (!f->has_default)
+        fcc_sb_str(&b, "None");
+    else if (f->type == FC_TYPE_INT64)
+        fcc_sb_printf(&b, "%lld", (long long)f->def_int[0]);
+    else if (f->type == FC_TYPE_FLOAT)
+        py_number_repr(&b, f->def_float[0]);
+    else
+        py_bytes_repr(&b, f->def_bytes[0], f->def_bytes_len[0]);
+    fcc_sb_str(&b, ").");
+    if (!b.failed)
+        fcc_diag_tf(d, loc, "%s", b.s);
+    free(b.s);
+}
+
+/* The note "TensorFlow rejects this with: "WHAT keys must not intersect;
+ * intersection: {'KEY'}"" (_ParseOpParams._validate). */
+void fcc_tf_intersect(diag *d, spec_loc loc, const char *what, const char *key, size_t len)
+{
+    sbuf b = {NULL, 0, 0, 0};
+    fcc_sb_printf(&b, "%s keys must not intersect; intersection: {", what);
+    py_repr(&b, key, len);
+    fcc_sb_str(&b, "}");
+    if (!b.failed)
+        fcc_diag_tf(d, loc, "%s", b.s);
+    free(b.s);
+}
+
+/* str() of TensorFlow's DType of t, as "%s" prints it: <dtype: 'int64'>. */
+static const char *tf_dtype_str(fc_type t)
+{
+    return t == FC_TYPE_INT64   ? "<dtype: 'int64'>"
+           : t == FC_TYPE_FLOAT ? "<dtype: 'float32'>"
+                                : "<dtype: 'string'>";
+}
+
+/* The notes of _add_sparse_key and _add_ragged_key: "Conflicting WHAT A vs
+ * B for feature K.", A what first_by gives the key, B what other does, in
+ * the order TensorFlow meets them: it adds the features in sorted key order,
+ * so A is the one of the feature whose key sorts first. */
+static void conflicting(diag *d, spec_loc loc, const char *what, const schema_feature *first_by,
+                        const schema_feature *other, const char *a, const char *b, const char *key,
+                        size_t len)
+{
+    size_t n = first_by->key_len < other->key_len ? first_by->key_len : other->key_len;
+    int c = memcmp(first_by->key, other->key, n);
+    int first = c < 0 || (c == 0 && first_by->key_len <= other->key_len);
+    fcc_diag_tf(d, loc, "Conflicting %s %s vs %s for feature %.*s.", what, first ? a : b,
+                first ? b : a, (int)len, key);
+}
+
+void fcc_tf_conflicting(diag *d, spec_loc loc, const schema_feature *first_by,
+                        const schema_feature *other, fc_type first_type, fc_type other_type,
+                        const char *key, size_t len)
+{
+    conflicting(d, loc, "type", first_by, other, tf_dtype_str(first_type),
+                tf_dtype_str(other_type), key, len);
+}
+
+/* The same for two RaggedFeatures whose row splits types differ. */
+void fcc_tf_conflicting_splits(diag *d, spec_loc loc, const schema_feature *first_by,
+                               const schema_feature *other, const char *key, size_t len)
+{
+    conflicting(d, loc, "partition type", first_by, other,
+                first_by->split64 ? "<dtype: 'int64'>" : "<dtype: 'int32'>",
+                other->split64 ? "<dtype: 'int64'>" : "<dtype: 'int32'>", key, len);
+}
