@@ -53,7 +53,7 @@ static int check_type(diag *d, schema_feature *f, const ast_feature *a)
     return 1;
 }
 
-static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
+static int check_shape(diag *d, schema_feature *f, const ast_feature *a, const ast_feature *all)
 {
     const ast_dim *dm;
     unsigned rank = 0;
@@ -102,7 +102,7 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a)
                 fcc_diag_error(d, dm->loc,
                                "only the first dimension can be '?' (a sequence of rows of a "
                                "fixed shape)");
-                fcc_tf_unknown_dims(d, dm->loc, f, a);
+                fcc_tf_question_dims(d, dm->loc, f, a, all);
                 return 0;
             }
             rows = 1;
@@ -207,7 +207,7 @@ static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)
                        f->cname, fcc_type_word(f->type));
         return 0;
     }
-    if (!check_shape(d, f, a))
+    if (!check_shape(d, f, a, NULL))
         return 0;
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
         fcc_diag_error(d, a->shape_loc,
@@ -581,7 +581,7 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
         }
         f->max_frames = m->max_frames;
     } else {
-        if (!check_shape(d, f, a))
+        if (!check_shape(d, f, a, r == ROLE_EXAMPLE ? m->ast->features : NULL))
             return 0;
         /* (the default first: the note shows it) */
         if (a->def != NULL && !fcc_check_default(p, d, f, a->def))

@@ -47,6 +47,8 @@ void fcc_tf_conflicting(diag *d, spec_loc loc, const schema_feature *first_by,
                         const char *key, size_t len);
 void fcc_tf_conflicting_splits(diag *d, spec_loc loc, const schema_feature *first_by,
                                const schema_feature *other, const char *key, size_t len);
+void fcc_tf_question_dims(diag *d, spec_loc loc, const schema_feature *f, const ast_feature *a,
+                          const ast_feature *all);
 
 /* sema.c */
 int fcc_check_feature(pool *p, diag *d, schema_message *m, schema_feature *group, size_t i,

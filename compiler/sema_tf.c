@@ -207,3 +207,45 @@ void fcc_tf_conflicting_splits(diag *d, spec_loc loc, const schema_feature *firs
                 first_by->split64 ? "<dtype: 'int64'>" : "<dtype: 'int32'>",
                 other->split64 ? "<dtype: 'int64'>" : "<dtype: 'int32'>", key, len);
 }
+
+/* Whether a declares a dense feature (FixedLen, FixedLenSequence). */
+static int ast_dense(const ast_feature *a)
+{
+    return !a->sparse && !a->ragged && (!a->has_shape || a->dims != NULL);
+}
+
+/* The note for a '?' past the first dimension.  With a known first one it
+ * is a FixedLenFeature, which TensorFlow's Python refuses; after a '?' it
+ * is a FixedLenSequenceFeature, which Python passes to the op with the
+ * shape [None] + its own, and the op refuses, naming the feature by its
+ * place among the dense keys (sorted) and the shape as TensorShape prints
+ * it.  all: the example's features; NULL in a context, where TensorFlow
+ * refuses a FixedLenSequenceFeature before that (no note then). */
+void fcc_tf_question_dims(diag *d, spec_loc loc, const schema_feature *f, const ast_feature *a,
+                          const ast_feature *all)
+{
+    const ast_feature *o;
+    const ast_dim *dm;
+    size_t i = 0;
+    sbuf b = {NULL, 0, 0, 0};
+    if (!a->dims->unknown) {
+        fcc_tf_unknown_dims(d, loc, f, a);
+        return;
+    }
+    if (all == NULL)
+        return;
+    for (o = all; o != NULL; o = o->next) {
+        size_t n = o->key_len < a->key_len ? o->key_len : a->key_len;
+        int c = n ? memcmp(o->key, a->key, n) : 0;
+        if (o != a && ast_dense(o) && (c < 0 || (c == 0 && o->key_len < a->key_len)))
+            i++;
+    }
+    fcc_sb_str(&b, "[");
+    for (dm = a->dims; dm != NULL; dm = dm->next)
+        fcc_sb_printf(&b, "%s%s", dm == a->dims ? "" : ",", dm->unknown ? "?" : dm->text);
+    fcc_sb_str(&b, "]");
+    if (!b.failed)
+        fcc_diag_tf(d, loc, "dense_shapes[%zu] has unknown rank or unknown inner dimensions: %s", i,
+                    b.s);
+    free(b.s);
+}
