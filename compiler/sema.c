@@ -169,13 +169,14 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a, const a
     return 1;
 }
 
-static int key_cmp(const schema_feature *a, const schema_feature *b)
+/* TensorFlow's order of keys (Python sorts them: bytewise, a prefix first). */
+int fcc_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
-    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
-    int c = n ? memcmp(a->key, b->key, n) : 0;
+    size_t n = alen < blen ? alen : blen;
+    int c = n ? memcmp(a, b, n) : 0;
     if (c != 0)
         return c;
-    return a->key_len < b->key_len ? -1 : a->key_len > b->key_len;
+    return alen < blen ? -1 : alen > blen;
 }
 
 /* The shape of a feature-list feature: no brackets (a scalar per frame),
@@ -735,7 +736,8 @@ void fcc_sort_by_key(const schema_feature *group, size_t n, uint16_t *order)
     for (i = 1; i < n; i++) {
         uint16_t x = order[i];
         j = i;
-        while (j > 0 && key_cmp(&group[order[j - 1]], &group[x]) > 0) {
+        while (j > 0 && fcc_key_cmp(group[order[j - 1]].key, group[order[j - 1]].key_len,
+                                    group[x].key, group[x].key_len) > 0) {
             order[j] = order[j - 1];
             j--;
         }

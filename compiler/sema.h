@@ -51,6 +51,7 @@ void fcc_tf_question_dims(diag *d, spec_loc loc, const schema_feature *f, const 
                           const ast_feature *all);
 
 /* sema.c */
+int fcc_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
 int fcc_check_feature(pool *p, diag *d, schema_message *m, schema_feature *group, size_t i,
                       const ast_feature *a, role r, symtab *members, symtab *globals,
                       uint64_t *storage);

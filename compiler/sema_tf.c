@@ -10,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Python's repr() of a key (a str), as TensorFlow's messages print keys in
- * sets: quoted with ' (" when the key holds ' and not "), \\ \n \r \t and
- * other control bytes escaped; UTF-8 as it is (Python prints it so). */
-static void py_repr(sbuf *b, const char *s, size_t n)
+/* Python's repr() of a str (a key, as TensorFlow's messages print keys in
+ * sets) or, with `bytes`, of a bytes value: quoted with ' (" when the value
+ * holds ' and not "), \\ \n \r \t and other control bytes escaped; a str's
+ * UTF-8 as it is (Python prints it so), a bytes value's bytes past ASCII as
+ * \xNN, after a b. */
+static void py_quoted(sbuf *b, const char *s, size_t n, int bytes)
 {
     char q = memchr(s, '\'', n) != NULL && memchr(s, '"', n) == NULL ? '"' : '\'';
     size_t i;
+    if (bytes)
+        fcc_sb_put(b, "b", 1);
     fcc_sb_put(b, &q, 1);
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -28,33 +32,7 @@ static void py_repr(sbuf *b, const char *s, size_t n)
             fcc_sb_str(b, "\\r");
         else if (c == '\t')
             fcc_sb_str(b, "\\t");
-        else if (c < 0x20 || c == 0x7f)
-            fcc_sb_printf(b, "\\x%02x", c);
-        else
-            fcc_sb_put(b, (const char *)&c, 1);
-    }
-    fcc_sb_put(b, &q, 1);
-}
-
-/* Python's repr() of a bytes value: b'...' (b"..." when it holds ' and not
- * "), bytes outside printable ASCII as \xNN. */
-static void py_bytes_repr(sbuf *b, const char *s, size_t n)
-{
-    char q = memchr(s, '\'', n) != NULL && memchr(s, '"', n) == NULL ? '"' : '\'';
-    size_t i;
-    fcc_sb_put(b, "b", 1);
-    fcc_sb_put(b, &q, 1);
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\\' || c == (unsigned char)q)
-            fcc_sb_printf(b, "\\%c", c);
-        else if (c == '\n')
-            fcc_sb_str(b, "\\n");
-        else if (c == '\r')
-            fcc_sb_str(b, "\\r");
-        else if (c == '\t')
-            fcc_sb_str(b, "\\t");
-        else if (c < 0x20 || c >= 0x7f)
+        else if (c < 0x20 || c == 0x7f || (bytes && c > 0x7f))
             fcc_sb_printf(b, "\\x%02x", c);
         else
             fcc_sb_put(b, (const char *)&c, 1);
@@ -148,7 +126,7 @@ void fcc_tf_unsupported_rows(diag *d, spec_loc loc, const schema_feature *f)
     else if (f->type == FC_TYPE_FLOAT)
         py_number_repr(&b, f->def_float[0]);
     else
-        py_bytes_repr(&b, f->def_bytes[0], f->def_bytes_len[0]);
+        py_quoted(&b, f->def_bytes[0], f->def_bytes_len[0], 1);
     fcc_sb_str(&b, ").");
     if (!b.failed)
         fcc_diag_tf(d, loc, "%s", b.s);
@@ -161,7 +139,7 @@ void fcc_tf_intersect(diag *d, spec_loc loc, const char *what, const char *key, 
 {
     sbuf b = {NULL, 0, 0, 0};
     fcc_sb_printf(&b, "%s keys must not intersect; intersection: {", what);
-    py_repr(&b, key, len);
+    py_quoted(&b, key, len, 0);
     fcc_sb_str(&b, "}");
     if (!b.failed)
         fcc_diag_tf(d, loc, "%s", b.s);
@@ -184,9 +162,7 @@ static void conflicting(diag *d, spec_loc loc, const char *what, const schema_fe
                         const schema_feature *other, const char *a, const char *b, const char *key,
                         size_t len)
 {
-    size_t n = first_by->key_len < other->key_len ? first_by->key_len : other->key_len;
-    int c = memcmp(first_by->key, other->key, n);
-    int first = c < 0 || (c == 0 && first_by->key_len <= other->key_len);
+    int first = fcc_key_cmp(first_by->key, first_by->key_len, other->key, other->key_len) <= 0;
     fcc_diag_tf(d, loc, "Conflicting %s %s vs %s for feature %.*s.", what, first ? a : b,
                 first ? b : a, (int)len, key);
 }
@@ -234,12 +210,9 @@ void fcc_tf_question_dims(diag *d, spec_loc loc, const schema_feature *f, const 
     }
     if (all == NULL)
         return;
-    for (o = all; o != NULL; o = o->next) {
-        size_t n = o->key_len < a->key_len ? o->key_len : a->key_len;
-        int c = n ? memcmp(o->key, a->key, n) : 0;
-        if (o != a && ast_dense(o) && (c < 0 || (c == 0 && o->key_len < a->key_len)))
+    for (o = all; o != NULL; o = o->next)
+        if (o != a && ast_dense(o) && fcc_key_cmp(o->key, o->key_len, a->key, a->key_len) < 0)
             i++;
-    }
     fcc_sb_str(&b, "[");
     for (dm = a->dims; dm != NULL; dm = dm->next)
         fcc_sb_printf(&b, "%s%s", dm == a->dims ? "" : ",", dm->unknown ? "?" : dm->text);
