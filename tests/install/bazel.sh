@@ -115,6 +115,7 @@ else
         "$testlog" && ok || bad "penguin_compatible failed without the finding: $(head -5 "$testlog")"
 fi
 
-(cd "$ws" && bazel --output_user_root="$build/bazel/root" shutdown) >/dev/null 2>&1
+# (the same startup options: other ones would start a server to stop it)
+(cd "$ws" && bazel --output_user_root="$build/bazel/root" --max_idle_secs=120 shutdown) >/dev/null 2>&1
 echo "bazel: $pass passed, $fail failed"
 [ "$fail" = 0 ]
