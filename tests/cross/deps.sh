@@ -65,11 +65,59 @@ source_of() {
         done
         apt-get $(apt_o) -qq update >/dev/null 2>&1 || true
     fi
-    mkdir -p "$s/get/$1" "$tmp/src/$1"
-    (cd "$s/get/$1" && apt-get $(apt_o) -qq source --download-only "$1=$2" >/dev/null 2>&1) ||
-        { echo "deps: cannot download the source of $1 $2 from Debian" >&2; return 1; }
-    tar -xf "$s/get/$1"/"$1"_*.orig.tar.* -C "$tmp/src/$1" ||
-        { echo "deps: cannot unpack $1 $2's source" >&2; return 1; }
+    mkdir -p "$tmp/src/$1"
+    # Only the upstream tarball (*.orig.tar.*) is used, and every Debian
+    # revision of one upstream version has the same one: when the exact
+    # version's source cannot be had (a security update's source is often
+    # missing from the mirror while its binary is installed), the newest
+    # other revision of the same upstream version serves as well.
+    # (POSIX sh has no locals: the callers' v is left alone; the version
+    # fetched is in got)
+    for got in "$2" $(same_upstream "$1" "$2"); do
+        g=$s/get/$1/$got
+        mkdir -p "$g"
+        if (cd "$g" && apt-get $(apt_o) -qq source --download-only "$1=$got" >/dev/null 2>&1); then
+            [ "$got" = "$2" ] ||
+                echo "deps: the source of $1 $2 cannot be had; using $got's (the same upstream tarball)"
+            tar -xf "$g/$1"_*.orig.tar.* -C "$tmp/src/$1" ||
+                { echo "deps: cannot unpack $1 $got's source" >&2; return 1; }
+            return 0
+        fi
+    done
+    up=$(upstream "$2")
+    echo "deps: cannot download the source of $1 $2 (upstream $up) from Debian, nor of another" \
+         "revision of $up: the mirrors of the deb entries in /etc/apt serve neither (deps.sh asks their deb-src side)." \
+         "Only the cross-target suites need it: with a deb-src line for a Debian mirror that" \
+         "has $1 $up, run 'sh tests/cross/deps.sh' again" >&2
+    return 1
+}
+# upstream VERSION: VERSION without its epoch and Debian revision
+upstream() {
+    u=${1#*:}
+    echo "${u%-*}"
+}
+# same_upstream PACKAGE VERSION: the other versions of PACKAGE's source that
+# the deb-src entries list with VERSION's upstream version, newest first
+same_upstream() {
+    want=$(upstream "$2")
+    apt-cache $(apt_o) showsrc "$1" 2>/dev/null |
+        awk -v p="$1" '/^Package: /{ok = ($2 == p)} ok && /^Version: /{print $2}' | sort -u |
+        while read -r v; do
+            [ "$v" != "$2" ] && [ "$(upstream "$v")" = "$want" ] && echo "$v"
+        done | sort_versions
+}
+# sort_versions: the versions on standard input, newest first (dpkg's order)
+sort_versions() {
+    set --
+    while read -r v; do set -- "$@" "$v"; done
+    while [ $# -gt 0 ]; do
+        best=$1
+        for v in "$@"; do dpkg --compare-versions "$v" gt "$best" && best=$v; done
+        echo "$best"
+        rest=
+        for v in "$@"; do [ "$v" = "$best" ] || rest="$rest $v"; done
+        set -- $rest
+    done
 }
 apt_o() {
     echo "-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$tmp/apt-src/parts" \
@@ -87,7 +135,7 @@ nanopb_src() {
         cp "$tmp/src/nanopb"/nanopb-*/"$f" "$dest/nanopb/" ||
             { echo "deps: nanopb $v's source has no $f" >&2; exit 1; }
     done
-    echo "deps: $dest/nanopb (nanopb $v's C sources, from Debian's source package)"
+    echo "deps: $dest/nanopb (nanopb $got's C sources, from Debian's source package)"
 }
 # riscv64: Debian 12 has no riscv64 port to download libraries from, so
 # zlib and protobuf-c's runtime are built from the source packages of the
@@ -109,7 +157,7 @@ cross_build() { # cross_build ARCH "CC" PACKAGE LIB FOLDER-IN-SOURCE FILE...
             { echo "deps: cannot build $src's $f for $arch" >&2; exit 1; }
     done
     "$arch-linux-gnu-ar" rcs "$dest/$arch/$lib" "$tmp/obj-$arch-$src"/*.o
-    echo "deps: $dest/$arch/$lib (built from Debian's source of $src $v)"
+    echo "deps: $dest/$arch/$lib (built from Debian's source of $src $got)"
 }
 cross_build riscv64 "$RISCV64_CC" zlib1g-dev libz.a . adler32.c crc32.c deflate.c infback.c \
     inffast.c inflate.c inftrees.c trees.c zutil.c compress.c uncompr.c gzclose.c gzlib.c \

@@ -12,17 +12,17 @@
 #     @featc, nothing of the other spec;
 #   - featc_breaking_test passes on a compatible edit and fails, naming the
 #     rule, on one that breaks records already written.
-# Offline: Bazel 4.2.3 fetches rules_cc, rules_java, rules_proto, platforms
-# and remote_coverage_tools for its own built-in rules; they are pointed at
-# Debian's platforms and at stand-ins in tests/install/bazel-offline that
-# forward to the built-in rules (Debian's bazel-rules-cc is too new for
-# 4.2.3).  Nothing is downloaded.
+# Offline: the consumer's WORKSPACE.bazel and .bazelrc are docs/build.md's,
+# as written (the doc's blocks are those files): the repositories Bazel
+# 4.2.3's built-in rules would download come from Debian's bazel-bootstrap
+# (platforms) and featc's stand-ins (bazel/offline).  The workspace sits
+# beside a link named featc to this tree, where its WORKSPACE looks for
+# featc.  Nothing is downloaded.
 #   bazel.sh BUILD CORPUS
 set -u
 build=$1 corpus=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 case $build in /*) ;; *) build=$root/$build ;; esac
-off=$root/tests/install/bazel-offline
 ws=$build/bazel/ws
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
@@ -31,8 +31,9 @@ command -v bazel >/dev/null || { echo "bazel: no bazel (make deps installs bazel
 
 rm -rf "$build/bazel"
 mkdir -p "$ws/specs"
+ln -s "$root" "$build/bazel/featc"
 cp "$root/tests/install/consumer/WORKSPACE.bazel" "$root/tests/install/consumer/BUILD.bazel" \
-    "$root/tests/install/consumer/species.c" "$ws/"
+    "$root/tests/install/consumer/.bazelrc" "$root/tests/install/consumer/species.c" "$ws/"
 cp "$root/specs/penguin.feat" "$root/specs/mnist.feat" "$ws/specs/"
 penguin=$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz
 mnist=$corpus/tfx__mnist.tfrecord
@@ -42,13 +43,7 @@ bazel_() {
     cmd=$1
     shift
     (cd "$ws" && bazel --output_user_root="$build/bazel/root" --max_idle_secs=120 "$cmd" \
-        --symlink_prefix=/ --nosandbox_debug --noshow_progress \
-        --override_repository=featc="$root" \
-        --override_repository=platforms=/usr/share/bazel/tools/platforms \
-        --override_repository=rules_cc="$off/rules_cc" \
-        --override_repository=rules_java="$off/rules_java" \
-        --override_repository=rules_proto="$off/rules_proto" \
-        --override_repository=remote_coverage_tools="$off/remote_coverage_tools" "$@")
+        --symlink_prefix=/ --noshow_progress "$@")
 }
 log=$build/bazel/log
 if bazel_ build //:species //:mnist_driver >"$log" 2>&1; then ok

@@ -22,6 +22,9 @@ Each snippet is marked by an HTML comment on the line before its fence:
                          with the headers generated from each SPEC.
 <!-- c: not compiled: WHY --> a ```c block that is not C to compile (a list of
                          signatures, say), and why.
+<!-- file: PATH -->      before a block of any language: the block must be the
+                         file PATH of the tree, byte for byte (a configuration
+                         file a test uses as the doc shows it, say).
 
 A ```c block without a mark fails the suite, so that no C snippet escapes.
 
@@ -41,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 
-RUNNABLE, TRANSCRIPT, C_MARK = "<!-- runnable:", "<!-- transcript:", "<!-- c:"
+RUNNABLE, TRANSCRIPT, C_MARK, FILE_MARK = "<!-- runnable:", "<!-- transcript:", "<!-- c:", "<!-- file:"
 # each mark: the kind of snippet, and the fence it must come before
 FENCES = {RUNNABLE: ("sh", "```sh"), TRANSCRIPT: ("transcript", "```"), C_MARK: ("c", "```c")}
 WARN = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Werror"]
@@ -71,7 +74,9 @@ def snippets(path, rel):
             text = "\n".join(lines[i + 1:j]) + "\n"
             mark = lines[i - 1].strip() if i > 0 else ""
             prefix = next((p for p in FENCES if mark.startswith(p)), None)
-            if prefix is not None and fence != FENCES[prefix][1]:
+            if mark.startswith(FILE_MARK) and mark.endswith("-->"):
+                out.append(Snippet(rel, i + 2, "file", mark[len(FILE_MARK):-3].strip(), text))
+            elif prefix is not None and fence != FENCES[prefix][1]:
                 errors.append(f"{rel}:{i}: the mark {mark!r} does not fit a {fence} block")
             elif prefix is not None:
                 out.append(Snippet(rel, i + 2, FENCES[prefix][0], mark[4:-3].strip(), text))
@@ -205,6 +210,16 @@ def compile_c(s, root, build, cc):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def same_file(s, root):
+    try:
+        with open(os.path.join(root, s.mark), encoding="utf-8") as f:
+            if f.read() == s.text:
+                return None
+    except OSError as e:
+        return f"{s.where()}: the block stands for {s.mark}, which cannot be read: {e}"
+    return f"{s.where()}: the block is not {s.mark} as it is in the tree"
+
+
 def main():
     root, build = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     cc = os.environ.get("CC", "cc")
@@ -221,15 +236,19 @@ def main():
         failures.append(f"only {kinds} marked snippets in README.md and docs/; the marks are gone?")
     passed = 0
     for s in found:
-        why = compile_c(s, root, build, cc) if s.kind == "c" else run_shell(s, root, build)
+        if s.kind == "file":
+            why = same_file(s, root)
+        else:
+            why = compile_c(s, root, build, cc) if s.kind == "c" else run_shell(s, root, build)
         if why:
             failures.append(why)
         else:
             passed += 1
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
+    files_shown = sum(1 for s in found if s.kind == "file")
     print(f"readme: {kinds['sh']} shell blocks, {kinds['transcript']} transcripts, "
-          f"{kinds['c']} C blocks in {len(files)} files")
+          f"{kinds['c']} C blocks, {files_shown} files shown in {len(files)} files")
     print(f"readme: {passed} passed, {len(failures)} failed")
     return 1 if failures else 0
 

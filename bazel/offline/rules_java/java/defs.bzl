@@ -1,4 +1,4 @@
-"""A stand-in for rules_java, for test-bazel offline (tests/install/bazel.sh): Bazel
+"""A stand-in for rules_java, for Debian's Bazel offline (docs/build.md, "Bazel"): Bazel
 4.2.3's built-in rules load these names from it; each forwards to the
 built-in rule of the same name."""
 
