@@ -12,7 +12,11 @@
 #                   PKGCONFIGDIR CMAKEDIR); make uninstall
 #   make python     the Python layer and a module per spec (build/python)
 #   make install-python  the featc Python package (PYTHONDIR) and its libraries
-#   make deps       install the Debian packages the build needs
+#   make deps       install the Debian packages the build, the demo and the
+#                   Python module need (as root; else it prints the sudo line)
+#   make deps-python  and those of featc.dask, featc.torch and URLs
+#   make deps-test  and everything make test and make bench need
+#   make test-fresh the README's quick start in a clean Debian root (minutes)
 #   make clean
 
 PREFIX ?= /usr/local
@@ -38,16 +42,22 @@ export PYTHON
 # MANIFEST.md describes each file, NOTICE gives its source and license).
 CORPUS ?= $(abspath tests/corpus)
 
-DEPS_DEB = gcc g++ make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev \
-           clang libclang-rt-dev python3 python3-protobuf gzip pkg-config \
-           libprotobuf-dev protobuf-compiler nanopb libnanopb-dev \
-           cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user \
-           binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
-           gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
-           binutils-riscv64-linux-gnu libgcc-12-dev-riscv64-cross \
-           python3-dev python3-numpy python3-dask python3-distributed python3-pandas \
-           python3-pip python3-setuptools python3-wheel chromium time libisal-dev \
-           python3-torch python3-fsspec python3-aiohttp nginx nodejs bazel-bootstrap
+# make deps: the Debian packages building featc, `make demo`, `make install`
+# and `make python` need (docs/build.md, "Dependencies", says why each).
+DEPS_BUILD = gcc make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libisal-dev \
+             pkg-config python3 python3-dev python3-numpy
+# make deps-python: featc's Python integrations (Dask, PyTorch, URLs) and
+# installing its package with pip.
+DEPS_PYTHON = python3-dask python3-distributed python3-pandas python3-torch python3-fsspec \
+              python3-aiohttp python3-pip python3-setuptools python3-wheel
+# make deps-test: the rest of what `make test` and `make bench` use.
+DEPS_TEST = g++ clang libclang-rt-dev python3-protobuf gzip time ca-certificates \
+            libprotobuf-dev protobuf-compiler nanopb libnanopb-dev \
+            cmake ninja-build meson gcc-multilib lib32z1-dev qemu-user \
+            binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross \
+            gcc-arm-none-eabi libnewlib-arm-none-eabi libc6-dev-riscv64-cross \
+            binutils-riscv64-linux-gnu libgcc-12-dev-riscv64-cross \
+            chromium nginx nodejs bazel-bootstrap
 # The npm packages the Arrow tests read featc's output with (pinned in
 # tests/arrow/package-lock.json), installed by make deps, never at test
 # time.  npm comes with NodeSource's nodejs, apart with Debian's (then
@@ -130,7 +140,8 @@ EXAMPLES = hello_tfrecord movie_sequences elman_rnn read_penguin
 SPECS = $(basename $(notdir $(wildcard specs/*.feat)))
 GEN_SPECS = $(BUILD)/gen-specs
 
-.PHONY: all demo bench install install-python uninstall deps clean python python-bench
+.PHONY: all demo bench install install-python uninstall deps deps-python deps-test deps-check \
+        test-fresh clean python python-bench
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc.so.$(VERSION) \
      $(BUILD)/libfeatc_fallback.a \
@@ -468,27 +479,35 @@ uninstall:
 # ------------------------------------------------------------------ setup
 
 deps:
-	@missing=""; for p in $(DEPS_DEB); do \
-	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; \
-	elif [ "$$(id -u)" = 0 ]; then \
-	    echo "deps: installing$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	        apt-get install -y -qq --no-install-recommends $$missing || exit 1; \
-	else \
-	    echo "deps: missing Debian packages:$$missing"; \
-	    echo "deps: run: sudo apt-get install -y$$missing"; exit 1; \
-	fi; \
-	if [ "$$(id -u)" = 0 ]; then sh tests/cross/deps.sh; \
-	else echo "deps: then, as root: sh tests/cross/deps.sh (the cross-target suites' extras)"; fi
+	@sh setup/apt-install.sh deps $(BUILD)/log/deps.log $(DEPS_BUILD)
+
+deps-python: deps
+	@sh setup/apt-install.sh deps-python $(BUILD)/log/deps-python.log $(DEPS_PYTHON)
+
+# The test tier: its packages, the cross-target suites' libraries and
+# emulators (tests/cross/deps.sh), and the npm packages the Arrow tests read
+# featc's output with.
+deps-test: deps deps-python
+	@sh setup/apt-install.sh deps-test $(BUILD)/log/deps-test.log $(DEPS_TEST)
+	@if [ "$$(id -u)" = 0 ]; then sh tests/cross/deps.sh || exit 1; \
+	else echo "deps-test: then, as root: sh tests/cross/deps.sh (the cross-target suites' extras)"; fi
 	@if ! command -v npm >/dev/null 2>&1; then \
-	    if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive \
-	        apt-get install -y -qq --no-install-recommends npm || exit 1; \
-	    else echo "deps: npm is missing (Debian's nodejs has it apart): sudo apt-get install -y npm"; \
-	        exit 1; fi; fi
+	    sh setup/apt-install.sh deps-test $(BUILD)/log/deps-test.log npm || exit 1; fi
 	@mkdir -p $(NPM_DIR) && cp tests/arrow/package.json tests/arrow/package-lock.json $(NPM_DIR)/ && \
-	    (cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error) && \
-	    echo "deps: npm packages (apache-arrow, nodejs-polars) in $(NPM_DIR)"
+	    (cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error) || \
+	    { echo "deps-test: npm ci failed (above): the Arrow tests' npm packages come from the npm" \
+	           "registry, over HTTPS with the machine's CA certificates"; exit 1; }; \
+	    echo "deps-test: npm packages (apache-arrow, nodejs-polars, ...) in $(NPM_DIR)"
+
+# Before make test: every package of the three tiers, or what to run.
+deps-check:
+	@sh setup/apt-install.sh --check deps-test $(BUILD)/log/deps-test.log \
+	    $(DEPS_BUILD) $(DEPS_PYTHON) $(DEPS_TEST)
+
+# make test-fresh: the README's quick start, as written, in a clean Debian
+# root (setup/fresh-root.sh); minutes, not part of make test.
+test-fresh:
+	@sh setup/fresh-root.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -26,7 +26,7 @@ CHECK_SUITES = all test-tables test-unit test-cxx test-cli test-diag test-breaki
 # never build the same file at once.
 test-build: all python python-bench $(BUILD)/bench-data/.made
 
-test:
+test: deps-check
 	@sh tests/run.sh "$(MAKE)" $(BUILD) $(CORPUS) $(TEST_SUITES) -- $(CROSS_SUITES)
 
 # The quick subset for an edit-compile-test loop (about a minute on 2 cores).
