@@ -106,6 +106,13 @@ static void finding(cmp *c, int r, spec_loc loc, spec_loc was, const char *fmt, 
     free(b.s);
 }
 
+/* TensorFlow's DataTypeString of t, as its parse errors spell it (and the
+ * runtime's fc_type_tf_name): "string" for bytes, as the parser says it. */
+static const char *tf_data_type(fc_type t)
+{
+    return t == FC_TYPE_INT64 ? "int64" : t == FC_TYPE_FLOAT ? "float" : "string";
+}
+
 static int same_key(const schema_feature *a, const schema_feature *b)
 {
     return a->key_len == b->key_len && memcmp(a->key, b->key, a->key_len) == 0;
@@ -257,7 +264,7 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
                     "default, "
                     "now fail (TensorFlow: \"Feature: %.*s (data type: %s) is required but "
                     "could not be found.\")",
-                    key, n->key, key, n->key, fcc_type_word(n->type));
+                    key, n->key, key, n->key, tf_data_type(n->type));
         } else if (o->has_default && n->has_default && !same_default(o, n)) {
             finding(c, R_DEFAULT_CHANGED, where(na->def->loc, n), where(oa->def->loc, o),
                     "feature '%.*s': its %s changed: records without it read other values, with "
@@ -329,7 +336,7 @@ static void added(cmp *c, const schema_feature *n)
                 "feature '%.*s': new and required: records written under the old spec lack it "
                 "and fail (TensorFlow: \"Feature: %.*s (data type: %s) is required but could "
                 "not be found.\")",
-                (int)n->key_len, n->key, (int)n->key_len, n->key, fcc_type_word(n->type));
+                (int)n->key_len, n->key, (int)n->key_len, n->key, tf_data_type(n->type));
     if (n->list && n->kind == FC_KIND_FIXED && !n->allow_missing)
         finding(c, R_REQUIRED_ADDED, n->ast->loc, nowhere,
                 "feature list '%.*s': new, and may not be missing: sequences written under "
