@@ -105,7 +105,7 @@ int tools_check_data(const char *spec_path, char **files, int nfiles, const tool
         fc_input in;
         fc_record rec;
         uint64_t before = c.records, failed_before = c.failed;
-        int s = fc_input_open(&in, path, &o->read);
+        int s = fc_input_open(&in, path, &o->read), opened = s == FC_OK;
         while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
             progress_record(&pg, fc_reader_raw_offset(&in.reader));
             if (!o->json && c.shown < o->max_errors)
@@ -119,7 +119,9 @@ int tools_check_data(const char *spec_path, char **files, int nfiles, const tool
             fprintf(stderr, "featc: %s: %s\n", path, in.err.message);
             rc = EXIT_DATA_ERR;
         }
-        if (!o->json)
+        if (!o->json && !opened)
+            printf("%s: not read (it cannot be opened)\n", path);
+        else if (!o->json)
             printf("%s: %llu record%s, %llu failed%s\n", path,
                    (unsigned long long)(c.records - before), c.records - before == 1 ? "" : "s",
                    (unsigned long long)(c.failed - failed_before),
@@ -138,10 +140,13 @@ int tools_check_data(const char *spec_path, char **files, int nfiles, const tool
         if (c.kinds.n > 0) {
             tools_kinds_sort(&c.kinds);
             printf("errors by text:\n");
-            for (i = 0; i < c.kinds.n; i++)
-                printf("%10llu  %s (first: %s record %llu)\n",
+            for (i = 0; i < c.kinds.n; i++) {
+                char at[128];
+                printf("%10llu  %s (first: %s record %llu%s)\n",
                        (unsigned long long)c.kinds.kind[i].count, c.kinds.kind[i].text,
-                       files[c.kinds.kind[i].file], (unsigned long long)c.kinds.kind[i].index);
+                       files[c.kinds.kind[i].file], (unsigned long long)c.kinds.kind[i].index,
+                       tools_kind_at(&c.kinds.kind[i], at, sizeof at));
+            }
             if (c.kinds.other > 0)
                 printf("%10llu  (other texts)\n", (unsigned long long)c.kinds.other);
         }

@@ -538,6 +538,19 @@ golden_rc=0
 "$py" "$here/cat_golden.py" "$featc" "$corpus" "$here/cat_golden.tsv" || golden_rc=1
 
 # ---- progress on standard error (pipes and a pseudo-terminal):
+# ---- check --data: a file that cannot be opened is not called damaged; one
+# error at many byte offsets is one line of the summary, with the first offsets
+expect_rc 2 "check --data, a missing file" "$featc" check "$here/../../specs/penguin.feat" --data "$tmp/nope.tfrecord"
+has "$tmp/out" "$tmp/nope.tfrecord: not read (it cannot be opened)" "check --data, a missing file"
+grep -q damaged "$tmp/out" && bad "check --data calls a missing file damaged: $(cat "$tmp/out")" || ok
+printf 'package p;\nexample q {\n  species : float;\n}\n' > "$tmp/species_float.feat"
+expect_rc 1 "check --data, one error at many offsets" "$featc" check "$tmp/species_float.feat" --data \
+    "$corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz"
+_lines=$(sed -n '/^errors by text:$/,$p' "$tmp/out" | tail -n +2 | wc -l)
+[ "$_lines" -eq 1 ] && ok || bad "check --data: the one error takes $_lines lines: $(tail -n 4 "$tmp/out")"
+has "$tmp/out" "       100  Key: species.  Data types don't match. Data type: int64 but expected type: float (at byte N) (first: $corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz record 0; N = 16, 46, 76, 77, ...)" \
+    "check --data, the error's summary line"
+
 # tests/cli/progress.py prints its own "progress:" line
 mkdir -p "$tmp/progress"
 progress_rc=0

@@ -241,12 +241,16 @@ void st_print_json(FILE *f, const st_stats *s, const st_report *r)
                 (unsigned long long)s->spec_parsed, (unsigned long long)s->spec_failed);
         for (i = 0; i < s->spec_errors.n; i++) {
             const tools_error_kind *e = &s->spec_errors.kind[i];
+            size_t k;
             fputs(i > 0 ? ",{\"error\":" : "{\"error\":", f);
             fc_json_string(f, e->text, strlen(e->text), 1);
             fprintf(f, ",\"count\":%llu,\"path\":", (unsigned long long)e->count);
             fc_json_string(f, r->files[e->file].path, strlen(r->files[e->file].path), 1);
-            fprintf(f, ",\"record\":%llu,\"offset\":%llu}", (unsigned long long)e->index,
+            fprintf(f, ",\"record\":%llu,\"offset\":%llu,\"at_byte\":[", (unsigned long long)e->index,
                     (unsigned long long)e->offset);
+            for (k = 0; k < e->n_at; k++)
+                fprintf(f, "%s%llu", k > 0 ? "," : "", (unsigned long long)e->at[k]);
+            fputs("]}", f);
         }
         fprintf(f, "],\"other_errors\":%llu}", (unsigned long long)s->spec_errors.other);
     }

@@ -258,12 +258,15 @@ void st_print_table(FILE *out, const st_stats *s, const st_report *r, int *oom)
             fputc('\n', out);
         } else {
             fprintf(out, "; %llu fail:\n", (unsigned long long)s->spec_failed);
-            for (i = 0; i < s->spec_errors.n; i++)
-                fprintf(out, "%10llu  %s (first: %s record %llu, offset %llu)\n",
+            for (i = 0; i < s->spec_errors.n; i++) {
+                char at[128];
+                fprintf(out, "%10llu  %s (first: %s record %llu, offset %llu%s)\n",
                         (unsigned long long)s->spec_errors.kind[i].count,
                         s->spec_errors.kind[i].text, r->files[s->spec_errors.kind[i].file].path,
                         (unsigned long long)s->spec_errors.kind[i].index,
-                        (unsigned long long)s->spec_errors.kind[i].offset);
+                        (unsigned long long)s->spec_errors.kind[i].offset,
+                        tools_kind_at(&s->spec_errors.kind[i], at, sizeof at));
+            }
             if (s->spec_errors.other > 0)
                 fprintf(out, "%10llu  (other texts)\n", (unsigned long long)s->spec_errors.other);
         }
