@@ -17,6 +17,7 @@
  * batch. */
 #include "commands.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,9 @@ static const char *const convert_usage =
     "unless --compression says.\n"
     "\n"
     "The way is OUT's: .arrow, .arrows, .feather, .ipc are Arrow; .tfrecord,\n"
-    ".tfrecords, .tfr, .record, .gz, .zz TFRecords; another name takes the\n"
-    "way the first input's first bytes say (Arrow in: TFRecords out).\n"
+    ".tfrecords, .tfr, .record, .gz, .zz TFRecords; a name of another format\n"
+    "(.parquet, .csv, .json, ...) is refused; another name takes the way the\n"
+    "first input's first bytes say (Arrow in: TFRecords out).\n"
     "\n"
     "OUT is written through a temporary file beside it and renamed at the\n"
     "end: a record that does not parse, a damaged input or a row that does\n"
@@ -332,12 +334,42 @@ static int output_kind(const char *out)
     return -1;
 }
 
+/* The format another name of OUT's says, which convert does not write (a
+ * Parquet or CSV file holding Arrow IPC would be refused by every reader of
+ * those formats), or NULL. */
+static const char *foreign_output(const char *out)
+{
+    static const struct {
+        const char *ext, *format;
+    } foreign[] = {{".parquet", "Parquet"}, {".pq", "Parquet"},     {".csv", "CSV"},
+                   {".tsv", "TSV"},         {".json", "JSON"},      {".jsonl", "JSON Lines"},
+                   {".ndjson", "JSON Lines"}, {".avro", "Avro"},    {".orc", "ORC"},
+                   {".xlsx", "Excel"},      {".npy", "NumPy"},      {".npz", "NumPy"}};
+    size_t k, n = strlen(out);
+    for (k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
+        size_t e = strlen(foreign[k].ext), i;
+        if (n < e)
+            continue;
+        for (i = 0; i < e && tolower((unsigned char)out[n - e + i]) == foreign[k].ext[i]; i++)
+            ;
+        if (i == e)
+            return foreign[k].format;
+    }
+    return NULL;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     convert_opts o;
     int done, rc = parse_opts(argc, argv, &o, &done), arrow_out, k;
     if (rc != 0 || done)
         return rc;
+    if (output_kind(o.output) < 0 && foreign_output(o.output) != NULL)
+        return cli_usage_error(&convert_cmd,
+                               "'%s' names a %s file, which featc convert does not write: "
+                               "it writes Arrow IPC (.arrow, .arrows, .feather, .ipc) and "
+                               "TFRecords (.tfrecord, .tfrecords, .tfr, .record, .gz, .zz)",
+                               o.output, foreign_output(o.output));
     /* the way: by OUT's name, else by the first input's first bytes */
     arrow_out = output_kind(o.output);
     if (arrow_out < 0) {

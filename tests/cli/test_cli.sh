@@ -551,6 +551,13 @@ _lines=$(sed -n '/^errors by text:$/,$p' "$tmp/out" | tail -n +2 | wc -l)
 has "$tmp/out" "       100  Key: species.  Data types don't match. Data type: int64 but expected type: float (at byte N) (first: $corpus/tfx__penguin_Split-eval_data_tfrecord-00000-of-00001.gz record 0; N = 16, 46, 76, 77, ...)" \
     "check --data, the error's summary line"
 
+# ---- convert refuses an output named for a format it does not write
+for _out in x.parquet x.CSV x.jsonl; do
+    expect_rc 64 "convert -o $_out" "$featc" convert "$corpus/tfx__mnist.tfrecord" -o "$tmp/$_out"
+    has "$tmp/err" "which featc convert does not write" "convert -o $_out"
+    [ ! -e "$tmp/$_out" ] && ok || bad "convert -o $_out left a file"
+done
+
 # tests/cli/progress.py prints its own "progress:" line
 mkdir -p "$tmp/progress"
 progress_rc=0
