@@ -118,6 +118,18 @@ int main(int argc, char **argv)
         if (strcmp(name, commands[i].name) == 0) {
             if (commands[i].run != NULL)
                 return commands[i].run(argc - 1, argv + 1);
+            /* version and help take no operand; --help says what they do */
+            if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+                if (strcmp(name, "help") == 0)
+                    return print_usage();
+                printf("usage: featc version (or featc --version)\n\n"
+                       "Prints featc's version and the kernels this build runs: CRC-32C,\n"
+                       "inflate (ISA-L or zlib) and varint decoding.  Exit status 0.\n");
+                return EXIT_OK;
+            }
+            if (argc > 2)
+                return cli_usage_error(NULL, "'%s' takes no operand or option, not '%s'", name,
+                                       argv[2]);
             return strcmp(name, "version") == 0 ? cli_print_version() : print_usage();
         }
     return cli_usage_error(NULL, "unknown command '%s'", name);

@@ -70,8 +70,18 @@ static const char *driver_message(diag *d, const schema *s, const char *name)
 /* Parses and checks; NULL (after diagnostics) when the spec is wrong. */
 static schema *front_end(pool *p, diag *d, const char *pkg)
 {
-    ast_spec *ast = fcc_parse(p, d);
+    ast_spec *ast;
     schema *s;
+    const char *nul = d->src_len > 0 ? (const char *)memchr(d->src, '\0', d->src_len) : NULL;
+    /* a binary file (an object file, a TFRecord given as the spec): one
+     * error, not a page of stray bytes echoed to the terminal */
+    if (nul != NULL) {
+        fcc_diag_fail(d, "error: a binary file, not a spec (byte 0x00 at offset %lu)",
+                      (unsigned long)(nul - d->src));
+        fcc_diag_summary(d);
+        return NULL;
+    }
+    ast = fcc_parse(p, d);
     if (ast == NULL) {
         fcc_diag_fail(d, "out of memory");
         return NULL;

@@ -111,22 +111,75 @@ static const char *line_text(const diag *d, int line, size_t *n)
     return p;
 }
 
-/* The source line of loc and a caret under it, into t. */
+/* The length of the well-formed UTF-8 character at p (of at most n
+ * bytes), or 0. */
+static size_t utf8_char(const unsigned char *p, size_t n)
+{
+    size_t k, i;
+    if (p[0] < 0x80)
+        return 1;
+    k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+        : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    if (k == 0 || k > n)
+        return 0;
+    for (i = 1; i < k; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+        return 0; /* over-long, a surrogate, past U+10FFFF */
+    return k;
+}
+
+/* The longest line quoted whole; a longer one is shown as the QUOTE_SIDE
+ * bytes either side of the column, between "...". */
+#define QUOTE_WIDTH 160
+#define QUOTE_SIDE 60
+
+/* The source line of loc and a caret under it, into t.  What a terminal
+ * would act on is not echoed: a control byte, or a byte that is not part of
+ * well-formed UTF-8, shows as '?'. */
 static void quote(const diag *d, spec_loc loc, sbuf *t)
 {
-    size_t n = 0, i;
+    size_t n = 0, i, from = 0, to;
     int col, width;
     const char *text = line_text(d, loc.first_line, &n);
     if (text == NULL)
         return;
-    fcc_sb_put(t, " ", 1);
-    for (i = 0; i < n; i++)
-        fcc_sb_put(t, text[i] == '\t' ? " " : text + i, 1);
-    fcc_sb_put(t, "\n", 1);
     col = loc.first_column < 1 ? 1 : loc.first_column;
+    to = n;
+    if (n > QUOTE_WIDTH) {
+        size_t c = (size_t)col - 1 < n ? (size_t)col - 1 : n;
+        from = c > QUOTE_SIDE ? c - QUOTE_SIDE : 0;
+        to = c + QUOTE_SIDE < n ? c + QUOTE_SIDE : n;
+        while (from > 0 && ((unsigned char)text[from] & 0xc0) == 0x80)
+            from--; /* not inside a character */
+    }
+    fcc_sb_put(t, from > 0 ? "...": " ", from > 0 ? 3 : 1);
+    for (i = from; i < to;) {
+        unsigned char b = (unsigned char)text[i];
+        size_t k = utf8_char((const unsigned char *)text + i, n - i);
+        if (b == '\t')
+            fcc_sb_put(t, " ", 1);
+        else if (b < 0x20 || b == 0x7f || k == 0)
+            fcc_sb_put(t, "?", 1);
+        else {
+            fcc_sb_put(t, text + i, k);
+            i += k;
+            continue;
+        }
+        i++;
+    }
+    if (to < n)
+        fcc_sb_put(t, "...", 3);
+    fcc_sb_put(t, "\n", 1);
     width = (loc.last_line == loc.first_line && loc.last_column >= col)
                 ? loc.last_column - col + 1
                 : (int)n - col + 1;
+    if (from > 0)
+        col = col - (int)from + 2; /* past the "..." that stands for what is left out */
+    if (width > (int)(to - from) - col + 2)
+        width = (int)(to - from) - col + 2; /* not past what is shown */
     if (width < 1)
         width = 1;
     fcc_sb_put(t, " ", 1);

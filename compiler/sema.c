@@ -19,8 +19,37 @@ size_t fcc_elem_bytes(fc_type t)
                                                                      : sizeof(int64_t);
 }
 
+/* The edit distance of a and b (the optimal string alignment distance: an
+ * insertion, a deletion, a substitution or a transposition of neighbours
+ * each count 1), or 3 when it is over 2 or a word is long. */
+static int near_words(const char *a, const char *b)
+{
+    int d[16][16];
+    size_t n = strlen(a), m = strlen(b), i, j;
+    if (n >= 16 || m >= 16 || (n > m ? n - m : m - n) > 2)
+        return 3;
+    for (i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (i = 1; i <= n; i++)
+        for (j = 1; j <= m; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < c)
+                c = d[i - 2][j - 2] + 1;
+            d[i][j] = c;
+        }
+    return d[n][m] > 2 ? 3 : d[n][m];
+}
+
 static int check_type(diag *d, schema_feature *f, const ast_feature *a)
 {
+    static const char *const types[] = {"int64", "float", "bytes"};
     static const struct {
         const char *word, *hint;
     } hints[] = {{"string", "bytes"}, {"str", "bytes"},     {"tf.string", "bytes"},
@@ -41,6 +70,29 @@ static int check_type(diag *d, schema_feature *f, const ast_feature *a)
                                "unknown type '%s'; did you mean '%s'? (the types are int64, float "
                                "and bytes, as in tf.train.Feature)",
                                a->type, hints[i].hint);
+                return 0;
+            }
+        }
+        /* a misspelling (flaot, int46, byets): the nearest type, when one
+         * is within two edits and no other is as near */
+        {
+            int best = 3, tie = 0, k;
+            const char *near = NULL;
+            for (i = 0; i < sizeof types / sizeof types[0]; i++) {
+                k = near_words(a->type, types[i]);
+                if (k < best) {
+                    best = k;
+                    near = types[i];
+                    tie = 0;
+                } else if (k == best) {
+                    tie = 1;
+                }
+            }
+            if (near != NULL && !tie && (size_t)best < strlen(a->type)) {
+                fcc_diag_error(d, a->type_loc,
+                               "unknown type '%s'; did you mean '%s'? (the types are int64, "
+                               "float and bytes, as in tf.train.Feature)",
+                               a->type, near);
                 return 0;
             }
         }

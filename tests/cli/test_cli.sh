@@ -558,6 +558,12 @@ for _out in x.parquet x.CSV x.jsonl; do
     [ ! -e "$tmp/$_out" ] && ok || bad "convert -o $_out left a file"
 done
 
+# ---- version --help says what version does; an operand is a usage error
+expect_rc 0 "version --help" "$featc" version --help
+has "$tmp/out" "usage: featc version" "version --help"
+grep -q '^featc [0-9]' "$tmp/out" && bad "version --help printed the version" || ok
+expect_rc 64 "version x" "$featc" version x
+
 # tests/cli/progress.py prints its own "progress:" line
 mkdir -p "$tmp/progress"
 progress_rc=0
