@@ -492,7 +492,7 @@ deps-test: deps deps-python
 	@if [ "$$(id -u)" = 0 ]; then sh tests/cross/deps.sh || exit 1; \
 	else echo "deps-test: then, as root: sh tests/cross/deps.sh (the cross-target suites' extras)"; fi
 	@if ! command -v npm >/dev/null 2>&1; then \
-	    sh setup/apt-install.sh deps-test $(BUILD)/log/deps-test.log npm || exit 1; fi
+	    sh setup/apt-install.sh deps-test $(BUILD)/log/deps-npm.log npm || exit 1; fi
 	@mkdir -p $(NPM_DIR) && cp tests/arrow/package.json tests/arrow/package-lock.json $(NPM_DIR)/ && \
 	    (cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error) || \
 	    { echo "deps-test: npm ci failed (above): the Arrow tests' npm packages come from the npm" \

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs or compiles every snippet of README.md, docs/*.md and the folders'
-README.md files that says it can.
+README.md files that says it can, and checks that each relative link of
+theirs names a file of the tree (and, with #anchor, one of its headings).
 
 Each snippet is marked by an HTML comment on the line before its fence:
 
@@ -210,6 +211,34 @@ def compile_c(s, root, build, cc):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def slug(heading):
+    """A heading's anchor as GitHub makes it."""
+    h = re.sub(r"[`*_]", "", heading.strip().lower())
+    h = re.sub(r"[^\w\- ]", "", h)
+    return h.replace(" ", "-")
+
+
+def broken_links(root, rel):
+    """Each relative link of the Markdown file rel that names no file of the
+    tree, or a heading its file does not have."""
+    text = open(os.path.join(root, rel), encoding="utf-8").read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)  # links in code are not links
+    out = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        full = os.path.normpath(os.path.join(root, os.path.dirname(rel), path)) if path \
+            else os.path.join(root, rel)
+        if not os.path.exists(full):
+            out.append(f"{rel}: the link ({target}) names no file of the tree")
+        elif anchor and full.endswith(".md"):
+            heads = re.findall(r"^#+ (.*)$", open(full, encoding="utf-8").read(), re.M)
+            if anchor not in {slug(h) for h in heads}:
+                out.append(f"{rel}: the link ({target}) names no heading of {os.path.relpath(full, root)}")
+    return out
+
+
 def same_file(s, root):
     try:
         with open(os.path.join(root, s.mark), encoding="utf-8") as f:
@@ -230,7 +259,7 @@ def main():
     for rel in files:
         got, errors = snippets(os.path.join(root, rel), rel)
         found += got
-        failures += errors
+        failures += errors + broken_links(root, rel)
     kinds = {k: sum(1 for s in found if s.kind == k) for k in ("sh", "transcript", "c")}
     if min(kinds.values()) < 2:
         failures.append(f"only {kinds} marked snippets in README.md and docs/; the marks are gone?")
