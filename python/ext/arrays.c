@@ -307,6 +307,50 @@ static PyObject *bytes_item(PyObject *self, Py_ssize_t i)
                                      (Py_ssize_t)(b->offsets[i + 1] - b->offsets[i]));
 }
 
+/* b[i] (flat, as the sequence protocol gives it, negative from the end) or
+ * b[start:stop:step]: the values the slice selects, in flat order, as a new
+ * one-dimensional featc.Bytes of their own (copied: its data and offsets
+ * start at 0), as a list's slice is a list. */
+static PyObject *bytes_subscript(PyObject *self, PyObject *key)
+{
+    bytes_object *b = (bytes_object *)self;
+    Py_ssize_t start, stop, step, k, i, n;
+    fc_bytes *v;
+    packed p;
+    int64_t dim;
+    PyObject *r;
+    if (PyIndex_Check(key)) {
+        i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred())
+            return NULL;
+        return bytes_item(self, i < 0 ? i + b->n : i);
+    }
+    if (!PySlice_Check(key)) {
+        PyErr_SetString(PyExc_TypeError, "featc.Bytes indices must be integers or slices");
+        return NULL;
+    }
+    if (PySlice_Unpack(key, &start, &stop, &step) != 0)
+        return NULL;
+    n = PySlice_AdjustIndices(b->n, &start, &stop, step);
+    v = (fc_bytes *)PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return PyErr_NoMemory();
+    for (k = 0, i = start; k < n; k++, i += step) {
+        v[k].data = b->data + b->offsets[i];
+        v[k].size = (size_t)(b->offsets[i + 1] - b->offsets[i]);
+    }
+    memset(&p, 0, sizeof p);
+    if (fcpy_pack_bytes(&p, v, (size_t)n) != 0) {
+        PyMem_Free(v);
+        return PyErr_NoMemory();
+    }
+    PyMem_Free(v);
+    dim = (int64_t)n;
+    r = fcpy_bytes_from_packed(&p, &dim, 1);
+    free(p.mem); /* NULL once the new object owns it */
+    return r;
+}
+
 static PyObject *bytes_tolist(PyObject *self, PyObject *unused)
 {
     bytes_object *b = (bytes_object *)self;
@@ -407,9 +451,12 @@ static const fslot bytes_slots[] = {
     {Py_tp_getset, NULL, (void *)bytes_getset},
     {Py_sq_length, FN(bytes_len), NULL},
     {Py_sq_item, FN(bytes_item), NULL},
+    {Py_mp_length, FN(bytes_len), NULL},
+    {Py_mp_subscript, FN(bytes_subscript), NULL},
     {Py_tp_doc, NULL,
      (void *)"Bytes values of a batch column: one flat buffer (data) with offsets, in the "
-             "column's shape; b[i] is the i-th value (flat) as bytes."},
+             "column's shape; b[i] is the i-th value (flat) as bytes, b[i:j:k] the values "
+             "a slice selects (flat) as a one-dimensional featc.Bytes."},
     {0, NULL, NULL}};
 
 PyObject *fcpy_block_type_new(void)

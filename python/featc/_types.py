@@ -3,6 +3,7 @@ they are pickled (to and from Dask workers, for instance): each spec's
 module has types of its own, which another process may not have loaded."""
 import collections
 import copyreg
+import operator
 
 import numpy as np
 
@@ -21,7 +22,8 @@ class DataError(ValueError):
 
 class Bytes:
     """Bytes values of a column: data (uint8) with offsets (int64 [n + 1]),
-    flat, in shape; b[i] is the i-th value as bytes."""
+    flat, in shape; b[i] is the i-th value as bytes, b[i:j:k] the values a
+    slice selects as a one-dimensional Bytes."""
 
     def __init__(self, data, offsets, shape):
         self.data = np.asarray(data, dtype=np.uint8)
@@ -32,6 +34,14 @@ class Bytes:
         return len(self.offsets) - 1
 
     def __getitem__(self, i):
+        if isinstance(i, slice):  # the values selected, flat, as a 1-D Bytes
+            vals = self.tolist()[i]
+            ends = np.cumsum([len(v) for v in vals], dtype=np.int64)
+            return Bytes(np.frombuffer(b"".join(vals), dtype=np.uint8),
+                         np.concatenate([np.zeros(1, np.int64), ends]), (len(vals),))
+        i = operator.index(i)
+        if i < 0:
+            i += len(self)
         if not 0 <= i < len(self):
             raise IndexError("featc.Bytes index out of range")
         return self.data[self.offsets[i]:self.offsets[i + 1]].tobytes()

@@ -211,6 +211,43 @@ def records_write_errors(recs, rng):
         os.unlink(tmp)
 
 
+def bytes_slices(path):
+    """Every bytes column of a batch: b[i] and b[i:j:k] agree with the
+    list of its values (tolist), for the module's Bytes and for the plain
+    featc.Bytes a batch becomes when pickled."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(
+        "featc_types", os.path.join(here, "..", "..", "python", "featc", "_types.py"))
+    types = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(types)
+    Plain = types.Bytes
+    batch = next(iter(mod.read(path, batch_size=7)), None)
+    if not isinstance(batch, dict):
+        return
+    cols = [v for v in batch.values() if hasattr(v, "offsets") and hasattr(v, "tolist")]
+    for b in cols:
+        plain = Plain(b.data, b.offsets, b.shape)
+        for col in (b, plain):
+            vals = col.tolist()
+            for sl in (slice(None, 2), slice(1, None), slice(None, None, -1), slice(5, 2),
+                       slice(-3, None, 2), slice(0, 10**9)):
+                try:
+                    got = col[sl]
+                except Exception as e:  # noqa: BLE001 (a failed check, not a stop)
+                    check(False, "%s[%r] raised %s: %s" % (type(col).__name__, sl,
+                                                          type(e).__name__, e))
+                    continue
+                check(got.tolist() == vals[sl] and got.shape == (len(vals[sl]),) and
+                      len(got) == len(vals[sl]),
+                      "%s[%r] gave %r, want %r" % (type(col).__name__, sl, got.tolist(), vals[sl]))
+            if vals:
+                survives(lambda: check(col[-1] == vals[-1] and col[0] == vals[0],
+                                       "%s[-1]" % type(col).__name__), "Bytes[-1]")
+            raises(lambda: col[len(vals)], IndexError, "Bytes index past the end")
+            raises(lambda: col["x"], TypeError, "Bytes['x']")
+
+
 def main():
     data = open(records_path, "rb").read()
     path = records_path
@@ -247,6 +284,7 @@ def main():
     raises(lambda: mod.read(path, threads="2"), TypeError, "threads='2'")
     raises(lambda: mod.read(path, threads=2.0), TypeError, "threads=2.0")
     threads_stop_early(path)
+    bytes_slices(path)
     # a closed reader ends
     r = mod.read(path)
     r.close()
