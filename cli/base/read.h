@@ -33,6 +33,7 @@ enum {
     TOOLS_OPT_MAX_BYTES,
     TOOLS_OPT_RAW,
     TOOLS_OPT_UTF8,
+    TOOLS_OPT_JSON_BYTES,
     TOOLS_OPT_PROGRESS
 };
 /* -j, --jobs=N: read with N threads (count, verify, index). */

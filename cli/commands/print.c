@@ -166,18 +166,75 @@ void print_out_json_string(print_out *o, const void *p, size_t n, int utf8)
     json_string(o, (const uint8_t *)p, n, utf8);
 }
 
-/* A bytes value under po in JSON: a string; shortened,
- * {"shortened":"...","bytes":L}, a UTF-8 value cut between characters. */
+size_t print_base64_chars(char *out, const uint8_t *p, size_t n)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t i, k = 0;
+    for (i = 0; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        out[k++] = b64[v >> 18];
+        out[k++] = b64[(v >> 12) & 63];
+        out[k++] = b64[(v >> 6) & 63];
+        out[k++] = b64[v & 63];
+    }
+    if (i < n) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0u);
+        out[k++] = b64[v >> 18];
+        out[k++] = b64[(v >> 12) & 63];
+        out[k++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+        out[k++] = '=';
+    }
+    return k;
+}
+
+/* "BASE64", in pieces of 3 KB (4 KB of text) through o. */
+static void json_base64(obuf *o, const uint8_t *p, size_t n)
+{
+    ob_char(o, '"');
+    while (n > 0) {
+        size_t k = n < 3072 ? n : 3072;
+        o->n += print_base64_chars(ob_room(o, 4096), p, k);
+        p += k;
+        n -= k;
+    }
+    ob_char(o, '"');
+}
+
+/* The first show of n bytes as po's JSON form (print_opts' json_bytes). */
+static void json_form(obuf *o, const uint8_t *p, size_t show, size_t n, int utf8,
+                      const print_opts *po)
+{
+    if (po->json_bytes == PRINT_JSON_BASE64) {
+        json_base64(o, p, show);
+    } else if (po->json_bytes == PRINT_JSON_LATIN1) {
+        json_string(o, p, show, utf8);
+    } else if (fc_utf8_valid(p, n)) {
+        json_string(o, p, show, 1);
+    } else {
+        OB_LIT(o, "{\"base64\":");
+        json_base64(o, p, show);
+        ob_char(o, '}');
+    }
+}
+
+/* A bytes value under po in JSON, in po's form; shortened,
+ * {"shortened":FORM,"bytes":L}, a UTF-8 value cut between characters. */
 static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po)
 {
     int utf8;
-    size_t show = print_value_shown(p, n, po, &utf8);
+    print_opts shown = *po;
+    size_t show;
+    if (po->json_bytes == PRINT_JSON_TEXT)
+        shown.utf8 = 1; /* cut a UTF-8 value between characters */
+    else if (po->json_bytes == PRINT_JSON_BASE64)
+        shown.utf8 = 0;
+    show = print_value_shown(p, n, &shown, &utf8);
     if (show == n) {
-        json_string(o, p, n, utf8);
+        json_form(o, p, n, n, utf8, po);
         return;
     }
     OB_LIT(o, "{\"shortened\":");
-    json_string(o, p, show, utf8);
+    json_form(o, p, show, n, utf8, po);
     OB_LIT(o, ",\"bytes\":");
     ob_int64(o, (int64_t)n);
     ob_char(o, '}');

@@ -12,12 +12,25 @@
  * non-printables), with the quotes. */
 void print_text_bytes(FILE *f, const uint8_t *p, size_t n);
 
-/* How bytes values are shown (cat --max-bytes, --utf8). */
+/* How JSON shows a bytes value (cat --json-bytes). */
+enum {
+    PRINT_JSON_TEXT,   /* well-formed UTF-8 as its text, else {"base64":"..."} */
+    PRINT_JSON_LATIN1, /* one code point U+0000-U+00FF per byte (the dump
+                          contract's form; with utf8, UTF-8 values as text) */
+    PRINT_JSON_BASE64  /* every value a base64 string (protobuf's JSON mapping) */
+};
+
+/* How bytes values are shown (cat --max-bytes, --utf8, --json-bytes). */
 typedef struct print_opts {
     size_t max_bytes; /* a longer value shows its first max_bytes bytes and its
                          length (0: whole) */
     int utf8;         /* a value that is well-formed UTF-8 shows as text */
+    int json_bytes;   /* PRINT_JSON_* */
 } print_opts;
+
+/* n bytes in base64 (RFC 4648, padded) into out, which has room for
+ * 4 * ((n + 2) / 3) characters; their count. */
+size_t print_base64_chars(char *out, const uint8_t *p, size_t n);
 
 /* How much of a value of n bytes po shows (a UTF-8 value cut between
  * characters), and in *utf8 whether it shows as text. */

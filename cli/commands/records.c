@@ -39,7 +39,7 @@ typedef struct record_opts {
     unsigned long long limit, skip; /* --limit (with has_limit), --skip */
     int has_limit;
     int raw;           /* RAW_*: payloads printed without decoding */
-    print_opts print;  /* --max-bytes, --utf8 */
+    print_opts print;  /* --max-bytes, --utf8, --json-bytes */
     int progress;      /* PROGRESS_*: -q, --progress */
     int nfiles;
     char **files;
@@ -63,10 +63,12 @@ static const char *const cat_usage =
     "                          the files, in order\n"
     "  --max-bytes=N           show a bytes value longer than N bytes (K/M/G\n"
     "                          suffixes) as its first N bytes and its length\n"
-    "  --utf8                  show bytes values that are well-formed UTF-8 as\n"
-    "                          text (by default JSON shows each byte as the\n"
-    "                          code point U+00XX and text format escapes\n"
-    "                          bytes over 0x7e in octal)\n"
+    "  --json-bytes=text|base64|latin1\n"
+    "                          JSON's bytes values: UTF-8 text as text, others\n"
+    "                          as {\"base64\":...} (default); all as base64; or\n"
+    "                          each byte as U+00XX (the JSON driver's form)\n"
+    "  --utf8                  show UTF-8 bytes values as text (text format,\n"
+    "                          and --json-bytes=latin1)\n"
     "  --raw[=text|hex|base64] print each record's bytes without decoding\n"
     "                          them: as an escaped string (the default), in\n"
     "                          hexadecimal or in base64; for records that are\n"
@@ -152,6 +154,7 @@ static const struct option cat_long[] = {
     {"skip", required_argument, NULL, TOOLS_OPT_SKIP},
     {"max-bytes", required_argument, NULL, TOOLS_OPT_MAX_BYTES},
     {"utf8", no_argument, NULL, TOOLS_OPT_UTF8},
+    {"json-bytes", required_argument, NULL, TOOLS_OPT_JSON_BYTES},
     {"raw", optional_argument, NULL, TOOLS_OPT_RAW}, PROGRESS_OPTIONS,
     {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
     {"crc", required_argument, NULL, TOOLS_OPT_CRC},
@@ -214,6 +217,16 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
                                        optarg);
         } else if (opt == TOOLS_OPT_UTF8) {
             o->print.utf8 = 1;
+        } else if (opt == TOOLS_OPT_JSON_BYTES) {
+            if (strcmp(optarg, "text") == 0)
+                o->print.json_bytes = PRINT_JSON_TEXT;
+            else if (strcmp(optarg, "base64") == 0)
+                o->print.json_bytes = PRINT_JSON_BASE64;
+            else if (strcmp(optarg, "latin1") == 0)
+                o->print.json_bytes = PRINT_JSON_LATIN1;
+            else
+                return cli_usage_error(c, "bad --json-bytes '%s' (text, base64 or latin1)",
+                                       optarg);
         } else if (opt == 'q') {
             o->progress = PROGRESS_QUIET;
         } else if (opt == TOOLS_OPT_PROGRESS) {
@@ -266,7 +279,6 @@ static void report_skips(const char *path, const fc_input *in)
 static void print_encoded(FILE *f, const uint8_t *p, size_t n, int raw)
 {
     static const char hex[] = "0123456789abcdef";
-    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     char buf[4096];
     size_t i = 0, k = 0;
     if (raw == RAW_HEX) {
@@ -279,24 +291,8 @@ static void print_encoded(FILE *f, const uint8_t *p, size_t n, int raw)
             }
         }
     } else {
-        for (i = 0; i + 3 <= n; i += 3) {
-            uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-            buf[k++] = b64[v >> 18];
-            buf[k++] = b64[(v >> 12) & 63];
-            buf[k++] = b64[(v >> 6) & 63];
-            buf[k++] = b64[v & 63];
-            if (k + 4 > sizeof buf) {
-                fwrite(buf, 1, k, f);
-                k = 0;
-            }
-        }
-        if (i < n) {
-            uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0u);
-            buf[k++] = b64[v >> 18];
-            buf[k++] = b64[(v >> 12) & 63];
-            buf[k++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
-            buf[k++] = '=';
-        }
+        for (i = 0; i < n; i += 3072) /* 3 KB of bytes, 4 KB of base64 */
+            fwrite(buf, 1, print_base64_chars(buf, p + i, n - i < 3072 ? n - i : 3072), f);
     }
     fwrite(buf, 1, k, f);
 }

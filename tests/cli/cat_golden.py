@@ -5,7 +5,7 @@
 usage: cat_golden.py FEATC CORPUS GOLDEN [--update]
 
 For every corpus file (damaged ones included) and each of text, --json,
---utf8 and --json --utf8: the exit status, the size and the SHA-256 of
+--utf8, and --json with --json-bytes=base64, =latin1 and =latin1 --utf8: the exit status, the size and the SHA-256 of
 standard output, against GOLDEN (tests/cli/cat_golden.tsv).  The outputs
 run to tens of megabytes, so they are pinned by hash; a change shows which
 file and mode moved, and `make update-cat-golden` rewrites GOLDEN for
@@ -20,7 +20,9 @@ import sys
 FEATC, CORPUS, GOLDEN = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 UPDATE = "--update" in sys.argv[4:]
 MODES = [("text", []), ("json", ["--json"]), ("text-utf8", ["--utf8"]),
-         ("json-utf8", ["--json", "--utf8"])]
+         ("json-base64", ["--json", "--json-bytes=base64"]),
+         ("json-latin1", ["--json", "--json-bytes=latin1"]),
+         ("json-latin1-utf8", ["--json", "--json-bytes=latin1", "--utf8"])]
 
 
 def main():

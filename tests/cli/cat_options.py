@@ -11,9 +11,13 @@ usage: cat_options.py FEATC CORPUS TMPDIR
   bytes exactly (tests/oracle/framing.py reads them independently);
 - --max-bytes shortens exactly the values longer than N, to their first N
   bytes (UTF-8 ones between characters), with their length;
-- --utf8: each bytes value is its UTF-8 text when it is well-formed UTF-8,
-  else the default Latin-1 form: checked value for value against the
-  default output over files with text and binary values;
+- --json-bytes: over every Example file of the corpus, the default form
+  (UTF-8 text as text, other values as {"base64": ...}) and base64 give
+  each value's bytes back through json.loads, as latin1 does, in strict
+  UTF-8 output;
+- --utf8 with --json-bytes=latin1: each bytes value is its UTF-8 text when
+  it is well-formed UTF-8, else the Latin-1 form: checked value for value
+  over files with text and binary values;
 - on a terminal, output gathered across records is written record by
   record: a record read from a pipe shows before the next one is sent, and
   each record before the error of the next one;
@@ -50,6 +54,48 @@ def file_records(path):
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     return records(data)
+
+
+def from_text(v):
+    """A bytes value of --json-bytes=text: its text, or {"base64": ...}."""
+    if isinstance(v, dict) and set(v) == {"base64"}:
+        raw = base64.b64decode(v["base64"], validate=True)
+        try:
+            raw.decode("utf-8")
+            return None  # well-formed UTF-8 must show as text
+        except UnicodeDecodeError:
+            return raw
+    return v.encode("utf-8") if isinstance(v, str) else None
+
+
+def json_bytes_forms():
+    """Every bytes value of the corpus through json.loads: the default
+    (--json-bytes=text) and base64 give back the record's bytes, as latin1
+    does; the default's output is strict UTF-8 with no lone surrogate, and
+    shows text as text (a UTF-8 value is a JSON string of its text)."""
+    for f in sorted(os.listdir(CORPUS)):
+        path = os.path.join(CORPUS, f)
+        if "DAMAGED" in f or not os.path.isfile(path) or f.startswith(("MANIFEST", "NOTICE")):
+            continue
+        rc0, out0, _ = tally.run([FEATC, "cat", "--json", "--json-bytes=latin1", path])
+        if rc0 != 0:
+            continue  # not Examples (cat --raw covers those)
+        want = [[v.encode("latin-1") for v in values(o)] for o in jlines(out0)]
+        p = subprocess.run([FEATC, "cat", "--json", path], capture_output=True)
+        try:
+            text = p.stdout.decode("utf-8", "strict")
+        except UnicodeDecodeError as e:
+            check(False, "cat --json %s is not UTF-8: %s" % (f, e))
+            continue
+        check(p.returncode == 0 and "\\udc" not in text,
+              "cat --json %s: exit %d, or a lone surrogate" % (f, p.returncode))
+        got = [[from_text(v) for v in values(o)] for o in jlines(text)]
+        check(got == want, "cat --json %s: the values do not give the record's bytes back" % f)
+        rc, out, _ = run("--json", "--json-bytes=base64", path)
+        got = [[base64.b64decode(v, validate=True) for v in values(o)] for o in jlines(out)]
+        check(rc == 0 and got == want, "cat --json --json-bytes=base64 %s" % f)
+    rc, out, _ = run("--json", "--limit", "1", TEXT)
+    check(rc == 0 and "▁Republican" in out, "cat --json shows UTF-8 text as text")
 
 
 def on_terminal(*args):
@@ -200,9 +246,9 @@ def main():
     check(before and rc == 0, "cat - on a terminal: record 0 not shown before record 1 was "
           "sent (exit %d)" % rc)
     # --max-bytes: exactly the longer values, to their first N bytes
-    default = jlines(run("--json", IMAGES)[1])
+    default = jlines(run("--json", "--json-bytes=latin1", IMAGES)[1])
     for n in (1, 8, 15000, 20000):
-        rc, out, _ = run("--json", "--max-bytes", str(n), IMAGES)
+        rc, out, _ = run("--json", "--json-bytes=latin1", "--max-bytes", str(n), IMAGES)
         ok = rc == 0
         for d, s in zip(default, jlines(out)):
             for a, b in zip(values(d), values(s)):
@@ -215,18 +261,20 @@ def main():
     rc, out, _ = run("--max-bytes", "8", "--limit", "1", IMAGES)
     check(rc == 0 and 'value: "\\377\\330\\377\\340\\000\\020JF"  # shortened: first 8 of '
           '17858 bytes' in out, "--max-bytes 8 in text format")
-    rc, out, _ = run("--json", "--utf8", "--max-bytes", "4", "--limit", "1", TEXT)
+    rc, out, _ = run("--json", "--json-bytes=latin1", "--utf8", "--max-bytes", "4", "--limit", "1",
+                     TEXT)
     # "▁A" is 4 bytes; "▁Republican" (13) shows "▁R"; --max-bytes 2 of "▁A" nothing
-    rc2, out2, _ = run("--json", "--utf8", "--max-bytes", "2", "--limit", "1", TEXT)
+    rc2, out2, _ = run("--json", "--json-bytes=latin1", "--utf8", "--max-bytes", "2", "--limit", "1",
+                       TEXT)
     check(rc2 == 0 and values(jlines(out2)[0])[0] == {"shortened": "", "bytes": 4},
           "--utf8 --max-bytes 2 inside a character: %r" % values(jlines(out2)[0])[:1])
     words = values(jlines(out)[0])
     check(words[0] == "▁A" and words[1] == {"shortened": "▁R", "bytes": 13},
           "--utf8 --max-bytes 4 cuts between characters: %r" % words[:2])
-    # --utf8: text where the bytes are UTF-8, the default form elsewhere
+    # --utf8 with latin1: text where the bytes are UTF-8, latin1's form elsewhere
     for path in (TEXT, VOC, SKETCHY, IMAGES):
-        d = jlines(run("--json", path)[1])
-        rc, out, _ = run("--json", "--utf8", path)
+        d = jlines(run("--json", "--json-bytes=latin1", path)[1])
+        rc, out, _ = run("--json", "--json-bytes=latin1", "--utf8", path)
         u = jlines(out)
         ok, texts = rc == 0 and len(d) == len(u), 0
         for a_obj, b_obj in zip(d, u):
@@ -243,13 +291,14 @@ def main():
               % os.path.basename(path))
         if path == TEXT:
             check(texts > 0, "--utf8 %s: no value with non-ASCII text" % os.path.basename(path))
+    json_bytes_forms()
     rc, out, _ = run("--utf8", "--limit", "1", TEXT)
     check(rc == 0 and 'value: "▁Republican"' in out, "--utf8 in text format")
     rc, out, _ = run("--limit", "1", TEXT)
     check(rc == 0 and 'value: "\\342\\226\\201Republican"' in out, "text format without --utf8")
     # usage errors
     for bad in (["--limit", "x"], ["--limit=-1"], ["--skip", ""], ["--max-bytes", "0"],
-                ["--raw=octal"], ["--max-bytes", "1Q"]):
+                ["--raw=octal"], ["--max-bytes", "1Q"], ["--json-bytes=hex"]):
         rc, _, err = run(*(bad + [MNIST]))
         check(rc == 64 and "Try 'featc cat --help'" in err, "%r: exit %d, %r" % (bad, rc, err[:100]))
     return finish("cat-options")

@@ -99,7 +99,7 @@ class Truth:
 
 def truth_of(path):
     """records decoded, and the Truth of every feature and list, from cat."""
-    rc, out, _ = run(["cat", "--json", path])
+    rc, out, _ = run(["cat", "--json", "--json-bytes=latin1", path])
     feats, lists, n = {}, {}, 0
     for line in out.decode("utf-8").splitlines():
         rec = json.loads(line)

@@ -230,8 +230,8 @@ def main():
     passed = failed = 0
     for f in files:
         got = subprocess.run([driver, f], capture_output=True, text=True, encoding="utf-8")
-        ref = subprocess.run([featc, "cat", "--json", f], capture_output=True, text=True,
-                             encoding="utf-8")
+        ref = subprocess.run([featc, "cat", "--json", "--json-bytes=latin1", f],
+                             capture_output=True, text=True, encoding="utf-8")
         floats = record_floats(f)
         if got.returncode != 0 or ref.returncode != 0:
             print(f"{f}: driver exit {got.returncode}, cat exit {ref.returncode}: "
