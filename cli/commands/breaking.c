@@ -49,15 +49,12 @@ static const cli_command breaking_cmd = {"breaking", breaking_usage, "h", breaki
  * with the error printed. */
 static char *read_git(const char *spec, size_t *len)
 {
+    /* (the caller has checked: REV:PATH, REV not starting with '-') */
     const char *object = spec + 4; /* REV:PATH, as git show takes it */
     int fds[2], status;
     pid_t pid;
     char *buf = NULL;
     size_t cap = 0, n = 0;
-    if (strchr(object, ':') == NULL) {
-        cli_fail(EXIT_USAGE_ERR, "%s: not git:REV:PATH", spec);
-        return NULL;
-    }
     if (pipe(fds) != 0) {
         cli_fail(EXIT_DATA_ERR, "pipe: %s", strerror(errno));
         return NULL;
@@ -73,7 +70,7 @@ static char *read_git(const char *spec, size_t *len)
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
-        execlp("git", "git", "show", object, (char *)NULL);
+        execlp("git", "git", "show", "--end-of-options", object, (char *)NULL);
         fprintf(stderr, "featc: cannot run git: %s\n", strerror(errno));
         _exit(127);
     }
@@ -141,6 +138,17 @@ int cmd_breaking(int argc, char **argv)
         fprintf(stderr, "featc breaking: two specs are needed, OLD and NEW\n%s",
                 breaking_usage);
         return EXIT_USAGE_ERR;
+    }
+    for (i = 0; i < 2; i++) {
+        const char *a = argv[optind + (int)i];
+        if (strncmp(a, "git:", 4) != 0)
+            continue;
+        if (strchr(a + 4, ':') == NULL)
+            return cli_usage_error(&breaking_cmd, "%s: not git:REV:PATH", a);
+        /* what follows git: is data: an option of git's (--output=FILE
+         * writes a file) is refused here, and --end-of-options tells git */
+        if (a[4] == '-')
+            return cli_usage_error(&breaking_cmd, "%s: a revision may not start with '-'", a);
     }
     if ((old_src = read_spec(argv[optind], &old_len)) == NULL ||
         (new_src = read_spec(argv[optind + 1], &new_len)) == NULL) {

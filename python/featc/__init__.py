@@ -98,6 +98,9 @@ def _build(spec, name, build_dir):
                                                    os.path.join(lib, "libfeatc_pic.a"))))
         h = hashlib.sha256(text + name.encode() + exe.encode() + stamp.encode()).hexdigest()[:16]
         build_dir = os.path.join(_cache_dir(), "%s-%s" % (name, h))
+    # absolute paths: a path starting with '-' is never taken for an option
+    # of featc's or the compiler's
+    spec, build_dir = os.path.abspath(spec), os.path.abspath(build_dir)
     so = os.path.join(build_dir, name + ".abi3.so")
     if os.path.exists(so) and os.path.getmtime(so) >= os.path.getmtime(spec):
         return so

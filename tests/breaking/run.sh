@@ -69,5 +69,17 @@ out=$(cd "$tmp" && "$featc" breaking git:HEAD:spec.feat git:HEAD:spec.feat 2>&1)
 out=$(cd "$tmp" && "$featc" breaking git:no-such-rev:spec.feat spec.feat 2>&1)
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q "git show no-such-rev:spec.feat failed" && ok ||
     bad "a revision that does not exist: $out"
+# an option-shaped revision is data, never an option of git's: with a folder
+# named ':' in the repository, git show --output=:/../victim.txt would write
+# ../victim.txt (git resolves the object ':/../victim.txt' against it)
+mkdir -p "$tmp/repo/:" && cp type-changed.old.feat "$tmp/repo/spec.feat" &&
+    (cd "$tmp/repo" && git init -q && git add spec.feat &&
+        git -c user.name=t -c user.email=t@t commit -qm old) || bad "git repository with ':'"
+echo kept > "$tmp/victim.txt"
+out=$(cd "$tmp/repo" && "$featc" breaking 'git:--output=:/../../victim.txt' spec.feat 2>&1)
+rc=$?
+[ $rc -eq 64 ] && [ "$(cat "$tmp/victim.txt")" = kept ] &&
+    printf '%s' "$out" | grep -q "a revision may not start with '-'" && ok ||
+    bad "git:--output=...: exit $rc, victim.txt now '$(head -c 60 "$tmp/victim.txt")': $out"
 echo "breaking: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -83,6 +83,21 @@ def main():
     except SyntaxError:
         ok = False
     check(ok, "penguin.pyi parses and names culmen_length_mm as float32")
+    # paths that start with '-' are paths, never options of featc's or cc's
+    shutil.copy(os.path.join(os.path.dirname(__file__), "..", "..", "specs", "penguin.feat"),
+                os.path.join(tmp, "-penguin.feat"))
+    here = os.getcwd()
+    os.chdir(tmp)
+    try:
+        dashed = featc.load("-penguin.feat", name="penguin_dashed", build_dir="-built")
+        check(serialized(dashed, dashed.read(pf, batch_size=16)) ==
+              serialized(pre, pre.read(pf, batch_size=16)) and
+              os.path.exists(os.path.join(tmp, "-built", "penguin_dashed.abi3.so")),
+              "featc.load of -penguin.feat into -built reads otherwise")
+    except Exception as e:  # noqa: BLE001 (a failed check)
+        check(False, "featc.load('-penguin.feat', build_dir='-built'): %s" % e)
+    finally:
+        os.chdir(here)
     try:
         featc.load(os.path.join(tmp, "nope.feat"))
         check(False, "a missing spec loads")
