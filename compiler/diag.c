@@ -86,6 +86,7 @@ void fcc_diag_init(diag *d, featc_diag_fn fn, void *ctx, const char *path, const
     d->stopped = 0;
     d->tf = 0;
     d->warnings = 0;
+    d->oom_told = 0;
 }
 
 /* The text of 1-based line `line`, without its newline. */
@@ -212,7 +213,21 @@ static void deliver(diag *d, featc_severity sev, const spec_loc *loc, int named,
         fcc_sb_printf(&text, "%s%s%s\n", named ? d->path : "", named ? ": " : "",
                       msg.s != NULL ? msg.s : "");
     }
-    if (!msg.failed && !text.failed) {
+    if ((msg.failed || text.failed) && !d->oom_told) {
+        /* no memory to format it: what the user must still be told, from
+         * the stack, once */
+        static const char oom[] = "out of memory (a diagnostic could not be formatted)";
+        char line[512];
+        memset(&fd, 0, sizeof fd);
+        fd.severity = FEATC_ERROR;
+        fd.path = d->path;
+        fd.message = oom;
+        snprintf(line, sizeof line, "%s: error: %s\n", d->path, oom);
+        fd.text = line;
+        fd.text_len = strlen(line);
+        d->oom_told = 1;
+        d->fn(d->ctx, &fd);
+    } else if (!msg.failed && !text.failed) {
         memset(&fd, 0, sizeof fd);
         fd.severity = sev;
         fd.path = d->path;

@@ -76,9 +76,12 @@ static void skip_space(lexer *x)
     }
 }
 
-/* Appends code point cp as UTF-8 (a \u or \U escape). */
+/* Appends code point cp as UTF-8 (a \u or \U escape); with o NULL, only
+ * its length. */
 static size_t put_utf8(char *o, unsigned long cp)
 {
+    if (o == NULL)
+        return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
     if (cp < 0x80) {
         o[0] = (char)cp;
         return 1;
@@ -101,9 +104,16 @@ static size_t put_utf8(char *o, unsigned long cp)
     return 4;
 }
 
-/* One quoted string at s[at] into o (the caller's room is at least the
- * quoted text's length: an escape never writes more bytes than it reads).
- * Returns the bytes written, or (size_t)-1 with x->why. */
+/* One quoted string at s[at] into o, or with o NULL only its length (the
+ * caller measures first, then allocates that, so that a string takes the
+ * memory of its value and nothing more).  Returns the bytes written, or
+ * (size_t)-1 with x->why. */
+#define PUT(c)           \
+    do {                 \
+        if (o != NULL)   \
+            o[k] = (c);  \
+        k++;             \
+    } while (0)
 static size_t string_body(lexer *x, char *o)
 {
     char q = x->s[x->at];
@@ -121,7 +131,7 @@ static size_t string_body(lexer *x, char *o)
             return k;
         }
         if (c != '\\') {
-            o[k++] = c;
+            PUT(c);
             advance(x, 1);
             continue;
         }
@@ -132,14 +142,14 @@ static size_t string_body(lexer *x, char *o)
         c = x->s[x->at + 1];
         advance(x, 2);
         switch (c) {
-        case 'n': o[k++] = '\n'; break;
-        case 't': o[k++] = '\t'; break;
-        case 'r': o[k++] = '\r'; break;
-        case 'a': o[k++] = '\a'; break;
-        case 'b': o[k++] = '\b'; break;
-        case 'f': o[k++] = '\f'; break;
-        case 'v': o[k++] = '\v'; break;
-        case '\\': case '\'': case '"': case '?': o[k++] = c; break;
+        case 'n': PUT('\n'); break;
+        case 't': PUT('\t'); break;
+        case 'r': PUT('\r'); break;
+        case 'a': PUT('\a'); break;
+        case 'b': PUT('\b'); break;
+        case 'f': PUT('\f'); break;
+        case 'v': PUT('\v'); break;
+        case '\\': case '\'': case '"': case '?': PUT(c); break;
         case 'x': case 'X': {
             unsigned v = 0, i = 0;
             while (i < 2 && x->at < x->n && is_hex((unsigned char)x->s[x->at])) {
@@ -151,7 +161,7 @@ static size_t string_body(lexer *x, char *o)
                 x->why = "\\x without a hex digit";
                 return (size_t)-1;
             }
-            o[k++] = (char)v;
+            PUT((char)v);
             break;
         }
         case 'u': case 'U': {
@@ -169,7 +179,7 @@ static size_t string_body(lexer *x, char *o)
                 x->why = "an escape that is not a Unicode scalar value";
                 return (size_t)-1;
             }
-            k += put_utf8(o + k, v); /* at most 4 bytes for 6 or 10 read */
+            k += put_utf8(o != NULL ? o + k : NULL, v); /* at most 4 bytes for 6 or 10 read */
             break;
         }
         default:
@@ -184,7 +194,7 @@ static size_t string_body(lexer *x, char *o)
                     x->why = "an octal escape over \\377";
                     return (size_t)-1;
                 }
-                o[k++] = (char)v;
+                PUT((char)v);
                 break;
             }
             x->why = "an unknown escape in a string";
@@ -192,6 +202,7 @@ static size_t string_body(lexer *x, char *o)
         }
     }
 }
+#undef PUT
 
 /* Reads the next token into x. */
 static void next(lexer *x)
@@ -234,30 +245,47 @@ static void next(lexer *x)
         x->len = k - x->at;
         advance(x, x->len);
     } else if (c == '"' || c == '\'') {
-        /* adjacent strings are one value */
-        size_t room = x->n - x->at, k = 0, got;
-        char *o = (char *)fcc_pool_alloc(x->p, room + 1);
-        if (o == NULL) {
-            x->kind = T_BAD;
-            x->why = "out of memory";
-            return;
-        }
-        for (;;) {
-            got = string_body(x, o + k);
-            if (got == (size_t)-1) {
-                x->kind = T_BAD;
-                break;
+        /* adjacent strings are one value: measured, then read into
+         * memory of that size (x is put back between the two passes) */
+        lexer start = *x;
+        size_t k = 0, got;
+        char *o = NULL;
+        int pass;
+        for (pass = 0; pass < 2; pass++) {
+            if (pass == 1) {
+                o = (char *)fcc_pool_alloc(x->p, k + 1);
+                if (o == NULL) {
+                    x->kind = T_BAD;
+                    x->why = "out of memory";
+                    return;
+                }
+                *x = start;
+                k = 0;
             }
-            k += got;
-            skip_space(x);
-            if (x->at >= x->n || (x->s[x->at] != '"' && x->s[x->at] != '\'')) {
-                x->kind = T_STRING;
-                break;
+            for (;;) {
+                got = string_body(x, o != NULL ? o + k : NULL);
+                if (got == (size_t)-1) {
+                    x->kind = T_BAD;
+                    break;
+                }
+                k += got;
+                skip_space(x);
+                if (x->at >= x->n || (x->s[x->at] != '"' && x->s[x->at] != '\'')) {
+                    x->kind = T_STRING;
+                    break;
+                }
             }
+            if (x->kind == T_BAD)
+                break;
         }
-        o[k] = '\0';
-        x->text = o;
-        x->len = k;
+        if (o == NULL) { /* a bad string: its text is not used */
+            x->text = "";
+            x->len = 0;
+        } else {
+            o[k] = '\0';
+            x->text = o;
+            x->len = k;
+        }
     } else if (strchr("{}<>[]:,;-/.", c) != NULL) {
         x->kind = T_PUNCT;
         x->punct = c;

@@ -69,6 +69,7 @@ typedef struct diag {
     int stopped;         /* DIAG_MAX_ERRORS reached */
     int tf;              /* featc_check_tf: warn where TensorFlow refuses what featc takes */
     int warnings;
+    int oom_told;        /* a diagnostic could not be formatted: said once */
 } diag;
 
 void fcc_diag_init(diag *d, featc_diag_fn fn, void *ctx, const char *path, const char *src,
