@@ -96,7 +96,7 @@ def jsd_maps(a, b):
             kl += pa * math.log2(pa / m)
         if cb != 0:
             kl += pb * math.log2(pb / m)
-    return min(kl / 2, 1.0)
+    return max(0.0, min(kl / 2, 1.0))
 
 
 def strip(h):
@@ -164,7 +164,7 @@ def jsd_histograms(h1, h2):
             if a > 0 and b > 0:
                 r += a * math.log2(a / b)
         return r
-    return min((kl(p) + kl(q)) / 2, 1.0)
+    return max(0.0, min((kl(p) + kl(q)) / 2, 1.0))
 
 
 def measure(kind, fa, fb, quantiles=False):

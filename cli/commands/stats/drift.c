@@ -78,9 +78,9 @@ static void max_difference(const dr_feature *a, const dr_feature *b, int combine
     *value = best;
 }
 
-static double cap1(double x)
+static double clamp01(double x)
 {
-    return x < 1.0 ? x : 1.0;
+    return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0; /* rounding can leave -1e-17 */
 }
 
 /* Jensen-Shannon divergence of two rank histograms (TFDV: every count
@@ -118,7 +118,7 @@ static int jsd_labels(const dr_feature *a, const dr_feature *b, double *value, c
         if (cb != 0)
             kl += pb * log2(pb / m);
     }
-    *value = cap1(kl / 2);
+    *value = clamp01(kl / 2);
     return 0;
 }
 
@@ -308,7 +308,7 @@ static int jsd_hist(const dr_hist *ha, const dr_hist *hb, double *value, const c
         *why = "an empty histogram (TFDV: \"Unable to normalize an empty histogram\")";
         goto out;
     }
-    *value = cap1((kl_to_mean(ca, sa, cb, sb, n) + kl_to_mean(cb, sb, ca, sa, n)) / 2);
+    *value = clamp01((kl_to_mean(ca, sa, cb, sb, n) + kl_to_mean(cb, sb, ca, sa, n)) / 2);
     rc = 0;
 out:
     parts_free(&a);
