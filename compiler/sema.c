@@ -47,7 +47,10 @@ static int near_words(const char *a, const char *b)
     return d[n][m] > 2 ? 3 : d[n][m];
 }
 
-static int check_type(diag *d, schema_feature *f, const ast_feature *a)
+/* The nearest of int64, float and bytes to an unknown type name: a known
+ * confusion (string, int32, double, ...), else a misspelling within two
+ * edits that no other type is as near (flaot, int46, bytse); or NULL. */
+static const char *nearest_type(const char *word)
 {
     static const char *const types[] = {"int64", "float", "bytes"};
     static const struct {
@@ -56,53 +59,89 @@ static int check_type(diag *d, schema_feature *f, const ast_feature *a)
                  {"int", "int64"},    {"int32", "int64"},   {"long", "int64"},
                  {"uint64", "int64"}, {"float32", "float"}, {"double", "float"},
                  {"float64", "float"}};
+    const char *near = NULL;
+    int best = 3, tie = 0, k;
     size_t i;
-    if (strcmp(a->type, "int64") == 0)
+    for (i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (strcmp(word, hints[i].word) == 0)
+            return hints[i].hint;
+    for (i = 0; i < sizeof types / sizeof types[0]; i++) {
+        k = near_words(word, types[i]);
+        if (k < best) {
+            best = k;
+            near = types[i];
+            tie = 0;
+        } else if (k == best) {
+            tie = 1;
+        }
+    }
+    return near != NULL && !tie && (size_t)best < strlen(word) ? near : NULL;
+}
+
+/* A dtype name TensorFlow has that tf.train.Feature cannot hold: its
+ * DataTypeString in *c (tf.float64: "double") and its Python name in *py
+ * ("float64"); 0 when TensorFlow has no such dtype. */
+static int tf_only_dtype(const char *word, const char **c, const char **py)
+{
+    static const struct {
+        const char *word, *c, *py;
+    } dtypes[] = {{"int8", "int8", "int8"},          {"int16", "int16", "int16"},
+                  {"int32", "int32", "int32"},       {"uint8", "uint8", "uint8"},
+                  {"uint16", "uint16", "uint16"},    {"uint32", "uint32", "uint32"},
+                  {"uint64", "uint64", "uint64"},    {"float16", "half", "float16"},
+                  {"half", "half", "float16"},       {"float64", "double", "float64"},
+                  {"double", "double", "float64"},   {"bfloat16", "bfloat16", "bfloat16"},
+                  {"bool", "bool", "bool"},          {"complex64", "complex64", "complex64"},
+                  {"complex128", "complex128", "complex128"}};
+    size_t i;
+    for (i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+        if (strcmp(word, dtypes[i].word) == 0) {
+            *c = dtypes[i].c;
+            *py = dtypes[i].py;
+            return 1;
+        }
+    return 0;
+}
+
+static int check_type(diag *d, schema_feature *f, const ast_feature *a)
+{
+    const char *near, *tf, *py;
+    if (strcmp(a->type, "int64") == 0) {
         f->type = FC_TYPE_INT64;
-    else if (strcmp(a->type, "float") == 0)
+        return 1;
+    }
+    if (strcmp(a->type, "float") == 0) {
         f->type = FC_TYPE_FLOAT;
-    else if (strcmp(a->type, "bytes") == 0)
+        return 1;
+    }
+    if (strcmp(a->type, "bytes") == 0) {
         f->type = FC_TYPE_BYTES;
-    else {
-        for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
-            if (strcmp(a->type, hints[i].word) == 0) {
-                fcc_diag_error(d, a->type_loc,
-                               "unknown type '%s'; did you mean '%s'? (the types are int64, float "
-                               "and bytes, as in tf.train.Feature)",
-                               a->type, hints[i].hint);
-                return 0;
-            }
-        }
-        /* a misspelling (flaot, int46, byets): the nearest type, when one
-         * is within two edits and no other is as near */
-        {
-            int best = 3, tie = 0, k;
-            const char *near = NULL;
-            for (i = 0; i < sizeof types / sizeof types[0]; i++) {
-                k = near_words(a->type, types[i]);
-                if (k < best) {
-                    best = k;
-                    near = types[i];
-                    tie = 0;
-                } else if (k == best) {
-                    tie = 1;
-                }
-            }
-            if (near != NULL && !tie && (size_t)best < strlen(a->type)) {
-                fcc_diag_error(d, a->type_loc,
-                               "unknown type '%s'; did you mean '%s'? (the types are int64, "
-                               "float and bytes, as in tf.train.Feature)",
-                               a->type, near);
-                return 0;
-            }
-        }
+        return 1;
+    }
+    near = nearest_type(a->type);
+    if (near != NULL)
+        fcc_diag_error(d, a->type_loc,
+                       "unknown type '%s'; did you mean '%s'? (the types are int64, float and "
+                       "bytes, as in tf.train.Feature)",
+                       a->type, near);
+    else
         fcc_diag_error(d, a->type_loc,
                        "unknown type '%s' (the types are int64, float and bytes, as in "
                        "tf.train.Feature)",
                        a->type);
-        return 0;
+    /* a dtype TensorFlow has: RaggedFeature refuses it itself, the parse
+     * op's attribute check every other feature */
+    if (tf_only_dtype(a->type, &tf, &py)) {
+        if (a->ragged)
+            fcc_diag_tf(d, a->type_loc, "dtypes must be int64, float32, or bytes; got tf.%s", py);
+        else
+            fcc_diag_tf(d, a->type_loc,
+                        "Value for attr '%s' of %s is not in the list of allowed values: float, "
+                        "int64, string",
+                        a->sparse || (a->has_shape && a->dims == NULL) ? "sparse_types" : "Tdense",
+                        tf);
     }
-    return 1;
+    return 0;
 }
 
 static int check_shape(diag *d, schema_feature *f, const ast_feature *a, const ast_feature *all)
@@ -564,6 +603,31 @@ static int check_feature_attrs(diag *d, schema_feature *f, const ast_feature *a,
     return ok;
 }
 
+/* The key set of TensorFlow's parse op a feature's key goes to: 'd'
+ * dense (FixedLen, FixedLenSequence), 's' sparse (VarLen), 'r' ragged; 0
+ * for a SparseFeature, whose own key is not read. */
+static char key_set(const ast_feature *a)
+{
+    if (a->sparse)
+        return 0;
+    if (a->ragged)
+        return 'r';
+    return a->has_shape && a->dims == NULL ? 's' : 'd';
+}
+
+/* "Dense and sparse" (or "Dense and ragged", "Ragged and sparse", in the
+ * order TensorFlow checks them) when a and b go to two of the key sets;
+ * NULL when both go to one, or one goes to none. */
+static const char *key_sets(const ast_feature *a, const ast_feature *b)
+{
+    char x = key_set(a), y = key_set(b);
+    if (x == 0 || y == 0 || x == y)
+        return NULL;
+    if (x != 'r' && y != 'r')
+        return "Dense and sparse";
+    return x == 'd' || y == 'd' ? "Dense and ragged" : "Ragged and sparse";
+}
+
 /* A feature's key and C name: an identifier, or `as NAME`, and a key not
  * used before in its group.  f is group[i]. */
 static int check_feature_key(diag *d, const schema_message *m, schema_feature *group, size_t i,
@@ -597,6 +661,14 @@ static int check_feature_key(diag *d, const schema_message *m, schema_feature *g
                            r == ROLE_EXAMPLE ? "example" : "sequence_example",
                            m->name);
             fcc_diag_note(d, g->ast->key_loc, "previous definition here");
+            /* TensorFlow, which takes one feature per key of its dict, sees
+             * this when a SparseFeature's or RaggedFeature's keys meet:
+             * its dense, sparse and ragged key sets must be disjoint */
+            {
+                const char *both = key_sets(g->ast, a);
+                if (both != NULL)
+                    fcc_tf_intersect(d, a->key_loc, both, a->key, a->key_len);
+            }
             f->ast = NULL; /* not a previous definition for later duplicates */
             return 0;
         }
