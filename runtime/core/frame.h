@@ -92,6 +92,11 @@ static inline fc_status reader_fail(fc_reader *r)
 
 /* An fd reader's compression from its first bytes (reader.c). */
 fc_status fc_reader_detect_fd(fc_reader *r);
+/* Makes at least need bytes from the reader's place available in its
+ * buffer (at r->buf + r->start), reading or inflating as a record read
+ * would; FC_OK, else the status (fewer bytes at the end of the data is
+ * FC_OK: the caller looks at r->end - r->start). */
+fc_status fc_reader_fill_to(fc_reader *r, uint64_t need);
 
 #ifndef FC_NO_ZLIB
 /* zlib's zalloc and zfree over the caller's arena (frame.c) */

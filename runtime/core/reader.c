@@ -832,6 +832,32 @@ static fc_status reader_fill(fc_reader *r, uint64_t need)
     return FC_OK;
 }
 
+fc_status fc_reader_fill_to(fc_reader *r, uint64_t need)
+{
+    /* an uncompressed stream asks its source for those bytes alone (a
+     * remote source pays for what it is asked), not a buffer's worth */
+    if (!r->zero_copy && r->compression == FC_COMPRESSION_NONE && need <= (uint64_t)r->cap) {
+        if ((uint64_t)(r->cap - r->start) < need) {
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            r->end -= r->start;
+            r->start = 0;
+        }
+        while ((uint64_t)(r->end - r->start) < need && !r->stream_done) {
+            size_t got;
+            fc_status st = fd_read(r, r->buf + r->end, (size_t)(need - (r->end - r->start)), &got);
+            if (st != FC_OK)
+                return st;
+            if (got == 0) {
+                r->src_eof = 1;
+                r->stream_done = 1;
+            }
+            r->end += got;
+        }
+        return FC_OK;
+    }
+    return reader_fill(r, need);
+}
+
 /* The index of the next record for fc_error: FC_NO_INDEX after a
  * resynchronisation, where the count from the file's start is unknown. */
 static uint64_t err_index(const fc_reader *r)

@@ -116,13 +116,24 @@ rc, out, err = run('count', '--records', '4:6', '--index', shifted, mnist)
 check(rc == 2 and 'index line 1, column 1: the record at offset 1 is the first, but a file\'s '
       'first record is at offset 0' in err, 'shifted index: %d %s' % (rc, err))
 # back to back from 0, but record 3 one byte longer than it is: record 4 is
-# placed one byte late
+# placed one byte late; the read placed at entry 4 checks entry 3 first
 with open(shifted, 'w') as f:
     f.write(''.join('%d %d\n' % (int(l.split()[0]) + (i >= 4), int(l.split()[1]) + (i == 3))
                     for i, l in enumerate(lines)))
 rc, out, err = run('count', '--records', '4:6', '--index', shifted, mnist)
-check(rc == 2 and 'corrupted record at 12813: record 4: length CRC mismatch' in err and
-      'the index %s put the read there' % shifted in err, 'one record too long: %d %s' % (rc, err))
+check(rc == 2 and 'index entry 3 says offset 9609 size 3204; record 3 of the file is at offset '
+      '9609 with size 3203' in err, 'one record too long: %d %s' % (rc, err))
+# entry 0 swallows record 1, the entries after it true (every later record
+# numbered one too low): a part placed at entry 1, or any later one, fails
+# before its first record instead of labelling record 2 as 1
+with open(shifted, 'w') as f:
+    f.write('0 %d\n' % (int(lines[0].split()[1]) + int(lines[1].split()[1])) +
+            ''.join(l + '\n' for l in lines[2:]))
+for part in (['--records', '1:'], ['--records', '1:2'], ['--records', '500:'],
+             ['--split', '2/3']):
+    rc, out, err = run('count', *part, '--index', shifted, mnist)
+    check(rc == 2 and 'index entry 0 says offset 0 size 6406; record 0 of the file is at offset '
+          '0 with size 3203' in err, 'entry 0 over two records, %s: %d %s' % (part, rc, err))
 
 zl = os.path.join(corpus, 'tfx__csv_example_gen_Split-eval_data_tfrecord-00000-of-00012.gz')
 with open(zl, 'rb') as f:
