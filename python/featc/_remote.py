@@ -60,6 +60,88 @@ def _size(fs, path):
         return None
 
 
+def _is_http(fs):
+    return "http" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,))
+
+
+async def _http_range(fs, path, start, end):
+    """GET path with Range: bytes=start-(end - 1), through fsspec's own
+    session: (status, Content-Range, body)."""
+    kw = fs.kwargs.copy()
+    headers = dict(kw.pop("headers", None) or {})
+    headers["Range"] = "bytes=%d-%d" % (start, end - 1)
+    session = await fs.set_session()
+    async with session.get(fs.encode_url(path), headers=headers, **kw) as r:
+        body = await r.read()
+        fs._raise_not_found_for_status(r, path)
+        return r.status, r.headers.get("Content-Range"), body
+
+
+def _range(fs, path, url, start, end, size=None):
+    """Bytes [start, end) of a URL, exactly, or OSError.  Over HTTP the
+    answer is checked, not believed: a 206 whose Content-Range is the range
+    asked for (and the size, when known), and a body of that length; a
+    server that ignores the range (200, the file's start) or answers another
+    one is an error, not records read from the wrong place.  Other file
+    systems' cat_file reads the range itself; its length is checked."""
+    if end <= start:
+        return b""
+    if _is_http(fs) and all(hasattr(fs, a) for a in ("set_session", "encode_url", "kwargs")):
+        from fsspec.asyn import sync
+        status, crange, body = sync(fs.loop, _http_range, fs, path, start, end)
+        want = "bytes %d-%d/" % (start, end - 1)
+        if status != 206:
+            raise OSError("%s: bytes %d to %d asked for, and the server answered %d, not 206 "
+                          "Partial Content (it ignores ranges)" % (url, start, end, status))
+        if crange is None or not crange.startswith(want) or (
+                size is not None and crange[len(want):] not in (str(size), "*")):
+            raise OSError("%s: bytes %d to %d asked for, and the server sent Content-Range: "
+                          "%s" % (url, start, end, crange))
+    else:
+        body = fs.cat_file(path, start, end)
+    if len(body) != end - start:
+        raise OSError("%s: bytes %d to %d asked for, %d sent%s" % (
+            url, start, end, len(body),
+            "" if size is None else " (of the %d the server announced)" % size))
+    return body
+
+
+def _http_size(fs, path):
+    """The size an HTTP server gives through a range request (Content-Range:
+    bytes 0-0/SIZE) when it gave none otherwise, or None; the body is not
+    read."""
+    if not (_is_http(fs) and all(hasattr(fs, a) for a in ("set_session", "encode_url", "kwargs"))):
+        return None
+
+    async def probe():
+        kw = fs.kwargs.copy()
+        headers = dict(kw.pop("headers", None) or {})
+        headers["Range"] = "bytes=0-0"
+        session = await fs.set_session()
+        async with session.get(fs.encode_url(path), headers=headers, **kw) as r:
+            return r.status, r.headers.get("Content-Range")
+
+    from fsspec.asyn import sync
+    try:
+        status, crange = sync(fs.loop, probe)
+    except Exception:  # noqa: BLE001 (no size, as before)
+        return None
+    if status == 206 and crange and crange.startswith("bytes 0-0/"):
+        total = crange[len("bytes 0-0/"):]
+        if total.isdigit():
+            return int(total)
+    return None
+
+
+def _index_end(text):
+    """Where the records of a DALI index (offset size lines) end, or None."""
+    try:
+        last = [ln for ln in text.decode("ascii").splitlines() if ln.strip()][-1].split()
+        return int(last[0]) + int(last[1])
+    except (IndexError, ValueError, UnicodeDecodeError, AttributeError):
+        return None
+
+
 def kind_of(head):
     """What a file's first two bytes say it is, as featc's detection says:
     'gzip', 'zlib' (a zlib header whose check is right) or 'none'."""
@@ -81,7 +163,7 @@ def info(url, **storage_options):
     try:
         fs, path = _fs(url, **storage_options)
         size = _size(fs, path)
-        head = fs.cat_file(path, 0, 2) if size else b""
+        head = _range(fs, path, url, 0, 2, size) if size and size >= 2 else b""
     except FileNotFoundError as e:
         raise FileNotFoundError("%s: not found (%s)" % (url, e)) from e
     except Exception as e:  # noqa: BLE001 (every transport's own kinds)
@@ -112,6 +194,7 @@ class RemoteFile:
         self._block, self._opts = block_size, storage_options
         self._f, self.size, self.pos, self._done = None, None, 0, False
         self._ranged = None  # (fs, path) after a seek: each read a range request
+        self._head = b""  # the first bytes read (what kind of file it is)
 
     def _open(self, ranged=False):
         try:
@@ -142,13 +225,12 @@ class RemoteFile:
         if end <= self.pos:
             return b""
         try:
-            b = fs.cat_file(path, self.pos, end)
+            b = _range(fs, path, self.url, self.pos, end, self.size)
+        except OSError:
+            raise
         except Exception as e:  # noqa: BLE001
             raise OSError("%s: the read of bytes %d to %d failed: %s: %s"
                           % (self.url, self.pos, end, type(e).__name__, e)) from e
-        if len(b) != end - self.pos:
-            raise OSError("%s: bytes %d to %d asked for, %d sent (of the %d the server "
-                          "announced)" % (self.url, self.pos, end, len(b), self.size))
         self.pos = end
         return b
 
@@ -193,6 +275,8 @@ class RemoteFile:
             self._drop()
             raise OSError("%s: the read at byte %d failed: %s: %s"
                           % (self.url, self.pos, type(e).__name__, e)) from e
+        if len(self._head) < 2:
+            self._head += b[:2 - len(self._head)]
         self.pos += len(b)
         if self.size is not None:
             if self.pos > self.size:
@@ -204,9 +288,36 @@ class RemoteFile:
                 raise OSError("%s: the data ends at byte %d of the %d the server announced"
                               % (self.url, self.pos, self.size))
         if not b and n != 0:
+            if self.size is None:
+                self._unknown_end()
             self.close()
             self._done = True
         return b
+
+    def _unknown_end(self):
+        """The stream ended at pos and no size was announced: the end is
+        taken only where something says the file ends (the server's answer
+        to a range request, or, for an uncompressed file, the end of the
+        records of its index URL.idx); a connection closed early would
+        otherwise read as a short file."""
+        fs, path = _fs(self.url, **self._opts)
+        size, said = _http_size(fs, path), "the server's range answers announce"
+        if size is None and kind_of(self._head) == "none":
+            ifs, ipath = _fs(self.url + ".idx", **self._opts)
+            try:
+                size, said = _index_end(ifs.cat_file(ipath)), "its index places"
+            except Exception:  # noqa: BLE001 (no index: no size)
+                size = None
+        if size is None:
+            self._drop()
+            raise OSError("%s: the data ended at byte %d, and the server gave no size (no "
+                          "Content-Length, no ranges) and no index (URL.idx) says where the "
+                          "file ends: a connection closed early cannot be told from the end"
+                          % (self.url, self.pos))
+        if size != self.pos:
+            self._drop()
+            raise OSError("%s: the data ends at byte %d of the %d %s"
+                          % (self.url, self.pos, size, said))
 
     def _drop(self):
         try:

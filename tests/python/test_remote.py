@@ -16,10 +16,13 @@ split fetching more than its share and a block); every split's batches
 equal the local file's split, over featc.read, featc.torch (2 ranks, 2
 workers) and featc.dask; an index that lies about a record fails the split
 that meets it, naming the index.
-memory:// and file:// URLs likewise.  A server of this script's own lies:
-it announces more bytes than it sends (the connection closed early, or
-reset): the read raises OSError naming the URL and the byte offset, never
-a short file that reads as whole."""
+memory:// and file:// URLs likewise.  Servers of this script's own lie:
+one announces more bytes than it sends (the connection closed early, or
+reset); one gives no size and closes at a record boundary (an error, with
+an index beside the file or without; the whole body ending where the index
+says reads); one answers ranges from the file's start (206 with its
+Content-Range, or 200): each read raises OSError naming the URL, never a
+short file that reads as whole or records from the wrong place."""
 import os
 import shutil
 import signal
@@ -96,10 +99,18 @@ http {
 
 
 class Liar(socketserver.BaseRequestHandler):
-    """HEAD and GET of /short/NAME and /reset/NAME: the file's length
-    announced, half its bytes sent, then the connection closed (short) or
-    reset (reset)."""
-    data = {}
+    """A server that lies, by the first part of the path:
+    /short/NAME, /reset/NAME: the file's length announced, half its bytes
+      sent, then the connection closed (short) or reset (reset);
+    /nosize/NAME: no size anywhere (no Content-Length, ranges ignored), the
+      body cut at a record boundary halfway, then closed;
+    /nosizeidx/NAME: the same, with the index NAME.idx beside it;
+    /nosizefull/NAME: no size, the whole body, the index beside it;
+    /rangestart/NAME: the size announced, and every range answered 206 with
+      the right length from the file's start, Content-Range saying so;
+    /range200/NAME: every range answered 200 with the file's first bytes.
+    data: NAME -> bytes, and cut: NAME -> the record boundary nearest half."""
+    data, cut = {}, {}
 
     def handle(self):
         req = b""
@@ -108,20 +119,47 @@ class Liar(socketserver.BaseRequestHandler):
             if not chunk:
                 return
             req += chunk
-        line = req.split(b"\r\n", 1)[0].decode()
-        method, path = line.split(" ")[:2]
+        lines = req.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+        method, path = lines[0].split(" ")[:2]
+        rng = next((ln.split("=", 1)[1] for ln in lines[1:]
+                    if ln.lower().startswith("range:") and "=" in ln), None)
         kind, name = path.strip("/").split("/", 1)
-        body = self.data[name]
-        head = ("HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: application/octet-stream"
-                "\r\nConnection: close\r\n\r\n" % len(body)).encode()
-        if method == "HEAD":
-            self.request.sendall(head)
+        if name.endswith(".idx"):
+            if kind == "nosize":
+                self.request.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
+                                     b"Connection: close\r\n\r\n")
+                self.request.close()
+                return
+            body = self.data[name]
+            self.send(method, "200 OK", {"Content-Length": len(body)}, body)
             return
-        self.request.sendall(head + body[:len(body) // 2])
-        if kind == "reset":
-            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                    b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        body = self.data[name]
+        if kind in ("short", "reset"):
+            self.send(method, "200 OK", {"Content-Length": len(body)}, body[:len(body) // 2])
+            if kind == "reset":
+                self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                        b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        elif kind in ("nosize", "nosizeidx"):
+            self.send(method, "200 OK", {}, body[:self.cut[name]])
+        elif kind == "nosizefull":
+            self.send(method, "200 OK", {}, body)
+        elif rng is None:
+            self.send(method, "200 OK", {"Content-Length": len(body)}, body)
+        else:
+            a, b = (int(x) for x in rng.split("-"))
+            n = b - a + 1
+            if kind == "rangestart":
+                self.send(method, "206 Partial Content", {
+                    "Content-Length": n, "Content-Range": "bytes 0-%d/%d" % (n - 1, len(body))},
+                    body[:n])
+            else:
+                self.send(method, "200 OK", {"Content-Length": n}, body[:n])
         self.request.close()
+
+    def send(self, method, status, headers, body):
+        head = "HTTP/1.1 %s\r\n%sContent-Type: application/octet-stream\r\nConnection: close" \
+            "\r\n\r\n" % (status, "".join("%s: %s\r\n" % kv for kv in headers.items()))
+        self.request.sendall(head.encode() + (b"" if method == "HEAD" else body))
 
 
 BLOCK = 256 << 10  # the most a split's reader asks for at once (fc_input's first buffer)
@@ -319,8 +357,15 @@ def main():
           digest(featc.read(os.path.join(CORPUS, FILES["mnist"][0]), mod, batch_size=50)),
           "memory:// reads as the file")
 
-    # a server that announces more than it sends
-    Liar.data = {"mnist.tfrecord": raw}
+    # servers that lie: more announced than sent, no size at all, ranges
+    # answered from the file's start
+    offsets, pos = [], 0
+    for rec in framed(raw):
+        offsets.append((pos, len(rec) + 16))
+        pos += len(rec) + 16
+    Liar.data = {"mnist.tfrecord": raw,
+                 "mnist.tfrecord.idx": "".join("%d %d\n" % e for e in offsets).encode()}
+    Liar.cut = {"mnist.tfrecord": offsets[len(offsets) // 2][0]}
     srv = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Liar)
     srv.daemon_threads = True
     threading.Thread(target=srv.serve_forever, daemon=True).start()
@@ -335,6 +380,35 @@ def main():
                   "byte: %s" % (kind, e))
         except mod.DataError as e:
             check(False, "%s: a DataError (%s), where the transport failed" % (kind, e))
+    featc._remote._INFO.clear()
+    want_all = sum(len(b["image_class"]) for b in featc.read(
+        os.path.join(CORPUS, FILES["mnist"][0]), mod, batch_size=50))
+    for kind, words in (("nosize", "the server gave no size"),
+                        ("nosizeidx", "the data ends at byte %d of the %d its index places"
+                         % (Liar.cut["mnist.tfrecord"], len(raw)))):
+        url = "http://127.0.0.1:%d/%s/mnist.tfrecord" % (lport, kind)
+        try:
+            n = sum(len(b["image_class"]) for b in featc.read(url, mod, batch_size=50))
+            check(False, "%s: %d records of %d read, no error" % (kind, n, want_all))
+        except OSError as e:
+            check(url in str(e) and words in str(e), "%s: %s" % (kind, e))
+    url = "http://127.0.0.1:%d/nosizefull/mnist.tfrecord" % lport
+    try:
+        n = sum(len(b["image_class"]) for b in featc.read(url, mod, batch_size=50))
+        check(n == want_all, "nosizefull: %d records of %d" % (n, want_all))
+    except OSError as e:
+        check(False, "nosizefull, whole and ending where its index says: %s" % e)
+    for kind, words in (("rangestart", "the server sent Content-Range: bytes 0-"),
+                        ("range200", "the server answered 200, not 206")):
+        url = "http://127.0.0.1:%d/%s/mnist.tfrecord" % (lport, kind)
+        try:
+            n = sum(len(b["image_class"]) for b in featc.read(url, mod, batch_size=50,
+                                                                split=(1, 2)))
+            check(False, "%s: split (1, 2) read %d records, no error" % (kind, n))
+        except OSError as e:
+            check(url in str(e) and words in str(e), "%s: %s" % (kind, e))
+        except mod.DataError as e:
+            check(False, "%s: a DataError (%s), where the server lied" % (kind, e))
     srv.shutdown()
     shutil.rmtree(TMP, ignore_errors=True)
     return finish("remote")
