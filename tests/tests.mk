@@ -84,7 +84,20 @@ $(BUILD)/san/libsan.a: $(SAN_OBJ)
 	$(AR) rcs $@ $^
 $(BUILD)/fuzz/obj/%.o: %.c $(TEST_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_LIB_CFLAGS) $(TEST_INC) -c -o $@ $<
+	$(CLANG) $(FUZZ_LIB_CFLAGS) $(TEST_INC) $(FUZZ_INC) -c -o $@ $<
+# The compiler, its flex and bison output, and (for fuzz_stats) the CLI's
+# sources but main.c, compiled once with the fuzzer's coverage for the five
+# fuzzers that take them: each compiled them all again (some 12 s a fuzzer).
+FUZZ_COMPILER_OBJ = $(FEATC_SRC:%.c=$(BUILD)/fuzz/obj/%.o) \
+                    $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/fuzz/obj/gen/%.o)
+FUZZ_CLI_OBJ = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter-out cli/main.c,$(CLI_SRC)))
+$(FUZZ_COMPILER_OBJ) $(FUZZ_CLI_OBJ): FUZZ_INC = -Icompiler -Icli -I$(BUILD)/gen
+$(FUZZ_COMPILER_OBJ) $(FUZZ_CLI_OBJ): $(BUILD)/gen/spec_parse.h $(BUILD)/gen/spec_lex.h \
+                                      $(BUILD)/gen/templates.h
+$(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/fuzz/obj/gen/%.o): $(BUILD)/fuzz/obj/gen/%.o: $(BUILD)/gen/%.c \
+                                                         $(TEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_LIB_CFLAGS) $(TEST_INC) $(FUZZ_INC) -c -o $@ $<
 $(BUILD)/fuzz/obj/gen/fc_example.pb-c.o: $(PB_SRC) $(TEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_LIB_CFLAGS) $(TEST_INC) -w -c -o $@ $<
@@ -427,45 +440,35 @@ $(BUILD)/fuzz/fuzz_drift: tests/fuzz/fuzz_drift.c cli/commands/stats/drift.c cli
 # featc stats, the whole command: the record tools and the compiler behind
 # --spec, without main.
 $(BUILD)/fuzz/fuzz_stats: tests/fuzz/fuzz_stats.c $(TEST_HDRS) $(BUILD)/fuzz/libsan.a \
-                          $(filter-out cli/main.c,$(CLI_SRC)) $(FEATC_SRC) $(FEATC_GEN) \
-                          $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h
+                          $(FUZZ_CLI_OBJ) $(FUZZ_COMPILER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Icli -Icompiler -I$(BUILD)/gen -o $@ $< \
-	    $(filter-out cli/main.c,$(CLI_SRC)) $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/fuzz/libsan.a \
-	    $(TEST_LIBS)
+	    $(FUZZ_CLI_OBJ) $(FUZZ_COMPILER_OBJ) $(BUILD)/fuzz/libsan.a $(TEST_LIBS)
 
 # Messages described at run time against the generated parsers: the
 # compiler's sources too, and the folder of the specs it reads at start.
 $(BUILD)/fuzz/fuzz_dynamic: tests/fuzz/fuzz_dynamic.c $(call test_deps,tests/fuzz/fuzz_dynamic.c) \
-                            $(TEST_HDRS) $(BUILD)/fuzz/libsan.a $(FEATC_SRC) $(FEATC_GEN) \
-                            $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h
+                            $(TEST_HDRS) $(BUILD)/fuzz/libsan.a $(FUZZ_COMPILER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Icompiler -I$(BUILD)/gen \
 	    -DFUZZ_SPECS_DIR='"$(abspath tests/specs)"' -o $@ $< \
-	    $(call test_deps,tests/fuzz/fuzz_dynamic.c) $(FEATC_SRC) $(FEATC_GEN) \
+	    $(call test_deps,tests/fuzz/fuzz_dynamic.c) $(FUZZ_COMPILER_OBJ) \
 	    $(BUILD)/fuzz/libsan.a $(TEST_LIBS)
 
 # The spec compiler, flex and bison output included, through featc.h only.
-$(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
-                         $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h $(HEADERS)
+$(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_COMPILER_OBJ) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
-	    $(FEATC_GEN) -lm
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FUZZ_COMPILER_OBJ) -lm
 
 # featc breaking, two specs compared, through featc.h only.
-$(BUILD)/fuzz/fuzz_breaking: tests/fuzz/fuzz_breaking.c $(FEATC_SRC) $(FEATC_GEN) \
-                             $(BUILD)/gen/spec_parse.h $(BUILD)/gen/templates.h \
-                             $(BUILD)/gen/spec_lex.h $(HEADERS)
+$(BUILD)/fuzz/fuzz_breaking: tests/fuzz/fuzz_breaking.c $(FUZZ_COMPILER_OBJ) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
-	    $(FEATC_GEN) -lm
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FUZZ_COMPILER_OBJ) -lm
 
 # featc import --tfmd, the text-format reader included, through featc.h only.
-$(BUILD)/fuzz/fuzz_tfmd: tests/fuzz/fuzz_tfmd.c $(FEATC_SRC) $(FEATC_GEN) $(BUILD)/gen/spec_parse.h \
-                         $(BUILD)/gen/templates.h $(BUILD)/gen/spec_lex.h $(HEADERS)
+$(BUILD)/fuzz/fuzz_tfmd: tests/fuzz/fuzz_tfmd.c $(FUZZ_COMPILER_OBJ) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FEATC_SRC) \
-	    $(FEATC_GEN) -lm
+	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FUZZ_COMPILER_OBJ) -lm
 
 # Runs each fuzzer once over its committed seeds (no fuzzing): a regression test.
 test-fuzz-seeds: $(FUZZERS:%=$(BUILD)/fuzz/%)
