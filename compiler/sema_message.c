@@ -559,8 +559,13 @@ schema *fcc_check(pool *p, diag *d, const ast_spec *ast, const char *default_pac
         return NULL;
     }
     s->upper = fcc_upper_of(p, s->package);
-    for (am = ast->messages; am != NULL; am = am->next)
-        n++;
+    for (am = ast->messages; am != NULL; am = am->next) {
+        if (++n > FEATC_MAX_MESSAGES) {
+            fcc_diag_error(d, am->name_loc, "the spec declares more than %d messages, the limit",
+                           FEATC_MAX_MESSAGES);
+            return NULL;
+        }
+    }
     if (n == 0) {
         fcc_diag_error(d, top, "the spec declares no messages (write 'example NAME { ... }')");
         return NULL;

@@ -227,8 +227,12 @@ char *cli_read_operand(const cli_command *c, int argc, char **argv, const char *
 
 #define MAX_SPEC_SIZE ((size_t)16 << 20)
 
-/* Reads a whole file ("-": standard input); NULL with a message on failure. */
 char *cli_read_file(const char *path, size_t *len)
+{
+    return cli_read_file_max(path, len, MAX_SPEC_SIZE, "a spec or schema");
+}
+
+char *cli_read_file_max(const char *path, size_t *len, size_t max, const char *what)
 {
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
@@ -245,9 +249,9 @@ char *cli_read_file(const char *path, size_t *len)
         size_t got;
         if (n == cap) {
             char *nb;
-            if (cap >= MAX_SPEC_SIZE) {
-                cli_fail(EXIT_DATA_ERR, "%s: larger than %zu bytes; not a spec", path,
-                         MAX_SPEC_SIZE);
+            if (cap >= max) {
+                cli_fail(EXIT_DATA_ERR, "%s: larger than %zu bytes, the most featc reads as %s",
+                         path, max, what);
                 free(buf);
                 if (!is_stdin)
                     fclose(f);

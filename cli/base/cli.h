@@ -79,6 +79,9 @@ int cli_temp_close(FILE *f, char *tmp, const char *path, int ok);
 /* Reads a whole spec file ("-": standard input, at most 16 MiB); NULL
  * with the error printed on failure. */
 char *cli_read_file(const char *path, size_t *len);
+/* The same with a bound of max bytes, and what the file is for the message
+ * past it ("statistics"). */
+char *cli_read_file_max(const char *path, size_t *len, size_t max, const char *what);
 /* Prints "featc CMD: <message>" and "Try 'featc CMD --help' ..." to stderr
  * (c NULL: "featc: ..." and "Try 'featc --help' ..."); returns
  * EXIT_USAGE_ERR. */

@@ -58,7 +58,9 @@ static int read_stats_file(const char *path, dr_stats *out, uint8_t **bytes)
 {
     size_t n = 0;
     char err[256];
-    *bytes = (uint8_t *)cli_read_file(path, &n);
+    /* statistics run to tens of MB for wide data (featc stats writes
+     * them; it has no bound of its own): a bound for what fits in memory */
+    *bytes = (uint8_t *)cli_read_file_max(path, &n, (size_t)1 << 30, "statistics");
     if (*bytes == NULL)
         return -1;
     if (dr_read(out, *bytes, n, err, sizeof err) != 0) {

@@ -27,6 +27,7 @@ extern "C" {
 
 /* Limits on what a spec may declare (beyond them, a diagnostic). */
 #define FEATC_MAX_FEATURES 4096        /* per message */
+#define FEATC_MAX_MESSAGES 4096        /* per spec */
 #define FEATC_MAX_ELEMENTS (1u << 24)  /* values one feature can hold */
 #define FEATC_MAX_STORAGE (64u << 20)  /* bytes of one generated struct */
 

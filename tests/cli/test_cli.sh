@@ -566,6 +566,16 @@ has "$tmp/out" "usage: featc version" "version --help"
 grep -q '^featc [0-9]' "$tmp/out" && bad "version --help printed the version" || ok
 expect_rc 64 "version x" "$featc" version x
 
+# ---- a spec of 4,097 messages is refused at the limit (500,000 took 4.4 GB
+# and half a minute); 4,096 check
+awk 'BEGIN { print "package p;"; for (i = 0; i < 4097; i++) printf "example m%d { a : int64; }\n", i }' \
+    > "$tmp/messages.feat"
+expect_rc 1 "4097 messages" "$featc" check "$tmp/messages.feat"
+has "$tmp/err" "messages.feat:4098:9: error: the spec declares more than 4096 messages, the limit" \
+    "4097 messages"
+sed '$d' "$tmp/messages.feat" > "$tmp/messages4096.feat"
+expect_rc 0 "4096 messages" "$featc" check "$tmp/messages4096.feat"
+
 # tests/cli/progress.py prints its own "progress:" line
 mkdir -p "$tmp/progress"
 progress_rc=0

@@ -120,16 +120,35 @@ done
 # debug allocator (PYTHONMALLOC=debug: API misuse, buffer overruns of
 # Python's allocations), over their random and valid records.
 asan_rt="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+# The Python layer and the runtime under ASan + UBSan, compiled once into
+# $out/asan-rt.a for the three sanitized modules below (each compiled them
+# all again: some 24 s a module)
+ASAN_CFLAGS="-std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
+    -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC"
+rm -rf "$out/asan-rt" "$out/asan-rt.a"
+mkdir -p "$out/asan-rt"
+asan_rt_ok=1
+for src in "$root"/python/ext/*.c "$root"/runtime/core/*.c "$root"/runtime/hosted/*.c; do
+    o=$(echo "$src" | sed "s|^$root/||; s|/|_|g; s|\.c\$|.o|")
+    # shellcheck disable=SC2086
+    gcc $ASAN_CFLAGS -isystem "$py_include" -isystem "$np_include" -I"$root/include" \
+        -I"$root/runtime/core" -isystem "$build/gen" -c -o "$out/asan-rt/$o" "$src" \
+        >>"$out/asan-rt.log" 2>&1 || asan_rt_ok=0
+done
+[ "$asan_rt_ok" = 1 ] && ar rcs "$out/asan-rt.a" "$out"/asan-rt/*.o
+# asan_module SO GEN-C PY-C INCLUDE-DIR: a module linked against it
+asan_module() {
+    [ -f "$out/asan-rt.a" ] || return 1
+    # shellcheck disable=SC2086
+    gcc $ASAN_CFLAGS -shared -isystem "$py_include" -isystem "$np_include" -I"$root/include" \
+        -I"$root/runtime/core" -isystem "$build/gen" -I"$4" -o "$1" "$2" "$3" \
+        -Wl,--whole-archive "$out/asan-rt.a" -Wl,--no-whole-archive -lz -lm -pthread
+}
 for name in batch seqragged; do
     dir=$out/build-$name
     mkdir -p "$out/asan-$name"
-    # shellcheck disable=SC2086
-    if gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-        -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" -isystem "$np_include" \
-        -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" -I"$dir" \
-        -o "$out/asan-$name/$name.abi3.so" "$dir/$name.c" "$dir/${name}_py.c" \
-        "$root"/python/ext/*.c "$root"/runtime/core/*.c \
-        "$root"/runtime/hosted/*.c -lz -lm -pthread >"$out/asan-$name.log" 2>&1; then
+    if asan_module "$out/asan-$name/$name.abi3.so" "$dir/$name.c" "$dir/${name}_py.c" "$dir" \
+        >"$out/asan-$name.log" 2>&1; then
         # (kinds: tally() uses f)
         tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
             "$PY" "$root/tests/python/module_vs_driver.py" "py-asan-$name" \
@@ -147,13 +166,8 @@ done
 
 # the segment batcher (python/ext/segments.c) likewise, through elman's module
 mkdir -p "$out/asan-elman"
-# shellcheck disable=SC2086
-if gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-    -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" \
-    -isystem "$np_include" -I"$root/include" -I"$root/runtime/core" -isystem "$build/gen" \
-    -I"$build/python/gen" -o "$out/asan-elman/elman.abi3.so" "$build/python/gen/elman.c" \
-    "$build/python/gen/elman_py.c" "$root"/python/ext/*.c "$root"/runtime/core/*.c \
-    "$root"/runtime/hosted/*.c -lz -lm -pthread >"$out/asan-elman.log" 2>&1; then
+if asan_module "$out/asan-elman/elman.abi3.so" "$build/python/gen/elman.c" \
+    "$build/python/gen/elman_py.c" "$build/python/gen" >"$out/asan-elman.log" 2>&1; then
     tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
         "$PY" "$root/tests/python/test_segments.py" "$build" "$out/segments-asan" \
         "$out/asan-elman" 2>&1 | tail -12)"

@@ -647,6 +647,23 @@ for what, data, want in damaged:
     check(rc == 2 and "damaged.pb: not a DatasetFeatureStatisticsList: byte " in se and want in se,
           "damaged (%s): exit %d: %s" % (what, rc, se[-300:]))
 
+# statistics over 16 MiB (wide data, long keys) are statistics, read as
+# such: validate refused them as "larger than 16777216 bytes; not a spec"
+big = st.DatasetFeatureStatisticsList()
+ds = big.datasets.add()
+ds.num_examples = 1
+for i in range(20000):
+    f = ds.features.add()
+    f.path.step.append("feature_%06d_" % i + "x" * 900)
+    f.type = st.FeatureNameStatistics.INT
+    f.num_stats.common_stats.num_non_missing = 1
+big_path = os.path.join(out, "big.pb")
+with open(big_path, "wb") as fh:
+    fh.write(big.SerializeToString())
+rc, so, se = validate("--schema", jsd_schema, "--stats", big_path, "--against-stats", big_path)
+check(os.path.getsize(big_path) > 16 << 20 and rc in (0, 1) and "larger than" not in se,
+      "statistics of %d bytes: exit %d: %s" % (os.path.getsize(big_path), rc, se[-300:]))
+
 check(pairs == 60, "random pairs compared: %d" % pairs)
 print("paths: %s" % sorted(paths_taken.items()))
 for what, n in sorted(paths_taken.items()):
