@@ -90,14 +90,16 @@ def main():
     os.chdir(tmp)
     try:
         dashed = featc.load("-penguin.feat", name="penguin_dashed", build_dir="-built")
+    except Exception as e:  # noqa: BLE001 (a failed check)
+        dashed = None
+        check(False, "featc.load('-penguin.feat', build_dir='-built'): %s" % e)
+    finally:
+        os.chdir(here)
+    if dashed is not None:
         check(serialized(dashed, dashed.read(pf, batch_size=16)) ==
               serialized(pre, pre.read(pf, batch_size=16)) and
               os.path.exists(os.path.join(tmp, "-built", "penguin_dashed.abi3.so")),
               "featc.load of -penguin.feat into -built reads otherwise")
-    except Exception as e:  # noqa: BLE001 (a failed check)
-        check(False, "featc.load('-penguin.feat', build_dir='-built'): %s" % e)
-    finally:
-        os.chdir(here)
     try:
         featc.load(os.path.join(tmp, "nope.feat"))
         check(False, "a missing spec loads")
