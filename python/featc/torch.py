@@ -106,11 +106,64 @@ def to_torch(batch, varlen="ragged"):
     return out
 
 
+def _rebuild_sparse(indices, values, size):
+    return torch.sparse_coo_tensor(indices, values, size)
+
+
+class _SparseParts:
+    """A sparse COO tensor on its way from a DataLoader worker: torch 1.13
+    cannot send a sparse tensor between processes (the worker's queue fails
+    on it, and the loop waits forever), so its indices and values cross as
+    dense tensors (in the batch's shared block) and unpickle as the sparse
+    tensor again, in the main process."""
+    __slots__ = ("indices", "values", "size")
+
+    def __init__(self, indices, values, size):
+        self.indices, self.values, self.size = indices, values, size
+
+    def __reduce__(self):
+        return (_rebuild_sparse, (self.indices, self.values, self.size))
+
+    def tensor(self):
+        return _rebuild_sparse(self.indices, self.values, self.size)
+
+
+def _sparse_out(x):
+    """x with each sparse tensor as _SparseParts (for a worker's queue)."""
+    if torch.is_tensor(x) and x.is_sparse:
+        return _SparseParts(x._indices(), x._values(), tuple(x.shape))
+    if isinstance(x, dict):
+        return {k: _sparse_out(v) for k, v in x.items()}
+    if isinstance(x, Ragged):
+        return x
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return tuple(_sparse_out(v) for v in x)
+    if isinstance(x, list):
+        return [_sparse_out(v) for v in x]
+    return x
+
+
+def _sparse_in(x):
+    """x with each _SparseParts as its sparse tensor again."""
+    if isinstance(x, _SparseParts):
+        return x.tensor()
+    if isinstance(x, dict):
+        return {k: _sparse_in(v) for k, v in x.items()}
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return tuple(_sparse_in(v) for v in x)
+    if isinstance(x, list):
+        return [_sparse_in(v) for v in x]
+    return x
+
+
 def _tensors(x, out):
     """The dense CPU tensors in a converted batch, in order."""
     if torch.is_tensor(x):
         if not x.is_sparse:
             out.append(x)
+    elif isinstance(x, _SparseParts):
+        out.append(x.indices)
+        out.append(x.values)
     elif isinstance(x, dict):
         for v in x.values():
             _tensors(v, out)
@@ -122,6 +175,8 @@ def _tensors(x, out):
 def _replace(x, new):
     if torch.is_tensor(x):
         return new[id(x)] if not x.is_sparse else x
+    if isinstance(x, _SparseParts):
+        return _SparseParts(new[id(x.indices)], new[id(x.values)], x.size)
     if isinstance(x, dict):
         return {k: _replace(v, new) for k, v in x.items()}
     if isinstance(x, Ragged):
@@ -406,7 +461,7 @@ class TFRecordDataset(tud.IterableDataset):
         worker = tud.get_worker_info() is not None
         for k, batch in stream:
             if worker:
-                batch = _shared(batch)
+                batch = _shared(_sparse_out(batch))
             yield _Tagged(shard, k, batch) if self._tracked else batch
 
 
@@ -456,9 +511,14 @@ class _Collate:
     def __call__(self, item):
         if self.fn is None:
             return item
+        # (the user's function sees sparse tensors; what it returns crosses
+        # from a worker as _SparseParts, as the dataset's batches do)
+        worker = tud.get_worker_info() is not None
         if isinstance(item, _Tagged):
-            return _Tagged(item.shard, item.index, self.fn(item.batch))
-        return self.fn(item)
+            out = self.fn(_sparse_in(item.batch))
+            return _Tagged(item.shard, item.index, _sparse_out(out) if worker else out)
+        out = self.fn(_sparse_in(item))
+        return _sparse_out(out) if worker else out
 
 
 class DataLoader(tud.DataLoader):

@@ -24,6 +24,7 @@ import sys
 
 import numpy as np
 import torch
+import torch.utils.data as tud
 
 BUILD, CORPUS, BENCH, TMP = sys.argv[1:5]
 sys.path.insert(0, os.path.join(BUILD, "python"))
@@ -316,6 +317,40 @@ def conversions(mod, files):
             check(np.array_equal(d, want), "sparse %s: the dense values" % key)
 
 
+def sparse_workers(mod, files):
+    """Sparse tensors from DataLoader workers: torch 1.13 cannot send them
+    between processes (the worker's queue failed on them and the loop
+    waited forever); they cross as their parts and arrive as sparse tensors,
+    equal to one process's, through featc.torch.DataLoader (with and
+    without a collate_fn) and torch's own DataLoader."""
+    mod.write(files[0], [{"city": b"c%d" % (i % 3), "pay": 1.5 * i, "poi": [b"p", b"q"][:i % 3],
+                          "item": list(range(i % 4)), "rating": [0.5] * (i % 4)}
+                         for i in range(100)])
+    ds = ft.TFRecordDataset(mod, files, 16, varlen="sparse")
+    want = [{k: v.to_dense() if v.is_sparse else v for k, v in b.items() if torch.is_tensor(v)}
+            for b in ft.DataLoader(ds, num_workers=0)]
+    check(any(v.is_sparse for v in next(iter(ds)).values() if torch.is_tensor(v)),
+          "sparse workers: the spec has a sparse output")
+    for what, make in (("featc.torch.DataLoader, 2 workers",
+                        lambda: ft.DataLoader(ds, num_workers=2, timeout=30)),
+                       ("torch's DataLoader, 1 worker",
+                        lambda: tud.DataLoader(ds, batch_size=None, num_workers=1, timeout=30)),
+                       ("a collate_fn, 2 workers",
+                        lambda: ft.DataLoader(ds, num_workers=2, timeout=30,
+                                              collate_fn=lambda b: b))):
+        try:
+            got = [{k: v.to_dense() if v.is_sparse else v for k, v in b.items()
+                    if torch.is_tensor(v)} for b in make()]
+        except RuntimeError as e:  # (the timeout: the old hang)
+            check(False, "sparse tensors from workers, %s: %s" % (what, e))
+            continue
+        same = len(got) == len(want) and all(
+            g.keys() == w.keys() and all(torch.equal(g[k], w[k]) for k in w)
+            for g, w in zip(sorted(got, key=repr), sorted(want, key=repr)))
+        check(same, "sparse tensors from workers, %s: %d batches, one process %d"
+              % (what, len(got), len(want)))
+
+
 def options(mod, files):
     got = loader_rows(ft.TFRecordDataset(mod, files, 100, drop_last=True, split_bytes=1 << 15),
                       2)[1]
@@ -393,6 +428,7 @@ def main():
     conversions(featc.load("mnist"), [os.path.join(CORPUS, "tfx__mnist.tfrecord")])
     conversions(featc.load("hadoop"), [os.path.join(CORPUS, "tf-ecosystem__tf-records_part-m-00000")])
     options(tut, [small])
+    sparse_workers(featc.load("taobao"), [os.path.join(TMP, "taobao.tfrecord")])
     shutil.rmtree(TMP, ignore_errors=True)
     return finish("torch")
 
