@@ -26,6 +26,7 @@ copy.
 """
 import copy
 import glob
+import hashlib
 import multiprocessing
 import os
 import random
@@ -37,13 +38,13 @@ import torch.utils.data as tud
 from torch.utils.data._utils.pin_memory import pin_memory as _pin
 
 import featc
-from featc._parts import DEFAULT_SPLIT_BYTES, partitions
+from featc._parts import DEFAULT_SPLIT_BYTES, _kind, partitions
 from featc._remote import is_url, sources as _sources
 
 __all__ = ["TFRecordDataset", "DataLoader", "SegmentBatcher", "SegmentBatch", "Ragged",
            "to_torch"]
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 
 class Ragged(NamedTuple):
@@ -557,38 +558,103 @@ class DataLoader(tud.DataLoader):
     def _workers(self):
         return max(1, self.num_workers)
 
+    def _identity(self):
+        """What a state is only true of: the parts (each file's path and
+        size, and its splits), the spec (its module's schema), and every
+        setting the stream depends on."""
+        ds = self.dataset
+        h = hashlib.sha256()
+        for path, split in ds.parts:
+            size = None if is_url(path) else os.path.getsize(path)
+            h.update(repr((os.fspath(path), size, split)).encode("utf-8", "surrogatepass"))
+        mod = ds._module()
+        spec = hashlib.sha256(repr((mod.__name__, mod.schema)).encode()).hexdigest()[:16]
+        settings = {"shuffle": ds.shuffle, "shuffle_buffer": ds.shuffle_buffer,
+                    "drop_last": ds.drop_last, "varlen": ds.varlen, "even": ds.even,
+                    "read_options": sorted((k, repr(v)) for k, v in ds.read_options.items())}
+        return {"parts_digest": h.hexdigest()[:32], "spec": spec,
+                "settings": repr(sorted(settings.items()))}
+
     def state_dict(self):
         """Where the loader is: the epoch, and how many batches each shard
-        (rank x worker) has delivered.  load_state_dict() on a loader over
-        the same dataset (files, spec, batch size, seed, ranks, workers)
-        resumes there."""
+        (rank x worker) has delivered, with what the state is true of (the
+        parts of the files, by path and size; the spec; the settings).
+        load_state_dict() on a loader over the same dataset resumes there."""
         ds = self.dataset
-        return {"version": STATE_VERSION, "epoch": ds.epoch, "seed": ds.seed,
-                "batch_size": ds.batch_size, "parts": len(ds.parts), "rank": ds.rank,
-                "world_size": ds.world_size, "num_workers": self._workers(),
-                "counts": dict(self._counts), "last": self._last}
+        state = {"version": STATE_VERSION, "epoch": ds.epoch, "seed": ds.seed,
+                 "batch_size": ds.batch_size, "parts": len(ds.parts), "rank": ds.rank,
+                 "world_size": ds.world_size, "num_workers": self._workers(),
+                 "counts": dict(self._counts), "last": self._last}
+        state.update(self._identity())
+        return state
 
     def load_state_dict(self, state):
         """Resume where state_dict() was taken: the next iteration yields
-        exactly the batches that were not yet yielded, in the same order."""
+        exactly the batches that were not yet yielded, in the same order.
+        The state is a claim, checked: one taken over other files (or the
+        same files changed), another spec or other settings, or with counts
+        no shard of this loader can reach, raises ValueError saying what."""
         ds = self.dataset
+        if not isinstance(state, dict):
+            raise ValueError("a loader state is a dict (state_dict()), not %s"
+                             % type(state).__name__)
         want = {"version": STATE_VERSION, "seed": ds.seed, "batch_size": ds.batch_size,
                 "parts": len(ds.parts), "rank": ds.rank, "world_size": ds.world_size,
                 "num_workers": self._workers()}
+        want.update(self._identity())
+        what = {"parts_digest": "the files (paths, sizes) or their parts",
+                "spec": "the spec", "settings": "the settings (shuffle, drop_last, varlen, "
+                "even, read options)"}
         for k, v in want.items():
-            if state.get(k) != v:
+            if state.get(k) != v or type(state.get(k)) is not type(v):
                 raise ValueError("the state was taken with %s=%r; this loader has %r (resume "
-                                 "needs the same files, spec, batch size, seed, ranks and "
-                                 "workers)" % (k, state.get(k), v))
+                                 "needs the same %s)" % (k, state.get(k), v, what.get(
+                                     k, "files, spec, batch size, seed, ranks and workers")))
         if self.persistent_workers and getattr(self, "_iterator", None) is not None:
             raise RuntimeError("load_state_dict() before the persistent workers start: make "
                                "a new loader")
         workers = self._workers()
-        last = state.get("last")
+        shards = range(ds.rank * workers, (ds.rank + 1) * workers)
+        epoch, last, counts = state.get("epoch"), state.get("last"), state.get("counts")
+
+        def is_int(x):
+            return isinstance(x, int) and not isinstance(x, bool)
+
+        if not is_int(epoch) or epoch < 0:
+            raise ValueError("the state's epoch is %r, not an int >= 0" % (epoch,))
+        if last is not None and (not is_int(last) or last not in shards):
+            raise ValueError("the state's last shard is %r, not one of this rank's shards "
+                             "%d to %d" % (last, shards[0], shards[-1]))
+        if not isinstance(counts, dict):
+            raise ValueError("the state's counts are %r, not a dict" % (counts,))
+        # a shard's batches cannot outnumber its records, and a record takes
+        # 16 bytes at least (of a compressed file, 16 of what deflate can
+        # make of a byte, 1032 at most): a count past that is no count of
+        # these files
+        bound = {}
+        for shard in shards:
+            size = 0
+            for path, split in ds.shard_parts(epoch, shard, ds.world_size * workers):
+                total = 0 if is_url(path) else os.path.getsize(path)
+                if _kind(path) != "none":
+                    total *= 1032
+                size += total if split is None else -(-total // split[1])
+            bound[shard] = -(-size // 16)
+        # (keys as a JSON round trip leaves them, decimal strings, are taken)
+        counts = {int(k) if isinstance(k, str) and k.isdigit() else k: v
+                  for k, v in counts.items()}
+        for k, v in counts.items():
+            if not is_int(k) or k not in shards:
+                raise ValueError("the state counts batches of shard %r, not one of this rank's "
+                                 "shards %d to %d" % (k, shards[0], shards[-1]))
+            if not is_int(v) or v < 0 or (not any(is_url(p) for p, _ in ds.parts) and
+                                          v > bound[k] and ds.even != "pad"):
+                raise ValueError("the state says shard %d delivered %r batches, which its "
+                                 "parts cannot hold (at most %d)" % (k, v, bound[k]))
         rotation = 0 if last is None else (last - ds.rank * workers + 1) % workers
-        ds._resume = {"epoch": int(state["epoch"]), "rotation": rotation, "last": last,
-                      "counts": {int(k): int(v) for k, v in state["counts"].items()}}
-        ds.set_epoch(int(state["epoch"]))
+        ds._resume = {"epoch": epoch, "rotation": rotation, "last": last,
+                      "counts": dict(counts)}
+        ds.set_epoch(epoch)
         self._counts = dict(ds._resume["counts"])
         self._last = last
 

@@ -390,6 +390,64 @@ def options(mod, files):
         check(False, "a loader batch_size: accepted")
     except ValueError:
         check(True, "")
+    forged_states(mod, files)
+
+
+def forged_states(mod, files):
+    """A loader state is a claim: one taken over other files (as many
+    parts), the same file changed, another spec or setting, or with counts,
+    epoch, shards or types no loader of these files can have, raises
+    ValueError saying what, before any batch."""
+    other = os.path.join(TMP, "other.tfrecord")
+    shutil.copy(files[0], other)
+    with open(other, "ab") as f:  # (one more record: another size, the same parts)
+        f.write(open(files[0], "rb").read()[:16 + struct.unpack("<Q", open(
+            files[0], "rb").read(8))[0]])
+    a = ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1)
+    it = iter(a)
+    next(it)
+    good = a.state_dict()
+    del it
+
+    def refused(state, words, what, loader=None):
+        b = loader if loader is not None else ft.DataLoader(
+            ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1)
+        try:
+            b.load_state_dict(state)
+            check(False, "a loader state %s: accepted" % what)
+        except ValueError as e:
+            check(words in str(e), "a loader state %s: %s" % (what, e))
+
+    refused(good, "files", "of another file of as many parts",
+            ft.DataLoader(ft.TFRecordDataset(mod, [other], 10, seed=1), num_workers=1))
+    refused(good, "settings", "of other settings",
+            ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1, drop_last=True),
+                          num_workers=1))
+    refused(good, "spec", "of another spec",
+            ft.DataLoader(ft.TFRecordDataset(featc.load("mnist"), files, 10, seed=1),
+                          num_workers=1))
+    for what, change, words in (
+            ("whose count is 10**12", {"counts": {0: 10 ** 12}}, "cannot hold"),
+            ("whose count is negative", {"counts": {0: -1}}, "cannot hold"),
+            ("whose count is a string", {"counts": {0: "3"}}, "cannot hold"),
+            ("of a shard that does not exist", {"counts": {7: 1}}, "not one of this rank"),
+            ("whose last shard does not exist", {"last": 5}, "last shard"),
+            ("of epoch -1", {"epoch": -1}, "epoch"),
+            ("whose epoch is a string", {"epoch": "0"}, "epoch"),
+            ("whose counts are a list", {"counts": [1]}, "counts"),
+            ("with no digest", {"parts_digest": None}, "files")):
+        state = dict(good)
+        state.update(change)
+        refused(state, words, what)
+    b = ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1)
+    b.load_state_dict(good)
+    check(len(list(b)) > 0, "the true state loads")
+    try:
+        ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1).load_state_dict(
+            "state")
+        check(False, "a string as a loader state: accepted")
+    except ValueError:
+        check(True, "")
 
 
 def main():
