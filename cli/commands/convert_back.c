@@ -15,13 +15,9 @@
 #include "commands.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <featc/fc_arrow.h>
 #include <featc/fc_serialize.h>
@@ -94,32 +90,22 @@ static int convert_file(back *b, const char *path, progress *pg)
     fc_arrow_ipc_reader *r = NULL;
     fc_arrow_rows *rows = NULL;
     struct ArrowSchema schema;
-    struct stat st;
-    void *map = NULL;
+    fc_mapped_file map;
+    fc_map_guard *guard = NULL;
     size_t len = 0;
-    uint64_t batch = 0, row_in_file = 0;
+    uint64_t batch = 0, row_in_file = 0, gone;
     fc_error err;
-    int fd, rc = EXIT_OK, s;
+    int rc = EXIT_OK, s;
     fc_error_clear(&err);
     memset(&schema, 0, sizeof schema);
-    fd = open(path, O_RDONLY);
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
-    }
-    len = (size_t)st.st_size;
-    if (len > 0) {
-        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            int e = errno;
-            close(fd);
-            return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
-        }
-    }
-    close(fd);
-    s = fc_arrow_ipc_read_open(&r, map != NULL ? map : "", len, &err);
+    memset(&map, 0, sizeof map);
+    /* mapped as every input is (fc_input_map): a file cut while it is read
+     * gives zero pages and an error after the batch that met them, not
+     * SIGBUS */
+    if (fc_input_map(path, &map, &guard, &err) != FC_OK)
+        return cli_fail(EXIT_DATA_ERR, "%s", err.message);
+    len = map.size;
+    s = fc_arrow_ipc_read_open(&r, map.data != NULL ? (const void *)map.data : "", len, &err);
     if (s == FC_OK)
         s = fc_arrow_ipc_read_schema(r, &schema, &err);
     if (s != FC_OK) {
@@ -138,15 +124,26 @@ static int convert_file(back *b, const char *path, progress *pg)
             break;
         if (s != FC_OK) {
             progress_clear(pg);
-            rc = cli_fail(EXIT_DATA_ERR, "%s: record batch %llu: %s", path,
-                          (unsigned long long)batch, err.message);
+            /* (a file cut under the read reads as zeros from the cut: that
+             * is the error, not what the zeros look like) */
+            if (fc_input_map_shrank(guard, &gone)) {
+                fc_input_changed_error(&err, path, (uint64_t)len, gone);
+                rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
+            } else {
+                rc = cli_fail(EXIT_DATA_ERR, "%s: record batch %llu: %s", path,
+                              (unsigned long long)batch, err.message);
+            }
             break;
         }
         for (i = 0; i < a.length && rc == EXIT_OK; i++, row_in_file++) {
             s = fc_arrow_rows_get(rows, &schema, &a, i, b->msg, &err);
             if (s == FC_OK)
                 s = put_row(b, &err);
-            if (s != FC_OK) {
+            if (s != FC_OK && fc_input_map_changed(guard, &gone)) {
+                progress_clear(pg);
+                fc_input_changed_error(&err, path, (uint64_t)len, gone);
+                rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
+            } else if (s != FC_OK) {
                 progress_clear(pg);
                 rc = cli_fail(s == FC_ERR_IO || s == FC_ERR_NO_MEMORY ? EXIT_DATA_ERR
                                                                       : EXIT_RECORD_ERR,
@@ -157,10 +154,19 @@ static int convert_file(back *b, const char *path, progress *pg)
             b->rows++;
         }
         a.release(&a);
+        if (rc == EXIT_OK && fc_input_map_changed(guard, &gone)) {
+            fc_input_changed_error(&err, path, (uint64_t)len, gone);
+            progress_clear(pg);
+            rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
+        }
         progress_record(pg, fc_arrow_ipc_read_offset(r));
         batch++;
         if (rc != EXIT_OK)
             break;
+    }
+    if (rc == EXIT_OK && fc_input_map_shrank(guard, &gone)) {
+        fc_input_changed_error(&err, path, (uint64_t)len, gone);
+        rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
     }
     progress_file_done(pg, len);
 out:
@@ -168,8 +174,7 @@ out:
     if (schema.release != NULL)
         schema.release(&schema);
     fc_arrow_ipc_read_close(r);
-    if (map != NULL)
-        munmap(map, len);
+    fc_input_unmap(&map, guard);
     return rc;
 }
 

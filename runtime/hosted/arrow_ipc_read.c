@@ -168,6 +168,7 @@ struct fc_arrow_ipc_reader {
     snode root;
     size_t nnodes;        /* nodes under root */
     uint64_t footer_batches;
+    const unsigned char *blocks; /* the footer's record batch Blocks (24 bytes each) */
 };
 
 static void snode_free(snode *s)
@@ -295,6 +296,11 @@ static int host_big_endian(void)
     return *(const unsigned char *)&one == 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int read_schema(fc_arrow_ipc_reader *r, const fbr *b, const fbt *sch, uint64_t at,
                        fc_error *err)
 {
@@ -320,6 +326,22 @@ static int read_schema(fc_arrow_ipc_reader *r, const fbr *b, const fbt *sch, uin
             return fail(err, FC_ERR_PARSE, at, "a damaged field", NULL);
         if ((rc = read_field(r, b, &f, 1, &r->root.kids[i], at, err)) != FC_OK)
             return rc;
+    }
+    /* a column is found by its name: two of one name would leave one unread */
+    if (n > 1) {
+        const char **names = (const char **)malloc(n * sizeof *names);
+        if (names == NULL)
+            return fail(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, "out of memory", NULL);
+        for (i = 0; i < n; i++)
+            names[i] = r->root.kids[i].name;
+        qsort(names, n, sizeof *names, by_name);
+        for (i = 1; i < n; i++)
+            if (strcmp(names[i - 1], names[i]) == 0) {
+                rc = fail(err, FC_ERR_PARSE, at, "two columns named ", names[i]);
+                free(names);
+                return rc;
+            }
+        free(names);
     }
     return FC_OK;
 }
@@ -430,6 +452,7 @@ int fc_arrow_ipc_read_open(fc_arrow_ipc_reader **out, const void *data, size_t l
             return fail(err, FC_ERR_PARSE, len - 10 - flen, "a damaged footer", NULL);
         }
         r->footer_batches = nb;
+        r->blocks = nb > 0 ? fb.p + start : NULL;
         r->len = len - 10 - (size_t)flen; /* the stream ends before the footer */
         r->pos = 8;
         /* the file's schema is the footer's (a writer may leave the stream's
@@ -688,7 +711,10 @@ static int read_array(batch_reader *br, const snode *s, struct ArrowArray *a)
         a->n_children = (int64_t)i + 1;
         if ((rc = read_array(br, &s->kids[i], a->children[i])) != FC_OK)
             return rc;
-        need = s->format[1] == 's' ? n : s->format[1] == 'w' ? n * s->size : 0;
+        if (s->format[1] == 'w' && s->size > 0 && n > INT64_MAX / (int64_t)s->size)
+            return fail(br->err, FC_ERR_PARSE, br->at, "a fixed-size list whose rows times "
+                                                       "their size overflow 64 bits", NULL);
+        need = s->format[1] == 's' ? n : s->format[1] == 'w' ? n * (int64_t)s->size : 0;
         if (offs)
             rc = check_offsets(br, a->buffers[1], big, n, a->children[i]->length);
         else if (a->children[i]->length < need)
@@ -720,8 +746,12 @@ static int read_root(batch_reader *br, const snode *s, int64_t length, struct Ar
         a->n_children = (int64_t)i + 1;
         if ((rc = read_array(br, &s->kids[i], a->children[i])) != FC_OK)
             return rc;
-        if (a->children[i]->length < length)
-            return fail(br->err, FC_ERR_PARSE, br->at, "a column shorter than its record batch",
+        if (a->children[i]->length != length)
+            return fail(br->err, FC_ERR_PARSE, br->at,
+                        a->children[i]->length < length
+                            ? "a column shorter than its record batch"
+                            : "a column longer than its record batch (Arrow's validation "
+                              "refuses a batch whose columns are not its length)",
                         NULL);
     }
     return FC_OK;
@@ -783,6 +813,24 @@ int fc_arrow_ipc_read_next(fc_arrow_ipc_reader *r, struct ArrowArray *out, fc_er
                     NULL);
     if (length > (uint64_t)1 << 48)
         return fail(err, FC_ERR_PARSE, m.at, "a record batch with a bad length", NULL);
+    /* every column featc reads holds at least a bit per row (values,
+     * offsets, or a validity bitmap), but one of zero-width rows, which holds
+     * none: rows past 8 per byte of the body are claimed, not held, and a
+     * 674-byte file would otherwise give 2^48 records */
+    if (length > 8 * (uint64_t)m.body_len + 64)
+        return fail(err, FC_ERR_PARSE, m.at, "a record batch of more rows than its body holds "
+                                             "(8 per byte)", NULL);
+    /* a file is read as Arrow's readers read it, through its footer: the
+     * footer's k-th block must be the stream's k-th record batch */
+    if (r->file_format) {
+        if (r->batches >= r->footer_batches)
+            return fail(err, FC_ERR_PARSE, m.at, "a record batch the footer does not list",
+                        NULL);
+        if (le(r->blocks + 24 * r->batches, 8) != m.at)
+            return fail(err, FC_ERR_PARSE, m.at, "the footer lists another record batch here "
+                                                 "(its blocks out of the stream's order)",
+                        NULL);
+    }
     rc = read_root(&br, &r->root, (int64_t)length, out);
     if (rc == FC_OK && (br.node_i != br.nnodes ||
                         br.buf_i != br.nbufs))

@@ -54,9 +54,9 @@ def mapped(pid, path):
         return False
 
 
-def attempt(argv, path, changed_text, cut_at):
+def attempt(argv, path, changed_text, cut_at, source=master):
     """One run: (met the cut, returncode, stdout, stderr)."""
-    shutil.copyfile(master, path)
+    shutil.copyfile(source, path)
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 20
     cut = False
@@ -72,20 +72,21 @@ def attempt(argv, path, changed_text, cut_at):
     return cut and changed_text in out + err, p.returncode, out, err
 
 
-def command(name, argv_of, whole_ok):
+def command(name, argv_of, whole_ok, source=master):
     """argv_of(path) -> argv; whole_ok(out) -> the output of a whole read.
     Cut at a page boundary (the pages after it fault) and inside a page (its
     tail reads as zeros, no fault)."""
-    cut(name + ', cut at a page boundary', argv_of, whole_ok, size // 3 // 65536 * 65536)
-    cut(name + ', cut inside a page', argv_of, whole_ok, size // 3 // 65536 * 65536 + 1001)
+    third = os.path.getsize(source) // 3 // 65536 * 65536
+    cut(name + ', cut at a page boundary', argv_of, whole_ok, third, source)
+    cut(name + ', cut inside a page', argv_of, whole_ok, third + 1001, source)
 
 
-def cut(name, argv_of, whole_ok, cut_at):
+def cut(name, argv_of, whole_ok, cut_at, source=master):
     path = os.path.join(tmp, 'shrinking.tfrecord')
     met = False
     for _ in range(6):
         hit, rc, out, err = attempt(argv_of(path), path, 'the file changed size during the read',
-                                    cut_at)
+                                    cut_at, source)
         check(rc >= 0, '%s: killed by signal %s: %s' % (name, -rc if rc < 0 else '',
                                                         err[-300:]))
         if rc < 0:
@@ -115,6 +116,19 @@ if not python:
     command('verify', lambda p: [featc, 'verify', p], lambda out: str(N) in out)
     command('index', lambda p: [featc, 'index', '-o', p + '.idx', p], lambda out: True)
     command('stats', lambda p: [featc, 'stats', p], lambda out: str(N) in out)
+    # Arrow back to TFRecords: the IPC file is the input that shrinks
+    spec = os.path.join(tmp, 'x.feat')
+    with open(spec, 'w') as f:
+        f.write('package x;\nexample r {\n  x : int64;\n}\n')
+    arrow = os.path.join(tmp, 'master.arrow')
+    subprocess.run([featc, 'convert', master, '--spec', spec, '-o', arrow], check=True)
+    back = os.path.join(tmp, 'back.tfrecord')
+    command('convert back', lambda p: [featc, 'convert', p, '--spec', spec, '-o', back],
+            lambda out: subprocess.run([featc, 'count', back], capture_output=True,
+                                       text=True).stdout.split()[:1] == [str(N)],
+            source=arrow)
+    check(not any(f.startswith('back.tfrecord.') for f in os.listdir(tmp)),
+          'convert back left a temporary file: %r' % os.listdir(tmp))
     # the index of a cut file was not written
     path = os.path.join(tmp, 'shrinking.tfrecord')
     check(not os.path.exists(path + '.idx') or
