@@ -224,9 +224,12 @@ test-check-data: all
 # featc convert (TFRecords to Arrow IPC and back) read by real Arrow readers:
 # apache-arrow (Arrow's JavaScript implementation) and nodejs-polars, which
 # make deps installs into $(NPM_DIR); the values against the JSON driver.
+# Then hostile IPC files (tests/arrow/hostile.py): featc reads them as
+# apache-arrow does or refuses them.
 test-arrow: all
 	@CC="$(CC)" $(PYTHON) tests/arrow/run.py $(BUILD)/featc $(BUILD) $(CORPUS) \
 	    $(BUILD)/arrow-test $(NPM_DIR)/node_modules $(ARROW_RANDOM_SPECS) $(ARROW_RECORDS)
+	@$(PYTHON) tests/arrow/hostile.py $(BUILD)/featc $(BUILD)/arrow-hostile $(NPM_DIR)/node_modules
 
 # featc stats: its HTML report and the comparison report of --compare in
 # headless Chromium, and its memory on a 1 GB file (the figures are checked
