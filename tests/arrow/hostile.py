@@ -170,6 +170,11 @@ def ints_of(rows, key):
 
 
 def refused(what, spec, path, why):
+    # (HOSTILE_SEEDS=DIR keeps each file, as fuzz_arrow's seeds are made)
+    if os.environ.get("HOSTILE_SEEDS"):
+        shutil.copy(path, os.path.join(os.environ["HOSTILE_SEEDS"], "hostile-" +
+                                       os.path.basename(os.path.dirname(path)) + "-" +
+                                       os.path.basename(path)))
     rc, err, recs = featc_back(spec, path)
     js = arrow_rows(path)
     check(rc == 2 and recs is None and why in err,
