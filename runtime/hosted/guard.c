@@ -12,6 +12,7 @@
  * the handler can walk it while other threads add and remove maps: a slot
  * is published by its state, written last (release) and read first
  * (acquire).  Allocates: a chunk of slots when the ones there are full. */
+#define _DEFAULT_SOURCE 1 /* madvise: glibc's posix_madvise ignores DONTNEED */
 #include "featc/fc_input.h"
 
 #include <errno.h>
@@ -237,4 +238,23 @@ fc_status fc_input_changed_error(fc_error *err, const char *path, uint64_t mappe
     fc_msg_str(&m, " were gone when the read reached them (a file is read as it was when "
                    "opened: write a new file and rename it over the old one)");
     return FC_ERR_IO;
+}
+
+#define RELEASE_STEP ((uint64_t)16 << 20)
+#define RELEASE_LAG ((uint64_t)16 << 20)
+
+void fc_input_map_release(const fc_mapped_file *map, uint64_t *released, uint64_t at)
+{
+    uint64_t upto, from;
+    long page;
+    if (map->data == NULL || at < *released + RELEASE_STEP + RELEASE_LAG || at > map->size)
+        return;
+    page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return;
+    upto = (at - RELEASE_LAG) / (uint64_t)page * (uint64_t)page;
+    from = *released / (uint64_t)page * (uint64_t)page;
+    if (upto > from)
+        (void)madvise((void *)(uintptr_t)(map->data + from), (size_t)(upto - from), MADV_DONTNEED);
+    *released = upto;
 }

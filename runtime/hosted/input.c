@@ -381,6 +381,7 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
         }
     }
     in->part_start = fc_reader_offset(&in->reader);
+    in->released = in->part_start; /* (the pages before it are other parts') */
     if (s != FC_OK) {
         in->err = *fc_reader_error(&in->reader);
         if (s == FC_ERR_INDEX)
@@ -635,6 +636,8 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
          * the buffer already there */
         if (s == FC_OK && rec->length > in->max_record_size)
             return too_large(in, rec->index, rec->offset, rec->length);
+        if (s == FC_OK && in->map.data != NULL && in->data == in->map.data)
+            fc_input_map_release(&in->map, &in->released, fc_reader_raw_offset(&in->reader));
         if (s == FC_END && in->junction && fc_reader_offset(&in->reader) >= in->part_end &&
             in->part_start < in->part_end) {
             /* the split ends at its limit: where the next one starts (a

@@ -192,6 +192,7 @@ static void read_split(fc_pool *p, worker *w, task *t)
     fc_reader r;
     fc_record rec;
     fc_status s;
+    uint64_t released; /* the split's pages read past, given back (fc_input_map_release) */
     s = fc_reader_init_mem(&r, f->map.data, f->map.size, &o, &t->s.err);
     if (s == FC_OK && f->compression == FC_COMPRESSION_NONE) {
         s = fc_reader_set_limit(&r, t->s.end);
@@ -209,6 +210,7 @@ static void read_split(fc_pool *p, worker *w, task *t)
         members_note(f, &t->s.err);
         return;
     }
+    released = fc_reader_raw_offset(&r);
     for (;;) {
         s = fc_reader_next(&r, &rec);
         if (s == FC_OK) {
@@ -230,6 +232,8 @@ static void read_split(fc_pool *p, worker *w, task *t)
                 s = FC_ERR_IO;
                 break;
             }
+            if (!f->borrowed) /* (the caller's memory is the caller's) */
+                fc_input_map_release(&f->map, &released, fc_reader_raw_offset(&r));
             t->s.records++;
             s = p->work.record(p->work.ctx, w->state, &t->s, &rec, &t->s.err);
             if (s != FC_OK)

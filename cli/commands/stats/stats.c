@@ -20,7 +20,6 @@
  * (counted, the first ones reported); 2 a file is unreadable or damaged
  * (the records before the damage are counted, the output says the stats
  * are incomplete); 64 usage error. */
-#define _DEFAULT_SOURCE 1 /* madvise: glibc's posix_madvise ignores DONTNEED */
 #include "commands/commands.h"
 #include "base/progress.h"
 #include "stats.h"
@@ -125,22 +124,6 @@ typedef struct stats_opts {
 
 /* ------------------------------------------------------------- reading */
 
-/* Gives back the pages of a mapped file read past, every 16 MiB: they
- * count in the resident size while mapped. */
-static void release_read(fc_input *in, uint64_t *released)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    uint64_t upto;
-    if (in->map.data == NULL || in->data == NULL || page <= 0)
-        return;
-    upto = fc_reader_raw_offset(&in->reader) / (uint64_t)page * (uint64_t)page;
-    if (upto >= *released + ((uint64_t)16 << 20) && upto <= in->size) {
-        (void)madvise((void *)(uintptr_t)(in->data + *released), (size_t)(upto - *released),
-                      MADV_DONTNEED);
-        *released = upto;
-    }
-}
-
 static int worse(int a, int b)
 {
     return a > b ? a : b;
@@ -204,14 +187,12 @@ static int run_sequential(const stats_opts *o, st_stats *s, st_file *files, prog
         const char *path = o->files[k];
         fc_input in;
         fc_record rec;
-        uint64_t released = 0;
         int st = fc_input_open(&in, path, &o->read);
         while (st == FC_OK && (st = fc_input_next(&in, &rec)) == FC_OK && !s->oom) {
             progress_record(pg, fc_reader_raw_offset(&in.reader));
             files[k].records++;
             if (one_record(o, &r, s, (size_t)k, &rec) != 0)
                 rc = worse(rc, EXIT_RECORD_ERR);
-            release_read(&in, &released);
         }
         progress_clear(pg);
         progress_file_done(pg, fc_reader_raw_offset(&in.reader));
