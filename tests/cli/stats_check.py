@@ -32,6 +32,7 @@ Prints "stats: N passed, M failed".
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -450,15 +451,23 @@ def figures():
         for f in verdict_files:
             what = "--spec=%s %s" % (os.path.basename(spec), os.path.basename(f))
             _, out, _ = run(["check", spec, "--data", "--json", "-q", f])
-            parsed, kinds, first = 0, {}, {}
+            parsed, kinds, first, bytes_at = 0, {}, {}, {}
             for n, line in enumerate(out.decode("utf-8").splitlines()):
                 rec = json.loads(line)
                 if "error" not in rec:
                     parsed += 1
                     continue
                 text = rec["error"].split("): ", 1)[1]
+                # (texts that differ only in the byte they name are one kind,
+                # "at byte N", with the first bytes listed beside it)
+                at = re.findall(r"at byte (\d+)", text)
+                text = re.sub(r"at byte \d+", "at byte N", text)
                 kinds[text] = kinds.get(text, 0) + 1
                 first.setdefault(text, n)
+                if at:
+                    bytes_at.setdefault(text, [])
+                    if int(at[0]) not in bytes_at[text] and len(bytes_at[text]) < 4:
+                        bytes_at[text].append(int(at[0]))
             for args in ([], ["-j", "2"]):
                 rc, st, err = stats(args + ["--spec=" + spec, f])
                 sp = st["spec"] if st is not None else None
@@ -477,6 +486,10 @@ def figures():
                 check(all(e["record"] == first[e["error"]] for e in sp["errors"]
                           if e["error"] in first),
                       "%s %s: first records" % (what, args))
+                check(args or all(e["at_byte"] == bytes_at.get(e["error"], [])
+                                  for e in sp["errors"] if e["error"] in first),
+                      "%s %s: the first bytes: %r, check --data %r"
+                      % (what, args, [e["at_byte"] for e in sp["errors"]], bytes_at))
                 check((rc == 1) == (sp["failed"] > 0 or st["other"] > 0) or rc == 2,
                       "%s %s: exit %d" % (what, args, rc))
     rc, _, err = stats(["--message=x", os.path.join(CORPUS, "tfx__mnist.tfrecord")])
