@@ -70,6 +70,8 @@ int fc_input_map_shrank(const fc_map_guard *guard, uint64_t *at);
  * again if a record there is touched, so a caller holding older records
  * still reads them right), and moves *released.  Cheap: a comparison. */
 void fc_input_map_release(const fc_mapped_file *map, uint64_t *released, uint64_t at);
+/* The pages wholly inside [from, to) given back now (a part done with). */
+void fc_input_map_release_range(const fc_mapped_file *map, uint64_t from, uint64_t to);
 /* "the file changed size during the read: ..." in err, FC_ERR_IO. */
 fc_status fc_input_changed_error(fc_error *err, const char *path, uint64_t mapped, uint64_t at);
 

@@ -258,3 +258,14 @@ void fc_input_map_release(const fc_mapped_file *map, uint64_t *released, uint64_
         (void)madvise((void *)(uintptr_t)(map->data + from), (size_t)(upto - from), MADV_DONTNEED);
     *released = upto;
 }
+
+void fc_input_map_release_range(const fc_mapped_file *map, uint64_t from, uint64_t to)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (map->data == NULL || page <= 0 || to > map->size)
+        return;
+    from = (from + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+    to = to / (uint64_t)page * (uint64_t)page;
+    if (to > from)
+        (void)madvise((void *)(uintptr_t)(map->data + from), (size_t)(to - from), MADV_DONTNEED);
+}

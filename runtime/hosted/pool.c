@@ -270,6 +270,11 @@ static void read_split(fc_pool *p, worker *w, task *t)
         t->s.last_skip = *fc_reader_last_skip(&r);
     if (!t->final) /* a split already final keeps the stop its successor reads */
         t->s.stop = fc_reader_offset(&r);
+    /* the split is done with: its pages (walked and read) are given back,
+     * else each split would leave its last tens of MB resident, and a file
+     * read in splits the whole file */
+    if (!f->borrowed)
+        fc_input_map_release_range(&f->map, released, fc_reader_raw_offset(&r));
 }
 
 static void *worker_main(void *arg)
