@@ -432,7 +432,15 @@ $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
 	    $(BUILD)/fuzz/libsan.a $$(TEST_LIBS)
 endef
-$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift fuzz_breaking,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift fuzz_breaking fuzz_arrow,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+
+# Arrow input: the generated specs' messages, and messages the compiler
+# describes at run time (the extreme dimensions).
+$(BUILD)/fuzz/fuzz_arrow: tests/fuzz/fuzz_arrow.c $(call test_deps,tests/fuzz/fuzz_arrow.c) \
+                          $(TEST_HDRS) $(BUILD)/fuzz/libsan.a $(FUZZ_COMPILER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -o $@ $< $(call test_deps,tests/fuzz/fuzz_arrow.c) \
+	    $(FUZZ_COMPILER_OBJ) $(BUILD)/fuzz/libsan.a $(TEST_LIBS)
 
 # validate --against's statistics reader and measures, alone.
 $(BUILD)/fuzz/fuzz_drift: tests/fuzz/fuzz_drift.c cli/commands/stats/drift.c cli/commands/stats/drift_read.c \

@@ -127,6 +127,8 @@ def make(name, spec, records, *convert_args):
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("%s: featc convert: %s" % (name, r.stderr))
+    if os.environ.get("HOSTILE_SEEDS"):
+        shutil.copy(arrow, os.path.join(os.environ["HOSTILE_SEEDS"], "valid-%s.arrow" % name))
     return sp, arrow, open(arrow, "rb").read()
 
 

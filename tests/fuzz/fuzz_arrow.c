@@ -8,11 +8,17 @@
  *     RaggedFeature too) and q when its schema matches them, into records by the serializer that the
  *     generated parser reads back without error;
  *   - every batch read is written again by fc_arrow_ipc (stream format) and
- *     read back with the same number of rows and columns. */
+ *     read back with the same number of rows and columns;
+ *   - the same through two messages described at run time (the compiler's
+ *     featc_dynamic) whose dimensions are the extremes: a fixed-size list of
+ *     65536 values (rows times size near overflow) and one of none (a
+ *     zero-width column, which holds no bit per row). */
 /* test-specs: tests/specs/sparse.feat tests/specs/batch.feat */
 #include <featc/fc.h>
 #include <featc/fc_arrow.h>
 #include <featc/fc_serialize.h>
+#include <featc/featc.h>
+#include <featc/featc_dynamic.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +29,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static unsigned char out[1 << 16];
+static unsigned char out[1 << 20]; /* (x : int64[65536] takes 64 KiB and more) */
 
 static void must_say(const fc_error *err)
 {
@@ -59,6 +65,59 @@ static void convert(fc_arrow_rows *rows, const fc_message_desc *md, const fc_seq
         /* what the serializer wrote, the parser reads */
         if ((md != NULL ? md->parse(back, out, len, &err) : sd->parse(back, out, len, &err)) !=
             FC_OK)
+            abort();
+    }
+}
+
+/* The extreme dimensions, described at run time. */
+static const char dims_spec[] = "package dm;\n"
+                                "example w { x : int64[65536]; }\n"
+                                "example z { z : int64[0]; }\n";
+static const char *const dims_names[2] = {"w", "z"};
+static featc_dynamic *dims[2];
+static void *dims_msg[2], *dims_back[2];
+static fc_feature_ref *dims_refs[2];
+
+static void dims_open(void)
+{
+    featc_options o = FEATC_OPTIONS_INIT;
+    int k;
+    for (k = 0; k < 2; k++) {
+        if (dims[k] != NULL)
+            continue;
+        if (featc_dynamic_open(dims_spec, sizeof dims_spec - 1, &o, dims_names[k], &dims[k]) != 0)
+            abort();
+        dims_msg[k] = calloc(1, featc_dynamic_size(dims[k]));
+        dims_back[k] = calloc(1, featc_dynamic_size(dims[k]));
+        dims_refs[k] = (fc_feature_ref *)calloc(featc_dynamic_refs(dims[k]) + 1,
+                                                sizeof *dims_refs[k]);
+        if (dims_msg[k] == NULL || dims_back[k] == NULL || dims_refs[k] == NULL)
+            abort();
+    }
+}
+
+/* Rows of batch a through dynamic message k: what the serializer writes,
+ * the descriptor's parse reads back. */
+static void convert_dims(int k, fc_arrow_rows *rows, const struct ArrowSchema *s,
+                         const struct ArrowArray *a)
+{
+    const fc_message_desc *md = featc_dynamic_example(dims[k]);
+    int64_t i;
+    for (i = 0; i < a->length && i < 64; i++) {
+        fc_error err;
+        size_t len = 0;
+        fc_error_clear(&err);
+        if (fc_arrow_rows_get(rows, s, a, i, dims_msg[k], &err) != FC_OK) {
+            must_say(&err);
+            continue;
+        }
+        if (fc_ex_serialize(md, dims_msg[k], FC_OMIT_DEFAULTS, out, sizeof out, &len, &err) !=
+            FC_OK) {
+            must_say(&err);
+            continue;
+        }
+        if (fc_ex_parse_desc(md, dims_back[k], out, len, featc_dynamic_lookup, dims[k],
+                             dims_refs[k], &err) != FC_OK)
             abort();
     }
 }
@@ -105,10 +164,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static bt_q q_msg, q_back;
     static bt_e e_msg, e_back;
     fc_arrow_ipc_reader *r = NULL;
-    fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL;
+    fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL, *rd[2] = {NULL, NULL};
     struct ArrowSchema schema;
     fc_error err;
-    int rc, k;
+    int rc, k, d;
     fc_error_clear(&err);
     if (fc_arrow_ipc_read_open(&r, data, size, &err) != FC_OK) {
         must_say(&err);
@@ -122,6 +181,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         must_say(&err);
     if (fc_arrow_rows_open(&re, &bt_e_desc, NULL, &schema, &err) != FC_OK)
         must_say(&err);
+    dims_open();
+    for (k = 0; k < 2; k++)
+        if (fc_arrow_rows_open(&rd[k], featc_dynamic_example(dims[k]), NULL, &schema, &err) !=
+            FC_OK)
+            must_say(&err);
     for (k = 0; k < 64; k++) {
         struct ArrowArray a;
         rc = fc_arrow_ipc_read_next(r, &a, &err);
@@ -137,12 +201,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             convert(rq, NULL, &bt_q_desc, &schema, &a, &q_msg, &q_back);
         if (re != NULL)
             convert(re, &bt_e_desc, NULL, &schema, &a, &e_msg, &e_back);
+        for (d = 0; d < 2; d++)
+            if (rd[d] != NULL)
+                convert_dims(d, rd[d], &schema, &a);
         rewrite(&schema, &a);
         a.release(&a);
     }
     fc_arrow_rows_close(rs);
     fc_arrow_rows_close(rq);
     fc_arrow_rows_close(re);
+    for (k = 0; k < 2; k++)
+        fc_arrow_rows_close(rd[k]);
     schema.release(&schema);
     fc_arrow_ipc_read_close(r);
     return 0;
