@@ -158,7 +158,7 @@ def featc_back(spec, path):
 
 def arrow_rows(path):
     """apache-arrow's rows of path, or the text of its error."""
-    env = dict(os.environ, NODE_PATH=NODE_MODULES)
+    env = dict(os.environ, NODE_PATH=NODE_MODULES, READ_MAX_ROWS="1000000")
     try:
         r = subprocess.run(["node", os.path.join(HERE, "read.js"), path], capture_output=True,
                            text=True, env=env, timeout=30)
@@ -166,7 +166,8 @@ def arrow_rows(path):
         return "error: apache-arrow did not finish in 30 s"
     if r.returncode != 0:
         return "error: " + (r.stderr.strip().splitlines() or ["?"])[-1][:200]
-    return json.loads(r.stdout.splitlines()[0])["data"]
+    t = json.loads(r.stdout.splitlines()[0])
+    return t["data"] if t["data"] is not None else "%d rows, not walked" % t["rows"]
 
 
 def ints_of(rows, key):

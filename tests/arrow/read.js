@@ -36,9 +36,20 @@ function leaf(v, t) {
 
 const value = (v, t) => walk(v, t, leaf);
 
+// READ_MAX_ROWS=N: a table of more rows is described, not walked ("data":
+// null): a hostile file may claim 2^48 of them.
+const maxRows = Number(process.env.READ_MAX_ROWS || Infinity);
+
 for (const file of process.argv.slice(2)) {
   const table = tableFromIPC(fs.readFileSync(file));
   const fields = table.schema.fields;
+  if (table.numRows > maxRows) {
+    process.stdout.write(JSON.stringify({
+      file, rows: table.numRows, batches: table.batches.length,
+      fields: fields.map(f => [f.name, String(f.type)]), data: null,
+    }) + '\n');
+    continue;
+  }
   const data = [];
   for (const batch of table.batches) {
     const cols = fields.map((f, k) => batch.getChildAt(k));
