@@ -108,12 +108,24 @@ static int convert_file(back *b, const char *path, progress *pg)
     s = fc_arrow_ipc_read_open(&r, map.data != NULL ? (const void *)map.data : "", len, &err);
     if (s == FC_OK)
         s = fc_arrow_ipc_read_schema(r, &schema, &err);
+    /* (a file cut under the read reads as zeros from the cut, its footer
+     * and schema too: that is the error, not what the zeros look like) */
+    if (s != FC_OK && fc_input_map_shrank(guard, &gone)) {
+        fc_input_changed_error(&err, path, (uint64_t)len, gone);
+        rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
+        goto out;
+    }
     if (s != FC_OK) {
         rc = cli_fail(EXIT_DATA_ERR, "%s: %s", path, err.message);
         goto out;
     }
     if (fc_arrow_rows_open(&rows, b->spec.md, b->spec.sd, &schema, &err) != FC_OK) {
-        rc = cli_fail(EXIT_RECORD_ERR, "%s: %s", path, err.message);
+        if (fc_input_map_shrank(guard, &gone)) {
+            fc_input_changed_error(&err, path, (uint64_t)len, gone);
+            rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
+        } else {
+            rc = cli_fail(EXIT_RECORD_ERR, "%s: %s", path, err.message);
+        }
         goto out;
     }
     for (;;) {
