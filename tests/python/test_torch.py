@@ -21,6 +21,7 @@ from collections import Counter
 import shutil
 import struct
 import sys
+import time
 
 import numpy as np
 import torch
@@ -351,6 +352,26 @@ def sparse_workers(mod, files):
               % (what, len(got), len(want)))
 
 
+def worker_failures(mod, files):
+    """A worker that raises is that exception in the loop; one that dies
+    (os._exit, a signal) is a RuntimeError within seconds: never a wait."""
+    ds = ft.TFRecordDataset(mod, files, 16)
+
+    def boom(b):
+        raise ValueError("collate failed on purpose")
+
+    for what, fn, kind, words in (("raises", boom, ValueError, "on purpose"),
+                                  ("dies", lambda b: os._exit(3), RuntimeError, "exited")):
+        start = time.time()
+        try:
+            for _ in ft.DataLoader(ds, num_workers=1, collate_fn=fn):
+                pass
+            check(False, "a worker that %s: the loop ended without an error" % what)
+        except kind as e:
+            check(words in str(e) and time.time() - start < 30,
+                  "a worker that %s: %s after %.1f s" % (what, e, time.time() - start))
+
+
 def options(mod, files):
     got = loader_rows(ft.TFRecordDataset(mod, files, 100, drop_last=True, split_bytes=1 << 15),
                       2)[1]
@@ -487,6 +508,7 @@ def main():
     conversions(featc.load("hadoop"), [os.path.join(CORPUS, "tf-ecosystem__tf-records_part-m-00000")])
     options(tut, [small])
     sparse_workers(featc.load("taobao"), [os.path.join(TMP, "taobao.tfrecord")])
+    worker_failures(tut, [small])
     shutil.rmtree(TMP, ignore_errors=True)
     return finish("torch")
 
