@@ -788,7 +788,11 @@ static fc_status reader_inflate_more(fc_reader *r)
 
 /* Ensures buf[start, end) holds at least `need` bytes, unless the stream ends
  * first.  FC_ERR_BUFFER (not sticky) when need exceeds the buffer. */
-static fc_status reader_fill(fc_reader *r, uint64_t need)
+/* At least need bytes from r->start in the buffer (fewer at the end of
+ * the data).  An uncompressed source is asked for as much as the buffer
+ * holds, or with exact for the missing bytes alone (fc_reader_fill_to: a
+ * remote source pays for what it is asked). */
+static fc_status reader_fill_as(fc_reader *r, uint64_t need, int exact)
 {
     if ((uint64_t)(r->end - r->start) >= need || r->zero_copy)
         return FC_OK;
@@ -802,7 +806,9 @@ static fc_status reader_fill(fc_reader *r, uint64_t need)
     while ((uint64_t)(r->end - r->start) < need && !r->stream_done) {
         if (r->compression == FC_COMPRESSION_NONE) {
             size_t got;
-            fc_status st = fd_read(r, r->buf + r->end, r->cap - r->end, &got);
+            fc_status st = fd_read(r, r->buf + r->end,
+                                   exact ? (size_t)(need - (r->end - r->start)) : r->cap - r->end,
+                                   &got);
             if (st != FC_OK)
                 return st;
             if (got == 0) {
@@ -832,30 +838,14 @@ static fc_status reader_fill(fc_reader *r, uint64_t need)
     return FC_OK;
 }
 
+static fc_status reader_fill(fc_reader *r, uint64_t need)
+{
+    return reader_fill_as(r, need, 0);
+}
+
 fc_status fc_reader_fill_to(fc_reader *r, uint64_t need)
 {
-    /* an uncompressed stream asks its source for those bytes alone (a
-     * remote source pays for what it is asked), not a buffer's worth */
-    if (!r->zero_copy && r->compression == FC_COMPRESSION_NONE && need <= (uint64_t)r->cap) {
-        if ((uint64_t)(r->cap - r->start) < need) {
-            memmove(r->buf, r->buf + r->start, r->end - r->start);
-            r->end -= r->start;
-            r->start = 0;
-        }
-        while ((uint64_t)(r->end - r->start) < need && !r->stream_done) {
-            size_t got;
-            fc_status st = fd_read(r, r->buf + r->end, (size_t)(need - (r->end - r->start)), &got);
-            if (st != FC_OK)
-                return st;
-            if (got == 0) {
-                r->src_eof = 1;
-                r->stream_done = 1;
-            }
-            r->end += got;
-        }
-        return FC_OK;
-    }
-    return reader_fill(r, need);
+    return reader_fill_as(r, need, 1);
 }
 
 /* The index of the next record for fc_error: FC_NO_INDEX after a
