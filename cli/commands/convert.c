@@ -362,16 +362,17 @@ int cmd_convert(int argc, char **argv)
 {
     convert_opts o;
     int done, rc = parse_opts(argc, argv, &o, &done), arrow_out, k;
+    const char *foreign;
     if (rc != 0 || done)
         return rc;
-    if (output_kind(o.output) < 0 && foreign_output(o.output) != NULL)
+    /* the way: by OUT's name, else by the first input's first bytes */
+    arrow_out = output_kind(o.output);
+    if (arrow_out < 0 && (foreign = foreign_output(o.output)) != NULL)
         return cli_usage_error(&convert_cmd,
                                "'%s' names a %s file, which featc convert does not write: "
                                "it writes Arrow IPC (.arrow, .arrows, .feather, .ipc) and "
                                "TFRecords (.tfrecord, .tfrecords, .tfr, .record, .gz, .zz)",
-                               o.output, foreign_output(o.output));
-    /* the way: by OUT's name, else by the first input's first bytes */
-    arrow_out = output_kind(o.output);
+                               o.output, foreign);
     if (arrow_out < 0) {
         int a = tools_arrow_input(o.files[0]);
         if (a < 0)

@@ -84,6 +84,22 @@ static int put_row(back *b, fc_error *err)
     return fc_ser_append(&b->w, rc, b->buf, len, err);
 }
 
+/* EXIT_DATA_ERR, "the file changed size during the read" printed, when the
+ * file was cut under its map (at_end: or is shorter now); else 0.  A file
+ * cut under the read reads as zeros from the cut, its footer and schema
+ * too: that is the error, not what the zeros look like. */
+static int cut_under(const char *path, const fc_map_guard *guard, size_t len, int at_end,
+                     progress *pg)
+{
+    fc_error err;
+    uint64_t gone;
+    if (!(at_end ? fc_input_map_shrank(guard, &gone) : fc_input_map_changed(guard, &gone)))
+        return 0;
+    progress_clear(pg);
+    fc_input_changed_error(&err, path, (uint64_t)len, gone);
+    return cli_fail(EXIT_DATA_ERR, "%s", err.message);
+}
+
 /* One input file into the writer: the exit status, errors printed. */
 static int convert_file(back *b, const char *path, progress *pg)
 {
@@ -93,7 +109,7 @@ static int convert_file(back *b, const char *path, progress *pg)
     fc_mapped_file map;
     fc_map_guard *guard = NULL;
     size_t len = 0;
-    uint64_t batch = 0, row_in_file = 0, gone;
+    uint64_t batch = 0, row_in_file = 0;
     fc_error err;
     int rc = EXIT_OK, s;
     fc_error_clear(&err);
@@ -108,24 +124,14 @@ static int convert_file(back *b, const char *path, progress *pg)
     s = fc_arrow_ipc_read_open(&r, map.data != NULL ? (const void *)map.data : "", len, &err);
     if (s == FC_OK)
         s = fc_arrow_ipc_read_schema(r, &schema, &err);
-    /* (a file cut under the read reads as zeros from the cut, its footer
-     * and schema too: that is the error, not what the zeros look like) */
-    if (s != FC_OK && fc_input_map_shrank(guard, &gone)) {
-        fc_input_changed_error(&err, path, (uint64_t)len, gone);
-        rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
-        goto out;
-    }
     if (s != FC_OK) {
-        rc = cli_fail(EXIT_DATA_ERR, "%s: %s", path, err.message);
+        if ((rc = cut_under(path, guard, len, 1, pg)) == 0)
+            rc = cli_fail(EXIT_DATA_ERR, "%s: %s", path, err.message);
         goto out;
     }
     if (fc_arrow_rows_open(&rows, b->spec.md, b->spec.sd, &schema, &err) != FC_OK) {
-        if (fc_input_map_shrank(guard, &gone)) {
-            fc_input_changed_error(&err, path, (uint64_t)len, gone);
-            rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
-        } else {
+        if ((rc = cut_under(path, guard, len, 1, pg)) == 0)
             rc = cli_fail(EXIT_RECORD_ERR, "%s: %s", path, err.message);
-        }
         goto out;
     }
     for (;;) {
@@ -136,50 +142,36 @@ static int convert_file(back *b, const char *path, progress *pg)
             break;
         if (s != FC_OK) {
             progress_clear(pg);
-            /* (a file cut under the read reads as zeros from the cut: that
-             * is the error, not what the zeros look like) */
-            if (fc_input_map_shrank(guard, &gone)) {
-                fc_input_changed_error(&err, path, (uint64_t)len, gone);
-                rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
-            } else {
+            if ((rc = cut_under(path, guard, len, 1, pg)) == 0)
                 rc = cli_fail(EXIT_DATA_ERR, "%s: record batch %llu: %s", path,
                               (unsigned long long)batch, err.message);
-            }
             break;
         }
         for (i = 0; i < a.length && rc == EXIT_OK; i++, row_in_file++) {
             s = fc_arrow_rows_get(rows, &schema, &a, i, b->msg, &err);
             if (s == FC_OK)
                 s = put_row(b, &err);
-            if (s != FC_OK && fc_input_map_changed(guard, &gone)) {
+            if (s != FC_OK) {
                 progress_clear(pg);
-                fc_input_changed_error(&err, path, (uint64_t)len, gone);
-                rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
-            } else if (s != FC_OK) {
-                progress_clear(pg);
-                rc = cli_fail(s == FC_ERR_IO || s == FC_ERR_NO_MEMORY ? EXIT_DATA_ERR
-                                                                      : EXIT_RECORD_ERR,
-                              "%s: record batch %llu, row %lld (row %llu of the file): %s", path,
-                              (unsigned long long)batch, (long long)i,
-                              (unsigned long long)row_in_file, err.message);
+                if ((rc = cut_under(path, guard, len, 0, pg)) == 0)
+                    rc = cli_fail(s == FC_ERR_IO || s == FC_ERR_NO_MEMORY ? EXIT_DATA_ERR
+                                                                          : EXIT_RECORD_ERR,
+                                  "%s: record batch %llu, row %lld (row %llu of the file): %s",
+                                  path, (unsigned long long)batch, (long long)i,
+                                  (unsigned long long)row_in_file, err.message);
             }
             b->rows++;
         }
         a.release(&a);
-        if (rc == EXIT_OK && fc_input_map_changed(guard, &gone)) {
-            fc_input_changed_error(&err, path, (uint64_t)len, gone);
-            progress_clear(pg);
-            rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
-        }
+        if (rc == EXIT_OK)
+            rc = cut_under(path, guard, len, 0, pg);
         progress_record(pg, fc_arrow_ipc_read_offset(r));
         batch++;
         if (rc != EXIT_OK)
             break;
     }
-    if (rc == EXIT_OK && fc_input_map_shrank(guard, &gone)) {
-        fc_input_changed_error(&err, path, (uint64_t)len, gone);
-        rc = cli_fail(EXIT_DATA_ERR, "%s", err.message);
-    }
+    if (rc == EXIT_OK)
+        rc = cut_under(path, guard, len, 1, pg);
     progress_file_done(pg, len);
 out:
     fc_arrow_rows_close(rows);

@@ -200,16 +200,14 @@ static void json_base64(obuf *o, const uint8_t *p, size_t n)
     ob_char(o, '"');
 }
 
-/* The first show of n bytes as po's JSON form (print_opts' json_bytes). */
-static void json_form(obuf *o, const uint8_t *p, size_t show, size_t n, int utf8,
-                      const print_opts *po)
+/* show bytes of a value as po's JSON form (print_opts' json_bytes); utf8:
+ * the whole value is well-formed UTF-8 shown as text (print_value_shown) */
+static void json_form(obuf *o, const uint8_t *p, size_t show, int utf8, const print_opts *po)
 {
     if (po->json_bytes == PRINT_JSON_BASE64) {
         json_base64(o, p, show);
-    } else if (po->json_bytes == PRINT_JSON_LATIN1) {
+    } else if (po->json_bytes == PRINT_JSON_LATIN1 || utf8) {
         json_string(o, p, show, utf8);
-    } else if (fc_utf8_valid(p, n)) {
-        json_string(o, p, show, 1);
     } else {
         OB_LIT(o, "{\"base64\":");
         json_base64(o, p, show);
@@ -230,11 +228,11 @@ static void json_value(obuf *o, const uint8_t *p, size_t n, const print_opts *po
         shown.utf8 = 0;
     show = print_value_shown(p, n, &shown, &utf8);
     if (show == n) {
-        json_form(o, p, n, n, utf8, po);
+        json_form(o, p, n, utf8, po);
         return;
     }
     OB_LIT(o, "{\"shortened\":");
-    json_form(o, p, show, n, utf8, po);
+    json_form(o, p, show, utf8, po);
     OB_LIT(o, ",\"bytes\":");
     ob_int64(o, (int64_t)n);
     ob_char(o, '}');

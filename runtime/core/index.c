@@ -312,15 +312,11 @@ static fc_status file_ends_early(fc_error *err, uint64_t i, const fc_index_entry
  * not compared.  The first one differing fails the read when it is reached. */
 enum { CLAIM_RUN = 256 };
 
-static uint32_t le32_at(const unsigned char *p)
+/* The size a header's length gives its record, framing included
+ * (UINT64_MAX past what 64 bits hold). */
+static uint64_t framed_size(uint64_t length)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* The header at p: its masked length CRC matches. */
-static int header_intact(const unsigned char *p)
-{
-    return fc_crc32c_mask(fc_crc32c(0, p, 8)) == le32_at(p + 8);
+    return length > UINT64_MAX - FC_RECORD_OVERHEAD ? UINT64_MAX : length + FC_RECORD_OVERHEAD;
 }
 
 static int index_claims(fc_reader *r, int event, uint64_t x, uint64_t t)
@@ -345,18 +341,12 @@ static int index_claims(fc_reader *r, int event, uint64_t x, uint64_t t)
                 return (int)file_ends_early(&r->err, i, e, r->claim_n);
             break; /* a header cut short is the read's to report */
         }
-        if (r->crc_policy != FC_CRC_NONE && !header_intact(r->buf + at))
+        if (r->crc_policy != FC_CRC_NONE && !length_crc_ok(r->buf + at))
             break; /* a damaged header is the read's to report, in TensorFlow's words */
-        length = (uint64_t)r->buf[at] | (uint64_t)r->buf[at + 1] << 8 |
-                 (uint64_t)r->buf[at + 2] << 16 | (uint64_t)r->buf[at + 3] << 24 |
-                 (uint64_t)r->buf[at + 4] << 32 | (uint64_t)r->buf[at + 5] << 40 |
-                 (uint64_t)r->buf[at + 6] << 48 | (uint64_t)r->buf[at + 7] << 56;
+        length = le64(r->buf + at);
         if (e[i].offset != pos || e[i].size - FC_RECORD_OVERHEAD != length) {
             if (k == 0)
-                return (int)entry_differs(&r->err, i, &e[i], pos,
-                                          length > UINT64_MAX - FC_RECORD_OVERHEAD
-                                              ? UINT64_MAX
-                                              : length + FC_RECORD_OVERHEAD);
+                return (int)entry_differs(&r->err, i, &e[i], pos, framed_size(length));
             break;
         }
         pos += e[i].size;
@@ -401,16 +391,11 @@ static fc_status check_entry(fc_reader *r, const fc_index_entry *e, size_t n, si
         return file_ends_early(&r->err, (uint64_t)k, e, n);
     }
     hdr = r->buf + r->start;
-    length = (uint64_t)hdr[0] | (uint64_t)hdr[1] << 8 | (uint64_t)hdr[2] << 16 |
-             (uint64_t)hdr[3] << 24 | (uint64_t)hdr[4] << 32 | (uint64_t)hdr[5] << 40 |
-             (uint64_t)hdr[6] << 48 | (uint64_t)hdr[7] << 56;
-    if ((r->crc_policy != FC_CRC_NONE && !header_intact(hdr)) ||
-        length > UINT64_MAX - FC_RECORD_OVERHEAD || length + FC_RECORD_OVERHEAD != e[k].size) {
+    length = le64(hdr);
+    if ((r->crc_policy != FC_CRC_NONE && !length_crc_ok(hdr)) ||
+        length > UINT64_MAX - FC_RECORD_OVERHEAD || framed_size(length) != e[k].size) {
         r->failed = 1;
-        return entry_differs(&r->err, (uint64_t)k, &e[k], e[k].offset,
-                             length > UINT64_MAX - FC_RECORD_OVERHEAD
-                                 ? UINT64_MAX
-                                 : length + FC_RECORD_OVERHEAD);
+        return entry_differs(&r->err, (uint64_t)k, &e[k], e[k].offset, framed_size(length));
     }
     return FC_OK;
 }

@@ -787,11 +787,10 @@ static fc_status reader_inflate_more(fc_reader *r)
 #endif
 
 /* Ensures buf[start, end) holds at least `need` bytes, unless the stream ends
- * first.  FC_ERR_BUFFER (not sticky) when need exceeds the buffer. */
-/* At least need bytes from r->start in the buffer (fewer at the end of
- * the data).  An uncompressed source is asked for as much as the buffer
- * holds, or with exact for the missing bytes alone (fc_reader_fill_to: a
- * remote source pays for what it is asked). */
+ * first.  FC_ERR_BUFFER (not sticky) when need exceeds the buffer.  An
+ * uncompressed source is asked for as much as the buffer holds, or with
+ * exact for the missing bytes alone (fc_reader_fill_to: a remote source pays
+ * for what it is asked). */
 static fc_status reader_fill_as(fc_reader *r, uint64_t need, int exact)
 {
     if ((uint64_t)(r->end - r->start) >= need || r->zero_copy)
