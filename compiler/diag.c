@@ -112,24 +112,29 @@ static const char *line_text(const diag *d, int line, size_t *n)
     return p;
 }
 
-/* The length of the well-formed UTF-8 character at p (of at most n
- * bytes), or 0. */
-static size_t utf8_char(const unsigned char *p, size_t n)
+size_t fcc_utf8_at(const unsigned char *p, size_t n, unsigned long *cp)
 {
-    size_t k, i;
-    if (p[0] < 0x80)
+    size_t len, k;
+    unsigned long v;
+    if (p[0] < 0x80) {
+        *cp = p[0];
         return 1;
-    k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-        : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-    if (k == 0 || k > n)
+    }
+    len = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+          : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    if (len == 0 || len > n)
         return 0;
-    for (i = 1; i < k; i++)
-        if ((p[i] & 0xc0) != 0x80)
+    v = p[0] & (0x7fu >> len);
+    for (k = 1; k < len; k++) {
+        if ((p[k] & 0xc0) != 0x80)
             return 0;
-    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+        v = v << 6 | (p[k] & 0x3fu);
+    }
+    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+        (v >= 0xd800 && v <= 0xdfff))
         return 0; /* over-long, a surrogate, past U+10FFFF */
-    return k;
+    *cp = v;
+    return len;
 }
 
 /* The longest line quoted whole; a longer one is shown as the QUOTE_SIDE
@@ -159,7 +164,8 @@ static void quote(const diag *d, spec_loc loc, sbuf *t)
     fcc_sb_put(t, from > 0 ? "...": " ", from > 0 ? 3 : 1);
     for (i = from; i < to;) {
         unsigned char b = (unsigned char)text[i];
-        size_t k = utf8_char((const unsigned char *)text + i, n - i);
+        unsigned long cp;
+        size_t k = fcc_utf8_at((const unsigned char *)text + i, n - i, &cp);
         if (b == '\t')
             fcc_sb_put(t, " ", 1);
         else if (b < 0x20 || b == 0x7f || k == 0)

@@ -23,30 +23,6 @@ static const char *tf_dtype(fc_type t)
 /* A key as Python writes it: a str literal when the key is UTF-8 (code
  * points past ASCII as \u / \U escapes), else a bytes literal (TF takes
  * bytes keys too). */
-static size_t utf8_at(const unsigned char *p, size_t n, unsigned long *cp)
-{
-    size_t len, k;
-    unsigned long v;
-    if (p[0] < 0x80) {
-        *cp = p[0];
-        return 1;
-    }
-    len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-    if (len == 0 || len > n)
-        return 0;
-    v = p[0] & (0x7fu >> len);
-    for (k = 1; k < len; k++) {
-        if ((p[k] & 0xc0) != 0x80)
-            return 0;
-        v = v << 6 | (p[k] & 0x3fu);
-    }
-    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-        (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return len;
-}
-
 static void py_lit(sbuf *b, const char *s, size_t n, int bytes)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -61,7 +37,7 @@ static void py_lit(sbuf *b, const char *s, size_t n, int bytes)
         } else if (c >= 0x20 && c < 0x7f) {
             fcc_sb_put(b, (const char *)&c, 1);
             i++;
-        } else if (!bytes && (k = utf8_at(p + i, n - i, &cp)) > 1) {
+        } else if (!bytes && (k = fcc_utf8_at(p + i, n - i, &cp)) > 1) {
             fcc_sb_printf(b, cp > 0xffff ? "\\U%08lx" : "\\u%04lx", cp);
             i += k;
         } else {
@@ -76,7 +52,7 @@ static void py_str(sbuf *b, const char *s, size_t n)
 {
     size_t i = 0, k;
     unsigned long cp;
-    while (i < n && (k = utf8_at((const unsigned char *)s + i, n - i, &cp)) > 0)
+    while (i < n && (k = fcc_utf8_at((const unsigned char *)s + i, n - i, &cp)) > 0)
         i += k;
     py_lit(b, s, n, i < n);
 }

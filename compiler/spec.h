@@ -40,6 +40,11 @@ typedef struct sbuf {
 } sbuf;
 
 void fcc_sb_put(sbuf *b, const char *s, size_t n);
+/* The length (1 to 4) of the well-formed UTF-8 character at p (n bytes
+ * there), its code point in *cp; 0 when none starts there (RFC 3629: no
+ * over-long form, no surrogate, nothing past U+10FFFF, no lead byte past
+ * 0xf4). */
+size_t fcc_utf8_at(const unsigned char *p, size_t n, unsigned long *cp);
 void fcc_sb_str(sbuf *b, const char *s);
 /* s[0..n) in double quotes: '"' and '\\' escaped, other bytes outside
  * printable ASCII as \ooo (octal: protobuf's text format) or \xHH (a spec). */

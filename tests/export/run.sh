@@ -1,5 +1,6 @@
 #!/bin/sh
-# run.sh FEATC BUILD: test-export.  For every spec of specs/ and tests/specs/:
+# run.sh FEATC BUILD: test-export.  For every spec of specs/, tests/specs/ and
+# tests/export/ (keys that are not UTF-8):
 # `featc export --tf` against the descriptors of the C featc generates for
 # the same spec (desc.c prints them, check.py runs the export against a
 # stand-in tf module and compares).  One line per spec.
@@ -10,7 +11,7 @@ out=$build/export
 rm -rf "$out"
 mkdir -p "$out"
 status=0
-for spec in "$root"/specs/*.feat "$root"/tests/specs/*.feat; do
+for spec in "$root"/specs/*.feat "$root"/tests/specs/*.feat "$root"/tests/export/*.feat; do
     name=$(basename "$spec" .feat)
     dir=$out/$name
     mkdir -p "$dir"
