@@ -60,21 +60,32 @@ def _size(fs, path):
         return None
 
 
-def _is_http(fs):
-    return "http" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,))
+def _asks_http(fs):
+    """fs is fsspec's HTTP file system, whose session this module asks
+    itself (to see the status and Content-Range of an answer)."""
+    protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return "http" in protocols and all(hasattr(fs, a)
+                                       for a in ("set_session", "encode_url", "kwargs"))
 
 
-async def _http_range(fs, path, start, end):
+def _http_get(fs, path, start, end, body=True):
     """GET path with Range: bytes=start-(end - 1), through fsspec's own
-    session: (status, Content-Range, body)."""
-    kw = fs.kwargs.copy()
-    headers = dict(kw.pop("headers", None) or {})
-    headers["Range"] = "bytes=%d-%d" % (start, end - 1)
-    session = await fs.set_session()
-    async with session.get(fs.encode_url(path), headers=headers, **kw) as r:
-        body = await r.read()
-        fs._raise_not_found_for_status(r, path)
-        return r.status, r.headers.get("Content-Range"), body
+    session: (status, Content-Range, the body, or None when body is False:
+    then it is not read)."""
+    from fsspec.asyn import sync
+
+    async def get():
+        kw = fs.kwargs.copy()
+        headers = dict(kw.pop("headers", None) or {})
+        headers["Range"] = "bytes=%d-%d" % (start, end - 1)
+        session = await fs.set_session()
+        async with session.get(fs.encode_url(path), headers=headers, **kw) as r:
+            data = await r.read() if body else None
+            if body:
+                fs._raise_not_found_for_status(r, path)
+            return r.status, r.headers.get("Content-Range"), data
+
+    return sync(fs.loop, get)
 
 
 def _range(fs, path, url, start, end, size=None):
@@ -86,9 +97,8 @@ def _range(fs, path, url, start, end, size=None):
     systems' cat_file reads the range itself; its length is checked."""
     if end <= start:
         return b""
-    if _is_http(fs) and all(hasattr(fs, a) for a in ("set_session", "encode_url", "kwargs")):
-        from fsspec.asyn import sync
-        status, crange, body = sync(fs.loop, _http_range, fs, path, start, end)
+    if _asks_http(fs):
+        status, crange, body = _http_get(fs, path, start, end)
         want = "bytes %d-%d/" % (start, end - 1)
         if status != 206:
             raise OSError("%s: bytes %d to %d asked for, and the server answered %d, not 206 "
@@ -110,20 +120,10 @@ def _http_size(fs, path):
     """The size an HTTP server gives through a range request (Content-Range:
     bytes 0-0/SIZE) when it gave none otherwise, or None; the body is not
     read."""
-    if not (_is_http(fs) and all(hasattr(fs, a) for a in ("set_session", "encode_url", "kwargs"))):
+    if not _asks_http(fs):
         return None
-
-    async def probe():
-        kw = fs.kwargs.copy()
-        headers = dict(kw.pop("headers", None) or {})
-        headers["Range"] = "bytes=0-0"
-        session = await fs.set_session()
-        async with session.get(fs.encode_url(path), headers=headers, **kw) as r:
-            return r.status, r.headers.get("Content-Range")
-
-    from fsspec.asyn import sync
     try:
-        status, crange = sync(fs.loop, probe)
+        status, crange, _ = _http_get(fs, path, 0, 1, body=False)
     except Exception:  # noqa: BLE001 (no size, as before)
         return None
     if status == 206 and crange and crange.startswith("bytes 0-0/"):

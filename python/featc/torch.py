@@ -129,32 +129,27 @@ class _SparseParts:
         return _rebuild_sparse(self.indices, self.values, self.size)
 
 
+def _each(x, fn):
+    """x with fn applied to each leaf of its dicts, lists and plain tuples
+    (a named tuple, Ragged, is a leaf)."""
+    if isinstance(x, dict):
+        return {k: _each(v, fn) for k, v in x.items()}
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return tuple(_each(v, fn) for v in x)
+    if isinstance(x, list):
+        return [_each(v, fn) for v in x]
+    return fn(x)
+
+
 def _sparse_out(x):
     """x with each sparse tensor as _SparseParts (for a worker's queue)."""
-    if torch.is_tensor(x) and x.is_sparse:
-        return _SparseParts(x._indices(), x._values(), tuple(x.shape))
-    if isinstance(x, dict):
-        return {k: _sparse_out(v) for k, v in x.items()}
-    if isinstance(x, Ragged):
-        return x
-    if isinstance(x, tuple) and not hasattr(x, "_fields"):
-        return tuple(_sparse_out(v) for v in x)
-    if isinstance(x, list):
-        return [_sparse_out(v) for v in x]
-    return x
+    return _each(x, lambda t: _SparseParts(t._indices(), t._values(), tuple(t.shape))
+                 if torch.is_tensor(t) and t.is_sparse else t)
 
 
 def _sparse_in(x):
     """x with each _SparseParts as its sparse tensor again."""
-    if isinstance(x, _SparseParts):
-        return x.tensor()
-    if isinstance(x, dict):
-        return {k: _sparse_in(v) for k, v in x.items()}
-    if isinstance(x, tuple) and not hasattr(x, "_fields"):
-        return tuple(_sparse_in(v) for v in x)
-    if isinstance(x, list):
-        return [_sparse_in(v) for v in x]
-    return x
+    return _each(x, lambda t: t.tensor() if isinstance(t, _SparseParts) else t)
 
 
 def _tensors(x, out):
@@ -631,14 +626,14 @@ class DataLoader(tud.DataLoader):
         # 16 bytes at least (of a compressed file, 16 of what deflate can
         # make of a byte, 1032 at most): a count past that is no count of
         # these files
-        bound = {}
+        bound, most = {}, {}  # most: a file's bytes of records at the most, once per file
         for shard in shards:
             size = 0
             for path, split in ds.shard_parts(epoch, shard, ds.world_size * workers):
-                total = 0 if is_url(path) else os.path.getsize(path)
-                if _kind(path) != "none":
-                    total *= 1032
-                size += total if split is None else -(-total // split[1])
+                if path not in most:
+                    most[path] = 0 if is_url(path) else os.path.getsize(path) * (
+                        1 if _kind(path) == "none" else 1032)
+                size += most[path] if split is None else -(-most[path] // split[1])
             bound[shard] = -(-size // 16)
         # (keys as a JSON round trip leaves them, decimal strings, are taken)
         counts = {int(k) if isinstance(k, str) and k.isdigit() else k: v
