@@ -466,18 +466,11 @@ $(BUILD)/fuzz/fuzz_dynamic: tests/fuzz/fuzz_dynamic.c $(call test_deps,tests/fuz
 	    $(call test_deps,tests/fuzz/fuzz_dynamic.c) $(FUZZ_COMPILER_OBJ) \
 	    $(BUILD)/fuzz/libsan.a $(TEST_LIBS)
 
-# The spec compiler, flex and bison output included, through featc.h only.
-$(BUILD)/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_COMPILER_OBJ) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FUZZ_COMPILER_OBJ) -lm
-
-# featc breaking, two specs compared, through featc.h only.
-$(BUILD)/fuzz/fuzz_breaking: tests/fuzz/fuzz_breaking.c $(FUZZ_COMPILER_OBJ) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FUZZ_COMPILER_OBJ) -lm
-
-# featc import --tfmd, the text-format reader included, through featc.h only.
-$(BUILD)/fuzz/fuzz_tfmd: tests/fuzz/fuzz_tfmd.c $(FUZZ_COMPILER_OBJ) $(HEADERS)
+# The compiler alone, through featc.h: fuzz_spec (the spec compiler, flex and
+# bison output included), fuzz_breaking (two specs compared), fuzz_tfmd
+# (featc import --tfmd, the text-format reader included).
+$(addprefix $(BUILD)/fuzz/,fuzz_spec fuzz_breaking fuzz_tfmd): $(BUILD)/fuzz/%: tests/fuzz/%.c \
+    $(FUZZ_COMPILER_OBJ) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS_PUB) -Icompiler -I$(BUILD)/gen -o $@ $< $(FUZZ_COMPILER_OBJ) -lm
 
