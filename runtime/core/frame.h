@@ -28,14 +28,26 @@ typedef char fc_zstream_fits_[(sizeof(z_stream) <= FC_ZSTREAM_STORAGE) ? 1 : -1]
  * fully static program cannot have it) and uses it when the program does */
 #pragma weak isal_inflate
 #pragma weak isal_inflate_init
+#pragma weak isal_read_gzip_header
 #define FC_ISAL 1
 #define ISAL_ARENA FC_INFLATE_ARENA_SIZE
-typedef char fc_isal_fits_[(sizeof(struct inflate_state) + 16u <= ISAL_ARENA) ? 1 : -1];
+
+/* ISA-L's state, and the header of the GZIP member it reads: read by
+ * isal_read_gzip_header into this one, which lasts from call to call.
+ * (isal_inflate reads the header into a header of its own that does not
+ * last: it forgets the header's flags between two calls, so a header that
+ * arrives in two reads, such as a 12-byte detection read then the rest of a
+ * file name, was misread as deflate data: intel/isa-l#224.) */
+typedef struct isal_room {
+    struct inflate_state st; /* (first: a pointer to it is one to the room) */
+    struct isal_gzip_header gz;
+} isal_room;
+typedef char fc_isal_fits_[(sizeof(isal_room) + 16u <= ISAL_ARENA) ? 1 : -1];
 
 /* Whether the program linked ISA-L. */
 static inline int isal_linked(void)
 {
-    return isal_inflate != NULL && isal_inflate_init != NULL;
+    return isal_inflate != NULL && isal_inflate_init != NULL && isal_read_gzip_header != NULL;
 }
 #endif
 #define ZIN_MIN (16u * 1024u) /* the least input buffer of an fd reader */
@@ -134,6 +146,7 @@ static inline struct inflate_state *ris(const fc_reader *r)
 /* The ISA-L state to read a new member or stream with. */
 static inline void isal_begin(fc_reader *r, struct inflate_state *st)
 {
+    memset(&((isal_room *)(void *)st)->gz, 0, sizeof(struct isal_gzip_header));
     isal_inflate_init(st);
     st->crc_flag = r->compression == FC_COMPRESSION_GZIP ? ISAL_GZIP : ISAL_ZLIB;
 }

@@ -49,7 +49,7 @@ static fc_status reader_zstart_with(fc_reader *r, fc_error *err, int isal)
     if (isal && r->arena.size >= ISAL_ARENA) {
         isal_slot k;
         memset(&k, 0, sizeof k);
-        k.st = (struct inflate_state *)fc_arena_alloc(&r->arena, sizeof(struct inflate_state));
+        k.st = (struct inflate_state *)fc_arena_alloc(&r->arena, sizeof(isal_room));
         if (k.st == NULL) /* never: checked at compile time */
             return init_fail(r, err, FC_ERR_NO_MEMORY, "no room for ISA-L's inflate state");
         isal_begin(r, k.st);
@@ -505,11 +505,14 @@ static fc_status reader_inflate_more(fc_reader *r);
 static fc_status reader_inflate_zlib(fc_reader *r, size_t entry_end);
 
 /* Whether zlib can take over from the start of the member: the input is in
- * memory, or a file descriptor that can seek (not a pipe). */
+ * memory, a pull source that can seek, or a file descriptor that can (not a
+ * pipe). */
 static int isal_can_rewind(const fc_reader *r)
 {
-    if (r->source == SRC_MEM)
+    if (r->source == SRC_MEM || r->pull_seek != NULL)
         return 1;
+    if (r->pull != NULL)
+        return 0;
 #ifndef FC_NO_POSIX
     return lseek(r->fd, 0, SEEK_CUR) != (off_t)-1;
 #else
@@ -532,6 +535,11 @@ static fc_status isal_takeover(fc_reader *r, fc_status isal_error, size_t entry_
     int ret = Z_OK;
     if (r->source == SRC_MEM) {
         r->src_pos = (size_t)k.member_raw;
+    } else if (r->pull_seek != NULL) {
+        if (r->pull_seek(r->pull_ctx, k.member_raw, NULL) != FC_OK)
+            return isal_error;
+    } else if (r->pull != NULL) {
+        return isal_error;
     } else {
 #ifndef FC_NO_POSIX
         uint64_t back = r->raw_read - k.member_raw; /* what the fd read from the member on */
@@ -639,7 +647,11 @@ static fc_status reader_inflate_more_isal(fc_reader *r)
                                      entry_end);
         }
         in_before = st->avail_in;
-        ret = isal_inflate(st);
+        ret = ISAL_DECOMP_OK;
+        if (st->crc_flag == ISAL_GZIP && !st->wrapper_flag) /* the member's header (frame.h) */
+            ret = isal_read_gzip_header(st, &((isal_room *)(void *)st)->gz);
+        if (ret == ISAL_DECOMP_OK)
+            ret = isal_inflate(st);
         r->end = (size_t)(st->next_out - r->buf);
         if (!isal_progress(ret))
             return isal_failed(r, ret, entry_end);
@@ -682,7 +694,11 @@ static fc_status reader_inflate_more_isal(fc_reader *r)
                 (st->avail_in > 0 || !r->src_eof)) {
                 if (st->avail_out > 0)
                     continue;
-                if (st->tmp_out_valid == st->tmp_out_processed) {
+                /* only with nothing pending: a match ISA-L has still to
+                 * copy (or a held literal) would be written to the spare
+                 * byte and read back from before it */
+                if (st->tmp_out_valid == st->tmp_out_processed &&
+                    st->copy_overflow_length == 0 && st->write_overflow_len == 0) {
                     uint8_t spare, *out = st->next_out;
                     st->next_out = &spare;
                     st->avail_out = 1;
