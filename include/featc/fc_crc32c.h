@@ -41,17 +41,19 @@ uint32_t fc_crc32c_hw_1way(uint32_t crc, const void *buf, size_t len);
  * dependent CRC steps overlap: for 100-byte records that is about three
  * times faster than one record after another. */
 size_t fc_crc32c_records(const unsigned char *const rec[], const size_t len[], size_t n);
-/* Name of the implementation fc_crc32c() uses: "sse4.2+vpclmulqdq" (the
- * crc32 instruction, and from 256 bytes carry-less multiplication folding
- * beside it), "sse4.2", "armv8-crc", "portable". */
+/* Name of the implementation fc_crc32c() uses: on x86-64 "sse4.2" (three
+ * streams of the crc32 instruction), "sse4.2+pclmul" or "sse4.2+vpclmulqdq"
+ * (from 256 bytes, carry-less multiplication folding: 128-bit, or 256-bit
+ * beside the crc32 streams), whichever of those this CPU runs fastest, timed
+ * once at first use; "armv8-crc" on ARMv8; else "portable". */
 const char *fc_crc32c_impl(void);
 
 /* For tests and benchmarks: the i-th hardware path (from 0) that this build
  * has and this CPU runs, its name in *name (when name is not NULL); NULL
  * past the last.  On x86-64: "sse4.2" (three streams of the crc32
  * instruction), "pclmul" and "vpclmulqdq" (folding from 256 bytes, the
- * crc32 instruction below that; fc_crc32c takes "vpclmulqdq" where the CPU
- * has it, else "sse4.2": 128-bit folding alone is the slower of the two). */
+ * crc32 instruction below that; fc_crc32c takes the one this CPU runs
+ * fastest: see fc_crc32c_impl). */
 typedef uint32_t (*fc_crc32c_fn)(uint32_t crc, const void *buf, size_t len);
 fc_crc32c_fn fc_crc32c_variant(int i, const char **name);
 

@@ -541,14 +541,57 @@ static int x86_level(void)
     return 3;
 }
 
+/* The kernels for long buffers, by level: the crc32 streams, 128-bit and
+ * 256-bit folding (each runs the streams below FC_CRC_FOLD_MIN bytes). */
+static const fc_crc32c_fn x86_kernels[3] = {crc_sse42, crc_pclmul, crc_vpclmul};
+static const char *const x86_names[3] = {"sse4.2", "pclmul", "vpclmulqdq"};
+
+/* Which kernel is fastest is a property of the core, not of its feature
+ * bits: 128-bit folding is half the streams' speed on AMD Zen 3 (12.9
+ * against 23.8 GB/s at 64 KB) and 1.2x them on an Intel Xeon (15.2 against
+ * 12.4).  So the first long buffer times each kernel this CPU runs over
+ * the same 8 KB, in turns, 7 rounds, and keeps the fastest by its best
+ * round (rdtsc ticks; some 20 microseconds, once per process).  The data's
+ * values do not change a kernel's speed: the probe is zeros.  Threads that
+ * race here each measure and store an index: any of them is a valid one. */
+#define PROBE_BYTES (8u * 1024u) /* past one superblock of the hybrid loop */
+#define PROBE_ROUNDS 7
+
+static int long_kernel = -1;
+
+static int choose_long_kernel(void)
+{
+    static unsigned char probe[PROBE_BYTES];
+    uint64_t best[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
+    volatile uint32_t sink = 0;
+    int level = x86_level(), v, r, pick = 0;
+    for (r = 0; r < PROBE_ROUNDS; r++)
+        for (v = 0; v < level && v < 3; v++) {
+            uint64_t t0 = __rdtsc(), t;
+            sink ^= x86_kernels[v](0, probe, PROBE_BYTES);
+            t = __rdtsc() - t0;
+            if (t < best[v])
+                best[v] = t;
+        }
+    for (v = 1; v < level && v < 3; v++)
+        if (best[v] < best[pick])
+            pick = v;
+    (void)sink;
+    __atomic_store_n(&long_kernel, pick, __ATOMIC_RELAXED);
+    return pick;
+}
+
+static int long_kernel_index(void)
+{
+    int k = __atomic_load_n(&long_kernel, __ATOMIC_RELAXED);
+    return k >= 0 ? k : choose_long_kernel();
+}
+
 /* The fastest path for a buffer of len bytes (level >= 1). */
 static uint32_t crc_x86(uint32_t crc, const void *buf, size_t len)
 {
-    /* PCLMULQDQ alone (128-bit) folds at half the crc32 streams' speed
-     * here (AMD Zen 3: 12.9 against 23.8 GB/s at 64 KB): without the
-     * 256-bit form, the streams */
-    if (len >= FC_CRC_FOLD_MIN && x86_level() >= 3)
-        return crc_vpclmul(crc, buf, len);
+    if (len >= FC_CRC_FOLD_MIN)
+        return x86_kernels[long_kernel_index()](crc, buf, len);
     return crc_sse42(crc, buf, len);
 }
 
@@ -556,8 +599,8 @@ __attribute__((target("sse4.2"))) static size_t records_sse42(const unsigned cha
                                                                const size_t len[], size_t n)
 {
     /* four lanes of crc32 steps are as fast as folding a record alone, up
-     * to the superblocks of the hybrid loop */
-    FC_CRC_HW_RECORDS_BODY(X86, crc_x86, x86_level() >= 3 ? HYB_SUPER : SIZE_MAX);
+     * to the superblocks of the hybrid loop (when folding is the faster) */
+    FC_CRC_HW_RECORDS_BODY(X86, crc_x86, long_kernel_index() > 0 ? HYB_SUPER : SIZE_MAX);
 }
 
 int fc_crc32c_hw_available(void)
@@ -572,13 +615,11 @@ uint32_t fc_crc32c_hw(uint32_t crc, const void *buf, size_t len)
 
 fc_crc32c_fn fc_crc32c_variant(int i, const char **name)
 {
-    static const char *const names[3] = {"sse4.2", "pclmul", "vpclmulqdq"};
-    static const fc_crc32c_fn fns[3] = {crc_sse42, crc_pclmul, crc_vpclmul};
     if (i < 0 || i >= x86_level())
         return NULL;
     if (name != NULL)
-        *name = names[i];
-    return fns[i];
+        *name = x86_names[i];
+    return x86_kernels[i];
 }
 
 uint32_t fc_crc32c_hw_1way(uint32_t crc, const void *buf, size_t len)
@@ -602,7 +643,8 @@ size_t fc_crc32c_records(const unsigned char *const rec[], const size_t len[], s
 
 const char *fc_crc32c_impl(void)
 {
-    return x86_level() >= 3 ? "sse4.2+vpclmulqdq" : x86_level() >= 1 ? "sse4.2" : "portable";
+    static const char *const impl[3] = {"sse4.2", "sse4.2+pclmul", "sse4.2+vpclmulqdq"};
+    return x86_level() >= 1 ? impl[long_kernel_index()] : "portable";
 }
 
 #elif defined(FC_CRC_ARM)

@@ -140,6 +140,18 @@ static void test_variants_agree(void)
     }
     CHECK(fc_crc32c_variant(-1, &name) == NULL);
     CHECK(v >= (fc_crc32c_hw_available() ? 1 : 0));
+#if defined(__x86_64__)
+    {
+        /* the runtime's choice is one of the kernels this CPU runs: the
+         * crc32 streams alone, or "sse4.2+" one of the folding ones */
+        const char *impl = fc_crc32c_impl();
+        int found = !fc_crc32c_hw_available() ? strcmp(impl, "portable") == 0
+                                              : strcmp(impl, "sse4.2") == 0;
+        for (i = 1; !found && fc_crc32c_variant(i, &name) != NULL; i++)
+            found = strncmp(impl, "sse4.2+", 7) == 0 && strcmp(impl + 7, name) == 0;
+        CHECK_MSG(found, "fc_crc32c_impl() says %s, which is no kernel this CPU runs", impl);
+    }
+#endif
 }
 
 /* Lengths around the block sizes of the 3-stream loop (3 x 2048, 3 x 256)
