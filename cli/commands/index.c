@@ -341,7 +341,7 @@ static int index_pool(char **files, int nfiles, const fc_input_options *read, un
     for (k = 0; k < nfiles; k++) {
         fc_input in;
         if (strcmp(files[k], "-") != 0 && fc_input_open(&in, files[k], read) == FC_OK &&
-            fc_reader_compression(&in.reader) == FC_COMPRESSION_NONE && in.map.data != NULL) {
+            fc_reader_compression(&in.reader) == FC_COMPRESSION_NONE && in.regular) {
             which[np] = k;
             plain[np++] = files[k];
             done[k] = 1;

@@ -1,10 +1,11 @@
 /* Opening TFRecord inputs for tools: the featc command line and generated
  * JSON drivers.  (Not part of the allocation-free parse path.)
  *
- * Regular files are memory-mapped: uncompressed ones are then read zero-copy;
- * compressed ones are inflated into a buffer that grows (up to
- * max_record_size) when a record does not fit.  Pipes and "-" (standard
- * input) are streamed through the same buffer.  The tool allocates here; the
+ * A regular file read whole is read(2) through a buffer that grows (up to
+ * max_record_size) when a record does not fit, and inflated into it when
+ * compressed; a part of a file (splits, ranges, records) is memory-mapped
+ * and its records read in place.  Pipes and "-" (standard input) are
+ * streamed through the same buffer.  The tool allocates here; the
  * runtime's read loop itself never does.
  */
 #ifndef FEATC_FC_INPUT_H
@@ -81,8 +82,11 @@ typedef struct fc_input {
     int own_fd;
     fc_mapped_file map;
     fc_map_guard *guard;
-    const uint8_t *data; /* the bytes read (a mapped file, or the caller's); NULL: a stream */
-    size_t size;
+    const uint8_t *data; /* the bytes read (a mapped file's part, or the caller's); NULL:
+                            read through the buffer (a whole file, a stream) */
+    size_t size;         /* of data, or of a regular file read whole */
+    int regular;         /* a regular file */
+    uint64_t pulled;     /* a regular file read whole: the offset read up to */
     unsigned char *buf;
     size_t cap;
     void *work;

@@ -426,6 +426,68 @@ static fc_status input_stream(fc_input *in, const fc_input_options *opt,
     return fc_reader_init_fd(&in->reader, in->fd, ro, &in->err);
 }
 
+/* A regular file read whole goes through read(2) into the reader's
+ * buffer, not a map.  The buffer (256 KiB, reused) stays in the cache and
+ * its pages stay mapped, where a map's pages are new to the page tables on
+ * each open: on the virtual machines this was measured on, first touches of
+ * mapped pages made the reader alone 5x slower than over the same bytes in
+ * memory (1.2 against 6.5 GB/s; 4-6 GB/s read this way).  The read stops at
+ * the size the file had when it was opened, as a map does; a file that ends
+ * sooner (cut while it is read) is the changed-size error a map's guard
+ * gives, at the offset where the bytes were gone. */
+static fc_status file_pull(void *ctx, void *buf, size_t n, size_t *got, fc_error *err)
+{
+    fc_input *in = (fc_input *)ctx;
+    uint64_t left = (uint64_t)in->size - in->pulled;
+    *got = 0;
+    if ((uint64_t)n > left)
+        n = (size_t)left;
+    if (n == 0)
+        return FC_OK; /* the size at open: the end */
+    for (;;) {
+        ssize_t k = read(in->fd, buf, n); /* (read, not pread: the descriptor's offset
+                                             tells a watcher how far the read is) */
+        if (k > 0) {
+            in->pulled += (uint64_t)k;
+            *got = (size_t)k;
+            return FC_OK;
+        }
+        if (k == 0)
+            return fc_input_changed_error(err, in->path, (uint64_t)in->size, in->pulled);
+        if (errno != EINTR) {
+            int e = errno;
+            fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, in->pulled);
+            fc_msg_str(&m, "read failed at file offset ");
+            fc_msg_u64(&m, in->pulled);
+            fc_msg_str(&m, ": ");
+            fc_msg_str(&m, strerror(e));
+            if (err != NULL)
+                err->sys_errno = e;
+            return FC_ERR_IO;
+        }
+    }
+}
+
+static fc_status file_seek(void *ctx, uint64_t offset, fc_error *err)
+{
+    fc_input *in = (fc_input *)ctx;
+    if (offset > (uint64_t)in->size)
+        offset = (uint64_t)in->size;
+    if (lseek(in->fd, (off_t)offset, SEEK_SET) < 0) {
+        int e = errno;
+        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, offset);
+        fc_msg_str(&m, "cannot seek to offset ");
+        fc_msg_u64(&m, offset);
+        fc_msg_str(&m, ": ");
+        fc_msg_str(&m, strerror(e));
+        if (err != NULL)
+            err->sys_errno = e;
+        return FC_ERR_IO;
+    }
+    in->pulled = offset;
+    return FC_OK;
+}
+
 fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt)
 {
     fc_reader_options ro;
@@ -447,6 +509,18 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
         return open_error(in, FC_ERR_IO, "is a directory", 0);
     if (!S_ISREG(st.st_mode) || !in->own_fd)
         return input_stream(in, opt, &ro);
+    in->regular = 1;
+    if (opt->part == FC_PART_ALL) {
+        if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX)
+            return open_error(in, FC_ERR_TOO_LARGE, "file too large", 0);
+        in->size = (size_t)st.st_size;
+        in->pulled = 0;
+        s = fc_reader_init_pull_seekable(&in->reader, file_pull, file_seek, in, &ro, &in->err);
+        /* the compression known at open, as a map's is (callers ask) */
+        if (s == FC_OK && (s = fc_reader_detect(&in->reader)) != FC_OK)
+            in->err = *fc_reader_error(&in->reader);
+        return s;
+    }
     s = fc_input_map(path, &in->map, &in->guard, &in->err);
     if (s != FC_OK)
         return s;

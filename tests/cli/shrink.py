@@ -1,12 +1,14 @@
 """A file that shrinks while featc reads it (issue 43, item 1): log rotation
-and writers that re-create a file do this.  Every command reads regular
-files through a memory map, whose pages past the file's new end raise
-SIGBUS; featc must end with exit 2 and "the file changed size during the
+and writers that re-create a file do this.  A command reads a regular file
+whole by read(2) up to the size it had when opened (a read that ends sooner
+is the error), and parts of files through a memory map, whose pages past
+the file's new end raise SIGBUS; featc must end with exit 2 and "the file changed size during the
 read" with the offset, never by a signal, and never exit 0 with a count
 that is not the whole file's.
 
 Each command is started on a fresh copy of a 2,000,000-record file; once
-/proc/PID/maps shows the copy mapped (the read is under way), the copy is
+/proc/PID/maps shows the copy mapped, or /proc/PID/fdinfo its descriptor
+read past 4 KB (the read is under way), the copy is
 cut to about a third, at a page boundary and inside a page (a sync point,
 not a timing: the read has begun and has some 20 MB to go).  A run that finished first must have read every record; at
 least one run of each command must have met the cut (up to 6 tries).
@@ -47,11 +49,23 @@ size = os.path.getsize(master)
 
 
 def mapped(pid, path):
+    """The read is under way: the file mapped (a part, the pool), or open
+    and read past its first 4 KB (a whole file is read(2) in order, and the
+    descriptor's offset says how far; its size was taken before; the first
+    12 bytes tell the compression at open, which a command may do to sniff a
+    file before the read that counts)."""
     try:
         with open('/proc/%d/maps' % pid) as m:
-            return path in m.read()
-    except OSError:
-        return False
+            if path in m.read():
+                return True
+        for fd in os.listdir('/proc/%d/fd' % pid):
+            if os.readlink('/proc/%d/fd/%s' % (pid, fd)) == path:
+                with open('/proc/%d/fdinfo/%s' % (pid, fd)) as info:
+                    if int(info.readline().split()[1]) > 4096:
+                        return True
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 def attempt(argv, path, changed_text, cut_at, source=master):

@@ -90,7 +90,7 @@ fi
 if [ -z "${ASAN_OPTIONS:-}" ]; then
     (ulimit -v 12000; "$featc" import --tfmd "$out/domain.pbtxt" >/dev/null 2>"$out/oom.err")
     rc=$?
-    [ $rc -eq 1 ] && grep -q 'error: out of memory' "$out/oom.err" && pass=$((pass + 1)) ||
+    [ $rc -eq 1 ] && grep -q 'out of memory' "$out/oom.err" && pass=$((pass + 1)) ||
         bad "import under ulimit -v 12000: exit $rc, $(head -2 "$out/oom.err")"
 fi
 echo "tfmd: $pass passed, $fail failed"
