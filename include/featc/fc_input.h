@@ -87,6 +87,7 @@ typedef struct fc_input {
     size_t size;         /* of data, or of a regular file read whole */
     int regular;         /* a regular file */
     uint64_t pulled;     /* a regular file read whole: the offset read up to */
+    size_t gathered;     /* fc_input_gather: the records gathered so far */
     unsigned char *buf;
     size_t cap;
     void *work;
@@ -153,6 +154,15 @@ fc_status fc_input_open_pull_seekable(fc_input *in, const char *name, fc_pull_fn
                                       const fc_input_options *opt);
 /* FC_OK with a record, FC_END, or an error (in->err). */
 fc_status fc_input_next(fc_input *in, fc_record *rec);
+/* Up to max records at once, for a batch: recs[0 .. *n) are views that all
+ * stay valid until the next fc_input_gather, fc_input_next or close, in
+ * place in memory or kept together in the input's buffer (fc_reader_keep:
+ * no copy).  FC_OK with *n == max, or with 1 <= *n < max when the next
+ * record does not fit in the buffer beside them (a caller building a batch
+ * of max copies these before it gathers again; the buffer never grows for
+ * them, only for one record); FC_END or an error (in->err) with the *n
+ * records before it. */
+fc_status fc_input_gather(fc_input *in, fc_record *recs, size_t max, size_t *n);
 void fc_input_close(fc_input *in);
 
 /* Parses "auto|none|zlib|gzip" (any case; "" is none, as TensorFlow's

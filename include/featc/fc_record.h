@@ -192,6 +192,8 @@ typedef struct fc_reader {
     uint64_t claim_at;
     uint64_t claim_x, claim_t;   /* members: the member start that belied claim_bad
                                     (compressed, stream offset) */
+    int keeping;                 /* fc_reader_keep: records from keep_from stay in place */
+    size_t keep_from;
     fc_pull_fn pull;             /* fc_reader_init_pull: the source, read as an fd is */
     fc_seek_fn pull_seek;        /* fc_reader_init_pull_seekable: lseek's stand-in */
     void *pull_ctx;
@@ -231,8 +233,23 @@ fc_status fc_reader_next(fc_reader *r, fc_record *rec);
  * size needed): move to a larger buffer and call fc_reader_next() again.
  * The unread bytes are copied over; the old buffer is no longer used. */
 fc_status fc_reader_set_buffer(fc_reader *r, void *buffer, size_t buffer_size);
-/* Buffer size needed by the record that failed with FC_ERR_BUFFER, else 0. */
+/* Buffer size needed by the record that failed with FC_ERR_BUFFER (with
+ * the bytes kept before it, below), else 0. */
 size_t fc_reader_needed(const fc_reader *r);
+
+/* Keeping records in place, for a batch of views: after fc_reader_keep(r),
+ * the records fc_reader_next hands out stay in the buffer, in order, until
+ * the next fc_reader_keep or fc_reader_keep_end (or a seek).  When the
+ * buffer must make room, the kept records move to its front together:
+ * fc_reader_kept(r) is where the first one's header now starts (NULL when
+ * not keeping), so a caller holding views adds the difference of two
+ * answers to each.  A record that does not fit beside the kept ones is
+ * FC_ERR_BUFFER, with fc_reader_needed counting both.  Over memory nothing
+ * moves.  Costs a comparison per record, and a move of the kept bytes per
+ * buffer refill. */
+void fc_reader_keep(fc_reader *r);
+void fc_reader_keep_end(fc_reader *r);
+const unsigned char *fc_reader_kept(const fc_reader *r);
 
 const fc_error *fc_reader_error(const fc_reader *r);
 /* The compression in use (the detected one after AUTO, once known). */

@@ -809,14 +809,16 @@ static fc_status reader_inflate_more(fc_reader *r)
  * for what it is asked). */
 static fc_status reader_fill_as(fc_reader *r, uint64_t need, int exact)
 {
+    size_t from = r->keeping ? r->keep_from : r->start; /* (the bytes to keep) */
     if ((uint64_t)(r->end - r->start) >= need || r->zero_copy)
         return FC_OK;
-    if (need > (uint64_t)r->cap)
+    if (need > (uint64_t)(r->cap - (r->start - from)))
         return FC_ERR_BUFFER;
     if ((uint64_t)(r->cap - r->start) < need) {
-        memmove(r->buf, r->buf + r->start, r->end - r->start);
-        r->end -= r->start;
-        r->start = 0;
+        memmove(r->buf, r->buf + from, r->end - from);
+        r->end -= from;
+        r->start -= from;
+        r->keep_from = 0;
     }
     while ((uint64_t)(r->end - r->start) < need && !r->stream_done) {
         if (r->compression == FC_COMPRESSION_NONE) {
@@ -1019,8 +1021,8 @@ static fc_status reader_fail_record(fc_reader *r)
 FC_NOINLINE static fc_status reader_next_slow(fc_reader *r, fc_record *rec)
 {
 again:
-    if (r->failed)
-        return (fc_status)r->err.status;
+    if (r->failed) /* (never FC_OK: a failed reader hands out no record) */
+        return r->err.status != FC_OK ? (fc_status)r->err.status : FC_ERR_STATE;
     if (r->source == 0)
         return FC_ERR_ARG;
     while (r->pos >= r->claim_at) {
@@ -1056,6 +1058,20 @@ again:
         const unsigned char *hdr;
         uint64_t length, total, avail;
         fc_status st = reader_fill(r, FC_RECORD_HEADER_SIZE);
+        if (st == FC_ERR_BUFFER) {
+            /* only while keeping: the kept records fill the buffer */
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_BUFFER, err_index(r), r->pos);
+            fc_msg_str(&m, "the header of record ");
+            msg_index(&m, r, r->next_index);
+            fc_msg_str(&m, " at offset ");
+            fc_msg_u64(&m, r->pos);
+            fc_msg_str(&m, " does not fit in the reader buffer of ");
+            fc_msg_u64(&m, r->cap);
+            fc_msg_str(&m, " bytes beside ");
+            fc_msg_u64(&m, r->start - r->keep_from);
+            fc_msg_str(&m, " bytes of records kept");
+            return FC_ERR_BUFFER; /* not sticky: the kept records may go */
+        }
         if (st != FC_OK) {
             r->failed = st != FC_AGAIN;
             return st;
@@ -1120,7 +1136,13 @@ again:
             fc_msg_u64(&m, total);
             fc_msg_str(&m, " bytes (");
             fc_msg_u64(&m, length);
-            fc_msg_str(&m, " data + 16 framing); the reader buffer has ");
+            fc_msg_str(&m, " data + 16 framing");
+            if (r->keeping && r->start > r->keep_from) {
+                fc_msg_str(&m, ", beside ");
+                fc_msg_u64(&m, r->start - r->keep_from);
+                fc_msg_str(&m, " bytes of records kept");
+            }
+            fc_msg_str(&m, "); the reader buffer has ");
             fc_msg_u64(&m, r->cap);
             return FC_ERR_BUFFER; /* not sticky: the caller may supply a larger buffer */
         }
@@ -1193,17 +1215,19 @@ fc_status fc_reader_next(fc_reader *r, fc_record *rec)
 
 fc_status fc_reader_set_buffer(fc_reader *r, void *buffer, size_t buffer_size)
 {
-    size_t pending;
+    size_t pending, from;
     if (r == NULL || buffer == NULL || r->zero_copy || r->failed)
         return FC_ERR_ARG;
-    pending = r->end - r->start;
+    from = r->keeping ? r->keep_from : r->start;
+    pending = r->end - from;
     if (buffer_size < FC_READER_MIN_BUFFER || buffer_size < pending)
         return FC_ERR_ARG;
-    memmove(buffer, r->buf + r->start, pending);
+    memmove(buffer, r->buf + from, pending);
     r->buf = (unsigned char *)buffer;
     r->cap = buffer_size;
-    r->start = 0;
+    r->start -= from;
     r->end = pending;
+    r->keep_from = 0;
     if (r->err.status == FC_ERR_BUFFER)
         fc_error_clear(&r->err);
     return FC_OK;
@@ -1215,7 +1239,23 @@ size_t fc_reader_needed(const fc_reader *r)
     if (r == NULL || r->err.status != FC_ERR_BUFFER || r->end - r->start < FC_RECORD_HEADER_SIZE)
         return 0;
     hdr = r->buf + r->start;
-    return (size_t)(le64(hdr) + FC_RECORD_OVERHEAD);
+    return (size_t)(le64(hdr) + FC_RECORD_OVERHEAD) + (r->keeping ? r->start - r->keep_from : 0);
+}
+
+void fc_reader_keep(fc_reader *r)
+{
+    r->keeping = 1;
+    r->keep_from = r->start;
+}
+
+void fc_reader_keep_end(fc_reader *r)
+{
+    r->keeping = 0;
+}
+
+const unsigned char *fc_reader_kept(const fc_reader *r)
+{
+    return r->keeping && r->buf != NULL ? r->buf + r->keep_from : NULL;
 }
 
 const fc_error *fc_reader_error(const fc_reader *r)

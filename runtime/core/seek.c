@@ -88,6 +88,7 @@ static void reader_unclaim(fc_reader *r)
 static void reader_place(fc_reader *r, uint64_t offset, uint64_t index, uint64_t index_from)
 {
     reader_unclaim(r);
+    r->keeping = 0;
     r->start = (size_t)offset;
     r->pos = offset;
     r->checked_to = offset;
@@ -117,6 +118,7 @@ fc_status fc_reader_seek(fc_reader *r, uint64_t offset, uint64_t index)
         if (source_seek(r, offset, "offset") != FC_OK)
             return (fc_status)r->err.status;
         r->start = r->end = r->prefetched = 0;
+        r->keeping = 0;
         r->pos = r->checked_to = r->raw_read = offset;
         r->src_eof = r->stream_done = 0;
         r->next_index = index == FC_NO_INDEX ? 0 : index;
@@ -342,6 +344,7 @@ fc_status fc_reader_seek_member(fc_reader *r, const fc_gzip_member *m)
         r->raw_read = m->offset;
         r->src_eof = r->stream_done = r->zlib_trailing = 0;
         r->start = r->end = r->prefetched = 0;
+        r->keeping = 0;
         r->pos = r->checked_to = m->stream_offset;
         r->next_index = m->first_record;
         r->index_from = FC_NO_INDEX;

@@ -738,6 +738,8 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
             }
             return s;
         }
+        if (in->gathered > 0)
+            return FC_ERR_BUFFER; /* fc_input_gather: it ends the gather */
         need = fc_reader_needed(&in->reader);
         if (need < FC_RECORD_OVERHEAD || need - FC_RECORD_OVERHEAD > in->max_record_size) {
             const fc_error *e = fc_reader_error(&in->reader);
@@ -754,6 +756,37 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
         in->buf = bigger;
         in->cap = need;
     }
+}
+
+fc_status fc_input_gather(fc_input *in, fc_record *recs, size_t max, size_t *n)
+{
+    const unsigned char *base, *now;
+    fc_status s = FC_OK;
+    size_t k;
+    *n = 0;
+    fc_reader_keep(&in->reader);
+    base = fc_reader_kept(&in->reader);
+    in->gathered = 0;
+    while (*n < max) {
+        s = fc_input_next(in, &recs[*n]);
+        if (s == FC_ERR_BUFFER && *n > 0) {
+            s = FC_OK; /* the next record does not fit beside these: a short gather */
+            break;
+        }
+        if (s != FC_OK)
+            break;
+        now = fc_reader_kept(&in->reader);
+        if (now != base && base != NULL && now != NULL) {
+            /* the buffer made room: the kept records moved to its front */
+            for (k = 0; k < *n; k++)
+                recs[k].data = now + (recs[k].data - base);
+            base = now;
+        }
+        in->gathered = ++*n;
+    }
+    in->gathered = 0;
+    fc_reader_keep_end(&in->reader);
+    return s;
 }
 
 void fc_input_close(fc_input *in)

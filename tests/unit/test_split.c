@@ -1421,6 +1421,119 @@ static void test_pull_seekable(void)
     }
 }
 
+/* fc_input_gather against fc_input_next over the same file: the same
+ * records (index, offset, length, bytes), in order, with the same end, for
+ * batches of 1, 7, 256 and 4096; each gather's views checked before the
+ * next gather.  Over a file read whole (the kept records move to the
+ * buffer's front when it makes room; a record that does not fit beside
+ * them ends the gather short; a record larger than the buffer grows it,
+ * first in a gather), a GZIP file, a damaged copy, and a part (mapped: in
+ * place). */
+typedef struct gather_case {
+    const char *what;
+    const char *path;
+    fc_input_part part;
+    uint64_t a, b;
+} gather_case;
+
+static void check_gather(const gather_case *c, size_t bsize, size_t *shorts)
+{
+    fc_input_options o;
+    fc_input seq, gat;
+    fc_record one, *recs = (fc_record *)malloc(bsize * sizeof *recs);
+    fc_status s1 = FC_OK, s2;
+    size_t n, k, total = 0;
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_AUTO;
+    o.part = c->part;
+    o.part_a = c->a;
+    o.part_b = c->b;
+    if (recs == NULL)
+        abort();
+    CHECK_MSG(fc_input_open(&seq, c->path, &o) == FC_OK, "%s: %s", c->what, seq.err.message);
+    CHECK_MSG(fc_input_open(&gat, c->path, &o) == FC_OK, "%s: %s", c->what, gat.err.message);
+    do {
+        s2 = fc_input_gather(&gat, recs, bsize, &n);
+        CHECK_MSG(n <= bsize && (s2 != FC_OK || n >= 1), "%s: gather of %zu gave %zu", c->what,
+                  bsize, n);
+        if (s2 == FC_OK && n < bsize)
+            ++*shorts;
+        for (k = 0; k < n; k++) {
+            s1 = fc_input_next(&seq, &one);
+            if (s1 != FC_OK) {
+                CHECK_MSG(0, "%s: gather gave record %zu, next ended", c->what, total + k);
+                break;
+            }
+            CHECK_MSG(recs[k].index == one.index && recs[k].offset == one.offset &&
+                          recs[k].length == one.length &&
+                          fc_crc32c(0, recs[k].data, recs[k].length) ==
+                              fc_crc32c(0, one.data, one.length),
+                      "%s, batches of %zu: record %zu (of gather %zu) differs: index %llu/%llu, "
+                      "offset %llu/%llu, length %zu/%zu", c->what, bsize, total + k, k,
+                      (unsigned long long)recs[k].index, (unsigned long long)one.index,
+                      (unsigned long long)recs[k].offset, (unsigned long long)one.offset,
+                      (size_t)recs[k].length, (size_t)one.length);
+        }
+        total += n;
+    } while (s2 == FC_OK && s1 == FC_OK);
+    if (s1 == FC_OK)
+        s1 = fc_input_next(&seq, &one);
+    CHECK_MSG(s1 == s2 && (s1 == FC_END || strcmp(seq.err.message, gat.err.message) == 0),
+              "%s, batches of %zu: next ended %d \"%s\", gather %d \"%s\"", c->what, bsize,
+              (int)s1, seq.err.message, (int)s2, gat.err.message);
+    fc_input_close(&seq);
+    fc_input_close(&gat);
+    free(recs);
+}
+
+static void test_gather(void)
+{
+    static const size_t sizes[4] = {1, 7, 256, 4096};
+    char plain[256], gz[256], cut[256];
+    buf b = {NULL, 0, 0};
+    size_t i, j, gz_len, nm, shorts = 0, whole_shorts = 0;
+    fc_gzip_member *members;
+    rec_list gl;
+    unsigned char *g;
+    gather_case cases[5];
+    /* small records, with one of 300 KiB (past the 256 KiB buffer) every
+     * 700 records */
+    for (i = 0; i < 3000; i++)
+        buf_random_record(&b, i % 700 == 350 ? (300u << 10) + (size_t)(h_rand() % 1000)
+                                             : (size_t)(h_rand() % 400));
+    snprintf(plain, sizeof plain, "/tmp/featc-gather-%d.tfrecord", (int)getpid());
+    write_path(plain, b.p, b.n);
+    snprintf(cut, sizeof cut, "/tmp/featc-gather-cut-%d.tfrecord", (int)getpid());
+    b.p[b.n * 2 / 3] ^= 0x10;
+    write_path(cut, b.p, b.n - 3);
+    g = write_gzip(20000, 3000, 0, &gz_len, &members, &nm, &gl);
+    snprintf(gz, sizeof gz, "/tmp/featc-gather-%d.tfrecord.gz", (int)getpid());
+    write_path(gz, g, gz_len);
+    cases[0] = (gather_case){"whole file", plain, FC_PART_ALL, 0, 0};
+    cases[1] = (gather_case){"damaged copy", cut, FC_PART_ALL, 0, 0};
+    cases[2] = (gather_case){"GZIP file", gz, FC_PART_ALL, 0, 0};
+    cases[3] = (gather_case){"byte range (mapped)", plain, FC_PART_RANGE, 1000, b.n / 2};
+    cases[4] = (gather_case){"split 1 of 3 (mapped)", plain, FC_PART_SPLIT, 1, 3};
+    for (i = 0; i < 5; i++)
+        for (j = 0; j < 4; j++) {
+            size_t before = shorts;
+            check_gather(&cases[i], sizes[j], &shorts);
+            if (i == 0 && j == 3)
+                whole_shorts = shorts - before;
+        }
+    /* the short path ran: the 300 KiB records do not fit beside a batch */
+    CHECK_MSG(whole_shorts > 0, "no short gather over the whole file in batches of 4096");
+    printf("test_split: gather = next over 5 inputs x 4 batch sizes (%zu short gathers)\n",
+           shorts);
+    remove(plain);
+    remove(cut);
+    remove(gz);
+    free(b.p);
+    free(g);
+    free(members);
+    rl_free(&gl);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--bench-corpora") == 0) {
@@ -1437,6 +1550,7 @@ int main(int argc, char **argv)
     RUN(test_splits_corpus);
     RUN(test_seekable_gzip);
     RUN(test_pull_seekable);
+    RUN(test_gather);
     RUN(test_pool);
     return harness_report("split");
 }
