@@ -325,6 +325,13 @@ $(BENCH)/py/tf_example_pb2.py: tests/bench/tf_example.proto
 	@mkdir -p $(BENCH)/py
 	protoc --proto_path=tests/bench --python_out=$(BENCH)/py tests/bench/tf_example.proto
 
+$(BENCH)/pairs_tutorial: SPEC_DESC = tutorial_record_desc
+$(BENCH)/pairs_tutorial: SPEC_C = $(GEN_SPECS)/tutorial.c
+$(BENCH)/pairs_wide: SPEC_DESC = wide_record_desc
+$(BENCH)/pairs_wide: SPEC_C = $(BENCH)/gen/wide.c
+$(BENCH)/pairs_sequence: SPEC_DESC = seq_clip_desc
+$(BENCH)/pairs_sequence: SPEC_C = $(BENCH)/gen/clip.c
+$(BENCH)/pairs_sequence: BATCH_SEQ = -DSEQ
 $(BENCH)/batch_rate_tutorial: SPEC_DESC = tutorial_record_desc
 $(BENCH)/batch_rate_tutorial: SPEC_C = $(GEN_SPECS)/tutorial.c
 $(BENCH)/batch_rate_wide: SPEC_DESC = wide_record_desc
@@ -337,8 +344,15 @@ $(BENCH)/batch_rate_%: tests/bench/batch_rate.c $(GEN_SPECS)/tutorial.c $(BENCH)
 	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
 	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
+# The paired links (tests/bench/pairs.c), per spec as batch_rate.
+$(BENCH)/pairs_%: tests/bench/pairs.c $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
+    $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
+	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
+	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+
 BENCH_PY = $(BENCH)/py/tf_example_pb2.py $(BENCH)/batch_rate_tutorial $(BENCH)/batch_rate_wide \
-           $(BENCH)/batch_rate_sequence
+           $(BENCH)/batch_rate_sequence $(BENCH)/pairs_tutorial $(BENCH)/pairs_wide \
+           $(BENCH)/pairs_sequence
 
 bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 	@mkdir -p $(BENCH)/data

@@ -3,37 +3,34 @@
 
 usage: chain.py DATA BUILD REPS CHAIN
 
-CHAIN is the file tests/bench/bench.c wrote in the same run: per corpus
-"NAME walk=W parse=P" (the CRC-only walk and the generated per-record parse)
-and per GZIP corpus "NAME.gz inflate=I reader=R" (ISA-L's isal_inflate
-alone, and fc_reader, CRC-verified records).  This script adds, on the same
-files:
-- batch: the C batch API, batches of 256 (BUILD/bench/batch_rate_NAME:
-  fc_batch_parse, fc_batch_parse_seq for the sequence corpus), over the
-  plain file and over the GZIP file, each pass from the file's open to its
-  close (the mapping too), as a Python read() of a path;
-- memory: the same batches over the file read into memory first
-  (batch_rate_NAME ... mem), as bench.c's walk and parse are timed: the
-  batch path's own cost beside the per-record parse, without the mapping;
+This host's speed drifts (one binary moved 1.6x between two runs minutes
+apart), so every ratio here comes from passes that took turns in one process
+(A B A B ...), as the median (min-max) of the rounds' ratios; a ratio of two
+medians from separate runs would measure the drift.
+
+- the links (BUILD/bench/pairs_NAME, tests/bench/pairs.c, 2 x REPS + 1
+  rounds): the per-record parse and the C batch API (batches of 256:
+  fc_batch_parse, fc_batch_parse_seq for the sequence corpus) over the file
+  in memory, the reader alone and the batch path over the file, and for the
+  GZIP corpora ISA-L's isal_inflate alone, the reader and the batch path over
+  FILE.gz; its table is printed as it comes;
+- walk: the CRC-only walk, from CHAIN (tests/bench/bench.c wrote it in the
+  same run: per corpus "NAME walk=W parse=P");
 - arrow: the same batches as Arrow arrays (batch_rate_NAME ... pair: each
   batch bound into a new block, parsed, exported by fc_arrow_export and
-  released), over the plain file, each pass after one of the C batch API:
-  arrow/batch is the median of those neighbouring passes' ratios, which a
-  shared machine's drift from run to run does not move as it moves two
-  separate runs' medians;
+  released), each pass right after one of the C batch API;
 - convert: `featc convert FILE --spec SPEC -o OUT.arrow` (the spec compiled
-  at run time, the runtime's general parse path, batches of 1,024, the IPC
-  file written to DATA);
-- py1, py2: the Python module's read(batch_size=256) with threads=1 and 2;
+  at run time, batches of 1,024, the IPC file written to DATA);
+- py1, py2: the Python module's read(batch_size=256) with threads=1 and 2,
+  in turns;
 - py2shards: read() with threads=2 over the corpus cut into 4 GZIP shards
   (DATA/shards/, written once: the records in 4 runs, gzip level 6).
-Every rate is MB/s of the file's bytes (for GZIP rows, of the compressed
-file), the median of REPS passes.  It prints a table with the ratios, then
-one line per corpus for scripts:
+Rates are MB/s of the file's bytes (for GZIP rows, of the compressed file),
+medians.  It ends with lines for scripts:
     chain NAME walk=W parse=P batch=B py1=Y1 py2=Y2
     chain NAME.gz inflate=I reader=R batch=B py2shards=Y
+    ratio NAME LINK MEDIAN MIN MAX      (one per paired link)
     arrow NAME batch=B arrow=A ratio=R convert=C
-    memory NAME parse=P batch=M
 """
 import gzip
 import os
@@ -60,6 +57,46 @@ def median(f):
         v.append(time.perf_counter() - t)
     v.sort()
     return v[len(v) // 2]
+
+
+def paired(fa, fb, rounds):
+    """fa and fb in turns: (median, min, max) of rate(a)/rate(b) by round,
+    and each one's median time."""
+    ratios, ta, tb = [], [], []
+    fa()
+    fb()
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fa()
+        a = time.perf_counter() - t
+        t = time.perf_counter()
+        fb()
+        b = time.perf_counter() - t
+        ratios.append(b / a)
+        ta.append(a)
+        tb.append(b)
+    ratios.sort()
+    ta.sort()
+    tb.sort()
+    return (ratios[len(ratios) // 2], ratios[0], ratios[-1]), ta[len(ta) // 2], tb[len(tb) // 2]
+
+
+def pairs(name, path):
+    """The links of pairs_NAME: its rates {contender: (med, lo, hi)} and
+    ratios {link: (med, lo, hi)}; its table printed."""
+    out = subprocess.run([os.path.join(build, "bench", "pairs_" + name), name, path, str(B),
+                          str(2 * reps + 1)], check=True, stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    rates, ratios = {}, {}
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "rate":
+            rates[f[2]] = tuple(float(x) for x in f[3:6])
+        elif f and f[0] == "ratio":
+            ratios[f[2]] = tuple(float(x) for x in f[3:6])
+        else:
+            print(line)
+    return rates, ratios
 
 
 def read_all(mod, source, threads):
@@ -100,37 +137,37 @@ def shards(name, path, n=4):
 def main():
     got = {}
     for line in open(chain_file):
-        name, *pairs = line.split()
-        got[name] = dict((k, float(v)) for k, v in (p.split("=") for p in pairs))
-    rows, lines, arrow_lines, memory_lines = [], [], [], []
+        name, *kv = line.split()
+        got[name] = dict((k, float(v)) for k, v in (p.split("=") for p in kv))
+    rows, lines, ratio_lines, arrow_lines = [], [], [], []
     for name, modname, file in CORPORA:
         mod = __import__(modname)
         path = os.path.join(data, file)
         mb = os.path.getsize(path) / 1e6
-        read_all(mod, path, 1)  # the page cache
-        r = dict(got.get(name, {}))
-        r["batch"] = c_batch(name, path)
-        r["memory"] = c_batch(name, path, "mem")
+        rates, links = pairs(name, path)
+        r = {"walk": got.get(name, {}).get("walk", 0), "parse": rates["parse"][0],
+             "memory": rates["batch"][0], "batch": rates["file"][0], "links": links}
         r["pair_batch"], r["arrow"], r["arrow_ratio"] = c_batch(name, path, "pair")
         out = os.path.join(data, name + ".arrow")
         conv = [os.path.join(build, "featc"), "convert", "-q", path, "--spec",
                 os.path.join(REPO, SPECS[name]), "-o", out]
         r["convert"] = mb / median(lambda: subprocess.run(conv, check=True))
-        r["py1"] = mb / median(lambda: read_all(mod, path, 1))
-        r["py2"] = mb / median(lambda: read_all(mod, path, 2))
+        py, t1, t2 = paired(lambda: read_all(mod, path, 2), lambda: read_all(mod, path, 1),
+                            2 * reps + 1)
+        r["py2"], r["py1"] = mb / t1, mb / t2
+        links["py2/py1"] = py
         rows.append((name, r))
         lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f py1=%.1f py2=%.1f"
-                     % (name, r.get("walk", 0), r.get("parse", 0), r["batch"], r["py1"],
-                        r["py2"]))
-        memory_lines.append("memory %s parse=%.1f batch=%.1f" % (name, r.get("parse", 0),
-                                                                 r["memory"]))
+                     % (name, r["walk"], r["parse"], r["batch"], r["py1"], r["py2"]))
+        for link in ("batch/parse", "file/batch", "file/reader", "py2/py1"):
+            ratio_lines.append("ratio %s %s %.3f %.3f %.3f" % ((name, link) + links[link]))
         arrow_lines.append("arrow %s batch=%.1f arrow=%.1f ratio=%.3f convert=%.1f"
                            % (name, r["pair_batch"], r["arrow"], r["arrow_ratio"],
                               r["convert"]))
         gz = path + ".gz"
-        if name + ".gz" in got and os.path.exists(gz):
-            g = dict(got[name + ".gz"])
-            g["batch"] = c_batch(name, gz)
+        if "gzreader" in rates and os.path.exists(gz):
+            g = {"inflate": rates["inflate"][0], "reader": rates["gzreader"][0],
+                 "batch": rates["gzbatch"][0], "links": links}
             parts = shards(name, path)
             smb = sum(os.path.getsize(p) for p in parts) / 1e6
             read_all(mod, parts, 2)
@@ -138,25 +175,25 @@ def main():
             rows.append((name + ".gz", g))
             lines.append("chain %s.gz inflate=%.1f reader=%.1f batch=%.1f py2shards=%.1f"
                          % (name, g["inflate"], g["reader"], g["batch"], g["py2shards"]))
+            for link in ("gzreader/inflate", "gzbatch/gzreader"):
+                ratio_lines.append("ratio %s.gz %s %.3f %.3f %.3f" % ((name, link) + links[link]))
+
+    def q(t):
+        return "%.2f (%.2f-%.2f)" % t
+
     print()
-    print("The chain, bytes to tensors (MB/s of the file's bytes, median of %d; batches of %d)"
-          % (reps, B))
-    print("  %-10s %9s %9s %9s %9s %9s %9s   %11s %11s %9s %9s" % (
-        "corpus", "walk", "parse", "C batch", "Arrow", "py 1", "py 2", "batch/parse",
-        "arrow/batch", "py1/batch", "py2/py1"))
+    print("The chain, bytes to tensors (MB/s of the file's bytes, medians; batches of %d;"
+          " ratios paired, median (min-max) of %d rounds)" % (B, 2 * reps + 1))
+    print("  %-10s %8s %8s %8s %8s %8s %8s %8s   %-18s %-18s %-18s %-18s" % (
+        "corpus", "walk", "parse", "in mem", "C batch", "Arrow", "py 1", "py 2",
+        "batch/parse (mem)", "file/batch", "file/reader", "py2/py1"))
     for name, r in rows:
         if "walk" in r:
-            print("  %-10s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f   %10.2fx %10.2fx %8.2fx %8.2fx"
-                  % (name, r["walk"], r["parse"], r["batch"], r["arrow"], r["py1"], r["py2"],
-                     r["batch"] / r["parse"], r["arrow_ratio"], r["py1"] / r["batch"],
-                     r["py2"] / r["py1"]))
-    print("  In memory: %-10s %9s %9s   %11s   (the file read in first, as walk and parse are)"
-          % ("corpus", "parse", "C batch", "batch/parse"))
-    for name, r in rows:
-        if "memory" in r:
-            print("             %-10s %9.1f %9.1f   %10.2fx" % (
-                name, r.get("parse", 0), r["memory"],
-                r["memory"] / r["parse"] if r.get("parse") else 0))
+            k = r["links"]
+            print("  %-10s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f   %-18s %-18s %-18s %-18s"
+                  % (name, r["walk"], r["parse"], r["memory"], r["batch"], r["arrow"],
+                     r["py1"], r["py2"], q(k["batch/parse"]), q(k["file/batch"]),
+                     q(k["file/reader"]), q(k["py2/py1"])))
     print("  Arrow: %-10s %9s %9s %9s   %11s %12s" % ("corpus", "C batch", "Arrow", "convert",
                                                      "arrow/batch", "convert/batch"))
     for name, r in rows:
@@ -164,16 +201,17 @@ def main():
             print("         %-10s %9.1f %9.1f %9.1f   %10.2fx %11.2fx" % (
                 name, r["pair_batch"], r["arrow"], r["convert"], r["arrow_ratio"],
                 r["convert"] / r["pair_batch"]))
-    print("  %-12s %9s %9s %9s %10s   %14s %12s" % (
+    print("  %-12s %9s %9s %9s %11s   %-18s %-18s" % (
         "GZIP", "inflate", "reader", "C batch", "py 2 (4 sh)", "reader/inflate",
         "batch/reader"))
     for name, r in rows:
         if "inflate" in r:
-            print("  %-12s %9.1f %9.1f %9.1f %10.1f   %13.2fx %11.2fx" % (
+            k = r["links"]
+            print("  %-12s %9.1f %9.1f %9.1f %11.1f   %-18s %-18s" % (
                 name, r["inflate"], r["reader"], r["batch"], r["py2shards"],
-                r["reader"] / r["inflate"], r["batch"] / r["reader"]))
+                q(k["gzreader/inflate"]), q(k["gzbatch/gzreader"])))
     print()
-    for line in lines + memory_lines + arrow_lines:
+    for line in lines + ratio_lines + arrow_lines:
         print(line)
 
 
