@@ -2,7 +2,12 @@
  * allocator over an arena: what the reader and the writer share. */
 #include "frame.h"
 
+#include <errno.h>
 #include <stdint.h>
+
+#ifndef FC_NO_POSIX
+#include <unistd.h>
+#endif
 
 /* ------------------------------------------------------------ small helpers */
 
@@ -76,3 +81,62 @@ void fc_zarena_free(voidpf opaque, voidpf address)
 }
 #endif
 
+/* ------------------------------------------------------- the raw source */
+
+/* Reads up to n raw bytes from the fd (or pull source) into p; 0 at end of
+ * file.  FC_AGAIN (a pull source with nothing now, fc_stream's between two
+ * pushes) fails nothing: the read resumes where it stopped. */
+fc_status fc_source_read(fc_reader *r, unsigned char *p, size_t n, size_t *got)
+{
+    if (r->pull != NULL) {
+        fc_status st = r->pull(r->pull_ctx, p, n, got, &r->err);
+        if (st == FC_AGAIN) {
+            *got = 0;
+            return FC_AGAIN;
+        }
+        if (st != FC_OK || *got > n) {
+            if (st == FC_OK) {
+                fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, r->next_index, r->raw_read);
+                fc_msg_str(&m, "the source gave more bytes than were asked for");
+                st = FC_ERR_IO;
+            }
+            r->failed = 1;
+            return st;
+        }
+        r->raw_read += (uint64_t)*got;
+        return FC_OK;
+    }
+#ifndef FC_NO_POSIX
+    for (;;) {
+        ssize_t k = read(r->fd, p, n);
+        if (k >= 0) {
+            *got = (size_t)k;
+            r->raw_read += (uint64_t)k;
+            return FC_OK;
+        }
+        if (errno == EINTR)
+            continue;
+        {
+            fc_msg m = fc_error_begin(&r->err, FC_ERR_IO, r->next_index, r->raw_read);
+            r->err.sys_errno = errno;
+            fc_msg_str(&m, "read failed at file offset ");
+            fc_msg_u64(&m, r->raw_read);
+            fc_msg_str(&m, " (errno ");
+            fc_msg_i64(&m, errno);
+            fc_msg_str(&m, ")");
+        }
+        r->failed = 1;
+        return FC_ERR_IO;
+    }
+#else
+    (void)p;
+    (void)n;
+    *got = 0;
+    {
+        fc_msg m = fc_error_begin(&r->err, FC_ERR_UNSUPPORTED, r->next_index, r->raw_read);
+        fc_msg_str(&m, "reading a file descriptor is not available in this build (FC_NO_POSIX)");
+    }
+    r->failed = 1;
+    return FC_ERR_UNSUPPORTED;
+#endif
+}

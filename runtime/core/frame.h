@@ -1,9 +1,10 @@
 /* What the runtime's TFRecord files share (not installed): the framing's
  * byte order and length check, the inflaters' configuration and state
  * access, and zlib's allocator over an arena.  reader.c reads records,
- * seek.c places a reader (random access, splits, sync, GZIP members),
- * writer.c writes them, frame.c frames one record and names compressions,
- * map.c maps files.  See featc/fc_record.h for the contract. */
+ * inflate.c decompresses what it reads (inflate.h), seek.c places a reader
+ * (random access, splits, sync, GZIP members), writer.c writes them,
+ * frame.c frames one record, names compressions and reads a reader's raw
+ * source, map.c maps files.  See featc/fc_record.h for the contract. */
 #ifndef FEATC_FRAME_H
 #define FEATC_FRAME_H
 
@@ -102,6 +103,10 @@ static inline fc_status reader_fail(fc_reader *r)
     return (fc_status)r->err.status;
 }
 
+/* Reads up to n raw bytes of r's source (its fd or pull function) into p,
+ * *got 0 at its end; FC_AGAIN (a pull source with nothing now) fails
+ * nothing (frame.c: the reader and its inflaters share it). */
+fc_status fc_source_read(fc_reader *r, unsigned char *p, size_t n, size_t *got);
 /* An fd reader's compression from its first bytes (reader.c). */
 fc_status fc_reader_detect_fd(fc_reader *r);
 /* Makes at least need bytes from the reader's place available in its
