@@ -303,7 +303,7 @@ $(BENCH)/gen-corpora: tests/bench/gen.c $(BENCH_GEN_SRC) $(GEN_SPECS)/tutorial.c
 
 BENCH_C = tests/bench/bench.c tests/bench/common.c tests/bench/peer_protobuf_c.c \
           tests/bench/peer_nanopb.c
-$(BENCH)/bench: $(BENCH_C) tests/bench/bench.h tests/bench/peer_cpp.cc $(BENCH_GEN_SRC) \
+$(BENCH)/bench: $(BENCH_C) tests/bench/bench.h tests/bench/clock.h tests/bench/peer_cpp.cc $(BENCH_GEN_SRC) \
     $(GEN_SPECS)/tutorial.c $(BENCH)/nanopb/fc_example.pb.c $(BENCH)/cpp/tf_example.pb.cc \
     $(BUILD)/libfeatc.a $(BUILD)/obj/gen/fc_example.pb-c.o $(HEADERS)
 	@mkdir -p $(BENCH)/obj
@@ -339,13 +339,13 @@ $(BENCH)/batch_rate_wide: SPEC_C = $(BENCH)/gen/wide.c
 $(BENCH)/batch_rate_sequence: SPEC_DESC = seq_clip_desc
 $(BENCH)/batch_rate_sequence: SPEC_C = $(BENCH)/gen/clip.c
 $(BENCH)/batch_rate_sequence: BATCH_SEQ = -DSEQ
-$(BENCH)/batch_rate_%: tests/bench/batch_rate.c $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
+$(BENCH)/batch_rate_%: tests/bench/batch_rate.c tests/bench/clock.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
     $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
 	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
 	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
 # The paired links (tests/bench/pairs.c), per spec as batch_rate.
-$(BENCH)/pairs_%: tests/bench/pairs.c $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
+$(BENCH)/pairs_%: tests/bench/pairs.c tests/bench/clock.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
     $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
 	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
 	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm

@@ -30,6 +30,7 @@
 
 #include <sys/stat.h>
 
+#include "clock.h"
 #include <featc/fc_arrow.h>
 #include <featc/fc_batch.h>
 #include <featc/fc_input.h>
@@ -37,19 +38,6 @@
 #ifndef DESC
 #error "build with -DDESC=<generated message>_desc"
 #endif
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 #ifdef SEQ
 #define BIND fc_batch_bind_seq
@@ -158,7 +146,7 @@ static double one_pass(const char *path, size_t b, int arrow, int mem)
 
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
     return v[n / 2];
 }
 

@@ -24,6 +24,7 @@
 #include <zlib.h>
 #include <isa-l/igzip_lib.h>
 
+#include "clock.h"
 #include <featc/fc_pool.h>
 
 #include "bench.h"
@@ -52,19 +53,6 @@ static const char *const contender_name[NCONTENDERS] = {
 
 static const bench_peer *const peers[NCONTENDERS] = {
     NULL, &bench_peer_protobuf_c, &bench_peer_cpp, &bench_peer_nanopb, NULL};
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static double median(double *v, int n)
 {

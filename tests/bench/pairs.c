@@ -39,6 +39,7 @@
 #include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
 
+#include "clock.h"
 #include <featc/fc_batch.h>
 #include <featc/fc_input.h>
 
@@ -73,19 +74,6 @@ static const struct link {
     {"file/reader", FILE_BATCH, READER},    {"gzreader/inflate", GZREADER, INFLATE},
     {"gzbatch/gzreader", GZBATCH, GZREADER},
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static const desc_t *md = &DESC;
 static fc_column *cols;
@@ -222,7 +210,7 @@ static int inflate_pass(const unsigned char *src, size_t len, seen *s)
 
 static void summary(double *v, int n, double *med, double *lo, double *hi)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
     *med = v[n / 2];
     *lo = v[0];
     *hi = v[n - 1];
