@@ -11,7 +11,9 @@ Each command is started on a fresh copy of a 2,000,000-record file; once
 read past 4 KB (the read is under way), the copy is
 cut to about a third, at a page boundary and inside a page (a sync point,
 not a timing: the read has begun and has some 20 MB to go).  A run that finished first must have read every record; at
-least one run of each command must have met the cut (up to 6 tries).
+least one run of each command must have met the cut (up to 6 tries).  Under
+qemu-user (the cross suites) a mapped read is not cut (see emulated()): it
+must read every record, and the cut is listed as not run.
 
 usage: shrink.py FEATC TMPDIR, or shrink.py --python MODULE_DIR MODULE
 TMPDIR for the Python module's read at threads 1 and 2 (MODULE a spec all of
@@ -48,41 +50,69 @@ with open(master, 'wb') as f:
 size = os.path.getsize(master)
 
 
-def mapped(pid, path):
-    """The read is under way: the file mapped (a part, the pool), or open
-    and read past its first 4 KB (a whole file is read(2) in order, and the
-    descriptor's offset says how far; its size was taken before; the first
-    12 bytes tell the compression at open, which a command may do to sniff a
-    file before the read that counts)."""
+def under_way(pid, path):
+    """'map' or 'read' when the read is under way: the file mapped (a part,
+    the pool), or open and read past its first 4 KB (a whole file is read(2)
+    in order, and the descriptor's offset says how far; its size was taken
+    before; the first 12 bytes tell the compression at open, which a command
+    may do to sniff a file before the read that counts); else None."""
     try:
         with open('/proc/%d/maps' % pid) as m:
             if path in m.read():
-                return True
+                return 'map'
         for fd in os.listdir('/proc/%d/fd' % pid):
             if os.readlink('/proc/%d/fd/%s' % (pid, fd)) == path:
                 with open('/proc/%d/fdinfo/%s' % (pid, fd)) as info:
                     if int(info.readline().split()[1]) > 4096:
-                        return True
+                        return 'read'
     except (OSError, ValueError, IndexError):
         pass
-    return False
+    return None
+
+
+def emulated(pid):
+    """The program runs under qemu-user (make test's i386, s390x and riscv64
+    suites on a kernel without their native support).  There a SIGBUS in a
+    map, which the read guard turns into the changed-size error, is raised
+    again and again at the same instruction (qemu 7.2: count --range under
+    qemu-i386 spun for 40 minutes), so a mapped read is not cut there: it
+    runs whole and must count every record; the cut is named as not run."""
+    try:
+        return 'qemu' in os.path.basename(os.readlink('/proc/%d/exe' % pid))
+    except OSError:
+        return False
+
+
+not_run = []
 
 
 def attempt(argv, path, changed_text, cut_at, source=master):
     """One run: (met the cut, returncode, stdout, stderr)."""
     shutil.copyfile(source, path)
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 20
+    deadline = time.time() + 120  # (a loaded machine starts Python slowly)
     cut = False
+    spared = False
     while p.poll() is None and time.time() < deadline:
-        if mapped(p.pid, path):
+        how = under_way(p.pid, path)
+        if how == 'map' and emulated(p.pid):
+            spared = True
+            break
+        if how is not None:
             os.truncate(path, cut_at)
             cut = True
             break
-        time.sleep(0.0005)
-    out, err = p.communicate(timeout=120)
+        time.sleep(0.0002)  # (a whole file is read in some 20-60 ms)
+    try:
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()  # (a hang is a failure, not a process left running)
+        out, err = p.communicate()
+        check(False, '%s: still running after 120 s (killed)' % ' '.join(argv))
     out = out.decode('utf-8', 'replace')
     err = err.decode('utf-8', 'replace')
+    if spared:
+        return 'spared', p.returncode, out, err
     return cut and changed_text in out + err, p.returncode, out, err
 
 
@@ -101,6 +131,11 @@ def cut(name, argv_of, whole_ok, cut_at, source=master):
     for _ in range(6):
         hit, rc, out, err = attempt(argv_of(path), path, 'the file changed size during the read',
                                     cut_at, source)
+        if hit == 'spared':
+            check(rc == 0 and whole_ok(out), '%s: uncut under qemu-user, exit %d: %r'
+                  % (name, rc, (out + err)[-300:]))
+            not_run.append(name)
+            return
         check(rc >= 0, '%s: killed by signal %s: %s' % (name, -rc if rc < 0 else '',
                                                         err[-300:]))
         if rc < 0:
@@ -165,4 +200,7 @@ else:
 
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
+if not_run:
+    print('shrink: not run under qemu-user (a SIGBUS in a map is raised again there): %d cuts '
+          'of mapped reads: %s' % (len(not_run), '; '.join(not_run)))
 sys.exit(finish('shrink-python' if python else 'shrink'))
