@@ -56,6 +56,7 @@ def under_way(pid, path):
     in order, and the descriptor's offset says how far; its size was taken
     before; the first 12 bytes tell the compression at open, which a command
     may do to sniff a file before the read that counts); else None."""
+    path = os.path.realpath(path)  # (as /proc shows it: make test passes a relative TMPDIR)
     try:
         with open('/proc/%d/maps' % pid) as m:
             if path in m.read():
