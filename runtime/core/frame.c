@@ -1,5 +1,6 @@
-/* One record framed (fc_record_frame), compressions by name, and zlib's
- * allocator over an arena: what the reader and the writer share. */
+/* One record framed (fc_record_frame), compressions by name and zlib's
+ * allocator over an arena, what the reader and the writer share; and the
+ * raw read of a reader's source, what the reader and its inflaters share. */
 #include "frame.h"
 
 #include <errno.h>

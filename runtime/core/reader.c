@@ -238,6 +238,24 @@ fc_status fc_reader_detect_fd(fc_reader *r)
 }
 
 
+/* The bytes of records kept before buf[start] (fc_reader_keep). */
+static size_t kept_bytes(const fc_reader *r)
+{
+    return r->keeping ? r->start - r->keep_from : 0;
+}
+
+/* Moves the kept and unread bytes to the front of dst (the buffer itself,
+ * or a larger one), which becomes the buffer. */
+static void reader_move_to(fc_reader *r, unsigned char *dst)
+{
+    size_t from = r->start - kept_bytes(r);
+    memmove(dst, r->buf + from, r->end - from);
+    r->buf = dst;
+    r->end -= from;
+    r->start -= from;
+    r->keep_from = 0;
+}
+
 /* Ensures buf[start, end) holds at least `need` bytes, unless the stream ends
  * first.  FC_ERR_BUFFER (not sticky) when need exceeds the buffer.  An
  * uncompressed source is asked for as much as the buffer holds, or with
@@ -245,17 +263,12 @@ fc_status fc_reader_detect_fd(fc_reader *r)
  * for what it is asked). */
 static fc_status reader_fill_as(fc_reader *r, uint64_t need, int exact)
 {
-    size_t from = r->keeping ? r->keep_from : r->start; /* (the bytes to keep) */
     if ((uint64_t)(r->end - r->start) >= need || r->zero_copy)
         return FC_OK;
-    if (need > (uint64_t)(r->cap - (r->start - from)))
+    if (need > (uint64_t)(r->cap - kept_bytes(r)))
         return FC_ERR_BUFFER;
-    if ((uint64_t)(r->cap - r->start) < need) {
-        memmove(r->buf, r->buf + from, r->end - from);
-        r->end -= from;
-        r->start -= from;
-        r->keep_from = 0;
-    }
+    if ((uint64_t)(r->cap - r->start) < need)
+        reader_move_to(r, r->buf);
     while ((uint64_t)(r->end - r->start) < need && !r->stream_done) {
         if (r->compression == FC_COMPRESSION_NONE) {
             size_t got;
@@ -496,7 +509,7 @@ again:
             fc_msg_str(&m, " does not fit in the reader buffer of ");
             fc_msg_u64(&m, r->cap);
             fc_msg_str(&m, " bytes beside ");
-            fc_msg_u64(&m, r->start - r->keep_from);
+            fc_msg_u64(&m, kept_bytes(r));
             fc_msg_str(&m, " bytes of records kept");
             return FC_ERR_BUFFER; /* not sticky: the kept records may go */
         }
@@ -565,9 +578,9 @@ again:
             fc_msg_str(&m, " bytes (");
             fc_msg_u64(&m, length);
             fc_msg_str(&m, " data + 16 framing");
-            if (r->keeping && r->start > r->keep_from) {
+            if (kept_bytes(r) > 0) {
                 fc_msg_str(&m, ", beside ");
-                fc_msg_u64(&m, r->start - r->keep_from);
+                fc_msg_u64(&m, kept_bytes(r));
                 fc_msg_str(&m, " bytes of records kept");
             }
             fc_msg_str(&m, "); the reader buffer has ");
@@ -643,19 +656,13 @@ fc_status fc_reader_next(fc_reader *r, fc_record *rec)
 
 fc_status fc_reader_set_buffer(fc_reader *r, void *buffer, size_t buffer_size)
 {
-    size_t pending, from;
     if (r == NULL || buffer == NULL || r->zero_copy || r->failed)
         return FC_ERR_ARG;
-    from = r->keeping ? r->keep_from : r->start;
-    pending = r->end - from;
-    if (buffer_size < FC_READER_MIN_BUFFER || buffer_size < pending)
+    if (buffer_size < FC_READER_MIN_BUFFER ||
+        buffer_size < r->end - r->start + kept_bytes(r)) /* (what moves over) */
         return FC_ERR_ARG;
-    memmove(buffer, r->buf + from, pending);
-    r->buf = (unsigned char *)buffer;
+    reader_move_to(r, (unsigned char *)buffer);
     r->cap = buffer_size;
-    r->start -= from;
-    r->end = pending;
-    r->keep_from = 0;
     if (r->err.status == FC_ERR_BUFFER)
         fc_error_clear(&r->err);
     return FC_OK;
@@ -667,7 +674,7 @@ size_t fc_reader_needed(const fc_reader *r)
     if (r == NULL || r->err.status != FC_ERR_BUFFER || r->end - r->start < FC_RECORD_HEADER_SIZE)
         return 0;
     hdr = r->buf + r->start;
-    return (size_t)(le64(hdr) + FC_RECORD_OVERHEAD) + (r->keeping ? r->start - r->keep_from : 0);
+    return (size_t)(le64(hdr) + FC_RECORD_OVERHEAD) + kept_bytes(r);
 }
 
 void fc_reader_keep(fc_reader *r)
