@@ -342,13 +342,13 @@ $(BENCH)/batch_rate_wide: SPEC_C = $(BENCH)/gen/wide.c
 $(BENCH)/batch_rate_sequence: SPEC_DESC = seq_clip_desc
 $(BENCH)/batch_rate_sequence: SPEC_C = $(BENCH)/gen/clip.c
 $(BENCH)/batch_rate_sequence: BATCH_SEQ = -DSEQ
-$(BENCH)/batch_rate_%: tests/bench/batch_rate.c tests/bench/clock.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
+$(BENCH)/batch_rate_%: tests/bench/batch_rate.c tests/bench/clock.h tests/bench/desc.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
     $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
 	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
 	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
 # The paired links (tests/bench/pairs.c), per spec as batch_rate.
-$(BENCH)/pairs_%: tests/bench/pairs.c tests/bench/clock.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
+$(BENCH)/pairs_%: tests/bench/pairs.c tests/bench/clock.h tests/bench/desc.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
     $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
 	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
 	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm

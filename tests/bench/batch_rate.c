@@ -1,18 +1,15 @@
-/* The C batch API's rate on a corpus, for make bench's chain: the file
- * mapped, records framed and CRC-checked by the reader (inflated first for
- * a GZIP or ZLIB file, whose records are then copied into a batch arena,
- * as the Python reader does), batches of B parsed by fc_batch_parse (with
- * -DSEQ, fc_batch_parse_seq) into buffers bound once (VarLen as
- * SparseTensor indices, as the Python module's default).  Each pass is
- * timed from the file's open to its close (the mapping and unmapping too),
- * as a Python read() is.  Built per spec
- * with -include SPEC.h -DDESC=<message>_desc.
+/* The C batch API's rate on a corpus, for make bench (python_bench.py's C
+ * rate, chain.py's Arrow pairs): records framed and CRC-checked by
+ * fc_input (a whole file read by read(2), inflated first for a GZIP or ZLIB
+ * file), copied into a batch arena as the Python reader does, batches of B
+ * parsed by fc_batch_parse (with -DSEQ, fc_batch_parse_seq) into buffers
+ * bound once (VarLen as SparseTensor indices, as the Python module's
+ * default).  Each pass is timed from the file's open to its close, as a
+ * Python read() is.  Built per spec with -include SPEC.h
+ * -DDESC=<message>_desc.  (tests/bench/pairs.c times the links: the batch
+ * path over memory against the per-record parse, and so on.)
  *
- *   batch_rate FILE B REPS [arrow|mem|pair]   prints the median MB/s (of the file's bytes)
- *
- * With mem, the file is read into memory once, before the passes, and each
- * pass reads it there (fc_input_open_mem): the batch path alone, beside the
- * per-record parse that bench.c times over memory too.
+ *   batch_rate FILE B REPS [arrow|pair]   prints the median MB/s (of the file's bytes)
  *
  * With arrow, each batch is what an Arrow consumer gets: bound (VarLen as
  * row splits) into a new block, parsed, exported as an Arrow struct array
@@ -30,27 +27,16 @@
 
 #include <sys/stat.h>
 
-#include "clock.h"
 #include <featc/fc_arrow.h>
-#include <featc/fc_batch.h>
 #include <featc/fc_input.h>
 
-#ifndef DESC
-#error "build with -DDESC=<generated message>_desc"
-#endif
+#include "clock.h"
+#include "desc.h"
 
 #ifdef SEQ
-#define BIND fc_batch_bind_seq
-#define PARSE fc_batch_parse_seq
-#define NCOLS(d) ((d)->ncontext + (d)->nlists)
 #define EXPORT(d, c, n, blk, out, err) fc_arrow_export(NULL, d, 0, c, n, blk, free, out, NULL, err)
-typedef fc_seq_desc desc_t;
 #else
-#define BIND fc_batch_bind
-#define PARSE fc_batch_parse
-#define NCOLS(d) ((d)->nfields)
 #define EXPORT(d, c, n, blk, out, err) fc_arrow_export(d, NULL, 0, c, n, blk, free, out, NULL, err)
-typedef fc_message_desc desc_t;
 #endif
 
 /* One batch of n records: into the bound columns, or (arrow) into a new
@@ -76,19 +62,13 @@ static int run_batch(const desc_t *md, fc_column *cols, void *scratch, const fc_
     return 0;
 }
 
-/* The batch's records: views into the mapped file, or copies in arena
- * (a compressed file's records live in the reader's buffer only until the
- * next one). */
+/* The batch's records, copied into arena (a record lives in the reader's
+ * buffer only until the next one). */
 static unsigned char *arena;
 static size_t arena_used, arena_cap;
 
-static int keep(fc_bytes *v, const fc_input *in, const fc_record *rec)
+static int keep(fc_bytes *v, const fc_record *rec)
 {
-    if (in->data != NULL && rec->data >= in->data && rec->data + rec->length <= in->data + in->size) {
-        v->data = rec->data;
-        v->size = rec->length;
-        return 0;
-    }
     if (arena_used + rec->length > arena_cap)
         return -1;
     memcpy(arena + arena_used, rec->data, rec->length);
@@ -103,12 +83,9 @@ static const desc_t *md = &DESC;
 static fc_column *cols;
 static fc_bytes *views;
 static void *scratch;
-static unsigned char *image;
-static size_t image_size;
-
-/* One pass over the file (from its image with mem), in batches of b; its
- * seconds, from the open to the close, or -1 with the error printed. */
-static double one_pass(const char *path, size_t b, int arrow, int mem)
+/* One pass over the file, in batches of b; its seconds, from the open to
+ * the close, or -1 with the error printed. */
+static double one_pass(const char *path, size_t b, int arrow)
 {
     fc_input in;
     fc_record rec;
@@ -119,11 +96,10 @@ static double one_pass(const char *path, size_t b, int arrow, int mem)
     fc_status s;
     memset(&opt, 0, sizeof opt);
     opt.compression = FC_COMPRESSION_AUTO;
-    s = mem ? fc_input_open_mem(&in, path, image, image_size, &opt)
-            : fc_input_open(&in, path, &opt);
+    s = fc_input_open(&in, path, &opt);
     arena_used = 0;
     while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK) {
-        if (keep(&views[n++], &in, &rec) != 0) {
+        if (keep(&views[n++], &rec) != 0) {
             fprintf(stderr, "%s: a batch over %zu bytes\n", path, arena_cap);
             return -1;
         }
@@ -153,36 +129,24 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
     size_t b, need;
-    int reps, r, arrow, mem, pair;
+    int reps, r, arrow, pair;
     void *block = NULL;
     double *rate, *rate2, *ratio, file_mb;
     const char *mode = argc == 5 ? argv[4] : "";
     struct stat st;
     if (argc < 4 || argc > 5 || (b = (size_t)atol(argv[2])) == 0 ||
         (reps = atoi(argv[3])) <= 0 ||
-        (argc == 5 && strcmp(mode, "arrow") != 0 && strcmp(mode, "mem") != 0 &&
-         strcmp(mode, "pair") != 0)) {
-        fprintf(stderr, "usage: %s FILE B REPS [arrow|mem|pair]\n", argv[0]);
+        (argc == 5 && strcmp(mode, "arrow") != 0 && strcmp(mode, "pair") != 0)) {
+        fprintf(stderr, "usage: %s FILE B REPS [arrow|pair]\n", argv[0]);
         return 64;
     }
     arrow = strcmp(mode, "arrow") == 0;
-    mem = strcmp(mode, "mem") == 0;
     pair = strcmp(mode, "pair") == 0;
     if (stat(argv[1], &st) != 0) {
         perror(argv[1]);
         return 2;
     }
     file_mb = (double)st.st_size / 1e6;
-    if (mem) {
-        FILE *f = fopen(argv[1], "rb");
-        image_size = (size_t)st.st_size;
-        image = (unsigned char *)malloc(image_size + 1);
-        if (f == NULL || image == NULL || fread(image, 1, image_size, f) != image_size) {
-            perror(argv[1]);
-            return 2;
-        }
-        fclose(f);
-    }
     need = BIND(md, NULL, b, FC_BATCH_SPARSE, NULL, 0);
     cols = (fc_column *)calloc(NCOLS(md) + 1, sizeof *cols);
     views = (fc_bytes *)calloc(b, sizeof *views);
@@ -199,11 +163,11 @@ int main(int argc, char **argv)
     for (r = 0; r < reps; r++) {
         /* (pair: a batch pass, then an Arrow pass, so that both meet the
          * same moment of a shared machine; their ratio pass by pass) */
-        double t = one_pass(argv[1], b, arrow, mem), t2 = 0;
+        double t = one_pass(argv[1], b, arrow), t2 = 0;
         if (t < 0)
             return 1;
         if (pair) {
-            if ((t2 = one_pass(argv[1], b, 1, 0)) < 0)
+            if ((t2 = one_pass(argv[1], b, 1)) < 0)
                 return 1;
             rate2[r] = file_mb / t2;
             ratio[r] = t / t2;
@@ -216,6 +180,5 @@ int main(int argc, char **argv)
     else
         printf("%.1f\n", median(rate, reps));
     free(block);
-    free(image);
     return 0;
 }

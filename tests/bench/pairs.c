@@ -39,25 +39,10 @@
 #include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
 
-#include "clock.h"
-#include <featc/fc_batch.h>
 #include <featc/fc_input.h>
 
-#ifndef DESC
-#error "build with -DDESC=<generated message>_desc"
-#endif
-
-#ifdef SEQ
-#define BIND fc_batch_bind_seq
-#define PARSE fc_batch_parse_seq
-#define NCOLS(d) ((d)->ncontext + (d)->nlists)
-typedef fc_seq_desc desc_t;
-#else
-#define BIND fc_batch_bind
-#define PARSE fc_batch_parse
-#define NCOLS(d) ((d)->nfields)
-typedef fc_message_desc desc_t;
-#endif
+#include "clock.h"
+#include "desc.h"
 
 #define MAX_ROUNDS 101
 
