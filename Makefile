@@ -88,7 +88,7 @@ PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # The featc program (cli/): main.c and its table of commands over
 # cli/commands/ (one file per command or family, stats/ a folder of its own),
-# over the helpers they share, cli/base/.  tests/cli/layout.sh keeps the
+# over the helpers they share, cli/base/.  tests/cli/layout.py keeps the
 # order: a helper includes no command, no two files include each other.
 CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
 CLI_CMD_SRC = $(addprefix cli/commands/,compile.c breaking.c check_data.c records.c print.c index.c infer.c \

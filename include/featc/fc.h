@@ -9,6 +9,7 @@
  *   fc_batch.h    batches of records as tensors (parse_example layouts)
  *   fc_serialize.h generated structs back to Example and SequenceExample bytes
  *   fc_segment.h  the segment batcher with saved states (SequenceQueueingStateSaver)
+ *   fc_index.h    index files (offset and size per record) for random access and splits
  *
  * The protobuf-c fallback decoder (fc_fallback.h) is separate: it needs
  * libprotobuf-c, which generated parsers never do.

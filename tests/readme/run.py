@@ -249,6 +249,35 @@ def same_file(s, root):
     return f"{s.where()}: the block is not {s.mark} as it is in the tree"
 
 
+def make_list(text, name):
+    """The words of a `NAME = ...` list of tests/tests.mk, continuation lines included."""
+    m = re.search(r"^" + name + r" = ((?:.*\\\n)*.*)$", text, re.M)
+    return set(m.group(1).replace("\\\n", " ").split()) if m else set()
+
+
+def suite_table(root):
+    """tests/README.md's table of suites against tests/tests.mk: every suite of
+    make test has a row, ✓ marks exactly make check's, 2 exactly the second lane's."""
+    mk = open(os.path.join(root, "tests", "tests.mk"), encoding="utf-8").read()
+    check, first, second = (make_list(mk, n) for n in ("CHECK_SUITES", "TEST_SUITES", "CROSS_SUITES"))
+    if not (check and first and second):
+        return ["tests/tests.mk: CHECK_SUITES, TEST_SUITES or CROSS_SUITES not found"]
+    rows = {}
+    for line in open(os.path.join(root, "tests", "README.md"), encoding="utf-8"):
+        m = re.match(r"\| \[?`([a-z0-9-]+)`\]?(?:\(#[a-z0-9-]+\))? \|.*\| *(\S*) *\|$", line.rstrip())
+        if m:
+            rows[m.group(1)] = m.group(2)
+    out = []
+    for suite in sorted(first | second | check):
+        if suite not in rows:
+            out.append(f"tests/README.md: the suite table has no row for {suite}")
+            continue
+        want = "✓" if suite in check else "2" if suite in second else ""
+        if rows[suite] != want:
+            out.append(f"tests/README.md: {suite} is marked '{rows[suite]}', tests/tests.mk says '{want}'")
+    return out
+
+
 def main():
     root, build = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     cc = os.environ.get("CC", "cc")
@@ -260,6 +289,7 @@ def main():
         got, errors = snippets(os.path.join(root, rel), rel)
         found += got
         failures += errors + broken_links(root, rel)
+    failures += suite_table(root)
     kinds = {k: sum(1 for s in found if s.kind == k) for k in ("sh", "transcript", "c")}
     if min(kinds.values()) < 2:
         failures.append(f"only {kinds} marked snippets in README.md and docs/; the marks are gone?")
