@@ -53,34 +53,35 @@ typedef struct importer {
 /* tfmd_read.c: fields and values.  Each reports its own errors (0 or NULL
  * after one). */
 /* Warns about each field of m that `message` does not have. */
-void tf_check_fields(importer *im, const pt_field *m, const char *message);
+void fcc_tfmd_check_fields(importer *im, const pt_field *m, const char *message);
 /* The last field `name` of message m (the text format keeps the last of a
  * singular field), or NULL. */
-const pt_field *tf_get(const pt_field *m, const char *name);
-/* tf_get, and an error unless it is a message (its fields checked). */
-const pt_field *tf_get_message(importer *im, const pt_field *m, const char *name,
-                               const char *message);
-int tf_int(importer *im, const pt_field *f, long long *v);
-int tf_double(importer *im, const pt_field *f, double *v);
+const pt_field *fcc_tfmd_get(const pt_field *m, const char *name);
+/* fcc_tfmd_get, and an error unless it is a message (its fields checked). */
+const pt_field *fcc_tfmd_get_message(importer *im, const pt_field *m, const char *name,
+                                     const char *message);
+int fcc_tfmd_int(importer *im, const pt_field *f, long long *v);
+int fcc_tfmd_double(importer *im, const pt_field *f, double *v);
 /* 1 true, 0 false or an error */
-int tf_bool(importer *im, const pt_field *f);
-int tf_string(importer *im, const pt_field *f);
+int fcc_tfmd_bool(importer *im, const pt_field *f);
+int fcc_tfmd_string(importer *im, const pt_field *f);
 /* An enum field: its value's name, or its number's name in names[]. */
-const char *tf_enum(importer *im, const pt_field *f, const char *const *names, size_t n);
-extern const char *const tf_feature_types[5];
-extern const char *const tf_stages[10];
-extern const char *const tf_partition_dtypes[3];
+const char *fcc_tfmd_enum(importer *im, const pt_field *f, const char *const *names, size_t n);
+extern const char *const fcc_tfmd_feature_types[5];
+extern const char *const fcc_tfmd_stages[10];
+extern const char *const fcc_tfmd_partition_dtypes[3];
 
 /* tfmd_read.c: features. */
 /* A FixedShape's dims (at most 8) into dims[*rank]; *ok 0 when one is
  * negative (not a fixed shape). */
-int tf_read_shape(importer *im, const pt_field *shape, size_t *rank, long long *dims, int *ok);
-feat *tf_find(feat *fs, size_t n, const char *name, size_t len);
+int fcc_tfmd_read_shape(importer *im, const pt_field *shape, size_t *rank,
+                        long long *dims, int *ok);
+feat *fcc_tfmd_find(feat *fs, size_t n, const char *name, size_t len);
 /* Reads the Feature messages among m's fields (a schema, a struct domain). */
-feat *tf_read_features(importer *im, const pt_field *m, size_t *n);
+feat *fcc_tfmd_read_features(importer *im, const pt_field *m, size_t *n);
 /* The feature lists: the struct_domain of a STRUCT feature ##SEQUENCE##
  * (not left out), into im->lists, and that feature (marked used) in *seq,
  * NULL without one.  0 after an error. */
-int tf_read_lists(importer *im, feat **seq);
+int fcc_tfmd_read_lists(importer *im, feat **seq);
 
 #endif /* FEATC_TFMD_H */

@@ -20,7 +20,7 @@ static const pt_field *string_domain_of(importer *im, const feat *ft)
         const pt_field *name;
         if (strcmp(f->name, "string_domain") != 0 || f->kind != PT_MESSAGE)
             continue;
-        name = tf_get(f, "name");
+        name = fcc_tfmd_get(f, "name");
         if (name != NULL && name->kind == PT_STRING && name->len == ft->domain->len &&
             memcmp(name->text, ft->domain->text, name->len) == 0)
             return f;
@@ -40,10 +40,10 @@ static int threshold(importer *im, const pt_field *fc, const char *field, const 
                      const pt_field **m, int *has, double *v)
 {
     const pt_field *t;
-    *m = tf_get_message(im, fc, field, message);
-    if (*m == NULL || (t = tf_get(*m, "threshold")) == NULL)
+    *m = fcc_tfmd_get_message(im, fc, field, message);
+    if (*m == NULL || (t = fcc_tfmd_get(*m, "threshold")) == NULL)
         return 1;
-    if (!tf_double(im, t, v))
+    if (!fcc_tfmd_double(im, t, v))
         return 0;
     if (!(*v >= 0)) {
         fcc_diag_error(im->d, t->vloc, "threshold: %g is not a number >= 0", *v);
@@ -59,9 +59,9 @@ static int comparator(importer *im, const feat *ft, const char *name, int which,
                       featc_tfmd_feature *c)
 {
     const pt_field *fc, *m, *src;
-    if (tf_get(ft->msg, name) == NULL)
+    if (fcc_tfmd_get(ft->msg, name) == NULL)
         return 1;
-    if ((fc = tf_get_message(im, ft->msg, name, "FeatureComparator")) == NULL)
+    if ((fc = fcc_tfmd_get_message(im, ft->msg, name, "FeatureComparator")) == NULL)
         return 0;
     if (!threshold(im, fc, "infinity_norm", "InfinityNorm", &m, &c->has_linf[which],
                    &c->linf[which]) ||
@@ -70,9 +70,10 @@ static int comparator(importer *im, const feat *ft, const char *name, int which,
         !threshold(im, fc, "jensen_shannon_divergence", "JensenShannonDivergence", &m,
                    &c->has_jsd[which], &c->jsd[which]))
         return 0;
-    if (c->has_jsd[which] && (src = tf_get_message(im, m, "source", "HistogramSelection")) != NULL &&
-        (src = tf_get(src, "type")) != NULL) {
-        const char *t = tf_enum(im, src, HISTOGRAM_TYPES, 3);
+    if (c->has_jsd[which] && (src = fcc_tfmd_get_message(im, m, "source", "HistogramSelection")) != NULL &&
+        
+        (src = fcc_tfmd_get(src, "type")) != NULL) {
+        const char *t = fcc_tfmd_enum(im, src, HISTOGRAM_TYPES, 3);
         if (t == NULL)
             return 0;
         c->jsd_quantiles[which] = t == HISTOGRAM_TYPES[1];
@@ -110,11 +111,13 @@ static int constraint(importer *im, const feat *ft, int list, featc_tfmd_feature
     if (ft->domain != NULL && strcmp(ft->domain->name, "float_domain") == 0 &&
         ft->domain->kind == PT_MESSAGE) {
         dom = ft->domain;
-        if ((x = tf_get(dom, "min")) != NULL && !(c->has_float_min = tf_double(im, x, &c->float_min)))
+        if ((x = fcc_tfmd_get(dom, "min")) != NULL &&
+            !(c->has_float_min = fcc_tfmd_double(im, x, &c->float_min)))
             return 0;
-        if ((x = tf_get(dom, "max")) != NULL && !(c->has_float_max = tf_double(im, x, &c->float_max)))
+        if ((x = fcc_tfmd_get(dom, "max")) != NULL &&
+            !(c->has_float_max = fcc_tfmd_double(im, x, &c->float_max)))
             return 0;
-        c->disallow_nan = (x = tf_get(dom, "disallow_nan")) != NULL && tf_bool(im, x);
+        c->disallow_nan = (x = fcc_tfmd_get(dom, "disallow_nan")) != NULL && fcc_tfmd_bool(im, x);
     }
     if ((dom = string_domain_of(im, ft)) != NULL) {
         for (x = dom->fields; x != NULL; x = x->next)
@@ -151,11 +154,11 @@ int fcc_tfmd_constraints(pool *p, diag *d, const char *environment, featc_tfmd_s
     im.schema = fcc_pbtxt_parse(p, d);
     if (im.schema == NULL)
         return 0;
-    tf_check_fields(&im, im.schema, "Schema");
-    im.feats = tf_read_features(&im, im.schema, &im.nfeats);
+    fcc_tfmd_check_fields(&im, im.schema, "Schema");
+    im.feats = fcc_tfmd_read_features(&im, im.schema, &im.nfeats);
     if (im.feats == NULL || d->errors > errors)
         return 0;
-    if (!tf_read_lists(&im, &seq))
+    if (!fcc_tfmd_read_lists(&im, &seq))
         return 0;
     out->features = (featc_tfmd_feature *)fcc_pool_alloc(
         p, (im.nfeats + im.nlists + 1) * sizeof *out->features);

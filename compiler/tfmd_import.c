@@ -136,7 +136,7 @@ static size_t values_bound(importer *im, const feat *ft)
 static void comment(importer *im, const feat *ft, const char *indent)
 {
     sbuf *b = im->out;
-    fcc_sb_printf(b, "%s// %s", indent, tf_feature_types[ft->type]);
+    fcc_sb_printf(b, "%s// %s", indent, fcc_tfmd_feature_types[ft->type]);
     if (ft->has_min_fraction)
         fcc_sb_printf(b, ", presence min_fraction %g", ft->min_fraction);
     if (ft->has_min_count)
@@ -163,7 +163,7 @@ static void comment(importer *im, const feat *ft, const char *indent)
         if (dom->kind == PT_STRING && strcmp(dom->name, "domain") == 0)
             fcc_sb_printf(b, " \"%.*s\"", (int)(dom->len > 60 ? 60 : dom->len), dom->text);
         if (dom->kind == PT_MESSAGE && strcmp(dom->name, "float_domain") == 0) {
-            const pt_field *lo = tf_get(dom, "min"), *hi = tf_get(dom, "max");
+            const pt_field *lo = fcc_tfmd_get(dom, "min"), *hi = fcc_tfmd_get(dom, "max");
             if (lo != NULL || hi != NULL)
                 fcc_sb_printf(b, " [%s%.*s, %s%.*s]", lo != NULL && lo->neg ? "-" : "",
                               lo != NULL ? (int)lo->len : 0, lo != NULL ? lo->text : "",
@@ -194,7 +194,7 @@ static int check_type(importer *im, const feat *ft)
     if (ft->type == TYPE_BYTES || ft->type == TYPE_INT || ft->type == TYPE_FLOAT)
         return 1;
     fcc_diag_error(im->d, ft->msg->loc, "Feature \"%.*s\" had invalid type %s", (int)ft->name_len,
-                   ft->name, tf_feature_types[ft->type]);
+                   ft->name, fcc_tfmd_feature_types[ft->type]);
     return 0;
 }
 
@@ -242,10 +242,11 @@ static int put_default(importer *im, const pt_field *dv, const feat *ft)
 {
     const pt_field *f;
     sbuf *b = im->out;
-    tf_check_fields(im, dv, "DefaultValue");
-    if ((f = tf_get(dv, "int_value")) != NULL || (f = tf_get(dv, "uint_value")) != NULL) {
+    fcc_tfmd_check_fields(im, dv, "DefaultValue");
+    if ((f = fcc_tfmd_get(dv, "int_value")) != NULL ||
+        (f = fcc_tfmd_get(dv, "uint_value")) != NULL) {
         long long v;
-        if (!tf_int(im, f, &v))
+        if (!fcc_tfmd_int(im, f, &v))
             return 0;
         if (ft->type == TYPE_FLOAT)
             fcc_sb_printf(b, " = %lld", v);
@@ -255,9 +256,9 @@ static int put_default(importer *im, const pt_field *dv, const feat *ft)
             goto wrong;
         return 1;
     }
-    if ((f = tf_get(dv, "float_value")) != NULL) {
+    if ((f = fcc_tfmd_get(dv, "float_value")) != NULL) {
         double v;
-        if (!tf_double(im, f, &v))
+        if (!fcc_tfmd_double(im, f, &v))
             return 0;
         if (ft->type != TYPE_FLOAT && ft->type != TYPE_INT)
             goto wrong;
@@ -273,8 +274,8 @@ static int put_default(importer *im, const pt_field *dv, const feat *ft)
             goto wrong;
         return 1;
     }
-    if ((f = tf_get(dv, "bytes_value")) != NULL) {
-        if (!tf_string(im, f))
+    if ((f = fcc_tfmd_get(dv, "bytes_value")) != NULL) {
+        if (!fcc_tfmd_string(im, f))
             return 0;
         if (ft->type != TYPE_BYTES)
             goto wrong;
@@ -285,7 +286,7 @@ static int put_default(importer *im, const pt_field *dv, const feat *ft)
     return 1;
 wrong:
     fcc_diag_error(im->d, f->vloc, "a default of another type than feature '%.*s''s %s",
-                   (int)ft->name_len, ft->name, tf_feature_types[ft->type]);
+                   (int)ft->name_len, ft->name, fcc_tfmd_feature_types[ft->type]);
     return 0;
 }
 
@@ -293,11 +294,11 @@ wrong:
 static feat *column(importer *im, const pt_field *name_field, feat *fs, size_t n, int *ok)
 {
     feat *ft;
-    if (name_field == NULL || !tf_string(im, name_field)) {
+    if (name_field == NULL || !fcc_tfmd_string(im, name_field)) {
         *ok = 0; /* (a missing name is reported by the caller, which knows its place) */
         return NULL;
     }
-    ft = tf_find(fs, n, name_field->text, name_field->len);
+    ft = fcc_tfmd_find(fs, n, name_field->text, name_field->len);
     if (ft == NULL || ft->skip != NULL) {
         fcc_diag_error(im->d, name_field->vloc, "no feature '%.*s' in the schema%s",
                        (int)name_field->len, name_field->text,
@@ -341,12 +342,12 @@ static void rep_dense(importer *im, const pt_field *key, const pt_field *t)
 {
     sbuf *b = im->out;
     int ok = 1;
-    feat *ft = column(im, tf_get(t, "column_name"), im->feats, im->nfeats, &ok);
-    const pt_field *shape = tf_get_message(im, t, "shape", "FixedShape"), *dv;
+    feat *ft = column(im, fcc_tfmd_get(t, "column_name"), im->feats, im->nfeats, &ok);
+    const pt_field *shape = fcc_tfmd_get_message(im, t, "shape", "FixedShape"), *dv;
     size_t rank = 0, k;
     long long dims[8];
     int fixed = 1;
-    if (!ok || (shape != NULL && !tf_read_shape(im, shape, &rank, dims, &fixed)))
+    if (!ok || (shape != NULL && !fcc_tfmd_read_shape(im, shape, &rank, dims, &fixed)))
         return;
     if (!fixed) {
         fcc_diag_error(im->d, shape->loc, "a dense_tensor's shape needs every size");
@@ -362,7 +363,7 @@ static void rep_dense(importer *im, const pt_field *key, const pt_field *t)
             fcc_sb_printf(b, "%s%lld", k > 0 ? ", " : "", dims[k]);
         fcc_sb_str(b, "]");
     }
-    if ((dv = tf_get(t, "default_value")) != NULL) {
+    if ((dv = fcc_tfmd_get(t, "default_value")) != NULL) {
         if (dv->kind != PT_MESSAGE) {
             fcc_diag_error(im->d, dv->vloc, "default_value: expected a message ({ ... })");
             return;
@@ -378,7 +379,7 @@ static void rep_varlen(importer *im, const pt_field *key, const pt_field *t)
 {
     sbuf *b = im->out;
     int ok = 1;
-    feat *ft = column(im, tf_get(t, "column_name"), im->feats, im->nfeats, &ok);
+    feat *ft = column(im, fcc_tfmd_get(t, "column_name"), im->feats, im->nfeats, &ok);
     if (!ok)
         return;
     comment(im, ft, im->indent);
@@ -392,8 +393,8 @@ static void rep_sparse(importer *im, const pt_field *key, const pt_field *rep,
                        const pt_field *t)
 {
     int ok = 1;
-    const pt_field *f, *shape = tf_get_message(im, t, "dense_shape", "FixedShape");
-    feat *value = column(im, tf_get(t, "value_column_name"), im->feats, im->nfeats, &ok);
+    const pt_field *f, *shape = fcc_tfmd_get_message(im, t, "dense_shape", "FixedShape");
+    feat *value = column(im, fcc_tfmd_get(t, "value_column_name"), im->feats, im->nfeats, &ok);
     feat *index[8];
     size_t nindex = 0, rank = 0;
     long long dims[8];
@@ -408,14 +409,14 @@ static void rep_sparse(importer *im, const pt_field *key, const pt_field *rep,
         }
     if (!ok)
         return;
-    if (shape == NULL || !tf_read_shape(im, shape, &rank, dims, &fixed) || !fixed ||
+    if (shape == NULL || !fcc_tfmd_read_shape(im, shape, &rank, dims, &fixed) || !fixed ||
         rank != nindex || rank == 0) {
         fcc_diag_error(im->d, (shape != NULL ? shape : rep)->loc,
                        "a sparse_tensor needs a dense_shape of one size per index column");
         return;
     }
-    f = tf_get(t, "already_sorted");
-    put_sparse(im, key, value, index, nindex, dims, f != NULL && tf_bool(im, f));
+    f = fcc_tfmd_get(t, "already_sorted");
+    put_sparse(im, key, value, index, nindex, dims, f != NULL && fcc_tfmd_bool(im, f));
 }
 
 /* A ragged_tensor: a RaggedFeature of its value column and partitions. */
@@ -424,7 +425,7 @@ static void rep_ragged(importer *im, const pt_field *key, const pt_field *rep,
 {
     sbuf *b = im->out;
     int ok = 1;
-    const pt_field *path = tf_get_message(im, t, "feature_path", "Path"), *f, *step = NULL;
+    const pt_field *path = fcc_tfmd_get_message(im, t, "feature_path", "Path"), *f, *step = NULL;
     size_t nsteps = 0;
     feat *value;
     const char *split = "int64";
@@ -443,8 +444,8 @@ static void rep_ragged(importer *im, const pt_field *key, const pt_field *rep,
     value = column(im, step, im->feats, im->nfeats, &ok);
     if (!ok)
         return;
-    if ((f = tf_get(t, "row_partition_dtype")) != NULL) {
-        const char *dt = tf_enum(im, f, tf_partition_dtypes, 3);
+    if ((f = fcc_tfmd_get(t, "row_partition_dtype")) != NULL) {
+        const char *dt = fcc_tfmd_enum(im, f, fcc_tfmd_partition_dtypes, 3);
         if (dt == NULL)
             return;
         split = strcmp(dt, "INT32") == 0 ? "int32" : "int64";
@@ -466,14 +467,14 @@ static void rep_ragged(importer *im, const pt_field *key, const pt_field *rep,
                 fcc_diag_error(im->d, f->vloc, "partition: expected a message ({ ... })");
                 return;
             }
-            tf_check_fields(im, f, "Partition");
+            fcc_tfmd_check_fields(im, f, "Partition");
             fcc_sb_str(b, first ? " partitions (" : ", ");
             first = 0;
-            if ((x = tf_get(f, "uniform_row_length")) != NULL) {
-                if (!tf_int(im, x, &u))
+            if ((x = fcc_tfmd_get(f, "uniform_row_length")) != NULL) {
+                if (!fcc_tfmd_int(im, x, &u))
                     return;
                 fcc_sb_printf(b, "uniform_row_length %lld", u);
-            } else if ((x = tf_get(f, "row_length")) != NULL) {
+            } else if ((x = fcc_tfmd_get(f, "row_length")) != NULL) {
                 feat *rl = column(im, x, im->feats, im->nfeats, &ok);
                 if (!ok)
                     return;
@@ -497,14 +498,15 @@ static void rep_ragged(importer *im, const pt_field *key, const pt_field *rep,
 static void representation(importer *im, const pt_field *key, const pt_field *rep)
 {
     const pt_field *t;
-    tf_check_fields(im, rep, "TensorRepresentation");
-    if ((t = tf_get_message(im, rep, "dense_tensor", "DenseTensor")) != NULL)
+    fcc_tfmd_check_fields(im, rep, "TensorRepresentation");
+    if ((t = fcc_tfmd_get_message(im, rep, "dense_tensor", "DenseTensor")) != NULL)
         rep_dense(im, key, t);
-    else if ((t = tf_get_message(im, rep, "varlen_sparse_tensor", "VarLenSparseTensor")) != NULL)
+    else if ((t = fcc_tfmd_get_message(im, rep, "varlen_sparse_tensor",
+                                       "VarLenSparseTensor")) != NULL)
         rep_varlen(im, key, t);
-    else if ((t = tf_get_message(im, rep, "sparse_tensor", "SparseTensor")) != NULL)
+    else if ((t = fcc_tfmd_get_message(im, rep, "sparse_tensor", "SparseTensor")) != NULL)
         rep_sparse(im, key, rep, t);
-    else if ((t = tf_get_message(im, rep, "ragged_tensor", "RaggedTensor")) != NULL)
+    else if ((t = fcc_tfmd_get_message(im, rep, "ragged_tensor", "RaggedTensor")) != NULL)
         rep_ragged(im, key, rep, t);
     else
         fcc_diag_error(im->d, rep->loc, "a tensor representation of a kind featc does not "
@@ -523,11 +525,11 @@ static void representations(importer *im)
             fcc_diag_error(im->d, g->vloc, "tensor_representation_group: expected a map entry");
             return;
         }
-        tf_check_fields(im, g, "MapEntry");
-        key = tf_get(g, "key");
-        if (key != NULL && (!tf_string(im, key) || key->len != 0))
+        fcc_tfmd_check_fields(im, g, "MapEntry");
+        key = fcc_tfmd_get(g, "key");
+        if (key != NULL && (!fcc_tfmd_string(im, key) || key->len != 0))
             continue; /* another group: not the one TFXIO reads by default */
-        group = tf_get_message(im, g, "value", "TensorRepresentationGroup");
+        group = fcc_tfmd_get_message(im, g, "value", "TensorRepresentationGroup");
         if (group == NULL)
             continue;
         for (e = group->fields; e != NULL; e = e->next) {
@@ -538,10 +540,10 @@ static void representations(importer *im)
                 fcc_diag_error(im->d, e->vloc, "tensor_representation: expected a map entry");
                 return;
             }
-            tf_check_fields(im, e, "MapEntry");
-            k = tf_get(e, "key");
-            rep = tf_get_message(im, e, "value", "TensorRepresentation");
-            if (k == NULL || !tf_string(im, k) || k->len == 0 || rep == NULL) {
+            fcc_tfmd_check_fields(im, e, "MapEntry");
+            k = fcc_tfmd_get(e, "key");
+            rep = fcc_tfmd_get_message(im, e, "value", "TensorRepresentation");
+            if (k == NULL || !fcc_tfmd_string(im, k) || k->len == 0 || rep == NULL) {
                 if (k == NULL || rep == NULL)
                     fcc_diag_error(im->d, e->loc, "a tensor representation needs a key and a value");
                 return;
@@ -564,20 +566,21 @@ static void sparse_feature(importer *im, const pt_field *m)
         fcc_diag_error(im->d, m->vloc, "sparse_feature: expected a message ({ ... })");
         return;
     }
-    tf_check_fields(im, m, "SparseFeature");
-    name = tf_get(m, "name");
-    if (name == NULL || !tf_string(im, name)) {
+    fcc_tfmd_check_fields(im, m, "SparseFeature");
+    name = fcc_tfmd_get(m, "name");
+    if (name == NULL || !fcc_tfmd_string(im, name)) {
         if (name == NULL)
             fcc_diag_error(im->d, m->loc, "a sparse_feature without a name");
         return;
     }
-    if ((f = tf_get(m, "deprecated")) != NULL && tf_bool(im, f)) {
+    if ((f = fcc_tfmd_get(m, "deprecated")) != NULL && fcc_tfmd_bool(im, f)) {
         fcc_sb_printf(b, "%s// sparse_feature \"%.*s\": deprecated, left out\n", im->indent,
                       (int)name->len, name->text);
         return;
     }
-    if ((f = tf_get(m, "lifecycle_stage")) != NULL) {
-        const char *st = tf_enum(im, f, tf_stages, sizeof tf_stages / sizeof tf_stages[0]);
+    if ((f = fcc_tfmd_get(m, "lifecycle_stage")) != NULL) {
+        const char *st = fcc_tfmd_enum(im, f, fcc_tfmd_stages,
+                                       sizeof fcc_tfmd_stages / sizeof fcc_tfmd_stages[0]);
         if (st == NULL)
             return;
         if (strcmp(st, "DEPRECATED") == 0 || strcmp(st, "PLANNED") == 0 ||
@@ -593,34 +596,34 @@ static void sparse_feature(importer *im, const pt_field *m)
                 fcc_diag_error(im->d, f->vloc, "index_feature: expected a message ({ name: ... })");
                 return;
             }
-            tf_check_fields(im, f, "IndexFeature");
+            fcc_tfmd_check_fields(im, f, "IndexFeature");
             if (nindex == 8) {
                 fcc_diag_error(im->d, f->loc, "more than 8 index features");
                 return;
             }
-            index[nindex] = column(im, tf_get(f, "name"), im->feats, im->nfeats, &ok);
+            index[nindex] = column(im, fcc_tfmd_get(f, "name"), im->feats, im->nfeats, &ok);
             if (!ok) {
-                if (tf_get(f, "name") == NULL)
+                if (fcc_tfmd_get(f, "name") == NULL)
                     fcc_diag_error(im->d, f->loc, "an index_feature without a name");
                 return;
             }
             nindex++;
         }
-    vf = tf_get_message(im, m, "value_feature", "ValueFeature");
+    vf = fcc_tfmd_get_message(im, m, "value_feature", "ValueFeature");
     if (vf == NULL) {
         fcc_diag_error(im->d, m->loc, "sparse_feature \"%.*s\" has no value_feature",
                        (int)name->len, name->text);
         return;
     }
-    value = column(im, tf_get(vf, "name"), im->feats, im->nfeats, &ok);
+    value = column(im, fcc_tfmd_get(vf, "name"), im->feats, im->nfeats, &ok);
     if (!ok || nindex == 0) {
         if (ok)
             fcc_diag_error(im->d, m->loc, "sparse_feature \"%.*s\" has no index_feature",
                            (int)name->len, name->text);
         return;
     }
-    if ((shape = tf_get_message(im, m, "dense_shape", "FixedShape")) != NULL) {
-        if (!tf_read_shape(im, shape, &rank, dims, &fixed))
+    if ((shape = fcc_tfmd_get_message(im, m, "dense_shape", "FixedShape")) != NULL) {
+        if (!fcc_tfmd_read_shape(im, shape, &rank, dims, &fixed))
             return;
         if (!fixed || rank != nindex) {
             fcc_diag_error(im->d, shape->loc, "sparse_feature \"%.*s\": a dense_shape of one "
@@ -641,8 +644,8 @@ static void sparse_feature(importer *im, const pt_field *m)
             dims[k] = ix->int_max + 1;
         }
     }
-    f = tf_get(m, "is_sorted");
-    put_sparse(im, name, value, index, nindex, dims, f != NULL && tf_bool(im, f));
+    f = fcc_tfmd_get(m, "is_sorted");
+    put_sparse(im, name, value, index, nindex, dims, f != NULL && fcc_tfmd_bool(im, f));
 }
 
 static void left_out(importer *im, const feat *ft, const char *indent)
@@ -671,9 +674,9 @@ int fcc_tfmd_import(pool *p, diag *d, const featc_import_options *io, const char
     im.schema = fcc_pbtxt_parse(p, d);
     if (im.schema == NULL)
         return 0;
-    tf_check_fields(&im, im.schema, "Schema");
-    if ((f = tf_get(im.schema, "represent_variable_length_as_ragged")) != NULL)
-        im.ragged_varlen = tf_bool(&im, f);
+    fcc_tfmd_check_fields(&im, im.schema, "Schema");
+    if ((f = fcc_tfmd_get(im.schema, "represent_variable_length_as_ragged")) != NULL)
+        im.ragged_varlen = fcc_tfmd_bool(&im, f);
     if (io->environment != NULL) {
         int named = 0;
         const char *env = io->environment;
@@ -695,10 +698,10 @@ int fcc_tfmd_import(pool *p, diag *d, const featc_import_options *io, const char
             return 0;
         }
     }
-    im.feats = tf_read_features(&im, im.schema, &im.nfeats);
+    im.feats = fcc_tfmd_read_features(&im, im.schema, &im.nfeats);
     if (im.feats == NULL || d->errors > errors)
         return 0;
-    if (!tf_read_lists(&im, &seq))
+    if (!fcc_tfmd_read_lists(&im, &seq))
         return 0;
     fcc_sb_printf(out, "// Imported by featc import --tfmd%s%s%s: TFXIO's reading of the\n"
                        "// schema (docs/tfx.md).  Presence, value counts and domains are in the\n"

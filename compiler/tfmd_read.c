@@ -68,7 +68,7 @@ static int word_in(const char *list, const char *w)
 }
 
 /* Warns about each field of m that `message` does not have. */
-void tf_check_fields(importer *im, const pt_field *m, const char *message)
+void fcc_tfmd_check_fields(importer *im, const pt_field *m, const char *message)
 {
     const pt_field *f;
     size_t i;
@@ -83,7 +83,7 @@ void tf_check_fields(importer *im, const pt_field *m, const char *message)
                              "schema.proto: passed over", message, f->name);
 }
 
-const pt_field *tf_get(const pt_field *m, const char *name)
+const pt_field *fcc_tfmd_get(const pt_field *m, const char *name)
 {
     const pt_field *f, *last = NULL;
     if (m == NULL || m->kind != PT_MESSAGE)
@@ -94,22 +94,22 @@ const pt_field *tf_get(const pt_field *m, const char *name)
     return last;
 }
 
-const pt_field *tf_get_message(importer *im, const pt_field *m, const char *name,
+const pt_field *fcc_tfmd_get_message(importer *im, const pt_field *m, const char *name,
                                    const char *message)
 {
-    const pt_field *f = tf_get(m, name);
+    const pt_field *f = fcc_tfmd_get(m, name);
     if (f == NULL)
         return NULL;
     if (f->kind != PT_MESSAGE) {
         fcc_diag_error(im->d, f->vloc, "%s: expected a message ({ ... })", name);
         return NULL;
     }
-    tf_check_fields(im, f, message);
+    fcc_tfmd_check_fields(im, f, message);
     return f;
 }
 
 /* An integer value; 0 after an error. */
-int tf_int(importer *im, const pt_field *f, long long *v)
+int fcc_tfmd_int(importer *im, const pt_field *f, long long *v)
 {
     char buf[64];
     char *end;
@@ -134,7 +134,7 @@ int tf_int(importer *im, const pt_field *f, long long *v)
     return 1;
 }
 
-int tf_double(importer *im, const pt_field *f, double *v)
+int fcc_tfmd_double(importer *im, const pt_field *f, double *v)
 {
     char buf[80];
     char *end;
@@ -164,7 +164,7 @@ int tf_double(importer *im, const pt_field *f, double *v)
     return 1;
 }
 
-int tf_bool(importer *im, const pt_field *f)
+int fcc_tfmd_bool(importer *im, const pt_field *f)
 {
     if ((f->kind == PT_IDENT && (strcmp(f->text, "true") == 0 || strcmp(f->text, "True") == 0 ||
                                  strcmp(f->text, "t") == 0)) ||
@@ -178,7 +178,7 @@ int tf_bool(importer *im, const pt_field *f)
     return 0;
 }
 
-int tf_string(importer *im, const pt_field *f)
+int fcc_tfmd_string(importer *im, const pt_field *f)
 {
     if (f->kind == PT_STRING)
         return 1;
@@ -187,7 +187,7 @@ int tf_string(importer *im, const pt_field *f)
 }
 
 /* An enum field: its value's name, or its number's name in names[]. */
-const char *tf_enum(importer *im, const pt_field *f, const char *const *names, size_t n)
+const char *fcc_tfmd_enum(importer *im, const pt_field *f, const char *const *names, size_t n)
 {
     long long v;
     size_t i;
@@ -195,7 +195,7 @@ const char *tf_enum(importer *im, const pt_field *f, const char *const *names, s
         for (i = 0; i < n; i++)
             if (names[i] != NULL && strcmp(names[i], f->text) == 0)
                 return names[i];
-    } else if (f->kind == PT_NUMBER && tf_int(im, f, &v)) {
+    } else if (f->kind == PT_NUMBER && fcc_tfmd_int(im, f, &v)) {
         if (v >= 0 && (unsigned long long)v < n && names[v] != NULL)
             return names[v];
     }
@@ -203,15 +203,15 @@ const char *tf_enum(importer *im, const pt_field *f, const char *const *names, s
     return NULL;
 }
 
-const char *const tf_feature_types[] = {"TYPE_UNKNOWN", "BYTES", "INT", "FLOAT", "STRUCT"};
-const char *const tf_stages[] = {"UNKNOWN_STAGE", "PLANNED", "ALPHA", "BETA", "PRODUCTION",
+const char *const fcc_tfmd_feature_types[] = {"TYPE_UNKNOWN", "BYTES", "INT", "FLOAT", "STRUCT"};
+const char *const fcc_tfmd_stages[] = {"UNKNOWN_STAGE", "PLANNED", "ALPHA", "BETA", "PRODUCTION",
                                      "DEPRECATED", "DEBUG_ONLY", "DISABLED", NULL,
                                      "VALIDATION_DERIVED"};
-const char *const tf_partition_dtypes[] = {"UNSPECIFIED", "INT64", "INT32"};
+const char *const fcc_tfmd_partition_dtypes[] = {"UNSPECIFIED", "INT64", "INT32"};
 
 /* ------------------------------------------------------------ reading */
 
-int tf_read_shape(importer *im, const pt_field *shape, size_t *rank, long long *dims, int *ok)
+int fcc_tfmd_read_shape(importer *im, const pt_field *shape, size_t *rank, long long *dims, int *ok)
 {
     const pt_field *dim;
     *rank = 0;
@@ -225,9 +225,9 @@ int tf_read_shape(importer *im, const pt_field *shape, size_t *rank, long long *
             fcc_diag_error(im->d, dim->vloc, "dim: expected a message ({ size: N })");
             return 0;
         }
-        tf_check_fields(im, dim, "Dim");
-        size = tf_get(dim, "size");
-        if (size != NULL && !tf_int(im, size, &v))
+        fcc_tfmd_check_fields(im, dim, "Dim");
+        size = fcc_tfmd_get(dim, "size");
+        if (size != NULL && !fcc_tfmd_int(im, size, &v))
             return 0;
         if (*rank == 8) {
             fcc_diag_error(im->d, dim->loc, "a shape of more than 8 dimensions");
@@ -278,28 +278,29 @@ static int read_feature(importer *im, const pt_field *m, feat *ft)
         fcc_diag_error(im->d, m->vloc, "%s: expected a message ({ ... })", m->name);
         return 0;
     }
-    tf_check_fields(im, m, "Feature");
-    f = tf_get(m, "name");
+    fcc_tfmd_check_fields(im, m, "Feature");
+    f = fcc_tfmd_get(m, "name");
     if (f == NULL) {
         fcc_diag_error(im->d, m->loc, "a feature without a name");
         return 0;
     }
-    if (!tf_string(im, f))
+    if (!fcc_tfmd_string(im, f))
         return 0;
     ft->name = f->text;
     ft->name_len = f->len;
-    if ((f = tf_get(m, "type")) != NULL) {
-        const char *t = tf_enum(im, f, tf_feature_types, 5);
+    if ((f = fcc_tfmd_get(m, "type")) != NULL) {
+        const char *t = fcc_tfmd_enum(im, f, fcc_tfmd_feature_types, 5);
         if (t == NULL)
             return 0;
         for (i = 0; i < 5; i++)
-            if (t == tf_feature_types[i])
+            if (t == fcc_tfmd_feature_types[i])
                 ft->type = (int)i;
     }
-    if ((f = tf_get(m, "deprecated")) != NULL && tf_bool(im, f))
+    if ((f = fcc_tfmd_get(m, "deprecated")) != NULL && fcc_tfmd_bool(im, f))
         ft->skip = "deprecated";
-    if ((f = tf_get(m, "lifecycle_stage")) != NULL) {
-        const char *st = tf_enum(im, f, tf_stages, sizeof tf_stages / sizeof tf_stages[0]);
+    if ((f = fcc_tfmd_get(m, "lifecycle_stage")) != NULL) {
+        const char *st = fcc_tfmd_enum(im, f, fcc_tfmd_stages,
+                                       sizeof fcc_tfmd_stages / sizeof fcc_tfmd_stages[0]);
         if (st == NULL)
             return 0;
         if (strcmp(st, "DEPRECATED") == 0 || strcmp(st, "PLANNED") == 0 ||
@@ -308,33 +309,34 @@ static int read_feature(importer *im, const pt_field *m, feat *ft)
     }
     if (ft->skip == NULL && !in_environment(im, m))
         ft->skip = "environment";
-    if ((f = tf_get_message(im, m, "presence", "FeaturePresence")) != NULL) {
+    if ((f = fcc_tfmd_get_message(im, m, "presence", "FeaturePresence")) != NULL) {
         const pt_field *x;
         ft->has_presence = 1;
-        if ((x = tf_get(f, "min_fraction")) != NULL &&
-            !(ft->has_min_fraction = tf_double(im, x, &ft->min_fraction)))
+        if ((x = fcc_tfmd_get(f, "min_fraction")) != NULL &&
+            !(ft->has_min_fraction = fcc_tfmd_double(im, x, &ft->min_fraction)))
             return 0;
-        if ((x = tf_get(f, "min_count")) != NULL && !(ft->has_min_count = tf_int(im, x, &ft->min_count)))
+        if ((x = fcc_tfmd_get(f, "min_count")) != NULL &&
+            !(ft->has_min_count = fcc_tfmd_int(im, x, &ft->min_count)))
             return 0;
     }
-    if ((f = tf_get_message(im, m, "shape", "FixedShape")) != NULL) {
+    if ((f = fcc_tfmd_get_message(im, m, "shape", "FixedShape")) != NULL) {
         ft->has_shape = 1;
-        if (!tf_read_shape(im, f, &ft->rank, ft->dims, &ft->shape_ok))
+        if (!fcc_tfmd_read_shape(im, f, &ft->rank, ft->dims, &ft->shape_ok))
             return 0;
     }
-    if ((f = tf_get_message(im, m, "value_count", "ValueCount")) != NULL) {
+    if ((f = fcc_tfmd_get_message(im, m, "value_count", "ValueCount")) != NULL) {
         const pt_field *x;
         ft->has_count = 1;
         ft->count_min = 0;
         ft->count_max = -1;
-        if ((x = tf_get(f, "min")) != NULL && !tf_int(im, x, &ft->count_min))
+        if ((x = fcc_tfmd_get(f, "min")) != NULL && !fcc_tfmd_int(im, x, &ft->count_min))
             return 0;
         if (x != NULL && ft->count_min < 0) {
             fcc_diag_error(im->d, x->vloc, "value_count.min %lld: a count is not negative",
                            ft->count_min);
             return 0;
         }
-        if ((x = tf_get(f, "max")) != NULL && !tf_int(im, x, &ft->count_max))
+        if ((x = fcc_tfmd_get(f, "max")) != NULL && !fcc_tfmd_int(im, x, &ft->count_max))
             return 0;
         if (x != NULL && (ft->count_max < 0 || ft->count_max < ft->count_min)) {
             fcc_diag_error(im->d, x->vloc, "value_count.max %lld: %s", ft->count_max,
@@ -342,24 +344,26 @@ static int read_feature(importer *im, const pt_field *m, feat *ft)
             return 0;
         }
     }
-    if (tf_get_message(im, m, "value_counts", "ValueCountList") != NULL)
+    if (fcc_tfmd_get_message(im, m, "value_counts", "ValueCountList") != NULL)
         ft->has_counts = 1;
-    if ((f = tf_get_message(im, m, "int_domain", "IntDomain")) != NULL) {
+    if ((f = fcc_tfmd_get_message(im, m, "int_domain", "IntDomain")) != NULL) {
         const pt_field *x;
         ft->has_int_domain = 1;
-        if ((x = tf_get(f, "min")) != NULL && !(ft->has_int_min = tf_int(im, x, &ft->int_min)))
+        if ((x = fcc_tfmd_get(f, "min")) != NULL &&
+            !(ft->has_int_min = fcc_tfmd_int(im, x, &ft->int_min)))
             return 0;
-        if ((x = tf_get(f, "max")) != NULL && !(ft->has_int_max = tf_int(im, x, &ft->int_max)))
+        if ((x = fcc_tfmd_get(f, "max")) != NULL &&
+            !(ft->has_int_max = fcc_tfmd_int(im, x, &ft->int_max)))
             return 0;
     }
     for (i = 0; i < sizeof domains / sizeof domains[0]; i++)
-        if ((f = tf_get(m, domains[i])) != NULL)
+        if ((f = fcc_tfmd_get(m, domains[i])) != NULL)
             ft->domain = f;
-    ft->struct_domain = tf_get_message(im, m, "struct_domain", "StructDomain");
+    ft->struct_domain = fcc_tfmd_get_message(im, m, "struct_domain", "StructDomain");
     return 1;
 }
 
-feat *tf_find(feat *fs, size_t n, const char *name, size_t len)
+feat *fcc_tfmd_find(feat *fs, size_t n, const char *name, size_t len)
 {
     size_t i;
     for (i = 0; i < n; i++)
@@ -369,7 +373,7 @@ feat *tf_find(feat *fs, size_t n, const char *name, size_t len)
 }
 
 /* Reads the Feature messages among m's fields (a schema, a struct domain). */
-feat *tf_read_features(importer *im, const pt_field *m, size_t *n)
+feat *fcc_tfmd_read_features(importer *im, const pt_field *m, size_t *n)
 {
     const pt_field *f;
     size_t count = 0, i = 0;
@@ -386,7 +390,7 @@ feat *tf_read_features(importer *im, const pt_field *m, size_t *n)
             continue;
         if (!read_feature(im, f, &fs[i]))
             return NULL;
-        if (tf_find(fs, i, fs[i].name, fs[i].name_len) != NULL) {
+        if (fcc_tfmd_find(fs, i, fs[i].name, fs[i].name_len) != NULL) {
             fcc_diag_error(im->d, f->loc, "a second feature named \"%.*s\"",
                            (int)fs[i].name_len, fs[i].name);
             return NULL;
@@ -400,7 +404,7 @@ feat *tf_read_features(importer *im, const pt_field *m, size_t *n)
 /* The feature lists: the struct_domain of a STRUCT feature ##SEQUENCE##
  * (not left out), into im->lists, and that feature (marked used) in *seq,
  * NULL without one.  0 after an error. */
-int tf_read_lists(importer *im, feat **seq)
+int fcc_tfmd_read_lists(importer *im, feat **seq)
 {
     size_t i;
     *seq = NULL;
@@ -410,7 +414,7 @@ int tf_read_lists(importer *im, feat **seq)
             *seq = &im->feats[i];
             (*seq)->used = 1;
             if ((*seq)->struct_domain != NULL &&
-                (im->lists = tf_read_features(im, (*seq)->struct_domain, &im->nlists)) == NULL)
+                (im->lists = fcc_tfmd_read_features(im, (*seq)->struct_domain, &im->nlists)) == NULL)
                 return 0;
         }
     return 1;

@@ -33,20 +33,20 @@ static void at_byte_n(char *out, size_t size, const char *text, uint64_t *at, in
     out[n] = '\0';
 }
 
-static void add_at(tools_error_kind *e, uint64_t v)
+static void add_at(cli_error_kind *e, uint64_t v)
 {
     size_t i;
     for (i = 0; i < e->n_at; i++)
         if (e->at[i] == v)
             return;
-    if (e->n_at < TOOLS_KINDS_AT)
+    if (e->n_at < CLI_KINDS_AT)
         e->at[e->n_at++] = v;
     else
         e->more_at = 1;
 }
 
-void tools_kinds_note(tools_kinds *k, const char *text, size_t file, uint64_t index,
-                      uint64_t offset)
+void cli_kinds_note(cli_kinds *k, const char *text, size_t file, uint64_t index,
+                    uint64_t offset)
 {
     char norm[FC_ERROR_MSG_SIZE];
     uint64_t at = 0;
@@ -60,7 +60,7 @@ void tools_kinds_note(tools_kinds *k, const char *text, size_t file, uint64_t in
                 add_at(&k->kind[i], at);
             return;
         }
-    if (k->n == TOOLS_KINDS_KEPT) {
+    if (k->n == CLI_KINDS_KEPT) {
         k->other++;
         return;
     }
@@ -75,7 +75,7 @@ void tools_kinds_note(tools_kinds *k, const char *text, size_t file, uint64_t in
     k->n++;
 }
 
-void tools_kinds_merge(tools_kinds *into, const tools_kinds *from)
+void cli_kinds_merge(cli_kinds *into, const cli_kinds *from)
 {
     size_t i, j, a;
     for (i = 0; i < from->n; i++) {
@@ -87,7 +87,7 @@ void tools_kinds_merge(tools_kinds *into, const tools_kinds *from)
             for (a = 0; a < from->kind[i].n_at; a++)
                 add_at(&into->kind[j], from->kind[i].at[a]);
             into->kind[j].more_at |= from->kind[i].more_at;
-        } else if (into->n < TOOLS_KINDS_KEPT)
+        } else if (into->n < CLI_KINDS_KEPT)
             into->kind[into->n++] = from->kind[i];
         else
             into->other += from->kind[i].count;
@@ -95,7 +95,7 @@ void tools_kinds_merge(tools_kinds *into, const tools_kinds *from)
     into->other += from->other;
 }
 
-const char *tools_kind_at(const tools_error_kind *e, char *buf, size_t size)
+const char *cli_kind_at(const cli_error_kind *e, char *buf, size_t size)
 {
     size_t i, n = 0;
     buf[0] = '\0';
@@ -109,11 +109,11 @@ const char *tools_kind_at(const tools_error_kind *e, char *buf, size_t size)
 
 static int by_count(const void *a, const void *b)
 {
-    const tools_error_kind *x = (const tools_error_kind *)a, *y = (const tools_error_kind *)b;
+    const cli_error_kind *x = (const cli_error_kind *)a, *y = (const cli_error_kind *)b;
     return x->count != y->count ? (x->count > y->count ? -1 : 1) : strcmp(x->text, y->text);
 }
 
-void tools_kinds_sort(tools_kinds *k)
+void cli_kinds_sort(cli_kinds *k)
 {
     if (k->n > 1)
         qsort(k->kind, k->n, sizeof *k->kind, by_count);

@@ -51,7 +51,7 @@ void progress_end(progress *p);
 /* The options that set the mode, for every command that shows progress. */
 #define PROGRESS_OPTIONS                                        \
     {"quiet", no_argument, NULL, 'q'},                          \
-    {"progress", no_argument, NULL, TOOLS_OPT_PROGRESS}
+    {"progress", no_argument, NULL, CLI_OPT_PROGRESS}
 #define PROGRESS_HELP                                                            \
     "  -q, --quiet             no progress on standard error\n"                    \
     "      --progress          progress on standard error even when it is not a\n" \

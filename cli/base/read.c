@@ -7,23 +7,23 @@
 #include <string.h>
 #include <unistd.h>
 
-int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
-                       fc_payload_kind *type, size_t *max_memory, int *rc)
+int cli_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                     fc_payload_kind *type, size_t *max_memory, int *rc)
 {
     *rc = 0;
     if (opt == 'c') {
         if (fc_input_parse_compression(val, &read->compression) != 0)
             *rc = cli_usage_error(c, "unknown compression '%s' (auto, none, zlib, gzip)", val);
-    } else if (opt == TOOLS_OPT_CRC) {
+    } else if (opt == CLI_OPT_CRC) {
         if (fc_input_parse_crc(val, &read->crc_policy) != 0)
             *rc = cli_usage_error(c, "unknown CRC policy '%s' (verify, skip, none)", val);
-    } else if (opt == TOOLS_OPT_MAX_RECORD) {
+    } else if (opt == CLI_OPT_MAX_RECORD) {
         if (fc_input_parse_size(val, &read->max_record_size) != 0 || read->max_record_size == 0)
             *rc = cli_usage_error(c, "bad size '%s' (a number, with K, M or G)", val);
-    } else if (opt == TOOLS_OPT_MAX_MEMORY && max_memory != NULL) {
+    } else if (opt == CLI_OPT_MAX_MEMORY && max_memory != NULL) {
         if (fc_input_parse_size(val, max_memory) != 0 || *max_memory < 65536u)
             *rc = cli_usage_error(c, "bad size '%s' (a number, with K, M or G; at least 64K)", val);
-    } else if (opt == TOOLS_OPT_TYPE && type != NULL) {
+    } else if (opt == CLI_OPT_TYPE && type != NULL) {
         if (strcmp(val, "auto") == 0)
             *type = FC_PAYLOAD_AUTO;
         else if (strcmp(val, "example") == 0)
@@ -38,12 +38,12 @@ int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_
     return 1;
 }
 
-int tools_part_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
-                      int *sync_given, int *rc)
+int cli_part_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                    int *sync_given, int *rc)
 {
-    fc_input_part part = opt == TOOLS_OPT_SPLIT    ? FC_PART_SPLIT
-                         : opt == TOOLS_OPT_RANGE  ? FC_PART_RANGE
-                         : opt == TOOLS_OPT_RECORDS ? FC_PART_RECORDS
+    fc_input_part part = opt == CLI_OPT_SPLIT    ? FC_PART_SPLIT
+                         : opt == CLI_OPT_RANGE  ? FC_PART_RANGE
+                         : opt == CLI_OPT_RECORDS ? FC_PART_RECORDS
                                                    : FC_PART_ALL;
     *rc = 0;
     if (part != FC_PART_ALL) {
@@ -64,9 +64,9 @@ int tools_part_option(const cli_command *c, int opt, const char *val, fc_input_o
                                                  "K, M or G)"
                                                : "bad records '%s' (A:B, record numbers A <= B)",
                                   val);
-    } else if (opt == TOOLS_OPT_INDEX) {
+    } else if (opt == CLI_OPT_INDEX) {
         read->index_path = val;
-    } else if (opt == TOOLS_OPT_SYNC) {
+    } else if (opt == CLI_OPT_SYNC) {
         *sync_given = 1;
         if (fc_input_parse_sync(val, &read->sync) != 0)
             *rc = cli_usage_error(c, "unknown sync method '%s' (walk, checksum)", val);
@@ -76,7 +76,7 @@ int tools_part_option(const cli_command *c, int opt, const char *val, fc_input_o
     return 1;
 }
 
-int tools_part_done(const cli_command *c, const fc_input_options *read, int sync_given)
+int cli_part_done(const cli_command *c, const fc_input_options *read, int sync_given)
 {
     if ((read->index_path != NULL || sync_given) && read->part == FC_PART_ALL)
         return cli_usage_error(c, "--%s goes with --split, --range or --records",
@@ -93,10 +93,10 @@ int tools_part_done(const cli_command *c, const fc_input_options *read, int sync
     return 0;
 }
 
-fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
+fc_status cli_decode(cli_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
                      fc_fallback *fb, fc_error *err)
 {
-    size_t limit = d->limit != 0 ? d->limit : TOOLS_DEFAULT_MAX_MEMORY;
+    size_t limit = d->limit != 0 ? d->limit : CLI_DEFAULT_MAX_MEMORY;
     /* most payloads need less than 8 bytes per byte; from there, doubling */
     size_t want = rec->length > (limit - 65536u) / 8u ? limit : rec->length * 8u + 65536u;
     if (limit <= 65536u)
@@ -141,7 +141,7 @@ fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind t
     }
 }
 
-int tools_parse_jobs(const char *s, unsigned *jobs)
+int cli_parse_jobs(const char *s, unsigned *jobs)
 {
     char *end;
     unsigned long v;

@@ -12,52 +12,52 @@
 
 /* The codes of the record tools' long options (-c is --compression). */
 enum {
-    TOOLS_OPT_MAX_RECORD = CLI_OPT_FIRST,
-    TOOLS_OPT_TYPE,
-    TOOLS_OPT_CRC,
-    TOOLS_OPT_JSON,
-    TOOLS_OPT_LENIENT,
-    TOOLS_OPT_EXAMPLES,
-    TOOLS_OPT_PACKAGE,
-    TOOLS_OPT_NAME,
-    TOOLS_OPT_MAX_MEMORY,
-    TOOLS_OPT_SPLIT,
-    TOOLS_OPT_RANGE,
-    TOOLS_OPT_RECORDS,
-    TOOLS_OPT_INDEX,
-    TOOLS_OPT_SYNC,
-    TOOLS_OPT_CHECK,
-    TOOLS_OPT_JOBS,
-    TOOLS_OPT_LIMIT,
-    TOOLS_OPT_SKIP,
-    TOOLS_OPT_MAX_BYTES,
-    TOOLS_OPT_RAW,
-    TOOLS_OPT_UTF8,
-    TOOLS_OPT_JSON_BYTES,
-    TOOLS_OPT_PROGRESS
+    CLI_OPT_MAX_RECORD = CLI_OPT_FIRST,
+    CLI_OPT_TYPE,
+    CLI_OPT_CRC,
+    CLI_OPT_JSON,
+    CLI_OPT_LENIENT,
+    CLI_OPT_EXAMPLES,
+    CLI_OPT_PACKAGE,
+    CLI_OPT_NAME,
+    CLI_OPT_MAX_MEMORY,
+    CLI_OPT_SPLIT,
+    CLI_OPT_RANGE,
+    CLI_OPT_RECORDS,
+    CLI_OPT_INDEX,
+    CLI_OPT_SYNC,
+    CLI_OPT_CHECK,
+    CLI_OPT_JOBS,
+    CLI_OPT_LIMIT,
+    CLI_OPT_SKIP,
+    CLI_OPT_MAX_BYTES,
+    CLI_OPT_RAW,
+    CLI_OPT_UTF8,
+    CLI_OPT_JSON_BYTES,
+    CLI_OPT_PROGRESS
 };
 /* -j, --jobs=N: read with N threads (count, verify, index). */
-#define TOOLS_JOBS_OPTION {"jobs", required_argument, NULL, 'j'}
-#define TOOLS_JOBS_HELP                                                          \
+#define CLI_JOBS_OPTION {"jobs", required_argument, NULL, 'j'}
+#define CLI_JOBS_HELP                                                          \
     "  -j, --jobs=N            read each file with N threads, in splits (whole\n"   \
     "                          files for ZLIB, and GZIP without FILE.members);\n" \
     "                          0: one per CPU\n"
 /* Parses the value of -j: 1..1024, or 0 for one per CPU; 0 on success. */
-int tools_parse_jobs(const char *s, unsigned *jobs);
+int cli_parse_jobs(const char *s, unsigned *jobs);
 /* The input options every command that reads records takes. */
-#define TOOLS_INPUT_OPTIONS                                      \
+#define CLI_INPUT_OPTIONS                                      \
     {"compression", required_argument, NULL, 'c'},               \
-    {"max-record-size", required_argument, NULL, TOOLS_OPT_MAX_RECORD}
-#define TOOLS_TYPE_OPTION {"type", required_argument, NULL, TOOLS_OPT_TYPE}
+    {"max-record-size", required_argument, NULL, CLI_OPT_MAX_RECORD}
+#define CLI_TYPE_OPTION {"type", required_argument, NULL, CLI_OPT_TYPE}
 /* The options that read a part of each file (cat, count, verify). */
-#define TOOLS_PART_OPTIONS                                       \
-    {"split", required_argument, NULL, TOOLS_OPT_SPLIT},         \
-    {"range", required_argument, NULL, TOOLS_OPT_RANGE},         \
-    {"records", required_argument, NULL, TOOLS_OPT_RECORDS},     \
-    {"index", required_argument, NULL, TOOLS_OPT_INDEX},         \
-    {"sync", required_argument, NULL, TOOLS_OPT_SYNC}
-/* The help text of TOOLS_PART_OPTIONS. */
-#define TOOLS_PART_HELP                                                          \
+#define CLI_PART_OPTIONS                                       \
+    {"split", required_argument, NULL, CLI_OPT_SPLIT},         \
+    {"range", required_argument, NULL, CLI_OPT_RANGE},         \
+    {"records", required_argument, NULL, CLI_OPT_RECORDS},     \
+    {"index", required_argument, NULL, CLI_OPT_INDEX},         \
+    {"sync", required_argument, NULL, CLI_OPT_SYNC}
+/* The help text of CLI_PART_OPTIONS. */
+#define CLI_PART_HELP                                                          \
     "  --split=I/N             only split I of N equal byte ranges of each file\n" \
     "                          (I from 0): the records whose header starts in it\n" \
     "  --range=A:B             only the records whose header starts in bytes\n"    \
@@ -72,35 +72,35 @@ int tools_parse_jobs(const char *s, unsigned *jobs);
     "                          range's start (reads nothing before it)\n"
 /* Applies a part option (--split, --range, --records, --index, --sync):
  * 1 when opt is one (*rc 0, or the usage error printed), else 0. */
-int tools_part_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
-                      int *sync_given, int *rc);
+int cli_part_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                    int *sync_given, int *rc);
 /* The checks once every option is read: 0, or the usage error printed. */
-int tools_part_done(const cli_command *c, const fc_input_options *read, int sync_given);
+int cli_part_done(const cli_command *c, const fc_input_options *read, int sync_given);
 /* The commands that decode payloads (cat, verify --examples, infer). */
-#define TOOLS_MEMORY_OPTION {"max-memory", required_argument, NULL, TOOLS_OPT_MAX_MEMORY}
-#define TOOLS_DEFAULT_MAX_MEMORY ((size_t)1 << 30)
+#define CLI_MEMORY_OPTION {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY}
+#define CLI_DEFAULT_MAX_MEMORY ((size_t)1 << 30)
 
 /* Applies option opt with value val when it is an input option
  * (--compression, --crc, --max-record-size, --type when type is not NULL,
  * --max-memory when max_memory is not NULL): returns 1 with *rc 0, or the
  * usage error already printed; else 0. */
-int tools_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
-                       fc_payload_kind *type, size_t *max_memory, int *rc);
+int cli_input_option(const cli_command *c, int opt, const char *val, fc_input_options *read,
+                     fc_payload_kind *type, size_t *max_memory, int *rc);
 
 /* Decodes one payload with the fallback decoder into memory that grows as
- * needed, up to limit bytes (0: TOOLS_DEFAULT_MAX_MEMORY); free d->mem when
+ * needed, up to limit bytes (0: CLI_DEFAULT_MAX_MEMORY); free d->mem when
  * done.  protobuf-c's structures take up to about 28 bytes per byte of
  * payload (an empty map entry: 2 bytes on the wire, a 48-byte struct and
  * its pointer), so the memory is bounded by limit, not by the record: a
  * record that needs more is an FC_ERR_NO_MEMORY error naming --max-memory,
  * and the tools go on with the next record. */
-typedef struct tools_decoder {
+typedef struct cli_decoder {
     unsigned char *mem;
     size_t size;
     size_t limit;
     fc_arena arena;
-} tools_decoder;
-fc_status tools_decode(tools_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
-                       fc_fallback *fb, fc_error *err);
+} cli_decoder;
+fc_status cli_decode(cli_decoder *d, const fc_record *rec, fc_payload_kind type, int flags,
+                     fc_fallback *fb, fc_error *err);
 
 #endif /* FEATC_CLI_READ_H */

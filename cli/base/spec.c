@@ -9,7 +9,7 @@
 
 #include "base/cli.h"
 
-int tools_spec_open(tools_spec *s, const char *path, const char *message)
+int cli_spec_open(cli_spec *s, const char *path, const char *message)
 {
     size_t len = 0;
     char *src = cli_read_file(path, &len);
@@ -17,13 +17,13 @@ int tools_spec_open(tools_spec *s, const char *path, const char *message)
     memset(s, 0, sizeof *s);
     if (src == NULL)
         return EXIT_DATA_ERR;
-    rc = tools_spec_open_text(s, path, src, len, message);
+    rc = cli_spec_open_text(s, path, src, len, message);
     free(src);
     return rc;
 }
 
-int tools_spec_open_text(tools_spec *s, const char *name, const char *src, size_t len,
-                         const char *message)
+int cli_spec_open_text(cli_spec *s, const char *name, const char *src, size_t len,
+                       const char *message)
 {
     featc_options fo = FEATC_OPTIONS_INIT;
     int errors;
@@ -40,14 +40,14 @@ int tools_spec_open_text(tools_spec *s, const char *name, const char *src, size_
     return EXIT_OK;
 }
 
-void tools_spec_close(tools_spec *s)
+void cli_spec_close(cli_spec *s)
 {
     featc_dynamic_free(s->d);
     memset(s, 0, sizeof *s);
 }
 
-int tools_spec_parse(const tools_spec *s, void *msg, fc_feature_ref *refs, const fc_record *rec,
-                     fc_error *err)
+int cli_spec_parse(const cli_spec *s, void *msg, fc_feature_ref *refs, const fc_record *rec,
+                   fc_error *err)
 {
     if (s->md != NULL)
         return fc_ex_parse_desc(s->md, msg, rec->data, rec->length, featc_dynamic_lookup, s->d,

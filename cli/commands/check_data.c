@@ -30,12 +30,12 @@
 /* ------------------------------------------------------------ check --data */
 
 typedef struct checker {
-    const tools_check_opts *o;
-    tools_spec spec;
+    const cli_check_opts *o;
+    cli_spec spec;
     void *msg;
     fc_feature_ref *refs;
     uint64_t records, failed, shown, n;
-    tools_kinds kinds;
+    cli_kinds kinds;
 } checker;
 
 /* One record: printed (--json) or judged. */
@@ -45,7 +45,7 @@ static void check_record(checker *c, const fc_record *rec, const char *path, siz
     int ok;
     fc_error_clear(&err);
     /* as the generated driver: one struct, not cleared between records */
-    ok = tools_spec_parse(&c->spec, c->msg, c->refs, rec, &err) == FC_OK;
+    ok = cli_spec_parse(&c->spec, c->msg, c->refs, rec, &err) == FC_OK;
     c->records++;
     if (c->o->json) {
         /* the dump contract, as fc_driver_main prints it */
@@ -75,7 +75,7 @@ static void check_record(checker *c, const fc_record *rec, const char *path, siz
     if (ok)
         return;
     c->failed++;
-    tools_kinds_note(&c->kinds, err.message, file, rec->index, rec->offset);
+    cli_kinds_note(&c->kinds, err.message, file, rec->index, rec->offset);
     if (!c->o->json && c->shown < c->o->max_errors) {
         c->shown++;
         printf("%s: record %llu (offset %llu): %s\n", path, (unsigned long long)rec->index,
@@ -83,14 +83,14 @@ static void check_record(checker *c, const fc_record *rec, const char *path, siz
     }
 }
 
-int tools_check_data(const char *spec_path, char **files, int nfiles, const tools_check_opts *o)
+int cli_check_data(const char *spec_path, char **files, int nfiles, const cli_check_opts *o)
 {
     checker c;
     progress pg;
     int rc, k;
     memset(&c, 0, sizeof c);
     c.o = o;
-    if ((rc = tools_spec_open(&c.spec, spec_path, o->message)) != EXIT_OK)
+    if ((rc = cli_spec_open(&c.spec, spec_path, o->message)) != EXIT_OK)
         return rc;
     c.msg = calloc(1, c.spec.size);
     c.refs = (fc_feature_ref *)calloc(c.spec.nrefs, sizeof *c.refs);
@@ -138,14 +138,14 @@ int tools_check_data(const char *spec_path, char **files, int nfiles, const tool
             printf("(%llu errors not shown: --max-errors=%llu)\n",
                    (unsigned long long)(c.failed - c.shown), (unsigned long long)o->max_errors);
         if (c.kinds.n > 0) {
-            tools_kinds_sort(&c.kinds);
+            cli_kinds_sort(&c.kinds);
             printf("errors by text:\n");
             for (i = 0; i < c.kinds.n; i++) {
                 char at[128];
                 printf("%10llu  %s (first: %s record %llu%s)\n",
                        (unsigned long long)c.kinds.kind[i].count, c.kinds.kind[i].text,
                        files[c.kinds.kind[i].file], (unsigned long long)c.kinds.kind[i].index,
-                       tools_kind_at(&c.kinds.kind[i], at, sizeof at));
+                       cli_kind_at(&c.kinds.kind[i], at, sizeof at));
             }
             if (c.kinds.other > 0)
                 printf("%10llu  (other texts)\n", (unsigned long long)c.kinds.other);
@@ -158,6 +158,6 @@ int tools_check_data(const char *spec_path, char **files, int nfiles, const tool
 out:
     free(c.msg);
     free(c.refs);
-    tools_spec_close(&c.spec);
+    cli_spec_close(&c.spec);
     return rc;
 }

@@ -27,18 +27,18 @@ int cmd_convert(int argc, char **argv);
 /* The spec featc infer prints for files (infer.c), in *text (*len bytes;
  * the caller frees it): EXIT_OK, or the exit status with the errors
  * printed (also when a feature could not be described). */
-int tools_infer_spec(char **files, int nfiles, const fc_input_options *read, int progress_mode,
-                     char **text, size_t *len);
+int cli_infer_spec(char **files, int nfiles, const fc_input_options *read, int progress_mode,
+                   char **text, size_t *len);
 
 /* featc check SPEC --data FILE... (check_data.c): what cmd_check parsed. */
-typedef struct tools_check_opts {
+typedef struct cli_check_opts {
     fc_input_options read;
     const char *message;         /* --message (NULL: the spec's first) */
     int json;                    /* --json: every record as the JSON driver prints it */
     unsigned long long max_errors; /* --max-errors */
     int progress;                /* PROGRESS_* */
-} tools_check_opts;
+} cli_check_opts;
 /* Reads files through the spec at spec_path; the exit status. */
-int tools_check_data(const char *spec_path, char **files, int nfiles, const tools_check_opts *o);
+int cli_check_data(const char *spec_path, char **files, int nfiles, const cli_check_opts *o);
 
 #endif /* FEATC_CLI_COMMANDS_H */

@@ -86,11 +86,11 @@ static const struct option check_long[] = {{"tf", no_argument, NULL, OPT_TF},
                                            {"werror", no_argument, NULL, OPT_WERROR},
                                            {"data", no_argument, NULL, OPT_DATA},
                                            {"message", required_argument, NULL, OPT_MESSAGE},
-                                           {"json", no_argument, NULL, TOOLS_OPT_JSON},
+                                           {"json", no_argument, NULL, CLI_OPT_JSON},
                                            {"max-errors", required_argument, NULL,
                                             OPT_MAX_ERRORS},
-                                           {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-                                           TOOLS_INPUT_OPTIONS,
+                                           {"crc", required_argument, NULL, CLI_OPT_CRC},
+                                           CLI_INPUT_OPTIONS,
                                            PROGRESS_OPTIONS,
                                            CLI_COMMON_OPTIONS,
                                            {NULL, 0, NULL, 0}};
@@ -316,7 +316,7 @@ int cmd_compile(int argc, char **argv)
 }
 
 /* featc check SPEC --data FILE...: the spec, then the files. */
-static int check_data(char **operands, int n, const tools_check_opts *o)
+static int check_data(char **operands, int n, const cli_check_opts *o)
 {
     static char dash[] = "-";
     static char *stdin_only[] = {dash, NULL};
@@ -324,16 +324,16 @@ static int check_data(char **operands, int n, const tools_check_opts *o)
         return cli_usage_error(&check_cmd, "--data reads the spec from a file, not from "
                                            "standard input");
     if (n > 1)
-        return tools_check_data(operands[0], operands + 1, n - 1, o);
+        return cli_check_data(operands[0], operands + 1, n - 1, o);
     if (isatty(STDIN_FILENO))
         return cli_usage_error(&check_cmd, "--data: no data file (standard input is a terminal)");
-    return tools_check_data(operands[0], stdin_only, 1, o);
+    return cli_check_data(operands[0], stdin_only, 1, o);
 }
 
 int cmd_check(int argc, char **argv)
 {
     compile_opts co;
-    tools_check_opts to;
+    cli_check_opts to;
     char **specs;
     int i, opt, rc, n, data = 0, data_only = 0;
     memset(&co, 0, sizeof co);
@@ -344,7 +344,7 @@ int cmd_check(int argc, char **argv)
     co.check = 1;
     while ((opt = cli_next_option(&check_cmd, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(&check_cmd, opt, optarg, &to.read, NULL, NULL, &r)) {
+        if (cli_input_option(&check_cmd, opt, optarg, &to.read, NULL, NULL, &r)) {
             if (r != 0)
                 return r;
             data_only = 1;
@@ -357,7 +357,7 @@ int cmd_check(int argc, char **argv)
         } else if (opt == OPT_MESSAGE) {
             to.message = optarg;
             data_only = 1;
-        } else if (opt == TOOLS_OPT_JSON) {
+        } else if (opt == CLI_OPT_JSON) {
             to.json = 1;
             data_only = 1;
         } else if (opt == OPT_MAX_ERRORS) {
@@ -371,7 +371,7 @@ int cmd_check(int argc, char **argv)
         } else if (opt == 'q') {
             to.progress = PROGRESS_QUIET;
             data_only = 1;
-        } else if (opt == TOOLS_OPT_PROGRESS) {
+        } else if (opt == CLI_OPT_PROGRESS) {
             to.progress = PROGRESS_FORCE;
             data_only = 1;
         }

@@ -72,7 +72,7 @@ static const char *const convert_usage =
     "  --crc=verify|skip|none  (default verify)\n"
     "  --max-record-size=N     (default 1G)\n"
     PROGRESS_HELP
-    TOOLS_PART_HELP
+    CLI_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -81,7 +81,7 @@ static const char *const convert_usage =
     "written; 64 usage error.\n";
 
 enum {
-    OPT_SPEC = TOOLS_OPT_PROGRESS + 1,
+    OPT_SPEC = CLI_OPT_PROGRESS + 1,
     OPT_MESSAGE,
     OPT_STREAM,
     OPT_BATCH_SIZE,
@@ -95,9 +95,9 @@ static const struct option convert_long[] = {
     {"stream", no_argument, NULL, OPT_STREAM},
     {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
     {"large", no_argument, NULL, OPT_LARGE},
-    TOOLS_JOBS_OPTION,
-    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-    PROGRESS_OPTIONS, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS,
+    CLI_JOBS_OPTION,
+    {"crc", required_argument, NULL, CLI_OPT_CRC},
+    PROGRESS_OPTIONS, CLI_INPUT_OPTIONS, CLI_PART_OPTIONS, CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
 static const cli_command convert_cmd = {"convert", convert_usage, "c:o:j:qh", convert_long};
 
@@ -122,8 +122,8 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
         int r;
         if (opt == 'c')
             compression_given = 1;
-        if (tools_input_option(&convert_cmd, opt, optarg, &o->read, NULL, NULL, &r) ||
-            tools_part_option(&convert_cmd, opt, optarg, &o->read, &sync_given, &r)) {
+        if (cli_input_option(&convert_cmd, opt, optarg, &o->read, NULL, NULL, &r) ||
+            cli_part_option(&convert_cmd, opt, optarg, &o->read, &sync_given, &r)) {
             if (r != 0)
                 return r;
         } else if (opt == 'o') {
@@ -137,7 +137,7 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
         } else if (opt == OPT_LARGE) {
             o->large = 1;
         } else if (opt == 'j') {
-            if (tools_parse_jobs(optarg, &o->jobs) != 0)
+            if (cli_parse_jobs(optarg, &o->jobs) != 0)
                 return cli_usage_error(&convert_cmd, "bad number of jobs '%s' (0 for one per "
                                                      "CPU, or 1 to 1024)",
                                        optarg);
@@ -154,7 +154,7 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
             o->batch_size = (size_t)v;
         } else if (opt == 'q') {
             o->progress = PROGRESS_QUIET;
-        } else if (opt == TOOLS_OPT_PROGRESS) {
+        } else if (opt == CLI_OPT_PROGRESS) {
             o->progress = PROGRESS_FORCE;
         }
     }
@@ -162,7 +162,7 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
         *done = 1;
         return rc;
     }
-    if ((rc = tools_part_done(&convert_cmd, &o->read, sync_given)) != 0)
+    if ((rc = cli_part_done(&convert_cmd, &o->read, sync_given)) != 0)
         return rc;
     if (o->output == NULL)
         return cli_usage_error(&convert_cmd, "no output file: give -o OUT");
@@ -177,7 +177,7 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
 /* ------------------------------------------------------------ to Arrow */
 
 typedef struct to_arrow {
-    tools_spec spec;
+    cli_spec spec;
     fc_feature_ref *refs; /* each worker's nrefs + 1 */
     progress pg;
 } to_arrow;
@@ -190,7 +190,7 @@ static int parse_hook(void *ctx, unsigned worker, void *msg, const void *data, s
     memset(&rec, 0, sizeof rec);
     rec.data = (const unsigned char *)data;
     rec.length = len;
-    return tools_spec_parse(&t->spec, msg, t->refs + worker * (t->spec.nrefs + 1), &rec, err);
+    return cli_spec_parse(&t->spec, msg, t->refs + worker * (t->spec.nrefs + 1), &rec, err);
 }
 
 static void record_hook(void *ctx, uint64_t file_bytes)
@@ -248,21 +248,21 @@ static int pump(const convert_opts *o, struct ArrowArrayStream *st, FILE *f, uin
     return rc;
 }
 
-static int open_spec(const convert_opts *o, tools_spec *s)
+static int open_spec(const convert_opts *o, cli_spec *s)
 {
     char *text = NULL;
     size_t len = 0;
     int k, rc;
     if (o->spec != NULL)
-        return tools_spec_open(s, o->spec, o->message);
+        return cli_spec_open(s, o->spec, o->message);
     for (k = 0; k < o->nfiles; k++)
         if (strcmp(o->files[k], "-") == 0)
             return cli_fail(EXIT_USAGE_ERR, "convert: standard input is read once: give "
                                             "--spec (featc infer's output, say)");
-    rc = tools_infer_spec(o->files, o->nfiles, &o->read, o->progress, &text, &len);
+    rc = cli_infer_spec(o->files, o->nfiles, &o->read, o->progress, &text, &len);
     if (rc != EXIT_OK)
         return rc;
-    rc = tools_spec_open_text(s, "<inferred spec>", text, len, NULL);
+    rc = cli_spec_open_text(s, "<inferred spec>", text, len, NULL);
     free(text);
     return rc;
 }
@@ -283,7 +283,7 @@ static int to_arrow_run(const convert_opts *o)
     t.refs = (fc_feature_ref *)calloc((t.spec.nrefs + 1) * (o->jobs > 0 ? o->jobs : 1),
                                       sizeof *t.refs);
     if (t.refs == NULL) {
-        tools_spec_close(&t.spec);
+        cli_spec_close(&t.spec);
         return cli_fail(EXIT_DATA_ERR, "out of memory");
     }
     memset(&hooks, 0, sizeof hooks);
@@ -298,7 +298,7 @@ static int to_arrow_run(const convert_opts *o)
                                (size_t)o->nfiles, o->batch_size, &o->read, &hooks, &st,
                                &err) != FC_OK) {
         free(t.refs);
-        tools_spec_close(&t.spec);
+        cli_spec_close(&t.spec);
         return cli_fail(EXIT_DATA_ERR, "%s", err.message);
     }
     f = cli_temp_open(o->output, &tmp);
@@ -314,7 +314,7 @@ static int to_arrow_run(const convert_opts *o)
     }
     st.release(&st);
     free(t.refs);
-    tools_spec_close(&t.spec);
+    cli_spec_close(&t.spec);
     return rc;
 }
 
@@ -374,15 +374,15 @@ int cmd_convert(int argc, char **argv)
                                "TFRecords (.tfrecord, .tfrecords, .tfr, .record, .gz, .zz)",
                                o.output, foreign);
     if (arrow_out < 0) {
-        int a = tools_arrow_input(o.files[0]);
+        int a = cli_arrow_input(o.files[0]);
         if (a < 0)
             return EXIT_DATA_ERR;
         arrow_out = !a;
     }
     if (!arrow_out)
-        return tools_arrow_to_records(&o);
+        return cli_arrow_to_records(&o);
     for (k = 0; k < o.nfiles; k++) {
-        int a = tools_arrow_input(o.files[k]);
+        int a = cli_arrow_input(o.files[k]);
         if (a < 0)
             return EXIT_DATA_ERR;
         if (a)

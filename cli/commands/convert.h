@@ -23,9 +23,9 @@ typedef struct convert_opts {
 /* 1 when path starts as an Arrow IPC file or stream does, 0 when not (a
  * TFRecord file, or standard input: never Arrow), -1 with the error
  * printed when it cannot be read. */
-int tools_arrow_input(const char *path);
+int cli_arrow_input(const char *path);
 /* The Arrow IPC files o->files into the TFRecord file o->output through
  * o->spec's serializer: the exit status, errors printed. */
-int tools_arrow_to_records(const convert_opts *o);
+int cli_arrow_to_records(const convert_opts *o);
 
 #endif /* FEATC_CLI_CONVERT_H */

@@ -26,7 +26,7 @@
 #include "base/spec.h"
 #include "convert.h"
 
-int tools_arrow_input(const char *path)
+int cli_arrow_input(const char *path)
 {
     unsigned char head[8];
     size_t n;
@@ -48,7 +48,7 @@ int tools_arrow_input(const char *path)
 
 typedef struct back {
     const convert_opts *o;
-    tools_spec spec;
+    cli_spec spec;
     void *msg;
     unsigned char *buf;
     size_t cap;
@@ -194,7 +194,7 @@ static fc_compression out_compression(const convert_opts *o)
     return FC_COMPRESSION_NONE;
 }
 
-int tools_arrow_to_records(const convert_opts *o)
+int cli_arrow_to_records(const convert_opts *o)
 {
     back b;
     fc_writer_options wo;
@@ -211,7 +211,7 @@ int tools_arrow_to_records(const convert_opts *o)
         return cli_usage_error(NULL, "convert: --stream and the part options (--split, "
                                      "--range, --records) are for TFRecord input");
     for (k = 0; k < o->nfiles; k++) {
-        int a = tools_arrow_input(o->files[k]);
+        int a = cli_arrow_input(o->files[k]);
         if (a < 0)
             return EXIT_DATA_ERR;
         if (a == 0)
@@ -221,7 +221,7 @@ int tools_arrow_to_records(const convert_opts *o)
     }
     memset(&b, 0, sizeof b);
     b.o = o;
-    if ((rc = tools_spec_open(&b.spec, o->spec, o->message)) != EXIT_OK)
+    if ((rc = cli_spec_open(&b.spec, o->spec, o->message)) != EXIT_OK)
         return rc;
     b.msg = malloc(b.spec.size);
     work = malloc(FC_WRITER_WORK_SIZE);
@@ -258,6 +258,6 @@ out:
     free(work);
     free(b.msg);
     free(b.buf);
-    tools_spec_close(&b.spec);
+    cli_spec_close(&b.spec);
     return rc;
 }

@@ -44,10 +44,10 @@ static const char *const index_usage =
     "match its file; 2 a file is unreadable, damaged or ZLIB; 64 usage error.\n";
 
 static const struct option index_long[] = {
-    {"output", required_argument, NULL, 'o'}, TOOLS_JOBS_OPTION,
-    {"check", no_argument, NULL, TOOLS_OPT_CHECK},
-    {"index", required_argument, NULL, TOOLS_OPT_INDEX},
-    TOOLS_INPUT_OPTIONS, PROGRESS_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    {"output", required_argument, NULL, 'o'}, CLI_JOBS_OPTION,
+    {"check", no_argument, NULL, CLI_OPT_CHECK},
+    {"index", required_argument, NULL, CLI_OPT_INDEX},
+    CLI_INPUT_OPTIONS, PROGRESS_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 
 static const cli_command index_cmd = {"index", index_usage, "o:j:c:qh", index_long};
 
@@ -433,21 +433,21 @@ int cmd_index(int argc, char **argv)
     read.crc_policy = FC_CRC_VERIFY;
     while ((opt = cli_next_option(&index_cmd, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(&index_cmd, opt, optarg, &read, NULL, NULL, &r)) {
+        if (cli_input_option(&index_cmd, opt, optarg, &read, NULL, NULL, &r)) {
             if (r != 0)
                 return r;
         } else if (opt == 'o') {
             out = optarg;
-        } else if (opt == TOOLS_OPT_CHECK) {
+        } else if (opt == CLI_OPT_CHECK) {
             check = 1;
-        } else if (opt == TOOLS_OPT_INDEX) {
+        } else if (opt == CLI_OPT_INDEX) {
             idx = optarg;
         } else if (opt == 'q') {
             mode = PROGRESS_QUIET;
-        } else if (opt == TOOLS_OPT_PROGRESS) {
+        } else if (opt == CLI_OPT_PROGRESS) {
             mode = PROGRESS_FORCE;
         } else if (opt == 'j') {
-            if (tools_parse_jobs(optarg, &jobs) != 0)
+            if (cli_parse_jobs(optarg, &jobs) != 0)
                 return cli_usage_error(&index_cmd, "bad number of jobs '%s' (0 for one per CPU, or 1 to 1024)", optarg);
         }
     }

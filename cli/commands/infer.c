@@ -518,17 +518,17 @@ typedef struct infer_opts {
     const char *name;
     const char *output; /* -o; NULL: standard output */
     fc_payload_kind type;
-    size_t max_memory; /* tools_decoder's limit */
+    size_t max_memory; /* cli_decoder's limit */
     int progress;      /* PROGRESS_* */
     int nfiles;
     char **files;
 } infer_opts;
 
 static const struct option infer_long[] = {
-    {"package", required_argument, NULL, TOOLS_OPT_PACKAGE},
-    {"name", required_argument, NULL, TOOLS_OPT_NAME},
+    {"package", required_argument, NULL, CLI_OPT_PACKAGE},
+    {"name", required_argument, NULL, CLI_OPT_NAME},
     {"output", required_argument, NULL, 'o'},
-    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, PROGRESS_OPTIONS,
+    CLI_TYPE_OPTION, CLI_MEMORY_OPTION, CLI_INPUT_OPTIONS, PROGRESS_OPTIONS,
     CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const cli_command infer_cmd = {"infer", infer_usage, "c:hqo:", infer_long};
 
@@ -546,21 +546,21 @@ static int parse_opts(int argc, char **argv, infer_opts *o, int *done)
     *done = 0;
     while ((opt = cli_next_option(&infer_cmd, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(&infer_cmd, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
+        if (cli_input_option(&infer_cmd, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
             if (r != 0)
                 return r;
         } else if (opt == 'o') {
             o->output = optarg;
         } else if (opt == 'q') {
             o->progress = PROGRESS_QUIET;
-        } else if (opt == TOOLS_OPT_PROGRESS) {
+        } else if (opt == CLI_OPT_PROGRESS) {
             o->progress = PROGRESS_FORCE;
-        } else if (opt == TOOLS_OPT_PACKAGE) {
+        } else if (opt == CLI_OPT_PACKAGE) {
             if (!featc_c_name_ok(optarg))
                 return cli_usage_error(&infer_cmd, "package name '%s' is not a usable C name",
                                        optarg);
             o->package = optarg;
-        } else if (opt == TOOLS_OPT_NAME) {
+        } else if (opt == CLI_OPT_NAME) {
             if (!featc_c_name_ok(optarg))
                 return cli_usage_error(&infer_cmd, "message name '%s' is not a usable C name",
                                        optarg);
@@ -709,7 +709,7 @@ static int infer_run(const infer_opts *opts, char **text_out, size_t *text_len_o
 {
     infer_opts o = *opts;
     gathered g;
-    tools_decoder d;
+    cli_decoder d;
     progress pg;
     char *text = NULL;
     size_t text_len = 0;
@@ -733,7 +733,7 @@ static int infer_run(const infer_opts *opts, char **text_out, size_t *text_len_o
             fc_status ds;
             fc_error_clear(&perr);
             progress_record(&pg, fc_reader_raw_offset(&in.reader));
-            ds = tools_decode(&d, &rec, o.type, 0, &fb, &perr);
+            ds = cli_decode(&d, &rec, o.type, 0, &fb, &perr);
             if (ds != FC_OK)
                 progress_clear(&pg);
             if (ds == FC_ERR_NO_MEMORY) {
@@ -856,8 +856,8 @@ int cmd_infer(int argc, char **argv)
     return rc;
 }
 
-int tools_infer_spec(char **files, int nfiles, const fc_input_options *read, int progress_mode,
-                     char **text, size_t *len)
+int cli_infer_spec(char **files, int nfiles, const fc_input_options *read, int progress_mode,
+                   char **text, size_t *len)
 {
     infer_opts o;
     int left_out = 0, rc;

@@ -34,7 +34,7 @@ typedef struct record_opts {
     int examples;   /* verify: also check payloads */
     int flags;      /* FC_FALLBACK_LENIENT */
     fc_payload_kind type;
-    size_t max_memory; /* tools_decoder's limit */
+    size_t max_memory; /* cli_decoder's limit */
     /* cat */
     unsigned long long limit, skip; /* --limit (with has_limit), --skip */
     int has_limit;
@@ -91,7 +91,7 @@ static const char *const cat_usage =
     "                          a record that needs more is reported, the rest\n"
     "                          are still printed)\n"
     PROGRESS_HELP
-    TOOLS_PART_HELP
+    CLI_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -112,9 +112,9 @@ static const char *const count_usage =
     "  --crc=verify|skip|none  (default verify; with skip, the count excludes\n"
     "                          skipped records and they are reported)\n"
     "  --max-record-size=N     (default 1G)\n"
-    TOOLS_JOBS_HELP
+    CLI_JOBS_HELP
     PROGRESS_HELP
-    TOOLS_PART_HELP
+    CLI_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -138,9 +138,9 @@ static const char *const verify_usage =
     "  --max-record-size=N     (default 1G)\n"
     "  --max-memory=N          with --examples: most memory for decoding one\n"
     "                          record (default 1G)\n"
-    TOOLS_JOBS_HELP
+    CLI_JOBS_HELP
     PROGRESS_HELP
-    TOOLS_PART_HELP
+    CLI_PART_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
     "\n"
@@ -149,24 +149,24 @@ static const char *const verify_usage =
     "error.\n";
 
 static const struct option cat_long[] = {
-    {"json", no_argument, NULL, TOOLS_OPT_JSON},
-    {"limit", required_argument, NULL, TOOLS_OPT_LIMIT},
-    {"skip", required_argument, NULL, TOOLS_OPT_SKIP},
-    {"max-bytes", required_argument, NULL, TOOLS_OPT_MAX_BYTES},
-    {"utf8", no_argument, NULL, TOOLS_OPT_UTF8},
-    {"json-bytes", required_argument, NULL, TOOLS_OPT_JSON_BYTES},
-    {"raw", optional_argument, NULL, TOOLS_OPT_RAW}, PROGRESS_OPTIONS,
-    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT},
-    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-    TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS,
+    {"json", no_argument, NULL, CLI_OPT_JSON},
+    {"limit", required_argument, NULL, CLI_OPT_LIMIT},
+    {"skip", required_argument, NULL, CLI_OPT_SKIP},
+    {"max-bytes", required_argument, NULL, CLI_OPT_MAX_BYTES},
+    {"utf8", no_argument, NULL, CLI_OPT_UTF8},
+    {"json-bytes", required_argument, NULL, CLI_OPT_JSON_BYTES},
+    {"raw", optional_argument, NULL, CLI_OPT_RAW}, PROGRESS_OPTIONS,
+    {"lenient", no_argument, NULL, CLI_OPT_LENIENT},
+    {"crc", required_argument, NULL, CLI_OPT_CRC},
+    CLI_TYPE_OPTION, CLI_MEMORY_OPTION, CLI_INPUT_OPTIONS, CLI_PART_OPTIONS,
     CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option count_long[] = {
-    {"crc", required_argument, NULL, TOOLS_OPT_CRC}, TOOLS_JOBS_OPTION, PROGRESS_OPTIONS,
-    TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+    {"crc", required_argument, NULL, CLI_OPT_CRC}, CLI_JOBS_OPTION, PROGRESS_OPTIONS,
+    CLI_INPUT_OPTIONS, CLI_PART_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const struct option verify_long[] = {
-    {"examples", no_argument, NULL, TOOLS_OPT_EXAMPLES},
-    {"lenient", no_argument, NULL, TOOLS_OPT_LENIENT}, TOOLS_JOBS_OPTION, PROGRESS_OPTIONS,
-    TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS, TOOLS_PART_OPTIONS, CLI_COMMON_OPTIONS,
+    {"examples", no_argument, NULL, CLI_OPT_EXAMPLES},
+    {"lenient", no_argument, NULL, CLI_OPT_LENIENT}, CLI_JOBS_OPTION, PROGRESS_OPTIONS,
+    CLI_MEMORY_OPTION, CLI_INPUT_OPTIONS, CLI_PART_OPTIONS, CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
 
 static const cli_command record_cmds[] = {
@@ -198,26 +198,26 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
     *done = 0;
     while ((opt = cli_next_option(c, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(c, opt, optarg, &o->read, &o->type, &o->max_memory, &r) ||
-            tools_part_option(c, opt, optarg, &o->read, &sync_given, &r)) {
+        if (cli_input_option(c, opt, optarg, &o->read, &o->type, &o->max_memory, &r) ||
+            cli_part_option(c, opt, optarg, &o->read, &sync_given, &r)) {
             if (r != 0)
                 return r;
-        } else if (opt == TOOLS_OPT_JSON) {
+        } else if (opt == CLI_OPT_JSON) {
             o->json = 1;
-        } else if (opt == TOOLS_OPT_LIMIT) {
+        } else if (opt == CLI_OPT_LIMIT) {
             if (parse_count(optarg, &o->limit) != 0)
                 return cli_usage_error(c, "bad number of records '%s'", optarg);
             o->has_limit = 1;
-        } else if (opt == TOOLS_OPT_SKIP) {
+        } else if (opt == CLI_OPT_SKIP) {
             if (parse_count(optarg, &o->skip) != 0)
                 return cli_usage_error(c, "bad number of records '%s'", optarg);
-        } else if (opt == TOOLS_OPT_MAX_BYTES) {
+        } else if (opt == CLI_OPT_MAX_BYTES) {
             if (fc_input_parse_size(optarg, &o->print.max_bytes) != 0 || o->print.max_bytes == 0)
                 return cli_usage_error(c, "bad size '%s' (a number from 1, with K, M or G)",
                                        optarg);
-        } else if (opt == TOOLS_OPT_UTF8) {
+        } else if (opt == CLI_OPT_UTF8) {
             o->print.utf8 = 1;
-        } else if (opt == TOOLS_OPT_JSON_BYTES) {
+        } else if (opt == CLI_OPT_JSON_BYTES) {
             if (strcmp(optarg, "text") == 0)
                 o->print.json_bytes = PRINT_JSON_TEXT;
             else if (strcmp(optarg, "base64") == 0)
@@ -229,9 +229,9 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
                                        optarg);
         } else if (opt == 'q') {
             o->progress = PROGRESS_QUIET;
-        } else if (opt == TOOLS_OPT_PROGRESS) {
+        } else if (opt == CLI_OPT_PROGRESS) {
             o->progress = PROGRESS_FORCE;
-        } else if (opt == TOOLS_OPT_RAW) {
+        } else if (opt == CLI_OPT_RAW) {
             if (optarg == NULL || strcmp(optarg, "text") == 0)
                 o->raw = RAW_TEXT;
             else if (strcmp(optarg, "hex") == 0)
@@ -240,12 +240,12 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
                 o->raw = RAW_BASE64;
             else
                 return cli_usage_error(c, "unknown raw format '%s' (text, hex, base64)", optarg);
-        } else if (opt == TOOLS_OPT_LENIENT) {
+        } else if (opt == CLI_OPT_LENIENT) {
             o->flags |= FC_FALLBACK_LENIENT;
-        } else if (opt == TOOLS_OPT_EXAMPLES) {
+        } else if (opt == CLI_OPT_EXAMPLES) {
             o->examples = 1;
         } else if (opt == 'j') {
-            if (tools_parse_jobs(optarg, &o->jobs) != 0)
+            if (cli_parse_jobs(optarg, &o->jobs) != 0)
                 return cli_usage_error(c, "bad number of jobs '%s' (0 for one per CPU, or 1 to 1024)", optarg);
         }
     }
@@ -253,7 +253,7 @@ static int parse_record_opts(int argc, char **argv, int mode, record_opts *o, in
         *done = 1;
         return rc;
     }
-    if ((rc = tools_part_done(c, &o->read, sync_given)) != 0)
+    if ((rc = cli_part_done(c, &o->read, sync_given)) != 0)
         return rc;
     if (o->jobs > 1 && o->read.part != FC_PART_ALL)
         return cli_usage_error(c, "-j reads whole files in splits of its own; it does not go "
@@ -351,7 +351,7 @@ static int run_cat(const record_opts *o)
 {
     int rc = EXIT_OK, k, tty = isatty(STDOUT_FILENO);
     unsigned long long seen = 0, printed = 0;
-    tools_decoder d;
+    cli_decoder d;
     progress pg;
     static print_out out; /* 16 KB: not on the stack */
     print_out_init(&out, stdout);
@@ -389,7 +389,7 @@ static int run_cat(const record_opts *o)
             printed++;
             fc_error_clear(&perr);
             if (!o->raw)
-                ds = tools_decode(&d, &rec, o->type, o->flags, &fb, &perr);
+                ds = cli_decode(&d, &rec, o->type, o->flags, &fb, &perr);
             /* gathered in out; stdio only for --raw and a record's error */
             if (o->json) {
                 print_out_put(&out, "{", 1);
@@ -500,14 +500,14 @@ static void tally_init(file_tally *t)
 
 /* verify --examples: decodes the payload of rec, and counts it when it is
  * not an Example or SequenceExample (or does not fit --max-memory). */
-static void tally_payload(file_tally *t, tools_decoder *d, const record_opts *o,
+static void tally_payload(file_tally *t, cli_decoder *d, const record_opts *o,
                           const fc_record *rec)
 {
     fc_fallback fb;
     fc_error perr;
     fc_status ds;
     fc_error_clear(&perr);
-    ds = tools_decode(d, rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr);
+    ds = cli_decode(d, rec, FC_PAYLOAD_AUTO, o->flags, &fb, &perr);
     if (ds == FC_OK)
         return;
     if (ds == FC_ERR_NO_MEMORY)
@@ -597,7 +597,7 @@ static int run_count_or_verify(const record_opts *o, int mode)
 {
     int rc = EXIT_OK, k, failed = 0;
     unsigned long long total = 0;
-    tools_decoder d;
+    cli_decoder d;
     progress pg;
     memset(&d, 0, sizeof d);
     d.limit = o->max_memory;
@@ -649,7 +649,7 @@ static fc_status pool_count_record(void *ctx, void *state, fc_pool_split *split,
                                    const fc_record *rec, fc_error *err)
 {
     const record_opts *o = (const record_opts *)ctx;
-    tools_decoder *d = (tools_decoder *)state;
+    cli_decoder *d = (cli_decoder *)state;
     file_tally *t = (file_tally *)split->user;
     if (!o->examples)
         return FC_OK;
@@ -671,7 +671,7 @@ static fc_status pool_count_record(void *ctx, void *state, fc_pool_split *split,
 static void pool_decoder_free(void *ctx, void *state)
 {
     (void)ctx;
-    free(((tools_decoder *)state)->mem);
+    free(((cli_decoder *)state)->mem);
 }
 
 /* count and verify with -j: the files in splits over o->jobs threads, in
@@ -695,7 +695,7 @@ static int run_pool(const record_opts *o, int mode)
     po.crc_policy = o->read.crc_policy;
     po.max_record_size = o->read.max_record_size;
     w.ctx = (void *)(uintptr_t)o;
-    w.state_size = sizeof(tools_decoder);
+    w.state_size = sizeof(cli_decoder);
     w.record = pool_count_record;
     w.state_free = pool_decoder_free;
     tally_init(&t);

@@ -362,7 +362,7 @@ static const char *const validate_usage =
     "64 usage error.\n";
 
 enum {
-    OPT_SCHEMA = TOOLS_OPT_PROGRESS + 40,
+    OPT_SCHEMA = CLI_OPT_PROGRESS + 40,
     OPT_ENV,
     OPT_MESSAGE,
     OPT_AGAINST,
@@ -383,9 +383,9 @@ static const struct option validate_long[] = {
     {"skew", no_argument, NULL, OPT_SKEW},
     {"linf", required_argument, NULL, OPT_LINF},
     {"jsd", required_argument, NULL, OPT_JSD},
-    TOOLS_INPUT_OPTIONS,
-    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-    TOOLS_MEMORY_OPTION,
+    CLI_INPUT_OPTIONS,
+    {"crc", required_argument, NULL, CLI_OPT_CRC},
+    CLI_MEMORY_OPTION,
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0}};
 static const cli_command validate_cmd = {"validate", validate_usage, "c:h", validate_long};
@@ -486,7 +486,7 @@ static int cmd_validate_with(int argc, char **argv, char **against)
     validating vr;
     featc_tfmd_schema schema;
     validator v;
-    tools_decoder d;
+    cli_decoder d;
     vd_options vo;
     st_stats cur;
     memset(&vo, 0, sizeof vo);
@@ -516,7 +516,7 @@ static int cmd_validate_with(int argc, char **argv, char **against)
                               opt == OPT_LINF ? &vo.linf : &vo.jsd) != 0)
                 return EXIT_USAGE_ERR;
             *(opt == OPT_LINF ? &vo.has_linf : &vo.has_jsd) = 1;
-        } else if (tools_input_option(&validate_cmd, opt, optarg, &read, NULL, &max_memory, &r) &&
+        } else if (cli_input_option(&validate_cmd, opt, optarg, &read, NULL, &max_memory, &r) &&
                  r != 0)
             return r;
     }

@@ -27,7 +27,7 @@ int vd_wanted(const vd_options *o);
  * reported on stderr and counted in *failed, the records that are not
  * Examples (the first five reported) in *other. */
 typedef void (*vd_each)(void *ctx, size_t file, uint64_t record, const fc_fallback *fb);
-void vd_read(char **files, int nfiles, const fc_input_options *read, tools_decoder *d,
+void vd_read(char **files, int nfiles, const fc_input_options *read, cli_decoder *d,
              vd_each each, void *ctx, int *failed, uint64_t *other);
 
 /* Compares cur (the records validated; or o->cur_stats) with o's other data for each feature
@@ -35,6 +35,6 @@ void vd_read(char **files, int nfiles, const fc_input_options *read, tools_decod
  * anomaly (counted in *anomalies).  EXIT_OK, or EXIT_DATA_ERR when the
  * other statistics cannot be read or a measure asked for cannot be made. */
 int vd_compare(const featc_tfmd_schema *schema, st_stats *cur, const vd_options *o,
-               const fc_input_options *read, tools_decoder *d, int *anomalies);
+               const fc_input_options *read, cli_decoder *d, int *anomalies);
 
 #endif /* FEATC_VALIDATE_H */

@@ -17,7 +17,7 @@ int vd_wanted(const vd_options *o)
     return o->nagainst > 0 || o->stats_path != NULL;
 }
 
-void vd_read(char **files, int nfiles, const fc_input_options *read, tools_decoder *d,
+void vd_read(char **files, int nfiles, const fc_input_options *read, cli_decoder *d,
              vd_each each, void *ctx, int *failed, uint64_t *other)
 {
     int k;
@@ -29,7 +29,7 @@ void vd_read(char **files, int nfiles, const fc_input_options *read, tools_decod
             fc_fallback fb;
             fc_error err;
             fc_error_clear(&err);
-            if (tools_decode(d, &rec, FC_PAYLOAD_AUTO, 0, &fb, &err) != FC_OK) {
+            if (cli_decode(d, &rec, FC_PAYLOAD_AUTO, 0, &fb, &err) != FC_OK) {
                 if ((*other)++ < 5)
                     fprintf(stderr, "featc: %s: record %llu: not an Example or SequenceExample: %s\n",
                             files[k], (unsigned long long)rec.index, err.message);
@@ -187,7 +187,7 @@ static int compare_feature(const featc_tfmd_feature *c, const dr_stats *a, const
 }
 
 int vd_compare(const featc_tfmd_schema *schema, st_stats *cur, const vd_options *o,
-               const fc_input_options *read, tools_decoder *d, int *anomalies)
+               const fc_input_options *read, cli_decoder *d, int *anomalies)
 {
     st_stats prev;
     dr_stats a, b;

@@ -487,7 +487,7 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
             fputs("<div class=\"scroll\"><table><tr><th>records</th><th class=\"t\">error</th>"
                   "<th class=\"t\">first</th></tr>\n", f);
             for (i = 0; i < s->spec_errors.n; i++) {
-                const tools_error_kind *e = &s->spec_errors.kind[i];
+                const cli_error_kind *e = &s->spec_errors.kind[i];
                 char at[128];
                 fprintf(f, "<tr><td>%llu</td><td class=\"t\">", (unsigned long long)e->count);
                 st_html_text(f, e->text);
@@ -495,7 +495,7 @@ int st_write_html(FILE *f, const st_stats *s, const st_report *r)
                 st_html_text(f, r->files[e->file].path);
                 fprintf(f, " record %llu, offset %llu", (unsigned long long)e->index,
                         (unsigned long long)e->offset);
-                st_html_text(f, tools_kind_at(e, at, sizeof at));
+                st_html_text(f, cli_kind_at(e, at, sizeof at));
                 fputs("</td></tr>\n", f);
             }
             if (s->spec_errors.other > 0)

@@ -240,7 +240,7 @@ void st_print_json(FILE *f, const st_stats *s, const st_report *r)
         fprintf(f, ",\"parsed\":%llu,\"failed\":%llu,\"errors\":[",
                 (unsigned long long)s->spec_parsed, (unsigned long long)s->spec_failed);
         for (i = 0; i < s->spec_errors.n; i++) {
-            const tools_error_kind *e = &s->spec_errors.kind[i];
+            const cli_error_kind *e = &s->spec_errors.kind[i];
             size_t k;
             fputs(i > 0 ? ",{\"error\":" : "{\"error\":", f);
             fc_json_string(f, e->text, strlen(e->text), 1);

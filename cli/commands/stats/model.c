@@ -348,7 +348,7 @@ void st_merge(st_stats *s, const st_stats *o)
         s->bad[s->nbad++] = o->bad[i];
     s->spec_parsed += o->spec_parsed;
     s->spec_failed += o->spec_failed;
-    tools_kinds_merge(&s->spec_errors, &o->spec_errors);
+    cli_kinds_merge(&s->spec_errors, &o->spec_errors);
     merge_table(s, &s->features, &o->features);
     merge_table(s, &s->lists, &o->lists);
 }
@@ -462,7 +462,7 @@ static int key_cmp(const void *a, const void *b)
 }
 
 /* The spec's name of its message. */
-const char *st_spec_message(const tools_spec *t)
+const char *st_spec_message(const cli_spec *t)
 {
     return t->md != NULL ? t->md->name : t->sd->name;
 }
@@ -481,5 +481,5 @@ void st_sort(st_stats *s)
             if (t->v[j].b != NULL)
                 sk_top_sort(&t->v[j].b->top);
     }
-    tools_kinds_sort(&s->spec_errors);
+    cli_kinds_sort(&s->spec_errors);
 }

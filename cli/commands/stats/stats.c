@@ -73,7 +73,7 @@ static const char *const stats_usage =
     "  --crc=verify|skip|none  (default verify)\n"
     "  --max-record-size=N     (default 1G)\n"
     "  --max-memory=N          most memory for decoding one record (default 1G)\n"
-    TOOLS_JOBS_HELP
+    CLI_JOBS_HELP
     PROGRESS_HELP
     "  -h, --help              this text\n"
     "  --version               featc's version\n"
@@ -83,11 +83,11 @@ static const char *const stats_usage =
     "unreadable or\n"
     "damaged (the records before the damage are summarised); 64 usage error.\n";
 
-enum { OPT_HTML = TOOLS_OPT_PROGRESS + 1, OPT_TOP, OPT_MAX_FEATURES, OPT_SPEC, OPT_MESSAGE,
+enum { OPT_HTML = CLI_OPT_PROGRESS + 1, OPT_TOP, OPT_MAX_FEATURES, OPT_SPEC, OPT_MESSAGE,
        OPT_TFMD_OUT, OPT_COMPARE };
 
 static const struct option stats_long[] = {
-    {"json", no_argument, NULL, TOOLS_OPT_JSON},
+    {"json", no_argument, NULL, CLI_OPT_JSON},
     {"html", required_argument, NULL, OPT_HTML},
     {"compare", required_argument, NULL, OPT_COMPARE},
     {"tfmd-out", required_argument, NULL, OPT_TFMD_OUT},
@@ -95,8 +95,8 @@ static const struct option stats_long[] = {
     {"max-features", required_argument, NULL, OPT_MAX_FEATURES},
     {"spec", required_argument, NULL, OPT_SPEC},
     {"message", required_argument, NULL, OPT_MESSAGE},
-    {"crc", required_argument, NULL, TOOLS_OPT_CRC},
-    TOOLS_JOBS_OPTION, TOOLS_TYPE_OPTION, TOOLS_MEMORY_OPTION, TOOLS_INPUT_OPTIONS,
+    {"crc", required_argument, NULL, CLI_OPT_CRC},
+    CLI_JOBS_OPTION, CLI_TYPE_OPTION, CLI_MEMORY_OPTION, CLI_INPUT_OPTIONS,
     PROGRESS_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 static const cli_command stats_cmd = {"stats", stats_usage, "c:hqj:", stats_long};
 
@@ -111,7 +111,7 @@ typedef struct stats_opts {
     unsigned top;
     size_t max_keys;
     const char *spec_path, *message; /* --spec, --message */
-    tools_spec spec;                 /* opened once the options are read */
+    cli_spec spec;                 /* opened once the options are read */
     int progress;
     int nfiles;
     char **files;
@@ -132,7 +132,7 @@ static int worse(int a, int b)
 /* What a thread reads with: the fallback decoder, and the scratch of the
  * spec's parse (allocated at the first record). */
 typedef struct st_reader {
-    tools_decoder d;
+    cli_decoder d;
     void *msg;
     fc_feature_ref *refs;
 } st_reader;
@@ -154,16 +154,16 @@ static int one_record(const stats_opts *o, st_reader *r, st_stats *s, size_t fil
             }
         }
         fc_error_clear(&perr);
-        if (tools_spec_parse(&o->spec, r->msg, r->refs, rec, &perr) == FC_OK) {
+        if (cli_spec_parse(&o->spec, r->msg, r->refs, rec, &perr) == FC_OK) {
             s->spec_parsed++;
         } else {
             s->spec_failed++;
-            tools_kinds_note(&s->spec_errors, perr.message, file, rec->index, rec->offset);
+            cli_kinds_note(&s->spec_errors, perr.message, file, rec->index, rec->offset);
         }
     }
     r->d.limit = o->max_memory;
     fc_error_clear(&perr);
-    if (tools_decode(&r->d, rec, o->type, 0, &fb, &perr) != FC_OK) {
+    if (cli_decode(&r->d, rec, o->type, 0, &fb, &perr) != FC_OK) {
         st_note_bad(s, file, rec, &perr);
         return 1;
     }
@@ -409,10 +409,10 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
         return cli_fail(EXIT_DATA_ERR, "out of memory");
     while ((opt = cli_next_option(&stats_cmd, argc, argv, &rc)) != 0) {
         int r;
-        if (tools_input_option(&stats_cmd, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
+        if (cli_input_option(&stats_cmd, opt, optarg, &o->read, &o->type, &o->max_memory, &r)) {
             if (r != 0)
                 return r;
-        } else if (opt == TOOLS_OPT_JSON) {
+        } else if (opt == CLI_OPT_JSON) {
             o->json = 1;
         } else if (opt == OPT_HTML) {
             o->html = optarg;
@@ -435,12 +435,12 @@ static int parse_opts(int argc, char **argv, stats_opts *o, int *done)
         } else if (opt == OPT_MESSAGE) {
             o->message = optarg;
         } else if (opt == 'j') {
-            if (tools_parse_jobs(optarg, &o->jobs) != 0)
+            if (cli_parse_jobs(optarg, &o->jobs) != 0)
                 return cli_usage_error(&stats_cmd, "-j takes 0 (one per CPU) or 1 to 1024 threads, not '%s'",
                                        optarg);
         } else if (opt == 'q') {
             o->progress = PROGRESS_QUIET;
-        } else if (opt == TOOLS_OPT_PROGRESS) {
+        } else if (opt == CLI_OPT_PROGRESS) {
             o->progress = PROGRESS_FORCE;
         }
     }
@@ -566,7 +566,7 @@ int cmd_stats(int argc, char **argv)
     files = NULL;
     if (rc != 0 || done)
         goto out;
-    if (o.spec_path != NULL && (rc = tools_spec_open(&o.spec, o.spec_path, o.message)) != 0)
+    if (o.spec_path != NULL && (rc = cli_spec_open(&o.spec, o.spec_path, o.message)) != 0)
         goto out;
     files = (st_file *)calloc((size_t)o.nfiles, sizeof *files);
     files2 = (st_file *)calloc((size_t)o.ncompare + 1, sizeof *files2);
@@ -622,7 +622,7 @@ out:
     free(files);
     free(files2);
     if (o.spec.d != NULL)
-        tools_spec_close(&o.spec);
+        cli_spec_close(&o.spec);
     for (k = 0; k < o.ncopies; k++)
         free(o.copies[k]);
     free(o.copies);

@@ -86,7 +86,7 @@ typedef struct st_stats {
     size_t nbad;
     /* --spec: every record read through the spec's message */
     uint64_t spec_parsed, spec_failed;
-    tools_kinds spec_errors;
+    cli_kinds spec_errors;
     int oom;
 } st_stats;
 
@@ -123,7 +123,7 @@ void st_show_bytes(char *out, size_t max, const uint8_t *p, size_t n, size_t ful
 /* A number for display: integers as such, else %.4g-ish. */
 void st_show_number(char *out, size_t max, double v);
 /* The spec's name of its message. */
-const char *st_spec_message(const tools_spec *t);
+const char *st_spec_message(const cli_spec *t);
 
 /* What a report shows beside the statistics: the files read, and the spec
  * of --spec when one was given. */
@@ -132,7 +132,7 @@ typedef struct st_report {
     size_t nfiles;
     const char *title;         /* the HTML report's */
     const char *spec_path;     /* --spec, or NULL */
-    const tools_spec *spec;    /* NULL without --spec */
+    const cli_spec *spec;    /* NULL without --spec */
     unsigned top;              /* top values shown per bytes feature */
     /* --compare: the other dataset (the comparison report's second) */
     const st_stats *other;

@@ -265,7 +265,7 @@ void st_print_table(FILE *out, const st_stats *s, const st_report *r, int *oom)
                         s->spec_errors.kind[i].text, r->files[s->spec_errors.kind[i].file].path,
                         (unsigned long long)s->spec_errors.kind[i].index,
                         (unsigned long long)s->spec_errors.kind[i].offset,
-                        tools_kind_at(&s->spec_errors.kind[i], at, sizeof at));
+                        cli_kind_at(&s->spec_errors.kind[i], at, sizeof at));
             }
             if (s->spec_errors.other > 0)
                 fprintf(out, "%10llu  (other texts)\n", (unsigned long long)s->spec_errors.other);
