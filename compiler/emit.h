@@ -1,7 +1,8 @@
-/* What the files of the C emitter share (not installed): emit.c (templates,
- * C spelling, an Example's parts, one message, the files), emit_sequence.c
- * (a SequenceExample's parts), emit_segments.c (a segments block's
- * batcher). */
+/* What the files of the C emitter share (not installed), each calling only
+ * the ones before it: emit_feature.c (templates, C spelling, one feature's
+ * pieces), emit_sequence.c (a SequenceExample's parts), emit_segments.c (a
+ * segments block's batcher), emit.c (an Example's parts, one message, the
+ * files). */
 #ifndef FEATC_EMIT_H
 #define FEATC_EMIT_H
 
@@ -29,11 +30,12 @@ typedef struct msg_parts {
  * together, and failed if any of them failed. */
 #define MAX_PARTS 32
 
-/* emit.c */
+/* emit_feature.c */
 void fcc_expand(sbuf *b, const char *tpl, const subst *subs, size_t nsubs);
 const char *fcc_c_elem_type(fc_type t);
 void fcc_comment_key(sbuf *b, const char *s, size_t n);
 void fcc_describe(sbuf *b, const schema_feature *f);
+void fcc_describe_list(sbuf *b, const schema_feature *f);
 void fcc_emit_desc_head(sbuf *b, const schema_feature *f);
 void fcc_emit_batch_append(sbuf *b, const schema_message *m);
 void fcc_emit_fast_feature(sbuf *cases, sbuf *absent, const schema_feature *f, size_t i);
@@ -44,9 +46,19 @@ const char *fcc_str_or_empty(const sbuf *b);
 const char *fcc_type_enum(fc_type t);
 int fcc_parts_failed(sbuf *const *all, size_t n);
 void fcc_parts_free(sbuf *const *all, size_t n);
+void fcc_c_string(sbuf *b, const char *s, size_t n);
+void fcc_value_ptr(sbuf *b, const char *m, const schema_feature *f);
+void fcc_emit_feature_constants(sbuf *b, const schema_feature *f);
+void fcc_emit_feature_member(sbuf *b, const schema_feature *f);
+void fcc_emit_default_array(sbuf *b, const schema_message *m, const schema_feature *f);
+void fcc_emit_default_copy(sbuf *b, const char *indent, const schema_message *m,
+                           const schema_feature *f);
+void fcc_emit_ragged_parts(sbuf *b, const schema_message *m, const schema_feature *f);
+void fcc_emit_field_desc(sbuf *b, sbuf *extras, const schema_message *m,
+                         const schema_feature *f, int last);
+void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list);
 
 /* emit_sequence.c */
-void fcc_describe_list(sbuf *b, const schema_feature *f);
 void fcc_emit_list_constants(sbuf *b, const schema_feature *f);
 void fcc_emit_list_desc(sbuf *b, sbuf *extras, const schema_message *m,
                         const schema_feature *f, int last);

@@ -8,34 +8,6 @@
 
 /* ------------------------------------------------------------ sequence_example */
 
-/* "key": float, FixedLenSequence [2,2] per frame, ... for comments. */
-void fcc_describe_list(sbuf *b, const schema_feature *f)
-{
-    unsigned i;
-    if (f->kind == FC_KIND_RAGGED) {
-        fcc_describe(b, f); /* key, type and partitions, as in an Example */
-    } else {
-        fcc_comment_key(b, f->key, f->key_len);
-        fcc_sb_printf(b, ": %s", fcc_type_word(f->type));
-    }
-    if (f->kind == FC_KIND_VARLEN) {
-        fcc_sb_printf(b, ", VarLen, at most %zu values per frame%s", f->max,
-                      f->hidden == 2 ? " (read for a RaggedFeature)" : "");
-    } else if (f->kind == FC_KIND_FIXED) {
-        fcc_sb_str(b, ", FixedLenSequence [");
-        for (i = 0; i < f->rank; i++)
-            fcc_sb_printf(b, "%s%zu", i > 0 ? "," : "", f->dims[i]);
-        fcc_sb_str(b, "] per frame");
-    }
-    fcc_sb_printf(b, ", at most %zu frames", f->max_frames);
-    if (f->allow_missing)
-        fcc_sb_str(b, ", allow_missing");
-    if (f->uniform)
-        fcc_sb_str(b, ", uniform");
-    if (f->hash_buckets > 0)
-        fcc_sb_printf(b, ", %zu hash buckets", f->hash_buckets);
-}
-
 void fcc_emit_list_constants(sbuf *b, const schema_feature *f)
 {
     unsigned r;

@@ -260,16 +260,6 @@ static int check_shape(diag *d, schema_feature *f, const ast_feature *a, const a
     return 1;
 }
 
-/* TensorFlow's order of keys (Python sorts them: bytewise, a prefix first). */
-int fcc_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c != 0)
-        return c;
-    return alen < blen ? -1 : alen > blen;
-}
-
 /* The shape of a feature-list feature: no brackets (a scalar per frame),
  * `[dims]` (a fixed frame shape) or `[] max N` (VarLen per frame). */
 static int check_list_shape(diag *d, schema_feature *f, const ast_feature *a)

@@ -1,7 +1,8 @@
 /* What the files of the semantic checks share (not the emitter's
  * business): sema_names.c (C names, the symbol table of generated
- * identifiers), sema_values.c (numbers and defaults), sema.c (features),
- * sema_message.c (messages, their segments, fcc_check). */
+ * identifiers, the order of keys), sema_values.c (numbers and defaults),
+ * sema_tf.c (TensorFlow's texts), sema.c (features), sema_message.c
+ * (messages, their segments, fcc_check): each calls only the ones before it. */
 #ifndef FEATC_SEMA_H
 #define FEATC_SEMA_H
 
@@ -33,6 +34,8 @@ int fcc_sym_add(pool *p, diag *d, symtab *t, const char *name, const char *owner
                 spec_loc loc);
 const symbol *fcc_sym_get(const symtab *t, const char *name);
 int fcc_sym_put(pool *p, symtab *t, const char *name, const char *owner, spec_loc loc);
+/* TensorFlow's order of keys (Python sorts them: bytewise, a prefix first). */
+int fcc_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /* sema_values.c */
 int fcc_parse_u64(const char *s, uint64_t *v);
@@ -51,7 +54,6 @@ void fcc_tf_question_dims(diag *d, spec_loc loc, const schema_feature *f, const 
                           const ast_feature *all);
 
 /* sema.c */
-int fcc_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
 int fcc_check_feature(pool *p, diag *d, schema_message *m, schema_feature *group, size_t i,
                       const ast_feature *a, role r, symtab *members, symtab *globals,
                       uint64_t *storage);

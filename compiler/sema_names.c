@@ -12,6 +12,17 @@
 
 /* ------------------------------------------------------------ names */
 
+/* TensorFlow's order of keys (Python sorts them: bytewise, a prefix first). */
+int fcc_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c != 0)
+        return c;
+    return alen < blen ? -1 : alen > blen;
+}
+
+
 static const char *const reserved_words[] = {
     /* C99 and C11 */
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",

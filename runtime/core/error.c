@@ -327,3 +327,12 @@ void fc_msg_paren_at(fc_msg *m, uint64_t offset)
     fc_msg_str(m, ")");
 }
 #endif /* FC_NO_ERRMSG */
+
+/* Below example.c and built.c, which both begin their feature messages with it. */
+void fc_msg_key(fc_msg *m, const fc_field_desc *f)
+{
+    fc_msg_str(m, "Key: ");
+    fc_msg_mem(m, f->key, f->key_len);
+    fc_msg_str(m, ".  ");
+}
+

@@ -836,13 +836,6 @@ static int decode_field(const fc_message_desc *md, void *msg, const fc_feature_r
     }
 }
 
-void fc_msg_key(fc_msg *m, const fc_field_desc *f)
-{
-    fc_msg_str(m, "Key: ");
-    fc_msg_mem(m, f->key, f->key_len);
-    fc_msg_str(m, ".  ");
-}
-
 /* The single path's texts (FastParseSingleExample): "Key: K.  " and TF's
  * text, then featc's detail, which for counts and strides is the batched
  * path's text (batch_error keeps only that in a batch). */

@@ -138,7 +138,7 @@ void fc_hash_values(fc_type type, const unsigned char *values, size_t n, size_t 
 int fc_rg_fields(const fc_field_desc *fields, size_t present_offset, size_t i, void *msg,
                  int role, fc_error *err);
 
-/* "Key: KEY.  " before a message about feature f (example.c). */
+/* "Key: KEY.  " before a message about feature f (error.c). */
 void fc_msg_key(fc_msg *m, const fc_field_desc *f);
 
 #endif /* FEATC_WIRE_H */
