@@ -386,7 +386,7 @@ $(BUILD)/libfeatc_pic.a: $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(
 	rm -f $@
 	$(AR) rcs $@ $^
 
-PY_EXT_SRC = $(addprefix python/ext/,module.c arrays.c batch.c reader.c writer.c records.c schema.c \
+PY_EXT_SRC = $(addprefix python/ext/,state.c module.c arrays.c batch.c reader.c writer.c records.c schema.c \
                                      prefetch.c shuffle.c segments.c arrow.c)
 $(BUILD)/pic/python/ext/%.o: python/ext/%.c python/ext/ext.h $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -211,8 +211,12 @@ test-float-exhaustive: $(BUILD)/tests/float_exhaustive
 
 # ------------------------------------------------------------------ scripted suites
 
-test-cli: all
-	@sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
+# The host's test-cli also builds the Python layer, whose folder the layout
+# check (tests/cli/layout.py) reads; the cross lanes, which build none, pass
+# LAYOUT_PYTHON= .
+LAYOUT_PYTHON ?= --python
+test-cli: all $(if $(LAYOUT_PYTHON),python)
+	@LAYOUT_PYTHON=$(LAYOUT_PYTHON) sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
 # featc check SPEC --data against the generated drivers: every spec over the
 # corpus and random records, byte for byte (the C compiler of the build
@@ -261,7 +265,7 @@ I386_SUITES = test-unit test-nomalloc test-cli test-corpus
 test-i386: all
 	@sh tests/cross/can_run.sh i386 "$(CC) -m32"
 	@$(CROSS_HOST) sh tests/cross/suites.sh i386 "$(MAKE)" $(I386_SUITES) -- \
-	    BUILD=$(BUILD)/i386 CC="$(CC) -m32" \
+	    BUILD=$(BUILD)/i386 CC="$(CC) -m32" LAYOUT_PYTHON= \
 	    LIBS_FALLBACK="-L$(FEATC_CROSS_LIBS)/i386 -lprotobuf-c" CORPUS=$(CORPUS)
 # big-endian 64-bit s390x, with clang (Debian's gcc-multilib, for i386,
 # conflicts with every gcc cross compiler); its C library from
@@ -322,7 +326,7 @@ test-sanitize: all
 	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-tfmd test-corpus test-infer test-check-data \
 	    test-arrow -- \
-	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS) \
+	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS) LAYOUT_PYTHON= \
 	    NPM_DIR=$(abspath $(NPM_DIR)) ARROW_RANDOM_SPECS=1 ARROW_RECORDS=20
 
 # -Werror clean under clang, clang -m32, and the FC_NO_HW_CRC and

@@ -3,10 +3,12 @@
  * functions for the others.  The layer, by file: arrays.c (NumPy arrays
  * over featc's memory, featc.Bytes), batch.c (errors, parsed batches into
  * Python, parse()), reader.c (read(), featc.Reader), writer.c (write()),
- * schema.c (the schema attribute), module.c (the module, its types, the
- * option parsers), prefetch.c (compressed files inflated ahead by
- * threads), shuffle.c (read()'s shuffle buffer), segments.c (segments(),
- * the segment batcher), arrow.c (batches as Arrow arrays, PyCapsules).
+ * schema.c (the schema attribute), state.c (the module's state, the type
+ * maker, the option parsers: below every other file), prefetch.c
+ * (compressed files inflated ahead by threads), shuffle.c (read()'s shuffle
+ * buffer), segments.c (segments(), the segment batcher), arrow.c (batches
+ * as Arrow arrays, PyCapsules), module.c (the module: registers the others,
+ * above them all).  No two files call each other (tests/cli/layout.py).
  *
  * Memory: a batch is parsed into one block (malloc, sized by
  * fc_batch_bind for the batch size at the spec's bounds: pages the batch
@@ -38,7 +40,7 @@
 #define MAX_BATCH 1000000
 #define MAX_THREADS 1024
 
-/* The module's state (module.c): its spec, NumPy's functions and dtypes
+/* The module's state (state.c): its spec, NumPy's functions and dtypes
  * (int64, float32, uint8), and its types. */
 typedef struct fcpy_state {
     const fcpy_spec *spec;
@@ -174,9 +176,6 @@ void fcpy_shuffle_draw(fcpy_shuffle *sh, fc_record *rec, Py_ssize_t *src);
  * the source's error in err, as fc_input_next), then release; 0, open
  * and read it itself (not compressed, failed to open, or not started). */
 typedef struct fcpy_prefetch fcpy_prefetch;
-/* What reader_open_source reads with fc_input_open: not a bytes-like
- * object, nor a file object (getbuffer or read). */
-int fcpy_source_is_path(PyObject *s);
 fcpy_prefetch *fcpy_prefetch_start(PyObject *sources, PyObject *names, const uint64_t *split_n,
                                    const fc_input_options *opt, unsigned nthreads);
 void fcpy_prefetch_stop(fcpy_prefetch *p);
@@ -184,7 +183,7 @@ int fcpy_prefetch_claim(fcpy_prefetch *p, size_t k);
 fc_status fcpy_prefetch_next(fcpy_prefetch *p, size_t k, fc_record *rec, fc_error *err);
 void fcpy_prefetch_release(fcpy_prefetch *p, size_t k);
 
-/* ------------------------------------------------------------ module.c: options */
+/* ------------------------------------------------------------ state.c: options, sources */
 
 const fcpy_message *fcpy_find_message(PyObject *name);
 int fcpy_word_option(PyObject *s, const char *what, const char *const *words, int *out);
@@ -193,6 +192,8 @@ int fcpy_crc_option(PyObject *s, fc_crc_policy *out);
 int fcpy_sync_option(PyObject *s, fc_sync_method *out);
 int fcpy_size_option(PyObject *v, const char *what, Py_ssize_t lo, Py_ssize_t hi, size_t *out);
 int fcpy_pair_option(PyObject *v, const char *what, uint64_t *a, uint64_t *b);
+/* A source read() opens by name: neither bytes-like nor a file object. */
+int fcpy_source_is_path(PyObject *s);
 
 /* ------------------------------------------------------------ the rest */
 

@@ -375,13 +375,6 @@ static const char *source_name(reader_object *r, Py_ssize_t k)
     return PyBytes_AsString(PyTuple_GetItem(r->names, k));
 }
 
-int fcpy_source_is_path(PyObject *s)
-{
-    /* (the last branch of reader_open_source: keep the two together) */
-    return !PyObject_CheckBuffer(s) && !PyObject_HasAttrString(s, "getbuffer") &&
-           !PyObject_HasAttrString(s, "read");
-}
-
 /* Opens sources[next] for the records of slot t: a path, a bytes-like
  * object, or a binary file object (its buffer when it has one, as BytesIO
  * does, else what read() gives). */

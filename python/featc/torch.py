@@ -25,11 +25,9 @@ order.  Tensors share memory with the batch's block (torch.from_numpy): no
 copy.
 """
 import copy
-import glob
 import hashlib
 import multiprocessing
 import os
-import random
 from typing import NamedTuple
 
 import numpy as np
@@ -40,6 +38,8 @@ from torch.utils.data._utils.pin_memory import pin_memory as _pin
 import featc
 from featc._parts import DEFAULT_SPLIT_BYTES, _kind, partitions
 from featc._remote import is_url, sources as _sources
+from featc._shards import _expand, _mix, _ranks, _shard_parts
+from featc.torch_segments import SegmentBatch, SegmentBatcher
 
 __all__ = ["TFRecordDataset", "DataLoader", "SegmentBatcher", "SegmentBatch", "Ragged",
            "to_torch"]
@@ -206,60 +206,6 @@ def _shared(batch):
         v.copy_(t)
         new[id(t)] = v
     return _replace(batch, new)
-
-
-def _expand(sources):
-    """Paths from a path, a glob or a list of them, in order (a glob's
-    matches sorted); a glob that matches nothing is an error."""
-    if isinstance(sources, (str, os.PathLike)):
-        sources = [sources]
-    out = []
-    for s in sources:
-        s = os.fspath(s)
-        if not is_url(s) and any(c in s for c in "*?["):
-            found = sorted(glob.glob(s))
-            if not found:
-                raise FileNotFoundError("no file matches %r" % s)
-            out.extend(found)
-        else:
-            out.append(s)
-    return out
-
-
-def _mix(*words):
-    """A 64-bit seed from several integers (each epoch and shard its own)."""
-    x = 0x6A09E667F3BCC908
-    for w in words:
-        x = (x ^ (int(w) & 0xFFFFFFFFFFFFFFFF)) * 0x100000001B3 & 0xFFFFFFFFFFFFFFFF
-        x ^= x >> 29
-    return x
-
-
-def _ranks(rank, world_size):
-    """rank and world_size as given, else torch.distributed's when it is
-    initialised, else 0 of 1; checked."""
-    if rank is None and world_size is None:
-        dist = torch.distributed
-        if dist.is_available() and dist.is_initialized():
-            rank, world_size = dist.get_rank(), dist.get_world_size()
-        else:
-            rank, world_size = 0, 1
-    if rank is None or world_size is None:
-        raise ValueError("rank and world_size: both or neither")
-    if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and
-            0 <= rank < world_size):
-        raise ValueError("rank %r of world_size %r: needs 0 <= rank < world_size"
-                         % (rank, world_size))
-    return rank, world_size
-
-
-def _shard_parts(parts, shuffle, seed, epoch, shard, shards):
-    """The parts shard reads in epoch: every shards-th of the epoch's order
-    (drawn from seed and epoch when shuffle is set)."""
-    order = list(range(len(parts)))
-    if shuffle:
-        random.Random(_mix(seed, epoch)).shuffle(order)
-    return [parts[i] for i in order[shard::shards]]
 
 
 class _Tagged:
@@ -652,6 +598,3 @@ class DataLoader(tud.DataLoader):
         ds.set_epoch(epoch)
         self._counts = dict(ds._resume["counts"])
         self._last = last
-
-
-from featc.torch_segments import SegmentBatch, SegmentBatcher  # noqa: E402  (it uses the above)

@@ -27,7 +27,7 @@ import torch
 
 import featc
 from featc._parts import DEFAULT_SPLIT_BYTES, partitions
-from featc.torch import _expand, _mix, _ranks, _shard_parts
+from featc._shards import _expand, _mix, _ranks, _shard_parts
 
 __all__ = ["SegmentBatcher", "SegmentBatch"]
 

@@ -587,10 +587,10 @@ mkdir -p "$tmp/stats"
 stats_rc=0
 "$py" "$here/stats_check.py" "$featc" "$corpus" "$tmp/stats" || stats_rc=1
 
-# ---- the CLI's layout (docs/design.md): helpers include and call no command,
-# no circle among the files; tests/cli/layout.py prints its own "layout:" line
+# ---- the layout (docs/design.md): the CLI's helpers include and call no
+# command, no circle among the files of any folder of the product; tests/cli/layout.py prints its own "layout:" line
 layout_rc=0
-"$py" "$here/layout.py" "$here/../.." "$build" || layout_rc=1
+"$py" "$here/layout.py" "$here/../.." "$build" ${LAYOUT_PYTHON:-} || layout_rc=1
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$layout_rc" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
