@@ -28,7 +28,7 @@
 
 #include "base/progress.h"
 #include "base/spec.h"
-#include "convert.h"
+#include "convert_back.h"
 
 static const char *const convert_usage =
     "usage: featc convert [options] FILE... -o OUT\n"

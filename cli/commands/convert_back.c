@@ -24,7 +24,7 @@
 
 #include "base/progress.h"
 #include "base/spec.h"
-#include "convert.h"
+#include "convert_back.h"
 
 int cli_arrow_input(const char *path)
 {

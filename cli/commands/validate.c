@@ -17,7 +17,7 @@
 #include "base/cli.h"
 #include "base/read.h"
 #include "commands.h"
-#include "validate.h"
+#include "validate_drift.h"
 
 enum {
     A_TYPE,

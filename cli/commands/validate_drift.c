@@ -10,7 +10,7 @@
 
 #include "base/cli.h"
 #include "stats/drift.h"
-#include "validate.h"
+#include "validate_drift.h"
 
 int vd_wanted(const vd_options *o)
 {

@@ -13,7 +13,10 @@ Checks, from the sources and the objects `make` built:
     runtime/core/, runtime/hosted/, runtime/fallback/ (objects of `make
     all`), python/ext/ (objects of `make python`: with --python, which the
     host's test-cli gives; the cross lanes build no Python layer), and the
-    modules of python/featc/ by their imports (a late import included).
+    modules of python/featc/ by their imports (a late import included);
+  - a private header named after a file X.c declares only X.c's functions
+    (validate.h once declared validate_drift.c's), unless it opens as a
+    folder's shared header: "/* What ... share".
 
 usage: layout.py ROOT BUILD [--python]
 """
@@ -163,5 +166,36 @@ g = import_graph("python/featc", "featc")
 check(len(g) > 3 and sum(len(v) for v in g.values()) > 3, "python/featc: too few modules or imports")
 cyc = circles(g)
 check(not cyc, "circles among python/featc's modules: %s" % cyc)
+
+
+# ---- headers named after what they declare
+all_defs = {}
+for folder, objdir in folders + [("cli", "obj"), ("cli/base", "obj"), ("cli/commands", "obj"),
+                                 ("cli/commands/stats", "obj")]:
+    for n in os.listdir(os.path.join(root, folder)):
+        o = os.path.join(build, objdir, folder, n[:-2] + ".o")
+        if n.endswith(".c") and os.path.exists(o):
+            for line in subprocess.run(["nm", o], capture_output=True, text=True,
+                                       check=True).stdout.splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "TDBR":
+                    all_defs[parts[2]] = os.path.join(folder, n)
+named = 0
+for folder, _ in folders + [("cli/base", 0), ("cli/commands", 0), ("cli/commands/stats", 0)]:
+    for n in sorted(os.listdir(os.path.join(root, folder))):
+        own = os.path.join(folder, n[:-2] + ".c")
+        if not n.endswith(".h") or not os.path.exists(os.path.join(root, own)):
+            continue
+        text = open(os.path.join(root, folder, n), encoding="utf-8").read()
+        first = text.lstrip().split("*/")[0]
+        if first.startswith("/* What ") and re.search(r"\bshare\b", first):
+            continue
+        body = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        others = sorted({"%s (%s)" % (f, all_defs[f]) for f in re.findall(r"\b(\w+)\s*\(", body)
+                         if f in all_defs and all_defs[f] != own})
+        named += 1
+        check(not others, "%s/%s, named after %s, declares other files' functions: %s"
+              % (folder, n, own, ", ".join(others[:5])))
+check(named > 8, "only %d headers named after a file were found" % named)
 
 sys.exit(finish("layout"))

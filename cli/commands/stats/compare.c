@@ -7,7 +7,7 @@
  * sides' TFDV statistics: Jensen-Shannon divergence for numbers, L-infinity
  * distance for strings).  Hosted: it allocates (the statistics). */
 #include "drift.h"
-#include "stats.h"
+#include "reports.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
-/* featc validate --against: TensorFlow Data Validation's drift and skew
- * comparators between two datasets, each described by a binary
+/* What drift.c (the measures) and drift_read.c (the statistics they read)
+ * share, for featc validate --against: TensorFlow Data Validation's drift
+ * and skew comparators between two datasets, each described by a binary
  * DatasetFeatureStatisticsList (a stats file that TFDV or `featc stats
  * --tfmd-out` wrote, or featc's statistics of record files encoded the same
  * way, st_encode_tfdv), and measured as TFDV measures them

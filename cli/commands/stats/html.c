@@ -3,7 +3,7 @@
  * its histogram as a sparkline, then each feature's details below (linked
  * from its name): histograms of values and of values per record,
  * quantiles, and the top values as bars. */
-#include "stats.h"
+#include "reports.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* featc stats --json: one object (docs/record-tools.md, "featc stats", names its
  * fields). */
-#include "stats.h"
+#include "reports.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
-/* featc stats' model (stats.h): the per-key summaries, gathered from
+/* featc stats' model (model.h): the per-key summaries, gathered from
  * decoded records and merged across splits and files, and what every
  * output shares (display forms of numbers and bytes, histograms, order). */
-#include "stats.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdlib.h>

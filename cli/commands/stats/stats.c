@@ -9,7 +9,7 @@
  *
  * Output: an aligned table (numeric features, bytes features, feature
  * lists); --json, one object (docs/record-tools.md, "featc stats"); --html=FILE, a
- * self-contained report (html.c); the model and the reports: stats.h.
+ * self-contained report (html.c); the model: model.h; the reports: reports.h.
  *
  * Shards merge: the summaries of every file are merged into one, and
  * `-j N` reads in the thread pool's splits, each gathered apart and merged
@@ -22,7 +22,7 @@
  * are incomplete); 64 usage error. */
 #include "commands/commands.h"
 #include "base/progress.h"
-#include "stats.h"
+#include "reports.h"
 
 #include <glob.h>
 #include <stdarg.h>

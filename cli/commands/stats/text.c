@@ -1,5 +1,5 @@
 /* featc stats' table: the aligned text report on standard output. */
-#include "stats.h"
+#include "reports.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

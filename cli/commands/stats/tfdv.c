@@ -26,7 +26,7 @@
  * distinct counts exact to 256 then 1.6% standard error, top values with
  * their error bound).  The wire format is written here (varints, fixed64,
  * length-delimited messages built inside out): no protobuf library. */
-#include "stats.h"
+#include "reports.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,14 @@
-/* featc validate: what validate.c (the records against a schema) and
- * validate_drift.c (--against: drift and skew) share. */
-#ifndef FEATC_VALIDATE_H
-#define FEATC_VALIDATE_H
+/* featc validate --against (validate_drift.c): drift and skew between the
+ * records validated and other data, for validate.c (the records against a
+ * schema). */
+#ifndef FEATC_VALIDATE_DRIFT_H
+#define FEATC_VALIDATE_DRIFT_H
 
 #include <featc/featc.h>
 #include <featc/fc_input.h>
 
 #include "base/read.h"
-#include "stats/stats.h"
+#include "stats/reports.h"
 
 typedef struct vd_options {
     char **against;         /* --against record files (nagainst), or */
@@ -37,4 +38,4 @@ void vd_read(char **files, int nfiles, const fc_input_options *read, cli_decoder
 int vd_compare(const featc_tfmd_schema *schema, st_stats *cur, const vd_options *o,
                const fc_input_options *read, cli_decoder *d, int *anomalies);
 
-#endif /* FEATC_VALIDATE_H */
+#endif /* FEATC_VALIDATE_DRIFT_H */

@@ -1,10 +1,10 @@
 /* featc stats: what the records of TFRecord files hold, feature by feature.
- * The model (model.c: gathered, merged, sorted) under three reports
- * (text.c the table, json.c --json, html.c --html), and the command over
- * them (stats.c: options, reading, the pool).  Hosted code: it allocates,
- * bounded per key by sketch.h's constants and in keys by --max-features. */
-#ifndef FEATC_STATS_H
-#define FEATC_STATS_H
+ * The model (model.c: gathered, merged, sorted), over sketch.h's sketches,
+ * under the reports (reports.h), under the command (stats.c: options,
+ * reading, the pool).  Hosted code: it allocates, bounded per key by
+ * sketch.h's constants and in keys by --max-features. */
+#ifndef FEATC_STATS_MODEL_H
+#define FEATC_STATS_MODEL_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -125,51 +125,4 @@ void st_show_number(char *out, size_t max, double v);
 /* The spec's name of its message. */
 const char *st_spec_message(const cli_spec *t);
 
-/* What a report shows beside the statistics: the files read, and the spec
- * of --spec when one was given. */
-typedef struct st_report {
-    const st_file *files;
-    size_t nfiles;
-    const char *title;         /* the HTML report's */
-    const char *spec_path;     /* --spec, or NULL */
-    const cli_spec *spec;    /* NULL without --spec */
-    unsigned top;              /* top values shown per bytes feature */
-    /* --compare: the other dataset (the comparison report's second) */
-    const st_stats *other;
-    const struct st_report *other_report;
-} st_report;
-
-/* The reports, on f.  The table sets *oom when it runs out of memory. */
-void st_print_table(FILE *f, const st_stats *s, const st_report *r, int *oom);
-void st_print_json(FILE *f, const st_stats *s, const st_report *r);
-/* The self-contained HTML report; 0, or -1 on a write error. */
-int st_write_html(FILE *f, const st_stats *s, const st_report *r);
-/* html.c's pieces, which the comparison report (compare.c) shares: text
- * and bytes escaped for HTML, numbers in the page's one style (the
- * overview's shorter), a share as a percentage, the presence bar, a key's
- * list types, and the style sheet. */
-void st_html_text(FILE *f, const char *s);
-void st_html_bytes(FILE *f, const uint8_t *p, size_t n, size_t full);
-void st_html_number(FILE *f, double v);
-void st_html_short(FILE *f, double v);
-void st_html_percent(FILE *f, uint64_t part, uint64_t whole);
-void st_svg_presence(FILE *f, uint64_t present, uint64_t records);
-void st_types_text(FILE *f, const st_key *k);
-/* The distribution that stands for key k: its int64s, else its floats,
- * else its bytes values' lengths; NULLs when it has no values. */
-void st_main_dist(const st_key *k, const sk_moments **m, const sk_quant **q);
-extern const char *const st_html_style;
-
-/* The comparison report of --compare (compare.c): s beside r->other, each
- * feature's histograms overlaid, its top values side by side, its drift
- * measure; 0, or -1 on a write error or when memory ran out. */
-int st_write_compare_html(FILE *f, const st_stats *s, const st_report *r);
-
-/* TFDV's binary DatasetFeatureStatisticsList (tfdv.c); 0, or -1 when
- * memory ran out or the write failed. */
-int st_write_tfdv(FILE *f, const st_stats *s, const st_report *r);
-/* The same bytes in memory: 0 with *out (malloc'd) and *len, or -1 when
- * memory ran out. */
-int st_encode_tfdv(const st_stats *s, const st_report *r, uint8_t **out, size_t *len);
-
-#endif /* FEATC_STATS_H */
+#endif /* FEATC_STATS_MODEL_H */

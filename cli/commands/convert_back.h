@@ -1,7 +1,7 @@
-/* featc convert (convert.c, convert_back.c): what its command line says,
- * and the direction from Arrow IPC back to TFRecords. */
-#ifndef FEATC_CLI_CONVERT_H
-#define FEATC_CLI_CONVERT_H
+/* featc convert from Arrow IPC back to TFRecords (convert_back.c), for
+ * convert.c: the options the command line gave, and the entry points. */
+#ifndef FEATC_CLI_CONVERT_BACK_H
+#define FEATC_CLI_CONVERT_BACK_H
 
 #include <featc/fc_input.h>
 
@@ -28,4 +28,4 @@ int cli_arrow_input(const char *path);
  * o->spec's serializer: the exit status, errors printed. */
 int cli_arrow_to_records(const convert_opts *o);
 
-#endif /* FEATC_CLI_CONVERT_H */
+#endif /* FEATC_CLI_CONVERT_BACK_H */
