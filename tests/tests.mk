@@ -211,12 +211,14 @@ test-float-exhaustive: $(BUILD)/tests/float_exhaustive
 
 # ------------------------------------------------------------------ scripted suites
 
-# The host's test-cli also builds the Python layer, whose folder the layout
-# check (tests/cli/layout.py) reads; the cross lanes, which build none, pass
-# LAYOUT_PYTHON= .
-LAYOUT_PYTHON ?= --python
-test-cli: all $(if $(LAYOUT_PYTHON),python)
-	@LAYOUT_PYTHON=$(LAYOUT_PYTHON) sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
+# On the host, test-cli also builds the Python layer, whose folder the layout
+# check (tests/cli/layout.py) reads, and counts the opens of each job with
+# an LD_PRELOAD shim (tests/cli/opens.py); the cross and sanitizer lanes,
+# which build no Python layer and whose programs take no foreign preload,
+# pass CLI_HOST= .
+CLI_HOST ?= 1
+test-cli: all $(if $(CLI_HOST),python)
+	@CLI_HOST=$(CLI_HOST) sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
 # featc check SPEC --data against the generated drivers: every spec over the
 # corpus and random records, byte for byte (the C compiler of the build
@@ -265,7 +267,7 @@ I386_SUITES = test-unit test-nomalloc test-cli test-corpus
 test-i386: all
 	@sh tests/cross/can_run.sh i386 "$(CC) -m32"
 	@$(CROSS_HOST) sh tests/cross/suites.sh i386 "$(MAKE)" $(I386_SUITES) -- \
-	    BUILD=$(BUILD)/i386 CC="$(CC) -m32" LAYOUT_PYTHON= \
+	    BUILD=$(BUILD)/i386 CC="$(CC) -m32" CLI_HOST= \
 	    LIBS_FALLBACK="-L$(FEATC_CROSS_LIBS)/i386 -lprotobuf-c" CORPUS=$(CORPUS)
 # big-endian 64-bit s390x, with clang (Debian's gcc-multilib, for i386,
 # conflicts with every gcc cross compiler); its C library from
@@ -326,7 +328,7 @@ test-sanitize: all
 	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-tfmd test-corpus test-infer test-check-data \
 	    test-arrow -- \
-	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS) LAYOUT_PYTHON= \
+	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS) CLI_HOST= \
 	    NPM_DIR=$(abspath $(NPM_DIR)) ARROW_RANDOM_SPECS=1 ARROW_RECORDS=20
 
 # -Werror clean under clang, clang -m32, and the FC_NO_HW_CRC and

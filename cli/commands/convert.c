@@ -19,9 +19,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <featc/fc_arrow.h>
 #include <featc/featc_dynamic.h>
@@ -358,38 +360,92 @@ static const char *foreign_output(const char *out)
     return NULL;
 }
 
-int cmd_convert(int argc, char **argv)
+/* fc_input_options.open_fd: the job's own open file for path, duplicated
+ * (fc_input_close closes the duplicate), so that infer and the conversion
+ * read the file opened once, not whatever the name holds by then. */
+static int reuse_fd(void *ctx, const char *path)
 {
-    convert_opts o;
-    int done, rc = parse_opts(argc, argv, &o, &done), arrow_out, k;
+    const convert_opts *o = (const convert_opts *)ctx;
+    int k;
+    for (k = 0; k < o->nfiles; k++)
+        if (o->fds[k] >= 0 && (o->files[k] == path || strcmp(o->files[k], path) == 0))
+            return fcntl(o->fds[k], F_DUPFD_CLOEXEC, 0);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Opens every input once and tells which start as Arrow IPC: the exit
+ * status, errors printed. */
+static int open_inputs(convert_opts *o)
+{
+    int k;
+    o->fds = (int *)malloc((size_t)o->nfiles * sizeof *o->fds);
+    o->arrow = (int *)calloc((size_t)o->nfiles, sizeof *o->arrow);
+    if (o->fds == NULL || o->arrow == NULL)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    for (k = 0; k < o->nfiles; k++)
+        o->fds[k] = -1;
+    for (k = 0; k < o->nfiles; k++) {
+        if (strcmp(o->files[k], "-") == 0)
+            continue;
+        o->fds[k] = open(o->files[k], O_RDONLY | O_CLOEXEC);
+        if (o->fds[k] < 0)
+            return cli_fail(EXIT_DATA_ERR, "%s: %s", o->files[k], strerror(errno));
+        if ((o->arrow[k] = cli_arrow_input(o->fds[k], o->files[k])) < 0)
+            return EXIT_DATA_ERR;
+    }
+    o->read.open_fd = reuse_fd;
+    o->read.open_ctx = o;
+    return EXIT_OK;
+}
+
+static void close_inputs(convert_opts *o)
+{
+    int k;
+    for (k = 0; o->fds != NULL && k < o->nfiles; k++)
+        if (o->fds[k] >= 0)
+            close(o->fds[k]);
+    free(o->fds);
+    free(o->arrow);
+}
+
+/* The conversion o asks for, its inputs open. */
+static int convert_run(convert_opts *o)
+{
+    int arrow_out = output_kind(o->output), k;
     const char *foreign;
-    if (rc != 0 || done)
-        return rc;
     /* the way: by OUT's name, else by the first input's first bytes */
-    arrow_out = output_kind(o.output);
-    if (arrow_out < 0 && (foreign = foreign_output(o.output)) != NULL)
+    if (arrow_out < 0 && (foreign = foreign_output(o->output)) != NULL)
         return cli_usage_error(&convert_cmd,
                                "'%s' names a %s file, which featc convert does not write: "
                                "it writes Arrow IPC (.arrow, .arrows, .feather, .ipc) and "
                                "TFRecords (.tfrecord, .tfrecords, .tfr, .record, .gz, .zz)",
-                               o.output, foreign);
-    if (arrow_out < 0) {
-        int a = cli_arrow_input(o.files[0]);
-        if (a < 0)
-            return EXIT_DATA_ERR;
-        arrow_out = !a;
-    }
+                               o->output, foreign);
+    if (arrow_out < 0)
+        arrow_out = !o->arrow[0];
     if (!arrow_out)
-        return cli_arrow_to_records(&o);
-    for (k = 0; k < o.nfiles; k++) {
-        int a = cli_arrow_input(o.files[k]);
-        if (a < 0)
-            return EXIT_DATA_ERR;
-        if (a)
+        return cli_arrow_to_records(o);
+    for (k = 0; k < o->nfiles; k++)
+        if (o->arrow[k])
             return cli_fail(EXIT_DATA_ERR, "%s: an Arrow IPC file, and %s is to be Arrow: "
                                            "Arrow goes back to TFRecords with -o "
                                            "FILE.tfrecord",
-                            o.files[k], o.output);
-    }
-    return to_arrow_run(&o);
+                            o->files[k], o->output);
+    return to_arrow_run(o);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    convert_opts o;
+    int done, rc = parse_opts(argc, argv, &o, &done);
+    if (rc != 0 || done)
+        return rc;
+    o.fds = NULL;
+    o.arrow = NULL;
+    if (output_kind(o.output) < 0 && foreign_output(o.output) != NULL)
+        return convert_run(&o); /* the usage error, before any input is opened */
+    rc = open_inputs(&o);
+    if (rc == EXIT_OK)
+        rc = convert_run(&o);
+    close_inputs(&o);
+    return rc;
 }

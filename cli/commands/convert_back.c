@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <featc/fc_arrow.h>
 #include <featc/fc_serialize.h>
@@ -26,20 +27,21 @@
 #include "base/spec.h"
 #include "convert_back.h"
 
-int cli_arrow_input(const char *path)
+int cli_arrow_input(int fd, const char *path)
 {
     unsigned char head[8];
-    size_t n;
-    FILE *f;
-    if (strcmp(path, "-") == 0)
+    ssize_t n;
+    if (fd < 0)
         return 0;
-    f = fopen(path, "rb");
-    if (f == NULL) {
+    do
+        n = pread(fd, head, sizeof head, 0); /* (the offset stays where reads start) */
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == ESPIPE)
+        return 0; /* a pipe: records, read from its first byte */
+    if (n < 0) {
         cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(errno));
         return -1;
     }
-    n = fread(head, 1, sizeof head, f);
-    fclose(f);
     if (n >= 6 && memcmp(head, "ARROW1", 6) == 0)
         return 1;
     /* a stream starts with the continuation word and a schema message */
@@ -101,7 +103,7 @@ static int cut_under(const char *path, const fc_map_guard *guard, size_t len, in
 }
 
 /* One input file into the writer: the exit status, errors printed. */
-static int convert_file(back *b, const char *path, progress *pg)
+static int convert_file(back *b, const char *path, int fd, progress *pg)
 {
     fc_arrow_ipc_reader *r = NULL;
     fc_arrow_rows *rows = NULL;
@@ -118,8 +120,8 @@ static int convert_file(back *b, const char *path, progress *pg)
     /* mapped as every input is (fc_input_map): a file cut while it is read
      * gives zero pages and an error after the batch that met them, not
      * SIGBUS */
-    if (fc_input_map(path, &map, &guard, &err) != FC_OK)
-        return cli_fail(EXIT_DATA_ERR, "%s", err.message);
+    if (fc_input_map_fd(fd, &map, &guard, &err) != FC_OK)
+        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, err.message);
     len = map.size;
     s = fc_arrow_ipc_read_open(&r, map.data != NULL ? (const void *)map.data : "", len, &err);
     if (s == FC_OK)
@@ -211,10 +213,7 @@ int cli_arrow_to_records(const convert_opts *o)
         return cli_usage_error(NULL, "convert: --stream and the part options (--split, "
                                      "--range, --records) are for TFRecord input");
     for (k = 0; k < o->nfiles; k++) {
-        int a = cli_arrow_input(o->files[k]);
-        if (a < 0)
-            return EXIT_DATA_ERR;
-        if (a == 0)
+        if (o->arrow[k] == 0)
             return cli_fail(EXIT_DATA_ERR, "%s: not an Arrow IPC file or stream (TFRecords go "
                                            "to Arrow with -o FILE.arrow)",
                             o->files[k]);
@@ -246,7 +245,7 @@ int cli_arrow_to_records(const convert_opts *o)
     }
     progress_start(&pg, "convert", o->files, o->nfiles, o->progress, 0);
     for (k = 0; k < o->nfiles && rc == EXIT_OK; k++)
-        rc = convert_file(&b, o->files[k], &pg);
+        rc = convert_file(&b, o->files[k], o->fds[k], &pg);
     progress_end(&pg);
     ok = fc_writer_close(&b.w) == FC_OK;
     if (!ok && rc == EXIT_OK)

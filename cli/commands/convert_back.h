@@ -18,14 +18,17 @@ typedef struct convert_opts {
     int progress;            /* PROGRESS_* */
     int nfiles;
     char **files;
+    int *fds;                /* each file opened once, for the whole job (-1: "-") */
+    int *arrow;              /* each file starts as Arrow IPC does (cli_arrow_input) */
 } convert_opts;
 
-/* 1 when path starts as an Arrow IPC file or stream does, 0 when not (a
- * TFRecord file, or standard input: never Arrow), -1 with the error
- * printed when it cannot be read. */
-int cli_arrow_input(const char *path);
-/* The Arrow IPC files o->files into the TFRecord file o->output through
- * o->spec's serializer: the exit status, errors printed. */
+/* 1 when the file open on fd (path names it) starts as an Arrow IPC file or
+ * stream does, 0 when not (a TFRecord file, or standard input, fd -1:
+ * never Arrow), -1 with the error printed when it cannot be read. */
+int cli_arrow_input(int fd, const char *path);
+/* The Arrow IPC files o->files (open on o->fds) into the TFRecord file
+ * o->output through o->spec's serializer: the exit status, errors
+ * printed. */
 int cli_arrow_to_records(const convert_opts *o);
 
 #endif /* FEATC_CLI_CONVERT_BACK_H */

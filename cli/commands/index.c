@@ -86,17 +86,23 @@ static int put_index(const char *path, const char *out, const char *suffix, cons
     return rc;
 }
 
-/* The member index of a GZIP file, as text (allocated), or NULL after the
- * error is printed. */
-static char *members_text(const char *path, const fc_input_options *read, size_t *len,
-                          size_t *count, int *rc)
+/* The member index of a GZIP file mapped at map (guard: its guard), as text
+ * (allocated), or NULL after the error is printed. */
+static char *members_text(const char *path, const fc_mapped_file *map, const fc_map_guard *guard,
+                          const fc_input_options *read, size_t *len, size_t *count, int *rc)
 {
     fc_gzip_member *m = NULL;
     size_t n = 0, i, at = 0;
     fc_error err;
+    fc_status s;
+    uint64_t gone;
     char *text;
     fc_error_clear(&err);
-    if (fc_input_scan_members(path, read, &m, &n, &err) != FC_OK) {
+    s = fc_input_scan_members_mem(path, map->data, map->size, read, &m, &n, &err);
+    if (fc_input_map_shrank(guard, &gone))
+        s = fc_input_changed_error(&err, path, (uint64_t)map->size, gone);
+    if (s != FC_OK) {
+        free(m);
         fprintf(stderr, "featc: %s: %s; no index written\n", path, err.message);
         *rc = EXIT_DATA_ERR;
         return NULL;
@@ -158,8 +164,19 @@ static int write_index(const char *path, const char *out, const fc_input_options
     }
     if (fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
         size_t count;
+        fc_mapped_file map;
+        fc_map_guard *guard = NULL;
+        fc_error err;
+        memset(&map, 0, sizeof map);
+        /* the members found over a map of the file already open */
+        if (fc_input_map_fd(in.fd, &map, &guard, &err) != FC_OK) {
+            fprintf(stderr, "featc: %s: %s\n", path, err.message);
+            fc_input_close(&in);
+            return EXIT_DATA_ERR;
+        }
         fc_input_close(&in);
-        text = members_text(path, read, &len, &count, &rc);
+        text = members_text(path, &map, guard, read, &len, &count, &rc);
+        fc_input_unmap(&map, guard);
         progress_clear(&g_progress);
         if (text == NULL)
             return rc;
@@ -194,8 +211,9 @@ static int write_index(const char *path, const char *out, const fc_input_options
     return rc;
 }
 
-/* --check of a GZIP file's member index against a scan. */
-static int check_members(const char *path, const char *idx, const fc_input_options *read)
+/* --check of a GZIP file's member index against a scan of its map. */
+static int check_members(const char *path, const fc_mapped_file *map, const fc_map_guard *guard,
+                         const char *idx, const fc_input_options *read)
 {
     char *target = idx != NULL ? NULL : fc_input_sibling(path, ".members");
     const char *name = idx != NULL ? idx : target;
@@ -212,7 +230,7 @@ static int check_members(const char *path, const char *idx, const fc_input_optio
         free(target);
         return EXIT_DATA_ERR;
     }
-    want = members_text(path, read, &len, &count, &rc);
+    want = members_text(path, map, guard, read, &len, &count, &rc);
     if (want != NULL) {
         size_t i, at = 0;
         for (i = 0; i < n && i < count; i++) {
@@ -258,30 +276,33 @@ static int check_index(const char *path, const char *idx, const fc_input_options
     int rc;
     if (name == NULL)
         return cli_fail(EXIT_DATA_ERR, "out of memory");
-    if (fc_input_open(&in, path, read) == FC_OK &&
-        fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
-        fc_input_close(&in);
-        free(target);
-        return check_members(path, idx, read);
-    }
-    fc_input_close(&in);
+    /* one open: the file mapped, what it is and its records read from the
+     * map (the check moves about the file, and reads records of any size in
+     * place; a whole file read by fc_input_open goes through a buffer that
+     * only fc_input_next grows) */
+    memset(&map, 0, sizeof map);
     fc_error_clear(&err);
-    if (fc_input_load_index(name, &entries, &n, &err) != FC_OK) {
-        printf("%s: FAILED: %s\n", path, err.message);
+    if (fc_input_map(path, &map, &guard, &err) != FC_OK) {
+        fprintf(stderr, "featc: %s: %s\n", path, err.message);
         free(target);
         return EXIT_DATA_ERR;
     }
-    /* mapped: the check moves about the file, and reads records of any size
-     * in place (a whole file read by fc_input_open goes through a buffer
-     * that only fc_input_next grows) */
-    memset(&map, 0, sizeof map);
-    rc = fc_input_map(path, &map, &guard, &err) == FC_OK ? 0 : EXIT_DATA_ERR;
-    if (rc != 0) {
-        fprintf(stderr, "featc: %s: %s\n", path, err.message);
-        free(entries);
+    if (fc_input_open_mem(&in, path, map.data, map.size, read) == FC_OK &&
+        fc_reader_compression(&in.reader) == FC_COMPRESSION_GZIP) {
+        fc_input_close(&in);
         free(target);
+        rc = check_members(path, &map, guard, idx, read);
+        fc_input_unmap(&map, guard);
         return rc;
     }
+    fc_input_close(&in);
+    if (fc_input_load_index(name, &entries, &n, &err) != FC_OK) {
+        printf("%s: FAILED: %s\n", path, err.message);
+        fc_input_unmap(&map, guard);
+        free(target);
+        return EXIT_DATA_ERR;
+    }
+    rc = 0;
     if (fc_input_open_mem(&in, path, map.data, map.size, read) != FC_OK) {
         fprintf(stderr, "featc: %s: %s\n", path, in.err.message);
         rc = EXIT_DATA_ERR;

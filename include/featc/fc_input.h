@@ -41,6 +41,12 @@ typedef struct fc_input_options {
     const char *index_text;  /* its text instead (index_path then only names it in
                                 messages): an index fetched from elsewhere */
     size_t index_len;
+    /* When set, fc_input_open reads path from the descriptor open_fd
+     * returns (fc_input_close closes it; -1 with errno: the open's error)
+     * instead of opening the name again: a job that opened its files once
+     * (to sniff them, say) reads them through the same open files. */
+    int (*open_fd)(void *ctx, const char *path);
+    void *open_ctx;
 } fc_input_options;
 
 /* ---- Guarded maps (guard.c).  A mapped file that shrinks while it is read
@@ -55,6 +61,9 @@ typedef struct fc_input_options {
 typedef struct fc_map_guard fc_map_guard;
 fc_status fc_input_map(const char *path, fc_mapped_file *map, fc_map_guard **guard,
                        fc_error *err);
+/* The same for the file open on fd (the caller keeps fd: the map holds a
+ * duplicate of it), so that one job opens its file once. */
+fc_status fc_input_map_fd(int fd, fc_mapped_file *map, fc_map_guard **guard, fc_error *err);
 void fc_input_unmap(fc_mapped_file *map, fc_map_guard *guard);
 /* 1 when the read met a page the file no longer has (*at: its offset):
  * cheap, for every record. */
@@ -123,6 +132,10 @@ fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size
  * read's error. */
 fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
                                 fc_gzip_member **members, size_t *n, fc_error *err);
+/* The same over a GZIP file's bytes in memory (name: for messages). */
+fc_status fc_input_scan_members_mem(const char *name, const void *data, size_t len,
+                                    const fc_input_options *opt, fc_gzip_member **members,
+                                    size_t *n, fc_error *err);
 
 /* Reads and parses an index file (allocating *entries; free() it):
  * FC_OK, or an error in err naming the file, line and column. */

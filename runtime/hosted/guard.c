@@ -140,31 +140,12 @@ static fc_map_guard *reserve(void)
     return g;
 }
 
-fc_status fc_input_map(const char *path, fc_mapped_file *map, fc_map_guard **guard,
-                       fc_error *err)
+/* Maps the file open on fd and registers the map; fd is the map's from
+ * here on (closed with it, or now on failure). */
+static fc_status map_own_fd(int fd, fc_mapped_file *map, fc_map_guard **guard, fc_error *err)
 {
     fc_status s;
     fc_map_guard *g;
-    int fd;
-    *guard = NULL;
-    map->data = NULL;
-    map->size = 0;
-    if (strcmp(path, "-") == 0) {
-        fc_msg m = fc_error_begin(err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "standard input is read in order, from its first byte: it cannot be "
-                       "mapped or read in splits");
-        return FC_ERR_UNSUPPORTED;
-    }
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: no wait for a writer */
-    if (fd < 0) {
-        int e = errno;
-        fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "cannot open: ");
-        fc_msg_str(&m, strerror(e));
-        if (err != NULL)
-            err->sys_errno = e;
-        return FC_ERR_IO;
-    }
     s = fc_map_fd(fd, map, err);
     if (s != FC_OK || map->data == NULL) {
         close(fd);
@@ -183,6 +164,49 @@ fc_status fc_input_map(const char *path, fc_mapped_file *map, fc_map_guard **gua
     STORE(&g->state, 2);
     *guard = g;
     return FC_OK;
+}
+
+static fc_status sys_error(fc_error *err, const char *what, int e)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_IO, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, strerror(e));
+    if (err != NULL)
+        err->sys_errno = e;
+    return FC_ERR_IO;
+}
+
+fc_status fc_input_map(const char *path, fc_mapped_file *map, fc_map_guard **guard,
+                       fc_error *err)
+{
+    int fd;
+    *guard = NULL;
+    map->data = NULL;
+    map->size = 0;
+    if (strcmp(path, "-") == 0) {
+        fc_msg m = fc_error_begin(err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "standard input is read in order, from its first byte: it cannot be "
+                       "mapped or read in splits");
+        return FC_ERR_UNSUPPORTED;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: no wait for a writer */
+    if (fd < 0)
+        return sys_error(err, "cannot open: ", errno);
+    return map_own_fd(fd, map, guard, err);
+}
+
+fc_status fc_input_map_fd(int fd, fc_mapped_file *map, fc_map_guard **guard, fc_error *err)
+{
+    int own;
+    *guard = NULL;
+    map->data = NULL;
+    map->size = 0;
+    /* the same open file, not a second open of its name (which could find
+     * another file there) */
+    own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0)
+        return sys_error(err, "cannot map: ", errno);
+    return map_own_fd(own, map, guard, err);
 }
 
 void fc_input_unmap(fc_mapped_file *map, fc_map_guard *guard)

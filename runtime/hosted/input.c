@@ -148,8 +148,9 @@ fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size
     return s;
 }
 
-fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
-                                fc_gzip_member **members, size_t *n, fc_error *err)
+fc_status fc_input_scan_members_mem(const char *name, const void *data, size_t len,
+                                    const fc_input_options *opt, fc_gzip_member **members,
+                                    size_t *n, fc_error *err)
 {
     fc_input_options whole = *opt;
     size_t cap = 1024;
@@ -168,7 +169,7 @@ fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
             fc_msg_str(&m, "out of memory");
             return FC_ERR_NO_MEMORY;
         }
-        s = fc_input_open(&in, path, &whole);
+        s = fc_input_open_mem(&in, name, data, len, &whole);
         if (s == FC_OK && fc_reader_compression(&in.reader) != FC_COMPRESSION_GZIP) {
             fc_msg m = fc_error_begin(&in.err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
             fc_msg_str(&m, "this file is ");
@@ -211,6 +212,31 @@ fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
     }
 }
 
+fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
+                                fc_gzip_member **members, size_t *n, fc_error *err)
+{
+    fc_mapped_file map;
+    fc_map_guard *guard = NULL;
+    uint64_t gone;
+    fc_status s;
+    *members = NULL;
+    *n = 0;
+    memset(&map, 0, sizeof map);
+    /* one open: the file mapped, read again from the map when the log was short */
+    s = fc_input_map(path, &map, &guard, err);
+    if (s != FC_OK)
+        return s;
+    s = fc_input_scan_members_mem(path, map.data, map.size, opt, members, n, err);
+    if (fc_input_map_shrank(guard, &gone)) {
+        free(*members);
+        *members = NULL;
+        *n = 0;
+        s = fc_input_changed_error(err, path, (uint64_t)map.size, gone);
+    }
+    fc_input_unmap(&map, guard);
+    return s;
+}
+
 /* The member index of a GZIP file's part: opt->index_path, FILE.members,
  * or a scan. */
 static fc_status input_members(fc_input *in, const fc_input_options *opt)
@@ -223,7 +249,11 @@ static fc_status input_members(fc_input *in, const fc_input_options *opt)
         if (access(in->index_path, F_OK) != 0) {
             free(in->index_path);
             in->index_path = NULL;
-            return fc_input_scan_members(in->path, opt, &in->members, &in->members_n, &in->err);
+            return in->data != NULL
+                       ? fc_input_scan_members_mem(in->path, in->data, in->size, opt,
+                                                   &in->members, &in->members_n, &in->err)
+                       : fc_input_scan_members(in->path, opt, &in->members, &in->members_n,
+                                               &in->err);
         }
     } else {
         in->index_path = fc_input_sibling(path, "");
@@ -498,10 +528,14 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
     if (strcmp(path, "-") == 0) {
         in->fd = STDIN_FILENO;
     } else {
-        in->fd = open(path, O_RDONLY | O_CLOEXEC);
+        in->fd = opt->open_fd != NULL ? opt->open_fd(opt->open_ctx, path)
+                                      : open(path, O_RDONLY | O_CLOEXEC);
         if (in->fd < 0)
             return open_error(in, FC_ERR_IO, "cannot open", errno);
         in->own_fd = 1;
+        /* (a descriptor the caller had: read from the start) */
+        if (opt->open_fd != NULL && lseek(in->fd, 0, SEEK_SET) < 0 && errno != ESPIPE)
+            return open_error(in, FC_ERR_IO, "cannot seek", errno);
     }
     if (fstat(in->fd, &st) != 0)
         return open_error(in, FC_ERR_IO, "cannot stat", errno);
@@ -521,7 +555,7 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
             in->err = *fc_reader_error(&in->reader);
         return s;
     }
-    s = fc_input_map(path, &in->map, &in->guard, &in->err);
+    s = fc_input_map_fd(in->fd, &in->map, &in->guard, &in->err);
     if (s != FC_OK)
         return s;
     in->data = in->map.data;

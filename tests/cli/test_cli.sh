@@ -590,9 +590,17 @@ stats_rc=0
 # ---- the layout (docs/design.md): the CLI's helpers include and call no
 # command, no circle among the files of any folder of the product; tests/cli/layout.py prints its own "layout:" line
 layout_rc=0
-"$py" "$here/layout.py" "$here/../.." "$build" ${LAYOUT_PYTHON:-} || layout_rc=1
+"$py" "$here/layout.py" "$here/../.." "$build" ${CLI_HOST:+--python} || layout_rc=1
+
+# ---- one open per file per job (host lane: tests/cli/opens.py prints its own
+# "opens:" line)
+opens_rc=0
+if [ -n "${CLI_HOST:-}" ]; then
+    mkdir -p "$tmp/opens"
+    "$py" "$here/opens.py" "$featc" "$corpus" "$tmp/opens" || opens_rc=1
+fi
 
 echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$layout_rc" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
+[ "$fail" -eq 0 ] && [ "$layout_rc" -eq 0 ] && [ "$opens_rc" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
     [ "$shrink_rc" -eq 0 ] && [ "$linear_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
     [ "$progress_rc" -eq 0 ] && [ "$golden_rc" -eq 0 ] && [ "$stats_rc" -eq 0 ]
