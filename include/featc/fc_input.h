@@ -47,6 +47,15 @@ typedef struct fc_input_options {
      * (to sniff them, say) reads them through the same open files. */
     int (*open_fd)(void *ctx, const char *path);
     void *open_ctx;
+    /* 1: a GZIP or ZLIB regular file read whole is inflated on a thread of
+     * its own, ahead of the reader (ISA-L builds; elsewhere, or when no
+     * thread starts, on the reader's): the records, their offsets and any
+     * error are those of the one-thread read (a damaged file is read again
+     * on one thread from its start, past the records already given).  The
+     * reader then reads an uncompressed stream: fc_reader_compression says
+     * NONE (fc_input_compression says what the file is) and
+     * fc_reader_raw_offset counts inflated bytes. */
+    int inflate_ahead;
 } fc_input_options;
 
 /* ---- Guarded maps (guard.c).  A mapped file that shrinks while it is read
@@ -85,6 +94,8 @@ void fc_input_map_release_range(const fc_mapped_file *map, uint64_t from, uint64
 /* "the file changed size during the read: ..." in err, FC_ERR_IO. */
 fc_status fc_input_changed_error(fc_error *err, const char *path, uint64_t mapped, uint64_t at);
 
+struct fc_ahead;
+
 typedef struct fc_input {
     const char *path;
     int fd;
@@ -117,6 +128,11 @@ typedef struct fc_input {
     uint64_t released;         /* a mapped file's pages before this offset were given
                                   back (fc_input_next: they count in the resident
                                   size while mapped) */
+    struct fc_ahead *ahead;    /* inflate_ahead: the inflater thread */
+    uint64_t ahead_records;    /* the records given while it ran */
+    fc_compression compression; /* what the file is (fc_input_compression) */
+    fc_reader_options ro;      /* the reader's options, for a second read */
+    int gathering;             /* in fc_input_gather */
 } fc_input;
 
 /* path + suffix ("FILE.idx", "FILE.members"), allocated; NULL when out of
@@ -177,6 +193,10 @@ fc_status fc_input_next(fc_input *in, fc_record *rec);
  * records before it. */
 fc_status fc_input_gather(fc_input *in, fc_record *recs, size_t max, size_t *n);
 void fc_input_close(fc_input *in);
+/* Whether inflate_ahead can start its thread in this program (ISA-L). */
+int fc_input_can_inflate_ahead(void);
+/* What the file is (GZIP, ZLIB or NONE), inflated ahead or not. */
+fc_compression fc_input_compression(const fc_input *in);
 
 /* Parses "auto|none|zlib|gzip" (any case; "" is none, as TensorFlow's
  * compression_type), "verify|skip|none" and "walk|checksum"; 0 on success. */

@@ -1248,5 +1248,9 @@ PyObject *fcpy_read(PyObject *module, PyObject *args, PyObject *kw)
     }
     r->pre = fcpy_prefetch_start(r->sources, r->names, r->split_n, &r->opt,
                                  (unsigned)a.nthreads);
+    /* threads=N without the read-ahead of whole files (one compressed
+     * path): each GZIP or ZLIB file inflated on a thread of its own */
+    if (r->pre == NULL && a.nthreads >= 2)
+        r->opt.inflate_ahead = 1;
     return (PyObject *)r;
 }

@@ -1,6 +1,8 @@
 /* Opening TFRecord inputs for the command-line tools: see fc_input.h. */
 #include "featc/fc_input.h"
 
+#include "ahead.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -518,6 +520,47 @@ static fc_status file_seek(void *ctx, uint64_t offset, fc_error *err)
     return FC_OK;
 }
 
+/* inflate_ahead: the file (detected GZIP or ZLIB) inflated on a thread,
+ * the reader reading what it inflates; on one thread as before when no
+ * thread starts. */
+static fc_status input_ahead(fc_input *in, const fc_reader_options *ro)
+{
+    fc_reader_options plain = *ro;
+    fc_compression c = fc_reader_compression(&in->reader);
+    in->ro = *ro;
+    in->compression = c;
+    if ((c != FC_COMPRESSION_GZIP && c != FC_COMPRESSION_ZLIB) ||
+        (in->ahead = fc_ahead_start(in->fd, (uint64_t)in->size, c)) == NULL)
+        return FC_OK;
+    plain.compression = FC_COMPRESSION_NONE;
+    return fc_reader_init_pull(&in->reader, fc_ahead_pull, in->ahead, &plain, &in->err);
+}
+
+/* The inflater thread stopped short (or the records ended otherwise than
+ * as they should): the file read again on one thread from its first byte,
+ * past the records already given, so that what follows, the error
+ * included, is the one-thread read's. */
+static fc_status ahead_fallback(fc_input *in)
+{
+    uint64_t k, n = in->ahead_records;
+    fc_reader_options ro = in->ro;
+    fc_record rec;
+    fc_status s;
+    fc_ahead_stop(in->ahead);
+    in->ahead = NULL;
+    if (lseek(in->fd, 0, SEEK_SET) < 0)
+        return open_error(in, FC_ERR_IO, "cannot seek", errno);
+    in->pulled = 0;
+    ro.buffer = in->buf;
+    ro.buffer_size = in->cap;
+    s = fc_reader_init_pull_seekable(&in->reader, file_pull, file_seek, in, &ro, &in->err);
+    for (k = 0; s == FC_OK && k < n; k++)
+        s = fc_input_next(in, &rec);
+    if (s == FC_OK && in->gathering)
+        fc_reader_keep(&in->reader);
+    return s;
+}
+
 fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *opt)
 {
     fc_reader_options ro;
@@ -553,6 +596,8 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
         /* the compression known at open, as a map's is (callers ask) */
         if (s == FC_OK && (s = fc_reader_detect(&in->reader)) != FC_OK)
             in->err = *fc_reader_error(&in->reader);
+        if (s == FC_OK && opt->inflate_ahead)
+            s = input_ahead(in, &ro);
         return s;
     }
     s = fc_input_map_fd(in->fd, &in->map, &in->guard, &in->err);
@@ -731,10 +776,23 @@ static fc_status checksum_junction(fc_input *in, const fc_input_options *opt)
 fc_status fc_input_next(fc_input *in, fc_record *rec)
 {
     for (;;) {
-        fc_status s = fc_reader_next(&in->reader, rec);
+        fc_status s;
         size_t need;
         unsigned char *bigger;
         uint64_t gone;
+        s = fc_reader_next(&in->reader, rec);
+        if (in->ahead != NULL && s != FC_OK && s != FC_ERR_BUFFER &&
+            !(s == FC_END && fc_ahead_ended(in->ahead))) {
+            if (in->gathered > 0)
+                return FC_ERR_BUFFER; /* the gather ends first: its records are in
+                                         the buffer the second read takes */
+            s = ahead_fallback(in);
+            if (s != FC_OK)
+                return s;
+            continue;
+        }
+        if (in->ahead != NULL && s == FC_OK)
+            in->ahead_records++;
         if (s == FC_OK ? fc_input_map_changed(in->guard, &gone)
                        : fc_input_map_shrank(in->guard, &gone))
             /* the file shrank: what the read made of the zeros is not the file's */
@@ -801,6 +859,7 @@ fc_status fc_input_gather(fc_input *in, fc_record *recs, size_t max, size_t *n)
     fc_reader_keep(&in->reader);
     base = fc_reader_kept(&in->reader);
     in->gathered = 0;
+    in->gathering = 1;
     while (*n < max) {
         s = fc_input_next(in, &recs[*n]);
         if (s == FC_ERR_BUFFER && *n > 0) {
@@ -819,12 +878,25 @@ fc_status fc_input_gather(fc_input *in, fc_record *recs, size_t max, size_t *n)
         in->gathered = ++*n;
     }
     in->gathered = 0;
+    in->gathering = 0;
     fc_reader_keep_end(&in->reader);
     return s;
 }
 
+int fc_input_can_inflate_ahead(void)
+{
+    return fc_ahead_available();
+}
+
+fc_compression fc_input_compression(const fc_input *in)
+{
+    return in->ahead != NULL ? in->compression : fc_reader_compression(&in->reader);
+}
+
 void fc_input_close(fc_input *in)
 {
+    fc_ahead_stop(in->ahead);
+    in->ahead = NULL;
     free(in->members);
     in->members = NULL;
     free(in->index);

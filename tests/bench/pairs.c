@@ -46,9 +46,11 @@
 
 #define MAX_ROUNDS 101
 
-enum { PARSE_MEM, BATCH_MEM, READER, FILE_BATCH, INFLATE, GZREADER, GZBATCH, NCONT };
-static const char *const names[NCONT] = {"parse", "batch", "reader", "file",
-                                         "inflate", "gzreader", "gzbatch"};
+enum { PARSE_MEM, BATCH_MEM, READER, FILE_BATCH, INFLATE, GZREADER, GZBATCH, GZAHEAD,
+       GZBATCH_AHEAD, NCONT };
+static const char *const names[NCONT] = {"parse",   "batch",   "reader",  "file",
+                                         "inflate", "gzreader", "gzbatch", "gzahead",
+                                         "gzbatchahead"};
 
 /* The links: rate of a over rate of b, round by round. */
 static const struct link {
@@ -57,7 +59,8 @@ static const struct link {
 } links[] = {
     {"batch/parse", BATCH_MEM, PARSE_MEM},  {"file/batch", FILE_BATCH, BATCH_MEM},
     {"file/reader", FILE_BATCH, READER},    {"gzreader/inflate", GZREADER, INFLATE},
-    {"gzbatch/gzreader", GZBATCH, GZREADER},
+    {"gzbatch/gzreader", GZBATCH, GZREADER}, {"gzahead/inflate", GZAHEAD, INFLATE},
+    {"gzahead/gzreader", GZAHEAD, GZREADER}, {"gzbatchahead/gzbatch", GZBATCH_AHEAD, GZBATCH},
 };
 
 static const desc_t *md = &DESC;
@@ -110,7 +113,7 @@ static int flush(size_t n, seen *s)
  * 2 batches, their records gathered in place (fc_input_gather; those of a
  * short gather copied into the arena). */
 static int input_pass(const char *path, const unsigned char *image, size_t size, int how,
-                      seen *s)
+                      int ahead, seen *s)
 {
     static fc_record recs[4096];
     fc_input in;
@@ -121,6 +124,7 @@ static int input_pass(const char *path, const unsigned char *image, size_t size,
     size_t n = 0, got, k;
     memset(&opt, 0, sizeof opt);
     opt.compression = FC_COMPRESSION_AUTO;
+    opt.inflate_ahead = ahead;
     st = image != NULL ? fc_input_open_mem(&in, path, image, size, &opt)
                        : fc_input_open(&in, path, &opt);
     arena_used = 0;
@@ -241,13 +245,15 @@ int main(int argc, char **argv)
         for (c = 0; c < (int)ncont; c++) {
             seen s = {0, 0};
             double t0 = now();
-            int rc = c == PARSE_MEM  ? input_pass(path, image, size, 1, &s)
-                     : c == BATCH_MEM ? input_pass(path, image, size, 2, &s)
-                     : c == READER    ? input_pass(path, NULL, 0, 0, &s)
-                     : c == FILE_BATCH ? input_pass(path, NULL, 0, 2, &s)
+            int rc = c == PARSE_MEM  ? input_pass(path, image, size, 1, 0, &s)
+                     : c == BATCH_MEM ? input_pass(path, image, size, 2, 0, &s)
+                     : c == READER    ? input_pass(path, NULL, 0, 0, 0, &s)
+                     : c == FILE_BATCH ? input_pass(path, NULL, 0, 2, 0, &s)
                      : c == INFLATE   ? inflate_pass(gzimage, gzsize, &s)
-                     : c == GZREADER  ? input_pass(gz, NULL, 0, 0, &s)
-                                      : input_pass(gz, NULL, 0, 2, &s);
+                     : c == GZREADER  ? input_pass(gz, NULL, 0, 0, 0, &s)
+                     : c == GZBATCH   ? input_pass(gz, NULL, 0, 2, 0, &s)
+                     : c == GZAHEAD   ? input_pass(gz, NULL, 0, 0, 1, &s)
+                                      : input_pass(gz, NULL, 0, 2, 1, &s);
             double dt = now() - t0;
             if (rc != 0)
                 return 1;
@@ -263,7 +269,8 @@ int main(int argc, char **argv)
             }
             if (c == BATCH_MEM)
                 batch_seen = s;
-            else if ((c == FILE_BATCH || c == GZBATCH) && s.bytes != batch_seen.bytes) {
+            else if ((c == FILE_BATCH || c == GZBATCH || c == GZBATCH_AHEAD) &&
+                     s.bytes != batch_seen.bytes) {
                 fprintf(stderr, "pairs: %s: %s's batches hold %llu values, batch's %llu\n",
                         name, names[c], s.bytes, batch_seen.bytes);
                 return 1;

@@ -1534,6 +1534,165 @@ static void test_gather(void)
     rl_free(&gl);
 }
 
+
+/* inflate_ahead (a thread inflates, the reader frames) against the
+ * one-thread read of the same file: the same records (index, offset,
+ * length, bytes) and the same end, status, offset and words, by
+ * fc_input_next and by fc_input_gather, over every GZIP file of the
+ * corpus and GZIP files of several MiB (one member; many members), whole
+ * and damaged late (cut, a byte of the deflate data or of the trailer
+ * flipped, bytes after the last member, a second member's header broken):
+ * the damage makes the thread stop after it has given records, and the
+ * reader read the file again on one thread past them. */
+static unsigned ahead_late; /* reads that fell back after the thread gave records */
+
+static void same_ahead(const char *path, const char *what, size_t bsize, unsigned *fell_back)
+{
+    fc_input_options o;
+    fc_input seq, ah;
+    fc_record one, *recs = (fc_record *)malloc(bsize * sizeof *recs);
+    fc_status s1 = FC_OK, s2 = FC_OK;
+    size_t n = 0, k, total = 0;
+    int had_thread;
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_AUTO;
+    if (recs == NULL)
+        abort();
+    s1 = fc_input_open(&seq, path, &o);
+    o.inflate_ahead = 1;
+    s2 = fc_input_open(&ah, path, &o);
+    had_thread = ah.ahead != NULL;
+    CHECK_MSG(s1 == s2 && fc_input_compression(&seq) == fc_input_compression(&ah),
+              "%s: open %d/%d, compression %d/%d", what, (int)s1, (int)s2,
+              (int)fc_input_compression(&seq), (int)fc_input_compression(&ah));
+    while (s1 == FC_OK && s2 == FC_OK) {
+        if (bsize == 1) {
+            s2 = fc_input_next(&ah, &recs[0]);
+            n = s2 == FC_OK;
+        } else {
+            s2 = fc_input_gather(&ah, recs, bsize, &n);
+        }
+        for (k = 0; k < n; k++) {
+            s1 = fc_input_next(&seq, &one);
+            if (s1 != FC_OK) {
+                CHECK_MSG(0, "%s, batches of %zu: inflated ahead gave record %zu, the "
+                             "one-thread read ended (%s)", what, bsize, total + k,
+                          seq.err.message);
+                break;
+            }
+            CHECK_MSG(recs[k].index == one.index && recs[k].offset == one.offset &&
+                          recs[k].length == one.length &&
+                          fc_crc32c(0, recs[k].data, recs[k].length) ==
+                              fc_crc32c(0, one.data, one.length),
+                      "%s, batches of %zu: record %zu differs", what, bsize, total + k);
+        }
+        total += n;
+    }
+    if (s1 == FC_OK && s2 != FC_OK)
+        s1 = fc_input_next(&seq, &one);
+    CHECK_MSG(s1 == s2 && seq.err.offset == ah.err.offset &&
+                  (s1 == FC_END || strcmp(seq.err.message, ah.err.message) == 0),
+              "%s, batches of %zu, after %zu records: one thread ended %d at %llu \"%s\", "
+              "ahead %d at %llu \"%s\"", what, bsize, total, (int)s1,
+              (unsigned long long)seq.err.offset, seq.err.message, (int)s2,
+              (unsigned long long)ah.err.offset, ah.err.message);
+    if (had_thread && ah.ahead == NULL) {
+        ++*fell_back;
+        ahead_late += ah.ahead_records > 0;
+    }
+    fc_input_close(&seq);
+    fc_input_close(&ah);
+    free(recs);
+}
+
+static void test_inflate_ahead(void)
+{
+    static const size_t sizes[3] = {1, 256, 4096};
+    const char *corpus = getenv("FEATC_CORPUS");
+    char path[4096], tmp[256];
+    unsigned files = 0, cases = 0, fell_back = 0;
+    size_t i, j, len, nm;
+    fc_gzip_member *members;
+    rec_list plain;
+    DIR *d;
+    struct dirent *de;
+    if (!fc_input_can_inflate_ahead()) {
+        printf("test_split: inflate ahead: no ISA-L in this program: not run\n");
+        return;
+    }
+    if (corpus != NULL && (d = opendir(corpus)) != NULL) {
+        while ((de = readdir(d)) != NULL) {
+            size_t nl = strlen(de->d_name);
+            if (nl < 3 || strcmp(de->d_name + nl - 3, ".gz") != 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", corpus, de->d_name);
+            for (j = 0; j < 3; j++)
+                same_ahead(path, de->d_name, sizes[j], &fell_back);
+            files++;
+        }
+        closedir(d);
+    }
+    snprintf(tmp, sizeof tmp, "/tmp/featc-ahead-%d.tfrecord.gz", (int)getpid());
+    for (i = 0; i < 2; i++) {
+        /* one member, or a member every 1,000 records; several MiB inflated */
+        unsigned char *g = write_gzip(60000, i == 0 ? 0 : 1000, 0, &len, &members, &nm, &plain);
+        unsigned char *copy = (unsigned char *)malloc(len + 64);
+        size_t k;
+        const struct {
+            const char *what;
+            size_t at; /* (for cut: the length kept) */
+            int how;   /* 0 whole, 1 cut, 2 flip a byte, 3 bytes after, 4 next header */
+        } damage[] = {
+            {"whole", 0, 0},
+            {"cut at 97%", len * 97 / 100, 1},
+            {"cut in the trailer", len - 3, 1},
+            {"deflate byte flipped at 95%", len * 95 / 100, 2},
+            {"trailer CRC flipped", len - 6, 2},
+            {"trailer length flipped", len - 2, 2},
+            {"bytes after the last member", 0, 3},
+            {"a member's header broken at 90%", 0, 4},
+        };
+        if (copy == NULL)
+            abort();
+        for (k = 0; k < sizeof damage / sizeof damage[0]; k++) {
+            size_t n = len;
+            char what[160];
+            memcpy(copy, g, len);
+            if (damage[k].how == 1)
+                n = damage[k].at;
+            else if (damage[k].how == 2)
+                copy[damage[k].at] ^= 0x21;
+            else if (damage[k].how == 3) {
+                memcpy(copy + len, "not a member", 12);
+                n = len + 12;
+            } else if (damage[k].how == 4) {
+                size_t m = nm * 9 / 10;
+                if (nm < 2)
+                    continue; /* (one member: no second header) */
+                copy[members[m].offset + 3] |= 0xe0; /* reserved flags */
+            }
+            write_path(tmp, copy, n);
+            snprintf(what, sizeof what, "GZIP %s: %s", i == 0 ? "one member" : "members",
+                     damage[k].what);
+            for (j = 0; j < 3; j++)
+                same_ahead(tmp, what, sizes[j], &fell_back);
+            cases++;
+        }
+        free(copy);
+        free(g);
+        free(members);
+        rl_free(&plain);
+    }
+    remove(tmp);
+    CHECK_MSG(fell_back >= 3 * (cases - 2), "only %u reads read again on one thread", fell_back);
+    CHECK_MSG(ahead_late >= 3 * (cases - 4), "only %u reads fell back after records were given",
+              ahead_late);
+    printf("test_split: inflate ahead = one thread over %u corpus GZIP files and %u synthetic "
+           "(whole and damaged), next and gathers of 256 and 4096 (%u reads fell back, %u "
+           "after giving records)\n",
+           files, cases, fell_back, ahead_late);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--bench-corpora") == 0) {
@@ -1551,6 +1710,7 @@ int main(int argc, char **argv)
     RUN(test_seekable_gzip);
     RUN(test_pull_seekable);
     RUN(test_gather);
+    RUN(test_inflate_ahead);
     RUN(test_pool);
     return harness_report("split");
 }
