@@ -6,11 +6,15 @@
  * message, and an FC_ERR_BUFFER must name a size that then works.  With
  * the high bit of that byte, a compressed stream is also read with each
  * inflater (ISA-L where the build has it, and zlib): the same records, the
- * same end, the same message. */
+ * same end, the same message; and as a file through fc_input, inflated on
+ * one thread and ahead on another (inflate_ahead): the same again. */
 #include <featc/fc.h>
+#include <featc/fc_input.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static unsigned char work[FC_READER_WORK_SIZE];
 static unsigned char small_buf[256];
@@ -65,6 +69,53 @@ static void same_on_both_inflaters(const uint8_t *data, size_t size, fc_compress
     read_with(data, size, c, FC_INFLATE_ARENA_MIN, &b);
     if (strstr(b.message, "lengths set") != NULL || strstr(b.message, "distances set") != NULL)
         return;
+    if (a.status != b.status || a.records != b.records || a.digest != b.digest ||
+        a.offset != b.offset || a.record != b.record || strcmp(a.message, b.message) != 0)
+        abort();
+}
+
+/* What fc_input makes of the file at path, inflated ahead or not. */
+static void input_read(const char *path, int ahead, outcome *out)
+{
+    fc_input_options o;
+    fc_input in;
+    fc_record rec;
+    memset(out, 0, sizeof *out);
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_AUTO;
+    o.max_record_size = 1u << 20;
+    o.inflate_ahead = ahead;
+    out->status = fc_input_open(&in, path, &o);
+    while (out->status == FC_OK && (out->status = fc_input_next(&in, &rec)) == FC_OK) {
+        out->records++;
+        out->digest = fc_crc32c(out->digest, rec.data, rec.length) + (uint32_t)rec.length;
+        out->offset = rec.offset;
+    }
+    if (out->status != FC_END) {
+        memcpy(out->message, in.err.message, sizeof out->message);
+        out->offset = in.err.offset;
+        out->record = in.err.record;
+    }
+    fc_input_close(&in);
+}
+
+static void same_ahead(const uint8_t *data, size_t size)
+{
+    static outcome a, b;
+    char path[64];
+    FILE *f;
+    snprintf(path, sizeof path, "/tmp/fuzz_reader-%d.gz", (int)getpid());
+    f = fopen(path, "wb");
+    if (f == NULL)
+        return;
+    if (fwrite(data, 1, size, f) != size) {
+        fclose(f);
+        return;
+    }
+    fclose(f);
+    input_read(path, 0, &a);
+    input_read(path, 1, &b);
+    remove(path);
     if (a.status != b.status || a.records != b.records || a.digest != b.digest ||
         a.offset != b.offset || a.record != b.record || strcmp(a.message, b.message) != 0)
         abort();
@@ -127,7 +178,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* errors are sticky */
     (void)records;
     free(big);
-    if ((mode & 0x80) && o.compression != FC_COMPRESSION_NONE)
+    if ((mode & 0x80) && o.compression != FC_COMPRESSION_NONE) {
         same_on_both_inflaters(data, size, o.compression);
+        same_ahead(data, size);
+    }
     return 0;
 }
