@@ -28,6 +28,7 @@ import copy
 import hashlib
 import multiprocessing
 import os
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -258,6 +259,7 @@ class TFRecordDataset(tud.IterableDataset):
         rank, world_size = _ranks(rank, world_size)
         self.paths = _expand(sources)
         self.parts = partitions(self.paths, split_bytes, read_options.get("compression", "auto"))
+        self.split_bytes = split_bytes
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
         self.shuffle_buffer = shuffle_buffer
@@ -307,6 +309,44 @@ class TFRecordDataset(tud.IterableDataset):
         workers) reads in epoch: every shards-th of the epoch's order."""
         return _shard_parts(self.parts, self.shuffle, self.seed, epoch, shard, shards)
 
+    def idle_readers(self, workers):
+        """When the world_size x workers readers outnumber the parts, the
+        text of the warning that says how many get none, why each file is
+        one part, and what cuts it; else None."""
+        shards = self.world_size * max(1, workers)
+        if len(self.parts) >= shards:
+            return None
+        whole = [p for p, split in self.parts if split is None]
+        why = []
+        for p in whole[:4]:
+            if is_url(p):
+                why.append("%s has no index beside it (featc index writes FILE.idx, or "
+                           "FILE.members for GZIP, which a server then serves)" % p)
+                continue
+            kind = _kind(p) if self.read_options.get("compression", "auto") == "auto" \
+                else self.read_options["compression"]
+            if kind == "gzip":
+                why.append("%s is GZIP without a member index: featc index %s writes %s.members, "
+                           "by whose members it is cut (a file of one member, as TensorFlow "
+                           "writes, stays one part: store it uncompressed, or write it with "
+                           "members, fc_writer_options.member_records)" % (p, p, p))
+            elif kind == "zlib":
+                why.append("%s is ZLIB, which is read from its first byte only: store it "
+                           "uncompressed or as GZIP with members" % p)
+            else:
+                why.append("%s (%d bytes) is not larger than split_bytes=%s: pass a smaller "
+                           "split_bytes= (at most %d here) to cut it"
+                           % (p, os.path.getsize(p), self.split_bytes,
+                              max(1, os.path.getsize(p) // shards)))
+        if len(whole) > 4:
+            why.append("and %d more files" % (len(whole) - 4))
+        return ("featc.torch: %d readers (world_size %d x num_workers %d) share %d part%s of %d "
+                "file%s: %d of them get none and idle.  %s"
+                % (shards, self.world_size, max(1, workers), len(self.parts),
+                   "" if len(self.parts) == 1 else "s", len(self.paths),
+                   "" if len(self.paths) == 1 else "s", shards - len(self.parts),
+                   "; ".join(why) if why else "Pass a smaller split_bytes="))
+
     def _natural(self, parts):
         """The batches a shard reading these parts (path, split) yields."""
         n = sum(self.counts[p] for p in parts)
@@ -339,6 +379,10 @@ class TFRecordDataset(tud.IterableDataset):
 
     def _stream(self, epoch, shard, shards, skip_batches):
         mine = self.shard_parts(epoch, shard, shards)
+        if not mine and tud.get_worker_info() is not None and not self._tracked:
+            # (a plain torch DataLoader's worker: featc's DataLoader says it at its start)
+            warnings.warn(self.idle_readers(shards // self.world_size) or "no part",
+                          RuntimeWarning, stacklevel=2)
         quota = self.quota(epoch, shard, shards // self.world_size)
         if not mine or quota == 0:
             return
@@ -478,6 +522,9 @@ class DataLoader(tud.DataLoader):
                              "the loader takes batch_size=None")
         ds = copy.copy(dataset)  # (shares the epoch with the caller's dataset)
         ds._tracked = True
+        idle = ds.idle_readers(kw.get("num_workers", 0))
+        if idle is not None:
+            warnings.warn(idle, RuntimeWarning, stacklevel=2)
         kw["collate_fn"] = _Collate(kw.get("collate_fn"))
         super().__init__(ds, batch_size=None, **kw)
         self._counts = {}

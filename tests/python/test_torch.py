@@ -414,6 +414,32 @@ def options(mod, files):
     forged_states(mod, files)
 
 
+def idle_warnings(mod, small, gz):
+    """Readers (ranks x workers) that outnumber the parts: featc.torch.DataLoader
+    warns once, naming why each file is one part and the fix; none when
+    every reader has a part."""
+    import warnings
+    size = os.path.getsize(small)
+    for files, kw, workers, words in (
+            ([gz], {}, 2, ["1 of them get none", "GZIP without a member index",
+                           "featc index " + gz]),
+            ([small], {"split_bytes": size + 1}, 2, ["not larger than split_bytes=%d" % (size + 1),
+                                                      "at most %d" % (size // 2)]),
+            ([small], {"split_bytes": size // 2 + 1, "rank": 0, "world_size": 2}, 2,
+             ["4 readers (world_size 2 x num_workers 2) share 2 parts"]),
+            ([small], {"split_bytes": size // 2 + 1}, 2, None),
+            ([gz], {}, 0, None)):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            ft.DataLoader(ft.TFRecordDataset(mod, files, 10, **kw), num_workers=workers)
+        texts = [str(w.message) for w in got if issubclass(w.category, RuntimeWarning)]
+        if words is None:
+            check(texts == [], "%r, %d workers: warned %r" % (kw, workers, texts))
+        else:
+            check(len(texts) == 1 and all(w in texts[0] for w in words),
+                  "%r, %d workers: warnings %r, wanted one with %r" % (kw, workers, texts, words))
+
+
 def forged_states(mod, files):
     """A loader state is a claim: one taken over other files (as many
     parts), the same file changed, another spec or setting, or with counts,
@@ -507,6 +533,7 @@ def main():
     conversions(featc.load("mnist"), [os.path.join(CORPUS, "tfx__mnist.tfrecord")])
     conversions(featc.load("hadoop"), [os.path.join(CORPUS, "tf-ecosystem__tf-records_part-m-00000")])
     options(tut, [small])
+    idle_warnings(tut, small, gz)
     sparse_workers(featc.load("taobao"), [os.path.join(TMP, "taobao.tfrecord")])
     worker_failures(tut, [small])
     shutil.rmtree(TMP, ignore_errors=True)
