@@ -1,6 +1,6 @@
 /* A GZIP or ZLIB file inflated ahead on a thread of its own (ahead.h), so
  * that inflating and framing run on two cores: the thread inflates the
- * file with ISA-L into a ring of 1 MiB slots, and the reader of fc_input
+ * file with ISA-L into a ring of 256 KiB slots, and the reader of fc_input
  * takes the inflated bytes from there as an uncompressed stream.
  *
  * Only the regular case is done here: members that follow each other
@@ -13,7 +13,8 @@
  * whatever its buffer (inflate.c, reader_zfail: the output first), and
  * the thread inflates the same bytes as far as it goes.
  *
- * Memory: the ring (8 MiB), an input buffer (1 MiB) and ISA-L's state,
+ * Memory: the ring (2 MiB: small, since every page a process touches first
+ * costs; 1 MiB slots measured slower), an input buffer (256 KiB) and ISA-L's state,
  * allocated at start; hosted code. */
 #include "ahead.h"
 
@@ -31,9 +32,9 @@
 #pragma weak isal_inflate_reset
 #pragma weak isal_gzip_header_init
 
-#define SLOT ((size_t)1 << 20)
+#define SLOT ((size_t)256 << 10)
 #define SLOTS 8u
-#define IN_CHUNK ((size_t)1 << 20)
+#define IN_CHUNK ((size_t)256 << 10)
 
 enum { RUNNING, ENDED, IRREGULAR };
 
