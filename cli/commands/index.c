@@ -94,15 +94,10 @@ static char *members_text(const char *path, const fc_mapped_file *map, const fc_
     fc_gzip_member *m = NULL;
     size_t n = 0, i, at = 0;
     fc_error err;
-    fc_status s;
-    uint64_t gone;
     char *text;
     fc_error_clear(&err);
-    s = fc_input_scan_members_mem(path, map->data, map->size, read, &m, &n, &err);
-    if (fc_input_map_shrank(guard, &gone))
-        s = fc_input_changed_error(&err, path, (uint64_t)map->size, gone);
-    if (s != FC_OK) {
-        free(m);
+    if (fc_input_scan_members_mem(path, map->data, map->size, guard, read, &m, &n, &err) !=
+        FC_OK) {
         fprintf(stderr, "featc: %s: %s; no index written\n", path, err.message);
         *rc = EXIT_DATA_ERR;
         return NULL;

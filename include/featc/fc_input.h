@@ -148,10 +148,12 @@ fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size
  * read's error. */
 fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
                                 fc_gzip_member **members, size_t *n, fc_error *err);
-/* The same over a GZIP file's bytes in memory (name: for messages). */
+/* The same over a GZIP file's bytes in memory (name: for messages); guard,
+ * when they are a guarded map (else NULL): a file that shrank under it is
+ * the changed-size error, not the scan's. */
 fc_status fc_input_scan_members_mem(const char *name, const void *data, size_t len,
-                                    const fc_input_options *opt, fc_gzip_member **members,
-                                    size_t *n, fc_error *err);
+                                    const fc_map_guard *guard, const fc_input_options *opt,
+                                    fc_gzip_member **members, size_t *n, fc_error *err);
 
 /* Reads and parses an index file (allocating *entries; free() it):
  * FC_OK, or an error in err naming the file, line and column. */

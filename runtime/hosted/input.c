@@ -150,9 +150,29 @@ fc_status fc_input_load_members(const char *path, fc_gzip_member **members, size
     return s;
 }
 
+static fc_status scan_members(const char *name, const void *data, size_t len,
+                              const fc_input_options *opt, fc_gzip_member **members, size_t *n,
+                              fc_error *err);
+
 fc_status fc_input_scan_members_mem(const char *name, const void *data, size_t len,
-                                    const fc_input_options *opt, fc_gzip_member **members,
-                                    size_t *n, fc_error *err)
+                                    const fc_map_guard *guard, const fc_input_options *opt,
+                                    fc_gzip_member **members, size_t *n, fc_error *err)
+{
+    uint64_t gone;
+    fc_status s = scan_members(name, data, len, opt, members, n, err);
+    if (fc_input_map_shrank(guard, &gone)) {
+        free(*members);
+        *members = NULL;
+        *n = 0;
+        s = fc_input_changed_error(err, name, (uint64_t)len, gone);
+    }
+    return s;
+}
+
+/* The scan itself: fc_input_scan_members_mem without the map's check. */
+static fc_status scan_members(const char *name, const void *data, size_t len,
+                              const fc_input_options *opt, fc_gzip_member **members, size_t *n,
+                              fc_error *err)
 {
     fc_input_options whole = *opt;
     size_t cap = 1024;
@@ -219,7 +239,6 @@ fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
 {
     fc_mapped_file map;
     fc_map_guard *guard = NULL;
-    uint64_t gone;
     fc_status s;
     *members = NULL;
     *n = 0;
@@ -228,13 +247,7 @@ fc_status fc_input_scan_members(const char *path, const fc_input_options *opt,
     s = fc_input_map(path, &map, &guard, err);
     if (s != FC_OK)
         return s;
-    s = fc_input_scan_members_mem(path, map.data, map.size, opt, members, n, err);
-    if (fc_input_map_shrank(guard, &gone)) {
-        free(*members);
-        *members = NULL;
-        *n = 0;
-        s = fc_input_changed_error(err, path, (uint64_t)map.size, gone);
-    }
+    s = fc_input_scan_members_mem(path, map.data, map.size, guard, opt, members, n, err);
     fc_input_unmap(&map, guard);
     return s;
 }
@@ -252,7 +265,7 @@ static fc_status input_members(fc_input *in, const fc_input_options *opt)
             free(in->index_path);
             in->index_path = NULL;
             return in->data != NULL
-                       ? fc_input_scan_members_mem(in->path, in->data, in->size, opt,
+                       ? fc_input_scan_members_mem(in->path, in->data, in->size, in->guard, opt,
                                                    &in->members, &in->members_n, &in->err)
                        : fc_input_scan_members(in->path, opt, &in->members, &in->members_n,
                                                &in->err);
