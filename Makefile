@@ -99,7 +99,7 @@ CLI_CMD_SRC = $(addprefix cli/commands/,compile.c breaking.c check_data.c record
 CLI_SRC = cli/main.c $(CLI_BASE_SRC) $(CLI_CMD_SRC)
 # The compiler library: front end, checks, emitter.
 FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema_names.c sema_values.c sema_tf.c sema.c sema_message.c \
-            emit_feature.c emit_sequence.c emit_segments.c emit.c export.c export_tfmd.c dynamic.c pbtxt.c \
+            emit_feature.c emit_direct.c emit_sequence.c emit_segments.c emit.c export.c export_tfmd.c dynamic.c pbtxt.c \
             tfmd_read.c tfmd_import.c tfmd_constraints.c breaking.c)
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.

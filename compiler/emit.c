@@ -21,7 +21,7 @@ static size_t msg_bufs(msg_parts *mp, sbuf **all)
                     &mp->cdescs,     &mp->ldescs,    &mp->cref,       &mp->corder_ref,
                     &mp->lref,       &mp->lorder_ref, &mp->clookup,   &mp->llookup,
                     &mp->cfast,      &mp->cabsent,   &mp->lfast,      &mp->labsent,
-                    &mp->counts,     &mp->fast_defaults, &mp->append};
+                    &mp->counts,     &mp->fast_defaults, &mp->append, &mp->direct};
     size_t i, n = sizeof list / sizeof list[0];
     for (i = 0; i < n; i++)
         all[i] = list[i];
@@ -95,6 +95,7 @@ static int example_parts(msg_parts *mp, const schema_message *m)
     }
     fcc_sb_str(&mp->order, "\n");
     fcc_emit_batch_append(&mp->append, m);
+    fcc_emit_batch_direct(&mp->direct, m);
     for (i = 0; i < m->nfeatures; i++)
         if (m->features[i].hash_buckets > 0) {
             fcc_sb_printf(&mp->finish,
@@ -241,6 +242,7 @@ static int emit_message(const schema_message *m, sbuf *hdr, sbuf *src)
             {"FAST_CASES", fcc_str_or_empty(&mp.fast)},
             {"FAST_ABSENT", fcc_str_or_empty(&mp.absent)},
             {"BATCH_APPEND", fcc_str_or_empty(&mp.append)},
+            {"BATCH_DIRECT", fcc_str_or_empty(&mp.direct)},
             /* sequence.c */
             {"CONTEXT_DESCS", fcc_str_or_empty(&mp.cdescs)},
             {"LIST_DESCS", fcc_str_or_empty(&mp.ldescs)},

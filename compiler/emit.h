@@ -19,7 +19,7 @@ typedef struct msg_parts {
     /* example: field table, missing order, lookup, general-path decoder
      * (each field's case, and the calls), required checks, what is built
      * after decoding, fast path */
-    sbuf descs, order, lookup, decode_cases, decode, missing, finish, fast, absent, append;
+    sbuf descs, order, lookup, decode_cases, decode, missing, finish, fast, absent, append, direct;
     /* sequence_example: context and list tables and their references,
      * lookups, fast path */
     sbuf cdescs, ldescs, cref, corder_ref, lref, lorder_ref, clookup, llookup;
@@ -28,7 +28,7 @@ typedef struct msg_parts {
 
 /* The text buffers one emitter fills, listed by a NAME_bufs function: freed
  * together, and failed if any of them failed. */
-#define MAX_PARTS 32
+#define MAX_PARTS 40
 
 /* emit_feature.c */
 void fcc_expand(sbuf *b, const char *tpl, const subst *subs, size_t nsubs);
@@ -57,6 +57,9 @@ void fcc_emit_ragged_parts(sbuf *b, const schema_message *m, const schema_featur
 void fcc_emit_field_desc(sbuf *b, sbuf *extras, const schema_message *m,
                          const schema_feature *f, int last);
 void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list);
+
+/* emit_direct.c */
+void fcc_emit_batch_direct(sbuf *b, const schema_message *m);
 
 /* emit_sequence.c */
 void fcc_emit_list_constants(sbuf *b, const schema_feature *f);

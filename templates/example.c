@@ -121,8 +121,11 @@ static int @@TYPE@@_batch_append(fc_column *cols, const void *msg, size_t i, fc_
     return FC_OK;
 }
 #define @@UPPER@@_BATCH_APPEND @@TYPE@@_batch_append
+
+@@BATCH_DIRECT@@
 #else
 #define @@UPPER@@_BATCH_APPEND NULL
+#define @@UPPER@@_BATCH_DIRECT NULL
 #endif
 
 /* The descriptor: the message in data, for the runtime's generic paths. */
@@ -137,6 +140,7 @@ const fc_message_desc @@TYPE@@_desc = {
     @@TYPE@@_parse_any,
     @@TYPE@@_init_any,
     @@TYPE@@_parse_batched_any,
-    @@UPPER@@_BATCH_APPEND
+    @@UPPER@@_BATCH_APPEND,
+    @@UPPER@@_BATCH_DIRECT
 };
 

@@ -21,7 +21,10 @@
  *
  * Every record is parsed by the message's own single-record parser into a
  * scratch struct, then copied out: a batch holds exactly the values of the
- * records parsed one at a time, stacked.  The first record that fails stops
+ * records parsed one at a time, stacked.  (An Example of FixedLen and
+ * VarLen features only decodes straight into the columns by its direct
+ * path, md->batch_direct, the same values; a record that path does not
+ * take goes the way above.)  The first record that fails stops
  * the batch: its error is TensorFlow's batched text (Example: "Name:
  * <unknown>, Key: K, Index: I.  ..."), err->record is its index in the batch.
  *
@@ -153,18 +156,12 @@ static inline void fc_batch_put_fixed(fc_column *c, size_t i, const void *v, siz
     c->nvalues += elems;
 }
 
-/* A VarLen feature's cnt values (ts bytes each) as record i's, with its
- * sparse indices or ragged splits and lengths; 1 (nothing written) when a
- * capacity is short, for fc_batch_append_field to report. */
-static inline int fc_batch_put_varlen(fc_column *c, size_t i, const void *v, size_t cnt,
-                                      size_t ts)
+/* Record i's cnt values of a VarLen feature, already written at values +
+ * nvalues (within the capacities): its sparse indices or ragged splits and
+ * lengths, and the count. */
+static inline void fc_batch_put_placed(fc_column *c, size_t i, size_t cnt)
 {
     size_t total = c->nvalues + cnt, k;
-    if (cnt > 0 && (c->values == NULL || c->values_cap < total ||
-                    (c->indices != NULL && c->indices_cap / 2 < total)))
-        return 1;
-    if (cnt > 0)
-        memcpy((unsigned char *)c->values + c->nvalues * ts, v, cnt * ts);
     if (c->indices != NULL)
         for (k = 0; k < cnt; k++) {
             c->indices[2 * (c->nvalues + k)] = (int64_t)i;
@@ -177,7 +174,33 @@ static inline int fc_batch_put_varlen(fc_column *c, size_t i, const void *v, siz
         c->lengths[i] = (int64_t)cnt;
     if ((int64_t)cnt > c->shape[1])
         c->shape[1] = (int64_t)cnt;
+}
+
+/* A VarLen feature's cnt values (ts bytes each) as record i's, with its
+ * sparse indices or ragged splits and lengths; 1 (nothing written) when a
+ * capacity is short, for fc_batch_append_field to report. */
+static inline int fc_batch_put_varlen(fc_column *c, size_t i, const void *v, size_t cnt,
+                                      size_t ts)
+{
+    size_t total = c->nvalues + cnt;
+    if (cnt > 0 && (c->values == NULL || c->values_cap < total ||
+                    (c->indices != NULL && c->indices_cap / 2 < total)))
+        return 1;
+    if (cnt > 0)
+        memcpy((unsigned char *)c->values + c->nvalues * ts, v, cnt * ts);
+    fc_batch_put_placed(c, i, cnt);
     return 0;
+}
+
+/* How many values a VarLen column can still take, at most max: what the
+ * direct batch path (NAME_batch_direct) lets the fast path write at
+ * values + nvalues.  (Its caller has checked that values is set.) */
+static inline size_t fc_batch_room(const fc_column *c, size_t max)
+{
+    size_t room = c->values_cap - c->nvalues;
+    if (c->indices != NULL && c->indices_cap / 2 - c->nvalues < room)
+        room = c->indices_cap / 2 - c->nvalues;
+    return room < max ? room : max;
 }
 
 /* FixedLenSequence rows (Example) or a fixed-frame list's frames: `rows`

@@ -221,6 +221,13 @@ typedef struct fc_message_desc {
      * struct msg into the columns, as fc_batch_parse's general path does;
      * NULL: the general path (fc_batch.h) */
     int (*batch_append)(struct fc_column *cols, const void *msg, size_t i, fc_error *err);
+    /* the direct batch path: records first..n-1 decoded by the fast path
+     * straight into the columns, while it takes them; returns the first it
+     * did not take, which fc_batch_parse gives to parse_batched and
+     * batch_append.  NULL: none (a message with other kinds, or a build
+     * without the fast path) */
+    size_t (*batch_direct)(struct fc_column *cols, const fc_bytes *records, size_t first,
+                           size_t n);
 } fc_message_desc;
 
 /* Bytes of one value of type t in a generated struct. */

@@ -2,6 +2,9 @@
  *
  * Each record goes through the message's single-record parser into the
  * caller's scratch struct; its values are then appended to the columns.
+ * An Example with a direct path (md->batch_direct: FixedLen and VarLen
+ * only) decodes the records it takes straight into the columns; run() gives
+ * the others, one at a time, to the way above.
  * Padded layouts (rows in an Example, fixed-frame lists) are appended packed
  * as well, and spread out once the batch's largest row or frame count is
  * known: block b moves from its packed offset to b * R * stride, last block
@@ -10,6 +13,8 @@
  */
 #include "featc/fc_batch.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "wire.h"
@@ -920,10 +925,30 @@ static const col_spec *spec_of(const fc_field_desc *fields, size_t nf, const fc_
 
 /* The batch loop over nf fields then nl lists; each record's columns by
  * the generated assembly when there is one. */
+/* Whether the direct path (md->batch_direct) may write these columns:
+ * every VarLen column has its values (it writes at values + nvalues), and
+ * every column's values are aligned for their type (it stores through
+ * typed pointers, where fc_batch_put_fixed copies bytes).  Else the batch
+ * goes record by record, as the columns are the caller's. */
+#define ALIGN_OF(T) offsetof(struct { char c; T v; }, v)
+static int direct_usable(const fc_field_desc *fields, size_t nf, const fc_column *cols)
+{
+    size_t j;
+    for (j = 0; j < nf; j++) {
+        size_t a = fields[j].type == FC_TYPE_INT64   ? ALIGN_OF(int64_t)
+                   : fields[j].type == FC_TYPE_FLOAT ? ALIGN_OF(float)
+                                                     : ALIGN_OF(fc_bytes);
+        if (cols[j].values == NULL ? fields[j].kind == FC_KIND_VARLEN
+                                   : (size_t)((uintptr_t)cols[j].values % a) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
                int example, int (*parse)(void *, const void *, size_t, fc_error *),
                int (*gen)(fc_column *, const void *, size_t, fc_error *),
-               fc_column *cols, void *scratch, const fc_bytes *records, size_t n, fc_error *err)
+               size_t (*direct)(fc_column *, const fc_bytes *, size_t, size_t), fc_column *cols, void *scratch, const fc_bytes *records, size_t n, fc_error *err)
 {
     size_t nc = nf + nl, i, j, ncached = nc < SPEC_CACHE ? nc : SPEC_CACHE;
     col_spec s, cache[SPEC_CACHE];
@@ -944,7 +969,11 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
             return rc;
         start_column(c, &cols[j]);
     }
+    if (direct != NULL && !direct_usable(fields, nf, cols))
+        direct = NULL;
     for (i = 0; i < n; i++) {
+        if (direct != NULL && (i = direct(cols, records, i, n)) == n)
+            break; /* the rest taken; any other record: the per-record path */
         rc = parse(scratch, records[i].data, records[i].size, err);
         if (rc != FC_OK) {
 #ifndef FC_NO_ERRMSG
@@ -978,8 +1007,8 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
                    const fc_bytes *records, size_t n, fc_error *err)
 {
     return run(md->fields, md->nfields, NULL, 0, 1,
-               md->parse_batched != NULL ? md->parse_batched : md->parse, md->batch_append, cols,
-               scratch, records, n, err);
+               md->parse_batched != NULL ? md->parse_batched : md->parse, md->batch_append,
+               md->batch_direct, cols, scratch, records, n, err);
 }
 
 /* The ends of run() for callers that parse the records themselves. */
@@ -1046,7 +1075,7 @@ int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
                        const fc_bytes *records, size_t n, fc_error *err)
 {
     return run(sd->context, sd->ncontext, sd->lists, sd->nlists, 0, sd->parse, sd->batch_append,
-               cols, scratch, records, n, err);
+               NULL, cols, scratch, records, n, err);
 }
 
 int fc_batch_append_seq(const fc_seq_desc *sd, size_t j, fc_column *cols, const void *msg,

@@ -14,6 +14,9 @@
  *            read(2) into its buffer), records framed and checked, nothing
  *            parsed
  *   file     the batch path over the file
+ *   struct   the batch path in memory as before the direct path: each
+ *            record parsed into the scratch struct, then copied out
+ *            (md->batch_direct off; a SequenceExample has none: the same)
  * and, when FILE.gz exists (the same records, GZIP):
  *   inflate  ISA-L's isal_inflate alone over FILE.gz in memory into a
  *            64 KB buffer, member after member
@@ -46,9 +49,9 @@
 
 #define MAX_ROUNDS 101
 
-enum { PARSE_MEM, BATCH_MEM, READER, FILE_BATCH, INFLATE, GZREADER, GZBATCH, GZAHEAD,
+enum { PARSE_MEM, BATCH_MEM, READER, FILE_BATCH, STRUCT_MEM, INFLATE, GZREADER, GZBATCH, GZAHEAD,
        GZBATCH_AHEAD, NCONT };
-static const char *const names[NCONT] = {"parse",   "batch",   "reader",  "file",
+static const char *const names[NCONT] = {"parse",   "batch",   "reader",  "file",  "struct",
                                          "inflate", "gzreader", "gzbatch", "gzahead",
                                          "gzbatchahead"};
 
@@ -58,12 +61,15 @@ static const struct link {
     int a, b;
 } links[] = {
     {"batch/parse", BATCH_MEM, PARSE_MEM},  {"file/batch", FILE_BATCH, BATCH_MEM},
-    {"file/reader", FILE_BATCH, READER},    {"gzreader/inflate", GZREADER, INFLATE},
+    {"file/reader", FILE_BATCH, READER},    {"batch/struct", BATCH_MEM, STRUCT_MEM},
+    {"gzreader/inflate", GZREADER, INFLATE},
     {"gzbatch/gzreader", GZBATCH, GZREADER}, {"gzahead/inflate", GZAHEAD, INFLATE},
     {"gzahead/gzreader", GZAHEAD, GZREADER}, {"gzbatchahead/gzbatch", GZBATCH_AHEAD, GZBATCH},
 };
 
 static const desc_t *md = &DESC;
+static desc_t by_struct;      /* DESC without its direct batch path */
+static const desc_t *batch_md; /* the one the batch contender in turn uses */
 static fc_column *cols;
 static fc_bytes *views;
 static void *scratch;
@@ -99,7 +105,7 @@ static int flush(size_t n, seen *s)
     size_t j;
     if (n == 0)
         return 0;
-    if (PARSE(md, cols, scratch, views, n, &err) != FC_OK) {
+    if (PARSE(batch_md, cols, scratch, views, n, &err) != FC_OK) {
         fprintf(stderr, "pairs: batch: %s\n", err.message);
         return -1;
     }
@@ -230,6 +236,10 @@ int main(int argc, char **argv)
     }
     have_gz = load(gz, &gzimage, &gzsize) == 0;
     ncont = have_gz ? NCONT : INFLATE;
+    by_struct = *md;
+#ifndef SEQ
+    by_struct.batch_direct = NULL;
+#endif
     need = BIND(md, NULL, bsize, FC_BATCH_SPARSE, NULL, 0);
     cols = (fc_column *)calloc(NCOLS(md) + 1, sizeof *cols);
     views = (fc_bytes *)calloc(bsize, sizeof *views);
@@ -245,8 +255,9 @@ int main(int argc, char **argv)
         for (c = 0; c < (int)ncont; c++) {
             seen s = {0, 0};
             double t0 = now();
+            batch_md = c == STRUCT_MEM ? &by_struct : md;
             int rc = c == PARSE_MEM  ? input_pass(path, image, size, 1, 0, &s)
-                     : c == BATCH_MEM ? input_pass(path, image, size, 2, 0, &s)
+                     : c == BATCH_MEM || c == STRUCT_MEM ? input_pass(path, image, size, 2, 0, &s)
                      : c == READER    ? input_pass(path, NULL, 0, 0, 0, &s)
                      : c == FILE_BATCH ? input_pass(path, NULL, 0, 2, 0, &s)
                      : c == INFLATE   ? inflate_pass(gzimage, gzsize, &s)
@@ -269,7 +280,7 @@ int main(int argc, char **argv)
             }
             if (c == BATCH_MEM)
                 batch_seen = s;
-            else if ((c == FILE_BATCH || c == GZBATCH || c == GZBATCH_AHEAD) &&
+            else if ((c == FILE_BATCH || c == STRUCT_MEM || c == GZBATCH || c == GZBATCH_AHEAD) &&
                      s.bytes != batch_seen.bytes) {
                 fprintf(stderr, "pairs: %s: %s's batches hold %llu values, batch's %llu\n",
                         name, names[c], s.bytes, batch_seen.bytes);

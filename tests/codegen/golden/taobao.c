@@ -427,8 +427,12 @@ static int taobao_user_batch_append(fc_column *cols, const void *msg, size_t i, 
     return FC_OK;
 }
 #define TAOBAO_USER_BATCH_APPEND taobao_user_batch_append
+
+/* (no direct batch path: a feature is not FixedLen or VarLen, or is hashed) */
+#define TAOBAO_USER_BATCH_DIRECT NULL
 #else
 #define TAOBAO_USER_BATCH_APPEND NULL
+#define TAOBAO_USER_BATCH_DIRECT NULL
 #endif
 
 /* The descriptor: the message in data, for the runtime's generic paths. */
@@ -443,7 +447,8 @@ const fc_message_desc taobao_user_desc = {
     taobao_user_parse_any,
     taobao_user_init_any,
     taobao_user_parse_batched_any,
-    TAOBAO_USER_BATCH_APPEND
+    TAOBAO_USER_BATCH_APPEND,
+    TAOBAO_USER_BATCH_DIRECT
 };
 
 int taobao_user_parse_batch(fc_column columns[TAOBAO_USER_FIELD_COUNT], taobao_user *scratch,
