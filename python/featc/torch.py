@@ -37,7 +37,7 @@ import torch.utils.data as tud
 from torch.utils.data._utils.pin_memory import pin_memory as _pin
 
 import featc
-from featc._parts import DEFAULT_SPLIT_BYTES, _kind, partitions
+from featc._parts import DEFAULT_SPLIT_BYTES, MIN_CUT_BYTES, _kind, partitions
 from featc._remote import is_url, sources as _sources
 from featc._shards import _expand, _mix, _ranks, _shard_parts
 from featc.torch_segments import SegmentBatch, SegmentBatcher
@@ -232,14 +232,18 @@ class TFRecordDataset(tud.IterableDataset):
     rank, world_size: this process's place among distributed ranks
     (default: torch.distributed's when it is initialised, else 0 of 1).
     split_bytes: the size of the byte ranges uncompressed files and seekable
-    GZIP files are cut into.  even: None (each shard yields what it has),
+    GZIP files are cut into, at the most: where the parts are fewer than the
+    readers (world_size x num_workers), those files are cut finer, down to
+    ranges of MIN_CUT_BYTES, so that every reader gets a part (None: whole
+    files).  even: None (each shard yields what it has),
     'drop' or 'pad': every rank yields the same number of batches per epoch,
     as DistributedDataParallel needs (the fewest any rank has, the rest
     dropped; or the most, the short ranks' workers starting their streams
     over), from each part's record count, counted once when the dataset is
-    made.  varlen: 'ragged' (Ragged values and offsets),
-    'padded' (a padded tensor and KEY/lengths) or 'sparse' (sparse COO
-    tensors).  threads: parse threads per worker (read(threads=)).  Other
+    made (parts cut for the readers: when the loader starts, of the files
+    as they were when the dataset was made, or an error).  varlen: 'ragged'
+    (Ragged values and offsets), 'padded' (a padded tensor and KEY/lengths)
+    or 'sparse' (sparse COO tensors).  threads: parse threads per worker (read(threads=)).  Other
     keywords (compression, crc, max_record_size, message) go to read()."""
 
     def __init__(self, spec, sources, batch_size=256, *, shuffle=False, shuffle_buffer=8192,
@@ -275,9 +279,10 @@ class TFRecordDataset(tud.IterableDataset):
         if varlen != "sparse":
             self.read_options["varlen"] = "ragged"
         # each part's records, for even= (counted here, before workers start)
-        self.counts = (record_counts(mod, self.parts, **{k: v for k, v in read_options.items()
-                                                         if k in _COUNT_OPTIONS})
-                       if even else None)
+        self.counts = (record_counts(mod, self.parts, **self._count_options()) if even else None)
+        # what the counts are true of: the files as they were counted
+        self._counted = {p: _stat(p) for p in self.paths} if even else None
+        self._cut = {}  # readers -> the parts they share, where self.parts are too few
         # the epoch, shared with the workers (persistent ones included)
         self._epoch = multiprocessing.RawValue("q", 0)
         self._tracked = False
@@ -304,19 +309,36 @@ class TFRecordDataset(tud.IterableDataset):
         workers too."""
         self._epoch.value = int(epoch)
 
+    def _count_options(self):
+        return {k: v for k, v in self.read_options.items() if k in _COUNT_OPTIONS}
+
+    def parts_for(self, readers):
+        """The parts `readers` readers (world_size x workers) share: the
+        parts, or where they are fewer than the readers, the files cut
+        finer (see split_bytes)."""
+        if len(self.parts) >= readers or self.split_bytes is None:
+            return self.parts
+        if readers not in self._cut:
+            self._cut[readers] = partitions(self.paths, self.split_bytes,
+                                            self.read_options.get("compression", "auto"),
+                                            readers=readers)
+        return self._cut[readers]
+
     def shard_parts(self, epoch, shard, shards):
         """The parts shard (0 <= shard < shards, over all ranks and
         workers) reads in epoch: every shards-th of the epoch's order."""
-        return _shard_parts(self.parts, self.shuffle, self.seed, epoch, shard, shards)
+        return _shard_parts(self.parts_for(shards), self.shuffle, self.seed, epoch, shard, shards)
 
     def idle_readers(self, workers):
         """When the world_size x workers readers outnumber the parts, the
         text of the warning that says how many get none, why each file is
         one part, and what cuts it; else None."""
         shards = self.world_size * max(1, workers)
-        if len(self.parts) >= shards:
+        parts = self.parts_for(shards)
+        if len(parts) >= shards:
             return None
-        whole = [p for p, split in self.parts if split is None]
+        whole = [p for p, split in parts if split is None]
+        cut = sorted({p for p, split in parts if split is not None})
         why = []
         for p in whole[:4]:
             if is_url(p):
@@ -325,7 +347,10 @@ class TFRecordDataset(tud.IterableDataset):
                 continue
             kind = _kind(p) if self.read_options.get("compression", "auto") == "auto" \
                 else self.read_options["compression"]
-            if kind == "gzip":
+            if kind == "gzip" and os.path.exists(p + ".members"):
+                why.append("%s (%d bytes) is too small to cut by its members into more ranges "
+                           "of at least %d bytes" % (p, os.path.getsize(p), MIN_CUT_BYTES))
+            elif kind == "gzip":
                 why.append("%s is GZIP without a member index: featc index %s writes %s.members, "
                            "by whose members it is cut (a file of one member, as TensorFlow "
                            "writes, stays one part: store it uncompressed, or write it with "
@@ -333,22 +358,33 @@ class TFRecordDataset(tud.IterableDataset):
             elif kind == "zlib":
                 why.append("%s is ZLIB, which is read from its first byte only: store it "
                            "uncompressed or as GZIP with members" % p)
+            elif self.split_bytes is None:
+                why.append("%s is read whole: split_bytes=None" % p)
             else:
-                why.append("%s (%d bytes) is not larger than split_bytes=%s: pass a smaller "
-                           "split_bytes= (at most %d here) to cut it"
-                           % (p, os.path.getsize(p), self.split_bytes,
-                              max(1, os.path.getsize(p) // shards)))
+                why.append("%s (%d bytes) is too small to cut into more ranges of at least "
+                           "%d bytes (a file this small is read at full speed in the main "
+                           "process: num_workers=0, threads=)" % (p, os.path.getsize(p),
+                                                                  MIN_CUT_BYTES))
         if len(whole) > 4:
             why.append("and %d more files" % (len(whole) - 4))
+        for p in cut[:4]:
+            why.append("%s is cut into ranges of at least %d bytes, %d of them"
+                       % (p, MIN_CUT_BYTES, sum(1 for q, s in parts if q == p)))
         return ("featc.torch: %d readers (world_size %d x num_workers %d) share %d part%s of %d "
                 "file%s: %d of them get none and idle.  %s"
-                % (shards, self.world_size, max(1, workers), len(self.parts),
-                   "" if len(self.parts) == 1 else "s", len(self.paths),
-                   "" if len(self.paths) == 1 else "s", shards - len(self.parts),
-                   "; ".join(why) if why else "Pass a smaller split_bytes="))
+                % (shards, self.world_size, max(1, workers), len(parts),
+                   "" if len(parts) == 1 else "s", len(self.paths),
+                   "" if len(self.paths) == 1 else "s", shards - len(parts), "; ".join(why)))
 
     def _natural(self, parts):
         """The batches a shard reading these parts (path, split) yields."""
+        missing = [p for p in parts if p not in self.counts]
+        if missing:  # (parts cut for the readers: counted when first needed, of the same files)
+            for path in sorted({p for p, _ in missing}):
+                if _stat(path) != self._counted[path]:
+                    raise RuntimeError("even=: %s changed since the dataset was made and its "
+                                       "records counted: make the dataset again" % path)
+            self.counts.update(record_counts(self._module(), missing, **self._count_options()))
         n = sum(self.counts[p] for p in parts)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
@@ -454,6 +490,15 @@ class TFRecordDataset(tud.IterableDataset):
 _COUNT_OPTIONS = ("compression", "crc", "max_record_size", "message")
 
 
+def _stat(path):
+    """A file's size and time of change (None for a URL): what says it is
+    the file that was counted."""
+    if is_url(path):
+        return None
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 def record_counts(module, parts, **options):
     """The records of each part (path, split), by reading them unparsed:
     {part: count}.  A damaged part raises here, as its read would."""
@@ -522,6 +567,9 @@ class DataLoader(tud.DataLoader):
                              "the loader takes batch_size=None")
         ds = copy.copy(dataset)  # (shares the epoch with the caller's dataset)
         ds._tracked = True
+        readers = ds.world_size * max(1, kw.get("num_workers", 0))
+        if ds.even:  # (the parts these readers share counted now, before the workers copy ds)
+            ds._natural(ds.parts_for(readers))
         idle = ds.idle_readers(kw.get("num_workers", 0))
         if idle is not None:
             warnings.warn(idle, RuntimeWarning, stacklevel=2)
@@ -552,7 +600,7 @@ class DataLoader(tud.DataLoader):
         setting the stream depends on."""
         ds = self.dataset
         h = hashlib.sha256()
-        for path, split in ds.parts:
+        for path, split in ds.parts_for(ds.world_size * self._workers()):
             size = None if is_url(path) else os.path.getsize(path)
             h.update(repr((os.fspath(path), size, split)).encode("utf-8", "surrogatepass"))
         mod = ds._module()
@@ -570,7 +618,8 @@ class DataLoader(tud.DataLoader):
         load_state_dict() on a loader over the same dataset resumes there."""
         ds = self.dataset
         state = {"version": STATE_VERSION, "epoch": ds.epoch, "seed": ds.seed,
-                 "batch_size": ds.batch_size, "parts": len(ds.parts), "rank": ds.rank,
+                 "batch_size": ds.batch_size,
+                 "parts": len(ds.parts_for(ds.world_size * self._workers())), "rank": ds.rank,
                  "world_size": ds.world_size, "num_workers": self._workers(),
                  "counts": dict(self._counts), "last": self._last}
         state.update(self._identity())
@@ -587,7 +636,8 @@ class DataLoader(tud.DataLoader):
             raise ValueError("a loader state is a dict (state_dict()), not %s"
                              % type(state).__name__)
         want = {"version": STATE_VERSION, "seed": ds.seed, "batch_size": ds.batch_size,
-                "parts": len(ds.parts), "rank": ds.rank, "world_size": ds.world_size,
+                "parts": len(ds.parts_for(ds.world_size * self._workers())), "rank": ds.rank,
+                "world_size": ds.world_size,
                 "num_workers": self._workers()}
         want.update(self._identity())
         what = {"parts_digest": "the files (paths, sizes) or their parts",

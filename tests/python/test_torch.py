@@ -160,7 +160,7 @@ def sharding(name, mod, files, split_bytes, batch_size=100, configs=SOME):
                 check(got != want or len(want) < 3, "%s: not shuffled" % label)
 
 
-def evenness(name, mod, files, split_bytes, batch_size=64):
+def evenness(name, mod, files, split_bytes, batch_size=64, changed_words=None):
     """even='drop' and 'pad': every rank yields the same number of batches
     per epoch (shuffled or not, 0, 1 and 2 workers): the fewest ('drop') or
     the most ('pad') that any rank yields without even=; 'drop' reads each
@@ -217,7 +217,9 @@ def evenness(name, mod, files, split_bytes, batch_size=64):
             n = len(loader_rows(ds, 0)[1])
             check(False, "%s: %s records than counted: %d batches, no error" % (name, how, n))
         except RuntimeError as e:
-            check(how + " batches than" in str(e), "%s: %s records than counted: %s"
+            # (parts cut for the readers are counted when the loader starts:
+            # the file's change is seen then)
+            check((changed_words or how + " batches than") in str(e), "%s: %s records than counted: %s"
                   % (name, how, e))
     try:
         ft.TFRecordDataset(mod, files, 8, even="both")
@@ -416,17 +418,26 @@ def options(mod, files):
 
 def idle_warnings(mod, small, gz):
     """Readers (ranks x workers) that outnumber the parts: featc.torch.DataLoader
-    warns once, naming why each file is one part and the fix; none when
-    every reader has a part."""
+    warns once, naming why each file gives too few parts and the fix; none
+    when every reader has a part (a small file cut for them)."""
     import warnings
     size = os.path.getsize(small)
+    tiny = os.path.join(TMP, "tiny.tfrecord")
+    head(small, tiny, 300)
+    check(os.path.getsize(tiny) < 2 * (64 << 10), "tiny.tfrecord is below two ranges")
     for files, kw, workers, words in (
             ([gz], {}, 2, ["1 of them get none", "GZIP without a member index",
                            "featc index " + gz]),
-            ([small], {"split_bytes": size + 1}, 2, ["not larger than split_bytes=%d" % (size + 1),
-                                                      "at most %d" % (size // 2)]),
-            ([small], {"split_bytes": size // 2 + 1, "rank": 0, "world_size": 2}, 2,
-             ["4 readers (world_size 2 x num_workers 2) share 2 parts"]),
+            ([small], {"split_bytes": size + 1}, 2, None),
+            ([small], {}, 2, None),
+            ([tiny], {}, 2, ["1 of them get none", "(%d bytes) is too small to cut into more "
+                             "ranges of at least 65536 bytes" % os.path.getsize(tiny),
+                             "num_workers=0"]),
+            ([small], {"split_bytes": size // 2 + 1, "rank": 0, "world_size": 2}, 2, None),
+            ([small], {"rank": 0, "world_size": 2}, 4,
+             ["8 readers (world_size 2 x num_workers 4) share %d parts" % (size // (64 << 10)),
+              "cut into ranges of at least 65536 bytes, %d of them" % (size // (64 << 10))]),
+            ([small], {"split_bytes": None}, 2, ["is read whole: split_bytes=None"]),
             ([small], {"split_bytes": size // 2 + 1}, 2, None),
             ([gz], {}, 0, None)):
         with warnings.catch_warnings(record=True) as got:
@@ -438,6 +449,35 @@ def idle_warnings(mod, small, gz):
         else:
             check(len(texts) == 1 and all(w in texts[0] for w in words),
                   "%r, %d workers: warnings %r, wanted one with %r" % (kw, workers, texts, words))
+
+
+def cut_for_readers(mod, small):
+    """A file smaller than split_bytes is cut among the readers (ranks x
+    workers): every reader's parts hold records, and all of them hold every
+    record once; a seekable GZIP file by its members likewise."""
+    stream = os.path.join(TMP, "cut.tfrecord")
+    head(os.path.join(BENCH, "tutorial.tfrecord"), stream, 32000)
+    seek = os.path.join(TMP, "cut.tfrecord.gz")
+    with open(stream, "rb") as f:
+        write_seekable(f.read(), seek, 32768)
+    check(os.path.getsize(seek) >= 4 * (64 << 10), "cut.tfrecord.gz holds four ranges")
+    for path in (small, seek):
+        total = sum(ft.record_counts(mod, [(path, None)]).values())
+        for readers in (2, 3, 4):
+            ds = ft.TFRecordDataset(mod, [path], 10)
+            parts = ds.parts_for(readers)
+            counts = ft.record_counts(mod, parts)
+            check(len(parts) >= readers and sum(counts.values()) == total,
+                  "%s, %d readers: %d parts, %d of %d records" % (
+                      os.path.basename(path), readers, len(parts), sum(counts.values()), total))
+            for shard in range(readers):
+                mine = ds.shard_parts(0, shard, readers)
+                check(sum(counts[p] for p in mine) > 0, "%s, %d readers: shard %d reads none "
+                      "of %r" % (os.path.basename(path), readers, shard, mine))
+    sharding("tutorial, cut for the readers", mod, [small], ft.DEFAULT_SPLIT_BYTES, configs=FULL)
+    sharding("tutorial, seekable GZIP cut for the readers", mod, [seek], ft.DEFAULT_SPLIT_BYTES)
+    evenness("tutorial, cut for the readers", mod, [small], ft.DEFAULT_SPLIT_BYTES,
+             changed_words="changed since the dataset was made and its records counted")
 
 
 def forged_states(mod, files):
@@ -534,6 +574,7 @@ def main():
     conversions(featc.load("hadoop"), [os.path.join(CORPUS, "tf-ecosystem__tf-records_part-m-00000")])
     options(tut, [small])
     idle_warnings(tut, small, gz)
+    cut_for_readers(tut, small)
     sparse_workers(featc.load("taobao"), [os.path.join(TMP, "taobao.tfrecord")])
     worker_failures(tut, [small])
     shutil.rmtree(TMP, ignore_errors=True)
