@@ -115,7 +115,8 @@ void fcc_emit_batch_direct(sbuf *b, const schema_message *m)
                   "/* Batch, direct: record i's values decoded by the fast path straight into\n"
                   " * the columns (record i's block of a FixedLen column, the next free values\n"
                   " * of a VarLen one).  0 for a record it does not take: nothing is committed\n"
-                  " * then, and fc_batch_parse gives the record to the per-record path. */\n"
+                  " * then, and fc_batch_parse gives the record to the per-record path (as it\n"
+                  " * does an empty record, whose data may be NULL). */\n"
                   "FC_FAST_INLINE int %s_direct_one(fc_column *cols, size_t i, const uint8_t *p, size_t len)\n"
                   "{\n"
                   "    uint32_t seen[%s_PRESENT_WORDS] = {0};\n"
@@ -158,7 +159,8 @@ void fcc_emit_batch_direct(sbuf *b, const schema_message *m)
                   "{\n"
                   "    size_t i;\n"
                   "    for (i = first; i < n; i++)\n"
-                  "        if (!%s_direct_one(cols, i, records[i].data, records[i].size))\n"
+                  "        if (records[i].data == NULL ||\n"
+                  "            !%s_direct_one(cols, i, records[i].data, records[i].size))\n"
                   "            break;\n",
                   m->c_type, m->c_type);
     fcc_sb_str(b, after.s != NULL ? after.s : "    (void)first;\n");

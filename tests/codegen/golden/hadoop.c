@@ -184,7 +184,8 @@ static int hadoop_row_batch_append(fc_column *cols, const void *msg, size_t i, f
 /* Batch, direct: record i's values decoded by the fast path straight into
  * the columns (record i's block of a FixedLen column, the next free values
  * of a VarLen one).  0 for a record it does not take: nothing is committed
- * then, and fc_batch_parse gives the record to the per-record path. */
+ * then, and fc_batch_parse gives the record to the per-record path (as it
+ * does an empty record, whose data may be NULL). */
 FC_FAST_INLINE int hadoop_row_direct_one(fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[HADOOP_ROW_PRESENT_WORDS] = {0};
@@ -220,7 +221,8 @@ static size_t hadoop_row_batch_direct(fc_column *cols, const fc_bytes *records, 
 {
     size_t i;
     for (i = first; i < n; i++)
-        if (!hadoop_row_direct_one(cols, i, records[i].data, records[i].size))
+        if (records[i].data == NULL ||
+            !hadoop_row_direct_one(cols, i, records[i].data, records[i].size))
             break;
     cols[HADOOP_ROW_DATA].nvalues += (i - first) * 2;
     return i;

@@ -295,7 +295,8 @@ static int image_photo_batch_append(fc_column *cols, const void *msg, size_t i, 
 /* Batch, direct: record i's values decoded by the fast path straight into
  * the columns (record i's block of a FixedLen column, the next free values
  * of a VarLen one).  0 for a record it does not take: nothing is committed
- * then, and fc_batch_parse gives the record to the per-record path. */
+ * then, and fc_batch_parse gives the record to the per-record path (as it
+ * does an empty record, whose data may be NULL). */
 FC_FAST_INLINE int image_photo_direct_one(fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[IMAGE_PHOTO_PRESENT_WORDS] = {0};
@@ -363,7 +364,8 @@ static size_t image_photo_batch_direct(fc_column *cols, const fc_bytes *records,
 {
     size_t i;
     for (i = first; i < n; i++)
-        if (!image_photo_direct_one(cols, i, records[i].data, records[i].size))
+        if (records[i].data == NULL ||
+            !image_photo_direct_one(cols, i, records[i].data, records[i].size))
             break;
     cols[IMAGE_PHOTO_HEIGHT].nvalues += i - first;
     cols[IMAGE_PHOTO_WIDTH].nvalues += i - first;

@@ -212,7 +212,8 @@ static int mnist_digit_batch_append(fc_column *cols, const void *msg, size_t i, 
 /* Batch, direct: record i's values decoded by the fast path straight into
  * the columns (record i's block of a FixedLen column, the next free values
  * of a VarLen one).  0 for a record it does not take: nothing is committed
- * then, and fc_batch_parse gives the record to the per-record path. */
+ * then, and fc_batch_parse gives the record to the per-record path (as it
+ * does an empty record, whose data may be NULL). */
 FC_FAST_INLINE int mnist_digit_direct_one(fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[MNIST_DIGIT_PRESENT_WORDS] = {0};
@@ -256,7 +257,8 @@ static size_t mnist_digit_batch_direct(fc_column *cols, const fc_bytes *records,
 {
     size_t i;
     for (i = first; i < n; i++)
-        if (!mnist_digit_direct_one(cols, i, records[i].data, records[i].size))
+        if (records[i].data == NULL ||
+            !mnist_digit_direct_one(cols, i, records[i].data, records[i].size))
             break;
     cols[MNIST_DIGIT_IMAGE_FLOATS].nvalues += (i - first) * 784;
     cols[MNIST_DIGIT_IMAGE_CLASS].nvalues += i - first;

@@ -379,7 +379,8 @@ static int voc_segmentation_batch_append(fc_column *cols, const void *msg, size_
 /* Batch, direct: record i's values decoded by the fast path straight into
  * the columns (record i's block of a FixedLen column, the next free values
  * of a VarLen one).  0 for a record it does not take: nothing is committed
- * then, and fc_batch_parse gives the record to the per-record path. */
+ * then, and fc_batch_parse gives the record to the per-record path (as it
+ * does an empty record, whose data may be NULL). */
 FC_FAST_INLINE int voc_segmentation_direct_one(fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[VOC_SEGMENTATION_PRESENT_WORDS] = {0};
@@ -477,7 +478,8 @@ static size_t voc_segmentation_batch_direct(fc_column *cols, const fc_bytes *rec
 {
     size_t i;
     for (i = first; i < n; i++)
-        if (!voc_segmentation_direct_one(cols, i, records[i].data, records[i].size))
+        if (records[i].data == NULL ||
+            !voc_segmentation_direct_one(cols, i, records[i].data, records[i].size))
             break;
     cols[VOC_SEGMENTATION_IMAGE].nvalues += i - first;
     cols[VOC_SEGMENTATION_FILENAME].nvalues += i - first;

@@ -294,7 +294,8 @@ static int penguin_penguin_batch_append(fc_column *cols, const void *msg, size_t
 /* Batch, direct: record i's values decoded by the fast path straight into
  * the columns (record i's block of a FixedLen column, the next free values
  * of a VarLen one).  0 for a record it does not take: nothing is committed
- * then, and fc_batch_parse gives the record to the per-record path. */
+ * then, and fc_batch_parse gives the record to the per-record path (as it
+ * does an empty record, whose data may be NULL). */
 FC_FAST_INLINE int penguin_penguin_direct_one(fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[PENGUIN_PENGUIN_PRESENT_WORDS] = {0};
@@ -362,7 +363,8 @@ static size_t penguin_penguin_batch_direct(fc_column *cols, const fc_bytes *reco
 {
     size_t i;
     for (i = first; i < n; i++)
-        if (!penguin_penguin_direct_one(cols, i, records[i].data, records[i].size))
+        if (records[i].data == NULL ||
+            !penguin_penguin_direct_one(cols, i, records[i].data, records[i].size))
             break;
     cols[PENGUIN_PENGUIN_BODY_MASS_G].nvalues += i - first;
     cols[PENGUIN_PENGUIN_CULMEN_DEPTH_MM].nvalues += i - first;

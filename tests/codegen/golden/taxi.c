@@ -651,7 +651,8 @@ static int taxi_trip_batch_append(fc_column *cols, const void *msg, size_t i, fc
 /* Batch, direct: record i's values decoded by the fast path straight into
  * the columns (record i's block of a FixedLen column, the next free values
  * of a VarLen one).  0 for a record it does not take: nothing is committed
- * then, and fc_batch_parse gives the record to the per-record path. */
+ * then, and fc_batch_parse gives the record to the per-record path (as it
+ * does an empty record, whose data may be NULL). */
 FC_FAST_INLINE int taxi_trip_direct_one(fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[TAXI_TRIP_PRESENT_WORDS] = {0};
@@ -832,7 +833,8 @@ static size_t taxi_trip_batch_direct(fc_column *cols, const fc_bytes *records, s
 {
     size_t i;
     for (i = first; i < n; i++)
-        if (!taxi_trip_direct_one(cols, i, records[i].data, records[i].size))
+        if (records[i].data == NULL ||
+            !taxi_trip_direct_one(cols, i, records[i].data, records[i].size))
             break;
     cols[TAXI_TRIP_COMPANY].nvalues += i - first;
     cols[TAXI_TRIP_DROPOFF_CENSUS_TRACT].nvalues += i - first;
