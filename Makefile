@@ -79,7 +79,7 @@ CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c inflate.c reader.c
            segment.c hash.c serialize.c index.c)
 RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
-TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/ahead.c runtime/hosted/guard.c runtime/hosted/number.c runtime/hosted/json.c \
+TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/ahead.c runtime/hosted/walks.c runtime/hosted/guard.c runtime/hosted/number.c runtime/hosted/json.c \
              runtime/hosted/arrow.c runtime/hosted/arrow_stream.c runtime/hosted/arrow_ipc.c runtime/hosted/arrow_ipc_read.c \
              runtime/hosted/arrow_rows.c \
              runtime/hosted/driver.c runtime/hosted/pool.c

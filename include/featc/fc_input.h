@@ -96,6 +96,13 @@ fc_status fc_input_changed_error(fc_error *err, const char *path, uint64_t mappe
 
 struct fc_ahead;
 
+/* What says a regular file is the one a read met before: its device,
+ * inode, size and time of change, as fstat gave them at the open. */
+typedef struct fc_file_id {
+    uint64_t dev, ino, size;
+    int64_t mtime_s, mtime_ns;
+} fc_file_id;
+
 typedef struct fc_input {
     const char *path;
     int fd;
@@ -125,6 +132,10 @@ typedef struct fc_input {
     int junction;              /* a part placed by the checksum sync: check where the
                                   next one starts when this one ends */
     fc_input_options part_opt; /* (its options) */
+    fc_file_id file_id;        /* a regular file's part: the file (file_known) */
+    int file_known;
+    int walked; /* placed by a walk over checked headers: where the part ends is
+                   noted for the next part's walk (input.c, walks.h) */
     uint64_t released;         /* a mapped file's pages before this offset were given
                                   back (fc_input_next: they count in the resident
                                   size while mapped) */

@@ -2,6 +2,7 @@
 #include "featc/fc_input.h"
 
 #include "ahead.h"
+#include "walks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -311,6 +312,71 @@ uint64_t fc_input_split_offset(uint64_t size, uint64_t i, uint64_t n)
     return q * i + quot;
 }
 
+/* 1 when the walk got to the part's range (or the file's end), 0 when a
+ * header before it broke the chain. */
+static int walk_reached(fc_input *in)
+{
+    uint64_t at = fc_reader_offset(&in->reader);
+    return at >= in->part_begin || at >= (uint64_t)in->size;
+}
+
+/* A boundary kept for this file (walks.h) is a claim: an intact header
+ * starts there (its length's CRC matches, its record fits), or the file
+ * ends there. */
+static int boundary_holds(const fc_input *in, uint64_t at)
+{
+    const uint8_t *p = in->data + at;
+    uint64_t length = 0;
+    uint32_t crc = 0;
+    int i;
+    if (at >= (uint64_t)in->size)
+        return at == (uint64_t)in->size;
+    if ((uint64_t)in->size - at < FC_RECORD_OVERHEAD)
+        return 0;
+    for (i = 7; i >= 0; i--)
+        length = length << 8 | p[i];
+    for (i = 11; i >= 8; i--)
+        crc = crc << 8 | p[i];
+    return length <= (uint64_t)in->size - at - FC_RECORD_OVERHEAD &&
+           fc_crc32c_mask(fc_crc32c(0, p, 8)) == crc;
+}
+
+/* The walk to a part of a regular file (docs/record-tools.md, "Splits"):
+ * the headers before the range, from the nearest boundary walked to before
+ * in this process (walks.h) or else from the file's start.  A boundary
+ * without an intact header, or whose chain breaks before the range, is no
+ * licence: the walk starts over from the start, and a header damaged there is reported as a sequential read
+ * reports it.  Where the walk gets to is noted when the headers were
+ * checked (not under FC_CRC_NONE). */
+static fc_status walk_to_part(fc_input *in, const fc_input_options *opt)
+{
+    fc_reader *r = &in->reader;
+    uint64_t from, index;
+    fc_status s = fc_reader_set_limit(r, in->part_end);
+    if (s != FC_OK)
+        return s;
+    if (fc_walks_find(&in->file_id, in->part_begin, &from, &index) && from > 0 &&
+        boundary_holds(in, from)) {
+        s = fc_reader_seek(r, from, index);
+        if (s == FC_OK)
+            s = fc_reader_skip_to(r, in->part_begin);
+        if (s != FC_OK)
+            return s;
+        if (!walk_reached(in) && (s = fc_reader_seek(r, 0, 0)) != FC_OK)
+            return s;
+    }
+    if (!walk_reached(in)) {
+        s = fc_reader_skip_to(r, in->part_begin);
+        if (s != FC_OK || !walk_reached(in))
+            return s; /* (the read reports the broken header) */
+    }
+    if (opt->crc_policy != FC_CRC_NONE) {
+        fc_walks_note(&in->file_id, fc_reader_offset(r), fc_reader_count(r));
+        in->walked = 1;
+    }
+    return FC_OK;
+}
+
 /* Positions in->reader on the part of the file opt asks for. */
 static fc_status input_part(fc_input *in, const fc_input_options *opt)
 {
@@ -417,6 +483,8 @@ static fc_status input_part(fc_input *in, const fc_input_options *opt)
     } else if (in->index != NULL) {
         s = fc_reader_range_index(&in->reader, in->index, in->index_n, in->part_begin,
                                   in->part_end);
+    } else if (opt->sync == FC_SYNC_WALK && in->file_known) {
+        s = walk_to_part(in, opt);
     } else {
         s = fc_reader_range(&in->reader, in->part_begin, in->part_end, opt->sync);
         if (opt->sync == FC_SYNC_CHECKSUM) {
@@ -618,6 +686,12 @@ fc_status fc_input_open(fc_input *in, const char *path, const fc_input_options *
         return s;
     in->data = in->map.data;
     in->size = in->map.size;
+    in->file_id.dev = (uint64_t)st.st_dev;
+    in->file_id.ino = (uint64_t)st.st_ino;
+    in->file_id.size = (uint64_t)st.st_size;
+    in->file_id.mtime_s = (int64_t)st.st_mtim.tv_sec;
+    in->file_id.mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+    in->file_known = in->map.size == (size_t)st.st_size;
     s = fc_reader_init_mem(&in->reader, in->data, in->size, &ro, &in->err);
     if (s != FC_OK || opt->part == FC_PART_ALL)
         return s;
@@ -817,6 +891,13 @@ fc_status fc_input_next(fc_input *in, fc_record *rec)
             return too_large(in, rec->index, rec->offset, rec->length);
         if (s == FC_OK && in->map.data != NULL && in->data == in->map.data)
             fc_input_map_release(&in->map, &in->released, fc_reader_raw_offset(&in->reader));
+        if (s == FC_END && in->walked && fc_reader_offset(&in->reader) >= in->part_end) {
+            /* the part read to its end over intact records: the next part
+             * of this file walks on from here */
+            in->walked = 0;
+            fc_walks_note(&in->file_id, fc_reader_offset(&in->reader),
+                          fc_reader_count(&in->reader));
+        }
         if (s == FC_END && in->junction && fc_reader_offset(&in->reader) >= in->part_end &&
             in->part_start < in->part_end) {
             /* the split ends at its limit: where the next one starts (a

@@ -14,6 +14,8 @@
 #include <featc/fc_pool.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1605,6 +1607,176 @@ static void same_ahead(const char *path, const char *what, size_t bsize, unsigne
     free(recs);
 }
 
+/* ------------------------------------- parts of one file in one process */
+
+/* Part i of k of data as a reader over memory reads it: the walk from the
+ * start (no boundaries kept), into l. */
+static void mem_part(const unsigned char *data, size_t len, size_t i, size_t k,
+                     fc_crc_policy policy, rec_list *l)
+{
+    fc_reader r;
+    fc_record rec;
+    fc_status s;
+    rl_init(l);
+    init_mem(&r, data, len, policy);
+    s = fc_reader_range(&r, fc_input_split_offset(len, i, k), fc_input_split_offset(len, i + 1, k),
+                        FC_SYNC_WALK);
+    while (s == FC_OK && (s = fc_reader_next(&r, &rec)) == FC_OK)
+        rl_add(l, &rec);
+    if (s != FC_END) {
+        l->status = s;
+        l->err = *fc_reader_error(&r);
+    }
+}
+
+/* Part i of k of the file at path through fc_input_open, into l. */
+static void file_part(const char *path, size_t i, size_t k, fc_crc_policy policy, rec_list *l)
+{
+    fc_input in;
+    fc_input_options o;
+    fc_record rec;
+    fc_status s;
+    rl_init(l);
+    memset(&o, 0, sizeof o);
+    o.compression = FC_COMPRESSION_NONE;
+    o.crc_policy = policy;
+    o.part = FC_PART_SPLIT;
+    o.part_a = i;
+    o.part_b = k;
+    s = fc_input_open(&in, path, &o);
+    while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK)
+        rl_add(l, &rec);
+    if (s != FC_END) {
+        l->status = s;
+        l->err = in.err;
+    }
+    fc_input_close(&in);
+}
+
+/* Every part of the file at path (its bytes data, len) read through
+ * fc_input in the order given reads what the walk from the start reads. */
+static void parts_in_order(const char *path, const unsigned char *data, size_t len, size_t k,
+                           const size_t *order, fc_crc_policy policy, const char *what)
+{
+    size_t j;
+    for (j = 0; j < k; j++) {
+        rec_list want, got;
+        char name[160];
+        mem_part(data, len, order[j], k, policy, &want);
+        file_part(path, order[j], k, policy, &got);
+        snprintf(name, sizeof name, "%s: part %zu of %zu (%zu-th read)", what, order[j], k, j);
+        rl_same(&got, &want, 1, name);
+        rl_free(&want);
+        rl_free(&got);
+    }
+}
+
+/* Gives the file at path the time of change t. */
+static void set_mtime(const char *path, const struct timespec *t)
+{
+    struct timespec ts[2];
+    ts[0] = *t;
+    ts[1] = *t;
+    CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
+}
+
+/* Parts of one file read in one process, in any order: each part's walk
+ * starts from a record boundary an earlier part of the file reached
+ * (runtime/hosted/walks.c), and reads what a walk from the file's start
+ * reads (records, their numbers, errors and their messages); a file
+ * rewritten since (another time of change) is walked from its start, and
+ * so is one whose boundary is not a record's (the same time of change put
+ * back over other bytes). */
+static void test_walk_boundaries(void)
+{
+    static const size_t ks[3] = {2, 5, 11};
+    char path[256];
+    int round;
+    unsigned parts = 0;
+    snprintf(path, sizeof path, "/tmp/featc-walks-%d.tfrecord", (int)getpid());
+    for (round = 0; round < 24; round++) {
+        buf b = {NULL, 0, 0};
+        size_t n = 20 + (size_t)(h_rand() % 200), i, kk, order[11];
+        rec_list seq;
+        char what[96];
+        fc_crc_policy policy = round % 6 == 5 ? FC_CRC_SKIP_CORRUPT
+                               : round % 6 == 4 ? FC_CRC_NONE : FC_CRC_VERIFY;
+        size_t len;
+        for (i = 0; i < n; i++)
+            buf_random_record(&b, (size_t)(h_rand() % 400));
+        seq_read(b.p, b.n, FC_CRC_VERIFY, &seq);
+        len = b.n;
+        if (round % 3 != 0) { /* damaged: a length, a length CRC or a data byte */
+            size_t v = (size_t)(h_rand() % n);
+            if (round % 3 == 1)
+                b.p[seq.offset[v] + (size_t)(h_rand() % 12)] ^= 0x08;
+            else
+                b.p[seq.offset[v] + 12 + (size_t)(h_rand() % (seq.length[v] + 4))] ^= 0x40;
+        }
+        write_path(path, b.p, len);
+        snprintf(what, sizeof what, "walks, round %d (%zu records, %s)", round, n,
+                 round % 3 == 0 ? "intact" : round % 3 == 1 ? "a header damaged"
+                                                            : "a record damaged");
+        for (kk = 0; kk < 3; kk++) {
+            size_t k = ks[kk];
+            for (i = 0; i < k; i++)
+                order[i] = i; /* forward */
+            parts_in_order(path, b.p, len, k, order, policy, what);
+            for (i = 0; i < k; i++)
+                order[i] = k - 1 - i; /* backward, the boundaries known */
+            parts_in_order(path, b.p, len, k, order, policy, what);
+            for (i = k - 1; i > 0; i--) { /* shuffled */
+                size_t j = (size_t)(h_rand() % (i + 1)), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+            parts_in_order(path, b.p, len, k, order, policy, what);
+            parts += 3 * (unsigned)k;
+        }
+        rl_free(&seq);
+        free(b.p);
+    }
+    {
+        /* 33 records of 100 bytes, then (as a rewrite) 58 of 50 bytes: the
+         * same size, and no boundary of the first file inside the second
+         * is one of its own (116 and 66 bytes framed; lcm 3828 = the size) */
+        buf a = {NULL, 0, 0}, c = {NULL, 0, 0};
+        size_t i, order[11];
+        struct stat st;
+        for (i = 0; i < 33; i++)
+            buf_random_record(&a, 100);
+        for (i = 0; i < 58; i++)
+            buf_random_record(&c, 50);
+        CHECK(a.n == c.n);
+        for (i = 0; i < 11; i++)
+            order[i] = i;
+        write_path(path, a.p, a.n);
+        parts_in_order(path, a.p, a.n, 11, order, FC_CRC_VERIFY, "walks, first file");
+        CHECK(stat(path, &st) == 0);
+        write_path(path, c.p, c.n);
+        {
+            struct timespec later = st.st_mtim;
+            later.tv_sec += 1;
+            set_mtime(path, &later);
+        }
+        parts_in_order(path, c.p, c.n, 11, order, FC_CRC_VERIFY, "walks, rewritten file");
+        write_path(path, a.p, a.n);
+        parts_in_order(path, a.p, a.n, 11, order, FC_CRC_VERIFY, "walks, first file again");
+        CHECK(stat(path, &st) == 0);
+        write_path(path, c.p, c.n);
+        set_mtime(path, &st.st_mtim); /* its time put back: the same file, by fstat */
+        parts_in_order(path, c.p, c.n, 11, order, FC_CRC_VERIFY,
+                       "walks, rewritten with the time put back");
+        parts += 44;
+        free(a.p);
+        free(c.p);
+    }
+    remove(path);
+    printf("test_split: walks from known boundaries = walks from the start over %u parts "
+           "(intact and damaged files, three orders, two rewrites)\n",
+           parts);
+}
+
 static void test_inflate_ahead(void)
 {
     static const size_t sizes[3] = {1, 256, 4096};
@@ -1711,6 +1883,7 @@ int main(int argc, char **argv)
     RUN(test_pull_seekable);
     RUN(test_gather);
     RUN(test_inflate_ahead);
+    RUN(test_walk_boundaries);
     RUN(test_pool);
     return harness_report("split");
 }
