@@ -381,10 +381,24 @@ def options(mod, files):
     class Count:
         def __call__(self, b):
             return {"n": len(batch_rows(b))}
-    out = [b["n"] for b in ft.DataLoader(ft.TFRecordDataset(mod, files, 100), num_workers=1,
-                                         collate_fn=Count(), pin_memory=True)]
-    check(sum(out) == len(sequential(mod, files)),
-          "collate_fn and pin_memory: %d records" % sum(out))
+    for workers in (0, 1):
+        out = [b["n"] for b in ft.DataLoader(ft.TFRecordDataset(mod, files, 100),
+                                             num_workers=workers, collate_fn=Count(),
+                                             pin_memory=True)]
+        check(sum(out) == len(sequential(mod, files)),
+              "collate_fn and pin_memory, %d workers: %d records" % (workers, sum(out)))
+    # in the main process, the batches torch's own loader gives, and a state
+    # taken mid-epoch counts what was yielded
+    ds = ft.TFRecordDataset(mod, files, 100, shuffle=True, seed=2, shuffle_buffer=100)
+    mine = [batch_rows(b) for b in ft.DataLoader(ds, num_workers=0)]
+    theirs = [batch_rows(b) for b in tud.DataLoader(ds, batch_size=None, num_workers=0)]
+    check(mine == theirs, "num_workers=0: other batches than torch's DataLoader's")
+    loader = ft.DataLoader(ds, num_workers=0)
+    for i, b in enumerate(loader):
+        if i == 2:
+            break
+    check(loader.state_dict()["counts"] == {0: 3},
+          "num_workers=0: counts %r after 3 batches" % (loader.state_dict()["counts"],))
     for kw, what in (({"rank": 2, "world_size": 2}, ValueError),
                      ({"rank": 0}, ValueError), ({"varlen": "dense"}, ValueError),
                      ({"batch_size": 0}, ValueError), ({"shuffle": True, "shuffle_buffer": 0},
@@ -414,6 +428,70 @@ def options(mod, files):
     except ValueError:
         check(True, "")
     forged_states(mod, files)
+
+
+def thread_counts(mod, files):
+    """threads=None: every usable core in the main process, one in a worker;
+    the stream is the same whatever the threads (shuffled, and resumed)."""
+    def make(threads, seed=3):
+        return ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=seed, shuffle_buffer=300,
+                                  split_bytes=1 << 15, threads=threads)
+
+    class Spy:
+        """The module, with the threads= each read() got."""
+        def __init__(self, mod):
+            self.mod, self.seen = mod, []
+
+        def read(self, *a, **kw):
+            self.seen.append(kw.get("threads"))
+            return self.mod.read(*a, **kw)
+    cores = ft.usable_cores()
+    for threads, want in ((None, cores), (1, 1), (2, 2), (3, 3)):
+        ds = make(threads)
+        spy = Spy(mod)
+        ds._mod = spy  # (the dataset itself: a DataLoader reads a copy, without the module)
+        rows = [r for b in ds for r in batch_rows(b)]
+        check(rows == loader_rows(make(threads), 0)[0],
+              "threads=%r: the dataset and its loader give two streams" % (threads,))
+        check(spy.seen and set(spy.seen) == {want},
+              "threads=%r in the main process: read() got threads=%r, want %d (usable cores %d)"
+              % (threads, sorted(set(spy.seen)), want, cores))
+        if threads is None:
+            base = rows
+        check(rows == base, "threads=%r: another stream than threads=None's" % (threads,))
+
+    class Probe(tud.IterableDataset):
+        def __init__(self, ds):
+            super().__init__()
+            self.ds = ds
+
+        def __iter__(self):
+            yield self.ds._threads()
+    got = list(tud.DataLoader(Probe(make(None)), num_workers=1, batch_size=None))
+    check(got == [1], "threads=None in a worker: %r threads, want 1" % (got,))
+    got = list(tud.DataLoader(Probe(make(2)), num_workers=1, batch_size=None))
+    check(got == [2], "threads=2 in a worker: %r threads, want 2" % (got,))
+    check(loader_rows(make(None), 2)[0] == loader_rows(make(1), 2)[0],
+          "threads=None and 1 with 2 workers: two streams")
+    # a state taken with threads=2 resumes with the default threads
+    full = [batch_rows(b) for b in ft.DataLoader(make(2), num_workers=0)]
+    loader = ft.DataLoader(make(2), num_workers=0)
+    first = []
+    for i, b in enumerate(loader):
+        first.append(batch_rows(b))
+        if i == len(full) // 2:
+            break
+    state = loader.state_dict()
+    again = ft.DataLoader(make(None), num_workers=0)
+    again.load_state_dict(state)
+    check(first + [batch_rows(b) for b in again] == full,
+          "a threads=2 state resumed with threads=None: not the rest of the epoch")
+    for bad in (0, -1, 1.5, True, "2"):
+        try:
+            make(bad)
+            check(False, "threads=%r: accepted" % (bad,))
+        except ValueError as e:
+            check("threads must be a positive int or None" in str(e), "threads=%r: %s" % (bad, e))
 
 
 def idle_warnings(mod, small, gz):
@@ -573,6 +651,7 @@ def main():
     conversions(featc.load("mnist"), [os.path.join(CORPUS, "tfx__mnist.tfrecord")])
     conversions(featc.load("hadoop"), [os.path.join(CORPUS, "tf-ecosystem__tf-records_part-m-00000")])
     options(tut, [small])
+    thread_counts(tut, [small])
     idle_warnings(tut, small, gz)
     cut_for_readers(tut, small)
     sparse_workers(featc.load("taobao"), [os.path.join(TMP, "taobao.tfrecord")])
