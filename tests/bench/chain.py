@@ -39,6 +39,8 @@ import subprocess
 import sys
 import time
 
+from timing import paired, quote
+
 data, build, reps, chain_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, os.path.join(build, "python"))
 B = 256
@@ -57,28 +59,6 @@ def median(f):
         v.append(time.perf_counter() - t)
     v.sort()
     return v[len(v) // 2]
-
-
-def paired(fa, fb, rounds):
-    """fa and fb in turns: (median, min, max) of rate(a)/rate(b) by round,
-    and each one's median time."""
-    ratios, ta, tb = [], [], []
-    fa()
-    fb()
-    for _ in range(rounds):
-        t = time.perf_counter()
-        fa()
-        a = time.perf_counter() - t
-        t = time.perf_counter()
-        fb()
-        b = time.perf_counter() - t
-        ratios.append(b / a)
-        ta.append(a)
-        tb.append(b)
-    ratios.sort()
-    ta.sort()
-    tb.sort()
-    return (ratios[len(ratios) // 2], ratios[0], ratios[-1]), ta[len(ta) // 2], tb[len(tb) // 2]
 
 
 def pairs(name, path):
@@ -178,9 +158,6 @@ def main():
             for link in ("gzreader/inflate", "gzbatch/gzreader"):
                 ratio_lines.append("ratio %s.gz %s %.3f %.3f %.3f" % ((name, link) + links[link]))
 
-    def q(t):
-        return "%.2f (%.2f-%.2f)" % t
-
     print()
     print("The chain, bytes to tensors (MB/s of the file's bytes, medians; batches of %d;"
           " ratios paired, median (min-max) of %d rounds)" % (B, 2 * reps + 1))
@@ -192,8 +169,8 @@ def main():
             k = r["links"]
             print("  %-10s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f   %-18s %-18s %-18s %-18s"
                   % (name, r["walk"], r["parse"], r["memory"], r["batch"], r["arrow"],
-                     r["py1"], r["py2"], q(k["batch/parse"]), q(k["file/batch"]),
-                     q(k["file/reader"]), q(k["py2/py1"])))
+                     r["py1"], r["py2"], quote(k["batch/parse"]), quote(k["file/batch"]),
+                     quote(k["file/reader"]), quote(k["py2/py1"])))
     print("  Arrow: %-10s %9s %9s %9s   %11s %12s" % ("corpus", "C batch", "Arrow", "convert",
                                                      "arrow/batch", "convert/batch"))
     for name, r in rows:
@@ -209,7 +186,7 @@ def main():
             k = r["links"]
             print("  %-12s %9.1f %9.1f %9.1f %11.1f   %-18s %-18s" % (
                 name, r["inflate"], r["reader"], r["batch"], r["py2shards"],
-                q(k["gzreader/inflate"]), q(k["gzbatch/gzreader"])))
+                quote(k["gzreader/inflate"]), quote(k["gzbatch/gzreader"])))
     print()
     for line in lines + ratio_lines + arrow_lines:
         print(line)

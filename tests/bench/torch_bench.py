@@ -5,10 +5,12 @@ usage: torch_bench.py DATA BUILD REPS
 
 On the tutorial and wide corpora, batches of 256, each rate the median of
 REPS passes over the same file:
-- read: the module's read() (NumPy batches), the floor;
+- read: the module's read() (NumPy batches) with threads=1 and 2, the floor;
 - featc.torch: TFRecordDataset through featc.torch.DataLoader with
-  num_workers 0 and 2 (split_bytes so that each worker has parts), and
-  num_workers=0 shuffled (a buffer of 8192 records);
+  num_workers=0 and threads 1 and 2 (2: every core here, the default),
+  num_workers=2 (a thread each; the file cut for them, as featc.torch
+  cuts a file smaller than split_bytes),
+  and num_workers=0 shuffled (a buffer of 8192 records);
 - the plain-Python way, as the `tfrecord` package does it: an
   IterableDataset that frames records in Python (no CRC check), parses
   each with python3-protobuf's Example.FromString and makes a dict of
@@ -16,6 +18,12 @@ REPS passes over the same file:
   first 20,000 records: it is two orders slower);
 - and the loader with 2 workers in batches of 4,096, where torch's cost
   per batch (its transfer between processes) is spread over more records.
+Then the ratios the targets are set in, paired (timing.py: 2 x REPS + 1
+rounds of A B in turns, median (min-max)), as lines for scripts:
+    ratio NAME LINK MEDIAN MIN MAX
+with LINK torch-t2/read-t2 (the loader at num_workers=0, threads=2, against
+read(threads=2)), torch-t2/torch-t1, read-t2/read-t1 and torch-w2/read-t1
+(2 workers against read()).
 """
 import os
 import struct
@@ -24,6 +32,8 @@ import time
 
 import torch
 import torch.utils.data as tud
+
+from timing import paired, quote
 
 data, build, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, os.path.join(build, "python"))
@@ -102,30 +112,50 @@ def main():
               [("dense_%02d" % i, "float") for i in range(0, 40, 4)] + [("label", "float")],
               ["ids_%02d" % i for i in range(0, 40, 4)])]
     print()
-    print("PyTorch (records/s into the loop, batches of %d, median of %d)" % (B, reps))
-    print("%-9s %10s %10s %10s %10s %12s %10s %10s %10s" % (
-        "corpus", "read()", "torch w0", "torch w2", "w0 shuf", "plain py w0", "w2 B=4K",
-        "w2/read", "w0/plain"))
+    print("PyTorch (records/s into the loop, batches of %d, median of %d; t: threads, "
+          "w: workers)" % (B, reps))
+    print("%-9s %10s %10s %10s %10s %10s %10s %12s %10s %10s" % (
+        "corpus", "read() t1", "read() t2", "w0 t1", "w0 t2", "w2", "w0 t2 shuf",
+        "plain py w0", "w2 B=4K", "w0/plain"))
+    ratio_lines, table = [], []
     for name, mod, file, dense, varlen in cases:
         path = os.path.join(data, file)
-        size = os.path.getsize(path)
 
         def rate(f):
             t, n = median(f)
             return n / t
 
-        r = rate(lambda: count(mod.read(path, batch_size=B)))
+        def read(threads):
+            return lambda: count(mod.read(path, batch_size=B, threads=threads))
 
-        def loader(workers, shuffle=False, batch=B):
-            ds = ft.TFRecordDataset(mod, path, batch, shuffle=shuffle,
-                                    split_bytes=max(1 << 20, size // 8))
+        def loader(workers, threads=None, shuffle=False, batch=B):
+            ds = ft.TFRecordDataset(mod, path, batch, shuffle=shuffle, threads=threads)
             return lambda: count(ft.DataLoader(ds, num_workers=workers))
-        w0, w2, s0 = rate(loader(0)), rate(loader(2)), rate(loader(0, True))
+        r1, r2 = rate(read(1)), rate(read(2))
+        w0t1, w0t2, w2 = rate(loader(0, 1)), rate(loader(0, 2)), rate(loader(2))
+        s0 = rate(loader(0, 2, True))
         w2big = rate(loader(2, batch=4096))
         plain = PlainDataset(path, dense, varlen, PLAIN_RECORDS)
         p = rate(lambda: count(tud.DataLoader(plain, batch_size=B, collate_fn=plain_collate)))
-        print("%-9s %10.0f %10.0f %10.0f %10.0f %12.0f %10.0f %9.2fx %9.1fx"
-              % (name, r, w0, w2, s0, p, w2big, w2 / r, w0 / p))
+        print("%-9s %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %12.0f %10.0f %9.1fx"
+              % (name, r1, r2, w0t1, w0t2, w2, s0, p, w2big, w0t2 / p))
+        sys.stdout.flush()
+        links = {}
+        for link, fa, fb in (("torch-t2/read-t2", loader(0, 2), read(2)),
+                             ("torch-t2/torch-t1", loader(0, 2), loader(0, 1)),
+                             ("read-t2/read-t1", read(2), read(1)),
+                             ("torch-w2/read-t1", loader(2), read(1))):
+            links[link] = paired(fa, fb, 2 * reps + 1)[0]
+            ratio_lines.append("ratio %s %s %.3f %.3f %.3f" % ((name, link) + links[link]))
+        table.append((name, links))
+    print("  paired, median (min-max) of %d rounds:" % (2 * reps + 1))
+    print("  %-9s %-18s %-18s %-18s %-18s" % ("corpus", "torch-t2/read-t2", "torch-t2/torch-t1",
+                                              "read-t2/read-t1", "torch-w2/read-t1"))
+    for name, links in table:
+        print("  %-9s %-18s %-18s %-18s %-18s" % ((name,) + tuple(quote(links[k]) for k in (
+            "torch-t2/read-t2", "torch-t2/torch-t1", "read-t2/read-t1", "torch-w2/read-t1"))))
+    for line in ratio_lines:
+        print(line)
     sys.stdout.flush()
 
 
