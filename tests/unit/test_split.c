@@ -1283,6 +1283,21 @@ static char *index_text(const fc_index_entry *e, size_t n, const fc_gzip_member 
     return t;
 }
 
+/* The records of the input just opened (with status s) into l, and its
+ * ending; closes it. */
+static fc_status input_drain(fc_input *in, fc_status s, rec_list *l)
+{
+    fc_record rec;
+    while (s == FC_OK && (s = fc_input_next(in, &rec)) == FC_OK)
+        rl_add(l, &rec);
+    if (s != FC_END) {
+        l->status = s;
+        l->err = in->err;
+    }
+    fc_input_close(in);
+    return s;
+}
+
 /* Reads part (i of k) of data through fc_input_open_pull_seekable into l;
  * the stream's bytes given into *given. */
 static fc_status pull_part(const unsigned char *data, size_t len, const char *text,
@@ -1290,7 +1305,6 @@ static fc_status pull_part(const unsigned char *data, size_t len, const char *te
 {
     fc_input in;
     fc_input_options o;
-    fc_record rec;
     mem_stream m;
     fc_status s;
     memset(&o, 0, sizeof o);
@@ -1304,14 +1318,9 @@ static fc_status pull_part(const unsigned char *data, size_t len, const char *te
     o.index_path = "the index";
     o.index_text = text;
     o.index_len = tlen;
-    s = fc_input_open_pull_seekable(&in, "stream", ms_pull, ms_seek, &m, len, &o);
-    while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK)
-        rl_add(l, &rec);
-    if (s != FC_END) {
-        l->status = s;
-        l->err = in.err;
-    }
-    fc_input_close(&in);
+    s = input_drain(&in, fc_input_open_pull_seekable(&in, "stream", ms_pull, ms_seek, &m, len,
+                                                      &o),
+                    l);
     *given += m.given;
     return s;
 }
@@ -1634,8 +1643,6 @@ static void file_part(const char *path, size_t i, size_t k, fc_crc_policy policy
 {
     fc_input in;
     fc_input_options o;
-    fc_record rec;
-    fc_status s;
     rl_init(l);
     memset(&o, 0, sizeof o);
     o.compression = FC_COMPRESSION_NONE;
@@ -1643,14 +1650,7 @@ static void file_part(const char *path, size_t i, size_t k, fc_crc_policy policy
     o.part = FC_PART_SPLIT;
     o.part_a = i;
     o.part_b = k;
-    s = fc_input_open(&in, path, &o);
-    while (s == FC_OK && (s = fc_input_next(&in, &rec)) == FC_OK)
-        rl_add(l, &rec);
-    if (s != FC_END) {
-        l->status = s;
-        l->err = in.err;
-    }
-    fc_input_close(&in);
+    (void)input_drain(&in, fc_input_open(&in, path, &o), l);
 }
 
 /* Every part of the file at path (its bytes data, len) read through
