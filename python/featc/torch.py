@@ -29,6 +29,7 @@ import hashlib
 import multiprocessing
 import os
 import warnings
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -37,6 +38,7 @@ import torch.utils.data as tud
 from torch.utils.data._utils.pin_memory import pin_memory as _pin
 
 import featc
+from featc import _ring
 from featc._parts import DEFAULT_SPLIT_BYTES, MIN_CUT_BYTES, _kind, partitions
 from featc._remote import is_url, sources as _sources
 from featc._shards import _expand, _mix, _ranks, _shard_parts
@@ -247,12 +249,13 @@ class TFRecordDataset(tud.IterableDataset):
     (Ragged values and offsets), 'padded' (a padded tensor and KEY/lengths)
     or 'sparse' (sparse COO tensors).  threads: parse threads per reader
     (read(threads=)); None: every core the process may run on when the
-    dataset is read in the main process (num_workers=0), one in a worker.
+    dataset is read in the main process (num_workers=0), one in a worker
+    (docs/torch.md says when threads pay).
     Other keywords (compression, crc, max_record_size, message) go to read()."""
 
     def __init__(self, spec, sources, batch_size=256, *, shuffle=False, shuffle_buffer=8192,
                  seed=0, rank=None, world_size=None, split_bytes=DEFAULT_SPLIT_BYTES,
-                 drop_last=False, varlen="ragged", threads=None, even=None, **read_options):
+                 drop_last=False, varlen="ragged", threads=1, even=None, **read_options):
         super().__init__()
         mod = featc.load(spec)
         self._mod = mod
@@ -293,6 +296,7 @@ class TFRecordDataset(tud.IterableDataset):
         # the epoch, shared with the workers (persistent ones included)
         self._epoch = multiprocessing.RawValue("q", 0)
         self._tracked = False
+        self._ringed = False  # (featc.torch.DataLoader's workers hand batches over by its ring)
         self._resume = None  # {"epoch", "counts": {shard: batches}, "rotation"}
 
     # -- pickling: workers load the module again from its file
@@ -370,7 +374,7 @@ class TFRecordDataset(tud.IterableDataset):
             else:
                 why.append("%s (%d bytes) is too small to cut into more ranges of at least "
                            "%d bytes (a file this small is read at full speed in the main "
-                           "process: num_workers=0, its threads every core by default)" % (p, os.path.getsize(p),
+                           "process: num_workers=0)" % (p, os.path.getsize(p),
                                                                   MIN_CUT_BYTES))
         if len(whole) > 4:
             why.append("and %d more files" % (len(whole) - 4))
@@ -466,7 +470,7 @@ class TFRecordDataset(tud.IterableDataset):
                 self._counts_changed(shard, natural, "fewer")
 
     def _threads(self):
-        """The parse threads of this reader: threads=, or by default every
+        """The parse threads of this reader: threads=, or with None every
         core in the main process and one in a worker (where the workers
         share the cores)."""
         if self.threads is not None:
@@ -500,7 +504,9 @@ class TFRecordDataset(tud.IterableDataset):
         worker = tud.get_worker_info() is not None
         for k, batch in stream:
             if worker:
-                batch = _shared(_sparse_out(batch))
+                # (featc's loader's ring takes it after the collate_fn;
+                # else one shared block crosses, torch's way)
+                batch = _sparse_out(batch) if self._ringed else _shared(_sparse_out(batch))
             yield _Tagged(shard, k, batch) if self._tracked else batch
 
 
@@ -560,22 +566,29 @@ def _rows(batch):
 
 class _Collate:
     """The loader's collate_fn: the user's applied to the batch inside a
-    tagged one (none given: the batch as it is, already tensors)."""
+    tagged one (none given: the batch as it is, already tensors); in a
+    worker, the result put in the loader's ring (featc/_ring.py) when it
+    has one."""
 
     def __init__(self, fn):
         self.fn = fn
+        self.ring = None  # a RingWriter, set by the loader before its workers start
 
     def __call__(self, item):
-        if self.fn is None:
-            return item
-        # (the user's function sees sparse tensors; what it returns crosses
-        # from a worker as _SparseParts, as the dataset's batches do)
-        worker = tud.get_worker_info() is not None
-        if isinstance(item, _Tagged):
-            out = self.fn(_sparse_in(item.batch))
-            return _Tagged(item.shard, item.index, _sparse_out(out) if worker else out)
-        out = self.fn(_sparse_in(item))
-        return _sparse_out(out) if worker else out
+        info = tud.get_worker_info()
+        worker = info is not None
+        tagged = isinstance(item, _Tagged)
+        batch = item.batch if tagged else item
+        if self.fn is not None:
+            # (the user's function sees sparse tensors; what it returns crosses
+            # from a worker as _SparseParts, as the dataset's batches do)
+            batch = self.fn(_sparse_in(batch))
+            if worker:
+                batch = _sparse_out(batch)
+        if worker and self.ring is not None:
+            token = self.ring.put(batch, _tensors, info.id)
+            batch = token if token is not None else _shared(batch)
+        return _Tagged(item.shard, item.index, batch) if tagged else batch
 
 
 class DataLoader(tud.DataLoader):
@@ -603,21 +616,53 @@ class DataLoader(tud.DataLoader):
         super().__init__(ds, batch_size=None, **kw)
         self._counts = {}
         self._last = None
+        self._ring = None
 
     def __iter__(self):
         ds = self.dataset
         resume = ds._resume
         self._counts = dict(resume["counts"]) if resume is not None else {}
         self._last = resume["last"] if resume is not None else None
+        ring = None
         if self.num_workers == 0:
             it = self._in_process()
         else:
+            ring = self._ring_for_workers()
             it = super().__iter__()  # (the workers start here, with the resume in their copy)
             ds._resume = None  # (with none, the dataset's own iterator took it)
-        for t in it:
-            self._counts[t.shard] = t.index + 1
-            self._last = t.shard
-            yield t.batch
+        try:
+            for t in it:
+                self._counts[t.shard] = t.index + 1
+                self._last = t.shard
+                yield t.batch
+        finally:
+            if ring is not None and not self.persistent_workers:
+                # (the workers stop now, not when a traceback that holds
+                # the iterator goes: a loader forked before that would copy
+                # it; then the ring goes)
+                stop = getattr(it, "_shutdown_workers", None)
+                if stop is not None:
+                    stop()
+                ring.close()
+
+    def _ring_for_workers(self):
+        """The shared-memory ring the workers hand batches over by
+        (featc/_ring.py): one per iteration, or for the loader's life with
+        persistent workers (made before they start).  None where it cannot
+        be made: batches then cross torch's way."""
+        if self.persistent_workers and getattr(self, "_iterator", None) is not None:
+            return self._ring
+        ctx = self.multiprocessing_context or multiprocessing.get_context()
+        try:
+            ring = _ring.Ring(self.num_workers, (self.prefetch_factor or 2) + 2,
+                              _ring.SLOT_BYTES, ctx)
+        except (OSError, ValueError):
+            self.collate_fn.ring, self.dataset._ringed = None, False
+            return None
+        self.collate_fn.ring, self.dataset._ringed = ring.writer(), True
+        self._ring = ring
+        weakref.finalize(self, ring.close)
+        return ring
 
     def _in_process(self):
         """num_workers=0: the dataset's batches as torch's single-process

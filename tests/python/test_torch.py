@@ -354,6 +354,75 @@ def sparse_workers(mod, files):
               % (what, len(got), len(want)))
 
 
+class CountRows:
+    """A collate_fn: the batch's rows and its first tensor doubled."""
+    def __call__(self, b):
+        first = next(v for v in b.values() if torch.is_tensor(v))
+        return {"n": torch.tensor([len(batch_rows(b))]), "twice": first * 2}
+
+
+def ring_handover(mod, files):
+    """featc.torch.DataLoader's workers hand batches over through its ring
+    of shared memory (featc/_ring.py): every batch, the same ones torch's
+    way gives (a slot too small for them), after a collate_fn too; its file
+    is gone once the loop ends or breaks, and with persistent workers once
+    the loader is."""
+    import gc
+    import featc._ring as R
+    pid = os.getpid()
+
+    def files_left():
+        return [f for f in os.listdir("/dev/shm") if f.startswith("featc-ring-%d-" % pid)]
+    ds = ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=4, shuffle_buffer=200,
+                            split_bytes=1 << 15)
+    want = sorted(map(key, loader_rows(ds, 0)[0]))
+    for workers in (1, 2):
+        loader = ft.DataLoader(ds, num_workers=workers)
+        batches = [batch_rows(b) for b in loader]
+        check(sorted(map(key, (r for b in batches for r in b))) == want,
+              "ring, %d workers: not every record once" % workers)
+        check(loader._ring is not None and loader._ring.taken == len(batches) > 0,
+              "ring, %d workers: %s of %d batches through the ring"
+              % (workers, loader._ring and loader._ring.taken, len(batches)))
+        old = R.SLOT_BYTES
+        R.SLOT_BYTES = 128  # (no batch fits: torch's way)
+        try:
+            small = ft.DataLoader(ds, num_workers=workers)
+            theirs = [batch_rows(b) for b in small]
+        finally:
+            R.SLOT_BYTES = old
+        check(small._ring.taken == 0 and theirs == batches,
+              "ring, %d workers: %d batches through a ring too small; torch's way gives "
+              "other batches" % (workers, small._ring.taken))
+        def collated():
+            loader = ft.DataLoader(ds, num_workers=workers, collate_fn=CountRows())
+            return [(int(b["n"]), b["twice"].sum().item()) for b in loader], loader._ring.taken
+        got, taken = collated()
+        R.SLOT_BYTES = 128
+        try:
+            theirs, _ = collated()
+        finally:
+            R.SLOT_BYTES = old
+        check(sum(n for n, _ in got) == len(want) and taken == len(got) and got == theirs,
+              "ring, %d workers, a collate_fn: %r, torch's way %r" % (workers, got[:3],
+                                                                       theirs[:3]))
+    check(files_left() == [], "ring: files left after the loops: %r" % files_left())
+    for i, b in enumerate(ft.DataLoader(ds, num_workers=2)):
+        if i == 2:
+            break
+    gc.collect()
+    check(files_left() == [], "ring: files left after a loop broken off: %r" % files_left())
+    loader = ft.DataLoader(ds, num_workers=2, persistent_workers=True)
+    e0 = [batch_rows(b) for b in loader]
+    e1 = [batch_rows(b) for b in loader]
+    check(e0 == e1 and loader._ring.taken == len(e0) + len(e1) and len(files_left()) == 1,
+          "ring, persistent workers: %d and %d batches, %d through the ring, files %r"
+          % (len(e0), len(e1), loader._ring.taken, files_left()))
+    del loader
+    gc.collect()
+    check(files_left() == [], "ring: files left after a persistent loader: %r" % files_left())
+
+
 def worker_failures(mod, files):
     """A worker that raises is that exception in the loop; one that dies
     (os._exit, a signal) is a RuntimeError within seconds: never a wait."""
@@ -431,8 +500,9 @@ def options(mod, files):
 
 
 def thread_counts(mod, files):
-    """threads=None: every usable core in the main process, one in a worker;
-    the stream is the same whatever the threads (shuffled, and resumed)."""
+    """threads=1 by default; None: every usable core in the main process,
+    one in a worker; the stream is the same whatever the threads (shuffled,
+    and resumed)."""
     def make(threads, seed=3):
         return ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=seed, shuffle_buffer=300,
                                   split_bytes=1 << 15, threads=threads)
@@ -446,6 +516,7 @@ def thread_counts(mod, files):
             self.seen.append(kw.get("threads"))
             return self.mod.read(*a, **kw)
     cores = ft.usable_cores()
+    check(ft.TFRecordDataset(mod, files, 64).threads == 1, "threads: the default is not 1")
     for threads, want in ((None, cores), (1, 1), (2, 2), (3, 3)):
         ds = make(threads)
         spy = Spy(mod)
@@ -656,6 +727,7 @@ def main():
     cut_for_readers(tut, small)
     sparse_workers(featc.load("taobao"), [os.path.join(TMP, "taobao.tfrecord")])
     worker_failures(tut, [small])
+    ring_handover(tut, [small])
     shutil.rmtree(TMP, ignore_errors=True)
     return finish("torch")
 
