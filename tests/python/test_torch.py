@@ -406,6 +406,12 @@ def ring_handover(mod, files):
         check(sum(n for n, _ in got) == len(want) and taken == len(got) and got == theirs,
               "ring, %d workers, a collate_fn: %r, torch's way %r" % (workers, got[:3],
                                                                        theirs[:3]))
+    # workers started by spawn (the ring's semaphores go with them as they start)
+    loader = ft.DataLoader(ds, num_workers=2, multiprocessing_context="spawn")
+    batches = [batch_rows(b) for b in loader]
+    check(sorted(map(key, (r for b in batches for r in b))) == want and
+          loader._ring.taken == len(batches),
+          "ring, spawn: %d batches, %d through the ring" % (len(batches), loader._ring.taken))
     check(files_left() == [], "ring: files left after the loops: %r" % files_left())
     for i, b in enumerate(ft.DataLoader(ds, num_workers=2)):
         if i == 2:
