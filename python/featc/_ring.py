@@ -20,6 +20,7 @@ pages only where batches were written) and the copies in the main process.
 The file is removed when the loader's iteration ends (its workers gone) or
 the loader is collected, and at exit."""
 import atexit
+import mmap
 import os
 import secrets
 
@@ -29,6 +30,27 @@ import torch
 SLOT_BYTES = 16 << 20
 _ALIGN = 64
 _RINGS = {}  # in the main process: path -> _Ring (what tokens are taken through)
+
+
+Ragged = _SparseParts = None  # featc.torch's (bound at first use: it imports this module)
+
+
+def _bind():
+    global Ragged, _SparseParts
+    from featc.torch import Ragged, _SparseParts  # noqa: F811
+
+
+_NUMPY = {t: np.dtype(n) for t, n in (
+    (torch.float64, "f8"), (torch.float32, "f4"), (torch.float16, "f2"), (torch.int64, "i8"),
+    (torch.int32, "i4"), (torch.int16, "i2"), (torch.int8, "i1"), (torch.uint8, "u1"),
+    (torch.bool, "?"))}
+
+
+def _open_map(path):
+    """The ring file's bytes, mapped shared, as a plain array (slices of a
+    np.memmap are memmaps, slower to make)."""
+    with open(path, "r+b") as f:
+        return np.frombuffer(mmap.mmap(f.fileno(), 0), dtype=np.uint8)
 
 
 class _Hole:
@@ -48,7 +70,7 @@ class Ring:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.ftruncate(fd, workers * slots * slot_bytes)
-            self.map = np.memmap(self.path, dtype=np.uint8, mode="r+")
+            self.map = _open_map(self.path)
         except BaseException:
             os.unlink(self.path)
             raise
@@ -89,18 +111,21 @@ class RingWriter:
     def put(self, batch, tensors_of, worker):
         """The batch as a token of the ring, or None when it does not fit
         in a slot (or the ring is gone): the caller sends it torch's way."""
+        if Ragged is None:
+            _bind()
         ts = []
         tensors_of(batch, ts)
         places, total = [], 0
         for t in ts:
             total = (total + _ALIGN - 1) & ~(_ALIGN - 1)
-            places.append((total, str(t.dtype).replace("torch.", ""), tuple(t.shape)))
-            total += t.numel() * t.element_size()
+            n = t.numel() * t.element_size()
+            places.append((total, n, _NUMPY[t.dtype], tuple(t.shape)))
+            total += n
         if total > self.slot_bytes:
             return None
         if self.map is None:
             try:
-                self.map = np.memmap(self.path, dtype=np.uint8, mode="r+")
+                self.map = _open_map(self.path)
             except OSError:
                 return None
             self.parent = os.getppid()
@@ -108,8 +133,7 @@ class RingWriter:
         slot = self.sent % self.slots
         self.sent += 1
         base = (worker * self.slots + slot) * self.slot_bytes
-        for t, (off, _, _) in zip(ts, places):
-            n = t.numel() * t.element_size()
+        for t, (off, n, _, _) in zip(ts, places):
             if n:
                 src = t.contiguous().view(-1).view(torch.uint8).numpy()
                 self.map[base + off:base + off + n] = src
@@ -131,12 +155,12 @@ def _take(path, worker, base, places, skeleton):
     ring = _RINGS.get(path)
     if ring is None:
         raise RuntimeError("featc.torch: a batch of ring %s came after its loader ended" % path)
-    out = []
-    for off, dtype, shape in places:
-        dt = getattr(torch, dtype)
-        n = int(np.prod(shape, dtype=np.int64)) * torch.empty(0, dtype=dt).element_size()
-        raw = torch.from_numpy(np.array(ring.map[base + off:base + off + n]))
-        out.append(raw.view(dt).view(shape) if n else torch.empty(shape, dtype=dt))
+    if Ragged is None:
+        _bind()
+    m, out = ring.map, []
+    for off, n, dtype, shape in places:
+        a = m[base + off:base + off + n].copy().view(dtype).reshape(shape)
+        out.append(torch.from_numpy(a))
     ring.free[worker].release()
     ring.taken += 1
     return _unhole(skeleton, out)
@@ -160,7 +184,6 @@ class _SparseHoles:
 
 def _holed(x, holes):
     """The batch x with each tensor its hole (a worker's side)."""
-    from featc.torch import Ragged, _SparseParts
     if torch.is_tensor(x):
         return holes[id(x)] if not x.is_sparse else x
     if isinstance(x, _SparseParts):
@@ -177,11 +200,10 @@ def _holed(x, holes):
 def _unhole(x, tensors):
     """The batch with its tensors put back (the main process's side): a
     sparse tensor as a sparse tensor, as a _SparseParts unpickles."""
-    from featc.torch import Ragged, _rebuild_sparse
     if isinstance(x, _Hole):
         return tensors[x.i]
     if isinstance(x, _SparseHoles):
-        return _rebuild_sparse(tensors[x.indices.i], tensors[x.values.i], x.size)
+        return torch.sparse_coo_tensor(tensors[x.indices.i], tensors[x.values.i], x.size)
     if isinstance(x, dict):
         return {k: _unhole(v, tensors) for k, v in x.items()}
     if isinstance(x, Ragged):
