@@ -32,14 +32,6 @@ _ALIGN = 64
 _RINGS = {}  # in the main process: path -> _Ring (what tokens are taken through)
 
 
-Ragged = _SparseParts = None  # featc.torch's (bound at first use: it imports this module)
-
-
-def _bind():
-    global Ragged, _SparseParts
-    from featc.torch import Ragged, _SparseParts  # noqa: F811
-
-
 _NUMPY = {t: np.dtype(n) for t, n in (
     (torch.float64, "f8"), (torch.float32, "f4"), (torch.float16, "f2"), (torch.int64, "i8"),
     (torch.int32, "i4"), (torch.int16, "i2"), (torch.int8, "i1"), (torch.uint8, "u1"),
@@ -64,9 +56,10 @@ class _Hole:
 class Ring:
     """The main process's side: the file, its map, and the semaphores."""
 
-    def __init__(self, workers, slots, slot_bytes, ctx):
+    def __init__(self, workers, slots, slot_bytes, ctx, kinds):
         self.path = "/dev/shm/featc-ring-%d-%s" % (os.getpid(), secrets.token_hex(6))
         self.workers, self.slots, self.slot_bytes = workers, slots, slot_bytes
+        self.kinds = kinds  # featc.torch's (Ragged, _SparseParts): what a batch holds
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.ftruncate(fd, workers * slots * slot_bytes)
@@ -90,15 +83,16 @@ class Ring:
 
     def writer(self):
         """What a worker takes with it (pickled with the loader's collate)."""
-        return RingWriter(self.path, self.workers, self.slots, self.slot_bytes, self.free)
+        return RingWriter(self.path, self.workers, self.slots, self.slot_bytes, self.free,
+                          self.kinds)
 
 
 class RingWriter:
     """A worker's side: its region of the ring, opened at its first batch."""
 
-    def __init__(self, path, workers, slots, slot_bytes, free):
+    def __init__(self, path, workers, slots, slot_bytes, free, kinds):
         self.path, self.workers, self.slots, self.slot_bytes = path, workers, slots, slot_bytes
-        self.free = free
+        self.free, self.kinds = free, kinds
         self.map = None
         self.sent = 0
         self.parent = None
@@ -111,8 +105,6 @@ class RingWriter:
     def put(self, batch, tensors_of, worker):
         """The batch as a token of the ring, or None when it does not fit
         in a slot (or the ring is gone): the caller sends it torch's way."""
-        if Ragged is None:
-            _bind()
         ts = []
         tensors_of(batch, ts)
         places, total = [], 0
@@ -138,7 +130,7 @@ class RingWriter:
                 src = t.contiguous().view(-1).view(torch.uint8).numpy()
                 self.map[base + off:base + off + n] = src
         holes = {id(t): _Hole(i) for i, t in enumerate(ts)}
-        return _RingBatch(self.path, worker, base, places, _holed(batch, holes))
+        return _RingBatch(self.path, worker, base, places, _holed(batch, holes, self.kinds))
 
     def _wait(self, worker):
         """A free slot of this worker's; a main process that is gone (this
@@ -155,15 +147,13 @@ def _take(path, worker, base, places, skeleton):
     ring = _RINGS.get(path)
     if ring is None:
         raise RuntimeError("featc.torch: a batch of ring %s came after its loader ended" % path)
-    if Ragged is None:
-        _bind()
     m, out = ring.map, []
     for off, n, dtype, shape in places:
         a = m[base + off:base + off + n].copy().view(dtype).reshape(shape)
         out.append(torch.from_numpy(a))
     ring.free[worker].release()
     ring.taken += 1
-    return _unhole(skeleton, out)
+    return _unhole(skeleton, out, ring.kinds)
 
 
 class _SparseHoles:
@@ -182,34 +172,36 @@ class _SparseHoles:
         self.indices, self.values, self.size = state
 
 
-def _holed(x, holes):
+def _holed(x, holes, kinds):
     """The batch x with each tensor its hole (a worker's side)."""
+    ragged, parts = kinds
     if torch.is_tensor(x):
         return holes[id(x)] if not x.is_sparse else x
-    if isinstance(x, _SparseParts):
+    if isinstance(x, parts):
         return _SparseHoles(holes[id(x.indices)], holes[id(x.values)], x.size)
     if isinstance(x, dict):
-        return {k: _holed(v, holes) for k, v in x.items()}
-    if isinstance(x, Ragged):
-        return Ragged(_holed(x.values, holes), _holed(x.offsets, holes))
+        return {k: _holed(v, holes, kinds) for k, v in x.items()}
+    if isinstance(x, ragged):
+        return ragged(_holed(x.values, holes, kinds), _holed(x.offsets, holes, kinds))
     if isinstance(x, tuple):
-        return tuple(_holed(v, holes) for v in x)
+        return tuple(_holed(v, holes, kinds) for v in x)
     return x
 
 
-def _unhole(x, tensors):
+def _unhole(x, tensors, kinds):
     """The batch with its tensors put back (the main process's side): a
     sparse tensor as a sparse tensor, as a _SparseParts unpickles."""
+    ragged = kinds[0]
     if isinstance(x, _Hole):
         return tensors[x.i]
     if isinstance(x, _SparseHoles):
         return torch.sparse_coo_tensor(tensors[x.indices.i], tensors[x.values.i], x.size)
     if isinstance(x, dict):
-        return {k: _unhole(v, tensors) for k, v in x.items()}
-    if isinstance(x, Ragged):
-        return Ragged(_unhole(x.values, tensors), _unhole(x.offsets, tensors))
+        return {k: _unhole(v, tensors, kinds) for k, v in x.items()}
+    if isinstance(x, ragged):
+        return ragged(_unhole(x.values, tensors, kinds), _unhole(x.offsets, tensors, kinds))
     if isinstance(x, tuple):
-        return tuple(_unhole(v, tensors) for v in x)
+        return tuple(_unhole(v, tensors, kinds) for v in x)
     return x
 
 
