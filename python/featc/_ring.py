@@ -75,7 +75,11 @@ class Ring:
         atexit.register(self.close)
 
     def close(self):
+        """Removes the file and lets go of the map (a map of the removed
+        file would keep its written pages), and of the exit hook."""
         _RINGS.pop(self.path, None)
+        atexit.unregister(self.close)
+        self.map = None
         try:
             os.unlink(self.path)
         except FileNotFoundError:

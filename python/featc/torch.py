@@ -661,7 +661,8 @@ class DataLoader(tud.DataLoader):
             return None
         self.collate_fn.ring, self.dataset._ringed = ring.writer(), True
         self._ring = ring
-        weakref.finalize(self, ring.close)
+        if self.persistent_workers:  # (else the iteration's end closes it)
+            weakref.finalize(self, ring.close)
         return ring
 
     def _in_process(self):

@@ -372,7 +372,11 @@ def ring_handover(mod, files):
     pid = os.getpid()
 
     def files_left():
-        return [f for f in os.listdir("/dev/shm") if f.startswith("featc-ring-%d-" % pid)]
+        """Ring files of this process, in /dev/shm or still mapped (a map
+        of a removed file keeps its pages)."""
+        with open("/proc/self/maps") as f:
+            mapped = [line.split(None, 5)[5].strip() for line in f if "/featc-ring-" in line]
+        return [f for f in os.listdir("/dev/shm") if f.startswith("featc-ring-%d-" % pid)] + mapped
     ds = ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=4, shuffle_buffer=200,
                             split_bytes=1 << 15)
     want = sorted(map(key, loader_rows(ds, 0)[0]))
@@ -421,7 +425,9 @@ def ring_handover(mod, files):
     loader = ft.DataLoader(ds, num_workers=2, persistent_workers=True)
     e0 = [batch_rows(b) for b in loader]
     e1 = [batch_rows(b) for b in loader]
-    check(e0 == e1 and loader._ring.taken == len(e0) + len(e1) and len(files_left()) == 1,
+    ring_path = loader._ring.path  # (its file, and its map in this process)
+    check(e0 == e1 and loader._ring.taken == len(e0) + len(e1) and
+          files_left() == [os.path.basename(ring_path), ring_path],
           "ring, persistent workers: %d and %d batches, %d through the ring, files %r"
           % (len(e0), len(e1), loader._ring.taken, files_left()))
     del loader
