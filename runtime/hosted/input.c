@@ -2,6 +2,7 @@
 #include "featc/fc_input.h"
 
 #include "ahead.h"
+#include "frame.h"
 #include "walks.h"
 
 #include <errno.h>
@@ -326,27 +327,18 @@ static int walk_reached(fc_input *in)
 static int boundary_holds(const fc_input *in, uint64_t at)
 {
     const uint8_t *p = in->data + at;
-    uint64_t length = 0;
-    uint32_t crc = 0;
-    int i;
     if (at >= (uint64_t)in->size)
         return at == (uint64_t)in->size;
-    if ((uint64_t)in->size - at < FC_RECORD_OVERHEAD)
-        return 0;
-    for (i = 7; i >= 0; i--)
-        length = length << 8 | p[i];
-    for (i = 11; i >= 8; i--)
-        crc = crc << 8 | p[i];
-    return length <= (uint64_t)in->size - at - FC_RECORD_OVERHEAD &&
-           fc_crc32c_mask(fc_crc32c(0, p, 8)) == crc;
+    return (uint64_t)in->size - at >= FC_RECORD_OVERHEAD &&
+           le64(p) <= (uint64_t)in->size - at - FC_RECORD_OVERHEAD && length_crc_ok(p);
 }
 
 /* The walk to a part of a regular file (docs/record-tools.md, "Splits"):
  * the headers before the range, from the nearest boundary walked to before
  * in this process (walks.h) or else from the file's start.  A boundary
  * without an intact header, or whose chain breaks before the range, is no
- * licence: the walk starts over from the start, and a header damaged there is reported as a sequential read
- * reports it.  Where the walk gets to is noted when the headers were
+ * licence: the walk starts over from the start, and a header damaged there
+ * is reported as a sequential read reports it.  Where the walk gets to is noted when the headers were
  * checked (not under FC_CRC_NONE). */
 static fc_status walk_to_part(fc_input *in, const fc_input_options *opt)
 {
