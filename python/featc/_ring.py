@@ -56,10 +56,10 @@ class _Hole:
 class Ring:
     """The main process's side: the file, its map, and the semaphores."""
 
-    def __init__(self, workers, slots, slot_bytes, ctx, kinds):
+    def __init__(self, workers, slots, slot_bytes, ctx, ragged):
         self.path = "/dev/shm/featc-ring-%d-%s" % (os.getpid(), secrets.token_hex(6))
         self.workers, self.slots, self.slot_bytes = workers, slots, slot_bytes
-        self.kinds = kinds  # featc.torch's (Ragged, _SparseParts): what a batch holds
+        self.ragged = ragged  # featc.torch's Ragged, which a batch may hold
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.ftruncate(fd, workers * slots * slot_bytes)
@@ -87,16 +87,15 @@ class Ring:
 
     def writer(self):
         """What a worker takes with it (pickled with the loader's collate)."""
-        return RingWriter(self.path, self.workers, self.slots, self.slot_bytes, self.free,
-                          self.kinds)
+        return RingWriter(self.path, self.workers, self.slots, self.slot_bytes, self.free)
 
 
 class RingWriter:
     """A worker's side: its region of the ring, opened at its first batch."""
 
-    def __init__(self, path, workers, slots, slot_bytes, free, kinds):
+    def __init__(self, path, workers, slots, slot_bytes, free):
         self.path, self.workers, self.slots, self.slot_bytes = path, workers, slots, slot_bytes
-        self.free, self.kinds = free, kinds
+        self.free = free
         self.map = None
         self.sent = 0
         self.parent = None
@@ -106,9 +105,12 @@ class RingWriter:
         d["map"] = None
         return d
 
-    def put(self, batch, tensors_of, worker):
+    def put(self, batch, tensors_of, replace, worker):
         """The batch as a token of the ring, or None when it does not fit
-        in a slot (or the ring is gone): the caller sends it torch's way."""
+        in a slot (or the ring is gone): the caller sends it torch's way.
+        tensors_of and replace are featc.torch's walks of a batch: its dense
+        tensors in order, and the batch with each replaced (a _SparseParts
+        by what replace's third argument makes of its parts)."""
         ts = []
         tensors_of(batch, ts)
         places, total = [], 0
@@ -134,7 +136,7 @@ class RingWriter:
                 src = t.contiguous().view(-1).view(torch.uint8).numpy()
                 self.map[base + off:base + off + n] = src
         holes = {id(t): _Hole(i) for i, t in enumerate(ts)}
-        return _RingBatch(self.path, worker, base, places, _holed(batch, holes, self.kinds))
+        return _RingBatch(self.path, worker, base, places, replace(batch, holes, _SparseHoles))
 
     def _wait(self, worker):
         """A free slot of this worker's; a main process that is gone (this
@@ -157,7 +159,7 @@ def _take(path, worker, base, places, skeleton):
         out.append(torch.from_numpy(a))
     ring.free[worker].release()
     ring.taken += 1
-    return _unhole(skeleton, out, ring.kinds)
+    return _unhole(skeleton, out, ring.ragged)
 
 
 class _SparseHoles:
@@ -176,36 +178,19 @@ class _SparseHoles:
         self.indices, self.values, self.size = state
 
 
-def _holed(x, holes, kinds):
-    """The batch x with each tensor its hole (a worker's side)."""
-    ragged, parts = kinds
-    if torch.is_tensor(x):
-        return holes[id(x)] if not x.is_sparse else x
-    if isinstance(x, parts):
-        return _SparseHoles(holes[id(x.indices)], holes[id(x.values)], x.size)
-    if isinstance(x, dict):
-        return {k: _holed(v, holes, kinds) for k, v in x.items()}
-    if isinstance(x, ragged):
-        return ragged(_holed(x.values, holes, kinds), _holed(x.offsets, holes, kinds))
-    if isinstance(x, tuple):
-        return tuple(_holed(v, holes, kinds) for v in x)
-    return x
-
-
-def _unhole(x, tensors, kinds):
+def _unhole(x, tensors, ragged):
     """The batch with its tensors put back (the main process's side): a
     sparse tensor as a sparse tensor, as a _SparseParts unpickles."""
-    ragged = kinds[0]
     if isinstance(x, _Hole):
         return tensors[x.i]
     if isinstance(x, _SparseHoles):
         return torch.sparse_coo_tensor(tensors[x.indices.i], tensors[x.values.i], x.size)
     if isinstance(x, dict):
-        return {k: _unhole(v, tensors, kinds) for k, v in x.items()}
+        return {k: _unhole(v, tensors, ragged) for k, v in x.items()}
     if isinstance(x, ragged):
-        return ragged(_unhole(x.values, tensors, kinds), _unhole(x.offsets, tensors, kinds))
+        return ragged(_unhole(x.values, tensors, ragged), _unhole(x.offsets, tensors, ragged))
     if isinstance(x, tuple):
-        return tuple(_unhole(v, tensors, kinds) for v in x)
+        return tuple(_unhole(v, tensors, ragged) for v in x)
     return x
 
 

@@ -173,17 +173,19 @@ def _tensors(x, out):
             _tensors(v, out)
 
 
-def _replace(x, new):
+def _replace(x, new, parts=_SparseParts):
+    """x with each dense tensor t as new[id(t)], and each _SparseParts as
+    parts(...) of its replaced indices and values."""
     if torch.is_tensor(x):
         return new[id(x)] if not x.is_sparse else x
     if isinstance(x, _SparseParts):
-        return _SparseParts(new[id(x.indices)], new[id(x.values)], x.size)
+        return parts(new[id(x.indices)], new[id(x.values)], x.size)
     if isinstance(x, dict):
-        return {k: _replace(v, new) for k, v in x.items()}
+        return {k: _replace(v, new, parts) for k, v in x.items()}
     if isinstance(x, Ragged):
-        return Ragged(_replace(x.values, new), _replace(x.offsets, new))
+        return Ragged(_replace(x.values, new, parts), _replace(x.offsets, new, parts))
     if isinstance(x, tuple):
-        return tuple(_replace(v, new) for v in x)
+        return tuple(_replace(v, new, parts) for v in x)
     return x
 
 
@@ -586,7 +588,7 @@ class _Collate:
             if worker:
                 batch = _sparse_out(batch)
         if worker and self.ring is not None:
-            token = self.ring.put(batch, _tensors, info.id)
+            token = self.ring.put(batch, _tensors, _replace, info.id)
             batch = token if token is not None else _shared(batch)
         return _Tagged(item.shard, item.index, batch) if tagged else batch
 
@@ -655,7 +657,7 @@ class DataLoader(tud.DataLoader):
         ctx = self.multiprocessing_context or multiprocessing.get_context()
         try:
             ring = _ring.Ring(self.num_workers, (self.prefetch_factor or 2) + 2,
-                              _ring.SLOT_BYTES, ctx, (Ragged, _SparseParts))
+                              _ring.SLOT_BYTES, ctx, Ragged)
         except (OSError, ValueError):
             self.collate_fn.ring, self.dataset._ringed = None, False
             return None
@@ -669,8 +671,8 @@ class DataLoader(tud.DataLoader):
         """num_workers=0: the dataset's batches as torch's single-process
         iterator gives them (through collate_fn, pinned with pin_memory when
         CUDA is there), without its cost per batch (its fetcher and profiler
-        annotation: some 17 us a batch here, a quarter of a tutorial batch's
-        parse)."""
+        annotation: some 17 us a batch here, about what a tutorial batch's
+        parse takes on one thread)."""
         collate = self.collate_fn
         pin = self.pin_memory and torch.cuda.is_available()
         device = getattr(self, "pin_memory_device", "") or None
