@@ -3,14 +3,18 @@
 # lists them), every one even after a failure, and sums their
 # "<suite>: N passed, M failed" lines into a total.  A suite that exits
 # non-zero without reporting a failure counts as one failed case.
-# The first suite (the build) runs alone; then the suites after "--", which
-# build and run in folders of their own (the cross targets), run in a second
-# lane beside the others, so that both cores work.  Each suite's output is in
-# BUILD/log/SUITE.log; the summary prints in the order given, and the failed
-# suites once more at its end, before the total.  Each suite's time is in
-# its heading; a suite that runs longer than SUITE_TIMEOUT seconds (default
-# 2400) is stopped and counted as failed, so that a hang names its suite
-# instead of running into CI's own limit.
+# The first suite (the build) runs alone.  Then two lanes work side by side,
+# so that both cores do: the first runs the suites before "--" in order (they
+# share BUILD and must not build in it at once), then joins the second in
+# taking the suites after "--" (which build in folders of their own, or only
+# read what the first suite built) from one queue, in the order given: give
+# the longest first, and the two lanes end about together however long the
+# first lane's own suites are.  Each suite's output is in BUILD/log/SUITE.log;
+# the summary prints in the order given, and the failed suites once more at
+# its end, before the total.  Each suite's time is in its heading, and which
+# lane ran it at the end; a suite that runs longer than SUITE_TIMEOUT seconds
+# (default 2400) is stopped and counted as failed, so that a hang names its
+# suite instead of running into CI's own limit.
 # usage: run.sh MAKE BUILD CORPUS SUITE... [-- SUITE...]
 set -u
 make=$1
@@ -77,6 +81,28 @@ report() {
 }
 
 start=$(date +%s)
+# The queue of the suites after "--", one a line; take() prints the next one
+# (nothing when it is empty), under a lock, since both lanes take from it.
+queue=$build/log/queue
+lock=$build/log/queue.lock
+rm -rf "$lock"
+: >"$queue"
+for s in $lane2; do echo "$s" >>"$queue"; done
+take() {
+    while ! mkdir "$lock" 2>/dev/null; do sleep 1; done
+    head -n 1 "$queue"
+    tail -n +2 "$queue" >"$queue.rest"
+    mv "$queue.rest" "$queue"
+    rmdir "$lock"
+}
+# drain LANE: runs queued suites until the queue is empty, noting the lane of each
+drain() {
+    while s=$(take) && [ -n "$s" ]; do
+        run "$s"
+        echo "$1" >"$build/log/$s.lane"
+    done
+}
+
 set -- $lane1
 first=${1:-}
 if [ -n "$first" ]; then
@@ -86,13 +112,14 @@ if [ -n "$first" ]; then
 fi
 pid=
 if [ -n "$lane2" ]; then
-    ( for s in $lane2; do run "$s"; done ) &
+    drain 2 &
     pid=$!
 fi
 for s in "$@"; do
     run "$s"
     report "$s"
 done
+drain 1
 lane1_end=$(date +%s)
 if [ -n "$pid" ]; then
     wait "$pid"
@@ -110,9 +137,9 @@ done
 if [ -n "$lane2" ]; then
     times=
     for s in $lane2; do
-        times="$times $s=$(cat "$build/log/$s.time" 2>/dev/null || echo '?')"
+        times="$times $s=$(cat "$build/log/$s.time" 2>/dev/null || echo '?')($(cat "$build/log/$s.lane" 2>/dev/null || echo '?'))"
     done
-    echo "lanes: first $((lane1_end - start)) s, second $(($(date +%s) - start)) s to its end;$times"
+    echo "lanes: first $((lane1_end - start)) s, both $(($(date +%s) - start)) s to their end; the queue's suites (seconds, lane):$times"
 fi
 echo "total: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -257,7 +257,7 @@ def make_list(text, name):
 
 def suite_table(root):
     """tests/README.md's table of suites against tests/tests.mk: every suite of
-    make test has a row, ✓ marks exactly make check's, 2 exactly the second lane's."""
+    make test has a row, ✓ marks exactly make check's, 2 exactly the queue's (CROSS_SUITES)."""
     mk = open(os.path.join(root, "tests", "tests.mk"), encoding="utf-8").read()
     check, first, second = (make_list(mk, n) for n in ("CHECK_SUITES", "TEST_SUITES", "CROSS_SUITES"))
     if not (check and first and second):
