@@ -138,7 +138,7 @@ int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, unsigned f
 
 /* The same stream with hooks (any may be NULL) and threads: parse reads a
  * record into a struct of the message (the batch then built from the
- * structs, as fc_batch_begin says: for a message described at run time,
+ * structs, by fc_batch_parse_each: for a message described at run time,
  * which has no parse function of its own; its error's text is the
  * single-record one); worker (0 .. threads-1) says which thread calls, for
  * scratch of its own.  record and file_done are told the bytes read of the

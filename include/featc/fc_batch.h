@@ -136,6 +136,22 @@ int fc_batch_begin(const fc_message_desc *md, fc_column *cols, size_t n, fc_erro
 int fc_batch_end(const fc_message_desc *md, fc_column *cols, size_t n, fc_error *err);
 int fc_batch_begin_seq(const fc_seq_desc *sd, fc_column *cols, size_t n, fc_error *err);
 int fc_batch_end_seq(const fc_seq_desc *sd, fc_column *cols, size_t n, fc_error *err);
+/* The same batch in one call, the caller's parse given: parse(ctx, msg,
+ * data, size, err) parses one record into msg (scratch).  The columns are
+ * fc_batch_begin's, fc_batch_append_field's per column and fc_batch_end's,
+ * each column's description built once per batch rather than per record
+ * and column; a record that fails gives its parse's (or its append's)
+ * error with err->record its place in the batch, not the batched texts of
+ * fc_batch_parse.  (What featc convert --spec and fc_arrow_stream_hooked
+ * build their batches with.) */
+typedef int (*fc_record_parse_fn)(void *ctx, void *msg, const void *data, size_t size,
+                                  fc_error *err);
+int fc_batch_parse_each(const fc_message_desc *md, fc_record_parse_fn parse, void *ctx,
+                        fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
+                        fc_error *err);
+int fc_batch_parse_each_seq(const fc_seq_desc *sd, fc_record_parse_fn parse, void *ctx,
+                            fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
+                            fc_error *err);
 /* The generated batch assembly (NAME_batch_append, md->batch_append and
  * sd->batch_append) writes record i's fields with the fc_batch_put_
  * functions below, typed and sized at compile time; what they do not cover

@@ -194,26 +194,30 @@ static void free_block(void *blk)
     free(blk);
 }
 
+/* The hooks' parse for one worker, as an fc_record_parse_fn. */
+typedef struct {
+    const stream_priv *p;
+    unsigned index;
+} hooked_ctx;
+
+static int hooked_parse(void *ctx, void *msg, const void *data, size_t size, fc_error *err)
+{
+    const hooked_ctx *h = (const hooked_ctx *)ctx;
+    return h->p->hooks.parse(h->p->hooks.ctx, h->index, msg, data, size, err);
+}
+
 /* The batch through the hooks' parse: each record parsed into the scratch
- * struct, then appended column by column. */
+ * struct, then appended column by column (fc_batch_parse_each). */
 static int parse_hooked(stream_priv *p, worker *w, slot *b, fc_error *err)
 {
-    size_t i, j, n = b->n;
-    int rc = p->md != NULL ? fc_batch_begin(p->md, w->cols, n, err)
-                           : fc_batch_begin_seq(p->sd, w->cols, n, err);
-    for (i = 0; i < n && rc == FC_OK; i++) {
-        rc = p->hooks.parse(p->hooks.ctx, w->index, w->scratch, b->views[i].data,
-                            b->views[i].size, err);
-        for (j = 0; j < p->ncols && rc == FC_OK; j++)
-            rc = p->md != NULL ? fc_batch_append_field(p->md, j, w->cols, w->scratch, i, err)
-                               : fc_batch_append_seq(p->sd, j, w->cols, w->scratch, i, err);
-        if (rc != FC_OK)
-            err->record = i;
-    }
-    if (rc == FC_OK)
-        rc = p->md != NULL ? fc_batch_end(p->md, w->cols, n, err)
-                           : fc_batch_end_seq(p->sd, w->cols, n, err);
-    return rc;
+    hooked_ctx h;
+    h.p = p;
+    h.index = w->index;
+    return p->md != NULL
+               ? fc_batch_parse_each(p->md, hooked_parse, &h, w->cols, w->scratch, b->views,
+                                     b->n, err)
+               : fc_batch_parse_each_seq(p->sd, hooked_parse, &h, w->cols, w->scratch,
+                                         b->views, b->n, err);
 }
 
 /* Slot b's records parsed and exported with w's scratch: b->rc and b->arr

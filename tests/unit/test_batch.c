@@ -874,6 +874,125 @@ static void test_sequence_errors(void)
     CHECK_CONTAINS(err.message, "x");
 }
 
+/* ---- fc_batch_parse_each: the caller's per-record parse (here the
+ * generated one, through the desc), the general append per column: the same
+ * block as fc_batch_parse for valid records, in every layout; a failing
+ * record gives the per-record parse's own message at its place. */
+
+static int desc_parse(void *ctx, void *msg, const void *data, size_t size, fc_error *e)
+{
+    return ((const fc_message_desc *)ctx)->parse(msg, data, size, e);
+}
+
+static int seq_desc_parse(void *ctx, void *msg, const void *data, size_t size, fc_error *e)
+{
+    return ((const fc_seq_desc *)ctx)->parse(msg, data, size, e);
+}
+
+/* Record i with a value in every kind of column of e. */
+static void rich_rec(size_t i)
+{
+    wbuf feats;
+    int64_t a = (int64_t)i, ix[3] = {1, 4, 1}, iy[3] = {2, 0, 2}, pos[2] = {0, 3}, k = 40;
+    int64_t r[4] = {1, 2, 3, 4}, v[3] = {7, 8, 9}, rv[4] = {1, 2, 3, 4}, rs[3] = {0, 1, 2};
+    int64_t rid[2] = {0, 0};
+    float m[4] = {1, 2, 3, 4}, val[3] = {0.5f, 1.5f, 2.5f}, rflat[2] = {3, 4};
+    static const char *const h[] = {"x", "yy", "x"}, *const c[] = {"cat"};
+    static const char *const sv[] = {"s0", "s1"}, *const word[] = {"w0", "w1"};
+    static const char *const rids[] = {"p", "q"};
+    feats.n = 0;
+    m[0] = (float)i;
+    w_entry_int64(&feats, "a", &a, 1);
+    w_entry_float(&feats, "m", m, 4);
+    w_entry_int64(&feats, "r", r, i % 2 == 0 ? 4 : 2);
+    w_entry_bytes(&feats, "s", sv, i % 3);
+    w_entry_int64(&feats, "v", v, i % 4);
+    w_entry_bytes(&feats, "h", h, 3);
+    if (i != 1)
+        w_entry_bytes(&feats, "c", c, 1);
+    w_entry_int64(&feats, "k", &k, 1);
+    w_entry_int64(&feats, "ix", ix, 3);
+    w_entry_int64(&feats, "iy", iy, 3);
+    w_entry_float(&feats, "val", val, 3);
+    w_entry_int64(&feats, "pos", pos, 2);
+    w_entry_bytes(&feats, "word", word, 2);
+    w_entry_float(&feats, "rflat", rflat, i % 3);
+    w_entry_int64(&feats, "rv", rv, 4);
+    w_entry_int64(&feats, "rs", rs, 3);
+    w_entry_bytes(&feats, "rids", rids, 2);
+    w_entry_int64(&feats, "rid", rid, 2);
+    recs[i].n = 0;
+    w_example(&recs[i], &feats);
+    views[i].data = recs[i].b;
+    views[i].size = recs[i].n;
+}
+
+/* The columns' counts and shapes, and the bound blocks' bytes from where
+ * each was aligned (size: what bind said, less the alignment's slack). */
+static size_t align_skip(const void *p)
+{
+    return (FC_BATCH_ALIGN - (size_t)((uintptr_t)p % FC_BATCH_ALIGN)) % FC_BATCH_ALIGN;
+}
+
+static int same_columns(const fc_column *x, const fc_column *y, size_t n, const void *bx,
+                        const void *by, size_t size)
+{
+    size_t j;
+    bx = (const unsigned char *)bx + align_skip(bx);
+    by = (const unsigned char *)by + align_skip(by);
+    size -= FC_BATCH_ALIGN - 1;
+    for (j = 0; j < n; j++)
+        if (x[j].nvalues != y[j].nvalues || x[j].nindices != y[j].nindices ||
+            x[j].nframes != y[j].nframes || x[j].rank != y[j].rank ||
+            memcmp(x[j].shape, y[j].shape, sizeof x[j].shape) != 0)
+            return 0;
+    return memcmp(bx, by, size) == 0;
+}
+
+static unsigned char block2[sizeof block], qblock2[sizeof qblock];
+
+static void test_parse_each(void)
+{
+    static const unsigned forms[] = {FC_BATCH_SPARSE, FC_BATCH_RAGGED,
+                                     FC_BATCH_RAGGED | FC_BATCH_PACKED};
+    fc_column cols2[BT_E_FIELD_COUNT], qcols2[BT_Q_FIELD_COUNT];
+    fc_error e2;
+    size_t f, i, need;
+    for (i = 0; i < 6; i++)
+        rich_rec(i);
+    for (f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        memset(block, 0, sizeof block);
+        memset(block2, 0, sizeof block2);
+        need = bt_e_batch_bind(cols, 8, forms[f], block, sizeof block);
+        CHECK(need > 0 && bt_e_batch_bind(cols2, 8, forms[f], block2, sizeof block2) == need);
+        CHECK_MSG(run(6) == FC_OK, "%s", err.message);
+        CHECK_MSG(fc_batch_parse_each(&bt_e_desc, desc_parse, (void *)&bt_e_desc, cols2, &scratch,
+                                      views, 6, &e2) == FC_OK, "%s", e2.message);
+        CHECK_MSG(same_columns(cols, cols2, BT_E_FIELD_COUNT, block, block2, need),
+                  "forms %u: fc_batch_parse_each's block differs from fc_batch_parse's", forms[f]);
+    }
+    /* record 3 fails: the per-record parse's message, record 3 */
+    views[3].size -= 1;
+    CHECK(fc_batch_parse_each(&bt_e_desc, desc_parse, (void *)&bt_e_desc, cols2, &scratch, views,
+                              6, &e2) == FC_ERR_PARSE);
+    fc_error_clear(&err);
+    CHECK(bt_e_desc.parse(&scratch, views[3].data, views[3].size, &err) != FC_OK);
+    CHECK(e2.record == 3 && strcmp(e2.message, err.message) == 0);
+    views[3].size += 1;
+    /* a SequenceExample batch */
+    for (i = 0; i < 4; i++)
+        seq_rec(i, i % 4, (i + 1) % 3);
+    memset(qblock, 0, sizeof qblock);
+    memset(qblock2, 0, sizeof qblock2);
+    need = bt_q_batch_bind(qcols, 4, FC_BATCH_SPARSE | FC_BATCH_RAGGED, qblock, sizeof qblock);
+    CHECK(need > 0 && bt_q_batch_bind(qcols2, 4, FC_BATCH_SPARSE | FC_BATCH_RAGGED, qblock2,
+                                      sizeof qblock2) == need);
+    CHECK_MSG(qrun(4) == FC_OK, "%s", err.message);
+    CHECK(fc_batch_parse_each_seq(&bt_q_desc, seq_desc_parse, (void *)&bt_q_desc, qcols2,
+                                  &qscratch, views, 4, &e2) == FC_OK);
+    CHECK(same_columns(qcols, qcols2, BT_Q_FIELD_COUNT, qblock, qblock2, need));
+}
+
 int main(void)
 {
     RUN(test_bind_sizes);
@@ -891,5 +1010,6 @@ int main(void)
     RUN(test_ragged_feature);
     RUN(test_sequence_layouts);
     RUN(test_sequence_errors);
+    RUN(test_parse_each);
     return harness_report("batch");
 }
