@@ -453,6 +453,44 @@ def worker_failures(mod, files):
         except kind as e:
             check(words in str(e) and time.time() - start < 30,
                   "a worker that %s: %s after %.1f s" % (what, e, time.time() - start))
+    # one of two workers killed (SIGKILL, as the OOM killer does) after it
+    # handed batches through the ring: torch's error for a dead worker (its
+    # text names the signal or says the worker exited, by which of its
+    # checks sees it first), the batches before it, and no ring file left
+    import gc
+    import signal
+    pid = os.getpid()
+    big = ft.TFRecordDataset(mod, files, 16, split_bytes=1 << 14)
+    start, got = time.time(), 0
+    try:
+        loader = ft.DataLoader(big, num_workers=2, collate_fn=KillAt(1, 3, signal.SIGKILL))
+        for _ in loader:
+            got += 1
+        check(False, "a worker killed: the loop ended without an error after %d batches" % got)
+    except RuntimeError as e:
+        check(("killed by signal" in str(e) or "exited unexpectedly" in str(e)) and got >= 3 and loader._ring.taken >= 3 and
+              time.time() - start < 30,
+              "a worker killed: %s after %d batches (%s through the ring), %.1f s"
+              % (e, got, loader._ring.taken, time.time() - start))
+    del loader
+    gc.collect()
+    left = [f for f in os.listdir("/dev/shm") if f.startswith("featc-ring-%d-" % pid)]
+    check(left == [], "a worker killed: ring files left: %r" % left)
+
+
+class KillAt:
+    """A collate_fn (picklable) that kills worker `worker` with `sig` as it
+    collates its batch number `at`, and passes the others on."""
+
+    def __init__(self, worker, at, sig):
+        self.worker, self.at, self.sig, self.seen = worker, at, sig, 0
+
+    def __call__(self, b):
+        if tud.get_worker_info().id == self.worker:
+            if self.seen == self.at:
+                os.kill(os.getpid(), self.sig)
+            self.seen += 1
+        return b
 
 
 def options(mod, files):
