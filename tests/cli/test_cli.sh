@@ -23,6 +23,19 @@ expect_rc() {
     _rc=$?
     if [ "$_rc" -eq "$_want" ]; then ok; else bad "$_desc: exit $_rc, want $_want: $(head -c 300 "$tmp/err")"; fi
 }
+# timed NAME CMD...: runs CMD, its seconds noted for the "cli-seconds:" line
+# at the end (in the suite's log: where the time of the CLI suite goes, which
+# the cross and sanitizer lanes run too)
+_start=$(date +%s)
+_times=
+timed() {
+    _n=$1; shift
+    _t0=$(date +%s)
+    "$@"
+    _rc=$?
+    _times="$_times $_n=$(($(date +%s) - _t0))"
+    return $_rc
+}
 # has FILE TEXT DESC: FILE contains TEXT (fixed string)
 has() {
     if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in: $(head -c 400 "$1")"; fi
@@ -502,42 +515,42 @@ has "$tmp/err" "package name 'int' is not a usable C name" "infer bad package me
 # tests/cli/names.py prints its own "names:" line
 mkdir -p "$tmp/names"
 names_rc=0
-"$py" "$here/names.py" "$featc" "$build" "$tmp/names" || names_rc=1
+timed names "$py" "$here/names.py" "$featc" "$build" "$tmp/names" || names_rc=1
 
 # ---- featc index and the part options (--split, --range, --records, --index,
 # --sync): tests/cli/splits.py prints its own "splits:" line
 mkdir -p "$tmp/splits"
 splits_rc=0
-"$py" "$here/splits.py" "$featc" "$corpus" "$tmp/splits" || splits_rc=1
+timed splits "$py" "$here/splits.py" "$featc" "$corpus" "$tmp/splits" || splits_rc=1
 
 # ---- indexes, member lists and split numbers handed beside the data are
 # claims to check: tests/cli/trust.py prints its own "trust:" line
 mkdir -p "$tmp/trust"
 trust_rc=0
-"$py" "$here/trust.py" "$featc" "$corpus" "$tmp/trust" || trust_rc=1
+timed trust "$py" "$here/trust.py" "$featc" "$corpus" "$tmp/trust" || trust_rc=1
 
 # ---- a file cut while each command reads it: tests/cli/shrink.py prints its
 # own "shrink:" line
 mkdir -p "$tmp/shrink"
 shrink_rc=0
-"$py" "$here/shrink.py" "$featc" "$tmp/shrink" || shrink_rc=1
+timed shrink "$py" "$here/shrink.py" "$featc" "$tmp/shrink" || shrink_rc=1
 
 # ---- linear time in messages, features, identifiers, defaults and keys:
 # tests/cli/linear.py prints its own "linear:" line
 mkdir -p "$tmp/linear/out"
 linear_rc=0
-"$py" "$here/linear.py" "$featc" "$tmp/linear" || linear_rc=1
+timed linear "$py" "$here/linear.py" "$featc" "$tmp/linear" || linear_rc=1
 
 # ---- cat --limit, --skip, --max-bytes, --utf8, --raw: tests/cli/cat_options.py
 # prints its own "cat-options:" line
 mkdir -p "$tmp/catopt"
 catopt_rc=0
-"$py" "$here/cat_options.py" "$featc" "$corpus" "$tmp/catopt" || catopt_rc=1
+timed cat-options "$py" "$here/cat_options.py" "$featc" "$corpus" "$tmp/catopt" || catopt_rc=1
 
 # ---- cat's whole output over the corpus, pinned by hash (tests/cli/cat_golden.tsv;
 # make update-cat-golden): tests/cli/cat_golden.py prints its own "cat-golden:" line
 golden_rc=0
-"$py" "$here/cat_golden.py" "$featc" "$corpus" "$here/cat_golden.tsv" || golden_rc=1
+timed cat-golden "$py" "$here/cat_golden.py" "$featc" "$corpus" "$here/cat_golden.tsv" || golden_rc=1
 
 # ---- progress on standard error (pipes and a pseudo-terminal):
 # ---- check --data: a file that cannot be opened is not called damaged; one
@@ -579,27 +592,28 @@ expect_rc 0 "4096 messages" "$featc" check "$tmp/messages4096.feat"
 # tests/cli/progress.py prints its own "progress:" line
 mkdir -p "$tmp/progress"
 progress_rc=0
-"$py" "$here/progress.py" "$featc" "$corpus" "$tmp/progress" || progress_rc=1
+timed progress "$py" "$here/progress.py" "$featc" "$corpus" "$tmp/progress" || progress_rc=1
 
 # ---- featc stats against numpy over the corpus, shards, -j, options:
 # tests/cli/stats_check.py prints its own "stats:" line
 mkdir -p "$tmp/stats"
 stats_rc=0
-"$py" "$here/stats_check.py" "$featc" "$corpus" "$tmp/stats" || stats_rc=1
+timed stats "$py" "$here/stats_check.py" "$featc" "$corpus" "$tmp/stats" || stats_rc=1
 
 # ---- the layout (docs/design.md): the CLI's helpers include and call no
 # command, no circle among the files of any folder of the product; tests/cli/layout.py prints its own "layout:" line
 layout_rc=0
-"$py" "$here/layout.py" "$here/../.." "$build" ${CLI_HOST:+--python} || layout_rc=1
+timed layout "$py" "$here/layout.py" "$here/../.." "$build" ${CLI_HOST:+--python} || layout_rc=1
 
 # ---- one open per file per job (host lane: tests/cli/opens.py prints its own
 # "opens:" line)
 opens_rc=0
 if [ -n "${CLI_HOST:-}" ]; then
     mkdir -p "$tmp/opens"
-    "$py" "$here/opens.py" "$featc" "$corpus" "$tmp/opens" || opens_rc=1
+    timed opens "$py" "$here/opens.py" "$featc" "$corpus" "$tmp/opens" || opens_rc=1
 fi
 
+echo "cli-seconds: all=$(($(date +%s) - _start))$_times"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$layout_rc" -eq 0 ] && [ "$opens_rc" -eq 0 ] && [ "$names_rc" -eq 0 ] && [ "$splits_rc" -eq 0 ] && [ "$trust_rc" -eq 0 ] &&
     [ "$shrink_rc" -eq 0 ] && [ "$linear_rc" -eq 0 ] && [ "$catopt_rc" -eq 0 ] &&
