@@ -923,6 +923,35 @@ static const col_spec *spec_of(const fc_field_desc *fields, size_t nf, const fc_
     return s;
 }
 
+/* The start of run() and each(): the error cleared, the records there,
+ * the first SPEC_CACHE columns' col_specs into cache, every column's
+ * capacities for n records checked and the column readied. */
+static int start_batch(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists,
+                       size_t nl, col_spec *cache, fc_column *cols, const fc_bytes *records,
+                       size_t n, fc_error *err)
+{
+    size_t nc = nf + nl, j, ncached = nc < SPEC_CACHE ? nc : SPEC_CACHE;
+    col_spec s;
+    int rc;
+    if (err != NULL)
+        fc_error_clear(err);
+    if (n > 0 && records == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "batch of records: no records given");
+        return FC_ERR_ARG;
+    }
+    for (j = 0; j < ncached; j++)
+        spec_at(fields, nf, lists, j, &cache[j]);
+    for (j = 0; j < nc; j++) {
+        const col_spec *c = spec_of(fields, nf, lists, cache, j, &s);
+        rc = check_fixed_caps(c, &cols[j], n, err);
+        if (rc != FC_OK)
+            return rc;
+        start_column(c, &cols[j]);
+    }
+    return FC_OK;
+}
+
 /* The batch loop over nf fields then nl lists; each record's columns by
  * the generated assembly when there is one. */
 /* Whether the direct path (md->batch_direct) may write these columns:
@@ -950,25 +979,11 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
                int (*gen)(fc_column *, const void *, size_t, fc_error *),
                size_t (*direct)(fc_column *, const fc_bytes *, size_t, size_t), fc_column *cols, void *scratch, const fc_bytes *records, size_t n, fc_error *err)
 {
-    size_t nc = nf + nl, i, j, ncached = nc < SPEC_CACHE ? nc : SPEC_CACHE;
+    size_t nc = nf + nl, i, j;
     col_spec s, cache[SPEC_CACHE];
-    int rc;
-    if (err != NULL)
-        fc_error_clear(err);
-    if (n > 0 && records == NULL) {
-        fc_msg m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "batch of records: no records given");
-        return FC_ERR_ARG;
-    }
-    for (j = 0; j < ncached; j++)
-        spec_at(fields, nf, lists, j, &cache[j]);
-    for (j = 0; j < nc; j++) {
-        const col_spec *c = spec_of(fields, nf, lists, cache, j, &s);
-        rc = check_fixed_caps(c, &cols[j], n, err);
-        if (rc != FC_OK)
-            return rc;
-        start_column(c, &cols[j]);
-    }
+    int rc = start_batch(fields, nf, lists, nl, cache, cols, records, n, err);
+    if (rc != FC_OK)
+        return rc;
     if (direct != NULL && !direct_usable(fields, nf, cols))
         direct = NULL;
     for (i = 0; i < n; i++) {
@@ -1020,24 +1035,9 @@ static int each(const fc_field_desc *fields, size_t nf, const fc_list_desc *list
                 fc_record_parse_fn parse, void *ctx, fc_column *cols, void *scratch,
                 const fc_bytes *records, size_t n, fc_error *err)
 {
-    size_t nc = nf + nl, i, j, ncached = nc < SPEC_CACHE ? nc : SPEC_CACHE;
+    size_t nc = nf + nl, i, j;
     col_spec s, cache[SPEC_CACHE];
-    int rc = FC_OK;
-    if (err != NULL)
-        fc_error_clear(err);
-    if (n > 0 && records == NULL) {
-        fc_msg m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
-        fc_msg_str(&m, "batch of records: no records given");
-        return FC_ERR_ARG;
-    }
-    for (j = 0; j < ncached; j++)
-        spec_at(fields, nf, lists, j, &cache[j]);
-    for (j = 0; j < nc; j++) {
-        const col_spec *c = spec_of(fields, nf, lists, cache, j, &s);
-        if ((rc = check_fixed_caps(c, &cols[j], n, err)) != FC_OK)
-            return rc;
-        start_column(c, &cols[j]);
-    }
+    int rc = start_batch(fields, nf, lists, nl, cache, cols, records, n, err);
     for (i = 0; i < n && rc == FC_OK; i++) {
         rc = parse(ctx, scratch, records[i].data, records[i].size, err);
         for (j = 0; j < nc && rc == FC_OK; j++)
