@@ -56,10 +56,12 @@ class _Hole:
 class Ring:
     """The main process's side: the file, its map, and the semaphores."""
 
-    def __init__(self, workers, slots, slot_bytes, ctx, ragged):
+    def __init__(self, workers, slots, slot_bytes, ctx, ragged, sparse):
         self.path = "/dev/shm/featc-ring-%d-%s" % (os.getpid(), secrets.token_hex(6))
         self.workers, self.slots, self.slot_bytes = workers, slots, slot_bytes
-        self.ragged = ragged  # featc.torch's Ragged, which a batch may hold
+        # featc.torch's Ragged, which a batch may hold, and its builder of a
+        # sparse tensor from its parts (what a _SparseParts unpickles by)
+        self.ragged, self.sparse = ragged, sparse
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.ftruncate(fd, workers * slots * slot_bytes)
@@ -159,7 +161,7 @@ def _take(path, worker, base, places, skeleton):
         out.append(torch.from_numpy(a))
     ring.free[worker].release()
     ring.taken += 1
-    return _unhole(skeleton, out, ring.ragged)
+    return _unhole(skeleton, out, ring)
 
 
 class _SparseHoles:
@@ -178,19 +180,19 @@ class _SparseHoles:
         self.indices, self.values, self.size = state
 
 
-def _unhole(x, tensors, ragged):
+def _unhole(x, tensors, ring):
     """The batch with its tensors put back (the main process's side): a
     sparse tensor as a sparse tensor, as a _SparseParts unpickles."""
     if isinstance(x, _Hole):
         return tensors[x.i]
     if isinstance(x, _SparseHoles):
-        return torch.sparse_coo_tensor(tensors[x.indices.i], tensors[x.values.i], x.size)
+        return ring.sparse(tensors[x.indices.i], tensors[x.values.i], x.size)
     if isinstance(x, dict):
-        return {k: _unhole(v, tensors, ragged) for k, v in x.items()}
-    if isinstance(x, ragged):
-        return ragged(_unhole(x.values, tensors, ragged), _unhole(x.offsets, tensors, ragged))
+        return {k: _unhole(v, tensors, ring) for k, v in x.items()}
+    if isinstance(x, ring.ragged):
+        return ring.ragged(_unhole(x.values, tensors, ring), _unhole(x.offsets, tensors, ring))
     if isinstance(x, tuple):
-        return tuple(_unhole(v, tensors, ragged) for v in x)
+        return tuple(_unhole(v, tensors, ring) for v in x)
     return x
 
 

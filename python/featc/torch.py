@@ -657,7 +657,7 @@ class DataLoader(tud.DataLoader):
         ctx = self.multiprocessing_context or multiprocessing.get_context()
         try:
             ring = _ring.Ring(self.num_workers, (self.prefetch_factor or 2) + 2,
-                              _ring.SLOT_BYTES, ctx, Ragged)
+                              _ring.SLOT_BYTES, ctx, Ragged, _rebuild_sparse)
         except (OSError, ValueError):
             self.collate_fn.ring, self.dataset._ringed = None, False
             return None
