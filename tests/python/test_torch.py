@@ -330,8 +330,12 @@ def sparse_workers(mod, files):
                           "item": list(range(i % 4)), "rating": [0.5] * (i % 4)}
                          for i in range(100)])
     ds = ft.TFRecordDataset(mod, files, 16, varlen="sparse")
-    want = [{k: v.to_dense() if v.is_sparse else v for k, v in b.items() if torch.is_tensor(v)}
-            for b in ft.DataLoader(ds, num_workers=0)]
+
+    def tensors(b):
+        """A batch's tensors by key: whether sparse, and their values."""
+        return {k: (v.is_sparse, v.to_dense() if v.is_sparse else v) for k, v in b.items()
+                if torch.is_tensor(v)}
+    want = [tensors(b) for b in ft.DataLoader(ds, num_workers=0)]
     check(any(v.is_sparse for v in next(iter(ds)).values() if torch.is_tensor(v)),
           "sparse workers: the spec has a sparse output")
     for what, make in (("featc.torch.DataLoader, 2 workers",
@@ -342,13 +346,13 @@ def sparse_workers(mod, files):
                         lambda: ft.DataLoader(ds, num_workers=2, timeout=30,
                                               collate_fn=lambda b: b))):
         try:
-            got = [{k: v.to_dense() if v.is_sparse else v for k, v in b.items()
-                    if torch.is_tensor(v)} for b in make()]
+            got = [tensors(b) for b in make()]
         except RuntimeError as e:  # (the timeout: the old hang)
             check(False, "sparse tensors from workers, %s: %s" % (what, e))
             continue
         same = len(got) == len(want) and all(
-            g.keys() == w.keys() and all(torch.equal(g[k], w[k]) for k in w)
+            g.keys() == w.keys() and all(g[k][0] == w[k][0] and torch.equal(g[k][1], w[k][1])
+                                         for k in w)
             for g, w in zip(sorted(got, key=repr), sorted(want, key=repr)))
         check(same, "sparse tensors from workers, %s: %d batches, one process %d"
               % (what, len(got), len(want)))
@@ -361,6 +365,15 @@ class CountRows:
         return {"n": torch.tensor([len(batch_rows(b))]), "twice": first * 2}
 
 
+def ring_files():
+    """Ring files of this process, in /dev/shm or still mapped (a map of a
+    removed file keeps its pages)."""
+    with open("/proc/self/maps") as f:
+        mapped = [line.split(None, 5)[5].strip() for line in f if "/featc-ring-" in line]
+    return [f for f in os.listdir("/dev/shm")
+            if f.startswith("featc-ring-%d-" % os.getpid())] + mapped
+
+
 def ring_handover(mod, files):
     """featc.torch.DataLoader's workers hand batches over through its ring
     of shared memory (featc/_ring.py): every batch, the same ones torch's
@@ -369,14 +382,7 @@ def ring_handover(mod, files):
     the loader is."""
     import gc
     import featc._ring as R
-    pid = os.getpid()
-
-    def files_left():
-        """Ring files of this process, in /dev/shm or still mapped (a map
-        of a removed file keeps its pages)."""
-        with open("/proc/self/maps") as f:
-            mapped = [line.split(None, 5)[5].strip() for line in f if "/featc-ring-" in line]
-        return [f for f in os.listdir("/dev/shm") if f.startswith("featc-ring-%d-" % pid)] + mapped
+    files_left = ring_files
     ds = ft.TFRecordDataset(mod, files, 64, shuffle=True, seed=4, shuffle_buffer=200,
                             split_bytes=1 << 15)
     want = sorted(map(key, loader_rows(ds, 0)[0]))
@@ -459,7 +465,6 @@ def worker_failures(mod, files):
     # checks sees it first), the batches before it, and no ring file left
     import gc
     import signal
-    pid = os.getpid()
     big = ft.TFRecordDataset(mod, files, 16, split_bytes=1 << 14)
     start, got = time.time(), 0
     try:
@@ -468,14 +473,13 @@ def worker_failures(mod, files):
             got += 1
         check(False, "a worker killed: the loop ended without an error after %d batches" % got)
     except RuntimeError as e:
-        check(("killed by signal" in str(e) or "exited unexpectedly" in str(e)) and got >= 3 and loader._ring.taken >= 3 and
-              time.time() - start < 30,
+        check(("killed by signal" in str(e) or "exited unexpectedly" in str(e)) and got >= 3 and
+              loader._ring.taken >= 3 and time.time() - start < 30,
               "a worker killed: %s after %d batches (%s through the ring), %.1f s"
               % (e, got, loader._ring.taken, time.time() - start))
     del loader
     gc.collect()
-    left = [f for f in os.listdir("/dev/shm") if f.startswith("featc-ring-%d-" % pid)]
-    check(left == [], "a worker killed: ring files left: %r" % left)
+    check(ring_files() == [], "a worker killed: ring files left: %r" % ring_files())
 
 
 class KillAt:
