@@ -338,8 +338,8 @@ static int boundary_holds(const fc_input *in, uint64_t at)
  * in this process (walks.h) or else from the file's start.  A boundary
  * without an intact header, or whose chain breaks before the range, is no
  * licence: the walk starts over from the start, and a header damaged there
- * is reported as a sequential read reports it.  Where the walk gets to is noted when the headers were
- * checked (not under FC_CRC_NONE). */
+ * is reported as a sequential read reports it.  Where the walk gets to is
+ * noted when the headers were checked (not under FC_CRC_NONE). */
 static fc_status walk_to_part(fc_input *in, const fc_input_options *opt)
 {
     fc_reader *r = &in->reader;
