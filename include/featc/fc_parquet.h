@@ -1,0 +1,91 @@
+/* featc runtime, hosted: Arrow arrays into Apache Parquet files
+ * (https://parquet.apache.org/docs/file-format/), for the tables DuckDB,
+ * Polars, Spark, pandas and BigQuery read.
+ *
+ * The writer takes the struct arrays fc_arrow_export gives (a row per
+ * record, a child per column) and their schema, the types of
+ * docs/arrow.md's mapping: int64 "l" (INT64), float32 "f" (FLOAT), binary
+ * "z" and large_binary "Z" (BYTE_ARRAY), list, large_list and
+ * fixed_size_list (Parquet's standard three-level LIST: "group KEY (LIST)
+ * { repeated group list { ELEMENT element } }"), and struct (a group).
+ * Every field is REQUIRED (featc writes no nulls); the Arrow schema is
+ * stored in the file's key-value metadata under "ARROW:schema" (its IPC
+ * message in base64, as Arrow's own writer stores it), so that Arrow
+ * readers restore fixed_size_list and large types.
+ *
+ * Pages are version 1 data pages, PLAIN values, levels in the RLE /
+ * bit-packed hybrid, each page at most about page_bytes of values and
+ * starting at a row.  A row group holds row_group_rows rows (the last one
+ * fewer); each column chunk carries its statistics (null count; minimum
+ * and maximum in the type's order, NaN left out, a byte string's when
+ * both are at most 4 KiB) and the footer gives every column the type's
+ * order.  GZIP is zlib's (which libfeatc links); SNAPPY and ZSTD go
+ * through opt->compress, so that libfeatc needs neither library (featc's
+ * CLI passes libsnappy's and libzstd's).
+ *
+ * Memory: this layer allocates: the row group being written (each
+ * column's compressed pages), one page's levels and values per column,
+ * and the footer's metadata; it neither closes nor flushes f. */
+#ifndef FEATC_FC_PARQUET_H
+#define FEATC_FC_PARQUET_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fc_arrow.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parquet's codec numbers (CompressionCodec in parquet.thrift). */
+#define FC_PARQUET_UNCOMPRESSED 0
+#define FC_PARQUET_SNAPPY 1
+#define FC_PARQUET_GZIP 2
+#define FC_PARQUET_ZSTD 6
+
+#define FC_PARQUET_ROW_GROUP_ROWS 65536u
+#define FC_PARQUET_PAGE_BYTES (1u << 20)
+
+/* Compresses src[0..n) with codec into *dst (which it may grow with
+ * realloc, *cap its size) and sets *len: FC_OK, or an error in err. */
+typedef int (*fc_parquet_compress_fn)(void *ctx, int codec, const void *src, size_t n,
+                                      unsigned char **dst, size_t *cap, size_t *len,
+                                      fc_error *err);
+
+typedef struct fc_parquet_options {
+    int codec;                       /* FC_PARQUET_*; 0 uncompressed */
+    int level;                       /* GZIP's level, 0 for zlib's default */
+    fc_parquet_compress_fn compress; /* SNAPPY and ZSTD */
+    void *compress_ctx;
+    uint64_t row_group_rows;         /* 0: FC_PARQUET_ROW_GROUP_ROWS */
+    size_t page_bytes;               /* 0: FC_PARQUET_PAGE_BYTES */
+    const char *created_by;          /* NULL: "featc version X.Y.Z" */
+} fc_parquet_options;
+
+/* open checks the schema (a struct "+s" of the types above, at most 64
+ * levels deep) and writes the magic; write adds a struct array of that
+ * schema (rows go into the current row group; a full one is written
+ * out); close writes the last row group and the footer and frees the
+ * writer.  FC_OK, FC_ERR_IO (f could not be written), FC_ERR_NO_MEMORY,
+ * FC_ERR_ARG / FC_ERR_UNSUPPORTED (a schema, array or option it cannot
+ * write).  After an error, close frees the writer and fails; the file is
+ * then incomplete. */
+typedef struct fc_parquet fc_parquet;
+
+int fc_parquet_open(fc_parquet **w, FILE *f, const struct ArrowSchema *schema,
+                    const fc_parquet_options *opt, fc_error *err);
+int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *err);
+int fc_parquet_close(fc_parquet *w, fc_error *err);
+/* Bytes written so far. */
+uint64_t fc_parquet_bytes(const fc_parquet *w);
+
+/* The codec a name says ("none" or "uncompressed", "snappy", "gzip",
+ * "zstd", in any case), or -1. */
+int fc_parquet_codec(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,186 @@
+/* Thrift's compact protocol, written (thrift.h). */
+#include "thrift.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+unsigned char *th_room(th_buf *b, size_t k)
+{
+    if (b->oom)
+        return NULL;
+    if (k > b->cap - b->n) {
+        size_t c = b->cap > 0 ? b->cap : 256;
+        unsigned char *q;
+        while (c - b->n < k) {
+            if (c > SIZE_MAX / 2) {
+                b->oom = 1;
+                return NULL;
+            }
+            c *= 2;
+        }
+        q = (unsigned char *)realloc(b->p, c);
+        if (q == NULL) {
+            b->oom = 1;
+            return NULL;
+        }
+        b->p = q;
+        b->cap = c;
+    }
+    return b->p + b->n;
+}
+
+void th_put(th_buf *b, const void *p, size_t k)
+{
+    unsigned char *q = th_room(b, k);
+    if (q != NULL && k > 0) {
+        memcpy(q, p, k);
+        b->n += k;
+    }
+}
+
+void th_byte(th_buf *b, unsigned v)
+{
+    unsigned char *q = th_room(b, 1);
+    if (q != NULL) {
+        *q = (unsigned char)v;
+        b->n++;
+    }
+}
+
+void th_varint(th_buf *b, uint64_t v)
+{
+    unsigned char *q = th_room(b, 10);
+    size_t k = 0;
+    if (q == NULL)
+        return;
+    while (v >= 0x80) {
+        q[k++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    q[k++] = (unsigned char)v;
+    b->n += k;
+}
+
+void th_le32(th_buf *b, uint32_t v)
+{
+    unsigned char q[4];
+    q[0] = (unsigned char)v;
+    q[1] = (unsigned char)(v >> 8);
+    q[2] = (unsigned char)(v >> 16);
+    q[3] = (unsigned char)(v >> 24);
+    th_put(b, q, 4);
+}
+
+void th_free(th_buf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return v < 0 ? ~((uint64_t)v << 1) : (uint64_t)v << 1;
+}
+
+void th_begin(th_writer *t, th_buf *b)
+{
+    t->b = b;
+    t->depth = 0;
+    t->last[0] = 0;
+}
+
+/* A field's header: the id as a delta from the last one when it fits. */
+static void field(th_writer *t, int16_t id, unsigned type)
+{
+    int d = id - t->last[t->depth];
+    if (d > 0 && d <= 15) {
+        th_byte(t->b, (unsigned)d << 4 | type);
+    } else {
+        th_byte(t->b, type);
+        th_varint(t->b, zigzag(id));
+    }
+    t->last[t->depth] = id;
+}
+
+static void open_struct(th_writer *t)
+{
+    if (t->depth + 1 < TH_DEPTH)
+        t->last[++t->depth] = 0;
+    else
+        t->b->oom = 1; /* deeper than any Parquet struct: a bug, never written */
+}
+
+void th_i16(th_writer *t, int16_t id, int16_t v)
+{
+    field(t, id, TH_I16);
+    th_varint(t->b, zigzag(v));
+}
+
+void th_i32(th_writer *t, int16_t id, int32_t v)
+{
+    field(t, id, TH_I32);
+    th_varint(t->b, zigzag(v));
+}
+
+void th_i64(th_writer *t, int16_t id, int64_t v)
+{
+    field(t, id, TH_I64);
+    th_varint(t->b, zigzag(v));
+}
+
+void th_bool(th_writer *t, int16_t id, int v)
+{
+    field(t, id, v ? TH_TRUE : TH_FALSE);
+}
+
+void th_binary(th_writer *t, int16_t id, const void *p, size_t n)
+{
+    field(t, id, TH_BINARY);
+    th_varint(t->b, n);
+    th_put(t->b, p, n);
+}
+
+void th_string(th_writer *t, int16_t id, const char *s)
+{
+    th_binary(t, id, s, strlen(s));
+}
+
+void th_struct(th_writer *t, int16_t id)
+{
+    field(t, id, TH_STRUCT);
+    open_struct(t);
+}
+
+void th_list(th_writer *t, int16_t id, unsigned elem, size_t n)
+{
+    field(t, id, TH_LIST);
+    if (n < 15) {
+        th_byte(t->b, (unsigned)n << 4 | elem);
+    } else {
+        th_byte(t->b, 0xF0u | elem);
+        th_varint(t->b, n);
+    }
+}
+
+void th_elem(th_writer *t)
+{
+    open_struct(t);
+}
+
+void th_list_i32(th_writer *t, int32_t v)
+{
+    th_varint(t->b, zigzag(v));
+}
+
+void th_list_binary(th_writer *t, const void *p, size_t n)
+{
+    th_varint(t->b, n);
+    th_put(t->b, p, n);
+}
+
+void th_end(th_writer *t)
+{
+    th_byte(t->b, 0);
+    if (t->depth > 0)
+        t->depth--;
+}

@@ -1,0 +1,52 @@
+/* Thrift's compact protocol, written (the encoding Parquet's metadata uses:
+ * https://github.com/apache/thrift/blob/master/doc/specs/thrift-compact-protocol.md),
+ * into a growable byte buffer.  Private to the hosted layer. */
+#ifndef FEATC_THRIFT_H
+#define FEATC_THRIFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes grown with realloc; oom sticks once an allocation failed (every
+ * put after it does nothing), so that a writer checks once at the end. */
+typedef struct th_buf {
+    unsigned char *p;
+    size_t n, cap;
+    int oom;
+} th_buf;
+
+unsigned char *th_room(th_buf *b, size_t k); /* k more bytes at p + n, or NULL */
+void th_put(th_buf *b, const void *p, size_t k);
+void th_byte(th_buf *b, unsigned v);
+void th_varint(th_buf *b, uint64_t v);
+void th_le32(th_buf *b, uint32_t v);
+void th_free(th_buf *b);
+
+/* Compact types. */
+enum { TH_TRUE = 1, TH_FALSE = 2, TH_I8 = 3, TH_I16 = 4, TH_I32 = 5, TH_I64 = 6,
+       TH_DOUBLE = 7, TH_BINARY = 8, TH_LIST = 9, TH_STRUCT = 12 };
+
+#define TH_DEPTH 16
+
+/* A struct being written: the last field id of each open struct. */
+typedef struct th_writer {
+    th_buf *b;
+    int16_t last[TH_DEPTH];
+    unsigned depth;
+} th_writer;
+
+void th_begin(th_writer *t, th_buf *b);        /* the outermost struct */
+void th_i16(th_writer *t, int16_t id, int16_t v);
+void th_i32(th_writer *t, int16_t id, int32_t v);
+void th_i64(th_writer *t, int16_t id, int64_t v);
+void th_bool(th_writer *t, int16_t id, int v);
+void th_binary(th_writer *t, int16_t id, const void *p, size_t n);
+void th_string(th_writer *t, int16_t id, const char *s);
+void th_struct(th_writer *t, int16_t id);      /* then its fields, then th_end */
+void th_list(th_writer *t, int16_t id, unsigned elem, size_t n);
+void th_elem(th_writer *t);                    /* a struct element of a list, then th_end */
+void th_list_i32(th_writer *t, int32_t v);     /* an i32 element */
+void th_list_binary(th_writer *t, const void *p, size_t n);
+void th_end(th_writer *t);                     /* closes a struct (the outermost too) */
+
+#endif
