@@ -45,7 +45,7 @@ CORPUS ?= $(abspath tests/corpus)
 # make deps: the Debian packages building featc, `make demo`, `make install`
 # and `make python` need (docs/build.md, "Dependencies", says why each).
 DEPS_BUILD = gcc make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libisal-dev \
-             pkg-config python3 python3-dev python3-numpy
+             libzstd-dev libsnappy-dev pkg-config python3 python3-dev python3-numpy
 # make deps-python: featc's Python integrations (Dask, PyTorch, URLs) and
 # installing its package with pip.
 DEPS_PYTHON = python3-dask python3-distributed python3-pandas python3-torch python3-fsspec \
@@ -81,7 +81,7 @@ RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/ahead.c runtime/hosted/walks.c runtime/hosted/guard.c runtime/hosted/number.c runtime/hosted/json.c \
              runtime/hosted/arrow.c runtime/hosted/arrow_stream.c runtime/hosted/arrow_ipc.c runtime/hosted/arrow_ipc_read.c \
-             runtime/hosted/arrow_rows.c \
+             runtime/hosted/arrow_rows.c runtime/hosted/thrift.c runtime/hosted/parquet_write.c \
              runtime/hosted/driver.c runtime/hosted/pool.c
 FALLBACK_SRC = runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
@@ -90,7 +90,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # cli/commands/ (one file per command or family, stats/ a folder of its own),
 # over the helpers they share, cli/base/.  tests/cli/layout.py keeps the
 # order: a helper includes no command, no two files include each other.
-CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
+CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c codec.c)
 CLI_CMD_SRC = $(addprefix cli/commands/,compile.c breaking.c check_data.c records.c print.c index.c infer.c \
               convert.c convert_back.c tfx.c validate.c validate_drift.c \
               stats/stats.c stats/model.c stats/text.c stats/json.c \
@@ -136,6 +136,16 @@ export LIBS_Z
 # make WITH_ZLIB=1 after a default build (or the reverse) rebuilds what
 # depends on the choice: $(ISAL_CHOICE), below
 ISAL_CHOICE = $(BUILD)/isal.choice
+# featc convert's Parquet codecs beyond GZIP (cli/base/codec.c): libzstd's
+# and libsnappy's when the compiler in use finds them (a -m32 or cross
+# build does not: its featc names the library it lacks when asked).
+HAVE_ZSTD := $(shell printf '\043include <zstd.h>\nint main(void) { return ZSTD_compressBound(1) == 0; }\n' | \
+    $(CC) $(CFLAGS) -x c - -o /dev/null -lzstd 2>/dev/null && echo 1)
+HAVE_SNAPPY := $(shell printf '\043include <snappy-c.h>\nint main(void) { return snappy_max_compressed_length(1) == 0; }\n' | \
+    $(CC) $(CFLAGS) -x c - -o /dev/null -lsnappy 2>/dev/null && echo 1)
+CPPFLAGS_CODECS = $(if $(HAVE_ZSTD),-DFC_WITH_ZSTD) $(if $(HAVE_SNAPPY),-DFC_WITH_SNAPPY)
+LIBS_CODECS = $(if $(HAVE_ZSTD),-lzstd) $(if $(HAVE_SNAPPY),-lsnappy)
+CODEC_CHOICE = $(BUILD)/codec.choice
 
 EXAMPLES = hello_tfrecord movie_sequences elman_rnn read_penguin
 # The example specs, compiled by the featc just built: build/gen-specs/NAME.{h,c}
@@ -158,6 +168,11 @@ all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc
 $(ISAL_CHOICE): FORCE
 	@mkdir -p $(dir $@)
 	@echo "HAVE_ISAL=$(HAVE_ISAL)" | cmp -s - $@ || echo "HAVE_ISAL=$(HAVE_ISAL)" > $@
+$(CODEC_CHOICE): FORCE
+	@mkdir -p $(dir $@)
+	@echo "$(CPPFLAGS_CODECS)" | cmp -s - $@ || echo "$(CPPFLAGS_CODECS)" > $@
+$(BUILD)/obj/cli/base/codec.o: $(CODEC_CHOICE)
+$(BUILD)/obj/cli/base/codec.o: MODULE_INC = -Icli $(CPPFLAGS_CODECS)
 .PHONY: FORCE
 FORCE:
 
@@ -237,7 +252,7 @@ $(BUILD)/libfeatc_fallback.a: $(FALLBACK_OBJ)
 $(BUILD)/featc: $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallback.a \
                 $(BUILD)/libfeatc.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallback.a \
-	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) -lm
+	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) $(LIBS_CODECS) -lm
 
 $(GEN_SPECS)/%.c $(GEN_SPECS)/%.h $(GEN_SPECS)/%_main.c: specs/%.feat $(BUILD)/featc
 	@mkdir -p $(GEN_SPECS)

@@ -124,7 +124,8 @@ int main(int argc, char **argv)
                     return print_usage();
                 printf("usage: featc version (or featc --version)\n\n"
                        "Prints featc's version and the kernels this build runs: CRC-32C,\n"
-                       "inflate (ISA-L or zlib) and varint decoding.  Exit status 0.\n");
+                       "inflate (ISA-L or zlib) and varint decoding, and the codecs it\n"
+                       "writes Parquet with.  Exit status 0.\n");
                 return EXIT_OK;
             }
             if (argc > 2)

@@ -1,5 +1,6 @@
 /* The helpers of cli.h. */
 #include "base/cli.h"
+#include "base/codec.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -19,8 +20,9 @@ void cli_print_diagnostic(void *ctx, const featc_diagnostic *d)
 
 int cli_print_version(void)
 {
-    printf("featc %s (CRC-32C: %s; inflate: %s; varints: %s)\n", FC_VERSION_STRING,
-           fc_crc32c_impl(), fc_inflate_impl(), fc_varint_impl());
+    printf("featc %s (CRC-32C: %s; inflate: %s; varints: %s; parquet: %s)\n",
+           FC_VERSION_STRING, fc_crc32c_impl(), fc_inflate_impl(), fc_varint_impl(),
+           cli_codec_names());
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
     return EXIT_OK;

@@ -1,5 +1,5 @@
 /* featc convert: TFRecord files to Arrow IPC (a file, or a stream with
- * --stream), read through a spec's message or, without --spec, through
+ * --stream) or to Parquet (fc_parquet, OUT ending in .parquet or .pq), read through a spec's message or, without --spec, through
  * the spec featc infer gives for the same files; and Arrow IPC back to
  * TFRecords through a spec's serializer (convert_back.c).
  *
@@ -26,8 +26,10 @@
 #include <unistd.h>
 
 #include <featc/fc_arrow.h>
+#include <featc/fc_parquet.h>
 #include <featc/featc_dynamic.h>
 
+#include "base/codec.h"
 #include "base/progress.h"
 #include "base/spec.h"
 #include "convert_back.h"
@@ -35,9 +37,11 @@
 static const char *const convert_usage =
     "usage: featc convert [options] FILE... -o OUT\n"
     "\n"
-    "Converts TFRecord files to Apache Arrow's IPC format: a column per\n"
-    "feature of the spec's message, a row per record, in record batches of\n"
-    "--batch-size rows (docs/arrow.md has the types).  Without --spec, the\n"
+    "Converts TFRecord files to Apache Arrow's IPC format or to Parquet: a\n"
+    "column per feature of the spec's message, a row per record, in record\n"
+    "batches of --batch-size rows (docs/arrow.md has the types; Parquet's are\n"
+    "Arrow's, lists as Parquet's LIST, and the Arrow schema in the file's\n"
+    "metadata).  Without --spec, the\n"
     "columns are those of the spec featc infer prints for the same files\n"
     "(read twice: once to infer, once to convert).\n"
     "\n"
@@ -46,9 +50,9 @@ static const char *const convert_usage =
     "code and the Python module write; OUT ending in .gz is GZIP, .zz ZLIB,\n"
     "unless --compression says.\n"
     "\n"
-    "The way is OUT's: .arrow, .arrows, .feather, .ipc are Arrow; .tfrecord,\n"
-    ".tfrecords, .tfr, .record, .gz, .zz TFRecords; a name of another format\n"
-    "(.parquet, .csv, .json, ...) is refused; another name takes the way the\n"
+    "The way is OUT's: .arrow, .arrows, .feather, .ipc are Arrow; .parquet,\n"
+    ".pq Parquet; .tfrecord, .tfrecords, .tfr, .record, .gz, .zz TFRecords; a\n"
+    "name of another format (.csv, .json, ...) is refused; another name takes the way the\n"
     "first input's first bytes say (Arrow in: TFRecords out).\n"
     "\n"
     "OUT is written through a temporary file beside it and renamed at the\n"
@@ -66,6 +70,10 @@ static const char *const convert_usage =
     "                          every Arrow reader knows; a batch whose offsets\n"
     "                          pass 2^31 is then an error)\n"
     "  --batch-size=N          rows per record batch (default 1024)\n"
+    "  --codec=none|snappy|gzip|zstd   Parquet's compression (default snappy)\n"
+    "  --row-group-size=N      rows per Parquet row group (default 65536)\n"
+    "  --page-size=BYTES       a Parquet page ends at the first row that takes\n"
+    "                          its values past BYTES (default 1M)\n"
     "  -j, --jobs=N            parse and export the batches on N threads while\n"
     "                          this one reads the files and writes OUT, in\n"
     "                          order (0: one per CPU; default 1)\n"
@@ -87,7 +95,10 @@ enum {
     OPT_MESSAGE,
     OPT_STREAM,
     OPT_BATCH_SIZE,
-    OPT_LARGE
+    OPT_LARGE,
+    OPT_CODEC,
+    OPT_ROW_GROUP,
+    OPT_PAGE_SIZE
 };
 
 static const struct option convert_long[] = {
@@ -97,6 +108,9 @@ static const struct option convert_long[] = {
     {"stream", no_argument, NULL, OPT_STREAM},
     {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
     {"large", no_argument, NULL, OPT_LARGE},
+    {"codec", required_argument, NULL, OPT_CODEC},
+    {"row-group-size", required_argument, NULL, OPT_ROW_GROUP},
+    {"page-size", required_argument, NULL, OPT_PAGE_SIZE},
     CLI_JOBS_OPTION,
     {"crc", required_argument, NULL, CLI_OPT_CRC},
     PROGRESS_OPTIONS, CLI_INPUT_OPTIONS, CLI_PART_OPTIONS, CLI_COMMON_OPTIONS,
@@ -118,6 +132,9 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
     o->read.compression = FC_COMPRESSION_AUTO;
     o->read.crc_policy = FC_CRC_VERIFY;
     o->batch_size = 1024;
+    o->codec = FC_PARQUET_SNAPPY;
+    o->row_group_rows = FC_PARQUET_ROW_GROUP_ROWS;
+    o->page_bytes = FC_PARQUET_PAGE_BYTES;
     o->jobs = 1;
     *done = 0;
     while ((opt = cli_next_option(&convert_cmd, argc, argv, &rc)) != 0) {
@@ -138,6 +155,27 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
             o->stream = 1;
         } else if (opt == OPT_LARGE) {
             o->large = 1;
+        } else if (opt == OPT_CODEC) {
+            if ((o->codec = fc_parquet_codec(optarg)) < 0)
+                return cli_usage_error(&convert_cmd, "unknown codec '%s' (none, snappy, gzip, "
+                                                     "zstd)",
+                                       optarg);
+        } else if (opt == OPT_ROW_GROUP) {
+            char *end;
+            unsigned long long v;
+            errno = 0;
+            v = strtoull(optarg, &end, 10);
+            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0 || v == 0 ||
+                v > INT32_MAX)
+                return cli_usage_error(&convert_cmd, "bad row group size '%s' (1 to %ld)",
+                                       optarg, (long)INT32_MAX);
+            o->row_group_rows = (uint64_t)v;
+        } else if (opt == OPT_PAGE_SIZE) {
+            size_t v;
+            if (fc_input_parse_size(optarg, &v) != 0 || v == 0 || v > (1u << 30))
+                return cli_usage_error(&convert_cmd, "bad page size '%s' (1 to 1G bytes)",
+                                       optarg);
+            o->page_bytes = (size_t)v;
         } else if (opt == 'j') {
             if (cli_parse_jobs(optarg, &o->jobs) != 0)
                 return cli_usage_error(&convert_cmd, "bad number of jobs '%s' (0 for one per "
@@ -206,20 +244,52 @@ static void file_hook(void *ctx, const char *path, uint64_t file_bytes)
     progress_file_done(&((to_arrow *)ctx)->pg, file_bytes);
 }
 
-/* The stream's batches into the IPC writer: EXIT_OK or the status, the
- * error printed. */
+/* The output's writer: Arrow IPC's or Parquet's. */
+typedef struct sink {
+    fc_arrow_ipc *ipc;
+    fc_parquet *pq;
+} sink;
+
+static int sink_open(const convert_opts *o, sink *k, FILE *f, const struct ArrowSchema *schema,
+                     fc_error *err)
+{
+    fc_parquet_options po;
+    memset(k, 0, sizeof *k);
+    if (!o->parquet)
+        return fc_arrow_ipc_open(&k->ipc, f,
+                                 o->stream ? FC_ARROW_IPC_STREAM : FC_ARROW_IPC_FILE, schema,
+                                 err);
+    memset(&po, 0, sizeof po);
+    po.codec = o->codec;
+    po.compress = cli_codec_compress;
+    po.row_group_rows = o->row_group_rows;
+    po.page_bytes = o->page_bytes;
+    return fc_parquet_open(&k->pq, f, schema, &po, err);
+}
+
+static int sink_write(sink *k, const struct ArrowArray *a, fc_error *err)
+{
+    return k->pq != NULL ? fc_parquet_write(k->pq, a, err) : fc_arrow_ipc_write(k->ipc, a, err);
+}
+
+static int sink_close(sink *k, fc_error *err)
+{
+    return k->pq != NULL ? fc_parquet_close(k->pq, err) : fc_arrow_ipc_close(k->ipc, err);
+}
+
+/* The stream's batches into the writer: EXIT_OK or the status, the error
+ * printed. */
 static int pump(const convert_opts *o, struct ArrowArrayStream *st, FILE *f, uint64_t *rows,
                 to_arrow *t)
 {
     struct ArrowSchema schema;
-    fc_arrow_ipc *w = NULL;
+    sink k;
     fc_error err;
     int rc = EXIT_OK, e;
     fc_error_clear(&err);
     if ((e = st->get_schema(st, &schema)) != 0)
         return cli_fail(EXIT_RECORD_ERR, "%s", st->get_last_error(st));
-    if (fc_arrow_ipc_open(&w, f, o->stream ? FC_ARROW_IPC_STREAM : FC_ARROW_IPC_FILE, &schema,
-                          &err) != FC_OK) {
+    if (sink_open(o, &k, f, &schema, &err) != FC_OK) {
         schema.release(&schema);
         return cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
     }
@@ -236,7 +306,7 @@ static int pump(const convert_opts *o, struct ArrowArrayStream *st, FILE *f, uin
         if (a.release == NULL)
             break;
         *rows += (uint64_t)a.length;
-        if (fc_arrow_ipc_write(w, &a, &err) != FC_OK) {
+        if (sink_write(&k, &a, &err) != FC_OK) {
             a.release(&a);
             progress_clear(&t->pg);
             rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
@@ -244,7 +314,7 @@ static int pump(const convert_opts *o, struct ArrowArrayStream *st, FILE *f, uin
         }
         a.release(&a);
     }
-    if (fc_arrow_ipc_close(w, &err) != FC_OK && rc == EXIT_OK)
+    if (sink_close(&k, &err) != FC_OK && rc == EXIT_OK)
         rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
     schema.release(&schema);
     return rc;
@@ -320,16 +390,20 @@ static int to_arrow_run(const convert_opts *o)
     return rc;
 }
 
-/* What OUT's name says it is: 1 Arrow, 0 TFRecords, -1 neither. */
+/* What OUT's name says it is: 1 Arrow, 2 Parquet, 0 TFRecords, -1 none. */
 static int output_kind(const char *out)
 {
     static const char *const arrow[] = {".arrow", ".arrows", ".feather", ".ipc", NULL};
+    static const char *const parquet[] = {".parquet", ".pq", NULL};
     static const char *const records[] = {".tfrecord", ".tfrecords", ".tfr", ".record", ".gz",
                                           ".zz", NULL};
     int k;
     for (k = 0; arrow[k] != NULL; k++)
         if (ends_with(out, arrow[k]))
             return 1;
+    for (k = 0; parquet[k] != NULL; k++)
+        if (ends_with(out, parquet[k]))
+            return 2;
     for (k = 0; records[k] != NULL; k++)
         if (ends_with(out, records[k]))
             return 0;
@@ -337,13 +411,13 @@ static int output_kind(const char *out)
 }
 
 /* The format another name of OUT's says, which convert does not write (a
- * Parquet or CSV file holding Arrow IPC would be refused by every reader of
- * those formats), or NULL. */
+ * CSV file holding Arrow IPC would be refused by every reader of CSV), or
+ * NULL. */
 static const char *foreign_output(const char *out)
 {
     static const struct {
         const char *ext, *format;
-    } foreign[] = {{".parquet", "Parquet"}, {".pq", "Parquet"},     {".csv", "CSV"},
+    } foreign[] = {{".csv", "CSV"},
                    {".tsv", "TSV"},         {".json", "JSON"},      {".jsonl", "JSON Lines"},
                    {".ndjson", "JSON Lines"}, {".avro", "Avro"},    {".orc", "ORC"},
                    {".xlsx", "Excel"},      {".npy", "NumPy"},      {".npz", "NumPy"}};
@@ -412,13 +486,14 @@ static void close_inputs(convert_opts *o)
 static int convert_run(convert_opts *o)
 {
     int arrow_out = output_kind(o->output), k;
-    const char *foreign;
+    const char *foreign, *missing;
     /* the way: by OUT's name, else by the first input's first bytes */
     if (arrow_out < 0 && (foreign = foreign_output(o->output)) != NULL)
         return cli_usage_error(&convert_cmd,
                                "'%s' names a %s file, which featc convert does not write: "
-                               "it writes Arrow IPC (.arrow, .arrows, .feather, .ipc) and "
-                               "TFRecords (.tfrecord, .tfrecords, .tfr, .record, .gz, .zz)",
+                               "it writes Arrow IPC (.arrow, .arrows, .feather, .ipc), "
+                               "Parquet (.parquet, .pq) and TFRecords (.tfrecord, "
+                               ".tfrecords, .tfr, .record, .gz, .zz)",
                                o->output, foreign);
     if (arrow_out < 0)
         arrow_out = !o->arrow[0];
@@ -426,10 +501,16 @@ static int convert_run(convert_opts *o)
         return cli_arrow_to_records(o);
     for (k = 0; k < o->nfiles; k++)
         if (o->arrow[k])
-            return cli_fail(EXIT_DATA_ERR, "%s: an Arrow IPC file, and %s is to be Arrow: "
+            return cli_fail(EXIT_DATA_ERR, "%s: an Arrow IPC file, and %s is to be %s: "
                                            "Arrow goes back to TFRecords with -o "
                                            "FILE.tfrecord",
-                            o->files[k], o->output);
+                            o->files[k], o->output, arrow_out == 2 ? "Parquet" : "Arrow");
+    o->parquet = arrow_out == 2;
+    if (o->parquet && (missing = cli_codec_missing(o->codec)) != NULL)
+        return cli_fail(EXIT_USAGE_ERR, "convert: this featc was built without %s: "
+                                        "--codec gzip or none, or build featc with %s "
+                                        "installed (make deps)",
+                        missing, missing);
     return to_arrow_run(o);
 }
 

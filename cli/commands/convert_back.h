@@ -13,6 +13,10 @@ typedef struct convert_opts {
     const char *output;      /* -o */
     int stream;              /* --stream, or OUT ends in .arrows */
     int large;               /* --large: large_list, large_binary */
+    int parquet;             /* OUT ends in .parquet or .pq */
+    int codec;               /* --codec: Parquet's (FC_PARQUET_*) */
+    uint64_t row_group_rows; /* --row-group-size */
+    size_t page_bytes;       /* --page-size */
     size_t batch_size;       /* --batch-size */
     unsigned jobs;           /* -j: parse threads (1: this one) */
     int progress;            /* PROGRESS_* */
