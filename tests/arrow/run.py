@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""featc convert checked by real Arrow readers: Arrow's own JavaScript
-implementation (apache-arrow) and Polars (nodejs-polars), installed by
-`make deps` into BUILD/npm.
+"""featc convert checked by real Arrow and Parquet readers: Arrow's own
+JavaScript implementation (apache-arrow), Polars (nodejs-polars), DuckDB
+(@duckdb/node-api) and hyparquet, installed by `make deps-test` into
+BUILD/npm.
 
 usage: run.py FEATC BUILD CORPUS TMP NODE_MODULES [RANDOM_SPECS RECORDS]
 
@@ -35,6 +36,11 @@ feature kind).  For each case:
   equal featc's own byte for byte (without NaN: JavaScript numbers quiet
   a signalling NaN's payload); a table with a column of the wrong type is
   refused, nothing written;
+- Parquet: featc convert writes the case as a Parquet file (the codecs in
+  turn; every other case in row groups of 5 rows and pages of about 64
+  bytes); DuckDB and hyparquet (parquet.js) read it: every value against
+  the reference, the footer's row count, and DuckDB's column types as
+  docs/parquet.md maps them;
 - bad input (the first cases): the IPC file cut at many lengths and with
   bytes changed in its metadata: an error (never a signal), no output;
   another spec's file: refused; a damaged TFRecord input: exit 2, no
@@ -290,6 +296,69 @@ def compare_polars(summary, table, refs, what):
     check(True, "%s: Polars: rows, %d column types and sums" % (what, len(summary["columns"])))
 
 
+# ------------------------------------------------------------ Parquet
+
+def top_split(body):
+    """'a:X, b:Y' -> ['a:X', 'b:Y'], at the commas outside brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in body:
+        depth += ch in "<{[("
+        depth -= ch in ">}])"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+def duckdb_type(t):
+    """The type DuckDB gives a Parquet column featc wrote from the Arrow
+    type t (as read.js prints it): lists of every kind are LISTs in
+    Parquet (DuckDB has no fixed-size list there)."""
+    leaf = {"Int64": "BIGINT", "Float32": "FLOAT", "Binary": "BLOB", "LargeBinary": "BLOB"}
+    if t in leaf:
+        return leaf[t]
+    if t.startswith("Struct<{"):
+        fields = top_split(t[len("Struct<{"):-2])
+        return "STRUCT(%s)" % ", ".join('"%s" %s' % (f.split(":", 1)[0],
+                                                     duckdb_type(f.split(":", 1)[1]))
+                                        for f in fields)
+    kind, inner = split_type(t)
+    if kind is None:
+        raise ValueError("no DuckDB type for " + t)
+    return duckdb_type(inner) + "[]"
+
+
+PARQUET_CODECS = ["snappy", "zstd", "gzip", "none"]
+PARQUET_SEEN = [0]
+
+
+def parquet_case(case, files, refs, arrow_fields, d):
+    """featc convert to Parquet (the codecs in turn; every other case in
+    row groups of 5 rows and pages of about 64 bytes, so that chunks have
+    many pages and files many groups), read by DuckDB and hyparquet."""
+    what = case["label"]
+    k = PARQUET_SEEN[0]
+    PARQUET_SEEN[0] += 1
+    codec = PARQUET_CODECS[k % len(PARQUET_CODECS)]
+    small = ["--row-group-size", "5", "--page-size", "64"] if k % 2 else []
+    out = os.path.join(d, "t.parquet")
+    rc, _, err = convert(*(files + spec_args(case) + ["-o", out, "--codec", codec] + small))
+    if not ok(rc == 0, "%s: convert -o t.parquet --codec %s (exit %d) %s"
+              % (what, codec, rc, err.strip())):
+        return
+    label = "%s, Parquet (%s%s)" % (what, codec, ", small groups and pages" if small else "")
+    duck, hyp = node("parquet.js", out)
+    compare_rows(duck, refs, label + ", DuckDB")
+    compare_rows(hyp, refs, label + ", hyparquet")
+    check(hyp["schema_rows"] == len(refs), "%s: the footer's row count %d, records %d"
+          % (label, hyp["schema_rows"], len(refs)))
+    want = [[n, duckdb_type(t)] for n, t in arrow_fields]
+    check(duck["fields"] == want, "%s: DuckDB's column types %s, the mapping's %s"
+          % (label, duck["fields"], want))
+
+
 # ------------------------------------------------------------ one case
 
 def convert(*args):
@@ -330,6 +399,7 @@ def run_case(case, files, refs):
     tables = node("read.js", arrow, arrows)
     compare_rows(tables[0], refs, what + ", IPC file")
     compare_rows(tables[1], refs, what + ", IPC stream")
+    parquet_case(case, files, refs, tables[0]["fields"], d)
     levels = ",".join("%s=%s" % (n, "x" if levels_of(t) is None else levels_of(t))
                       for n, t in tables[0]["fields"])
     for s in node("polars.js", arrow, levels, arrows, levels):

@@ -567,11 +567,47 @@ has "$tmp/out" "       100  Key: species.  Data types don't match. Data type: in
     "check --data, the error's summary line"
 
 # ---- convert refuses an output named for a format it does not write
-for _out in x.parquet x.CSV x.jsonl; do
+for _out in x.tsv x.CSV x.jsonl; do
     expect_rc 64 "convert -o $_out" "$featc" convert "$corpus/tfx__mnist.tfrecord" -o "$tmp/$_out"
     has "$tmp/err" "which featc convert does not write" "convert -o $_out"
     [ ! -e "$tmp/$_out" ] && ok || bad "convert -o $_out left a file"
 done
+
+# ---- convert to Parquet (tests/arrow reads the files with DuckDB and
+# hyparquet): the codecs featc version lists write a file framed by PAR1;
+# ZSTD and SNAPPY without their library, a bad codec or size, Arrow input
+# and a damaged input are errors that leave nothing
+_codecs=$("$featc" --version | sed -n 's/.*parquet: \([a-z+]*\)).*/\1/p')
+[ -n "$_codecs" ] && ok || bad "featc --version names no Parquet codecs: $("$featc" --version)"
+for _c in none gzip snappy zstd; do
+    case "+$_codecs+" in
+    *"+$_c+"*)
+        expect_rc 0 "convert -o x.parquet --codec $_c" "$featc" convert "$corpus/tfx__mnist.tfrecord" \
+            --spec "$here/../../specs/mnist.feat" -o "$tmp/x.parquet" --codec "$_c" --row-group-size 3
+        [ "$(head -c 4 "$tmp/x.parquet")" = PAR1 ] && [ "$(tail -c 4 "$tmp/x.parquet")" = PAR1 ] && ok ||
+            bad "convert --codec $_c: not framed by PAR1" ;;
+    *)
+        rm -f "$tmp/x.parquet"
+        expect_rc 64 "convert --codec $_c without its library" "$featc" convert \
+            "$corpus/tfx__mnist.tfrecord" --spec "$here/../../specs/mnist.feat" -o "$tmp/x.parquet" --codec "$_c"
+        has "$tmp/err" "this featc was built without lib$_c" "convert --codec $_c without its library"
+        [ ! -e "$tmp/x.parquet" ] && ok || bad "convert --codec $_c without its library left a file" ;;
+    esac
+done
+rm -f "$tmp/x.parquet"
+for _bad in "--codec lz4" "--row-group-size 0" "--page-size 0" "--page-size 2G"; do
+    # shellcheck disable=SC2086
+    expect_rc 64 "convert -o x.parquet $_bad" "$featc" convert "$corpus/tfx__mnist.tfrecord" -o "$tmp/x.parquet" $_bad
+    [ ! -e "$tmp/x.parquet" ] && ok || bad "convert $_bad left a file"
+done
+"$featc" convert -q "$corpus/tfx__mnist.tfrecord" --spec "$here/../../specs/mnist.feat" -o "$tmp/m.arrow"
+expect_rc 2 "convert Arrow -o x.parquet" "$featc" convert "$tmp/m.arrow" --spec "$here/../../specs/mnist.feat" \
+    -o "$tmp/x.parquet" --codec none
+has "$tmp/err" "an Arrow IPC file, and $tmp/x.parquet is to be Parquet" "convert Arrow -o x.parquet"
+head -c 5000 "$corpus/tfx__mnist.tfrecord" > "$tmp/cut.tfrecord"
+expect_rc 2 "convert a damaged file -o x.parquet" "$featc" convert "$tmp/cut.tfrecord" \
+    --spec "$here/../../specs/mnist.feat" -o "$tmp/x.parquet" --codec none
+[ ! -e "$tmp/x.parquet" ] && ok || bad "convert of a damaged file left x.parquet"
 
 # ---- version --help says what version does; an operand is a usage error
 expect_rc 0 "version --help" "$featc" version --help

@@ -1,0 +1,86 @@
+// Reads Parquet files with two independent readers and prints each file as
+// one JSON line per reader, in read.js's form: {"file", "reader", "rows",
+// "fields": [[name, type]...], "data": [row...]}, each leaf tagged (int64
+// "i:N", bytes "x:HEX", float32 a number or "f:nan", "f:inf", "f:-inf",
+// "f:-0"), lists as arrays, a struct as an object.
+//
+//   duckdb     DuckDB (@duckdb/node-api): read_parquet; types as DuckDB
+//              names them (BIGINT, FLOAT, BLOB, X[], STRUCT(...))
+//   hyparquet  hyparquet (pure JavaScript, with hyparquet-compressors for
+//              ZSTD and GZIP); types are the Parquet schema's leaves
+//
+// usage: node parquet.js FILE...   (both readers, every file)
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { pathToFileURL } = require('url');
+const duckdb = require('@duckdb/node-api');
+
+function tag(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return 'i:' + v.toString();
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return 'f:nan';
+    if (v === Infinity) return 'f:inf';
+    if (v === -Infinity) return 'f:-inf';
+    if (Object.is(v, -0)) return 'f:-0';
+    return v;
+  }
+  if (v instanceof duckdb.DuckDBBlobValue) return 'x:' + Buffer.from(v.bytes).toString('hex');
+  if (v instanceof Uint8Array) return 'x:' + Buffer.from(v).toString('hex');
+  if (v instanceof duckdb.DuckDBListValue) return v.items.map(tag);
+  if (v instanceof duckdb.DuckDBStructValue) {
+    const o = {};
+    for (const [k, x] of Object.entries(v.entries)) o[k] = tag(x);
+    return o;
+  }
+  if (Array.isArray(v)) return v.map(tag);
+  if (typeof v === 'object') {
+    const o = {};
+    for (const [k, x] of Object.entries(v)) o[k] = tag(x);
+    return o;
+  }
+  throw new Error('a value of type ' + typeof v + ': ' + String(v));
+}
+
+async function viaDuckdb(conn, file) {
+  const q = "'" + file.replace(/'/g, "''") + "'";
+  const r = await conn.runAndReadAll('SELECT * FROM read_parquet(' + q + ')');
+  const names = r.columnNames();
+  const types = r.columnTypes().map(String);
+  const data = r.getRows().map(row => {
+    const o = {};
+    names.forEach((n, k) => { o[n] = tag(row[k]); });
+    return o;
+  });
+  return { file, reader: 'duckdb', rows: data.length, fields: names.map((n, k) => [n, types[k]]),
+           data };
+}
+
+async function viaHyparquet(hy, compressors, file) {
+  const buf = fs.readFileSync(file);
+  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+  const meta = hy.parquetMetadata(ab);
+  const rows = await hy.parquetReadObjects({ file: ab, compressors, utf8: false });
+  const top = hy.parquetSchema(meta).children;
+  const data = rows.map(row => {
+    const o = {};
+    for (const c of top) o[c.element.name] = tag(row[c.element.name]);
+    return o;
+  });
+  return { file, reader: 'hyparquet', rows: data.length, schema_rows: Number(meta.num_rows),
+           fields: top.map(c => [c.element.name, c.element.type || 'group']), data };
+}
+
+(async () => {
+  const mods = process.env.NODE_PATH;
+  const hy = await import(pathToFileURL(path.join(mods, 'hyparquet', 'src', 'node.js')).href);
+  const { compressors } = await import(
+    pathToFileURL(path.join(mods, 'hyparquet-compressors', 'src', 'index.js')).href);
+  const inst = await duckdb.DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  for (const file of process.argv.slice(2)) {
+    for (const t of [await viaDuckdb(conn, file), await viaHyparquet(hy, compressors, file)])
+      process.stdout.write(JSON.stringify(t) + '\n');
+  }
+})().catch(e => { process.stderr.write(String(e && e.stack || e) + '\n'); process.exit(1); });
