@@ -1,5 +1,5 @@
-// Reads Arrow IPC files (FILE) and streams (FILE ending in .arrows) with
-// Polars (nodejs-polars, Polars' Rust engine) and prints one JSON line per
+// Reads Arrow IPC files (FILE), streams (FILE ending in .arrows) and
+// Parquet files (FILE ending in .parquet) with Polars (nodejs-polars, Polars' Rust engine) and prints one JSON line per
 // file: {"file", "height", "columns": [[name, dtype, sum]...]}: the dtype
 // as Polars prints it (its Node binding cannot name binary types, so the
 // header of the printed frame is read), and the sum of every value of a
@@ -34,7 +34,8 @@ for (let a = 0; a + 1 < args.length; a += 2) {
     levels[item.slice(0, eq)] = item.slice(eq + 1);
   }
   const buf = fs.readFileSync(file);
-  const df = file.endsWith('.arrows') ? pl.readIPCStream(buf) : pl.readIPC(buf);
+  const df = file.endsWith('.arrows') ? pl.readIPCStream(buf)
+    : file.endsWith('.parquet') ? pl.readParquet(buf) : pl.readIPC(buf);
   const columns = df.columns.map(name => {
     let sum = null;
     const lv = levels[name];

@@ -40,7 +40,8 @@ feature kind).  For each case:
   turn; every other case in row groups of 5 rows and pages of about 64
   bytes); DuckDB and hyparquet (parquet.js) read it: every value against
   the reference, the footer's row count, and DuckDB's column types as
-  docs/parquet.md maps them;
+  docs/parquet.md maps them; Polars reads it with the IPC file's types
+  (fixed-size lists too: the Arrow schema the file carries) and sums;
 - bad input (the first cases): the IPC file cut at many lengths and with
   bytes changed in its metadata: an error (never a signal), no output;
   another spec's file: refused; a damaged TFRecord input: exit 2, no
@@ -354,6 +355,11 @@ def parquet_case(case, files, refs, arrow_fields, d):
     compare_rows(hyp, refs, label + ", hyparquet")
     check(hyp["schema_rows"] == len(refs), "%s: the footer's row count %d, records %d"
           % (label, hyp["schema_rows"], len(refs)))
+    # Polars reads the Arrow schema the file carries: the IPC file's types
+    levels = ",".join("%s=%s" % (n, "x" if levels_of(t) is None else levels_of(t))
+                      for n, t in arrow_fields)
+    for s in node("polars.js", out, levels):
+        compare_polars(s, {"fields": arrow_fields}, refs, label + ", Polars")
     want = [[n, duckdb_type(t)] for n, t in arrow_fields]
     check(duck["fields"] == want, "%s: DuckDB's column types %s, the mapping's %s"
           % (label, duck["fields"], want))
