@@ -5,9 +5,12 @@
 // "f:-0"), lists as arrays, a struct as an object.
 //
 //   duckdb     DuckDB (@duckdb/node-api): read_parquet; types as DuckDB
-//              names them (BIGINT, FLOAT, BLOB, X[], STRUCT(...))
+//              names them (BIGINT, FLOAT, BLOB, X[], STRUCT(...)); and
+//              "stats", parquet_metadata's [row group, path, min, max,
+//              null count] of every column chunk
 //   hyparquet  hyparquet (pure JavaScript, with hyparquet-compressors for
-//              ZSTD and GZIP); types are the Parquet schema's leaves
+//              ZSTD and GZIP); types are the Parquet schema's leaves;
+//              "stats" as DuckDB's, from the footer as hyparquet decodes it
 //
 // usage: node parquet.js FILE...   (both readers, every file)
 'use strict';
@@ -53,8 +56,11 @@ async function viaDuckdb(conn, file) {
     names.forEach((n, k) => { o[n] = tag(row[k]); });
     return o;
   });
+  const m = await conn.runAndReadAll(
+    'SELECT row_group_id, path_in_schema, stats_min_value, stats_max_value, stats_null_count ' +
+    'FROM parquet_metadata(' + q + ') ORDER BY row_group_id, column_id');
   return { file, reader: 'duckdb', rows: data.length, fields: names.map((n, k) => [n, types[k]]),
-           data };
+           data, stats: m.getRowsJson() };
 }
 
 async function viaHyparquet(hy, compressors, file) {
@@ -68,8 +74,21 @@ async function viaHyparquet(hy, compressors, file) {
     for (const c of top) o[c.element.name] = tag(row[c.element.name]);
     return o;
   });
+  const num = v => v === undefined || v === null ? null
+    : typeof v === 'bigint' ? v.toString()
+      : typeof v === 'number' ? (Object.is(v, -0) ? '-0.0' : v === Infinity ? 'inf'
+        : v === -Infinity ? '-inf' : String(v))
+        : 'x:' + Buffer.from(v).toString('hex');
+  const stats = [];
+  meta.row_groups.forEach((rg, g) => {
+    for (const c of rg.columns) {
+      const st = c.meta_data.statistics || {};
+      stats.push([String(g), c.meta_data.path_in_schema.join(', '), num(st.min_value),
+                  num(st.max_value), num(st.null_count)]);
+    }
+  });
   return { file, reader: 'hyparquet', rows: data.length, schema_rows: Number(meta.num_rows),
-           fields: top.map(c => [c.element.name, c.element.type || 'group']), data };
+           fields: top.map(c => [c.element.name, c.element.type || 'group']), data, stats };
 }
 
 (async () => {

@@ -40,7 +40,9 @@ feature kind).  For each case:
   turn; every other case in row groups of 5 rows and pages of about 64
   bytes); DuckDB and hyparquet (parquet.js) read it: every value against
   the reference, the footer's row count, and DuckDB's column types as
-  docs/parquet.md maps them; Polars reads it with the IPC file's types
+  docs/parquet.md maps them, and each numeric column chunk's minimum,
+  maximum and null count (DuckDB's parquet_metadata, hyparquet's footer);
+  Polars reads it with the IPC file's types
   (fixed-size lists too: the Arrow schema the file carries) and sums;
 - bad input (the first cases): the IPC file cut at many lengths and with
   bytes changed in its metadata: an error (never a signal), no output;
@@ -331,6 +333,57 @@ def duckdb_type(t):
     return duckdb_type(inner) + "[]"
 
 
+def number(x):
+    """A reference's number (the driver writes "nan", "inf", "-inf")."""
+    return float(x) if isinstance(x, str) else x
+
+
+def compare_stats(stats, refs, group_rows, arrow_fields, label, reader):
+    """A reader's statistics of each numeric column chunk (a column of
+    values or of lists of them: path NAME, list, element, ...) against the
+    minimum and maximum of the chunk's rows, NaN left out, a zero minimum
+    -0 and a zero maximum +0; every null count 0.  DuckDB shows no infinite
+    statistic (parquet_metadata gives NULL where the file holds one, as
+    hyparquet shows), so an infinite one may be missing there."""
+    checked = 0
+    for group, path, lo, hi, nulls in stats:
+        if nulls not in ("0", 0):
+            check(False, "%s: row group %s, %s: null count %s" % (label, group, path, nulls))
+            return
+        parts = path.split(", ")
+        name = parts[0]
+        if any(p != ("list" if k % 2 == 0 else "element") for k, p in enumerate(parts[1:])):
+            continue
+        if levels_of(dict(arrow_fields).get(name, "")) is None or name.endswith("/buckets"):
+            continue  # bytes, a struct, or bucket ids (the driver prints none)
+        rows = refs[int(group) * group_rows:(int(group) + 1) * group_rows]
+        vals = [number(x) for obj in rows for x in flat(ref_row(obj)[name])]
+        vals = [x for x in vals if x == x]
+        if not vals:
+            want = (None, None)
+            got = (lo, hi)
+        elif dict(arrow_fields)[name].replace(">", "").endswith("Int64"):
+            want = (min(vals), max(vals))
+            got = (int(lo), int(hi)) if lo is not None and hi is not None else (lo, hi)
+        else:
+            want = (f32(min(vals)), f32(max(vals)))
+            if reader == "DuckDB" and math.isinf(want[0]) and lo is None:
+                lo = str(want[0])
+            if reader == "DuckDB" and math.isinf(want[1]) and hi is None:
+                hi = str(want[1])
+            got = (f32(float(lo)), f32(float(hi))) if lo is not None and hi is not None \
+                else (lo, hi)
+            if got == want and ((want[0] == 0 and not lo.startswith("-")) or
+                                (want[1] == 0 and hi.startswith("-"))):
+                got = ("sign of zero: " + lo, hi)
+        if got != want:
+            check(False, "%s: row group %s, %s: %s's statistics min %s max %s, the "
+                  "values' %s %s" % (label, group, path, reader, lo, hi, want[0], want[1]))
+            return
+        checked += 1
+    check(True, "%s: %s's statistics of %d numeric column chunks" % (label, reader, checked))
+
+
 PARQUET_CODECS = ["snappy", "zstd", "gzip", "none"]
 PARQUET_SEEN = [0]
 
@@ -355,6 +408,9 @@ def parquet_case(case, files, refs, arrow_fields, d):
     compare_rows(hyp, refs, label + ", hyparquet")
     check(hyp["schema_rows"] == len(refs), "%s: the footer's row count %d, records %d"
           % (label, hyp["schema_rows"], len(refs)))
+    for table, reader in ((duck, "DuckDB"), (hyp, "hyparquet")):
+        compare_stats(table["stats"], refs, 5 if small else max(len(refs), 1), arrow_fields,
+                      label, reader)
     # Polars reads the Arrow schema the file carries: the IPC file's types
     levels = ",".join("%s=%s" % (n, "x" if levels_of(t) is None else levels_of(t))
                       for n, t in arrow_fields)
