@@ -69,8 +69,10 @@ typedef struct fc_parquet_options {
  * out); close writes the last row group and the footer and frees the
  * writer.  FC_OK, FC_ERR_IO (f could not be written), FC_ERR_NO_MEMORY,
  * FC_ERR_ARG / FC_ERR_UNSUPPORTED (a schema, array or option it cannot
- * write).  After an error, close frees the writer and fails; the file is
- * then incomplete. */
+ * write, a null: every field is REQUIRED).  An array refused for its shape
+ * or a null is refused before any of it is written: the writer goes on as
+ * before it.  After any other error of write, close frees the writer and
+ * fails, the file incomplete. */
 typedef struct fc_parquet fc_parquet;
 
 int fc_parquet_open(fc_parquet **w, FILE *f, const struct ArrowSchema *schema,

@@ -65,7 +65,7 @@ typedef struct pq_leaf {
     unsigned nsteps;
     int value;
     unsigned max_level; /* both levels' maximum: the lists on the path */
-    const char *path[PQ_DEPTH + 1];
+    const char *path[2 * PQ_DEPTH + 2]; /* a list adds two: its name and "list" */
     unsigned npath;
     th_buf rep, def, vals; /* the page being built */
     uint64_t page_levels;
@@ -772,6 +772,29 @@ static int flush_group(fc_parquet *w, fc_error *err)
 
 /* ------------------------------------------------------------ writing */
 
+/* FC_OK when a and its children hold no null (every field is REQUIRED);
+ * their shape against the schema s. */
+static int check_array(const struct ArrowArray *a, const struct ArrowSchema *s, unsigned depth,
+                       fc_error *err)
+{
+    int64_t i;
+    if (a == NULL || a->release == NULL || depth > PQ_DEPTH)
+        return fail(err, FC_ERR_ARG, "an array that is not of the schema", NULL);
+    if (a->null_count != 0 && (a->null_count != -1 || (a->n_buffers > 0 && a->buffers != NULL &&
+                                                       a->buffers[0] != NULL)))
+        return fail(err, FC_ERR_UNSUPPORTED,
+                    "a null (the Parquet file's fields are required: featc writes no null)",
+                    NULL);
+    if (a->n_children != s->n_children || (a->n_children > 0 && a->children == NULL))
+        return fail(err, FC_ERR_ARG, "an array that is not of the schema", NULL);
+    for (i = 0; i < a->n_children; i++) {
+        int rc = check_array(a->children[i], s->children[i], depth + 1, err);
+        if (rc != FC_OK)
+            return rc;
+    }
+    return FC_OK;
+}
+
 int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *err)
 {
     int64_t r0 = 0, i, n;
@@ -781,10 +804,12 @@ int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *er
         return fail(err, FC_ERR_ARG, "no writer or a released array", NULL);
     if (w->failed)
         return fail(err, FC_ERR_ARG, "the writer failed before", NULL);
-    if (batch->n_children != w->sch->n_children || batch->length < 0 ||
-        (batch->n_children > 0 && batch->children == NULL))
+    if (batch->length < 0)
         return fail(err, FC_ERR_ARG, "an array that is not of the schema", NULL);
+    if ((rc = check_array(batch, w->sch, 0, err)) != FC_OK)
+        return rc;
     n = batch->length;
+    /* (from here on a failure leaves part of the batch written: w->failed) */
     while (r0 < n) {
         uint64_t room = w->opt.row_group_rows - w->group_rows;
         int64_t r1 = (uint64_t)(n - r0) < room ? n : r0 + (int64_t)room;
@@ -794,8 +819,10 @@ int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *er
             for (i = r0; i < r1; i++) {
                 emit(L, col, 0, batch->offset + i, 0, 0, 0);
                 if (L->vals.n + L->rep.n + L->def.n >= w->opt.page_bytes &&
-                    (rc = flush_page(w, L, err)) != FC_OK)
+                    (rc = flush_page(w, L, err)) != FC_OK) {
+                    w->failed = 1;
                     return rc;
+                }
             }
             if (L->vals.oom || L->rep.oom || L->def.oom || L->st.bmin.oom || L->st.bmax.oom)
                 return oom(w, err);
@@ -803,8 +830,10 @@ int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *er
         w->group_rows += (uint64_t)(r1 - r0);
         w->rows += (uint64_t)(r1 - r0);
         r0 = r1;
-        if (w->group_rows == w->opt.row_group_rows && (rc = flush_group(w, err)) != FC_OK)
+        if (w->group_rows == w->opt.row_group_rows && (rc = flush_group(w, err)) != FC_OK) {
+            w->failed = 1;
             return rc;
+        }
     }
     return FC_OK;
 }

@@ -8,7 +8,7 @@ unsigned char *th_room(th_buf *b, size_t k)
 {
     if (b->oom)
         return NULL;
-    if (k > b->cap - b->n) {
+    if (b->p == NULL || k > b->cap - b->n) {
         size_t c = b->cap > 0 ? b->cap : 256;
         unsigned char *q;
         while (c - b->n < k) {

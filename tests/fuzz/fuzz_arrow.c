@@ -8,7 +8,10 @@
  *     RaggedFeature too) and q when its schema matches them, into records by the serializer that the
  *     generated parser reads back without error;
  *   - every batch read is written again by fc_arrow_ipc (stream format) and
- *     read back with the same number of rows and columns;
+ *     read back with the same number of rows and columns, and by fc_parquet
+ *     (in row groups of 3 rows, pages of 64 bytes), which either writes a
+ *     file framed by "PAR1" whose footer lies inside it or refuses with a
+ *     message (a type it does not write, a null);
  *   - the same through two messages described at run time (the compiler's
  *     featc_dynamic) whose dimensions are the extremes: a fixed-size list of
  *     65536 values (rows times size near overflow) and one of none (a
@@ -16,6 +19,7 @@
 /* test-specs: tests/specs/sparse.feat tests/specs/batch.feat */
 #include <featc/fc.h>
 #include <featc/fc_arrow.h>
+#include <featc/fc_parquet.h>
 #include <featc/fc_serialize.h>
 #include <featc/featc.h>
 #include <featc/featc_dynamic.h>
@@ -158,6 +162,43 @@ static void rewrite(const struct ArrowSchema *s, const struct ArrowArray *a)
     free(buf);
 }
 
+static void to_parquet(const struct ArrowSchema *s, const struct ArrowArray *a)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    fc_parquet *w = NULL;
+    fc_parquet_options opt;
+    fc_error err;
+    int ok;
+    if (f == NULL)
+        abort();
+    fc_error_clear(&err);
+    memset(&opt, 0, sizeof opt);
+    opt.codec = FC_PARQUET_GZIP;
+    opt.row_group_rows = 3;
+    opt.page_bytes = 64;
+    ok = fc_parquet_open(&w, f, s, &opt, &err) == FC_OK;
+    if (ok)
+        ok = fc_parquet_write(w, a, &err) == FC_OK;
+    if (w != NULL && fc_parquet_close(w, &err) != FC_OK)
+        ok = 0;
+    fclose(f);
+    if (!ok) {
+        must_say(&err);
+    } else {
+        const unsigned char *p = (const unsigned char *)buf;
+        uint32_t foot;
+        if (n < 12 || memcmp(p, "PAR1", 4) != 0 || memcmp(p + n - 4, "PAR1", 4) != 0)
+            abort();
+        foot = (uint32_t)p[n - 8] | (uint32_t)p[n - 7] << 8 | (uint32_t)p[n - 6] << 16 |
+               (uint32_t)p[n - 5] << 24;
+        if (foot == 0 || foot > n - 12)
+            abort();
+    }
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static spt_s s_msg, s_back;
@@ -205,6 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (rd[d] != NULL)
                 convert_dims(d, rd[d], &schema, &a);
         rewrite(&schema, &a);
+        to_parquet(&schema, &a);
         a.release(&a);
     }
     fc_arrow_rows_close(rs);

@@ -1,0 +1,219 @@
+/* The Parquet writer's C API (fc_parquet.h) at its edges: what it refuses
+ * (a schema of a type it does not write, a schema that is not a struct, a
+ * codec without its compress function, an array holding a null, a schema
+ * nested past 64 levels), a file that cannot be written, and the bytes of a
+ * small file: framed by "PAR1", the footer's length inside it, the PLAIN
+ * values of a column in the file, the Arrow schema's key.  The values a
+ * reader sees are test-arrow's (DuckDB, hyparquet and Polars read every
+ * file featc convert writes); ASan runs these in test-unit-asan. */
+#include <featc/fc.h>
+#include <featc/fc_parquet.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* ------------------------------------------------------------ hand-built arrays */
+
+static void no_release_schema(struct ArrowSchema *s)
+{
+    s->release = NULL;
+}
+
+static void no_release_array(struct ArrowArray *a)
+{
+    a->release = NULL;
+}
+
+static void leaf_schema(struct ArrowSchema *s, const char *format, const char *name)
+{
+    memset(s, 0, sizeof *s);
+    s->format = format;
+    s->name = name;
+    s->release = no_release_schema;
+}
+
+static struct ArrowSchema col_schema, *col_schema_p = &col_schema;
+static struct ArrowSchema top_schema;
+static struct ArrowArray col_array, *col_array_p = &col_array;
+static struct ArrowArray top_array;
+static const void *col_buffers[2];
+static const void *top_buffers[1];
+static const int64_t values[3] = {5, -3, 700};
+
+/* A struct of one int64 column "v" of values (null_count nulls). */
+static void build(const char *format, int64_t null_count)
+{
+    leaf_schema(&col_schema, format, "v");
+    leaf_schema(&top_schema, "+s", "");
+    top_schema.n_children = 1;
+    top_schema.children = &col_schema_p;
+    memset(&col_array, 0, sizeof col_array);
+    col_buffers[0] = NULL;
+    col_buffers[1] = values;
+    col_array.length = 3;
+    col_array.null_count = null_count;
+    col_array.n_buffers = 2;
+    col_array.buffers = col_buffers;
+    col_array.release = no_release_array;
+    memset(&top_array, 0, sizeof top_array);
+    top_buffers[0] = NULL;
+    top_array.length = 3;
+    top_array.n_buffers = 1;
+    top_array.buffers = top_buffers;
+    top_array.n_children = 1;
+    top_array.children = &col_array_p;
+    top_array.release = no_release_array;
+}
+
+static const unsigned char *find(const unsigned char *hay, size_t n, const void *needle,
+                                 size_t k)
+{
+    size_t i;
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return hay + i;
+    return NULL;
+}
+
+/* ------------------------------------------------------------ cases */
+
+static void test_small_file(void)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    fc_parquet *w = NULL;
+    fc_error err;
+    unsigned char le[24];
+    uint32_t foot;
+    int i, k;
+    fc_error_clear(&err);
+    build("l", 0);
+    CHECK(f != NULL);
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_OK);
+    CHECK(fc_parquet_write(w, &top_array, &err) == FC_OK);
+    CHECK(fc_parquet_bytes(w) == 4); /* one row group, in memory until close */
+    CHECK(fc_parquet_close(w, &err) == FC_OK);
+    fclose(f);
+    CHECK(n > 12 && memcmp(buf, "PAR1", 4) == 0 && memcmp(buf + n - 4, "PAR1", 4) == 0);
+    foot = (uint32_t)(unsigned char)buf[n - 8] | (uint32_t)(unsigned char)buf[n - 7] << 8 |
+           (uint32_t)(unsigned char)buf[n - 6] << 16 | (uint32_t)(unsigned char)buf[n - 5] << 24;
+    CHECK(foot > 0 && foot <= n - 12);
+    for (i = 0; i < 3; i++)
+        for (k = 0; k < 8; k++)
+            le[i * 8 + k] = (unsigned char)((uint64_t)values[i] >> (8 * k));
+    /* the page's values, PLAIN and uncompressed, before the footer */
+    CHECK(find((const unsigned char *)buf, n - 8 - foot, le, 24) != NULL);
+    CHECK(find((const unsigned char *)buf + n - 8 - foot, foot, "ARROW:schema", 12) != NULL);
+    CHECK(find((const unsigned char *)buf + n - 8 - foot, foot, "featc version", 13) != NULL);
+    free(buf);
+}
+
+static void test_refused(void)
+{
+    FILE *f = tmpfile();
+    fc_parquet *w = NULL;
+    fc_parquet_options opt;
+    fc_error err;
+    fc_error_clear(&err);
+    CHECK(f != NULL);
+    /* int32 is not a type featc exports */
+    build("i", 0);
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_ERR_UNSUPPORTED && w == NULL);
+    CHECK_CONTAINS(err.message, "no Parquet type for the Arrow format i");
+    /* a batch's schema is a struct */
+    build("l", 0);
+    CHECK(fc_parquet_open(&w, f, &col_schema, NULL, &err) == FC_ERR_ARG && w == NULL);
+    CHECK_CONTAINS(err.message, "is a struct");
+    /* SNAPPY needs the caller's compress function */
+    memset(&opt, 0, sizeof opt);
+    opt.codec = FC_PARQUET_SNAPPY;
+    CHECK(fc_parquet_open(&w, f, &top_schema, &opt, &err) == FC_ERR_ARG && w == NULL);
+    CHECK_CONTAINS(err.message, "compress function");
+    opt.codec = 4; /* BROTLI */
+    CHECK(fc_parquet_open(&w, f, &top_schema, &opt, &err) == FC_ERR_ARG && w == NULL);
+    /* a null: refused before any of the batch is written; the writer goes
+     * on (a batch without a null, then a file of its 3 rows) */
+    build("l", 1);
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_OK);
+    CHECK(fc_parquet_write(w, &top_array, &err) == FC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "a null");
+    col_array.null_count = 0;
+    CHECK(fc_parquet_write(w, &top_array, &err) == FC_OK);
+    CHECK(fc_parquet_close(w, &err) == FC_OK);
+    /* null_count -1 (not computed) with a validity bitmap: refused too */
+    build("l", -1);
+    col_buffers[0] = values;
+    w = NULL;
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_OK);
+    CHECK(fc_parquet_write(w, &top_array, &err) == FC_ERR_UNSUPPORTED);
+    CHECK(fc_parquet_close(w, &err) == FC_OK);
+    /* null_count -1 without a bitmap: no null */
+    build("l", -1);
+    w = NULL;
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_OK);
+    CHECK(fc_parquet_write(w, &top_array, &err) == FC_OK);
+    CHECK(fc_parquet_close(w, &err) == FC_OK);
+    fclose(f);
+}
+
+/* A list nested 70 deep: refused at 64. */
+static void test_deep(void)
+{
+    static struct ArrowSchema node[71], *kid[71];
+    FILE *f = tmpfile();
+    fc_parquet *w = NULL;
+    fc_error err;
+    int i;
+    fc_error_clear(&err);
+    leaf_schema(&node[70], "l", "element");
+    for (i = 69; i >= 0; i--) {
+        leaf_schema(&node[i], i == 0 ? "+s" : "+l", i == 1 ? "v" : "element");
+        kid[i + 1] = &node[i + 1];
+        node[i].n_children = 1;
+        node[i].children = &kid[i + 1];
+    }
+    CHECK(fc_parquet_open(&w, f, &node[0], NULL, &err) == FC_ERR_UNSUPPORTED && w == NULL);
+    CHECK_CONTAINS(err.message, "nested more than 64 levels");
+    fclose(f);
+}
+
+/* A file open for reading only: the write fails, said. */
+static void test_unwritable(void)
+{
+    FILE *f = fopen("/dev/null", "r");
+    fc_parquet *w = NULL;
+    fc_error err;
+    fc_error_clear(&err);
+    build("l", 0);
+    CHECK(f != NULL);
+    setvbuf(f, NULL, _IONBF, 0);
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_ERR_IO && w == NULL);
+    CHECK_CONTAINS(err.message, "write failed");
+    fclose(f);
+}
+
+static void test_codec_names(void)
+{
+    CHECK(fc_parquet_codec("zstd") == FC_PARQUET_ZSTD);
+    CHECK(fc_parquet_codec("SNAPPY") == FC_PARQUET_SNAPPY);
+    CHECK(fc_parquet_codec("GZip") == FC_PARQUET_GZIP);
+    CHECK(fc_parquet_codec("none") == FC_PARQUET_UNCOMPRESSED);
+    CHECK(fc_parquet_codec("uncompressed") == FC_PARQUET_UNCOMPRESSED);
+    CHECK(fc_parquet_codec("zst") == -1);
+    CHECK(fc_parquet_codec("zstdx") == -1);
+    CHECK(fc_parquet_codec("") == -1);
+}
+
+int main(void)
+{
+    RUN(test_small_file);
+    RUN(test_refused);
+    RUN(test_deep);
+    RUN(test_unwritable);
+    RUN(test_codec_names);
+    return harness_report("parquet");
+}
