@@ -70,10 +70,13 @@ int cli_codec_compress(void *ctx, int codec, const void *src, size_t n, unsigned
     (void)len;
 #ifdef FC_WITH_ZSTD
     if (codec == FC_PARQUET_ZSTD) {
+        static ZSTD_CCtx *cctx; /* one for the process: featc writes from one thread */
         size_t bound = ZSTD_compressBound(n), r;
         if (!room(dst, cap, bound))
             return failed(err, "out of memory");
-        r = ZSTD_compress(*dst, bound, src, n, ZSTD_CLEVEL_DEFAULT);
+        if (cctx == NULL && (cctx = ZSTD_createCCtx()) == NULL)
+            return failed(err, "out of memory");
+        r = ZSTD_compressCCtx(cctx, *dst, bound, src, n, ZSTD_CLEVEL_DEFAULT);
         if (ZSTD_isError(r))
             return failed(err, ZSTD_getErrorName(r));
         *len = r;

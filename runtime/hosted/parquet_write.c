@@ -816,7 +816,28 @@ int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *er
         for (k = 0; k < w->nleaves; k++) {
             pq_leaf *L = &w->leaves[k];
             const struct ArrowArray *col = batch->children[L->column];
-            for (i = r0; i < r1; i++) {
+            if (L->nsteps == 0 && (L->value == V_INT64 || L->value == V_FLOAT)) {
+                /* a column of numbers: the rows up to the page's end at once */
+                size_t width = L->value == V_INT64 ? 8 : 4;
+                for (i = r0; i < r1;) {
+                    size_t left = w->opt.page_bytes > L->vals.n ? w->opt.page_bytes - L->vals.n
+                                                                : 0;
+                    int64_t m = (int64_t)((left + width - 1) / width);
+                    if (m < 1)
+                        m = 1;
+                    if (m > r1 - i)
+                        m = r1 - i;
+                    put_levels(L, 0, 0, (size_t)m);
+                    put_values(L, col, batch->offset + i, m);
+                    i += m;
+                    if (L->vals.n >= w->opt.page_bytes && (rc = flush_page(w, L, err)) != FC_OK) {
+                        w->failed = 1;
+                        return rc;
+                    }
+                }
+            }
+            for (i = L->nsteps == 0 && (L->value == V_INT64 || L->value == V_FLOAT) ? r1 : r0;
+                 i < r1; i++) {
                 emit(L, col, 0, batch->offset + i, 0, 0, 0);
                 if (L->vals.n + L->rep.n + L->def.n >= w->opt.page_bytes &&
                     (rc = flush_page(w, L, err)) != FC_OK) {
