@@ -381,6 +381,7 @@ bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 	@$(PYTHON) tests/bench/python_bench.py $(BENCH)/data $(BUILD) $(BENCH_REPS)
 	@$(PYTHON) tests/bench/chain.py $(BENCH)/data $(BUILD) $(BENCH_REPS) $(BENCH)/chain.txt
 	@$(PYTHON) tests/bench/torch_bench.py $(BENCH)/data $(BUILD) $(BENCH_REPS)
+	@$(PYTHON) tests/bench/parquet_bench.py $(BENCH)/data $(BUILD) $(BENCH_REPS)
 
 # ------------------------------------------------------------------ python
 # make python: featc's Python layer (python/ext/, libfeatc_python.a)

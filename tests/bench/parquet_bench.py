@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""make bench's Parquet rows: featc convert to Parquet against DuckDB
+writing the same table, paired.
+
+usage: parquet_bench.py DATA BUILD REPS
+
+For each bench corpus: featc convert FILE --spec SPEC -o OUT.parquet --codec
+zstd (a whole process: read, parse, export, write; -j 1 and -j 0, one
+thread per CPU), and DuckDB (@duckdb/node-api from BUILD/npm, which make
+deps-test installs) writing the table of that file, loaded into its memory
+beforehand, to Parquet with ZSTD (COPY ... TO, its default threads) in a
+process of its own that waits for each turn (tests/bench/duckdb_copy.js:
+no start-up or load in its passes). The passes take turns (A B A B ...,
+2 x REPS + 1 rounds, timing.py's paired) and the ratio is featc's rate
+over DuckDB's (above 1: featc faster), median (min-max). Ends with lines
+for scripts:
+    parquet NAME jobs=J featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
+"""
+import os
+import subprocess
+import sys
+
+from timing import paired, quote
+
+data, build, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.join(HERE, "..", "..")
+CORPORA = [("tutorial", "specs/tutorial.feat"), ("wide", "tests/bench/wide.feat"),
+           ("sequence", "tests/bench/clip.feat")]
+NODE_MODULES = os.path.join(build, "npm", "node_modules")
+
+
+def main():
+    if not os.path.isdir(os.path.join(NODE_MODULES, "@duckdb", "node-api")):
+        print("parquet: no DuckDB in %s (make deps-test installs it): rows left out"
+              % NODE_MODULES)
+        return
+    env = dict(os.environ, NODE_PATH=NODE_MODULES)
+    lines = []
+    print()
+    print("Parquet (ZSTD): featc convert TFRecords -> Parquet against DuckDB writing the same"
+          " table from memory; ratio featc/DuckDB, paired, median (min-max) of %d rounds"
+          % (2 * reps + 1))
+    print("  %-10s %4s %12s %12s   %s" % ("corpus", "-j", "featc s", "DuckDB s", "featc/DuckDB"))
+    for name, spec in CORPORA:
+        src = os.path.join(data, name + ".tfrecord")
+        out = os.path.join(data, name + ".parquet")
+        theirs = os.path.join(data, name + ".duckdb.parquet")
+        conv = [os.path.join(build, "featc"), "convert", "-q", src, "--spec",
+                os.path.join(REPO, spec), "-o", out, "--codec", "zstd"]
+        subprocess.run(conv, check=True)
+        duck = subprocess.Popen(["node", os.path.join(HERE, "duckdb_copy.js"), out, theirs,
+                                 "zstd"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                env=env, text=True)
+        ready = duck.stdout.readline().strip()
+        if not ready.startswith("ready"):
+            raise RuntimeError("duckdb_copy.js: " + ready)
+
+        def duck_write():
+            duck.stdin.write("write\n")
+            duck.stdin.flush()
+            if duck.stdout.readline().strip() != "done":
+                raise RuntimeError("duckdb_copy.js stopped")
+
+        for jobs in ("1", "0"):
+            r, ta, tb = paired(lambda: subprocess.run(conv + ["-j", jobs], check=True),
+                               duck_write, 2 * reps + 1)
+            print("  %-10s %4s %12.3f %12.3f   %s  (%s)" % (name, jobs, ta, tb, quote(r),
+                                                           ready))
+            lines.append("parquet %s jobs=%s featc=%.4f duckdb=%.4f ratio=%.3f %.3f %.3f"
+                         % ((name, jobs, ta, tb) + r))
+        duck.stdin.write("quit\n")
+        duck.stdin.flush()
+        duck.wait()
+    for line in lines:
+        print(line)
+
+
+main()
