@@ -13,9 +13,10 @@
  * message in base64, as Arrow's own writer stores it), so that Arrow
  * readers restore fixed_size_list and large types.
  *
- * Pages are version 1 data pages, PLAIN values, levels in the RLE /
- * bit-packed hybrid, each page at most about page_bytes of values and
- * starting at a row.  A row group holds row_group_rows rows (the last one
+ * Pages are version 1 data pages, levels in the RLE / bit-packed hybrid,
+ * numbers PLAIN, byte strings as indices into the column chunk's
+ * dictionary while it pays (docs/parquet.md) and PLAIN after, each page at
+ * most about page_bytes of values and starting at a row.  A row group holds row_group_rows rows (the last one
  * fewer); each column chunk carries its statistics (null count; minimum
  * and maximum in the type's order, NaN left out, a byte string's when
  * both are at most 4 KiB) and the footer gives every column the type's

@@ -44,6 +44,9 @@ feature kind).  For each case:
   maximum and null count (DuckDB's parquet_metadata, hyparquet's footer);
   Polars reads it with the IPC file's types
   (fixed-size lists too: the Arrow schema the file carries) and sums;
+- Parquet's dictionary: 3,000 records of tests/arrow/dictionary.feat
+  (unique ids: the dictionary stops paying and the chunk goes on PLAIN;
+  5 tags; lists of 40 words) to Parquet twice, read as above;
 - bad input (the first cases): the IPC file cut at many lengths and with
   bytes changed in its metadata: an error (never a signal), no output;
   another spec's file: refused; a damaged TFRecord input: exit 2, no
@@ -403,7 +406,11 @@ def parquet_case(case, files, refs, arrow_fields, d):
               % (what, codec, rc, err.strip())):
         return
     label = "%s, Parquet (%s%s)" % (what, codec, ", small groups and pages" if small else "")
-    duck, hyp = node("parquet.js", out)
+    try:
+        duck, hyp = node("parquet.js", out)
+    except RuntimeError as e:  # a reader that refuses the file: a failure, and on
+        check(False, "%s: %s" % (label, e))
+        return
     compare_rows(duck, refs, label + ", DuckDB")
     compare_rows(hyp, refs, label + ", hyparquet")
     check(hyp["schema_rows"] == len(refs), "%s: the footer's row count %d, records %d"
@@ -701,6 +708,26 @@ def main():
     r2 = run([FEATC, "check", spec, "--data", "--json", back])
     check(rc1 == rc2 == 0 and r1[0] == 0 and r1[1] == r2[1] and b"39" in r1[1],
           "a RaggedFeature list of 40-value frames to Arrow and back %s%s" % (e1, e2))
+    # byte strings for the Parquet dictionary: one that stops paying (the
+    # chunk goes on PLAIN), one that pays to the end, lists of indices
+    spec = os.path.join(HERE, "dictionary.feat")
+    rng = random.Random(3)
+    src = os.path.join(TMP, "dictionary.tfrecord")
+    with open(src, "wb") as f:
+        for i in range(3000):
+            words = [b"w%02d" % rng.randrange(40) for _ in range(rng.randrange(5))]
+            feats = ld(1, ld(1, b"id") + ld(2, ld(1, ld(1, b"id%06d" % i)))) + \
+                ld(1, ld(1, b"tag") + ld(2, ld(1, ld(1, b"t%d" % rng.randrange(5))))) + \
+                ld(1, ld(1, b"words") + ld(2, ld(1, b"".join(ld(1, w) for w in words))))
+            f.write(frame(ld(1, feats)))
+    for case in cases_of(spec, "dictionary", os.path.join(TMP, "drv-dictionary")):
+        rc, refs = reference(case, [src])
+        if ok(rc == 0 and len(refs) == 3000, "the dictionary case's records (%d)" % len(refs)):
+            d = os.path.join(TMP, "dictionary")
+            os.makedirs(d, exist_ok=True)
+            for k in range(2):  # once in default row groups, once in groups of 5, small pages
+                parquet_case(case, [src], refs, [["id", "Binary"], ["tag", "Binary"],
+                                                 ["words", "List<Binary>"]], d)
     bad_input(done[0], done[1])
     bad_input(done[5], done[0])
     return finish("arrow-js")

@@ -1,0 +1,392 @@
+/* Pages, column chunks, row groups and the footer of the Parquet writer
+ * (parquet_pages.h), and the errors and output parquet_write.c shares: a leaf's page (levels in the hybrid after their
+ * length, then PLAIN values or dictionary indices) compressed into its
+ * chunk; a chunk's dictionary page before its data pages; a row group's
+ * chunks into the file; the FileMetaData. */
+#include "parquet_pages.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+int pq_fail(fc_error *err, int status, const char *what, const char *detail)
+{
+    fc_msg m = fc_error_begin(err, status, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, "parquet: ");
+    fc_msg_str(&m, what);
+    if (detail != NULL)
+        fc_msg_str(&m, detail);
+    return status;
+}
+
+int pq_oom(fc_parquet *w, fc_error *err)
+{
+    w->failed = 1;
+    return pq_fail(err, FC_ERR_NO_MEMORY, "out of memory", NULL);
+}
+
+int pq_out(fc_parquet *w, const void *p, size_t n, fc_error *err)
+{
+    if (n > 0 && fwrite(p, 1, n, w->out) != n) {
+        w->failed = 1;
+        return pq_fail(err, FC_ERR_IO, "write failed", NULL);
+    }
+    w->pos += n;
+    return FC_OK;
+}
+
+/* ------------------------------------------------------------ pages */
+
+/* Levels in the hybrid after their length (4 bytes, little-endian), as
+ * data pages v1 hold them. */
+static void put_levels_page(th_buf *b, const th_buf *v, unsigned max_level)
+{
+    size_t at = b->n, len;
+    th_le32(b, 0);
+    pq_hybrid(b, v->p, 0, v->n, pq_bit_width(max_level));
+    if (!b->oom) {
+        len = b->n - at - 4;
+        b->p[at] = (unsigned char)len;
+        b->p[at + 1] = (unsigned char)(len >> 8);
+        b->p[at + 2] = (unsigned char)(len >> 16);
+        b->p[at + 3] = (unsigned char)(len >> 24);
+    }
+}
+
+static int gzip_page(fc_parquet *w, const unsigned char *src, size_t n, size_t *len,
+                     fc_error *err)
+{
+    z_stream z;
+    uLong bound;
+    int rc;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, w->opt.level > 0 ? w->opt.level : Z_DEFAULT_COMPRESSION, Z_DEFLATED,
+                     15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return pq_oom(w, err);
+    bound = deflateBound(&z, (uLong)n) + 32;
+    if (bound > w->zcap) {
+        unsigned char *q = (unsigned char *)realloc(w->zbuf, bound);
+        if (q == NULL) {
+            deflateEnd(&z);
+            return pq_oom(w, err);
+        }
+        w->zbuf = q;
+        w->zcap = bound;
+    }
+    z.next_in = (Bytef *)(uintptr_t)src;
+    z.avail_in = (uInt)n;
+    z.next_out = w->zbuf;
+    z.avail_out = (uInt)w->zcap;
+    rc = deflate(&z, Z_FINISH);
+    *len = (size_t)z.total_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        w->failed = 1;
+        return pq_fail(err, FC_ERR_IO, "GZIP compression failed", NULL);
+    }
+    return FC_OK;
+}
+
+/* The page in w->page compressed: *body and *body_len (w->page's own
+ * bytes when uncompressed). */
+static int compress_page(fc_parquet *w, const unsigned char **body, size_t *body_len,
+                         fc_error *err)
+{
+    th_buf *pg = &w->page;
+    int rc;
+    if (pg->oom)
+        return pq_oom(w, err);
+    if (pg->n > INT32_MAX)
+        return pq_fail(err, FC_ERR_UNSUPPORTED, "a page over 2 GiB (a row too big for Parquet)",
+                    NULL);
+    *body = pg->p;
+    *body_len = pg->n;
+    if (w->opt.codec == FC_PARQUET_GZIP) {
+        if ((rc = gzip_page(w, pg->p, pg->n, body_len, err)) != FC_OK)
+            return rc;
+        *body = w->zbuf;
+    } else if (w->opt.codec != FC_PARQUET_UNCOMPRESSED) {
+        if ((rc = w->opt.compress(w->opt.compress_ctx, w->opt.codec, pg->p, pg->n, &w->zbuf,
+                                  &w->zcap, body_len, err)) != FC_OK) {
+            w->failed = 1;
+            return rc;
+        }
+        *body = w->zbuf;
+    }
+    if (*body_len > INT32_MAX)
+        return pq_fail(err, FC_ERR_UNSUPPORTED, "a compressed page over 2 GiB", NULL);
+    return FC_OK;
+}
+
+/* The leaf's page into its chunk: levels, then PLAIN values or, in a
+ * dictionary-encoded page, the indices' bit width and their hybrid. */
+int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
+{
+    th_buf *pg = &w->page, hdr;
+    th_writer t;
+    const unsigned char *body;
+    size_t body_len;
+    int rc, dict = L->dict_on;
+    if (L->page_levels == 0)
+        return FC_OK;
+    pg->n = 0;
+    if (L->max_level > 0) {
+        put_levels_page(pg, &L->rep, L->max_level);
+        put_levels_page(pg, &L->def, L->max_level);
+    }
+    if (dict) {
+        unsigned width = pq_bit_width(L->dict.n > 0 ? L->dict.n - 1 : 0);
+        if (width == 0)
+            width = 1;
+        th_byte(pg, width);
+        pq_hybrid(pg, L->idx, 1, L->nidx, width);
+    } else {
+        th_put(pg, L->vals.p, L->vals.n);
+    }
+    if (L->vals.oom || L->rep.oom || L->def.oom)
+        return pq_oom(w, err);
+    if ((rc = compress_page(w, &body, &body_len, err)) != FC_OK)
+        return rc;
+    memset(&hdr, 0, sizeof hdr);
+    th_begin(&t, &hdr);
+    th_i32(&t, 1, PAGE_DATA);
+    th_i32(&t, 2, (int32_t)pg->n);
+    th_i32(&t, 3, (int32_t)body_len);
+    th_struct(&t, 5); /* DataPageHeader */
+    th_i32(&t, 1, (int32_t)L->page_levels);
+    th_i32(&t, 2, dict ? ENC_RLE_DICTIONARY : ENC_PLAIN);
+    th_i32(&t, 3, ENC_RLE);
+    th_i32(&t, 4, ENC_RLE);
+    th_end(&t);
+    th_end(&t);
+    th_put(&L->chunk, hdr.p, hdr.n);
+    th_put(&L->chunk, body, body_len);
+    L->chunk_raw += hdr.n + pg->n;
+    L->chunk_levels += L->page_levels;
+    rc = hdr.oom || L->chunk.oom ? pq_oom(w, err) : FC_OK;
+    th_free(&hdr);
+    L->rep.n = L->def.n = L->vals.n = 0;
+    L->nidx = 0;
+    L->page_levels = 0;
+    if (dict)
+        L->dict_used = 1;
+    else
+        L->plain_used = 1;
+    return rc;
+}
+
+/* After a row: a dictionary that has grown past its use ends (its page
+ * written; the chunk goes on PLAIN). */
+int pq_dict_check(fc_parquet *w, pq_leaf *L, fc_error *err)
+{
+    int rc;
+    if (!L->dict_on || (L->dict.values.n < DICT_MAX &&
+                        (L->chunk_values < DICT_TRY || L->dict.n * 2 < L->chunk_values)))
+        return FC_OK;
+    if ((rc = pq_flush_page(w, L, err)) != FC_OK)
+        return rc;
+    L->dict_on = 0;
+    return FC_OK;
+}
+
+/* The chunk's dictionary page (PLAIN values), before its data pages. */
+static int put_dict_page(fc_parquet *w, pq_leaf *L, fc_error *err)
+{
+    th_buf hdr;
+    th_writer t;
+    const unsigned char *body;
+    size_t body_len;
+    int rc;
+    w->page.n = 0;
+    th_put(&w->page, L->dict.values.p, L->dict.values.n);
+    if (L->dict.values.oom)
+        return pq_oom(w, err);
+    if ((rc = compress_page(w, &body, &body_len, err)) != FC_OK)
+        return rc;
+    memset(&hdr, 0, sizeof hdr);
+    th_begin(&t, &hdr);
+    th_i32(&t, 1, PAGE_DICTIONARY);
+    th_i32(&t, 2, (int32_t)w->page.n);
+    th_i32(&t, 3, (int32_t)body_len);
+    th_struct(&t, 7); /* DictionaryPageHeader */
+    th_i32(&t, 1, (int32_t)L->dict.n);
+    th_i32(&t, 2, ENC_PLAIN);
+    th_end(&t);
+    th_end(&t);
+    rc = hdr.oom ? pq_oom(w, err) : pq_out(w, hdr.p, hdr.n, err);
+    if (rc == FC_OK)
+        rc = pq_out(w, body, body_len, err);
+    L->chunk_raw += hdr.n + w->page.n;
+    th_free(&hdr);
+    return rc;
+}
+
+static unsigned char *dup_bytes(const void *p, size_t n)
+{
+    unsigned char *q = (unsigned char *)malloc(n > 0 ? n : 1);
+    if (q != NULL && n > 0)
+        memcpy(q, p, n);
+    return q;
+}
+
+/* A statistic's bytes: little-endian for numbers. */
+static unsigned char *stat_value(const pq_leaf *L, int max, size_t *len)
+{
+    unsigned char b[8];
+    size_t k;
+    if (L->value == V_INT64) {
+        uint64_t v = (uint64_t)(max ? L->st.imax : L->st.imin);
+        for (k = 0; k < 8; k++)
+            b[k] = (unsigned char)(v >> (8 * k));
+        *len = 8;
+        return dup_bytes(b, 8);
+    }
+    if (L->value == V_FLOAT) {
+        float f = max ? L->st.fmax : L->st.fmin;
+        uint32_t v;
+        if (f == 0) /* Parquet: a zero minimum is -0, a zero maximum +0 */
+            f = max ? 0.0f : -0.0f;
+        memcpy(&v, &f, 4);
+        for (k = 0; k < 4; k++)
+            b[k] = (unsigned char)(v >> (8 * k));
+        *len = 4;
+        return dup_bytes(b, 4);
+    }
+    *len = max ? L->st.bmax.n : L->st.bmin.n;
+    return dup_bytes(max ? L->st.bmax.p : L->st.bmin.p, *len);
+}
+
+/* The row group into the file. */
+int pq_flush_group(fc_parquet *w, fc_error *err)
+{
+    pq_group *g;
+    size_t k;
+    int rc;
+    if (w->group_rows == 0)
+        return FC_OK;
+    for (k = 0; k < w->nleaves; k++)
+        if ((rc = pq_flush_page(w, &w->leaves[k], err)) != FC_OK)
+            return rc;
+    if (w->ngroups == w->groups_cap) {
+        size_t c = w->groups_cap > 0 ? w->groups_cap * 2 : 8;
+        pq_group *q = (pq_group *)realloc(w->groups, c * sizeof *q);
+        if (q == NULL)
+            return pq_oom(w, err);
+        w->groups = q;
+        w->groups_cap = c;
+    }
+    g = &w->groups[w->ngroups];
+    g->rows = w->group_rows;
+    g->chunks = (pq_chunk *)calloc(w->nleaves > 0 ? w->nleaves : 1, sizeof *g->chunks);
+    if (g->chunks == NULL)
+        return pq_oom(w, err);
+    w->ngroups++;
+    for (k = 0; k < w->nleaves; k++) {
+        pq_leaf *L = &w->leaves[k];
+        pq_chunk *c = &g->chunks[k];
+        uint64_t start = w->pos;
+        c->offset = w->pos;
+        if (L->dict_used && (rc = put_dict_page(w, L, err)) != FC_OK)
+            return rc;
+        c->data_offset = w->pos;
+        c->values = L->chunk_levels;
+        c->raw = L->chunk_raw;
+        c->plain = L->plain_used;
+        c->dict = L->dict_used;
+        if (L->st.has && !L->st.too_long) {
+            c->min = stat_value(L, 0, &c->min_len);
+            c->max = stat_value(L, 1, &c->max_len);
+            if (c->min == NULL || c->max == NULL)
+                return pq_oom(w, err);
+        }
+        if ((rc = pq_out(w, L->chunk.p, L->chunk.n, err)) != FC_OK)
+            return rc;
+        c->packed = w->pos - start;
+        L->chunk.n = 0;
+        L->chunk_levels = L->chunk_raw = L->chunk_values = 0;
+        L->st.has = L->st.too_long = 0;
+        L->plain_used = L->dict_used = 0;
+        L->dict_on = L->value == V_BINARY || L->value == V_LARGE_BINARY;
+        pq_dict_clear(&L->dict);
+    }
+    w->group_rows = 0;
+    return FC_OK;
+}
+
+/* ------------------------------------------------------------ the footer */
+
+void pq_put_footer(fc_parquet *w, th_buf *b)
+{
+    th_writer t;
+    size_t g, k, p;
+    char created[64];
+    th_begin(&t, b);
+    th_i32(&t, 1, 1); /* version */
+    th_list(&t, 2, TH_STRUCT, w->nelems);
+    th_put(b, w->schema_elems.p, w->schema_elems.n);
+    th_i64(&t, 3, (int64_t)w->rows);
+    th_list(&t, 4, TH_STRUCT, w->ngroups);
+    for (g = 0; g < w->ngroups; g++) {
+        const pq_group *G = &w->groups[g];
+        uint64_t raw = 0, packed = 0;
+        th_elem(&t);
+        th_list(&t, 1, TH_STRUCT, w->nleaves);
+        for (k = 0; k < w->nleaves; k++) {
+            const pq_leaf *L = &w->leaves[k];
+            const pq_chunk *c = &G->chunks[k];
+            raw += c->raw;
+            packed += c->packed;
+            th_elem(&t); /* ColumnChunk */
+            th_i64(&t, 2, (int64_t)c->offset);
+            th_struct(&t, 3); /* ColumnMetaData */
+            th_i32(&t, 1, L->value == V_INT64 ? PT_INT64 : L->value == V_FLOAT ? PT_FLOAT
+                                                                                : PT_BYTE_ARRAY);
+            th_list(&t, 2, TH_I32, (size_t)(1 + (L->max_level > 0 || c->dict) + c->dict));
+            th_list_i32(&t, ENC_PLAIN); /* (a dictionary page's values are PLAIN too) */
+            if (L->max_level > 0 || c->dict)
+                th_list_i32(&t, ENC_RLE);
+            if (c->dict)
+                th_list_i32(&t, ENC_RLE_DICTIONARY);
+            th_list(&t, 3, TH_BINARY, L->npath);
+            for (p = 0; p < L->npath; p++)
+                th_list_binary(&t, L->path[p], strlen(L->path[p]));
+            th_i32(&t, 4, w->opt.codec);
+            th_i64(&t, 5, (int64_t)c->values);
+            th_i64(&t, 6, (int64_t)c->raw);
+            th_i64(&t, 7, (int64_t)c->packed);
+            th_i64(&t, 9, (int64_t)c->data_offset);
+            if (c->dict)
+                th_i64(&t, 11, (int64_t)c->offset);
+            th_struct(&t, 12); /* Statistics */
+            th_i64(&t, 3, 0);  /* null_count */
+            if (c->max != NULL) {
+                th_binary(&t, 5, c->max, c->max_len);
+                th_binary(&t, 6, c->min, c->min_len);
+            }
+            th_end(&t);
+            th_end(&t);
+            th_end(&t);
+        }
+        th_i64(&t, 2, (int64_t)raw);
+        th_i64(&t, 3, (int64_t)G->rows);
+        th_i64(&t, 5, (int64_t)G->chunks[0].offset);
+        th_i64(&t, 6, (int64_t)packed);
+        th_i16(&t, 7, (int16_t)(g < 32767 ? g : 32767)); /* ordinal */
+        th_end(&t);
+    }
+    th_list(&t, 5, TH_STRUCT, 1); /* key_value_metadata */
+    th_elem(&t);
+    th_string(&t, 1, "ARROW:schema");
+    th_string(&t, 2, w->arrow_schema);
+    th_end(&t);
+    snprintf(created, sizeof created, "featc version %s", FC_VERSION_STRING);
+    th_string(&t, 6, w->opt.created_by != NULL ? w->opt.created_by : created);
+    th_list(&t, 7, TH_STRUCT, w->nleaves); /* column_orders: TYPE_ORDER */
+    for (k = 0; k < w->nleaves; k++) {
+        th_elem(&t);
+        th_struct(&t, 1);
+        th_end(&t);
+        th_end(&t);
+    }
+    th_end(&t);
+}
