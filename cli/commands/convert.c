@@ -123,6 +123,18 @@ static int ends_with(const char *s, const char *tail)
     return n >= k && strcmp(s + n - k, tail) == 0;
 }
 
+/* The decimal count s says, from 1 to max; 0 when it is not one. */
+static uint64_t count_of(const char *s, uint64_t max)
+{
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v == 0 || v > max)
+        return 0;
+    return (uint64_t)v;
+}
+
 /* Returns 0 to go on, else the exit status (help and version: 0 after
  * *done is set). */
 static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
@@ -161,15 +173,9 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
                                                      "zstd)",
                                        optarg);
         } else if (opt == OPT_ROW_GROUP) {
-            char *end;
-            unsigned long long v;
-            errno = 0;
-            v = strtoull(optarg, &end, 10);
-            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0 || v == 0 ||
-                v > INT32_MAX)
+            if ((o->row_group_rows = count_of(optarg, INT32_MAX)) == 0)
                 return cli_usage_error(&convert_cmd, "bad row group size '%s' (1 to %ld)",
                                        optarg, (long)INT32_MAX);
-            o->row_group_rows = (uint64_t)v;
         } else if (opt == OPT_PAGE_SIZE) {
             size_t v;
             if (fc_input_parse_size(optarg, &v) != 0 || v == 0 || v > (1u << 30))
@@ -183,15 +189,9 @@ static int parse_opts(int argc, char **argv, convert_opts *o, int *done)
                                        optarg);
 
         } else if (opt == OPT_BATCH_SIZE) {
-            char *end;
-            unsigned long long v;
-            errno = 0;
-            v = strtoull(optarg, &end, 10);
-            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0 || v == 0 ||
-                v > (1u << 24))
+            if ((o->batch_size = (size_t)count_of(optarg, 1u << 24)) == 0)
                 return cli_usage_error(&convert_cmd, "bad batch size '%s' (1 to %u)", optarg,
                                        1u << 24);
-            o->batch_size = (size_t)v;
         } else if (opt == 'q') {
             o->progress = PROGRESS_QUIET;
         } else if (opt == CLI_OPT_PROGRESS) {
