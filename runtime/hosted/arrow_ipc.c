@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow_ipc.h"
+
 /* ------------------------------------------------------------ flatbuffers */
 
 typedef struct fbb {
@@ -195,15 +197,20 @@ static int type_of(const char *f, int64_t *size)
         return T_LIST;
     if (strcmp(f, "+s") == 0)
         return T_STRUCT;
-    if (strncmp(f, "+w:", 3) == 0) {
-        char *end;
-        long long v = strtoll(f + 3, &end, 10);
-        if (*end != '\0' || v < 0 || v > INT32_MAX)
-            return 0;
-        *size = (int64_t)v;
-        return T_FIXED_LIST;
-    }
-    return 0;
+    return fc_arrow_fixed_size(f, size) ? T_FIXED_LIST : 0;
+}
+
+int fc_arrow_fixed_size(const char *format, int64_t *size)
+{
+    char *end;
+    long long v;
+    if (strncmp(format, "+w:", 3) != 0 || format[3] < '0' || format[3] > '9')
+        return 0;
+    v = strtoll(format + 3, &end, 10);
+    if (*end != '\0' || v > INT32_MAX)
+        return 0;
+    *size = (int64_t)v;
+    return 1;
 }
 
 /* Checks a schema tree before anything is written. */

@@ -1,8 +1,9 @@
 /* Pages, column chunks, row groups and the footer of the Parquet writer
- * (parquet_pages.h), and the errors and output parquet_write.c shares: a leaf's page (levels in the hybrid after their
- * length, then PLAIN values or dictionary indices) compressed into its
- * chunk; a chunk's dictionary page before its data pages; a row group's
- * chunks into the file; the FileMetaData. */
+ * (parquet_pages.h), and the errors and output parquet_write.c shares: a
+ * leaf's page (levels in the hybrid after their length, then PLAIN values
+ * or dictionary indices) compressed into its chunk; a chunk's dictionary
+ * page before its data pages; a row group's chunks into the file; the
+ * FileMetaData. */
 #include "parquet_pages.h"
 
 #include <stdlib.h>
@@ -10,8 +11,8 @@
 #include <zlib.h>
 
 int pq_fail(fc_error *err, int status, const char *what, const char *detail)
-{
-    fc_msg m = fc_error_begin(err, status, FC_NO_INDEX, FC_NO_INDEX);
+            {
+            fc_msg m = fc_error_begin(err, status, FC_NO_INDEX, FC_NO_INDEX);
     fc_msg_str(&m, "parquet: ");
     fc_msg_str(&m, what);
     if (detail != NULL)
@@ -56,30 +57,30 @@ static void put_levels_page(th_buf *b, const th_buf *v, unsigned max_level)
 static int gzip_page(fc_parquet *w, const unsigned char *src, size_t n, size_t *len,
                      fc_error *err)
 {
-    z_stream z;
     uLong bound;
     int rc;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, w->opt.level > 0 ? w->opt.level : Z_DEFAULT_COMPRESSION, Z_DEFLATED,
-                     15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (!w->z_ready) {
+        if (deflateInit2(&w->z, w->opt.level > 0 ? w->opt.level : Z_DEFAULT_COMPRESSION,
+                         Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            return pq_oom(w, err);
+        w->z_ready = 1;
+    } else if (deflateReset(&w->z) != Z_OK) {
         return pq_oom(w, err);
-    bound = deflateBound(&z, (uLong)n) + 32;
+    }
+    bound = deflateBound(&w->z, (uLong)n) + 32;
     if (bound > w->zcap) {
         unsigned char *q = (unsigned char *)realloc(w->zbuf, bound);
-        if (q == NULL) {
-            deflateEnd(&z);
+        if (q == NULL)
             return pq_oom(w, err);
-        }
         w->zbuf = q;
         w->zcap = bound;
     }
-    z.next_in = (Bytef *)(uintptr_t)src;
-    z.avail_in = (uInt)n;
-    z.next_out = w->zbuf;
-    z.avail_out = (uInt)w->zcap;
-    rc = deflate(&z, Z_FINISH);
-    *len = (size_t)z.total_out;
-    deflateEnd(&z);
+    w->z.next_in = (Bytef *)(uintptr_t)src;
+    w->z.avail_in = (uInt)n;
+    w->z.next_out = w->zbuf;
+    w->z.avail_out = (uInt)w->zcap;
+    rc = deflate(&w->z, Z_FINISH);
+    *len = (size_t)w->z.total_out;
     if (rc != Z_STREAM_END) {
         w->failed = 1;
         return pq_fail(err, FC_ERR_IO, "GZIP compression failed", NULL);
@@ -87,26 +88,23 @@ static int gzip_page(fc_parquet *w, const unsigned char *src, size_t n, size_t *
     return FC_OK;
 }
 
-/* The page in w->page compressed: *body and *body_len (w->page's own
- * bytes when uncompressed). */
-static int compress_page(fc_parquet *w, const unsigned char **body, size_t *body_len,
-                         fc_error *err)
+/* src[0..n), a page's bytes, compressed: *body and *body_len (src itself
+ * when uncompressed). */
+static int compress_page(fc_parquet *w, const unsigned char *src, size_t n,
+                         const unsigned char **body, size_t *body_len, fc_error *err)
 {
-    th_buf *pg = &w->page;
     int rc;
-    if (pg->oom)
-        return pq_oom(w, err);
-    if (pg->n > INT32_MAX)
+    if (n > INT32_MAX)
         return pq_fail(err, FC_ERR_UNSUPPORTED, "a page over 2 GiB (a row too big for Parquet)",
-                    NULL);
-    *body = pg->p;
-    *body_len = pg->n;
+                       NULL);
+    *body = src;
+    *body_len = n;
     if (w->opt.codec == FC_PARQUET_GZIP) {
-        if ((rc = gzip_page(w, pg->p, pg->n, body_len, err)) != FC_OK)
+        if ((rc = gzip_page(w, src, n, body_len, err)) != FC_OK)
             return rc;
         *body = w->zbuf;
     } else if (w->opt.codec != FC_PARQUET_UNCOMPRESSED) {
-        if ((rc = w->opt.compress(w->opt.compress_ctx, w->opt.codec, pg->p, pg->n, &w->zbuf,
+        if ((rc = w->opt.compress(w->opt.compress_ctx, w->opt.codec, src, n, &w->zbuf,
                                   &w->zcap, body_len, err)) != FC_OK) {
             w->failed = 1;
             return rc;
@@ -118,12 +116,35 @@ static int compress_page(fc_parquet *w, const unsigned char **body, size_t *body
     return FC_OK;
 }
 
+/* The PageHeader, in w->hdr, of a page of raw bytes compressed to packed:
+ * a data page (PAGE_DATA: its levels RLE) or a dictionary page, holding
+ * count values of encoding. */
+static int page_header(fc_parquet *w, int type, size_t raw, size_t packed, uint64_t count,
+                       int encoding, fc_error *err)
+{
+    th_writer t;
+    w->hdr.n = 0;
+    th_begin(&t, &w->hdr);
+    th_i32(&t, 1, type);
+    th_i32(&t, 2, (int32_t)raw);
+    th_i32(&t, 3, (int32_t)packed);
+    th_struct(&t, type == PAGE_DATA ? 5 : 7); /* DataPageHeader, DictionaryPageHeader */
+    th_i32(&t, 1, (int32_t)count);
+    th_i32(&t, 2, encoding);
+    if (type == PAGE_DATA) {
+        th_i32(&t, 3, ENC_RLE); /* definition levels */
+        th_i32(&t, 4, ENC_RLE); /* repetition levels */
+    }
+    th_end(&t);
+    th_end(&t);
+    return w->hdr.oom ? pq_oom(w, err) : FC_OK;
+}
+
 /* The leaf's page into its chunk: levels, then PLAIN values or, in a
  * dictionary-encoded page, the indices' bit width and their hybrid. */
 int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
 {
-    th_buf *pg = &w->page, hdr;
-    th_writer t;
+    th_buf *pg = &w->page;
     const unsigned char *body;
     size_t body_len;
     int rc, dict = L->dict_on;
@@ -143,28 +164,17 @@ int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
     } else {
         th_put(pg, L->vals.p, L->vals.n);
     }
-    if (L->vals.oom || L->rep.oom || L->def.oom)
+    if (pg->oom || L->vals.oom || L->rep.oom || L->def.oom)
         return pq_oom(w, err);
-    if ((rc = compress_page(w, &body, &body_len, err)) != FC_OK)
+    if ((rc = compress_page(w, pg->p, pg->n, &body, &body_len, err)) != FC_OK ||
+        (rc = page_header(w, PAGE_DATA, pg->n, body_len, L->page_levels,
+                          dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, err)) != FC_OK)
         return rc;
-    memset(&hdr, 0, sizeof hdr);
-    th_begin(&t, &hdr);
-    th_i32(&t, 1, PAGE_DATA);
-    th_i32(&t, 2, (int32_t)pg->n);
-    th_i32(&t, 3, (int32_t)body_len);
-    th_struct(&t, 5); /* DataPageHeader */
-    th_i32(&t, 1, (int32_t)L->page_levels);
-    th_i32(&t, 2, dict ? ENC_RLE_DICTIONARY : ENC_PLAIN);
-    th_i32(&t, 3, ENC_RLE);
-    th_i32(&t, 4, ENC_RLE);
-    th_end(&t);
-    th_end(&t);
-    th_put(&L->chunk, hdr.p, hdr.n);
+    th_put(&L->chunk, w->hdr.p, w->hdr.n);
     th_put(&L->chunk, body, body_len);
-    L->chunk_raw += hdr.n + pg->n;
+    L->chunk_raw += w->hdr.n + pg->n;
     L->chunk_levels += L->page_levels;
-    rc = hdr.oom || L->chunk.oom ? pq_oom(w, err) : FC_OK;
-    th_free(&hdr);
+    rc = L->chunk.oom ? pq_oom(w, err) : FC_OK;
     L->rep.n = L->def.n = L->vals.n = 0;
     L->nidx = 0;
     L->page_levels = 0;
@@ -192,33 +202,20 @@ int pq_dict_check(fc_parquet *w, pq_leaf *L, fc_error *err)
 /* The chunk's dictionary page (PLAIN values), before its data pages. */
 static int put_dict_page(fc_parquet *w, pq_leaf *L, fc_error *err)
 {
-    th_buf hdr;
-    th_writer t;
+    const th_buf *v = &L->dict.values;
     const unsigned char *body;
     size_t body_len;
     int rc;
-    w->page.n = 0;
-    th_put(&w->page, L->dict.values.p, L->dict.values.n);
-    if (L->dict.values.oom)
+    if (v->oom)
         return pq_oom(w, err);
-    if ((rc = compress_page(w, &body, &body_len, err)) != FC_OK)
+    if ((rc = compress_page(w, v->p, v->n, &body, &body_len, err)) != FC_OK ||
+        (rc = page_header(w, PAGE_DICTIONARY, v->n, body_len, L->dict.n, ENC_PLAIN, err)) !=
+            FC_OK ||
+        (rc = pq_out(w, w->hdr.p, w->hdr.n, err)) != FC_OK ||
+        (rc = pq_out(w, body, body_len, err)) != FC_OK)
         return rc;
-    memset(&hdr, 0, sizeof hdr);
-    th_begin(&t, &hdr);
-    th_i32(&t, 1, PAGE_DICTIONARY);
-    th_i32(&t, 2, (int32_t)w->page.n);
-    th_i32(&t, 3, (int32_t)body_len);
-    th_struct(&t, 7); /* DictionaryPageHeader */
-    th_i32(&t, 1, (int32_t)L->dict.n);
-    th_i32(&t, 2, ENC_PLAIN);
-    th_end(&t);
-    th_end(&t);
-    rc = hdr.oom ? pq_oom(w, err) : pq_out(w, hdr.p, hdr.n, err);
-    if (rc == FC_OK)
-        rc = pq_out(w, body, body_len, err);
-    L->chunk_raw += hdr.n + w->page.n;
-    th_free(&hdr);
-    return rc;
+    L->chunk_raw += w->hdr.n + v->n;
+    return FC_OK;
 }
 
 static unsigned char *dup_bytes(const void *p, size_t n)
@@ -389,4 +386,13 @@ void pq_put_footer(fc_parquet *w, th_buf *b)
         th_end(&t);
     }
     th_end(&t);
+}
+
+void pq_pages_free(fc_parquet *w)
+{
+    th_free(&w->page);
+    th_free(&w->hdr);
+    free(w->zbuf);
+    if (w->z_ready)
+        deflateEnd(&w->z);
 }

@@ -7,6 +7,8 @@
 
 #include "featc/fc_parquet.h"
 
+#include <zlib.h>
+
 #include "parquet_encode.h"
 #include "thrift.h"
 
@@ -88,9 +90,11 @@ struct fc_parquet {
     uint64_t group_rows, rows;
     pq_group *groups;
     size_t ngroups, groups_cap;
-    th_buf page;           /* scratch: a page's bytes */
+    th_buf page, hdr;      /* scratch: a page's bytes, its PageHeader */
     unsigned char *zbuf;   /* the compressor's output */
     size_t zcap;
+    z_stream z;            /* GZIP's, reset for each page */
+    int z_ready;
     char *arrow_schema;    /* base64 of the schema's IPC message */
     int failed;
 };
@@ -105,5 +109,7 @@ int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err);
 int pq_dict_check(fc_parquet *w, pq_leaf *L, fc_error *err);
 int pq_flush_group(fc_parquet *w, fc_error *err);
 void pq_put_footer(fc_parquet *w, th_buf *b);
+/* Frees what the pages use (scratch buffers, the compressor). */
+void pq_pages_free(fc_parquet *w);
 
 #endif

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow_ipc.h"
 #include "parquet_pages.h"
 
 static int host_big_endian(void)
@@ -71,15 +72,7 @@ static int step_of(const char *f, int64_t *size)
         return S_LIST;
     if (strcmp(f, "+L") == 0)
         return S_LARGE_LIST;
-    if (strncmp(f, "+w:", 3) == 0) {
-        char *end;
-        long long v = strtoll(f + 3, &end, 10);
-        if (f[3] < '0' || f[3] > '9' || *end != '\0' || v < 0 || v > INT32_MAX)
-            return -1;
-        *size = (int64_t)v;
-        return S_FIXED;
-    }
-    return -1;
+    return fc_arrow_fixed_size(f, size) ? S_FIXED : -1;
 }
 
 static void schema_elem(fc_parquet *w, const char *name, int type, int rep, int64_t nkids,
@@ -141,7 +134,7 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
     if (k == S_STRUCT ? s->n_children < 0 || (s->n_children > 0 && s->children == NULL)
                       : s->n_children != 1 || s->children == NULL)
         return pq_fail(err, FC_ERR_ARG, "a schema node with the wrong number of children: ",
-                    s->format);
+                       s->format);
     if (k == S_STRUCT) {
         schema_elem(w, name, -1, REP_REQUIRED, s->n_children, 0);
         for (i = 0; i < s->n_children; i++) {
@@ -237,16 +230,16 @@ int fc_parquet_open(fc_parquet **out, FILE *f, const struct ArrowSchema *schema,
         return pq_fail(err, FC_ERR_ARG, "a released or incomplete schema", NULL);
     if (strcmp(schema->format, "+s") != 0)
         return pq_fail(err, FC_ERR_ARG, "a record batch's schema is a struct (\"+s\"), not ",
-                    schema->format);
+                       schema->format);
     if (schema->n_children < 0 || (schema->n_children > 0 && schema->children == NULL))
         return pq_fail(err, FC_ERR_ARG, "a struct schema without its children", NULL);
     if (opt != NULL && opt->codec != FC_PARQUET_UNCOMPRESSED && opt->codec != FC_PARQUET_GZIP &&
         ((opt->codec != FC_PARQUET_SNAPPY && opt->codec != FC_PARQUET_ZSTD) ||
          opt->compress == NULL))
         return pq_fail(err, FC_ERR_ARG,
-                    "the codec is uncompressed or GZIP, or SNAPPY or ZSTD with a compress "
-                    "function",
-                    NULL);
+                       "the codec is uncompressed or GZIP, or SNAPPY or ZSTD with a compress "
+                       "function",
+                       NULL);
     w = (fc_parquet *)calloc(1, sizeof *w);
     if (w == NULL)
         return pq_fail(err, FC_ERR_NO_MEMORY, "parquet: out of memory", NULL);
@@ -462,8 +455,8 @@ static int check_array(const struct ArrowArray *a, const struct ArrowSchema *s, 
     if (a->null_count != 0 && (a->null_count != -1 || (a->n_buffers > 0 && a->buffers != NULL &&
                                                        a->buffers[0] != NULL)))
         return pq_fail(err, FC_ERR_UNSUPPORTED,
-                    "a null (the Parquet file's fields are required: featc writes no null)",
-                    NULL);
+                       "a null (the Parquet file's fields are required: featc writes no null)",
+                       NULL);
     if (a->n_children != s->n_children || (a->n_children > 0 && a->children == NULL))
         return pq_fail(err, FC_ERR_ARG, "an array that is not of the schema", NULL);
     for (i = 0; i < a->n_children; i++) {
@@ -474,9 +467,50 @@ static int check_array(const struct ArrowArray *a, const struct ArrowSchema *s, 
     return FC_OK;
 }
 
+/* Rows [r0, r1) of a column of numbers (no list) into L: the rows up to
+ * the page's end at once. */
+static int put_numbers(fc_parquet *w, pq_leaf *L, const struct ArrowArray *col, int64_t r0,
+                       int64_t r1, fc_error *err)
+{
+    size_t width = L->value == V_INT64 ? 8 : 4;
+    int64_t i, m;
+    for (i = r0; i < r1; i += m) {
+        size_t left = w->opt.page_bytes > L->vals.n ? w->opt.page_bytes - L->vals.n : 0;
+        int rc;
+        m = (int64_t)((left + width - 1) / width);
+        if (m < 1)
+            m = 1;
+        if (m > r1 - i)
+            m = r1 - i;
+        put_levels(L, 0, 0, (size_t)m);
+        put_values(L, col, i, m);
+        if (L->vals.n >= w->opt.page_bytes && (rc = pq_flush_page(w, L, err)) != FC_OK)
+            return rc;
+    }
+    return FC_OK;
+}
+
+/* Rows [r0, r1) of col into L, one by one: a page ends after the row that
+ * fills it, and the dictionary after the row past which it stops paying. */
+static int put_rows(fc_parquet *w, pq_leaf *L, const struct ArrowArray *col, int64_t r0,
+                    int64_t r1, fc_error *err)
+{
+    int64_t i;
+    int rc;
+    for (i = r0; i < r1; i++) {
+        emit(L, col, 0, i, 0, 0, 0);
+        if (L->vals.n + L->rep.n + L->def.n + 4 * L->nidx >= w->opt.page_bytes &&
+            (rc = pq_flush_page(w, L, err)) != FC_OK)
+            return rc;
+        if ((rc = pq_dict_check(w, L, err)) != FC_OK)
+            return rc;
+    }
+    return FC_OK;
+}
+
 int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *err)
 {
-    int64_t r0 = 0, i, n;
+    int64_t r0 = 0, n;
     size_t k;
     int rc;
     if (w == NULL || batch == NULL || batch->release == NULL)
@@ -495,35 +529,12 @@ int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *er
         for (k = 0; k < w->nleaves; k++) {
             pq_leaf *L = &w->leaves[k];
             const struct ArrowArray *col = batch->children[L->column];
-            if (L->nsteps == 0 && (L->value == V_INT64 || L->value == V_FLOAT)) {
-                /* a column of numbers: the rows up to the page's end at once */
-                size_t width = L->value == V_INT64 ? 8 : 4;
-                for (i = r0; i < r1;) {
-                    size_t left = w->opt.page_bytes > L->vals.n ? w->opt.page_bytes - L->vals.n
-                                                                : 0;
-                    int64_t m = (int64_t)((left + width - 1) / width);
-                    if (m < 1)
-                        m = 1;
-                    if (m > r1 - i)
-                        m = r1 - i;
-                    put_levels(L, 0, 0, (size_t)m);
-                    put_values(L, col, batch->offset + i, m);
-                    i += m;
-                    if (L->vals.n >= w->opt.page_bytes && (rc = pq_flush_page(w, L, err)) != FC_OK) {
-                        w->failed = 1;
-                        return rc;
-                    }
-                }
-            }
-            for (i = L->nsteps == 0 && (L->value == V_INT64 || L->value == V_FLOAT) ? r1 : r0;
-                 i < r1; i++) {
-                emit(L, col, 0, batch->offset + i, 0, 0, 0);
-                if ((L->vals.n + L->rep.n + L->def.n + 4 * L->nidx >= w->opt.page_bytes &&
-                     (rc = pq_flush_page(w, L, err)) != FC_OK) ||
-                    (rc = pq_dict_check(w, L, err)) != FC_OK) {
-                    w->failed = 1;
-                    return rc;
-                }
+            rc = L->nsteps == 0 && (L->value == V_INT64 || L->value == V_FLOAT)
+                     ? put_numbers(w, L, col, batch->offset + r0, batch->offset + r1, err)
+                     : put_rows(w, L, col, batch->offset + r0, batch->offset + r1, err);
+            if (rc != FC_OK) {
+                w->failed = 1;
+                return rc;
             }
             if (L->vals.oom || L->rep.oom || L->def.oom || L->st.bmin.oom || L->st.bmax.oom)
                 return pq_oom(w, err);
@@ -556,21 +567,14 @@ int fc_parquet_close(fc_parquet *w, fc_error *err)
         rc = pq_flush_group(w, err);
     if (rc == FC_OK && w->ngroups > 0 && w->nleaves == 0)
         rc = pq_fail(err, FC_ERR_UNSUPPORTED, "rows without a column (Parquet has no such table)",
-                  NULL);
+                     NULL);
     if (rc == FC_OK) {
+        size_t n;
         pq_put_footer(w, &foot);
-        if (foot.oom || foot.n > UINT32_MAX)
-            rc = pq_oom(w, err);
-    }
-    if (rc == FC_OK)
-        rc = pq_out(w, foot.p, foot.n, err);
-    if (rc == FC_OK) {
-        th_buf tail;
-        memset(&tail, 0, sizeof tail);
-        th_le32(&tail, (uint32_t)foot.n);
-        th_put(&tail, "PAR1", 4);
-        rc = tail.oom ? pq_oom(w, err) : pq_out(w, tail.p, tail.n, err);
-        th_free(&tail);
+        n = foot.n;
+        th_le32(&foot, (uint32_t)n); /* its length, then the magic again */
+        th_put(&foot, "PAR1", 4);
+        rc = foot.oom || n > UINT32_MAX ? pq_oom(w, err) : pq_out(w, foot.p, foot.n, err);
     }
     th_free(&foot);
     for (k = 0; k < w->nleaves; k++) {
@@ -594,8 +598,7 @@ int fc_parquet_close(fc_parquet *w, fc_error *err)
     free(w->groups);
     free(w->leaves);
     th_free(&w->schema_elems);
-    th_free(&w->page);
-    free(w->zbuf);
+    pq_pages_free(w);
     free(w->arrow_schema);
     free(w);
     return rc;

@@ -124,6 +124,13 @@ static void test_refused(void)
     build("i", 0);
     CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_ERR_UNSUPPORTED && w == NULL);
     CHECK_CONTAINS(err.message, "no Parquet type for the Arrow format i");
+    /* a fixed-size list without its size, or with a sign, is no type */
+    build("+w:", 0);
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_ERR_UNSUPPORTED && w == NULL);
+    build("+w:-1", 0);
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_ERR_UNSUPPORTED && w == NULL);
+    build("+w: 2", 0);
+    CHECK(fc_parquet_open(&w, f, &top_schema, NULL, &err) == FC_ERR_UNSUPPORTED && w == NULL);
     /* a batch's schema is a struct */
     build("l", 0);
     CHECK(fc_parquet_open(&w, f, &col_schema, NULL, &err) == FC_ERR_ARG && w == NULL);
