@@ -45,7 +45,8 @@ CORPUS ?= $(abspath tests/corpus)
 # make deps: the Debian packages building featc, `make demo`, `make install`
 # and `make python` need (docs/build.md, "Dependencies", says why each).
 DEPS_BUILD = gcc make flex bison libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libisal-dev \
-             libzstd-dev libsnappy-dev pkg-config python3 python3-dev python3-numpy
+             libzstd-dev libsnappy-dev libbrotli-dev liblz4-dev pkg-config python3 python3-dev \
+             python3-numpy
 # make deps-python: featc's Python integrations (Dask, PyTorch, URLs) and
 # installing its package with pip.
 DEPS_PYTHON = python3-dask python3-distributed python3-pandas python3-torch python3-fsspec \
@@ -82,6 +83,7 @@ RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/ahead.c runtime/hosted/walks.c runtime/hosted/guard.c runtime/hosted/number.c runtime/hosted/json.c \
              runtime/hosted/arrow.c runtime/hosted/arrow_stream.c runtime/hosted/arrow_ipc.c runtime/hosted/arrow_ipc_read.c \
              runtime/hosted/arrow_rows.c runtime/hosted/thrift.c runtime/hosted/parquet_encode.c runtime/hosted/parquet_write.c runtime/hosted/parquet_pages.c \
+             runtime/hosted/thrift_read.c runtime/hosted/parquet_decode.c runtime/hosted/parquet_read.c runtime/hosted/parquet_chunk.c \
              runtime/hosted/driver.c runtime/hosted/pool.c
 FALLBACK_SRC = runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
@@ -137,14 +139,21 @@ export LIBS_Z
 # depends on the choice: $(ISAL_CHOICE), below
 ISAL_CHOICE = $(BUILD)/isal.choice
 # featc convert's Parquet codecs beyond GZIP (cli/base/codec.c): libzstd's
-# and libsnappy's when the compiler in use finds them (a -m32 or cross
+# and libsnappy's (written and read), libbrotli's and liblz4's (read: DuckDB
+# writes them), when the compiler in use finds them (a -m32 or cross
 # build does not: its featc names the library it lacks when asked).
 HAVE_ZSTD := $(shell printf '\043include <zstd.h>\nint main(void) { return ZSTD_compressBound(1) == 0; }\n' | \
     $(CC) $(CFLAGS) -x c - -o /dev/null -lzstd 2>/dev/null && echo 1)
 HAVE_SNAPPY := $(shell printf '\043include <snappy-c.h>\nint main(void) { return snappy_max_compressed_length(1) == 0; }\n' | \
     $(CC) $(CFLAGS) -x c - -o /dev/null -lsnappy 2>/dev/null && echo 1)
-CPPFLAGS_CODECS = $(if $(HAVE_ZSTD),-DFC_WITH_ZSTD) $(if $(HAVE_SNAPPY),-DFC_WITH_SNAPPY)
-LIBS_CODECS = $(if $(HAVE_ZSTD),-lzstd) $(if $(HAVE_SNAPPY),-lsnappy)
+HAVE_BROTLI := $(shell printf '\043include <brotli/decode.h>\nint main(void) { return BrotliDecoderVersion() == 0; }\n' | \
+    $(CC) $(CFLAGS) -x c - -o /dev/null -lbrotlidec 2>/dev/null && echo 1)
+HAVE_LZ4 := $(shell printf '\043include <lz4.h>\nint main(void) { return LZ4_versionNumber() == 0; }\n' | \
+    $(CC) $(CFLAGS) -x c - -o /dev/null -llz4 2>/dev/null && echo 1)
+CPPFLAGS_CODECS = $(if $(HAVE_ZSTD),-DFC_WITH_ZSTD) $(if $(HAVE_SNAPPY),-DFC_WITH_SNAPPY) \
+                  $(if $(HAVE_BROTLI),-DFC_WITH_BROTLI) $(if $(HAVE_LZ4),-DFC_WITH_LZ4)
+LIBS_CODECS = $(if $(HAVE_ZSTD),-lzstd) $(if $(HAVE_SNAPPY),-lsnappy) $(if $(HAVE_BROTLI),-lbrotlidec) \
+              $(if $(HAVE_LZ4),-llz4)
 CODEC_CHOICE = $(BUILD)/codec.choice
 
 EXAMPLES = hello_tfrecord movie_sequences elman_rnn read_penguin

@@ -20,9 +20,10 @@ void cli_print_diagnostic(void *ctx, const featc_diagnostic *d)
 
 int cli_print_version(void)
 {
-    printf("featc %s (CRC-32C: %s; inflate: %s; varints: %s; parquet: %s)\n",
+    printf("featc %s (CRC-32C: %s; inflate: %s; varints: %s; parquet: %s; parquet reads "
+           "also: %s)\n",
            FC_VERSION_STRING, fc_crc32c_impl(), fc_inflate_impl(), fc_varint_impl(),
-           cli_codec_names());
+           cli_codec_names(), cli_codec_read_names());
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
     return EXIT_OK;

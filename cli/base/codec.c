@@ -9,6 +9,12 @@
 #ifdef FC_WITH_SNAPPY
 #include <snappy-c.h>
 #endif
+#ifdef FC_WITH_BROTLI
+#include <brotli/decode.h>
+#endif
+#ifdef FC_WITH_LZ4
+#include <lz4.h>
+#endif
 
 const char *cli_codec_missing(int codec)
 {
@@ -20,8 +26,29 @@ const char *cli_codec_missing(int codec)
     if (codec == FC_PARQUET_SNAPPY)
         return "libsnappy";
 #endif
+#ifndef FC_WITH_BROTLI
+    if (codec == FC_PARQUET_BROTLI)
+        return "libbrotli";
+#endif
+#ifndef FC_WITH_LZ4
+    if (codec == FC_PARQUET_LZ4_RAW)
+        return "liblz4";
+#endif
     (void)codec;
     return NULL;
+}
+
+const char *cli_codec_read_names(void)
+{
+#if defined(FC_WITH_BROTLI) && defined(FC_WITH_LZ4)
+    return "brotli+lz4_raw";
+#elif defined(FC_WITH_BROTLI)
+    return "brotli";
+#elif defined(FC_WITH_LZ4)
+    return "lz4_raw";
+#else
+    return "none";
+#endif
 }
 
 const char *cli_codec_names(void)
@@ -98,4 +125,84 @@ int cli_codec_compress(void *ctx, int codec, const void *src, size_t n, unsigned
     return failed(err, codec == FC_PARQUET_ZSTD     ? "featc was built without libzstd"
                        : codec == FC_PARQUET_SNAPPY ? "featc was built without libsnappy"
                                                     : "no such codec");
+}
+
+/* A decompressor's failure: FC_ERR_INFLATE, what in err. */
+static int corrupt(fc_error *err, const char *what)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_INFLATE, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, what);
+    return FC_ERR_INFLATE;
+}
+
+int cli_codec_decompress(void *ctx, int codec, const void *src, size_t n, void *dst,
+                         size_t dst_len, fc_error *err)
+{
+    const char *missing = cli_codec_missing(codec);
+    (void)ctx;
+    (void)src;
+    (void)n;
+    (void)dst;
+    (void)dst_len;
+#ifdef FC_WITH_ZSTD
+    if (codec == FC_PARQUET_ZSTD) {
+        static ZSTD_DCtx *dctx; /* one for the process: featc reads from one thread */
+        size_t r;
+        if (dctx == NULL && (dctx = ZSTD_createDCtx()) == NULL)
+            return failed(err, "out of memory");
+        r = ZSTD_decompressDCtx(dctx, dst, dst_len, src, n);
+        if (ZSTD_isError(r))
+            return corrupt(err, ZSTD_getErrorName(r));
+        if (r != dst_len)
+            return corrupt(err, "fewer bytes than the page header says");
+        return FC_OK;
+    }
+#endif
+#ifdef FC_WITH_BROTLI
+    if (codec == FC_PARQUET_BROTLI) {
+        size_t len = dst_len;
+        if (BrotliDecoderDecompress(n, (const uint8_t *)src, &len, (uint8_t *)dst) !=
+                BROTLI_DECODER_RESULT_SUCCESS ||
+            len != dst_len)
+            return corrupt(err, "a damaged brotli stream, or one of another size than the page "
+                                "header says");
+        return FC_OK;
+    }
+#endif
+#ifdef FC_WITH_LZ4
+    if (codec == FC_PARQUET_LZ4_RAW) {
+        int r;
+        if (n > (size_t)LZ4_MAX_INPUT_SIZE || dst_len > (size_t)INT32_MAX)
+            return corrupt(err, "an LZ4 block past 2 GiB");
+        r = LZ4_decompress_safe((const char *)src, (char *)dst, (int)n, (int)dst_len);
+        if (r < 0 || (size_t)r != dst_len)
+            return corrupt(err, "a damaged LZ4 block, or one of another size than the page "
+                                "header says");
+        return FC_OK;
+    }
+#endif
+#ifdef FC_WITH_SNAPPY
+    if (codec == FC_PARQUET_SNAPPY) {
+        size_t len = 0;
+        if (snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK)
+            return corrupt(err, "not a snappy block");
+        if (len != dst_len)
+            return corrupt(err, "a snappy block of another size than the page header says");
+        if (snappy_uncompress((const char *)src, n, (char *)dst, &len) != SNAPPY_OK ||
+            len != dst_len)
+            return corrupt(err, "a damaged snappy block");
+        return FC_OK;
+    }
+#endif
+    {
+        fc_msg m = fc_error_begin(err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+        if (missing != NULL) {
+            fc_msg_str(&m, "featc was built without ");
+            fc_msg_str(&m, missing);
+        } else {
+            fc_msg_str(&m, "featc does not read ");
+            fc_msg_str(&m, fc_parquet_codec_name(codec));
+        }
+        return FC_ERR_UNSUPPORTED;
+    }
 }

@@ -501,10 +501,12 @@ static int convert_run(convert_opts *o)
         return cli_arrow_to_records(o);
     for (k = 0; k < o->nfiles; k++)
         if (o->arrow[k])
-            return cli_fail(EXIT_DATA_ERR, "%s: an Arrow IPC file, and %s is to be %s: "
-                                           "Arrow goes back to TFRecords with -o "
+            return cli_fail(EXIT_DATA_ERR, "%s: %s, and %s is to be %s: "
+                                           "%s goes back to TFRecords with -o "
                                            "FILE.tfrecord",
-                            o->files[k], o->output, arrow_out == 2 ? "Parquet" : "Arrow");
+                            o->files[k], o->arrow[k] == 2 ? "a Parquet file" : "an Arrow IPC file",
+                            o->output, arrow_out == 2 ? "Parquet" : "Arrow",
+                            o->arrow[k] == 2 ? "Parquet" : "Arrow");
     o->parquet = arrow_out == 2;
     if (o->parquet && (missing = cli_codec_missing(o->codec)) != NULL)
         return cli_fail(EXIT_USAGE_ERR, "convert: this featc was built without %s: "

@@ -1,11 +1,13 @@
-/* featc convert IN.arrow... -o OUT.tfrecord --spec SPEC: Arrow IPC files or
- * streams back to TFRecords.  Each input is mapped into memory and read by
- * fc_arrow_ipc_read (which checks every offset and length of the untrusted
- * bytes); its schema is matched to the spec's mapping (fc_arrow_rows_open:
+/* featc convert IN.arrow|IN.parquet... -o OUT.tfrecord --spec SPEC: Arrow
+ * IPC files or streams, and Parquet files, back to TFRecords.  Each input
+ * is mapped into memory and read by fc_arrow_ipc_read or fc_parquet_read
+ * (which check every offset and length of the untrusted bytes; a Parquet
+ * file's row groups come out as Arrow arrays); its schema is matched to the spec's mapping (fc_arrow_rows_open:
  * a column per feature, by name); each row fills the message's struct and
  * goes through the spec's serializer (fc_ex_serialize / fc_seq_serialize,
  * FC_OMIT_DEFAULTS: the bytes the generated code and mod.write give) into
- * one fc_writer.  Errors name the input, the record batch and the row; the
+ * one fc_writer.  Errors name the input, the record batch (row group) and
+ * the row; the
  * output is a temporary file renamed over OUT only when every row is
  * written.
  *
@@ -21,8 +23,10 @@
 #include <unistd.h>
 
 #include <featc/fc_arrow.h>
+#include <featc/fc_parquet.h>
 #include <featc/fc_serialize.h>
 
+#include "base/codec.h"
 #include "base/progress.h"
 #include "base/spec.h"
 #include "convert_back.h"
@@ -44,6 +48,8 @@ int cli_arrow_input(int fd, const char *path)
     }
     if (n >= 6 && memcmp(head, "ARROW1", 6) == 0)
         return 1;
+    if (n >= 4 && memcmp(head, "PAR1", 4) == 0)
+        return 2;
     /* a stream starts with the continuation word and a schema message */
     return n == 8 && memcmp(head, "\xff\xff\xff\xff", 4) == 0;
 }
@@ -102,10 +108,53 @@ static int cut_under(const char *path, const fc_map_guard *guard, size_t len, in
     return cli_fail(EXIT_DATA_ERR, "%s", err.message);
 }
 
-/* One input file into the writer: the exit status, errors printed. */
-static int convert_file(back *b, const char *path, int fd, progress *pg)
+/* An input's batches: an Arrow IPC file's or stream's record batches, or a
+ * Parquet file's row groups. */
+typedef struct source {
+    fc_arrow_ipc_reader *ipc;
+    fc_parquet_reader *pq;
+    const char *unit; /* "record batch", "row group" */
+} source;
+
+static int source_open(source *r, int parquet, const void *data, size_t len,
+                       struct ArrowSchema *schema, fc_error *err)
 {
-    fc_arrow_ipc_reader *r = NULL;
+    int s;
+    memset(r, 0, sizeof *r);
+    if (parquet) {
+        fc_parquet_read_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.decompress = cli_codec_decompress;
+        r->unit = "row group";
+        s = fc_parquet_read_open(&r->pq, data, len, &ro, err);
+        return s == FC_OK ? fc_parquet_read_schema(r->pq, schema, err) : s;
+    }
+    r->unit = "record batch";
+    s = fc_arrow_ipc_read_open(&r->ipc, data, len, err);
+    return s == FC_OK ? fc_arrow_ipc_read_schema(r->ipc, schema, err) : s;
+}
+
+static int source_next(source *r, struct ArrowArray *a, fc_error *err)
+{
+    return r->pq != NULL ? fc_parquet_read_next(r->pq, a, err)
+                         : fc_arrow_ipc_read_next(r->ipc, a, err);
+}
+
+static uint64_t source_offset(const source *r)
+{
+    return r->pq != NULL ? fc_parquet_read_offset(r->pq) : fc_arrow_ipc_read_offset(r->ipc);
+}
+
+static void source_close(source *r)
+{
+    fc_parquet_read_close(r->pq);
+    fc_arrow_ipc_read_close(r->ipc);
+}
+
+/* One input file into the writer: the exit status, errors printed. */
+static int convert_file(back *b, const char *path, int fd, int parquet, progress *pg)
+{
+    source r;
     fc_arrow_rows *rows = NULL;
     struct ArrowSchema schema;
     fc_mapped_file map;
@@ -123,9 +172,8 @@ static int convert_file(back *b, const char *path, int fd, progress *pg)
     if (fc_input_map_fd(fd, &map, &guard, &err) != FC_OK)
         return cli_fail(EXIT_DATA_ERR, "%s: %s", path, err.message);
     len = map.size;
-    s = fc_arrow_ipc_read_open(&r, map.data != NULL ? (const void *)map.data : "", len, &err);
-    if (s == FC_OK)
-        s = fc_arrow_ipc_read_schema(r, &schema, &err);
+    s = source_open(&r, parquet, map.data != NULL ? (const void *)map.data : "", len, &schema,
+                    &err);
     if (s != FC_OK) {
         if ((rc = cut_under(path, guard, len, 1, pg)) == 0)
             rc = cli_fail(EXIT_DATA_ERR, "%s: %s", path, err.message);
@@ -139,14 +187,15 @@ static int convert_file(back *b, const char *path, int fd, progress *pg)
     for (;;) {
         struct ArrowArray a;
         int64_t i;
-        s = fc_arrow_ipc_read_next(r, &a, &err);
+        s = source_next(&r, &a, &err);
         if (s == FC_END)
             break;
         if (s != FC_OK) {
             progress_clear(pg);
             if ((rc = cut_under(path, guard, len, 1, pg)) == 0)
-                rc = cli_fail(EXIT_DATA_ERR, "%s: record batch %llu: %s", path,
-                              (unsigned long long)batch, err.message);
+                rc = cli_fail(s == FC_ERR_UNSUPPORTED ? EXIT_RECORD_ERR : EXIT_DATA_ERR,
+                              "%s: %s %llu: %s", path, r.unit, (unsigned long long)batch,
+                              err.message);
             break;
         }
         for (i = 0; i < a.length && rc == EXIT_OK; i++, row_in_file++) {
@@ -158,8 +207,8 @@ static int convert_file(back *b, const char *path, int fd, progress *pg)
                 if ((rc = cut_under(path, guard, len, 0, pg)) == 0)
                     rc = cli_fail(s == FC_ERR_IO || s == FC_ERR_NO_MEMORY ? EXIT_DATA_ERR
                                                                           : EXIT_RECORD_ERR,
-                                  "%s: record batch %llu, row %lld (row %llu of the file): %s",
-                                  path, (unsigned long long)batch, (long long)i,
+                                  "%s: %s %llu, row %lld (row %llu of the file): %s",
+                                  path, r.unit, (unsigned long long)batch, (long long)i,
                                   (unsigned long long)row_in_file, err.message);
             }
             b->rows++;
@@ -167,7 +216,7 @@ static int convert_file(back *b, const char *path, int fd, progress *pg)
         a.release(&a);
         if (rc == EXIT_OK)
             rc = cut_under(path, guard, len, 0, pg);
-        progress_record(pg, fc_arrow_ipc_read_offset(r));
+        progress_record(pg, source_offset(&r));
         batch++;
         if (rc != EXIT_OK)
             break;
@@ -179,7 +228,7 @@ out:
     fc_arrow_rows_close(rows);
     if (schema.release != NULL)
         schema.release(&schema);
-    fc_arrow_ipc_read_close(r);
+    source_close(&r);
     fc_input_unmap(&map, guard);
     return rc;
 }
@@ -214,8 +263,9 @@ int cli_arrow_to_records(const convert_opts *o)
                                      "--range, --records) are for TFRecord input");
     for (k = 0; k < o->nfiles; k++) {
         if (o->arrow[k] == 0)
-            return cli_fail(EXIT_DATA_ERR, "%s: not an Arrow IPC file or stream (TFRecords go "
-                                           "to Arrow with -o FILE.arrow)",
+            return cli_fail(EXIT_DATA_ERR, "%s: not an Arrow IPC file or stream nor a Parquet "
+                                           "file (TFRecords go to Arrow with -o FILE.arrow, "
+                                           "to Parquet with -o FILE.parquet)",
                             o->files[k]);
     }
     memset(&b, 0, sizeof b);
@@ -245,7 +295,7 @@ int cli_arrow_to_records(const convert_opts *o)
     }
     progress_start(&pg, "convert", o->files, o->nfiles, o->progress, 0);
     for (k = 0; k < o->nfiles && rc == EXIT_OK; k++)
-        rc = convert_file(&b, o->files[k], o->fds[k], &pg);
+        rc = convert_file(&b, o->files[k], o->fds[k], o->arrow[k] == 2, &pg);
     progress_end(&pg);
     ok = fc_writer_close(&b.w) == FC_OK;
     if (!ok && rc == EXIT_OK)

@@ -43,7 +43,10 @@ extern "C" {
 #define FC_PARQUET_UNCOMPRESSED 0
 #define FC_PARQUET_SNAPPY 1
 #define FC_PARQUET_GZIP 2
+#define FC_PARQUET_BROTLI 4
+#define FC_PARQUET_LZ4 5 /* Hadoop's framing, deprecated: not read */
 #define FC_PARQUET_ZSTD 6
+#define FC_PARQUET_LZ4_RAW 7
 
 #define FC_PARQUET_ROW_GROUP_ROWS 65536u
 #define FC_PARQUET_PAGE_BYTES (1u << 20)
@@ -84,8 +87,71 @@ int fc_parquet_close(fc_parquet *w, fc_error *err);
 uint64_t fc_parquet_bytes(const fc_parquet *w);
 
 /* The codec a name says ("none" or "uncompressed", "snappy", "gzip",
- * "zstd", in any case), or -1. */
+ * "zstd", in any case: the codecs the writer has), or -1. */
 int fc_parquet_codec(const char *name);
+/* A codec's name ("uncompressed", "snappy", ...; "LZ4" for 5, the
+ * deprecated framing, and "codec N" beyond). */
+const char *fc_parquet_codec_name(int codec);
+
+/* ------------------------------------------------------------ reading
+ *
+ * The reader takes a whole Parquet file in memory (mapped, or read) and
+ * gives its schema and, a row group at a time, its rows as Arrow arrays:
+ * a struct "+s" of the top-level columns.  It reads the files DuckDB,
+ * Arrow, Spark and featc write: the standard LIST (three levels, and the
+ * two-level forms the format's compatibility rules name) as large_list
+ * "+L", a plain group as a struct, a bare repeated field as a large_list
+ * of required values; leaves as INT32 "i" (unsigned "I"), INT64 "l"
+ * (unsigned "L"), FLOAT "f", DOUBLE "g", BOOLEAN "b", BYTE_ARRAY and
+ * FIXED_LEN_BYTE_ARRAY as large_binary "Z" (a STRING or UTF8 one "U");
+ * OPTIONAL fields as nullable columns (validity bitmaps).  Pages of
+ * version 1 and 2, dictionary pages; encodings PLAIN, PLAIN_DICTIONARY
+ * and RLE_DICTIONARY, RLE (levels, booleans), DELTA_BINARY_PACKED,
+ * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT;
+ * codecs UNCOMPRESSED and GZIP here, others through opt->decompress.
+ * What it refuses, with FC_ERR_UNSUPPORTED: MAP columns, INT96, and
+ * logical types whose values are not plain numbers or bytes (DECIMAL,
+ * DATE, TIME, TIMESTAMP, INTERVAL, FLOAT16, UUID): cast them in the
+ * query that writes the file.
+ *
+ * The file is untrusted: every offset, length and count in its footer and
+ * page headers is checked against the file and the footer's own claims
+ * (a page inside its column chunk, a chunk inside the file, the values a
+ * chunk's pages hold against its metadata, levels within their maximum, a
+ * dictionary index within the dictionary, each column's rows against the
+ * row group's); an error (FC_ERR_DATA) names the byte offset where it was
+ * met.  Memory: the footer's metadata, and a row group's columns at a
+ * time, at most opt->max_bytes of values (and as many levels) per column
+ * chunk; data is neither copied nor freed, and must outlive the reader
+ * and every batch it gave. */
+
+/* Decompresses src[0..n) (codec) into exactly dst[0..dst_len): FC_OK, or
+ * an error in err (a size other than dst_len included). */
+typedef int (*fc_parquet_decompress_fn)(void *ctx, int codec, const void *src, size_t n,
+                                        void *dst, size_t dst_len, fc_error *err);
+
+#define FC_PARQUET_MAX_BYTES ((size_t)1 << 30)
+
+typedef struct fc_parquet_read_options {
+    fc_parquet_decompress_fn decompress; /* codecs beyond UNCOMPRESSED and GZIP */
+    void *decompress_ctx;
+    size_t max_bytes;                    /* 0: FC_PARQUET_MAX_BYTES */
+} fc_parquet_read_options;
+
+typedef struct fc_parquet_reader fc_parquet_reader;
+
+/* open reads and checks the footer and the schema (opt may be NULL);
+ * schema gives the Arrow schema of the batches; next gives the next row
+ * group (FC_END after the last); rows is the footer's row count, groups
+ * its number of row groups, offset the file offset reading has reached. */
+int fc_parquet_read_open(fc_parquet_reader **r, const void *data, size_t len,
+                         const fc_parquet_read_options *opt, fc_error *err);
+int fc_parquet_read_schema(const fc_parquet_reader *r, struct ArrowSchema *out, fc_error *err);
+int fc_parquet_read_next(fc_parquet_reader *r, struct ArrowArray *out, fc_error *err);
+uint64_t fc_parquet_read_rows(const fc_parquet_reader *r);
+uint64_t fc_parquet_read_groups(const fc_parquet_reader *r);
+uint64_t fc_parquet_read_offset(const fc_parquet_reader *r);
+void fc_parquet_read_close(fc_parquet_reader *r);
 
 #ifdef __cplusplus
 }

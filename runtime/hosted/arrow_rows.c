@@ -76,6 +76,9 @@ static int format_ok(const char *want, const char *got)
         return got[1] == '\0' && strchr("ZuU", got[0]) != NULL;
     if (strcmp(want, "+l") == 0)
         return strcmp(got, "+L") == 0;
+    /* a fixed size as lists, each checked (descend_fixed) */
+    if (strncmp(want, "+w:", 3) == 0)
+        return strcmp(got, "+l") == 0 || strcmp(got, "+L") == 0;
     return 0;
 }
 
@@ -382,23 +385,6 @@ static int copy_leaf(const cursor *c, const struct ArrowArray *a, char f, fc_typ
     }
 }
 
-/* Descends nested fixed_size_list levels (rank of them) from row i of a:
- * the leaf array and the first value's index there.  Nulls inside are
- * refused. */
-static int descend_fixed(const cursor *c, const struct ArrowArray **a, int64_t *i, unsigned rank,
-                         const size_t *dims)
-{
-    unsigned q;
-    for (q = 0; q < rank; q++) {
-        if ((*a)->null_count != 0 && is_null(*a, *i))
-            return row_fail(c, "a null inside a value (only a whole feature may be null)",
-                            UINT64_MAX, UINT64_MAX);
-        *i = (*i + (*a)->offset) * (int64_t)dims[q];
-        *a = (*a)->children[0];
-    }
-    return FC_OK;
-}
-
 static unsigned char *at(void *msg, size_t off)
 {
     return (unsigned char *)msg + off;
@@ -431,6 +417,45 @@ static int list_at(const cursor *c, const struct ArrowArray *a, int big, int64_t
 static int is_big(const struct ArrowSchema *s)
 {
     return strcmp(s->format, "+L") == 0;
+}
+
+/* Descends rank fixed levels from row i of a (schema s): fixed_size_list
+ * levels, or list / large_list ones (a writer that keeps no fixed sizes:
+ * DuckDB's Parquet, say) whose every list must hold the spec's dims[q]
+ * values.  Gives the leaf array, its schema and the first value's index
+ * there (the rest follow it).  Nulls inside are refused. */
+static int descend_fixed(const cursor *c, const struct ArrowArray **a,
+                         const struct ArrowSchema **s, int64_t *i, unsigned rank,
+                         const size_t *dims)
+{
+    unsigned q;
+    int64_t n = 1, j;
+    for (q = 0; q < rank; q++) {
+        const struct ArrowArray *x = *a;
+        if (x->null_count != 0)
+            for (j = 0; j < n; j++)
+                if (is_null(x, *i + j))
+                    return row_fail(c, "a null inside a value (only a whole feature may be "
+                                       "null)", UINT64_MAX, UINT64_MAX);
+        if ((*s)->format[1] == 'w') {
+            *i = (*i + x->offset) * (int64_t)dims[q];
+        } else {
+            int64_t lo, hi, first = 0;
+            for (j = 0; j < n; j++) {
+                list_range(x, is_big(*s), *i + j, &lo, &hi);
+                if ((uint64_t)(hi - lo) != dims[q])
+                    return row_fail(c, "a list whose length is not the spec's fixed shape's",
+                                    (uint64_t)(hi - lo), UINT64_MAX);
+                if (j == 0)
+                    first = lo;
+            }
+            *i = first;
+        }
+        n *= (int64_t)dims[q];
+        *a = x->children[0];
+        *s = (*s)->children[0];
+    }
+    return FC_OK;
 }
 
 /* Value e of a SparseFeature's entries (ts bytes each) equals value j of
@@ -807,13 +832,14 @@ static int ragged_list_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
 
 /* A field's value at row (FixedLen, FixedLenSequence rows, VarLen); big:
  * the column's list level has 64-bit offsets. */
-static int field_get(const cursor *c, const rcol *rc, const struct ArrowArray *col, int64_t row,
-                     void *msg, int big)
+static int field_get(const cursor *c, const rcol *rc, const struct ArrowSchema *cs,
+                     const struct ArrowArray *col, int64_t row, void *msg, int big)
 {
     const fc_field_desc *f = rc->f;
     size_t ts = fc_type_size(f->type);
     int64_t lo, hi, i = row;
     const struct ArrowArray *a = col;
+    const struct ArrowSchema *as = cs;
     int s;
     if (f->kind == FC_KIND_FIXED) {
         if (is_null(col, row)) {
@@ -825,7 +851,7 @@ static int field_get(const cursor *c, const rcol *rc, const struct ArrowArray *c
         }
         if (f->rank > 0) {
             /* the column's own level is the first fixed level */
-            if ((s = descend_fixed(c, &a, &i, f->rank, f->dims)) != FC_OK)
+            if ((s = descend_fixed(c, &a, &as, &i, f->rank, f->dims)) != FC_OK)
                 return s;
         }
         return copy_leaf(c, a, rc->leaf, f->type, i, (int64_t)f->elems, at(msg, f->value_offset));
@@ -841,8 +867,9 @@ static int field_get(const cursor *c, const rcol *rc, const struct ArrowArray *c
             return row_fail(c, "more rows than the spec's bound", (uint64_t)rows, f->max);
         for (r = 0; r < rows; r++) {
             const struct ArrowArray *b = a;
+            const struct ArrowSchema *bs = cs->children[0];
             int64_t j = lo + r;
-            if ((s = descend_fixed(c, &b, &j, f->rank, f->dims)) != FC_OK ||
+            if ((s = descend_fixed(c, &b, &bs, &j, f->rank, f->dims)) != FC_OK ||
                 (s = copy_leaf(c, b, rc->leaf, f->type, j, (int64_t)f->elems,
                                at(msg, f->value_offset + (size_t)r * f->elems * ts))) != FC_OK)
                 return s;
@@ -859,8 +886,8 @@ static int field_get(const cursor *c, const rcol *rc, const struct ArrowArray *c
     return FC_OK;
 }
 
-static int list_get(const cursor *c, const rcol *rc, const struct ArrowArray *col, int64_t row,
-                    void *msg, int big, int big2)
+static int list_get(const cursor *c, const rcol *rc, const struct ArrowSchema *cs,
+                    const struct ArrowArray *col, int64_t row, void *msg, int big, int big2)
 {
     const fc_list_desc *l = rc->l;
     size_t ts = fc_type_size(l->type);
@@ -882,8 +909,9 @@ static int list_get(const cursor *c, const rcol *rc, const struct ArrowArray *co
     for (t = 0; t < hi - lo; t++) {
         if (l->kind == FC_KIND_FIXED) {
             const struct ArrowArray *b = a;
+            const struct ArrowSchema *bs = cs->children[0];
             int64_t j = lo + t;
-            if ((s = descend_fixed(c, &b, &j, l->rank, l->dims)) != FC_OK ||
+            if ((s = descend_fixed(c, &b, &bs, &j, l->rank, l->dims)) != FC_OK ||
                 (s = copy_leaf(c, b, rc->leaf, l->type, j, (int64_t)l->elems,
                                at(msg, l->value_offset + (size_t)t * l->elems * ts))) != FC_OK)
                 return s;
@@ -939,9 +967,9 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
         else if (rc->l != NULL && rc->l->kind == FC_KIND_RAGGED)
             s = ragged_list_get(&c, r, rc, cs, col, k, msg);
         else if (rc->f != NULL)
-            s = field_get(&c, rc, col, k, msg, big);
+            s = field_get(&c, rc, cs, col, k, msg, big);
         else
-            s = list_get(&c, rc, col, k, msg, big,
+            s = list_get(&c, rc, cs, col, k, msg, big,
                          cs->n_children > 0 && is_big(cs->children[0]));
         if (s != FC_OK)
             return s;

@@ -577,7 +577,7 @@ done
 # hyparquet): the codecs featc version lists write a file framed by PAR1;
 # ZSTD and SNAPPY without their library, a bad codec or size, Arrow input
 # and a damaged input are errors that leave nothing
-_codecs=$("$featc" --version | sed -n 's/.*parquet: \([a-z+]*\)).*/\1/p')
+_codecs=$("$featc" --version | sed -n 's/.*parquet: \([a-z+]*\);.*/\1/p')
 [ -n "$_codecs" ] && ok || bad "featc --version names no Parquet codecs: $("$featc" --version)"
 for _c in none gzip snappy zstd; do
     case "+$_codecs+" in

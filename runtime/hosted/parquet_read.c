@@ -1,0 +1,848 @@
+/* Parquet files read into Arrow arrays (fc_parquet.h): the footer, the
+ * schema as Arrow nodes, the API and the arrays handed out; a column
+ * chunk's pages are parquet_chunk.c's. */
+#include "parquet_read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pr_fail(fc_error *err, int status, const fc_parquet_reader *r, int col, uint64_t at,
+            const char *what)
+{
+    fc_msg m = fc_error_begin(err, status, FC_NO_INDEX, at == UINT64_MAX ? FC_NO_INDEX : at);
+    fc_msg_str(&m, "parquet: ");
+    if (r != NULL && col >= 0 && col < r->ncols && r->cols[col].dotted != NULL) {
+        fc_msg_str(&m, "column '");
+        fc_msg_str(&m, r->cols[col].dotted);
+        fc_msg_str(&m, "': ");
+    }
+    fc_msg_str(&m, what);
+    if (at != UINT64_MAX) {
+        fc_msg_str(&m, " (at byte ");
+        fc_msg_u64(&m, at);
+        fc_msg_str(&m, ")");
+    }
+    return status;
+}
+
+const char *fc_parquet_codec_name(int codec)
+{
+    static const char *const names[] = {"uncompressed", "snappy", "gzip", "lzo",
+                                        "brotli",       "LZ4",    "zstd", "lz4_raw"};
+    return codec >= 0 && codec < 8 ? names[codec] : "an unknown codec";
+}
+
+/* ------------------------------------------------------------ the footer */
+
+/* A schema element as the footer gives it. */
+typedef struct selem {
+    int type, rep, nkids, converted, logical;
+    int64_t type_length;
+    int int_bits, int_signed;
+    const unsigned char *name;
+    size_t name_len;
+    uint64_t at;
+} selem;
+
+static void read_logical(th_reader *t, selem *e)
+{
+    int16_t id, sub;
+    unsigned type, st;
+    th_read_struct(t);
+    while (th_read_field(t, &id, &type)) {
+        if (type != TH_STRUCT) {
+            th_skip(t, type, 0);
+            continue;
+        }
+        e->logical = id;
+        th_read_struct(t);
+        while (th_read_field(t, &sub, &st)) {
+            if (id == 10 && sub == 1 && st == TH_I8)
+                e->int_bits = (int)th_read_int(t, st);
+            else if (id == 10 && sub == 2 && (st == TH_TRUE || st == TH_FALSE))
+                e->int_signed = st == TH_TRUE;
+            else
+                th_skip(t, st, 0);
+        }
+    }
+}
+
+static void read_selem(th_reader *t, selem *e)
+{
+    int16_t id;
+    unsigned type;
+    memset(e, 0, sizeof *e);
+    e->type = e->rep = e->nkids = e->converted = e->logical = -1;
+    e->at = th_read_offset(t);
+    e->int_signed = 1;
+    th_read_struct(t);
+    while (th_read_field(t, &id, &type)) {
+        if (id == 1 && type == TH_I32)
+            e->type = (int)th_read_int(t, type);
+        else if (id == 2 && type == TH_I32)
+            e->type_length = th_read_int(t, type);
+        else if (id == 3 && type == TH_I32)
+            e->rep = (int)th_read_int(t, type);
+        else if (id == 4 && type == TH_BINARY)
+            e->name = th_read_binary(t, &e->name_len);
+        else if (id == 5 && type == TH_I32)
+            e->nkids = (int)th_read_int(t, type);
+        else if (id == 6 && type == TH_I32)
+            e->converted = (int)th_read_int(t, type);
+        else if (id == 10 && type == TH_STRUCT)
+            read_logical(t, e);
+        else
+            th_skip(t, type, 0);
+    }
+}
+
+static void read_meta(th_reader *t, pr_chunk *ch)
+{
+    int16_t id;
+    unsigned type;
+    th_read_struct(t);
+    while (th_read_field(t, &id, &type)) {
+        if (id == 1 && type == TH_I32)
+            ch->type = (int)th_read_int(t, type);
+        else if (id == 4 && type == TH_I32)
+            ch->codec = (int)th_read_int(t, type);
+        else if (id == 5 && type == TH_I64)
+            ch->values = th_read_int(t, type);
+        else if (id == 7 && type == TH_I64)
+            ch->size = th_read_int(t, type);
+        else if (id == 9 && type == TH_I64)
+            ch->data_off = th_read_int(t, type);
+        else if (id == 11 && type == TH_I64)
+            ch->dict_off = th_read_int(t, type);
+        else
+            th_skip(t, type, 0);
+    }
+}
+
+static void read_group(th_reader *t, pr_group *g, int ncols)
+{
+    int16_t id, sub;
+    unsigned type, st, elem;
+    size_t n, k;
+    g->rows = -1;
+    g->at = th_read_offset(t);
+    th_read_struct(t);
+    while (th_read_field(t, &id, &type)) {
+        if (id == 1 && type == TH_LIST && g->chunks == NULL) {
+            n = th_read_list(t, &elem);
+            if (t->bad)
+                return;
+            if (elem != TH_STRUCT || n != (size_t)ncols) {
+                th_read_fail(t, "a row group whose columns are not the schema's");
+                return;
+            }
+            g->chunks = (pr_chunk *)calloc(n + 1, sizeof *g->chunks);
+            if (g->chunks == NULL) {
+                th_read_fail(t, "out of memory");
+                return;
+            }
+            for (k = 0; k < n && !t->bad; k++) {
+                pr_chunk *ch = &g->chunks[k];
+                int has = 0;
+                ch->type = ch->codec = -1;
+                ch->values = ch->size = ch->data_off = -1;
+                ch->at = th_read_offset(t);
+                th_read_struct(t);
+                while (th_read_field(t, &sub, &st)) {
+                    if (sub == 1 && st == TH_BINARY) {
+                        th_read_fail(t, "a column chunk in another file (file_path): not read");
+                    } else if (sub == 3 && st == TH_STRUCT) {
+                        read_meta(t, ch);
+                        has = 1;
+                    } else
+                        th_skip(t, st, 0);
+                }
+                if (!t->bad && (!has || ch->type < 0 || ch->codec < 0 || ch->values < 0 ||
+                                ch->size < 0 || ch->data_off < 0))
+                    th_read_fail(t, "a column chunk without its metadata (encrypted files "
+                                    "are not read)");
+            }
+        } else if (id == 3 && type == TH_I64)
+            g->rows = th_read_int(t, type);
+        else
+            th_skip(t, type, 0);
+    }
+    if (!t->bad && (g->chunks == NULL || g->rows < 0))
+        th_read_fail(t, "a row group without its columns or row count");
+}
+
+/* ------------------------------------------------------------ the schema */
+
+typedef struct walker {
+    fc_parquet_reader *r;
+    const selem *e;
+    size_t ne, next;
+    fc_error *err;
+} walker;
+
+static int new_node(walker *w, int kind, int parent, const selem *e, int def_slot,
+                    int nullable, int lists)
+{
+    pr_node *n = &w->r->nodes[w->r->nnodes];
+    memset(n, 0, sizeof *n);
+    n->kind = kind;
+    n->parent = parent;
+    n->def_slot = def_slot;
+    n->def_valid = def_slot + nullable;
+    n->nullable = nullable;
+    n->lists = lists;
+    n->owner = -1;
+    n->col = -1;
+    n->name = (char *)malloc(e->name_len + 1);
+    if (n->name == NULL)
+        return -1;
+    if (e->name_len > 0)
+        memcpy(n->name, e->name, e->name_len);
+    n->name[e->name_len] = '\0';
+    return w->r->nnodes++;
+}
+
+static int bad_schema(walker *w, const selem *e, int status, const char *what)
+{
+    char m[300];
+    snprintf(m, sizeof m, "the schema's field '%.*s': %s", (int)(e->name_len > 100 ? 100 : e->name_len),
+             e->name != NULL ? (const char *)e->name : "", what);
+    return pr_fail(w->err, status, w->r, -1, e->at, m);
+}
+
+/* A leaf's Arrow format, or a refusal. */
+static int leaf_format(walker *w, const selem *e, pr_node *n, pr_col *c)
+{
+    int cv = e->converted, lg = e->logical;
+    int uns = (lg == 10 && !e->int_signed) || cv == 11 || cv == 12 || cv == 13 || cv == 14;
+    const char *f = NULL;
+    if ((cv >= 5 && cv <= 10) || cv == 21 || lg == 5 || lg == 6 || lg == 7 || lg == 8 ||
+        lg == 14 || lg == 15 || lg >= 16)
+        return bad_schema(w, e, FC_ERR_UNSUPPORTED,
+                          "a logical type whose values are not plain numbers or bytes "
+                          "(DECIMAL, DATE, TIME, TIMESTAMP, INTERVAL, UUID, FLOAT16...): "
+                          "not read; cast it in the query that writes the file");
+    c->type = e->type;
+    switch (e->type) {
+    case PQ_BOOLEAN:
+        f = "b", c->width = 1;
+        break;
+    case PQ_INT32:
+        f = uns ? "I" : "i", c->width = 4;
+        break;
+    case PQ_INT64:
+        f = uns ? "L" : "l", c->width = 8;
+        break;
+    case PQ_FLOAT:
+        f = "f", c->width = 4;
+        break;
+    case PQ_DOUBLE:
+        f = "g", c->width = 8;
+        break;
+    case PQ_BYTE_ARRAY:
+    case PQ_FIXED:
+        f = cv == 0 || cv == 4 || cv == 19 || lg == 1 || lg == 4 || lg == 12 ? "U" : "Z";
+        if (e->type == PQ_FIXED && (e->type_length <= 0 || e->type_length > (1 << 30)))
+            return bad_schema(w, e, FC_ERR_PARSE, "a FIXED_LEN_BYTE_ARRAY without a length");
+        c->type_length = e->type == PQ_FIXED ? (size_t)e->type_length : 0;
+        break;
+    case PQ_INT96:
+        return bad_schema(w, e, FC_ERR_UNSUPPORTED,
+                          "INT96 (a legacy timestamp): not read; cast it in the query that "
+                          "writes the file");
+    default:
+        return bad_schema(w, e, FC_ERR_PARSE, "an unknown physical type");
+    }
+    strcpy(n->fmt, f);
+    return FC_OK;
+}
+
+static int walk_field(walker *w, int parent, int def, int lists, unsigned depth);
+
+/* Element e (w->e[w->next - 1], consumed) as an Arrow node under parent;
+ * its children next in w. */
+static int make_node(walker *w, const selem *e, int parent, int def_slot, int nullable,
+                     int lists, unsigned depth)
+{
+    int id, k, s;
+    fc_parquet_reader *r = w->r;
+    if (depth > PR_DEPTH)
+        return bad_schema(w, e, FC_ERR_UNSUPPORTED, "nested more than 64 levels deep");
+    if (e->nkids <= 0 && e->type >= 0) {
+        pr_col *c = &r->cols[r->ncols];
+        if ((id = new_node(w, N_LEAF, parent, e, def_slot, nullable, lists)) < 0)
+            return pr_fail(w->err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+        memset(c, 0, sizeof *c);
+        if ((s = leaf_format(w, e, &r->nodes[id], c)) != FC_OK)
+            return s;
+        c->node = id;
+        r->nodes[id].col = r->ncols++;
+        return FC_OK;
+    }
+    if (e->nkids <= 0)
+        return bad_schema(w, e, FC_ERR_PARSE, "a group without children");
+    if (e->converted == 1 || e->converted == 2 || e->logical == 2)
+        return bad_schema(w, e, FC_ERR_UNSUPPORTED, "a MAP: not read");
+    if (e->converted == 3 || e->logical == 3) {
+        const selem *rep;
+        int two_level;
+        if (e->nkids != 1 || w->next >= w->ne || w->e[w->next].rep != 2)
+            return bad_schema(w, e, FC_ERR_PARSE,
+                              "a LIST whose one child is not a repeated field");
+        rep = &w->e[w->next++];
+        if ((id = new_node(w, N_LIST, parent, e, def_slot, nullable, lists)) < 0)
+            return pr_fail(w->err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+        strcpy(r->nodes[id].fmt, "+L");
+        /* the format's compatibility rules: a repeated group of one field,
+         * not named "array" nor LISTNAME_tuple, holds the element; else the
+         * repeated field is the element */
+        two_level = rep->nkids != 1 || rep->type >= 0 ||
+                    (rep->name_len == 5 && memcmp(rep->name, "array", 5) == 0) ||
+                    (rep->name_len == e->name_len + 6 && memcmp(rep->name, e->name, e->name_len) == 0 &&
+                     memcmp(rep->name + e->name_len, "_tuple", 6) == 0);
+        if (two_level)
+            return make_node(w, rep, id, def_slot + nullable + 1, 0, lists + 1, depth + 1);
+        return walk_field(w, id, def_slot + nullable + 1, lists + 1, depth + 2);
+    }
+    if ((id = new_node(w, N_STRUCT, parent, e, def_slot, nullable, lists)) < 0)
+        return pr_fail(w->err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+    strcpy(r->nodes[id].fmt, "+s");
+    for (k = 0; k < e->nkids; k++)
+        if ((s = walk_field(w, id, def_slot + nullable, lists, depth + 1)) != FC_OK)
+            return s;
+    return FC_OK;
+}
+
+/* The next element, a field under parent at definition level def. */
+static int walk_field(walker *w, int parent, int def, int lists, unsigned depth)
+{
+    const selem *e;
+    int id;
+    if (w->next >= w->ne)
+        return pr_fail(w->err, FC_ERR_PARSE, w->r, -1, UINT64_MAX,
+                       "the schema has fewer elements than its groups claim");
+    e = &w->e[w->next++];
+    if (e->rep < 0 || e->rep > 2)
+        return bad_schema(w, e, FC_ERR_PARSE, "a field without its repetition");
+    if (e->rep != 2)
+        return make_node(w, e, parent, def, e->rep == 1, lists, depth);
+    /* a bare repeated field: a list of required values */
+    if (depth > PR_DEPTH)
+        return bad_schema(w, e, FC_ERR_UNSUPPORTED, "nested more than 64 levels deep");
+    if ((id = new_node(w, N_LIST, parent, e, def, 0, lists)) < 0)
+        return pr_fail(w->err, FC_ERR_NO_MEMORY, w->r, -1, UINT64_MAX, "out of memory");
+    strcpy(w->r->nodes[id].fmt, "+L");
+    return make_node(w, e, id, def + 1, 0, lists + 1, depth + 1);
+}
+
+/* Kids, owners, paths and names of the nodes the walk made. */
+static int finish_schema(fc_parquet_reader *r, fc_error *err)
+{
+    int i, k, *fill;
+    r->kids = (int *)calloc((size_t)r->nnodes + 1, sizeof *r->kids);
+    fill = (int *)calloc((size_t)r->nnodes + 1, sizeof *fill);
+    if (r->kids == NULL || fill == NULL) {
+        free(fill);
+        return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+    }
+    for (i = 1; i < r->nnodes; i++)
+        r->nodes[r->nodes[i].parent].nkids++;
+    for (i = 0, k = 0; i < r->nnodes; i++) {
+        r->nodes[i].first_kid = k;
+        k += r->nodes[i].nkids;
+    }
+    for (i = 1; i < r->nnodes; i++) {
+        pr_node *p = &r->nodes[r->nodes[i].parent];
+        r->kids[p->first_kid + fill[r->nodes[i].parent]++] = i;
+    }
+    free(fill);
+    for (k = 0; k < r->ncols; k++) {
+        pr_col *c = &r->cols[k];
+        int path[2 * PR_DEPTH + 2], n = 0, j;
+        size_t len = 1;
+        for (i = c->node; i > 0 && n < 2 * PR_DEPTH + 2; i = r->nodes[i].parent)
+            path[n++] = i;
+        if (n > 2 * PR_DEPTH)
+            return pr_fail(err, FC_ERR_UNSUPPORTED, r, -1, UINT64_MAX,
+                           "the schema nests more than 64 levels deep");
+        for (j = 0; j < n; j++) {
+            c->path[j] = path[n - 1 - j];
+            len += strlen(r->nodes[c->path[j]].name) + 1;
+            if (r->nodes[c->path[j]].owner < 0)
+                r->nodes[c->path[j]].owner = k;
+        }
+        c->npath = n;
+        c->max_def = r->nodes[c->node].def_valid;
+        c->max_rep = r->nodes[c->node].lists;
+        if ((c->dotted = (char *)malloc(len)) == NULL)
+            return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+        c->dotted[0] = '\0';
+        for (j = 0; j < n; j++) {
+            if (j > 0)
+                strcat(c->dotted, ".");
+            strcat(c->dotted, r->nodes[c->path[j]].name);
+        }
+    }
+    for (i = 0; i < r->nnodes; i++)
+        if (r->nodes[i].owner < 0 && i > 0)
+            return pr_fail(err, FC_ERR_PARSE, r, -1, UINT64_MAX,
+                           "the schema has a group without columns");
+    return FC_OK;
+}
+
+static int read_schema(fc_parquet_reader *r, const selem *e, size_t ne, fc_error *err)
+{
+    walker w;
+    int k, s;
+    pr_node *root;
+    if (ne < 2 || e[0].nkids <= 0)
+        return pr_fail(err, FC_ERR_PARSE, r, -1, ne > 0 ? e[0].at : UINT64_MAX,
+                       "a schema without columns");
+    r->nodes = (pr_node *)calloc(2 * ne + 1, sizeof *r->nodes);
+    r->cols = (pr_col *)calloc(ne + 1, sizeof *r->cols);
+    if (r->nodes == NULL || r->cols == NULL)
+        return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+    w.r = r;
+    w.e = e;
+    w.ne = ne;
+    w.next = 1;
+    w.err = err;
+    if (new_node(&w, N_STRUCT, -1, &e[0], 0, 0, 0) < 0)
+        return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+    root = &r->nodes[0];
+    root->name[0] = '\0';
+    strcpy(root->fmt, "+s");
+    for (k = 0; k < e[0].nkids; k++)
+        if ((s = walk_field(&w, 0, 0, 0, 1)) != FC_OK)
+            return s;
+    if (w.next != ne)
+        return pr_fail(err, FC_ERR_PARSE, r, -1, e[w.next].at,
+                       "the schema has more elements than its groups hold");
+    return finish_schema(r, err);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int read_footer(fc_parquet_reader *r, fc_error *err)
+{
+    th_reader t;
+    int16_t id;
+    unsigned type, elem;
+    selem *e = NULL;
+    size_t ne = 0, k;
+    int has_rows = 0, s;
+    uint32_t flen;
+    uint64_t fstart;
+    const unsigned char *groups_at = NULL;
+    size_t groups_len = 0;
+    if (r->len < 12 || memcmp(r->data, "PAR1", 4) != 0)
+        return pr_fail(err, FC_ERR_PARSE, r, -1, 0, "not a Parquet file (no PAR1 at its start)");
+    if (memcmp(r->data + r->len - 4, "PAR1", 4) != 0)
+        return pr_fail(err, FC_ERR_PARSE, r, -1, r->len - 4,
+                       memcmp(r->data + r->len - 4, "PARE", 4) == 0
+                           ? "an encrypted Parquet file: not read"
+                           : "no PAR1 at the file's end (a truncated file?)");
+    flen = le32(r->data + r->len - 8);
+    if (flen > r->len - 12)
+        return pr_fail(err, FC_ERR_PARSE, r, -1, r->len - 8,
+                       "a footer length past the file's start");
+    fstart = r->len - 8 - flen;
+    r->data_end = fstart;
+    th_read_begin(&t, r->data + fstart, flen, fstart);
+    while (th_read_field(&t, &id, &type)) {
+        if (id == 2 && type == TH_LIST && e == NULL) {
+            ne = th_read_list(&t, &elem);
+            if (t.bad)
+                break;
+            if (elem != TH_STRUCT) {
+                th_read_fail(&t, "a schema that is not a list of elements");
+                break;
+            }
+            if ((e = (selem *)calloc(ne + 1, sizeof *e)) == NULL) {
+                th_read_fail(&t, "out of memory");
+                break;
+            }
+            for (k = 0; k < ne && !t.bad; k++)
+                read_selem(&t, &e[k]);
+        } else if (id == 3 && type == TH_I64) {
+            r->rows = th_read_int(&t, type);
+            has_rows = 1;
+        } else if (id == 4 && type == TH_LIST && groups_at == NULL) {
+            /* read once the schema is known (fields come in any order) */
+            groups_at = t.p;
+            th_skip(&t, type, 0);
+            groups_len = (size_t)(t.p - groups_at);
+        } else
+            th_skip(&t, type, 0);
+    }
+    if (!t.bad && (e == NULL || !has_rows || groups_at == NULL))
+        th_read_fail(&t, "a footer without its schema, row count or row groups");
+    if (!t.bad && r->rows < 0)
+        th_read_fail(&t, "a negative row count");
+    if (t.bad) {
+        free(e);
+        return pr_fail(err, strcmp(t.why, "out of memory") == 0 ? FC_ERR_NO_MEMORY : FC_ERR_PARSE,
+                       r, -1, t.bad_at, t.why);
+    }
+    s = read_schema(r, e, ne, err);
+    free(e);
+    if (s != FC_OK)
+        return s;
+    th_read_begin(&t, groups_at, groups_len, fstart + (uint64_t)(groups_at - (r->data + fstart)));
+    t.depth = 0; /* the list is not inside a struct here */
+    r->ngroups = th_read_list(&t, &elem);
+    if (!t.bad && elem != TH_STRUCT && r->ngroups > 0)
+        th_read_fail(&t, "row groups that are not structs");
+    if (!t.bad && (r->groups = (pr_group *)calloc(r->ngroups + 1, sizeof *r->groups)) == NULL)
+        th_read_fail(&t, "out of memory");
+    for (k = 0; k < r->ngroups && !t.bad; k++)
+        read_group(&t, &r->groups[k], r->ncols);
+    if (!t.bad) {
+        int64_t total = 0;
+        for (k = 0; k < r->ngroups && !t.bad; k++) {
+            if (r->groups[k].rows > INT64_MAX - total)
+                th_read_fail(&t, "row counts that overflow");
+            total += r->groups[k].rows;
+        }
+        if (!t.bad && total != r->rows) {
+            t.bad = 1;
+            t.bad_at = fstart;
+            t.why = "row groups whose rows do not add up to the footer's row count";
+        }
+    }
+    if (t.bad)
+        return pr_fail(err, strcmp(t.why, "out of memory") == 0 ? FC_ERR_NO_MEMORY : FC_ERR_PARSE,
+                       r, -1, t.bad_at, t.why);
+    return FC_OK;
+}
+
+/* ------------------------------------------------------------ the API */
+
+int fc_parquet_read_open(fc_parquet_reader **out, const void *data, size_t len,
+                         const fc_parquet_read_options *opt, fc_error *err)
+{
+    fc_parquet_reader *r;
+    int s;
+    *out = NULL;
+    if (data == NULL && len > 0)
+        return pr_fail(err, FC_ERR_ARG, NULL, -1, UINT64_MAX, "no bytes to read");
+    if ((r = (fc_parquet_reader *)calloc(1, sizeof *r)) == NULL)
+        return pr_fail(err, FC_ERR_NO_MEMORY, NULL, -1, UINT64_MAX, "out of memory");
+    r->data = (const unsigned char *)data;
+    r->len = len;
+    if (opt != NULL)
+        r->opt = *opt;
+    if (r->opt.max_bytes == 0)
+        r->opt.max_bytes = FC_PARQUET_MAX_BYTES;
+    if ((s = read_footer(r, err)) != FC_OK) {
+        fc_parquet_read_close(r);
+        return s;
+    }
+    r->reached = 4;
+    *out = r;
+    return FC_OK;
+}
+
+uint64_t fc_parquet_read_rows(const fc_parquet_reader *r)
+{
+    return (uint64_t)r->rows;
+}
+
+uint64_t fc_parquet_read_groups(const fc_parquet_reader *r)
+{
+    return r->ngroups;
+}
+
+uint64_t fc_parquet_read_offset(const fc_parquet_reader *r)
+{
+    return r->next >= r->ngroups ? r->len : r->reached;
+}
+
+static void free_bufs(pr_node *n)
+{
+    th_free(&n->valid);
+    th_free(&n->off);
+    th_free(&n->vals);
+    n->len = n->nulls = 0;
+}
+
+void fc_parquet_read_close(fc_parquet_reader *r)
+{
+    int i;
+    size_t k;
+    if (r == NULL)
+        return;
+    for (i = 0; i < r->nnodes; i++) {
+        free_bufs(&r->nodes[i]);
+        free(r->nodes[i].name);
+    }
+    for (i = 0; i < r->ncols; i++)
+        free(r->cols[i].dotted);
+    for (k = 0; k < r->ngroups; k++)
+        free(r->groups[k].chunks);
+    free(r->groups);
+    free(r->nodes);
+    free(r->cols);
+    free(r->kids);
+    th_free(&r->page);
+    th_free(&r->dict_page);
+    th_free(&r->dict);
+    th_free(&r->tmp);
+    th_free(&r->lev);
+    th_free(&r->scratch);
+    th_free(&r->built);
+    if (r->z_open)
+        inflateEnd(&r->z);
+    free(r);
+}
+
+/* ------------------------------------------------------------ Arrow out */
+
+/* The schema: one block holding a node's ArrowSchema each, their child
+ * pointers and names; released whole by the root. */
+typedef struct schema_block {
+    struct ArrowSchema *s;
+    struct ArrowSchema **kids;
+    char **names;
+    char (*fmts)[4];
+    int n;
+} schema_block;
+
+static void release_child_schema(struct ArrowSchema *s)
+{
+    s->release = NULL;
+}
+
+static void release_schema(struct ArrowSchema *s)
+{
+    schema_block *b = (schema_block *)s->private_data;
+    int i;
+    if (s->release == NULL)
+        return;
+    for (i = 0; i < b->n; i++)
+        free(b->names[i]);
+    free(b->names);
+    free(b->fmts);
+    free(b->kids);
+    free(b->s);
+    free(b);
+    s->release = NULL;
+}
+
+int fc_parquet_read_schema(const fc_parquet_reader *r, struct ArrowSchema *out, fc_error *err)
+{
+    schema_block *b = (schema_block *)calloc(1, sizeof *b);
+    int i;
+    memset(out, 0, sizeof *out);
+    if (b != NULL) {
+        b->s = (struct ArrowSchema *)calloc((size_t)r->nnodes, sizeof *b->s);
+        b->kids = (struct ArrowSchema **)calloc((size_t)r->nnodes + 1, sizeof *b->kids);
+        b->names = (char **)calloc((size_t)r->nnodes, sizeof *b->names);
+        b->fmts = (char(*)[4])calloc((size_t)r->nnodes, sizeof *b->fmts);
+    }
+    if (b == NULL || b->s == NULL || b->kids == NULL || b->names == NULL || b->fmts == NULL)
+        goto oom;
+    b->n = r->nnodes;
+    for (i = 0; i < r->nnodes; i++) {
+        const pr_node *n = &r->nodes[i];
+        struct ArrowSchema *s = &b->s[i];
+        int k;
+        if ((b->names[i] = (char *)malloc(strlen(n->name) + 1)) == NULL)
+            goto oom;
+        strcpy(b->names[i], n->name);
+        memcpy(b->fmts[i], n->fmt, sizeof n->fmt);
+        s->format = b->fmts[i];
+        s->name = b->names[i];
+        s->flags = n->nullable ? ARROW_FLAG_NULLABLE : 0;
+        s->n_children = n->nkids;
+        s->children = n->nkids > 0 ? &b->kids[n->first_kid] : NULL;
+        for (k = 0; k < n->nkids; k++)
+            b->kids[n->first_kid + k] = &b->s[r->kids[n->first_kid + k]];
+        s->release = release_child_schema;
+        s->private_data = b;
+    }
+    *out = b->s[0];
+    out->release = release_schema;
+    /* the root's copy is the one released; its block entry stays a child's */
+    return FC_OK;
+oom:
+    if (b != NULL) {
+        if (b->names != NULL)
+            for (i = 0; i < r->nnodes; i++)
+                free(b->names[i]);
+        free(b->names);
+        free(b->fmts);
+        free(b->kids);
+        free(b->s);
+        free(b);
+    }
+    return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+}
+
+/* A row group's arrays: a node's ArrowArray each, their buffers and child
+ * pointers, and the memory the nodes built (taken from them). */
+typedef struct array_block {
+    struct ArrowArray *a;
+    struct ArrowArray **kids;
+    const void **bufs; /* three per node */
+    void **mem;        /* what to free */
+    size_t nmem;
+} array_block;
+
+static void release_child_array(struct ArrowArray *a)
+{
+    a->release = NULL;
+}
+
+static void release_array(struct ArrowArray *a)
+{
+    array_block *b = (array_block *)a->private_data;
+    size_t k;
+    if (a->release == NULL)
+        return;
+    for (k = 0; k < b->nmem; k++)
+        free(b->mem[k]);
+    free(b->mem);
+    free(b->bufs);
+    free(b->kids);
+    free(b->a);
+    free(b);
+    a->release = NULL;
+}
+
+/* A bitmap of n bits from bytes v (each 0 or 1), kept in b->mem. */
+static void *pack_bits(array_block *b, const unsigned char *v, size_t n)
+{
+    unsigned char *bits = (unsigned char *)calloc(n / 8 + 1, 1);
+    size_t i;
+    if (bits == NULL)
+        return NULL;
+    for (i = 0; i < n; i++)
+        bits[i >> 3] = (unsigned char)(bits[i >> 3] | (v[i] & 1) << (i & 7));
+    b->mem[b->nmem++] = bits;
+    return bits;
+}
+
+/* th_buf memory moved into b->mem (never NULL: an empty one a byte). */
+static void *take(array_block *b, th_buf *t)
+{
+    void *p = t->p;
+    if (p == NULL && (p = malloc(8)) == NULL)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    b->mem[b->nmem++] = p;
+    return p;
+}
+
+/* The nodes' arrays into out (taken from them). */
+static int export_group(fc_parquet_reader *r, struct ArrowArray *out, fc_error *err)
+{
+    array_block *b = (array_block *)calloc(1, sizeof *b);
+    int i;
+    size_t nn = (size_t)r->nnodes;
+    if (b != NULL) {
+        b->a = (struct ArrowArray *)calloc(nn, sizeof *b->a);
+        b->kids = (struct ArrowArray **)calloc(nn + 1, sizeof *b->kids);
+        b->bufs = (const void **)calloc(3 * nn, sizeof *b->bufs);
+        b->mem = (void **)calloc(4 * nn, sizeof *b->mem);
+    }
+    if (b == NULL || b->a == NULL || b->kids == NULL || b->bufs == NULL || b->mem == NULL)
+        goto oom;
+    for (i = 0; i < r->nnodes; i++) {
+        pr_node *n = &r->nodes[i];
+        struct ArrowArray *a = &b->a[i];
+        const void **buf = &b->bufs[3 * i];
+        int k;
+        a->length = (int64_t)n->len;
+        a->null_count = (int64_t)n->nulls;
+        a->buffers = buf;
+        a->n_children = n->nkids;
+        a->children = n->nkids > 0 ? &b->kids[n->first_kid] : NULL;
+        for (k = 0; k < n->nkids; k++)
+            b->kids[n->first_kid + k] = &b->a[r->kids[n->first_kid + k]];
+        a->release = release_child_array;
+        a->private_data = b;
+        if (n->nulls > 0 && (buf[0] = pack_bits(b, n->valid.p, n->len)) == NULL)
+            goto oom;
+        th_free(&n->valid);
+        if (n->kind == N_STRUCT) {
+            a->n_buffers = 1;
+        } else if (n->kind == N_LIST || (n->kind == N_LEAF && r->cols[n->col].width == 0)) {
+            int64_t end = n->kind == N_LIST ? (int64_t)r->nodes[r->kids[n->first_kid]].len
+                                            : (int64_t)n->vals.n;
+            th_put(&n->off, &end, sizeof end);
+            if (n->off.oom || (buf[1] = take(b, &n->off)) == NULL)
+                goto oom;
+            a->n_buffers = 2;
+            if (n->kind == N_LEAF) {
+                if ((buf[2] = take(b, &n->vals)) == NULL)
+                    goto oom;
+                a->n_buffers = 3;
+            }
+        } else if (r->cols[n->col].type == PQ_BOOLEAN) {
+            if ((buf[1] = pack_bits(b, n->vals.p != NULL ? n->vals.p : (const unsigned char *)"",
+                                    n->len)) == NULL)
+                goto oom;
+            th_free(&n->vals);
+            a->n_buffers = 2;
+        } else {
+            if ((buf[1] = take(b, &n->vals)) == NULL)
+                goto oom;
+            a->n_buffers = 2;
+        }
+        free_bufs(n);
+    }
+    *out = b->a[0];
+    out->release = release_array;
+    return FC_OK;
+oom:
+    if (b != NULL) {
+        size_t k;
+        for (k = 0; k < b->nmem; k++)
+            free(b->mem[k]);
+        free(b->mem);
+        free(b->bufs);
+        free(b->kids);
+        free(b->a);
+        free(b);
+    }
+    return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+}
+
+int fc_parquet_read_next(fc_parquet_reader *r, struct ArrowArray *out, fc_error *err)
+{
+    const pr_group *g;
+    int c, i, s;
+    memset(out, 0, sizeof *out);
+    if (r->next >= r->ngroups)
+        return FC_END;
+    g = &r->groups[r->next];
+    for (i = 0; i < r->nnodes; i++)
+        free_bufs(&r->nodes[i]);
+    for (c = 0; c < r->ncols; c++)
+        if ((s = pr_read_chunk(r, g, c, err)) != FC_OK)
+            return s;
+    /* the columns agree: a struct's children as long as it, a list's child
+     * as long as its offsets say, the top level as the row group */
+    r->nodes[0].len = (size_t)g->rows;
+    for (i = 0; i < r->nnodes; i++) {
+        const pr_node *n = &r->nodes[i];
+        int k;
+        for (k = 0; k < n->nkids && n->kind == N_STRUCT; k++) {
+            const pr_node *kid = &r->nodes[r->kids[n->first_kid + k]];
+            if (kid->len != n->len) {
+                int col = kid->kind == N_LEAF ? kid->col : kid->owner;
+                return pr_fail(err, FC_ERR_PARSE, r, col, g->at,
+                               i == 0 ? "a column with another number of rows than its row "
+                                        "group"
+                                      : "columns of one group with different numbers of values");
+            }
+        }
+    }
+    r->next++;
+    return export_group(r, out, err);
+}
