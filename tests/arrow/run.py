@@ -389,6 +389,47 @@ def compare_stats(stats, refs, group_rows, arrow_fields, label, reader):
 
 PARQUET_CODECS = ["snappy", "zstd", "gzip", "none"]
 PARQUET_SEEN = [0]
+# what DuckDB's COPY ... (FORMAT parquet) offers: each codec, pages of
+# version 1 and 2 (V2: DELTA_BINARY_PACKED, BYTE_STREAM_SPLIT, DELTA
+# byte arrays, data pages v2)
+DUCKDB_CODECS = ["uncompressed", "snappy", "gzip", "zstd", "brotli", "lz4", "lz4_raw"]
+
+
+def sql_str(path):
+    return "'" + path.replace("'", "''") + "'"
+
+
+def parquet_back(case, src, refs, label, rc_want=0):
+    """featc convert SRC (Parquet) --spec -o SRC.tfrecord: the records the
+    driver reads as refs.  The output's path, or None."""
+    out = src + ".tfrecord"
+    rc, _, err = convert(src, *spec_args(case), "-o", out)
+    if not ok(rc == 0, "%s: featc converts it back to TFRecords (exit %d) %s"
+              % (label, rc, err.strip())):
+        return None
+    rc, back = reference(case, [out])
+    ok(rc == 0 and back == refs, "%s: the records written back read as the original "
+       "(%d records, %d back)" % (label, len(refs), len(back)))
+    return out
+
+
+def duckdb_rewrites(case, src, refs, k, d):
+    """DuckDB reads featc's Parquet file and writes it again (the codecs it
+    offers in turn, pages v1 and v2, every other file in row groups of 3
+    rows); featc converts each back to the records of refs."""
+    codec = DUCKDB_CODECS[k % len(DUCKDB_CODECS)]
+    for version in ("V1", "V2"):
+        out = os.path.join(d, "duck-%s-%s.parquet" % (codec, version))
+        rows = ", ROW_GROUP_SIZE 3" if (k // 2) % 2 else ""
+        try:
+            node("duckdb_write.js", "COPY (SELECT * FROM read_parquet(%s)) TO %s (FORMAT parquet, "
+                 "COMPRESSION %s, PARQUET_VERSION %s%s)" % (sql_str(src), sql_str(out), codec,
+                                                            version, rows))
+        except RuntimeError as e:
+            check(False, "%s: DuckDB rewrites featc's Parquet: %s" % (case["label"], e))
+            continue
+        parquet_back(case, out, refs, "%s, DuckDB's Parquet (%s, %s%s)"
+                     % (case["label"], codec, version, ", groups of 3" if rows else ""))
 
 
 def parquet_case(case, files, refs, arrow_fields, d):
@@ -426,6 +467,10 @@ def parquet_case(case, files, refs, arrow_fields, d):
     want = [[n, duckdb_type(t)] for n, t in arrow_fields]
     check(duck["fields"] == want, "%s: DuckDB's column types %s, the mapping's %s"
           % (label, duck["fields"], want))
+    # and back: featc's own file, and DuckDB's writes of it
+    back = parquet_back(case, out, refs, label)
+    duckdb_rewrites(case, out, refs, k, d)
+    return back
 
 
 # ------------------------------------------------------------ one case
@@ -468,7 +513,7 @@ def run_case(case, files, refs):
     tables = node("read.js", arrow, arrows)
     compare_rows(tables[0], refs, what + ", IPC file")
     compare_rows(tables[1], refs, what + ", IPC stream")
-    parquet_case(case, files, refs, tables[0]["fields"], d)
+    pq_back = parquet_case(case, files, refs, tables[0]["fields"], d)
     levels = ",".join("%s=%s" % (n, "x" if levels_of(t) is None else levels_of(t))
                       for n, t in tables[0]["fields"])
     for s in node("polars.js", arrow, levels, arrows, levels):
@@ -484,8 +529,11 @@ def run_case(case, files, refs):
                   % (what, os.path.basename(src), rc, err.strip())):
             return
         backs.append(out)
+    if pq_back is not None:
+        backs.append(pq_back)
     same_bytes = all(open(b, "rb").read() == open(backs[0], "rb").read() for b in backs)
-    check(same_bytes, "%s: file, stream and --large convert back to the same bytes" % what)
+    check(same_bytes, "%s: file, stream, --large and Parquet convert back to the same bytes"
+          % what)
     rc, back_refs = reference(case, [backs[0]])
     check(rc == 0 and back_refs == refs,
           "%s: the records written back read as the original (%d records)" % (what, len(refs)))
