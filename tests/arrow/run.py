@@ -573,6 +573,61 @@ def run_case(case, files, refs):
           "%s: a column of the wrong type refused (exit %d: %s)" % (what, rc, err.strip()))
 
 
+# ------------------------------------------------------------ nulls
+
+NULL_COLUMNS = 'v(s, d, f3, b2, v, vb, r, "a/b")'
+
+
+def nulls_case():
+    """Parquet files DuckDB writes with NULLs, through tests/specs/
+    semantics.feat's message t: a null FixedLen with a default is its
+    default, a null VarLen or FixedLenSequence no values (the records read
+    as those of a table with the defaults and empty lists written out); a
+    null for a required feature, a null inside a value and a list of
+    another length than a fixed shape are errors that name the column and
+    row, and write nothing."""
+    spec = os.path.join(REPO, "tests", "specs", "semantics.feat")
+    d = os.path.join(TMP, "nulls")
+    case = cases_of(spec, "nulls", os.path.join(TMP, "drv-nulls"))[0]
+    row0 = "(1::BIGINT, 5::BIGINT, [1,2,3]::FLOAT[], ['p','q']::BLOB[], [1,2]::BIGINT[], " \
+        "['a']::BLOB[], [[1,2],[3,4]]::FLOAT[][], 1.5::FLOAT)"
+    tables = {
+        "nulls": "(2, NULL, [4,5,6], NULL, NULL, NULL, NULL, NULL)",
+        "explicit": "(2, 7, [4,5,6], ['x','y']::BLOB[], [], [], [], 0.5)",
+        "required": "(NULL, 7, [4,5,6], ['x','y']::BLOB[], [], [], [], 0.5)",
+        "inside": "(2, 7, [4,NULL,6], ['x','y']::BLOB[], [], [], [], 0.5)",
+        "short": "(2, 7, [4,6], ['x','y']::BLOB[], [], [], [], 0.5)",
+    }
+    os.makedirs(d, exist_ok=True)
+    sql = []
+    for name, row in tables.items():
+        sql.append("COPY (SELECT * FROM (VALUES %s, %s) %s) TO %s (FORMAT parquet)"
+                   % (row0, row, NULL_COLUMNS, sql_str(os.path.join(d, name + ".parquet"))))
+    try:
+        node("duckdb_write.js", *sql)
+    except RuntimeError as e:
+        check(False, "nulls: DuckDB writes the tables: %s" % e)
+        return
+    outs = {}
+    for name in tables:
+        src = os.path.join(d, name + ".parquet")
+        rc, _, err = convert(src, *spec_args(case), "-o", src + ".tfrecord")
+        outs[name] = (rc, err, os.path.exists(src + ".tfrecord"))
+    if ok(outs["nulls"][0] == 0 and outs["explicit"][0] == 0,
+          "nulls: DuckDB's tables with NULLs and with defaults convert %s" % (outs,)):
+        rc1, a = reference(case, [os.path.join(d, "nulls.parquet.tfrecord")])
+        rc2, b = reference(case, [os.path.join(d, "explicit.parquet.tfrecord")])
+        check(rc1 == rc2 == 0 and len(a) == 2 and a == b,
+              "nulls: NULLs read as defaults and no values (%s against %s)" % (a, b))
+    for name, text in (("required", "null, but the feature is required"),
+                       ("inside", "a null inside a value"),
+                       ("short", "a list whose length is not the spec's fixed shape's (2)")):
+        rc, err, left = outs[name]
+        check(rc == 1 and text in err and "row group 0, row 1" in err and not left,
+              "nulls: %s: exit 1 naming the row, nothing written (exit %d: %s)"
+              % (name, rc, err.strip()))
+
+
 # ------------------------------------------------------------ bad input
 
 def bad_input(case, other_case):
@@ -776,6 +831,7 @@ def main():
             for k in range(2):  # once in default row groups, once in groups of 5, small pages
                 parquet_case(case, [src], refs, [["id", "Binary"], ["tag", "Binary"],
                                                  ["words", "List<Binary>"]], d)
+    nulls_case()
     bad_input(done[0], done[1])
     bad_input(done[5], done[0])
     return finish("arrow-js")
