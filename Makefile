@@ -106,7 +106,7 @@ FEATC_SRC = $(addprefix compiler/,compile.c diag.c sema_names.c sema_values.c se
 FEATC_GEN = $(BUILD)/gen/spec_parse.c $(BUILD)/gen/spec_lex.c $(BUILD)/gen/templates.c
 # Every template, embedded into the compiler as fcc_template_NAME_EXT.
 TEMPLATES = $(sort $(wildcard templates/*.c templates/*.h))
-HEADERS = $(wildcard include/featc/*.h runtime/core/*.h compiler/*.h cli/*/*.h cli/*/*/*.h)
+HEADERS = $(wildcard include/featc/*.h runtime/core/*.h runtime/hosted/*.h compiler/*.h cli/*/*.h cli/*/*/*.h)
 
 RUNTIME_OBJ = $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLRT_SRC:%.c=$(BUILD)/obj/%.o)
 FEATC_OBJ = $(FEATC_SRC:%.c=$(BUILD)/obj/%.o) $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)

@@ -12,11 +12,11 @@
 enum { PAGE_DATA = 0, PAGE_INDEX = 1, PAGE_DICT = 2, PAGE_DATA_V2 = 3 };
 
 typedef struct page_hdr {
-    int type;
+    int64_t type;
     int64_t raw, packed; /* sizes uncompressed and as stored */
     int has;             /* the header of its type was there */
     int64_t n;           /* values (levels), or dictionary entries */
-    int enc, def_enc, rep_enc;
+    int64_t enc, def_enc, rep_enc;
     int64_t def_len, rep_len; /* version 2: the levels' bytes, never compressed */
     int compressed;           /* version 2: the values are */
 } page_hdr;
@@ -31,7 +31,7 @@ static void read_header(th_reader *t, page_hdr *h)
     h->compressed = 1;
     while (th_read_field(t, &id, &type)) {
         if (id == 1 && type == TH_I32)
-            h->type = (int)th_read_int(t, type);
+            h->type = th_read_int(t, type);
         else if (id == 2 && type == TH_I32)
             h->raw = th_read_int(t, type);
         else if (id == 3 && type == TH_I32)
@@ -52,15 +52,15 @@ static void read_header(th_reader *t, page_hdr *h)
                 if (sub == 1 && st == TH_I32)
                     h->n = th_read_int(t, st);
                 else if (!v2 && !dict && sub == 2 && st == TH_I32)
-                    h->enc = (int)th_read_int(t, st);
+                    h->enc = th_read_int(t, st);
                 else if (!v2 && !dict && sub == 3 && st == TH_I32)
-                    h->def_enc = (int)th_read_int(t, st);
+                    h->def_enc = th_read_int(t, st);
                 else if (!v2 && !dict && sub == 4 && st == TH_I32)
-                    h->rep_enc = (int)th_read_int(t, st);
+                    h->rep_enc = th_read_int(t, st);
                 else if (dict && sub == 2 && st == TH_I32)
-                    h->enc = (int)th_read_int(t, st);
+                    h->enc = th_read_int(t, st);
                 else if (v2 && sub == 4 && st == TH_I32)
-                    h->enc = (int)th_read_int(t, st);
+                    h->enc = th_read_int(t, st);
                 else if (v2 && sub == 5 && st == TH_I32)
                     h->def_len = th_read_int(t, st);
                 else if (v2 && sub == 6 && st == TH_I32)
@@ -75,6 +75,11 @@ static void read_header(th_reader *t, page_hdr *h)
     }
     if (!t->bad && (h->type < 0 || h->raw < 0 || h->packed < 0))
         th_read_fail(t, "a page header without its type or sizes");
+    if (!t->bad && h->has && h->enc < 0)
+        th_read_fail(t, "a page header without its encoding");
+    if (!t->bad && h->has && (!pq_encoding_known(h->enc) || !pq_encoding_known(h->def_enc) ||
+                              !pq_encoding_known(h->rep_enc)))
+        th_read_fail(t, "a page header naming an encoding parquet.thrift does not define");
 }
 
 /* b emptied, with room for k bytes: its bytes, or NULL (out of memory). */
@@ -457,7 +462,7 @@ static int data_page(fc_parquet_reader *r, int c, const pr_chunk *ch, const page
     else
         for (i = 0, nn = 0; i < n; i++)
             nn += def[i] == (uint32_t)col->max_def;
-    if ((s = values(r, c, h->enc, q, qn, nn, body, err)) != FC_OK)
+    if ((s = values(r, c, (int)h->enc, q, qn, nn, body, err)) != FC_OK)
         return s;
     return assemble(r, c, rep, def, n, nn, body, err);
 bad:

@@ -24,6 +24,11 @@ static void to_host(unsigned char *v, size_t n, size_t width)
         }
 }
 
+int pq_encoding_known(int64_t v)
+{
+    return v == 0 || (v >= 2 && v <= 9);
+}
+
 static uint32_t le32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

@@ -17,6 +17,10 @@ enum { PQ_PLAIN = 0, PQ_PLAIN_DICTIONARY = 2, PQ_RLE = 3, PQ_BIT_PACKED = 4,
        PQ_DELTA_BINARY_PACKED = 5, PQ_DELTA_LENGTH_BYTE_ARRAY = 6, PQ_DELTA_BYTE_ARRAY = 7,
        PQ_RLE_DICTIONARY = 8, PQ_BYTE_STREAM_SPLIT = 9 };
 
+/* 1 when v is an Encoding parquet.thrift defines (0, 2 to 9; 1 was
+ * GROUP_VAR_INT, long gone), as DuckDB requires of every one a file names. */
+int pq_encoding_known(int64_t v);
+
 /* A byte string: a view, into a page, a dictionary or a scratch buffer. */
 typedef struct pq_view {
     const unsigned char *p;

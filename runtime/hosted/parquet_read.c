@@ -14,7 +14,7 @@ int pr_fail(fc_error *err, int status, const fc_parquet_reader *r, int col, uint
     fc_msg_str(&m, "parquet: ");
     if (r != NULL && col >= 0 && col < r->ncols && r->cols[col].dotted != NULL) {
         fc_msg_str(&m, "column '");
-        fc_msg_str(&m, r->cols[col].dotted);
+        fc_msg_mem(&m, r->cols[col].dotted, strlen(r->cols[col].dotted)); /* (escaped) */
         fc_msg_str(&m, "': ");
     }
     fc_msg_str(&m, what);
@@ -88,8 +88,11 @@ static void read_selem(th_reader *t, selem *e)
             e->name = th_read_binary(t, &e->name_len);
         else if (id == 5 && type == TH_I32)
             e->nkids = (int)th_read_int(t, type);
-        else if (id == 6 && type == TH_I32)
+        else if (id == 6 && type == TH_I32) {
             e->converted = (int)th_read_int(t, type);
+            if (e->converted < 0 || e->converted > 21)
+                th_read_fail(t, "a converted type parquet.thrift does not define");
+        }
         else if (id == 10 && type == TH_STRUCT)
             read_logical(t, e);
         else
@@ -97,15 +100,51 @@ static void read_selem(th_reader *t, selem *e)
     }
 }
 
-static void read_meta(th_reader *t, pr_chunk *ch)
+/* A chunk's path_in_schema is its column's path (c's names). */
+static void check_path(th_reader *t, const pr_col *c)
+{
+    unsigned elem;
+    size_t n = th_read_list(t, &elem), k, at = 0;
+    int same = elem == TH_BINARY || n == 0;
+    for (k = 0; k < n && !t->bad; k++) {
+        size_t len;
+        const unsigned char *p = th_read_binary(t, &len);
+        if (!same || t->bad)
+            continue;
+        same = at + 4 <= c->names_len &&
+               len == ((size_t)c->names[at] | (size_t)c->names[at + 1] << 8 |
+                       (size_t)c->names[at + 2] << 16 | (size_t)c->names[at + 3] << 24) &&
+               len <= c->names_len - at - 4 && (len == 0 || memcmp(c->names + at + 4, p, len) == 0);
+        at += 4 + len;
+    }
+    if (!t->bad && (!same || at != c->names_len))
+        th_read_fail(t, "a column chunk whose path_in_schema is not its column's");
+}
+
+static void read_meta(th_reader *t, pr_chunk *ch, const pr_col *c)
 {
     int16_t id;
     unsigned type;
+    int has_path = 0;
     th_read_struct(t);
     while (th_read_field(t, &id, &type)) {
+        if (id == 3 && type == TH_LIST) {
+            check_path(t, c);
+            has_path = 1;
+            continue;
+        }
         if (id == 1 && type == TH_I32)
             ch->type = (int)th_read_int(t, type);
-        else if (id == 4 && type == TH_I32)
+        else if (id == 2 && type == TH_LIST) {
+            unsigned elem;
+            size_t n = th_read_list(t, &elem), k;
+            if (elem != TH_I32 && n > 0)
+                th_read_fail(t, "a column chunk's encodings that are not a list of numbers");
+            for (k = 0; k < n && !t->bad; k++)
+                if (!pq_encoding_known(th_read_int(t, TH_I32)))
+                    th_read_fail(t, "a column chunk naming an encoding parquet.thrift does not "
+                                    "define");
+        } else if (id == 4 && type == TH_I32)
             ch->codec = (int)th_read_int(t, type);
         else if (id == 5 && type == TH_I64)
             ch->values = th_read_int(t, type);
@@ -118,9 +157,11 @@ static void read_meta(th_reader *t, pr_chunk *ch)
         else
             th_skip(t, type, 0);
     }
+    if (!t->bad && !has_path)
+        th_read_fail(t, "a column chunk without its path_in_schema");
 }
 
-static void read_group(th_reader *t, pr_group *g, int ncols)
+static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
 {
     int16_t id, sub;
     unsigned type, st, elem;
@@ -153,7 +194,7 @@ static void read_group(th_reader *t, pr_group *g, int ncols)
                     if (sub == 1 && st == TH_BINARY) {
                         th_read_fail(t, "a column chunk in another file (file_path): not read");
                     } else if (sub == 3 && st == TH_STRUCT) {
-                        read_meta(t, ch);
+                        read_meta(t, ch, &cols[k]);
                         has = 1;
                     } else
                         th_skip(t, st, 0);
@@ -174,12 +215,54 @@ static void read_group(th_reader *t, pr_group *g, int ncols)
 
 /* ------------------------------------------------------------ the schema */
 
+#define NAMES_MAX (2 * PR_DEPTH + 8)
+
 typedef struct walker {
     fc_parquet_reader *r;
     const selem *e;
     size_t ne, next;
     fc_error *err;
+    const selem *names[NAMES_MAX]; /* the elements from the root's child down */
+    unsigned nnames;
 } walker;
+
+static int push(walker *w, const selem *e)
+{
+    if (w->nnames >= NAMES_MAX)
+        return 0;
+    w->names[w->nnames++] = e;
+    return 1;
+}
+
+/* The leaf's path of names (parquet_read.h), for messages and checks. */
+static int leaf_names(walker *w, pr_col *c)
+{
+    size_t len = 1, n = 0, k;
+    for (k = 0; k < w->nnames; k++)
+        len += w->names[k]->name_len + 1, n += 4 + w->names[k]->name_len;
+    c->dotted = (char *)malloc(len);
+    c->names = (unsigned char *)malloc(n + 1);
+    if (c->dotted == NULL || c->names == NULL)
+        return 0;
+    for (k = 0, len = 0, n = 0; k < w->nnames; k++) {
+        const selem *e = w->names[k];
+        if (k > 0)
+            c->dotted[len++] = '.';
+        if (e->name_len > 0)
+            memcpy(c->dotted + len, e->name, e->name_len);
+        len += e->name_len;
+        c->names[n] = (unsigned char)e->name_len;
+        c->names[n + 1] = (unsigned char)(e->name_len >> 8);
+        c->names[n + 2] = (unsigned char)(e->name_len >> 16);
+        c->names[n + 3] = (unsigned char)(e->name_len >> 24);
+        if (e->name_len > 0)
+            memcpy(c->names + n + 4, e->name, e->name_len);
+        n += 4 + e->name_len;
+    }
+    c->dotted[len] = '\0';
+    c->names_len = n;
+    return 1;
+}
 
 static int new_node(walker *w, int kind, int parent, const selem *e, int def_slot,
                     int nullable, int lists)
@@ -205,10 +288,16 @@ static int new_node(walker *w, int kind, int parent, const selem *e, int def_slo
 
 static int bad_schema(walker *w, const selem *e, int status, const char *what)
 {
-    char m[300];
-    snprintf(m, sizeof m, "the schema's field '%.*s': %s", (int)(e->name_len > 100 ? 100 : e->name_len),
-             e->name != NULL ? (const char *)e->name : "", what);
-    return pr_fail(w->err, status, w->r, -1, e->at, m);
+    fc_msg m = fc_error_begin(w->err, status, FC_NO_INDEX, e->at);
+    fc_msg_str(&m, "parquet: the schema's field '");
+    fc_msg_mem(&m, e->name != NULL ? e->name : (const unsigned char *)"",
+               e->name_len > 100 ? 100 : e->name_len); /* (escaped) */
+    fc_msg_str(&m, "': ");
+    fc_msg_str(&m, what);
+    fc_msg_str(&m, " (at byte ");
+    fc_msg_u64(&m, e->at);
+    fc_msg_str(&m, ")");
+    return status;
 }
 
 /* A leaf's Arrow format, or a refusal. */
@@ -274,10 +363,16 @@ static int make_node(walker *w, const selem *e, int parent, int def_slot, int nu
         if ((id = new_node(w, N_LEAF, parent, e, def_slot, nullable, lists)) < 0)
             return pr_fail(w->err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
         memset(c, 0, sizeof *c);
+        if (!leaf_names(w, c)) {
+            free(c->dotted);
+            free(c->names);
+            return pr_fail(w->err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+        }
+        r->ncols++; /* (what close frees; its node below) */
         if ((s = leaf_format(w, e, &r->nodes[id], c)) != FC_OK)
             return s;
         c->node = id;
-        r->nodes[id].col = r->ncols++;
+        r->nodes[id].col = r->ncols - 1;
         return FC_OK;
     }
     if (e->nkids <= 0)
@@ -301,9 +396,12 @@ static int make_node(walker *w, const selem *e, int parent, int def_slot, int nu
                     (rep->name_len == 5 && memcmp(rep->name, "array", 5) == 0) ||
                     (rep->name_len == e->name_len + 6 && memcmp(rep->name, e->name, e->name_len) == 0 &&
                      memcmp(rep->name + e->name_len, "_tuple", 6) == 0);
-        if (two_level)
-            return make_node(w, rep, id, def_slot + nullable + 1, 0, lists + 1, depth + 1);
-        return walk_field(w, id, def_slot + nullable + 1, lists + 1, depth + 2);
+        if (!push(w, rep))
+            return bad_schema(w, e, FC_ERR_UNSUPPORTED, "nested more than 64 levels deep");
+        s = two_level ? make_node(w, rep, id, def_slot + nullable + 1, 0, lists + 1, depth + 1)
+                      : walk_field(w, id, def_slot + nullable + 1, lists + 1, depth + 2);
+        w->nnames--;
+        return s;
     }
     if ((id = new_node(w, N_STRUCT, parent, e, def_slot, nullable, lists)) < 0)
         return pr_fail(w->err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
@@ -318,22 +416,26 @@ static int make_node(walker *w, const selem *e, int parent, int def_slot, int nu
 static int walk_field(walker *w, int parent, int def, int lists, unsigned depth)
 {
     const selem *e;
-    int id;
+    int id, s;
     if (w->next >= w->ne)
-        return pr_fail(w->err, FC_ERR_PARSE, w->r, -1, UINT64_MAX,
+        return pr_fail(w->err, FC_ERR_PARSE, w->r, -1, w->e[w->ne - 1].at,
                        "the schema has fewer elements than its groups claim");
     e = &w->e[w->next++];
     if (e->rep < 0 || e->rep > 2)
         return bad_schema(w, e, FC_ERR_PARSE, "a field without its repetition");
-    if (e->rep != 2)
-        return make_node(w, e, parent, def, e->rep == 1, lists, depth);
-    /* a bare repeated field: a list of required values */
-    if (depth > PR_DEPTH)
+    if (depth > PR_DEPTH || !push(w, e))
         return bad_schema(w, e, FC_ERR_UNSUPPORTED, "nested more than 64 levels deep");
-    if ((id = new_node(w, N_LIST, parent, e, def, 0, lists)) < 0)
-        return pr_fail(w->err, FC_ERR_NO_MEMORY, w->r, -1, UINT64_MAX, "out of memory");
-    strcpy(w->r->nodes[id].fmt, "+L");
-    return make_node(w, e, id, def + 1, 0, lists + 1, depth + 1);
+    if (e->rep != 2) {
+        s = make_node(w, e, parent, def, e->rep == 1, lists, depth);
+    } else {
+        /* a bare repeated field: a list of required values */
+        if ((id = new_node(w, N_LIST, parent, e, def, 0, lists)) < 0)
+            return pr_fail(w->err, FC_ERR_NO_MEMORY, w->r, -1, UINT64_MAX, "out of memory");
+        strcpy(w->r->nodes[id].fmt, "+L");
+        s = make_node(w, e, id, def + 1, 0, lists + 1, depth + 1);
+    }
+    w->nnames--;
+    return s;
 }
 
 /* Kids, owners, paths and names of the nodes the walk made. */
@@ -360,7 +462,6 @@ static int finish_schema(fc_parquet_reader *r, fc_error *err)
     for (k = 0; k < r->ncols; k++) {
         pr_col *c = &r->cols[k];
         int path[2 * PR_DEPTH + 2], n = 0, j;
-        size_t len = 1;
         for (i = c->node; i > 0 && n < 2 * PR_DEPTH + 2; i = r->nodes[i].parent)
             path[n++] = i;
         if (n > 2 * PR_DEPTH)
@@ -368,21 +469,12 @@ static int finish_schema(fc_parquet_reader *r, fc_error *err)
                            "the schema nests more than 64 levels deep");
         for (j = 0; j < n; j++) {
             c->path[j] = path[n - 1 - j];
-            len += strlen(r->nodes[c->path[j]].name) + 1;
             if (r->nodes[c->path[j]].owner < 0)
                 r->nodes[c->path[j]].owner = k;
         }
         c->npath = n;
         c->max_def = r->nodes[c->node].def_valid;
         c->max_rep = r->nodes[c->node].lists;
-        if ((c->dotted = (char *)malloc(len)) == NULL)
-            return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
-        c->dotted[0] = '\0';
-        for (j = 0; j < n; j++) {
-            if (j > 0)
-                strcat(c->dotted, ".");
-            strcat(c->dotted, r->nodes[c->path[j]].name);
-        }
     }
     for (i = 0; i < r->nnodes; i++)
         if (r->nodes[i].owner < 0 && i > 0)
@@ -407,6 +499,7 @@ static int read_schema(fc_parquet_reader *r, const selem *e, size_t ne, fc_error
     w.e = e;
     w.ne = ne;
     w.next = 1;
+    w.nnames = 0;
     w.err = err;
     if (new_node(&w, N_STRUCT, -1, &e[0], 0, 0, 0) < 0)
         return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
@@ -433,7 +526,7 @@ static int read_footer(fc_parquet_reader *r, fc_error *err)
     int16_t id;
     unsigned type, elem;
     selem *e = NULL;
-    size_t ne = 0, k;
+    size_t ne = 0, k, ng;
     int has_rows = 0, s;
     uint32_t flen;
     uint64_t fstart;
@@ -494,13 +587,15 @@ static int read_footer(fc_parquet_reader *r, fc_error *err)
         return s;
     th_read_begin(&t, groups_at, groups_len, fstart + (uint64_t)(groups_at - (r->data + fstart)));
     t.depth = 0; /* the list is not inside a struct here */
-    r->ngroups = th_read_list(&t, &elem);
-    if (!t.bad && elem != TH_STRUCT && r->ngroups > 0)
+    ng = th_read_list(&t, &elem);
+    if (!t.bad && elem != TH_STRUCT && ng > 0)
         th_read_fail(&t, "row groups that are not structs");
-    if (!t.bad && (r->groups = (pr_group *)calloc(r->ngroups + 1, sizeof *r->groups)) == NULL)
+    if (!t.bad && (r->groups = (pr_group *)calloc(ng + 1, sizeof *r->groups)) == NULL)
         th_read_fail(&t, "out of memory");
+    if (!t.bad)
+        r->ngroups = ng; /* (what close frees) */
     for (k = 0; k < r->ngroups && !t.bad; k++)
-        read_group(&t, &r->groups[k], r->ncols);
+        read_group(&t, &r->groups[k], r->cols, r->ncols);
     if (!t.bad) {
         int64_t total = 0;
         for (k = 0; k < r->ngroups && !t.bad; k++) {
@@ -580,8 +675,10 @@ void fc_parquet_read_close(fc_parquet_reader *r)
         free_bufs(&r->nodes[i]);
         free(r->nodes[i].name);
     }
-    for (i = 0; i < r->ncols; i++)
+    for (i = 0; i < r->ncols; i++) {
         free(r->cols[i].dotted);
+        free(r->cols[i].names);
+    }
     for (k = 0; k < r->ngroups; k++)
         free(r->groups[k].chunks);
     free(r->groups);

@@ -46,7 +46,9 @@ typedef struct pr_col {
     size_t type_length; /* FIXED_LEN_BYTE_ARRAY's */
     size_t width;       /* bytes a value takes in vals (0: byte strings) */
     int max_def, max_rep;
-    char *dotted;       /* its path in the schema, for messages */
+    char *dotted;       /* its path in the schema (names joined by '.'), for messages */
+    unsigned char *names; /* the same names, each a 4-byte length and its bytes, */
+    size_t names_len;     /* against each chunk's path_in_schema */
 } pr_col;
 
 typedef struct pr_chunk {

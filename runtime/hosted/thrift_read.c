@@ -94,6 +94,7 @@ void th_read_struct(th_reader *t)
 
 int64_t th_read_int(th_reader *t, unsigned type)
 {
+    int64_t v;
     if (type == TH_I8) {
         if (t->p >= t->end) {
             th_read_fail(t, "the metadata ends inside a number");
@@ -105,7 +106,13 @@ int64_t th_read_int(th_reader *t, unsigned type)
         th_read_fail(t, "a field of the wrong type in the metadata");
         return 0;
     }
-    return unzigzag(varint(t));
+    v = unzigzag(varint(t));
+    if ((type == TH_I16 && (v < INT16_MIN || v > INT16_MAX)) ||
+        (type == TH_I32 && (v < INT32_MIN || v > INT32_MAX))) {
+        th_read_fail(t, "a number out of its type's range in the metadata");
+        return 0;
+    }
+    return v;
 }
 
 const unsigned char *th_read_binary(th_reader *t, size_t *n)

@@ -12,7 +12,8 @@
 //              ZSTD and GZIP); types are the Parquet schema's leaves;
 //              "stats" as DuckDB's, from the footer as hyparquet decodes it
 //
-// usage: node parquet.js FILE...   (both readers, every file)
+// usage: node parquet.js [--duckdb] FILE...   (both readers, or DuckDB's
+//        alone, every file)
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -98,8 +99,12 @@ async function viaHyparquet(hy, compressors, file) {
     pathToFileURL(path.join(mods, 'hyparquet-compressors', 'src', 'index.js')).href);
   const inst = await duckdb.DuckDBInstance.create(':memory:');
   const conn = await inst.connect();
-  for (const file of process.argv.slice(2)) {
-    for (const t of [await viaDuckdb(conn, file), await viaHyparquet(hy, compressors, file)])
-      process.stdout.write(JSON.stringify(t) + '\n');
+  let files = process.argv.slice(2);
+  const only = files[0] === '--duckdb';
+  if (only) files = files.slice(1);
+  for (const file of files) {
+    const t = [await viaDuckdb(conn, file)];
+    if (!only) t.push(await viaHyparquet(hy, compressors, file));
+    for (const x of t) process.stdout.write(JSON.stringify(x) + '\n');
   }
 })().catch(e => { process.stderr.write(String(e && e.stack || e) + '\n'); process.exit(1); });
