@@ -21,29 +21,33 @@ typedef struct page_hdr {
     int compressed;           /* version 2: the values are */
 } page_hdr;
 
+#define BIT(id) (1u << (id))
+
 static void read_header(th_reader *t, page_hdr *h)
 {
     int16_t id, sub;
     unsigned type, st;
+    uint32_t seen = 0;
     memset(h, 0, sizeof *h);
     h->type = -1;
     h->raw = h->packed = -1;
     h->compressed = 1;
     while (th_read_field(t, &id, &type)) {
-        if (id == 1 && type == TH_I32)
+        if (id == 1 && type == TH_I32) {
             h->type = th_read_int(t, type);
-        else if (id == 2 && type == TH_I32)
+            if (!t->bad && (h->type < 0 || h->type > 3))
+                th_read_fail(t, "a page type parquet.thrift does not define");
+        } else if (id == 2 && type == TH_I32)
             h->raw = th_read_int(t, type);
         else if (id == 3 && type == TH_I32)
             h->packed = th_read_int(t, type);
-        else if ((id == 5 || id == 7 || id == 8) && type == TH_STRUCT) {
-            /* DataPageHeader, DictionaryPageHeader, DataPageHeaderV2 */
+        else if ((id == 5 && h->type == PAGE_DATA && type == TH_STRUCT) ||
+                 (id == 7 && h->type == PAGE_DICT && type == TH_STRUCT) ||
+                 (id == 8 && h->type == PAGE_DATA_V2 && type == TH_STRUCT)) {
+            /* DataPageHeader, DictionaryPageHeader, DataPageHeaderV2: their
+             * fields are required but for v2's is_compressed and statistics */
             int v2 = id == 8, dict = id == 7;
-            if ((h->type == PAGE_DATA && id != 5) || (h->type == PAGE_DICT && id != 7) ||
-                (h->type == PAGE_DATA_V2 && id != 8) || h->type < 0) {
-                th_skip(t, type, 0);
-                continue;
-            }
+            uint32_t got = 0, want = dict ? 0x6u : v2 ? 0x7Eu : 0x1Eu;
             h->has = 1;
             h->n = -1;
             h->enc = -1;
@@ -59,6 +63,8 @@ static void read_header(th_reader *t, page_hdr *h)
                     h->rep_enc = th_read_int(t, st);
                 else if (dict && sub == 2 && st == TH_I32)
                     h->enc = th_read_int(t, st);
+                else if (v2 && (sub == 2 || sub == 3) && st == TH_I32)
+                    (void)th_read_int(t, st); /* nulls, rows: the levels say */
                 else if (v2 && sub == 4 && st == TH_I32)
                     h->enc = th_read_int(t, st);
                 else if (v2 && sub == 5 && st == TH_I32)
@@ -67,16 +73,22 @@ static void read_header(th_reader *t, page_hdr *h)
                     h->rep_len = th_read_int(t, st);
                 else if (v2 && sub == 7 && (st == TH_TRUE || st == TH_FALSE))
                     h->compressed = st == TH_TRUE;
-                else
+                else {
                     th_skip(t, st, 0);
+                    continue;
+                }
+                got |= BIT(sub);
             }
-        } else
+            if (!t->bad && (got & want) != want)
+                th_read_fail(t, "a page header without a field parquet.thrift requires");
+        } else {
             th_skip(t, type, 0);
+            continue;
+        }
+        seen |= BIT(id);
     }
-    if (!t->bad && (h->type < 0 || h->raw < 0 || h->packed < 0))
+    if (!t->bad && (seen & 0xEu) != 0xEu)
         th_read_fail(t, "a page header without its type or sizes");
-    if (!t->bad && h->has && h->enc < 0)
-        th_read_fail(t, "a page header without its encoding");
     if (!t->bad && h->has && (!pq_encoding_known(h->enc) || !pq_encoding_known(h->def_enc) ||
                               !pq_encoding_known(h->rep_enc)))
         th_read_fail(t, "a page header naming an encoding parquet.thrift does not define");

@@ -45,12 +45,56 @@ typedef struct selem {
     uint64_t at;
 } selem;
 
+/* Thrift's required fields: every struct read says which it needs (a bit
+ * per field id) and which came with the type parquet.thrift gives them; a
+ * missing one is an error, as in Thrift's own readers (DuckDB's). */
+#define BIT(id) (1u << (id))
+
+static void need(th_reader *t, uint32_t seen, uint32_t want, const char *what)
+{
+    if (!t->bad && (seen & want) != want)
+        th_read_fail(t, what);
+}
+
+/* An enum's value within [lo, hi], else a failure naming it. */
+static int64_t enum_in(th_reader *t, unsigned type, int64_t lo, int64_t hi, const char *what)
+{
+    int64_t v = th_read_int(t, type);
+    if (!t->bad && (v < lo || v > hi))
+        th_read_fail(t, what);
+    return v;
+}
+
+/* A list of KeyValue (key required, value optional): read and checked, not kept. */
+static void read_key_values(th_reader *t)
+{
+    unsigned elem, type;
+    size_t n = th_read_list(t, &elem), k;
+    int16_t id;
+    if (elem != TH_STRUCT && n > 0)
+        th_read_fail(t, "key-value metadata that is not a list of structs");
+    for (k = 0; k < n && !t->bad; k++) {
+        uint32_t seen = 0;
+        size_t len;
+        th_read_struct(t);
+        while (th_read_field(t, &id, &type)) {
+            if ((id == 1 || id == 2) && type == TH_BINARY) {
+                (void)th_read_binary(t, &len);
+                seen |= BIT(id);
+            } else
+                th_skip(t, type, 0);
+        }
+        need(t, seen, BIT(1), "a key-value pair without its key");
+    }
+}
+
 static void read_logical(th_reader *t, selem *e)
 {
     int16_t id, sub;
     unsigned type, st;
     th_read_struct(t);
     while (th_read_field(t, &id, &type)) {
+        uint32_t seen = 0;
         if (type != TH_STRUCT) {
             th_skip(t, type, 0);
             continue;
@@ -58,12 +102,20 @@ static void read_logical(th_reader *t, selem *e)
         e->logical = id;
         th_read_struct(t);
         while (th_read_field(t, &sub, &st)) {
-            if (id == 10 && sub == 1 && st == TH_I8)
+            if (id == 10 && sub == 1 && st == TH_I8) {
                 e->int_bits = (int)th_read_int(t, st);
-            else if (id == 10 && sub == 2 && (st == TH_TRUE || st == TH_FALSE))
+                seen |= BIT(1);
+            } else if (id == 10 && sub == 2 && (st == TH_TRUE || st == TH_FALSE)) {
                 e->int_signed = st == TH_TRUE;
-            else
+                seen |= BIT(2);
+            } else
                 th_skip(t, st, 0);
+        }
+        if (id == 10) {
+            need(t, seen, BIT(1) | BIT(2), "an INTEGER logical type without its width or sign");
+            if (!t->bad && e->int_bits != 8 && e->int_bits != 16 && e->int_bits != 32 &&
+                e->int_bits != 64)
+                th_read_fail(t, "an INTEGER logical type of a width other than 8, 16, 32, 64");
         }
     }
 }
@@ -72,6 +124,7 @@ static void read_selem(th_reader *t, selem *e)
 {
     int16_t id;
     unsigned type;
+    uint32_t seen = 0;
     memset(e, 0, sizeof *e);
     e->type = e->rep = e->nkids = e->converted = e->logical = -1;
     e->at = th_read_offset(t);
@@ -79,25 +132,26 @@ static void read_selem(th_reader *t, selem *e)
     th_read_struct(t);
     while (th_read_field(t, &id, &type)) {
         if (id == 1 && type == TH_I32)
-            e->type = (int)th_read_int(t, type);
+            e->type = (int)enum_in(t, type, 0, 7, "a physical type parquet.thrift does not "
+                                                  "define");
         else if (id == 2 && type == TH_I32)
             e->type_length = th_read_int(t, type);
         else if (id == 3 && type == TH_I32)
-            e->rep = (int)th_read_int(t, type);
-        else if (id == 4 && type == TH_BINARY)
+            e->rep = (int)enum_in(t, type, 0, 2, "a repetition parquet.thrift does not define");
+        else if (id == 4 && type == TH_BINARY) {
             e->name = th_read_binary(t, &e->name_len);
-        else if (id == 5 && type == TH_I32)
+            seen |= BIT(4);
+        } else if (id == 5 && type == TH_I32)
             e->nkids = (int)th_read_int(t, type);
-        else if (id == 6 && type == TH_I32) {
-            e->converted = (int)th_read_int(t, type);
-            if (e->converted < 0 || e->converted > 21)
-                th_read_fail(t, "a converted type parquet.thrift does not define");
-        }
+        else if (id == 6 && type == TH_I32)
+            e->converted = (int)enum_in(t, type, 0, 21, "a converted type parquet.thrift does "
+                                                        "not define");
         else if (id == 10 && type == TH_STRUCT)
             read_logical(t, e);
         else
             th_skip(t, type, 0);
     }
+    need(t, seen, BIT(4), "a schema element without its name");
 }
 
 /* A chunk's path_in_schema is its column's path (c's names). */
@@ -121,20 +175,42 @@ static void check_path(th_reader *t, const pr_col *c)
         th_read_fail(t, "a column chunk whose path_in_schema is not its column's");
 }
 
+/* A chunk's statistics: a minimum or maximum of a fixed-width type is
+ * that wide (DuckDB refuses other sizes). */
+static void read_stats(th_reader *t, const pr_col *c)
+{
+    int16_t id;
+    unsigned type;
+    size_t w = c->type == PQ_BOOLEAN ? 1 : c->type == PQ_INT32 || c->type == PQ_FLOAT ? 4
+               : c->type == PQ_INT64 || c->type == PQ_DOUBLE ? 8 : c->type == PQ_INT96 ? 12
+               : c->type == PQ_FIXED ? c->type_length : 0;
+    th_read_struct(t);
+    while (th_read_field(t, &id, &type)) {
+        size_t len;
+        if ((id == 1 || id == 2 || id == 5 || id == 6) && type == TH_BINARY) {
+            (void)th_read_binary(t, &len);
+            if (!t->bad && w > 0 && len != w)
+                th_read_fail(t, "column statistics of another size than the column's type");
+        } else
+            th_skip(t, type, 0);
+    }
+}
+
 static void read_meta(th_reader *t, pr_chunk *ch, const pr_col *c)
 {
     int16_t id;
     unsigned type;
-    int has_path = 0;
+    uint32_t seen = 0;
     th_read_struct(t);
     while (th_read_field(t, &id, &type)) {
         if (id == 3 && type == TH_LIST) {
             check_path(t, c);
-            has_path = 1;
+            seen |= BIT(3);
             continue;
         }
         if (id == 1 && type == TH_I32)
-            ch->type = (int)th_read_int(t, type);
+            ch->type = (int)enum_in(t, type, 0, 7, "a physical type parquet.thrift does not "
+                                                   "define");
         else if (id == 2 && type == TH_LIST) {
             unsigned elem;
             size_t n = th_read_list(t, &elem), k;
@@ -145,20 +221,29 @@ static void read_meta(th_reader *t, pr_chunk *ch, const pr_col *c)
                     th_read_fail(t, "a column chunk naming an encoding parquet.thrift does not "
                                     "define");
         } else if (id == 4 && type == TH_I32)
-            ch->codec = (int)th_read_int(t, type);
+            ch->codec = (int)enum_in(t, type, 0, 7, "a codec parquet.thrift does not define");
         else if (id == 5 && type == TH_I64)
             ch->values = th_read_int(t, type);
+        else if (id == 6 && type == TH_I64)
+            (void)th_read_int(t, type);
         else if (id == 7 && type == TH_I64)
             ch->size = th_read_int(t, type);
+        else if (id == 8 && type == TH_LIST)
+            read_key_values(t);
         else if (id == 9 && type == TH_I64)
             ch->data_off = th_read_int(t, type);
         else if (id == 11 && type == TH_I64)
             ch->dict_off = th_read_int(t, type);
-        else
+        else if (id == 12 && type == TH_STRUCT)
+            read_stats(t, c);
+        else {
             th_skip(t, type, 0);
+            continue;
+        }
+        seen |= BIT(id);
     }
-    if (!t->bad && !has_path)
-        th_read_fail(t, "a column chunk without its path_in_schema");
+    need(t, seen, BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(9),
+         "a column chunk's metadata without a field parquet.thrift requires");
 }
 
 static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
@@ -166,11 +251,13 @@ static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
     int16_t id, sub;
     unsigned type, st, elem;
     size_t n, k;
+    uint32_t seen = 0;
     g->rows = -1;
     g->at = th_read_offset(t);
     th_read_struct(t);
     while (th_read_field(t, &id, &type)) {
         if (id == 1 && type == TH_LIST && g->chunks == NULL) {
+            seen |= BIT(1);
             n = th_read_list(t, &elem);
             if (t->bad)
                 return;
@@ -185,7 +272,7 @@ static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
             }
             for (k = 0; k < n && !t->bad; k++) {
                 pr_chunk *ch = &g->chunks[k];
-                int has = 0;
+                int has = 0, offset = 0;
                 ch->type = ch->codec = -1;
                 ch->values = ch->size = ch->data_off = -1;
                 ch->at = th_read_offset(t);
@@ -193,24 +280,35 @@ static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
                 while (th_read_field(t, &sub, &st)) {
                     if (sub == 1 && st == TH_BINARY) {
                         th_read_fail(t, "a column chunk in another file (file_path): not read");
+                    } else if (sub == 2 && st == TH_I64) {
+                        (void)th_read_int(t, st);
+                        offset = 1;
                     } else if (sub == 3 && st == TH_STRUCT) {
                         read_meta(t, ch, &cols[k]);
                         has = 1;
                     } else
                         th_skip(t, st, 0);
                 }
+                if (!t->bad && !offset)
+                    th_read_fail(t, "a column chunk without its file_offset");
                 if (!t->bad && (!has || ch->type < 0 || ch->codec < 0 || ch->values < 0 ||
                                 ch->size < 0 || ch->data_off < 0))
                     th_read_fail(t, "a column chunk without its metadata (encrypted files "
                                     "are not read)");
             }
-        } else if (id == 3 && type == TH_I64)
+        } else if (id == 2 && type == TH_I64) {
+            (void)th_read_int(t, type);
+            seen |= BIT(2);
+        } else if (id == 3 && type == TH_I64) {
             g->rows = th_read_int(t, type);
-        else
+            seen |= BIT(3);
+        } else
             th_skip(t, type, 0);
     }
-    if (!t->bad && (g->chunks == NULL || g->rows < 0))
-        th_read_fail(t, "a row group without its columns or row count");
+    need(t, seen, BIT(1) | BIT(2) | BIT(3),
+         "a row group without its columns, byte size or row count");
+    if (!t->bad && g->rows < 0)
+        th_read_fail(t, "a row group of a negative row count");
 }
 
 /* ------------------------------------------------------------ the schema */
@@ -301,11 +399,34 @@ static int bad_schema(walker *w, const selem *e, int status, const char *what)
 }
 
 /* A leaf's Arrow format, or a refusal. */
+/* Whether a leaf's converted and logical types are ones its physical type
+ * may carry (parquet-format's LogicalTypes.md). */
+static int fits(const selem *e)
+{
+    int t = e->type, cv = e->converted, lg = e->logical;
+    int bytes = t == PQ_BYTE_ARRAY, i32 = t == PQ_INT32, i64 = t == PQ_INT64;
+    int ok_cv = cv < 0 || ((cv == 0 || cv == 4 || cv == 19 || cv == 20) && bytes) ||
+                (cv == 5 && (i32 || i64 || bytes || t == PQ_FIXED)) ||
+                ((cv == 6 || cv == 7 || cv == 11 || cv == 12 || cv == 13 || cv == 15 ||
+                  cv == 16 || cv == 17) && i32) ||
+                ((cv == 8 || cv == 9 || cv == 10 || cv == 14 || cv == 18) && i64) ||
+                (cv == 21 && t == PQ_FIXED);
+    int ok_lg = lg < 0 || lg == 11 || ((lg == 1 || lg == 4 || lg == 12 || lg == 13) && bytes) ||
+                (lg == 10 && (e->int_bits == 64 ? i64 : i32)) ||
+                ((lg == 14 || lg == 15) && t == PQ_FIXED) ||
+                (lg != 2 && lg != 3 && lg != 10 && lg != 1 && lg != 4 && lg != 12 && lg != 13 &&
+                 lg != 14 && lg != 15);
+    return ok_cv && ok_lg;
+}
+
 static int leaf_format(walker *w, const selem *e, pr_node *n, pr_col *c)
 {
     int cv = e->converted, lg = e->logical;
     int uns = (lg == 10 && !e->int_signed) || cv == 11 || cv == 12 || cv == 13 || cv == 14;
     const char *f = NULL;
+    if (!fits(e))
+        return bad_schema(w, e, FC_ERR_PARSE,
+                          "a converted or logical type its physical type cannot carry");
     if ((cv >= 5 && cv <= 10) || cv == 21 || lg == 5 || lg == 6 || lg == 7 || lg == 8 ||
         lg == 14 || lg == 15 || lg >= 16)
         return bad_schema(w, e, FC_ERR_UNSUPPORTED,
@@ -377,6 +498,10 @@ static int make_node(walker *w, const selem *e, int parent, int def_slot, int nu
     }
     if (e->nkids <= 0)
         return bad_schema(w, e, FC_ERR_PARSE, "a group without children");
+    if ((e->converted >= 0 && e->converted != 1 && e->converted != 2 && e->converted != 3) ||
+        (e->logical >= 0 && e->logical != 2 && e->logical != 3))
+        return bad_schema(w, e, FC_ERR_PARSE, "a group of a converted or logical type only "
+                                             "a value may have");
     if (e->converted == 1 || e->converted == 2 || e->logical == 2)
         return bad_schema(w, e, FC_ERR_UNSUPPORTED, "a MAP: not read");
     if (e->converted == 3 || e->logical == 3) {
@@ -527,7 +652,7 @@ static int read_footer(fc_parquet_reader *r, fc_error *err)
     unsigned type, elem;
     selem *e = NULL;
     size_t ne = 0, k, ng;
-    int has_rows = 0, s;
+    int has_rows = 0, has_version = 0, s;
     uint32_t flen;
     uint64_t fstart;
     const unsigned char *groups_at = NULL;
@@ -547,7 +672,12 @@ static int read_footer(fc_parquet_reader *r, fc_error *err)
     r->data_end = fstart;
     th_read_begin(&t, r->data + fstart, flen, fstart);
     while (th_read_field(&t, &id, &type)) {
-        if (id == 2 && type == TH_LIST && e == NULL) {
+        if (id == 1 && type == TH_I32) {
+            (void)th_read_int(&t, type);
+            has_version = 1;
+        } else if (id == 5 && type == TH_LIST) {
+            read_key_values(&t);
+        } else if (id == 2 && type == TH_LIST && e == NULL) {
             ne = th_read_list(&t, &elem);
             if (t.bad)
                 break;
@@ -572,8 +702,8 @@ static int read_footer(fc_parquet_reader *r, fc_error *err)
         } else
             th_skip(&t, type, 0);
     }
-    if (!t.bad && (e == NULL || !has_rows || groups_at == NULL))
-        th_read_fail(&t, "a footer without its schema, row count or row groups");
+    if (!t.bad && (e == NULL || !has_rows || groups_at == NULL || !has_version))
+        th_read_fail(&t, "a footer without its version, schema, row count or row groups");
     if (!t.bad && r->rows < 0)
         th_read_fail(&t, "a negative row count");
     if (t.bad) {
