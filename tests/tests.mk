@@ -233,11 +233,15 @@ test-check-data: all
 # apache-arrow (Arrow's JavaScript implementation) and nodejs-polars, which
 # make deps installs into $(NPM_DIR); the values against the JSON driver.
 # Then hostile IPC files (tests/arrow/hostile.py): featc reads them as
-# apache-arrow does or refuses them.
+# apache-arrow does or refuses them; and hostile Parquet files
+# (tests/arrow/hostile_parquet.py): featc reads them as DuckDB does or
+# refuses them with the byte offset.
 test-arrow: all
 	@CC="$(CC)" $(PYTHON) tests/arrow/run.py $(BUILD)/featc $(BUILD) $(CORPUS) \
 	    $(BUILD)/arrow-test $(NPM_DIR)/node_modules $(ARROW_RANDOM_SPECS) $(ARROW_RECORDS)
 	@$(PYTHON) tests/arrow/hostile.py $(BUILD)/featc $(BUILD)/arrow-hostile $(NPM_DIR)/node_modules
+	@$(PYTHON) tests/arrow/hostile_parquet.py $(BUILD)/featc $(BUILD)/parquet-hostile \
+	    $(NPM_DIR)/node_modules
 
 # featc stats: its HTML report and the comparison report of --compare in
 # headless Chromium, and its memory on a 1 GB file (the figures are checked
@@ -427,7 +431,7 @@ test-infer: all
 # ------------------------------------------------------------------ fuzzers
 
 FUZZERS = fuzz_reader fuzz_stream fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
-          fuzz_arrow \
+          fuzz_arrow fuzz_parquet \
           fuzz_dynamic fuzz_tfmd fuzz_drift fuzz_breaking
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
@@ -440,10 +444,18 @@ $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c $(call test_deps,tests/fuzz/$(1).c) $(TEST
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(TEST_INC) -o $$@ $$< $(call test_deps,tests/fuzz/$(1).c) \
 	    $(BUILD)/fuzz/libsan.a $$(TEST_LIBS)
 endef
-$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift fuzz_breaking fuzz_arrow,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
+$(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift fuzz_breaking fuzz_arrow fuzz_parquet,$(FUZZERS)),$(eval $(call fuzz_rule,$(f))))
 
 # Arrow input: the generated specs' messages, and messages the compiler
 # describes at run time (the extreme dimensions).
+# The Parquet reader with the CLI's decompressors (cli/base/codec.c) and
+# the libraries the build found for them.
+$(BUILD)/fuzz/fuzz_parquet: tests/fuzz/fuzz_parquet.c $(call test_deps,tests/fuzz/fuzz_parquet.c) \
+                            $(TEST_HDRS) $(BUILD)/fuzz/libsan.a $(CODEC_CHOICE)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Icli $(CPPFLAGS_CODECS) -o $@ $< \
+	    $(call test_deps,tests/fuzz/fuzz_parquet.c) $(BUILD)/fuzz/libsan.a $(TEST_LIBS) $(LIBS_CODECS)
+
 $(BUILD)/fuzz/fuzz_arrow: tests/fuzz/fuzz_arrow.c $(call test_deps,tests/fuzz/fuzz_arrow.c) \
                           $(TEST_HDRS) $(BUILD)/fuzz/libsan.a $(FUZZ_COMPILER_OBJ)
 	@mkdir -p $(dir $@)

@@ -486,6 +486,7 @@ static int sparse_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
     const fc_field_desc *fields = r->md != NULL ? r->md->fields : r->sd->context;
     const fc_field_desc *vf = &fields[f->extra->sparse_fields[f->rank]];
     const struct ArrowArray *ind = NULL, *val = NULL, *iv;
+    const struct ArrowSchema *ivs = NULL;
     size_t ts = fc_type_size(vf->type), e, j, rank = f->rank;
     int ibig = 1, vbig = 1, s, fixed = 0;
     int64_t lo, hi, vlo, vhi, n, k;
@@ -494,6 +495,7 @@ static int sparse_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
         if (strcmp(cs->children[k]->name, "indices") == 0) {
             ind = col->children[k];
             ibig = is_big(cs->children[k]);
+            ivs = cs->children[k]->children[0];
         } else {
             val = col->children[k];
             vbig = is_big(cs->children[k]);
@@ -512,14 +514,18 @@ static int sparse_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
                             (uint64_t)n, (uint64_t)(vhi - vlo));
         if ((uint64_t)n > f->max)
             return row_fail(c, "more entries than the spec's bound", (uint64_t)n, f->max);
-        iv = ind->children[0]; /* fixed_size_list<int64, rank> */
-        for (e = 0; e < (size_t)n; e++)
-            for (q = 0; q < rank; q++) {
-                int64_t at_ = (lo + (int64_t)e + iv->offset) * (int64_t)rank + q;
-                if ((s = copy_leaf(c, iv->children[0], rc->ileaf, FC_TYPE_INT64, at_, 1,
+        /* fixed_size_list<int64, rank>, or a list of rank (descend_fixed) */
+        for (e = 0; e < (size_t)n; e++) {
+            const struct ArrowSchema *es = ivs;
+            int64_t at_ = lo + (int64_t)e;
+            iv = ind->children[0];
+            if ((s = descend_fixed(c, &iv, &es, &at_, 1, &rank)) != FC_OK)
+                return s;
+            for (q = 0; q < rank; q++)
+                if ((s = copy_leaf(c, iv, rc->ileaf, FC_TYPE_INT64, at_ + q, 1,
                                    &r->ind[e * rank + q])) != FC_OK)
                     return s;
-            }
+        }
         if ((s = copy_leaf(c, val->children[0], rc->leaf, vf->type, vlo, n, r->val)) != FC_OK)
             return s;
     }

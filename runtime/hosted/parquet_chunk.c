@@ -373,6 +373,12 @@ static int assemble(fc_parquet_reader *r, int c, const uint32_t *rep, const uint
         from++;
     for (i = 0; i < n; i++) {
         int rl = rep != NULL ? (int)rep[i] : 0, dl = def != NULL ? (int)def[i] : col->max_def;
+        /* a repetition goes on a list whose element the last value was in,
+         * with another element */
+        if (rl > 0 && (r->prev_dl < col->rep_def[rl] || dl < col->rep_def[rl]))
+            return pr_fail(err, FC_ERR_PARSE, r, c, at,
+                           "levels that repeat a list holding no element there");
+        r->prev_dl = dl;
         for (q = 0; q < col->npath; q++) {
             pr_node *nd = &r->nodes[col->path[q]];
             int valid;
@@ -504,6 +510,7 @@ int pr_read_chunk(fc_parquet_reader *r, const pr_group *g, int c, fc_error *err)
     end = start + (uint64_t)ch->size;
     r->has_dict = 0;
     r->dict_n = 0;
+    r->prev_dl = -1;
     for (p = start; seen < ch->values;) {
         th_reader t;
         page_hdr h;

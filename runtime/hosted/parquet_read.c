@@ -593,9 +593,12 @@ static int finish_schema(fc_parquet_reader *r, fc_error *err)
             return pr_fail(err, FC_ERR_UNSUPPORTED, r, -1, UINT64_MAX,
                            "the schema nests more than 64 levels deep");
         for (j = 0; j < n; j++) {
+            const pr_node *nd = &r->nodes[path[n - 1 - j]];
             c->path[j] = path[n - 1 - j];
             if (r->nodes[c->path[j]].owner < 0)
                 r->nodes[c->path[j]].owner = k;
+            if (nd->lists > 0 && nd->lists <= 2 * PR_DEPTH && c->rep_def[nd->lists] == 0)
+                c->rep_def[nd->lists] = nd->def_slot; /* (the list's element: never 0) */
         }
         c->npath = n;
         c->max_def = r->nodes[c->node].def_valid;

@@ -46,6 +46,9 @@ typedef struct pr_col {
     size_t type_length; /* FIXED_LEN_BYTE_ARRAY's */
     size_t width;       /* bytes a value takes in vals (0: byte strings) */
     int max_def, max_rep;
+    /* rep_def[k]: the definition level at which the k-th list on the path
+     * holds an element (where a repetition level k may go on) */
+    int rep_def[2 * PR_DEPTH + 1];
     char *dotted;       /* its path in the schema (names joined by '.'), for messages */
     unsigned char *names; /* the same names, each a 4-byte length and its bytes, */
     size_t names_len;     /* against each chunk's path_in_schema */
@@ -81,6 +84,7 @@ struct fc_parquet_reader {
     th_buf page, dict_page, dict, tmp, lev, scratch, built;
     size_t dict_n;
     int has_dict;
+    int prev_dl; /* the chunk's last definition level, -1 before its first */
     z_stream z;
     int z_open;
 };

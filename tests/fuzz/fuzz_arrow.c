@@ -10,8 +10,9 @@
  *   - every batch read is written again by fc_arrow_ipc (stream format) and
  *     read back with the same number of rows and columns, and by fc_parquet
  *     (in row groups of 3 rows, pages of 64 bytes), which either writes a
- *     file framed by "PAR1" whose footer lies inside it or refuses with a
- *     message (a type it does not write, a null);
+ *     file framed by "PAR1" whose footer lies inside it, that fc_parquet_read
+ *     reads back to as many columns and rows, or refuses with a message (a
+ *     type it does not write, a null);
  *   - the same through two messages described at run time (the compiler's
  *     featc_dynamic) whose dimensions are the extremes: a fixed-size list of
  *     65536 values (rows times size near overflow) and one of none (a
@@ -162,6 +163,35 @@ static void rewrite(const struct ArrowSchema *s, const struct ArrowArray *a)
     free(buf);
 }
 
+/* featc's Parquet file read back by featc's reader: a column per column,
+ * the rows of the batch in row groups of 3. */
+static void read_back(const unsigned char *p, size_t n, const struct ArrowSchema *s,
+                      const struct ArrowArray *a)
+{
+    fc_parquet_reader *r = NULL;
+    struct ArrowSchema got;
+    struct ArrowArray b;
+    fc_error err;
+    int64_t rows = 0;
+    int rc;
+    fc_error_clear(&err);
+    if (fc_parquet_read_open(&r, p, n, NULL, &err) != FC_OK ||
+        fc_parquet_read_schema(r, &got, &err) != FC_OK)
+        abort();
+    if (got.n_children != s->n_children)
+        abort();
+    got.release(&got);
+    while ((rc = fc_parquet_read_next(r, &b, &err)) == FC_OK) {
+        if (b.length > 3 || b.n_children != a->n_children)
+            abort();
+        rows += b.length;
+        b.release(&b);
+    }
+    if (rc != FC_END || rows != a->length || fc_parquet_read_rows(r) != (uint64_t)rows)
+        abort();
+    fc_parquet_read_close(r);
+}
+
 static void to_parquet(const struct ArrowSchema *s, const struct ArrowArray *a)
 {
     char *buf = NULL;
@@ -195,6 +225,7 @@ static void to_parquet(const struct ArrowSchema *s, const struct ArrowArray *a)
                (uint32_t)p[n - 5] << 24;
         if (foot == 0 || foot > n - 12)
             abort();
+        read_back(p, n, s, a);
     }
     free(buf);
 }

@@ -1,11 +1,16 @@
-/* The Parquet writer's C API (fc_parquet.h) at its edges: what it refuses
- * (a schema of a type it does not write, a schema that is not a struct, a
- * codec without its compress function, an array holding a null, a schema
- * nested past 64 levels), a file that cannot be written, and the bytes of a
- * small file: framed by "PAR1", the footer's length inside it, the PLAIN
- * values of a column in the file, the Arrow schema's key.  The values a
- * reader sees are test-arrow's (DuckDB, hyparquet and Polars read every
- * file featc convert writes); ASan runs these in test-unit-asan. */
+/* The Parquet writer's and reader's C API (fc_parquet.h) at their edges.
+ * Writer: what it refuses (a schema of a type it does not write, a schema
+ * that is not a struct, a codec without its compress function, an array
+ * holding a null, a schema nested past 64 levels), a file that cannot be
+ * written, and the bytes of a small file: framed by "PAR1", the footer's
+ * length inside it, the PLAIN values of a column in the file, the Arrow
+ * schema's key.  Reader: the small file read back (uncompressed and GZIP)
+ * to its values in the host's byte order, a codec it was given no
+ * decompressor for, and the file cut at every length and with every byte
+ * of its footer changed: an error with a message, never a crash.  The
+ * values other readers see are test-arrow's (DuckDB, hyparquet and Polars
+ * read every file featc convert writes; featc reads DuckDB's); ASan runs
+ * these in test-unit-asan. */
 #include <featc/fc.h>
 #include <featc/fc_parquet.h>
 
@@ -215,8 +220,153 @@ static void test_codec_names(void)
     CHECK(fc_parquet_codec("") == -1);
 }
 
+/* ------------------------------------------------------------ reading */
+
+/* The small file of build("l", 0), with codec (compress: a copy that
+ * calls itself codec) into *buf. */
+static int copy_compress(void *ctx, int codec, const void *src, size_t n, unsigned char **dst,
+                         size_t *cap, size_t *len, fc_error *err)
+{
+    (void)ctx;
+    (void)codec;
+    (void)err;
+    if (*cap < n + 1) {
+        unsigned char *q = (unsigned char *)realloc(*dst, n + 1);
+        if (q == NULL)
+            return FC_ERR_NO_MEMORY;
+        *dst = q;
+        *cap = n + 1;
+    }
+    if (n > 0)
+        memcpy(*dst, src, n);
+    *len = n;
+    return FC_OK;
+}
+
+static size_t small_file(char **buf, int codec)
+{
+    size_t n = 0;
+    FILE *f = open_memstream(buf, &n);
+    fc_parquet *w = NULL;
+    fc_parquet_options opt;
+    fc_error err;
+    fc_error_clear(&err);
+    memset(&opt, 0, sizeof opt);
+    opt.codec = codec;
+    opt.compress = copy_compress;
+    build("l", 0);
+    CHECK(f != NULL);
+    CHECK(fc_parquet_open(&w, f, &top_schema, &opt, &err) == FC_OK);
+    CHECK(fc_parquet_write(w, &top_array, &err) == FC_OK);
+    CHECK(fc_parquet_close(w, &err) == FC_OK);
+    fclose(f);
+    return n;
+}
+
+static void test_read_back(void)
+{
+    static const int codecs[2] = {FC_PARQUET_UNCOMPRESSED, FC_PARQUET_GZIP};
+    int k;
+    for (k = 0; k < 2; k++) {
+        char *buf = NULL;
+        size_t n = small_file(&buf, codecs[k]);
+        fc_parquet_reader *r = NULL;
+        struct ArrowSchema sch;
+        struct ArrowArray a;
+        fc_error err;
+        fc_error_clear(&err);
+        CHECK(fc_parquet_read_open(&r, buf, n, NULL, &err) == FC_OK);
+        CHECK(fc_parquet_read_rows(r) == 3 && fc_parquet_read_groups(r) == 1);
+        CHECK(fc_parquet_read_schema(r, &sch, &err) == FC_OK);
+        CHECK(strcmp(sch.format, "+s") == 0 && sch.n_children == 1);
+        CHECK(strcmp(sch.children[0]->format, "l") == 0);
+        CHECK(strcmp(sch.children[0]->name, "v") == 0);
+        CHECK((sch.children[0]->flags & ARROW_FLAG_NULLABLE) == 0);
+        CHECK(fc_parquet_read_next(r, &a, &err) == FC_OK);
+        CHECK(a.length == 3 && a.n_children == 1 && a.children[0]->length == 3);
+        CHECK(a.children[0]->null_count == 0 && a.children[0]->buffers[0] == NULL);
+        CHECK(memcmp(a.children[0]->buffers[1], values, sizeof values) == 0);
+        a.release(&a);
+        CHECK(a.release == NULL);
+        CHECK(fc_parquet_read_next(r, &a, &err) == FC_END);
+        CHECK(fc_parquet_read_offset(r) == n);
+        sch.release(&sch);
+        fc_parquet_read_close(r);
+        free(buf);
+    }
+}
+
+static void test_read_codec(void)
+{
+    char *buf = NULL;
+    size_t n = small_file(&buf, FC_PARQUET_SNAPPY);
+    fc_parquet_reader *r = NULL;
+    struct ArrowArray a;
+    fc_error err;
+    fc_error_clear(&err);
+    CHECK(fc_parquet_read_open(&r, buf, n, NULL, &err) == FC_OK);
+    CHECK(fc_parquet_read_next(r, &a, &err) == FC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "pages compressed with snappy, which this reader was given no "
+                                "decompressor for");
+    CHECK_CONTAINS(err.message, "column 'v'");
+    CHECK_CONTAINS(err.message, "(at byte ");
+    fc_parquet_read_close(r);
+    free(buf);
+    CHECK(strcmp(fc_parquet_codec_name(FC_PARQUET_ZSTD), "zstd") == 0);
+    CHECK(strcmp(fc_parquet_codec_name(FC_PARQUET_LZ4_RAW), "lz4_raw") == 0);
+    CHECK(strcmp(fc_parquet_codec_name(99), "an unknown codec") == 0);
+}
+
+/* Reads all of data[0..n): FC_OK, or the error (with a message). */
+static int read_all(const void *data, size_t n)
+{
+    fc_parquet_reader *r = NULL;
+    struct ArrowSchema sch;
+    struct ArrowArray a;
+    fc_error err;
+    int rc;
+    fc_error_clear(&err);
+    rc = fc_parquet_read_open(&r, data, n, NULL, &err);
+    if (rc == FC_OK) {
+        CHECK(fc_parquet_read_schema(r, &sch, &err) == FC_OK);
+        sch.release(&sch);
+        while ((rc = fc_parquet_read_next(r, &a, &err)) == FC_OK)
+            a.release(&a);
+        fc_parquet_read_close(r);
+        if (rc == FC_END)
+            return FC_OK;
+    }
+    CHECK_CONTAINS(err.message, "parquet: ");
+    return rc;
+}
+
+static void test_read_damaged(void)
+{
+    char *buf = NULL;
+    size_t n = small_file(&buf, FC_PARQUET_GZIP), k, foot;
+    unsigned char *copy = (unsigned char *)malloc(n);
+    int refused = 0;
+    CHECK(copy != NULL);
+    for (k = 0; k < n; k++) {
+        memcpy(copy, buf, k);
+        CHECK(read_all(copy, k) != FC_OK); /* every cut refused */
+    }
+    foot = (size_t)(unsigned char)buf[n - 8] | (size_t)(unsigned char)buf[n - 7] << 8;
+    for (k = n - 8 - foot; k < n; k++) {
+        memcpy(copy, buf, n);
+        copy[k] ^= 0x5A;
+        refused += read_all(copy, n) != FC_OK;
+    }
+    CHECK(refused > 0);
+    free(copy);
+    free(buf);
+}
+
 int main(void)
 {
+    RUN(test_read_back);
+    RUN(test_read_codec);
+    RUN(test_read_damaged);
     RUN(test_small_file);
     RUN(test_refused);
     RUN(test_deep);
