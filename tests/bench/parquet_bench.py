@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make bench's Parquet rows: featc convert to Parquet against DuckDB
-writing the same table, paired.
+writing the same table, and featc convert from Parquet against DuckDB
+reading the same file, paired.
 
 usage: parquet_bench.py DATA BUILD REPS
 
@@ -12,9 +13,16 @@ beforehand, to Parquet with ZSTD (COPY ... TO, its default threads) in a
 process of its own that waits for each turn (tests/bench/duckdb_copy.js:
 no start-up or load in its passes). The passes take turns (A B A B ...,
 2 x REPS + 1 rounds, timing.py's paired) and the ratio is featc's rate
-over DuckDB's (above 1: featc faster), median (min-max). Ends with lines
-for scripts:
+over DuckDB's (above 1: featc faster), median (min-max).
+
+Then the other way, over the file DuckDB wrote (ZSTD, its own encodings):
+featc convert IN.parquet --spec SPEC -o OUT.tfrecord (a whole process:
+map, decode each row group into Arrow arrays, fill each record's struct,
+serialize, frame) against DuckDB reading that file into a new table in
+its memory (CREATE TABLE AS SELECT * FROM read_parquet, its default
+threads), in turns as above.  Ends with lines for scripts:
     parquet NAME jobs=J featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
+    parquet-in NAME featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
 """
 import os
 import subprocess
@@ -36,7 +44,7 @@ def main():
               % NODE_MODULES)
         return
     env = dict(os.environ, NODE_PATH=NODE_MODULES)
-    lines = []
+    lines, ins = [], []
     print()
     print("Parquet (ZSTD): featc convert TFRecords -> Parquet against DuckDB writing the same"
           " table from memory; ratio featc/DuckDB, paired, median (min-max) of %d rounds"
@@ -56,11 +64,17 @@ def main():
         if not ready.startswith("ready"):
             raise RuntimeError("duckdb_copy.js: " + ready)
 
-        def duck_write():
-            duck.stdin.write("write\n")
+        def duck_do(what):
+            duck.stdin.write(what + "\n")
             duck.stdin.flush()
             if duck.stdout.readline().strip() != "done":
                 raise RuntimeError("duckdb_copy.js stopped")
+
+        def duck_write():
+            duck_do("write")
+
+        def duck_read():
+            duck_do("read")
 
         for jobs in ("1", "0"):
             r, ta, tb = paired(lambda: subprocess.run(conv + ["-j", jobs], check=True),
@@ -69,9 +83,22 @@ def main():
                                                            ready))
             lines.append("parquet %s jobs=%s featc=%.4f duckdb=%.4f ratio=%.3f %.3f %.3f"
                          % ((name, jobs, ta, tb) + r))
+        # the other way: both read the file DuckDB wrote
+        back = [os.path.join(build, "featc"), "convert", "-q", theirs, "--spec",
+                os.path.join(REPO, spec), "-o", os.path.join(data, name + ".back.tfrecord")]
+        r, ta, tb = paired(lambda: subprocess.run(back, check=True), duck_read, 2 * reps + 1)
+        ins.append("  %-10s %12.3f %12.3f   %s" % (name, ta, tb, quote(r)))
+        lines.append("parquet-in %s featc=%.4f duckdb=%.4f ratio=%.3f %.3f %.3f"
+                     % ((name, ta, tb) + r))
         duck.stdin.write("quit\n")
         duck.stdin.flush()
         duck.wait()
+    print()
+    print("Parquet in: featc convert IN.parquet -> TFRecords against DuckDB reading the same "
+          "file (DuckDB's, ZSTD) into memory; ratio featc/DuckDB, paired")
+    print("  %-10s %12s %12s   %s" % ("corpus", "featc s", "DuckDB s", "featc/DuckDB"))
+    for line in ins:
+        print(line)
     for line in lines:
         print(line)
 
