@@ -1,13 +1,39 @@
-/* A column chunk's pages read into its column's Arrow nodes (parquet_read.h):
+/* A column chunk's pages read into its column's Arrow nodes (parquet_chunk.h):
  * page headers, decompression, levels, values, and the levels turned into
  * slots, validity and offsets (the record shredding of Dremel, undone).
  * Every size a header claims is checked against its column chunk, which
  * parquet_read.c checked against the file. */
-#include "parquet_read.h"
+#include "parquet_chunk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int pr_fail(fc_error *err, int status, const fc_parquet_reader *r, int col, uint64_t at,
+            const char *what)
+{
+    fc_msg m = fc_error_begin(err, status, FC_NO_INDEX, at == UINT64_MAX ? FC_NO_INDEX : at);
+    fc_msg_str(&m, "parquet: ");
+    if (r != NULL && col >= 0 && col < r->ncols && r->cols[col].dotted != NULL) {
+        fc_msg_str(&m, "column '");
+        fc_msg_mem(&m, r->cols[col].dotted, strlen(r->cols[col].dotted)); /* (escaped) */
+        fc_msg_str(&m, "': ");
+    }
+    fc_msg_str(&m, what);
+    if (at != UINT64_MAX) {
+        fc_msg_str(&m, " (at byte ");
+        fc_msg_u64(&m, at);
+        fc_msg_str(&m, ")");
+    }
+    return status;
+}
+
+const char *fc_parquet_codec_name(int codec)
+{
+    static const char *const names[] = {"uncompressed", "snappy", "gzip", "lzo",
+                                        "brotli",       "LZ4",    "zstd", "lz4_raw"};
+    return codec >= 0 && codec < 8 ? names[codec] : "an unknown codec";
+}
 
 enum { PAGE_DATA = 0, PAGE_INDEX = 1, PAGE_DICT = 2, PAGE_DATA_V2 = 3 };
 

@@ -1,37 +1,11 @@
 /* Parquet files read into Arrow arrays (fc_parquet.h): the footer, the
  * schema as Arrow nodes, the API and the arrays handed out; a column
  * chunk's pages are parquet_chunk.c's. */
-#include "parquet_read.h"
+#include "parquet_chunk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int pr_fail(fc_error *err, int status, const fc_parquet_reader *r, int col, uint64_t at,
-            const char *what)
-{
-    fc_msg m = fc_error_begin(err, status, FC_NO_INDEX, at == UINT64_MAX ? FC_NO_INDEX : at);
-    fc_msg_str(&m, "parquet: ");
-    if (r != NULL && col >= 0 && col < r->ncols && r->cols[col].dotted != NULL) {
-        fc_msg_str(&m, "column '");
-        fc_msg_mem(&m, r->cols[col].dotted, strlen(r->cols[col].dotted)); /* (escaped) */
-        fc_msg_str(&m, "': ");
-    }
-    fc_msg_str(&m, what);
-    if (at != UINT64_MAX) {
-        fc_msg_str(&m, " (at byte ");
-        fc_msg_u64(&m, at);
-        fc_msg_str(&m, ")");
-    }
-    return status;
-}
-
-const char *fc_parquet_codec_name(int codec)
-{
-    static const char *const names[] = {"uncompressed", "snappy", "gzip", "lzo",
-                                        "brotli",       "LZ4",    "zstd", "lz4_raw"};
-    return codec >= 0 && codec < 8 ? names[codec] : "an unknown codec";
-}
 
 /* ------------------------------------------------------------ the footer */
 
@@ -332,7 +306,7 @@ static int push(walker *w, const selem *e)
     return 1;
 }
 
-/* The leaf's path of names (parquet_read.h), for messages and checks. */
+/* The leaf's path of names (parquet_chunk.h), for messages and checks. */
 static int leaf_names(walker *w, pr_col *c)
 {
     size_t len = 1, n = 0, k;

@@ -1,5 +1,5 @@
-/* Thrift's compact protocol, read from untrusted bytes (thrift.h). */
-#include "thrift.h"
+/* Thrift's compact protocol, read from untrusted bytes (thrift_read.h). */
+#include "thrift_read.h"
 
 #include <string.h>
 

@@ -1,16 +1,16 @@
-/* The Parquet reader's state, shared by parquet_read.c (the footer, the
- * schema as Arrow nodes, the API, the arrays handed out) and
- * parquet_chunk.c (a column chunk's pages into its nodes).  Private to the
- * hosted layer. */
-#ifndef FEATC_PARQUET_READ_H
-#define FEATC_PARQUET_READ_H
+/* A column chunk's pages read into its column's Arrow nodes
+ * (parquet_chunk.c), and the Parquet reader's state it shares with
+ * parquet_read.c (the footer, the schema as Arrow nodes, the API, the
+ * arrays handed out).  Private to the hosted layer. */
+#ifndef FEATC_PARQUET_CHUNK_H
+#define FEATC_PARQUET_CHUNK_H
 
 #include "featc/fc_parquet.h"
 
 #include <zlib.h>
 
 #include "parquet_decode.h"
-#include "thrift.h"
+#include "thrift_read.h"
 
 #define PR_DEPTH 64 /* schema elements nested at most this deep */
 

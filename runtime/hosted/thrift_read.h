@@ -1,0 +1,40 @@
+/* Thrift's compact protocol read from untrusted bytes (thrift_read.c), for
+ * the Parquet reader's footer and page headers.  Private to the hosted
+ * layer. */
+#ifndef FEATC_THRIFT_READ_H
+#define FEATC_THRIFT_READ_H
+
+#include "thrift.h"
+
+/* A reader of compact-protocol bytes [start, end), untrusted: every
+ * length and count checked against the bytes left, structs nested at most
+ * TH_DEPTH deep.  The first failure sticks (bad, its file offset bad_at and
+ * why); every read after it gives 0 or nothing. */
+typedef struct th_reader {
+    const unsigned char *p, *start, *end;
+    uint64_t base; /* the file offset of start */
+    int16_t last[TH_DEPTH];
+    unsigned depth;
+    int bad;
+    uint64_t bad_at;
+    const char *why;
+} th_reader;
+
+/* Reading starts inside the outermost struct (its fields come next). */
+void th_read_begin(th_reader *t, const void *p, size_t n, uint64_t base);
+void th_read_fail(th_reader *t, const char *why);
+uint64_t th_read_offset(const th_reader *t);
+/* The next field of the innermost open struct: 1 with its id and type, or
+ * 0 at the struct's end (which closes it) or after a failure. */
+int th_read_field(th_reader *t, int16_t *id, unsigned *type);
+void th_read_struct(th_reader *t);                /* opens a struct field or element */
+int64_t th_read_int(th_reader *t, unsigned type); /* an i8, i16, i32 or i64 of that type */
+/* A binary's (or string's) bytes, n of them: a view into the input. */
+const unsigned char *th_read_binary(th_reader *t, size_t *n);
+/* A list's header: its element type and count (at most the bytes left). */
+size_t th_read_list(th_reader *t, unsigned *elem);
+/* Skips a value of type: as a field's (bool in the type) or, in_list, as
+ * a list element's (bool a byte). */
+void th_skip(th_reader *t, unsigned type, int in_list);
+
+#endif
