@@ -256,8 +256,8 @@ int cli_arrow_to_records(const convert_opts *o)
     void *work = NULL;
     int rc = EXIT_OK, k, ok;
     if (o->spec == NULL)
-        return cli_usage_error(NULL, "convert: Arrow input needs --spec: the spec whose "
-                                     "serializer writes the records");
+        return cli_usage_error(NULL, "convert: Arrow and Parquet input need --spec: the spec "
+                                     "whose serializer writes the records");
     if (o->stream || o->read.part != FC_PART_ALL)
         return cli_usage_error(NULL, "convert: --stream and the part options (--split, "
                                      "--range, --records) are for TFRecord input");

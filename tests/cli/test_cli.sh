@@ -609,6 +609,32 @@ expect_rc 2 "convert a damaged file -o x.parquet" "$featc" convert "$tmp/cut.tfr
     --spec "$here/../../specs/mnist.feat" -o "$tmp/x.parquet" --codec none
 [ ! -e "$tmp/x.parquet" ] && ok || bad "convert of a damaged file left x.parquet"
 
+# ---- Parquet back to TFRecords (tests/arrow reads DuckDB's files): the
+# records of the file converted, whatever the Parquet file's name; --spec
+# required; Parquet to Parquet refused; a cut file exit 2 naming the byte,
+# nothing written
+"$featc" convert -q "$corpus/tfx__mnist.tfrecord" --spec "$here/../../specs/mnist.feat" \
+    -o "$tmp/m.parquet" --codec gzip --row-group-size 7
+cp "$tmp/m.parquet" "$tmp/m.table"
+expect_rc 0 "convert m.table (Parquet) -o back.tfrecord" "$featc" convert "$tmp/m.table" \
+    --spec "$here/../../specs/mnist.feat" -o "$tmp/back.tfrecord"
+"$featc" cat --json "$corpus/tfx__mnist.tfrecord" > "$tmp/a.json"
+"$featc" cat --json "$tmp/back.tfrecord" > "$tmp/b.json" 2>&1
+cmp -s "$tmp/a.json" "$tmp/b.json" && ok || bad "mnist to Parquet and back: other records"
+expect_rc 64 "convert Parquet without --spec" "$featc" convert "$tmp/m.parquet" -o "$tmp/x.tfrecord"
+has "$tmp/err" "Arrow and Parquet input need --spec" "convert Parquet without --spec"
+expect_rc 2 "convert Parquet -o x.parquet" "$featc" convert "$tmp/m.parquet" \
+    --spec "$here/../../specs/mnist.feat" -o "$tmp/x.parquet"
+has "$tmp/err" "a Parquet file, and $tmp/x.parquet is to be Parquet" "convert Parquet -o x.parquet"
+head -c 3000 "$tmp/m.parquet" > "$tmp/cut.parquet"
+expect_rc 2 "convert a cut Parquet file" "$featc" convert "$tmp/cut.parquet" \
+    --spec "$here/../../specs/mnist.feat" -o "$tmp/x.tfrecord"
+has "$tmp/err" "parquet: no PAR1 at the file's end (a truncated file?) (at byte 2996)" \
+    "convert a cut Parquet file"
+[ ! -e "$tmp/x.tfrecord" ] && [ ! -e "$tmp/x.parquet" ] && ok || bad "a refused Parquet input left a file"
+"$featc" --version | grep -q "parquet reads also: [a-z0-9_+]*)" && ok ||
+    bad "featc --version names no codecs it reads: $("$featc" --version)"
+
 # ---- version --help says what version does; an operand is a usage error
 expect_rc 0 "version --help" "$featc" version --help
 has "$tmp/out" "usage: featc version" "version --help"
