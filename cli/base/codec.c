@@ -194,6 +194,7 @@ int cli_codec_decompress(void *ctx, int codec, const void *src, size_t n, void *
         return FC_OK;
     }
 #endif
+    (void)corrupt; /* (unused without every library) */
     {
         fc_msg m = fc_error_begin(err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
         if (missing != NULL) {
