@@ -90,8 +90,22 @@ const char *pq_unhybrid(const unsigned char *p, size_t len, unsigned width, uint
             if (bytes > (size_t)(end - p))
                 return "a bit-packed run past the end of its bytes";
             vals = (size_t)groups * 8;
-            for (k = 0; k < vals && got < n; k++)
-                out[got++] = width == 0 ? 0 : (uint32_t)unpack_at(p, k * width, width);
+            if (width <= 8) {
+                /* a group of 8 values in width bytes: one load, eight shifts */
+                uint64_t mask = ((uint64_t)1 << width) - 1;
+                size_t g;
+                for (g = 0; g < (size_t)groups && got < n; g++) {
+                    uint64_t v = 0;
+                    unsigned b, j;
+                    for (b = 0; b < width; b++)
+                        v |= (uint64_t)p[g * width + b] << (8 * b);
+                    for (j = 0; j < 8 && got < n; j++)
+                        out[got++] = (uint32_t)(v >> (j * width) & mask);
+                }
+            } else {
+                for (k = 0; k < vals && got < n; k++)
+                    out[got++] = (uint32_t)unpack_at(p, k * width, width);
+            }
             p += bytes;
         } else {
             uint64_t run = h >> 1;
