@@ -418,16 +418,17 @@ def duckdb_rewrites(case, src, refs, k, d):
     offers in turn, pages v1 and v2, every other file in row groups of 3
     rows); featc converts each back to the records of refs."""
     codec = DUCKDB_CODECS[k % len(DUCKDB_CODECS)]
-    for version in ("V1", "V2"):
-        out = os.path.join(d, "duck-%s-%s.parquet" % (codec, version))
-        rows = ", ROW_GROUP_SIZE 3" if (k // 2) % 2 else ""
-        try:
-            node("duckdb_write.js", "COPY (SELECT * FROM read_parquet(%s)) TO %s (FORMAT parquet, "
-                 "COMPRESSION %s, PARQUET_VERSION %s%s)" % (sql_str(src), sql_str(out), codec,
-                                                            version, rows))
-        except RuntimeError as e:
-            check(False, "%s: DuckDB rewrites featc's Parquet: %s" % (case["label"], e))
-            continue
+    rows = ", ROW_GROUP_SIZE 3" if (k // 2) % 2 else ""
+    outs = [(v, os.path.join(d, "duck-%s-%s.parquet" % (codec, v))) for v in ("V1", "V2")]
+    try:  # (one DuckDB for both)
+        node("duckdb_write.js", *["COPY (SELECT * FROM read_parquet(%s)) TO %s (FORMAT parquet, "
+                                  "COMPRESSION %s, PARQUET_VERSION %s%s)"
+                                  % (sql_str(src), sql_str(out), codec, v, rows)
+                                  for v, out in outs])
+    except RuntimeError as e:
+        check(False, "%s: DuckDB rewrites featc's Parquet: %s" % (case["label"], e))
+        return
+    for version, out in outs:
         parquet_back(case, out, refs, "%s, DuckDB's Parquet (%s, %s%s)"
                      % (case["label"], codec, version, ", groups of 3" if rows else ""))
 
