@@ -55,7 +55,7 @@ gen_of = $(patsubst specs/%.feat,$(GEN_SPECS)/%.c,$(patsubst tests/specs/%.feat,
 test_deps = $(call gen_of,$(call declared,$(1),specs)) $(call declared,$(1),sources)
 
 TEST_INC = $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(GEN_TESTS)
-TEST_HDRS = $(wildcard tests/unit/*.h tests/oracle/*.h) $(HEADERS) $(ISAL_CHOICE)
+TEST_HDRS = $(wildcard tests/unit/*.h tests/oracle/*.h tests/fuzz/*.h) $(HEADERS) $(ISAL_CHOICE)
 TEST_LIBS = $(LIBS_FALLBACK) $(LIBS_Z) -lm -pthread
 
 UNIT_TESTS = test_crc32c test_record test_stream test_fallback test_example test_sequence test_hash test_batch \

@@ -821,19 +821,25 @@ static void release_child_schema(struct ArrowSchema *s)
     s->release = NULL;
 }
 
-static void release_schema(struct ArrowSchema *s)
+static void free_schema_block(schema_block *b)
 {
-    schema_block *b = (schema_block *)s->private_data;
     int i;
-    if (s->release == NULL)
+    if (b == NULL)
         return;
-    for (i = 0; i < b->n; i++)
+    for (i = 0; b->names != NULL && i < b->n; i++)
         free(b->names[i]);
     free(b->names);
     free(b->fmts);
     free(b->kids);
     free(b->s);
     free(b);
+}
+
+static void release_schema(struct ArrowSchema *s)
+{
+    if (s->release == NULL)
+        return;
+    free_schema_block((schema_block *)s->private_data);
     s->release = NULL;
 }
 
@@ -847,10 +853,10 @@ int fc_parquet_read_schema(const fc_parquet_reader *r, struct ArrowSchema *out, 
         b->kids = (struct ArrowSchema **)calloc((size_t)r->nnodes + 1, sizeof *b->kids);
         b->names = (char **)calloc((size_t)r->nnodes, sizeof *b->names);
         b->fmts = (char(*)[4])calloc((size_t)r->nnodes, sizeof *b->fmts);
+        b->n = r->nnodes;
     }
     if (b == NULL || b->s == NULL || b->kids == NULL || b->names == NULL || b->fmts == NULL)
         goto oom;
-    b->n = r->nnodes;
     for (i = 0; i < r->nnodes; i++) {
         const pr_node *n = &r->nodes[i];
         struct ArrowSchema *s = &b->s[i];
@@ -874,16 +880,7 @@ int fc_parquet_read_schema(const fc_parquet_reader *r, struct ArrowSchema *out, 
     /* the root's copy is the one released; its block entry stays a child's */
     return FC_OK;
 oom:
-    if (b != NULL) {
-        if (b->names != NULL)
-            for (i = 0; i < r->nnodes; i++)
-                free(b->names[i]);
-        free(b->names);
-        free(b->fmts);
-        free(b->kids);
-        free(b->s);
-        free(b);
-    }
+    free_schema_block(b);
     return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
 }
 
@@ -902,19 +899,25 @@ static void release_child_array(struct ArrowArray *a)
     a->release = NULL;
 }
 
-static void release_array(struct ArrowArray *a)
+static void free_array_block(array_block *b)
 {
-    array_block *b = (array_block *)a->private_data;
     size_t k;
-    if (a->release == NULL)
+    if (b == NULL)
         return;
-    for (k = 0; k < b->nmem; k++)
+    for (k = 0; b->mem != NULL && k < b->nmem; k++)
         free(b->mem[k]);
     free(b->mem);
     free(b->bufs);
     free(b->kids);
     free(b->a);
     free(b);
+}
+
+static void release_array(struct ArrowArray *a)
+{
+    if (a->release == NULL)
+        return;
+    free_array_block((array_block *)a->private_data);
     a->release = NULL;
 }
 
@@ -1004,16 +1007,7 @@ static int export_group(fc_parquet_reader *r, struct ArrowArray *out, fc_error *
     out->release = release_array;
     return FC_OK;
 oom:
-    if (b != NULL) {
-        size_t k;
-        for (k = 0; k < b->nmem; k++)
-            free(b->mem[k]);
-        free(b->mem);
-        free(b->bufs);
-        free(b->kids);
-        free(b->a);
-        free(b);
-    }
+    free_array_block(b);
     return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
 }
 

@@ -25,18 +25,12 @@
 
 #include "base/codec.h"
 #include "batch.h"
+#include "fuzz_rows.h"
 #include "sparse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static unsigned char out[1 << 20];
 static volatile unsigned sink;
-
-static void must_say(const fc_error *err)
-{
-    if (err->message[0] == '\0')
-        abort();
-}
 
 static int bit(const void *bits, int64_t i)
 {
@@ -85,36 +79,6 @@ static void check_array(const struct ArrowSchema *s, const struct ArrowArray *a)
         else
             for (i = 0; i < a->length * (int64_t)w; i++)
                 sink += ((const unsigned char *)a->buffers[1])[i];
-    }
-}
-
-/* Rows of batch a through message md or sd (whose struct is msg). */
-static void convert(fc_arrow_rows *rows, const fc_message_desc *md, const fc_seq_desc *sd,
-                    const struct ArrowSchema *s, const struct ArrowArray *a, void *msg,
-                    void *back)
-{
-    int64_t i;
-    for (i = 0; i < a->length && i < 4096; i++) {
-        fc_error err;
-        size_t len = 0;
-        int rc;
-        fc_error_clear(&err);
-        if (fc_arrow_rows_get(rows, s, a, i, msg, &err) != FC_OK) {
-            must_say(&err);
-            continue;
-        }
-        rc = md != NULL ? fc_ex_serialize(md, msg, FC_OMIT_DEFAULTS, out, sizeof out, &len, &err)
-                        : fc_seq_serialize(sd, msg, FC_OMIT_DEFAULTS, out, sizeof out, &len,
-                                           &err);
-        if (rc == FC_ERR_NO_SPACE)
-            continue;
-        if (rc != FC_OK) {
-            must_say(&err);
-            continue;
-        }
-        if ((md != NULL ? md->parse(back, out, len, &err) : sd->parse(back, out, len, &err)) !=
-            FC_OK)
-            abort();
     }
 }
 
