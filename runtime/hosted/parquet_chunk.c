@@ -5,6 +5,8 @@
  * parquet_read.c checked against the file. */
 #include "parquet_chunk.h"
 
+#include "parquet_encode.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,19 +191,6 @@ static int unpack(fc_parquet_reader *r, int c, int codec, const unsigned char *s
     return FC_OK;
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static unsigned bits_of(int max)
-{
-    unsigned w = 0;
-    while (max >> w != 0)
-        w++;
-    return w;
-}
-
 /* n levels of at most max from [p, p + len) (a version 1 page's: after a
  * 4-byte length, *used the bytes read), into out. */
 static const char *levels(const unsigned char *p, size_t len, int v1, int max, uint32_t *out,
@@ -212,7 +201,7 @@ static const char *levels(const unsigned char *p, size_t len, int v1, int max, u
     if (v1) {
         if (len < 4)
             return "a page's levels end early";
-        k = le32(p);
+        k = pq_le32(p);
         if (k > len - 4)
             return "levels longer than their page";
         p += 4;
@@ -220,7 +209,7 @@ static const char *levels(const unsigned char *p, size_t len, int v1, int max, u
         len = k;
     } else
         *used = len;
-    if ((why = pq_unhybrid(p, len, bits_of(max), out, n)) != NULL)
+    if ((why = pq_unhybrid(p, len, pq_bit_width((uint32_t)max), out, n)) != NULL)
         return why;
     for (i = 0; i < n; i++)
         if (out[i] > (uint32_t)max)

@@ -29,7 +29,7 @@ int pq_encoding_known(int64_t v)
     return v == 0 || (v >= 2 && v <= 9);
 }
 
-static uint32_t le32(const unsigned char *p)
+uint32_t pq_le32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -167,7 +167,7 @@ const char *pq_plain_bytes(const unsigned char *p, size_t len, pq_view *out, siz
         uint32_t k;
         if (len - at < 4)
             return "fewer PLAIN values than the page says";
-        k = le32(p + at);
+        k = pq_le32(p + at);
         at += 4;
         if (k > len - at)
             return "a PLAIN byte string past the end of its page";

@@ -21,6 +21,9 @@ enum { PQ_PLAIN = 0, PQ_PLAIN_DICTIONARY = 2, PQ_RLE = 3, PQ_BIT_PACKED = 4,
  * GROUP_VAR_INT, long gone), as DuckDB requires of every one a file names. */
 int pq_encoding_known(int64_t v);
 
+/* The little-endian 32-bit number at p (lengths in pages and the footer's). */
+uint32_t pq_le32(const unsigned char *p);
+
 /* A byte string: a view, into a page, a dictionary or a scratch buffer. */
 typedef struct pq_view {
     const unsigned char *p;

@@ -617,11 +617,6 @@ static int read_schema(fc_parquet_reader *r, const selem *e, size_t ne, fc_error
     return finish_schema(r, err);
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static int read_footer(fc_parquet_reader *r, fc_error *err)
 {
     th_reader t;
@@ -641,7 +636,7 @@ static int read_footer(fc_parquet_reader *r, fc_error *err)
                        memcmp(r->data + r->len - 4, "PARE", 4) == 0
                            ? "an encrypted Parquet file: not read"
                            : "no PAR1 at the file's end (a truncated file?)");
-    flen = le32(r->data + r->len - 8);
+    flen = pq_le32(r->data + r->len - 8);
     if (flen > r->len - 12)
         return pr_fail(err, FC_ERR_PARSE, r, -1, r->len - 8,
                        "a footer length past the file's start");
