@@ -92,7 +92,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # cli/commands/ (one file per command or family, stats/ a folder of its own),
 # over the helpers they share, cli/base/.  tests/cli/layout.py keeps the
 # order: a helper includes no command, no two files include each other.
-CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c codec.c)
+CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
 CLI_CMD_SRC = $(addprefix cli/commands/,compile.c breaking.c check_data.c records.c print.c index.c infer.c \
               convert.c convert_back.c tfx.c validate.c validate_drift.c \
               stats/stats.c stats/model.c stats/text.c stats/json.c \
@@ -138,7 +138,8 @@ export LIBS_Z
 # make WITH_ZLIB=1 after a default build (or the reverse) rebuilds what
 # depends on the choice: $(ISAL_CHOICE), below
 ISAL_CHOICE = $(BUILD)/isal.choice
-# featc convert's Parquet codecs beyond GZIP (cli/base/codec.c): libzstd's
+# The Parquet codecs beyond GZIP (runtime/hosted/codecs.c, <featc/fc_codecs.h>,
+# libfeatc_codecs.a: featc convert and the Python modules link it): libzstd's
 # and libsnappy's (written and read), libbrotli's and liblz4's (read: DuckDB
 # writes them), when the compiler in use finds them (a -m32 or cross
 # build does not: its featc names the library it lacks when asked).
@@ -166,6 +167,7 @@ GEN_SPECS = $(BUILD)/gen-specs
         test-fresh clean python python-bench
 
 all: $(BUILD)/featc $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc.so.$(VERSION) \
+     $(BUILD)/libfeatc_codecs.a $(BUILD)/libfeatc_codecs.libs \
      $(BUILD)/libfeatc_fallback.a \
      $(BUILD)/libfeatc_compiler.a \
      $(EXAMPLES:%=$(BUILD)/examples/%) $(SPECS:%=$(BUILD)/specs/%)
@@ -180,8 +182,8 @@ $(ISAL_CHOICE): FORCE
 $(CODEC_CHOICE): FORCE
 	@mkdir -p $(dir $@)
 	@echo "$(CPPFLAGS_CODECS)" | cmp -s - $@ || echo "$(CPPFLAGS_CODECS)" > $@
-$(BUILD)/obj/cli/base/codec.o: $(CODEC_CHOICE)
-$(BUILD)/obj/cli/base/codec.o: MODULE_INC = -Icli $(CPPFLAGS_CODECS)
+$(BUILD)/pic/runtime/hosted/codecs.o: $(CODEC_CHOICE)
+$(BUILD)/pic/runtime/hosted/codecs.o: CPPFLAGS_PUB += $(CPPFLAGS_CODECS)
 .PHONY: FORCE
 FORCE:
 
@@ -191,6 +193,14 @@ FORCE:
 $(BUILD)/libfeatc.libs: Makefile $(ISAL_CHOICE)
 	@mkdir -p $(dir $@)
 	echo "$(LIBS_Z) -lm -pthread" > $@
+# The codecs' archive (position-independent: the featc program and the
+# Python modules link the same one) and what it links after it.
+$(BUILD)/libfeatc_codecs.a: $(BUILD)/pic/runtime/hosted/codecs.o
+	rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/libfeatc_codecs.libs: Makefile $(CODEC_CHOICE)
+	@mkdir -p $(dir $@)
+	echo "$(LIBS_CODECS)" > $@
 
 $(PB_SRC) $(PB_HDR): runtime/fallback/fc_example.proto
 	@mkdir -p $(BUILD)/gen
@@ -259,9 +269,9 @@ $(BUILD)/libfeatc_fallback.a: $(FALLBACK_OBJ)
 	$(AR) rcs $@ $^
 
 $(BUILD)/featc: $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallback.a \
-                $(BUILD)/libfeatc.a
+                $(BUILD)/libfeatc_codecs.a $(BUILD)/libfeatc.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_fallback.a \
-	    $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) $(LIBS_CODECS) -lm
+	    $(BUILD)/libfeatc_codecs.a $(BUILD)/libfeatc.a $(LIBS_FALLBACK) $(LIBS_Z) $(LIBS_CODECS) -lm
 
 $(GEN_SPECS)/%.c $(GEN_SPECS)/%.h $(GEN_SPECS)/%_main.c: specs/%.feat $(BUILD)/featc
 	@mkdir -p $(GEN_SPECS)
@@ -412,7 +422,7 @@ $(BUILD)/libfeatc_pic.a: $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(
 	$(AR) rcs $@ $^
 
 PY_EXT_SRC = $(addprefix python/ext/,state.c module.c arrays.c batch.c reader.c writer.c records.c schema.c \
-                                     prefetch.c shuffle.c segments.c arrow.c)
+                                     prefetch.c shuffle.c segments.c arrow.c parquet.c)
 $(BUILD)/pic/python/ext/%.o: python/ext/%.c python/ext/ext.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	@test -f $(PY_INCLUDE)/Python.h || { echo "python: no Python.h in '$(PY_INCLUDE)' (make deps installs python3-dev)"; exit 1; }
@@ -432,9 +442,10 @@ $(PYBUILD)/gen/%_py.c $(PYBUILD)/gen/%.c $(PYBUILD)/gen/%.h &: tests/bench/%.fea
 # A spec's module: its parser, its module file, the Python layer and the
 # runtime, as one shared object that exports PyInit_NAME alone.
 PY_LINK = $(CC) $(WARN) $(CFLAGS) -fPIC $(PY_CFLAGS) $(CPPFLAGS_PUB) -shared $(LDFLAGS)
-PY_LIBS = $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a $(LIBS_Z) -lm -pthread
+PY_LIBS = $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_codecs.a $(BUILD)/libfeatc_pic.a $(LIBS_Z) \
+          $(LIBS_CODECS) -lm -pthread
 $(PYBUILD)/%.abi3.so: $(PYBUILD)/gen/%.c $(PYBUILD)/gen/%_py.c $(BUILD)/libfeatc_python.a \
-    $(BUILD)/libfeatc_pic.a
+    $(BUILD)/libfeatc_codecs.a $(BUILD)/libfeatc_pic.a
 	$(PY_LINK) -I$(PYBUILD)/gen -o $@ $(PYBUILD)/gen/$*.c $(PYBUILD)/gen/$*_py.c $(PY_LIBS)
 
 # The bench specs' modules too (make bench's Python rows, test-python).
@@ -447,7 +458,8 @@ $(PYBUILD)/featc/%.py: python/featc/%.py
 	cp $< $@
 
 python: $(PY_SPECS:%=$(PYBUILD)/%.abi3.so) $(PY_PACKAGE:python/%=$(PYBUILD)/%) \
-        $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a $(BUILD)/libfeatc.libs
+        $(BUILD)/libfeatc_python.a $(BUILD)/libfeatc_pic.a $(BUILD)/libfeatc.libs \
+        $(BUILD)/libfeatc_codecs.a $(BUILD)/libfeatc_codecs.libs
 
 # The bench specs' modules, for test-python and make bench.
 python-bench: $(PY_BENCH_SPECS:%=$(PYBUILD)/%.abi3.so)
@@ -476,7 +488,8 @@ install: all
 	install -m 755 $(BUILD)/featc $(DESTDIR)$(BINDIR)/featc
 	install -m 644 docs/featc.1 $(DESTDIR)$(MANDIR)/man1/featc.1
 	install -m 644 $(BUILD)/libfeatc.a $(BUILD)/libfeatc.libs $(BUILD)/libfeatc_fallback.a \
-	    $(BUILD)/libfeatc_compiler.a $(DESTDIR)$(LIBDIR)/
+	    $(BUILD)/libfeatc_compiler.a $(BUILD)/libfeatc_codecs.a $(BUILD)/libfeatc_codecs.libs \
+	    $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/libfeatc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf libfeatc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libfeatc.so
@@ -511,6 +524,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libfeatc_python.a $(DESTDIR)$(LIBDIR)/libfeatc_pic.a
 	rm -f $(DESTDIR)$(BINDIR)/featc
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libfeatc.a libfeatc.libs libfeatc_fallback.a libfeatc_compiler.a \
+	    libfeatc_codecs.a libfeatc_codecs.libs \
 	    libfeatc.so.$(VERSION) $(SONAME) libfeatc.so)
 	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(PC_FILES:.in=)))
 	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,$(notdir $(CMAKE_FILES:.in=)))

@@ -448,12 +448,12 @@ $(foreach f,$(filter-out fuzz_spec fuzz_tfmd fuzz_dynamic fuzz_stats fuzz_drift 
 
 # Arrow input: the generated specs' messages, and messages the compiler
 # describes at run time (the extreme dimensions).
-# The Parquet reader with the CLI's decompressors (cli/base/codec.c) and
+# The Parquet reader with the decompressors of runtime/hosted/codecs.c and
 # the libraries the build found for them.
 $(BUILD)/fuzz/fuzz_parquet: tests/fuzz/fuzz_parquet.c $(call test_deps,tests/fuzz/fuzz_parquet.c) \
                             $(TEST_HDRS) $(BUILD)/fuzz/libsan.a $(CODEC_CHOICE)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) -Icli $(CPPFLAGS_CODECS) -o $@ $< \
+	$(CLANG) $(FUZZ_CFLAGS) $(TEST_INC) $(CPPFLAGS_CODECS) -o $@ $< \
 	    $(call test_deps,tests/fuzz/fuzz_parquet.c) $(BUILD)/fuzz/libsan.a $(TEST_LIBS) $(LIBS_CODECS)
 
 $(BUILD)/fuzz/fuzz_arrow: tests/fuzz/fuzz_arrow.c $(call test_deps,tests/fuzz/fuzz_arrow.c) \

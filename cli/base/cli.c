@@ -1,6 +1,6 @@
 /* The helpers of cli.h. */
 #include "base/cli.h"
-#include "base/codec.h"
+#include "featc/fc_codecs.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,7 +23,7 @@ int cli_print_version(void)
     printf("featc %s (CRC-32C: %s; inflate: %s; varints: %s; parquet: %s; parquet reads "
            "also: %s)\n",
            FC_VERSION_STRING, fc_crc32c_impl(), fc_inflate_impl(), fc_varint_impl(),
-           cli_codec_names(), cli_codec_read_names());
+           fc_codecs_names(), fc_codecs_read_names());
     if (fflush(stdout) != 0 || ferror(stdout))
         return cli_fail(EXIT_DATA_ERR, "error writing standard output");
     return EXIT_OK;

@@ -29,7 +29,7 @@
 #include <featc/fc_parquet.h>
 #include <featc/featc_dynamic.h>
 
-#include "base/codec.h"
+#include "featc/fc_codecs.h"
 #include "base/progress.h"
 #include "base/spec.h"
 #include "convert_back.h"
@@ -249,6 +249,7 @@ static void file_hook(void *ctx, const char *path, uint64_t file_bytes)
 typedef struct sink {
     fc_arrow_ipc *ipc;
     fc_parquet *pq;
+    fc_codecs *codecs; /* ZSTD's context, kept from page to page */
 } sink;
 
 static int sink_open(const convert_opts *o, sink *k, FILE *f, const struct ArrowSchema *schema,
@@ -262,10 +263,16 @@ static int sink_open(const convert_opts *o, sink *k, FILE *f, const struct Arrow
                                  err);
     memset(&po, 0, sizeof po);
     po.codec = o->codec;
-    po.compress = cli_codec_compress;
+    po.compress = fc_codecs_compress;
+    po.compress_ctx = k->codecs = fc_codecs_new(); /* (NULL: a context per page) */
     po.row_group_rows = o->row_group_rows;
     po.page_bytes = o->page_bytes;
-    return fc_parquet_open(&k->pq, f, schema, &po, err);
+    if (fc_parquet_open(&k->pq, f, schema, &po, err) != FC_OK) {
+        fc_codecs_free(k->codecs);
+        k->codecs = NULL;
+        return err->status;
+    }
+    return FC_OK;
 }
 
 static int sink_write(sink *k, const struct ArrowArray *a, fc_error *err)
@@ -275,7 +282,10 @@ static int sink_write(sink *k, const struct ArrowArray *a, fc_error *err)
 
 static int sink_close(sink *k, fc_error *err)
 {
-    return k->pq != NULL ? fc_parquet_close(k->pq, err) : fc_arrow_ipc_close(k->ipc, err);
+    int s = k->pq != NULL ? fc_parquet_close(k->pq, err) : fc_arrow_ipc_close(k->ipc, err);
+    fc_codecs_free(k->codecs);
+    k->codecs = NULL;
+    return s;
 }
 
 /* The stream's batches into the writer: EXIT_OK or the status, the error
@@ -509,7 +519,7 @@ static int convert_run(convert_opts *o)
                             o->output, arrow_out == 2 ? "Parquet" : "Arrow",
                             o->arrow[k] == 2 ? "Parquet" : "Arrow");
     o->parquet = arrow_out == 2;
-    if (o->parquet && (missing = cli_codec_missing(o->codec)) != NULL)
+    if (o->parquet && (missing = fc_codecs_missing(o->codec)) != NULL)
         return cli_fail(EXIT_USAGE_ERR, "convert: this featc was built without %s: "
                                         "--codec gzip or none, or build featc with %s "
                                         "installed (make deps)",

@@ -26,7 +26,7 @@
 #include <featc/fc_parquet.h>
 #include <featc/fc_serialize.h>
 
-#include "base/codec.h"
+#include "featc/fc_codecs.h"
 #include "base/progress.h"
 #include "base/spec.h"
 #include "convert_back.h"
@@ -113,6 +113,7 @@ static int cut_under(const char *path, const fc_map_guard *guard, size_t len, in
 typedef struct source {
     fc_arrow_ipc_reader *ipc;
     fc_parquet_reader *pq;
+    fc_codecs *codecs; /* ZSTD's context, kept from page to page */
     const char *unit; /* "record batch", "row group" */
 } source;
 
@@ -124,7 +125,8 @@ static int source_open(source *r, int parquet, const void *data, size_t len,
     if (parquet) {
         fc_parquet_read_options ro;
         memset(&ro, 0, sizeof ro);
-        ro.decompress = cli_codec_decompress;
+        ro.decompress = fc_codecs_decompress;
+        ro.decompress_ctx = r->codecs = fc_codecs_new(); /* (NULL: a context per page) */
         r->unit = "row group";
         s = fc_parquet_read_open(&r->pq, data, len, &ro, err);
         return s == FC_OK ? fc_parquet_read_schema(r->pq, schema, err) : s;
@@ -147,6 +149,7 @@ static uint64_t source_offset(const source *r)
 
 static void source_close(source *r)
 {
+    fc_codecs_free(r->codecs);
     fc_parquet_read_close(r->pq);
     fc_arrow_ipc_read_close(r->ipc);
 }

@@ -244,6 +244,13 @@ PyObject *fcpy_arrow_batch(batch_work *w)
     return (PyObject *)b;
 }
 
+const struct ArrowArray *fcpy_arrow_batch_array(PyObject *b)
+{
+    if (!PyObject_TypeCheck(b, (PyTypeObject *)fcpy_g.arrow_batch_type))
+        return NULL;
+    return &((arrow_batch *)b)->arr;
+}
+
 /* ------------------------------------------------------------ streams */
 
 typedef struct stream_priv {

@@ -212,6 +212,15 @@ PyObject *fcpy_arrow_batch(batch_work *w);
 PyObject *fcpy_arrow_stream(PyObject *reader, const fcpy_message *m, unsigned flags,
                             PyObject *args, PyObject *kw);
 PyObject *fcpy_segmenter_type_new(void);
+/* The struct array a featc.ArrowBatch holds (b keeps it alive), or NULL
+ * when b is none. */
+const struct ArrowArray *fcpy_arrow_batch_array(PyObject *b);
+
+/* ------------------------------------------------------------ parquet.c */
+
+/* write_parquet(dest, data, codec=, row_group_size=, page_size=, **read
+ * options): the rows written. */
+PyObject *fcpy_write_parquet(PyObject *module, PyObject *args, PyObject *kw);
 
 /* ------------------------------------------------------------ records.c */
 

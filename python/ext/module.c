@@ -52,6 +52,18 @@ static PyMethodDef module_methods[] = {
      "Sparse, Ragged or [B, n] arrays, SparseFeature as Sparse, RaggedFeature as\n"
      "Ragged, bytes as featc Bytes or arrays of bytes.  A value the spec does not\n"
      "allow raises ValueError naming the feature and record."},
+    {"write_parquet", (PyCFunction)(void (*)(void))fcpy_write_parquet,
+     METH_VARARGS | METH_KEYWORDS,
+     "write_parquet(dest, data, *, codec='snappy', row_group_size=65536,\n"
+     "              page_size=1048576, **read_options)\n"
+     "--\n\n"
+     "Writes data as a Parquet file at dest (a path; written beside it and renamed at\n"
+     "the end, so that an error leaves nothing there) and returns how many rows: a\n"
+     "row per record, a column per feature, in docs/parquet.md's types.  data is a\n"
+     "TFRecord source, read as read(data, format='arrow', **read_options) reads it,\n"
+     "or a reader of format='arrow', or any object with __arrow_c_stream__ (a\n"
+     "pyarrow table, a Polars frame) of featc's Arrow types.  codec: 'snappy',\n"
+     "'zstd', 'gzip' or 'none'.  A record that fails raises DataError as in read()."},
     {"segments", (PyCFunction)(void (*)(void))fcpy_segments, METH_VARARGS | METH_KEYWORDS,
      "segments(*, message=None, num_unroll=None, batch_size=None, capacity=None,\n"
      "         allow_small_batch=None, key=None, max_record_size=None)\n"

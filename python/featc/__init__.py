@@ -23,7 +23,7 @@ import types
 from . import _remote
 from ._types import Bytes, DataError, Ragged, Sparse, register as _register
 
-__all__ = ["load", "read", "records", "write", "segment_batches", "module_path", "BuildError",
+__all__ = ["load", "read", "records", "write", "write_parquet", "segment_batches", "module_path", "BuildError",
            "DataError", "Bytes", "Ragged", "Sparse"]
 
 __version__ = "0.1.0"
@@ -53,20 +53,27 @@ def _layout(exe):
             os.path.join(here, "..", "lib64"), here]
     for lib in libs:
         if (os.path.exists(os.path.join(inc, "featc", "fc_python.h")) and
-                os.path.exists(os.path.join(lib, "libfeatc_python.a"))):
+                os.path.exists(os.path.join(lib, "libfeatc_python.a")) and
+                os.path.exists(os.path.join(lib, "libfeatc_codecs.a"))):
             return os.path.abspath(inc), os.path.abspath(lib)
-    raise BuildError("featc's Python layer (include/featc/fc_python.h, libfeatc_python.a) "
+    raise BuildError("featc's Python layer (include/featc/fc_python.h, libfeatc_python.a, "
+                     "libfeatc_codecs.a) "
                      "is not beside %s: run make python (or make install)" % exe)
 
 
 def _link_libs(lib):
-    """What the runtime's archive needs after it: libfeatc.libs, written by
-    make beside it (ISA-L when the runtime was built with it)."""
-    try:
-        with open(os.path.join(lib, "libfeatc.libs")) as f:
-            return f.read().split()
-    except OSError:
-        return ["-lz", "-lm", "-pthread"]
+    """What the codecs' and the runtime's archives need after them:
+    libfeatc_codecs.libs and libfeatc.libs, written by make beside them
+    (libzstd and libsnappy where the build found them; ISA-L when the
+    runtime was built with it)."""
+    out = []
+    for name, default in (("libfeatc_codecs.libs", []), ("libfeatc.libs", ["-lz", "-lm", "-pthread"])):
+        try:
+            with open(os.path.join(lib, name)) as f:
+                out += f.read().split()
+        except OSError:
+            out += default
+    return out
 
 
 def _cache_dir():
@@ -95,6 +102,7 @@ def _build(spec, name, build_dir):
         # featc's headers and libraries must not be taken from the cache)
         stamp = "".join("%s:%d:%d;" % (p, st.st_size, st.st_mtime_ns) for p, st in
                         ((p, os.stat(p)) for p in (exe, os.path.join(lib, "libfeatc_python.a"),
+                                                   os.path.join(lib, "libfeatc_codecs.a"),
                                                    os.path.join(lib, "libfeatc_pic.a"))))
         h = hashlib.sha256(text + name.encode() + exe.encode() + stamp.encode()).hexdigest()[:16]
         build_dir = os.path.join(_cache_dir(), "%s-%s" % (name, h))
@@ -112,7 +120,8 @@ def _build(spec, name, build_dir):
           "-D_POSIX_C_SOURCE=200809L", "-isystem", sysconfig.get_paths()["include"],
           "-I" + inc, "-I" + build_dir, "-o", tmp,
           os.path.join(build_dir, name + ".c"), os.path.join(build_dir, name + "_py.c"),
-          os.path.join(lib, "libfeatc_python.a"), os.path.join(lib, "libfeatc_pic.a")] +
+          os.path.join(lib, "libfeatc_python.a"), os.path.join(lib, "libfeatc_codecs.a"),
+          os.path.join(lib, "libfeatc_pic.a")] +
          _link_libs(lib), "compiling the module")
     os.replace(tmp, so)  # atomic: a concurrent build never imports half a file
     mod = _import_file(name, so)
@@ -175,6 +184,15 @@ def read(source, module, **options):
 def write(dest, batch, module, **options):
     """module's write(dest, batch, **options); the number of records."""
     return load(module).write(dest, batch, **options)
+
+
+def write_parquet(dest, data, module, **options):
+    """module's write_parquet(dest, data, **options): the TFRecord source
+    (URLs too, as read() takes them), or any Arrow stream, as a Parquet file
+    at dest; the number of rows."""
+    if not hasattr(data, "__arrow_c_stream__"):
+        data = _remote.sources(data)
+    return load(module).write_parquet(dest, data, **options)
 
 
 def records(source, module, batch_size=256, **options):

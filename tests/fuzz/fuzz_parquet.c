@@ -2,7 +2,7 @@
  * what `featc convert IN.parquet -o OUT.tfrecord` reads.
  *
  * The input is a Parquet file; pages in any codec featc's CLI reads
- * (cli/base/codec.c, built in: libzstd, libsnappy, libbrotlidec, liblz4
+ * (runtime/hosted/codecs.c, built in: libzstd, libsnappy, libbrotlidec, liblz4
  * as the build found them).  Properties:
  *   - reading never crashes, hangs or leaks, within 16 MiB of values a
  *     column chunk (max_bytes); every error has a message;
@@ -14,7 +14,7 @@
  *     s or batch.feat's e and q convert through fc_arrow_rows into records
  *     the generated parser reads back. */
 /* test-specs: tests/specs/sparse.feat tests/specs/batch.feat */
-/* test-sources: cli/base/codec.c */
+/* test-sources: runtime/hosted/codecs.c */
 #include <featc/fc.h>
 #include <featc/fc_arrow.h>
 #include <featc/fc_parquet.h>
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/codec.h"
+#include "featc/fc_codecs.h"
 #include "batch.h"
 #include "fuzz_rows.h"
 #include "sparse.h"
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc, k;
     fc_error_clear(&err);
     memset(&opt, 0, sizeof opt);
-    opt.decompress = cli_codec_decompress;
+    opt.decompress = fc_codecs_decompress;
     opt.max_bytes = (size_t)1 << 24;
     if (fc_parquet_read_open(&r, data, size, &opt, &err) != FC_OK) {
         must_say(&err);

@@ -14,7 +14,8 @@
 #    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py);
 # 5. read()'s shuffle, skip and splits (test_shuffle.py), featc.torch
 #    (test_torch.py), the segment batcher (test_segments.py, and
-#    examples/bptt_torch.py), Arrow's PyCapsules (test_arrow.py), and URLs
+#    examples/bptt_torch.py), Arrow's PyCapsules (test_arrow.py),
+#    write_parquet() against featc convert (test_parquet.py), and URLs
 #    (test_remote.py: a local nginx).
 # Prints one "NAME: N passed, M failed" line per run and a total.
 set -u
@@ -64,7 +65,8 @@ build_spec() {
     # shellcheck disable=SC2086
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" -isystem "$np_include" $inc \
         -o "$b_dir/$base.abi3.so" "$b_dir/$base.c" "$b_dir/${base}_py.c" \
-        "$build/libfeatc_python.a" "$build/libfeatc_pic.a" ${LIBS_Z:--lz} -lm -pthread &&
+        "$build/libfeatc_python.a" "$build/libfeatc_codecs.a" "$build/libfeatc_pic.a" \
+        $(cat "$build/libfeatc_codecs.libs") ${LIBS_Z:--lz} -lm -pthread &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L $inc -o "$b_dir/driver" "$b_dir/$base.c" \
         "$b_dir/${base}_main.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror $inc -include "$b_dir/$base.h" \
@@ -233,6 +235,12 @@ if $CC -std=c99 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -fPIC -sh
 else
     tally "arrow-python: 0 passed, 1 failed (the consumer does not build: $out/arrow.log)"
 fi
+# write_parquet() against featc convert's files, byte for byte, and its errors
+rm -rf "$out/parquet"
+tally "$("$PY" "$root/tests/python/test_parquet.py" "$featc" "$build" "$out/parquet" \
+    "$out/build-batch:batch:$out/build-batch/valid.tfrecord:$root/tests/specs/batch.feat" \
+    "$out/build-seqragged:seqragged:$out/build-seqragged/valid.tfrecord:$root/tests/specs/seqragged.feat" \
+    2>&1 | tail -12)"
 # URLs: a local nginx serves the corpus
 tally "$("$PY" "$root/tests/python/test_remote.py" "$build" "$corpus" "$out/remote" 2>&1 | \
     tail -12)"

@@ -1,5 +1,5 @@
-/* The Parquet codecs beyond GZIP (codec.h). */
-#include "base/codec.h"
+/* The Parquet codecs beyond GZIP (fc_codecs.h). */
+#include "featc/fc_codecs.h"
 
 #include <stdlib.h>
 
@@ -16,7 +16,7 @@
 #include <lz4.h>
 #endif
 
-const char *cli_codec_missing(int codec)
+const char *fc_codecs_missing(int codec)
 {
 #ifndef FC_WITH_ZSTD
     if (codec == FC_PARQUET_ZSTD)
@@ -38,7 +38,7 @@ const char *cli_codec_missing(int codec)
     return NULL;
 }
 
-const char *cli_codec_read_names(void)
+const char *fc_codecs_read_names(void)
 {
 #if defined(FC_WITH_BROTLI) && defined(FC_WITH_LZ4)
     return "brotli+lz4_raw";
@@ -51,7 +51,7 @@ const char *cli_codec_read_names(void)
 #endif
 }
 
-const char *cli_codec_names(void)
+const char *fc_codecs_names(void)
 {
 #if defined(FC_WITH_ZSTD) && defined(FC_WITH_SNAPPY)
     return "none+gzip+snappy+zstd";
@@ -86,10 +86,36 @@ static int room(unsigned char **dst, size_t *cap, size_t need)
     return 1;
 }
 
-int cli_codec_compress(void *ctx, int codec, const void *src, size_t n, unsigned char **dst,
+/* The contexts a caller keeps from one call to the next (fc_codecs_new). */
+struct fc_codecs {
+#ifdef FC_WITH_ZSTD
+    ZSTD_CCtx *cctx;
+    ZSTD_DCtx *dctx;
+#endif
+    int unused; /* (a struct has a member without the libraries too) */
+};
+
+fc_codecs *fc_codecs_new(void)
+{
+    return (fc_codecs *)calloc(1, sizeof(fc_codecs));
+}
+
+void fc_codecs_free(fc_codecs *c)
+{
+    if (c == NULL)
+        return;
+#ifdef FC_WITH_ZSTD
+    ZSTD_freeCCtx(c->cctx);
+    ZSTD_freeDCtx(c->dctx);
+#endif
+    free(c);
+}
+
+int fc_codecs_compress(void *ctx, int codec, const void *src, size_t n, unsigned char **dst,
                        size_t *cap, size_t *len, fc_error *err)
 {
-    (void)ctx;
+    fc_codecs *c = (fc_codecs *)ctx;
+    (void)c;
     (void)src;
     (void)n;
     (void)dst;
@@ -97,13 +123,13 @@ int cli_codec_compress(void *ctx, int codec, const void *src, size_t n, unsigned
     (void)len;
 #ifdef FC_WITH_ZSTD
     if (codec == FC_PARQUET_ZSTD) {
-        static ZSTD_CCtx *cctx; /* one for the process: featc writes from one thread */
         size_t bound = ZSTD_compressBound(n), r;
         if (!room(dst, cap, bound))
             return failed(err, "out of memory");
-        if (cctx == NULL && (cctx = ZSTD_createCCtx()) == NULL)
+        if (c != NULL && c->cctx == NULL && (c->cctx = ZSTD_createCCtx()) == NULL)
             return failed(err, "out of memory");
-        r = ZSTD_compressCCtx(cctx, *dst, bound, src, n, ZSTD_CLEVEL_DEFAULT);
+        r = c != NULL ? ZSTD_compressCCtx(c->cctx, *dst, bound, src, n, ZSTD_CLEVEL_DEFAULT)
+                      : ZSTD_compress(*dst, bound, src, n, ZSTD_CLEVEL_DEFAULT);
         if (ZSTD_isError(r))
             return failed(err, ZSTD_getErrorName(r));
         *len = r;
@@ -135,22 +161,23 @@ static int corrupt(fc_error *err, const char *what)
     return FC_ERR_INFLATE;
 }
 
-int cli_codec_decompress(void *ctx, int codec, const void *src, size_t n, void *dst,
+int fc_codecs_decompress(void *ctx, int codec, const void *src, size_t n, void *dst,
                          size_t dst_len, fc_error *err)
 {
-    const char *missing = cli_codec_missing(codec);
-    (void)ctx;
+    const char *missing = fc_codecs_missing(codec);
+    fc_codecs *c = (fc_codecs *)ctx;
+    (void)c;
     (void)src;
     (void)n;
     (void)dst;
     (void)dst_len;
 #ifdef FC_WITH_ZSTD
     if (codec == FC_PARQUET_ZSTD) {
-        static ZSTD_DCtx *dctx; /* one for the process: featc reads from one thread */
         size_t r;
-        if (dctx == NULL && (dctx = ZSTD_createDCtx()) == NULL)
+        if (c != NULL && c->dctx == NULL && (c->dctx = ZSTD_createDCtx()) == NULL)
             return failed(err, "out of memory");
-        r = ZSTD_decompressDCtx(dctx, dst, dst_len, src, n);
+        r = c != NULL ? ZSTD_decompressDCtx(c->dctx, dst, dst_len, src, n)
+                      : ZSTD_decompress(dst, dst_len, src, n);
         if (ZSTD_isError(r))
             return corrupt(err, ZSTD_getErrorName(r));
         if (r != dst_len)
