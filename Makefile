@@ -182,8 +182,8 @@ $(ISAL_CHOICE): FORCE
 $(CODEC_CHOICE): FORCE
 	@mkdir -p $(dir $@)
 	@echo "$(CPPFLAGS_CODECS)" | cmp -s - $@ || echo "$(CPPFLAGS_CODECS)" > $@
-$(BUILD)/pic/runtime/hosted/codecs.o: $(CODEC_CHOICE)
-$(BUILD)/pic/runtime/hosted/codecs.o: CPPFLAGS_PUB += $(CPPFLAGS_CODECS)
+$(BUILD)/obj/runtime/hosted/codecs.o: $(CODEC_CHOICE)
+$(BUILD)/obj/runtime/hosted/codecs.o: MODULE_INC = -Iruntime/core -fPIC $(CPPFLAGS_CODECS)
 .PHONY: FORCE
 FORCE:
 
@@ -195,7 +195,7 @@ $(BUILD)/libfeatc.libs: Makefile $(ISAL_CHOICE)
 	echo "$(LIBS_Z) -lm -pthread" > $@
 # The codecs' archive (position-independent: the featc program and the
 # Python modules link the same one) and what it links after it.
-$(BUILD)/libfeatc_codecs.a: $(BUILD)/pic/runtime/hosted/codecs.o
+$(BUILD)/libfeatc_codecs.a: $(BUILD)/obj/runtime/hosted/codecs.o
 	rm -f $@
 	$(AR) rcs $@ $^
 $(BUILD)/libfeatc_codecs.libs: Makefile $(CODEC_CHOICE)

@@ -1,6 +1,6 @@
 /* The helpers of cli.h. */
 #include "base/cli.h"
-#include "featc/fc_codecs.h"
+#include <featc/fc_codecs.h>
 
 #include <errno.h>
 #include <stdarg.h>

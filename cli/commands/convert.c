@@ -29,7 +29,7 @@
 #include <featc/fc_parquet.h>
 #include <featc/featc_dynamic.h>
 
-#include "featc/fc_codecs.h"
+#include <featc/fc_codecs.h>
 #include "base/progress.h"
 #include "base/spec.h"
 #include "convert_back.h"

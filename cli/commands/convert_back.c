@@ -26,7 +26,7 @@
 #include <featc/fc_parquet.h>
 #include <featc/fc_serialize.h>
 
-#include "featc/fc_codecs.h"
+#include <featc/fc_codecs.h>
 #include "base/progress.h"
 #include "base/spec.h"
 #include "convert_back.h"

@@ -30,6 +30,7 @@ for f in bin/featc share/man/man1/featc.1 lib/x86_64-linux-gnu/cmake/featc/featc
          lib/x86_64-linux-gnu/cmake/featc/featcConfigVersion.cmake \
          lib/x86_64-linux-gnu/cmake/featc/featcGenerate.cmake include/featc/fc.h include/featc/featc.h lib/x86_64-linux-gnu/libfeatc.a \
          lib/x86_64-linux-gnu/libfeatc.so lib/x86_64-linux-gnu/libfeatc_compiler.a \
+         lib/x86_64-linux-gnu/libfeatc_codecs.a lib/x86_64-linux-gnu/libfeatc_codecs.libs \
          lib/x86_64-linux-gnu/pkgconfig/featc.pc lib/x86_64-linux-gnu/pkgconfig/featc-compiler.pc; do
     [ -e "$prefix/$f" ] && ok || bad "not installed: $f"
 done
