@@ -62,19 +62,24 @@ build_spec() {
         checker=seq_check.c seq=-DSEQ
     fi
     inc="-I$root/include -I$root/runtime/core -isystem $build/gen -I$b_dir"
+    # the generated parser compiled once (position-independent, for the
+    # module; warnings as errors, as the checker's build had them), linked
+    # into all four
     # shellcheck disable=SC2086
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror -fPIC $inc -c -o "$b_dir/$base.o" \
+        "$b_dir/$base.c" &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -fPIC -shared -isystem "$py_include" -isystem "$np_include" $inc \
-        -o "$b_dir/$base.abi3.so" "$b_dir/$base.c" "$b_dir/${base}_py.c" \
+        -o "$b_dir/$base.abi3.so" "$b_dir/$base.o" "$b_dir/${base}_py.c" \
         "$build/libfeatc_python.a" "$build/libfeatc_codecs.a" "$build/libfeatc_pic.a" \
         $(cat "$build/libfeatc_codecs.libs") ${LIBS_Z:--lz} -lm -pthread &&
-    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L $inc -o "$b_dir/driver" "$b_dir/$base.c" \
+    $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L $inc -o "$b_dir/driver" "$b_dir/$base.o" \
         "$b_dir/${base}_main.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror $inc -include "$b_dir/$base.h" \
         -DDESC="${pkg}_${msg}_desc" $seq -o "$b_dir/dump_extras" "$root/tests/python/dump_extras.c" \
-        "$b_dir/$base.c" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm &&
+        "$b_dir/$base.o" "$build/libfeatc.a" ${LIBS_Z:--lz} -lm &&
     $CC -std=c99 -O1 -g -D_POSIX_C_SOURCE=200809L -Wall -Werror $inc -include "$b_dir/$base.h" \
         -DDESC="${pkg}_${msg}_desc" -o "$b_dir/check" "$root/tests/oracle/$checker" \
-        "$root/tests/oracle/oracle.c" "$root/tests/oracle/seq_oracle.c" "$b_dir/$base.c" \
+        "$root/tests/oracle/oracle.c" "$root/tests/oracle/seq_oracle.c" "$b_dir/$base.o" \
         "$build/libfeatc_fallback.a" "$build/libfeatc.a" -lprotobuf-c ${LIBS_Z:--lz} -lm
 }
 
@@ -132,9 +137,11 @@ mkdir -p "$out/asan-rt"
 asan_rt_ok=1
 for src in "$root"/python/ext/*.c "$root"/runtime/core/*.c "$root"/runtime/hosted/*.c; do
     o=$(echo "$src" | sed "s|^$root/||; s|/|_|g; s|\.c\$|.o|")
-    # shellcheck disable=SC2086
+    # (the codecs with the libraries the build found, as libfeatc_codecs.a has them)
+    # shellcheck disable=SC2086,SC2046
     gcc $ASAN_CFLAGS -isystem "$py_include" -isystem "$np_include" -I"$root/include" \
-        -I"$root/runtime/core" -isystem "$build/gen" -c -o "$out/asan-rt/$o" "$src" \
+        -I"$root/runtime/core" -isystem "$build/gen" $(cat "$build/codec.choice") \
+        -c -o "$out/asan-rt/$o" "$src" \
         >>"$out/asan-rt.log" 2>&1 || asan_rt_ok=0
 done
 [ "$asan_rt_ok" = 1 ] && ar rcs "$out/asan-rt.a" "$out"/asan-rt/*.o
@@ -144,7 +151,8 @@ asan_module() {
     # shellcheck disable=SC2086
     gcc $ASAN_CFLAGS -shared -isystem "$py_include" -isystem "$np_include" -I"$root/include" \
         -I"$root/runtime/core" -isystem "$build/gen" -I"$4" -o "$1" "$2" "$3" \
-        -Wl,--whole-archive "$out/asan-rt.a" -Wl,--no-whole-archive -lz -lm -pthread
+        -Wl,--whole-archive "$out/asan-rt.a" -Wl,--no-whole-archive \
+        $(cat "$build/libfeatc_codecs.libs") -lz -lm -pthread
 }
 for name in batch seqragged; do
     dir=$out/build-$name
@@ -240,6 +248,11 @@ rm -rf "$out/parquet"
 tally "$("$PY" "$root/tests/python/test_parquet.py" "$featc" "$build" "$out/parquet" \
     "$out/build-batch:batch:$out/build-batch/valid.tfrecord:$root/tests/specs/batch.feat" \
     "$out/build-seqragged:seqragged:$out/build-seqragged/valid.tfrecord:$root/tests/specs/seqragged.feat" \
+    2>&1 | tail -12)"
+# and through the batch spec's module built with ASan (above)
+tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
+    "$PY" "$root/tests/python/test_parquet.py" --no-corpus "$featc" "$build" "$out/parquet-asan" \
+    "$out/asan-batch:batch:$out/build-batch/valid.tfrecord:$root/tests/specs/batch.feat" \
     2>&1 | tail -12)"
 # URLs: a local nginx serves the corpus
 tally "$("$PY" "$root/tests/python/test_remote.py" "$build" "$corpus" "$out/remote" 2>&1 | \
