@@ -92,7 +92,10 @@ $(BUILD)/fuzz/obj/%.o: %.c $(TEST_HDRS)
 # fuzzers that take them: each compiled them all again (some 12 s a fuzzer).
 FUZZ_COMPILER_OBJ = $(FEATC_SRC:%.c=$(BUILD)/fuzz/obj/%.o) \
                     $(FEATC_GEN:$(BUILD)/gen/%.c=$(BUILD)/fuzz/obj/gen/%.o)
-FUZZ_CLI_OBJ = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter-out cli/main.c,$(CLI_SRC)))
+# (with the codecs the CLI links, libfeatc_codecs.a's source, built here
+# without the codec libraries: fuzz_stats reads no Parquet)
+FUZZ_CLI_OBJ = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter-out cli/main.c,$(CLI_SRC)) \
+                 runtime/hosted/codecs.c)
 $(FUZZ_COMPILER_OBJ) $(FUZZ_CLI_OBJ): FUZZ_INC = -Icompiler -Icli -I$(BUILD)/gen
 $(FUZZ_COMPILER_OBJ) $(FUZZ_CLI_OBJ): $(BUILD)/gen/spec_parse.h $(BUILD)/gen/spec_lex.h \
                                       $(BUILD)/gen/templates.h
