@@ -542,7 +542,7 @@ int cmd_convert(int argc, char **argv)
      * back to the kernel and were faulted in again, page by page, every
      * time (10% of the time of a Parquet file back to records).  Kept in the
      * heap instead (mmap only past 32 MiB, the most glibc takes; the top
-     * given back past 128 MiB), they are reused: 15% less time. */
+     * given back past 128 MiB), they are reused: 12-14% less time. */
     (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
     (void)mallopt(M_TRIM_THRESHOLD, 128 << 20);
 #endif

@@ -154,14 +154,14 @@ static int writer_options(PyObject *kw, fc_parquet_options *po)
 
 /* j's source: data itself when it is a featc reader or has
  * __arrow_c_stream__ (read options then refused), else read(data,
- * format='arrow', **kw) of this module.  0, or -1 with an exception. */
+ * format='arrow', **kw) of this module; kw is the caller's own dict of the
+ * read options (format is set in it).  0, or -1 with an exception. */
 static int source_open(pq_job *j, PyObject *module, PyObject *data, PyObject *kw)
 {
-    int has_kw = kw != NULL && PyDict_Size(kw) > 0;
-    PyObject *src = NULL;
+    PyObject *src;
     if (PyObject_TypeCheck(data, (PyTypeObject *)fcpy_g.reader_type) ||
         PyObject_HasAttrString(data, "__arrow_c_stream__")) {
-        if (has_kw) {
+        if (PyDict_Size(kw) > 0) {
             PyErr_SetString(PyExc_TypeError,
                             "write_parquet: read() options apply to TFRecord sources only, "
                             "not to a reader or an Arrow stream");
@@ -169,31 +169,26 @@ static int source_open(pq_job *j, PyObject *module, PyObject *data, PyObject *kw
         }
         src = Py_NewRef(data);
     } else {
-        PyObject *read = PyObject_GetAttrString(module, "read"), *args, *fmt;
-        PyObject *opts = kw != NULL ? PyDict_Copy(kw) : PyDict_New();
-        if (read == NULL || opts == NULL) {
-            Py_XDECREF(read);
-            Py_XDECREF(opts);
-            return -1;
-        }
-        fmt = PyDict_GetItemString(opts, "format");
+        PyObject *read, *args, *fmt = PyDict_GetItemString(kw, "format");
+        int ok = 1;
         if (fmt == NULL) {
             PyObject *word = PyUnicode_FromString("arrow");
-            if (word == NULL || PyDict_SetItemString(opts, "format", word) != 0)
-                fmt = Py_None; /* (an exception is set) */
+            ok = word != NULL && PyDict_SetItemString(kw, "format", word) == 0;
             Py_XDECREF(word);
-        } else if (fmt != NULL && (!PyUnicode_Check(fmt) ||
-                                 (PyUnicode_CompareWithASCIIString(fmt, "arrow") != 0 &&
-                                  PyUnicode_CompareWithASCIIString(fmt, "arrow-large") != 0))) {
+        } else if (!PyUnicode_Check(fmt) ||
+                   (PyUnicode_CompareWithASCIIString(fmt, "arrow") != 0 &&
+                    PyUnicode_CompareWithASCIIString(fmt, "arrow-large") != 0)) {
             PyErr_SetString(PyExc_ValueError,
                             "write_parquet: format must be 'arrow' or 'arrow-large'");
-            fmt = Py_None;
+            ok = 0;
         }
-        args = fmt == Py_None ? NULL : PyTuple_Pack(1, data);
-        src = args != NULL ? PyObject_Call(read, args, opts) : NULL;
+        if (!ok)
+            return -1;
+        read = PyObject_GetAttrString(module, "read");
+        args = read != NULL ? PyTuple_Pack(1, data) : NULL;
+        src = args != NULL ? PyObject_Call(read, args, kw) : NULL;
         Py_XDECREF(args);
-        Py_DECREF(opts);
-        Py_DECREF(read);
+        Py_XDECREF(read);
         if (src == NULL)
             return -1;
     }
