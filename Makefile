@@ -422,7 +422,7 @@ $(BUILD)/libfeatc_pic.a: $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(TOOLRT_SRC:%.c=$(
 	$(AR) rcs $@ $^
 
 PY_EXT_SRC = $(addprefix python/ext/,state.c module.c arrays.c batch.c reader.c writer.c records.c schema.c \
-                                     prefetch.c shuffle.c segments.c arrow.c parquet.c)
+                                     prefetch.c shuffle.c segments.c arrow.c parquet.c wait.c)
 $(BUILD)/pic/python/ext/%.o: python/ext/%.c python/ext/ext.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	@test -f $(PY_INCLUDE)/Python.h || { echo "python: no Python.h in '$(PY_INCLUDE)' (make deps installs python3-dev)"; exit 1; }

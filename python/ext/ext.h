@@ -6,7 +6,8 @@
  * schema.c (the schema attribute), state.c (the module's state, the type
  * maker, the option parsers: below every other file), prefetch.c
  * (compressed files inflated ahead by threads), shuffle.c (read()'s shuffle
- * buffer), segments.c (segments(), the segment batcher), arrow.c (batches
+ * buffer), segments.c (segments(), the segment batcher), wait.c (a thread's
+ * wait for another: a short spin, then sleep), arrow.c (batches
  * as Arrow arrays, PyCapsules), module.c (the module: registers the others,
  * above them all).  No two files call each other (tests/cli/layout.py).
  *
@@ -27,8 +28,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "featc/fc.h"
 #include "featc/fc_arrow.h"
@@ -166,6 +169,17 @@ int fcpy_shuffle_full(const fcpy_shuffle *sh);
 size_t fcpy_shuffle_count(const fcpy_shuffle *sh);
 int fcpy_shuffle_put(fcpy_shuffle *sh, const fc_record *rec, Py_ssize_t src);
 void fcpy_shuffle_draw(fcpy_shuffle *sh, fc_record *rec, Py_ssize_t *src);
+
+/* ------------------------------------------------------------ wait.c */
+
+/* A thread's wait for another (reader.c, prefetch.c): the waiter, with mu
+ * held, calls fcpy_wait in its loop over its condition; whoever changes
+ * that condition does it under mu, bumps seq (fcpy_wake_bump) and signals
+ * cv.  With can_spin (fcpy_wait_can_spin), fcpy_wait polls seq without
+ * the mutex for a few tens of microseconds before it sleeps on cv. */
+void fcpy_wait(pthread_mutex_t *mu, pthread_cond_t *cv, const unsigned *seq, int can_spin);
+void fcpy_wake_bump(unsigned *seq);
+int fcpy_wait_can_spin(size_t threads);
 
 /* ------------------------------------------------------------ prefetch.c */
 

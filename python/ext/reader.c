@@ -75,6 +75,9 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t work_cv; /* the workers': a slot was queued, or stop */
     pthread_cond_t done_cv; /* the caller's (waiting): a slot was parsed */
+    unsigned work_seq, done_seq; /* bumped with each signal of work_cv, done_cv */
+    int spin;             /* waits spin first (wait.c): under the mutex */
+    int can_spin;         /* no more threads than CPUs (fcpy_wait_can_spin) */
     pid_t pid;
     unsigned long long batches, records;
     /* threads=N over several paths: compressed ones inflated ahead;
@@ -121,6 +124,7 @@ static void take_and_parse(reader_object *r)
     slot_parse(t);
     pthread_mutex_lock(&r->mu);
     t->state = SLOT_PARSED;
+    fcpy_wake_bump(&r->done_seq);
     if (r->waiting)
         pthread_cond_signal(&r->done_cv);
 }
@@ -132,7 +136,7 @@ static void *parse_main(void *arg)
     pthread_mutex_lock(&r->mu);
     for (;;) {
         while (!r->stop && r->taken == r->queued)
-            pthread_cond_wait(&r->work_cv, &r->mu);
+            fcpy_wait(&r->mu, &r->work_cv, &r->work_seq, r->spin);
         if (r->stop)
             break;
         take_and_parse(r);
@@ -151,7 +155,7 @@ static void help_or_wait(reader_object *r)
         return;
     }
     r->waiting = 1;
-    pthread_cond_wait(&r->done_cv, &r->mu);
+    fcpy_wait(&r->mu, &r->done_cv, &r->done_seq, r->spin);
     r->waiting = 0;
 }
 
@@ -176,6 +180,7 @@ static void reader_stop_threads(reader_object *r)
     }
     pthread_mutex_lock(&r->mu);
     r->stop = 1;
+    fcpy_wake_bump(&r->work_seq);
     pthread_cond_broadcast(&r->work_cv);
     pthread_mutex_unlock(&r->mu);
     Py_BEGIN_ALLOW_THREADS
@@ -442,6 +447,12 @@ static int reader_open_source(reader_object *r, slot *t)
         }
     }
     r->open = 1;
+    if (r->have_sync) {
+        /* spinning only while no inflater thread needs a core */
+        pthread_mutex_lock(&r->mu);
+        r->spin = r->can_spin && r->pre == NULL && st == FC_OK && r->in.ahead == NULL;
+        pthread_mutex_unlock(&r->mu);
+    }
     if (st != FC_OK) {
         raise_input_error(r, &r->in.err, r->cur);
         reader_close_source(r);
@@ -632,6 +643,7 @@ static void slot_queue(reader_object *r, slot *t)
         pthread_mutex_lock(&r->mu);
         t->state = SLOT_QUEUED;
         r->queued++;
+        fcpy_wake_bump(&r->work_seq);
         pthread_cond_signal(&r->work_cv);
         pthread_mutex_unlock(&r->mu);
     } else {
@@ -1148,6 +1160,7 @@ static int reader_threads_start(reader_object *r, size_t nthreads)
     pthread_cond_init(&r->work_cv, NULL);
     pthread_cond_init(&r->done_cv, NULL);
     r->have_sync = 1;
+    r->can_spin = fcpy_wait_can_spin(nthreads);
     r->pid = getpid();
     for (i = 0; i + 1 < nthreads; i++) {
         if ((e = pthread_create(&r->threads[i], NULL, parse_main, r)) != 0) {
