@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "arrow_ipc.h"
+#include "byte_order.h"
 
 /* ------------------------------------------------------------ flatbuffers */
 
@@ -161,12 +162,6 @@ enum { V5 = 4 };
 enum { HEADER_SCHEMA = 1, HEADER_RECORD_BATCH = 3 };
 enum { T_INT = 2, T_FLOAT = 3, T_BINARY = 4, T_LIST = 12, T_STRUCT = 13, T_FIXED_LIST = 16,
        T_LARGE_BINARY = 19, T_LARGE_LIST = 21 };
-
-static int host_big_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 0;
-}
 
 static int fail(fc_error *err, int status, const char *what, const char *detail)
 {
@@ -303,7 +298,7 @@ static size_t put_schema(fbb *b, const struct ArrowSchema *s)
     int64_t i;
     memset(slot, 0, sizeof slot);
     slot[0].size = 2; /* endianness */
-    slot[0].v = host_big_endian() ? 1u : 0u;
+    slot[0].v = fc_host_big_endian() ? 1u : 0u;
     slot[1].ref = 1;  /* fields */
     t = fb_table(b, slot, 2, at);
     v = fb_vector(b, (size_t)s->n_children, 4);

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_order.h"
+
 #define MAX_DEPTH 32
 #define MAX_NODES 4096
 
@@ -290,12 +292,6 @@ static int read_field(fc_arrow_ipc_reader *r, const fbr *b, const fbt *f, unsign
     return FC_OK;
 }
 
-static int host_big_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 0;
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -311,7 +307,7 @@ static int read_schema(fc_arrow_ipc_reader *r, const fbr *b, const fbt *sch, uin
     if (fb_scalar(b, sch, 0, 2, 0, &endian) != 0 || fp < 0 ||
         (fp > 0 && fb_vec(b, fp, 4, &n, &start) != 0))
         return fail(err, FC_ERR_PARSE, at, "a damaged schema", NULL);
-    if (endian != (host_big_endian() ? 1u : 0u))
+    if (endian != (fc_host_big_endian() ? 1u : 0u))
         return fail(err, FC_ERR_UNSUPPORTED, at,
                     "data of the other byte order than this machine's", NULL);
     memcpy(r->root.format, "+s", 3);

@@ -4,17 +4,13 @@
 
 #include <string.h>
 
-static int host_big_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 0;
-}
+#include "byte_order.h"
 
 /* Little-endian width-byte values in place into the host's order. */
 static void to_host(unsigned char *v, size_t n, size_t width)
 {
     size_t i, k;
-    if (!host_big_endian() || width < 2)
+    if (!fc_host_big_endian() || width < 2)
         return;
     for (i = 0; i < n; i++, v += width)
         for (k = 0; k < width / 2; k++) {

@@ -22,13 +22,8 @@
 #include <string.h>
 
 #include "arrow_ipc.h"
+#include "byte_order.h"
 #include "parquet_pages.h"
-
-static int host_big_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 0;
-}
 
 int fc_parquet_codec(const char *name)
 {
@@ -282,7 +277,7 @@ static void put_le(th_buf *b, const void *p, size_t width, size_t n)
     size_t i, k;
     if (q == NULL)
         return;
-    if (!host_big_endian()) {
+    if (!fc_host_big_endian()) {
         memcpy(q, p, width * n);
     } else {
         for (i = 0; i < n; i++)
