@@ -49,8 +49,6 @@ typedef struct page_hdr {
     int compressed;           /* version 2: the values are */
 } page_hdr;
 
-#define BIT(id) (1u << (id))
-
 static void read_header(th_reader *t, page_hdr *h)
 {
     int16_t id, sub;
@@ -105,18 +103,17 @@ static void read_header(th_reader *t, page_hdr *h)
                     th_skip(t, st, 0);
                     continue;
                 }
-                got |= BIT(sub);
+                got |= TH_FIELD(sub);
             }
-            if (!t->bad && (got & want) != want)
-                th_read_fail(t, "a page header without a field parquet.thrift requires");
+            th_read_need(t, got, want, "a page header without a field parquet.thrift requires");
         } else {
             th_skip(t, type, 0);
             continue;
         }
-        seen |= BIT(id);
+        seen |= TH_FIELD(id);
     }
-    if (!t->bad && (seen & 0xEu) != 0xEu)
-        th_read_fail(t, "a page header without its type or sizes");
+    th_read_need(t, seen, TH_FIELD(1) | TH_FIELD(2) | TH_FIELD(3),
+                 "a page header without its type or sizes");
     if (!t->bad && h->has && (!pq_encoding_known(h->enc) || !pq_encoding_known(h->def_enc) ||
                               !pq_encoding_known(h->rep_enc)))
         th_read_fail(t, "a page header naming an encoding parquet.thrift does not define");

@@ -19,17 +19,6 @@ typedef struct selem {
     uint64_t at;
 } selem;
 
-/* Thrift's required fields: every struct read says which it needs (a bit
- * per field id) and which came with the type parquet.thrift gives them; a
- * missing one is an error, as in Thrift's own readers (DuckDB's). */
-#define BIT(id) (1u << (id))
-
-static void need(th_reader *t, uint32_t seen, uint32_t want, const char *what)
-{
-    if (!t->bad && (seen & want) != want)
-        th_read_fail(t, what);
-}
-
 /* An enum's value within [lo, hi], else a failure naming it. */
 static int64_t enum_in(th_reader *t, unsigned type, int64_t lo, int64_t hi, const char *what)
 {
@@ -54,11 +43,11 @@ static void read_key_values(th_reader *t)
         while (th_read_field(t, &id, &type)) {
             if ((id == 1 || id == 2) && type == TH_BINARY) {
                 (void)th_read_binary(t, &len);
-                seen |= BIT(id);
+                seen |= TH_FIELD(id);
             } else
                 th_skip(t, type, 0);
         }
-        need(t, seen, BIT(1), "a key-value pair without its key");
+        th_read_need(t, seen, TH_FIELD(1), "a key-value pair without its key");
     }
 }
 
@@ -78,15 +67,16 @@ static void read_logical(th_reader *t, selem *e)
         while (th_read_field(t, &sub, &st)) {
             if (id == 10 && sub == 1 && st == TH_I8) {
                 e->int_bits = (int)th_read_int(t, st);
-                seen |= BIT(1);
+                seen |= TH_FIELD(1);
             } else if (id == 10 && sub == 2 && (st == TH_TRUE || st == TH_FALSE)) {
                 e->int_signed = st == TH_TRUE;
-                seen |= BIT(2);
+                seen |= TH_FIELD(2);
             } else
                 th_skip(t, st, 0);
         }
         if (id == 10) {
-            need(t, seen, BIT(1) | BIT(2), "an INTEGER logical type without its width or sign");
+            th_read_need(t, seen, TH_FIELD(1) | TH_FIELD(2),
+                         "an INTEGER logical type without its width or sign");
             if (!t->bad && e->int_bits != 8 && e->int_bits != 16 && e->int_bits != 32 &&
                 e->int_bits != 64)
                 th_read_fail(t, "an INTEGER logical type of a width other than 8, 16, 32, 64");
@@ -114,7 +104,7 @@ static void read_selem(th_reader *t, selem *e)
             e->rep = (int)enum_in(t, type, 0, 2, "a repetition parquet.thrift does not define");
         else if (id == 4 && type == TH_BINARY) {
             e->name = th_read_binary(t, &e->name_len);
-            seen |= BIT(4);
+            seen |= TH_FIELD(4);
         } else if (id == 5 && type == TH_I32)
             e->nkids = (int)th_read_int(t, type);
         else if (id == 6 && type == TH_I32)
@@ -125,7 +115,7 @@ static void read_selem(th_reader *t, selem *e)
         else
             th_skip(t, type, 0);
     }
-    need(t, seen, BIT(4), "a schema element without its name");
+    th_read_need(t, seen, TH_FIELD(4), "a schema element without its name");
 }
 
 /* A chunk's path_in_schema is its column's path (c's names). */
@@ -179,7 +169,7 @@ static void read_meta(th_reader *t, pr_chunk *ch, const pr_col *c)
     while (th_read_field(t, &id, &type)) {
         if (id == 3 && type == TH_LIST) {
             check_path(t, c);
-            seen |= BIT(3);
+            seen |= TH_FIELD(3);
             continue;
         }
         if (id == 1 && type == TH_I32)
@@ -214,10 +204,12 @@ static void read_meta(th_reader *t, pr_chunk *ch, const pr_col *c)
             th_skip(t, type, 0);
             continue;
         }
-        seen |= BIT(id);
+        seen |= TH_FIELD(id);
     }
-    need(t, seen, BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(9),
-         "a column chunk's metadata without a field parquet.thrift requires");
+    th_read_need(t, seen,
+                 TH_FIELD(1) | TH_FIELD(2) | TH_FIELD(3) | TH_FIELD(4) | TH_FIELD(5) | TH_FIELD(6) |
+                     TH_FIELD(7) | TH_FIELD(9),
+                 "a column chunk's metadata without a field parquet.thrift requires");
 }
 
 static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
@@ -231,7 +223,7 @@ static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
     th_read_struct(t);
     while (th_read_field(t, &id, &type)) {
         if (id == 1 && type == TH_LIST && g->chunks == NULL) {
-            seen |= BIT(1);
+            seen |= TH_FIELD(1);
             n = th_read_list(t, &elem);
             if (t->bad)
                 return;
@@ -272,14 +264,14 @@ static void read_group(th_reader *t, pr_group *g, const pr_col *cols, int ncols)
             }
         } else if (id == 2 && type == TH_I64) {
             (void)th_read_int(t, type);
-            seen |= BIT(2);
+            seen |= TH_FIELD(2);
         } else if (id == 3 && type == TH_I64) {
             g->rows = th_read_int(t, type);
-            seen |= BIT(3);
+            seen |= TH_FIELD(3);
         } else
             th_skip(t, type, 0);
     }
-    need(t, seen, BIT(1) | BIT(2) | BIT(3),
+    th_read_need(t, seen, TH_FIELD(1) | TH_FIELD(2) | TH_FIELD(3),
          "a row group without its columns, byte size or row count");
     if (!t->bad && g->rows < 0)
         th_read_fail(t, "a row group of a negative row count");

@@ -229,3 +229,9 @@ void th_skip(th_reader *t, unsigned type, int in_list)
 {
     skip(t, type, in_list, 0);
 }
+
+void th_read_need(th_reader *t, uint32_t seen, uint32_t want, const char *what)
+{
+    if (!t->bad && (seen & want) != want)
+        th_read_fail(t, what);
+}

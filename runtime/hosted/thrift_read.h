@@ -37,4 +37,11 @@ size_t th_read_list(th_reader *t, unsigned *elem);
  * a list element's (bool a byte). */
 void th_skip(th_reader *t, unsigned type, int in_list);
 
+/* Thrift's required fields: a reader of a struct keeps a bit per field id
+ * it met (TH_FIELD(id)) and asks for those the .thrift file marks
+ * required; a missing one is a failure that says what, as in Thrift's own
+ * readers (DuckDB's). */
+#define TH_FIELD(id) (1u << (id))
+void th_read_need(th_reader *t, uint32_t seen, uint32_t want, const char *what);
+
 #endif
