@@ -84,7 +84,7 @@ TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/ahead.c runtime/hosted/walks.
              runtime/hosted/arrow.c runtime/hosted/arrow_stream.c runtime/hosted/arrow_ipc.c runtime/hosted/arrow_ipc_read.c \
              runtime/hosted/arrow_rows.c runtime/hosted/thrift.c runtime/hosted/parquet_encode.c runtime/hosted/parquet_write.c runtime/hosted/parquet_pages.c \
              runtime/hosted/thrift_read.c runtime/hosted/parquet_decode.c runtime/hosted/parquet_read.c runtime/hosted/parquet_chunk.c \
-             runtime/hosted/driver.c runtime/hosted/pool.c
+             runtime/hosted/driver.c runtime/hosted/pool.c runtime/hosted/output.c
 FALLBACK_SRC = runtime/fallback/fallback.c
 PB_SRC = $(BUILD)/gen/fc_example.pb-c.c
 PB_HDR = $(BUILD)/gen/fc_example.pb-c.h

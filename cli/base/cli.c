@@ -1,6 +1,7 @@
 /* The helpers of cli.h. */
 #include "base/cli.h"
 #include <featc/fc_codecs.h>
+#include <featc/fc_input.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -126,76 +127,35 @@ int cli_operands(const cli_command *c, int argc, char **argv, char ***files, int
     return 0;
 }
 
-/* Writes data to path through a temporary file beside it, renamed over path
- * only once every byte is written and the file closed: a full disk or a
- * killed run never leaves a truncated file under path (make would take it
- * for up to date). */
-FILE *cli_temp_open(const char *path, char **tmp)
+int cli_temp_open(fc_output *out, const char *path)
 {
-    size_t n = strlen(path);
-    FILE *f = NULL;
-    int fd, e;
-    mode_t mask;
-    *tmp = (char *)malloc(n + 8);
-    if (*tmp == NULL) {
-        cli_fail(EXIT_DATA_ERR, "out of memory");
-        return NULL;
-    }
-    memcpy(*tmp, path, n);
-    memcpy(*tmp + n, ".XXXXXX", 8);
-    fd = mkstemp(*tmp);
-    if (fd < 0) {
-        e = errno;
-        free(*tmp);
-        *tmp = NULL;
-        cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
-        return NULL;
-    }
-    mask = umask(0); /* mkstemp makes 0600; the file gets what open() would give */
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || (f = fdopen(fd, "wb")) == NULL) {
-        e = errno;
-        close(fd);
-        unlink(*tmp);
-        free(*tmp);
-        *tmp = NULL;
-        cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
-        return NULL;
-    }
-    return f;
+    int e = fc_output_open(out, path);
+    if (e == ENOMEM)
+        return cli_fail(EXIT_DATA_ERR, "out of memory");
+    if (e != 0)
+        return cli_fail(EXIT_DATA_ERR, "%s: %s", path, strerror(e));
+    return EXIT_OK;
 }
 
-int cli_temp_close(FILE *f, char *tmp, const char *path, int ok)
+int cli_temp_close(fc_output *out, const char *path, int ok)
 {
-    int e = ok ? 0 : -1;
-    if (ferror(f) && e == 0)
-        e = EIO;
-    if (fclose(f) != 0 && e == 0)
-        e = errno;
-    if (e == 0 && rename(tmp, path) != 0)
-        e = errno;
+    int e = fc_output_close(out, path, ok);
     if (e != 0)
-        unlink(tmp);
-    free(tmp);
-    if (e > 0)
         return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
-    return e == 0 ? EXIT_OK : EXIT_DATA_ERR;
+    return ok ? EXIT_OK : EXIT_DATA_ERR;
 }
 
 int cli_write_file(const char *path, const char *data, size_t len)
 {
-    char *tmp;
-    FILE *f = cli_temp_open(path, &tmp);
-    int ok;
-    if (f == NULL)
+    fc_output out;
+    if (cli_temp_open(&out, path) != EXIT_OK)
         return EXIT_DATA_ERR;
-    ok = fwrite(data, 1, len, f) == len;
-    if (!ok) {
+    if (fwrite(data, 1, len, out.f) != len) {
         int e = errno;
-        cli_temp_close(f, tmp, path, 0);
+        cli_temp_close(&out, path, 0);
         return cli_fail(EXIT_DATA_ERR, "%s: write error: %s", path, strerror(e));
     }
-    return cli_temp_close(f, tmp, path, 1);
+    return cli_temp_close(&out, path, 1);
 }
 
 int cli_write_output(const char *path, const char *data, size_t len)

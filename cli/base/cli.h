@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include <featc/featc.h>
+#include <featc/fc_input.h>
 
 /* Exit codes, documented in README.md and featc.1. */
 enum {
@@ -67,14 +68,14 @@ int cli_fail(int code, const char *fmt, ...)
 int cli_write_file(const char *path, const char *data, size_t len);
 /* The same to path, or (path NULL) to standard output, flushed and checked. */
 int cli_write_output(const char *path, const char *data, size_t len);
-/* The same for output written piece by piece: cli_temp_open creates the
- * temporary file (*tmp its name; NULL with the error printed), and
- * cli_temp_close closes it and, when ok and every write succeeded,
- * renames it over path; otherwise removes it (the error printed when it
- * is a write error; when ok is 0 the caller reported why).  EXIT_OK or
- * EXIT_DATA_ERR. */
-FILE *cli_temp_open(const char *path, char **tmp);
-int cli_temp_close(FILE *f, char *tmp, const char *path, int ok);
+/* The same for output written piece by piece (fc_output_open and
+ * fc_output_close, <featc/fc_input.h>, with their errors printed):
+ * cli_temp_open creates the temporary file (out->f), cli_temp_close
+ * closes it and, when ok and every write succeeded, renames it over path;
+ * otherwise removes it (the error printed when it is a write error; when
+ * ok is 0 the caller reported why).  EXIT_OK or EXIT_DATA_ERR. */
+int cli_temp_open(fc_output *out, const char *path);
+int cli_temp_close(fc_output *out, const char *path, int ok);
 
 /* Reads a whole spec file ("-": standard input, at most 16 MiB); NULL
  * with the error printed on failure. */

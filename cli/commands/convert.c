@@ -359,8 +359,7 @@ static int to_arrow_run(const convert_opts *o)
     struct ArrowArrayStream st;
     fc_arrow_stream_hooks hooks;
     fc_error err;
-    FILE *f;
-    char *tmp;
+    fc_output dst;
     uint64_t rows = 0;
     int rc;
     memset(&t, 0, sizeof t);
@@ -387,16 +386,13 @@ static int to_arrow_run(const convert_opts *o)
         cli_spec_close(&t.spec);
         return cli_fail(EXIT_DATA_ERR, "%s", err.message);
     }
-    f = cli_temp_open(o->output, &tmp);
-    if (f == NULL) {
-        rc = EXIT_DATA_ERR;
-    } else {
+    if ((rc = cli_temp_open(&dst, o->output)) == EXIT_OK) {
         progress_start(&t.pg, "convert", o->files, o->nfiles, o->progress, 0);
-        rc = pump(o, &st, f, &rows, &t);
+        rc = pump(o, &st, dst.f, &rows, &t);
         progress_end(&t.pg);
-        rc = cli_temp_close(f, tmp, o->output, rc == EXIT_OK) == EXIT_OK ? rc
-             : rc != EXIT_OK                                          ? rc
-                                                                      : EXIT_DATA_ERR;
+        rc = cli_temp_close(&dst, o->output, rc == EXIT_OK) == EXIT_OK ? rc
+             : rc != EXIT_OK                                        ? rc
+                                                                    : EXIT_DATA_ERR;
     }
     st.release(&st);
     free(t.refs);

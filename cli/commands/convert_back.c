@@ -254,8 +254,7 @@ int cli_arrow_to_records(const convert_opts *o)
     fc_writer_options wo;
     fc_error err;
     progress pg;
-    FILE *f;
-    char *tmp;
+    fc_output dst;
     void *work = NULL;
     int rc = EXIT_OK, k, ok;
     if (o->spec == NULL)
@@ -281,19 +280,16 @@ int cli_arrow_to_records(const convert_opts *o)
         rc = cli_fail(EXIT_DATA_ERR, "out of memory");
         goto out;
     }
-    f = cli_temp_open(o->output, &tmp);
-    if (f == NULL) {
-        rc = EXIT_DATA_ERR;
+    if ((rc = cli_temp_open(&dst, o->output)) != EXIT_OK)
         goto out;
-    }
     memset(&wo, 0, sizeof wo);
     wo.compression = out_compression(o);
     wo.work = work;
     wo.work_size = FC_WRITER_WORK_SIZE;
     fc_error_clear(&err);
-    if (fc_writer_init_fd(&b.w, fileno(f), &wo, &err) != FC_OK) {
+    if (fc_writer_init_fd(&b.w, fileno(dst.f), &wo, &err) != FC_OK) {
         rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, err.message);
-        cli_temp_close(f, tmp, o->output, 0);
+        cli_temp_close(&dst, o->output, 0);
         goto out;
     }
     progress_start(&pg, "convert", o->files, o->nfiles, o->progress, 0);
@@ -303,7 +299,7 @@ int cli_arrow_to_records(const convert_opts *o)
     ok = fc_writer_close(&b.w) == FC_OK;
     if (!ok && rc == EXIT_OK)
         rc = cli_fail(EXIT_DATA_ERR, "%s: %s", o->output, fc_writer_error(&b.w)->message);
-    k = cli_temp_close(f, tmp, o->output, rc == EXIT_OK);
+    k = cli_temp_close(&dst, o->output, rc == EXIT_OK);
     if (rc == EXIT_OK)
         rc = k;
 out:

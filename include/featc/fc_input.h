@@ -1,5 +1,6 @@
 /* Opening TFRecord inputs for tools: the featc command line and generated
- * JSON drivers.  (Not part of the allocation-free parse path.)
+ * JSON drivers; and their output files, written whole or not at all.  (Not
+ * part of the allocation-free parse path.)
  *
  * A regular file read whole is read(2) through a buffer that grows (up to
  * max_record_size) when a record does not fit, and inflated into it when
@@ -10,6 +11,8 @@
  */
 #ifndef FEATC_FC_INPUT_H
 #define FEATC_FC_INPUT_H
+
+#include <stdio.h>
 
 #include "fc.h"
 
@@ -226,6 +229,22 @@ int fc_input_parse_split(const char *s, uint64_t *i, uint64_t *n);
 /* Parses "A:B" (either may be empty: 0 and the end), A <= B, into *a, *b;
  * with_suffix allows K/M/G; 0 on success. */
 int fc_input_parse_span(const char *s, int with_suffix, uint64_t *a, uint64_t *b);
+
+/* An output file that appears under its path only complete (runtime/hosted/
+ * output.c): fc_output_open creates PATH.XXXXXX beside it, with the mode
+ * open(2) would give (0666 less the umask); fc_output_close closes it and,
+ * when ok and every write succeeded, renames it over PATH, else removes
+ * it.  A full disk or a killed run never leaves a truncated file under
+ * PATH (make would take it for up to date).  Both return 0 or an errno
+ * value (ENOMEM when out of memory; EIO for a write error the stream kept);
+ * fc_output_close with ok 0 removes the file and returns 0, and with no
+ * file open (f NULL) does nothing. */
+typedef struct fc_output {
+    FILE *f;
+    char *tmp; /* the temporary file's name (allocated) */
+} fc_output;
+int fc_output_open(fc_output *out, const char *path);
+int fc_output_close(fc_output *out, const char *path, int ok);
 
 #ifdef __cplusplus
 }

@@ -12,8 +12,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "featc/fc_codecs.h"
 #include "featc/fc_parquet.h"
@@ -21,8 +19,7 @@
 /* What write_parquet holds: the temporary file, the writer, the source. */
 typedef struct pq_job {
     const char *path;
-    char *tmp;
-    FILE *f;
+    fc_output out; /* the temporary file */
     fc_parquet *w;
     fc_codecs *codecs;
     PyObject *reader;  /* a featc reader iterated directly (errors keep their type), or NULL */
@@ -31,33 +28,18 @@ typedef struct pq_job {
     struct ArrowSchema schema;
 } pq_job;
 
-/* The temporary file beside j->path: 0, or -1 with OSError set. */
+/* The temporary file beside j->path (fc_output_open): 0, or -1 with
+ * OSError set. */
 static int temp_open(pq_job *j)
 {
-    size_t n = strlen(j->path);
-    mode_t mask;
-    int fd;
-    j->tmp = (char *)malloc(n + 8);
-    if (j->tmp == NULL) {
+    int e = fc_output_open(&j->out, j->path);
+    if (e == ENOMEM) {
         PyErr_NoMemory();
         return -1;
     }
-    memcpy(j->tmp, j->path, n);
-    memcpy(j->tmp + n, ".XXXXXX", 8);
-    if ((fd = mkstemp(j->tmp)) < 0) {
+    if (e != 0) {
+        errno = e;
         PyErr_SetFromErrnoWithFilename(PyExc_OSError, j->path);
-        free(j->tmp);
-        j->tmp = NULL;
-        return -1;
-    }
-    mask = umask(0); /* mkstemp makes 0600; the file gets what open() would give */
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || (j->f = fdopen(fd, "wb")) == NULL) {
-        PyErr_SetFromErrnoWithFilename(PyExc_OSError, j->path);
-        close(fd);
-        unlink(j->tmp);
-        free(j->tmp);
-        j->tmp = NULL;
         return -1;
     }
     return 0;
@@ -80,24 +62,11 @@ static int job_end(pq_job *j, int ok)
     }
     fc_codecs_free(j->codecs);
     j->codecs = NULL;
-    if (j->f != NULL) {
-        if (ferror(j->f))
-            e = EIO;
-        if (fclose(j->f) != 0 && e == 0)
-            e = errno;
-        if (ok && e == 0 && rename(j->tmp, j->path) != 0)
-            e = errno;
-        if (!ok || e != 0)
-            unlink(j->tmp);
-        if (ok && e != 0) {
-            errno = e;
-            PyErr_SetFromErrnoWithFilename(PyExc_OSError, j->path);
-            ok = 0;
-        }
-        j->f = NULL;
+    if ((e = fc_output_close(&j->out, j->path, ok)) != 0) {
+        errno = e;
+        PyErr_SetFromErrnoWithFilename(PyExc_OSError, j->path);
+        ok = 0;
     }
-    free(j->tmp);
-    j->tmp = NULL;
     if (j->schema.release != NULL)
         j->schema.release(&j->schema);
     Py_CLEAR(j->capsule); /* (the capsule's destructor releases the stream) */
@@ -280,7 +249,7 @@ PyObject *fcpy_write_parquet(PyObject *module, PyObject *args, PyObject *kw)
         goto out;
     po.compress = fc_codecs_compress;
     po.compress_ctx = j.codecs = fc_codecs_new(); /* (NULL: a context per page) */
-    if (fc_parquet_open(&j.w, j.f, &j.schema, &po, &err) != FC_OK) {
+    if (fc_parquet_open(&j.w, j.out.f, &j.schema, &po, &err) != FC_OK) {
         j.w = NULL;
         fcpy_raise_error(&err, j.path, FC_NO_INDEX, FC_NO_INDEX, 0);
         goto out;

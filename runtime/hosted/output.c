@@ -1,0 +1,78 @@
+/* Output files that appear under their name only when complete
+ * (fc_input.h): the command line's and the Python module's writers. */
+#include "featc/fc_input.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The process's umask.  Setting it to read it back is a window in which
+ * another thread's new file would get mode 0666, so Linux's status line
+ * (since 4.7) is asked first. */
+static mode_t current_umask(void)
+{
+    char line[128];
+    unsigned m;
+    mode_t mask;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f != NULL) {
+        while (fgets(line, sizeof line, f) != NULL)
+            if (sscanf(line, "Umask: %o", &m) == 1) {
+                fclose(f);
+                return (mode_t)(m & 0777);
+            }
+        fclose(f);
+    }
+    mask = umask(0);
+    umask(mask);
+    return mask;
+}
+
+int fc_output_open(fc_output *out, const char *path)
+{
+    size_t n = strlen(path);
+    int fd, e;
+    out->f = NULL;
+    if ((out->tmp = (char *)malloc(n + 8)) == NULL)
+        return ENOMEM;
+    memcpy(out->tmp, path, n);
+    memcpy(out->tmp + n, ".XXXXXX", 8);
+    if ((fd = mkstemp(out->tmp)) < 0) {
+        e = errno;
+        free(out->tmp);
+        out->tmp = NULL;
+        return e;
+    }
+    /* mkstemp makes 0600; the file gets what open() would give */
+    if (fchmod(fd, 0666 & ~current_umask()) != 0 || (out->f = fdopen(fd, "wb")) == NULL) {
+        e = errno;
+        close(fd);
+        unlink(out->tmp);
+        free(out->tmp);
+        out->tmp = NULL;
+        return e;
+    }
+    return 0;
+}
+
+int fc_output_close(fc_output *out, const char *path, int ok)
+{
+    int e = 0;
+    if (out->f == NULL)
+        return 0;
+    if (ferror(out->f))
+        e = EIO;
+    if (fclose(out->f) != 0 && e == 0)
+        e = errno;
+    if (ok && e == 0 && rename(out->tmp, path) != 0)
+        e = errno;
+    if (!ok || e != 0)
+        unlink(out->tmp);
+    free(out->tmp);
+    out->f = NULL;
+    out->tmp = NULL;
+    return ok ? e : 0;
+}
