@@ -369,6 +369,11 @@ cmp -s "$tmp/pen.feat" "$tmp/pen-stdout.feat" && ok || bad "infer -o differs fro
     bad "infer -o onto a full disk: exit $_rc: $(cat "$tmp/err")"
 [ ! -e "$tmp/pen-full.feat" ] && ok || bad "infer -o onto a full disk left a partial spec"
 ls "$tmp" | grep -q '^pen-full.feat\.' && bad "infer -o left its temporary file" || ok
+# the file -o writes has the mode open(2) would give it (0666 less the umask),
+# not the temporary file's 0600
+( umask 027; "$featc" infer -o "$tmp/pen-027.feat" "$pen" ) 2>/dev/null
+[ "$(stat -c %a "$tmp/pen-027.feat" 2>/dev/null)" = 640 ] && ok ||
+    bad "infer -o under umask 027: mode $(stat -c %a "$tmp/pen-027.feat" 2>&1), not 640"
 # featc export --tf: standard output or -o (the same bytes), spec errors,
 # and the form is not optional
 spec_dir=$here/../../specs
