@@ -21,8 +21,9 @@
  *   does, passes the records it has already handed out, and reads on;
  *   what happens there (an error, or none when only the index was wrong)
  *   is what one thread meets.
- * Memory: at most N jobs x QMAX chunks of CHUNK_BYTES (or one record,
- * when that is larger), and each piece's member list.  A chunk of
+ * Memory: at most N x (QMAX + 1) + 1 chunks of CHUNK_BYTES (or one
+ * record, when that is larger): N jobs' queues, the chunk each thread
+ * fills and the one the reader takes from; and each piece's member list.  A chunk of
  * CHUNK_BYTES the reader is done with is kept for the next one a thread
  * fills (as many as can be in use at once), not freed: a fresh megabyte
  * costs its page faults and a freed one the kernel's unmapping, which on
@@ -63,6 +64,7 @@ typedef struct pf_job {
     size_t nchunks;
     pf_chunk *cur;  /* the reader's: the chunk it takes records from, off the queue */
     int ended;      /* the last chunk is in: status says how it ended */
+    int full_wait;  /* its thread waits in push for room */
     fc_status status;
     fc_error err;
 } pf_job;
@@ -164,8 +166,11 @@ static int push(fcpy_prefetch *p, pf_job *j, pf_chunk *c)
 {
     int stopped;
     pthread_mutex_lock(&p->mu);
-    while (!p->stop && c != NULL && j->nchunks >= QMAX && j->state != PF_MINE)
+    while (!p->stop && c != NULL && j->nchunks >= QMAX && j->state != PF_MINE) {
+        j->full_wait = 1;
         pthread_cond_wait(&p->work_cv, &p->mu);
+        j->full_wait = 0;
+    }
     stopped = p->stop || j->state == PF_MINE;
     if (stopped && c != NULL)
         chunk_put(p, c);
@@ -567,7 +572,12 @@ fc_status fcpy_prefetch_next(fcpy_prefetch *p, size_t k, fc_record *rec, fc_erro
             j->tail = NULL;
         j->nchunks--;
         j->cur = c;
-        pthread_cond_broadcast(&p->work_cv);
+        /* its thread, waiting for room, woken once half the queue is
+         * free, not at each chunk taken: a wake costs two context
+         * switches, and the threads of other jobs (waiting too) are not
+         * woken for nothing */
+        if (j->full_wait && j->nchunks <= QMAX / 2)
+            pthread_cond_broadcast(&p->work_cv);
         pthread_mutex_unlock(&p->mu);
     }
     *rec = c->recs[c->taken];
