@@ -23,8 +23,9 @@
  *   is what one thread meets.
  * Memory: at most N x (QMAX + 1) + 1 chunks of CHUNK_BYTES (or one
  * record, when that is larger): N jobs' queues, the chunk each thread
- * fills and the one the reader takes from; and each piece's member list.  A chunk of
- * CHUNK_BYTES the reader is done with is kept for the next one a thread
+ * fills and the one the reader takes from; and each piece's member
+ * list.  A chunk of CHUNK_BYTES the reader is done with is kept for the
+ * next one a thread
  * fills (as many as can be in use at once), not freed: a fresh megabyte
  * costs its page faults and a freed one the kernel's unmapping, which on
  * the test machine made threads=2 over four GZIP shards 2.6 times slower
