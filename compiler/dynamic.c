@@ -31,8 +31,8 @@ struct featc_dynamic {
 /* The runtime's fc_field_plain, _for_sparse and _for_ragged, without
  * linking the runtime. */
 static const fc_field_extra extra_plain;
-static const fc_field_extra extra_for_sparse = {0, 0, 0, 0, 0, {0}, 0, 1, NULL, 0, 0};
-static const fc_field_extra extra_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0};
+static const fc_field_extra extra_for_sparse = {0, 0, 0, 0, 0, {0}, 0, 1, NULL, 0, 0, NULL};
+static const fc_field_extra extra_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0, NULL};
 
 static uint32_t key_hash(const char *k, size_t n)
 {
@@ -112,7 +112,7 @@ static size_t rank_product(const schema_feature *f)
 static int has_extra(const schema_feature *f)
 {
     return (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) ||
-           f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED;
+           f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED || f->as != FC_AS_NONE;
 }
 
 /* The partitions of RaggedFeature f; frames > 0 for a feature list (its
@@ -162,6 +162,18 @@ static const fc_field_extra *field_extra(pool *p, const schema_feature *f, size_
             x->hot_offset = member(at, rank_product(f) * f->hash_buckets * sizeof(float));
         else if (f->hot == 2)
             x->hot_offset = member(at, f->hash_buckets * sizeof(float));
+    }
+    if (f->as != FC_AS_NONE) {
+        fc_field_as *as = (fc_field_as *)fcc_pool_alloc(p, sizeof *as);
+        if (as == NULL)
+            return NULL;
+        as->type = f->as;
+        as->rank = f->as_rank;
+        for (r = 0; r < f->as_rank; r++)
+            as->dims[r] = f->as_dims[r];
+        as->elems = f->as_elems;
+        as->offset = member(at, nvals * f->as_elems * fc_as_size(f->as));
+        x->as = as;
     }
     if (f->kind == FC_KIND_SPARSE) {
         for (r = 0; r <= f->rank; r++)

@@ -104,6 +104,15 @@ static int example_parts(msg_parts *mp, const schema_message *m)
                           m->c_type, m->upper);
             break;
         }
+    for (i = 0; i < m->nfeatures; i++)
+        if (m->features[i].as != FC_AS_NONE) {
+            fcc_sb_printf(&mp->finish,
+                          "    /* The tensors the spec asks for ('as'), from the values. */\n"
+                          "    if (fc_ex_as_fields(%s_fields, %s_FIELD_COUNT, out, 0, err) != FC_OK)\n"
+                          "        return FC_ERR_PARSE;\n",
+                          m->c_type, m->upper);
+            break;
+        }
     return fcc_emit_lookup(&mp->lookup, m->features, m->nfeatures, "");
 }
 

@@ -20,7 +20,7 @@ static int direct_fits(const schema_message *m)
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
         if ((f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN) || f->hash_buckets > 0 ||
-            f->hot != 0)
+            f->hot != 0 || f->as != FC_AS_NONE)
             return 0;
     }
     return m->nfeatures > 0;

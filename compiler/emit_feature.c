@@ -178,6 +178,12 @@ void fcc_describe(sbuf *b, const schema_feature *f)
     if (f->hash_buckets > 0)
         fcc_sb_printf(b, ", %zu hash buckets%s", f->hash_buckets,
                       f->hot == 1 ? ", one-hot" : f->hot == 2 ? ", multi-hot" : "");
+    if (f->as != FC_AS_NONE) {
+        fcc_sb_printf(b, ", as %s", fc_as_name(f->as));
+        for (i = 0; i < f->as_rank; i++)
+            fcc_sb_printf(b, "%s%zu", i > 0 ? "," : "[", f->as_dims[i]);
+        fcc_sb_str(b, f->as_rank > 0 ? "]" : "");
+    }
 }
 
 /* "key": float, FixedLenSequence [2,2] per frame, ... for comments. */
@@ -309,6 +315,35 @@ void fcc_emit_feature_constants(sbuf *b, const schema_feature *f)
         fcc_sb_printf(b, "#define %s_MAX %zu\n", f->macro, f->max);
     if (f->hash_buckets > 0)
         fcc_sb_printf(b, "#define %s_BUCKETS %zu\n", f->macro, f->hash_buckets);
+    for (r = 0; r < f->as_rank; r++)
+        fcc_sb_printf(b, "#define %s_AS_DIM%u %zu\n", f->macro, r, f->as_dims[r]);
+    if (f->as_rank > 0)
+        fcc_sb_printf(b, "#define %s_AS_SIZE %zu\n", f->macro, f->as_elems);
+}
+
+/* FC_AS_UINT8 ...: the enumerator of an fc_as. */
+static const char *as_macro(int as)
+{
+    static const char *const names[] = {"FC_AS_NONE",   "FC_AS_INT8",    "FC_AS_UINT8",
+                                        "FC_AS_INT16",  "FC_AS_UINT16",  "FC_AS_INT32",
+                                        "FC_AS_INT64",  "FC_AS_FLOAT16", "FC_AS_FLOAT32",
+                                        "FC_AS_FLOAT64"};
+    return as >= 0 && as <= FC_AS_LAST ? names[as] : "FC_AS_NONE";
+}
+
+/* The C type of an `as` type's elements (float16: its bits). */
+static const char *as_c_type(int as)
+{
+    switch (as) {
+    case FC_AS_INT8: return "int8_t";
+    case FC_AS_UINT8: return "uint8_t";
+    case FC_AS_INT16: return "int16_t";
+    case FC_AS_INT32: return "int32_t";
+    case FC_AS_INT64: return "int64_t";
+    case FC_AS_FLOAT32: return "float";
+    case FC_AS_FLOAT64: return "double";
+    default: return "uint16_t"; /* uint16, float16 */
+    }
 }
 
 /* The struct members of an Example or context feature. */
@@ -348,6 +383,19 @@ void fcc_emit_feature_member(sbuf *b, const schema_feature *f)
         for (r = 0; r < f->rank; r++)
             fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
         fcc_sb_str(b, ";\n");
+    }
+    if (f->as != FC_AS_NONE) {
+        fcc_sb_printf(b, "    %s %s_as", as_c_type(f->as), f->cname);
+        if (f->kind != FC_KIND_FIXED)
+            fcc_sb_printf(b, "[%s_MAX]", f->macro);
+        for (r = 0; r < f->rank; r++)
+            fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+        for (r = 0; r < f->as_rank; r++)
+            fcc_sb_printf(b, "[%s_AS_DIM%u]", f->macro, r);
+        fcc_sb_printf(b, "; /* as %s%s */\n", fc_as_name(f->as),
+                      f->as == FC_AS_FLOAT16 ? ": IEEE binary16 bits"
+                      : f->type == FC_TYPE_BYTES ? ", decoded as decode_raw (little-endian)"
+                                                 : ", range-checked");
     }
     if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
         fcc_sb_printf(b, "    int64_t %s_bucket", f->cname);
@@ -415,8 +463,11 @@ void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
                       m, m);
         return;
     }
+    if (!list && f->as != FC_AS_NONE) /* the column holds the typed values */
+        t = as_c_type(f->as);
     if (!list && f->kind == FC_KIND_FIXED) {
-        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * sizeof(%s))", m, t);
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * %s%ssizeof(%s))", m,
+                      f->as_rank > 0 ? m : "", f->as_rank > 0 ? "_AS_SIZE * " : "", t);
     } else if (!list && f->kind == FC_KIND_VARLEN) {
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
         fcc_sb_printf(b,
@@ -521,7 +572,7 @@ void fcc_emit_ragged_parts(sbuf *b, const schema_message *m, const schema_featur
 int fcc_has_extra(const schema_feature *f)
 {
     return (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) ||
-           f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED;
+           f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED || f->as != FC_AS_NONE;
 }
 
 /* The fc_field_extra of f: hash buckets, a SparseFeature's or a
@@ -529,10 +580,21 @@ int fcc_has_extra(const schema_feature *f)
 void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature *f)
 {
     unsigned r;
+    if (f->as != FC_AS_NONE) {
+        fcc_sb_printf(b, "\n/* ");
+        fcc_comment_key(b, f->key, f->key_len);
+        fcc_sb_printf(b, " as %s (type, offset, rank, dims, elems) */\n"
+                         "static const fc_field_as %s_as_%s = {\n    %s, offsetof(%s, %s_as), %u, {",
+                      fc_as_name(f->as), m->c_type, f->cname, as_macro(f->as), m->c_type,
+                      f->cname, f->as_rank);
+        for (r = 0; r < f->as_rank || r == 0; r++)
+            fcc_sb_printf(b, "%s%zu", r ? ", " : "", f->as_rank ? f->as_dims[r] : (size_t)0);
+        fcc_sb_printf(b, "}, %zu\n};\n", f->as_elems);
+    }
     fcc_sb_str(b, "\n/* ");
     fcc_describe(b, f);
     fcc_sb_printf(b, "\n * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,\n"
-                     " * sparse_fields, already_sorted, hidden; parts, nparts, split64) */\n"
+                     " * sparse_fields, already_sorted, hidden; parts, nparts, split64, as) */\n"
                      "static const fc_field_extra %s_extra_%s = {\n    ",
                   m->c_type, f->cname);
     if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
@@ -550,12 +612,14 @@ void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature
         fcc_sb_printf(b, "offsetof(%s, %s_indices), {", m->c_type, f->cname);
         for (r = 0; r <= f->rank; r++)
             fcc_sb_printf(b, "%s%u", r ? ", " : "", (unsigned)f->sparse_fields[r]);
-        fcc_sb_printf(b, "}, %d, 0,\n    NULL, 0, 0\n};\n", f->already_sorted);
+        fcc_sb_printf(b, "}, %d, 0,\n    NULL, 0, 0, NULL\n};\n", f->already_sorted);
     } else if (f->kind == FC_KIND_RAGGED) {
-        fcc_sb_printf(b, "0, {%u}, 0, 0,\n    %s_parts_%s, %u, %d\n};\n",
+        fcc_sb_printf(b, "0, {%u}, 0, 0,\n    %s_parts_%s, %u, %d, NULL\n};\n",
                       (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
+    } else if (f->as != FC_AS_NONE) {
+        fcc_sb_printf(b, "0, {0}, 0, 0,\n    NULL, 0, 0, &%s_as_%s\n};\n", m->c_type, f->cname);
     } else {
-        fcc_sb_str(b, "0, {0}, 0, 0,\n    NULL, 0, 0\n};\n");
+        fcc_sb_str(b, "0, {0}, 0, 0,\n    NULL, 0, 0, NULL\n};\n");
     }
 }
 
@@ -802,7 +866,8 @@ static int emit_append_column(sbuf *b, const schema_message *m, const schema_fea
     else
         fcc_describe(b, f);
     fcc_sb_str(b, " */\n");
-    if (f->hash_buckets > 0 || f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED) {
+    if (f->hash_buckets > 0 || f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED ||
+        f->as != FC_AS_NONE) {
         fcc_sb_printf(b,
                       "    if ((rc = %s(&%s_desc, %s, cols, m, i, err)) != FC_OK)\n"
                       "        return rc;\n",

@@ -7,7 +7,8 @@
  *   sequence_example NAME  NAME_CONTEXT_FEATURES, NAME_SEQUENCE_FEATURES
  * and, for `hash_buckets`, NAME_FEATURE_COLUMNS: the feature columns whose
  * ids and vectors featc computes (categorical_column_with_hash_bucket, and
- * indicator_column for one_hot / multi_hot).  Fields read only for a
+ * indicator_column for one_hot / multi_hot); for `as`, NAME_typed(parsed),
+ * the casts and decode_raw that give the same tensors.  Fields read only for a
  * SparseFeature or RaggedFeature are not features of their own, as in TF.
  * Deterministic: the spec's order, fixed number formats. */
 #include "spec.h"
@@ -225,6 +226,49 @@ static void columns(sbuf *b, const char *upper, const char *suffix, const schema
     fcc_sb_str(b, "}\n");
 }
 
+/* `as TYPE [dims]`: NAME_typed(parsed), the tensors featc's batches give,
+ * from what parse_example (parse_single_example, or the context of
+ * parse_sequence_example) returns: tf.cast, or decode_raw and a reshape. */
+static void typed(sbuf *b, const char *name, const schema_feature *fs, size_t n)
+{
+    size_t i, any = 0;
+    unsigned r;
+    for (i = 0; i < n; i++)
+        any += fs[i].as != FC_AS_NONE;
+    if (any == 0)
+        return;
+    fcc_sb_printf(b,
+                  "\n\ndef %s_typed(parsed):\n"
+                  "    \"\"\"The tensors of the spec's 'as' types, from the parsed features (one\n"
+                  "    record or a batch).  tf.cast wraps a value out of range where featc\n"
+                  "    refuses the record.\"\"\"\n"
+                  "    out = dict(parsed)\n",
+                  name);
+    for (i = 0; i < n; i++) {
+        const schema_feature *f = &fs[i];
+        if (f->as == FC_AS_NONE)
+            continue;
+        fcc_sb_str(b, "    out[");
+        py_str(b, f->key, f->key_len);
+        if (f->type != FC_TYPE_BYTES) {
+            fcc_sb_printf(b, "] = tf.cast(parsed[");
+            py_str(b, f->key, f->key_len);
+            fcc_sb_printf(b, "], tf.%s)\n", fc_as_name(f->as));
+            continue;
+        }
+        fcc_sb_str(b, "] = tf.reshape(\n        tf.io.decode_raw(parsed[");
+        py_str(b, f->key, f->key_len);
+        fcc_sb_printf(b, "], tf.%s, little_endian=True),\n        tf.concat([tf.shape(parsed[",
+                      fc_as_name(f->as));
+        py_str(b, f->key, f->key_len);
+        fcc_sb_str(b, "]), [");
+        for (r = 0; r < f->as_rank; r++)
+            fcc_sb_printf(b, "%s%zu", r ? ", " : "", f->as_dims[r]);
+        fcc_sb_str(b, "]], 0))\n");
+    }
+    fcc_sb_str(b, "    return out\n");
+}
+
 int fcc_emit_tf(const schema *s, const char *spec_name, sbuf *b)
 {
     size_t m;
@@ -249,6 +293,7 @@ int fcc_emit_tf(const schema *s, const char *spec_name, sbuf *b)
         columns(b, upper, "FEATURE_COLUMNS", sm->features, sm->nfeatures, 0);
         if (sm->sequence)
             columns(b, upper, "SEQUENCE_FEATURE_COLUMNS", sm->lists, sm->nlists, 1);
+        typed(b, sm->name, sm->features, sm->nfeatures);
     }
     return !b->failed;
 }

@@ -666,6 +666,149 @@ static int check_feature_key(diag *d, const schema_message *m, schema_feature *g
     return 1;
 }
 
+/* `as TYPE [dims]`: an int64 narrowed, a float as float16, a scalar bytes
+ * value decoded as decode_raw into a fixed shape (FixedLen and VarLen
+ * features of an example or a context). */
+static int check_as(diag *d, schema_feature *f, const ast_feature *a, role r)
+{
+    static const char *const words[] = {"int8",    "uint8",   "int16",   "uint16", "int32",
+                                        "int64",   "float16", "float32", "float64"};
+    const ast_dim *dm;
+    uint64_t elems = 1;
+    size_t k;
+    int as = FC_AS_NONE;
+    if (a->as_type == NULL)
+        return 1;
+    for (k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (strcmp(a->as_type, words[k]) == 0)
+            as = (int)k + 1;
+    if (as == FC_AS_NONE) {
+        fcc_diag_error(d, a->as_loc,
+                       "unknown tensor type '%s' (int8, uint8, int16, uint16, int32, int64, "
+                       "float16, float32, float64)",
+                       a->as_type);
+        return 0;
+    }
+    if (r == ROLE_LIST || a->sparse || a->ragged ||
+        (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN)) {
+        fcc_diag_error(d, a->as_loc,
+                       "'as %s' applies to FixedLen and VarLen features of an example or a "
+                       "context; '%s' is %s",
+                       a->as_type, f->cname,
+                       r == ROLE_LIST ? "a feature list"
+                       : a->sparse    ? "a SparseFeature"
+                       : a->ragged    ? "a RaggedFeature"
+                                      : "a sequence of rows ('[?, ...]')");
+        return 0;
+    }
+    if (f->kind == FC_KIND_FIXED && f->elems == 0) {
+        fcc_diag_error(d, a->as_loc, "'%s' holds no values (a dimension is 0): nothing to give as %s",
+                       f->cname, a->as_type);
+        return 0;
+    }
+    if (f->hash_buckets > 0) {
+        fcc_diag_error(d, a->as_loc,
+                       "'%s' has hash buckets, whose ids are int64; 'as %s' would change the "
+                       "values the ids are hashed from",
+                       f->cname, a->as_type);
+        return 0;
+    }
+    if (f->type == FC_TYPE_BYTES) {
+        if (f->kind != FC_KIND_FIXED || f->rank != 0) {
+            fcc_diag_error(d, a->as_loc,
+                           "'as %s[...]' decodes one bytes value (tf.io.decode_raw); '%s' must "
+                           "be a FixedLen scalar ('bytes', no shape)",
+                           a->as_type, f->cname);
+            return 0;
+        }
+        if (a->as_dims == NULL) {
+            fcc_diag_error(d, a->as_loc,
+                           "'%s' decodes bytes as %s: give the shape of the tensor, as in "
+                           "'as %s[28, 28]' (one value's bytes must fill it)",
+                           f->cname, a->as_type, a->as_type);
+            return 0;
+        }
+        for (dm = a->as_dims; dm != NULL; dm = dm->next) {
+            uint64_t v;
+            if (dm->unknown || !fcc_parse_u64(dm->text, &v) || v == 0 ||
+                v > FEATC_MAX_ELEMENTS) {
+                fcc_diag_error(d, dm->loc,
+                               "dimension %s of the tensor of '%s' must be from 1 to %u", dm->text,
+                               f->cname, (unsigned)FEATC_MAX_ELEMENTS);
+                return 0;
+            }
+            if (f->as_rank == FC_MAX_RANK) {
+                fcc_diag_error(d, dm->loc, "tensor of '%s' has more than %d dimensions",
+                               f->cname, FC_MAX_RANK);
+                return 0;
+            }
+            elems *= v;
+            if (elems > FEATC_MAX_ELEMENTS) {
+                fcc_diag_error(d, a->as_shape_loc,
+                               "tensor of '%s' holds more than the limit of %u values", f->cname,
+                               (unsigned)FEATC_MAX_ELEMENTS);
+                return 0;
+            }
+            f->as_dims[f->as_rank++] = (size_t)v;
+        }
+        f->as = as;
+        f->as_elems = (size_t)elems;
+        if (f->has_default && (f->def_bytes_len[0] % fc_as_size(as) != 0 ||
+                               f->def_bytes_len[0] / fc_as_size(as) != f->as_elems)) {
+            fcc_diag_error(d, a->def->loc,
+                           "default of '%s' has %zu bytes; decoded as %s[...] it must have %zu "
+                           "(%zu values of %zu bytes)",
+                           f->cname, f->def_bytes_len[0], a->as_type,
+                           f->as_elems * fc_as_size(as), f->as_elems, fc_as_size(as));
+            return 0;
+        }
+        return 1;
+    }
+    if (a->as_dims != NULL) {
+        fcc_diag_error(d, a->as_shape_loc,
+                       "a shape after 'as' decodes bytes; '%s' is %s, whose tensor keeps its "
+                       "shape",
+                       f->cname, fcc_type_word(f->type));
+        return 0;
+    }
+    if ((f->type == FC_TYPE_INT64 && as > FC_AS_INT32) ||
+        (f->type == FC_TYPE_FLOAT && as != FC_AS_FLOAT16)) {
+        fcc_diag_error(d, a->as_loc,
+                       "'%s' is %s: 'as' narrows %s",
+                       f->cname, fcc_type_word(f->type),
+                       f->type == FC_TYPE_INT64
+                           ? "an int64 to int8, uint8, int16, uint16 or int32"
+                           : "a float to float16");
+        return 0;
+    }
+    f->as = as;
+    f->as_elems = 1;
+    if (f->has_default) {
+        /* the default is converted with every record that lacks the feature */
+        size_t n = f->ndefault;
+        for (k = 0; k < n; k++) {
+            int bad;
+            if (f->type == FC_TYPE_INT64) {
+                int64_t v = f->def_int[k];
+                bad = as == FC_AS_INT8    ? v < -128 || v > 127
+                      : as == FC_AS_UINT8 ? v < 0 || v > 255
+                      : as == FC_AS_INT16 ? v < -32768 || v > 32767
+                      : as == FC_AS_UINT16 ? v < 0 || v > 65535
+                                           : v < INT32_MIN || v > INT32_MAX;
+            } else {
+                float v = f->def_float[k];
+                bad = v == v && (v >= 65520.0f || v <= -65520.0f) && v - v == 0.0f;
+            }
+            if (bad) {
+                fcc_diag_error(d, a->def->loc, "default of '%s' is out of the range of %s",
+                               f->cname, a->as_type);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* A feature's type, its kind's shape or definition, its default and its
  * attributes. */
 static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_feature *f,
@@ -710,7 +853,7 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
             return 0;
         }
     }
-    return check_feature_attrs(d, f, a, r);
+    return check_feature_attrs(d, f, a, r) && check_as(d, f, a, r);
 }
 
 /* The bytes of struct storage f takes. */
@@ -746,6 +889,9 @@ static uint64_t feature_storage(const schema_feature *f, role r)
                     eb +
                 (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
     }
+    if (f->as != FC_AS_NONE) /* the typed values, beside the record's */
+        bytes += (f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems) *
+                 f->as_elems * fc_as_size(f->as);
     if (f->hash_buckets > 0 && r != ROLE_LIST) {
         uint64_t ids = f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems;
         bytes += ids * 8u;
@@ -767,8 +913,8 @@ static int add_feature_names(pool *p, diag *d, const schema_message *m, schema_f
     char *owner = fcc_cat(p, what, f->cname, "'");
     char *up = fcc_upper_of(p, f->cname);
     char *base = fcc_cat(p, m->upper, "_", up);
-    const char *names[16 + 4 * FC_MAX_RANK];
-    symtab *where[16 + 4 * FC_MAX_RANK];
+    const char *names[17 + 5 * FC_MAX_RANK];
+    symtab *where[17 + 5 * FC_MAX_RANK];
     size_t k = 0, q;
     unsigned rk;
     f->macro = base;
@@ -805,8 +951,18 @@ static int add_feature_names(pool *p, diag *d, const schema_message *m, schema_f
     }
     if (f->has_default)
         names[k] = fcc_cat(p, m->c_type, "_default_", f->cname), where[k++] = globals;
-    if (f->hash_buckets > 0 || f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED)
+    if (f->hash_buckets > 0 || f->kind == FC_KIND_SPARSE || f->kind == FC_KIND_RAGGED ||
+        f->as != FC_AS_NONE)
         names[k] = fcc_cat(p, m->c_type, "_extra_", f->cname), where[k++] = globals;
+    if (f->as != FC_AS_NONE)
+        names[k] = fcc_cat(p, f->cname, "_as", ""), where[k++] = members;
+    for (rk = 0; rk < f->as_rank; rk++) {
+        char num[32];
+        snprintf(num, sizeof num, "_AS_DIM%u", rk);
+        names[k] = fcc_cat(p, base, num, ""), where[k++] = globals;
+    }
+    if (f->as_rank > 0)
+        names[k] = fcc_cat(p, base, "_AS_SIZE", ""), where[k++] = globals;
     if (f->hash_buckets > 0) {
         names[k] = fcc_cat(p, f->cname, "_bucket", ""), where[k++] = members;
         names[k] = fcc_cat(p, base, "_BUCKETS", ""), where[k++] = globals;

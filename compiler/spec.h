@@ -197,6 +197,10 @@ typedef struct ast_feature {
     spec_loc shape_loc;
     const char *max_text;    /* `max N`, or NULL */
     spec_loc max_loc;
+    const char *as_type;     /* `as TYPE [dims]`: the tensor's type, or NULL */
+    spec_loc as_loc;
+    ast_dim *as_dims;        /* its shape (bytes: decode_raw), or NULL */
+    spec_loc as_shape_loc;
     ast_value *def;          /* `= value`, or NULL */
     ast_attr *attrs;         /* policy words after the type, or NULL */
     int sparse;              /* `KEY : sparse TYPE [sizes] max N index ... value K` */
@@ -307,6 +311,12 @@ typedef struct schema_feature {
     } parts[FC_MAX_RANK];
     int split64;
     int hot;                 /* 1: one_hot (a vector per value), 2: multi_hot (counts) */
+    /* `as TYPE [dims]` (fc_as): the tensor's type; for bytes (decode_raw)
+     * the shape of one value's tensor, as_elems its product (else 1) */
+    int as;
+    unsigned as_rank;
+    size_t as_dims[FC_MAX_RANK];
+    size_t as_elems;
     int has_default;
     size_t ndefault;         /* FIXED: elems; ROWS: 1 */
     int64_t *def_int;

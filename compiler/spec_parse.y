@@ -392,14 +392,14 @@ features_rev
     ;
 
 feature
-    : fkey ':' name shape_opt_into max_opt_into default_opt_into attrs ';'
+    : fkey ':' name shape_opt_into max_opt_into as_opt_into default_opt_into attrs ';'
         {
             $$ = $1;
             if ($$ != NULL) {
-                $$->loc = span(@1, @8);
+                $$->loc = span(@1, @9);
                 $$->type = $3.text;
                 $$->type_loc = @3;
-                $$->attrs = $7;
+                $$->attrs = $8;
             }
         }
     | fkey ':' KW_SPARSE name '[' dims ']' KW_MAX INTEGER KW_INDEX index_keys
@@ -568,8 +568,9 @@ fkey
 
 /* The optional parts of a feature write into the feature being built, which
  * is the value of `fkey` further down the stack: $<feature>-2 seen from
- * shape_opt_into, -3 from max_opt_into, -4 from default_opt_into.  These
- * three nonterminals are used in the `feature` rule only. */
+ * shape_opt_into, -3 from max_opt_into, -4 from as_opt_into, -5 from
+ * default_opt_into.  These four nonterminals are used in the `feature`
+ * rule only. */
 shape_opt_into
     : %empty
     | '[' ']'
@@ -602,10 +603,22 @@ max_opt_into
         { ast_feature *f = $<feature>-3; if (f) { f->max_text = $2.text; f->max_loc = @2; } }
     ;
 
+/* `as TYPE [dims]`: the type (and for bytes, the shape) of the tensor the
+ * feature gives */
+as_opt_into
+    : %empty
+    | KW_AS name
+        { ast_feature *f = $<feature>-4; if (f) { f->as_type = $2.text; f->as_loc = @2; } }
+    | KW_AS name '[' dims ']'
+        { ast_feature *f = $<feature>-4;
+          if (f) { f->as_type = $2.text; f->as_loc = @2; f->as_dims = $4;
+                   f->as_shape_loc = span(@3, @5); } }
+    ;
+
 default_opt_into
     : %empty
     | '=' value
-        { ast_feature *f = $<feature>-4; if (f) f->def = $2; }
+        { ast_feature *f = $<feature>-5; if (f) f->def = $2; }
     ;
 
 value

@@ -59,7 +59,7 @@ TEST_HDRS = $(wildcard tests/unit/*.h tests/oracle/*.h tests/fuzz/*.h) $(HEADERS
 TEST_LIBS = $(LIBS_FALLBACK) $(LIBS_Z) -lm -pthread
 
 UNIT_TESTS = test_crc32c test_record test_stream test_fallback test_example test_sequence test_hash test_batch \
-             test_segment test_serialize test_text test_split test_arrow test_parquet
+             test_segment test_serialize test_text test_split test_arrow test_parquet test_typed
 
 # Optimised, against the libraries; ASan + UBSan, with the runtime's sources
 # compiled in by clang (its UBSan also checks pointer arithmetic, gcc's does

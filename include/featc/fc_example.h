@@ -175,7 +175,40 @@ typedef struct fc_field_extra {
     const fc_part_desc *parts;
     unsigned nparts;
     int split64;
+    /* `as TYPE [dims]`: the tensor the feature gives, or NULL */
+    const struct fc_field_as *as;
 } fc_field_extra;
+
+/* `as TYPE [dims]`: values converted after the parse (fc_ex_as_fields)
+ * into the struct at offset: elems elements of fc_as_size(type) bytes per
+ * value (1, or for bytes decoded as decode_raw the product of
+ * dims[0..rank)).  Batches, Python and Arrow give these. */
+typedef struct fc_field_as {
+    int type;                  /* an fc_as */
+    size_t offset;
+    unsigned rank;
+    size_t dims[FC_MAX_RANK];
+    size_t elems;
+} fc_field_as;
+
+/* Tensor types a feature may ask for with `as` (spec-language.md): an
+ * int64 narrowed to INT8..INT32 (a value out of range is an error), a
+ * float to FLOAT16 (a finite value beyond its range is an error; the
+ * struct holds its IEEE binary16 bits in a uint16_t), or a bytes value
+ * decoded as tf.io.decode_raw(little_endian=True) does into any of them. */
+typedef enum fc_as {
+    FC_AS_NONE = 0,
+    FC_AS_INT8 = 1,
+    FC_AS_UINT8 = 2,
+    FC_AS_INT16 = 3,
+    FC_AS_UINT16 = 4,
+    FC_AS_INT32 = 5,
+    FC_AS_INT64 = 6,
+    FC_AS_FLOAT16 = 7,
+    FC_AS_FLOAT32 = 8,
+    FC_AS_FLOAT64 = 9
+} fc_as;
+#define FC_AS_LAST FC_AS_FLOAT64
 
 extern const fc_field_extra fc_field_plain;      /* all zero */
 extern const fc_field_extra fc_field_for_sparse; /* hidden 1, else zero */
@@ -297,6 +330,52 @@ int fc_ex_ragged(const fc_message_desc *md, size_t i, void *msg, fc_error *err);
 
 /* "string", "float", "int64": TensorFlow's DataTypeString spelling. */
 const char *fc_type_tf_name(fc_type t);
+
+/* Bytes per element of an `as` type (0 for FC_AS_NONE or an unknown one). */
+static inline size_t fc_as_size(int as)
+{
+    return as == FC_AS_INT8 || as == FC_AS_UINT8                            ? 1u
+           : as == FC_AS_INT16 || as == FC_AS_UINT16 || as == FC_AS_FLOAT16 ? 2u
+           : as == FC_AS_INT32 || as == FC_AS_FLOAT32                        ? 4u
+           : as == FC_AS_INT64 || as == FC_AS_FLOAT64                        ? 8u
+                                                                             : 0u;
+}
+/* Its name as NumPy and the spec spell it: "uint8", "float16", ... (NULL
+ * for none). */
+static inline const char *fc_as_name(int as)
+{
+    switch (as) {
+    case FC_AS_INT8: return "int8";
+    case FC_AS_UINT8: return "uint8";
+    case FC_AS_INT16: return "int16";
+    case FC_AS_UINT16: return "uint16";
+    case FC_AS_INT32: return "int32";
+    case FC_AS_INT64: return "int64";
+    case FC_AS_FLOAT16: return "float16";
+    case FC_AS_FLOAT32: return "float32";
+    case FC_AS_FLOAT64: return "float64";
+    default: return NULL;
+    }
+}
+/* As TensorFlow's DataTypeString says it: "half", "float" and "double"
+ * for the floats. */
+static inline const char *fc_as_tf_name(int as)
+{
+    return as == FC_AS_FLOAT16   ? "half"
+           : as == FC_AS_FLOAT32 ? "float"
+           : as == FC_AS_FLOAT64 ? "double"
+                                 : fc_as_name(as);
+}
+/* Converts the values of every field with `as` in the struct at msg into
+ * its typed values (typed.c): Returns FC_OK, or FC_ERR_PARSE naming the
+ * feature ("Key: K.  " or, context != 0, "Context feature: K.  ") and the
+ * value: an int64 or float out of the type's range, or a bytes value that
+ * decode_raw refuses ("Input to DecodeRaw has length 5 that is not a
+ * multiple of 4, the size of int32") or that does not fill the shape
+ * ("Input to reshape is a tensor with 700 values, but the requested shape
+ * has 784"). */
+int fc_ex_as_fields(const fc_field_desc *fields, size_t n, void *msg, int context,
+                    fc_error *err);
 
 /* ---- packed int64 values, for the generated parsers' fast path
  * (fc_fast.h) */

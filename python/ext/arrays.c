@@ -126,7 +126,8 @@ PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank)
 PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
                           const int64_t *shape, unsigned rank)
 {
-    static const int types[3] = {NPY_INT64, NPY_FLOAT32, NPY_UINT8};
+    static const int types[DT_COUNT] = {NPY_INT64, NPY_FLOAT32, NPY_UINT8,  NPY_INT8, NPY_INT16,
+                                        NPY_UINT16, NPY_INT32,   NPY_FLOAT16, NPY_FLOAT64};
     npy_intp dims[FC_MAX_RANK + 2];
     PyObject *arr;
     int64_t flat = (int64_t)n;

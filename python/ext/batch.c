@@ -70,14 +70,27 @@ int fcpy_dtype_of(fc_type t)
     return t == FC_TYPE_FLOAT ? DT_FLOAT32 : DT_INT64;
 }
 
+/* The dtype of a column's values: its `as` type's, else its type's;
+ * DT_BYTES for bytes values. */
+static int col_dt(fc_type t, const fc_field_extra *x)
+{
+    static const int of_as[FC_AS_LAST + 1] = {DT_INT64,   DT_INT8,  DT_UINT8,
+                                             DT_INT16,   DT_UINT16, DT_INT32,
+                                             DT_INT64,   DT_FLOAT16, DT_FLOAT32,
+                                             DT_FLOAT64};
+    if (x != NULL && x->as != NULL)
+        return of_as[x->as->type];
+    return t == FC_TYPE_BYTES ? DT_BYTES : fcpy_dtype_of(t);
+}
+
 /* The values of column i (shape[0..rank); rank 0: flat). */
-static PyObject *values_obj(const batch_out *bo, size_t i, fc_type t, const int64_t *shape,
+static PyObject *values_obj(const batch_out *bo, size_t i, int dt, const int64_t *shape,
                             unsigned rank)
 {
     const fc_column *c = &bo->cols[i];
-    if (t == FC_TYPE_BYTES)
+    if (dt == DT_BYTES)
         return fcpy_bytes_from_packed(&bo->packs[i], shape, rank);
-    return fcpy_view_array(bo->owner, c->values, fcpy_dtype_of(t), c->nvalues, shape, rank);
+    return fcpy_view_array(bo->owner, c->values, dt, c->nvalues, shape, rank);
 }
 
 static PyObject *i64_obj(const batch_out *bo, const int64_t *p, size_t n)
@@ -87,15 +100,15 @@ static PyObject *i64_obj(const batch_out *bo, const int64_t *p, size_t n)
 
 /* A dense column: [B, ...]; for one record, its value: the array without
  * the batch dimension, or a scalar. */
-static PyObject *dense_obj(const batch_out *bo, size_t i, fc_type t)
+static PyObject *dense_obj(const batch_out *bo, size_t i, int dt)
 {
     const fc_column *c = &bo->cols[i];
     PyObject *v, *item;
     if (!bo->single)
-        return values_obj(bo, i, t, c->shape, c->rank);
+        return values_obj(bo, i, dt, c->shape, c->rank);
     if (c->rank > 1)
-        return values_obj(bo, i, t, c->shape + 1, c->rank - 1);
-    v = values_obj(bo, i, t, NULL, 0); /* [1]: a scalar feature */
+        return values_obj(bo, i, dt, c->shape + 1, c->rank - 1);
+    v = values_obj(bo, i, dt, NULL, 0); /* [1]: a scalar feature */
     if (v == NULL)
         return NULL;
     item = PySequence_GetItem(v, 0);
@@ -143,7 +156,7 @@ fail:
 
 /* Sparse(indices [N, width], values, dense_shape); for one record the
  * batch column of the indices and of the shape are left out. */
-static PyObject *sparse_obj(const batch_out *bo, size_t i, fc_type t, unsigned width)
+static PyObject *sparse_obj(const batch_out *bo, size_t i, int dt, unsigned width)
 {
     const fc_column *c = &bo->cols[i];
     int64_t ishape[2];
@@ -168,7 +181,7 @@ static PyObject *sparse_obj(const batch_out *bo, size_t i, fc_type t, unsigned w
             ind = cut;
         }
     }
-    vals = values_obj(bo, i, t, NULL, 0);
+    vals = values_obj(bo, i, dt, NULL, 0);
     shp = fcpy_shape_array(c->shape + skip, c->rank - skip);
     if (ind == NULL || vals == NULL || shp == NULL) {
         Py_XDECREF(ind);
@@ -192,7 +205,7 @@ static PyObject *sparse_obj(const batch_out *bo, size_t i, fc_type t, unsigned w
 /* A ragged column: values and splits over the batch (row_splits), for a
  * feature list over frames (inner_splits), then per partition; for one
  * record the batch's splits are left out. */
-static PyObject *ragged_col(const batch_out *bo, size_t i, fc_type t, const fc_field_extra *x,
+static PyObject *ragged_col(const batch_out *bo, size_t i, int dt, const fc_field_extra *x,
                             int list)
 {
     const fc_column *c = &bo->cols[i];
@@ -205,7 +218,7 @@ static PyObject *ragged_col(const batch_out *bo, size_t i, fc_type t, const fc_f
         splits[n++] = i64_obj(bo, c->inner_splits, c->nframes + 1);
     for (q = 0; q < nparts; q++)
         splits[n++] = i64_obj(bo, c->part_splits[q], c->part_nsplits[q]);
-    return ragged_obj(values_obj(bo, i, t, NULL, 0), splits, n);
+    return ragged_obj(values_obj(bo, i, dt, NULL, 0), splits, n);
 }
 
 /* A feature key as a dict key: UTF-8, other bytes as lone surrogates
@@ -319,15 +332,15 @@ static int put_fields(const batch_out *bo, PyObject *d, const fc_field_desc *fie
         switch (f->kind) {
         case FC_KIND_VARLEN:
             if (bo->single)
-                v = values_obj(bo, i, f->type, NULL, 0);
+                v = values_obj(bo, i, col_dt(f->type, f->extra), NULL, 0);
             else if (bo->ragged)
-                v = ragged_col(bo, i, f->type, NULL, 0);
+                v = ragged_col(bo, i, col_dt(f->type, f->extra), NULL, 0);
             else
-                v = sparse_obj(bo, i, f->type, 2);
+                v = sparse_obj(bo, i, col_dt(f->type, f->extra), 2);
             break;
-        case FC_KIND_SPARSE: v = sparse_obj(bo, i, f->type, f->rank + 1); break;
-        case FC_KIND_RAGGED: v = ragged_col(bo, i, f->type, f->extra, 0); break;
-        default: v = dense_obj(bo, i, f->type); break;
+        case FC_KIND_SPARSE: v = sparse_obj(bo, i, col_dt(f->type, NULL), f->rank + 1); break;
+        case FC_KIND_RAGGED: v = ragged_col(bo, i, col_dt(f->type, NULL), f->extra, 0); break;
+        default: v = dense_obj(bo, i, col_dt(f->type, f->extra)); break;
         }
         if (put(d, f->key, f->key_len, NULL, v) != 0 ||
             put_hashed(bo, d, f->key, f->key_len, i, f->extra, dense) != 0)
@@ -349,7 +362,7 @@ static int put_lists(const batch_out *bo, PyObject *d, PyObject *lengths, const 
         if (l->extra != NULL && l->extra->hidden)
             continue;
         if (l->kind == FC_KIND_FIXED) {
-            v = dense_obj(bo, i, l->type);
+            v = dense_obj(bo, i, col_dt(l->type, NULL));
             if (!bo->single &&
                 put(lengths, l->key, l->key_len, NULL,
                     i64_obj(bo, c->lengths, (size_t)c->shape[0])) != 0) {
@@ -357,9 +370,9 @@ static int put_lists(const batch_out *bo, PyObject *d, PyObject *lengths, const 
                 return -1;
             }
         } else if (l->kind == FC_KIND_VARLEN && !bo->ragged && !bo->single) {
-            v = sparse_obj(bo, i, l->type, 3);
+            v = sparse_obj(bo, i, col_dt(l->type, NULL), 3);
         } else {
-            v = ragged_col(bo, i, l->type, l->kind == FC_KIND_RAGGED ? l->extra : NULL, 1);
+            v = ragged_col(bo, i, col_dt(l->type, NULL), l->kind == FC_KIND_RAGGED ? l->extra : NULL, 1);
         }
         if (put(d, l->key, l->key_len, NULL, v) != 0 ||
             put_hashed(bo, d, l->key, l->key_len, i, l->extra, l->kind == FC_KIND_FIXED) != 0)
@@ -414,12 +427,18 @@ static size_t bind(const fcpy_message *m, fc_column *cols, size_t b, unsigned fo
                          : fc_batch_bind_seq(m->sd, cols, b, forms, mem, size);
 }
 
-/* Which column values are bytes (to pack). */
-static fc_type col_type(const fcpy_message *m, size_t i)
+/* Whether column i's values are bytes (to pack): not those decoded with
+ * `as` (decode_raw), whose column holds numbers. */
+static int col_bytes(const fcpy_message *m, size_t i)
 {
+    const fc_field_desc *f;
     if (m->md != NULL)
-        return m->md->fields[i].type;
-    return i < m->sd->ncontext ? m->sd->context[i].type : m->sd->lists[i - m->sd->ncontext].type;
+        f = &m->md->fields[i];
+    else if (i < m->sd->ncontext)
+        f = &m->sd->context[i];
+    else
+        return m->sd->lists[i - m->sd->ncontext].type == FC_TYPE_BYTES;
+    return f->type == FC_TYPE_BYTES && f->extra->as == NULL;
 }
 
 fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_error *err)
@@ -449,7 +468,7 @@ fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_er
     }
     for (i = 0; i < w->ncols && rc == FC_OK; i++) {
         w->packs[i].mem = NULL;
-        if (col_type(w->m, i) == FC_TYPE_BYTES &&
+        if (col_bytes(w->m, i) &&
             fcpy_pack_bytes(&w->packs[i], (const fc_bytes *)w->cols[i].values, w->cols[i].nvalues) != 0) {
             fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
             fc_msg_str(&m, "out of memory for a batch's bytes values");

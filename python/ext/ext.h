@@ -43,18 +43,24 @@
 #define MAX_BATCH 1000000
 #define MAX_THREADS 1024
 
+/* NumPy dtypes by number: the spec's three types' (int64, float32, and
+ * uint8 for packed bytes), then the other `as` types'.  DT_BYTES: a
+ * column of bytes values (packed, not an array of one dtype). */
+enum { DT_INT64, DT_FLOAT32, DT_UINT8, DT_INT8, DT_INT16, DT_UINT16, DT_INT32, DT_FLOAT16,
+       DT_FLOAT64, DT_COUNT };
+#define DT_BYTES (-1)
+
 /* The module's state (state.c): its spec, NumPy's functions and dtypes
  * (int64, float32, uint8), and its types. */
 typedef struct fcpy_state {
     const fcpy_spec *spec;
-    PyObject *zeros, *array, *asarray, *ascontiguous, *dtype[3];
+    PyObject *zeros, *array, *asarray, *ascontiguous, *dtype[DT_COUNT];
     PyObject *block_type, *bytes_type, *reader_type, *ragged_type, *sparse_type;
     PyObject *segmenter_type, *arrow_batch_type;
     PyObject *error;
 } fcpy_state;
 extern fcpy_state fcpy_g;
 
-enum { DT_INT64, DT_FLOAT32, DT_UINT8 };
 
 /* A type's slot: a function, or data (docs, method tables).  PyType_Slot
  * holds both as void *, which ISO C does not convert a function pointer

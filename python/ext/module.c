@@ -96,7 +96,8 @@ static PyStructSequence_Desc sparse_desc = {
 /* numpy's zeros, array, asarray, ascontiguousarray and the three dtypes. */
 static int import_numpy(void)
 {
-    static const char *const names[3] = {"int64", "float32", "uint8"};
+    static const char *const names[DT_COUNT] = {"int64", "float32", "uint8", "int8", "int16", "uint16",
+                                                 "int32", "float16", "float64"};
     PyObject *np = PyImport_ImportModule("numpy"), *dtype;
     int k;
     if (np == NULL)
@@ -112,11 +113,11 @@ static int import_numpy(void)
         Py_XDECREF(dtype);
         return -1;
     }
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < DT_COUNT; k++)
         if ((fcpy_g.dtype[k] = PyObject_CallFunction(dtype, "s", names[k])) == NULL)
             break;
     Py_DECREF(dtype);
-    return k == 3 ? 0 : -1;
+    return k == DT_COUNT ? 0 : -1;
 }
 
 static int add(PyObject *mod, const char *name, PyObject *v)

@@ -37,6 +37,7 @@ typedef struct col_spec {
     const char *key;
     size_t key_len;
     fc_type type;
+    size_t ts;           /* bytes per value in the column (the `as` type's, if any) */
     col_kind kind;
     unsigned rank;
     const size_t *dims;
@@ -82,6 +83,17 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
     s->parts = f->extra->parts;
     s->nparts = f->extra->nparts;
     s->split64 = f->extra->split64;
+    s->ts = fc_type_size(f->type);
+    if (f->extra->as != NULL) { /* the column holds the typed values */
+        const fc_field_as *as = f->extra->as;
+        s->ts = fc_as_size(as->type);
+        s->value_offset = as->offset;
+        if (as->rank > 0) { /* decode_raw of a FixedLen scalar: its tensor */
+            s->rank = as->rank;
+            s->dims = as->dims;
+            s->elems = as->elems;
+        }
+    }
 }
 
 static void spec_of_list(const fc_list_desc *l, col_spec *s)
@@ -90,6 +102,7 @@ static void spec_of_list(const fc_list_desc *l, col_spec *s)
     s->key = l->key;
     s->key_len = l->key_len;
     s->type = l->type;
+    s->ts = fc_type_size(l->type);
     s->kind = l->kind == FC_KIND_FIXED    ? COL_LIST_FIXED
               : l->kind == FC_KIND_RAGGED ? COL_LIST_RAGGED
                                           : COL_LIST_VARLEN;
@@ -214,7 +227,7 @@ static size_t bind_one(const col_spec *s, fc_column *c, size_t b, unsigned forms
     void *parts[FC_MAX_RANK];
     unsigned q;
     need_of(s, b, forms, &n);
-    values = piece(mem, &used, n.values, fc_type_size(s->type));
+    values = piece(mem, &used, n.values, s->ts);
     indices = piece(mem, &used, n.indices, sizeof(int64_t));
     row_splits = piece(mem, &used, n.row_splits, sizeof(int64_t));
     inner_splits = piece(mem, &used, n.inner_splits, sizeof(int64_t));
@@ -583,14 +596,14 @@ static int values_room(const col_spec *s, const fc_column *c, size_t i, size_t c
  * checked); c->nvalues is the caller's to advance. */
 static void values_copy(const col_spec *s, fc_column *c, const unsigned char *src, size_t cnt)
 {
-    size_t ts = fc_type_size(s->type);
+    size_t ts = s->ts;
     if (cnt > 0)
         memcpy((unsigned char *)c->values + c->nvalues * ts, src, cnt * ts);
 }
 
 static int append_fixed(const col_spec *s, fc_column *c, const unsigned char *m, size_t i)
 {
-    size_t ts = fc_type_size(s->type);
+    size_t ts = s->ts;
     if (s->elems > 0)
         memcpy((unsigned char *)c->values + i * s->elems * ts, m + s->value_offset, s->elems * ts);
     if (s->buckets > 0 && s->elems > 0) {
@@ -620,7 +633,7 @@ static int append_varlen(const col_spec *s, fc_column *c, const unsigned char *m
     }
     /* the values, indices, splits and lengths: as the generated assembly
      * writes them (the capacities are checked above, with their texts) */
-    (void)fc_batch_put_varlen(c, i, m + s->value_offset, cnt, fc_type_size(s->type));
+    (void)fc_batch_put_varlen(c, i, m + s->value_offset, cnt, s->ts);
     return FC_OK;
 }
 
@@ -679,7 +692,7 @@ static int append_list_ragged(const col_spec *s, fc_column *c, const unsigned ch
 {
     int rc;
     size_t frames = fc_load_size(m + s->frames_offset), cnt = 0, t, k;
-    size_t ts = fc_type_size(s->type);
+    size_t ts = s->ts;
     unsigned q;
     for (t = 0; t < frames; t++)
         cnt += fc_load_size(m + s->count_offset + t * sizeof(size_t));
@@ -752,7 +765,7 @@ static int append_rows(const col_spec *s, fc_column *c, const unsigned char *m, 
     size_t rows = fc_load_size(m + (s->kind == COL_ROWS ? s->count_offset : s->frames_offset));
     if ((rc = values_room(s, c, i, rows * s->elems, err)) != FC_OK)
         return rc;
-    (void)fc_batch_put_rows(c, i, m + s->value_offset, rows, s->elems, fc_type_size(s->type));
+    (void)fc_batch_put_rows(c, i, m + s->value_offset, rows, s->elems, s->ts);
     return FC_OK;
 }
 
@@ -784,7 +797,7 @@ static int append_list_varlen(const col_spec *s, fc_column *c, const unsigned ch
     /* the values, indices and splits: as the generated assembly writes
      * them (the capacities are checked above, with their texts) */
     (void)fc_batch_put_frames(c, i, m + s->value_offset, counts, frames, s->max,
-                              fc_type_size(s->type));
+                              s->ts);
     return FC_OK;
 }
 
@@ -816,7 +829,7 @@ static int append(const col_spec *s, fc_column *c, const unsigned char *m, size_
 /* Spreads packed blocks to stride R * elems, last first, and pads. */
 static void spread(const col_spec *s, fc_column *c, size_t n, size_t r)
 {
-    size_t ts = fc_type_size(s->type), block = r * s->elems, packed = c->nvalues, b, k;
+    size_t ts = s->ts, block = r * s->elems, packed = c->nvalues, b, k;
     unsigned char *vals = (unsigned char *)c->values;
     for (b = n; b-- > 0;) {
         size_t len = (size_t)c->lengths[b] * s->elems;

@@ -84,9 +84,9 @@ static const uint8_t *skip_fields(const uint8_t *p, const uint8_t *end, const ui
     return end;
 }
 
-const fc_field_extra fc_field_plain = {0, 0, 0, 0, 0, {0}, 0, 0, NULL, 0, 0};
-const fc_field_extra fc_field_for_sparse = {0, 0, 0, 0, 0, {0}, 0, 1, NULL, 0, 0};
-const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0};
+const fc_field_extra fc_field_plain = {0, 0, 0, 0, 0, {0}, 0, 0, NULL, 0, 0, NULL};
+const fc_field_extra fc_field_for_sparse = {0, 0, 0, 0, 0, {0}, 0, 1, NULL, 0, 0, NULL};
+const fc_field_extra fc_field_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0, NULL};
 
 /* ------------------------------------------------------ packed int64 runs */
 
@@ -1081,7 +1081,7 @@ int fc_ex_parse_desc(const fc_message_desc *md, void *out, const void *data, siz
     }
     if (hashed)
         fc_ex_hash_fields(md->fields, md->nfields, out);
-    return FC_OK;
+    return fc_ex_as_fields(md->fields, md->nfields, out, 0, err);
 }
 
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)

@@ -91,6 +91,7 @@ typedef struct level {
 typedef struct plan {
     char name[512];
     fc_type type;
+    int as;                 /* the leaf's `as` type (fc_as), or 0: type's */
     level lv[MAX_LEVELS];
     unsigned nlv;
     const void *values;     /* the leaf's values (int64, float or fc_bytes) */
@@ -186,6 +187,7 @@ typedef struct col_kind {
     unsigned nparts;        /* RAGGED */
     size_t buckets;         /* hash buckets */
     int hidden;
+    int as;                 /* `as TYPE`: the values' type (fc_as), else 0 */
 } col_kind;
 
 static void kind_of_field(const fc_field_desc *f, col_kind *k)
@@ -202,6 +204,14 @@ static void kind_of_field(const fc_field_desc *f, col_kind *k)
     k->nparts = f->kind == FC_KIND_RAGGED ? f->extra->nparts : 0;
     k->buckets = f->extra->hash_buckets;
     k->hidden = f->extra->hidden != 0;
+    if (f->extra->as != NULL) { /* the batch's column holds the typed values */
+        k->as = f->extra->as->type;
+        if (f->extra->as->rank > 0) { /* decode_raw: the tensor's shape */
+            k->rank = f->extra->as->rank;
+            k->dims = f->extra->as->dims;
+            k->elems = f->extra->as->elems;
+        }
+    }
 }
 
 static void kind_of_list(const fc_list_desc *l, col_kind *k)
@@ -320,7 +330,7 @@ static int plan_data(const col_kind *k, const fc_column *c, size_t n, const void
             p->nvalues = c->nvalues;
             return FC_OK;
         }
-        p->owned_values = compact(leaf, fc_type_size(type), c->lengths, n, most, k->elems,
+        p->owned_values = compact(leaf, p->as != 0 ? fc_as_size(p->as) : fc_type_size(type), c->lengths, n, most, k->elems,
                                   &p->nvalues);
         if (p->lv[0].owned == NULL || p->owned_values == NULL)
             return fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
@@ -428,8 +438,13 @@ static int schema_node(struct ArrowSchema *s, const char *format, const char *na
     return 0;
 }
 
-static const char *leaf_format(fc_type t, int large)
+static const char *leaf_format(fc_type t, int as, int large)
 {
+    /* (the C Data Interface's formats of the `as` types, in fc_as order) */
+    static const char *const of_as[FC_AS_LAST + 1] = {"l", "c", "C", "s", "S", "i",
+                                                     "l", "e", "f", "g"};
+    if (as > 0 && as <= FC_AS_LAST)
+        return of_as[as];
     return t == FC_TYPE_INT64 ? "l" : t == FC_TYPE_FLOAT ? "f" : large ? "Z" : "z";
 }
 
@@ -438,7 +453,7 @@ static int schema_of(const plan *p, unsigned k, const char *name, struct ArrowSc
 {
     char fmt[32];
     if (k == p->nlv)
-        return schema_node(s, leaf_format(p->type, p->large), name, 0);
+        return schema_node(s, leaf_format(p->type, p->as, p->large), name, 0);
     if (p->lv[k].kind == LV_SPARSE) {
         plan vals;
         if (schema_node(s, "+s", name, 2) != 0)
@@ -580,7 +595,7 @@ static inline void put_bytes(unsigned char *d, const uint8_t *src, size_t n)
 static int leaf_array(const plan *p, size_t length, block_ref *block, int owned_values,
                       struct ArrowArray *a)
 {
-    if (p->type != FC_TYPE_BYTES) {
+    if (p->type != FC_TYPE_BYTES || p->as != 0) {
         if (array_node(a, (int64_t)length, 2, 0) != 0)
             return -1;
         if (length == 0)
@@ -656,7 +671,7 @@ static int array_of(plan *p, unsigned k, size_t rows, block_ref *block, struct A
             return fail(err, FC_ERR_UNSUPPORTED, OVER_2G, p->name);
         if (r != 0)
             return fail(err, FC_ERR_NO_MEMORY, "out of memory", p->name);
-        if (p->type != FC_TYPE_BYTES && p->owned_values != NULL &&
+        if ((p->type != FC_TYPE_BYTES || p->as != 0) && p->owned_values != NULL &&
             p->values == p->owned_values) {
             own(a, 1, p->owned_values); /* (the node frees the compacted values) */
             p->owned_values = NULL;
@@ -757,6 +772,7 @@ static int plan_columns(const fc_message_desc *md, const fc_seq_desc *sd, unsign
             }
             memset(p, 0, sizeof *p);
             p->large = (flags & FC_ARROW_LARGE) != 0;
+            p->as = pass == 1 ? 0 : k.as;
             rc = set_name(p,
                           md == NULL && i >= sd->ncontext &&
                                   list_key_taken(sd, &sd->lists[i - sd->ncontext])

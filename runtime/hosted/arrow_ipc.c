@@ -173,15 +173,34 @@ static int fail(fc_error *err, int status, const char *what, const char *detail)
     return status;
 }
 
+/* The numbers this writer knows: a format, its bytes, for Int whether it
+ * is signed, for FloatingPoint its Precision (HALF 0, SINGLE 1, DOUBLE 2). */
+static const struct num_format {
+    char format;
+    unsigned char bytes, is_signed, precision;
+} num_formats[] = {{'c', 1, 1, 0}, {'C', 1, 0, 0}, {'s', 2, 1, 0}, {'S', 2, 0, 0},
+                   {'i', 4, 1, 0}, {'l', 8, 1, 0}, {'e', 2, 0, 0}, {'f', 4, 0, 1},
+                   {'g', 8, 0, 2}};
+
+static const struct num_format *num_of(const char *f)
+{
+    size_t k;
+    if (f[0] == '\0' || f[1] != '\0')
+        return NULL;
+    for (k = 0; k < sizeof num_formats / sizeof num_formats[0]; k++)
+        if (num_formats[k].format == f[0])
+            return &num_formats[k];
+    return NULL;
+}
+
 /* The type of a format string this writer knows: its union tag, and for a
  * fixed-size list its size; 0 when not known. */
 static int type_of(const char *f, int64_t *size)
 {
+    const struct num_format *nf = num_of(f);
     *size = 0;
-    if (strcmp(f, "l") == 0)
-        return T_INT;
-    if (strcmp(f, "f") == 0)
-        return T_FLOAT;
+    if (nf != NULL)
+        return nf->format == 'e' || nf->format == 'f' || nf->format == 'g' ? T_FLOAT : T_INT;
     if (strcmp(f, "Z") == 0)
         return T_LARGE_BINARY;
     if (strcmp(f, "z") == 0)
@@ -261,13 +280,13 @@ static size_t put_field(fbb *b, const struct ArrowSchema *s)
         memset(ts, 0, sizeof ts);
         if (tag == T_INT) {
             ts[0].size = 4; /* bitWidth */
-            ts[0].v = 64;
+            ts[0].v = 8u * num_of(s->format)->bytes;
             ts[1].size = 1; /* is_signed */
-            ts[1].v = 1;
+            ts[1].v = num_of(s->format)->is_signed;
             type = fb_table(b, ts, 2, tat);
         } else if (tag == T_FLOAT) {
-            ts[0].size = 2; /* precision: SINGLE */
-            ts[0].v = 1;
+            ts[0].size = 2; /* precision */
+            ts[0].v = num_of(s->format)->precision;
             type = fb_table(b, ts, 1, tat);
         } else if (tag == T_FIXED_LIST) {
             ts[0].size = 4; /* listSize */
@@ -511,7 +530,7 @@ static int collect(fc_arrow_ipc *w, const struct ArrowSchema *s, const struct Ar
     if (nb > 1 && n > 0 && a->buffers[1] == NULL)
         return fail(err, FC_ERR_ARG, "no data buffer in a ", s->format);
     if (tag == T_INT || tag == T_FLOAT) {
-        if (!add_buf(w, n > 0 ? a->buffers[1] : NULL, (size_t)n * (tag == T_INT ? 8u : 4u)))
+        if (!add_buf(w, n > 0 ? a->buffers[1] : NULL, (size_t)n * num_of(s->format)->bytes))
             return fail(err, FC_ERR_NO_MEMORY, "out of memory", NULL);
     } else if (bin || list) {
         const void *off = a->buffers[1];

@@ -1,6 +1,7 @@
 /* See oracle.h.  Test code: it may use stdio and an arena on the stack. */
 #include "oracle.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <featc/fc_json.h>
@@ -366,7 +367,144 @@ static int parse_as(const fc_message_desc *md, void *out, const void *data, size
             (md->fields[i].kind == FC_KIND_RAGGED &&
              !oracle_ragged_field(md->fields, md->present_offset, i, m)))
             return FC_ERR_PARSE;
-    return FC_OK;
+    return oracle_typed(md->fields, md->nfields, m) ? FC_OK : FC_ERR_PARSE;
+}
+
+/* ------------------------------------------------------------ `as` */
+
+/* float32 -> IEEE binary16 bits as Eigen's half (TensorFlow's cast) gives
+ * them, by arithmetic in double (rint rounds to nearest even), not by bit
+ * surgery as runtime/core/typed.c does; *over for a finite x that rounds
+ * to infinity.  NaN: 0x7e00 with x's sign, Eigen's. */
+static uint16_t half_reference(float x, int *over)
+{
+    double a = fabs((double)x);
+    uint16_t sign = signbit(x) ? 0x8000u : 0u;
+    int e;
+    double q;
+    *over = 0;
+    if (isnan(x))
+        return (uint16_t)(sign | 0x7e00u);
+    if (isinf(x))
+        return (uint16_t)(sign | 0x7c00u);
+    if (a >= 65520.0) {
+        *over = 1;
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (a < ldexp(1.0, -14)) /* subnormal: units of 2^-24 */
+        return (uint16_t)(sign | (uint16_t)rint(a * ldexp(1.0, 24)));
+    (void)frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+    e -= 1;
+    q = rint((a / ldexp(1.0, e) - 1.0) * 1024.0);
+    if (q == 1024.0) {
+        q = 0.0;
+        e++;
+    }
+    return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)q);
+}
+
+static int host_little(void)
+{
+    const uint16_t one = 1;
+    unsigned char c;
+    memcpy(&c, &one, 1);
+    return c == 1;
+}
+
+int oracle_typed(const fc_field_desc *fields, size_t n, unsigned char *m)
+{
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        const fc_field_desc *f = &fields[i];
+        const fc_field_as *x = f->extra->as;
+        unsigned char *out;
+        size_t count, es;
+        if (x == NULL)
+            continue;
+        out = m + x->offset;
+        es = fc_as_size(x->type);
+        count = f->kind == FC_KIND_FIXED ? f->elems : count_of(f, m);
+        for (k = 0; k < count; k++) {
+            if (f->type == FC_TYPE_INT64) {
+                int64_t v;
+                int sgn = fc_as_name(x->type)[0] == 'i';
+                int64_t hi = sgn ? (int64_t)((UINT64_C(1) << (8 * es - 1)) - 1)
+                                 : (int64_t)((UINT64_C(1) << (8 * es)) - 1);
+                int64_t lo = sgn ? -hi - 1 : 0;
+                memcpy(&v, m + f->value_offset + k * 8, 8);
+                if (v < lo || v > hi)
+                    return 0;
+                if (es == 1) {
+                    int8_t a = (int8_t)v;
+                    uint8_t b = (uint8_t)v;
+                    if (sgn) memcpy(out + k, &a, 1); else memcpy(out + k, &b, 1);
+                } else if (es == 2) {
+                    int16_t a = (int16_t)v;
+                    uint16_t b = (uint16_t)v;
+                    if (sgn) memcpy(out + 2 * k, &a, 2); else memcpy(out + 2 * k, &b, 2);
+                } else {
+                    int32_t a = (int32_t)v;
+                    memcpy(out + 4 * k, &a, 4);
+                }
+            } else if (f->type == FC_TYPE_FLOAT) {
+                float v;
+                int over;
+                uint16_t h;
+                memcpy(&v, m + f->value_offset + k * 4, 4);
+                h = half_reference(v, &over);
+                if (over)
+                    return 0;
+                memcpy(out + 2 * k, &h, 2);
+            } else {
+                fc_bytes v;
+                size_t j, b;
+                memcpy(&v, m + f->value_offset + k * sizeof v, sizeof v);
+                if (v.size != x->elems * es)
+                    return 0;
+                /* the bytes as they are, each element reversed on a big-endian host */
+                for (j = 0; j < x->elems; j++)
+                    for (b = 0; b < es; b++)
+                        out[(k * x->elems + j) * es + b] =
+                            v.data[j * es + (host_little() ? b : es - 1 - b)];
+            }
+        }
+    }
+    return 1;
+}
+
+/* The typed values of every field with `as`, as text after the JSON: each
+ * element of its type, printed through its C type. */
+static void typed_text(FILE *f, const fc_field_desc *fields, size_t n, const unsigned char *m)
+{
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        const fc_field_as *x = fields[i].extra->as;
+        size_t count, total;
+        if (x == NULL)
+            continue;
+        count = fields[i].kind == FC_KIND_FIXED ? fields[i].elems : count_of(&fields[i], m);
+        total = count * x->elems;
+        fprintf(f, " %s_as:", fields[i].c_name);
+        for (k = 0; k < total; k++) {
+            const unsigned char *p = m + x->offset + k * fc_as_size(x->type);
+            switch (x->type) {
+            case FC_AS_INT8: { int8_t v; memcpy(&v, p, 1); fprintf(f, " %d", v); break; }
+            case FC_AS_UINT8: fprintf(f, " %u", *p); break;
+            case FC_AS_INT16: { int16_t v; memcpy(&v, p, 2); fprintf(f, " %d", v); break; }
+            case FC_AS_UINT16:
+            case FC_AS_FLOAT16: { uint16_t v; memcpy(&v, p, 2); fprintf(f, " %u", v); break; }
+            case FC_AS_INT32: { int32_t v; memcpy(&v, p, 4); fprintf(f, " %ld", (long)v); break; }
+            case FC_AS_INT64: { int64_t v; memcpy(&v, p, 8); fprintf(f, " %lld", (long long)v); break; }
+            case FC_AS_FLOAT32: { uint32_t v; memcpy(&v, p, 4); fprintf(f, " %08lx", (unsigned long)v); break; }
+            default: { uint64_t v; memcpy(&v, p, 8); fprintf(f, " %016llx", (unsigned long long)v); break; }
+            }
+        }
+    }
+}
+
+void oracle_typed_json(FILE *f, const fc_field_desc *fields, size_t n, const void *msg)
+{
+    typed_text(f, fields, n, (const unsigned char *)msg);
 }
 
 int oracle_parse(const fc_message_desc *md, void *out, const void *data, size_t len)
@@ -387,5 +525,6 @@ void oracle_json(const fc_message_desc *md, const void *msg, char *buf, size_t c
         return;
     }
     fc_json_features(f, md, msg);
+    typed_text(f, md->fields, md->nfields, (const unsigned char *)msg);
     fclose(f);
 }

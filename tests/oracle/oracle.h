@@ -48,7 +48,17 @@ int oracle_ragged(const fc_field_extra *x, fc_type type, size_t max, unsigned ch
 int oracle_ragged_field(const fc_field_desc *fields, size_t present_offset, size_t i,
                         unsigned char *m);
 
-/* JSON of a parsed message into buf (NUL-terminated, cut if too small). */
+/* `as TYPE`: the typed values of every field of fields[0..n) with one,
+ * from the values in the struct at m, by TensorFlow's tf.cast (Eigen's
+ * half for float16) and decode_raw(little_endian=True), computed apart from
+ * the runtime's code; 0 where featc must refuse the record (a value out of
+ * the type's range, a bytes value of another length). */
+int oracle_typed(const fc_field_desc *fields, size_t n, unsigned char *m);
+/* Those typed values as text (" NAME_as: v v ..."), for comparison. */
+void oracle_typed_json(FILE *f, const fc_field_desc *fields, size_t n, const void *msg);
+
+/* JSON of a parsed message into buf (NUL-terminated, cut if too small),
+ * then the typed values of fields with `as`. */
 void oracle_json(const fc_message_desc *md, const void *msg, char *buf, size_t cap);
 
 #endif

@@ -4,9 +4,30 @@ featc's limits) for the differential test.
 usage: random_specs.py SEED N OUTDIR   (deterministic for a seed)"""
 import random, sys
 
+NARROW = ["int8", "uint8", "int16", "uint16", "int32"]
+RAW = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "int64": 8,
+       "float16": 2, "float32": 4, "float64": 8}
+
+
+def typed(arng, t, kind, dims, default, hashed):
+    """An `as` clause for a feature (from its own generator, so that the
+    features of a seed stay what they were without it), or ""."""
+    if hashed or default or kind not in ("fixed", "varlen") or arng.random() >= 0.25:
+        return ""
+    if t == "int64":
+        return " as " + arng.choice(NARROW)
+    if t == "float":
+        return " as float16"
+    if kind != "fixed" or dims:
+        return ""
+    et = arng.choice(sorted(RAW))
+    n = arng.randint(1, max(1, 11 // RAW[et]))  # records hold 0-11 bytes a value
+    return " as %s[%d]" % (et, n) if arng.random() < 0.7 else " as %s[1, %d]" % (et, n)
+
 def main():
     seed, n, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     rng = random.Random(seed)
+    arng = random.Random(seed * 7919 + 1)  # `as` clauses
     for s in range(n):
         lines = ["// random spec %d of seed %d" % (s, seed), "package r%d;" % s, "", "example m {"]
         used = set()
@@ -47,9 +68,13 @@ def main():
                         default = " = [%s]" % ", ".join(scalar() for _ in range(elems)) if dims else " = " + scalar()
                 if elems == 0:
                     hashed = ""
-                lines.append("  %s : %s%s%s%s;" % (decl, t, shape, default, hashed))
+                cast = typed(arng, t, kind, dims, default, hashed) if elems > 0 else ""
+                lines.append("  %s : %s%s%s%s%s;" % (decl, t, shape, cast, default, hashed))
             elif kind == "varlen":
-                lines.append("  %s : %s[] max %d%s;" % (decl, t, rng.randint(1, 10), hashed))
+                bound = rng.randint(1, 10)
+                lines.append("  %s : %s[] max %d%s%s;" % (decl, t, bound,
+                                                          typed(arng, t, kind, [], "", hashed),
+                                                          hashed))
                 if t == "int64" and not hashed and not decl.startswith('"'):
                     int_varlens.append((key, lines[-1]))
             elif kind == "sparse":
@@ -83,6 +108,7 @@ def write_sequence_spec(rng, seed, s, out):
     scalar = {"int64": lambda: str(rng.randint(-2**63, 2**63 - 1)),
               "float": lambda: rng.choice(["0", "1.5", "-2.25e3", "inf", "nan"]),
               "bytes": lambda: '"%s"' % rng.choice(["", "x", "abc"])}
+    arng = random.Random(seed * 7919 + 2 + s)  # `as` clauses
     nctx, nlists = rng.randint(0, 5), rng.randint(0 if True else 1, 5)
     if nctx + nlists == 0:
         nlists = 1
@@ -92,7 +118,9 @@ def write_sequence_spec(rng, seed, s, out):
             t = rng.choice(["int64", "float", "bytes"])
             key = '"c/%d" as c%d' % (i, i) if rng.random() < 0.2 else "c%d" % i
             if rng.random() < 0.35:
-                lines.append("    %s : %s[] max %d;" % (key, t, rng.randint(1, 6)))
+                bound = rng.randint(1, 6)
+                lines.append("    %s : %s[] max %d%s;" % (key, t, bound,
+                                                        typed(arng, t, "varlen", [], "", "")))
             else:
                 dims = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
                 elems = 1
@@ -100,7 +128,8 @@ def write_sequence_spec(rng, seed, s, out):
                     elems *= d
                 shape = "[%s]" % ", ".join(map(str, dims)) if dims else ""
                 default = " = " + scalar[t]() if rng.random() < 0.4 else ""
-                lines.append("    %s : %s%s%s;" % (key, t, shape, default))
+                cast = typed(arng, t, "fixed", dims, default, "")
+                lines.append("    %s : %s%s%s%s;" % (key, t, shape, cast, default))
         lines.append("  }")
     if nlists:
         policies = [p for p in ("allow_missing", "aligned", "uniform") if rng.random() < 0.3]

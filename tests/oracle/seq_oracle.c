@@ -168,7 +168,7 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
     for (i = 0; i < sd->nlists; i++)
         if (sd->lists[i].kind == FC_KIND_RAGGED && !ragged_list(sd, i, m))
             return FC_ERR_PARSE;
-    return FC_OK;
+    return oracle_typed(sd->context, sd->ncontext, m) ? FC_OK : FC_ERR_PARSE;
 }
 
 void seq_oracle_json(const fc_seq_desc *sd, const void *msg, char *buf, size_t cap)
@@ -179,6 +179,7 @@ void seq_oracle_json(const fc_seq_desc *sd, const void *msg, char *buf, size_t c
         return;
     }
     fc_json_context(f, sd, msg);
+    oracle_typed_json(f, sd->context, sd->ncontext, msg);
     fputc(' ', f);
     fc_json_feature_lists(f, sd, msg);
     fclose(f);

@@ -12,11 +12,11 @@
 
 /* "city": bytes, FixedLen [], required, 100 hash buckets
  * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
- * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64, as) */
 static const fc_field_extra taobao_user_extra_city = {
     100, 0, offsetof(taobao_user, city_bucket), 0,
     0, {0}, 0, 0,
-    NULL, 0, 0
+    NULL, 0, 0, NULL
 };
 
 static const int64_t taobao_user_default_use_day[1] = {
@@ -25,20 +25,20 @@ static const int64_t taobao_user_default_use_day[1] = {
 
 /* "poi": bytes, VarLen, at most 64 values, 1000 hash buckets, multi-hot
  * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
- * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64, as) */
 static const fc_field_extra taobao_user_extra_poi = {
     1000, FC_HOT_MULTI, offsetof(taobao_user, poi_bucket), offsetof(taobao_user, poi_hot),
     0, {0}, 0, 0,
-    NULL, 0, 0
+    NULL, 0, 0, NULL
 };
 
 /* "ratings": float, SparseFeature [100000] from index key "item" and value key "rating", at most 64 values
  * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
- * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64, as) */
 static const fc_field_extra taobao_user_extra_ratings = {
     0, 0, 0, 0,
     offsetof(taobao_user, ratings_indices), {6, 7}, 0, 0,
-    NULL, 0, 0
+    NULL, 0, 0, NULL
 };
 
 /* Columns: kind, field, length, max_rows, rows_offset, splits_offset. */
@@ -48,11 +48,11 @@ static const fc_part_desc taobao_user_parts_sessions[1] = {
 
 /* "sessions": bytes, RaggedFeature, at most 128 values, partitions row_lengths "session_lengths", int32 splits
  * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,
- * sparse_fields, already_sorted, hidden; parts, nparts, split64) */
+ * sparse_fields, already_sorted, hidden; parts, nparts, split64, as) */
 static const fc_field_extra taobao_user_extra_sessions = {
     0, 0, 0, 0,
     0, {8}, 0, 0,
-    taobao_user_parts_sessions, 1, 0
+    taobao_user_parts_sessions, 1, 0, NULL
 };
 
 /* Fills the default of every FixedLen field whose bit is clear in seen

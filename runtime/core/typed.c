@@ -1,0 +1,238 @@
+/* featc runtime: `as TYPE [dims]`, the tensor type a feature asks for.
+ *
+ * After a record is parsed, the values of a feature with `as` are
+ * converted into the struct member beside them (extra->as->offset):
+ *
+ *   int64 as int8 .. int32   narrowed; a value out of the type's range is
+ *                            an error (tf.cast wraps it silently: a
+ *                            deliberate difference, semantics.md)
+ *   float as float16         rounded to nearest even (IEEE binary16, its
+ *                            bits in a uint16_t); a finite value that
+ *                            would round to infinity is an error
+ *   bytes as T[dims]         tf.io.decode_raw(value, T, little_endian=True)
+ *                            reshaped to dims: TensorFlow's two texts when
+ *                            the length does not fit
+ *
+ * Nothing here allocates; the record's values stay in the struct as parsed.
+ */
+#include <string.h>
+
+#include <featc/fc_example.h>
+
+/* "Key: K.  " or "Context feature: K.  ", as the parser's texts begin. */
+static fc_msg begin(const fc_field_desc *f, int context, fc_error *err)
+{
+    fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, context ? "Context feature: " : "Key: ");
+    fc_msg_mem(&m, f->key, f->key_len);
+    fc_msg_str(&m, ".  ");
+    return m;
+}
+
+/* IEEE binary16 bits of x, rounded to nearest even; *over when a finite x
+ * rounds to infinity.  (float32 has 8 exponent bits, binary16 5.) */
+static uint16_t half_of(float x, int *over)
+{
+    uint32_t b, mant, sign;
+    int exp;
+    memcpy(&b, &x, sizeof b);
+    sign = (b >> 16) & 0x8000u;
+    exp = (int)((b >> 23) & 0xffu);
+    mant = b & 0x7fffffu;
+    *over = 0;
+    if (exp == 0xff) /* inf; nan as Eigen's half (TF's cast) makes it: 0x7e00 */
+        return (uint16_t)(sign | (mant != 0 ? 0x7e00u : 0x7c00u));
+    exp -= 127 - 15;
+    if (exp >= 0x1f) {
+        *over = 1;
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (exp <= 0) { /* a subnormal half, or zero */
+        uint32_t shift, full, half, rest;
+        if (exp < -10)
+            return (uint16_t)sign;
+        mant |= 0x800000u;
+        shift = (uint32_t)(14 - exp);
+        full = mant >> shift;
+        rest = mant & ((1u << shift) - 1u);
+        half = 1u << (shift - 1u);
+        if (rest > half || (rest == half && (full & 1u)))
+            full++;
+        return (uint16_t)(sign | full);
+    }
+    {
+        uint32_t h = ((uint32_t)exp << 10) | (mant >> 13), rest = mant & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+            h++; /* may carry into the exponent: right, up to infinity */
+        if ((h & 0x7c00u) == 0x7c00u) {
+            *over = 1;
+            return (uint16_t)(sign | 0x7c00u);
+        }
+        return (uint16_t)(sign | h);
+    }
+}
+
+static int narrow(const fc_field_desc *f, const int64_t *v, size_t n, unsigned char *out,
+                  int context, fc_error *err)
+{
+    int as = f->extra->as->type;
+    int64_t lo = as == FC_AS_INT8    ? -128
+                 : as == FC_AS_INT16 ? -32768
+                 : as == FC_AS_INT32 ? -2147483647 - 1
+                                     : 0;
+    int64_t hi = as == FC_AS_INT8    ? 127
+                 : as == FC_AS_UINT8 ? 255
+                 : as == FC_AS_INT16 ? 32767
+                 : as == FC_AS_UINT16 ? 65535
+                                      : 2147483647;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        int64_t x;
+        memcpy(&x, v + k, sizeof x);
+        if (x < lo || x > hi) {
+            fc_msg m = begin(f, context, err);
+            fc_msg_str(&m, "Value ");
+            fc_msg_i64(&m, x);
+            fc_msg_str(&m, " at index ");
+            fc_msg_u64(&m, k);
+            fc_msg_str(&m, " is out of the range of ");
+            fc_msg_str(&m, fc_as_name(as));
+            fc_msg_str(&m, " (");
+            fc_msg_i64(&m, lo);
+            fc_msg_str(&m, " to ");
+            fc_msg_i64(&m, hi);
+            fc_msg_str(&m, ")");
+            return FC_ERR_PARSE;
+        }
+        switch (as) {
+        case FC_AS_INT8: {
+            int8_t y = (int8_t)x;
+            memcpy(out + k, &y, 1);
+            break;
+        }
+        case FC_AS_UINT8: out[k] = (unsigned char)x; break;
+        case FC_AS_INT16: {
+            int16_t y = (int16_t)x;
+            memcpy(out + 2 * k, &y, 2);
+            break;
+        }
+        case FC_AS_UINT16: {
+            uint16_t y = (uint16_t)x;
+            memcpy(out + 2 * k, &y, 2);
+            break;
+        }
+        default: {
+            int32_t y = (int32_t)x;
+            memcpy(out + 4 * k, &y, 4);
+            break;
+        }
+        }
+    }
+    return FC_OK;
+}
+
+static int to_half(const fc_field_desc *f, const float *v, size_t n, unsigned char *out,
+                   int context, fc_error *err)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        float x;
+        int over;
+        uint16_t h;
+        memcpy(&x, v + k, sizeof x);
+        h = half_of(x, &over);
+        if (over) {
+            fc_msg m = begin(f, context, err);
+            fc_msg_str(&m, "Value at index ");
+            fc_msg_u64(&m, k);
+            fc_msg_str(&m, " is out of the range of float16 (its magnitude rounds past 65504)");
+            return FC_ERR_PARSE;
+        }
+        memcpy(out + 2 * k, &h, 2);
+    }
+    return FC_OK;
+}
+
+/* decode_raw of one value into its as_elems elements at out. */
+static int decode_raw(const fc_field_desc *f, const fc_bytes *v, unsigned char *out, int context,
+                      fc_error *err)
+{
+    const fc_field_as *x = f->extra->as;
+    size_t es = fc_as_size(x->type), k, j;
+    if (v->size % es != 0 || v->size / es != x->elems) {
+        fc_msg m = begin(f, context, err);
+        if (v->size % es != 0) {
+            fc_msg_str(&m, "Input to DecodeRaw has length ");
+            fc_msg_u64(&m, v->size);
+            fc_msg_str(&m, " that is not a multiple of ");
+            fc_msg_u64(&m, es);
+            fc_msg_str(&m, ", the size of ");
+            fc_msg_str(&m, fc_as_tf_name(x->type));
+        } else {
+            fc_msg_str(&m, "Input to reshape is a tensor with ");
+            fc_msg_u64(&m, v->size / es);
+            fc_msg_str(&m, " values, but the requested shape has ");
+            fc_msg_u64(&m, x->elems);
+        }
+        return FC_ERR_PARSE;
+    }
+    if (es == 1) {
+        if (v->size > 0)
+            memcpy(out, v->data, v->size);
+        return FC_OK;
+    }
+    /* little-endian elements into the host's order */
+    for (k = 0; k < x->elems; k++) {
+        uint64_t u = 0;
+        const uint8_t *p = v->data + k * es;
+        for (j = es; j-- > 0;)
+            u = (u << 8) | p[j];
+        if (es == 2) {
+            uint16_t y = (uint16_t)u;
+            memcpy(out + 2 * k, &y, 2);
+        } else if (es == 4) {
+            uint32_t y = (uint32_t)u;
+            memcpy(out + 4 * k, &y, 4);
+        } else {
+            memcpy(out + 8 * k, &u, 8);
+        }
+    }
+    return FC_OK;
+}
+
+int fc_ex_as_fields(const fc_field_desc *fields, size_t n, void *msg, int context,
+                    fc_error *err)
+{
+    unsigned char *m = (unsigned char *)msg;
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        const fc_field_desc *f = &fields[i];
+        const fc_field_as *x = f->extra->as;
+        unsigned char *out;
+        size_t count;
+        int rc;
+        if (x == NULL)
+            continue;
+        out = m + x->offset;
+        if (f->kind == FC_KIND_FIXED)
+            count = f->elems;
+        else
+            memcpy(&count, m + f->count_offset, sizeof count);
+        if (f->type == FC_TYPE_INT64)
+            rc = narrow(f, (const int64_t *)(const void *)(m + f->value_offset), count, out,
+                        context, err);
+        else if (f->type == FC_TYPE_FLOAT)
+            rc = to_half(f, (const float *)(const void *)(m + f->value_offset), count, out,
+                         context, err);
+        else
+            for (rc = FC_OK, k = 0; k < count && rc == FC_OK; k++) {
+                fc_bytes v;
+                memcpy(&v, m + f->value_offset + k * sizeof v, sizeof v);
+                rc = decode_raw(f, &v, out + k * x->elems * fc_as_size(x->type),
+                                context, err);
+            }
+        if (rc != FC_OK)
+            return rc;
+    }
+    return FC_OK;
+}

@@ -1,0 +1,367 @@
+/* Typed tensors (`as`, docs/spec-language.md) through the code featc
+ * generates for tests/specs/typed.feat: narrowing with its range checks,
+ * float16 against a reference that shares nothing with the runtime's bit
+ * arithmetic (the nearest of all 63,488 finite halves, ties to even), and
+ * decode_raw's little-endian elements, lengths and TensorFlow's texts; in
+ * the struct, in batches and in a SequenceExample's context. */
+/* test-specs: tests/specs/typed.feat */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "typed.h"
+#include "harness.h"
+#include "wire.h"
+
+static fc_error err;
+static ty_e msg;
+
+/* ---- float16 by search: the finite halves in order of value */
+
+static double half_value(unsigned h)
+{
+    unsigned e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    double v = e == 0 ? ldexp((double)m, -24) : ldexp(1024.0 + m, (int)e - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+static double halves[0x7c00]; /* 0x0000 .. 0x7bff: 0 .. 65504 */
+
+/* The half nearest x (ties to the even one), -1 when x rounds past 65504
+ * (65520 and up: the tie between 65504 and the next step goes up). */
+static long half_nearest(float x)
+{
+    double a = fabs((double)x);
+    size_t lo = 0, hi = 0x7bff, best;
+    unsigned sign = signbit(x) ? 0x8000u : 0u;
+    if (a >= 65520.0)
+        return -1;
+    while (lo < hi) { /* the first half >= a */
+        size_t mid = (lo + hi) / 2;
+        if (halves[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    best = lo;
+    if (lo > 0) {
+        double below = a - halves[lo - 1], above = halves[lo] - a;
+        if (below < above || (below == above && ((lo - 1) & 1u) == 0))
+            best = lo - 1;
+    }
+    if (halves[lo] < a) /* past 65504 but below 65520: rounds down to it */
+        best = lo;
+    return (long)(sign | best);
+}
+
+/* Converts n floats at v through a FixedLen float[n] field `as float16`. */
+static int to_half(const float *v, size_t n, uint16_t *out)
+{
+    static const fc_field_as as = {FC_AS_FLOAT16, 4096 * sizeof(float), 0, {0}, 1};
+    static const fc_field_extra extra = {0, 0, 0, 0, 0, {0}, 0, 0, NULL, 0, 0, &as};
+    static unsigned char m[4096 * 6];
+    fc_field_desc f;
+    memset(&f, 0, sizeof f);
+    f.key = "h";
+    f.key_len = 1;
+    f.type = FC_TYPE_FLOAT;
+    f.kind = FC_KIND_FIXED;
+    f.elems = f.max = n;
+    f.extra = &extra;
+    memcpy(m, v, n * sizeof *v);
+    if (fc_ex_as_fields(&f, 1, m, 0, &err) != FC_OK)
+        return 0;
+    memcpy(out, m + as.offset, n * sizeof *out);
+    return 1;
+}
+
+static void check_halves(const uint32_t *bits, size_t n)
+{
+    static float v[4096];
+    static uint16_t h[4096];
+    size_t k, good = 0;
+    for (k = 0; k < n; k++)
+        memcpy(&v[k], &bits[k], 4);
+    if (to_half(v, n, h)) {
+        for (k = 0; k < n; k++) {
+            long want = isnan(v[k]) ? (long)(signbit(v[k]) ? 0xfe00 : 0x7e00)
+                        : isinf(v[k]) ? (long)(signbit(v[k]) ? 0xfc00 : 0x7c00)
+                                      : half_nearest(v[k]);
+            CHECK_MSG(want == (long)h[k], "float bits %08lx: half %04x, want %04lx",
+                      (unsigned long)bits[k], h[k], (unsigned long)want);
+            good += want == (long)h[k];
+        }
+        CHECK(good == n);
+        return;
+    }
+    /* one of them overflows: each on its own, to find which */
+    for (k = 0; k < n; k++) {
+        int ok = to_half(&v[k], 1, h);
+        long want = isnan(v[k]) || isinf(v[k]) ? 0 : half_nearest(v[k]);
+        CHECK_MSG(ok == (want != -1), "float bits %08lx: %s", (unsigned long)bits[k],
+                  ok ? "converted, but it rounds past 65504" : err.message);
+        if (!ok)
+            CHECK_CONTAINS(err.message, "Key: h.  Value at index 0 is out of the range of "
+                                        "float16 (its magnitude rounds past 65504)");
+    }
+}
+
+/* Every sign, exponent and top 10 mantissa bits with the 13 bits that
+ * decide the rounding at the values around a tie; every pattern of the
+ * exponents whose halves are subnormal near their ties; random ones. */
+static void test_float16_rounding(void)
+{
+    static uint32_t bits[4096];
+    static const uint32_t low[] = {0, 1, 0xfff, 0x1000, 0x1001, 0x1fff};
+    size_t n = 0, k;
+    uint32_t hi, e, s;
+    unsigned long long x = 88172645463325252ull;
+    for (k = 0; k < 0x7c00; k++)
+        halves[k] = half_value((unsigned)k);
+    for (hi = 0; hi < 512u * 1024u; hi++)
+        for (k = 0; k < sizeof low / sizeof low[0]; k++) {
+            bits[n++] = (hi << 13) | low[k];
+            if (n == 4096) {
+                check_halves(bits, n);
+                n = 0;
+            }
+        }
+    for (e = 100; e <= 113; e++) /* subnormal halves: ties at bit 14 - (e - 112) .. */
+        for (s = 0; s < 2; s++)
+            for (k = 0; k < 4096; k++) {
+                uint32_t sh = e < 113 ? 126u - e : 13u, half = 1u << (sh - 1u);
+                uint32_t m = ((uint32_t)(k * 2654435761u) & 0x7fffffu & ~((half << 1) - 1u)) |
+                             (k % 4 == 0 ? half : k % 4 == 1 ? half - 1u : k % 4 == 2 ? half + 1u : 0u);
+                bits[n++] = (s << 31) | (e << 23) | (m & 0x7fffffu);
+                if (n == 4096) {
+                    check_halves(bits, n);
+                    n = 0;
+                }
+            }
+    for (k = 0; k < (1u << 20); k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        bits[n++] = (uint32_t)x;
+        if (n == 4096) {
+            check_halves(bits, n);
+            n = 0;
+        }
+    }
+    if (n > 0)
+        check_halves(bits, n);
+}
+
+/* ---- records of typed.feat */
+
+static wbuf rec;
+
+static void entry_raw(wbuf *feats, const char *key, const void *p, size_t n)
+{
+    wbuf f, list;
+    f.n = 0;
+    list.n = 0;
+    w_len(&list, 0x0A, p, n);
+    w_len(&f, 0x0A, list.b, list.n);
+    w_entry(feats, key, &f);
+}
+
+/* A record with every required feature (img) and the ones given. */
+static void record(int64_t u8, const int64_t *i8, size_t ni8, const void *img, size_t img_len,
+                   const float *hv, size_t nhv)
+{
+    wbuf feats;
+    feats.n = 0;
+    w_entry_int64(&feats, "u8", &u8, 1);
+    if (ni8 > 0)
+        w_entry_int64(&feats, "i8", i8, ni8);
+    entry_raw(&feats, "img", img, img_len);
+    if (nhv > 0)
+        w_entry_float(&feats, "hv", hv, nhv);
+    rec.n = 0;
+    w_example(&rec, &feats);
+}
+
+static int parse(void)
+{
+    return ty_e_parse(&msg, rec.b, rec.n, &err);
+}
+
+static void test_values(void)
+{
+    static const int64_t i8[] = {-128, 127, 0};
+    static const unsigned char img[6] = {0, 1, 2, 253, 254, 255};
+    static const float hv[] = {1.0f, -2.5f, 65504.0f, 1e-8f};
+    record(200, i8, 3, img, 6, hv, 4);
+    CHECK_MSG(parse() == FC_OK, "%s", err.message);
+    /* the record's values stay as parsed, the typed ones beside them */
+    CHECK(msg.u8 == 200 && msg.u8_as == 200);
+    CHECK(msg.i8_count == 3 && msg.i8_as[0] == -128 && msg.i8_as[1] == 127 && msg.i8_as[2] == 0);
+    CHECK(msg.img.size == 6 && msg.img_as[0][0] == 0 && msg.img_as[1][2] == 255 &&
+          msg.img_as[1][0] == 253);
+    CHECK(msg.hv_as[0] == 0x3c00 && msg.hv_as[1] == 0xc100 && msg.hv_as[2] == 0x7bff &&
+          msg.hv_as[3] == 0x0000);
+    /* defaults, converted as a record's values are */
+    CHECK(msg.i16_as[0] == -32768 && msg.i16_as[1] == 32767);
+    CHECK(msg.i32_as == INT32_MIN && msg.h_as[1][1] == 0);
+    CHECK(msg.pcm_as[0] == 1 && msg.pcm_as[1] == -1 && msg.pcm_as[2] == -32768);
+    CHECK(msg.s8_as[0] == 127 && msg.s8_as[1] == -128);
+    CHECK(msg.f16_as[0] == 0x3c00);
+    CHECK(msg.f32_as[0] == 1.0f && msg.f32_as[1] == -2.0f && msg.f64_as[0] == 1.0);
+    CHECK(msg.l_as[0] == 0 && msg.q_as[0] == 0 && msg.w_as[1] == 0);
+}
+
+/* little-endian on every host: the bytes of each element, low first */
+static void test_decode_raw_order(void)
+{
+    wbuf feats;
+    static const unsigned char l[16] = {1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 0xff, 0xff,
+                                        0xff, 0xff, 0xff, 0x7f};
+    static const unsigned char q[4] = {0x78, 0x56, 0x34, 0x12}, w[4] = {0xfe, 0xff, 0x34, 0x12};
+    static const unsigned char img[6] = {0};
+    feats.n = 0;
+    entry_raw(&feats, "img", img, 6);
+    entry_raw(&feats, "l", l, 16);
+    entry_raw(&feats, "q", q, 4);
+    entry_raw(&feats, "w", w, 4);
+    rec.n = 0;
+    w_example(&rec, &feats);
+    CHECK_MSG(parse() == FC_OK, "%s", err.message);
+    CHECK(msg.l_as[0] == INT64_C(0x0807060504030201) && msg.l_as[1] == INT64_MAX);
+    CHECK(msg.q_as[0] == 0x12345678 && msg.w_as[0] == 0xfffe && msg.w_as[1] == 0x1234);
+}
+
+static void expect_error(const char *text)
+{
+    CHECK(parse() == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, text) == 0, "\"%s\", want \"%s\"", err.message, text);
+}
+
+static void test_errors(void)
+{
+    static const unsigned char img[7] = {0};
+    static const int64_t big[] = {1, 128};
+    static const float huge[] = {0.0f, 65520.0f}, under[] = {65519.99f};
+    record(256, NULL, 0, img, 6, NULL, 0);
+    expect_error("Key: u8.  Value 256 at index 0 is out of the range of uint8 (0 to 255)");
+    record(-1, NULL, 0, img, 6, NULL, 0);
+    expect_error("Key: u8.  Value -1 at index 0 is out of the range of uint8 (0 to 255)");
+    record(0, big, 2, img, 6, NULL, 0);
+    expect_error("Key: i8.  Value 128 at index 1 is out of the range of int8 (-128 to 127)");
+    record(0, NULL, 0, img, 6, huge, 2);
+    expect_error("Key: hv.  Value at index 1 is out of the range of float16 (its magnitude "
+                 "rounds past 65504)");
+    record(0, NULL, 0, img, 6, under, 1);
+    CHECK_MSG(parse() == FC_OK && msg.hv_as[0] == 0x7bff, "%s", err.message);
+    record(0, NULL, 0, img, 7, NULL, 0);
+    expect_error("Key: img.  Input to reshape is a tensor with 7 values, but the requested "
+                 "shape has 6");
+    record(0, NULL, 0, img, 0, NULL, 0);
+    expect_error("Key: img.  Input to reshape is a tensor with 0 values, but the requested "
+                 "shape has 6");
+    {
+        wbuf feats;
+        feats.n = 0;
+        entry_raw(&feats, "img", img, 6);
+        entry_raw(&feats, "pcm", img, 5);
+        rec.n = 0;
+        w_example(&rec, &feats);
+        expect_error("Key: pcm.  Input to DecodeRaw has length 5 that is not a multiple of 2, "
+                     "the size of int16");
+        feats.n = 0;
+        entry_raw(&feats, "img", img, 6);
+        entry_raw(&feats, "f64", img, 7);
+        rec.n = 0;
+        w_example(&rec, &feats);
+        expect_error("Key: f64.  Input to DecodeRaw has length 7 that is not a multiple of 8, "
+                     "the size of double");
+    }
+}
+
+/* Batches hold the typed values in the column, shaped as the tensor. */
+static void test_batch(void)
+{
+    static unsigned char block[TY_E_BATCH_BYTES(3) + 64];
+    static fc_column cols[TY_E_FIELD_COUNT];
+    static wbuf recs[3];
+    static fc_bytes views[3];
+    static ty_e scratch;
+    static const int64_t i8[] = {-5, 6};
+    unsigned char img[6];
+    size_t i, k;
+    CHECK(ty_e_batch_bind(cols, 3, FC_BATCH_RAGGED, block, sizeof block) > 0);
+    for (i = 0; i < 3; i++) {
+        for (k = 0; k < 6; k++)
+            img[k] = (unsigned char)(i * 10 + k);
+        record((int64_t)i + 250, i8, i, img, 6, NULL, 0);
+        recs[i] = rec;
+        views[i].data = recs[i].b;
+        views[i].size = recs[i].n;
+    }
+    CHECK_MSG(fc_batch_parse(&ty_e_desc, cols, &scratch, views, 3, &err) == FC_OK, "%s",
+              err.message);
+    CHECK(cols[TY_E_U8].nvalues == 3 && ((const uint8_t *)cols[TY_E_U8].values)[2] == 252);
+    CHECK(cols[TY_E_I8].nvalues == 3 && ((const int8_t *)cols[TY_E_I8].values)[0] == -5 &&
+          ((const int8_t *)cols[TY_E_I8].values)[2] == 6 && cols[TY_E_I8].row_splits[3] == 3);
+    CHECK(cols[TY_E_IMG].rank == 3 && cols[TY_E_IMG].shape[0] == 3 &&
+          cols[TY_E_IMG].shape[1] == 2 && cols[TY_E_IMG].shape[2] == 3);
+    CHECK(cols[TY_E_IMG].nvalues == 18 && ((const uint8_t *)cols[TY_E_IMG].values)[17] == 25);
+    CHECK(((const int16_t *)cols[TY_E_PCM].values)[4] == -1 && cols[TY_E_PCM].nvalues == 9);
+    CHECK(((const double *)cols[TY_E_F64].values)[2] == 1.0);
+    /* a record out of range: parse_example's text for it */
+    record(300, NULL, 0, img, 6, NULL, 0);
+    recs[1] = rec;
+    views[1].data = recs[1].b;
+    views[1].size = recs[1].n;
+    CHECK(fc_batch_parse(&ty_e_desc, cols, &scratch, views, 3, &err) == FC_ERR_PARSE);
+    CHECK(err.record == 1);
+    CHECK_MSG(strcmp(err.message, "Name: <unknown>, Key: u8, Index: 1.  Value 300 at index 0 "
+                                  "is out of the range of uint8 (0 to 255)") == 0,
+              "%s", err.message);
+}
+
+static void test_context(void)
+{
+    static ty_s s;
+    wbuf ctx, seq, f, list;
+    int64_t label = 7;
+    ctx.n = 0;
+    w_entry_int64(&ctx, "label", &label, 1);
+    seq.n = 0;
+    w_len(&seq, 0x0A, ctx.b, ctx.n);
+    CHECK_MSG(ty_s_parse(&s, seq.b, seq.n, &err) == FC_OK, "%s", err.message);
+    CHECK(s.label_as == 7 && s.raw_as[3] == 0);
+    label = 1000;
+    ctx.n = 0;
+    w_entry_int64(&ctx, "label", &label, 1);
+    f.n = 0;
+    list.n = 0;
+    w_len(&list, 0x0A, "abc", 3);
+    w_len(&f, 0x0A, list.b, list.n);
+    seq.n = 0;
+    w_len(&seq, 0x0A, ctx.b, ctx.n);
+    CHECK(ty_s_parse(&s, seq.b, seq.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Context feature: label.  Value 1000 at index 0 is out of "
+                                  "the range of uint8 (0 to 255)") == 0,
+              "%s", err.message);
+    w_entry(&ctx, "raw", &f);
+    label = 1;
+    seq.n = 0;
+    ctx.n = 0;
+    w_entry_int64(&ctx, "label", &label, 1);
+    w_entry(&ctx, "raw", &f);
+    w_len(&seq, 0x0A, ctx.b, ctx.n);
+    CHECK(ty_s_parse(&s, seq.b, seq.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Context feature: raw.  Input to reshape is a tensor with 3 "
+                                  "values, but the requested shape has 4") == 0,
+              "%s", err.message);
+}
+
+int main(void)
+{
+    RUN(test_float16_rounding);
+    RUN(test_values);
+    RUN(test_decode_raw_order);
+    RUN(test_errors);
+    RUN(test_batch);
+    RUN(test_context);
+    return harness_report("typed");
+}
