@@ -30,6 +30,7 @@ enum {
     R_HASH,
     R_SPARSE,
     R_RAGGED,
+    R_AS,
     R_COUNT
 };
 
@@ -37,7 +38,7 @@ static const char *const rule_names[R_COUNT] = {
     "message-removed", "message-kind-changed", "key-removed", "required-added",
     "type-changed", "kind-changed", "shape-changed", "default-removed", "default-changed",
     "bound-lowered", "list-policy-tightened", "moved", "hash-buckets-changed",
-    "sparse-changed", "ragged-changed"};
+    "sparse-changed", "ragged-changed", "as-changed"};
 
 static const char *const rule_whys[R_COUNT] = {
     "a message of OLD is gone: its readers and its generated code with it",
@@ -65,7 +66,10 @@ static const char *const rule_whys[R_COUNT] = {
     "hash_buckets changed, or a one_hot/multi_hot vector changed or dropped: the bucket "
     "ids or the vectors read are others",
     "a SparseFeature's index or value keys, or its dense size, changed",
-    "a RaggedFeature's partitions or its row_splits dtype changed"};
+    "a RaggedFeature's partitions or its row_splits dtype changed",
+    "a feature's tensor type ('as') changed, was added or dropped: the tensors read are of "
+    "another dtype or shape, and a narrower type or another decode refuses records OLD "
+    "read"};
 
 const char *featc_breaking_rule(size_t i, const char **why)
 {
@@ -137,6 +141,25 @@ static const char *kind_word(const schema_feature *f)
     case FC_KIND_RAGGED: return f->list ? "RaggedFeature list" : "RaggedFeature";
     default: return "feature";
     }
+}
+
+/* "uint8", "uint8[28,28]", or the record's type when there is no `as`. */
+static void as_text(const schema_feature *f, char *buf, size_t len)
+{
+    size_t at;
+    unsigned r;
+    if (f->as == FC_AS_NONE) {
+        snprintf(buf, len, "%s (no 'as')", fcc_type_word(f->type));
+        return;
+    }
+    snprintf(buf, len, "%s", fc_as_name(f->as));
+    for (r = 0; r < f->as_rank; r++) {
+        at = strlen(buf);
+        snprintf(buf + at, len - at, "%s%zu", r == 0 ? "[" : ",", f->as_dims[r]);
+    }
+    at = strlen(buf);
+    if (f->as_rank > 0)
+        snprintf(buf + at, len - at, "]");
 }
 
 /* The shape as the spec writes it, "[2, 3]" ("[]" for a scalar). */
@@ -247,6 +270,18 @@ static void compare_feature(cmp *c, const schema_feature *ofs, const schema_feat
                 "others", key,
                 n->key, o->hash_buckets, o->hot == 1 ? " one_hot" : o->hot == 2 ? " multi_hot" : "",
                 n->hash_buckets, n->hot == 1 ? " one_hot" : n->hot == 2 ? " multi_hot" : "");
+    if (o->as != n->as || o->as_rank != n->as_rank ||
+        memcmp(o->as_dims, n->as_dims, n->as_rank * sizeof n->as_dims[0]) != 0) {
+        as_text(o, a, sizeof a);
+        as_text(n, b, sizeof b);
+        finding(c, R_AS, n->as != FC_AS_NONE ? n->ast->as_loc : n->ast->loc,
+                o->as != FC_AS_NONE ? oa->as_loc : oa->loc,
+                "feature '%.*s': its tensor %s became %s: the tensors read are others%s", key,
+                n->key, a, b,
+                n->as != FC_AS_NONE && n->type != FC_TYPE_BYTES
+                    ? ", and values outside the new type's range fail"
+                : n->as != FC_AS_NONE ? ", and values of other lengths fail" : "");
+    }
     switch (n->kind) {
     case FC_KIND_FIXED:
     case FC_KIND_ROWS:

@@ -669,7 +669,8 @@ static int check_feature_key(diag *d, const schema_message *m, schema_feature *g
 /* `as TYPE [dims]`: an int64 narrowed, a float as float16, a scalar bytes
  * value decoded as decode_raw into a fixed shape (FixedLen and VarLen
  * features of an example or a context). */
-static int check_as(diag *d, schema_feature *f, const ast_feature *a, role r)
+static int check_as(diag *d, const schema_message *m, schema_feature *f, const ast_feature *a,
+                    role r)
 {
     static const char *const words[] = {"int8",    "uint8",   "int16",   "uint16", "int32",
                                         "int64",   "float16", "float32", "float64"};
@@ -700,6 +701,17 @@ static int check_as(diag *d, schema_feature *f, const ast_feature *a, role r)
                        : a->ragged    ? "a RaggedFeature"
                                       : "a sequence of rows ('[?, ...]')");
         return 0;
+    }
+    if (r == ROLE_CONTEXT) {
+        const ast_block *bk;
+        for (bk = m->ast->blocks; bk != NULL; bk = bk->next)
+            if (bk->kind == AB_SEGMENTS) {
+                fcc_diag_error(d, a->as_loc,
+                               "'as %s' on context feature '%s': the segment batcher gives the "
+                               "record's values (its 'segments' block takes no typed tensors)",
+                               a->as_type, f->cname);
+                return 0;
+            }
     }
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
         fcc_diag_error(d, a->as_loc, "'%s' holds no values (a dimension is 0): nothing to give as %s",
@@ -853,7 +865,7 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
             return 0;
         }
     }
-    return check_feature_attrs(d, f, a, r) && check_as(d, f, a, r);
+    return check_feature_attrs(d, f, a, r) && check_as(d, m, f, a, r);
 }
 
 /* The bytes of struct storage f takes. */

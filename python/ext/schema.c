@@ -49,9 +49,18 @@ static PyObject *fields_schema(const fc_field_desc *fields, size_t n)
             continue;
         d = PyDict_New();
         k = fcpy_key_str(f->key, f->key_len);
+        /* dtype and shape: the tensor's; with `as`, record_dtype (and for
+         * decode_raw record_shape) what the record holds */
         bad = d == NULL || k == NULL || setv(d, "kind", PyUnicode_FromString(kind_word(f->kind))) ||
-              setv(d, "dtype", PyUnicode_FromString(type_word(f->type)));
-        if (!bad && (f->kind == FC_KIND_FIXED || f->kind == FC_KIND_ROWS || f->kind == FC_KIND_SPARSE))
+              setv(d, "dtype", PyUnicode_FromString(x->as != NULL ? fc_as_name(x->as->type)
+                                                                  : type_word(f->type)));
+        if (!bad && x->as != NULL)
+            bad = setv(d, "record_dtype", PyUnicode_FromString(type_word(f->type)));
+        if (!bad && x->as != NULL && x->as->rank > 0)
+            bad = setv(d, "shape", dims_tuple(x->as->dims, x->as->rank)) ||
+                  setv(d, "record_shape", dims_tuple(f->dims, f->rank));
+        else if (!bad && (f->kind == FC_KIND_FIXED || f->kind == FC_KIND_ROWS ||
+                          f->kind == FC_KIND_SPARSE))
             bad = setv(d, f->kind == FC_KIND_ROWS ? "row_shape" : "shape",
                        dims_tuple(f->dims, f->rank));
         if (!bad && f->kind != FC_KIND_FIXED)

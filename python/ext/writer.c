@@ -201,9 +201,115 @@ typedef struct wcol {
     size_t start;         /* W_SPARSE: the first index row of the next record */
 } wcol;
 
-/* Reads dict[key] of the batch (absent: W_NONE) into c. */
+/* `bytes as T[dims]`: read()'s or parse()'s tensors of the feature as the
+ * record's bytes again, each tensor's values little-endian: an object
+ * array of the leading shape (a new reference).  Anything that is not an
+ * array of numbers (bytes given as bytes) is returned as it is. */
+static PyObject *raw_of_tensors(PyObject *obj, const fc_field_as *as, const char *what)
+{
+    PyObject *a, *dt = NULL, *le = NULL, *conv = NULL, *back = NULL, *eq = NULL, *rows = NULL;
+    PyObject *shape = NULL, *lead = NULL, *out = NULL, *flat = NULL, *dkind;
+    Py_ssize_t r, i, n;
+    const char *kind;
+    a = PyObject_CallFunctionObjArgs(fcpy_g.asarray, obj, NULL);
+    if (a == NULL)
+        return NULL;
+    dkind = PyObject_GetAttrString(a, "dtype");
+    if (dkind != NULL) {
+        PyObject *k2 = PyObject_GetAttrString(dkind, "kind");
+        Py_DECREF(dkind);
+        dkind = k2;
+    }
+    kind = dkind != NULL ? PyUnicode_AsUTF8AndSize(dkind, NULL) : NULL;
+    if (kind == NULL || strchr("iubf", kind[0]) == NULL) {
+        Py_XDECREF(dkind);
+        Py_DECREF(a);
+        return PyErr_Occurred() ? NULL : Py_NewRef(obj);
+    }
+    Py_DECREF(dkind);
+    shape = PyObject_GetAttrString(a, "shape");
+    r = shape != NULL ? PyTuple_Size(shape) : -1;
+    if (r < (Py_ssize_t)as->rank) {
+        if (r >= 0)
+            PyErr_Format(PyExc_ValueError, "%s: an array of shape %S for a tensor of %u "
+                         "dimensions ('as %s')", what, shape, as->rank, fc_as_name(as->type));
+        goto done;
+    }
+    for (i = 0; i < (Py_ssize_t)as->rank; i++)
+        if (PyLong_AsSsize_t(PyTuple_GetItem(shape, r - as->rank + i)) != (Py_ssize_t)as->dims[i]) {
+            PyErr_Format(PyExc_ValueError, "%s: an array of shape %S does not end in the "
+                         "tensor's shape ('as %s' of %zu values)", what, shape,
+                         fc_as_name(as->type), as->elems);
+            goto done;
+        }
+    /* the values in the type, checked to be the same numbers */
+    dt = PyObject_CallFunction((PyObject *)Py_TYPE(fcpy_g.dtype[DT_INT64]), "s",
+                               fc_as_name(as->type));
+    le = dt != NULL ? PyObject_CallMethod(dt, "newbyteorder", "s", "<") : NULL;
+    conv = le != NULL ? PyObject_CallMethod(a, "astype", "O", le) : NULL;
+    if (conv != NULL) {
+        PyObject *adt = PyObject_GetAttrString(a, "dtype");
+        back = adt != NULL ? PyObject_CallMethod(conv, "astype", "O", adt) : NULL;
+        Py_XDECREF(adt);
+    }
+    if (back == NULL)
+        goto done;
+    {
+        PyObject *np = PyImport_ImportModule("numpy");
+        PyObject *fn = np != NULL ? PyObject_GetAttrString(np, "array_equal") : NULL;
+        PyObject *kw = fn != NULL ? Py_BuildValue("{sO}", "equal_nan", kind[0] == 'f' ? Py_True : Py_False) : NULL;
+        PyObject *args = kw != NULL ? PyTuple_Pack(2, back, a) : NULL;
+        eq = args != NULL ? PyObject_Call(fn, args, kw) : NULL;
+        Py_XDECREF(np);
+        Py_XDECREF(fn);
+        Py_XDECREF(kw);
+        Py_XDECREF(args);
+    }
+    if (eq == NULL)
+        goto done;
+    if (!PyObject_IsTrue(eq)) {
+        PyErr_Format(PyExc_ValueError, "%s: values that are not %s numbers ('as %s')", what,
+                     fc_as_name(as->type), fc_as_name(as->type));
+        goto done;
+    }
+    lead = PyTuple_GetSlice(shape, 0, r - (Py_ssize_t)as->rank);
+    rows = lead != NULL ? PyObject_CallMethod(conv, "reshape", "(ni)",
+                                              (Py_ssize_t)-1, (int)as->elems) : NULL;
+    out = lead != NULL ? PyObject_CallFunction(fcpy_g.zeros, "Os", lead, "O") : NULL;
+    flat = out != NULL ? PyObject_CallMethod(out, "reshape", "(i)", -1) : NULL;
+    n = rows != NULL && flat != NULL ? PySequence_Size(rows) : -1;
+    for (i = 0; i < n; i++) {
+        PyObject *row = PySequence_GetItem(rows, i);
+        PyObject *b = row != NULL ? PyObject_CallMethod(row, "tobytes", NULL) : NULL;
+        Py_XDECREF(row);
+        if (b == NULL || PySequence_SetItem(flat, i, b) != 0) {
+            Py_XDECREF(b);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(b);
+    }
+    if (n < 0)
+        Py_CLEAR(out);
+done:
+    Py_XDECREF(a);
+    Py_XDECREF(dt);
+    Py_XDECREF(le);
+    Py_XDECREF(conv);
+    Py_XDECREF(back);
+    Py_XDECREF(eq);
+    Py_XDECREF(rows);
+    Py_XDECREF(shape);
+    Py_XDECREF(lead);
+    Py_XDECREF(flat);
+    return out;
+}
+
+/* Reads dict[key] of the batch (absent: W_NONE) into c; as: the feature's
+ * `as` (bytes decoded as a tensor: read()'s arrays are taken back), or
+ * NULL. */
 static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len, fc_type t,
-                      wcol *c)
+                      const fc_field_as *as, wcol *c)
 {
     PyObject *name = fcpy_key_str(key, key_len), *v;
     memset(c, 0, sizeof *c);
@@ -238,6 +344,15 @@ static int get_column(keeper *k, PyObject *dict, const char *key, size_t key_len
         return get_values(k, PyTuple_GetItem(v, 0), t, key, &c->values);
     }
     c->form = W_DENSE;
+    if (as != NULL && as->rank > 0) {
+        int rc;
+        PyObject *raw = raw_of_tensors(v, as, key);
+        if (raw == NULL)
+            return -1;
+        rc = PyList_Append(k->objs, raw) != 0 ? -1 : get_values(k, raw, t, key, &c->values);
+        Py_DECREF(raw);
+        return rc;
+    }
     return get_values(k, v, t, key, &c->values);
 }
 
@@ -744,7 +859,7 @@ static int get_columns(keeper *k, const fcpy_message *m, PyObject *batch, wcol *
             memset(&cols[i], 0, sizeof cols[i]);
             continue;
         }
-        if (get_column(k, ctx, f->key, f->key_len, f->type, &cols[i]) != 0)
+        if (get_column(k, ctx, f->key, f->key_len, f->type, f->extra->as, &cols[i]) != 0)
             return -1;
         if (cols[i].form == W_NONE && f->kind == FC_KIND_FIXED && f->default_value == NULL) {
             PyErr_Format(PyExc_ValueError, "the batch lacks %s, which the spec requires "
@@ -761,7 +876,7 @@ static int get_columns(keeper *k, const fcpy_message *m, PyObject *batch, wcol *
             memset(c, 0, sizeof *c);
             continue;
         }
-        if (get_column(k, lists, l->key, l->key_len, l->type, c) != 0)
+        if (get_column(k, lists, l->key, l->key_len, l->type, NULL, c) != 0)
             return -1;
         if (c->form == W_NONE && l->kind == FC_KIND_FIXED && !l->allow_missing) {
             PyErr_Format(PyExc_ValueError, "the batch lacks the feature list %s, which the "

@@ -73,6 +73,10 @@ def frame_to_batch(df, schema):
         a = np.empty((n, len(names)), dtype=dtype)
         for j, c in enumerate(names):
             a[:, j] = df[c].to_numpy()
+        if d.get("record_dtype") == "bytes":  # `as T[dims]`: the record's bytes again
+            little = a.astype(a.dtype.newbyteorder("<"))
+            batch[key] = np.array([row.tobytes() for row in little], dtype=object)
+            continue
         batch[key] = a.reshape((n,) + shape)
     return batch
 

@@ -17,7 +17,7 @@ def _value(d, single=False):
         return "Ragged"
     if t == "bytes":
         return "bytes | Bytes" if single else "Bytes"
-    return "npt.NDArray[%s]" % _DTYPE[t]
+    return "npt.NDArray[%s]" % _DTYPE.get(t, "np." + t)  # (`as` types: np.uint8, ...)
 
 
 def _typed_dict(name, feats, single=False):

@@ -60,6 +60,8 @@ class Ragged(NamedTuple):
 
 
 def _tensor(a):
+    if isinstance(a, np.ndarray) and _WIDEN_U16 and a.dtype == np.uint16:
+        a = a.astype(np.int32)
     return torch.from_numpy(a) if isinstance(a, np.ndarray) else a
 
 
@@ -76,8 +78,15 @@ def _padded(values, splits):
     return out, lengths
 
 
+# PyTorch before 2.3 has no uint16 tensor: a column `as uint16` is widened
+# to int32 there (the same values; a copy).
+_WIDEN_U16 = not hasattr(torch, "uint16")
+
+
 def _value(key, v, varlen, out):
     if type(v) is np.ndarray:  # (the common case first: a tensor over its memory)
+        if _WIDEN_U16 and v.dtype == np.uint16:
+            v = v.astype(np.int32)
         out[key] = torch.from_numpy(v)
     elif hasattr(v, "row_splits"):  # a module's Ragged
         splits = v.row_splits

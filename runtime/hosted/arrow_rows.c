@@ -189,6 +189,17 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
                 continue;
             key = c->f->key;
             key_len = c->f->key_len;
+            if (c->f->extra->as != NULL) { /* (its column holds the tensor, not the record) */
+                fc_msg m;
+                rc = fail(err, FC_ERR_UNSUPPORTED, NULL, "feature '", NULL);
+                m = fc_error_more(err);
+                fc_msg_mem(&m, key, key_len);
+                fc_msg_str(&m, "' has 'as ");
+                fc_msg_str(&m, fc_as_name(c->f->extra->as->type));
+                fc_msg_str(&m, "': typed tensors are not read back into records (convert "
+                               "with the spec without 'as')");
+                break;
+            }
         } else {
             c->l = &sd->lists[i - sd->ncontext];
             if (c->l->extra != NULL && c->l->extra->hidden)

@@ -152,6 +152,7 @@ void fc_json_bytes(FILE *f, const void *data, size_t n)
 typedef struct json_out {
     FILE *f;
     int utf8;
+    int as;      /* a batch column of `as` values: their fc_as, else 0 */
 } json_out;
 
 /* The printers' target for the public FC_JSON_* flags. */
@@ -160,12 +161,68 @@ static json_out json_to(FILE *f, unsigned flags)
     json_out o;
     o.f = f;
     o.utf8 = (flags & FC_JSON_UTF8) != 0;
+    o.as = 0;
     return o;
+}
+
+/* The float a float16's bits stand for (exactly). */
+static float half_float(uint16_t h)
+{
+    unsigned e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    float v = e == 0 ? ldexpf((float)m, -24)
+              : e == 31 ? (m != 0 ? NAN : INFINITY)
+                        : ldexpf((float)(1024u + m), (int)e - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+/* Element i of a column of `as` values: integers as integers, floats as
+ * the JSON numbers of their values (float64 to 17 digits, which read back
+ * to the same double). */
+static void json_as_value(const json_out *o, const unsigned char *base, size_t i)
+{
+    FILE *f = o->f;
+    const unsigned char *p = base + i * fc_as_size(o->as);
+    char buf[FC_INT64_CHARS];
+    int64_t v = 0;
+    switch (o->as) {
+    case FC_AS_INT8: { int8_t x; memcpy(&x, p, 1); v = x; break; }
+    case FC_AS_UINT8: v = *p; break;
+    case FC_AS_INT16: { int16_t x; memcpy(&x, p, 2); v = x; break; }
+    case FC_AS_UINT16: { uint16_t x; memcpy(&x, p, 2); v = x; break; }
+    case FC_AS_INT32: { int32_t x; memcpy(&x, p, 4); v = x; break; }
+    case FC_AS_INT64: memcpy(&v, p, 8); break;
+    case FC_AS_FLOAT16: {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        fc_json_float(f, half_float(x));
+        return;
+    }
+    case FC_AS_FLOAT32: {
+        float x;
+        memcpy(&x, p, 4);
+        fc_json_float(f, x);
+        return;
+    }
+    default: {
+        double x;
+        memcpy(&x, p, 8);
+        if (x != x || x - x != 0.0)
+            fc_json_float(f, (float)x); /* nan, inf, -inf as the floats print */
+        else
+            fprintf(f, "%.17g", x);
+        return;
+    }
+    }
+    fwrite(buf, 1, fc_int64_chars(buf, v), f);
 }
 
 static void json_value(const json_out *o, fc_type t, const unsigned char *base, size_t i)
 {
     FILE *f = o->f;
+    if (o->as != 0) {
+        json_as_value(o, base, i);
+        return;
+    }
     if (t == FC_TYPE_INT64) {
         int64_t v;
         char buf[FC_INT64_CHARS];
@@ -518,10 +575,14 @@ static void json_batch_fields(const json_out *o, const fc_field_desc *fields, si
             json_batch_ragged(o, fields[i].type, fields[i].extra, 0, &cols[i]);
         else if (fields[i].kind == FC_KIND_SPARSE)
             json_varlen(o, fields[i].type, &cols[i], fields[i].rank + 1, 0);
-        else if (fields[i].kind == FC_KIND_VARLEN)
-            json_varlen(o, fields[i].type, &cols[i], 2, ragged);
-        else
-            json_dense(o, fields[i].type, &cols[i]);
+        else {
+            json_out typed = *o; /* the column holds the `as` values, if any */
+            typed.as = fields[i].extra->as != NULL ? fields[i].extra->as->type : 0;
+            if (fields[i].kind == FC_KIND_VARLEN)
+                json_varlen(&typed, fields[i].type, &cols[i], 2, ragged);
+            else
+                json_dense(&typed, fields[i].type, &cols[i]);
+        }
     }
     fputc('}', f);
 }

@@ -12,6 +12,7 @@
 #include <Python.h>
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "featc/fc_arrow.h"
@@ -37,6 +38,26 @@ static PyObject *value(const struct ArrowSchema *s, const struct ArrowArray *a, 
         return PyLong_FromLongLong((long long)((const int64_t *)a->buffers[1])[at]);
     if (strcmp(f, "f") == 0)
         return PyFloat_FromDouble((double)((const float *)a->buffers[1])[at]);
+    /* the `as` types: Int8 .. Int32, Float16, Float64 (the C Data Interface's formats) */
+    if (strcmp(f, "c") == 0)
+        return PyLong_FromLong(((const int8_t *)a->buffers[1])[at]);
+    if (strcmp(f, "C") == 0)
+        return PyLong_FromLong(((const uint8_t *)a->buffers[1])[at]);
+    if (strcmp(f, "s") == 0)
+        return PyLong_FromLong(((const int16_t *)a->buffers[1])[at]);
+    if (strcmp(f, "S") == 0)
+        return PyLong_FromLong(((const uint16_t *)a->buffers[1])[at]);
+    if (strcmp(f, "i") == 0)
+        return PyLong_FromLong((long)((const int32_t *)a->buffers[1])[at]);
+    if (strcmp(f, "g") == 0)
+        return PyFloat_FromDouble(((const double *)a->buffers[1])[at]);
+    if (strcmp(f, "e") == 0) { /* binary16: sign, 5 exponent bits, 10 mantissa bits */
+        unsigned h = ((const uint16_t *)a->buffers[1])[at], e = (h >> 10) & 31u, m = h & 1023u;
+        double v = e == 0 ? ldexp((double)m, -24)
+                   : e == 31 ? (m != 0 ? NAN : INFINITY)
+                             : ldexp(1024.0 + m, (int)e - 25);
+        return PyFloat_FromDouble((h & 0x8000u) ? -v : v);
+    }
     if (strcmp(f, "Z") == 0 || strcmp(f, "z") == 0)
         return PyBytes_FromStringAndSize((const char *)a->buffers[2] + offs(f, a, at),
                                          (Py_ssize_t)(offs(f, a, at + 1) - offs(f, a, at)));

@@ -2,7 +2,8 @@
 objects (docs/design.md), for comparing them value for value.
 
 A module value becomes the driver's JSON structure with typed leaves:
-("F", float32 array), ("I", list of ints) or ("B", list of bytes).
+("F", float32 array; float16 ones as float32), ("D", float64 list: `as
+float64`), ("I", list of ints) or ("B", list of bytes).
 same(leafy, json) compares such a structure with the driver's parsed JSON:
 floats by their float32 bits ("nan", "inf", "-inf" as the driver spells
 them; -0.0 keeps its sign), bytes by the driver's Latin-1 strings.
@@ -18,8 +19,10 @@ def leaf(v):
     if hasattr(v, "tolist") and hasattr(v, "offsets"):  # featc Bytes
         return ("B", v.tolist())
     a = np.asarray(v)
-    if a.dtype == np.float32:
-        return ("F", a.reshape(-1))
+    if a.dtype in (np.float32, np.float16):  # (a float16's value is a float32's exactly)
+        return ("F", a.reshape(-1).astype(np.float32))
+    if a.dtype == np.float64:  # `as float64`: the driver prints 17 digits
+        return ("D", a.reshape(-1).tolist())
     return ("I", a.reshape(-1).tolist())
 
 
@@ -65,7 +68,7 @@ def record_value(v):
         return column(v)
     a = np.asarray(v)
     if a.ndim == 0:
-        return ("F", a.reshape(1)) if a.dtype == np.float32 else ("I", [a.item()])
+        return leaf(a.reshape(1))
     return nest(leaf(a), list(a.shape))
 
 
@@ -134,7 +137,7 @@ def json_token(y):
 
 def same(m, j):
     """m: a structure with typed leaves; j: the driver's JSON."""
-    if isinstance(m, tuple) and len(m) == 2 and m[0] in ("F", "I", "B"):
+    if isinstance(m, tuple) and len(m) == 2 and m[0] in ("F", "I", "B", "D"):
         kind, vals = m
         if not isinstance(j, list):
             j = [j]  # a scalar in the per-record JSON
@@ -144,6 +147,10 @@ def same(m, j):
             return all(float_token(x) == json_token(y) for x, y in zip(vals, j))
         if kind == "B":
             return all(isinstance(y, str) and x == y.encode("latin-1") for x, y in zip(vals, j))
+        if kind == "D":
+            return all((x != x and y == "nan") or
+                       (isinstance(y, str) and str(float_token(x)) == y) or
+                       (not isinstance(y, str) and x == float(y)) for x, y in zip(vals, j))
         return list(vals) == j
     if isinstance(m, dict):
         return isinstance(j, dict) and m.keys() == j.keys() and all(same(m[k], j[k]) for k in m)
@@ -157,7 +164,7 @@ def same(m, j):
 
 def plain(m):
     """A typed structure as plain JSON-able data, for messages."""
-    if isinstance(m, tuple) and len(m) == 2 and m[0] in ("F", "I", "B"):
+    if isinstance(m, tuple) and len(m) == 2 and m[0] in ("F", "I", "B", "D"):
         kind, vals = m
         if kind == "F":
             return [float(x) for x in vals]

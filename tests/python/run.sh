@@ -12,6 +12,7 @@
 # 4. two specs' modules under ASan + UBSan and PYTHONMALLOC=debug, one
 #    under ThreadSanitizer reading with threads (test_threads.py), and a
 #    256 MB file read with bounded memory, 1 and 2 threads (test_memory.py);
+#    typed tensors (`as`: test_typed.py, over tests/specs/typed.feat's module);
 # 5. read()'s shuffle, skip and splits (test_shuffle.py), featc.torch
 #    (test_torch.py), the segment batcher (test_segments.py, and
 #    examples/bptt_torch.py), Arrow's PyCapsules (test_arrow.py),
@@ -104,6 +105,9 @@ for spec in "$root"/tests/specs/*.feat "$out/random"/*.feat; do
     tally "$("$PY" "$root/tests/python/test_args.py" "$dir" "$name" "$dir/valid.tfrecord" \
         "${SEED:-7}" 200 2>&1 | tail -12)"
 done
+# typed tensors (`as`): dtypes against NumPy's conversions, errors, featc.torch
+tally "$("$PY" "$root/tests/python/test_typed.py" "$build" "$out/typed" "$out/build-typed" \
+    2>&1 | tail -12)"
 # The bench specs (make bench's corpora: their first records) likewise.
 for pair in wide:wide.tfrecord:400 photo:image.tfrecord:40 clip:sequence.tfrecord:150; do
     name=${pair%%:*} rest=${pair#*:}
@@ -235,7 +239,8 @@ if $CC -std=c99 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -fPIC -sh
     "$root/tests/python/arrow_consumer.c" >"$out/arrow.log" 2>&1; then
     tally "$("$PY" "$root/tests/python/test_arrow.py" "$build" "$out/arrow" \
         "$out/build-batch:batch:$out/build-batch/valid.tfrecord" \
-        "$out/build-seqragged:seqragged:$out/build-seqragged/valid.tfrecord" 2>&1 | tail -12)"
+        "$out/build-seqragged:seqragged:$out/build-seqragged/valid.tfrecord" \
+        "$out/build-typed:typed:$out/typed/typed.tfrecord" 2>&1 | tail -12)"
     tally "$(LD_PRELOAD="$asan_rt" ASAN_OPTIONS=detect_leaks=0 PYTHONMALLOC=malloc \
         "$PY" "$root/tests/python/test_arrow.py" "$build" "$out/arrow" \
         "$out/asan-batch:batch:$out/build-batch/valid.tfrecord" 2>&1 | tail -12 |

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Typed tensors (`as`, docs/spec-language.md) in Python and PyTorch, through
+the module of tests/specs/typed.feat: each column's dtype and values against
+NumPy's own conversions of the record's values (astype for narrowing,
+float32 -> float16 bit for bit, np.frombuffer('<...') for decode_raw), in
+batches and in parse(); out-of-range values and wrong lengths refused with
+the record, its offset and TensorFlow's text; featc.torch's tensors of the
+same dtypes; the schema's dtypes.
+
+usage: test_typed.py BUILD TMP MODDIR     (MODDIR: typed.abi3.so, built by run.sh)"""
+import os
+import shutil
+import sys
+
+import numpy as np
+
+BUILD, TMP, MODDIR = sys.argv[1:4]
+sys.path.insert(0, os.path.join(BUILD, "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+sys.path.insert(0, MODDIR)
+import typed as ty  # noqa: E402 (tests/specs/typed.feat, built by run.sh)
+from tally import check, finish  # noqa: E402
+
+NARROW = {"u8": np.uint8, "i8": np.int8, "i16": np.int16, "u16": np.uint16, "i32": np.int32}
+RAW = {"img": ("<u1", (2, 3)), "pcm": ("<i2", (3,)), "w": ("<u2", (2,)), "q": ("<i4", (1,)),
+       "l": ("<i8", (2,)), "s8": ("<i1", (2,)), "f16": ("<f2", (1,)), "f32": ("<f4", (2,)),
+       "f64": ("<f8", (1,))}
+DEFAULT_BYTES = {"pcm": b"\x01\x00\xff\xff\x00\x80", "w": bytes(4), "q": bytes(4),
+                 "l": bytes(16), "s8": b"\x7f\x80", "f16": b"\x00\x3c",
+                 "f32": b"\x00\x00\x80\x3f\x00\x00\x00\xc0",
+                 "f64": b"\x00\x00\x00\x00\x00\x00\xf0\x3f"}
+
+
+def random_records(rng, n):
+    recs = []
+    for _ in range(n):
+        r = {"u8": int(rng.integers(0, 256)),
+             "i8": rng.integers(-128, 128, size=rng.integers(0, 5)).tolist(),
+             "i16": rng.integers(-32768, 32768, size=2).tolist(),
+             "u16": rng.integers(0, 65536, size=rng.integers(0, 4)).tolist(),
+             "i32": int(rng.integers(-2**31, 2**31)),
+             # every float32 bit pattern that is finite and inside float16's range
+             "h": np.clip(rng.standard_normal(4).astype(np.float32) *
+                          np.float32(10.0) ** rng.integers(-9, 5), -65000, 65000)
+                  .reshape(2, 2).tolist(),
+             "hv": (rng.standard_normal(rng.integers(0, 6)) * 1000).astype(np.float32).tolist(),
+             "img": rng.integers(0, 256, size=6, dtype=np.uint8).tobytes()}
+        for key, (code, dims) in RAW.items():
+            if key != "img" and rng.random() < 0.6:
+                size = int(np.prod(dims)) * np.dtype(code).itemsize
+                r[key] = rng.integers(0, 256, size=size, dtype=np.uint8).tobytes()
+        if rng.random() < 0.2:  # defaults of FixedLen features
+            for key in ("u8", "i16", "i32", "h"):
+                del r[key]
+        recs.append(r)
+    return recs
+
+
+def want(r, key):
+    """The tensor NumPy makes of record r's feature key."""
+    defaults = {"u8": 255, "i16": [-32768, 32767], "i32": -2**31, "h": [[0, 0], [0, 0]]}
+    if key in RAW:
+        code, dims = RAW[key]
+        raw = r.get(key, DEFAULT_BYTES.get(key))
+        return np.frombuffer(raw, code).reshape(dims).astype(np.dtype(code).newbyteorder("="))
+    if key in ("h", "hv"):
+        return np.asarray(r.get(key, defaults.get(key)), dtype=np.float32).astype(np.float16)
+    return np.asarray(r.get(key, defaults.get(key)), dtype=np.int64).astype(NARROW[key])
+
+
+def same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f":  # bit for bit (NaN payloads and signed zeros too)
+        return a.view("u%d" % a.dtype.itemsize).tolist() == b.view("u%d" % b.dtype.itemsize).tolist()
+    return a.tolist() == b.tolist()
+
+
+def test_values(path, recs):
+    n_ok = 0
+    at = 0
+    for b in ty.read(path, batch_size=7, varlen="ragged"):
+        n = b["u8"].shape[0]
+        for key in ("u8", "i16", "i32", "h") + tuple(RAW):
+            for j in range(n):
+                if not same(b[key][j], want(recs[at + j], key)):
+                    check(False, "record %d %s: %r, want %r" % (at + j, key, b[key][j],
+                                                             want(recs[at + j], key)))
+                    return
+        for key in ("i8", "u16", "hv"):
+            v = b[key]
+            for j in range(n):
+                got = v.values[v.row_splits[j]:v.row_splits[j + 1]]
+                if not same(got, want(recs[at + j], key)):
+                    check(False, "record %d %s: %r" % (at + j, key, got))
+                    return
+        at += n
+        n_ok += n
+    check(n_ok == len(recs), "%d of %d records compared" % (n_ok, len(recs)))
+    one = ty.parse(open(path, "rb").read()[12:12 + int.from_bytes(open(path, "rb").read()[:8],
+                                                                   "little")])
+    check(same(one["img"], want(recs[0], "img")) and same(one["u8"], want(recs[0], "u8")),
+          "parse(): %r" % one)
+
+
+def test_dtypes():
+    s = ty.schema["e"]["features"] if "e" in ty.schema else ty.schema["features"]
+    got = {k: (d["dtype"], d.get("record_dtype")) for k, d in s.items()}
+    check(got["u8"] == ("uint8", "int64") and got["h"] == ("float16", "float32") and
+          got["img"] == ("uint8", "bytes") and got["f64"] == ("float64", "bytes") and
+          got["plain"] == ("int64", None), "schema %r" % got)
+    check(tuple(s["img"]["shape"]) == (2, 3) and tuple(s["img"]["record_shape"]) == (),
+          "img shapes %r" % s["img"])
+
+
+def test_errors(base):
+    cases = [({"u8": 256}, "Key: u8, Index: 1.  Value 256 at index 0 is out of the range of "
+                           "uint8 (0 to 255)"),
+             ({"i8": [1, -129]}, "Key: i8, Index: 1.  Value -129 at index 1 is out of the "
+                                 "range of int8 (-128 to 127)"),
+             ({"hv": [65520.0]}, "Key: hv, Index: 1.  Value at index 0 is out of the range "
+                                 "of float16 (its magnitude rounds past 65504)"),
+             ({"img": bytes(5)}, "Key: img, Index: 1.  Input to reshape is a tensor with 5 "
+                                 "values, but the requested shape has 6"),
+             ({"f32": bytes(9)}, "Key: f32, Index: 1.  Input to DecodeRaw has length 9 that "
+                                 "is not a multiple of 4, the size of float")]
+    path = os.path.join(TMP, "bad.tfrecord")
+    for change, text in cases:
+        r = dict(base)
+        r.update(change)
+        ty.write(path, [base, r])
+        try:
+            for _ in ty.read(path, batch_size=4):
+                pass
+            check(False, "%r read without an error" % change)
+        except ty.DataError as e:
+            check(e.record == 1 and e.offset is not None and e.message.endswith(text),
+                  "%r: record %r offset %r %s" % (change, e.record, e.offset, e.message))
+
+
+def test_torch(path, recs):
+    try:
+        import torch
+        import featc.torch as ft
+    except ImportError as e:
+        check(False, "featc.torch: %s" % e)
+        return
+    b = next(iter(ft.TFRecordDataset(ty, path, batch_size=8)))
+    dt = {k: b[k].dtype for k in ("u8", "i16", "i32", "h", "img", "pcm", "w", "f64")}
+    u16 = torch.int32 if not hasattr(torch, "uint16") else torch.uint16
+    check(dt == {"u8": torch.uint8, "i16": torch.int16, "i32": torch.int32, "h": torch.float16,
+                 "img": torch.uint8, "pcm": torch.int16, "w": u16, "f64": torch.float64},
+          "torch dtypes %r" % dt)
+    check(b["img"].shape == (8, 2, 3) and b["img"][0].tolist() == want(recs[0], "img").tolist(),
+          "torch img %r" % (b["img"][0],))
+
+
+def main():
+    shutil.rmtree(TMP, ignore_errors=True)
+    os.makedirs(TMP)
+    rng = np.random.default_rng(62)
+    recs = random_records(rng, 500)
+    path = os.path.join(TMP, "typed.tfrecord")
+    ty.write(path, recs)
+    test_dtypes()
+    test_values(path, recs)
+    test_errors(recs[1])
+    test_torch(path, recs)
+    return finish("py-typed")
+
+
+sys.exit(main())
