@@ -70,16 +70,21 @@ int fcpy_dtype_of(fc_type t)
     return t == FC_TYPE_FLOAT ? DT_FLOAT32 : DT_INT64;
 }
 
-/* The dtype of a column's values: its `as` type's, else its type's;
- * DT_BYTES for bytes values. */
-static int col_dt(fc_type t, const fc_field_extra *x)
+int fcpy_dtype_of_as(int as)
 {
     static const int of_as[FC_AS_LAST + 1] = {DT_INT64,   DT_INT8,  DT_UINT8,
                                              DT_INT16,   DT_UINT16, DT_INT32,
                                              DT_INT64,   DT_FLOAT16, DT_FLOAT32,
                                              DT_FLOAT64};
+    return as >= 0 && as <= FC_AS_LAST ? of_as[as] : DT_INT64;
+}
+
+/* The dtype of a column's values: its `as` type's, else its type's;
+ * DT_BYTES for bytes values. */
+static int col_dt(fc_type t, const fc_field_extra *x)
+{
     if (x != NULL && x->as != NULL)
-        return of_as[x->as->type];
+        return fcpy_dtype_of_as(x->as->type);
     return t == FC_TYPE_BYTES ? DT_BYTES : fcpy_dtype_of(t);
 }
 

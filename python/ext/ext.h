@@ -153,6 +153,8 @@ int fcpy_set_attr(PyObject *exc, const char *name, PyObject *value);
 void fcpy_raise_error(const fc_error *e, const char *path, uint64_t record, uint64_t offset,
                       int with_record);
 int fcpy_dtype_of(fc_type t);
+/* The DT_ of an `as` type (fc_as). */
+int fcpy_dtype_of_as(int as);
 PyObject *fcpy_key_str(const char *key, size_t n);
 size_t fcpy_ncols_of(const fcpy_message *m);
 int fcpy_batch_work_init(batch_work *w, const fcpy_message *m, size_t cap, unsigned forms);

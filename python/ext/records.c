@@ -181,6 +181,50 @@ static int parts_of(const fcpy_message *m, PyObject *item, PyObject **ctx, PyObj
     return 0;
 }
 
+/* Whether v, the value of a field whose bytes are decoded with `as
+ * T[dims]`, comes as read()'s tensor (numbers of the tensor's rank) rather
+ * than as bytes (bytes, a featc Bytes, a list or array of bytes: as bytes,
+ * never through a NumPy 'S' array, which drops trailing NUL bytes). */
+static int given_tensor(const fc_field_desc *f, PyObject *dict)
+{
+    PyObject *name, *v, *first = NULL;
+    int tensor;
+    if (f->extra->as == NULL || f->extra->as->rank == 0)
+        return 0;
+    name = fcpy_key_str(f->key, f->key_len);
+    v = name != NULL ? PyDict_GetItemWithError(dict, name) : NULL;
+    Py_XDECREF(name);
+    if (v == NULL)
+        return 0;
+    if ((PyList_Check(v) || PyTuple_Check(v)) && PySequence_Size(v) > 0)
+        first = PySequence_GetItem(v, 0);
+    tensor = !PyBytes_Check(v) && !PyByteArray_Check(v) && !is_featc_bytes(v) &&
+             (first == NULL || (!PyBytes_Check(first) && !PyByteArray_Check(first)));
+    if (tensor && PyObject_HasAttrString(v, "dtype")) {
+        PyObject *dt = PyObject_GetAttrString(v, "dtype");
+        PyObject *kind = dt != NULL ? PyObject_GetAttrString(dt, "kind") : NULL;
+        const char *k = kind != NULL ? PyUnicode_AsUTF8AndSize(kind, NULL) : NULL;
+        tensor = k != NULL && strchr("iubf", k[0]) != NULL;
+        Py_XDECREF(kind);
+        Py_XDECREF(dt);
+    }
+    Py_XDECREF(first);
+    PyErr_Clear();
+    return tensor;
+}
+
+/* A field's type and rank as write() takes its value in dict (see
+ * given_tensor). */
+static fc_type given_type(const fc_field_desc *f, PyObject *dict)
+{
+    return given_tensor(f, dict) ? FC_TYPE_INT64 : f->type;
+}
+
+static Py_ssize_t given_rank(const fc_field_desc *f, PyObject *dict)
+{
+    return given_tensor(f, dict) ? (Py_ssize_t)f->extra->as->rank : (Py_ssize_t)f->rank;
+}
+
 int fcpy_record_form(const fcpy_message *m, PyObject *item)
 {
     const fc_field_desc *fields = m->md != NULL ? m->md->fields : m->sd->context;
@@ -196,8 +240,8 @@ int fcpy_record_form(const fcpy_message *m, PyObject *item)
         const fc_field_desc *f = &fields[i];
         Py_ssize_t parts = f->kind == FC_KIND_RAGGED ? (Py_ssize_t)f->extra->nparts : 0;
         if (!f->extra->hidden &&
-            agree(ctx, f->key, f->key_len, f->kind, f->type,
-                  (Py_ssize_t)f->rank + (f->kind == FC_KIND_ROWS), parts, &form, &who) != 0)
+            agree(ctx, f->key, f->key_len, f->kind, given_type(f, ctx),
+                  given_rank(f, ctx) + (f->kind == FC_KIND_ROWS), parts, &form, &who) != 0)
             return -1;
     }
     for (i = 0; m->sd != NULL && i < m->sd->nlists; i++) {
@@ -456,8 +500,8 @@ PyObject *fcpy_record_batch(const fcpy_message *m, PyObject *item)
         goto fail;
     for (i = 0; i < nf; i++)
         if (!fields[i].extra->hidden && convert(ctx, octx, NULL, fields[i].key, fields[i].key_len,
-                                                fields[i].kind, fields[i].type,
-                                                (Py_ssize_t)fields[i].rank, 0) != 0)
+                                                fields[i].kind, given_type(&fields[i], ctx),
+                                                given_rank(&fields[i], ctx), 0) != 0)
             goto fail;
     if (m->md != NULL)
         return octx;

@@ -243,9 +243,8 @@ static PyObject *raw_of_tensors(PyObject *obj, const fc_field_as *as, const char
             goto done;
         }
     /* the values in the type, checked to be the same numbers */
-    dt = PyObject_CallFunction((PyObject *)Py_TYPE(fcpy_g.dtype[DT_INT64]), "s",
-                               fc_as_name(as->type));
-    le = dt != NULL ? PyObject_CallMethod(dt, "newbyteorder", "s", "<") : NULL;
+    dt = Py_NewRef(fcpy_g.dtype[fcpy_dtype_of_as(as->type)]);
+    le = PyObject_CallMethod(dt, "newbyteorder", "s", "<");
     conv = le != NULL ? PyObject_CallMethod(a, "astype", "O", le) : NULL;
     if (conv != NULL) {
         PyObject *adt = PyObject_GetAttrString(a, "dtype");

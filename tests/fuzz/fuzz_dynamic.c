@@ -3,13 +3,14 @@
  * descriptors of five test specs in memory, and the runtime's general path
  * reads each input by them; the code featc generates for the same specs
  * reads it too.  The first input byte picks the spec (semantics.feat,
- * sparse.feat, ragged.feat: Examples; seqsem.feat, seqragged.feat:
- * SequenceExamples), the rest is the record.  Both must give the same
- * status and error text, and on success print the same JSON (the dump
- * contract's printer, driven by each side's descriptor); neither may crash
- * or read outside the record (ASan). */
+ * sparse.feat, ragged.feat, typed.feat: Examples; seqsem.feat,
+ * seqragged.feat: SequenceExamples), the rest is the record.  Both must
+ * give the same status and error text, and on success print the same JSON
+ * (the dump contract's printer, driven by each side's descriptor) and hold
+ * the same typed values (`as`); neither may crash or read outside the
+ * record (ASan). */
 /* test-specs: tests/specs/semantics.feat tests/specs/sparse.feat tests/specs/ragged.feat */
-/* test-specs: tests/specs/seqsem.feat tests/specs/seqragged.feat */
+/* test-specs: tests/specs/seqsem.feat tests/specs/seqragged.feat tests/specs/typed.feat */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +23,18 @@
 #include "seqragged.h"
 #include "seqsem.h"
 #include "sparse.h"
+#include "typed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define NSPECS 5
+#define NSPECS 6
 static const char *const spec_files[NSPECS] = {"semantics.feat", "sparse.feat", "ragged.feat",
-                                               "seqsem.feat", "seqragged.feat"};
-static const char *const spec_messages[NSPECS] = {"t", "s", "r", "s", "s"};
+                                               "seqsem.feat", "seqragged.feat", "typed.feat"};
+static const char *const spec_messages[NSPECS] = {"t", "s", "r", "s", "s", "e"};
 static const fc_message_desc *const gen_md[NSPECS] = {&sem_t_desc, &spt_s_desc, &rgt_r_desc,
-                                                      NULL, NULL};
-static const fc_seq_desc *const gen_sd[NSPECS] = {NULL, NULL, NULL, &seq_s_desc, &sqr_s_desc};
+                                                      NULL, NULL, &ty_e_desc};
+static const fc_seq_desc *const gen_sd[NSPECS] = {NULL, NULL, NULL, &seq_s_desc, &sqr_s_desc,
+                                                  NULL};
 static featc_dynamic *dyn[NSPECS];
 static void *gen_msg[NSPECS], *dyn_msg[NSPECS];
 static fc_feature_ref *refs[NSPECS];
@@ -84,6 +87,28 @@ static char *json_of(const fc_message_desc *md, const fc_seq_desc *sd, const voi
     return text;
 }
 
+/* Whether the typed values (`as`) of two parses of one message agree. */
+static int typed_same(const fc_message_desc *ma, const unsigned char *a,
+                      const fc_message_desc *mb, const unsigned char *b)
+{
+    size_t i, count;
+    for (i = 0; i < ma->nfields; i++) {
+        const fc_field_desc *fa = &ma->fields[i], *fb = &mb->fields[i];
+        if ((fa->extra->as == NULL) != (fb->extra->as == NULL))
+            return 0;
+        if (fa->extra->as == NULL)
+            continue;
+        if (fa->kind == FC_KIND_FIXED)
+            count = fa->elems;
+        else
+            memcpy(&count, a + fa->count_offset, sizeof count);
+        if (memcmp(a + fa->extra->as->offset, b + fb->extra->as->offset,
+                   count * fa->extra->as->elems * fc_as_size(fa->extra->as->type)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int ready;
@@ -120,6 +145,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (strcmp(a, b) != 0) {
             fprintf(stderr, "%s: values differ\ngenerated: %s\ndynamic:   %s\n", spec_files[k],
                     a, b);
+            abort();
+        }
+        if (gen_md[k] != NULL && !typed_same(gen_md[k], (const unsigned char *)gen_msg[k],
+                                             featc_dynamic_example(dyn[k]),
+                                             (const unsigned char *)dyn_msg[k])) {
+            fprintf(stderr, "%s: typed values differ\n", spec_files[k]);
             abort();
         }
         free(a);

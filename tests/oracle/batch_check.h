@@ -188,7 +188,16 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
                   c->nvalues, off);
         return;
     }
-    if (f->kind == FC_KIND_FIXED) {
+    if (f->extra->as != NULL) { /* the column holds the typed values (`as`) */
+        ts = fc_as_size(f->extra->as->type) * f->extra->as->elems;
+    }
+    if (f->kind == FC_KIND_FIXED && f->extra->as != NULL && f->extra->as->rank > 0) {
+        const fc_field_as *as = f->extra->as; /* decode_raw: [B, dims...] */
+        BC_EXPECT(c->rank == as->rank + 1 && c->shape[0] == (int64_t)bc_n, "%s: shape", f->c_name);
+        for (d = 0; d < as->rank; d++)
+            BC_EXPECT(c->shape[d + 1] == (int64_t)as->dims[d], "%s: dim %u", f->c_name, d);
+        BC_EXPECT(c->nvalues == bc_n * as->elems, "%s: nvalues", f->c_name);
+    } else if (f->kind == FC_KIND_FIXED) {
         BC_EXPECT(c->rank == f->rank + 1 && c->shape[0] == (int64_t)bc_n, "%s: shape", f->c_name);
         for (d = 0; d < f->rank; d++)
             BC_EXPECT(c->shape[d + 1] == (int64_t)f->dims[d], "%s: dim %u", f->c_name, d);
@@ -209,7 +218,7 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
     for (i = 0; i < bc_n; i++) {
         const unsigned char *sv;
         bc_parse(s, bc_recs[i], bc_lens[i], NULL);
-        sv = s + f->value_offset;
+        sv = s + (f->extra->as != NULL ? f->extra->as->offset : f->value_offset);
         if (f->extra->hash_buckets > 0) {
             /* bucket ids laid out as the values, hot vectors per record */
             size_t cnt = f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(s + f->count_offset);

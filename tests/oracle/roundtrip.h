@@ -20,6 +20,7 @@
 #define FEATC_TEST_ROUNDTRIP_H
 
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,38 @@ static inline size_t rt_count(size_t max)
     }
 }
 
+/* Field f's values made ones its `as` takes (the struct must parse back):
+ * integers folded into the type's range, floats into float16's, bytes
+ * values of the tensor's length. */
+static inline void rt_fit_as(const fc_field_desc *f, unsigned char *msg)
+{
+    const fc_field_as *as = f->extra->as;
+    unsigned char *v = msg + f->value_offset;
+    size_t n = f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(msg + f->count_offset), k;
+    for (k = 0; k < n; k++) {
+        if (f->type == FC_TYPE_INT64) {
+            int sgn = fc_as_name(as->type)[0] == 'i';
+            size_t es = fc_as_size(as->type);
+            uint64_t span = sgn || es < 8 ? (UINT64_C(1) << (8 * es)) : 0;
+            int64_t lo = sgn ? -(int64_t)(span / 2) : 0, x;
+            memcpy(&x, v + 8 * k, 8);
+            x = lo + (int64_t)(((uint64_t)x - (uint64_t)lo) % span); /* in range: kept */
+            memcpy(v + 8 * k, &x, 8);
+        } else if (f->type == FC_TYPE_FLOAT) {
+            float x;
+            memcpy(&x, v + 4 * k, 4);
+            if (isfinite(x) && fabsf(x) >= 65504.0f)
+                x = fmodf(x, 65504.0f);
+            memcpy(v + 4 * k, &x, 4);
+        } else {
+            fc_bytes b;
+            b.size = as->elems * fc_as_size(as->type);
+            b.data = rt_pool + rt_below(4096);
+            memcpy(v + k * sizeof b, &b, sizeof b);
+        }
+    }
+}
+
 /* Random values for every keyed field of a Features map; presence bits at
  * random.  SparseFeatures get consistent components (one count, indices in
  * range); RaggedFeature components are left empty and absent. */
@@ -253,6 +286,8 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
         default:
             break;
         }
+        if (f->extra->as != NULL && (f->kind == FC_KIND_FIXED || f->kind == FC_KIND_VARLEN))
+            rt_fit_as(f, msg);
     }
     /* SparseFeatures may share index and value fields: one count for all,
      * indices below every dense size */
