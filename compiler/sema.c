@@ -802,11 +802,9 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
             int bad;
             if (f->type == FC_TYPE_INT64) {
                 int64_t v = f->def_int[k];
-                bad = as == FC_AS_INT8    ? v < -128 || v > 127
-                      : as == FC_AS_UINT8 ? v < 0 || v > 255
-                      : as == FC_AS_INT16 ? v < -32768 || v > 32767
-                      : as == FC_AS_UINT16 ? v < 0 || v > 65535
-                                           : v < INT32_MIN || v > INT32_MAX;
+                int64_t lo = 0, hi = -1;
+                (void)fc_as_range(as, &lo, &hi);
+                bad = v < lo || v > hi;
             } else {
                 float v = f->def_float[k];
                 bad = v == v && (v >= 65520.0f || v <= -65520.0f) && v - v == 0.0f;

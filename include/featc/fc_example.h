@@ -366,6 +366,20 @@ static inline const char *fc_as_tf_name(int as)
            : as == FC_AS_FLOAT64 ? "double"
                                  : fc_as_name(as);
 }
+/* The values an int64 narrowed to `as` may hold, [*lo, *hi]: the
+ * runtime's range check and the compiler's check of defaults share it.
+ * Returns 0 for a type that is no narrowing of int64. */
+static inline int fc_as_range(int as, int64_t *lo, int64_t *hi)
+{
+    switch (as) {
+    case FC_AS_INT8: *lo = -128; *hi = 127; return 1;
+    case FC_AS_UINT8: *lo = 0; *hi = 255; return 1;
+    case FC_AS_INT16: *lo = -32768; *hi = 32767; return 1;
+    case FC_AS_UINT16: *lo = 0; *hi = 65535; return 1;
+    case FC_AS_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return 1;
+    default: return 0;
+    }
+}
 /* Converts the values of every field with `as` in the struct at msg into
  * its typed values (typed.c): Returns FC_OK, or FC_ERR_PARSE naming the
  * feature ("Key: K.  " or, context != 0, "Context feature: K.  ") and the

@@ -38,14 +38,32 @@ typedef struct warr {
     int64_t shape[FC_MAX_RANK + 3];
 } warr;
 
+/* The kind letter of arr's dtype ('i', 'u', 'f', 'S', ...), or -1 with
+ * the exception set. */
+static int dtype_kind(PyObject *arr)
+{
+    PyObject *dt = PyObject_GetAttrString(arr, "dtype"), *kind;
+    const char *ks;
+    int c;
+    if (dt == NULL)
+        return -1;
+    kind = PyObject_GetAttrString(dt, "kind");
+    Py_DECREF(dt);
+    if (kind == NULL)
+        return -1;
+    ks = PyUnicode_AsUTF8AndSize(kind, NULL);
+    c = ks != NULL ? (unsigned char)ks[0] : -1;
+    Py_DECREF(kind);
+    return c;
+}
+
 /* The int64 / float32 array of obj (any array-like of a kind that casts
  * safely), contiguous. */
 static int get_numeric(keeper *k, PyObject *obj, int dt, const char *what, warr *out)
 {
-    PyObject *arr, *c, *kind, *shape;
-    const char *ks;
+    PyObject *arr, *c, *shape;
     Py_ssize_t r, i;
-    int ok;
+    int ok, kind;
     if (k->nbufs == sizeof k->bufs / sizeof k->bufs[0]) {
         PyErr_SetString(PyExc_ValueError, "write: too many arrays in one batch");
         return -1;
@@ -53,27 +71,18 @@ static int get_numeric(keeper *k, PyObject *obj, int dt, const char *what, warr 
     arr = PyObject_CallFunctionObjArgs(fcpy_g.asarray, obj, NULL);
     if (arr == NULL)
         return -1;
-    kind = PyObject_GetAttrString(arr, "dtype");
-    if (kind != NULL) {
-        PyObject *dt_kind = PyObject_GetAttrString(kind, "kind");
-        Py_DECREF(kind);
-        kind = dt_kind;
-    }
-    ks = kind != NULL ? PyUnicode_AsUTF8AndSize(kind, NULL) : NULL;
-    if (ks == NULL) {
-        Py_XDECREF(kind);
+    kind = dtype_kind(arr);
+    if (kind < 0) {
         Py_DECREF(arr);
         return -1;
     }
-    ok = dt == DT_INT64 ? strchr("iub", ks[0]) != NULL : strchr("fiub", ks[0]) != NULL;
+    ok = kind != 0 && strchr(dt == DT_INT64 ? "iub" : "fiub", kind) != NULL;
     if (!ok) {
-        PyErr_Format(PyExc_TypeError, "%s: an array of %s, not of dtype kind '%s'", what,
-                     dt == DT_INT64 ? "integers" : "numbers", ks);
-        Py_DECREF(kind);
+        PyErr_Format(PyExc_TypeError, "%s: an array of %s, not of dtype kind '%c'", what,
+                     dt == DT_INT64 ? "integers" : "numbers", kind);
         Py_DECREF(arr);
         return -1;
     }
-    Py_DECREF(kind);
     c = PyObject_CallFunctionObjArgs(fcpy_g.ascontiguous, arr, fcpy_g.dtype[dt], NULL);
     Py_DECREF(arr);
     if (c == NULL || PyList_Append(k->objs, c) != 0) {
@@ -208,25 +217,17 @@ typedef struct wcol {
 static PyObject *raw_of_tensors(PyObject *obj, const fc_field_as *as, const char *what)
 {
     PyObject *a, *dt = NULL, *le = NULL, *conv = NULL, *back = NULL, *eq = NULL, *rows = NULL;
-    PyObject *shape = NULL, *lead = NULL, *out = NULL, *flat = NULL, *dkind;
+    PyObject *shape = NULL, *lead = NULL, *out = NULL, *flat = NULL;
     Py_ssize_t r, i, n;
-    const char *kind;
+    int kind;
     a = PyObject_CallFunctionObjArgs(fcpy_g.asarray, obj, NULL);
     if (a == NULL)
         return NULL;
-    dkind = PyObject_GetAttrString(a, "dtype");
-    if (dkind != NULL) {
-        PyObject *k2 = PyObject_GetAttrString(dkind, "kind");
-        Py_DECREF(dkind);
-        dkind = k2;
-    }
-    kind = dkind != NULL ? PyUnicode_AsUTF8AndSize(dkind, NULL) : NULL;
-    if (kind == NULL || strchr("iubf", kind[0]) == NULL) {
-        Py_XDECREF(dkind);
+    kind = dtype_kind(a);
+    if (kind <= 0 || strchr("iubf", kind) == NULL) {
         Py_DECREF(a);
         return PyErr_Occurred() ? NULL : Py_NewRef(obj);
     }
-    Py_DECREF(dkind);
     shape = PyObject_GetAttrString(a, "shape");
     r = shape != NULL ? PyTuple_Size(shape) : -1;
     if (r < (Py_ssize_t)as->rank) {
@@ -256,7 +257,7 @@ static PyObject *raw_of_tensors(PyObject *obj, const fc_field_as *as, const char
     {
         PyObject *np = PyImport_ImportModule("numpy");
         PyObject *fn = np != NULL ? PyObject_GetAttrString(np, "array_equal") : NULL;
-        PyObject *kw = fn != NULL ? Py_BuildValue("{sO}", "equal_nan", kind[0] == 'f' ? Py_True : Py_False) : NULL;
+        PyObject *kw = fn != NULL ? Py_BuildValue("{sO}", "equal_nan", kind == 'f' ? Py_True : Py_False) : NULL;
         PyObject *args = kw != NULL ? PyTuple_Pack(2, back, a) : NULL;
         eq = args != NULL ? PyObject_Call(fn, args, kw) : NULL;
         Py_XDECREF(np);

@@ -1035,7 +1035,7 @@ int fc_ex_parse_desc(const fc_message_desc *md, void *out, const void *data, siz
     uint32_t *present = (uint32_t *)(void *)(m + md->present_offset);
     fc_ex_scan_info info;
     size_t i, k;
-    int hashed = 0;
+    int hashed = 0, typed = 0;
     int rc = fc_ex_scan_batched(data, len, lookup, ctx, NULL, refs, md->nfields, &info, err);
     if (rc != FC_OK)
         return rc;
@@ -1063,6 +1063,7 @@ int fc_ex_parse_desc(const fc_message_desc *md, void *out, const void *data, siz
             !fc_bit_get(present, (unsigned)i))
             memcpy(m + f->value_offset, f->default_value, f->elems * fc_type_size(f->type));
         hashed |= f->extra->hash_buckets > 0;
+        typed |= f->extra->as != NULL;
     }
     /* required features, in TensorFlow's order (by key) */
     for (k = 0; k < md->nfields; k++) {
@@ -1081,7 +1082,9 @@ int fc_ex_parse_desc(const fc_message_desc *md, void *out, const void *data, siz
     }
     if (hashed)
         fc_ex_hash_fields(md->fields, md->nfields, out);
-    return fc_ex_as_fields(md->fields, md->nfields, out, 0, err);
+    /* the defaults' walk found whether any field has `as`: a spec without
+     * typed tensors takes no second walk over its fields per record */
+    return typed ? fc_ex_as_fields(md->fields, md->nfields, out, 0, err) : FC_OK;
 }
 
 int fc_ex_missing(const fc_message_desc *md, size_t i, fc_error *err)

@@ -76,15 +76,8 @@ static int narrow(const fc_field_desc *f, const int64_t *v, size_t n, unsigned c
                   int context, fc_error *err)
 {
     int as = f->extra->as->type;
-    int64_t lo = as == FC_AS_INT8    ? -128
-                 : as == FC_AS_INT16 ? -32768
-                 : as == FC_AS_INT32 ? -2147483647 - 1
-                                     : 0;
-    int64_t hi = as == FC_AS_INT8    ? 127
-                 : as == FC_AS_UINT8 ? 255
-                 : as == FC_AS_INT16 ? 32767
-                 : as == FC_AS_UINT16 ? 65535
-                                      : 2147483647;
+    int64_t lo = 0, hi = -1;
+    (void)fc_as_range(as, &lo, &hi); /* the compiler gives int64 no other `as` */
     size_t k;
     for (k = 0; k < n; k++) {
         int64_t x;

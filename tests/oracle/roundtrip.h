@@ -228,12 +228,11 @@ static inline void rt_fit_as(const fc_field_desc *f, unsigned char *msg)
     size_t n = f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(msg + f->count_offset), k;
     for (k = 0; k < n; k++) {
         if (f->type == FC_TYPE_INT64) {
-            int sgn = fc_as_name(as->type)[0] == 'i';
-            size_t es = fc_as_size(as->type);
-            uint64_t span = sgn || es < 8 ? (UINT64_C(1) << (8 * es)) : 0;
-            int64_t lo = sgn ? -(int64_t)(span / 2) : 0, x;
+            int64_t lo = 0, hi = 0, x;
+            (void)fc_as_range(as->type, &lo, &hi);
             memcpy(&x, v + 8 * k, 8);
-            x = lo + (int64_t)(((uint64_t)x - (uint64_t)lo) % span); /* in range: kept */
+            /* folded into [lo, hi] (a value in range is kept) */
+            x = lo + (int64_t)(((uint64_t)x - (uint64_t)lo) % ((uint64_t)hi - (uint64_t)lo + 1u));
             memcpy(v + 8 * k, &x, 8);
         } else if (f->type == FC_TYPE_FLOAT) {
             float x;
