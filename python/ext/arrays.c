@@ -470,3 +470,22 @@ PyObject *fcpy_bytes_type_new(void)
     return fcpy_make_type("featc.Bytes", sizeof(bytes_object),
                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, bytes_slots);
 }
+
+/* The kind letter of arr's dtype ('i', 'u', 'f', 'S', ...), or -1 with
+ * the exception set. */
+int fcpy_dtype_kind(PyObject *arr)
+{
+    PyObject *dt = PyObject_GetAttrString(arr, "dtype"), *kind;
+    const char *ks;
+    int c;
+    if (dt == NULL)
+        return -1;
+    kind = PyObject_GetAttrString(dt, "kind");
+    Py_DECREF(dt);
+    if (kind == NULL)
+        return -1;
+    ks = PyUnicode_AsUTF8AndSize(kind, NULL);
+    c = ks != NULL ? (unsigned char)ks[0] : -1;
+    Py_DECREF(kind);
+    return c;
+}

@@ -146,6 +146,9 @@ PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
                           const int64_t *shape, unsigned rank);
 int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n);
 PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank);
+/* The kind letter of an array's dtype ('i', 'u', 'f', 'S', ...); -1 with
+ * the exception set. */
+int fcpy_dtype_kind(PyObject *arr);
 
 /* ------------------------------------------------------------ batch.c */
 

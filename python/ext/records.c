@@ -201,12 +201,8 @@ static int given_tensor(const fc_field_desc *f, PyObject *dict)
     tensor = !PyBytes_Check(v) && !PyByteArray_Check(v) && !is_featc_bytes(v) &&
              (first == NULL || (!PyBytes_Check(first) && !PyByteArray_Check(first)));
     if (tensor && PyObject_HasAttrString(v, "dtype")) {
-        PyObject *dt = PyObject_GetAttrString(v, "dtype");
-        PyObject *kind = dt != NULL ? PyObject_GetAttrString(dt, "kind") : NULL;
-        const char *k = kind != NULL ? PyUnicode_AsUTF8AndSize(kind, NULL) : NULL;
-        tensor = k != NULL && strchr("iubf", k[0]) != NULL;
-        Py_XDECREF(kind);
-        Py_XDECREF(dt);
+        int kind = fcpy_dtype_kind(v);
+        tensor = kind > 0 && strchr("iubf", kind) != NULL;
     }
     Py_XDECREF(first);
     PyErr_Clear();

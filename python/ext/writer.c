@@ -38,25 +38,6 @@ typedef struct warr {
     int64_t shape[FC_MAX_RANK + 3];
 } warr;
 
-/* The kind letter of arr's dtype ('i', 'u', 'f', 'S', ...), or -1 with
- * the exception set. */
-static int dtype_kind(PyObject *arr)
-{
-    PyObject *dt = PyObject_GetAttrString(arr, "dtype"), *kind;
-    const char *ks;
-    int c;
-    if (dt == NULL)
-        return -1;
-    kind = PyObject_GetAttrString(dt, "kind");
-    Py_DECREF(dt);
-    if (kind == NULL)
-        return -1;
-    ks = PyUnicode_AsUTF8AndSize(kind, NULL);
-    c = ks != NULL ? (unsigned char)ks[0] : -1;
-    Py_DECREF(kind);
-    return c;
-}
-
 /* The int64 / float32 array of obj (any array-like of a kind that casts
  * safely), contiguous. */
 static int get_numeric(keeper *k, PyObject *obj, int dt, const char *what, warr *out)
@@ -71,7 +52,7 @@ static int get_numeric(keeper *k, PyObject *obj, int dt, const char *what, warr 
     arr = PyObject_CallFunctionObjArgs(fcpy_g.asarray, obj, NULL);
     if (arr == NULL)
         return -1;
-    kind = dtype_kind(arr);
+    kind = fcpy_dtype_kind(arr);
     if (kind < 0) {
         Py_DECREF(arr);
         return -1;
@@ -223,7 +204,7 @@ static PyObject *raw_of_tensors(PyObject *obj, const fc_field_as *as, const char
     a = PyObject_CallFunctionObjArgs(fcpy_g.asarray, obj, NULL);
     if (a == NULL)
         return NULL;
-    kind = dtype_kind(a);
+    kind = fcpy_dtype_kind(a);
     if (kind <= 0 || strchr("iubf", kind) == NULL) {
         Py_DECREF(a);
         return PyErr_Occurred() ? NULL : Py_NewRef(obj);
