@@ -3,18 +3,19 @@
 # lists them), every one even after a failure, and sums their
 # "<suite>: N passed, M failed" lines into a total.  A suite that exits
 # non-zero without reporting a failure counts as one failed case.
-# The first suite (the build) runs alone.  Then two lanes work side by side,
-# so that both cores do: the first runs the suites before "--" in order (they
-# share BUILD and must not build in it at once), then joins the second in
-# taking the suites after "--" (which build in folders of their own, or only
-# read what the first suite built) from one queue, in the order given: give
-# the longest first, and the two lanes end about together however long the
-# first lane's own suites are.  Each suite's output is in BUILD/log/SUITE.log;
-# the summary prints in the order given, and the failed suites once more at
-# its end, before the total.  Each suite's time is in its heading, and which
-# lane ran it at the end; a suite that runs longer than SUITE_TIMEOUT seconds
-# (default 2400) is stopped and counted as failed, so that a hang names its
-# suite instead of running into CI's own limit.
+# The first suite (the build) runs alone, with make -j on every CPU.  Then
+# two lanes work side by side, so that both cores do: the first runs the
+# suites before "--" in order (they share BUILD and must not build in it at
+# once), then joins the second in taking the suites after "--" (which build
+# in folders of their own, or only read what the first suite built) from one
+# queue, in the order given: give the longest first, and the two lanes end
+# about together however long the first lane's own suites are.  Each
+# suite's output is in BUILD/log/SUITE.log; the summary prints in the order
+# given, and the failed suites once more at its end, before the total.  Each
+# suite's time is in its heading, and which lane ran it at the end; a suite
+# that runs longer than SUITE_TIMEOUT seconds (default 2400) is stopped and
+# counted as failed, so that a hang names its suite instead of running into
+# CI's own limit.
 # usage: run.sh MAKE BUILD CORPUS SUITE... [-- SUITE...]
 set -u
 make=$1
@@ -44,17 +45,19 @@ else
     stop_after=
 fi
 
-# run SUITE: its log, its exit status in BUILD/log/SUITE.rc and its seconds
-# in BUILD/log/SUITE.time
+# run SUITE [MAKE-OPTION...]: its log, its exit status in BUILD/log/SUITE.rc
+# and its seconds in BUILD/log/SUITE.time
 run() {
     t0=$(date +%s)
-    $stop_after $make --no-print-directory -s "$1" CORPUS="$corpus" >"$build/log/$1.log" 2>&1
+    suite=$1
+    shift
+    $stop_after $make --no-print-directory -s "$@" "$suite" CORPUS="$corpus" >"$build/log/$suite.log" 2>&1
     rc=$?
     if [ -n "$stop_after" ] && [ "$rc" -eq 124 ]; then
-        echo "$1: stopped after $limit s (SUITE_TIMEOUT)" >>"$build/log/$1.log"
+        echo "$suite: stopped after $limit s (SUITE_TIMEOUT)" >>"$build/log/$suite.log"
     fi
-    echo $rc >"$build/log/$1.rc"
-    echo $(($(date +%s) - t0)) >"$build/log/$1.time"
+    echo $rc >"$build/log/$suite.rc"
+    echo $(($(date +%s) - t0)) >"$build/log/$suite.time"
 }
 
 total_pass=0
@@ -106,7 +109,9 @@ drain() {
 set -- $lane1
 first=${1:-}
 if [ -n "$first" ]; then
-    run "$first"
+    # alone, it has every CPU: make -j (the build had one core and the
+    # other idle for two minutes of every run)
+    run "$first" -j"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
     report "$first"
     shift
 fi
