@@ -536,13 +536,15 @@ typedef struct prop_stats {
         incomplete;
 } prop_stats;
 
+/* The segmenter's block, kept from run to run and freed after the last. */
+static unsigned char *prop_block;
+static size_t prop_block_size;
+
 /* One run with parameters drawn from seed. */
 static void prop_run(unsigned long long seed, prop_stats *st)
 {
     fc_seg_config c = seg_clip_seg_config;
     fc_segmenter s;
-    static unsigned char *block;
-    static size_t block_size;
     static wbuf rec;
     size_t need, u, b, nex, next_ex = 0, order[NEX], norder = 0, i, t, k;
     int rc;
@@ -554,12 +556,12 @@ static void prop_run(unsigned long long seed, prop_stats *st)
     c.unpadded = h_rand() % 5 == 0;
     nex = (size_t)(h_rand() % NEX);
     need = fc_seg_init_block(&s, &c, NULL, 0, &err);
-    if (need > block_size) {
-        free(block);
-        block = (unsigned char *)malloc(need);
-        block_size = need;
+    if (need > prop_block_size) {
+        free(prop_block);
+        prop_block = (unsigned char *)malloc(need);
+        prop_block_size = need;
     }
-    CHECK(fc_seg_init_block(&s, &c, block, need, &err) == need);
+    CHECK(fc_seg_init_block(&s, &c, prop_block, need, &err) == need);
     st->runs++;
     for (i = 0; i < nex; i++) {
         track *tr = &T[i];
@@ -738,6 +740,9 @@ static void test_segmented_equals_whole(void)
     memset(&st, 0, sizeof st);
     for (runs = 0; runs < 400; runs++)
         prop_run(0x5e9d000000000000ull + runs * 7919u, &st);
+    free(prop_block);
+    prop_block = NULL;
+    prop_block_size = 0;
     printf("segment: %zu runs, %zu examples (%zu shorter than one segment, %zu exact multiples, "
            "%zu with an explicit length), %zu finished bit-exact, %zu reported after "
            "close, %zu batches (%zu small)\n",
