@@ -137,13 +137,10 @@ $(foreach t,$(UNIT_TESTS) test_nomalloc,$(eval $(call unit_rules,$(t))))
 test-unit: $(UNIT_TESTS:%=$(BUILD)/tests/%)
 	@rc=0; for t in $(UNIT_TESTS); do FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/$$t || rc=1; done; exit $$rc
 
-# LeakSanitizer without its scan of globals (about 35 ms at each exit of a
-# sanitized program), and the blocks only globals hold on purpose suppressed.
-LSAN_OPTIONS_TEST = use_globals=0:print_suppressions=0:suppressions=$(abspath tests/cross/lsan.supp)
 test-unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
 	@rc=0; for t in $(UNIT_TESTS); do \
-	    FEATC_CORPUS=$(CORPUS) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=$(LSAN_OPTIONS_TEST) \
-	        UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/$$t >$(BUILD)/asan/$$t.log 2>&1 || rc=1; \
+	    FEATC_CORPUS=$(CORPUS) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	        $(BUILD)/asan/$$t >$(BUILD)/asan/$$t.log 2>&1 || rc=1; \
 	    sed 's/^\([a-z0-9]*\): \([0-9]* passed\)/\1-asan: \2/' $(BUILD)/asan/$$t.log; \
 	done; exit $$rc
 
@@ -337,8 +334,7 @@ test-small: all
 # with fewer random specs); the first report aborts.
 SANITIZE_CC = clang -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-sanitize: all
-	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 LSAN_OPTIONS=$(LSAN_OPTIONS_TEST) \
-	    UBSAN_OPTIONS=print_stacktrace=1 \
+	@ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    sh tests/cross/suites.sh asan "$(MAKE)" test-cli test-tfmd test-corpus test-infer test-check-data \
 	    test-arrow -- \
 	    BUILD=$(BUILD)/asan CC="$(SANITIZE_CC)" CFLAGS="-O1 -g" CORPUS=$(CORPUS) CLI_HOST= \

@@ -356,8 +356,8 @@ static inline void rt_fail(const char *where, const char *what, const char *deta
 static unsigned char *rt_buf, *rt_buf2, *rt_y;
 static size_t rt_cap;
 
-/* At exit, so that LeakSanitizer (which the sanitizer suites run without
- * its scan of globals: tests/cross/lsan.supp) sees the rooms freed. */
+/* At exit: the rooms freed, so that the checkers leave nothing for
+ * LeakSanitizer to find even when it does not scan globals. */
 static void rt_release(void)
 {
     free(rt_buf);
