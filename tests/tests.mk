@@ -14,7 +14,8 @@ TEST_SUITES = test-build test-tables test-unit test-unit-asan test-segment-tsan 
 # it is done; longest first (seconds of a quiet CI run on 2 cores of an AMD
 # EPYC, i386 native: sanitize 441, python 332, s390x 148, i386 148, riscv64
 # 116, warnings 92, arrow 86, small 75, bazel 35, embedded 13, footprint 3),
-# so that the lanes end about together.  tests/run.sh prints each suite's seconds and lane at the end.
+# so that the lanes end about together.  tests/run.sh prints each suite's
+# seconds and lane at the end.
 CROSS_SUITES = test-sanitize test-python test-s390x test-i386 test-riscv64 test-warnings \
                test-arrow test-small test-bazel test-embedded test-footprint
 ARROW_RANDOM_SPECS = 6
