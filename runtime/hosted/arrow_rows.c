@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_order.h"
+
 typedef struct rcol {
     const fc_field_desc *f; /* a field, or */
     const fc_list_desc *l;  /* a feature list */
@@ -71,7 +73,7 @@ static int format_ok(const char *want, const char *got)
     if (strcmp(want, "l") == 0)
         return got[1] == '\0' && strchr("cCsSiIlL", got[0]) != NULL;
     if (strcmp(want, "f") == 0)
-        return strcmp(got, "g") == 0;
+        return strcmp(got, "g") == 0 || strcmp(got, "e") == 0;
     if (strcmp(want, "z") == 0)
         return got[1] == '\0' && strchr("ZuU", got[0]) != NULL;
     if (strcmp(want, "+l") == 0)
@@ -365,6 +367,9 @@ static int copy_leaf(const cursor *c, const struct ArrowArray *a, char f, fc_typ
         if (f == 'f') {
             if (n > 0)
                 memcpy(d, (const float *)a->buffers[1] + k, (size_t)n * sizeof *d);
+        } else if (f == 'e') { /* float16: exact */
+            for (i = 0; i < n; i++)
+                d[i] = (float)fc_half_value(((const uint16_t *)a->buffers[1])[k + i]);
         } else {
             for (i = 0; i < n; i++)
                 d[i] = (float)((const double *)a->buffers[1])[k + i];

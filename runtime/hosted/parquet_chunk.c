@@ -381,18 +381,18 @@ static int reserve(fc_parquet_reader *r, const pr_col *col, int from, size_t n, 
 {
     size_t bytes = 0, i;
     int q;
-    if (col->width == 0)
+    if (col->width == 0 && !col->half)
         for (i = 0; i < nn; i++)
             bytes += ((const pq_view *)(const void *)r->tmp.p)[i].n;
     for (q = from; q < col->npath; q++) {
         pr_node *nd = &r->nodes[col->path[q]];
         if (nd->nullable && th_room(&nd->valid, n) == NULL)
             return 0;
-        if ((nd->kind == N_LIST || (nd->kind == N_LEAF && col->width == 0)) &&
+        if ((nd->kind == N_LIST || (nd->kind == N_LEAF && col->width == 0 && !col->half)) &&
             th_room(&nd->off, n * 8) == NULL)
             return 0;
         if (nd->kind == N_LEAF) {
-            size_t more = col->width > 0 ? n * col->width : bytes;
+            size_t more = col->half ? n * 2 : col->width > 0 ? n * col->width : bytes;
             if (more > r->opt.max_bytes || nd->vals.n > r->opt.max_bytes - more)
                 return -1;
             if (th_room(&nd->vals, more) == NULL)
@@ -406,6 +406,13 @@ static int reserve(fc_parquet_reader *r, const pr_col *col, int from, size_t n, 
 static void put_value(pr_node *n, const pr_col *col, const unsigned char *v)
 {
     unsigned char *d = n->vals.p + n->vals.n;
+    if (col->half) { /* a FLOAT16's two little-endian bytes (a view of them) */
+        const unsigned char *x = v != NULL ? ((const pq_view *)(const void *)v)->p : NULL;
+        uint16_t h = x != NULL ? (uint16_t)(x[0] | x[1] << 8) : 0;
+        memcpy(d, &h, 2);
+        n->vals.n += 2;
+        return;
+    }
     switch (col->width) {
     case 0: {
         int64_t start = (int64_t)n->vals.n;

@@ -45,6 +45,7 @@ typedef struct pr_col {
     int type;           /* physical */
     size_t type_length; /* FIXED_LEN_BYTE_ARRAY's */
     size_t width;       /* bytes a value takes in vals (0: byte strings) */
+    int half;           /* FLOAT16: decoded as 2-byte strings, kept as 2-byte values */
     int max_def, max_rep;
     /* rep_def[k]: the definition level at which the k-th list on the path
      * holds an element (where a repetition level k may go on) */

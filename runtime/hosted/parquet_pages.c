@@ -226,31 +226,44 @@ static unsigned char *dup_bytes(const void *p, size_t n)
     return q;
 }
 
-/* A statistic's bytes: little-endian for numbers. */
+/* A statistic's bytes: little-endian for numbers (an INT32 for a typed
+ * tensor's narrow integer, a float16's two bytes), a zero minimum -0 and a
+ * zero maximum +0 for the floats (Parquet's rule). */
 static unsigned char *stat_value(const pq_leaf *L, int max, size_t *len)
 {
     unsigned char b[8];
+    uint64_t v;
     size_t k;
-    if (L->value == V_INT64) {
-        uint64_t v = (uint64_t)(max ? L->st.imax : L->st.imin);
-        for (k = 0; k < 8; k++)
-            b[k] = (unsigned char)(v >> (8 * k));
-        *len = 8;
-        return dup_bytes(b, 8);
+    if (PQ_IS_BYTES(L->value)) {
+        *len = max ? L->st.bmax.n : L->st.bmin.n;
+        return dup_bytes(max ? L->st.bmax.p : L->st.bmin.p, *len);
     }
-    if (L->value == V_FLOAT) {
-        float f = max ? L->st.fmax : L->st.fmin;
-        uint32_t v;
-        if (f == 0) /* Parquet: a zero minimum is -0, a zero maximum +0 */
-            f = max ? 0.0f : -0.0f;
-        memcpy(&v, &f, 4);
-        for (k = 0; k < 4; k++)
-            b[k] = (unsigned char)(v >> (8 * k));
-        *len = 4;
-        return dup_bytes(b, 4);
+    if (L->value == V_FLOAT || L->value == V_DOUBLE) {
+        double d = max ? L->st.fmax : L->st.fmin;
+        if (d == 0)
+            d = max ? 0.0 : -0.0;
+        if (L->value == V_FLOAT) {
+            float f = (float)d; /* (exact: it was a float) */
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            v = u;
+            *len = 4;
+        } else {
+            memcpy(&v, &d, 8);
+            *len = 8;
+        }
+    } else if (L->value == V_FLOAT16) {
+        v = max ? L->st.hmax : L->st.hmin;
+        if ((v & 0x7fffu) == 0)
+            v = max ? 0u : 0x8000u;
+        *len = 2;
+    } else {
+        v = (uint64_t)(max ? L->st.imax : L->st.imin);
+        *len = L->value == V_INT64 ? 8 : 4;
     }
-    *len = max ? L->st.bmax.n : L->st.bmin.n;
-    return dup_bytes(max ? L->st.bmax.p : L->st.bmin.p, *len);
+    for (k = 0; k < *len; k++)
+        b[k] = (unsigned char)(v >> (8 * k));
+    return dup_bytes(b, *len);
 }
 
 /* The row group into the file. */
@@ -303,7 +316,7 @@ int pq_flush_group(fc_parquet *w, fc_error *err)
         L->chunk_levels = L->chunk_raw = L->chunk_values = 0;
         L->st.has = L->st.too_long = 0;
         L->plain_used = L->dict_used = 0;
-        L->dict_on = L->value == V_BINARY || L->value == V_LARGE_BINARY;
+        L->dict_on = PQ_IS_BYTES(L->value);
         pq_dict_clear(&L->dict);
     }
     w->group_rows = 0;
@@ -336,8 +349,7 @@ void pq_put_footer(fc_parquet *w, th_buf *b)
             th_elem(&t); /* ColumnChunk */
             th_i64(&t, 2, (int64_t)c->offset);
             th_struct(&t, 3); /* ColumnMetaData */
-            th_i32(&t, 1, L->value == V_INT64 ? PT_INT64 : L->value == V_FLOAT ? PT_FLOAT
-                                                                                : PT_BYTE_ARRAY);
+            th_i32(&t, 1, pq_value_type(L->value));
             th_list(&t, 2, TH_I32, (size_t)(1 + (L->max_level > 0 || c->dict) + c->dict));
             th_list_i32(&t, ENC_PLAIN); /* (a dictionary page's values are PLAIN too) */
             if (L->max_level > 0 || c->dict)

@@ -22,16 +22,22 @@
 #define DICT_TRY 1024u
 
 /* Parquet's enums (parquet.thrift). */
-enum { PT_INT64 = 2, PT_FLOAT = 4, PT_BYTE_ARRAY = 6 };
+enum { PT_INT32 = 1, PT_INT64 = 2, PT_FLOAT = 4, PT_DOUBLE = 5, PT_BYTE_ARRAY = 6, PT_FIXED = 7 };
 enum { REP_REQUIRED = 0, REP_REPEATED = 2 };
-enum { CT_LIST = 3 };
+enum { CT_LIST = 3, CT_UINT_8 = 11, CT_UINT_16 = 12, CT_INT_8 = 15, CT_INT_16 = 16,
+       CT_INT_32 = 17 };
 enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 
 /* What a step from a node to the next on a leaf's path is. */
 enum { S_STRUCT, S_LIST, S_LARGE_LIST, S_FIXED };
-/* A leaf's value. */
-enum { V_INT64, V_FLOAT, V_BINARY, V_LARGE_BINARY };
+/* A leaf's value: the record's types, then the typed tensors of `as`
+ * (docs/spec-language.md), each in the Parquet type that holds it
+ * (pq_value_type). */
+enum { V_INT64, V_FLOAT, V_BINARY, V_LARGE_BINARY, V_INT8, V_UINT8, V_INT16, V_UINT16, V_INT32,
+       V_FLOAT16, V_DOUBLE };
+#define PQ_IS_BYTES(v) ((v) == V_BINARY || (v) == V_LARGE_BINARY)
+int pq_value_type(int value); /* its physical type */
 
 typedef struct pq_step {
     int kind;
@@ -42,7 +48,8 @@ typedef struct pq_stats {
     int has;                /* a minimum and maximum seen */
     int too_long;           /* a byte string past STAT_MAX: none written */
     int64_t imin, imax;
-    float fmin, fmax;
+    double fmin, fmax;      /* a float's, double's or float16's */
+    uint16_t hmin, hmax;    /* a float16's: the bits of fmin and fmax */
     th_buf bmin, bmax;
 } pq_stats;
 

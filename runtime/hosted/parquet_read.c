@@ -394,12 +394,20 @@ static int leaf_format(walker *w, const selem *e, pr_node *n, pr_col *c)
         return bad_schema(w, e, FC_ERR_PARSE,
                           "a converted or logical type its physical type cannot carry");
     if ((cv >= 5 && cv <= 10) || cv == 21 || lg == 5 || lg == 6 || lg == 7 || lg == 8 ||
-        lg == 14 || lg == 15 || lg >= 16)
+        lg == 14 || lg >= 16)
         return bad_schema(w, e, FC_ERR_UNSUPPORTED,
                           "a logical type whose values are not plain numbers or bytes "
-                          "(DECIMAL, DATE, TIME, TIMESTAMP, INTERVAL, UUID, FLOAT16...): "
+                          "(DECIMAL, DATE, TIME, TIMESTAMP, INTERVAL, UUID...): "
                           "not read; cast it in the query that writes the file");
     c->type = e->type;
+    if (lg == 15) { /* FLOAT16: Arrow's halffloat */
+        if (e->type_length != 2)
+            return bad_schema(w, e, FC_ERR_PARSE, "a FLOAT16 of another length than 2 bytes");
+        c->type_length = 2;
+        c->half = 1;
+        strcpy(n->fmt, "e");
+        return FC_OK;
+    }
     switch (e->type) {
     case PQ_BOOLEAN:
         f = "b", c->width = 1;
@@ -965,7 +973,8 @@ static int export_group(fc_parquet_reader *r, struct ArrowArray *out, fc_error *
         th_free(&n->valid);
         if (n->kind == N_STRUCT) {
             a->n_buffers = 1;
-        } else if (n->kind == N_LIST || (n->kind == N_LEAF && r->cols[n->col].width == 0)) {
+        } else if (n->kind == N_LIST ||
+                   (n->kind == N_LEAF && r->cols[n->col].width == 0 && !r->cols[n->col].half)) {
             int64_t end = n->kind == N_LIST ? (int64_t)r->nodes[r->kids[n->first_kid]].len
                                             : (int64_t)n->vals.n;
             th_put(&n->off, &end, sizeof end);

@@ -50,11 +50,15 @@ int fc_parquet_codec(const char *name)
 /* The value of a leaf format, or -1. */
 static int value_of(const char *f)
 {
-    return strcmp(f, "l") == 0   ? V_INT64
-           : strcmp(f, "f") == 0 ? V_FLOAT
-           : strcmp(f, "z") == 0 ? V_BINARY
-           : strcmp(f, "Z") == 0 ? V_LARGE_BINARY
-                                 : -1;
+    static const char formats[] = "lfzZcCsSieg"; /* in the order of V_ */
+    const char *at = f[0] != '\0' && f[1] == '\0' ? strchr(formats, f[0]) : NULL;
+    return at != NULL ? (int)(at - formats) : -1;
+}
+
+int pq_value_type(int v)
+{
+    return v == V_INT64 ? PT_INT64 : v == V_FLOAT ? PT_FLOAT : v == V_DOUBLE ? PT_DOUBLE
+           : v == V_FLOAT16 ? PT_FIXED : PQ_IS_BYTES(v) ? PT_BYTE_ARRAY : PT_INT32;
 }
 
 /* The step a nested format is (S_FIXED with its size), or -1. */
@@ -70,13 +74,10 @@ static int step_of(const char *f, int64_t *size)
     return fc_arrow_fixed_size(f, size) ? S_FIXED : -1;
 }
 
-static void schema_elem(fc_parquet *w, const char *name, int type, int rep, int64_t nkids,
-                        int list)
+static void schema_elem(fc_parquet *w, const char *name, int rep, int64_t nkids, int list)
 {
     th_writer t;
     th_begin(&t, &w->schema_elems);
-    if (type >= 0)
-        th_i32(&t, 1, type);
     if (rep >= 0)
         th_i32(&t, 3, rep);
     th_string(&t, 4, name);
@@ -86,6 +87,39 @@ static void schema_elem(fc_parquet *w, const char *name, int type, int rep, int6
         th_i32(&t, 6, CT_LIST);
         th_struct(&t, 10); /* logicalType */
         th_struct(&t, 3);  /* LIST: ListType {} */
+        th_end(&t);
+        th_end(&t);
+    }
+    th_end(&t);
+    w->nelems++;
+}
+
+/* A leaf's SchemaElement: its physical type; a typed tensor's integer
+ * also its converted type and INTEGER(bits, signed) logical type (what
+ * Arrow's writer gives int8 ... uint16 and int32), a float16 a
+ * FIXED_LEN_BYTE_ARRAY(2) of the FLOAT16 logical type. */
+static void schema_leaf(fc_parquet *w, const char *name, int v)
+{
+    static const signed char bits[] = {8, 8, 16, 16, 32}; /* V_INT8 ... V_INT32 */
+    static const signed char converted[] = {CT_INT_8, CT_UINT_8, CT_INT_16, CT_UINT_16, CT_INT_32};
+    th_writer t;
+    th_begin(&t, &w->schema_elems);
+    th_i32(&t, 1, pq_value_type(v));
+    if (v == V_FLOAT16)
+        th_i32(&t, 2, 2); /* type_length */
+    th_i32(&t, 3, REP_REQUIRED);
+    th_string(&t, 4, name);
+    if (v >= V_INT8 && v <= V_INT32) {
+        th_i32(&t, 6, converted[v - V_INT8]);
+        th_struct(&t, 10); /* logicalType */
+        th_struct(&t, 10); /* INTEGER: IntType */
+        th_i8(&t, 1, bits[v - V_INT8]);
+        th_bool(&t, 2, v != V_UINT8 && v != V_UINT16);
+        th_end(&t);
+        th_end(&t);
+    } else if (v == V_FLOAT16) {
+        th_struct(&t, 10); /* logicalType */
+        th_struct(&t, 15); /* FLOAT16: Float16Type {} */
         th_end(&t);
         th_end(&t);
     }
@@ -111,8 +145,7 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
         pq_leaf *leaf;
         if (s->n_children != 0)
             return pq_fail(err, FC_ERR_ARG, "a value with children: ", s->format);
-        schema_elem(w, name, v == V_INT64 ? PT_INT64 : v == V_FLOAT ? PT_FLOAT : PT_BYTE_ARRAY,
-                    REP_REQUIRED, -1, 0);
+        schema_leaf(w, name, v);
         leaf = (pq_leaf *)realloc(w->leaves, (w->nleaves + 1) * sizeof *leaf);
         if (leaf == NULL)
             return pq_oom(w, err);
@@ -120,7 +153,7 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
         leaf += w->nleaves++;
         *leaf = *at;
         leaf->value = v;
-        leaf->dict_on = v == V_BINARY || v == V_LARGE_BINARY;
+        leaf->dict_on = PQ_IS_BYTES(v);
         at->npath--;
         return FC_OK;
     }
@@ -131,7 +164,7 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
         return pq_fail(err, FC_ERR_ARG, "a schema node with the wrong number of children: ",
                        s->format);
     if (k == S_STRUCT) {
-        schema_elem(w, name, -1, REP_REQUIRED, s->n_children, 0);
+        schema_elem(w, name, REP_REQUIRED, s->n_children, 0);
         for (i = 0; i < s->n_children; i++) {
             int rc;
             const char *kid = s->children[i] != NULL && s->children[i]->name != NULL
@@ -147,8 +180,8 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
     } else {
         int rc;
         /* the three levels: group NAME (LIST) { repeated group list { element } } */
-        schema_elem(w, name, -1, REP_REQUIRED, 1, 1);
-        schema_elem(w, "list", -1, REP_REPEATED, 1, 0);
+        schema_elem(w, name, REP_REQUIRED, 1, 1);
+        schema_elem(w, "list", REP_REPEATED, 1, 0);
         at->path[at->npath++] = "list";
         at->steps[at->nsteps].kind = k;
         at->steps[at->nsteps++].arg = size;
@@ -246,7 +279,7 @@ int fc_parquet_open(fc_parquet **out, FILE *f, const struct ArrowSchema *schema,
         w->opt.row_group_rows = FC_PARQUET_ROW_GROUP_ROWS;
     if (w->opt.page_bytes == 0)
         w->opt.page_bytes = FC_PARQUET_PAGE_BYTES;
-    schema_elem(w, "schema", -1, -1, schema->n_children, 0);
+    schema_elem(w, "schema", -1, schema->n_children, 0);
     rc = FC_OK;
     for (i = 0; i < schema->n_children && rc == FC_OK; i++) {
         const struct ArrowSchema *c = schema->children[i];
@@ -312,6 +345,69 @@ static void stat_bytes(pq_stats *st, const unsigned char *p, size_t n)
     st->has = 1;
 }
 
+static void stat_int(pq_stats *st, int64_t x)
+{
+    if (!st->has || x < st->imin)
+        st->imin = x;
+    if (!st->has || x > st->imax)
+        st->imax = x;
+    st->has = 1;
+}
+
+/* A float's, a double's or a float16's value x (h: a float16's bits);
+ * NaN has no order and is left out. */
+static void stat_float(pq_stats *st, double x, uint16_t h)
+{
+    if (x != x)
+        return;
+    if (!st->has || x < st->fmin)
+        st->fmin = x, st->hmin = h;
+    if (!st->has || x > st->fmax)
+        st->fmax = x, st->hmax = h;
+    st->has = 1;
+}
+
+/* n values of a typed tensor's integer column (int8 ... int32) from at,
+ * each as Parquet's INT32. */
+static void put_int32s(pq_leaf *L, const void *p, int64_t at, int64_t n)
+{
+    unsigned char *q = th_room(&L->vals, 4 * (size_t)n);
+    int64_t i;
+    if (q == NULL)
+        return;
+    for (i = 0; i < n; i++) {
+        int64_t x = L->value == V_INT8     ? ((const int8_t *)p)[at + i]
+                    : L->value == V_UINT8  ? ((const uint8_t *)p)[at + i]
+                    : L->value == V_INT16  ? ((const int16_t *)p)[at + i]
+                    : L->value == V_UINT16 ? ((const uint16_t *)p)[at + i]
+                                           : ((const int32_t *)p)[at + i];
+        uint32_t u = (uint32_t)x; /* (two's complement: x is within int32) */
+        q[4 * i] = (unsigned char)u;
+        q[4 * i + 1] = (unsigned char)(u >> 8);
+        q[4 * i + 2] = (unsigned char)(u >> 16);
+        q[4 * i + 3] = (unsigned char)(u >> 24);
+        stat_int(&L->st, x);
+    }
+    L->vals.n += 4 * (size_t)n;
+}
+
+/* n float16s (their bits, in the host's order) from at, each as the two
+ * little-endian bytes of a FIXED_LEN_BYTE_ARRAY(2). */
+static void put_halves(pq_leaf *L, const uint16_t *p, int64_t at, int64_t n)
+{
+    unsigned char *q = th_room(&L->vals, 2 * (size_t)n);
+    int64_t i;
+    if (q == NULL)
+        return;
+    for (i = 0; i < n; i++) {
+        uint16_t h = p[at + i];
+        q[2 * i] = (unsigned char)(h & 0xffu);
+        q[2 * i + 1] = (unsigned char)(h >> 8);
+        stat_float(&L->st, fc_half_value(h), h);
+    }
+    L->vals.n += 2 * (size_t)n;
+}
+
 /* Values [start, start + n) of the leaf array a into the page. */
 static void put_values(pq_leaf *L, const struct ArrowArray *a, int64_t start, int64_t n)
 {
@@ -321,25 +417,22 @@ static void put_values(pq_leaf *L, const struct ArrowArray *a, int64_t start, in
     if (L->value == V_INT64) {
         const int64_t *v = (const int64_t *)a->buffers[1] + at;
         put_le(&L->vals, v, 8, (size_t)n);
-        for (i = 0; i < n; i++) {
-            if (!L->st.has || v[i] < L->st.imin)
-                L->st.imin = v[i];
-            if (!L->st.has || v[i] > L->st.imax)
-                L->st.imax = v[i];
-            L->st.has = 1;
-        }
+        for (i = 0; i < n; i++)
+            stat_int(&L->st, v[i]);
     } else if (L->value == V_FLOAT) {
         const float *v = (const float *)a->buffers[1] + at;
         put_le(&L->vals, v, 4, (size_t)n);
-        for (i = 0; i < n; i++) {
-            if (v[i] != v[i])
-                continue; /* NaN: no order */
-            if (!L->st.has || v[i] < L->st.fmin)
-                L->st.fmin = v[i];
-            if (!L->st.has || v[i] > L->st.fmax)
-                L->st.fmax = v[i];
-            L->st.has = 1;
-        }
+        for (i = 0; i < n; i++)
+            stat_float(&L->st, (double)v[i], 0);
+    } else if (L->value == V_DOUBLE) {
+        const double *v = (const double *)a->buffers[1] + at;
+        put_le(&L->vals, v, 8, (size_t)n);
+        for (i = 0; i < n; i++)
+            stat_float(&L->st, v[i], 0);
+    } else if (L->value == V_FLOAT16) {
+        put_halves(L, (const uint16_t *)a->buffers[1], at, n);
+    } else if (!PQ_IS_BYTES(L->value)) {
+        put_int32s(L, a->buffers[1], at, n);
     } else {
         const unsigned char *data = (const unsigned char *)a->buffers[2];
         for (i = 0; i < n; i++) {
@@ -467,7 +560,9 @@ static int check_array(const struct ArrowArray *a, const struct ArrowSchema *s, 
 static int put_numbers(fc_parquet *w, pq_leaf *L, const struct ArrowArray *col, int64_t r0,
                        int64_t r1, fc_error *err)
 {
-    size_t width = L->value == V_INT64 ? 8 : 4;
+    size_t width = L->value == V_INT64 || L->value == V_DOUBLE ? 8
+                   : L->value == V_FLOAT16                     ? 2
+                                                               : 4;
     int64_t i, m;
     for (i = r0; i < r1; i += m) {
         size_t left = w->opt.page_bytes > L->vals.n ? w->opt.page_bytes - L->vals.n : 0;
@@ -524,7 +619,7 @@ int fc_parquet_write(fc_parquet *w, const struct ArrowArray *batch, fc_error *er
         for (k = 0; k < w->nleaves; k++) {
             pq_leaf *L = &w->leaves[k];
             const struct ArrowArray *col = batch->children[L->column];
-            rc = L->nsteps == 0 && (L->value == V_INT64 || L->value == V_FLOAT)
+            rc = L->nsteps == 0 && !PQ_IS_BYTES(L->value)
                      ? put_numbers(w, L, col, batch->offset + r0, batch->offset + r1, err)
                      : put_rows(w, L, col, batch->offset + r0, batch->offset + r1, err);
             if (rc != FC_OK) {

@@ -110,6 +110,12 @@ static void open_struct(th_writer *t)
         t->b->oom = 1; /* deeper than any Parquet struct: a bug, never written */
 }
 
+void th_i8(th_writer *t, int16_t id, int8_t v)
+{
+    field(t, id, TH_I8);
+    th_byte(t->b, (unsigned)(uint8_t)v); /* (the compact protocol's byte: as is) */
+}
+
 void th_i16(th_writer *t, int16_t id, int16_t v)
 {
     field(t, id, TH_I16);

@@ -37,6 +37,7 @@ typedef struct th_writer {
 } th_writer;
 
 void th_begin(th_writer *t, th_buf *b);        /* the outermost struct */
+void th_i8(th_writer *t, int16_t id, int8_t v);
 void th_i16(th_writer *t, int16_t id, int16_t v);
 void th_i32(th_writer *t, int16_t id, int32_t v);
 void th_i64(th_writer *t, int16_t id, int64_t v);

@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""Typed tensors (`as`, docs/spec-language.md) written to Parquet, read by
+DuckDB and hyparquet (parquet.js): tests/specs/typed.feat's two messages
+over random records (every narrowing, float16 of finite values, NaN and
+infinities, decode_raw into each element type, defaults), converted with
+each codec, every other time in row groups of 5 rows and pages of about
+64 bytes.  Checked: DuckDB's column types (UTINYINT for uint8, FLOAT for
+float16, lists per dimension of a fixed shape), hyparquet's physical types
+(INT32, FIXED_LEN_BYTE_ARRAY for float16), every row's values against
+NumPy's conversions of the record's values (as tests/python/test_typed.py
+makes them), each column chunk's minimum, maximum and null count in both
+readers; then featc reads its file back with the spec without `as`: the
+narrow integers and the float16s become the record's int64s and floats.
+
+usage: typed_parquet.py FEATC TMP NODE_MODULES"""
+import json
+import math
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+FEATC, TMP, NODE_MODULES = sys.argv[1:4]
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.join(HERE, "..", "..")
+SPEC = os.path.join(REPO, "tests", "specs", "typed.feat")
+sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
+sys.path.insert(0, os.path.join(REPO, "tests", "cli"))
+from framing import frame, varint  # noqa: E402
+from tally import check, finish  # noqa: E402
+
+ENV = dict(os.environ, NODE_PATH=NODE_MODULES)
+
+# message e: feature -> (record kind, the tensor's NumPy type, the shape
+# of a FixedLen ("var": a VarLen list; "raw": decode_raw's dims), default)
+E = {
+    "u8": ("int", "u1", (), 255),
+    "i8": ("int", "i1", "var", None),
+    "i16": ("int", "i2", (2,), [-32768, 32767]),
+    "u16": ("int", "u2", "var", None),
+    "i32": ("int", "i4", (), -2**31),
+    "h": ("float", "f2", (2, 2), [[0.0, 0.0], [0.0, 0.0]]),
+    "hv": ("float", "f2", "var", None),
+    "img": ("bytes", "u1", (2, 3), None),
+    "pcm": ("bytes", "i2", (3,), b"\x01\x00\xff\xff\x00\x80"),
+    "w": ("bytes", "u2", (2,), bytes(4)),
+    "q": ("bytes", "i4", (1,), bytes(4)),
+    "l": ("bytes", "i8", (2,), bytes(16)),
+    "s8": ("bytes", "i1", (2,), b"\x7f\x80"),
+    "f16": ("bytes", "f2", (1,), b"\x00\x3c"),
+    "f32": ("bytes", "f4", (2,), b"\x00\x00\x80\x3f\x00\x00\x00\xc0"),
+    "f64": ("bytes", "f8", (1,), b"\x00\x00\x00\x00\x00\x00\xf0\x3f"),
+    "plain": ("int", "i8", (), 0),
+}
+S = {"label": ("int", "u1", (), None), "raw": ("bytes", "u1", (4,), bytes(4)),
+     "x": ("float", "f4", "var", None)}
+DUCK = {"u1": "UTINYINT", "i1": "TINYINT", "u2": "USMALLINT", "i2": "SMALLINT",
+        "i4": "INTEGER", "i8": "BIGINT", "f2": "FLOAT", "f4": "FLOAT", "f8": "DOUBLE"}
+HYP = {"u1": "INT32", "i1": "INT32", "u2": "INT32", "i2": "INT32", "i4": "INT32",
+       "i8": "INT64", "f2": "FIXED_LEN_BYTE_ARRAY", "f4": "FLOAT", "f8": "DOUBLE"}
+
+
+def ld(field, payload):
+    return varint(field << 3 | 2) + varint(len(payload)) + payload
+
+
+def feature(kind, v):
+    if kind == "int":
+        return ld(3, ld(1, b"".join(varint(x & (2**64 - 1)) for x in v)))
+    if kind == "float":
+        return ld(2, ld(1, struct.pack("<%df" % len(v), *v)))
+    return ld(1, b"".join(ld(1, x) for x in v))
+
+
+def example(feats):
+    """An Example of feats: key -> (kind, values)."""
+    body = b"".join(ld(1, ld(1, k.encode()) + ld(2, feature(kind, v)))
+                    for k, (kind, v) in feats.items())
+    return ld(1, body)
+
+
+def floats(rng, n):
+    """float32s inside float16's range, with NaN, infinities and zeros."""
+    x = rng.standard_normal(n).astype(np.float32) * np.float32(10.0) ** rng.integers(-9, 5)
+    x = np.clip(x, -65000, 65000).astype(np.float32)
+    for i in range(n):
+        if rng.random() < 0.08:
+            x[i] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0])
+    return x.tolist()
+
+
+def random_e(rng):
+    """A record's values: key -> (kind, list of values)."""
+    r = {"u8": [int(rng.integers(0, 256))],
+         "i8": rng.integers(-128, 128, size=rng.integers(0, 5)).tolist(),
+         "i16": rng.integers(-32768, 32768, size=2).tolist(),
+         "u16": rng.integers(0, 65536, size=rng.integers(0, 4)).tolist(),
+         "i32": [int(rng.integers(-2**31, 2**31))],
+         "h": floats(rng, 4),
+         "hv": floats(rng, int(rng.integers(0, 6))),
+         "img": [rng.integers(0, 256, size=6, dtype=np.uint8).tobytes()],
+         "plain": [int(rng.integers(-2**63, 2**63, dtype=np.int64))]}
+    for key, (kind, code, dims, _) in E.items():
+        if kind == "bytes" and key != "img" and rng.random() < 0.6:
+            size = int(np.prod(dims)) * np.dtype(code).itemsize
+            r[key] = [rng.integers(0, 256, size=size, dtype=np.uint8).tobytes()]
+    if rng.random() < 0.2:
+        for key in ("u8", "i16", "i32", "h", "plain"):
+            del r[key]
+    return {k: (E[k][0], v) for k, v in r.items()}
+
+
+def random_s(rng):
+    ctx = {"label": ("int", [int(rng.integers(0, 256))])}
+    if rng.random() < 0.7:
+        ctx["raw"] = ("bytes", [rng.integers(0, 256, size=4, dtype=np.uint8).tobytes()])
+    frames = [floats(rng, 1) for _ in range(int(rng.integers(0, 9)))]
+    body = b"".join(ld(1, ld(1, k.encode()) + ld(2, feature(kind, v)))
+                    for k, (kind, v) in ctx.items())
+    lists = ld(1, ld(1, b"x") + ld(2, b"".join(ld(1, feature("float", f)) for f in frames)))
+    return ld(1, body) + ld(2, lists), dict(ctx, x=("float", [f[0] for f in frames]))
+
+
+def tensor(rec, key, table):
+    """The typed tensor of key: a nested list of Python numbers."""
+    kind, code, dims, default = table[key]
+    v = rec.get(key)
+    v = v[1] if v is not None else None
+    if kind == "bytes":
+        raw = v[0] if v is not None else default
+        return np.frombuffer(raw, "<" + code).astype(code).reshape(dims).tolist()
+    if v is None:
+        v = default
+    if kind == "float":
+        a = np.asarray(v, dtype=np.float32).astype(code)
+    else:
+        a = np.asarray(v, dtype=np.int64).astype(code)
+    return (a.reshape(dims) if dims != "var" else a).tolist()
+
+
+def tag(x, code):
+    """parquet.js's form of a leaf of NumPy type code."""
+    if isinstance(x, list):
+        return [tag(y, code) for y in x]
+    if code[0] == "f":
+        if math.isnan(x):
+            return "f:nan"
+        if math.isinf(x):
+            return "f:inf" if x > 0 else "f:-inf"
+        if x == 0 and math.copysign(1, x) < 0:
+            return "f:-0"
+        return float(x)
+    return "i:%d" % x if code == "i8" else int(x)
+
+
+def as_read(x, code):
+    """A reader's leaf of NumPy type code: a float's number as a float
+    (JSON gives 1e17 written out as an integer)."""
+    if isinstance(x, list):
+        return [as_read(y, code) for y in x]
+    return float(x) if code[0] == "f" and isinstance(x, (int, float)) else x
+
+
+def flat(x):
+    return [z for y in x for z in flat(y)] if isinstance(x, list) else [x]
+
+
+def node(script, *args):
+    p = subprocess.run(["node", os.path.join(HERE, script)] + list(args), capture_output=True,
+                       env=ENV)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (script, p.returncode,
+                                                p.stderr.decode()[-600:]))
+    return [json.loads(line) for line in p.stdout.decode().splitlines() if line.strip()]
+
+
+def stat_number(s, code):
+    if s is None:
+        return None
+    if code[0] != "f":
+        return int(s)
+    x = float(s)
+    return float(np.float32(x)) if code in ("f2", "f4") else x
+
+
+def check_stats(table, want_rows, types, group_rows, label, reader):
+    """Each leaf chunk's minimum and maximum against its rows' tensors
+    (NaN left out; a zero minimum -0, a zero maximum +0), null count 0."""
+    n = 0
+    for group, path, lo, hi, nulls in table["stats"]:
+        name = path.split(", ")[0]
+        code = types[name]
+        rows = want_rows[int(group) * group_rows:(int(group) + 1) * group_rows]
+        vals = [x for r in rows for x in flat(r[name]) if x == x]
+        if not vals:
+            want = (None, None)
+        else:
+            want = (min(vals), max(vals))
+            if code[0] == "f":
+                want = tuple(-0.0 if i == 0 and w == 0 else 0.0 if w == 0 else w
+                             for i, w in enumerate(want))
+        got = (stat_number(lo, code), stat_number(hi, code))
+        if reader == "DuckDB" and code[0] == "f":  # (no infinite statistic shown)
+            got = tuple(w if g is None and w is not None and math.isinf(w) else g
+                        for g, w in zip(got, want))
+        same = got == want and (code[0] != "f" or None in want or
+                                [math.copysign(1, x) for x in got] ==
+                                [math.copysign(1, x) for x in want])
+        if str(nulls) != "0" or not same:
+            check(False, "%s, %s: row group %s, %s: min %s max %s nulls %s, the tensors' %s"
+                  % (label, reader, group, path, lo, hi, nulls, want))
+            return
+        n += 1
+    check(n > 0, "%s, %s: the statistics of %d column chunks" % (label, reader, n))
+
+
+def convert(*args):
+    p = subprocess.run([FEATC, "convert", "-q"] + list(args), capture_output=True)
+    return p.returncode, p.stderr.decode()
+
+
+def run_case(label, records, wants, table, message, codec, small, d):
+    src = os.path.join(d, "%s.tfrecord" % message)
+    with open(src, "wb") as f:
+        for r in records:
+            f.write(frame(r))
+    out = os.path.join(d, "%s-%s%s.parquet" % (message, codec, "-small" if small else ""))
+    extra = ["--row-group-size", "5", "--page-size", "64"] if small else []
+    rc, err = convert(src, "--spec", SPEC, "--message", message, "-o", out, "--codec", codec,
+                      *extra)
+    label = "%s (%s%s)" % (label, codec, ", small groups and pages" if small else "")
+    check(rc == 0, "%s: featc convert (exit %d) %s" % (label, rc, err.strip()))
+    if rc != 0:
+        return
+    try:
+        duck, hyp = node("parquet.js", out)
+    except RuntimeError as e:
+        check(False, "%s: %s" % (label, e))
+        return
+    types = {k: v[1] for k, v in table.items()}
+    want = [{k: tag(w[k], types[k]) for k in table} for w in wants]
+    for t, reader in ((duck, "DuckDB"), (hyp, "hyparquet")):
+        got = [{k: as_read(v, types.get(k, "")) for k, v in row.items()} for row in t["data"]]
+        bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+        check(t["rows"] == len(wants) and not bad,
+              "%s, %s: %d rows, %d as NumPy makes them%s" % (
+                  label, reader, t["rows"], len(wants) - len(bad),
+                  "" if not bad else "; row %d: %s, want %s"
+                  % (bad[0], t["data"][bad[0]], want[bad[0]])))
+        check_stats(t, wants, types, 5 if small else len(wants), label, reader)
+
+    def duck_type(k):
+        kind, code, dims, _ = table[k]
+        return DUCK[code] + ("[]" if dims == "var" else "[]" * len(dims))
+    check(duck["fields"] == [[k, duck_type(k)] for k in table],
+          "%s: DuckDB's column types %s" % (label, duck["fields"]))
+    check(hyp["fields"] == [[k, HYP[table[k][1]] if table[k][2] == () else "group"]
+                            for k in table],
+          "%s: hyparquet's types %s" % (label, hyp["fields"]))
+    return out
+
+
+def untyped_spec(d, message, keep_as):
+    """typed.feat without its bytes features, and without its `as` clauses
+    unless keep_as."""
+    lines = [line for line in open(SPEC).read().splitlines()
+             if not re.match(r"\s*\w+\s*:\s*bytes\b", line)]
+    text = "\n".join(lines)
+    if not keep_as:
+        text = re.sub(r"\s+as\s+\w+", "", text)
+    path = os.path.join(d, "%s-%s.feat" % ("typed" if keep_as else "untyped", message))
+    open(path, "w").write(text)
+    return path
+
+
+def back_untyped(parquet, wants, message):
+    """featc reads a typed file back with the spec without `as`: each
+    record's values are the tensors' (a narrow integer widened, a float16
+    as a float32).  The file is written here again from parquet's records
+    (PARQUET.tfrecord... its source) through typed.feat without its bytes
+    features (decode_raw's tensor is a list of numbers, which a bytes
+    feature does not take)."""
+    if parquet is None:
+        return
+    typed, spec = (untyped_spec(TMP, message, keep_as) for keep_as in (True, False))
+    src = os.path.join(TMP, "%s.tfrecord" % message)
+    parquet = os.path.join(TMP, "%s-no-bytes.parquet" % message)
+    out = parquet + ".tfrecord"
+    rc, err = convert(src, "--spec", typed, "--message", message, "-o", parquet)
+    check(rc == 0, "%s: typed.feat without its bytes features to Parquet (exit %d) %s"
+          % (message, rc, err.strip()))
+    rc, err = convert(parquet, "--spec", spec, "--message", message, "-o", out)
+    if not check(rc == 0, "%s back to records with the spec without `as` (exit %d) %s"
+                 % (os.path.basename(parquet), rc, err.strip())) and rc != 0:
+        return
+    p = subprocess.run([FEATC, "check", spec, "--message", message, "--data", "--json", out],
+                       capture_output=True)
+    rows = [json.loads(line) for line in p.stdout.decode().splitlines() if line.strip()]
+    table = E if message == "e" else S
+    keys = [k for k in table if table[k][0] != "bytes"]
+
+    def norm(x, kind):
+        if kind == "int":
+            return int(x)
+        if isinstance(x, str):  # the driver's "nan", "inf", "-inf"
+            return "f:" + x.lstrip("+")
+        return tag(float(np.float32(x)), "f4")
+    bad = []
+    for i, (row, w) in enumerate(zip(rows, wants)):
+        values = dict(row.get("features", {}), **row.get("context", {}),
+                      **row.get("feature_lists", {}))
+        for k in keys:
+            kind = table[k][0]
+            got = [norm(x, kind) for x in flat(values.get(k))]
+            want = [norm(x, kind) for x in flat(w[k])]
+            if got != want:
+                bad.append((i, k, got, want))
+    check(p.returncode == 0 and len(rows) == len(wants) and not bad,
+          "%s back with the spec without `as`: %d records, %d as the tensors%s"
+          % (os.path.basename(parquet), len(rows), len(wants) - len(bad),
+             "" if not bad else "; first: %s" % (bad[0],)))
+
+
+def main():
+    shutil.rmtree(TMP, ignore_errors=True)
+    os.makedirs(TMP)
+    rng = np.random.default_rng(61)
+    recs = [random_e(rng) for _ in range(60)]
+    e_records = [example(r) for r in recs]
+    e_wants = [{k: tensor(r, k, E) for k in E} for r in recs]
+    s_pairs = [random_s(rng) for _ in range(30)]
+    s_records = [p[0] for p in s_pairs]
+    s_wants = [{k: tensor(v, k, S) for k in S} for _, v in s_pairs]
+    codecs = ["snappy", "zstd", "gzip", "none"]
+    files = []
+    for k, codec in enumerate(codecs):
+        files.append(run_case("typed.feat e", e_records, e_wants, E, "e", codec, k % 2 == 1, TMP))
+    files.append(run_case("typed.feat s (context)", s_records, s_wants, S, "s", "zstd", False,
+                          TMP))
+    back_untyped(files[0], e_wants, "e")
+    back_untyped(files[-1], s_wants, "s")
+    return finish("typed-parquet")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
