@@ -239,12 +239,15 @@ test-check-data: all
 # Then hostile IPC files (tests/arrow/hostile.py): featc reads them as
 # apache-arrow does or refuses them; and hostile Parquet files
 # (tests/arrow/hostile_parquet.py): featc reads them as DuckDB does or
-# refuses them with the byte offset.
+# refuses them with the byte offset; typed tensors' columns in Parquet
+# (tests/arrow/typed_parquet.py) read by DuckDB and hyparquet, and back.
 test-arrow: all
 	@CC="$(CC)" $(PYTHON) tests/arrow/run.py $(BUILD)/featc $(BUILD) $(CORPUS) \
 	    $(BUILD)/arrow-test $(NPM_DIR)/node_modules $(ARROW_RANDOM_SPECS) $(ARROW_RECORDS)
 	@$(PYTHON) tests/arrow/hostile.py $(BUILD)/featc $(BUILD)/arrow-hostile $(NPM_DIR)/node_modules
 	@$(PYTHON) tests/arrow/hostile_parquet.py $(BUILD)/featc $(BUILD)/parquet-hostile \
+	    $(NPM_DIR)/node_modules
+	@$(PYTHON) tests/arrow/typed_parquet.py $(BUILD)/featc $(BUILD)/parquet-typed \
 	    $(NPM_DIR)/node_modules
 
 # featc stats: its HTML report and the comparison report of --compare in

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(REPO, "tests", "cli"))
 from framing import frame, varint  # noqa: E402
 from tally import check, finish  # noqa: E402
 
-ENV = dict(os.environ, NODE_PATH=NODE_MODULES)
+ENV = dict(os.environ, NODE_PATH=os.path.abspath(NODE_MODULES))
 
 # message e: feature -> (record kind, the tensor's NumPy type, the shape
 # of a FixedLen ("var": a VarLen list; "raw": decode_raw's dims), default)
