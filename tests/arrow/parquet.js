@@ -10,7 +10,9 @@
 //              null count] of every column chunk
 //   hyparquet  hyparquet (pure JavaScript, with hyparquet-compressors for
 //              ZSTD and GZIP); types are the Parquet schema's leaves;
-//              "stats" as DuckDB's, from the footer as hyparquet decodes it
+//              "stats" as DuckDB's, from the footer as hyparquet decodes it;
+//              "schema", the footer's SchemaElements as [name, type,
+//              type_length, converted_type, logical_type]
 //
 // usage: node parquet.js [--duckdb] FILE...   (both readers, or DuckDB's
 //        alone, every file)
@@ -88,8 +90,11 @@ async function viaHyparquet(hy, compressors, file) {
                   num(st.max_value), num(st.null_count)]);
     }
   });
+  const schema = meta.schema.map(e => [e.name, e.type || null, e.type_length ?? null,
+    e.converted_type ?? null, e.logical_type ?? null]);
   return { file, reader: 'hyparquet', rows: data.length, schema_rows: Number(meta.num_rows),
-           fields: top.map(c => [c.element.name, c.element.type || 'group']), data, stats };
+           fields: top.map(c => [c.element.name, c.element.type || 'group']), data, stats,
+           schema };
 }
 
 (async () => {

@@ -60,6 +60,16 @@ S = {"label": ("int", "u1", (), None), "raw": ("bytes", "u1", (4,), bytes(4)),
      "x": ("float", "f4", "var", None)}
 DUCK = {"u1": "UTINYINT", "i1": "TINYINT", "u2": "USMALLINT", "i2": "SMALLINT",
         "i4": "INTEGER", "i8": "BIGINT", "f2": "FLOAT", "f4": "FLOAT", "f8": "DOUBLE"}
+# each leaf's SchemaElement as hyparquet decodes it: type, type_length,
+# converted_type, logical_type (Arrow's writer gives the same)
+INTS = {"u1": (8, False), "i1": (8, True), "u2": (16, False), "i2": (16, True),
+        "i4": (32, True)}
+LEAF = dict({c: ["INT32", None, "%sINT_%d" % ("" if s else "U", b),
+                 {"type": "INTEGER", "bitWidth": b, "isSigned": s}]
+             for c, (b, s) in INTS.items()},
+            i8=["INT64", None, None, None], f4=["FLOAT", None, None, None],
+            f8=["DOUBLE", None, None, None],
+            f2=["FIXED_LEN_BYTE_ARRAY", 2, None, {"type": "FLOAT16"}])
 HYP = {"u1": "INT32", "i1": "INT32", "u2": "INT32", "i2": "INT32", "i4": "INT32",
        "i8": "INT64", "f2": "FIXED_LEN_BYTE_ARRAY", "f4": "FLOAT", "f8": "DOUBLE"}
 
@@ -261,6 +271,11 @@ def run_case(label, records, wants, table, message, codec, small, d):
     check(hyp["fields"] == [[k, HYP[table[k][1]] if table[k][2] == () else "group"]
                             for k in table],
           "%s: hyparquet's types %s" % (label, hyp["fields"]))
+    leaves = [e for e in hyp["schema"][1:] if e[1] is not None]
+    want = [[k] + LEAF[table[k][1]] for k in table]
+    got = [[k] + e[1:] for k, e in zip(table, leaves)]
+    check(got == want, "%s: the leaves' types and annotations%s" % (
+        label, "" if got == want else ": %s" % [(g, w) for g, w in zip(got, want) if g != w]))
     return out
 
 
