@@ -356,6 +356,16 @@ def main():
         files.append(run_case("typed.feat e", e_records, e_wants, E, "e", codec, k % 2 == 1, TMP))
     files.append(run_case("typed.feat s (context)", s_records, s_wants, S, "s", "zstd", False,
                           TMP))
+    # zeros at the ends of float16 chunks: a minimum of 0 is written -0,
+    # a maximum of -0 as +0
+    zeros = [random_e(rng) for _ in range(6)]
+    for i, r in enumerate(zeros):
+        r["h"] = ("float", [0.0, 1.5, -0.0, 2.0 + i])
+        r["hv"] = ("float", [-3.0 - i, -0.0])
+    d = os.path.join(TMP, "zeros")
+    os.makedirs(d)
+    run_case("typed.feat e, float16 chunks from 0 and to -0", [example(r) for r in zeros],
+             [{k: tensor(r, k, E) for k in E} for r in zeros], E, "e", "none", False, d)
     back_untyped(files[0], e_wants, "e")
     back_untyped(files[-1], s_wants, "s")
     return finish("typed-parquet")
