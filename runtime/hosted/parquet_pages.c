@@ -226,6 +226,12 @@ static unsigned char *dup_bytes(const void *p, size_t n)
     return q;
 }
 
+int pq_value_type(int v)
+{
+    return v == V_INT64 ? PT_INT64 : v == V_FLOAT ? PT_FLOAT : v == V_DOUBLE ? PT_DOUBLE
+           : v == V_FLOAT16 ? PT_FIXED : PQ_IS_BYTES(v) ? PT_BYTE_ARRAY : PT_INT32;
+}
+
 /* A statistic's bytes: little-endian for numbers (an INT32 for a typed
  * tensor's narrow integer, a float16's two bytes), a zero minimum -0 and a
  * zero maximum +0 for the floats (Parquet's rule). */

@@ -55,12 +55,6 @@ static int value_of(const char *f)
     return at != NULL ? (int)(at - formats) : -1;
 }
 
-int pq_value_type(int v)
-{
-    return v == V_INT64 ? PT_INT64 : v == V_FLOAT ? PT_FLOAT : v == V_DOUBLE ? PT_DOUBLE
-           : v == V_FLOAT16 ? PT_FIXED : PQ_IS_BYTES(v) ? PT_BYTE_ARRAY : PT_INT32;
-}
-
 /* The step a nested format is (S_FIXED with its size), or -1. */
 static int step_of(const char *f, int64_t *size)
 {
