@@ -31,6 +31,7 @@ typedef struct rcol {
     int64_t child;          /* the schema child */
     char leaf;              /* format character of the leaf values */
     char ileaf;             /* SparseFeature: of its indices */
+    size_t raw_at;          /* `bytes as T[dims]`: its bytes' place in the row's raw */
 } rcol;
 
 struct fc_arrow_rows {
@@ -46,6 +47,8 @@ struct fc_arrow_rows {
     size_t *perm;
     unsigned char *used;
     unsigned char *tmp;     /* a RaggedFeature's field, before it is compared or stored */
+    unsigned char *raw;     /* the bytes of the row's `bytes as T[dims]` features */
+    int typed;              /* a feature has `as`: the row is checked as a parse would */
 };
 
 static int fail(fc_error *err, int status, const char *name, const char *what, const char *more)
@@ -70,10 +73,13 @@ static int format_ok(const char *want, const char *got)
 {
     if (strcmp(want, got) == 0)
         return 1;
-    if (strcmp(want, "l") == 0)
+    /* (int64 values, or a typed tensor's integers: any integer, its
+     * range checked with the row) */
+    if (want[0] != '\0' && want[1] == '\0' && strchr("cCsSil", want[0]) != NULL)
         return got[1] == '\0' && strchr("cCsSiIlL", got[0]) != NULL;
-    if (strcmp(want, "f") == 0)
-        return strcmp(got, "g") == 0 || strcmp(got, "e") == 0;
+    /* (float values, or a typed tensor's floats: any float) */
+    if (want[0] != '\0' && want[1] == '\0' && strchr("efg", want[0]) != NULL)
+        return got[1] == '\0' && strchr("efg", got[0]) != NULL;
     if (strcmp(want, "z") == 0)
         return got[1] == '\0' && strchr("ZuU", got[0]) != NULL;
     if (strcmp(want, "+l") == 0)
@@ -151,7 +157,7 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
 {
     struct ArrowSchema want;
     fc_arrow_rows *r;
-    size_t nf, i, w = 0;
+    size_t nf, i, w = 0, raw_bytes = 0;
     int64_t k;
     int rc;
     char why[200];
@@ -191,16 +197,13 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
                 continue;
             key = c->f->key;
             key_len = c->f->key_len;
-            if (c->f->extra->as != NULL) { /* (its column holds the tensor, not the record) */
-                fc_msg m;
-                rc = fail(err, FC_ERR_UNSUPPORTED, NULL, "feature '", NULL);
-                m = fc_error_more(err);
-                fc_msg_mem(&m, key, key_len);
-                fc_msg_str(&m, "' has 'as ");
-                fc_msg_str(&m, fc_as_name(c->f->extra->as->type));
-                fc_msg_str(&m, "': typed tensors are not read back into records (convert "
-                               "with the spec without 'as')");
-                break;
+            if (c->f->extra->as != NULL) { /* its column holds the tensor: read_typed */
+                const fc_field_as *x = c->f->extra->as;
+                r->typed = 1;
+                if (x->rank > 0) {
+                    c->raw_at = raw_bytes;
+                    raw_bytes += x->elems * fc_as_size(x->type);
+                }
             }
         } else {
             c->l = &sd->lists[i - sd->ncontext];
@@ -258,8 +261,9 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
         r->val = (unsigned char *)calloc(most, sizeof(fc_bytes) > 8 ? sizeof(fc_bytes) : 8);
         r->perm = (size_t *)calloc(most, sizeof *r->perm);
         r->used = (unsigned char *)calloc(most, 1);
+        r->raw = (unsigned char *)malloc(raw_bytes > 0 ? raw_bytes : 1);
         if (r->filled == NULL || r->ind == NULL || r->val == NULL || r->perm == NULL ||
-            r->used == NULL || r->tmp == NULL)
+            r->used == NULL || r->tmp == NULL || r->raw == NULL)
             rc = fail(err, FC_ERR_NO_MEMORY, NULL, "out of memory", NULL);
     }
     if (rc != FC_OK) {
@@ -281,6 +285,7 @@ void fc_arrow_rows_close(fc_arrow_rows *r)
     free(r->perm);
     free(r->used);
     free(r->tmp);
+    free(r->raw);
     free(r);
 }
 
@@ -852,10 +857,131 @@ static int ragged_list_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
     return FC_OK;
 }
 
+/* The float16 whose value is d, into *h: 0 when there is none (a NaN is
+ * 0x7e00 with d's sign, as TensorFlow's cast makes it). */
+static int half_exact(double d, uint16_t *h)
+{
+    uint64_t b, mant;
+    int e;
+    uint16_t sign;
+    memcpy(&b, &d, sizeof b);
+    sign = (uint16_t)(b >> 48 & 0x8000u);
+    e = (int)(b >> 52 & 0x7ffu) - 1023;
+    mant = (b & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+    if (d != d)
+        *h = (uint16_t)(sign | 0x7e00u);
+    else if (e == 1024)
+        *h = (uint16_t)(sign | 0x7c00u);
+    else if (d == 0)
+        *h = sign;
+    else if (e >= -14 && e <= 15 && (mant & (((uint64_t)1 << 42) - 1)) == 0)
+        *h = (uint16_t)(sign | (unsigned)(e + 15) << 10 | (unsigned)(mant >> 42 & 1023u));
+    else if (e >= -24 && e < -14 && (mant & (((uint64_t)1 << (28 - e)) - 1)) == 0)
+        *h = (uint16_t)(sign | (unsigned)(mant >> (28 - e)));
+    else
+        return 0;
+    return d != d || fc_half_value(*h) == d;
+}
+
+/* Value j of leaf array a (format f, a number) as typed tensor type as
+ * wants it, its bits in *u: an integer within the type's range, a float
+ * of the type (the same format: the bits as they are; another: its value,
+ * which a float16 must hold exactly, a float32 rounded to, as for float
+ * features). */
+static int raw_value(const cursor *c, const struct ArrowArray *a, char f, int as, int64_t j,
+                     uint64_t *u)
+{
+    int64_t k = j + a->offset, lo, hi, v;
+    const void *p = a->buffers[1];
+    double d;
+    int s;
+    if (strchr("efg", f) == NULL) {
+        if ((s = copy_leaf(c, a, f, FC_TYPE_INT64, j, 1, &v)) != FC_OK)
+            return s;
+        if (fc_as_range(as, &lo, &hi) && (v < lo || v > hi)) {
+            fc_msg m = fc_error_begin(c->err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+            fc_msg_str(&m, "arrow: column '");
+            fc_msg_mem(&m, c->key, c->key_len);
+            fc_msg_str(&m, "', row ");
+            fc_msg_i64(&m, c->row);
+            fc_msg_str(&m, ": value ");
+            fc_msg_i64(&m, v);
+            fc_msg_str(&m, " is out of the range of ");
+            fc_msg_str(&m, fc_as_name(as));
+            return FC_ERR_ARG;
+        }
+        *u = (uint64_t)v;
+        return FC_OK;
+    }
+    if (a->null_count != 0 && is_null(a, j))
+        return row_fail(c, "a null inside a value (only a whole feature may be null)",
+                        UINT64_MAX, UINT64_MAX);
+    if ((f == 'e' && as == FC_AS_FLOAT16) || (f == 'f' && as == FC_AS_FLOAT32)) {
+        uint32_t w = 0;
+        if (f == 'e')
+            w = ((const uint16_t *)p)[k];
+        else
+            memcpy(&w, (const uint32_t *)p + k, 4);
+        *u = w;
+        return FC_OK;
+    }
+    if (f == 'g' && as == FC_AS_FLOAT64) {
+        memcpy(u, (const uint64_t *)p + k, 8);
+        return FC_OK;
+    }
+    d = f == 'e' ? fc_half_value(((const uint16_t *)p)[k])
+        : f == 'f' ? (double)((const float *)p)[k] : ((const double *)p)[k];
+    if (as == FC_AS_FLOAT16) {
+        uint16_t h;
+        if (!half_exact(d, &h))
+            return row_fail(c, "a value that no float16 holds (the column is float32 or "
+                               "float64; a float16 tensor's values must be float16s)",
+                            UINT64_MAX, UINT64_MAX);
+        *u = h;
+    } else if (as == FC_AS_FLOAT32) {
+        float x = (float)d;
+        uint32_t w;
+        memcpy(&w, &x, 4);
+        *u = w;
+    } else {
+        memcpy(u, &d, 8);
+    }
+    return FC_OK;
+}
+
+/* A `bytes as T[dims]` feature's tensor at row i (lists per dimension,
+ * each of the spec's length, checked by descend_fixed) back into the bytes
+ * decode_raw reads: T's values, little-endian, in the row's raw scratch,
+ * the field a view of them. */
+static int raw_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
+                   const struct ArrowArray *a, const struct ArrowSchema *cs, int64_t i,
+                   void *msg)
+{
+    const fc_field_as *x = rc->f->extra->as;
+    size_t es = fc_as_size(x->type), k, q;
+    unsigned char *out = r->raw + rc->raw_at;
+    fc_bytes v;
+    int s;
+    if ((s = descend_fixed(c, &a, &cs, &i, x->rank, x->dims)) != FC_OK)
+        return s;
+    for (k = 0; k < x->elems; k++) {
+        uint64_t u = 0;
+        if ((s = raw_value(c, a, rc->leaf, x->type, i + (int64_t)k, &u)) != FC_OK)
+            return s;
+        for (q = 0; q < es; q++)
+            out[k * es + q] = (unsigned char)(u >> (8 * q));
+    }
+    v.data = out;
+    v.size = x->elems * es;
+    memcpy(at(msg, rc->f->value_offset), &v, sizeof v);
+    return FC_OK;
+}
+
 /* A field's value at row (FixedLen, FixedLenSequence rows, VarLen); big:
  * the column's list level has 64-bit offsets. */
-static int field_get(const cursor *c, const rcol *rc, const struct ArrowSchema *cs,
-                     const struct ArrowArray *col, int64_t row, void *msg, int big)
+static int field_get(const cursor *c, fc_arrow_rows *ar, const rcol *rc,
+                     const struct ArrowSchema *cs, const struct ArrowArray *col, int64_t row,
+                     void *msg, int big)
 {
     const fc_field_desc *f = rc->f;
     size_t ts = fc_type_size(f->type);
@@ -871,6 +997,8 @@ static int field_get(const cursor *c, const rcol *rc, const struct ArrowSchema *
             memcpy(at(msg, f->value_offset), f->default_value, f->elems * ts);
             return FC_OK;
         }
+        if (f->extra->as != NULL && f->extra->as->rank > 0)
+            return raw_get(c, ar, rc, a, as, i, msg);
         if (f->rank > 0) {
             /* the column's own level is the first fixed level */
             if ((s = descend_fixed(c, &a, &as, &i, f->rank, f->dims)) != FC_OK)
@@ -954,6 +1082,27 @@ static int list_get(const cursor *c, const rcol *rc, const struct ArrowSchema *c
     return FC_OK;
 }
 
+/* A row of a spec with `as`: its typed tensors made as a parse makes
+ * them (fc_ex_as_fields), so that the record written parses under the
+ * spec: an integer out of its narrow type's range, a float past float16's,
+ * is the parse's error with the row. */
+static int typed_check(const fc_arrow_rows *r, int64_t row, void *msg, fc_error *err)
+{
+    char was[FC_ERROR_MSG_SIZE];
+    fc_msg m;
+    int s = r->md != NULL ? fc_ex_as_fields(r->md->fields, r->md->nfields, msg, 0, err)
+                          : fc_ex_as_fields(r->sd->context, r->sd->ncontext, msg, 1, err);
+    if (s == FC_OK)
+        return FC_OK;
+    memcpy(was, err->message, sizeof was);
+    m = fc_error_begin(err, FC_ERR_ARG, FC_NO_INDEX, FC_NO_INDEX);
+    fc_msg_str(&m, "arrow: row ");
+    fc_msg_i64(&m, row);
+    fc_msg_str(&m, ": ");
+    fc_msg_str(&m, was);
+    return FC_ERR_ARG;
+}
+
 int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
                       const struct ArrowArray *batch, int64_t row, void *msg, fc_error *err)
 {
@@ -989,7 +1138,7 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
         else if (rc->l != NULL && rc->l->kind == FC_KIND_RAGGED)
             s = ragged_list_get(&c, r, rc, cs, col, k, msg);
         else if (rc->f != NULL)
-            s = field_get(&c, rc, cs, col, k, msg, big);
+            s = field_get(&c, r, rc, cs, col, k, msg, big);
         else
             s = list_get(&c, rc, cs, col, k, msg, big,
                          cs->n_children > 0 && is_big(cs->children[0]));
@@ -997,5 +1146,5 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
             return s;
         r->filled[rc->bit] = 1;
     }
-    return FC_OK;
+    return r->typed ? typed_check(r, row, msg, err) : FC_OK;
 }

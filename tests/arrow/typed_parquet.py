@@ -33,6 +33,12 @@ sys.path.insert(0, os.path.join(REPO, "tests", "cli"))
 from framing import frame, varint  # noqa: E402
 from tally import check, finish  # noqa: E402
 
+
+def ok(cond, what):
+    check(cond, what)
+    return cond
+
+
 ENV = dict(os.environ, NODE_PATH=os.path.abspath(NODE_MODULES))
 
 # message e: feature -> (record kind, the tensor's NumPy type, the shape
@@ -309,8 +315,8 @@ def back_untyped(parquet, wants, message):
     check(rc == 0, "%s: typed.feat without its bytes features to Parquet (exit %d) %s"
           % (message, rc, err.strip()))
     rc, err = convert(parquet, "--spec", spec, "--message", message, "-o", out)
-    if not check(rc == 0, "%s back to records with the spec without `as` (exit %d) %s"
-                 % (os.path.basename(parquet), rc, err.strip())) and rc != 0:
+    if not ok(rc == 0, "%s back to records with the spec without `as` (exit %d) %s"
+                 % (os.path.basename(parquet), rc, err.strip())):
         return
     p = subprocess.run([FEATC, "check", spec, "--message", message, "--data", "--json", out],
                        capture_output=True)
@@ -338,6 +344,148 @@ def back_untyped(parquet, wants, message):
           "%s back with the spec without `as`: %d records, %d as the tensors%s"
           % (os.path.basename(parquet), len(rows), len(wants) - len(bad),
              "" if not bad else "; first: %s" % (bad[0],)))
+
+
+def duck_rows(path):
+    return node("parquet.js", "--duckdb", path)[0]["data"]
+
+
+def back_typed(parquet, message, label):
+    """featc reads a typed file back with the typed spec: records whose
+    tensors (written to Parquet again and read by DuckDB) are the file's."""
+    out = parquet + ".typed.tfrecord"
+    again = out + ".parquet"
+    rc, err = convert(parquet, "--spec", SPEC, "--message", message, "-o", out)
+    rc2, err2 = convert(out, "--spec", SPEC, "--message", message, "-o", again) if rc == 0 \
+        else (rc, "")
+    if not ok(rc == 0 and rc2 == 0, "%s back to records with the typed spec (exit %d, %d) %s%s"
+                 % (label, rc, rc2, err.strip(), err2.strip())):
+        return
+    a, b = duck_rows(parquet), duck_rows(again)
+    bad = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    check(len(a) == len(b) and not bad, "%s back with the typed spec: %d rows, %d tensors the "
+          "file's%s" % (label, len(b), len(a) - len(bad),
+                        "" if not bad else "; row %d: %s, want %s" % (bad[0], b[bad[0]],
+                                                                      a[bad[0]])))
+
+
+def ipc_typed(parquet, message):
+    """The same records to an Arrow IPC file (its own int8... and float16
+    formats, fixed-size lists) and back with the typed spec: the tensors of
+    parquet (the records' file written beside it)."""
+    src = os.path.join(os.path.dirname(parquet), "%s.tfrecord" % message)
+    ipc = parquet + ".arrow"
+    rc, err = convert(src, "--spec", SPEC, "--message", message, "-o", ipc)
+    if not ok(rc == 0, "%s: records to Arrow IPC with the typed spec (exit %d) %s"
+                 % (message, rc, err.strip())):
+        return
+    out = ipc + ".tfrecord"
+    again = out + ".parquet"
+    rc, err = convert(ipc, "--spec", SPEC, "--message", message, "-o", out)
+    rc2, err2 = convert(out, "--spec", SPEC, "--message", message, "-o", again) if rc == 0 \
+        else (rc, "")
+    if not ok(rc == 0 and rc2 == 0, "%s: Arrow IPC back to records with the typed spec "
+                 "(exit %d, %d) %s%s" % (message, rc, rc2, err.strip(), err2.strip())):
+        return
+    a, b = duck_rows(parquet), duck_rows(again)
+    check(a == b, "%s: Arrow IPC back with the typed spec: %d rows, the tensors %s"
+          % (message, len(b), "the same" if a == b else "differ"))
+
+
+def sql_str(path):
+    return "'" + path.replace("'", "''") + "'"
+
+
+def duckdb_typed(parquet, message):
+    """DuckDB rewrites featc's typed file (pages v2 and v1, its codecs);
+    featc reads each back with the typed spec to the same tensors."""
+    for version, codec in (("V2", "zstd"), ("V1", "snappy")):
+        out = "%s.duck-%s.parquet" % (parquet, version)
+        try:
+            node("duckdb_write.js", "COPY (SELECT * FROM read_parquet(%s)) TO %s (FORMAT parquet, "
+                 "COMPRESSION %s, PARQUET_VERSION %s, ROW_GROUP_SIZE 7)"
+                 % (sql_str(parquet), sql_str(out), codec, version))
+        except RuntimeError as e:
+            check(False, "DuckDB rewrites %s: %s" % (parquet, e))
+            continue
+        back_typed(out, message, "%s, DuckDB's rewrite (%s, %s)"
+                   % (os.path.basename(parquet), codec, version))
+
+
+def refused(spec, message, parquet, text, label):
+    """featc convert PARQUET --spec SPEC: exit 1, the message has text, no
+    output file."""
+    out = parquet + ".tfrecord"
+    if os.path.exists(out):
+        os.remove(out)
+    rc, err = convert(parquet, "--spec", spec, "--message", message, "-o", out)
+    check(rc == 1 and text in err and not os.path.exists(out),
+          "%s: refused (exit %d, want 1; %r in %r; no output: %s)"
+          % (label, rc, text, err.strip(), not os.path.exists(out)))
+
+
+def typed_refusals():
+    """Columns whose values the typed tensor cannot hold: refused with the
+    row, nothing written; and decode_raw's bytes from DuckDB's lists."""
+    d = os.path.join(TMP, "refused")
+    os.makedirs(d)
+    # a narrowed int64 past uint8 (written through the spec without `as`)
+    untyped, typed = untyped_spec(d, "e", False), untyped_spec(d, "e", True)
+    rng = np.random.default_rng(5)
+    recs = [random_e(rng) for _ in range(5)]
+    for r in recs:
+        for k in [k for k in r if E[k][0] == "bytes"]:
+            del r[k]
+    recs[3]["u8"] = ("int", [300])
+    src, pq = os.path.join(d, "u8.tfrecord"), os.path.join(d, "u8.parquet")
+    with open(src, "wb") as f:
+        for r in recs:
+            f.write(frame(example(r)))
+    rc, err = convert(src, "--spec", untyped, "--message", "e", "-o", pq)
+    if ok(rc == 0, "u8 = 300 to Parquet through the spec without `as` %s" % err.strip()):
+        refused(typed, "e", pq, "arrow: row 3: Key: u8.  Value 300 at index 0 is out of the "
+                "range of uint8 (0 to 255)", "an int64 column's 300 for `as uint8`")
+    # decode_raw's tensor from DuckDB's lists of numbers
+    spec = os.path.join(d, "raw.feat")
+    open(spec, "w").write("package r;\nexample e {\n  img : bytes as uint8[2, 3];\n"
+                          "  f : bytes as float16[2] = \"\\x00\\x3c\\x00\\x3c\";\n}\n")
+    cases = {"good": ("[[1, 2, 3], [4, 5, 255]]::INTEGER[][]", "[0.5, -2]::DOUBLE[]"),
+             "past": ("[[1, 2, 3], [4, 5, 256]]::INTEGER[][]", "[0.5, -2]::DOUBLE[]"),
+             "short": ("[[1, 2], [4, 5, 6]]::INTEGER[][]", "[0.5, -2]::DOUBLE[]"),
+             "inexact": ("[[1, 2, 3], [4, 5, 6]]::INTEGER[][]", "[0.1, -2]::DOUBLE[]"),
+             "null": ("[[1, 2, 3], [4, 5, 6]]::INTEGER[][]", "NULL::DOUBLE[]")}
+    paths = {}
+    try:
+        sqls = []
+        for name, (img, fl) in cases.items():
+            paths[name] = os.path.join(d, "raw-%s.parquet" % name)
+            sqls.append("COPY (SELECT %s AS img, %s AS f UNION ALL SELECT [[9, 8, 7], [6, 5, 4]]"
+                        "::INTEGER[][], [1, 65504]::DOUBLE[]) TO %s (FORMAT parquet)"
+                        % (img, fl, sql_str(paths[name])))
+        node("duckdb_write.js", *sqls)
+    except RuntimeError as e:
+        check(False, "DuckDB writes decode_raw's tensors as lists: %s" % e)
+        return
+    for name in ("good", "null"):
+        out = paths[name] + ".tfrecord"
+        rc, err = convert(paths[name], "--spec", spec, "-o", out)
+        p = subprocess.run([FEATC, "check", spec, "--data", "--json", out], capture_output=True)
+        rows = [json.loads(x) for x in p.stdout.decode().splitlines() if x.strip()]
+        got = [(r["features"]["img"], r["features"]["f"]) for r in rows] if rows else None
+        # (the JSON's bytes: each byte a character)
+        want = [("".join(map(chr, [1, 2, 3, 4, 5, 255 if name == "good" else 6])),
+                 "".join(map(chr, b"\x00\x38\x00\xc0")) if name == "good"
+                 else "".join(map(chr, b"\x00\x3c\x00\x3c"))),
+                ("".join(map(chr, [9, 8, 7, 6, 5, 4])), "".join(map(chr, b"\x00\x3c\xff\x7b")))]
+        check(rc == 0 and got == want, "DuckDB's lists (%s) into `bytes as uint8[2, 3]` and "
+              "`as float16[2]`: the little-endian bytes (exit %d) %s; %s, want %s"
+              % (name, rc, err.strip(), got, want))
+    refused(spec, "e", paths["past"], "arrow: column 'img', row 0: value 256 is out of the "
+            "range of uint8", "256 for `bytes as uint8[2, 3]`")
+    refused(spec, "e", paths["short"], "a list whose length is not the spec's fixed shape's",
+            "a row of 2 values for `bytes as uint8[2, 3]`")
+    refused(spec, "e", paths["inexact"], "arrow: column 'f', row 0: a value that no float16 "
+            "holds", "0.1 (a double) for `bytes as float16[2]`")
 
 
 def main():
@@ -368,6 +516,14 @@ def main():
              [{k: tensor(r, k, E) for k in E} for r in zeros], E, "e", "none", False, d)
     back_untyped(files[0], e_wants, "e")
     back_untyped(files[-1], s_wants, "s")
+    for f, message in zip(files, ["e"] * 4 + ["s"]):
+        if f is not None:
+            back_typed(f, message, os.path.basename(f))
+    ipc_typed(files[0], "e")
+    ipc_typed(files[-1], "s")
+    duckdb_typed(files[1], "e")
+    duckdb_typed(files[-1], "s")
+    typed_refusals()
     return finish("typed-parquet")
 
 
