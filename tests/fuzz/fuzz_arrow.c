@@ -4,9 +4,10 @@
  * The input is an IPC file or stream.  Properties:
  *   - reading never crashes, hangs or leaks; every error has a message;
  *   - every batch read converts row by row, through the rows of
- *     tests/specs/sparse.feat's message s and batch.feat's e (every kind,
- *     RaggedFeature too) and q when its schema matches them, into records by the serializer that the
- *     generated parser reads back without error;
+ *     tests/specs/sparse.feat's message s, batch.feat's e (every kind,
+ *     RaggedFeature too) and q, and typed.feat's e and s (typed tensors
+ *     back into records) when its schema matches them, into records by the
+ *     serializer that the generated parser reads back without error;
  *   - every batch read is written again by fc_arrow_ipc (stream format) and
  *     read back with the same number of rows and columns, and by fc_parquet
  *     (in row groups of 3 rows, pages of 64 bytes), which either writes a
@@ -17,7 +18,7 @@
  *     featc_dynamic) whose dimensions are the extremes: a fixed-size list of
  *     65536 values (rows times size near overflow) and one of none (a
  *     zero-width column, which holds no bit per row). */
-/* test-specs: tests/specs/sparse.feat tests/specs/batch.feat */
+/* test-specs: tests/specs/sparse.feat tests/specs/batch.feat tests/specs/typed.feat */
 #include <featc/fc.h>
 #include <featc/fc_arrow.h>
 #include <featc/fc_parquet.h>
@@ -32,6 +33,7 @@
 #include "batch.h"
 #include "fuzz_rows.h"
 #include "sparse.h"
+#include "typed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -196,8 +198,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static spt_s s_msg, s_back;
     static bt_q q_msg, q_back;
     static bt_e e_msg, e_back;
+    static ty_e te_msg, te_back;
+    static ty_s ts_msg, ts_back;
     fc_arrow_ipc_reader *r = NULL;
-    fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL, *rd[2] = {NULL, NULL};
+    fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL, *rte = NULL, *rts = NULL, *rd[2] = {NULL, NULL};
     struct ArrowSchema schema;
     fc_error err;
     int rc, k, d;
@@ -213,6 +217,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fc_arrow_rows_open(&rq, NULL, &bt_q_desc, &schema, &err) != FC_OK)
         must_say(&err);
     if (fc_arrow_rows_open(&re, &bt_e_desc, NULL, &schema, &err) != FC_OK)
+        must_say(&err);
+    if (fc_arrow_rows_open(&rte, &ty_e_desc, NULL, &schema, &err) != FC_OK)
+        must_say(&err);
+    if (fc_arrow_rows_open(&rts, NULL, &ty_s_desc, &schema, &err) != FC_OK)
         must_say(&err);
     dims_open();
     for (k = 0; k < 2; k++)
@@ -234,6 +242,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             convert(rq, NULL, &bt_q_desc, &schema, &a, &q_msg, &q_back);
         if (re != NULL)
             convert(re, &bt_e_desc, NULL, &schema, &a, &e_msg, &e_back);
+        if (rte != NULL)
+            convert(rte, &ty_e_desc, NULL, &schema, &a, &te_msg, &te_back);
+        if (rts != NULL)
+            convert(rts, NULL, &ty_s_desc, &schema, &a, &ts_msg, &ts_back);
         for (d = 0; d < 2; d++)
             if (rd[d] != NULL)
                 convert_dims(d, rd[d], &schema, &a);
@@ -244,6 +256,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fc_arrow_rows_close(rs);
     fc_arrow_rows_close(rq);
     fc_arrow_rows_close(re);
+    fc_arrow_rows_close(rte);
+    fc_arrow_rows_close(rts);
     for (k = 0; k < 2; k++)
         fc_arrow_rows_close(rd[k]);
     schema.release(&schema);

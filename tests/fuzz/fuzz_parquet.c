@@ -11,9 +11,10 @@
  *     byte string's within its bytes, null_count the validity's zero bits,
  *     every value and byte touched (ASan sees a read past a buffer);
  *   - rows of groups whose schema matches tests/specs/sparse.feat's message
- *     s or batch.feat's e and q convert through fc_arrow_rows into records
- *     the generated parser reads back. */
-/* test-specs: tests/specs/sparse.feat tests/specs/batch.feat */
+ *     s, batch.feat's e and q or typed.feat's e and s (typed tensors: a
+ *     row accepted makes a record whose typed parse succeeds) convert
+ *     through fc_arrow_rows into records the generated parser reads back. */
+/* test-specs: tests/specs/sparse.feat tests/specs/batch.feat tests/specs/typed.feat */
 /* test-sources: runtime/hosted/codecs.c */
 #include <featc/fc.h>
 #include <featc/fc_arrow.h>
@@ -27,6 +28,7 @@
 #include "batch.h"
 #include "fuzz_rows.h"
 #include "sparse.h"
+#include "typed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -72,7 +74,10 @@ static void check_array(const struct ArrowSchema *s, const struct ArrowArray *a)
             for (i = 0; i < off[a->length]; i++)
                 sink += ((const unsigned char *)a->buffers[2])[i];
     } else {
-        size_t w = strcmp(f, "b") == 0 ? 0 : strchr("iIf", f[0]) != NULL ? 4 : 8;
+        size_t w = strcmp(f, "b") == 0            ? 0
+                   : strcmp(f, "e") == 0          ? 2
+                   : strchr("iIf", f[0]) != NULL ? 4
+                                                  : 8;
         if (w == 0)
             for (i = 0; i < a->length; i++)
                 sink += (unsigned)bit(a->buffers[1], i);
@@ -87,9 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static spt_s s_msg, s_back;
     static bt_q q_msg, q_back;
     static bt_e e_msg, e_back;
+    static ty_e te_msg, te_back;
+    static ty_s ts_msg, ts_back;
     fc_parquet_reader *r = NULL;
     fc_parquet_read_options opt;
-    fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL;
+    fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL, *rte = NULL, *rts = NULL;
     struct ArrowSchema schema;
     fc_error err;
     uint64_t rows = 0;
@@ -109,6 +116,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fc_arrow_rows_open(&rq, NULL, &bt_q_desc, &schema, &err) != FC_OK)
         must_say(&err);
     if (fc_arrow_rows_open(&re, &bt_e_desc, NULL, &schema, &err) != FC_OK)
+        must_say(&err);
+    if (fc_arrow_rows_open(&rte, &ty_e_desc, NULL, &schema, &err) != FC_OK)
+        must_say(&err);
+    if (fc_arrow_rows_open(&rts, NULL, &ty_s_desc, &schema, &err) != FC_OK)
         must_say(&err);
     for (k = 0; k < 64; k++) {
         struct ArrowArray a;
@@ -131,11 +142,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             convert(rq, NULL, &bt_q_desc, &schema, &a, &q_msg, &q_back);
         if (re != NULL)
             convert(re, &bt_e_desc, NULL, &schema, &a, &e_msg, &e_back);
+        if (rte != NULL)
+            convert(rte, &ty_e_desc, NULL, &schema, &a, &te_msg, &te_back);
+        if (rts != NULL)
+            convert(rts, NULL, &ty_s_desc, &schema, &a, &ts_msg, &ts_back);
         a.release(&a);
     }
     fc_arrow_rows_close(rs);
     fc_arrow_rows_close(rq);
     fc_arrow_rows_close(re);
+    fc_arrow_rows_close(rte);
+    fc_arrow_rows_close(rts);
     schema.release(&schema);
     fc_parquet_read_close(r);
     return 0;
