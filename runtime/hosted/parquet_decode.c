@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "byte_order.h"
+#include "thrift_read.h"
 
 /* Little-endian width-byte values in place into the host's order. */
 static void to_host(unsigned char *v, size_t n, size_t width)
@@ -30,18 +31,11 @@ uint32_t pq_le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* A ULEB128 varint from [*p, end); 0 when it runs out or is too long. */
+/* A ULEB128 varint from [*p, end) (Thrift's reader's): 0 when it runs
+ * out or is too long. */
 static int uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
-    unsigned shift;
-    *v = 0;
-    for (shift = 0; shift < 64 && *p < end; shift += 7) {
-        unsigned b = *(*p)++;
-        *v |= (uint64_t)(b & 0x7F) << shift;
-        if (b < 0x80)
-            return 1;
-    }
-    return 0;
+    return th_uleb128(p, end, v) == 1;
 }
 
 /* Bit i*width of the LSB-first packed bytes p (len of them): the value. */

@@ -27,22 +27,27 @@ void th_read_fail(th_reader *t, const char *why)
     t->p = t->end; /* nothing more is read */
 }
 
+int th_uleb128(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    unsigned shift;
+    *v = 0;
+    for (shift = 0; shift < 64 && *p < end; shift += 7) {
+        unsigned b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7F) << shift;
+        if (b < 0x80)
+            return 1;
+    }
+    return *p < end || shift >= 64 ? -1 : 0;
+}
+
 static uint64_t varint(th_reader *t)
 {
-    uint64_t v = 0;
-    unsigned shift;
-    for (shift = 0; shift < 64; shift += 7) {
-        unsigned b;
-        if (t->p >= t->end) {
-            th_read_fail(t, "the metadata ends inside a number");
-            return 0;
-        }
-        b = *t->p++;
-        v |= (uint64_t)(b & 0x7F) << shift;
-        if (b < 0x80)
-            return v;
-    }
-    th_read_fail(t, "a number longer than ten bytes in the metadata");
+    uint64_t v;
+    int rc = th_uleb128(&t->p, t->end, &v);
+    if (rc == 1)
+        return v;
+    th_read_fail(t, rc == 0 ? "the metadata ends inside a number"
+                            : "a number longer than ten bytes in the metadata");
     return 0;
 }
 

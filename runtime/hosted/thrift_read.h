@@ -20,6 +20,11 @@ typedef struct th_reader {
     const char *why;
 } th_reader;
 
+/* A ULEB128 varint (Thrift's, and the Parquet encodings' headers) from
+ * [*p, end) into *v, *p past it: 1; 0 when the bytes end inside it, -1
+ * when it is longer than ten bytes. */
+int th_uleb128(const unsigned char **p, const unsigned char *end, uint64_t *v);
+
 /* Reading starts inside the outermost struct (its fields come next). */
 void th_read_begin(th_reader *t, const void *p, size_t n, uint64_t base);
 void th_read_fail(th_reader *t, const char *why);
