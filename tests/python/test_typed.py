@@ -10,6 +10,7 @@ same dtypes; the schema's dtypes.
 usage: test_typed.py BUILD TMP MODDIR     (MODDIR: typed.abi3.so, built by run.sh)"""
 import os
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -156,6 +157,37 @@ def test_torch(path, recs):
           "torch img %r" % (b["img"][0],))
 
 
+def test_parquet(path, recs):
+    """write_parquet of the typed module: the file featc convert writes,
+    byte for byte, and back to records (featc convert with the typed spec)
+    whose tensors are NumPy's of the records."""
+    spec = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "specs", "typed.feat")
+    featc = os.path.join(BUILD, "featc")
+    mine, cli, back = (os.path.join(TMP, n) for n in ("py.parquet", "cli.parquet", "back.tfrecord"))
+    n = ty.write_parquet(mine, path, codec="zstd")
+    p = subprocess.run([featc, "convert", "-q", path, "--spec", spec, "--message", "e", "-o", cli,
+                        "--codec", "zstd"], capture_output=True)
+    check(n == len(recs) and p.returncode == 0 and
+          open(mine, "rb").read() == open(cli, "rb").read(),
+          "write_parquet: %s rows, the bytes featc convert writes (exit %d) %s"
+          % (n, p.returncode, p.stderr.decode().strip()))
+    p = subprocess.run([featc, "convert", "-q", mine, "--spec", spec, "--message", "e", "-o", back],
+                       capture_output=True)
+    if p.returncode != 0:
+        check(False, "the typed Parquet file back to records: %s" % p.stderr.decode().strip())
+        return
+    at = 0
+    for b in ty.read(back, batch_size=50, varlen="ragged"):
+        for key in ("u8", "i16", "i32", "h") + tuple(RAW):
+            for j in range(b["u8"].shape[0]):
+                if not same(b[key][j], want(recs[at + j], key)):
+                    check(False, "back from Parquet, record %d %s: %r, want %r"
+                          % (at + j, key, b[key][j], want(recs[at + j], key)))
+                    return
+        at += b["u8"].shape[0]
+    check(at == len(recs), "back from Parquet: %d records, the tensors NumPy makes" % at)
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
@@ -167,6 +199,7 @@ def main():
     test_values(path, recs)
     test_errors(recs[1])
     test_torch(path, recs)
+    test_parquet(path, recs)
     return finish("py-typed")
 
 
