@@ -33,6 +33,10 @@ typedef struct msg_parts {
 /* emit_feature.c */
 void fcc_expand(sbuf *b, const char *tpl, const subst *subs, size_t nsubs);
 const char *fcc_c_elem_type(fc_type t);
+/* An `as` type's C element type (float16: its bits, uint16_t) and its
+ * enumerator (FC_AS_UINT8 ...). */
+const char *fcc_as_c_type(int as);
+const char *fcc_as_macro(int as);
 void fcc_comment_key(sbuf *b, const char *s, size_t n);
 void fcc_describe(sbuf *b, const schema_feature *f);
 void fcc_describe_list(sbuf *b, const schema_feature *f);

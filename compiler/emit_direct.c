@@ -1,9 +1,10 @@
 /* The direct batch path of an Example (NAME_batch_direct): the fast path's
  * switch again, each value decoded straight into its column, so that a
  * batch costs no per-record struct and no copy out of it.  Made only for a
- * message whose every feature is FixedLen or VarLen without hashing: the
- * kinds whose slot in a column is known when the record starts (record i's
- * block of a FixedLen column; the next free values of a VarLen one).
+ * message whose every feature is FixedLen or VarLen without hashing, `as`
+ * only on FixedLen ones: the kinds whose slot in a column is known when
+ * the record starts (record i's block of a FixedLen column; the next free
+ * values of a VarLen one).
  * Anything the fast path declines goes back to fc_batch_parse's per-record
  * path, record by record, so the columns always hold what that path gives. */
 #include "emit.h"
@@ -20,18 +21,51 @@ static int direct_fits(const schema_message *m)
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
         if ((f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN) || f->hash_buckets > 0 ||
-            f->hot != 0 || f->as != FC_AS_NONE)
+            f->hot != 0 || (f->as != FC_AS_NONE && f->kind != FC_KIND_FIXED))
             return 0;
     }
     return m->nfeatures > 0;
 }
 
+/* Values a record has in FixedLen column f: its shape's, or with `as`
+ * the tensor's (decode_raw: the shape after `as`). */
+static size_t col_elems(const schema_feature *f)
+{
+    return f->as != FC_AS_NONE ? f->elems * f->as_elems : f->elems;
+}
+
 /* Record i's block of FixedLen column f: "(T *)cols[M].values + i * E". */
 static void fixed_slot(sbuf *b, const schema_feature *f)
 {
-    fcc_sb_printf(b, "(%s *)cols[%s].values + i", fcc_c_elem_type(f->type), f->macro);
-    if (f->elems != 1)
-        fcc_sb_printf(b, " * %zu", f->elems);
+    fcc_sb_printf(b, "(%s *)cols[%s].values + i",
+                  f->as != FC_AS_NONE ? fcc_as_c_type(f->as) : fcc_c_elem_type(f->type),
+                  f->macro);
+    if (col_elems(f) != 1)
+        fcc_sb_printf(b, " * %zu", col_elems(f));
+}
+
+/* A FixedLen feature with `as`: its values decoded into a local, then made
+ * the tensor in record i's block (fc_fast.h); a value the tensor does not
+ * hold, and an absent feature (its default's tensor), leave the record to
+ * the per-record path. */
+static void direct_typed(sbuf *cases, sbuf *absent, sbuf *locals, const schema_feature *f)
+{
+    const char *t = fcc_c_elem_type(f->type);
+    fcc_sb_printf(locals, "    %s %s_raw[%zu];\n", t, f->cname, f->elems);
+    fcc_sb_printf(cases, "                !fc_fast_fixed(FC_TYPE_%s, &e, %s_raw, %zu) ||\n",
+                  fcc_type_enum(f->type), f->cname, f->elems);
+    if (f->type == FC_TYPE_INT64)
+        fcc_sb_printf(cases, "                !fc_fast_narrow(%s, %s_raw, %zu, ", fcc_as_macro(f->as),
+                      f->cname, f->elems);
+    else if (f->type == FC_TYPE_FLOAT)
+        fcc_sb_printf(cases, "                !fc_fast_halves(%s_raw, %zu, ", f->cname, f->elems);
+    else
+        fcc_sb_printf(cases, "                !fc_fast_raw(%s_raw, %zu, %zu, ", f->cname,
+                      fc_as_size(f->as), f->as_elems);
+    fixed_slot(cases, f);
+    fcc_sb_str(cases, "))\n");
+    fcc_sb_printf(absent, "    if (!fc_bit_get(seen, %s))\n        return 0; /* %s */\n", f->macro,
+                  f->has_default ? "its default's tensor: the per-record path" : "required");
 }
 
 /* Feature i's case in the switch, its absent case, its commit. */
@@ -41,7 +75,11 @@ static void direct_feature(sbuf *cases, sbuf *absent, sbuf *fill, sbuf *commit, 
 {
     const char *t = fcc_c_elem_type(f->type);
     fcc_sb_printf(cases, "        case %s:\n            if (!fc_fast_mark(seen, %zu) ||\n", f->macro, i);
-    if (f->kind == FC_KIND_FIXED) {
+    if (f->as != FC_AS_NONE) {
+        direct_typed(cases, absent, locals, f);
+        fcc_sb_printf(after, "    cols[%s].nvalues += (i - first) * %zu;\n", f->macro,
+                      col_elems(f));
+    } else if (f->kind == FC_KIND_FIXED) {
         fcc_sb_printf(cases, "                !fc_fast_fixed(FC_TYPE_%s, &e,\n"
                              "                               ", fcc_type_enum(f->type));
         if (f->elems == 0) /* checked (no values, as the shape says), nothing written */
@@ -84,7 +122,7 @@ static void emit_fill_test(sbuf *b, const schema_message *m)
         uint32_t mask = 0;
         for (i = w * 32; i < m->nfeatures && i < w * 32 + 32; i++)
             if (m->features[i].kind == FC_KIND_FIXED && m->features[i].has_default &&
-                m->features[i].elems > 0)
+                m->features[i].elems > 0 && m->features[i].as == FC_AS_NONE)
                 mask |= (uint32_t)1u << (i % 32);
         if (mask == 0)
             continue;
@@ -103,7 +141,8 @@ void fcc_emit_batch_direct(sbuf *b, const schema_message *m)
     sbuf cases, absent, fill, commit, locals, after;
     size_t i;
     if (!direct_fits(m)) {
-        fcc_sb_printf(b, "/* (no direct batch path: a feature is not FixedLen or VarLen, or is hashed) */\n"
+        fcc_sb_printf(b, "/* (no direct batch path: a feature is not FixedLen or VarLen, is hashed, "
+                         "or is a VarLen with `as`) */\n"
                          "#define %s_BATCH_DIRECT NULL\n", m->upper);
         return;
     }

@@ -322,7 +322,7 @@ void fcc_emit_feature_constants(sbuf *b, const schema_feature *f)
 }
 
 /* FC_AS_UINT8 ...: the enumerator of an fc_as. */
-static const char *as_macro(int as)
+const char *fcc_as_macro(int as)
 {
     static const char *const names[] = {"FC_AS_NONE",   "FC_AS_INT8",    "FC_AS_UINT8",
                                         "FC_AS_INT16",  "FC_AS_UINT16",  "FC_AS_INT32",
@@ -332,7 +332,7 @@ static const char *as_macro(int as)
 }
 
 /* The C type of an `as` type's elements (float16: its bits). */
-static const char *as_c_type(int as)
+const char *fcc_as_c_type(int as)
 {
     switch (as) {
     case FC_AS_INT8: return "int8_t";
@@ -385,7 +385,7 @@ void fcc_emit_feature_member(sbuf *b, const schema_feature *f)
         fcc_sb_str(b, ";\n");
     }
     if (f->as != FC_AS_NONE) {
-        fcc_sb_printf(b, "    %s %s_as", as_c_type(f->as), f->cname);
+        fcc_sb_printf(b, "    %s %s_as", fcc_as_c_type(f->as), f->cname);
         if (f->kind != FC_KIND_FIXED)
             fcc_sb_printf(b, "[%s_MAX]", f->macro);
         for (r = 0; r < f->rank; r++)
@@ -464,7 +464,7 @@ void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
         return;
     }
     if (!list && f->as != FC_AS_NONE) /* the column holds the typed values */
-        t = as_c_type(f->as);
+        t = fcc_as_c_type(f->as);
     if (!list && f->kind == FC_KIND_FIXED) {
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * %s%ssizeof(%s))", m,
                       f->as_rank > 0 ? m : "", f->as_rank > 0 ? "_AS_SIZE * " : "", t);
@@ -585,7 +585,7 @@ void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature
         fcc_comment_key(b, f->key, f->key_len);
         fcc_sb_printf(b, " as %s (type, offset, rank, dims, elems) */\n"
                          "static const fc_field_as %s_as_%s = {\n    %s, offsetof(%s, %s_as), %u, {",
-                      fc_as_name(f->as), m->c_type, f->cname, as_macro(f->as), m->c_type,
+                      fc_as_name(f->as), m->c_type, f->cname, fcc_as_macro(f->as), m->c_type,
                       f->cname, f->as_rank);
         for (r = 0; r < f->as_rank || r == 0; r++)
             fcc_sb_printf(b, "%s%zu", r ? ", " : "", f->as_rank ? f->as_dims[r] : (size_t)0);

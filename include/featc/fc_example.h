@@ -391,6 +391,11 @@ static inline int fc_as_range(int as, int64_t *lo, int64_t *hi)
 int fc_ex_as_fields(const fc_field_desc *fields, size_t n, void *msg, int context,
                     fc_error *err);
 
+/* The IEEE binary16 bits of x, rounded to nearest even (NaN as TensorFlow's
+ * cast makes it, 0x7e00 with x's sign); *over set when a finite x rounds
+ * past 65504 (typed.c; the generated direct batch path's float16). */
+uint16_t fc_as_half(float x, int *over);
+
 /* ---- packed int64 values, for the generated parsers' fast path
  * (fc_fast.h) */
 

@@ -533,6 +533,63 @@ FC_FAST_INLINE int fc_fast_varlen(fc_type t, const fc_fast_entry *e, void *dst, 
     return fc_fast_feature_values(t, e->val, e->val_len, dst, max, count);
 }
 
+/* ---- typed tensors (`as`) on the direct batch path: the record's values
+ * decoded first, then made the tensor's.  0 for a value the tensor does
+ * not hold: the record goes to the per-record path, which says why. */
+
+/* n int64s narrowed to type as (int8 ... int32) into dst. */
+FC_FAST_INLINE int fc_fast_narrow(int as, const int64_t *v, size_t n, void *dst)
+{
+    int64_t lo = 0, hi = 0;
+    size_t k;
+    if (!fc_as_range(as, &lo, &hi))
+        return 0;
+    for (k = 0; k < n; k++) {
+        if (v[k] < lo || v[k] > hi)
+            return 0;
+        switch (as) {
+        case FC_AS_INT8: ((int8_t *)dst)[k] = (int8_t)v[k]; break;
+        case FC_AS_UINT8: ((uint8_t *)dst)[k] = (uint8_t)v[k]; break;
+        case FC_AS_INT16: ((int16_t *)dst)[k] = (int16_t)v[k]; break;
+        case FC_AS_UINT16: ((uint16_t *)dst)[k] = (uint16_t)v[k]; break;
+        default: ((int32_t *)dst)[k] = (int32_t)v[k]; break;
+        }
+    }
+    return 1;
+}
+
+/* n floats as float16 bits into dst. */
+FC_FAST_INLINE int fc_fast_halves(const float *v, size_t n, uint16_t *dst)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        int over;
+        dst[k] = fc_as_half(v[k], &over);
+        if (over)
+            return 0;
+    }
+    return 1;
+}
+
+/* decode_raw: the bytes b as n little-endian elements of es bytes each,
+ * into dst in the host's order; 0 unless b holds exactly that many. */
+FC_FAST_INLINE int fc_fast_raw(const fc_bytes *b, size_t es, size_t n, void *dst)
+{
+    const uint16_t one = 1;
+    size_t k, j;
+    if (b->size != es * n)
+        return 0;
+    if (es == 1 || *(const uint8_t *)&one == 1) { /* (a little-endian host) */
+        if (b->size > 0)
+            memcpy(dst, b->data, b->size);
+        return 1;
+    }
+    for (k = 0; k < n; k++)
+        for (j = 0; j < es; j++)
+            ((uint8_t *)dst)[k * es + j] = b->data[k * es + es - 1 - j];
+    return 1;
+}
+
 /* FixedLen frames of `stride` floats, or of one int64, laid out as protobuf
  * writes them (what fc_fast_frame_run takes): a run of them from *pp, at
  * most max, into dst, *pp moved past them; the count is returned, and the

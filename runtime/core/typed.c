@@ -31,7 +31,7 @@ static fc_msg begin(const fc_field_desc *f, int context, fc_error *err)
 
 /* IEEE binary16 bits of x, rounded to nearest even; *over when a finite x
  * rounds to infinity.  (float32 has 8 exponent bits, binary16 5.) */
-static uint16_t half_of(float x, int *over)
+uint16_t fc_as_half(float x, int *over)
 {
     uint32_t b, mant, sign;
     int exp;
@@ -133,7 +133,7 @@ static int to_half(const fc_field_desc *f, const float *v, size_t n, unsigned ch
         int over;
         uint16_t h;
         memcpy(&x, v + k, sizeof x);
-        h = half_of(x, &over);
+        h = fc_as_half(x, &over);
         if (over) {
             fc_msg m = begin(f, context, err);
             fc_msg_str(&m, "Value at index ");
