@@ -46,6 +46,12 @@ static inline float rnd_float(void)
     return (float)((double)(int64_t)(rnd() % 2000000) / 1000.0 - 1000.0);
 }
 
+/* The `as` of the field whose values rnd_feature makes (NULL: none): its
+ * values then mostly fit the tensor (a narrowed int64 within the type's
+ * range, a decode_raw bytes value of the shape's length), so that records
+ * that parse, and the typed paths behind them, are not rare. */
+static const fc_field_as *rr_as;
+
 /* Set: every int64 and float list packed, as protobuf writes them, so that
  * a record may take the generated parsers' fast path (which one unpacked
  * list anywhere sends to the general path). */
@@ -58,8 +64,10 @@ static inline void rnd_feature(wbuf *f, fc_type t, size_t n)
     f->n = 0;
     if (t == FC_TYPE_INT64) {
         static int64_t v[4096];
+        int64_t lo = 0, hi = 0;
+        int fit = rr_as != NULL && fc_as_range(rr_as->type, &lo, &hi) && below(4) != 0;
         for (i = 0; i < n; i++)
-            v[i] = rnd_int64();
+            v[i] = fit ? lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)) : rnd_int64();
         if (rr_packed_only || below(2))
             f_int64_packed(f, v, n);
         else
@@ -75,9 +83,12 @@ static inline void rnd_feature(wbuf *f, fc_type t, size_t n)
     } else {
         wbuf list;
         list.n = 0;
+        size_t raw = rr_as != NULL && rr_as->rank > 0 && below(4) != 0
+                         ? rr_as->elems * fc_as_size(rr_as->type)
+                         : 0;
         for (i = 0; i < n; i++) {
-            unsigned char b[12];
-            size_t k, bl = below(12);
+            static unsigned char b[4096];
+            size_t k, bl = raw > 0 && raw <= sizeof b ? raw : below(12);
             for (k = 0; k < bl; k++)
                 b[k] = (unsigned char)rnd();
             w_len(&list, 0x0A, b, bl);
@@ -277,7 +288,9 @@ static inline void random_record(const fc_message_desc *desc, wbuf *ex)
                     f_int64_unpacked(e->feature, forced_vals[fs], forced_n[fs]);
             } else {
                 size_t cnt = coherent ? shared[i] : rnd_count(fd);
+                rr_as = fd->extra != NULL ? fd->extra->as : NULL;
                 rnd_feature(e->feature, fd->type, cnt > 4000 ? 4000 : cnt);
+                rr_as = NULL;
             }
             n++;
         }

@@ -220,7 +220,9 @@ static int rnd_context(const fc_field_desc *fd, wbuf *f)
             return r < 2 ? 0 : 1; /* absent, or Feature{} */
         if (fd->kind == FC_KIND_FIXED && fd->default_value != NULL && r < 4)
             return 0;
+        rr_as = fd->extra != NULL ? fd->extra->as : NULL;
         rnd_feature(f, fd->type, fd->kind == FC_KIND_FIXED ? fd->elems : below(fd->max + 1));
+        rr_as = NULL;
         return 1;
     }
     if (r < 3)
@@ -240,7 +242,9 @@ static int rnd_context(const fc_field_desc *fd, wbuf *f)
     } else {
         n = below(8) == 0 ? fd->max + 1 : below(fd->max + 1);
     }
+    rr_as = fd->extra != NULL ? fd->extra->as : NULL;
     rnd_feature(f, fd->type, n > 4000 ? 4000 : n);
+    rr_as = NULL;
     return 1;
 }
 
