@@ -141,8 +141,8 @@ void fcc_emit_batch_direct(sbuf *b, const schema_message *m)
     sbuf cases, absent, fill, commit, locals, after;
     size_t i;
     if (!direct_fits(m)) {
-        fcc_sb_printf(b, "/* (no direct batch path: a feature is not FixedLen or VarLen, is hashed, "
-                         "or is a VarLen with `as`) */\n"
+        fcc_sb_printf(b, "/* (no direct batch path: a feature is not FixedLen or VarLen, is hashed,\n"
+                         " * or is a VarLen with `as`) */\n"
                          "#define %s_BATCH_DIRECT NULL\n", m->upper);
         return;
     }
