@@ -858,28 +858,12 @@ static int ragged_list_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
 }
 
 /* The float16 whose value is d, into *h: 0 when there is none (a NaN is
- * 0x7e00 with d's sign, as TensorFlow's cast makes it). */
+ * 0x7e00 with d's sign, as TensorFlow's cast makes it).  The runtime's
+ * rounding (fc_as_half), kept only when it changed nothing. */
 static int half_exact(double d, uint16_t *h)
 {
-    uint64_t b, mant;
-    int e;
-    uint16_t sign;
-    memcpy(&b, &d, sizeof b);
-    sign = (uint16_t)(b >> 48 & 0x8000u);
-    e = (int)(b >> 52 & 0x7ffu) - 1023;
-    mant = (b & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
-    if (d != d)
-        *h = (uint16_t)(sign | 0x7e00u);
-    else if (e == 1024)
-        *h = (uint16_t)(sign | 0x7c00u);
-    else if (d == 0)
-        *h = sign;
-    else if (e >= -14 && e <= 15 && (mant & (((uint64_t)1 << 42) - 1)) == 0)
-        *h = (uint16_t)(sign | (unsigned)(e + 15) << 10 | (unsigned)(mant >> 42 & 1023u));
-    else if (e >= -24 && e < -14 && (mant & (((uint64_t)1 << (28 - e)) - 1)) == 0)
-        *h = (uint16_t)(sign | (unsigned)(mant >> (28 - e)));
-    else
-        return 0;
+    int over;
+    *h = fc_as_half((float)d, &over);
     return d != d || fc_half_value(*h) == d;
 }
 
