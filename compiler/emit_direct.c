@@ -1,8 +1,8 @@
 /* The direct batch path of an Example (NAME_batch_direct): the fast path's
  * switch again, each value decoded straight into its column, so that a
  * batch costs no per-record struct and no copy out of it.  Made only for a
- * message whose every feature is FixedLen or VarLen without hashing, `as`
- * only on FixedLen ones: the kinds whose slot in a column is known when
+ * message whose every feature is FixedLen or VarLen without hashing (with
+ * or without `as`): the kinds whose slot in a column is known when
  * the record starts (record i's block of a FixedLen column; the next free
  * values of a VarLen one).
  * Anything the fast path declines goes back to fc_batch_parse's per-record
@@ -21,7 +21,8 @@ static int direct_fits(const schema_message *m)
     for (i = 0; i < m->nfeatures; i++) {
         const schema_feature *f = &m->features[i];
         if ((f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN) || f->hash_buckets > 0 ||
-            f->hot != 0 || (f->as != FC_AS_NONE && f->kind != FC_KIND_FIXED))
+            f->hot != 0 || (f->as != FC_AS_NONE && f->kind == FC_KIND_VARLEN &&
+                            f->type == FC_TYPE_BYTES))
             return 0;
     }
     return m->nfeatures > 0;
@@ -68,6 +69,26 @@ static void direct_typed(sbuf *cases, sbuf *absent, sbuf *locals, const schema_f
                   f->has_default ? "its default's tensor: the per-record path" : "required");
 }
 
+/* A VarLen feature with `as`: its values narrowed (int64) or rounded to
+ * float16 (float) straight into the column's next free values, as an
+ * untyped VarLen's are decoded there; a value the tensor does not hold
+ * leaves the record to the per-record path. */
+static void direct_typed_varlen(sbuf *cases, sbuf *commit, sbuf *locals, const schema_feature *f)
+{
+    const char *t = fcc_as_c_type(f->as);
+    fcc_sb_printf(locals, "    size_t %s_count = 0;\n", f->cname);
+    if (f->type == FC_TYPE_INT64)
+        fcc_sb_printf(cases, "                !fc_fast_varlen_narrow(%s, &e,\n", fcc_as_macro(f->as));
+    else
+        fcc_sb_str(cases, "                !fc_fast_varlen_halves(&e,\n");
+    fcc_sb_printf(cases,
+                  "                                (%s *)cols[%s].values + cols[%s].nvalues,\n"
+                  "                                fc_batch_room(&cols[%s], %s_MAX), &%s_count))\n",
+                  t, f->macro, f->macro, f->macro, f->macro, f->cname);
+    fcc_sb_printf(commit, "    fc_batch_put_placed(&cols[%s], i, %s_count);\n", f->macro,
+                  f->cname);
+}
+
 /* Feature i's case in the switch, its absent case, its commit. */
 static void direct_feature(sbuf *cases, sbuf *absent, sbuf *fill, sbuf *commit, sbuf *locals,
                            sbuf *after, const schema_message *m, const schema_feature *f,
@@ -75,7 +96,9 @@ static void direct_feature(sbuf *cases, sbuf *absent, sbuf *fill, sbuf *commit, 
 {
     const char *t = fcc_c_elem_type(f->type);
     fcc_sb_printf(cases, "        case %s:\n            if (!fc_fast_mark(seen, %zu) ||\n", f->macro, i);
-    if (f->as != FC_AS_NONE) {
+    if (f->as != FC_AS_NONE && f->kind == FC_KIND_VARLEN) {
+        direct_typed_varlen(cases, commit, locals, f);
+    } else if (f->as != FC_AS_NONE) {
         direct_typed(cases, absent, locals, f);
         fcc_sb_printf(after, "    cols[%s].nvalues += (i - first) * %zu;\n", f->macro,
                       col_elems(f));
@@ -141,8 +164,8 @@ void fcc_emit_batch_direct(sbuf *b, const schema_message *m)
     sbuf cases, absent, fill, commit, locals, after;
     size_t i;
     if (!direct_fits(m)) {
-        fcc_sb_printf(b, "/* (no direct batch path: a feature is not FixedLen or VarLen, is hashed,\n"
-                         " * or is a VarLen with `as`) */\n"
+        fcc_sb_printf(b, "/* (no direct batch path: a feature is not FixedLen or VarLen, or is\n"
+                         " * hashed) */\n"
                          "#define %s_BATCH_DIRECT NULL\n", m->upper);
         return;
     }

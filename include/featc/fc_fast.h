@@ -571,6 +571,64 @@ FC_FAST_INLINE int fc_fast_halves(const float *v, size_t n, uint16_t *dst)
     return 1;
 }
 
+/* A VarLen int64 feature narrowed to type as: its packed run decoded one
+ * varint at a time (fc_fast_varint's rule, the run's) straight into dst,
+ * at most cap values, the count in *n; 0 for a value out of the type's
+ * range, more than cap, or any other layout (the per-record path then). */
+FC_FAST_INLINE int fc_fast_varlen_narrow(int as, const fc_fast_entry *e, void *dst, size_t cap,
+                                         size_t *n)
+{
+    const uint8_t *rb, *end;
+    size_t rl, k = 0;
+    int64_t lo = 0, hi = 0;
+    if (!fc_as_range(as, &lo, &hi) || !fc_fast_packed(e->val, e->val_len, 0x1a, &rb, &rl))
+        return 0;
+    end = rb + rl;
+    while (rb < end) {
+        uint64_t u;
+        int64_t v;
+        if (k == cap || !fc_fast_varint(&rb, end, &u))
+            return 0;
+        v = (int64_t)u;
+        if (v < lo || v > hi)
+            return 0;
+        switch (as) {
+        case FC_AS_INT8: ((int8_t *)dst)[k] = (int8_t)v; break;
+        case FC_AS_UINT8: ((uint8_t *)dst)[k] = (uint8_t)v; break;
+        case FC_AS_INT16: ((int16_t *)dst)[k] = (int16_t)v; break;
+        case FC_AS_UINT16: ((uint16_t *)dst)[k] = (uint16_t)v; break;
+        default: ((int32_t *)dst)[k] = (int32_t)v; break;
+        }
+        k++;
+    }
+    *n = k;
+    return 1;
+}
+
+/* A VarLen float feature as float16 bits: its packed run, each float
+ * rounded as fc_as_half rounds it, at most cap, the count in *n; 0 for a
+ * float past float16's range, more than cap, or another layout. */
+FC_FAST_INLINE int fc_fast_varlen_halves(const fc_fast_entry *e, uint16_t *dst, size_t cap,
+                                         size_t *n)
+{
+    const uint8_t *rb;
+    size_t rl, k;
+    if (!fc_fast_packed(e->val, e->val_len, 0x12, &rb, &rl) || rl % 4u != 0 || rl / 4u > cap)
+        return 0;
+    for (k = 0; k < rl / 4u; k++) {
+        uint32_t u = (uint32_t)rb[4 * k] | (uint32_t)rb[4 * k + 1] << 8 |
+                     (uint32_t)rb[4 * k + 2] << 16 | (uint32_t)rb[4 * k + 3] << 24;
+        float x;
+        int over;
+        memcpy(&x, &u, 4);
+        dst[k] = fc_as_half(x, &over);
+        if (over)
+            return 0;
+    }
+    *n = rl / 4u;
+    return 1;
+}
+
 /* decode_raw: the bytes b as n little-endian elements of es bytes each,
  * into dst in the host's order; 0 unless b holds exactly that many. */
 FC_FAST_INLINE int fc_fast_raw(const fc_bytes *b, size_t es, size_t n, void *dst)

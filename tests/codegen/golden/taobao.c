@@ -428,8 +428,8 @@ static int taobao_user_batch_append(fc_column *cols, const void *msg, size_t i, 
 }
 #define TAOBAO_USER_BATCH_APPEND taobao_user_batch_append
 
-/* (no direct batch path: a feature is not FixedLen or VarLen, is hashed,
- * or is a VarLen with `as`) */
+/* (no direct batch path: a feature is not FixedLen or VarLen, or is
+ * hashed) */
 #define TAOBAO_USER_BATCH_DIRECT NULL
 #else
 #define TAOBAO_USER_BATCH_APPEND NULL
