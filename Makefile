@@ -94,7 +94,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # order: a helper includes no command, no two files include each other.
 CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
 CLI_CMD_SRC = $(addprefix cli/commands/,compile.c breaking.c check_data.c records.c print.c index.c infer.c \
-              convert.c convert_back.c tfx.c validate.c validate_drift.c \
+              convert.c convert_back.c convert_jobs.c tfx.c validate.c validate_drift.c \
               stats/stats.c stats/model.c stats/text.c stats/json.c \
               stats/html.c stats/compare.c stats/tfdv.c stats/sketch.c stats/drift_read.c \
               stats/drift.c)

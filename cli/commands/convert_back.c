@@ -11,9 +11,14 @@
  * output is a temporary file renamed over OUT only when every row is
  * written.
  *
+ * With -j N (not 1), a Parquet file of several row groups has its groups
+ * decoded and serialized on N threads (convert_jobs.c) and written here in
+ * order: the same bytes, and the same first error, as one thread gives.
+ *
  * Memory: the message struct, the serialized record (grown to the largest
  * one), the schema and each batch's nodes; the input is mapped, not
- * read. */
+ * read.  With -j N: per thread a reader and a struct, and up to 2 N row
+ * groups' records. */
 #include "commands.h"
 
 #include <errno.h>
@@ -30,6 +35,7 @@
 #include "base/progress.h"
 #include "base/spec.h"
 #include "convert_back.h"
+#include "convert_jobs.h"
 
 int cli_arrow_input(int fd, const char *path)
 {
@@ -154,6 +160,73 @@ static void source_close(source *r)
     fc_arrow_ipc_read_close(r->ipc);
 }
 
+/* Where the rows of one input stand, for the errors that name a row. */
+typedef struct at_file {
+    back *b;
+    const char *path, *unit;
+    const fc_map_guard *guard;
+    size_t len;
+    progress *pg;
+    uint64_t row_in_file;
+} at_file;
+
+/* Row i of batch (row group) `batch` failed with status s: the exit status,
+ * the error printed (the file's change under the read first, if so). */
+static int row_error(at_file *x, uint64_t batch, int64_t i, int s, const fc_error *err)
+{
+    int rc;
+    progress_clear(x->pg);
+    if ((rc = cut_under(x->path, x->guard, x->len, 0, x->pg)) == 0)
+        rc = cli_fail(s == FC_ERR_IO || s == FC_ERR_NO_MEMORY ? EXIT_DATA_ERR : EXIT_RECORD_ERR,
+                      "%s: %s %llu, row %lld (row %llu of the file): %s", x->path, x->unit,
+                      (unsigned long long)batch, (long long)i,
+                      (unsigned long long)x->row_in_file, err->message);
+    return rc;
+}
+
+/* A batch (row group) that could not be read. */
+static int batch_error(at_file *x, uint64_t batch, int s, const fc_error *err)
+{
+    int rc;
+    progress_clear(x->pg);
+    if ((rc = cut_under(x->path, x->guard, x->len, 1, x->pg)) == 0)
+        rc = cli_fail(s == FC_ERR_UNSUPPORTED ? EXIT_RECORD_ERR : EXIT_DATA_ERR,
+                      "%s: %s %llu: %s", x->path, x->unit, (unsigned long long)batch,
+                      err->message);
+    return rc;
+}
+
+/* -j N over a Parquet file: a row group back from convert_jobs.c, written
+ * as the one-thread loop below writes it (the same records, and the same
+ * first error, at the same row). */
+static int write_group(void *ctx, const back_group *g)
+{
+    at_file *x = (at_file *)ctx;
+    size_t c = 0, off = 0;
+    fc_error err;
+    int64_t k;
+    if (g->status != FC_OK && g->at_row < 0)
+        return batch_error(x, g->index, g->status, &g->err);
+    for (k = 0; k < g->nrec; k++) {
+        fc_status s;
+        if (g->lens[k] > 0 && off + g->lens[k] > g->chunks[c].used) { /* the next chunk */
+            c++;
+            off = 0;
+        }
+        s = fc_ser_append(&x->b->w, FC_OK, g->lens[k] > 0 ? g->chunks[c].p + off : NULL,
+                          g->lens[k], &err);
+        if (s != FC_OK)
+            return row_error(x, g->index, k, s, &err);
+        off += g->lens[k];
+        x->b->rows++;
+        x->row_in_file++;
+    }
+    if (g->status != FC_OK)
+        return row_error(x, g->index, g->at_row, g->status, &g->err);
+    progress_record(x->pg, g->offset);
+    return cut_under(x->path, x->guard, x->len, 0, x->pg);
+}
+
 /* One input file into the writer: the exit status, errors printed. */
 static int convert_file(back *b, const char *path, int fd, int parquet, progress *pg)
 {
@@ -163,7 +236,8 @@ static int convert_file(back *b, const char *path, int fd, int parquet, progress
     fc_mapped_file map;
     fc_map_guard *guard = NULL;
     size_t len = 0;
-    uint64_t batch = 0, row_in_file = 0;
+    uint64_t batch = 0;
+    at_file x;
     fc_error err;
     int rc = EXIT_OK, s;
     fc_error_clear(&err);
@@ -187,6 +261,19 @@ static int convert_file(back *b, const char *path, int fd, int parquet, progress
             rc = cli_fail(EXIT_RECORD_ERR, "%s: %s", path, err.message);
         goto out;
     }
+    x.b = b;
+    x.path = path;
+    x.unit = r.unit;
+    x.guard = guard;
+    x.len = len;
+    x.pg = pg;
+    x.row_in_file = 0;
+    /* -j N: the row groups on N threads (a file of one group: this one) */
+    if (r.pq != NULL && b->o->jobs != 1 && fc_parquet_read_groups(r.pq) > 1 &&
+        (rc = back_jobs_run(&b->spec, map.data, len, fc_parquet_read_groups(r.pq), b->o->jobs,
+                            write_group, &x)) != -1)
+        goto done;
+    rc = EXIT_OK; /* (no thread started: this one reads them all) */
     for (;;) {
         struct ArrowArray a;
         int64_t i;
@@ -194,26 +281,15 @@ static int convert_file(back *b, const char *path, int fd, int parquet, progress
         if (s == FC_END)
             break;
         if (s != FC_OK) {
-            progress_clear(pg);
-            if ((rc = cut_under(path, guard, len, 1, pg)) == 0)
-                rc = cli_fail(s == FC_ERR_UNSUPPORTED ? EXIT_RECORD_ERR : EXIT_DATA_ERR,
-                              "%s: %s %llu: %s", path, r.unit, (unsigned long long)batch,
-                              err.message);
+            rc = batch_error(&x, batch, s, &err);
             break;
         }
-        for (i = 0; i < a.length && rc == EXIT_OK; i++, row_in_file++) {
+        for (i = 0; i < a.length && rc == EXIT_OK; i++, x.row_in_file++) {
             s = fc_arrow_rows_get(rows, &schema, &a, i, b->msg, &err);
             if (s == FC_OK)
                 s = put_row(b, &err);
-            if (s != FC_OK) {
-                progress_clear(pg);
-                if ((rc = cut_under(path, guard, len, 0, pg)) == 0)
-                    rc = cli_fail(s == FC_ERR_IO || s == FC_ERR_NO_MEMORY ? EXIT_DATA_ERR
-                                                                          : EXIT_RECORD_ERR,
-                                  "%s: %s %llu, row %lld (row %llu of the file): %s",
-                                  path, r.unit, (unsigned long long)batch, (long long)i,
-                                  (unsigned long long)row_in_file, err.message);
-            }
+            if (s != FC_OK)
+                rc = row_error(&x, batch, i, s, &err);
             b->rows++;
         }
         a.release(&a);
@@ -224,6 +300,7 @@ static int convert_file(back *b, const char *path, int fd, int parquet, progress
         if (rc != EXIT_OK)
             break;
     }
+done:
     if (rc == EXIT_OK)
         rc = cut_under(path, guard, len, 1, pg);
     progress_file_done(pg, len);

@@ -142,12 +142,16 @@ typedef struct fc_parquet_reader fc_parquet_reader;
 
 /* open reads and checks the footer and the schema (opt may be NULL);
  * schema gives the Arrow schema of the batches; next gives the next row
- * group (FC_END after the last); rows is the footer's row count, groups
- * its number of row groups, offset the file offset reading has reached. */
+ * group (FC_END after the last); seek makes group (0 ... groups; groups:
+ * the end) the next one, so that readers over the same bytes, one per
+ * thread, can each decode groups of their own; rows is the footer's row
+ * count, groups its number of row groups, offset the file offset reading
+ * has reached. */
 int fc_parquet_read_open(fc_parquet_reader **r, const void *data, size_t len,
                          const fc_parquet_read_options *opt, fc_error *err);
 int fc_parquet_read_schema(const fc_parquet_reader *r, struct ArrowSchema *out, fc_error *err);
 int fc_parquet_read_next(fc_parquet_reader *r, struct ArrowArray *out, fc_error *err);
+int fc_parquet_read_seek(fc_parquet_reader *r, uint64_t group);
 uint64_t fc_parquet_read_rows(const fc_parquet_reader *r);
 uint64_t fc_parquet_read_groups(const fc_parquet_reader *r);
 uint64_t fc_parquet_read_offset(const fc_parquet_reader *r);

@@ -754,6 +754,14 @@ uint64_t fc_parquet_read_groups(const fc_parquet_reader *r)
     return r->ngroups;
 }
 
+int fc_parquet_read_seek(fc_parquet_reader *r, uint64_t group)
+{
+    if (group > r->ngroups)
+        return FC_ERR_ARG;
+    r->next = (size_t)group;
+    return FC_OK;
+}
+
 uint64_t fc_parquet_read_offset(const fc_parquet_reader *r)
 {
     return r->next >= r->ngroups ? r->len : r->reached;

@@ -399,9 +399,10 @@ def sql_str(path):
     return "'" + path.replace("'", "''") + "'"
 
 
-def parquet_back(case, src, refs, label, rc_want=0):
+def parquet_back(case, src, refs, label, rc_want=0, groups=False):
     """featc convert SRC (Parquet) --spec -o SRC.tfrecord: the records the
-    driver reads as refs.  The output's path, or None."""
+    driver reads as refs; groups: SRC is in small row groups, and -j 2
+    writes the same bytes.  The output's path, or None."""
     out = src + ".tfrecord"
     rc, _, err = convert(src, *spec_args(case), "-o", out)
     if not ok(rc == 0, "%s: featc converts it back to TFRecords (exit %d) %s"
@@ -410,7 +411,18 @@ def parquet_back(case, src, refs, label, rc_want=0):
     rc, back = reference(case, [out])
     ok(rc == 0 and back == refs, "%s: the records written back read as the original "
        "(%d records, %d back)" % (label, len(refs), len(back)))
+    # -j 2: the row groups on two threads (a file of 8 groups or more:
+    # convert_jobs.c), the same bytes as one thread writes
+    if groups:
+        rc, _, err = convert(src, *spec_args(case), "-o", out + ".j2", "-j", "2")
+        check(rc == 0 and same_file(out, out + ".j2"), "%s: convert -j 2 writes the bytes -j 1 "
+              "does (exit %d) %s" % (label, rc, err.strip()))
     return out
+
+
+def same_file(a, b):
+    with open(a, "rb") as f, open(b, "rb") as g:
+        return f.read() == g.read()
 
 
 def duckdb_rewrites(case, src, refs, k, d):
@@ -430,7 +442,8 @@ def duckdb_rewrites(case, src, refs, k, d):
         return
     for version, out in outs:
         parquet_back(case, out, refs, "%s, DuckDB's Parquet (%s, %s%s)"
-                     % (case["label"], codec, version, ", groups of 3" if rows else ""))
+                     % (case["label"], codec, version, ", groups of 3" if rows else ""),
+                     groups=bool(rows))
 
 
 def parquet_case(case, files, refs, arrow_fields, d):
@@ -469,7 +482,7 @@ def parquet_case(case, files, refs, arrow_fields, d):
     check(duck["fields"] == want, "%s: DuckDB's column types %s, the mapping's %s"
           % (label, duck["fields"], want))
     # and back: featc's own file, and DuckDB's writes of it
-    back = parquet_back(case, out, refs, label)
+    back = parquet_back(case, out, refs, label, groups=bool(small))
     duckdb_rewrites(case, out, refs, k, d)
     return back
 
@@ -627,6 +640,46 @@ def nulls_case():
         check(rc == 1 and text in err and "row group 0, row 1" in err and not left,
               "nulls: %s: exit 1 naming the row, nothing written (exit %d: %s)"
               % (name, rc, err.strip()))
+
+
+def jobs_errors():
+    """convert -j 2 over a file of 12 row groups whose row 37 (group 7,
+    row 2) the spec refuses: the error, the exit status and the missing
+    output of -j 1, so the threads' first error is the one-thread loop's."""
+    d = os.path.join(TMP, "jobs")
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "x.tfrecord")
+    with open(src, "wb") as f:
+        for i in range(60):
+            v = 300 if i == 37 else i
+            f.write(frame(ld(1, ld(1, ld(1, b"x") + ld(2, ld(3, ld(1, varint(v))))))))
+    specs = {}
+    for name, text in (("plain", "x : int64 = 0;"), ("narrow", "x : int64 as uint8 = 0;")):
+        specs[name] = os.path.join(d, name + ".feat")
+        with open(specs[name], "w") as f:
+            f.write("package j%s;\nexample r {\n  %s\n}\n" % (name, text))
+    pq = os.path.join(d, "x.parquet")
+    rc, _, err = convert(src, "--spec", specs["plain"], "-o", pq, "--row-group-size", "5")
+    if not ok(rc == 0, "jobs: 60 records in row groups of 5 (exit %d) %s" % (rc, err.strip())):
+        return
+    got = {}
+    for jobs in ("1", "2", "0"):
+        out = os.path.join(d, "back-%s.tfrecord" % jobs)
+        rc, _, err = convert(pq, "--spec", specs["plain"], "-o", out, "-j", jobs)
+        check(rc == 0 and run([FEATC, "count", out])[1].split()[:1] == [b"60"] and
+              same_file(os.path.join(d, "back-1.tfrecord"), out),
+              "jobs: -j %s writes the 60 records, the bytes of -j 1 (exit %d) %s"
+              % (jobs, rc, err.strip()))
+        out = os.path.join(d, "narrow-%s.tfrecord" % jobs)
+        rc, _, err = convert(pq, "--spec", specs["narrow"], "-o", out, "-j", jobs)
+        got[jobs] = (rc, err, os.path.exists(out))
+    rc, err, left = got["1"]
+    check(rc == 1 and "row group 7, row 2 (row 37 of the file)" in err and
+          "Value 300 at index 0 is out of the range of uint8" in err and not left,
+          "jobs: -j 1 names row 37 (exit %d, output left %s) %s" % (rc, left, err.strip()))
+    for jobs in ("2", "0"):
+        check(got[jobs] == got["1"], "jobs: -j %s fails as -j 1 does: %s against %s"
+              % (jobs, got[jobs], got["1"]))
 
 
 # ------------------------------------------------------------ bad input
@@ -838,6 +891,7 @@ def main():
                 parquet_case(case, [src], refs, [["id", "Binary"], ["tag", "Binary"],
                                                  ["words", "List<Binary>"]], d)
     nulls_case()
+    jobs_errors()
     bad_input(done[0], done[1])
     bad_input(done[5], done[0])
     return finish("arrow-js")
