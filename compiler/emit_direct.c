@@ -69,22 +69,25 @@ static void direct_typed(sbuf *cases, sbuf *absent, sbuf *locals, const schema_f
                   f->has_default ? "its default's tensor: the per-record path" : "required");
 }
 
-/* A VarLen feature with `as`: its values narrowed (int64) or rounded to
- * float16 (float) straight into the column's next free values, as an
- * untyped VarLen's are decoded there; a value the tensor does not hold
- * leaves the record to the per-record path. */
-static void direct_typed_varlen(sbuf *cases, sbuf *commit, sbuf *locals, const schema_feature *f)
+/* A VarLen feature: its values decoded straight into the column's next
+ * free values, at most its room; with `as`, narrowed (int64) or rounded to
+ * float16 (float) on the way, a value the tensor does not hold leaving
+ * the record to the per-record path. */
+static void direct_varlen(sbuf *cases, sbuf *commit, sbuf *locals, const schema_feature *f)
 {
-    const char *t = fcc_as_c_type(f->as);
     fcc_sb_printf(locals, "    size_t %s_count = 0;\n", f->cname);
-    if (f->type == FC_TYPE_INT64)
+    if (f->as == FC_AS_NONE)
+        fcc_sb_printf(cases, "                !fc_fast_varlen(FC_TYPE_%s, &e,\n",
+                      fcc_type_enum(f->type));
+    else if (f->type == FC_TYPE_INT64)
         fcc_sb_printf(cases, "                !fc_fast_varlen_narrow(%s, &e,\n", fcc_as_macro(f->as));
     else
         fcc_sb_str(cases, "                !fc_fast_varlen_halves(&e,\n");
     fcc_sb_printf(cases,
                   "                                (%s *)cols[%s].values + cols[%s].nvalues,\n"
                   "                                fc_batch_room(&cols[%s], %s_MAX), &%s_count))\n",
-                  t, f->macro, f->macro, f->macro, f->macro, f->cname);
+                  f->as != FC_AS_NONE ? fcc_as_c_type(f->as) : fcc_c_elem_type(f->type),
+                  f->macro, f->macro, f->macro, f->macro, f->cname);
     fcc_sb_printf(commit, "    fc_batch_put_placed(&cols[%s], i, %s_count);\n", f->macro,
                   f->cname);
 }
@@ -96,13 +99,13 @@ static void direct_feature(sbuf *cases, sbuf *absent, sbuf *fill, sbuf *commit, 
 {
     const char *t = fcc_c_elem_type(f->type);
     fcc_sb_printf(cases, "        case %s:\n            if (!fc_fast_mark(seen, %zu) ||\n", f->macro, i);
-    if (f->as != FC_AS_NONE && f->kind == FC_KIND_VARLEN) {
-        direct_typed_varlen(cases, commit, locals, f);
+    if (f->kind == FC_KIND_VARLEN) {
+        direct_varlen(cases, commit, locals, f);
     } else if (f->as != FC_AS_NONE) {
         direct_typed(cases, absent, locals, f);
         fcc_sb_printf(after, "    cols[%s].nvalues += (i - first) * %zu;\n", f->macro,
                       col_elems(f));
-    } else if (f->kind == FC_KIND_FIXED) {
+    } else { /* FixedLen */
         fcc_sb_printf(cases, "                !fc_fast_fixed(FC_TYPE_%s, &e,\n"
                              "                               ", fcc_type_enum(f->type));
         if (f->elems == 0) /* checked (no values, as the shape says), nothing written */
@@ -123,15 +126,6 @@ static void direct_feature(sbuf *cases, sbuf *absent, sbuf *fill, sbuf *commit, 
             fcc_sb_printf(after, "    cols[%s].nvalues += i - first;\n", f->macro);
         else if (f->elems > 1)
             fcc_sb_printf(after, "    cols[%s].nvalues += (i - first) * %zu;\n", f->macro, f->elems);
-    } else {
-        fcc_sb_printf(locals, "    size_t %s_count = 0;\n", f->cname);
-        fcc_sb_printf(cases,
-                      "                !fc_fast_varlen(FC_TYPE_%s, &e,\n"
-                      "                                (%s *)cols[%s].values + cols[%s].nvalues,\n"
-                      "                                fc_batch_room(&cols[%s], %s_MAX), &%s_count))\n",
-                      fcc_type_enum(f->type), t, f->macro, f->macro, f->macro, f->macro, f->cname);
-        fcc_sb_printf(commit, "    fc_batch_put_placed(&cols[%s], i, %s_count);\n", f->macro,
-                      f->cname);
     }
     fcc_sb_str(cases, "                return 0;\n            break;\n");
 }

@@ -537,6 +537,18 @@ FC_FAST_INLINE int fc_fast_varlen(fc_type t, const fc_fast_entry *e, void *dst, 
  * decoded first, then made the tensor's.  0 for a value the tensor does
  * not hold: the record goes to the per-record path, which says why. */
 
+/* v, already within type as's range, stored as dst[k]. */
+FC_FAST_INLINE void fc_fast_store_narrow(int as, void *dst, size_t k, int64_t v)
+{
+    switch (as) {
+    case FC_AS_INT8: ((int8_t *)dst)[k] = (int8_t)v; break;
+    case FC_AS_UINT8: ((uint8_t *)dst)[k] = (uint8_t)v; break;
+    case FC_AS_INT16: ((int16_t *)dst)[k] = (int16_t)v; break;
+    case FC_AS_UINT16: ((uint16_t *)dst)[k] = (uint16_t)v; break;
+    default: ((int32_t *)dst)[k] = (int32_t)v; break;
+    }
+}
+
 /* n int64s narrowed to type as (int8 ... int32) into dst. */
 FC_FAST_INLINE int fc_fast_narrow(int as, const int64_t *v, size_t n, void *dst)
 {
@@ -547,13 +559,7 @@ FC_FAST_INLINE int fc_fast_narrow(int as, const int64_t *v, size_t n, void *dst)
     for (k = 0; k < n; k++) {
         if (v[k] < lo || v[k] > hi)
             return 0;
-        switch (as) {
-        case FC_AS_INT8: ((int8_t *)dst)[k] = (int8_t)v[k]; break;
-        case FC_AS_UINT8: ((uint8_t *)dst)[k] = (uint8_t)v[k]; break;
-        case FC_AS_INT16: ((int16_t *)dst)[k] = (int16_t)v[k]; break;
-        case FC_AS_UINT16: ((uint16_t *)dst)[k] = (uint16_t)v[k]; break;
-        default: ((int32_t *)dst)[k] = (int32_t)v[k]; break;
-        }
+        fc_fast_store_narrow(as, dst, k, v[k]);
     }
     return 1;
 }
@@ -592,14 +598,7 @@ FC_FAST_INLINE int fc_fast_varlen_narrow(int as, const fc_fast_entry *e, void *d
         v = (int64_t)u;
         if (v < lo || v > hi)
             return 0;
-        switch (as) {
-        case FC_AS_INT8: ((int8_t *)dst)[k] = (int8_t)v; break;
-        case FC_AS_UINT8: ((uint8_t *)dst)[k] = (uint8_t)v; break;
-        case FC_AS_INT16: ((int16_t *)dst)[k] = (int16_t)v; break;
-        case FC_AS_UINT16: ((uint16_t *)dst)[k] = (uint16_t)v; break;
-        default: ((int32_t *)dst)[k] = (int32_t)v; break;
-        }
-        k++;
+        fc_fast_store_narrow(as, dst, k++, v);
     }
     *n = k;
     return 1;
