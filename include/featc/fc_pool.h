@@ -56,6 +56,10 @@ typedef struct fc_pool_split {
                              does not reach, may have gone through work->record) */
     fc_error err;
     void *user;           /* the caller's, per split (work->record may set it) */
+    int inflated_ahead;   /* a whole GZIP or ZLIB file inflated on a thread of its own
+                             (the pool had fewer splits than threads): 1; 2 when that
+                             thread stopped short and the split was read again on its
+                             worker's, past the records given; 0: on its worker's */
 } fc_pool_split;
 
 typedef struct fc_pool_work {

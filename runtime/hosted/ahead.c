@@ -1,12 +1,13 @@
 /* A GZIP or ZLIB file inflated ahead on a thread of its own (ahead.h), so
  * that inflating and framing run on two cores: the thread inflates the
  * file with ISA-L into a ring of 256 KiB slots, and the reader of fc_input
- * takes the inflated bytes from there as an uncompressed stream.
+ * (or of a pool's worker, pool.c) takes the inflated bytes from there as
+ * an uncompressed stream.
  *
  * Only the regular case is done here: members that follow each other
  * whole, each one's trailer checked.  Anything else (an inflate error, a
  * bad trailer, bytes after the stream, a file cut short, a read error)
- * stops the thread at that point, and fc_input reads the file again on one
+ * stops the thread at that point, and its caller reads the file again on one
  * thread from its first byte, past the records it gave: the records and
  * the error are the one-thread reader's, word for word.  The records given
  * before are its too: it hands out every byte inflated before an error,
@@ -14,7 +15,8 @@
  * the thread inflates the same bytes as far as it goes.
  *
  * Memory: the ring (2 MiB: small, since every page a process touches first
- * costs; 1 MiB slots measured slower), an input buffer (256 KiB) and ISA-L's state,
+ * costs; 1 MiB slots measured slower), an input buffer (256 KiB; none for
+ * a file in memory, which is read in place) and ISA-L's state,
  * allocated at start; hosted code. */
 #include "ahead.h"
 
@@ -35,11 +37,13 @@
 #define SLOT ((size_t)256 << 10)
 #define SLOTS 8u
 #define IN_CHUNK ((size_t)256 << 10)
+#define MEM_CHUNK ((uint32_t)1 << 30) /* bytes of a file in memory given at once */
 
 enum { RUNNING, ENDED, IRREGULAR };
 
 struct fc_ahead {
-    int fd;
+    int fd;                /* the file read with pread, or -1: */
+    const uint8_t *mem;    /* the file in memory (fc_ahead_start_mem) */
     uint64_t size;
     int gzip;
     pthread_t thread;
@@ -71,6 +75,14 @@ static int refill(fc_ahead *a)
         return 1;
     if (a->read_at >= a->size)
         return 0;
+    if (a->mem != NULL) { /* (ISA-L reads its input only: the cast is safe) */
+        uint64_t left = a->size - a->read_at;
+        uint32_t k = left < MEM_CHUNK ? (uint32_t)left : MEM_CHUNK;
+        st->next_in = (uint8_t *)(uintptr_t)(a->mem + a->read_at);
+        st->avail_in = k;
+        a->read_at += k;
+        return 1;
+    }
     do
         n = pread(a->fd, a->in,
                   a->size - a->read_at < IN_CHUNK ? (size_t)(a->size - a->read_at) : IN_CHUNK,
@@ -122,7 +134,8 @@ static int inflate_into(fc_ahead *a, unsigned char *out, size_t cap, size_t *mad
         if (st->block_state == ISAL_BLOCK_FINISH) {
             /* the trailer checked; whole bytes ISA-L read ahead given back */
             uint32_t ahead = (uint32_t)(st->read_in_length / 8);
-            if (ahead > 0 && (size_t)(st->next_in - a->in) >= ahead) {
+            const uint8_t *base = a->mem != NULL ? a->mem : a->in;
+            if (ahead > 0 && (size_t)(st->next_in - base) >= ahead) {
                 st->next_in -= ahead;
                 st->avail_in += ahead;
                 st->read_in_length = 0;
@@ -184,7 +197,7 @@ int fc_ahead_available(void)
     return isal_linked() && isal_inflate_reset != NULL && isal_gzip_header_init != NULL;
 }
 
-fc_ahead *fc_ahead_start(int fd, uint64_t size, fc_compression c)
+static fc_ahead *start(int fd, const void *mem, uint64_t size, fc_compression c)
 {
     fc_ahead *a;
     if (!fc_ahead_available() || (c != FC_COMPRESSION_GZIP && c != FC_COMPRESSION_ZLIB))
@@ -192,12 +205,13 @@ fc_ahead *fc_ahead_start(int fd, uint64_t size, fc_compression c)
     a = (fc_ahead *)calloc(1, sizeof *a);
     if (a == NULL)
         return NULL;
-    a->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* the same open file */
+    a->fd = mem != NULL ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0); /* the same open file */
+    a->mem = (const uint8_t *)mem;
     a->size = size;
     a->gzip = c == FC_COMPRESSION_GZIP;
     a->ring = (unsigned char *)malloc(SLOTS * SLOT);
-    a->in = (unsigned char *)malloc(IN_CHUNK);
-    if (a->fd < 0 || a->ring == NULL || a->in == NULL) {
+    a->in = mem != NULL ? NULL : (unsigned char *)malloc(IN_CHUNK);
+    if ((mem == NULL && (a->fd < 0 || a->in == NULL)) || a->ring == NULL) {
         fc_ahead_stop(a);
         return NULL;
     }
@@ -216,6 +230,16 @@ fc_ahead *fc_ahead_start(int fd, uint64_t size, fc_compression c)
         return NULL;
     }
     return a;
+}
+
+fc_ahead *fc_ahead_start(int fd, uint64_t size, fc_compression c)
+{
+    return start(fd, NULL, size, c);
+}
+
+fc_ahead *fc_ahead_start_mem(const void *data, uint64_t size, fc_compression c)
+{
+    return data != NULL ? start(-1, data, size, c) : NULL;
 }
 
 fc_status fc_ahead_pull(void *ctx, void *buf, size_t n, size_t *got, fc_error *err)
@@ -296,6 +320,14 @@ int fc_ahead_available(void)
 fc_ahead *fc_ahead_start(int fd, uint64_t size, fc_compression c)
 {
     (void)fd;
+    (void)size;
+    (void)c;
+    return NULL;
+}
+
+fc_ahead *fc_ahead_start_mem(const void *data, uint64_t size, fc_compression c)
+{
+    (void)data;
     (void)size;
     (void)c;
     return NULL;

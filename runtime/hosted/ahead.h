@@ -1,4 +1,5 @@
-/* A GZIP or ZLIB file inflated ahead on a thread (ahead.c), for input.c:
+/* A GZIP or ZLIB file inflated ahead on a thread (ahead.c), for input.c
+ * and pool.c:
  * the thread's bytes are an uncompressed stream that a reader pulls with
  * fc_ahead_pull (an fc_pull_fn).  Not installed. */
 #ifndef FEATC_AHEAD_H
@@ -17,6 +18,9 @@ int fc_ahead_available(void);
  * duplicated, the caller keeps it): NULL when it cannot (no ISA-L, out of
  * memory, no thread), and the caller reads on one thread. */
 fc_ahead *fc_ahead_start(int fd, uint64_t size, fc_compression c);
+/* The same over a file in memory (data[0, size), a map of it: the caller
+ * keeps it until fc_ahead_stop): the thread reads it in place. */
+fc_ahead *fc_ahead_start_mem(const void *data, uint64_t size, fc_compression c);
 /* An fc_pull_fn: the inflated bytes in order, then 0 bytes (the end) once
  * the stream ended as it should; FC_ERR_INFLATE once every byte before
  * the point where the thread stopped short was given: the caller reads

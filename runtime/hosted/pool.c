@@ -14,6 +14,8 @@
 
 #include "featc/fc_input.h"
 
+#include "ahead.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,8 @@ struct fc_pool {
     size_t cursor;     /* ordered: the next split to hand out */
     size_t handed;     /* splits handed out */
     size_t ahead;      /* splits a worker may take beyond the cursor */
+    int inflate_ahead; /* fewer splits than threads: a whole GZIP or ZLIB file is
+                          inflated on a thread of its own (fc_ahead) */
     int stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -184,6 +188,27 @@ static void members_note(const pool_file *f, fc_error *err)
 }
 
 /* Step 2, and whole compressed files and member splits: the records. */
+/* Starts reading a whole GZIP or ZLIB file from the bytes a thread
+ * inflates ahead, when the pool has a core to spare for it (fewer splits
+ * than threads) and no member list splits the file: NULL when not (the
+ * split is read on this thread, as every other one). */
+static fc_ahead *ahead_start(const fc_pool *p, const pool_file *f, const task *t,
+                             const fc_reader_options *o, fc_reader *r)
+{
+    fc_reader_options plain = *o;
+    fc_ahead *a;
+    if (!p->inflate_ahead || f->members != NULL || t->s.splits != 1 || f->map.size == 0 ||
+        (f->compression != FC_COMPRESSION_GZIP && f->compression != FC_COMPRESSION_ZLIB) ||
+        (a = fc_ahead_start_mem(f->map.data, f->map.size, f->compression)) == NULL)
+        return NULL;
+    plain.compression = FC_COMPRESSION_NONE;
+    if (fc_reader_init_pull(r, fc_ahead_pull, a, &plain, NULL) != FC_OK) {
+        fc_ahead_stop(a);
+        return NULL;
+    }
+    return a;
+}
+
 static void read_split(fc_pool *p, worker *w, task *t)
 {
     const pool_file *f = &p->files[t->s.file];
@@ -191,9 +216,13 @@ static void read_split(fc_pool *p, worker *w, task *t)
     fc_reader_options o = reader_opts(p, w, f->compression);
     fc_reader r;
     fc_record rec;
-    fc_status s;
+    fc_status s = FC_OK;
     uint64_t released; /* the split's pages read past, given back (fc_input_map_release) */
-    s = fc_reader_init_mem(&r, f->map.data, f->map.size, &o, &t->s.err);
+    uint64_t replay = 0; /* records given before a fallback, read past again */
+    fc_ahead *ahead = ahead_start(p, f, t, &o, &r);
+    t->s.inflated_ahead = ahead != NULL;
+    if (ahead == NULL)
+        s = fc_reader_init_mem(&r, f->map.data, f->map.size, &o, &t->s.err);
     if (s == FC_OK && f->compression == FC_COMPRESSION_NONE) {
         s = fc_reader_set_limit(&r, t->s.end);
         if (s == FC_OK)
@@ -210,9 +239,13 @@ static void read_split(fc_pool *p, worker *w, task *t)
         members_note(f, &t->s.err);
         return;
     }
-    released = fc_reader_raw_offset(&r);
+    released = ahead != NULL ? 0 : fc_reader_raw_offset(&r);
     for (;;) {
         s = fc_reader_next(&r, &rec);
+        if (s == FC_OK && replay > 0) {
+            replay--;
+            continue;
+        }
         if (s == FC_OK) {
             if (rec.length > max_record) {
                 fc_msg m = fc_error_begin(&t->s.err, FC_ERR_TOO_LARGE, rec.index, rec.offset);
@@ -232,7 +265,7 @@ static void read_split(fc_pool *p, worker *w, task *t)
                 s = FC_ERR_IO;
                 break;
             }
-            if (!f->borrowed) /* (the caller's memory is the caller's) */
+            if (!f->borrowed && ahead == NULL) /* (the caller's memory is the caller's) */
                 fc_input_map_release(&f->map, &released, fc_reader_raw_offset(&r));
             t->s.records++;
             s = p->work.record(p->work.ctx, w->state, &t->s, &rec, &t->s.err);
@@ -254,6 +287,22 @@ static void read_split(fc_pool *p, worker *w, task *t)
                 free(bigger);
             }
         }
+        if (ahead != NULL && !(s == FC_END && fc_ahead_ended(ahead))) {
+            /* the thread stopped short, or the records ended otherwise
+             * than as they should: the file read again on this thread
+             * from its first byte, past the records given, so that what
+             * follows (the error included) is the one-thread read's */
+            fc_ahead_stop(ahead);
+            ahead = NULL;
+            t->s.inflated_ahead = 2;
+            replay = t->s.records;
+            o = reader_opts(p, w, f->compression); /* (its buffer may have grown) */
+            s = fc_reader_init_mem(&r, f->map.data, f->map.size, &o, &t->s.err);
+            if (s != FC_OK)
+                break;
+            released = fc_reader_raw_offset(&r);
+            continue;
+        }
         if (file_changed(f, &t->s.err, 1)) {
             s = FC_ERR_IO; /* what the read made of the zeros is not the file's */
             break;
@@ -274,7 +323,9 @@ static void read_split(fc_pool *p, worker *w, task *t)
      * else each split would leave its last tens of MB resident, and a file
      * read in splits the whole file */
     if (!f->borrowed)
-        fc_input_map_release_range(&f->map, released, fc_reader_raw_offset(&r));
+        fc_input_map_release_range(&f->map, released,
+                                   ahead != NULL ? f->map.size : fc_reader_raw_offset(&r));
+    fc_ahead_stop(ahead);
 }
 
 static void *worker_main(void *arg)
@@ -537,6 +588,7 @@ static fc_status pool_open(fc_pool **pool, const char *const *paths, const void 
         goto no_memory;
     for (k = 0; k < n; k++)
         p->ntasks += plan_file(p, k, p->tasks + p->ntasks);
+    p->inflate_ahead = p->nworkers >= 2 && p->ntasks < p->nworkers;
     for (i = 0; i < p->nworkers; i++) {
         if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0) {
             fc_pool_close(p);

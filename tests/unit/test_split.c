@@ -927,6 +927,11 @@ static void write_path(const char *path, const unsigned char *p, size_t n)
     CHECK(f != NULL && fwrite(p, 1, n, f) == n && fclose(f) == 0);
 }
 
+/* Splits the pools read from a whole GZIP or ZLIB file inflated on a
+ * thread of their own (fc_pool_split.inflated_ahead 1), and of those, the
+ * ones that read it again on the worker's thread (2). */
+static unsigned pool_ahead, pool_ahead_fell_back;
+
 /* The pool over files, every way: its splits, put back in file order,
  * hold each file's sequential records and end with its ending. */
 static void check_pool(const char *const *paths, size_t n, fc_crc_policy policy, const char *what)
@@ -979,6 +984,8 @@ static void check_pool(const char *const *paths, size_t n, fc_crc_policy policy,
             got = (fc_pool_split **)calloc(nsplits + 1, sizeof *got);
             while (fc_pool_next(pool, &sp) == FC_OK) {
                 size_t at = 0;
+                pool_ahead += sp->inflated_ahead != 0;
+                pool_ahead_fell_back += sp->inflated_ahead == 2;
                 /* its place among the splits: file, then split */
                 for (i = 0; i < handed; i++)
                     if (got[i]->file < sp->file ||
@@ -1800,6 +1807,11 @@ static void test_inflate_ahead(void)
             snprintf(path, sizeof path, "%s/%s", corpus, de->d_name);
             for (j = 0; j < 3; j++)
                 same_ahead(path, de->d_name, sizes[j], &fell_back);
+            {
+                const char *one[1];
+                one[0] = path;
+                check_pool(one, 1, FC_CRC_VERIFY, de->d_name);
+            }
             files++;
         }
         closedir(d);
@@ -1848,6 +1860,11 @@ static void test_inflate_ahead(void)
                      damage[k].what);
             for (j = 0; j < 3; j++)
                 same_ahead(tmp, what, sizes[j], &fell_back);
+            {
+                const char *one[1];
+                one[0] = tmp;
+                check_pool(one, 1, FC_CRC_VERIFY, what);
+            }
             cases++;
         }
         free(copy);
@@ -1859,10 +1876,16 @@ static void test_inflate_ahead(void)
     CHECK_MSG(fell_back >= 3 * (cases - 2), "only %u reads read again on one thread", fell_back);
     CHECK_MSG(ahead_late >= 3 * (cases - 4), "only %u reads fell back after records were given",
               ahead_late);
+    /* the pools of 2 and 3 threads (4 split sizes each) over one file */
+    CHECK_MSG(pool_ahead == 8 * (files + cases), "pools inflated ahead %u times, not %u",
+              pool_ahead, 8 * (files + cases));
+    CHECK_MSG(pool_ahead_fell_back >= 8 * (cases - 2), "only %u pool reads fell back",
+              pool_ahead_fell_back);
     printf("test_split: inflate ahead = one thread over %u corpus GZIP files and %u synthetic "
            "(whole and damaged), next and gathers of 256 and 4096 (%u reads fell back, %u "
-           "after giving records)\n",
-           files, cases, fell_back, ahead_late);
+           "after giving records); pools of 1-3 threads the same (%u splits inflated ahead, "
+           "%u read again)\n",
+           files, cases, fell_back, ahead_late, pool_ahead, pool_ahead_fell_back);
 }
 
 int main(int argc, char **argv)
