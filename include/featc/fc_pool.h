@@ -83,6 +83,13 @@ typedef struct fc_pool_options {
     fc_compression compression; /* as fc_input (AUTO detects) */
     fc_crc_policy crc_policy;
     size_t max_record_size;     /* 0: 1 GiB */
+    int inflate_ahead;          /* 1: when there are fewer splits than threads, a whole
+                                   GZIP or ZLIB file (no member list) is inflated on a
+                                   thread of its own while its worker frames and runs
+                                   work->record (ISA-L builds; the same records and
+                                   errors).  It pays when work->record costs about
+                                   what the inflate does (a parse); for a count it
+                                   costs (docs/runtime.md) */
 } fc_pool_options;
 
 /* Maps the files, plans the splits, starts the threads.  FC_OK, or the

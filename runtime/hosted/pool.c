@@ -75,8 +75,8 @@ struct fc_pool {
     size_t cursor;     /* ordered: the next split to hand out */
     size_t handed;     /* splits handed out */
     size_t ahead;      /* splits a worker may take beyond the cursor */
-    int inflate_ahead; /* fewer splits than threads: a whole GZIP or ZLIB file is
-                          inflated on a thread of its own (fc_ahead) */
+    int inflate_ahead; /* opt's, and fewer splits than threads: a whole GZIP or ZLIB
+                          file is inflated on a thread of its own (fc_ahead) */
     int stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -189,9 +189,9 @@ static void members_note(const pool_file *f, fc_error *err)
 
 /* Step 2, and whole compressed files and member splits: the records. */
 /* Starts reading a whole GZIP or ZLIB file from the bytes a thread
- * inflates ahead, when the pool has a core to spare for it (fewer splits
- * than threads) and no member list splits the file: NULL when not (the
- * split is read on this thread, as every other one). */
+ * inflates ahead, when the caller asked for it and the pool has a core to
+ * spare (fewer splits than threads) and no member list splits the file:
+ * NULL when not (the split is read on this thread, as every other one). */
 static fc_ahead *ahead_start(const fc_pool *p, const pool_file *f, const task *t,
                              const fc_reader_options *o, fc_reader *r)
 {
@@ -588,7 +588,7 @@ static fc_status pool_open(fc_pool **pool, const char *const *paths, const void 
         goto no_memory;
     for (k = 0; k < n; k++)
         p->ntasks += plan_file(p, k, p->tasks + p->ntasks);
-    p->inflate_ahead = p->nworkers >= 2 && p->ntasks < p->nworkers;
+    p->inflate_ahead = opt->inflate_ahead && p->nworkers >= 2 && p->ntasks < p->nworkers;
     for (i = 0; i < p->nworkers; i++) {
         if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0) {
             fc_pool_close(p);

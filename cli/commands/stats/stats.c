@@ -261,6 +261,7 @@ static int run_pool(const stats_opts *o, st_stats *s, st_file *files, progress *
     po.compression = o->read.compression;
     po.crc_policy = o->read.crc_policy;
     po.max_record_size = o->read.max_record_size;
+    po.inflate_ahead = 1; /* each record parsed: a one-file GZIP read gains a core */
     ctx.o = o;
     w.ctx = &ctx;
     w.state_size = sizeof(st_reader);
