@@ -23,6 +23,10 @@ its memory (CREATE TABLE AS SELECT * FROM read_parquet, its default
 threads), in turns as above.  Ends with lines for scripts:
     parquet NAME jobs=J featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
     parquet-in NAME featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
+    parquet-in-jobs NAME groups=G j2=SECONDS j1=SECONDS ratio=MEDIAN MIN MAX
+(the last over featc's own file cut into at least 12 row groups, -j 2 against
+-j 1 in turns, since DuckDB's file of these corpora has too few groups for
+convert -j to use threads).
 """
 import os
 import subprocess
@@ -44,7 +48,7 @@ def main():
               % NODE_MODULES)
         return
     env = dict(os.environ, NODE_PATH=NODE_MODULES)
-    lines, ins = [], []
+    lines, ins, jobs_in = [], [], []
     print()
     print("Parquet (ZSTD): featc convert TFRecords -> Parquet against DuckDB writing the same"
           " table from memory; ratio featc/DuckDB, paired, median (min-max) of %d rounds"
@@ -93,11 +97,32 @@ def main():
         duck.stdin.write("quit\n")
         duck.stdin.flush()
         duck.wait()
+        # from Parquet on threads: featc's file cut into at least 12 row groups
+        # (convert -j takes one thread per 4 groups, none under 8), -j 2 / -j 1
+        rows = int(subprocess.run([os.path.join(build, "featc"), "count", src], check=True,
+                                  capture_output=True, text=True).stdout.split()[0])
+        groups = os.path.join(data, name + ".groups.parquet")
+        subprocess.run(conv[:-3] + [groups, "--codec", "zstd", "--row-group-size",
+                                    str(max(1, rows // 12))], check=True)
+        many = [os.path.join(build, "featc"), "convert", "-q", groups, "--spec",
+                os.path.join(REPO, spec), "-o", os.path.join(data, name + ".back.tfrecord")]
+        r, ta, tb = paired(lambda: subprocess.run(many + ["-j", "2"], check=True),
+                           lambda: subprocess.run(many + ["-j", "1"], check=True), 2 * reps + 1)
+        ngroups = -(-rows // max(1, rows // 12))
+        jobs_in.append("  %-10s %6d %12.3f %12.3f   %s" % (name, ngroups, ta, tb, quote(r)))
+        lines.append("parquet-in-jobs %s groups=%d j2=%.4f j1=%.4f ratio=%.3f %.3f %.3f"
+                     % ((name, ngroups, ta, tb) + r))
     print()
     print("Parquet in: featc convert IN.parquet -> TFRecords against DuckDB reading the same "
           "file (DuckDB's, ZSTD) into memory; ratio featc/DuckDB, paired")
     print("  %-10s %12s %12s   %s" % ("corpus", "featc s", "DuckDB s", "featc/DuckDB"))
     for line in ins:
+        print(line)
+    print()
+    print("Parquet in on threads: featc convert IN.parquet -j 2 against -j 1, featc's file "
+          "(ZSTD) in row groups of a twelfth of the rows; ratio -j 2/-j 1, paired")
+    print("  %-10s %6s %12s %12s   %s" % ("corpus", "groups", "-j 2 s", "-j 1 s", "-j2/-j1"))
+    for line in jobs_in:
         print(line)
     for line in lines:
         print(line)
