@@ -187,7 +187,6 @@ static void members_note(const pool_file *f, fc_error *err)
     fc_msg_str(&m, ": is it this file's? featc index --check)");
 }
 
-/* Step 2, and whole compressed files and member splits: the records. */
 /* Starts reading a whole GZIP or ZLIB file from the bytes a thread
  * inflates ahead, when the caller asked for it and the pool has a core to
  * spare (fewer splits than threads) and no member list splits the file:
@@ -209,6 +208,7 @@ static fc_ahead *ahead_start(const fc_pool *p, const pool_file *f, const task *t
     return a;
 }
 
+/* Step 2, and whole compressed files and member splits: the records. */
 static void read_split(fc_pool *p, worker *w, task *t)
 {
     const pool_file *f = &p->files[t->s.file];
