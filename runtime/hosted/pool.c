@@ -196,10 +196,9 @@ static fc_ahead *ahead_start(const fc_pool *p, const pool_file *f, const task *t
 {
     fc_reader_options plain = *o;
     fc_ahead *a;
-    if (!p->inflate_ahead || f->members != NULL || t->s.splits != 1 || f->map.size == 0 ||
-        (f->compression != FC_COMPRESSION_GZIP && f->compression != FC_COMPRESSION_ZLIB) ||
+    if (!p->inflate_ahead || f->members != NULL || t->s.splits != 1 ||
         (a = fc_ahead_start_mem(f->map.data, f->map.size, f->compression)) == NULL)
-        return NULL;
+        return NULL; /* (NULL too for a file neither GZIP nor ZLIB) */
     plain.compression = FC_COMPRESSION_NONE;
     if (fc_reader_init_pull(r, fc_ahead_pull, a, &plain, NULL) != FC_OK) {
         fc_ahead_stop(a);

@@ -101,14 +101,15 @@ def main():
         # (convert -j takes one thread per 4 groups, none under 8), -j 2 / -j 1
         rows = int(subprocess.run([os.path.join(build, "featc"), "count", src], check=True,
                                   capture_output=True, text=True).stdout.split()[0])
+        per = max(1, rows // 12)
         groups = os.path.join(data, name + ".groups.parquet")
-        subprocess.run(conv[:-3] + [groups, "--codec", "zstd", "--row-group-size",
-                                    str(max(1, rows // 12))], check=True)
+        subprocess.run(conv[:-3] + [groups, "--codec", "zstd", "--row-group-size", str(per)],
+                       check=True)
         many = [os.path.join(build, "featc"), "convert", "-q", groups, "--spec",
                 os.path.join(REPO, spec), "-o", os.path.join(data, name + ".back.tfrecord")]
         r, ta, tb = paired(lambda: subprocess.run(many + ["-j", "2"], check=True),
                            lambda: subprocess.run(many + ["-j", "1"], check=True), 2 * reps + 1)
-        ngroups = -(-rows // max(1, rows // 12))
+        ngroups = -(-rows // per)
         jobs_in.append("  %-10s %6d %12.3f %12.3f   %s" % (name, ngroups, ta, tb, quote(r)))
         lines.append("parquet-in-jobs %s groups=%d j2=%.4f j1=%.4f ratio=%.3f %.3f %.3f"
                      % ((name, ngroups, ta, tb) + r))
