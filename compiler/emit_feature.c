@@ -123,6 +123,18 @@ const char *fcc_c_elem_type(fc_type t)
     return t == FC_TYPE_BYTES ? "fc_bytes" : t == FC_TYPE_FLOAT ? "float" : "int64_t";
 }
 
+/* ", as uint8[28,28]" when f has `as`. */
+static void describe_as(sbuf *b, const schema_feature *f)
+{
+    unsigned i;
+    if (f->as == FC_AS_NONE)
+        return;
+    fcc_sb_printf(b, ", as %s", fc_as_name(f->as));
+    for (i = 0; i < f->as_rank; i++)
+        fcc_sb_printf(b, "%s%zu", i > 0 ? "," : "[", f->as_dims[i]);
+    fcc_sb_str(b, f->as_rank > 0 ? "]" : "");
+}
+
 /* "shape [2,3]", "VarLen, at most 64 values", ... for comments. */
 void fcc_describe(sbuf *b, const schema_feature *f)
 {
@@ -178,12 +190,7 @@ void fcc_describe(sbuf *b, const schema_feature *f)
     if (f->hash_buckets > 0)
         fcc_sb_printf(b, ", %zu hash buckets%s", f->hash_buckets,
                       f->hot == 1 ? ", one-hot" : f->hot == 2 ? ", multi-hot" : "");
-    if (f->as != FC_AS_NONE) {
-        fcc_sb_printf(b, ", as %s", fc_as_name(f->as));
-        for (i = 0; i < f->as_rank; i++)
-            fcc_sb_printf(b, "%s%zu", i > 0 ? "," : "[", f->as_dims[i]);
-        fcc_sb_str(b, f->as_rank > 0 ? "]" : "");
-    }
+    describe_as(b, f);
 }
 
 /* "key": float, FixedLenSequence [2,2] per frame, ... for comments. */
@@ -212,6 +219,7 @@ void fcc_describe_list(sbuf *b, const schema_feature *f)
         fcc_sb_str(b, ", uniform");
     if (f->hash_buckets > 0)
         fcc_sb_printf(b, ", %zu hash buckets", f->hash_buckets);
+    describe_as(b, f);
 }
 
 /* ------------------------------------------------------------ text buffers */
@@ -463,7 +471,7 @@ void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
                       m, m);
         return;
     }
-    if (!list && f->as != FC_AS_NONE) /* the column holds the typed values */
+    if (f->as != FC_AS_NONE) /* the column holds the typed values */
         t = fcc_as_c_type(f->as);
     if (!list && f->kind == FC_KIND_FIXED) {
         fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_SIZE * %s%ssizeof(%s))", m,
@@ -481,8 +489,8 @@ void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
     } else if (f->kind == FC_KIND_FIXED) {
         fcc_sb_printf(b,
                       " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_SIZE * "
-                      "sizeof(%s))",
-                      m, m, t);
+                      "%s%ssizeof(%s))",
+                      m, m, f->as_rank > 0 ? m : "", f->as_rank > 0 ? "_AS_SIZE * " : "", t);
     } else {
         fcc_sb_printf(b,
                       " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_FRAMES_MAX * %s_MAX * "
@@ -592,7 +600,10 @@ void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature
         fcc_sb_printf(b, "}, %zu\n};\n", f->as_elems);
     }
     fcc_sb_str(b, "\n/* ");
-    fcc_describe(b, f);
+    if (f->list)
+        fcc_describe_list(b, f);
+    else
+        fcc_describe(b, f);
     fcc_sb_printf(b, "\n * (rows: hash_buckets, hot, bucket_offset, hot_offset; indices_offset,\n"
                      " * sparse_fields, already_sorted, hidden; parts, nparts, split64, as) */\n"
                      "static const fc_field_extra %s_extra_%s = {\n    ",

@@ -668,7 +668,8 @@ static int check_feature_key(diag *d, const schema_message *m, schema_feature *g
 
 /* `as TYPE [dims]`: an int64 narrowed, a float as float16, a scalar bytes
  * value decoded as decode_raw into a fixed shape (FixedLen and VarLen
- * features of an example or a context). */
+ * features of an example or a context, and feature lists of them: each
+ * frame converted as one such feature). */
 static int check_as(diag *d, const schema_message *m, schema_feature *f, const ast_feature *a,
                     role r)
 {
@@ -690,26 +691,25 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                        a->as_type);
         return 0;
     }
-    if (r == ROLE_LIST || a->sparse || a->ragged ||
-        (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN)) {
+    if (a->sparse || a->ragged || (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN)) {
         fcc_diag_error(d, a->as_loc,
-                       "'as %s' applies to FixedLen and VarLen features of an example or a "
-                       "context; '%s' is %s",
+                       "'as %s' applies to FixedLen and VarLen features and feature lists; "
+                       "'%s' is %s",
                        a->as_type, f->cname,
-                       r == ROLE_LIST ? "a feature list"
-                       : a->sparse    ? "a SparseFeature"
-                       : a->ragged    ? "a RaggedFeature"
-                                      : "a sequence of rows ('[?, ...]')");
+                       a->sparse   ? "a SparseFeature"
+                       : a->ragged ? "a RaggedFeature"
+                                   : "a sequence of rows ('[?, ...]')");
         return 0;
     }
-    if (r == ROLE_CONTEXT) {
+    if (r != ROLE_EXAMPLE) {
         const ast_block *bk;
         for (bk = m->ast->blocks; bk != NULL; bk = bk->next)
             if (bk->kind == AB_SEGMENTS) {
                 fcc_diag_error(d, a->as_loc,
-                               "'as %s' on context feature '%s': the segment batcher gives the "
-                               "record's values (its 'segments' block takes no typed tensors)",
-                               a->as_type, f->cname);
+                               "'as %s' on %s '%s': the segment batcher gives the record's "
+                               "values (its 'segments' block takes no typed tensors)",
+                               a->as_type, r == ROLE_LIST ? "feature list" : "context feature",
+                               f->cname);
                 return 0;
             }
     }
@@ -729,8 +729,9 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
         if (f->kind != FC_KIND_FIXED || f->rank != 0) {
             fcc_diag_error(d, a->as_loc,
                            "'as %s[...]' decodes one bytes value (tf.io.decode_raw); '%s' must "
-                           "be a FixedLen scalar ('bytes', no shape)",
-                           a->as_type, f->cname);
+                           "be a FixedLen scalar ('bytes', no shape)%s",
+                           a->as_type, f->cname,
+                           r == ROLE_LIST ? ", one value per frame" : "");
             return 0;
         }
         if (a->as_dims == NULL) {
@@ -901,7 +902,7 @@ static uint64_t feature_storage(const schema_feature *f, role r)
     }
     if (f->as != FC_AS_NONE) /* the typed values, beside the record's */
         bytes += (f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems) *
-                 f->as_elems * fc_as_size(f->as);
+                 f->as_elems * fc_as_size(f->as) * (r == ROLE_LIST ? f->max_frames : 1u);
     if (f->hash_buckets > 0 && r != ROLE_LIST) {
         uint64_t ids = f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems;
         bytes += ids * 8u;

@@ -95,6 +95,13 @@ int fc_seq_parse(const fc_seq_desc *sd, void *out, const void *data, size_t len,
  * generated fast paths too. */
 int fc_seq_finish(const fc_seq_desc *sd, void *out, fc_error *err);
 
+/* Converts, frame by frame, the values of every list with `as` (its
+ * extra->as) in the struct at msg into its typed member, as
+ * fc_ex_as_fields does a feature's; an error names the list and the frame
+ * ("Feature list: K, Index: 3.  Value 300 at index 1 is out of the range
+ * of uint8 (0 to 255)").  fc_seq_finish calls it. */
+int fc_seq_as_lists(const fc_list_desc *lists, size_t n, void *msg, fc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -367,7 +367,7 @@ static int put_lists(const batch_out *bo, PyObject *d, PyObject *lengths, const 
         if (l->extra != NULL && l->extra->hidden)
             continue;
         if (l->kind == FC_KIND_FIXED) {
-            v = dense_obj(bo, i, col_dt(l->type, NULL));
+            v = dense_obj(bo, i, col_dt(l->type, l->extra));
             if (!bo->single &&
                 put(lengths, l->key, l->key_len, NULL,
                     i64_obj(bo, c->lengths, (size_t)c->shape[0])) != 0) {
@@ -375,9 +375,9 @@ static int put_lists(const batch_out *bo, PyObject *d, PyObject *lengths, const 
                 return -1;
             }
         } else if (l->kind == FC_KIND_VARLEN && !bo->ragged && !bo->single) {
-            v = sparse_obj(bo, i, col_dt(l->type, NULL), 3);
+            v = sparse_obj(bo, i, col_dt(l->type, l->extra), 3);
         } else {
-            v = ragged_col(bo, i, col_dt(l->type, NULL), l->kind == FC_KIND_RAGGED ? l->extra : NULL, 1);
+            v = ragged_col(bo, i, col_dt(l->type, l->extra), l->kind == FC_KIND_RAGGED ? l->extra : NULL, 1);
         }
         if (put(d, l->key, l->key_len, NULL, v) != 0 ||
             put_hashed(bo, d, l->key, l->key_len, i, l->extra, l->kind == FC_KIND_FIXED) != 0)
@@ -441,8 +441,10 @@ static int col_bytes(const fcpy_message *m, size_t i)
         f = &m->md->fields[i];
     else if (i < m->sd->ncontext)
         f = &m->sd->context[i];
-    else
-        return m->sd->lists[i - m->sd->ncontext].type == FC_TYPE_BYTES;
+    else {
+        const fc_list_desc *l = &m->sd->lists[i - m->sd->ncontext];
+        return l->type == FC_TYPE_BYTES && (l->extra == NULL || l->extra->as == NULL);
+    }
     return f->type == FC_TYPE_BYTES && f->extra->as == NULL;
 }
 

@@ -181,17 +181,17 @@ static int parts_of(const fcpy_message *m, PyObject *item, PyObject **ctx, PyObj
     return 0;
 }
 
-/* Whether v, the value of a field whose bytes are decoded with `as
- * T[dims]`, comes as read()'s tensor (numbers of the tensor's rank) rather
- * than as bytes (bytes, a featc Bytes, a list or array of bytes: as bytes,
- * never through a NumPy 'S' array, which drops trailing NUL bytes). */
-static int given_tensor(const fc_field_desc *f, PyObject *dict)
+/* Whether v, the value of a field or list whose bytes are decoded with `as
+ * T[dims]` (as), comes as read()'s tensor (numbers of the tensor's rank)
+ * rather than as bytes (bytes, a featc Bytes, a list or array of bytes: as
+ * bytes, never through a NumPy 'S' array, which drops trailing NUL bytes). */
+static int given_tensor(const char *key, size_t key_len, const fc_field_as *as, PyObject *dict)
 {
     PyObject *name, *v, *first = NULL;
     int tensor;
-    if (f->extra->as == NULL || f->extra->as->rank == 0)
+    if (as == NULL || as->rank == 0)
         return 0;
-    name = fcpy_key_str(f->key, f->key_len);
+    name = fcpy_key_str(key, key_len);
     v = name != NULL ? PyDict_GetItemWithError(dict, name) : NULL;
     Py_XDECREF(name);
     if (v == NULL)
@@ -213,12 +213,13 @@ static int given_tensor(const fc_field_desc *f, PyObject *dict)
  * given_tensor). */
 static fc_type given_type(const fc_field_desc *f, PyObject *dict)
 {
-    return given_tensor(f, dict) ? FC_TYPE_INT64 : f->type;
+    return given_tensor(f->key, f->key_len, f->extra->as, dict) ? FC_TYPE_INT64 : f->type;
 }
 
 static Py_ssize_t given_rank(const fc_field_desc *f, PyObject *dict)
 {
-    return given_tensor(f, dict) ? (Py_ssize_t)f->extra->as->rank : (Py_ssize_t)f->rank;
+    return given_tensor(f->key, f->key_len, f->extra->as, dict) ? (Py_ssize_t)f->extra->as->rank
+                                                                 : (Py_ssize_t)f->rank;
 }
 
 int fcpy_record_form(const fcpy_message *m, PyObject *item)
@@ -249,9 +250,11 @@ int fcpy_record_form(const fcpy_message *m, PyObject *item)
         fc_kind k = l->kind == FC_KIND_FIXED    ? FC_KIND_FIXED
                     : l->kind == FC_KIND_VARLEN ? FC_KIND_VARLEN
                                                 : FC_KIND_RAGGED;
+        const fc_field_as *as = l->extra != NULL ? l->extra->as : NULL;
+        int tensor = given_tensor(l->key, l->key_len, as, lists); /* decode_raw's frames */
         if ((l->extra == NULL || !l->extra->hidden) &&
-            agree(lists, l->key, l->key_len, k, l->type, (Py_ssize_t)l->rank + 1, parts + 1,
-                  &form, &who) != 0)
+            agree(lists, l->key, l->key_len, k, tensor ? FC_TYPE_INT64 : l->type,
+                  (Py_ssize_t)(tensor ? as->rank : l->rank) + 1, parts + 1, &form, &who) != 0)
             return -1;
     }
     return form == FORM_RECORD ? FCPY_RECORD : form == FORM_BATCH ? FCPY_BATCH : FCPY_EITHER;
@@ -505,9 +508,12 @@ PyObject *fcpy_record_batch(const fcpy_message *m, PyObject *item)
         goto fail;
     for (i = 0; i < m->sd->nlists; i++) {
         const fc_list_desc *l = &m->sd->lists[i];
+        const fc_field_as *as = l->extra != NULL ? l->extra->as : NULL;
+        int tensor = given_tensor(l->key, l->key_len, as, lists);
         if ((l->extra == NULL || !l->extra->hidden) &&
-            convert(lists, olists, lengths, l->key, l->key_len, l->kind, l->type,
-                    (Py_ssize_t)l->rank, 1) != 0)
+            convert(lists, olists, lengths, l->key, l->key_len, l->kind,
+                    tensor ? FC_TYPE_INT64 : l->type, (Py_ssize_t)(tensor ? as->rank : l->rank),
+                    1) != 0)
             goto fail;
     }
     return Py_BuildValue("(NNN)", octx, olists, lengths);

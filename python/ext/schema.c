@@ -112,16 +112,25 @@ static PyObject *lists_schema(const fc_seq_desc *sd)
     size_t j;
     for (j = 0; out != NULL && j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
+        const fc_field_as *as = l->extra != NULL ? l->extra->as : NULL;
         PyObject *d, *k;
         int bad;
         if (l->extra != NULL && l->extra->hidden)
             continue;
         d = PyDict_New();
         k = fcpy_key_str(l->key, l->key_len);
+        /* with `as`, as for a feature: dtype the tensor's, record_dtype
+         * (and for decode_raw record_frame_shape) what the record holds */
         bad = d == NULL || k == NULL || setv(d, "kind", PyUnicode_FromString(kind_word(l->kind))) ||
-              setv(d, "dtype", PyUnicode_FromString(type_word(l->type))) ||
+              setv(d, "dtype", PyUnicode_FromString(as != NULL ? fc_as_name(as->type)
+                                                               : type_word(l->type))) ||
               setv(d, "max_frames", PyLong_FromSize_t(l->max_frames));
-        if (!bad && l->kind == FC_KIND_FIXED)
+        if (!bad && as != NULL)
+            bad = setv(d, "record_dtype", PyUnicode_FromString(type_word(l->type)));
+        if (!bad && as != NULL && as->rank > 0)
+            bad = setv(d, "frame_shape", dims_tuple(as->dims, as->rank)) ||
+                  setv(d, "record_frame_shape", dims_tuple(l->dims, l->rank));
+        else if (!bad && l->kind == FC_KIND_FIXED)
             bad = setv(d, "frame_shape", dims_tuple(l->dims, l->rank));
         else if (!bad)
             bad = setv(d, "max", PyLong_FromSize_t(l->max));

@@ -857,7 +857,8 @@ static int get_columns(keeper *k, const fcpy_message *m, PyObject *batch, wcol *
             memset(c, 0, sizeof *c);
             continue;
         }
-        if (get_column(k, lists, l->key, l->key_len, l->type, NULL, c) != 0)
+        if (get_column(k, lists, l->key, l->key_len, l->type, l->extra != NULL ? l->extra->as : NULL,
+                       c) != 0)
             return -1;
         if (c->form == W_NONE && l->kind == FC_KIND_FIXED && !l->allow_missing) {
             PyErr_Format(PyExc_ValueError, "the batch lacks the feature list %s, which the "

@@ -118,6 +118,16 @@ static void spec_of_list(const fc_list_desc *l, col_spec *s)
         s->buckets = l->extra->hash_buckets; /* VarLen lists: ids per value */
         s->bucket_offset = l->extra->bucket_offset;
     }
+    if (l->extra != NULL && l->extra->as != NULL) { /* typed values, frame after frame */
+        const fc_field_as *as = l->extra->as;
+        s->ts = fc_as_size(as->type);
+        s->value_offset = as->offset;
+        if (as->rank > 0) { /* decode_raw of each frame's one bytes value */
+            s->rank = as->rank;
+            s->dims = as->dims;
+            s->elems = as->elems;
+        }
+    }
     if (l->kind == FC_KIND_RAGGED) {
         s->parts = l->extra->parts;
         s->nparts = l->extra->nparts;

@@ -13,18 +13,34 @@
  *                            reshaped to dims: TensorFlow's two texts when
  *                            the length does not fit
  *
+ * A feature list's values are converted frame by frame (fc_seq_as_lists).
  * Nothing here allocates; the record's values stay in the struct as parsed.
  */
 #include <string.h>
 
-#include <featc/fc_example.h>
+#include <featc/fc_sequence.h>
 
-/* "Key: K.  " or "Context feature: K.  ", as the parser's texts begin. */
-static fc_msg begin(const fc_field_desc *f, int context, fc_error *err)
+/* Whose values are converted: a feature (role 0), a context feature (1)
+ * or frame `frame` of a feature list (2), and its `as`. */
+typedef struct who {
+    const char *key;
+    size_t key_len;
+    int role;
+    size_t frame;
+    const fc_field_as *as;
+} who;
+
+/* "Key: K.  ", "Context feature: K.  " or "Feature list: K, Index: T.  ",
+ * as the parser's texts begin. */
+static fc_msg begin(const who *w, fc_error *err)
 {
     fc_msg m = fc_error_begin(err, FC_ERR_PARSE, FC_NO_INDEX, FC_NO_INDEX);
-    fc_msg_str(&m, context ? "Context feature: " : "Key: ");
-    fc_msg_mem(&m, f->key, f->key_len);
+    fc_msg_str(&m, w->role == 2 ? "Feature list: " : w->role == 1 ? "Context feature: " : "Key: ");
+    fc_msg_mem(&m, w->key, w->key_len);
+    if (w->role == 2) {
+        fc_msg_str(&m, ", Index: ");
+        fc_msg_u64(&m, w->frame);
+    }
     fc_msg_str(&m, ".  ");
     return m;
 }
@@ -72,10 +88,9 @@ uint16_t fc_as_half(float x, int *over)
     }
 }
 
-static int narrow(const fc_field_desc *f, const int64_t *v, size_t n, unsigned char *out,
-                  int context, fc_error *err)
+static int narrow(const who *w, const int64_t *v, size_t n, unsigned char *out, fc_error *err)
 {
-    int as = f->extra->as->type;
+    int as = w->as->type;
     int64_t lo = 0, hi = -1;
     (void)fc_as_range(as, &lo, &hi); /* the compiler gives int64 no other `as` */
     size_t k;
@@ -83,7 +98,7 @@ static int narrow(const fc_field_desc *f, const int64_t *v, size_t n, unsigned c
         int64_t x;
         memcpy(&x, v + k, sizeof x);
         if (x < lo || x > hi) {
-            fc_msg m = begin(f, context, err);
+            fc_msg m = begin(w, err);
             fc_msg_str(&m, "Value ");
             fc_msg_i64(&m, x);
             fc_msg_str(&m, " at index ");
@@ -124,8 +139,7 @@ static int narrow(const fc_field_desc *f, const int64_t *v, size_t n, unsigned c
     return FC_OK;
 }
 
-static int to_half(const fc_field_desc *f, const float *v, size_t n, unsigned char *out,
-                   int context, fc_error *err)
+static int to_half(const who *w, const float *v, size_t n, unsigned char *out, fc_error *err)
 {
     size_t k;
     for (k = 0; k < n; k++) {
@@ -135,7 +149,7 @@ static int to_half(const fc_field_desc *f, const float *v, size_t n, unsigned ch
         memcpy(&x, v + k, sizeof x);
         h = fc_as_half(x, &over);
         if (over) {
-            fc_msg m = begin(f, context, err);
+            fc_msg m = begin(w, err);
             fc_msg_str(&m, "Value at index ");
             fc_msg_u64(&m, k);
             fc_msg_str(&m, " is out of the range of float16 (its magnitude rounds past 65504)");
@@ -147,13 +161,12 @@ static int to_half(const fc_field_desc *f, const float *v, size_t n, unsigned ch
 }
 
 /* decode_raw of one value into its as_elems elements at out. */
-static int decode_raw(const fc_field_desc *f, const fc_bytes *v, unsigned char *out, int context,
-                      fc_error *err)
+static int decode_raw(const who *w, const fc_bytes *v, unsigned char *out, fc_error *err)
 {
-    const fc_field_as *x = f->extra->as;
+    const fc_field_as *x = w->as;
     size_t es = fc_as_size(x->type), k, j;
     if (v->size % es != 0 || v->size / es != x->elems) {
-        fc_msg m = begin(f, context, err);
+        fc_msg m = begin(w, err);
         if (v->size % es != 0) {
             fc_msg_str(&m, "Input to DecodeRaw has length ");
             fc_msg_u64(&m, v->size);
@@ -193,39 +206,71 @@ static int decode_raw(const fc_field_desc *f, const fc_bytes *v, unsigned char *
     return FC_OK;
 }
 
+/* Converts n values of type `type` at v into out. */
+static int convert(const who *w, fc_type type, const unsigned char *v, size_t n,
+                   unsigned char *out, fc_error *err)
+{
+    size_t k;
+    int rc = FC_OK;
+    if (type == FC_TYPE_INT64)
+        return narrow(w, (const int64_t *)(const void *)v, n, out, err);
+    if (type == FC_TYPE_FLOAT)
+        return to_half(w, (const float *)(const void *)v, n, out, err);
+    for (k = 0; k < n && rc == FC_OK; k++) {
+        fc_bytes b;
+        memcpy(&b, v + k * sizeof b, sizeof b);
+        rc = decode_raw(w, &b, out + k * w->as->elems * fc_as_size(w->as->type), err);
+    }
+    return rc;
+}
+
 int fc_ex_as_fields(const fc_field_desc *fields, size_t n, void *msg, int context,
                     fc_error *err)
 {
     unsigned char *m = (unsigned char *)msg;
-    size_t i, k;
+    size_t i;
     for (i = 0; i < n; i++) {
         const fc_field_desc *f = &fields[i];
-        const fc_field_as *x = f->extra->as;
-        unsigned char *out;
+        who w;
         size_t count;
-        int rc;
-        if (x == NULL)
+        if (f->extra->as == NULL)
             continue;
-        out = m + x->offset;
+        w.key = f->key, w.key_len = f->key_len, w.role = context ? 1 : 0, w.frame = 0;
+        w.as = f->extra->as;
         if (f->kind == FC_KIND_FIXED)
             count = f->elems;
         else
             memcpy(&count, m + f->count_offset, sizeof count);
-        if (f->type == FC_TYPE_INT64)
-            rc = narrow(f, (const int64_t *)(const void *)(m + f->value_offset), count, out,
-                        context, err);
-        else if (f->type == FC_TYPE_FLOAT)
-            rc = to_half(f, (const float *)(const void *)(m + f->value_offset), count, out,
-                         context, err);
-        else
-            for (rc = FC_OK, k = 0; k < count && rc == FC_OK; k++) {
-                fc_bytes v;
-                memcpy(&v, m + f->value_offset + k * sizeof v, sizeof v);
-                rc = decode_raw(f, &v, out + k * x->elems * fc_as_size(x->type),
-                                context, err);
-            }
-        if (rc != FC_OK)
-            return rc;
+        if (convert(&w, f->type, m + f->value_offset, count, m + w.as->offset, err) != FC_OK)
+            return FC_ERR_PARSE;
+    }
+    return FC_OK;
+}
+
+int fc_seq_as_lists(const fc_list_desc *lists, size_t n, void *msg, fc_error *err)
+{
+    unsigned char *m = (unsigned char *)msg;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const fc_list_desc *l = &lists[i];
+        size_t frames, t, stride;
+        who w;
+        if (l->extra == NULL || l->extra->as == NULL)
+            continue;
+        w.key = l->key, w.key_len = l->key_len, w.role = 2;
+        w.as = l->extra->as;
+        stride = l->kind == FC_KIND_FIXED ? l->elems : l->max; /* values per frame */
+        memcpy(&frames, m + l->frames_offset, sizeof frames);
+        for (t = 0; t < frames; t++) {
+            size_t count = l->elems;
+            if (l->kind != FC_KIND_FIXED)
+                memcpy(&count, m + l->count_offset + t * sizeof count, sizeof count);
+            w.frame = t;
+            if (convert(&w, l->type, m + l->value_offset + t * stride * fc_type_size(l->type),
+                        count, m + w.as->offset + t * stride * w.as->elems * fc_as_size(w.as->type),
+                        err) != FC_OK)
+                return FC_ERR_PARSE;
+        }
     }
     return FC_OK;
 }

@@ -229,6 +229,14 @@ static void kind_of_list(const fc_list_desc *l, col_kind *k)
         k->nparts = l->kind == FC_KIND_RAGGED ? l->extra->nparts : 0;
         k->buckets = l->extra->hash_buckets;
         k->hidden = l->extra->hidden != 0;
+        if (l->extra->as != NULL) { /* typed values, as a feature's */
+            k->as = l->extra->as->type;
+            if (l->extra->as->rank > 0) { /* decode_raw: each frame's tensor */
+                k->rank = l->extra->as->rank;
+                k->dims = l->extra->as->dims;
+                k->elems = l->extra->as->elems;
+            }
+        }
     }
 }
 

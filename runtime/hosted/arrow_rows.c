@@ -211,6 +211,14 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
                 continue;
             key = c->l->key;
             key_len = c->l->key_len;
+            if (c->l->extra != NULL && c->l->extra->as != NULL) { /* as a feature's, per frame */
+                const fc_field_as *x = c->l->extra->as;
+                r->typed = 1;
+                if (x->rank > 0) {
+                    c->raw_at = raw_bytes;
+                    raw_bytes += c->l->max_frames * x->elems * fc_as_size(x->type);
+                }
+            }
         }
         c->bit = i;
         /* the spec's columns are in the message's order, buckets after */
@@ -937,27 +945,25 @@ static int raw_value(const cursor *c, const struct ArrowArray *a, char f, int as
  * each of the spec's length, checked by descend_fixed) back into the bytes
  * decode_raw reads: T's values, little-endian, in the row's raw scratch,
  * the field a view of them. */
-static int raw_get(const cursor *c, fc_arrow_rows *r, const rcol *rc,
+static int raw_get(const cursor *c, const fc_field_as *x, char leaf, unsigned char *out,
                    const struct ArrowArray *a, const struct ArrowSchema *cs, int64_t i,
-                   void *msg)
+                   void *dst)
 {
-    const fc_field_as *x = rc->f->extra->as;
     size_t es = fc_as_size(x->type), k, q;
-    unsigned char *out = r->raw + rc->raw_at;
     fc_bytes v;
     int s;
     if ((s = descend_fixed(c, &a, &cs, &i, x->rank, x->dims)) != FC_OK)
         return s;
     for (k = 0; k < x->elems; k++) {
         uint64_t u = 0;
-        if ((s = raw_value(c, a, rc->leaf, x->type, i + (int64_t)k, &u)) != FC_OK)
+        if ((s = raw_value(c, a, leaf, x->type, i + (int64_t)k, &u)) != FC_OK)
             return s;
         for (q = 0; q < es; q++)
             out[k * es + q] = (unsigned char)(u >> (8 * q));
     }
     v.data = out;
     v.size = x->elems * es;
-    memcpy(at(msg, rc->f->value_offset), &v, sizeof v);
+    memcpy(dst, &v, sizeof v);
     return FC_OK;
 }
 
@@ -982,7 +988,8 @@ static int field_get(const cursor *c, fc_arrow_rows *ar, const rcol *rc,
             return FC_OK;
         }
         if (f->extra->as != NULL && f->extra->as->rank > 0)
-            return raw_get(c, ar, rc, a, as, i, msg);
+            return raw_get(c, f->extra->as, rc->leaf, ar->raw + rc->raw_at, a, as, i,
+                           at(msg, f->value_offset));
         if (f->rank > 0) {
             /* the column's own level is the first fixed level */
             if ((s = descend_fixed(c, &a, &as, &i, f->rank, f->dims)) != FC_OK)
@@ -1020,10 +1027,12 @@ static int field_get(const cursor *c, fc_arrow_rows *ar, const rcol *rc,
     return FC_OK;
 }
 
-static int list_get(const cursor *c, const rcol *rc, const struct ArrowSchema *cs,
-                    const struct ArrowArray *col, int64_t row, void *msg, int big, int big2)
+static int list_get(const cursor *c, fc_arrow_rows *ar, const rcol *rc,
+                    const struct ArrowSchema *cs, const struct ArrowArray *col, int64_t row,
+                    void *msg, int big, int big2)
 {
     const fc_list_desc *l = rc->l;
+    const fc_field_as *x = l->extra != NULL ? l->extra->as : NULL;
     size_t ts = fc_type_size(l->type);
     int64_t lo, hi, t;
     const struct ArrowArray *a;
@@ -1045,6 +1054,13 @@ static int list_get(const cursor *c, const rcol *rc, const struct ArrowSchema *c
             const struct ArrowArray *b = a;
             const struct ArrowSchema *bs = cs->children[0];
             int64_t j = lo + t;
+            if (x != NULL && x->rank > 0) { /* a frame's tensor: back into its bytes */
+                if ((s = raw_get(c, x, rc->leaf,
+                                 ar->raw + rc->raw_at + (size_t)t * x->elems * fc_as_size(x->type),
+                                 b, bs, j, at(msg, l->value_offset + (size_t)t * ts))) != FC_OK)
+                    return s;
+                continue;
+            }
             if ((s = descend_fixed(c, &b, &bs, &j, l->rank, l->dims)) != FC_OK ||
                 (s = copy_leaf(c, b, rc->leaf, l->type, j, (int64_t)l->elems,
                                at(msg, l->value_offset + (size_t)t * l->elems * ts))) != FC_OK)
@@ -1075,7 +1091,9 @@ static int typed_check(const fc_arrow_rows *r, int64_t row, void *msg, fc_error 
     char was[FC_ERROR_MSG_SIZE];
     fc_msg m;
     int s = r->md != NULL ? fc_ex_as_fields(r->md->fields, r->md->nfields, msg, 0, err)
-                          : fc_ex_as_fields(r->sd->context, r->sd->ncontext, msg, 1, err);
+            : fc_ex_as_fields(r->sd->context, r->sd->ncontext, msg, 1, err) != FC_OK
+                ? FC_ERR_PARSE
+                : fc_seq_as_lists(r->sd->lists, r->sd->nlists, msg, err);
     if (s == FC_OK)
         return FC_OK;
     memcpy(was, err->message, sizeof was);
@@ -1124,7 +1142,7 @@ int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
         else if (rc->f != NULL)
             s = field_get(&c, r, rc, cs, col, k, msg, big);
         else
-            s = list_get(&c, rc, cs, col, k, msg, big,
+            s = list_get(&c, r, rc, cs, col, k, msg, big,
                          cs->n_children > 0 && is_big(cs->children[0]));
         if (s != FC_OK)
             return s;

@@ -617,12 +617,16 @@ void fc_json_batch_feature_lists(FILE *f, const fc_seq_desc *sd, const fc_column
         first = 0;
         fc_json_string(f, l->key, l->key_len, 1);
         fputc(':', f);
-        if (l->kind == FC_KIND_RAGGED)
+        if (l->kind == FC_KIND_RAGGED) {
             json_batch_ragged(o, l->type, l->extra, 1, &cols[sd->ncontext + j]);
-        else if (l->kind == FC_KIND_VARLEN)
-            json_varlen(o, l->type, &cols[sd->ncontext + j], 3, ragged);
-        else
-            json_dense(o, l->type, &cols[sd->ncontext + j]);
+        } else {
+            json_out typed = *o; /* the column holds the `as` values, if any */
+            typed.as = l->extra != NULL && l->extra->as != NULL ? l->extra->as->type : 0;
+            if (l->kind == FC_KIND_VARLEN)
+                json_varlen(&typed, l->type, &cols[sd->ncontext + j], 3, ragged);
+            else
+                json_dense(&typed, l->type, &cols[sd->ncontext + j]);
+        }
     }
     fputc('}', f);
 }

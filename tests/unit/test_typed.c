@@ -3,7 +3,8 @@
  * float16 against a reference that shares nothing with the runtime's bit
  * arithmetic (the nearest of all 63,488 finite halves, ties to even), and
  * decode_raw's little-endian elements, lengths and TensorFlow's texts; in
- * the struct, in batches and in a SequenceExample's context. */
+ * the struct, in batches, in a SequenceExample's context and its feature
+ * lists. */
 /* test-specs: tests/specs/typed.feat */
 #include <math.h>
 #include <stdio.h>
@@ -355,6 +356,140 @@ static void test_context(void)
               "%s", err.message);
 }
 
+/* A SequenceExample's feature lists with `as`: each frame converted, an
+ * error naming the list and the frame; in the struct and in a batch. */
+static wbuf seq_with(const wbuf *lists)
+{
+    static const int64_t label = 1;
+    wbuf seq, ctx;
+    ctx.n = 0;
+    w_entry_int64(&ctx, "label", &label, 1);
+    seq.n = 0;
+    w_len(&seq, 0x0A, ctx.b, ctx.n);
+    w_len(&seq, 0x12, lists->b, lists->n);
+    return seq;
+}
+
+static void list_frames(wbuf *lists, const char *key, const wbuf *frames, size_t n)
+{
+    wbuf fl;
+    size_t t;
+    fl.n = 0;
+    for (t = 0; t < n; t++)
+        w_len(&fl, 0x0A, frames[t].b, frames[t].n);
+    w_entry(lists, key, &fl);
+}
+
+static void raw_frame(wbuf *f, const void *p, size_t n)
+{
+    wbuf list;
+    list.n = 0;
+    w_len(&list, 0x0A, p, n);
+    f->n = 0;
+    w_len(f, 0x0A, list.b, list.n);
+}
+
+static wbuf good_lists(int64_t id1)
+{
+    static const int64_t tok0[] = {-32768, 5}, tok2[] = {32767};
+    static const float emb0[] = {1.0f, -2.5f}, emb1[] = {65504.0f, 0.0f};
+    static const unsigned char pix0[4] = {1, 2, 3, 4}, pix1[4] = {250, 251, 252, 253};
+    static const unsigned char pcm0[4] = {0x01, 0x00, 0xff, 0xff};
+    int64_t ids[2];
+    wbuf lists, fr[3];
+    ids[0] = 3;
+    ids[1] = id1;
+    lists.n = 0;
+    fr[0].n = fr[1].n = fr[2].n = 0;
+    f_int64_packed(&fr[0], &ids[0], 1);
+    f_int64_packed(&fr[1], &ids[1], 1);
+    list_frames(&lists, "ids", fr, 2);
+    fr[0].n = fr[1].n = fr[2].n = 0;
+    f_int64_packed(&fr[0], tok0, 2);
+    f_int64_packed(&fr[1], tok0, 0);
+    f_int64_packed(&fr[2], tok2, 1);
+    list_frames(&lists, "tok", fr, 3);
+    fr[0].n = fr[1].n = 0;
+    f_float_packed(&fr[0], emb0, 2);
+    f_float_packed(&fr[1], emb1, 2);
+    list_frames(&lists, "emb", fr, 2);
+    raw_frame(&fr[0], pix0, 4);
+    raw_frame(&fr[1], pix1, 4);
+    list_frames(&lists, "pix", fr, 2);
+    raw_frame(&fr[0], pcm0, 4);
+    list_frames(&lists, "pcm", fr, 1);
+    return lists;
+}
+
+static void test_lists(void)
+{
+    static ty_s s;
+    static const unsigned char three[3] = {1, 2, 3};
+    wbuf lists = good_lists(255), seq = seq_with(&lists), fr[1];
+    CHECK_MSG(ty_s_parse(&s, seq.b, seq.n, &err) == FC_OK, "%s", err.message);
+    CHECK(s.ids_frames == 2 && s.ids_as[0] == 3 && s.ids_as[1] == 255);
+    CHECK(s.tok_frames == 3 && s.tok_count[1] == 0 && s.tok_as[0][0] == -32768 &&
+          s.tok_as[0][1] == 5 && s.tok_as[2][0] == 32767);
+    CHECK(s.emb_as[0][0] == 0x3c00 && s.emb_as[0][1] == 0xc100 && s.emb_as[1][0] == 0x7bff &&
+          s.emb_as[1][1] == 0);
+    CHECK(s.pix_frames == 2 && s.pix_as[0][0][0] == 1 && s.pix_as[0][1][1] == 4 &&
+          s.pix_as[1][1][0] == 252);
+    CHECK(s.pcm_as[0][0] == 1 && s.pcm_as[0][1] == -1);
+    /* out of range in frame 1 */
+    lists = good_lists(256);
+    seq = seq_with(&lists);
+    CHECK(ty_s_parse(&s, seq.b, seq.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Feature list: ids, Index: 1.  Value 256 at index 0 is out "
+                                  "of the range of uint8 (0 to 255)") == 0,
+              "%s", err.message);
+    /* decode_raw's two texts, per frame */
+    lists = good_lists(0);
+    raw_frame(&fr[0], three, 3);
+    list_frames(&lists, "pix", fr, 1); /* a later entry of the key wins */
+    seq = seq_with(&lists);
+    CHECK(ty_s_parse(&s, seq.b, seq.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Feature list: pix, Index: 0.  Input to reshape is a tensor "
+                                  "with 3 values, but the requested shape has 4") == 0,
+              "%s", err.message);
+    lists = good_lists(0);
+    list_frames(&lists, "pcm", fr, 1);
+    seq = seq_with(&lists);
+    CHECK(ty_s_parse(&s, seq.b, seq.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Feature list: pcm, Index: 0.  Input to DecodeRaw has length "
+                                  "3 that is not a multiple of 2, the size of int16") == 0,
+              "%s", err.message);
+}
+
+/* Two records of lists in a batch: the columns hold the typed values,
+ * [B, T, ...] for fixed frames, values of VarLen frames flat. */
+static void test_list_batch(void)
+{
+    static unsigned char block[TY_S_BATCH_BYTES(2) + 64];
+    static fc_column cols[TY_S_FIELD_COUNT];
+    static wbuf recs[2], lists[2];
+    static fc_bytes views[2];
+    static ty_s scratch;
+    size_t i;
+    CHECK(ty_s_batch_bind(cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
+    for (i = 0; i < 2; i++) {
+        lists[i] = good_lists(i == 0 ? 9 : 200);
+        recs[i] = seq_with(&lists[i]);
+        views[i].data = recs[i].b;
+        views[i].size = recs[i].n;
+    }
+    CHECK_MSG(fc_batch_parse_seq(&ty_s_desc, cols, &scratch, views, 2, &err) == FC_OK, "%s",
+              err.message);
+    CHECK(cols[TY_S_IDS].rank == 2 && cols[TY_S_IDS].nvalues == 4 &&
+          ((const uint8_t *)cols[TY_S_IDS].values)[1] == 9 &&
+          ((const uint8_t *)cols[TY_S_IDS].values)[3] == 200);
+    CHECK(cols[TY_S_TOK].nvalues == 6 && ((const int16_t *)cols[TY_S_TOK].values)[0] == -32768 &&
+          ((const int16_t *)cols[TY_S_TOK].values)[5] == 32767);
+    CHECK(cols[TY_S_PIX].rank == 4 && cols[TY_S_PIX].shape[2] == 2 &&
+          cols[TY_S_PIX].shape[3] == 2 && cols[TY_S_PIX].nvalues == 16 &&
+          ((const uint8_t *)cols[TY_S_PIX].values)[15] == 253);
+    CHECK(((const uint16_t *)cols[TY_S_EMB].values)[2] == 0x7bff);
+}
+
 int main(void)
 {
     RUN(test_float16_rounding);
@@ -363,5 +498,7 @@ int main(void)
     RUN(test_errors);
     RUN(test_batch);
     RUN(test_context);
+    RUN(test_lists);
+    RUN(test_list_batch);
     return harness_report("typed");
 }
