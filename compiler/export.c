@@ -228,8 +228,9 @@ static void columns(sbuf *b, const char *upper, const char *suffix, const schema
 
 /* `as TYPE [dims]`: NAME_typed(parsed), the tensors featc's batches give,
  * from what parse_example (parse_single_example, or the context of
- * parse_sequence_example) returns: tf.cast, or decode_raw and a reshape. */
-static void typed(sbuf *b, const char *name, const schema_feature *fs, size_t n)
+ * parse_sequence_example) returns: tf.cast, or decode_raw and a reshape;
+ * NAME_sequence_typed(parsed) (lists) the same of its feature lists. */
+static void typed(sbuf *b, const char *name, const schema_feature *fs, size_t n, int lists)
 {
     size_t i, any = 0;
     unsigned r;
@@ -238,12 +239,15 @@ static void typed(sbuf *b, const char *name, const schema_feature *fs, size_t n)
     if (any == 0)
         return;
     fcc_sb_printf(b,
-                  "\n\ndef %s_typed(parsed):\n"
-                  "    \"\"\"The tensors of the spec's 'as' types, from the parsed features (one\n"
+                  "\n\ndef %s%s_typed(parsed):\n"
+                  "    \"\"\"The tensors of the spec's 'as' types, from the parsed %s (one\n"
                   "    record or a batch).  tf.cast wraps a value out of range where featc\n"
-                  "    refuses the record.\"\"\"\n"
+                  "    refuses the record.%s\"\"\"\n"
                   "    out = dict(parsed)\n",
-                  name);
+                  name, lists ? "_sequence" : "", lists ? "feature lists" : "features",
+                  lists ? "  (A batch's padding frames of bytes lists are \"\", which\n"
+                          "    decode_raw cannot reshape; featc pads the typed frames with 0.)"
+                        : "");
     for (i = 0; i < n; i++) {
         const schema_feature *f = &fs[i];
         if (f->as == FC_AS_NONE)
@@ -293,7 +297,9 @@ int fcc_emit_tf(const schema *s, const char *spec_name, sbuf *b)
         columns(b, upper, "FEATURE_COLUMNS", sm->features, sm->nfeatures, 0);
         if (sm->sequence)
             columns(b, upper, "SEQUENCE_FEATURE_COLUMNS", sm->lists, sm->nlists, 1);
-        typed(b, sm->name, sm->features, sm->nfeatures);
+        typed(b, sm->name, sm->features, sm->nfeatures, 0);
+        if (sm->sequence)
+            typed(b, sm->name, sm->lists, sm->nlists, 1);
     }
     return !b->failed;
 }

@@ -196,6 +196,8 @@ static int given_tensor(const char *key, size_t key_len, const fc_field_as *as, 
     Py_XDECREF(name);
     if (v == NULL)
         return 0;
+    if ((PyList_Check(v) || PyTuple_Check(v)) && PySequence_Size(v) == 0)
+        return 0; /* no values (a list without frames): bytes as well */
     if ((PyList_Check(v) || PyTuple_Check(v)) && PySequence_Size(v) > 0)
         first = PySequence_GetItem(v, 0);
     tensor = !PyBytes_Check(v) && !PyByteArray_Check(v) && !is_featc_bytes(v) &&
@@ -375,7 +377,12 @@ static PyObject *frames_batch(PyObject *v, fc_type t)
         PyList_SetItem(inner, k + 1, PyLong_FromSsize_t(total));
     }
     Py_DECREF(seq);
-    return ragged(values, Py_BuildValue("(NN)", outer_splits(n), inner));
+    /* (as an array of the list's dtype: frames all empty are no floats) */
+    {
+        PyObject *typed = as_array(values, t);
+        Py_DECREF(values);
+        return ragged(typed, Py_BuildValue("(NN)", outer_splits(n), inner));
+    }
 fail:
     Py_DECREF(seq);
     Py_XDECREF(values);

@@ -268,9 +268,12 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
 static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
 {
     const fc_list_desc *l = &bc_lists[j - bc_nf];
+    const fc_field_as *as = l->extra != NULL && l->kind != FC_KIND_RAGGED ? l->extra->as : NULL;
     const unsigned char *vals = (const unsigned char *)c->values;
     size_t ts = fc_type_size(l->type), i, k, t, off = 0, frames_total = 0, m1, m2;
-    unsigned d;
+    size_t elems = l->elems; /* values of a fixed frame in the column */
+    const size_t *dims = l->dims;
+    unsigned d, rank = l->rank;
     bc_maxima(s, j, &m1, &m2);
     if (l->kind == FC_KIND_RAGGED) {
         /* values; row_splits over frames; inner_splits over each frame's
@@ -330,13 +333,20 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
             BC_EXPECT(c->part_nsplits[q] == at[q] + 1, "%s: partition %zu splits", l->c_name, q);
         return;
     }
+    if (as != NULL) { /* the column holds the typed values (`as`), a frame's tensor for
+                         decode_raw */
+        ts = fc_as_size(as->type);
+        elems = l->elems * as->elems;
+        if (as->rank > 0)
+            rank = as->rank, dims = as->dims;
+    }
     if (l->kind == FC_KIND_FIXED) {
-        BC_EXPECT(c->rank == l->rank + 2 && c->shape[0] == (int64_t)bc_n &&
+        BC_EXPECT(c->rank == rank + 2 && c->shape[0] == (int64_t)bc_n &&
                       c->shape[1] == (int64_t)m1,
                   "%s: shape", l->c_name);
-        for (d = 0; d < l->rank; d++)
-            BC_EXPECT(c->shape[d + 2] == (int64_t)l->dims[d], "%s: dim %u", l->c_name, d);
-        BC_EXPECT(c->nvalues == bc_n * m1 * l->elems, "%s: nvalues", l->c_name);
+        for (d = 0; d < rank; d++)
+            BC_EXPECT(c->shape[d + 2] == (int64_t)dims[d], "%s: dim %u", l->c_name, d);
+        BC_EXPECT(c->nvalues == bc_n * m1 * elems, "%s: nvalues", l->c_name);
     } else {
         BC_EXPECT(c->rank == 3 && c->shape[0] == (int64_t)bc_n && c->shape[1] == (int64_t)m1 &&
                       c->shape[2] == (int64_t)m2,
@@ -348,15 +358,15 @@ static void bc_check_list(unsigned char *s, size_t j, const fc_column *c)
         const unsigned char *sv;
         size_t frames;
         bc_parse(s, bc_recs[i], bc_lens[i], NULL);
-        sv = s + l->value_offset;
+        sv = s + (as != NULL ? as->offset : l->value_offset);
         frames = fc_load_size(s + l->frames_offset);
         if (c->lengths != NULL)
             BC_EXPECT(c->lengths[i] == (int64_t)frames, "%s: lengths[%zu]", l->c_name, i);
         if (l->kind == FC_KIND_FIXED) {
-            size_t block = m1 * l->elems;
-            BC_EXPECT(frames == 0 || memcmp(vals + i * block * ts, sv, frames * l->elems * ts) == 0,
+            size_t block = m1 * elems;
+            BC_EXPECT(frames == 0 || memcmp(vals + i * block * ts, sv, frames * elems * ts) == 0,
                       "%s: record %zu frames", l->c_name, i);
-            for (k = frames * l->elems; k < block; k++)
+            for (k = frames * elems; k < block; k++)
                 BC_EXPECT(bc_is_pad(vals + (i * block + k) * ts, ts, NULL),
                           "%s: record %zu padding at %zu", l->c_name, i, k);
             continue;

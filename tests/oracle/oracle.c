@@ -411,94 +411,106 @@ static int host_little(void)
     return c == 1;
 }
 
-int oracle_typed(const fc_field_desc *fields, size_t n, unsigned char *m)
+/* count values of `type` at vals converted as x says into out; 0 where
+ * featc must refuse them. */
+int oracle_typed_values(fc_type type, const fc_field_as *x, const unsigned char *vals,
+                        size_t count, unsigned char *out)
 {
-    size_t i, k;
-    for (i = 0; i < n; i++) {
-        const fc_field_desc *f = &fields[i];
-        const fc_field_as *x = f->extra->as;
-        unsigned char *out;
-        size_t count, es;
-        if (x == NULL)
-            continue;
-        out = m + x->offset;
-        es = fc_as_size(x->type);
-        count = f->kind == FC_KIND_FIXED ? f->elems : count_of(f, m);
-        for (k = 0; k < count; k++) {
-            if (f->type == FC_TYPE_INT64) {
-                int64_t v;
-                int sgn = fc_as_name(x->type)[0] == 'i';
-                int64_t hi = sgn ? (int64_t)((UINT64_C(1) << (8 * es - 1)) - 1)
-                                 : (int64_t)((UINT64_C(1) << (8 * es)) - 1);
-                int64_t lo = sgn ? -hi - 1 : 0;
-                memcpy(&v, m + f->value_offset + k * 8, 8);
-                if (v < lo || v > hi)
-                    return 0;
-                if (es == 1) {
-                    int8_t a = (int8_t)v;
-                    uint8_t b = (uint8_t)v;
-                    if (sgn) memcpy(out + k, &a, 1); else memcpy(out + k, &b, 1);
-                } else if (es == 2) {
-                    int16_t a = (int16_t)v;
-                    uint16_t b = (uint16_t)v;
-                    if (sgn) memcpy(out + 2 * k, &a, 2); else memcpy(out + 2 * k, &b, 2);
-                } else {
-                    int32_t a = (int32_t)v;
-                    memcpy(out + 4 * k, &a, 4);
-                }
-            } else if (f->type == FC_TYPE_FLOAT) {
-                float v;
-                int over;
-                uint16_t h;
-                memcpy(&v, m + f->value_offset + k * 4, 4);
-                h = half_reference(v, &over);
-                if (over)
-                    return 0;
-                memcpy(out + 2 * k, &h, 2);
+    size_t k, es = fc_as_size(x->type);
+    for (k = 0; k < count; k++) {
+        if (type == FC_TYPE_INT64) {
+            int64_t v;
+            int sgn = fc_as_name(x->type)[0] == 'i';
+            int64_t hi = sgn ? (int64_t)((UINT64_C(1) << (8 * es - 1)) - 1)
+                             : (int64_t)((UINT64_C(1) << (8 * es)) - 1);
+            int64_t lo = sgn ? -hi - 1 : 0;
+            memcpy(&v, vals + k * 8, 8);
+            if (v < lo || v > hi)
+                return 0;
+            if (es == 1) {
+                int8_t a = (int8_t)v;
+                uint8_t b = (uint8_t)v;
+                if (sgn) memcpy(out + k, &a, 1); else memcpy(out + k, &b, 1);
+            } else if (es == 2) {
+                int16_t a = (int16_t)v;
+                uint16_t b = (uint16_t)v;
+                if (sgn) memcpy(out + 2 * k, &a, 2); else memcpy(out + 2 * k, &b, 2);
             } else {
-                fc_bytes v;
-                size_t j, b;
-                memcpy(&v, m + f->value_offset + k * sizeof v, sizeof v);
-                if (v.size != x->elems * es)
-                    return 0;
-                /* the bytes as they are, each element reversed on a big-endian host */
-                for (j = 0; j < x->elems; j++)
-                    for (b = 0; b < es; b++)
-                        out[(k * x->elems + j) * es + b] =
-                            v.data[j * es + (host_little() ? b : es - 1 - b)];
+                int32_t a = (int32_t)v;
+                memcpy(out + 4 * k, &a, 4);
             }
+        } else if (type == FC_TYPE_FLOAT) {
+            float v;
+            int over;
+            uint16_t h;
+            memcpy(&v, vals + k * 4, 4);
+            h = half_reference(v, &over);
+            if (over)
+                return 0;
+            memcpy(out + 2 * k, &h, 2);
+        } else {
+            fc_bytes v;
+            size_t j, b;
+            memcpy(&v, vals + k * sizeof v, sizeof v);
+            if (v.size != x->elems * es)
+                return 0;
+            /* the bytes as they are, each element reversed on a big-endian host */
+            for (j = 0; j < x->elems; j++)
+                for (b = 0; b < es; b++)
+                    out[(k * x->elems + j) * es + b] =
+                        v.data[j * es + (host_little() ? b : es - 1 - b)];
         }
     }
     return 1;
+}
+
+int oracle_typed(const fc_field_desc *fields, size_t n, unsigned char *m)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const fc_field_desc *f = &fields[i];
+        const fc_field_as *x = f->extra->as;
+        if (x != NULL &&
+            !oracle_typed_values(f->type, x, m + f->value_offset,
+                                 f->kind == FC_KIND_FIXED ? f->elems : count_of(f, m),
+                                 m + x->offset))
+            return 0;
+    }
+    return 1;
+}
+
+void oracle_typed_text(FILE *f, const char *name, const fc_field_as *x, const unsigned char *p,
+                       size_t total)
+{
+    size_t k;
+    fprintf(f, " %s_as:", name);
+    for (k = 0; k < total; k++, p += fc_as_size(x->type)) {
+        switch (x->type) {
+        case FC_AS_INT8: { int8_t v; memcpy(&v, p, 1); fprintf(f, " %d", v); break; }
+        case FC_AS_UINT8: fprintf(f, " %u", *p); break;
+        case FC_AS_INT16: { int16_t v; memcpy(&v, p, 2); fprintf(f, " %d", v); break; }
+        case FC_AS_UINT16:
+        case FC_AS_FLOAT16: { uint16_t v; memcpy(&v, p, 2); fprintf(f, " %u", v); break; }
+        case FC_AS_INT32: { int32_t v; memcpy(&v, p, 4); fprintf(f, " %ld", (long)v); break; }
+        case FC_AS_INT64: { int64_t v; memcpy(&v, p, 8); fprintf(f, " %lld", (long long)v); break; }
+        case FC_AS_FLOAT32: { uint32_t v; memcpy(&v, p, 4); fprintf(f, " %08lx", (unsigned long)v); break; }
+        default: { uint64_t v; memcpy(&v, p, 8); fprintf(f, " %016llx", (unsigned long long)v); break; }
+        }
+    }
 }
 
 /* The typed values of every field with `as`, as text after the JSON: each
  * element of its type, printed through its C type. */
 static void typed_text(FILE *f, const fc_field_desc *fields, size_t n, const unsigned char *m)
 {
-    size_t i, k;
+    size_t i;
     for (i = 0; i < n; i++) {
         const fc_field_as *x = fields[i].extra->as;
-        size_t count, total;
+        size_t count;
         if (x == NULL)
             continue;
         count = fields[i].kind == FC_KIND_FIXED ? fields[i].elems : count_of(&fields[i], m);
-        total = count * x->elems;
-        fprintf(f, " %s_as:", fields[i].c_name);
-        for (k = 0; k < total; k++) {
-            const unsigned char *p = m + x->offset + k * fc_as_size(x->type);
-            switch (x->type) {
-            case FC_AS_INT8: { int8_t v; memcpy(&v, p, 1); fprintf(f, " %d", v); break; }
-            case FC_AS_UINT8: fprintf(f, " %u", *p); break;
-            case FC_AS_INT16: { int16_t v; memcpy(&v, p, 2); fprintf(f, " %d", v); break; }
-            case FC_AS_UINT16:
-            case FC_AS_FLOAT16: { uint16_t v; memcpy(&v, p, 2); fprintf(f, " %u", v); break; }
-            case FC_AS_INT32: { int32_t v; memcpy(&v, p, 4); fprintf(f, " %ld", (long)v); break; }
-            case FC_AS_INT64: { int64_t v; memcpy(&v, p, 8); fprintf(f, " %lld", (long long)v); break; }
-            case FC_AS_FLOAT32: { uint32_t v; memcpy(&v, p, 4); fprintf(f, " %08lx", (unsigned long)v); break; }
-            default: { uint64_t v; memcpy(&v, p, 8); fprintf(f, " %016llx", (unsigned long long)v); break; }
-            }
-        }
+        oracle_typed_text(f, fields[i].c_name, x, m + x->offset, count * x->elems);
     }
 }
 

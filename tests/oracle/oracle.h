@@ -54,6 +54,13 @@ int oracle_ragged_field(const fc_field_desc *fields, size_t present_offset, size
  * the runtime's code; 0 where featc must refuse the record (a value out of
  * the type's range, a bytes value of another length). */
 int oracle_typed(const fc_field_desc *fields, size_t n, unsigned char *m);
+/* count values of `type` at vals converted as x says into out, as
+ * oracle_typed converts a field's; 0 where featc must refuse them. */
+int oracle_typed_values(fc_type type, const fc_field_as *x, const unsigned char *vals,
+                        size_t count, unsigned char *out);
+/* total typed values at p as text (" NAME_as: v v ..."). */
+void oracle_typed_text(FILE *f, const char *name, const fc_field_as *x, const unsigned char *p,
+                       size_t total);
 /* Those typed values as text (" NAME_as: v v ..."), for comparison. */
 void oracle_typed_json(FILE *f, const fc_field_desc *fields, size_t n, const void *msg);
 

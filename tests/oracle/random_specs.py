@@ -117,6 +117,7 @@ def write_sequence_spec(rng, seed, s, out):
               "float": lambda: rng.choice(["0", "1.5", "-2.25e3", "inf", "nan"]),
               "bytes": lambda: '"%s"' % rng.choice(["", "x", "abc"])}
     arng = random.Random(seed * 7919 + 2 + s)  # `as` clauses
+    larng = random.Random(seed * 7919 + 3 + s)  # `as` clauses of lists
     nctx, nlists = rng.randint(0, 5), rng.randint(0 if True else 1, 5)
     if nctx + nlists == 0:
         nlists = 1
@@ -148,12 +149,15 @@ def write_sequence_spec(rng, seed, s, out):
             key = '"l/%d" as l%d' % (i, i) if rng.random() < 0.2 else "l%d" % i
             if rng.random() < 0.4:
                 pol = " uniform" if rng.random() < 0.3 and "uniform" not in policies else ""
-                lines.append("    %s : %s[] max %d%s;" % (key, t, rng.randint(1, 5), pol))
+                lines.append("    %s : %s[] max %d%s%s;" % (key, t, rng.randint(1, 5),
+                                                          typed(larng, t, "varlen", [], "", ""),
+                                                          pol))
             else:
                 dims = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
                 shape = "[%s]" % ", ".join(map(str, dims)) if dims else ""
                 pol = " allow_missing" if rng.random() < 0.3 and "allow_missing" not in policies else ""
-                lines.append("    %s : %s%s%s;" % (key, t, shape, pol))
+                lines.append("    %s : %s%s%s%s;" % (key, t, shape,
+                                                     typed(larng, t, "fixed", dims, "", ""), pol))
         lines.append("  }")
     lines.append("}")
     with open("%s/q%d.feat" % (out, s), "w") as f:

@@ -218,23 +218,21 @@ static inline size_t rt_count(size_t max)
     }
 }
 
-/* Field f's values made ones its `as` takes (the struct must parse back):
- * integers folded into the type's range, floats into float16's, bytes
- * values of the tensor's length. */
-static inline void rt_fit_as(const fc_field_desc *f, unsigned char *msg)
+/* n values (of type t) at v made ones `as` takes (the struct must parse
+ * back): integers folded into the type's range, floats into float16's,
+ * bytes values of the tensor's length. */
+static inline void rt_fit_as(fc_type t, const fc_field_as *as, unsigned char *v, size_t n)
 {
-    const fc_field_as *as = f->extra->as;
-    unsigned char *v = msg + f->value_offset;
-    size_t n = f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(msg + f->count_offset), k;
+    size_t k;
     for (k = 0; k < n; k++) {
-        if (f->type == FC_TYPE_INT64) {
+        if (t == FC_TYPE_INT64) {
             int64_t lo = 0, hi = 0, x;
             (void)fc_as_range(as->type, &lo, &hi);
             memcpy(&x, v + 8 * k, 8);
             /* folded into [lo, hi] (a value in range is kept) */
             x = lo + (int64_t)(((uint64_t)x - (uint64_t)lo) % ((uint64_t)hi - (uint64_t)lo + 1u));
             memcpy(v + 8 * k, &x, 8);
-        } else if (f->type == FC_TYPE_FLOAT) {
+        } else if (t == FC_TYPE_FLOAT) {
             float x;
             memcpy(&x, v + 4 * k, 4);
             if (isfinite(x) && fabsf(x) >= 65504.0f)
@@ -286,7 +284,8 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
             break;
         }
         if (f->extra->as != NULL && (f->kind == FC_KIND_FIXED || f->kind == FC_KIND_VARLEN))
-            rt_fit_as(f, msg);
+            rt_fit_as(f->type, f->extra->as, v,
+                      f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(msg + f->count_offset));
     }
     /* SparseFeatures may share index and value fields: one count for all,
      * indices below every dense size */
@@ -604,12 +603,17 @@ static inline void rt_random_sequence(const fc_seq_desc *sd, unsigned char *x)
             fc_bit_set(present, (unsigned)(sd->ncontext + j));
         rt_set_size(x, l->frames_offset, frames);
         for (f = 0; f < frames; f++) {
+            const fc_field_as *as = l->kind != FC_KIND_RAGGED ? l->extra->as : NULL;
             if (l->kind == FC_KIND_VARLEN) {
                 size_t n = l->uniform ? uniform : rt_count(l->max < 8 ? l->max : 8);
                 rt_set_size(x, l->count_offset + f * sizeof(size_t), n);
                 rt_fill(l->type, x + l->value_offset + f * l->max * ts, n);
+                if (as != NULL)
+                    rt_fit_as(l->type, as, x + l->value_offset + f * l->max * ts, n);
             } else {
                 rt_fill(l->type, x + l->value_offset + f * l->elems * ts, l->elems);
+                if (as != NULL)
+                    rt_fit_as(l->type, as, x + l->value_offset + f * l->elems * ts, l->elems);
             }
         }
     }

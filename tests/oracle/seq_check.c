@@ -281,7 +281,9 @@ static int rnd_list(const fc_list_desc *l, wbuf *fl)
         f.n = 0;
         if (clean) {
             n = l->kind == FC_KIND_FIXED ? l->elems : l->uniform ? uniform_n : below(l->max + 1);
+            rr_as = l->extra != NULL ? l->extra->as : NULL; /* typed frames mostly fit */
             rnd_feature(&f, l->type, n);
+            rr_as = NULL;
         } else if (q == 0) {
             /* Feature{}: an empty frame */
         } else if (q == 1) { /* an empty list of a random type */
@@ -300,7 +302,9 @@ static int rnd_list(const fc_list_desc *l, wbuf *fl)
                 n = uniform_n;
             else
                 n = below(10) == 0 ? l->max + 1 : below(l->max + 1);
+            rr_as = l->extra != NULL ? l->extra->as : NULL;
             rnd_feature(&f, l->type, n > 4000 ? 4000 : n);
+            rr_as = NULL;
         }
         w_len(fl, 0x0A, f.b, f.n);
     }

@@ -38,6 +38,53 @@ static size_t frame_count(const fc_list_desc *l, const unsigned char *m, size_t 
     return n;
 }
 
+/* Frame t of list l with `as`: where its values and typed values are,
+ * and how many it has. */
+static size_t frame_of(const fc_list_desc *l, const unsigned char *m, size_t t, size_t *vat,
+                       size_t *tat)
+{
+    const fc_field_as *x = l->extra->as;
+    size_t per = l->kind == FC_KIND_FIXED ? l->elems : l->max;
+    size_t n = l->kind == FC_KIND_VARLEN ? frame_count(l, m, t) : l->elems;
+    *vat = l->value_offset + t * per * fc_type_size(l->type);
+    *tat = x->offset + t * per * x->elems * fc_as_size(x->type);
+    return n;
+}
+
+/* Frames of list l when it has `as`, else 0. */
+static size_t typed_frames(const fc_list_desc *l, const unsigned char *m)
+{
+    return l->extra == NULL || l->extra->as == NULL ? 0 : frames_of(l, m);
+}
+
+/* `as` on feature lists: each frame's values converted as a field's
+ * (oracle_typed_values) into the list's typed member; 0 where featc must
+ * refuse the record. */
+static int typed_lists(const fc_seq_desc *sd, unsigned char *m)
+{
+    size_t i, t, vat, tat, n;
+    for (i = 0; i < sd->nlists; i++)
+        for (t = 0; t < typed_frames(&sd->lists[i], m); t++) {
+            n = frame_of(&sd->lists[i], m, t, &vat, &tat);
+            if (!oracle_typed_values(sd->lists[i].type, sd->lists[i].extra->as, m + vat, n,
+                                     m + tat))
+                return 0;
+        }
+    return 1;
+}
+
+/* Those typed values as text, frame after frame. */
+static void typed_lists_text(FILE *f, const fc_seq_desc *sd, const unsigned char *m)
+{
+    size_t i, t, vat, tat, n;
+    for (i = 0; i < sd->nlists; i++)
+        for (t = 0; t < typed_frames(&sd->lists[i], m); t++) {
+            n = frame_of(&sd->lists[i], m, t, &vat, &tat);
+            oracle_typed_text(f, sd->lists[i].c_name, sd->lists[i].extra->as, m + tat,
+                              n * sd->lists[i].extra->as->elems);
+        }
+}
+
 /* Feature list i, a RaggedFeature: every list it reads has the same frames
  * (featc's rule), and frame t of the values is partitioned by frame t of
  * each partition list, as one record's feature would be. */
@@ -168,7 +215,8 @@ int seq_oracle_parse(const fc_seq_desc *sd, void *out, const void *data, size_t 
     for (i = 0; i < sd->nlists; i++)
         if (sd->lists[i].kind == FC_KIND_RAGGED && !ragged_list(sd, i, m))
             return FC_ERR_PARSE;
-    return oracle_typed(sd->context, sd->ncontext, m) ? FC_OK : FC_ERR_PARSE;
+    return oracle_typed(sd->context, sd->ncontext, m) && typed_lists(sd, m) ? FC_OK
+                                                                                 : FC_ERR_PARSE;
 }
 
 void seq_oracle_json(const fc_seq_desc *sd, const void *msg, char *buf, size_t cap)
@@ -182,5 +230,6 @@ void seq_oracle_json(const fc_seq_desc *sd, const void *msg, char *buf, size_t c
     oracle_typed_json(f, sd->context, sd->ncontext, msg);
     fputc(' ', f);
     fc_json_feature_lists(f, sd, msg);
+    typed_lists_text(f, sd, (const unsigned char *)msg);
     fclose(f);
 }

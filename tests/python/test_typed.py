@@ -5,7 +5,7 @@ NumPy's own conversions of the record's values (astype for narrowing,
 float32 -> float16 bit for bit, np.frombuffer('<...') for decode_raw), in
 batches and in parse(); out-of-range values and wrong lengths refused with
 the record, its offset and TensorFlow's text; featc.torch's tensors of the
-same dtypes; the schema's dtypes.
+same dtypes; the schema's dtypes; a SequenceExample's feature lists with `as`.
 
 usage: test_typed.py BUILD TMP MODDIR     (MODDIR: typed.abi3.so, built by run.sh)"""
 import os
@@ -188,6 +188,86 @@ def test_parquet(path, recs):
     check(at == len(recs), "back from Parquet: %d records, the tensors NumPy makes" % at)
 
 
+def random_seq(rng, n):
+    """(context, feature_lists) records of message s: lists typed (`as`)."""
+    recs = []
+    for _ in range(n):
+        t = int(rng.integers(0, 5))
+        fl = {"ids": rng.integers(0, 256, size=t).tolist(),
+              "tok": [rng.integers(-32768, 32768, size=rng.integers(0, 4)).tolist()
+                      for _ in range(rng.integers(0, 5))],
+              "emb": (rng.standard_normal((t, 2)) * 1000).astype(np.float32).tolist(),
+              "pix": [rng.integers(0, 256, size=4, dtype=np.uint8).tobytes() for _ in range(t)],
+              "pcm": [rng.integers(0, 256, size=4, dtype=np.uint8).tobytes()
+                      for _ in range(rng.integers(0, 3))]}
+        recs.append(({"label": int(rng.integers(0, 256))}, fl))
+    return recs
+
+
+def want_list(fl, key, frames):
+    """The [frames, ...] tensor NumPy makes of a record's list (padded with 0)."""
+    v = fl[key]
+    if key == "ids":
+        a = np.asarray(v, dtype=np.int64).astype(np.uint8)
+    elif key == "emb":
+        a = np.asarray(v, dtype=np.float32).reshape(-1, 2).astype(np.float16)
+    else:
+        code, dims = ("<u1", (2, 2)) if key == "pix" else ("<i2", (2,))
+        a = np.asarray([np.frombuffer(b, code).reshape(dims) for b in v],
+                       dtype=np.dtype(code).newbyteorder("=")).reshape((-1,) + dims)
+    out = np.zeros((frames,) + a.shape[1:], a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+def test_lists():
+    """Feature lists with `as`: each frame converted (fixed frames [B, T, ...], decode_raw
+    frames [B, T, dims], VarLen frames' values), written back from read()'s tensors, and
+    an out-of-range value refused with the list and the frame."""
+    rng = np.random.default_rng(64)
+    recs = random_seq(rng, 300)
+    path, back = os.path.join(TMP, "lists.tfrecord"), os.path.join(TMP, "lists-back.tfrecord")
+    ty.write(path, recs, message="s")
+    s = ty.schema["s"]["feature_lists"]
+    check((s["ids"]["dtype"], s["ids"]["record_dtype"]) == ("uint8", "int64") and
+          tuple(s["pix"]["frame_shape"]) == (2, 2) and s["pix"]["record_dtype"] == "bytes" and
+          s["tok"]["dtype"] == "int16", "schema of the lists %r" % s)
+    at = 0
+    batches = list(ty.read(path, batch_size=16, message="s", varlen="ragged"))
+    for ctx, fl, lengths in batches:
+        for j in range(ctx["label"].shape[0]):
+            r = recs[at + j][1]
+            for key in ("ids", "emb", "pix", "pcm"):
+                frames = fl[key].shape[1]
+                if not same(fl[key][j], want_list(r, key, frames)):
+                    check(False, "record %d %s: %r, want %r" % (at + j, key, fl[key][j],
+                                                             want_list(r, key, frames)))
+                    return
+            rs = fl["tok"].row_splits
+            lo, hi = rs[1][rs[0][j]], rs[1][rs[0][j + 1]]
+            got = fl["tok"].values[lo:hi]
+            if not same(got, np.asarray(sum(r["tok"], []), dtype=np.int64).astype(np.int16)):
+                check(False, "record %d tok: %r" % (at + j, got))
+                return
+        at += ctx["label"].shape[0]
+    check(at == len(recs), "lists: %d of %d records compared" % (at, len(recs)))
+    ty.write(back, batches, message="s")
+    again = list(ty.read(back, batch_size=16, message="s", varlen="ragged"))
+    check(all(same(a[1][k], b[1][k]) for a, b in zip(batches, again)
+              for k in ("ids", "emb", "pix", "pcm")) and len(again) == len(batches),
+          "lists written back from read()'s tensors read the same")
+    bad = [recs[0], (recs[1][0], dict(recs[1][1], ids=[0, 256]))]
+    ty.write(path, bad, message="s")
+    try:
+        for _ in ty.read(path, batch_size=4, message="s"):
+            pass
+        check(False, "a list value out of range read without an error")
+    except ty.DataError as e:
+        check(e.record == 1 and "Feature list: ids, Index: 1.  Value 256 at index 0 is out of "
+                                "the range of uint8 (0 to 255)" in e.message,
+              "lists: record %r %s" % (e.record, e.message))
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
@@ -200,6 +280,7 @@ def main():
     test_errors(recs[1])
     test_torch(path, recs)
     test_parquet(path, recs)
+    test_lists()
     return finish("py-typed")
 
 
