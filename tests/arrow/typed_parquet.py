@@ -69,8 +69,13 @@ E = {
     "f64": ("bytes", "f8", (1,), b"\x00\x00\x00\x00\x00\x00\xf0\x3f"),
     "plain": ("int", "i8", (), 0),
 }
+# message s: a feature list of scalar frames is "var" (a list of its
+# frames' values); others ("frames", "var" or a frame's shape)
 S = {"label": ("int", "u1", (), None), "raw": ("bytes", "u1", (4,), bytes(4)),
-     "x": ("float", "f4", "var", None)}
+     "x": ("float", "f4", "var", None), "ids": ("int", "u1", "var", None),
+     "tok": ("int", "i2", ("frames", "var"), None), "emb": ("float", "f2", ("frames", (2,)), None),
+     "pix": ("bytes", "u1", ("frames", (2, 2)), None),
+     "pcm": ("bytes", "i2", ("frames", (2,)), None)}
 DUCK = {"u1": "UTINYINT", "i1": "TINYINT", "u2": "USMALLINT", "i2": "SMALLINT",
         "i4": "INTEGER", "i8": "BIGINT", "f2": "FLOAT", "f4": "FLOAT", "f8": "DOUBLE"}
 # each leaf's SchemaElement as hyparquet decodes it: type, type_length,
@@ -138,14 +143,32 @@ def random_e(rng):
 
 
 def random_s(rng):
+    """A SequenceExample's bytes, and its values: a context feature's as
+    random_e gives them, a list's its frames' (key -> (kind, frames))."""
     ctx = {"label": ("int", [int(rng.integers(0, 256))])}
     if rng.random() < 0.7:
         ctx["raw"] = ("bytes", [rng.integers(0, 256, size=4, dtype=np.uint8).tobytes()])
-    frames = [floats(rng, 1) for _ in range(int(rng.integers(0, 9)))]
+
+    def count():
+        return int(rng.integers(0, 9))
+    fl = {"x": ("float", [floats(rng, 1) for _ in range(count())]),
+          "ids": ("int", [[int(rng.integers(0, 256))] for _ in range(count())]),
+          "tok": ("int", [rng.integers(-32768, 32768, size=rng.integers(0, 4)).tolist()
+                          for _ in range(count())]),
+          "emb": ("float", [floats(rng, 2) for _ in range(count())]),
+          "pix": ("bytes", [[rng.integers(0, 256, size=4, dtype=np.uint8).tobytes()]
+                            for _ in range(count())]),
+          "pcm": ("bytes", [[rng.integers(0, 256, size=4, dtype=np.uint8).tobytes()]
+                            for _ in range(count())])}
     body = b"".join(ld(1, ld(1, k.encode()) + ld(2, feature(kind, v)))
                     for k, (kind, v) in ctx.items())
-    lists = ld(1, ld(1, b"x") + ld(2, b"".join(ld(1, feature("float", f)) for f in frames)))
-    return ld(1, body) + ld(2, lists), dict(ctx, x=("float", [f[0] for f in frames]))
+    lists = b"".join(ld(1, ld(1, k.encode()) +
+                        ld(2, b"".join(ld(1, feature(kind, f)) for f in frames)))
+                     for k, (kind, frames) in fl.items())
+    values = dict(ctx)
+    for k, (kind, frames) in fl.items():  # scalar frames: their values, as a VarLen's
+        values[k] = (kind, [f[0] for f in frames] if S[k][2] == "var" else frames)
+    return ld(1, body) + ld(2, lists), values
 
 
 def tensor(rec, key, table):
@@ -153,6 +176,9 @@ def tensor(rec, key, table):
     kind, code, dims, default = table[key]
     v = rec.get(key)
     v = v[1] if v is not None else None
+    if isinstance(dims, tuple) and dims[:1] == ("frames",):  # a list: each frame's tensor
+        return [tensor({key: (kind, f)}, key, {key: (kind, code, dims[1], None)})
+                for f in (v or [])]
     if kind == "bytes":
         raw = v[0] if v is not None else default
         return np.frombuffer(raw, "<" + code).astype(code).reshape(dims).tolist()
@@ -278,6 +304,8 @@ def run_case(label, records, wants, table, message, codec, small, d):
 
     def duck_type(k):
         kind, code, dims, _ = table[k]
+        if dims[:1] == ("frames",):
+            return DUCK[code] + "[]" + ("[]" if dims[1] == "var" else "[]" * len(dims[1]))
         return DUCK[code] + ("[]" if dims == "var" else "[]" * len(dims))
     check(duck["fields"] == [[k, duck_type(k)] for k in table],
           "%s: DuckDB's column types %s" % (label, duck["fields"]))
@@ -505,7 +533,7 @@ def main():
     files = []
     for k, codec in enumerate(codecs):
         files.append(run_case("typed.feat e", e_records, e_wants, E, "e", codec, k % 2 == 1, TMP))
-    files.append(run_case("typed.feat s (context)", s_records, s_wants, S, "s", "zstd", False,
+    files.append(run_case("typed.feat s (context and lists)", s_records, s_wants, S, "s", "zstd", False,
                           TMP))
     # zeros at the ends of float16 chunks: a minimum of 0 is written -0,
     # a maximum of -0 as +0
