@@ -230,8 +230,8 @@ def main():
         # parse() gives the tensors; those are compared with read()'s batch
         # of the record instead (which the batches above hold to the driver)
         sch = mod.schema[mod.messages[0]]
-        typed = {k for sec in ("features", "context") for k, d in sch.get(sec, {}).items()
-                 if "record_dtype" in d}
+        typed = {(sec, k) for sec in ("features", "context", "feature_lists")
+                 for k, d in sch.get(sec, {}).items() if "record_dtype" in d}
         ones = module_batches(mod, files, batch_size=1) if typed else []
         for n, (rec, w) in enumerate(zip(records, want)):
             try:
@@ -242,13 +242,17 @@ def main():
                       "record %d: parse() raised %r; the driver %r" % (n, str(e), w))
                 continue
             if typed:
-                feats = parsed if isinstance(parsed, dict) else parsed[0]
-                one = ones[n] if n < len(ones) else {"error": "missing"}
-                one = one if isinstance(one, dict) and "error" not in one else \
-                    (one[0] if isinstance(one, tuple) else None)
-                for k in typed & set(feats):
-                    g = feats[k]
-                    b = one[k] if one is not None else None
+                def sections(x):  # a record's or a batch's dicts by section
+                    if isinstance(x, tuple):
+                        return {"context": x[0], "feature_lists": x[1]}
+                    return {"features": x} if isinstance(x, dict) and "error" not in x else {}
+                feats = sections(parsed)
+                one = sections(ones[n] if n < len(ones) else {"error": "missing"})
+                for sec, k in sorted(typed):
+                    if k not in feats.get(sec, {}):
+                        continue
+                    g = feats[sec][k]
+                    b = one[sec].get(k) if sec in one else None
                     bv = getattr(b, "values", b)
                     gv = getattr(g, "values", g)
                     ga = np.asarray(gv).reshape(-1)
@@ -258,10 +262,9 @@ def main():
                     check(ba is not None and ga.dtype == ba.dtype and
                           ga.tobytes() == ba.tobytes(),
                           "record %d: parse()'s %s %r, read()'s %r" % (n, k, g, b))
-                for sec in ("features", "context"):
-                    for k in typed:
-                        got.get(sec, {}).pop(k, None)
-                        w.get(sec, {}).pop(k, None)
+                for sec, k in typed:
+                    got.get(sec, {}).pop(k, None)
+                    w.get(sec, {}).pop(k, None)
             check(same(got, w), "record %d differs:\n  module %s\n  driver %s"
                   % (n, short(plain(got)), short(w)))
     # other sources give what paths give
