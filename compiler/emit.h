@@ -60,6 +60,7 @@ void fcc_emit_default_copy(sbuf *b, const char *indent, const schema_message *m,
 void fcc_emit_ragged_parts(sbuf *b, const schema_message *m, const schema_feature *f);
 void fcc_emit_field_desc(sbuf *b, sbuf *extras, const schema_message *m,
                          const schema_feature *f, int last);
+void fcc_emit_as_member(sbuf *b, const schema_feature *f);
 void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list);
 
 /* emit_direct.c */

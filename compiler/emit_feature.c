@@ -392,19 +392,7 @@ void fcc_emit_feature_member(sbuf *b, const schema_feature *f)
             fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
         fcc_sb_str(b, ";\n");
     }
-    if (f->as != FC_AS_NONE) {
-        fcc_sb_printf(b, "    %s %s_as", fcc_as_c_type(f->as), f->cname);
-        if (f->kind != FC_KIND_FIXED)
-            fcc_sb_printf(b, "[%s_MAX]", f->macro);
-        for (r = 0; r < f->rank; r++)
-            fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
-        for (r = 0; r < f->as_rank; r++)
-            fcc_sb_printf(b, "[%s_AS_DIM%u]", f->macro, r);
-        fcc_sb_printf(b, "; /* as %s%s */\n", fc_as_name(f->as),
-                      f->as == FC_AS_FLOAT16 ? ": IEEE binary16 bits"
-                      : f->type == FC_TYPE_BYTES ? ", decoded as decode_raw (little-endian)"
-                                                 : ", range-checked");
-    }
+    fcc_emit_as_member(b, f);
     if (f->hash_buckets > 0 && !(f->kind == FC_KIND_FIXED && f->elems == 0)) {
         fcc_sb_printf(b, "    int64_t %s_bucket", f->cname);
         if (f->kind != FC_KIND_FIXED)
@@ -422,6 +410,28 @@ void fcc_emit_feature_member(sbuf *b, const schema_feature *f)
                           f->macro);
         }
     }
+}
+
+/* NAME_as, the typed values of f (`as`), laid out as its values are (a
+ * feature list's frame after frame); nothing without `as`. */
+void fcc_emit_as_member(sbuf *b, const schema_feature *f)
+{
+    unsigned r;
+    if (f->as == FC_AS_NONE)
+        return;
+    fcc_sb_printf(b, "    %s %s_as", fcc_as_c_type(f->as), f->cname);
+    if (f->list)
+        fcc_sb_printf(b, "[%s_FRAMES_MAX]", f->macro);
+    if (f->kind != FC_KIND_FIXED)
+        fcc_sb_printf(b, "[%s_MAX]", f->macro);
+    for (r = 0; r < f->rank; r++)
+        fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+    for (r = 0; r < f->as_rank; r++)
+        fcc_sb_printf(b, "[%s_AS_DIM%u]", f->macro, r);
+    fcc_sb_printf(b, "; /* as %s%s */\n", fc_as_name(f->as),
+                  f->as == FC_AS_FLOAT16       ? ": IEEE binary16 bits"
+                  : f->type == FC_TYPE_BYTES ? ", decoded as decode_raw (little-endian)"
+                                             : ", range-checked");
 }
 
 /* The terms of NAME_BATCH_BYTES for one column: the pieces fc_batch_bind

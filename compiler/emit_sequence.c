@@ -35,26 +35,6 @@ void fcc_emit_list_constants(sbuf *b, const schema_feature *f)
         fcc_sb_printf(b, "#define %s_AS_SIZE %zu\n", f->macro, f->as_elems);
 }
 
-/* NAME_as, the typed values of list f (`as`), laid out frame after frame
- * as the record's values are. */
-static void emit_list_as(sbuf *b, const schema_feature *f)
-{
-    unsigned r;
-    if (f->as == FC_AS_NONE)
-        return;
-    fcc_sb_printf(b, "    %s %s_as[%s_FRAMES_MAX]", fcc_as_c_type(f->as), f->cname, f->macro);
-    if (f->kind == FC_KIND_VARLEN)
-        fcc_sb_printf(b, "[%s_MAX]", f->macro);
-    for (r = 0; r < f->rank; r++)
-        fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
-    for (r = 0; r < f->as_rank; r++)
-        fcc_sb_printf(b, "[%s_AS_DIM%u]", f->macro, r);
-    fcc_sb_printf(b, "; /* as %s%s */\n", fc_as_name(f->as),
-                  f->as == FC_AS_FLOAT16       ? ": IEEE binary16 bits"
-                  : f->type == FC_TYPE_BYTES ? ", decoded as decode_raw (little-endian)"
-                                             : ", range-checked");
-}
-
 void fcc_emit_list_member(sbuf *b, const schema_feature *f)
 {
     unsigned r;
@@ -79,14 +59,14 @@ void fcc_emit_list_member(sbuf *b, const schema_feature *f)
             fcc_sb_printf(b, "    %s %s_splits%u[%s_FRAMES_MAX][%s_ROWS%u_MAX + 1];\n",
                           f->split64 ? "int64_t" : "int32_t", f->cname, r, f->macro, f->macro, r);
         }
-        emit_list_as(b, f);
+        fcc_emit_as_member(b, f);
         return;
     }
     fcc_sb_printf(b, "    %s %s[%s_FRAMES_MAX]", fcc_c_elem_type(f->type), f->cname, f->macro);
     for (r = 0; r < f->rank; r++)
         fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
     fcc_sb_str(b, ";\n");
-    emit_list_as(b, f);
+    fcc_emit_as_member(b, f);
 }
 
 void fcc_emit_list_desc(sbuf *b, sbuf *extras, const schema_message *m,
