@@ -669,7 +669,8 @@ static int check_feature_key(diag *d, const schema_message *m, schema_feature *g
 /* `as TYPE [dims]`: an int64 narrowed, a float as float16, a scalar bytes
  * value decoded as decode_raw into a fixed shape (FixedLen and VarLen
  * features of an example or a context, and feature lists of them: each
- * frame converted as one such feature). */
+ * frame converted as one such feature; an Example's FixedLenSequence rows
+ * of numbers, whose padding value is converted with them). */
 static int check_as(diag *d, const schema_message *m, schema_feature *f, const ast_feature *a,
                     role r)
 {
@@ -691,14 +692,12 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                        a->as_type);
         return 0;
     }
-    if (a->sparse || a->ragged || (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN)) {
+    if (a->sparse || a->ragged ||
+        (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN && f->kind != FC_KIND_ROWS)) {
         fcc_diag_error(d, a->as_loc,
-                       "'as %s' applies to FixedLen and VarLen features and feature lists; "
-                       "'%s' is %s",
-                       a->as_type, f->cname,
-                       a->sparse   ? "a SparseFeature"
-                       : a->ragged ? "a RaggedFeature"
-                                   : "a sequence of rows ('[?, ...]')");
+                       "'as %s' applies to FixedLen, VarLen and FixedLenSequence features and "
+                       "feature lists; '%s' is %s",
+                       a->as_type, f->cname, a->sparse ? "a SparseFeature" : "a RaggedFeature");
         return 0;
     }
     if (r != ROLE_EXAMPLE) {
@@ -731,7 +730,10 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                            "'as %s[...]' decodes one bytes value (tf.io.decode_raw); '%s' must "
                            "be a FixedLen scalar ('bytes', no shape)%s",
                            a->as_type, f->cname,
-                           r == ROLE_LIST ? ", one value per frame" : "");
+                           r == ROLE_LIST              ? ", one value per frame"
+                           : f->kind == FC_KIND_ROWS ? ", not a sequence of rows (whose "
+                                                       "padding \"\" has no tensor)"
+                                                     : "");
             return 0;
         }
         if (a->as_dims == NULL) {

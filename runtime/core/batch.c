@@ -48,6 +48,8 @@ typedef struct col_spec {
     size_t count_offset; /* VARLEN, ROWS: the count; LIST_VARLEN: counts[] */
     size_t frames_offset;
     const void *pad;     /* ROWS: the padding value, NULL for 0 / "" */
+    int typed_pad;       /* ROWS with `as`: pad_as holds it converted */
+    unsigned char pad_as[8];
     size_t buckets;      /* hash buckets, 0: not hashed */
     int hot;
     size_t bucket_offset, hot_offset;
@@ -56,6 +58,48 @@ typedef struct col_spec {
     unsigned nparts;
     int split64;
 } col_spec;
+
+/* The padding value of typed rows, converted as their values are (the
+ * compiler has checked that it is in the range of the type). */
+static void typed_pad(col_spec *s, int as)
+{
+    int over;
+    s->typed_pad = 1;
+    memset(s->pad_as, 0, sizeof s->pad_as);
+    if (s->type == FC_TYPE_FLOAT) {
+        float x;
+        uint16_t h;
+        memcpy(&x, s->pad, sizeof x);
+        h = fc_as_half(x, &over);
+        memcpy(s->pad_as, &h, sizeof h);
+    } else {
+        int64_t x;
+        memcpy(&x, s->pad, sizeof x);
+        switch (as) {
+        case FC_AS_INT8: {
+            int8_t y = (int8_t)x;
+            memcpy(s->pad_as, &y, sizeof y);
+            break;
+        }
+        case FC_AS_UINT8: s->pad_as[0] = (unsigned char)x; break;
+        case FC_AS_INT16: {
+            int16_t y = (int16_t)x;
+            memcpy(s->pad_as, &y, sizeof y);
+            break;
+        }
+        case FC_AS_UINT16: {
+            uint16_t y = (uint16_t)x;
+            memcpy(s->pad_as, &y, sizeof y);
+            break;
+        }
+        default: {
+            int32_t y = (int32_t)x;
+            memcpy(s->pad_as, &y, sizeof y);
+            break;
+        }
+        }
+    }
+}
 
 static void spec_of_field(const fc_field_desc *f, col_spec *s)
 {
@@ -93,6 +137,8 @@ static void spec_of_field(const fc_field_desc *f, col_spec *s)
             s->dims = as->dims;
             s->elems = as->elems;
         }
+        if (s->kind == COL_ROWS && s->pad != NULL)
+            typed_pad(s, as->type);
     }
 }
 
@@ -841,18 +887,19 @@ static void spread(const col_spec *s, fc_column *c, size_t n, size_t r)
 {
     size_t ts = s->ts, block = r * s->elems, packed = c->nvalues, b, k;
     unsigned char *vals = (unsigned char *)c->values;
+    const void *pad = s->typed_pad ? (const void *)s->pad_as : s->pad;
     for (b = n; b-- > 0;) {
         size_t len = (size_t)c->lengths[b] * s->elems;
         packed -= len;
         if (len > 0 && packed != b * block)
             memmove(vals + b * block * ts, vals + packed * ts, len * ts);
-        if (s->pad == NULL) { /* 0, 0.0 or "" (an empty view): zero bytes */
+        if (pad == NULL) { /* 0, 0.0 or "" (an empty view): zero bytes */
             if (len < block)
                 memset(vals + (b * block + len) * ts, 0, (block - len) * ts);
             continue;
         }
         for (k = len; k < block; k++)
-            memcpy(vals + (b * block + k) * ts, s->pad, ts);
+            memcpy(vals + (b * block + k) * ts, pad, ts);
     }
 }
 

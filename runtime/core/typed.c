@@ -13,7 +13,8 @@
  *                            reshaped to dims: TensorFlow's two texts when
  *                            the length does not fit
  *
- * A feature list's values are converted frame by frame (fc_seq_as_lists).
+ * A FixedLenSequence feature's rows are converted as one run of values,
+ * and a feature list's values frame by frame (fc_seq_as_lists).
  * Nothing here allocates; the record's values stay in the struct as parsed.
  */
 #include <string.h>
@@ -241,6 +242,8 @@ int fc_ex_as_fields(const fc_field_desc *fields, size_t n, void *msg, int contex
             count = f->elems;
         else
             memcpy(&count, m + f->count_offset, sizeof count);
+        if (f->kind == FC_KIND_ROWS) /* the count is of rows */
+            count *= f->elems;
         if (convert(&w, f->type, m + f->value_offset, count, m + w.as->offset, err) != FC_OK)
             return FC_ERR_PARSE;
     }

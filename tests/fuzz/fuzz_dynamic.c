@@ -102,6 +102,8 @@ static int typed_same(const fc_message_desc *ma, const unsigned char *a,
             count = fa->elems;
         else
             memcpy(&count, a + fa->count_offset, sizeof count);
+        if (fa->kind == FC_KIND_ROWS) /* the count is of rows */
+            count *= fa->elems;
         if (memcmp(a + fa->extra->as->offset, b + fb->extra->as->offset,
                    count * fa->extra->as->elems * fc_as_size(fa->extra->as->type)) != 0)
             return 0;

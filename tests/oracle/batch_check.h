@@ -116,6 +116,38 @@ static int bc_is_pad(const unsigned char *v, size_t ts, const void *pad)
     return memcmp(v, pad != NULL ? pad : zero, ts) == 0;
 }
 
+/* The padding of a FixedLenSequence column with `as`: its padding value
+ * (0 without one) in the tensor's type, into out (the compiler has
+ * checked that it fits; float16 rounds as fc_as_half, whose values the
+ * Python tests check against NumPy's). */
+static const void *bc_typed_pad(const fc_field_desc *f, unsigned char out[8])
+{
+    int as = f->extra->as->type, over;
+    memset(out, 0, 8);
+    if (f->default_value == NULL)
+        return out;
+    if (f->type == FC_TYPE_FLOAT) {
+        float x;
+        uint16_t h;
+        memcpy(&x, f->default_value, 4);
+        h = fc_as_half(x, &over);
+        memcpy(out, &h, 2);
+    } else {
+        int64_t x;
+        memcpy(&x, f->default_value, 8);
+        if (as == FC_AS_INT8 || as == FC_AS_UINT8) {
+            out[0] = (unsigned char)(x & 0xff);
+        } else if (as == FC_AS_INT16 || as == FC_AS_UINT16) {
+            uint16_t y = (uint16_t)((uint64_t)x & 0xffffu);
+            memcpy(out, &y, 2);
+        } else {
+            uint32_t y = (uint32_t)((uint64_t)x & 0xffffffffu);
+            memcpy(out, &y, 4);
+        }
+    }
+    return out;
+}
+
 /* One Example field / context feature, all records. */
 static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
 {
@@ -251,10 +283,12 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
                 BC_EXPECT(c->lengths[i] == (int64_t)cnt, "%s: lengths[%zu]", f->c_name, i);
         } else {
             size_t rows = fc_load_size(s + f->count_offset), block = m1 * f->elems;
+            unsigned char tp[8];
+            const void *pad = f->extra->as != NULL ? bc_typed_pad(f, tp) : f->default_value;
             BC_EXPECT(rows == 0 || memcmp(vals + i * block * ts, sv, rows * f->elems * ts) == 0,
                       "%s: record %zu rows", f->c_name, i);
             for (k = rows * f->elems; k < block; k++)
-                BC_EXPECT(bc_is_pad(vals + (i * block + k) * ts, ts, f->default_value),
+                BC_EXPECT(bc_is_pad(vals + (i * block + k) * ts, ts, pad),
                           "%s: record %zu padding at %zu", f->c_name, i, k);
             BC_EXPECT(c->lengths[i] == (int64_t)rows, "%s: lengths[%zu]", f->c_name, i);
         }

@@ -105,6 +105,15 @@ static size_t count_of(const fc_field_desc *f, const unsigned char *m)
     return n;
 }
 
+/* The values field f holds in struct m: its shape's, its count's, or its
+ * rows' (FixedLenSequence: the count is of rows). */
+static size_t values_of(const fc_field_desc *f, const unsigned char *m)
+{
+    return f->kind == FC_KIND_FIXED  ? f->elems
+           : f->kind == FC_KIND_ROWS ? count_of(f, m) * f->elems
+                                     : count_of(f, m);
+}
+
 /* Sort key of entry k: its indices, then its value (int64 numerically,
  * float by bits, bytes bytewise then by length). */
 static int entry_cmp(const fc_field_desc *f, const int64_t *ix, const unsigned char *vals,
@@ -471,8 +480,7 @@ int oracle_typed(const fc_field_desc *fields, size_t n, unsigned char *m)
         const fc_field_desc *f = &fields[i];
         const fc_field_as *x = f->extra->as;
         if (x != NULL &&
-            !oracle_typed_values(f->type, x, m + f->value_offset,
-                                 f->kind == FC_KIND_FIXED ? f->elems : count_of(f, m),
+            !oracle_typed_values(f->type, x, m + f->value_offset, values_of(f, m),
                                  m + x->offset))
             return 0;
     }
@@ -509,7 +517,7 @@ static void typed_text(FILE *f, const fc_field_desc *fields, size_t n, const uns
         size_t count;
         if (x == NULL)
             continue;
-        count = fields[i].kind == FC_KIND_FIXED ? fields[i].elems : count_of(&fields[i], m);
+        count = values_of(&fields[i], m);
         oracle_typed_text(f, fields[i].c_name, x, m + x->offset, count * x->elems);
     }
 }

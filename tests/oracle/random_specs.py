@@ -20,7 +20,9 @@ def typed(arng, t, kind, dims, default, hashed):
     features of a seed stay what they were without it), or ""."""
     if NO_AS:
         return ""
-    if hashed or default or kind not in ("fixed", "varlen") or arng.random() >= 0.25:
+    if hashed or default or kind not in ("fixed", "varlen", "rows") or arng.random() >= 0.25:
+        return ""
+    if kind == "rows" and t == "bytes":
         return ""
     if t == "int64":
         return " as " + arng.choice(NARROW)
@@ -102,7 +104,11 @@ def main():
                 dims = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
                 shape = "[?%s]" % "".join(", %d" % d for d in dims)
                 default = " = " + scalar() if rng.random() < 0.3 else ""
-                lines.append("  %s : %s%s max %d%s;" % (decl, t, shape, rng.randint(1, 6), default))
+                cast = typed(arng, t, kind, dims, "", "")
+                if cast and default and t == "int64":  # a padding value the type holds
+                    default = " = %d" % arng.randint(0 if "uint" in cast else -100, 100)
+                lines.append("  %s : %s%s max %d%s%s;" % (decl, t, shape, rng.randint(1, 6),
+                                                          cast, default))
         lines.append("}")
         with open("%s/r%d.feat" % (out, s), "w") as f:
             f.write("\n".join(lines) + "\n")

@@ -283,9 +283,12 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
         default:
             break;
         }
-        if (f->extra->as != NULL && (f->kind == FC_KIND_FIXED || f->kind == FC_KIND_VARLEN))
+        if (f->extra->as != NULL && (f->kind == FC_KIND_FIXED || f->kind == FC_KIND_VARLEN ||
+                                     f->kind == FC_KIND_ROWS))
             rt_fit_as(f->type, f->extra->as, v,
-                      f->kind == FC_KIND_FIXED ? f->elems : fc_load_size(msg + f->count_offset));
+                      f->kind == FC_KIND_FIXED  ? f->elems
+                      : f->kind == FC_KIND_ROWS ? fc_load_size(msg + f->count_offset) * f->elems
+                                                : fc_load_size(msg + f->count_offset));
     }
     /* SparseFeatures may share index and value fields: one count for all,
      * indices below every dense size */

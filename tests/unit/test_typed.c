@@ -490,6 +490,66 @@ static void test_list_batch(void)
     CHECK(((const uint16_t *)cols[TY_S_EMB].values)[2] == 0x7bff);
 }
 
+/* FixedLenSequence rows with `as`: the rows converted in the struct, an
+ * error naming the value's index in the rows' flat values; in a batch,
+ * [B, R, 2] padded with the padding value (-7) converted, and float16
+ * rows padded with 1.5's bits (0x3e00). */
+static void rows_record(const int64_t *rw, size_t nrw, const float *rh, size_t nrh)
+{
+    static const unsigned char img[6] = {0};
+    wbuf feats;
+    feats.n = 0;
+    entry_raw(&feats, "img", img, 6);
+    if (nrw > 0)
+        w_entry_int64(&feats, "rw", rw, nrw);
+    if (nrh > 0)
+        w_entry_float(&feats, "rh", rh, nrh);
+    rec.n = 0;
+    w_example(&rec, &feats);
+}
+
+static void test_rows(void)
+{
+    static const int64_t rw[] = {-32768, 1, 2, 32767}, bad[] = {0, 1, 2, 32768};
+    static const float rh[] = {2.0f, -0.5f, 65504.0f};
+    static unsigned char block[TY_E_BATCH_BYTES(2) + 64];
+    static fc_column cols[TY_E_FIELD_COUNT];
+    static wbuf recs[2];
+    static fc_bytes views[2];
+    static ty_e scratch;
+    const int16_t *w;
+    const uint16_t *h;
+    size_t i;
+    rows_record(rw, 4, rh, 3);
+    CHECK_MSG(parse() == FC_OK, "%s", err.message);
+    CHECK(msg.rw_count == 2 && msg.rw_as[0][0] == -32768 && msg.rw_as[0][1] == 1 &&
+          msg.rw_as[1][0] == 2 && msg.rw_as[1][1] == 32767);
+    CHECK(msg.rh_count == 3 && msg.rh_as[0] == 0x4000 && msg.rh_as[1] == 0xb800 &&
+          msg.rh_as[2] == 0x7bff);
+    rows_record(bad, 4, NULL, 0);
+    expect_error("Key: rw.  Value 32768 at index 3 is out of the range of int16 (-32768 to "
+                 "32767)");
+    /* a batch: record 0 with two rows and three floats, record 1 with none */
+    CHECK(ty_e_batch_bind(cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
+    rows_record(rw, 4, rh, 3);
+    recs[0] = rec;
+    rows_record(NULL, 0, rh, 1);
+    recs[1] = rec;
+    for (i = 0; i < 2; i++) {
+        views[i].data = recs[i].b;
+        views[i].size = recs[i].n;
+    }
+    CHECK_MSG(fc_batch_parse(&ty_e_desc, cols, &scratch, views, 2, &err) == FC_OK, "%s",
+              err.message);
+    w = (const int16_t *)cols[TY_E_RW].values;
+    h = (const uint16_t *)cols[TY_E_RH].values;
+    CHECK(cols[TY_E_RW].rank == 3 && cols[TY_E_RW].shape[1] == 2 && cols[TY_E_RW].shape[2] == 2 &&
+          cols[TY_E_RW].nvalues == 8);
+    CHECK(w[0] == -32768 && w[3] == 32767 && w[4] == -7 && w[7] == -7);
+    CHECK(cols[TY_E_RH].rank == 2 && cols[TY_E_RH].shape[1] == 3 && cols[TY_E_RH].nvalues == 6);
+    CHECK(h[0] == 0x4000 && h[2] == 0x7bff && h[3] == 0x4000 && h[4] == 0x3e00 && h[5] == 0x3e00);
+}
+
 int main(void)
 {
     RUN(test_float16_rounding);
@@ -500,5 +560,6 @@ int main(void)
     RUN(test_context);
     RUN(test_lists);
     RUN(test_list_batch);
+    RUN(test_rows);
     return harness_report("typed");
 }
