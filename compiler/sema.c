@@ -813,8 +813,9 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                 bad = v == v && (v >= 65520.0f || v <= -65520.0f) && v - v == 0.0f;
             }
             if (bad) {
-                fcc_diag_error(d, a->def->loc, "default of '%s' is out of the range of %s",
-                               f->cname, a->as_type);
+                fcc_diag_error(d, a->def->loc, "%s of '%s' is out of the range of %s",
+                               f->kind == FC_KIND_ROWS ? "padding value" : "default", f->cname,
+                               a->as_type);
                 return 0;
             }
         }

@@ -45,7 +45,12 @@ def random_records(rng, n):
                           np.float32(10.0) ** rng.integers(-9, 5), -65000, 65000)
                   .reshape(2, 2).tolist(),
              "hv": (rng.standard_normal(rng.integers(0, 6)) * 1000).astype(np.float32).tolist(),
-             "img": rng.integers(0, 256, size=6, dtype=np.uint8).tobytes()}
+             "img": rng.integers(0, 256, size=6, dtype=np.uint8).tobytes(),
+             # FixedLenSequence rows: [R, 2] int16, [R] float16 (padded in a batch)
+             "rw": rng.integers(-32768, 32768, size=(rng.integers(0, 4), 2)).tolist(),
+             "rh": (rng.standard_normal(rng.integers(0, 5)) * 100).astype(np.float32).tolist()}
+        if rng.random() < 0.3:  # no rows at all
+            del r["rw" if rng.random() < 0.5 else "rh"]
         for key, (code, dims) in RAW.items():
             if key != "img" and rng.random() < 0.6:
                 size = int(np.prod(dims)) * np.dtype(code).itemsize
@@ -64,6 +69,10 @@ def want(r, key):
         code, dims = RAW[key]
         raw = r.get(key, DEFAULT_BYTES.get(key))
         return np.frombuffer(raw, code).reshape(dims).astype(np.dtype(code).newbyteorder("="))
+    if key == "rw":
+        return np.asarray(r.get(key, []), dtype=np.int64).reshape(-1, 2).astype(np.int16)
+    if key == "rh":
+        return np.asarray(r.get(key, []), dtype=np.float32).astype(np.float16)
     if key in ("h", "hv"):
         return np.asarray(r.get(key, defaults.get(key)), dtype=np.float32).astype(np.float16)
     return np.asarray(r.get(key, defaults.get(key)), dtype=np.int64).astype(NARROW[key])
@@ -76,6 +85,27 @@ def same(a, b):
     if a.dtype.kind == "f":  # bit for bit (NaN payloads and signed zeros too)
         return a.view("u%d" % a.dtype.itemsize).tolist() == b.view("u%d" % b.dtype.itemsize).tolist()
     return a.tolist() == b.tolist()
+
+
+def rows_same(b, recs, where):
+    """A batch's FixedLenSequence columns: [B, R, ...], each record's rows
+    as NumPy converts them, then the padding value converted (-7 as int16,
+    1.5 as float16) up to the batch's most rows."""
+    for key, pad in (("rw", np.int16(-7)), ("rh", np.float16(1.5))):
+        col = b[key]
+        most = max([len(want(r, key)) for r in recs] + [0])
+        if col.shape[:2] != (len(recs), most):
+            check(False, "%s: %s shape %r, want [%d, %d, ...]" % (where, key, col.shape,
+                                                                  len(recs), most))
+            return False
+        for j, r in enumerate(recs):
+            w = want(r, key)
+            padded = np.full(col.shape[1:], pad, dtype=col.dtype)
+            padded[:len(w)] = w
+            if not same(col[j], padded):
+                check(False, "%s+%d %s: %r, want %r" % (where, j, key, col[j], padded))
+                return False
+    return True
 
 
 def test_values(path, recs):
@@ -96,6 +126,8 @@ def test_values(path, recs):
                 if not same(got, want(recs[at + j], key)):
                     check(False, "record %d %s: %r" % (at + j, key, got))
                     return
+        if not rows_same(b, recs[at:at + n], "record %d" % at):
+            return
         at += n
         n_ok += n
     check(n_ok == len(recs), "%d of %d records compared" % (n_ok, len(recs)))
@@ -113,6 +145,9 @@ def test_dtypes():
           got["plain"] == ("int64", None), "schema %r" % got)
     check(tuple(s["img"]["shape"]) == (2, 3) and tuple(s["img"]["record_shape"]) == (),
           "img shapes %r" % s["img"])
+    check(got["rw"] == ("int16", "int64") and got["rh"] == ("float16", "float32") and
+          tuple(s["rw"]["row_shape"]) == (2,) and s["rw"]["max_rows"] == 3,
+          "rows' schema %r %r" % (s["rw"], s["rh"]))
 
 
 def test_errors(base):
@@ -122,6 +157,8 @@ def test_errors(base):
                                  "range of int8 (-128 to 127)"),
              ({"hv": [65520.0]}, "Key: hv, Index: 1.  Value at index 0 is out of the range "
                                  "of float16 (its magnitude rounds past 65504)"),
+             ({"rw": [[0, 1], [-32769, 2]]}, "Key: rw, Index: 1.  Value -32769 at index 2 "
+                                             "is out of the range of int16 (-32768 to 32767)"),
              ({"img": bytes(5)}, "Key: img, Index: 1.  Input to reshape is a tensor with 5 "
                                  "values, but the requested shape has 6"),
              ({"f32": bytes(9)}, "Key: f32, Index: 1.  Input to DecodeRaw has length 9 that "
@@ -148,10 +185,11 @@ def test_torch(path, recs):
         check(False, "featc.torch: %s" % e)
         return
     b = next(iter(ft.TFRecordDataset(ty, path, batch_size=8)))
-    dt = {k: b[k].dtype for k in ("u8", "i16", "i32", "h", "img", "pcm", "w", "f64")}
+    dt = {k: b[k].dtype for k in ("u8", "i16", "i32", "h", "img", "pcm", "w", "f64", "rw")}
     u16 = torch.int32 if not hasattr(torch, "uint16") else torch.uint16
     check(dt == {"u8": torch.uint8, "i16": torch.int16, "i32": torch.int32, "h": torch.float16,
-                 "img": torch.uint8, "pcm": torch.int16, "w": u16, "f64": torch.float64},
+                 "img": torch.uint8, "pcm": torch.int16, "w": u16, "f64": torch.float64,
+                 "rw": torch.int16},
           "torch dtypes %r" % dt)
     check(b["img"].shape == (8, 2, 3) and b["img"][0].tolist() == want(recs[0], "img").tolist(),
           "torch img %r" % (b["img"][0],))
@@ -184,6 +222,8 @@ def test_parquet(path, recs):
                     check(False, "back from Parquet, record %d %s: %r, want %r"
                           % (at + j, key, b[key][j], want(recs[at + j], key)))
                     return
+        if not rows_same(b, recs[at:at + b["u8"].shape[0]], "back from Parquet, record %d" % at):
+            return
         at += b["u8"].shape[0]
     check(at == len(recs), "back from Parquet: %d records, the tensors NumPy makes" % at)
 
