@@ -68,6 +68,8 @@ E = {
     "f32": ("bytes", "f4", (2,), b"\x00\x00\x80\x3f\x00\x00\x00\xc0"),
     "f64": ("bytes", "f8", (1,), b"\x00\x00\x00\x00\x00\x00\xf0\x3f"),
     "plain": ("int", "i8", (), 0),
+    "rw": ("int", "i2", ("rows", (2,)), None),  # FixedLenSequence: a list of its rows
+    "rh": ("float", "f2", "var", None),
 }
 # message s: a feature list of scalar frames is "var" (a list of its
 # frames' values); others ("frames", "var" or a frame's shape)
@@ -131,7 +133,9 @@ def random_e(rng):
          "h": floats(rng, 4),
          "hv": floats(rng, int(rng.integers(0, 6))),
          "img": [rng.integers(0, 256, size=6, dtype=np.uint8).tobytes()],
-         "plain": [int(rng.integers(-2**63, 2**63, dtype=np.int64))]}
+         "plain": [int(rng.integers(-2**63, 2**63, dtype=np.int64))],
+         "rw": rng.integers(-32768, 32768, size=2 * rng.integers(0, 4)).tolist(),
+         "rh": floats(rng, int(rng.integers(0, 5)))}
     for key, (kind, code, dims, _) in E.items():
         if kind == "bytes" and key != "img" and rng.random() < 0.6:
             size = int(np.prod(dims)) * np.dtype(code).itemsize
@@ -176,6 +180,9 @@ def tensor(rec, key, table):
     kind, code, dims, default = table[key]
     v = rec.get(key)
     v = v[1] if v is not None else None
+    if isinstance(dims, tuple) and dims[:1] == ("rows",):  # FixedLenSequence: its rows
+        return np.asarray(v or [], dtype=np.int64 if kind == "int" else np.float32) \
+            .astype(code).reshape((-1,) + dims[1]).tolist()
     if isinstance(dims, tuple) and dims[:1] == ("frames",):  # a list: each frame's tensor
         return [tensor({key: (kind, f)}, key, {key: (kind, code, dims[1], None)})
                 for f in (v or [])]
@@ -304,7 +311,7 @@ def run_case(label, records, wants, table, message, codec, small, d):
 
     def duck_type(k):
         kind, code, dims, _ = table[k]
-        if dims[:1] == ("frames",):
+        if dims[:1] in (("frames",), ("rows",)):
             return DUCK[code] + "[]" + ("[]" if dims[1] == "var" else "[]" * len(dims[1]))
         return DUCK[code] + ("[]" if dims == "var" else "[]" * len(dims))
     check(duck["fields"] == [[k, duck_type(k)] for k in table],
