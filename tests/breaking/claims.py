@@ -48,7 +48,7 @@ RECORDS = {
     "sparse-changed": [{"x": featc.Sparse(numpy.array([[3]]), numpy.array([1.5], numpy.float32),
                                           numpy.array([100]))}],
     "ragged-changed": [{"x": featc.Ragged(numpy.array([1, 2, 3]), numpy.array([0, 1, 3]))}],
-    "as-changed": [{"x": 300, "y": 1.5, "z": b"\x01\x02\x03\x04", "w": 7}],
+    "as-changed": [{"x": 300, "y": 1.5, "z": b"\x01\x02\x03\x04", "w": 7, "r": [[1, 2]]}],
     "no-change": [{"x": 1, "y": [1.0, 2.0]}, {"x": -7, "y": []}],
 }
 
