@@ -365,6 +365,7 @@ void fcc_emit_feature_member(sbuf *b, const schema_feature *f)
         fcc_sb_printf(b, "    size_t %s_count;\n", f->cname);
     if (f->kind == FC_KIND_RAGGED) {
         fcc_sb_printf(b, "    %s %s[%s_MAX];\n", fcc_c_elem_type(f->type), f->cname, f->macro);
+        fcc_emit_as_member(b, f);
         for (r = 0; r < f->nparts; r++) {
             fcc_sb_printf(b, "    size_t %s_rows%u; /* partition %u%s: its rows */\n", f->cname,
                           r, r,
@@ -444,7 +445,8 @@ void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
     fcc_sb_printf(b, " \\\n     /* %s */", f->cname);
     if (!list && f->kind == FC_KIND_RAGGED) {
         unsigned q;
-        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m,
+                      f->as != FC_AS_NONE ? fcc_as_c_type(f->as) : t);
         fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND(((size_t)(b) + 1u) * sizeof(int64_t))");
         fcc_sb_str(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * sizeof(int64_t))");
         for (q = 0; q < f->nparts; q++)
@@ -635,8 +637,12 @@ void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature
             fcc_sb_printf(b, "%s%u", r ? ", " : "", (unsigned)f->sparse_fields[r]);
         fcc_sb_printf(b, "}, %d, 0,\n    NULL, 0, 0, NULL\n};\n", f->already_sorted);
     } else if (f->kind == FC_KIND_RAGGED) {
-        fcc_sb_printf(b, "0, {%u}, 0, 0,\n    %s_parts_%s, %u, %d, NULL\n};\n",
-                      (unsigned)f->sparse_fields[0], m->c_type, f->cname, f->nparts, f->split64);
+        fcc_sb_printf(b, "0, {%u}, 0, 0,\n    %s_parts_%s, %u, %d, ", (unsigned)f->sparse_fields[0],
+                      m->c_type, f->cname, f->nparts, f->split64);
+        if (f->as != FC_AS_NONE)
+            fcc_sb_printf(b, "&%s_as_%s\n};\n", m->c_type, f->cname);
+        else
+            fcc_sb_str(b, "NULL\n};\n");
     } else if (f->as != FC_AS_NONE) {
         fcc_sb_printf(b, "0, {0}, 0, 0,\n    NULL, 0, 0, &%s_as_%s\n};\n", m->c_type, f->cname);
     } else {

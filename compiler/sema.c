@@ -692,12 +692,14 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                        a->as_type);
         return 0;
     }
-    if (a->sparse || a->ragged ||
-        (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN && f->kind != FC_KIND_ROWS)) {
+    if (a->sparse || (a->ragged && r == ROLE_LIST) ||
+        (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN && f->kind != FC_KIND_ROWS &&
+         f->kind != FC_KIND_RAGGED)) {
         fcc_diag_error(d, a->as_loc,
-                       "'as %s' applies to FixedLen, VarLen and FixedLenSequence features and "
-                       "feature lists; '%s' is %s",
-                       a->as_type, f->cname, a->sparse ? "a SparseFeature" : "a RaggedFeature");
+                       "'as %s' applies to FixedLen, VarLen, FixedLenSequence and Ragged "
+                       "features and to feature lists of FixedLen and VarLen frames; '%s' is %s",
+                       a->as_type, f->cname,
+                       a->sparse ? "a SparseFeature" : "a feature list of RaggedFeature frames");
         return 0;
     }
     if (r != ROLE_EXAMPLE) {
@@ -733,7 +735,8 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                            r == ROLE_LIST              ? ", one value per frame"
                            : f->kind == FC_KIND_ROWS ? ", not a sequence of rows (whose "
                                                        "padding \"\" has no tensor)"
-                                                     : "");
+                           : f->kind == FC_KIND_RAGGED ? ", not a RaggedFeature"
+                                                       : "");
             return 0;
         }
         if (a->as_dims == NULL) {

@@ -459,6 +459,8 @@ ragged_opts
         { ast_feature *f = $<feature>-6; if (f) { f->parts = $4; f->parts_loc = span(@2, @5); } }
     | ragged_opts KW_SPLIT name
         { ast_feature *f = $<feature>-6; if (f) { f->split_text = $3.text; f->split_loc = @3; } }
+    | ragged_opts KW_AS name
+        { ast_feature *f = $<feature>-6; if (f) { f->as_type = $3.text; f->as_loc = @3; } }
     ;
 
 parts

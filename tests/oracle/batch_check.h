@@ -166,8 +166,14 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             size_t cnt;
             bc_parse(s, bc_recs[i], bc_lens[i], NULL);
             cnt = fc_load_size(s + f->count_offset);
-            BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
-                      "%s: record %zu values", f->c_name, i);
+            if (f->extra->as != NULL) /* the column holds the typed values (`as`) */
+                BC_EXPECT(cnt == 0 || memcmp(vals + off * fc_as_size(f->extra->as->type),
+                                             s + f->extra->as->offset,
+                                             cnt * fc_as_size(f->extra->as->type)) == 0,
+                          "%s: record %zu typed values", f->c_name, i);
+            else
+                BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
+                          "%s: record %zu values", f->c_name, i);
             top = f->extra->nparts > 0 ? fc_load_size(s + f->extra->parts[0].rows_offset) : cnt;
             BC_EXPECT(c->row_splits[i + 1] - c->row_splits[i] == (int64_t)top,
                       "%s: record %zu rows", f->c_name, i);

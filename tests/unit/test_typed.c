@@ -550,6 +550,64 @@ static void test_rows(void)
     CHECK(h[0] == 0x4000 && h[2] == 0x7bff && h[3] == 0x4000 && h[4] == 0x3e00 && h[5] == 0x3e00);
 }
 
+/* A RaggedFeature with `as`: its values converted, an error naming the
+ * record's key of the values (rgv); a batch's values column typed, the
+ * splits as they are. */
+static void ragged_record(const int64_t *v, size_t nv, const int64_t *lens, size_t nl,
+                          const float *rf, size_t nrf)
+{
+    static const unsigned char img[6] = {0};
+    wbuf feats;
+    feats.n = 0;
+    entry_raw(&feats, "img", img, 6);
+    w_entry_int64(&feats, "rgv", v, nv);
+    w_entry_int64(&feats, "rgl", lens, nl);
+    if (nrf > 0)
+        w_entry_float(&feats, "rf", rf, nrf);
+    rec.n = 0;
+    w_example(&rec, &feats);
+}
+
+static void test_ragged(void)
+{
+    static const int64_t v[] = {1, -32768, 32767}, bad[] = {1, 2, 40000}, lens[] = {2, 1, 2};
+    static const float rf[] = {0.5f, 65504.0f};
+    static unsigned char block[TY_E_BATCH_BYTES(2) + 64];
+    static fc_column cols[TY_E_FIELD_COUNT];
+    static wbuf recs[2];
+    static fc_bytes views[2];
+    static ty_e scratch;
+    const int16_t *g;
+    const uint16_t *h;
+    size_t i;
+    ragged_record(v, 3, lens, 2, rf, 2);
+    CHECK_MSG(parse() == FC_OK, "%s", err.message);
+    CHECK(msg.rg_count == 3 && msg.rg_as[0] == 1 && msg.rg_as[1] == -32768 &&
+          msg.rg_as[2] == 32767 && msg.rg_value[1] == -32768);
+    CHECK(msg.rf_count == 2 && msg.rf_as[0] == 0x3800 && msg.rf_as[1] == 0x7bff);
+    ragged_record(bad, 3, lens, 2, NULL, 0);
+    expect_error("Key: rgv.  Value 40000 at index 2 is out of the range of int16 (-32768 to "
+                 "32767)");
+    CHECK(ty_e_batch_bind(cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
+    ragged_record(v, 3, lens, 2, rf, 2);
+    recs[0] = rec;
+    ragged_record(v + 1, 2, lens + 2, 1, rf, 1);
+    recs[1] = rec;
+    for (i = 0; i < 2; i++) {
+        views[i].data = recs[i].b;
+        views[i].size = recs[i].n;
+    }
+    CHECK_MSG(fc_batch_parse(&ty_e_desc, cols, &scratch, views, 2, &err) == FC_OK, "%s",
+              err.message);
+    g = (const int16_t *)cols[TY_E_RG].values;
+    h = (const uint16_t *)cols[TY_E_RF].values;
+    CHECK(cols[TY_E_RG].nvalues == 5 && g[0] == 1 && g[2] == 32767 && g[3] == -32768 &&
+          g[4] == 32767);
+    CHECK(cols[TY_E_RG].row_splits[1] == 2 && cols[TY_E_RG].row_splits[2] == 3 &&
+          cols[TY_E_RG].part_nsplits[0] == 4 && cols[TY_E_RG].part_splits[0][3] == 5);
+    CHECK(cols[TY_E_RF].nvalues == 3 && h[1] == 0x7bff && h[2] == 0x3800);
+}
+
 int main(void)
 {
     RUN(test_float16_rounding);
@@ -561,5 +619,6 @@ int main(void)
     RUN(test_lists);
     RUN(test_list_batch);
     RUN(test_rows);
+    RUN(test_ragged);
     return harness_report("typed");
 }
