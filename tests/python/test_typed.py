@@ -51,6 +51,12 @@ def random_records(rng, n):
              "rh": (rng.standard_normal(rng.integers(0, 5)) * 100).astype(np.float32).tolist()}
         if rng.random() < 0.3:  # no rows at all
             del r["rw" if rng.random() < 0.5 else "rh"]
+        # RaggedFeatures: rg's values in rows of row_lengths (at most 3 rows, 6
+        # values), rf's values alone
+        lens = rng.integers(0, 3, size=rng.integers(0, 4))
+        r["rg"] = ty.Ragged((rng.integers(-32768, 32768, size=int(lens.sum())),
+                             np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)))
+        r["rf"] = (rng.standard_normal(rng.integers(0, 5)) * 100).astype(np.float32).tolist()
         for key, (code, dims) in RAW.items():
             if key != "img" and rng.random() < 0.6:
                 size = int(np.prod(dims)) * np.dtype(code).itemsize
@@ -71,6 +77,10 @@ def want(r, key):
         return np.frombuffer(raw, code).reshape(dims).astype(np.dtype(code).newbyteorder("="))
     if key == "rw":
         return np.asarray(r.get(key, []), dtype=np.int64).reshape(-1, 2).astype(np.int16)
+    if key == "rg":
+        return np.asarray(r["rg"].values, dtype=np.int64).astype(np.int16)
+    if key == "rf":
+        return np.asarray(r[key], dtype=np.float32).astype(np.float16)
     if key == "rh":
         return np.asarray(r.get(key, []), dtype=np.float32).astype(np.float16)
     if key in ("h", "hv"):
@@ -128,6 +138,16 @@ def test_values(path, recs):
                     return
         if not rows_same(b, recs[at:at + n], "record %d" % at):
             return
+        for key in ("rg", "rf"):  # RaggedFeatures: the values typed, the splits as read
+            v = b[key]
+            got = np.asarray(v.values)
+            w = np.concatenate([want(r, key) for r in recs[at:at + n]])
+            outer = v.row_splits[0] if isinstance(v.row_splits, tuple) else v.row_splits
+            if not same(got, w) or outer[-1] != (sum(len(r["rg"].row_splits) - 1
+                                                     for r in recs[at:at + n])
+                                                 if key == "rg" else len(w)):
+                check(False, "records %d..: %s %r, want values %r" % (at, key, v, w))
+                return
         at += n
         n_ok += n
     check(n_ok == len(recs), "%d of %d records compared" % (n_ok, len(recs)))
@@ -145,6 +165,8 @@ def test_dtypes():
           got["plain"] == ("int64", None), "schema %r" % got)
     check(tuple(s["img"]["shape"]) == (2, 3) and tuple(s["img"]["record_shape"]) == (),
           "img shapes %r" % s["img"])
+    check(got["rg"] == ("int16", "int64") and got["rf"] == ("float16", "float32"),
+          "ragged schema %r %r" % (s["rg"], s["rf"]))
     check(got["rw"] == ("int16", "int64") and got["rh"] == ("float16", "float32") and
           tuple(s["rw"]["row_shape"]) == (2,) and s["rw"]["max_rows"] == 3,
           "rows' schema %r %r" % (s["rw"], s["rh"]))
@@ -159,6 +181,9 @@ def test_errors(base):
                                  "of float16 (its magnitude rounds past 65504)"),
              ({"rw": [[0, 1], [-32769, 2]]}, "Key: rw, Index: 1.  Value -32769 at index 2 "
                                              "is out of the range of int16 (-32768 to 32767)"),
+             ({"rg": ty.Ragged((np.array([5, 32768]), np.array([0, 2])))},
+              "Key: rgv, Index: 1.  Value 32768 at index 1 is out of the range of int16 "
+              "(-32768 to 32767)"),
              ({"img": bytes(5)}, "Key: img, Index: 1.  Input to reshape is a tensor with 5 "
                                  "values, but the requested shape has 6"),
              ({"f32": bytes(9)}, "Key: f32, Index: 1.  Input to DecodeRaw has length 9 that "
