@@ -44,6 +44,31 @@ def driver_lines(driver, args, files):
     return lines, p.stderr.decode("utf-8", "replace"), p.returncode
 
 
+def typed_from_driver(desc, values, got):
+    """Whether got (a feature's typed values, flat) is NumPy's conversion
+    of the driver's record values of it; True where NumPy's astype is not
+    the conversion (decode_raw of bytes) or the driver has no plain values."""
+    if desc.get("record_dtype") not in ("int64", "float32") or values is None or \
+            isinstance(values, dict):
+        return True
+
+    def flat(x):
+        if isinstance(x, list):
+            for y in x:
+                yield from flat(y)
+        else:
+            yield float(x) if isinstance(x, str) else x
+    rec = np.asarray(list(flat(values)),
+                     dtype=np.int64 if desc["record_dtype"] == "int64" else np.float32)
+    want = rec.astype(got.dtype)
+    if want.shape != got.shape:
+        return False
+    if got.dtype.kind == "f":
+        return np.array_equal(want, got, equal_nan=True) and \
+            (np.signbit(want) == np.signbit(got))[~np.isnan(want)].all()
+    return want.tobytes() == got.tobytes()
+
+
 def module_batches(mod, source, errors=None, **kw):
     """Each batch as the driver's JSON object, or {"error": text}."""
     out = []
@@ -256,6 +281,14 @@ def main():
                     bv = getattr(b, "values", b)
                     gv = getattr(g, "values", g)
                     ga = np.asarray(gv).reshape(-1)
+                    if "error" in (ones[n] if n < len(ones) else {}):
+                        # read() refuses the record (parse_example's rules, not
+                        # parse_single_example's): NumPy's conversion of the
+                        # driver's values instead, where NumPy converts alone
+                        check(typed_from_driver(sch[sec][k], w.get(sec, {}).get(k), ga),
+                              "record %d: parse()'s %s %r, NumPy's of the driver's %r"
+                              % (n, k, g, w.get(sec, {}).get(k)))
+                        continue
                     ba = None if b is None else \
                         np.asarray(bv if hasattr(b, "values") else np.asarray(bv)[0]).reshape(-1)
                     # (bit for bit: NaN payloads and signed zeros too)
