@@ -381,6 +381,7 @@ void fcc_emit_feature_member(sbuf *b, const schema_feature *f)
                       f->already_sorted ? "in the record's order (already_sorted)"
                       : "sorted row-major");
         fcc_sb_printf(b, "    %s %s[%s_MAX];\n", fcc_c_elem_type(f->type), f->cname, f->macro);
+        fcc_emit_as_member(b, f);
         return;
     }
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
@@ -425,7 +426,7 @@ void fcc_emit_as_member(sbuf *b, const schema_feature *f)
         fcc_sb_printf(b, "[%s_FRAMES_MAX]", f->macro);
     if (f->kind != FC_KIND_FIXED)
         fcc_sb_printf(b, "[%s_MAX]", f->macro);
-    for (r = 0; r < f->rank; r++)
+    for (r = 0; r < f->rank && f->kind != FC_KIND_SPARSE; r++) /* (a sparse rank: its indices') */
         fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
     for (r = 0; r < f->as_rank; r++)
         fcc_sb_printf(b, "[%s_AS_DIM%u]", f->macro, r);
@@ -476,7 +477,8 @@ void fcc_emit_batch_bytes(sbuf *b, const schema_feature *f, int list)
         return;
     }
     if (!list && f->kind == FC_KIND_SPARSE) {
-        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m, t);
+        fcc_sb_printf(b, " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * sizeof(%s))", m,
+                      f->as != FC_AS_NONE ? fcc_as_c_type(f->as) : t);
         fcc_sb_printf(b,
                       " \\\n     + FC_BATCH_ROUND((size_t)(b) * %s_MAX * (%s_RANK + 1u) * "
                       "sizeof(int64_t))",
@@ -635,7 +637,11 @@ void fcc_emit_field_extra(sbuf *b, const schema_message *m, const schema_feature
         fcc_sb_printf(b, "offsetof(%s, %s_indices), {", m->c_type, f->cname);
         for (r = 0; r <= f->rank; r++)
             fcc_sb_printf(b, "%s%u", r ? ", " : "", (unsigned)f->sparse_fields[r]);
-        fcc_sb_printf(b, "}, %d, 0,\n    NULL, 0, 0, NULL\n};\n", f->already_sorted);
+        fcc_sb_printf(b, "}, %d, 0,\n    NULL, 0, 0, ", f->already_sorted);
+        if (f->as != FC_AS_NONE)
+            fcc_sb_printf(b, "&%s_as_%s\n};\n", m->c_type, f->cname);
+        else
+            fcc_sb_str(b, "NULL\n};\n");
     } else if (f->kind == FC_KIND_RAGGED) {
         fcc_sb_printf(b, "0, {%u}, 0, 0,\n    %s_parts_%s, %u, %d, ", (unsigned)f->sparse_fields[0],
                       m->c_type, f->cname, f->nparts, f->split64);

@@ -692,14 +692,14 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                        a->as_type);
         return 0;
     }
-    if (a->sparse || (a->ragged && r == ROLE_LIST) ||
+    if ((a->ragged && r == ROLE_LIST) ||
         (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN && f->kind != FC_KIND_ROWS &&
-         f->kind != FC_KIND_RAGGED)) {
+         f->kind != FC_KIND_RAGGED && f->kind != FC_KIND_SPARSE)) {
         fcc_diag_error(d, a->as_loc,
-                       "'as %s' applies to FixedLen, VarLen, FixedLenSequence and Ragged "
-                       "features and to feature lists of FixedLen and VarLen frames; '%s' is %s",
-                       a->as_type, f->cname,
-                       a->sparse ? "a SparseFeature" : "a feature list of RaggedFeature frames");
+                       "'as %s' applies to features (FixedLen, VarLen, FixedLenSequence, Sparse "
+                       "and Ragged) and to feature lists of FixedLen and VarLen frames; '%s' is "
+                       "a feature list of RaggedFeature frames",
+                       a->as_type, f->cname);
         return 0;
     }
     if (r != ROLE_EXAMPLE) {
@@ -736,6 +736,7 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                            : f->kind == FC_KIND_ROWS ? ", not a sequence of rows (whose "
                                                        "padding \"\" has no tensor)"
                            : f->kind == FC_KIND_RAGGED ? ", not a RaggedFeature"
+                           : f->kind == FC_KIND_SPARSE ? ", not a SparseFeature"
                                                        : "");
             return 0;
         }
@@ -907,7 +908,9 @@ static uint64_t feature_storage(const schema_feature *f, role r)
                 (f->kind == FC_KIND_FIXED ? 0u : sizeof(size_t));
     }
     if (f->as != FC_AS_NONE) /* the typed values, beside the record's */
-        bytes += (f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems) *
+        bytes += (f->kind == FC_KIND_ROWS    ? (uint64_t)f->max * f->elems
+                  : f->kind == FC_KIND_FIXED ? (uint64_t)f->elems
+                                             : (uint64_t)f->max) *
                  f->as_elems * fc_as_size(f->as) * (r == ROLE_LIST ? f->max_frames : 1u);
     if (f->hash_buckets > 0 && r != ROLE_LIST) {
         uint64_t ids = f->kind == FC_KIND_VARLEN ? (uint64_t)f->max : (uint64_t)f->elems;

@@ -402,12 +402,12 @@ feature
                 $$->attrs = $8;
             }
         }
-    | fkey ':' KW_SPARSE name '[' dims ']' KW_MAX INTEGER KW_INDEX index_keys
+    | fkey ':' KW_SPARSE name '[' dims ']' KW_MAX INTEGER sparse_as_into KW_INDEX index_keys
       KW_VALUE skey attrs ';'
         {
             $$ = $1;
             if ($$ != NULL) {
-                $$->loc = span(@1, @15);
+                $$->loc = span(@1, @16);
                 $$->sparse = 1;
                 $$->sparse_loc = @3;
                 $$->type = $4.text;
@@ -417,10 +417,10 @@ feature
                 $$->shape_loc = span(@5, @7);
                 $$->max_text = $9.text;
                 $$->max_loc = @9;
-                $$->index_keys = $11;
-                $$->index_loc = span(@10, @11);
-                $$->value_key = $13;
-                $$->attrs = $14;
+                $$->index_keys = $12;
+                $$->index_loc = span(@11, @12);
+                $$->value_key = $14;
+                $$->attrs = $15;
             }
         }
     | fkey ':' KW_RAGGED name KW_MAX INTEGER
@@ -447,6 +447,14 @@ feature
     | error '{' skipped '}'
                         { $$ = NULL; yyerrok; }
     | error             { $$ = NULL; }
+    ;
+
+/* `as TYPE` of a SparseFeature (its values' type) writes into the fkey
+ * eight symbols down. */
+sparse_as_into
+    : %empty
+    | KW_AS name
+        { ast_feature *f = $<feature>-8; if (f) { f->as_type = $2.text; f->as_loc = @2; } }
     ;
 
 /* The options of a RaggedFeature write into it: $<feature>0 is the fkey

@@ -343,7 +343,7 @@ static int put_fields(const batch_out *bo, PyObject *d, const fc_field_desc *fie
             else
                 v = sparse_obj(bo, i, col_dt(f->type, f->extra), 2);
             break;
-        case FC_KIND_SPARSE: v = sparse_obj(bo, i, col_dt(f->type, NULL), f->rank + 1); break;
+        case FC_KIND_SPARSE: v = sparse_obj(bo, i, col_dt(f->type, f->extra), f->rank + 1); break;
         case FC_KIND_RAGGED: v = ragged_col(bo, i, col_dt(f->type, f->extra), f->extra, 0); break;
         default: v = dense_obj(bo, i, col_dt(f->type, f->extra)); break;
         }

@@ -237,9 +237,13 @@ int fc_ex_as_fields(const fc_field_desc *fields, size_t n, void *msg, int contex
         if (f->extra->as == NULL)
             continue;
         w.key = f->key, w.key_len = f->key_len, w.role = context ? 1 : 0, w.frame = 0;
-        if (f->kind == FC_KIND_RAGGED) { /* its values' key, the record's */
-            w.key = fields[f->extra->sparse_fields[0]].key;
-            w.key_len = fields[f->extra->sparse_fields[0]].key_len;
+        if (f->kind == FC_KIND_RAGGED || f->kind == FC_KIND_SPARSE) {
+            /* its values' key, the record's */
+            const fc_field_desc *vf = &fields[f->extra->sparse_fields[f->kind == FC_KIND_SPARSE
+                                                                          ? f->rank
+                                                                          : 0]];
+            w.key = vf->key;
+            w.key_len = vf->key_len;
         }
         w.as = f->extra->as;
         if (f->kind == FC_KIND_FIXED)

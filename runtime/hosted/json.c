@@ -571,14 +571,14 @@ static void json_batch_fields(const json_out *o, const fc_field_desc *fields, si
         first = 0;
         fc_json_string(f, fields[i].key, fields[i].key_len, 1);
         fputc(':', f);
-        if (fields[i].kind == FC_KIND_RAGGED)
-            json_batch_ragged(o, fields[i].type, fields[i].extra, 0, &cols[i]);
-        else if (fields[i].kind == FC_KIND_SPARSE)
-            json_varlen(o, fields[i].type, &cols[i], fields[i].rank + 1, 0);
-        else {
+        {
             json_out typed = *o; /* the column holds the `as` values, if any */
             typed.as = fields[i].extra->as != NULL ? fields[i].extra->as->type : 0;
-            if (fields[i].kind == FC_KIND_VARLEN)
+            if (fields[i].kind == FC_KIND_RAGGED)
+                json_batch_ragged(&typed, fields[i].type, fields[i].extra, 0, &cols[i]);
+            else if (fields[i].kind == FC_KIND_SPARSE)
+                json_varlen(&typed, fields[i].type, &cols[i], fields[i].rank + 1, 0);
+            else if (fields[i].kind == FC_KIND_VARLEN)
                 json_varlen(&typed, fields[i].type, &cols[i], 2, ragged);
             else
                 json_dense(&typed, fields[i].type, &cols[i]);

@@ -212,8 +212,14 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             bc_parse(s, bc_recs[i], bc_lens[i], NULL);
             cnt = fc_load_size(s + f->count_offset);
             ix = (const int64_t *)(const void *)(s + f->extra->indices_offset);
-            BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
-                      "%s: record %zu values", f->c_name, i);
+            if (f->extra->as != NULL) /* the column holds the typed values (`as`) */
+                BC_EXPECT(cnt == 0 || memcmp(vals + off * fc_as_size(f->extra->as->type),
+                                             s + f->extra->as->offset,
+                                             cnt * fc_as_size(f->extra->as->type)) == 0,
+                          "%s: record %zu typed values", f->c_name, i);
+            else
+                BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
+                          "%s: record %zu values", f->c_name, i);
             for (k = 0; k < cnt; k++) {
                 const int64_t *row = c->indices + (off + k) * w;
                 BC_EXPECT(row[0] == (int64_t)i &&

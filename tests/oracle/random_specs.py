@@ -20,9 +20,10 @@ def typed(arng, t, kind, dims, default, hashed):
     features of a seed stay what they were without it), or ""."""
     if NO_AS:
         return ""
-    if hashed or default or kind not in ("fixed", "varlen", "rows") or arng.random() >= 0.25:
+    if hashed or default or kind not in ("fixed", "varlen", "rows", "sparse") or \
+            arng.random() >= 0.25:
         return ""
-    if kind == "rows" and t == "bytes":
+    if kind in ("rows", "sparse") and t == "bytes":
         return ""
     if t == "int64":
         return " as " + arng.choice(NARROW)
@@ -97,8 +98,10 @@ def main():
                     else:
                         idx.append("ix%d_%d" % (i, r))
                 value = key if rng.random() < 0.4 else "sv%d" % i  # named after its value key
-                lines.append("  %s : sparse %s[%s] max %d index (%s) value %s%s;" % (
-                    key, t, size, rng.randint(1, 8), ", ".join(idx), value,
+                bound = rng.randint(1, 8)
+                cast = typed(arng, t, "sparse", [], "", "")
+                lines.append("  %s : sparse %s[%s] max %d%s index (%s) value %s%s;" % (
+                    key, t, size, bound, cast, ", ".join(idx), value,
                     " already_sorted" if rng.random() < 0.3 else ""))
             else:
                 dims = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]

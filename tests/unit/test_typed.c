@@ -608,6 +608,39 @@ static void test_ragged(void)
     CHECK(cols[TY_E_RF].nvalues == 3 && h[1] == 0x7bff && h[2] == 0x3800);
 }
 
+/* SparseFeatures with `as`: the values sorted as TensorFlow sorts them,
+ * then converted; the indices as they are; an error names the value key. */
+static void test_sparse(void)
+{
+    static const int64_t spi[] = {5, 1}, sga[] = {3}, sgb[] = {4}, sgv[] = {255}, big[] = {256};
+    static const float spv[] = {65504.0f, -0.5f};
+    static ty_sx sx;
+    wbuf feats;
+    feats.n = 0;
+    w_entry_int64(&feats, "spi", spi, 2);
+    w_entry_float(&feats, "spv", spv, 2);
+    w_entry_int64(&feats, "sga", sga, 1);
+    w_entry_int64(&feats, "sgb", sgb, 1);
+    w_entry_int64(&feats, "sgv", sgv, 1);
+    rec.n = 0;
+    w_example(&rec, &feats);
+    CHECK_MSG(ty_sx_parse(&sx, rec.b, rec.n, &err) == FC_OK, "%s", err.message);
+    CHECK(sx.sp_count == 2 && sx.sp_indices[0][0] == 1 && sx.sp_as[0] == 0xb800 &&
+          sx.sp_indices[1][0] == 5 && sx.sp_as[1] == 0x7bff);
+    CHECK(sx.sg_count == 1 && sx.sg_indices[0][0] == 3 && sx.sg_indices[0][1] == 4 &&
+          sx.sg_as[0] == 255);
+    feats.n = 0;
+    w_entry_int64(&feats, "sga", sga, 1);
+    w_entry_int64(&feats, "sgb", sgb, 1);
+    w_entry_int64(&feats, "sgv", big, 1);
+    rec.n = 0;
+    w_example(&rec, &feats);
+    CHECK(ty_sx_parse(&sx, rec.b, rec.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Key: sgv.  Value 256 at index 0 is out of the range of uint8 "
+                                  "(0 to 255)") == 0,
+              "%s", err.message);
+}
+
 int main(void)
 {
     RUN(test_float16_rounding);
@@ -620,5 +653,6 @@ int main(void)
     RUN(test_list_batch);
     RUN(test_rows);
     RUN(test_ragged);
+    RUN(test_sparse);
     return harness_report("typed");
 }
