@@ -333,6 +333,49 @@ def test_lists():
               "lists: record %r %s" % (e.record, e.message))
 
 
+def test_sparse():
+    """Message sx's SparseFeatures: random batches written, read back: the
+    values NumPy's conversion of the written ones, in TensorFlow's sorted
+    order (indices row-major), the indices and dense shape as written; a
+    value past uint8 refused naming the value key."""
+    rng = np.random.default_rng(7)
+    path = os.path.join(TMP, "sparse.tfrecord")
+    for trial in range(20):
+        n = int(rng.integers(1, 9))
+        rows, vals, grows, gvals = [], [], [], []
+        for i in range(n):  # distinct indices per record, sorted (sg is already_sorted)
+            for j in sorted(rng.choice(6, size=rng.integers(0, 4), replace=False)):
+                rows.append([i, j])
+                vals.append(np.float32(rng.standard_normal() * 1000))
+            for a, b in sorted(set(map(tuple, rng.integers(0, [4, 5], size=(rng.integers(0, 5), 2))))):
+                grows.append([i, a, b])
+                gvals.append(int(rng.integers(0, 256)))
+        sp = ty.Sparse((np.array(rows, np.int64).reshape(-1, 2), np.array(vals, np.float32),
+                        np.array([n, 6])))
+        sg = ty.Sparse((np.array(grows, np.int64).reshape(-1, 3), np.array(gvals, np.int64),
+                        np.array([n, 4, 5])))
+        ty.write(path, {"sp": sp, "sg": sg}, message="sx")
+        b = next(iter(ty.read(path, batch_size=n, message="sx")))
+        ok = (same(b["sp"].values, np.array(vals, np.float32).astype(np.float16)) and
+              same(b["sg"].values, np.array(gvals, np.int64).astype(np.uint8)) and
+              b["sp"].indices.tolist() == sp.indices.tolist() and
+              b["sg"].indices.tolist() == sg.indices.tolist() and
+              b["sp"].dense_shape.tolist() == [n, 6])
+        if not ok:
+            check(False, "sparse trial %d: %r %r" % (trial, b["sp"], b["sg"]))
+            return
+    check(True, "")
+    bad = ty.Sparse((np.array([[0, 1, 1]]), np.array([256]), np.array([1, 4, 5])))
+    ty.write(path, {"sg": bad}, message="sx")
+    try:
+        list(ty.read(path, batch_size=4, message="sx"))
+        check(False, "sg = 256 read without an error")
+    except ty.DataError as e:
+        check(e.record == 0 and e.message.endswith("Key: sgv, Index: 0.  Value 256 at index 0 "
+                                                   "is out of the range of uint8 (0 to 255)"),
+              "sparse: %s" % e.message)
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
@@ -346,6 +389,7 @@ def main():
     test_torch(path, recs)
     test_parquet(path, recs)
     test_lists()
+    test_sparse()
     return finish("py-typed")
 
 
