@@ -314,6 +314,8 @@ static inline void rt_fill_fields(const fc_field_desc *fields, size_t nf, unsign
             for (k = 0; k <= f->rank; k++) {
                 const fc_field_desc *g = &fields[f->extra->sparse_fields[k]];
                 rt_set_size(msg, g->count_offset, n);
+                if (k == f->rank && f->extra->as != NULL) /* values the type holds */
+                    rt_fit_as(g->type, f->extra->as, msg + g->value_offset, n);
                 if (k < f->rank) {
                     size_t j;
                     for (j = 0; j < n; j++) {
