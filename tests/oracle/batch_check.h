@@ -148,6 +148,17 @@ static const void *bc_typed_pad(const fc_field_desc *f, unsigned char out[8])
     return out;
 }
 
+/* Whether the cnt values of column f at off are those of struct s: the
+ * typed ones (`as`) where f has them, else the record's. */
+static int bc_values_are(const fc_field_desc *f, const unsigned char *vals, size_t off,
+                         const unsigned char *s, size_t cnt)
+{
+    const fc_field_as *as = f->extra->as;
+    size_t ts = as != NULL ? fc_as_size(as->type) : fc_type_size(f->type);
+    return cnt == 0 ||
+           memcmp(vals + off * ts, s + (as != NULL ? as->offset : f->value_offset), cnt * ts) == 0;
+}
+
 /* One Example field / context feature, all records. */
 static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
 {
@@ -166,14 +177,8 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             size_t cnt;
             bc_parse(s, bc_recs[i], bc_lens[i], NULL);
             cnt = fc_load_size(s + f->count_offset);
-            if (f->extra->as != NULL) /* the column holds the typed values (`as`) */
-                BC_EXPECT(cnt == 0 || memcmp(vals + off * fc_as_size(f->extra->as->type),
-                                             s + f->extra->as->offset,
-                                             cnt * fc_as_size(f->extra->as->type)) == 0,
-                          "%s: record %zu typed values", f->c_name, i);
-            else
-                BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
-                          "%s: record %zu values", f->c_name, i);
+            BC_EXPECT(bc_values_are(f, vals, off, s, cnt), "%s: record %zu values", f->c_name,
+                      i);
             top = f->extra->nparts > 0 ? fc_load_size(s + f->extra->parts[0].rows_offset) : cnt;
             BC_EXPECT(c->row_splits[i + 1] - c->row_splits[i] == (int64_t)top,
                       "%s: record %zu rows", f->c_name, i);
@@ -212,14 +217,8 @@ static void bc_check_field(unsigned char *s, size_t j, const fc_column *c)
             bc_parse(s, bc_recs[i], bc_lens[i], NULL);
             cnt = fc_load_size(s + f->count_offset);
             ix = (const int64_t *)(const void *)(s + f->extra->indices_offset);
-            if (f->extra->as != NULL) /* the column holds the typed values (`as`) */
-                BC_EXPECT(cnt == 0 || memcmp(vals + off * fc_as_size(f->extra->as->type),
-                                             s + f->extra->as->offset,
-                                             cnt * fc_as_size(f->extra->as->type)) == 0,
-                          "%s: record %zu typed values", f->c_name, i);
-            else
-                BC_EXPECT(cnt == 0 || memcmp(vals + off * ts, s + f->value_offset, cnt * ts) == 0,
-                          "%s: record %zu values", f->c_name, i);
+            BC_EXPECT(bc_values_are(f, vals, off, s, cnt), "%s: record %zu values", f->c_name,
+                      i);
             for (k = 0; k < cnt; k++) {
                 const int64_t *row = c->indices + (off + k) * w;
                 BC_EXPECT(row[0] == (int64_t)i &&

@@ -490,6 +490,24 @@ static void test_list_batch(void)
     CHECK(((const uint16_t *)cols[TY_S_EMB].values)[2] == 0x7bff);
 }
 
+/* Records a and b of message e as one batch, into e_cols; checked to
+ * parse (the text of a failure in the report). */
+static fc_column e_cols[TY_E_FIELD_COUNT];
+
+static void e_batch_of_two(const wbuf *a, const wbuf *b)
+{
+    static unsigned char block[TY_E_BATCH_BYTES(2) + 64];
+    static ty_e scratch;
+    fc_bytes views[2];
+    CHECK(ty_e_batch_bind(e_cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
+    views[0].data = a->b;
+    views[0].size = a->n;
+    views[1].data = b->b;
+    views[1].size = b->n;
+    CHECK_MSG(fc_batch_parse(&ty_e_desc, e_cols, &scratch, views, 2, &err) == FC_OK, "%s",
+              err.message);
+}
+
 /* FixedLenSequence rows with `as`: the rows converted in the struct, an
  * error naming the value's index in the rows' flat values; in a batch,
  * [B, R, 2] padded with the padding value (-7) converted, and float16
@@ -512,14 +530,10 @@ static void test_rows(void)
 {
     static const int64_t rw[] = {-32768, 1, 2, 32767}, bad[] = {0, 1, 2, 32768};
     static const float rh[] = {2.0f, -0.5f, 65504.0f};
-    static unsigned char block[TY_E_BATCH_BYTES(2) + 64];
-    static fc_column cols[TY_E_FIELD_COUNT];
     static wbuf recs[2];
-    static fc_bytes views[2];
-    static ty_e scratch;
+    const fc_column *cols = e_cols;
     const int16_t *w;
     const uint16_t *h;
-    size_t i;
     rows_record(rw, 4, rh, 3);
     CHECK_MSG(parse() == FC_OK, "%s", err.message);
     CHECK(msg.rw_count == 2 && msg.rw_as[0][0] == -32768 && msg.rw_as[0][1] == 1 &&
@@ -530,17 +544,11 @@ static void test_rows(void)
     expect_error("Key: rw.  Value 32768 at index 3 is out of the range of int16 (-32768 to "
                  "32767)");
     /* a batch: record 0 with two rows and three floats, record 1 with none */
-    CHECK(ty_e_batch_bind(cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
     rows_record(rw, 4, rh, 3);
     recs[0] = rec;
     rows_record(NULL, 0, rh, 1);
     recs[1] = rec;
-    for (i = 0; i < 2; i++) {
-        views[i].data = recs[i].b;
-        views[i].size = recs[i].n;
-    }
-    CHECK_MSG(fc_batch_parse(&ty_e_desc, cols, &scratch, views, 2, &err) == FC_OK, "%s",
-              err.message);
+    e_batch_of_two(&recs[0], &recs[1]);
     w = (const int16_t *)cols[TY_E_RW].values;
     h = (const uint16_t *)cols[TY_E_RH].values;
     CHECK(cols[TY_E_RW].rank == 3 && cols[TY_E_RW].shape[1] == 2 && cols[TY_E_RW].shape[2] == 2 &&
@@ -572,14 +580,10 @@ static void test_ragged(void)
 {
     static const int64_t v[] = {1, -32768, 32767}, bad[] = {1, 2, 40000}, lens[] = {2, 1, 2};
     static const float rf[] = {0.5f, 65504.0f};
-    static unsigned char block[TY_E_BATCH_BYTES(2) + 64];
-    static fc_column cols[TY_E_FIELD_COUNT];
     static wbuf recs[2];
-    static fc_bytes views[2];
-    static ty_e scratch;
+    const fc_column *cols = e_cols;
     const int16_t *g;
     const uint16_t *h;
-    size_t i;
     ragged_record(v, 3, lens, 2, rf, 2);
     CHECK_MSG(parse() == FC_OK, "%s", err.message);
     CHECK(msg.rg_count == 3 && msg.rg_as[0] == 1 && msg.rg_as[1] == -32768 &&
@@ -588,17 +592,11 @@ static void test_ragged(void)
     ragged_record(bad, 3, lens, 2, NULL, 0);
     expect_error("Key: rgv.  Value 40000 at index 2 is out of the range of int16 (-32768 to "
                  "32767)");
-    CHECK(ty_e_batch_bind(cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
     ragged_record(v, 3, lens, 2, rf, 2);
     recs[0] = rec;
     ragged_record(v + 1, 2, lens + 2, 1, rf, 1);
     recs[1] = rec;
-    for (i = 0; i < 2; i++) {
-        views[i].data = recs[i].b;
-        views[i].size = recs[i].n;
-    }
-    CHECK_MSG(fc_batch_parse(&ty_e_desc, cols, &scratch, views, 2, &err) == FC_OK, "%s",
-              err.message);
+    e_batch_of_two(&recs[0], &recs[1]);
     g = (const int16_t *)cols[TY_E_RG].values;
     h = (const uint16_t *)cols[TY_E_RF].values;
     CHECK(cols[TY_E_RG].nvalues == 5 && g[0] == 1 && g[2] == 32767 && g[3] == -32768 &&
