@@ -12,6 +12,7 @@
  * block gets the padding value.  One pass over the records, no second parse.
  */
 #include "featc/fc_batch.h"
+#include "featc/fc_fast.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +50,7 @@ typedef struct col_spec {
     size_t frames_offset;
     const void *pad;     /* ROWS: the padding value, NULL for 0 / "" */
     int typed_pad;       /* ROWS with `as`: pad_as holds it converted */
-    unsigned char pad_as[8];
+    int64_t pad_as;      /* (its first bytes; an int64_t for their alignment) */
     size_t buckets;      /* hash buckets, 0: not hashed */
     int hot;
     size_t bucket_offset, hot_offset;
@@ -63,41 +64,19 @@ typedef struct col_spec {
  * compiler has checked that it is in the range of the type). */
 static void typed_pad(col_spec *s, int as)
 {
-    int over;
     s->typed_pad = 1;
-    memset(s->pad_as, 0, sizeof s->pad_as);
+    s->pad_as = 0;
     if (s->type == FC_TYPE_FLOAT) {
         float x;
+        int over;
         uint16_t h;
         memcpy(&x, s->pad, sizeof x);
         h = fc_as_half(x, &over);
-        memcpy(s->pad_as, &h, sizeof h);
+        memcpy(&s->pad_as, &h, sizeof h);
     } else {
         int64_t x;
         memcpy(&x, s->pad, sizeof x);
-        switch (as) {
-        case FC_AS_INT8: {
-            int8_t y = (int8_t)x;
-            memcpy(s->pad_as, &y, sizeof y);
-            break;
-        }
-        case FC_AS_UINT8: s->pad_as[0] = (unsigned char)x; break;
-        case FC_AS_INT16: {
-            int16_t y = (int16_t)x;
-            memcpy(s->pad_as, &y, sizeof y);
-            break;
-        }
-        case FC_AS_UINT16: {
-            uint16_t y = (uint16_t)x;
-            memcpy(s->pad_as, &y, sizeof y);
-            break;
-        }
-        default: {
-            int32_t y = (int32_t)x;
-            memcpy(s->pad_as, &y, sizeof y);
-            break;
-        }
-        }
+        fc_fast_store_narrow(as, &s->pad_as, 0, x);
     }
 }
 
@@ -887,7 +866,7 @@ static void spread(const col_spec *s, fc_column *c, size_t n, size_t r)
 {
     size_t ts = s->ts, block = r * s->elems, packed = c->nvalues, b, k;
     unsigned char *vals = (unsigned char *)c->values;
-    const void *pad = s->typed_pad ? (const void *)s->pad_as : s->pad;
+    const void *pad = s->typed_pad ? (const void *)&s->pad_as : s->pad;
     for (b = n; b-- > 0;) {
         size_t len = (size_t)c->lengths[b] * s->elems;
         packed -= len;
