@@ -670,7 +670,9 @@ static int check_feature_key(diag *d, const schema_message *m, schema_feature *g
  * value decoded as decode_raw into a fixed shape (FixedLen and VarLen
  * features of an example or a context, and feature lists of them: each
  * frame converted as one such feature; an Example's FixedLenSequence rows
- * of numbers, whose padding value is converted with them). */
+ * of numbers, whose padding value is converted with them; the values of
+ * SparseFeatures and RaggedFeatures, a list of RaggedFeature frames' frame
+ * by frame). */
 static int check_as(diag *d, const schema_message *m, schema_feature *f, const ast_feature *a,
                     role r)
 {
@@ -690,16 +692,6 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                        "unknown tensor type '%s' (int8, uint8, int16, uint16, int32, int64, "
                        "float16, float32, float64)",
                        a->as_type);
-        return 0;
-    }
-    if ((a->ragged && r == ROLE_LIST) ||
-        (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN && f->kind != FC_KIND_ROWS &&
-         f->kind != FC_KIND_RAGGED && f->kind != FC_KIND_SPARSE)) {
-        fcc_diag_error(d, a->as_loc,
-                       "'as %s' applies to features (FixedLen, VarLen, FixedLenSequence, Sparse "
-                       "and Ragged) and to feature lists of FixedLen and VarLen frames; '%s' is "
-                       "a feature list of RaggedFeature frames",
-                       a->as_type, f->cname);
         return 0;
     }
     if (r != ROLE_EXAMPLE) {

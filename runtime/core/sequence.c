@@ -844,9 +844,6 @@ int fc_seq_finish(const fc_seq_desc *sd, void *out, fc_error *err)
     size_t k;
     fc_ex_hash_fields(sd->context, sd->ncontext, out);
     hash_lists(sd, (unsigned char *)out);
-    if (fc_ex_as_fields(sd->context, sd->ncontext, out, 1, err) != FC_OK ||
-        fc_seq_as_lists(sd->lists, sd->nlists, out, err) != FC_OK)
-        return FC_ERR_PARSE;
     for (k = 0; k < sd->ncontext; k++) {
         size_t i = sd->context_order[k];
         if (sd->context[i].kind == FC_KIND_RAGGED &&
@@ -859,5 +856,11 @@ int fc_seq_finish(const fc_seq_desc *sd, void *out, fc_error *err)
             list_ragged(sd, j, (unsigned char *)out, err) != FC_OK)
             return FC_ERR_PARSE;
     }
+    /* the typed tensors last, from the values the parse gives (the
+     * RaggedFeatures' included): a parse error comes before a range error,
+     * as TensorFlow's parse comes before its tf.cast */
+    if (fc_ex_as_fields(sd->context, sd->ncontext, out, 1, err) != FC_OK ||
+        fc_seq_as_lists(sd->lists, sd->nlists, out, err) != FC_OK)
+        return FC_ERR_PARSE;
     return FC_OK;
 }

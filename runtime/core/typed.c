@@ -14,7 +14,9 @@
  *                            the length does not fit
  *
  * A FixedLenSequence feature's rows are converted as one run of values,
- * and a feature list's values frame by frame (fc_seq_as_lists).
+ * and a feature list's values frame by frame (fc_seq_as_lists), a list of
+ * RaggedFeature frames after its frames are built (same layout as VarLen
+ * frames: each frame's values at frame * max).
  * Nothing here allocates; the record's values stay in the struct as parsed.
  */
 #include <string.h>
@@ -269,6 +271,10 @@ int fc_seq_as_lists(const fc_list_desc *lists, size_t n, void *msg, fc_error *er
         if (l->extra == NULL || l->extra->as == NULL)
             continue;
         w.key = l->key, w.key_len = l->key_len, w.role = 2;
+        if (l->kind == FC_KIND_RAGGED) { /* its value list's key, the record's */
+            w.key = lists[l->extra->sparse_fields[0]].key;
+            w.key_len = lists[l->extra->sparse_fields[0]].key_len;
+        }
         w.as = l->extra->as;
         stride = l->kind == FC_KIND_FIXED ? l->elems : l->max; /* values per frame */
         memcpy(&frames, m + l->frames_offset, sizeof frames);

@@ -376,6 +376,62 @@ def test_sparse():
               "sparse: %s" % e.message)
 
 
+def splits(lengths):
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def test_seq_ragged():
+    """Message sr: a context RaggedFeature and lists of RaggedFeature frames with `as`,
+    random batches written and read back: the values NumPy's conversion of the written
+    ones, the splits as written; written back from read()'s tensors, the same; a frame's
+    value past uint8 refused naming the value list and the frame."""
+    rng = np.random.default_rng(11)
+    path, back = os.path.join(TMP, "sr.tfrecord"), os.path.join(TMP, "sr-back.tfrecord")
+    for trial in range(20):
+        n = int(rng.integers(1, 6))
+        crows = [rng.integers(0, 3, size=rng.integers(0, 3)) for _ in range(n)]  # <= 4 values
+        cg_rows = np.concatenate(crows).astype(np.int64) if n else np.zeros(0, np.int64)
+        cg_vals = rng.integers(-32768, 32768, size=int(cg_rows.sum()))
+        frames = rng.integers(0, 5, size=n)  # rl: frames of <= 3 rows of <= 1 value
+        rows = rng.integers(0, 3, size=int(frames.sum()))
+        lens = rng.integers(0, 2, size=int(rows.sum()))
+        rl_vals = rng.integers(0, 256, size=int(lens.sum()))
+        hframes = rng.integers(0, 5, size=n)
+        hlens = rng.integers(0, 4, size=int(hframes.sum()))
+        rh_vals = (rng.standard_normal(int(hlens.sum())) * 1000).astype(np.float32)
+        cg = ty.Ragged((cg_vals, (splits([len(r) for r in crows]), splits(cg_rows))))
+        rl = ty.Ragged((rl_vals, (splits(frames), splits(rows), splits(lens))))
+        rh = ty.Ragged((rh_vals, (splits(hframes), splits(hlens))))
+        ty.write(path, ({"cg": cg}, {"rl": rl, "rh": rh}), message="sr")
+        got = list(ty.read(path, batch_size=n, message="sr", varlen="ragged"))
+        ctx, fl = got[0][0], got[0][1]
+        ok = (len(got) == 1 and same(ctx["cg"].values, cg_vals.astype(np.int16)) and
+              same(fl["rl"].values, rl_vals.astype(np.uint8)) and
+              same(fl["rh"].values, rh_vals.astype(np.float16)) and
+              all(same(a, b) for a, b in zip(fl["rl"].row_splits, rl.row_splits)) and
+              all(same(a, b) for a, b in zip(ctx["cg"].row_splits, cg.row_splits)))
+        if not ok:
+            check(False, "sr trial %d: %r" % (trial, got))
+            return
+        ty.write(back, got, message="sr")
+        again = list(ty.read(back, batch_size=n, message="sr", varlen="ragged"))
+        if not (same(again[0][1]["rl"].values, fl["rl"].values) and
+                same(again[0][1]["rh"].values, fl["rh"].values) and
+                same(again[0][0]["cg"].values, ctx["cg"].values)):
+            check(False, "sr trial %d: written back from read()'s tensors: %r" % (trial, again))
+            return
+    check(True, "")
+    rl = ty.Ragged((np.array([1, 256]), (splits([2]), splits([1, 1]), splits([1, 1]))))
+    ty.write(path, ({}, {"rl": rl}), message="sr")
+    try:
+        list(ty.read(path, batch_size=4, message="sr"))
+        check(False, "rl = 256 read without an error")
+    except ty.DataError as e:
+        check(e.record == 0 and e.message.startswith("Feature list: rlv, Index: 1.  Value 256 at "
+                                                     "index 0 is out of the range of uint8"),
+              "ragged list: %s" % e.message)
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
@@ -390,6 +446,7 @@ def main():
     test_parquet(path, recs)
     test_lists()
     test_sparse()
+    test_seq_ragged()
     return finish("py-typed")
 
 

@@ -639,6 +639,82 @@ static void test_sparse(void)
               "%s", err.message);
 }
 
+/* RaggedFeatures with `as` in a SequenceExample: the context's values and
+ * each frame of a list of RaggedFeature frames converted after the frame
+ * is built, an error naming the value key (and the frame); a batch's
+ * values columns typed. */
+static wbuf sr_record(const int64_t *cgv, size_t ncgv, int64_t rlv1)
+{
+    static const int64_t cgl[] = {2, 1}, rlv0[] = {1, 255}, rll0[] = {1, 1}, rll1[] = {1};
+    static const float rh0[] = {0.5f, 65504.0f};
+    wbuf ctx, lists, fr[2], seq;
+    ctx.n = 0;
+    w_entry_int64(&ctx, "cgv", cgv, ncgv);
+    w_entry_int64(&ctx, "cgl", cgl, 2);
+    lists.n = 0;
+    fr[0].n = fr[1].n = 0;
+    f_int64_packed(&fr[0], rlv0, 2);
+    f_int64_packed(&fr[1], &rlv1, 1);
+    list_frames(&lists, "rlv", fr, 2);
+    fr[0].n = fr[1].n = 0;
+    f_int64_packed(&fr[0], rll0, 2);
+    f_int64_packed(&fr[1], rll1, 1);
+    list_frames(&lists, "rll", fr, 2);
+    fr[0].n = 0;
+    f_float_packed(&fr[0], rh0, 2);
+    list_frames(&lists, "rh", fr, 1);
+    seq.n = 0;
+    w_len(&seq, 0x0A, ctx.b, ctx.n);
+    w_len(&seq, 0x12, lists.b, lists.n);
+    return seq;
+}
+
+static void test_seq_ragged(void)
+{
+    static const int64_t cgv[] = {1, -32768, 32767}, cgv2[] = {-32768, 32767, 0},
+                         bad[] = {1, 2, 40000};
+    static unsigned char block[TY_SR_BATCH_BYTES(2) + 64];
+    static fc_column cols[TY_SR_FIELD_COUNT];
+    static wbuf recs[2];
+    static ty_sr sr, scratch;
+    fc_bytes views[2];
+    const uint8_t *u;
+    size_t i;
+    wbuf seq = sr_record(cgv, 3, 7);
+    CHECK_MSG(ty_sr_parse(&sr, seq.b, seq.n, &err) == FC_OK, "%s", err.message);
+    CHECK(sr.cg_count == 3 && sr.cg_as[0] == 1 && sr.cg_as[1] == -32768 &&
+          sr.cg_as[2] == 32767);
+    CHECK(sr.rl_frames == 2 && sr.rl_count[0] == 2 && sr.rl_as[0][0] == 1 &&
+          sr.rl_as[0][1] == 255 && sr.rl_count[1] == 1 && sr.rl_as[1][0] == 7);
+    CHECK(sr.rh_frames == 1 && sr.rh_count[0] == 2 && sr.rh_as[0][0] == 0x3800 &&
+          sr.rh_as[0][1] == 0x7bff);
+    seq = sr_record(bad, 3, 7);
+    CHECK(ty_sr_parse(&sr, seq.b, seq.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Context feature: cgv.  Value 40000 at index 2 is out of the "
+                                  "range of int16 (-32768 to 32767)") == 0,
+              "%s", err.message);
+    seq = sr_record(cgv, 3, 256);
+    CHECK(ty_sr_parse(&sr, seq.b, seq.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Feature list: rlv, Index: 1.  Value 256 at index 0 is out of "
+                                  "the range of uint8 (0 to 255)") == 0,
+              "%s", err.message);
+    CHECK(ty_sr_batch_bind(cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
+    recs[0] = sr_record(cgv, 3, 7);
+    recs[1] = sr_record(cgv2, 3, 200);
+    for (i = 0; i < 2; i++) {
+        views[i].data = recs[i].b;
+        views[i].size = recs[i].n;
+    }
+    CHECK_MSG(fc_batch_parse_seq(&ty_sr_desc, cols, &scratch, views, 2, &err) == FC_OK, "%s",
+              err.message);
+    u = (const uint8_t *)cols[TY_SR_RL].values;
+    CHECK(cols[TY_SR_RL].nvalues == 6 && u[0] == 1 && u[1] == 255 && u[2] == 7 && u[3] == 1 &&
+          u[4] == 255 && u[5] == 200);
+    CHECK(cols[TY_SR_CG].nvalues == 6 && ((const int16_t *)cols[TY_SR_CG].values)[3] == -32768 &&
+          ((const int16_t *)cols[TY_SR_CG].values)[4] == 32767);
+    CHECK(cols[TY_SR_RH].nvalues == 4 && ((const uint16_t *)cols[TY_SR_RH].values)[3] == 0x7bff);
+}
+
 int main(void)
 {
     RUN(test_float16_rounding);
@@ -652,5 +728,6 @@ int main(void)
     RUN(test_rows);
     RUN(test_ragged);
     RUN(test_sparse);
+    RUN(test_seq_ragged);
     return harness_report("typed");
 }
