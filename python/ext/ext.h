@@ -258,6 +258,10 @@ enum { FCPY_EITHER, FCPY_RECORD, FCPY_BATCH };
 int fcpy_is_sparse(PyObject *v);
 int fcpy_is_ragged(PyObject *v);
 int fcpy_record_form(const fcpy_message *m, PyObject *item);
+/* Each key of item's dicts one write() reads (a feature, a list, a
+ * fixed-frame list's length, a hashed feature's KEY/buckets, /one_hot,
+ * /multi_hot); 0, or -1 with a ValueError naming the message's keys. */
+int fcpy_check_keys(const fcpy_message *m, PyObject *item);
 /* A record as a batch of one, in the layouts write() takes. */
 PyObject *fcpy_record_batch(const fcpy_message *m, PyObject *item);
 PyObject *fcpy_schema(const fcpy_spec *spec);

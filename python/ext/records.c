@@ -181,6 +181,124 @@ static int parts_of(const fcpy_message *m, PyObject *item, PyObject **ctx, PyObj
     return 0;
 }
 
+/* Whether name (n bytes) is what write() reads from a dict of the fields
+ * (or lists) fs: a field's key, or the KEY/buckets, KEY/one_hot or
+ * KEY/multi_hot that read() puts beside a hashed one (write() skips them:
+ * they come from the values).  A hidden field (a key only a SparseFeature
+ * or RaggedFeature reads) is not: write() takes that feature. */
+static int known_key(const char *name, size_t n, const char *key, size_t key_len, int hidden,
+                     size_t buckets, int hot)
+{
+    static const char *const derived[] = {"/buckets", "/one_hot", "/multi_hot"};
+    size_t q;
+    if (hidden || n < key_len || memcmp(name, key, key_len) != 0)
+        return 0;
+    if (n == key_len)
+        return 1;
+    for (q = 0; q < 3 && buckets > 0; q++)
+        if ((q == 0 || (int)q == hot) && n - key_len == strlen(derived[q]) &&
+            memcmp(name + key_len, derived[q], n - key_len) == 0)
+            return 1;
+    return 0;
+}
+
+/* The ValueError for key k of a dict of `what` whose keys are those of
+ * fields (or lists): it names the keys write() reads. */
+static int unknown_key(const fcpy_message *m, PyObject *k, const char *what,
+                       const fc_field_desc *fields, size_t nf, const fc_list_desc *lists,
+                       size_t nl)
+{
+    PyObject *names = PyList_New(0), *sep = NULL, *joined = NULL;
+    size_t i;
+    for (i = 0; names != NULL && i < nf + nl; i++) {
+        const char *key = i < nf ? fields[i].key : lists[i - nf].key;
+        size_t key_len = i < nf ? fields[i].key_len : lists[i - nf].key_len;
+        int hidden = i < nf ? fields[i].extra->hidden
+                            : lists[i - nf].extra != NULL && lists[i - nf].extra->hidden;
+        PyObject *s;
+        if (hidden)
+            continue;
+        s = fcpy_key_str(key, key_len);
+        if (s == NULL || PyList_Append(names, s) != 0)
+            Py_CLEAR(names);
+        Py_XDECREF(s);
+    }
+    sep = names != NULL ? PyUnicode_FromString(", ") : NULL;
+    joined = sep != NULL ? PyUnicode_Join(sep, names) : NULL;
+    if (joined != NULL)
+        PyErr_Format(PyExc_ValueError,
+                     "%R is no %s of message %s; its keys: %U (a SparseFeature or "
+                     "RaggedFeature is given whole, not by the keys it reads; KEY/buckets, "
+                     "KEY/one_hot and KEY/multi_hot only beside a hashed feature)",
+                     k, what, m->name, joined);
+    Py_XDECREF(names);
+    Py_XDECREF(sep);
+    Py_XDECREF(joined);
+    return -1;
+}
+
+/* Each key of dict (the features, or lists when `lists`) is one write()
+ * reads: else a ValueError, not a record written without the value. */
+static int check_dict_keys(const fcpy_message *m, PyObject *dict, int lists, int lengths)
+{
+    const fc_field_desc *fields = m->md != NULL ? m->md->fields : m->sd->context;
+    size_t nf = lists ? 0 : m->md != NULL ? m->md->nfields : m->sd->ncontext;
+    size_t nl = lists ? m->sd->nlists : 0, i;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(dict, &pos, &k, &v)) {
+        const char *name;
+        Py_ssize_t n = 0;
+        int found = 0;
+        if (PyUnicode_Check(k)) {
+            PyObject *b = PyUnicode_AsEncodedString(k, "utf-8", "surrogateescape");
+            if (b == NULL)
+                return -1;
+            name = PyBytes_AsString(b);
+            n = PyBytes_Size(b);
+            for (i = 0; !found && i < nf + nl; i++) {
+                const fc_field_desc *f = i < nf ? &fields[i] : NULL;
+                const fc_list_desc *l = i < nf ? NULL : &m->sd->lists[i - nf];
+                const fc_field_extra *x = f != NULL ? f->extra : l->extra;
+                found = known_key(name, (size_t)n, f != NULL ? f->key : l->key,
+                                  f != NULL ? f->key_len : l->key_len,
+                                  x != NULL && x->hidden,
+                                  lengths || x == NULL ? 0 : x->hash_buckets,
+                                  x != NULL ? x->hot : 0) &&
+                        (!lengths || l->kind == FC_KIND_FIXED);
+            }
+            Py_DECREF(b);
+        }
+        if (!found)
+            return unknown_key(m, k,
+                               lengths ? "feature list of fixed frames (lengths)"
+                               : lists ? "feature list"
+                               : m->sd != NULL ? "context feature"
+                                               : "feature",
+                               lists ? NULL : fields, nf, lists ? m->sd->lists : NULL, nl);
+    }
+    return 0;
+}
+
+int fcpy_check_keys(const fcpy_message *m, PyObject *item)
+{
+    PyObject *ctx, *lists;
+    if (parts_of(m, item, &ctx, &lists) != 0 || check_dict_keys(m, ctx, 0, 0) != 0)
+        return -1;
+    if (lists != NULL && check_dict_keys(m, lists, 1, 0) != 0)
+        return -1;
+    if (m->sd != NULL && PyTuple_Size(item) == 3) {
+        PyObject *lengths = PyTuple_GetItem(item, 2);
+        if (!PyDict_Check(lengths)) {
+            PyErr_SetString(PyExc_TypeError, "a sequence_example batch's lengths are a dict "
+                            "(feature list -> frames), as read() gives");
+            return -1;
+        }
+        return check_dict_keys(m, lengths, 1, 1);
+    }
+    return 0;
+}
+
 /* Whether v, the value of a field or list whose bytes are decoded with `as
  * T[dims]` (as), comes as read()'s tensor (numbers of the tensor's rank)
  * rather than as bytes (bytes, a featc Bytes, a list or array of bytes: as

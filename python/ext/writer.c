@@ -1113,7 +1113,7 @@ PyObject *fcpy_write(PyObject *module, PyObject *args, PyObject *kw)
     if (items == NULL)
         goto done;
     while (st == FC_OK && (item = PyIter_Next(items)) != NULL) {
-        int form = fcpy_record_form(j.m, item);
+        int form = fcpy_check_keys(j.m, item) != 0 ? -1 : fcpy_record_form(j.m, item);
         PyObject *one = NULL;
         /* an item no feature tells apart: a record, but for a lone
          * dict, which write() has always taken as a batch */

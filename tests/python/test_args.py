@@ -248,6 +248,31 @@ def bytes_slices(path):
             raises(lambda: col["x"], TypeError, "Bytes['x']")
 
 
+def unknown_keys(path):
+    """write() takes back what read() gives (hashed features' KEY/buckets and
+    hot vectors included), and refuses a key that is no feature, list or
+    fixed-frame length of the message (a misspelt key: a record written
+    without its value otherwise), naming it."""
+    batch = next(iter(mod.read(path, batch_size=4, varlen="ragged")), None)
+    if batch is None:
+        return
+    out = os.path.join(os.path.dirname(path), "unknown-keys.tfrecord")
+    try:
+        mod.write(out, batch)
+        check(True, "")
+    except BaseException as e:  # noqa: BLE001
+        check(False, "read()'s batch written back raised %s: %s" % (type(e).__name__, e))
+    dicts = list(batch[:3]) if isinstance(batch, tuple) else [batch]
+    for i in range(len(dicts)):
+        bad = [dict(d) for d in dicts]
+        bad[i]["no such key"] = bad[i][next(iter(bad[i]))] if bad[i] else np.zeros(4)
+        try:
+            mod.write(out, tuple(bad) if isinstance(batch, tuple) else bad[0])
+            check(False, "a batch with 'no such key' in dict %d written" % i)
+        except ValueError as e:
+            check("'no such key' is no " in str(e), "unknown key in dict %d: %s" % (i, e))
+
+
 def main():
     data = open(records_path, "rb").read()
     path = records_path
@@ -285,6 +310,7 @@ def main():
     raises(lambda: mod.read(path, threads=2.0), TypeError, "threads=2.0")
     threads_stop_early(path)
     bytes_slices(path)
+    unknown_keys(path)
     # a closed reader ends
     r = mod.read(path)
     r.close()
