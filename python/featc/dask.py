@@ -56,19 +56,30 @@ def batch_to_frame(batch, schema):
 
 
 def frame_to_batch(df, schema):
-    """The inverse of batch_to_frame: a batch for the module's write()."""
+    """The inverse of batch_to_frame: a batch for the module's write().  A
+    column that is no feature's (nor a value of one's fixed shape), and a
+    shaped feature with some of its columns but not all, are ValueErrors:
+    their values would not be written."""
     batch = {}
     n = len(df)
+    known = set()
     for key, d in schema["features"].items():
         shape = tuple(d["shape"])
         dtype = object if d["dtype"] == "bytes" else np.dtype(d["dtype"])
         if not shape:
+            known.add(key)
             if key not in df:
                 continue
             batch[key] = np.asarray(df[key].to_numpy(), dtype=dtype)
             continue
         names = ["%s[%s]" % (key, ",".join(map(str, idx))) for idx in np.ndindex(*shape)]
-        if not all(c in df for c in names):
+        known.update(names)
+        have = [c in df for c in names]
+        if not all(have):
+            if any(have):
+                raise ValueError("the dataframe has %d of the %d columns of %s, not %s"
+                                 % (sum(have), len(names), key,
+                                    ", ".join(c for c, h in zip(names, have) if not h)[:200]))
             continue
         a = np.empty((n, len(names)), dtype=dtype)
         for j, c in enumerate(names):
@@ -78,6 +89,10 @@ def frame_to_batch(df, schema):
             batch[key] = np.array([row.tobytes() for row in little], dtype=object)
             continue
         batch[key] = a.reshape((n,) + shape)
+    stray = [str(c) for c in df.columns if c not in known]
+    if stray:
+        raise ValueError("the dataframe's columns %s are no feature's (a feature's columns: "
+                         "KEY, or KEY[i,...] for a fixed shape)" % ", ".join(stray)[:300])
     return batch
 
 

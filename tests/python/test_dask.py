@@ -230,6 +230,18 @@ def run_cluster(client, C):
         paths = featc.dask.write_tfrecords(df, out, mod)
         back = featc.dask.read_tfrecords(paths, mod, dataframe=True).compute()
         check(back.reset_index(drop=True).equals(want), "%s dataframe round trip" % name)
+        # a column no feature has, or one of a fixed shape's columns missing:
+        # refused, not written without those values
+        bad = [(want.assign(labl=1), "labl")]
+        shaped = [c for c in want.columns if "[" in c]
+        if shaped:
+            bad.append((want.drop(columns=[shaped[-1]]), shaped[-1]))
+        for frame, col in bad:
+            try:
+                featc.dask.frame_to_batch(frame, sch)
+                check(False, "%s: a dataframe with %s changed made a batch" % (name, col))
+            except ValueError as e:
+                check(col in str(e), "%s: %s" % (name, e))
 
 
 def damaged_checksum(mod, plain):
