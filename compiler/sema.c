@@ -711,10 +711,11 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                        f->cname, a->as_type);
         return 0;
     }
-    if (f->hash_buckets > 0) {
+    if (f->type == FC_TYPE_BYTES && f->hash_buckets > 0) {
         fcc_diag_error(d, a->as_loc,
-                       "'%s' has hash buckets, whose ids are int64; 'as %s' would change the "
-                       "values the ids are hashed from",
+                       "'%s' has hash buckets: its bytes are hashed, and 'as %s[...]' would "
+                       "decode them too (the bucket ids and a decoded tensor of one value); "
+                       "'as' on a hashed feature narrows int64 values",
                        f->cname, a->as_type);
         return 0;
     }

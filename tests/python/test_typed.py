@@ -432,6 +432,43 @@ def test_seq_ragged():
               "ragged list: %s" % e.message)
 
 
+def test_hashed():
+    """Messages hx and hp (hx without `as`) over the same random records: hx's
+    values NumPy's conversion of hp's, its KEY/buckets and hot vectors hp's
+    (the ids come from the record's values); written back from read()'s
+    tensors, the same bytes; a value past int16 refused."""
+    rng = np.random.default_rng(5)
+    path, back = os.path.join(TMP, "hx.tfrecord"), os.path.join(TMP, "hx-back.tfrecord")
+    for trial in range(20):
+        n = int(rng.integers(1, 9))
+        lens = rng.integers(0, 4, size=n)
+        b = {"hv": ty.Ragged((rng.integers(-32768, 32768, size=int(lens.sum())), splits(lens))),
+             "hf": rng.integers(0, 256, size=n), "hm": rng.integers(-128, 128, size=(n, 2))}
+        ty.write(path, b, message="hx")
+        x = next(iter(ty.read(path, batch_size=n, message="hx", varlen="ragged")))
+        p = next(iter(ty.read(path, batch_size=n, message="hp", varlen="ragged")))
+        ok = (set(x) == set(p) and same(x["hv"].values, p["hv"].values.astype(np.int16)) and
+              same(x["hf"], p["hf"].astype(np.uint8)) and same(x["hm"], p["hm"].astype(np.int8)) and
+              all(same(x[k], p[k]) for k in x if "/" in k))
+        if not ok:
+            check(False, "hashed trial %d: %r, untyped %r" % (trial, x, p))
+            return
+        ty.write(back, x, message="hx")
+        with open(path, "rb") as f1, open(back, "rb") as f2:
+            if f1.read() != f2.read():
+                check(False, "hashed trial %d: written back from read()'s tensors differs" % trial)
+                return
+    check(True, "")
+    ty.write(path, {"hv": ty.Ragged((np.array([40000]), splits([1]))), "hf": np.array([1]),
+                    "hm": np.array([[0, 0]])}, message="hx")
+    try:
+        list(ty.read(path, batch_size=4, message="hx"))
+        check(False, "hv = 40000 read without an error")
+    except ty.DataError as e:
+        check(e.record == 0 and "Key: hv, Index: 0.  Value 40000 at index 0 is out of the "
+              "range of int16" in e.message, "hashed: %s" % e.message)
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
@@ -447,6 +484,7 @@ def main():
     test_lists()
     test_sparse()
     test_seq_ragged()
+    test_hashed()
     return finish("py-typed")
 
 

@@ -715,6 +715,97 @@ static void test_seq_ragged(void)
     CHECK(cols[TY_SR_RH].nvalues == 4 && ((const uint16_t *)cols[TY_SR_RH].values)[3] == 0x7bff);
 }
 
+/* Hashed features with `as`: the values typed, the bucket ids and hot
+ * vectors those of the same record parsed untyped (message hp, list hq);
+ * in a batch, the values column typed and the buckets column int64. */
+static void hx_record(const int64_t *hv, size_t nhv, const int64_t *hf, const int64_t *hm)
+{
+    wbuf feats;
+    feats.n = 0;
+    if (nhv > 0)
+        w_entry_int64(&feats, "hv", hv, nhv);
+    if (hf != NULL)
+        w_entry_int64(&feats, "hf", hf, 1);
+    if (hm != NULL)
+        w_entry_int64(&feats, "hm", hm, 2);
+    rec.n = 0;
+    w_example(&rec, &feats);
+}
+
+static void test_hashed(void)
+{
+    static const int64_t hv[] = {-5, 300, 32767}, hf = 200, big = 40000, hm[] = {-128, 127};
+    static const int64_t hw0[] = {7, 255}, hw1[] = {0};
+    static unsigned char block[TY_HX_BATCH_BYTES(2) + 64];
+    static fc_column cols[TY_HX_FIELD_COUNT];
+    static ty_hx hx, scratch;
+    static ty_hp hp;
+    static ty_hs hs;
+    static wbuf recs[2];
+    wbuf lists, fr[2], seq;
+    fc_bytes views[2];
+    size_t i;
+    hx_record(hv, 3, &hf, hm);
+    CHECK_MSG(ty_hx_parse(&hx, rec.b, rec.n, &err) == FC_OK, "%s", err.message);
+    CHECK_MSG(ty_hp_parse(&hp, rec.b, rec.n, &err) == FC_OK, "%s", err.message);
+    CHECK(hx.hv_count == 3 && hx.hv_as[0] == -5 && hx.hv_as[1] == 300 && hx.hv_as[2] == 32767);
+    CHECK(memcmp(hx.hv_bucket, hp.hv_bucket, sizeof hx.hv_bucket) == 0 &&
+          hx.hf_bucket == hp.hf_bucket &&
+          memcmp(hx.hm_bucket, hp.hm_bucket, sizeof hx.hm_bucket) == 0 &&
+          memcmp(hx.hf_hot, hp.hf_hot, sizeof hx.hf_hot) == 0 &&
+          memcmp(hx.hm_hot, hp.hm_hot, sizeof hx.hm_hot) == 0);
+    CHECK(hx.hf_as == 200 && hx.hm_as[0] == -128 && hx.hm_as[1] == 127);
+    hx_record(hv, 1, NULL, NULL); /* hf and hm from their defaults */
+    CHECK_MSG(ty_hx_parse(&hx, rec.b, rec.n, &err) == FC_OK, "%s", err.message);
+    CHECK_MSG(ty_hp_parse(&hp, rec.b, rec.n, &err) == FC_OK, "%s", err.message);
+    CHECK(hx.hf_as == 3 && hx.hf_bucket == hp.hf_bucket && hx.hm_as[0] == 1 &&
+          hx.hm_as[1] == -1 && hx.hm_bucket[1] == hp.hm_bucket[1] &&
+          hx.hv_bucket[0] == hp.hv_bucket[0]);
+    hx_record(&big, 1, &hf, hm);
+    CHECK(ty_hx_parse(&hx, rec.b, rec.n, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Key: hv.  Value 40000 at index 0 is out of the range of int16 "
+                                  "(-32768 to 32767)") == 0,
+              "%s", err.message);
+    /* a batch */
+    CHECK(ty_hx_batch_bind(cols, 2, FC_BATCH_RAGGED, block, sizeof block) > 0);
+    hx_record(hv, 3, &hf, hm);
+    recs[0] = rec;
+    CHECK_MSG(ty_hp_parse(&hp, rec.b, rec.n, &err) == FC_OK, "%s", err.message);
+    hx_record(hv + 1, 2, NULL, NULL);
+    recs[1] = rec;
+    for (i = 0; i < 2; i++) {
+        views[i].data = recs[i].b;
+        views[i].size = recs[i].n;
+    }
+    CHECK_MSG(fc_batch_parse(&ty_hx_desc, cols, &scratch, views, 2, &err) == FC_OK, "%s",
+              err.message);
+    CHECK(cols[TY_HX_HV].nvalues == 5 && ((const int16_t *)cols[TY_HX_HV].values)[1] == 300 &&
+          ((const int16_t *)cols[TY_HX_HV].values)[3] == 300 &&
+          cols[TY_HX_HV].buckets[0] == hp.hv_bucket[0] &&
+          cols[TY_HX_HV].buckets[2] == hp.hv_bucket[2] &&
+          cols[TY_HX_HV].buckets[4] == hp.hv_bucket[2]);
+    CHECK(((const uint8_t *)cols[TY_HX_HF].values)[0] == 200 &&
+          ((const uint8_t *)cols[TY_HX_HF].values)[1] == 3 &&
+          cols[TY_HX_HF].buckets[0] == hp.hf_bucket && cols[TY_HX_HF].hot != NULL &&
+          memcmp(cols[TY_HX_HF].hot, hp.hf_hot, sizeof hp.hf_hot) == 0);
+    CHECK(cols[TY_HX_HM].nvalues == 4 && ((const int8_t *)cols[TY_HX_HM].values)[0] == -128 &&
+          ((const int8_t *)cols[TY_HX_HM].values)[3] == -1 &&
+          cols[TY_HX_HM].buckets[1] == hp.hm_bucket[1] &&
+          memcmp(cols[TY_HX_HM].hot, hp.hm_hot, sizeof hp.hm_hot) == 0);
+    /* a feature list: hw typed, its ids hq's (the same values) */
+    lists.n = 0;
+    fr[0].n = fr[1].n = 0;
+    f_int64_packed(&fr[0], hw0, 2);
+    f_int64_packed(&fr[1], hw1, 1);
+    list_frames(&lists, "hw", fr, 2);
+    list_frames(&lists, "hq", fr, 2);
+    seq.n = 0;
+    w_len(&seq, 0x12, lists.b, lists.n);
+    CHECK_MSG(ty_hs_parse(&hs, seq.b, seq.n, &err) == FC_OK, "%s", err.message);
+    CHECK(hs.hw_frames == 2 && hs.hw_as[0][0] == 7 && hs.hw_as[0][1] == 255 &&
+          hs.hw_as[1][0] == 0 && memcmp(hs.hw_bucket, hs.hq_bucket, sizeof hs.hw_bucket) == 0);
+}
+
 int main(void)
 {
     RUN(test_float16_rounding);
@@ -729,5 +820,6 @@ int main(void)
     RUN(test_ragged);
     RUN(test_sparse);
     RUN(test_seq_ragged);
+    RUN(test_hashed);
     return harness_report("typed");
 }
