@@ -21,6 +21,7 @@
  */
 #include <string.h>
 
+#include <featc/fc_fast.h>
 #include <featc/fc_sequence.h>
 
 /* Whose values are converted: a feature (role 0), a context feature (1)
@@ -115,29 +116,7 @@ static int narrow(const who *w, const int64_t *v, size_t n, unsigned char *out, 
             fc_msg_str(&m, ")");
             return FC_ERR_PARSE;
         }
-        switch (as) {
-        case FC_AS_INT8: {
-            int8_t y = (int8_t)x;
-            memcpy(out + k, &y, 1);
-            break;
-        }
-        case FC_AS_UINT8: out[k] = (unsigned char)x; break;
-        case FC_AS_INT16: {
-            int16_t y = (int16_t)x;
-            memcpy(out + 2 * k, &y, 2);
-            break;
-        }
-        case FC_AS_UINT16: {
-            uint16_t y = (uint16_t)x;
-            memcpy(out + 2 * k, &y, 2);
-            break;
-        }
-        default: {
-            int32_t y = (int32_t)x;
-            memcpy(out + 4 * k, &y, 4);
-            break;
-        }
-        }
+        fc_fast_store_narrow(as, out, k, x); /* out: the `as` member, aligned */
     }
     return FC_OK;
 }
