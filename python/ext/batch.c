@@ -243,7 +243,7 @@ static struct {
     PyObject *str;
 } key_cache[KEY_SLOTS];
 
-static PyObject *column_key(const char *key, size_t key_len, const char *suffix)
+PyObject *fcpy_column_key(const char *key, size_t key_len, const char *suffix)
 {
     size_t h = (((uintptr_t)key >> 3) ^ ((uintptr_t)suffix >> 2) * 31u) % KEY_SLOTS;
     PyObject *k;
@@ -275,7 +275,7 @@ static int put(PyObject *d, const char *key, size_t key_len, const char *suffix,
     int rc;
     if (v == NULL)
         return -1;
-    k = column_key(key, key_len, suffix);
+    k = fcpy_column_key(key, key_len, suffix);
     if (k == NULL) {
         Py_DECREF(v);
         return -1;

@@ -159,6 +159,9 @@ int fcpy_dtype_of(fc_type t);
 /* The DT_ of an `as` type (fc_as). */
 int fcpy_dtype_of_as(int as);
 PyObject *fcpy_key_str(const char *key, size_t n);
+/* The str of key + suffix (suffix NULL: none), cached by the two
+ * pointers (the spec's key, a constant suffix); a new reference. */
+PyObject *fcpy_column_key(const char *key, size_t key_len, const char *suffix);
 size_t fcpy_ncols_of(const fcpy_message *m);
 int fcpy_batch_work_init(batch_work *w, const fcpy_message *m, size_t cap, unsigned forms);
 fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_error *err);

@@ -181,103 +181,134 @@ static int parts_of(const fcpy_message *m, PyObject *item, PyObject **ctx, PyObj
     return 0;
 }
 
-/* Whether name (n bytes) is what write() reads from a dict of the fields
- * (or lists) fs: a field's key, or the KEY/buckets, KEY/one_hot or
- * KEY/multi_hot that read() puts beside a hashed one (write() skips them:
- * they come from the values).  A hidden field (a key only a SparseFeature
- * or RaggedFeature reads) is not: write() takes that feature. */
-static int known_key(const char *name, size_t n, const char *key, size_t key_len, int hidden,
-                     size_t buckets, int hot)
+/* The suffixes read() puts beside a hashed feature's key (its bucket ids,
+ * and its hot vectors: hot is FC_HOT_ONE or FC_HOT_MULTI), which write()
+ * skips: they come from the values. */
+static const char *const derived[] = {"/buckets", "/one_hot", "/multi_hot"};
+
+/* The keys of fields (or lists) that write() reads from a dict: the
+ * features' keys and their derived columns (lengths: the fixed-frame
+ * lists' keys only), but no hidden field's (a key only a SparseFeature or
+ * RaggedFeature reads: write() takes that feature).  Calls f on each key
+ * with its suffix (NULL: none) until it returns nonzero, and returns that. */
+typedef int (*key_fn)(void *ctx, const char *key, size_t key_len, const char *suffix);
+
+static int each_key(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
+                    int lengths, key_fn f, void *ctx)
 {
-    static const char *const derived[] = {"/buckets", "/one_hot", "/multi_hot"};
-    size_t q;
-    if (hidden || n < key_len || memcmp(name, key, key_len) != 0)
-        return 0;
-    if (n == key_len)
-        return 1;
-    for (q = 0; q < 3 && buckets > 0; q++)
-        if ((q == 0 || (int)q == hot) && n - key_len == strlen(derived[q]) &&
-            memcmp(name + key_len, derived[q], n - key_len) == 0)
-            return 1;
+    size_t i, q;
+    int rc;
+    for (i = 0; i < nf + nl; i++) {
+        const fc_field_extra *x = i < nf ? fields[i].extra : lists[i - nf].extra;
+        const char *key = i < nf ? fields[i].key : lists[i - nf].key;
+        size_t key_len = i < nf ? fields[i].key_len : lists[i - nf].key_len;
+        if ((x != NULL && x->hidden) || (lengths && lists[i - nf].kind != FC_KIND_FIXED))
+            continue;
+        if ((rc = f(ctx, key, key_len, NULL)) != 0)
+            return rc;
+        for (q = 0; !lengths && x != NULL && x->hash_buckets > 0 && q < 3; q++)
+            if ((q == 0 || (int)q == x->hot) && (rc = f(ctx, key, key_len, derived[q])) != 0)
+                return rc;
+    }
     return 0;
 }
 
-/* The ValueError for key k of a dict of `what` whose keys are those of
- * fields (or lists): it names the keys write() reads. */
-static int unknown_key(const fcpy_message *m, PyObject *k, const char *what,
-                       const fc_field_desc *fields, size_t nf, const fc_list_desc *lists,
-                       size_t nl)
+/* each_key's calls: the dict's keys among them counted (a dict lookup
+ * each), the names listed, or key k compared with each. */
+typedef struct key_walk {
+    PyObject *dict, *names, *k;
+    Py_ssize_t found;
+} key_walk;
+
+static int count_key(void *ctx, const char *key, size_t key_len, const char *suffix)
 {
-    PyObject *names = PyList_New(0), *sep = NULL, *joined = NULL;
-    size_t i;
-    for (i = 0; names != NULL && i < nf + nl; i++) {
-        const char *key = i < nf ? fields[i].key : lists[i - nf].key;
-        size_t key_len = i < nf ? fields[i].key_len : lists[i - nf].key_len;
-        int hidden = i < nf ? fields[i].extra->hidden
-                            : lists[i - nf].extra != NULL && lists[i - nf].extra->hidden;
-        PyObject *s;
-        if (hidden)
-            continue;
-        s = fcpy_key_str(key, key_len);
-        if (s == NULL || PyList_Append(names, s) != 0)
-            Py_CLEAR(names);
-        Py_XDECREF(s);
+    key_walk *w = (key_walk *)ctx;
+    PyObject *k = fcpy_column_key(key, key_len, suffix), *v;
+    if (k == NULL)
+        return -1;
+    v = PyDict_GetItemWithError(w->dict, k);
+    Py_DECREF(k);
+    if (v == NULL && PyErr_Occurred())
+        return -1;
+    w->found += v != NULL;
+    return 0;
+}
+
+static int list_key(void *ctx, const char *key, size_t key_len, const char *suffix)
+{
+    key_walk *w = (key_walk *)ctx;
+    PyObject *k;
+    if (suffix != NULL)
+        return 0; /* the features only */
+    k = fcpy_column_key(key, key_len, NULL);
+    if (k == NULL || PyList_Append(w->names, k) != 0) {
+        Py_XDECREF(k);
+        return -1;
     }
-    sep = names != NULL ? PyUnicode_FromString(", ") : NULL;
-    joined = sep != NULL ? PyUnicode_Join(sep, names) : NULL;
+    Py_DECREF(k);
+    return 0;
+}
+
+static int same_key(void *ctx, const char *key, size_t key_len, const char *suffix)
+{
+    key_walk *w = (key_walk *)ctx;
+    PyObject *k = fcpy_column_key(key, key_len, suffix);
+    int eq;
+    if (k == NULL)
+        return -1;
+    eq = PyObject_RichCompareBool(w->k, k, Py_EQ);
+    Py_DECREF(k);
+    return eq; /* 1 equal, -1 an error */
+}
+
+/* Each key of dict (the features, or lists when `lists`; the fixed-frame
+ * lists' lengths when `lengths`) is one write() reads: else a ValueError
+ * that names the first other key and the message's keys, not a record
+ * written without its value.  A dict lookup per key write() reads, and the
+ * dict's keys walked only when their number differs. */
+static int check_dict_keys(const fcpy_message *m, PyObject *dict, int lists, int lengths)
+{
+    const fc_field_desc *fields = m->md != NULL ? m->md->fields : m->sd->context;
+    size_t nf = lists ? 0 : m->md != NULL ? m->md->nfields : m->sd->ncontext;
+    size_t nl = lists ? m->sd->nlists : 0;
+    const fc_list_desc *ls = lists ? m->sd->lists : NULL;
+    key_walk w;
+    Py_ssize_t pos = 0;
+    PyObject *v, *sep, *joined;
+    int rc = 1;
+    w.dict = dict;
+    w.names = NULL;
+    w.found = 0;
+    if (each_key(fields, nf, ls, nl, lengths, count_key, &w) != 0)
+        return -1;
+    if (w.found == PyDict_Size(dict))
+        return 0;
+    while (rc == 1 && PyDict_Next(dict, &pos, &w.k, &v))
+        rc = each_key(fields, nf, ls, nl, lengths, same_key, &w);
+    if (rc == 1)
+        return 0; /* every key read (a key counted twice: "a/buckets" beside a hashed "a") */
+    if (rc < 0 || (w.names = PyList_New(0)) == NULL ||
+        each_key(fields, nf, ls, nl, lengths, list_key, &w) != 0) {
+        Py_XDECREF(w.names);
+        return -1;
+    }
+    sep = PyUnicode_FromString(", ");
+    joined = sep != NULL ? PyUnicode_Join(sep, w.names) : NULL;
     if (joined != NULL)
         PyErr_Format(PyExc_ValueError,
                      "%R is no %s of message %s; its keys: %U (a SparseFeature or "
                      "RaggedFeature is given whole, not by the keys it reads; KEY/buckets, "
                      "KEY/one_hot and KEY/multi_hot only beside a hashed feature)",
-                     k, what, m->name, joined);
-    Py_XDECREF(names);
+                     w.k,
+                     lengths       ? "feature list of fixed frames (lengths)"
+                     : lists       ? "feature list"
+                     : m->sd != NULL ? "context feature"
+                                     : "feature",
+                     m->name, joined);
+    Py_DECREF(w.names);
     Py_XDECREF(sep);
     Py_XDECREF(joined);
     return -1;
-}
-
-/* Each key of dict (the features, or lists when `lists`) is one write()
- * reads: else a ValueError, not a record written without the value. */
-static int check_dict_keys(const fcpy_message *m, PyObject *dict, int lists, int lengths)
-{
-    const fc_field_desc *fields = m->md != NULL ? m->md->fields : m->sd->context;
-    size_t nf = lists ? 0 : m->md != NULL ? m->md->nfields : m->sd->ncontext;
-    size_t nl = lists ? m->sd->nlists : 0, i;
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (PyDict_Next(dict, &pos, &k, &v)) {
-        const char *name;
-        Py_ssize_t n = 0;
-        int found = 0;
-        if (PyUnicode_Check(k)) {
-            PyObject *b = PyUnicode_AsEncodedString(k, "utf-8", "surrogateescape");
-            if (b == NULL)
-                return -1;
-            name = PyBytes_AsString(b);
-            n = PyBytes_Size(b);
-            for (i = 0; !found && i < nf + nl; i++) {
-                const fc_field_desc *f = i < nf ? &fields[i] : NULL;
-                const fc_list_desc *l = i < nf ? NULL : &m->sd->lists[i - nf];
-                const fc_field_extra *x = f != NULL ? f->extra : l->extra;
-                found = known_key(name, (size_t)n, f != NULL ? f->key : l->key,
-                                  f != NULL ? f->key_len : l->key_len,
-                                  x != NULL && x->hidden,
-                                  lengths || x == NULL ? 0 : x->hash_buckets,
-                                  x != NULL ? x->hot : 0) &&
-                        (!lengths || l->kind == FC_KIND_FIXED);
-            }
-            Py_DECREF(b);
-        }
-        if (!found)
-            return unknown_key(m, k,
-                               lengths ? "feature list of fixed frames (lengths)"
-                               : lists ? "feature list"
-                               : m->sd != NULL ? "context feature"
-                                               : "feature",
-                               lists ? NULL : fields, nf, lists ? m->sd->lists : NULL, nl);
-    }
-    return 0;
 }
 
 int fcpy_check_keys(const fcpy_message *m, PyObject *item)
