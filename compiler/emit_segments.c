@@ -8,13 +8,16 @@
 
 /* ------------------------------------------------------------ segments */
 
-/* [B] or [B][U], then the value dims: the batch array of one feature. */
+/* [B] or [B][U], then the value dims: the batch array of one feature (of
+ * its typed tensor with `as`: that type, each value's dims after its own). */
 static void seg_array(sbuf *b, const schema_message *m, const schema_feature *f, int list,
                       const char *suffix, int counts)
 {
     unsigned r;
-    fcc_sb_printf(b, "        %s %s%s[%s_SEG_BATCH_SIZE]", counts ? "size_t" : fcc_c_elem_type(f->type),
-                  f->cname, suffix, m->upper);
+    const char *t = counts                 ? "size_t"
+                    : f->as != FC_AS_NONE ? fcc_as_c_type(f->as)
+                                          : fcc_c_elem_type(f->type);
+    fcc_sb_printf(b, "        %s %s%s[%s_SEG_BATCH_SIZE]", t, f->cname, suffix, m->upper);
     if (list)
         fcc_sb_printf(b, "[%s_SEG_NUM_UNROLL]", m->upper);
     if (counts) {
@@ -26,6 +29,8 @@ static void seg_array(sbuf *b, const schema_message *m, const schema_feature *f,
     else
         for (r = 0; r < f->rank; r++)
             fcc_sb_printf(b, "[%s_DIM%u]", f->macro, r);
+    for (r = 0; r < f->as_rank; r++)
+        fcc_sb_printf(b, "[%s_AS_DIM%u]", f->macro, r);
     fcc_sb_str(b, ";\n");
 }
 

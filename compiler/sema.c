@@ -673,8 +673,7 @@ static int check_feature_key(diag *d, const schema_message *m, schema_feature *g
  * of numbers, whose padding value is converted with them; the values of
  * SparseFeatures and RaggedFeatures, a list of RaggedFeature frames' frame
  * by frame). */
-static int check_as(diag *d, const schema_message *m, schema_feature *f, const ast_feature *a,
-                    role r)
+static int check_as(diag *d, schema_feature *f, const ast_feature *a, role r)
 {
     static const char *const words[] = {"int8",    "uint8",   "int16",   "uint16", "int32",
                                         "int64",   "float16", "float32", "float64"};
@@ -693,18 +692,6 @@ static int check_as(diag *d, const schema_message *m, schema_feature *f, const a
                        "float16, float32, float64)",
                        a->as_type);
         return 0;
-    }
-    if (r != ROLE_EXAMPLE) {
-        const ast_block *bk;
-        for (bk = m->ast->blocks; bk != NULL; bk = bk->next)
-            if (bk->kind == AB_SEGMENTS) {
-                fcc_diag_error(d, a->as_loc,
-                               "'as %s' on %s '%s': the segment batcher gives the record's "
-                               "values (its 'segments' block takes no typed tensors)",
-                               a->as_type, r == ROLE_LIST ? "feature list" : "context feature",
-                               f->cname);
-                return 0;
-            }
     }
     if (f->kind == FC_KIND_FIXED && f->elems == 0) {
         fcc_diag_error(d, a->as_loc, "'%s' holds no values (a dimension is 0): nothing to give as %s",
@@ -864,7 +851,7 @@ static int check_feature_kind(pool *p, diag *d, const schema_message *m, schema_
             return 0;
         }
     }
-    return check_feature_attrs(d, f, a, r) && check_as(d, m, f, a, r);
+    return check_feature_attrs(d, f, a, r) && check_as(d, f, a, r);
 }
 
 /* The bytes of struct storage f takes. */

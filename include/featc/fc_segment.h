@@ -75,7 +75,10 @@ typedef struct fc_seg_config {
  * [batch_size][elems] (FIXED) or [batch_size][max] plus counts [batch_size]
  * (VARLEN).  Feature list: values [batch_size][num_unroll][elems] (FIXED) or
  * [batch_size][num_unroll][max] plus counts [batch_size][num_unroll]
- * (VARLEN).  Padding frames and unused values are zero ("" for bytes). */
+ * (VARLEN).  Padding frames and unused values are zero ("" for bytes).  A
+ * feature or list with `as TYPE [dims]` gives its typed tensor instead: its
+ * fc_as_size(TYPE) elements, each value's dims (a decoded bytes value)
+ * after the value's place, as its _as member in the struct lays them out. */
 typedef struct fc_seg_column {
     void *values;
     size_t *counts;            /* VARLEN only, else NULL */
@@ -154,7 +157,10 @@ size_t fc_seg_init_block(fc_segmenter *s, const fc_seg_config *cfg, void *mem, s
  * fc_seg_close; FC_ERR_ARG for an example TensorFlow rejects (feature lists
  * of different lengths, a length that is not a non-zero multiple of
  * num_unroll when unpadded, no frames, length past the padded length, a key
- * longer than key_max, a key already in flight); nothing changed then. */
+ * longer than key_max, a key already in flight); nothing changed then.
+ * The typed tensors (`as`) of the copy are made from its values, so that a
+ * struct built by hand gives them too: a value out of the type's range is
+ * FC_ERR_PARSE, as the parse gives it. */
 int fc_seg_insert(fc_segmenter *s, const void *key, size_t key_len, const void *example,
                   size_t length, const void *initial, fc_error *err);
 

@@ -23,6 +23,30 @@ static size_t per_entry(fc_kind kind, size_t elems, size_t max)
     return kind == FC_KIND_VARLEN ? max : elems;
 }
 
+/* A column's `as` (its typed tensor), or NULL. */
+static const fc_field_as *field_as(const fc_field_desc *f)
+{
+    return f->extra != NULL ? f->extra->as : NULL;
+}
+
+static const fc_field_as *list_as(const fc_list_desc *l)
+{
+    return l->extra != NULL ? l->extra->as : NULL;
+}
+
+/* Bytes one value of a column takes in the struct and in the batch: the
+ * typed tensor's (each value's elements) with `as`, else the type's. */
+static size_t value_size(fc_type t, const fc_field_as *as)
+{
+    return as != NULL ? fc_as_size(as->type) * as->elems : fc_type_size(t);
+}
+
+/* Where a column's values are in the struct: its typed tensor with `as`. */
+static size_t value_at(size_t offset, const fc_field_as *as)
+{
+    return as != NULL ? as->offset : offset;
+}
+
 static fc_msg arg_error(fc_error *err, int status)
 {
     return fc_error_begin(err, status, FC_NO_INDEX, FC_NO_INDEX);
@@ -222,7 +246,7 @@ size_t fc_seg_init_block(fc_segmenter *s, const fc_seg_config *cfg, void *mem, s
         for (i = 0; i < cfg->seq->ncontext; i++) {
             const fc_field_desc *f = &cfg->seq->context[i];
             size_t per = per_entry(f->kind, f->elems, f->max);
-            void *v = carve(&c, fc_type_size(f->type) * per, b);
+            void *v = carve(&c, value_size(f->type, field_as(f)) * per, b);
             size_t *n = f->kind == FC_KIND_VARLEN ? (size_t *)carve(&c, sizeof(size_t), b) : NULL;
             if (c.base != NULL) {
                 o.context[i].values = v;
@@ -232,7 +256,7 @@ size_t fc_seg_init_block(fc_segmenter *s, const fc_seg_config *cfg, void *mem, s
         for (i = 0; i < cfg->seq->nlists; i++) {
             const fc_list_desc *l = &cfg->seq->lists[i];
             size_t per = per_entry(l->kind, l->elems, l->max);
-            void *v = carve(&c, fc_type_size(l->type) * per, b * u);
+            void *v = carve(&c, value_size(l->type, list_as(l)) * per, b * u);
             size_t *n = l->kind == FC_KIND_VARLEN ? (size_t *)carve(&c, sizeof(size_t), b * u)
                                                   : NULL;
             if (c.base != NULL) {
@@ -530,6 +554,11 @@ int fc_seg_insert(fc_segmenter *s, const void *key, size_t key_len, const void *
         return rc;
     slot = s->free_head;
     memcpy(slot_example(s, slot), example, s->cfg.seq->size);
+    if ((rc = fc_ex_as_fields(s->cfg.seq->context, s->cfg.seq->ncontext, slot_example(s, slot),
+                              1, err)) != FC_OK ||
+        (rc = fc_seq_as_lists(s->cfg.seq->lists, s->cfg.seq->nlists, slot_example(s, slot),
+                              err)) != FC_OK)
+        return rc; /* the slot stays free */
     commit(s, slot, key, key_len, length, padded, initial);
     return FC_OK;
 }
@@ -579,7 +608,7 @@ static void copy_context(const fc_segmenter *s, size_t i, const unsigned char *e
     size_t f;
     for (f = 0; f < sd->ncontext; f++) {
         const fc_field_desc *d = &sd->context[f];
-        size_t ts = fc_type_size(d->type);
+        size_t ts = value_size(d->type, field_as(d)), at = value_at(d->value_offset, field_as(d));
         unsigned char *dst = (unsigned char *)s->out.context[f].values;
         if (per_entry(d->kind, d->elems, d->max) == 0) {
             if (d->kind == FC_KIND_VARLEN)
@@ -588,11 +617,11 @@ static void copy_context(const fc_segmenter *s, size_t i, const unsigned char *e
             size_t n = fc_load_size(ex + d->count_offset);
             dst += i * d->max * ts;
             if (n > 0)
-                memcpy(dst, ex + d->value_offset, n * ts);
+                memcpy(dst, ex + at, n * ts);
             memset(dst + n * ts, 0, (d->max - n) * ts);
             s->out.context[f].counts[i] = n;
         } else {
-            memcpy(dst + i * d->elems * ts, ex + d->value_offset, d->elems * ts);
+            memcpy(dst + i * d->elems * ts, ex + at, d->elems * ts);
         }
     }
 }
@@ -603,7 +632,8 @@ static void copy_lists(const fc_segmenter *s, size_t i, const unsigned char *ex,
     size_t u = s->cfg.num_unroll, j, t;
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
-        size_t ts = fc_type_size(l->type), frames = fc_load_size(ex + l->frames_offset);
+        size_t ts = value_size(l->type, list_as(l)), at = value_at(l->value_offset, list_as(l));
+        size_t frames = fc_load_size(ex + l->frames_offset);
         size_t per = per_entry(l->kind, l->elems, l->max) * ts;
         unsigned char *dst = (unsigned char *)s->out.lists[j].values;
         if (per == 0) {
@@ -620,7 +650,7 @@ static void copy_lists(const fc_segmenter *s, size_t i, const unsigned char *ex,
                         ? fc_load_size(ex + l->count_offset + f * sizeof(size_t))
                         : l->elems;
                 if (n > 0)
-                    memcpy(dst, ex + l->value_offset + f * per, n * ts);
+                    memcpy(dst, ex + at + f * per, n * ts);
             }
             memset(dst + n * ts, 0, per - n * ts);
             if (l->kind == FC_KIND_VARLEN)

@@ -806,6 +806,184 @@ static void test_hashed(void)
           hs.hw_as[1][0] == 0 && memcmp(hs.hw_bucket, hs.hq_bucket, sizeof hs.hw_bucket) == 0);
 }
 
+/* ------------------------------------------------------------ segments */
+
+/* Example e of messages st and su with n frames (lab given): every kind of
+ * typed column a segment copies, values in range. */
+static void seg_record(wbuf *seq, unsigned e, size_t n, int64_t lab)
+{
+    static wbuf ctx, lists, fr[12];
+    char id[8];
+    const char *idp = id;
+    unsigned char raw[4], pix[4];
+    float hv[3], emb[2];
+    int64_t v[3];
+    size_t t, k;
+    snprintf(id, sizeof id, "k%u", e);
+    ctx.n = lists.n = 0;
+    w_entry_bytes(&ctx, "id", &idp, 1);
+    w_entry_int64(&ctx, "lab", &lab, 1);
+    raw[0] = (unsigned char)e, raw[1] = 0x80, raw[2] = 0xff, raw[3] = (unsigned char)(e * 3);
+    if (e % 2 == 1) /* else the default */
+        entry_raw(&ctx, "raw", raw, 4);
+    for (k = 0; k < e % 4; k++)
+        hv[k] = (float)(e * 1000 + k) * 0.37f - 700.0f;
+    if (e % 4 > 0)
+        w_entry_float(&ctx, "hv", hv, e % 4);
+    for (t = 0; t < n; t++) {
+        v[0] = (int64_t)(e * 37 + t * 11) % 256 - 128;
+        fr[t].n = 0;
+        f_int64_packed(&fr[t], v, 1);
+    }
+    list_frames(&lists, "ids", fr, n);
+    for (t = 0; t < n; t++) {
+        for (k = 0; k < 3; k++)
+            v[k] = (int64_t)((e * 9973 + t * 131 + k * 7919) % 65536);
+        fr[t].n = 0;
+        f_int64_packed(&fr[t], v, (e + t) % 4);
+    }
+    list_frames(&lists, "tok", fr, n);
+    for (t = 0; t < n; t++) {
+        for (k = 0; k < 4; k++)
+            pix[k] = (unsigned char)(e * 50 + t * 7 + k);
+        raw_frame(&fr[t], pix, 4);
+    }
+    list_frames(&lists, "pix", fr, n);
+    for (t = 0; t < n; t++) {
+        emb[0] = (float)t * 0.1f + (float)e;
+        emb[1] = -(float)(e * t) * 3.3e-3f;
+        fr[t].n = 0;
+        f_float_packed(&fr[t], emb, 2);
+    }
+    list_frames(&lists, "emb", fr, n);
+    seq->n = 0;
+    w_len(seq, 0x0A, ctx.b, ctx.n);
+    w_len(seq, 0x12, lists.b, lists.n);
+}
+
+static ty_st_segmenter ST;
+static ty_su_segmenter SU;
+
+static int16_t le16(const unsigned char *p)
+{
+    return (int16_t)(uint16_t)(p[0] | p[1] << 8);
+}
+
+/* The batch ST handed out against SU's: each typed column is the untyped
+ * one converted (tf.cast, decode_raw), its padding zeros.  Returns the
+ * number of non-zero typed values seen. */
+static size_t seg_compare(void)
+{
+    const ty_st_segments *a = &ST.batch;
+    const ty_su_segments *b = &SU.batch;
+    size_t i, t, k, nonzero = 0;
+    CHECK(a->size == b->size);
+    for (i = 0; i < a->size && i < b->size; i++) {
+        uint16_t h[TY_SU_HV_MAX];
+        CHECK(a->key[i].size == b->key[i].size &&
+              memcmp(a->key[i].data, b->key[i].data, a->key[i].size) == 0);
+        CHECK(a->length[i] == b->length[i] && a->sequence[i] == b->sequence[i]);
+        CHECK(a->context.lab[i] == (uint8_t)b->context.lab[i]);
+        CHECK(b->context.raw[i].size == 4 && a->context.raw[i][0] == le16(b->context.raw[i].data) &&
+              a->context.raw[i][1] == le16(b->context.raw[i].data + 2));
+        CHECK(a->context.hv_count[i] == b->context.hv_count[i] &&
+              to_half(b->context.hv[i], TY_SU_HV_MAX, h) &&
+              memcmp(a->context.hv[i], h, a->context.hv_count[i] * sizeof *h) == 0);
+        for (k = a->context.hv_count[i]; k < TY_SU_HV_MAX; k++)
+            CHECK(a->context.hv[i][k] == 0);
+        nonzero += a->context.lab[i] != 0;
+        for (t = 0; t < TY_ST_SEG_NUM_UNROLL; t++) {
+            const fc_bytes *px = &b->sequences.pix[i][t];
+            CHECK(a->sequences.ids[i][t] == (int8_t)b->sequences.ids[i][t]);
+            nonzero += a->sequences.ids[i][t] != 0;
+            CHECK(a->sequences.tok_count[i][t] == b->sequences.tok_count[i][t]);
+            for (k = 0; k < TY_ST_TOK_MAX; k++)
+                CHECK(a->sequences.tok[i][t][k] == (uint16_t)b->sequences.tok[i][t][k]);
+            CHECK(px->size == (t < a->length[i] ? 4u : 0u));
+            for (k = 0; k < 4; k++)
+                CHECK(a->sequences.pix[i][t][k / 2][k % 2] == (px->size == 4 ? px->data[k] : 0));
+            CHECK(to_half(b->sequences.emb[i][t], 2, h) &&
+                  memcmp(a->sequences.emb[i][t], h, 2 * sizeof *h) == 0);
+            nonzero += a->sequences.emb[i][t][0] != 0;
+        }
+    }
+    return nonzero;
+}
+
+/* The segment batcher of a message with `as`: its batches hold the typed
+ * tensors, from records and from structs (converted at insert); a value
+ * out of range is the parse's error and takes no slot. */
+static void test_segments(void)
+{
+    static const size_t frames[] = {5, 1, 8, 12, 3, 4, 9};
+    static wbuf seq;
+    static ty_st st;
+    size_t e, batches = 0, nonzero = 0;
+    int a, b;
+    CHECK(ty_st_seg_init(&ST, &err) == FC_OK && ty_su_seg_init(&SU, &err) == FC_OK);
+    for (e = 0; e < sizeof frames / sizeof frames[0];) {
+        char key[8];
+        snprintf(key, sizeof key, "k%zu", e);
+        seg_record(&seq, (unsigned)e, frames[e], (int64_t)(e * 40));
+        if (e % 3 == 2) { /* a struct with its typed tensors wiped: insert makes them */
+            CHECK_MSG(ty_st_parse(&st, seq.b, seq.n, &err) == FC_OK, "%s", err.message);
+            memset(st.ids_as, 0, sizeof st.ids_as);
+            memset(st.pix_as, 0x55, sizeof st.pix_as);
+            st.lab_as = 0;
+            a = ty_st_seg_insert(&ST, key, strlen(key), &st, FC_SEG_LENGTH_FRAMES, NULL, &err);
+        } else {
+            a = ty_st_seg_insert_record(&ST, key, strlen(key), seq.b, seq.n, FC_SEG_LENGTH_FRAMES,
+                                        NULL, &err);
+        }
+        CHECK_MSG(a == FC_OK || a == FC_AGAIN, "%s", err.message);
+        b = ty_su_seg_insert_record(&SU, key, strlen(key), seq.b, seq.n, FC_SEG_LENGTH_FRAMES,
+                                    NULL, &err);
+        CHECK(a == b);
+        if (a == FC_OK) {
+            e++;
+            continue;
+        }
+        if (a != FC_AGAIN)
+            return;
+        CHECK(ty_st_seg_next(&ST, &err) == FC_OK && ty_su_seg_next(&SU, &err) == FC_OK);
+        nonzero += seg_compare();
+        batches++;
+        CHECK(ty_st_seg_save_h(&ST, &ST.batch.state.h[0][0], &err) == FC_OK &&
+              ty_su_seg_save_h(&SU, &SU.batch.state.h[0][0], &err) == FC_OK);
+    }
+    ty_st_seg_close(&ST);
+    ty_su_seg_close(&SU);
+    while ((a = ty_st_seg_next(&ST, &err)) == FC_OK) {
+        CHECK(ty_su_seg_next(&SU, &err) == FC_OK);
+        nonzero += seg_compare();
+        batches++;
+        CHECK(ty_st_seg_save_h(&ST, &ST.batch.state.h[0][0], &err) == FC_OK &&
+              ty_su_seg_save_h(&SU, &SU.batch.state.h[0][0], &err) == FC_OK);
+    }
+    CHECK_MSG(a == FC_END, "%s", err.message);
+    CHECK_MSG(batches == 8 && nonzero > 80, "%zu batches, %zu non-zero", batches, nonzero);
+
+    /* out of range: from a record, and from a struct; neither takes a slot */
+    CHECK(ty_st_seg_init(&ST, &err) == FC_OK);
+    seg_record(&seq, 1, 4, 256);
+    CHECK(ty_st_seg_insert_record(&ST, "x", 1, seq.b, seq.n, FC_SEG_LENGTH_FRAMES, NULL, &err) ==
+          FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Context feature: lab.  Value 256 at index 0 is out of the "
+                                  "range of uint8 (0 to 255)") == 0,
+              "%s", err.message);
+    seg_record(&seq, 1, 4, 255);
+    CHECK(ty_st_parse(&st, seq.b, seq.n, &err) == FC_OK);
+    st.ids[2] = -129;
+    CHECK(ty_st_seg_insert(&ST, "x", 1, &st, FC_SEG_LENGTH_FRAMES, NULL, &err) == FC_ERR_PARSE);
+    CHECK_MSG(strcmp(err.message, "Feature list: ids, Index: 2.  Value -129 at index 0 is out "
+                                  "of the range of int8 (-128 to 127)") == 0,
+              "%s", err.message);
+    CHECK(ST.core.in_flight == 0);
+    st.ids[2] = 127;
+    CHECK(ty_st_seg_insert(&ST, "x", 1, &st, FC_SEG_LENGTH_FRAMES, NULL, &err) == FC_OK &&
+          ST.core.in_flight == 1);
+}
+
 int main(void)
 {
     RUN(test_float16_rounding);
@@ -821,5 +999,6 @@ int main(void)
     RUN(test_sparse);
     RUN(test_seq_ragged);
     RUN(test_hashed);
+    RUN(test_segments);
     return harness_report("typed");
 }
