@@ -142,6 +142,8 @@ PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank);
 PyObject *fcpy_shape_array(const int64_t *shape, unsigned rank);
 /* NumPy's C API, for arrays.c (at module init; -1 with the error set). */
 int fcpy_arrays_init(void);
+/* Bytes per element of a DT_ (0 for DT_BYTES). */
+size_t fcpy_dt_size(int dt);
 PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
                           const int64_t *shape, unsigned rank);
 int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n);

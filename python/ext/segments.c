@@ -46,7 +46,7 @@ static PyObject *seg_raise(const fc_error *err)
 static PyObject *copy_array(const void *src, int dt, size_t n, const int64_t *shape,
                             unsigned rank)
 {
-    size_t bytes = n * (dt == DT_FLOAT32 ? sizeof(float) : sizeof(int64_t));
+    size_t bytes = n * fcpy_dt_size(dt);
     void *mem = fcpy_alloc16(bytes);
     PyObject *owner, *arr;
     if (mem == NULL)
@@ -114,15 +114,18 @@ static int put_str(PyObject *d, const char *key, PyObject *v)
 
 /* A column of the batch into d: its values under its key, and for a
  * VarLen one its counts under KEY/lengths.  lead: the batch's leading
- * dimensions ([B] for the context, [B, num_unroll] for a feature list). */
+ * dimensions ([B] for the context, [B, num_unroll] for a feature list).
+ * With `as` (x->as) the values are the typed tensor: its dtype, each
+ * value's dims (a decoded bytes value) after the value's place. */
 static int put_column(PyObject *d, const char *key, size_t key_len, fc_type t, fc_kind kind,
-                      unsigned rank, const size_t *dims, size_t max, const fc_seg_column *c,
-                      const int64_t *lead, unsigned nlead)
+                      unsigned rank, const size_t *dims, size_t max, const fc_field_extra *x,
+                      const fc_seg_column *c, const int64_t *lead, unsigned nlead)
 {
+    const fc_field_as *as = x != NULL ? x->as : NULL;
     int64_t shape[FC_MAX_RANK + 3];
     size_t rows = 1, per = 1, k;
     unsigned r = nlead;
-    PyObject *name, *base;
+    PyObject *name, *base, *v;
     for (k = 0; k < nlead; k++) {
         shape[k] = lead[k];
         rows *= (size_t)lead[k];
@@ -136,7 +139,14 @@ static int put_column(PyObject *d, const char *key, size_t key_len, fc_type t, f
             per *= dims[k];
         }
     }
-    if (put(d, fcpy_key_str(key, key_len), values_copy(t, c->values, rows * per, shape, r)) != 0)
+    if (as != NULL) {
+        for (k = 0; k < as->rank; k++)
+            shape[r++] = (int64_t)as->dims[k];
+        v = copy_array(c->values, fcpy_dtype_of_as(as->type), rows * per * as->elems, shape, r);
+    } else {
+        v = values_copy(t, c->values, rows * per, shape, r);
+    }
+    if (put(d, fcpy_key_str(key, key_len), v) != 0)
         return -1;
     if (kind != FC_KIND_VARLEN)
         return 0;
@@ -184,7 +194,7 @@ static PyObject *batch_dict(seg_object *o)
     for (i = 0; i < sd->ncontext; i++) {
         const fc_field_desc *f = &sd->context[i];
         if (put_column(ctx, f->key, f->key_len, f->type, f->kind, f->rank, f->dims, f->max,
-                       &out->context[i], lead, 1) != 0)
+                       f->extra, &out->context[i], lead, 1) != 0)
             goto fail;
     }
     seqs = PyDict_New();
@@ -193,7 +203,7 @@ static PyObject *batch_dict(seg_object *o)
     for (i = 0; i < sd->nlists; i++) {
         const fc_list_desc *l = &sd->lists[i];
         if (put_column(seqs, l->key, l->key_len, l->type, l->kind, l->rank, l->dims, l->max,
-                       &out->lists[i], lead, 2) != 0)
+                       l->extra, &out->lists[i], lead, 2) != 0)
             goto fail;
     }
     states = PyDict_New();

@@ -42,6 +42,7 @@ from featc import _ring
 from featc._parts import DEFAULT_SPLIT_BYTES, MIN_CUT_BYTES, _kind, partitions
 from featc._remote import is_url, sources as _sources
 from featc._shards import _expand, _mix, _ranks, _shard_parts
+from featc._tensors import WIDEN_U16 as _WIDEN_U16, tensor as _tensor
 from featc.torch_segments import SegmentBatch, SegmentBatcher
 
 __all__ = ["TFRecordDataset", "DataLoader", "SegmentBatcher", "SegmentBatch", "Ragged",
@@ -59,12 +60,6 @@ class Ragged(NamedTuple):
     offsets: object
 
 
-def _tensor(a):
-    if isinstance(a, np.ndarray) and _WIDEN_U16 and a.dtype == np.uint16:
-        a = a.astype(np.int32)
-    return torch.from_numpy(a) if isinstance(a, np.ndarray) else a
-
-
 def _padded(values, splits):
     """A one-level ragged column as a padded [B, max] tensor and lengths."""
     lengths = splits[1:] - splits[:-1]
@@ -76,11 +71,6 @@ def _padded(values, splits):
         cols = torch.arange(values.numel()) - torch.repeat_interleave(splits[:-1], lengths)
         out[rows, cols] = values
     return out, lengths
-
-
-# PyTorch before 2.3 has no uint16 tensor: a column `as uint16` is widened
-# to int32 there (the same values; a copy).
-_WIDEN_U16 = not hasattr(torch, "uint16")
 
 
 def _value(key, v, varlen, out):

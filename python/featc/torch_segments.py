@@ -22,18 +22,14 @@ is an iterable, not a DataLoader dataset; records are read with read()'s
 threads.  Ranks read disjoint parts of the sources (as TFRecordDataset's
 shards), each with its own batcher.
 """
-import numpy as np
 import torch
 
 import featc
 from featc._parts import DEFAULT_SPLIT_BYTES, partitions
 from featc._shards import _expand, _mix, _ranks, _shard_parts
+from featc._tensors import tensor as _tensor
 
 __all__ = ["SegmentBatcher", "SegmentBatch"]
-
-
-def _tensor(a):
-    return torch.from_numpy(a) if isinstance(a, np.ndarray) else a
 
 
 class SegmentBatch:

@@ -19,6 +19,7 @@ BUILD, TMP, MODDIR = sys.argv[1:4]
 sys.path.insert(0, os.path.join(BUILD, "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 sys.path.insert(0, MODDIR)
+import featc  # noqa: E402
 import typed as ty  # noqa: E402 (tests/specs/typed.feat, built by run.sh)
 from tally import check, finish  # noqa: E402
 
@@ -463,6 +464,96 @@ def test_hashed():
             "hashed hv = 40000")
 
 
+def random_st(rng, n):
+    """(context, feature_lists) records of messages st and su (1 to 12 frames)."""
+    recs = []
+    for e in range(n):
+        t = int(rng.integers(1, 13))
+        ctx = {"id": b"k%d" % e, "lab": int(rng.integers(0, 256)),
+               "raw": rng.integers(0, 256, size=4, dtype=np.uint8).tobytes(),
+               "hv": (rng.standard_normal(rng.integers(0, 4)) * 1000).astype(np.float32).tolist()}
+        fl = {"ids": rng.integers(-128, 128, size=t).tolist(),
+              "tok": [rng.integers(0, 65536, size=rng.integers(0, 4)).tolist() for _ in range(t)],
+              "pix": [rng.integers(0, 256, size=4, dtype=np.uint8).tobytes() for _ in range(t)],
+              "emb": (rng.standard_normal((t, 2)) * 1000).astype(np.float32).tolist()}
+        recs.append((ctx, fl))
+    return recs
+
+
+def st_want(b):
+    """Message su's segment batch b converted as st's `as` says, by NumPy."""
+    c, q = b["context"], b["sequences"]
+    raw = np.stack([np.frombuffer(v, "<i2") for v in c["raw"].tolist()])
+    pix = np.array([np.frombuffer(v.ljust(4, b"\0"), "<u1") for v in q["pix"].tolist()],
+                   dtype=np.uint8).reshape(tuple(q["pix"].shape) + (2, 2))  # padding: "" -> 0
+    return {"lab": c["lab"].astype(np.uint8), "raw": raw.astype(np.int16),
+            "hv": c["hv"].astype(np.float16), "hv/lengths": c["hv/lengths"],
+            "ids": q["ids"].astype(np.int8), "tok": q["tok"].astype(np.uint16),
+            "tok/lengths": q["tok/lengths"], "pix": pix, "emb": q["emb"].astype(np.float16)}
+
+
+def segment_runs(path, message, **settings):
+    seg = ty.segments(message=message, key="id", **settings)
+    out = []
+    for b in featc.segment_batches(seg, featc.records(path, ty, message=message)):
+        out.append(b)
+        seg.save_state("h", b["states"]["h"])
+    return out
+
+
+def test_segments():
+    """A segments message with `as` (st) beside its untyped twin (su) over the same
+    records: each segment batch's typed columns are NumPy's conversions of su's (astype,
+    float16, frombuffer('<...')), in the segmenter's batches and in featc.torch's
+    SegmentBatcher; a value out of range refused with the record's text."""
+    rng = np.random.default_rng(66)
+    path = os.path.join(TMP, "st.tfrecord")
+    ty.write(path, random_st(rng, 40), message="su")
+    for settings in ({}, {"num_unroll": 3, "batch_size": 5, "capacity": 9}):
+        a, b = segment_runs(path, "st", **settings), segment_runs(path, "su", **settings)
+        ok = len(a) == len(b) and len(a) > 5
+        for x, y in zip(a, b):
+            want, got = st_want(y), dict(x["context"], **x["sequences"])
+            ok = ok and x["key"] == y["key"] and set(got) == set(want) | {"id"} and \
+                got["id"].tolist() == y["context"]["id"].tolist() and \
+                all(same(got[k], want[k]) for k in want)
+            if not ok:
+                check(False, "segments %r: %r\n want %r" % (settings, got, want))
+                return
+        check(ok, "segments %r: %d batches" % (settings, len(a)))
+    try:
+        import torch
+        import featc.torch as ft
+    except ImportError as e:
+        check(False, "featc.torch: %s" % e)
+        return
+    u16 = torch.int32 if not hasattr(torch, "uint16") else torch.uint16
+    n = 0
+    for tb, nb in zip(ft.SegmentBatcher(ty, path, message="st", key="id"),
+                      segment_runs(path, "su")):
+        want = st_want(nb)
+        got = dict(tb.context, **tb.sequences)
+        dt = {k: got[k].dtype for k in ("lab", "raw", "ids", "tok", "pix", "emb")}
+        if dt != {"lab": torch.uint8, "raw": torch.int16, "ids": torch.int8, "tok": u16,
+                  "pix": torch.uint8, "emb": torch.float16} or \
+                not all(same(got[k].numpy(), want[k].astype(got[k].numpy().dtype))
+                        for k in want):
+            check(False, "torch segments: %r" % dt)
+            return
+        tb.save_state("h", tb.state("h"))
+        n += 1
+    check(n > 5, "torch segments: %d batches" % n)
+    ctx, fl = random_st(rng, 1)[0]
+    ty.write(path, [(dict(ctx, lab=256), fl)], message="su")
+    seg = ty.segments(message="st", key="id")
+    try:
+        seg.insert(next(featc.records(path, ty, message="su")))
+        check(False, "segments: lab = 256 inserted")
+    except Exception as e:
+        check("Context feature: lab.  Value 256 at index 0 is out of the range of uint8 (0 to "
+              "255)" in str(e) and seg.in_flight == 0, "segments: %s: %s" % (type(e), e))
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
@@ -479,6 +570,7 @@ def main():
     test_sparse()
     test_seq_ragged()
     test_hashed()
+    test_segments()
     return finish("py-typed")
 
 
