@@ -1,5 +1,6 @@
 /* libFuzzer harness for the segment batcher (runtime/core/segment.c) with the
- * message generated from tests/specs/segment.feat.
+ * message generated from tests/specs/segment.feat, or (a configuration bit)
+ * typed.feat's st, whose columns are typed tensors (`as`).
  *
  * The input is a program: 4 bytes of configuration (num_unroll, batch_size,
  * capacity, flags), then operations: insert a record (built valid from a
@@ -15,13 +16,14 @@
  * order; an example's segments come out in order, one per batch at most,
  * and only after the previous batch's states were all saved; valid steps
  * never exceed num_unroll. */
-/* test-specs: tests/specs/segment.feat */
+/* test-specs: tests/specs/segment.feat tests/specs/typed.feat */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../unit/wire.h"
 #include "segment.h"
+#include "typed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -89,20 +91,98 @@ static size_t make_record(input *in, unsigned char *out, size_t cap)
     return ex.n;
 }
 
+/* A record of message st (typed.feat) of n frames, its values from the
+ * input (some out of their `as` type's range, a short bytes value), then
+ * `flips` bytes xored from the input. */
+static size_t make_typed_record(input *in, unsigned char *out, size_t cap)
+{
+    static wbuf ctx, lists, ex, f, fl, list;
+    size_t n = take(in) % 16, t, k, flips = take(in) % 4;
+    unsigned char raw[4];
+    int64_t v[3];
+    float x[3];
+    const char *id = "k";
+    ctx.n = lists.n = ex.n = 0;
+    w_entry_bytes(&ctx, "id", &id, 1);
+    v[0] = (int64_t)take(in) * (take(in) % 8 == 0 ? 2 : 1);
+    w_entry_int64(&ctx, "lab", v, 1);
+    for (k = 0; k < 4; k++)
+        raw[k] = (unsigned char)take(in);
+    f.n = list.n = 0;
+    w_len(&list, 0x0A, raw, 3 + take(in) % 2);
+    w_len(&f, 0x0A, list.b, list.n);
+    w_entry(&ctx, "raw", &f);
+    for (k = 0; k < 3; k++)
+        x[k] = (float)((int)take(in) - 128) * (take(in) % 8 == 0 ? 1000.0f : 0.5f);
+    w_entry_float(&ctx, "hv", x, take(in) % 4);
+    fl.n = 0;
+    for (t = 0; t < n; t++) {
+        v[0] = (int64_t)take(in) - 128 - (take(in) % 16 == 0);
+        f.n = 0;
+        f_int64_packed(&f, v, 1);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "ids", &fl);
+    fl.n = 0;
+    for (t = 0; t < n; t++) {
+        for (k = 0; k < 3; k++)
+            v[k] = (int64_t)take(in) * 257 + (take(in) % 16 == 0 ? 65536 : 0);
+        f.n = 0;
+        f_int64_packed(&f, v, t % 4);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "tok", &fl);
+    fl.n = 0;
+    for (t = 0; t < n; t++) {
+        f.n = list.n = 0;
+        w_len(&list, 0x0A, raw, 4);
+        w_len(&f, 0x0A, list.b, list.n);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "pix", &fl);
+    fl.n = 0;
+    for (t = 0; t < n; t++) {
+        f.n = 0;
+        f_float_packed(&f, x, 2);
+        w_len(&fl, 0x0A, f.b, f.n);
+    }
+    w_entry(&lists, "emb", &fl);
+    w_len(&ex, 0x0A, ctx.b, ctx.n);
+    w_len(&ex, 0x12, lists.b, lists.n);
+    for (k = 0; k < flips && ex.n > 0; k++) {
+        size_t at = (take(in) * 256u + take(in)) % ex.n;
+        ex.b[at] ^= (unsigned char)take(in);
+    }
+    if (ex.n > cap)
+        ex.n = cap;
+    memcpy(out, ex.b, ex.n);
+    return ex.n;
+}
+
+/* Bytes per value of a column in a batch: its typed tensor's with `as`. */
+static size_t value_bytes(fc_type t, const fc_field_extra *x)
+{
+    if (x != NULL && x->as != NULL)
+        return fc_as_size(x->as->type) * x->as->elems;
+    return t == FC_TYPE_BYTES ? sizeof(fc_bytes) : t == FC_TYPE_FLOAT ? 4 : 8;
+}
+
 #define MAXEX 4096
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static unsigned char rec[1 << 16];
     static seg_clip m;
-    fc_seg_config c = seg_clip_seg_config;
+    static ty_st tm;
+    fc_seg_config c;
+    int typed;
     fc_segmenter s;
     fc_seg_mem mem;
     fc_seg_out out;
     fc_seg_column *cols;
     fc_error err;
     input in;
-    size_t i, b, u, cap, ops = 0, inserted = 0;
+    size_t i, b, u, cap, ncols, ops = 0, inserted = 0;
     size_t seen[MAXEX];         /* segments handed out, per insertion number */
     size_t flight[MAXEX], nflight = 0;
     int out_batch = 0, rc;
@@ -111,6 +191,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t nblocks = 0;
     in.p = data;
     in.n = size;
+    typed = size > 3 && (data[3] & 4) != 0;
+    c = typed ? ty_st_seg_config : seg_clip_seg_config;
+    ncols = c.seq->ncontext + c.seq->nlists;
     c.num_unroll = 1 + take(&in) % 9;
     c.batch_size = 1 + take(&in) % 5;
     c.capacity = c.batch_size + take(&in) % 5;
@@ -130,8 +213,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&mem, 0, sizeof mem);
     memset(&out, 0, sizeof out);
     ALLOC(mem.slots, cap * sizeof(fc_seg_slot));
-    ALLOC(mem.examples, cap * sizeof(seg_clip));
-    ALLOC(mem.states, cap * sizeof(seg_clip_states));
+    ALLOC(mem.examples, cap * c.seq->size);
+    ALLOC(mem.states, cap * c.states_size);
     ALLOC(mem.keys, cap * c.key_max);
     ALLOC(mem.records, cap * c.record_max);
     ALLOC(out.slot, b * sizeof(size_t));
@@ -143,26 +226,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ALLOC(out.length, b * sizeof(size_t));
     ALLOC(out.total_length, b * sizeof(size_t));
     ALLOC(out.insertion_index, b * sizeof(int64_t));
-    ALLOC(cols, SEG_CLIP_FIELD_COUNT * sizeof(fc_seg_column));
-    memset(cols, 0, SEG_CLIP_FIELD_COUNT * sizeof(fc_seg_column));
-    for (i = 0; i < SEG_CLIP_FIELD_COUNT; i++) {
-        int list = i >= SEG_CLIP_CONTEXT_COUNT;
-        const fc_field_desc *f = list ? NULL : &seg_clip_desc.context[i];
-        const fc_list_desc *l = list ? &seg_clip_desc.lists[i - SEG_CLIP_CONTEXT_COUNT] : NULL;
+    ALLOC(cols, ncols * sizeof(fc_seg_column));
+    memset(cols, 0, ncols * sizeof(fc_seg_column));
+    for (i = 0; i < ncols; i++) {
+        int list = i >= c.seq->ncontext;
+        const fc_field_desc *f = list ? NULL : &c.seq->context[i];
+        const fc_list_desc *l = list ? &c.seq->lists[i - c.seq->ncontext] : NULL;
         size_t per = list ? (l->kind == FC_KIND_VARLEN ? l->max : l->elems)
                           : (f->kind == FC_KIND_VARLEN ? f->max : f->elems);
-        fc_type ty = list ? l->type : f->type;
-        size_t ts = ty == FC_TYPE_BYTES ? sizeof(fc_bytes) : ty == FC_TYPE_FLOAT ? 4 : 8;
+        size_t ts = list ? value_bytes(l->type, l->extra) : value_bytes(f->type, f->extra);
         size_t rows = list ? b * u : b;
         ALLOC(cols[i].values, rows * per * ts);
         if (list ? l->kind == FC_KIND_VARLEN : f->kind == FC_KIND_VARLEN)
             ALLOC(cols[i].counts, rows * sizeof(size_t));
     }
     out.context = cols;
-    out.lists = cols + SEG_CLIP_CONTEXT_COUNT;
-    ALLOC(out.states, 2 * sizeof(void *));
-    ALLOC(out.states[0], b * sizeof(float) * SEG_CLIP_STATE_H_SIZE);
-    ALLOC(out.states[1], b * sizeof(int64_t));
+    out.lists = cols + c.seq->ncontext;
+    ALLOC(out.states, c.nstates * sizeof(void *));
+    for (i = 0; i < c.nstates; i++)
+        ALLOC(out.states[i], b * c.states[i].elems * fc_type_size(c.states[i].type));
     if (fc_seg_init(&s, &c, &mem, &out, &err) != FC_OK)
         abort();
     while (in.n > 0 && ops++ < 200) {
@@ -172,9 +254,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(key, sizeof key, "k%u", take(&in) % 24);
         klen = strlen(key);
         if (op <= 2) { /* insert a record */
-            size_t len = make_record(&in, rec, sizeof rec);
+            size_t len = typed ? make_typed_record(&in, rec, sizeof rec)
+                               : make_record(&in, rec, sizeof rec);
             size_t length = take(&in) % 4 == 0 ? (size_t)take(&in) % 64 : FC_SEG_LENGTH_FRAMES;
             rc = fc_seg_insert_record(&s, key, klen, rec, len, length, NULL, &err);
+            if (rc != FC_OK && rc != FC_AGAIN && rc != FC_ERR_ARG && rc != FC_ERR_PARSE &&
+                rc != FC_ERR_CLOSED)
+                abort();
+        } else if (op == 3 && typed) { /* a parsed struct, a frame's value from the input */
+            size_t len = make_typed_record(&in, rec, sizeof rec), t = take(&in) % 16;
+            if (ty_st_parse(&tm, rec, len, &err) != FC_OK)
+                continue;
+            if (t < TY_ST_IDS_FRAMES_MAX)
+                tm.ids[t] = (int64_t)take(&in) - 128 - (take(&in) % 4 == 0 ? 256 : 0);
+            rc = fc_seg_insert(&s, key, klen, &tm, FC_SEG_LENGTH_FRAMES, NULL, &err);
             if (rc != FC_OK && rc != FC_AGAIN && rc != FC_ERR_ARG && rc != FC_ERR_PARSE &&
                 rc != FC_ERR_CLOSED)
                 abort();
@@ -225,9 +318,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             out_batch = 1;
             saved = 0;
         } else if (op == 6) { /* save a state: any, twice, or undeclared */
-            size_t st = take(&in) % 3;
-            rc = fc_seg_save_state(&s, st, s.out.states[st < 2 ? st : 0], &err);
-            if (st == 2) {
+            size_t st = take(&in) % (c.nstates + 1);
+            rc = fc_seg_save_state(&s, st, s.out.states[st < c.nstates ? st : 0], &err);
+            if (st == c.nstates) {
                 if (rc != FC_ERR_ARG)
                     abort();
             } else if (!out_batch || (saved & (1u << st))) {
@@ -237,7 +330,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (rc != FC_OK)
                     abort();
                 saved |= 1u << st;
-                if (saved == 3u) {
+                if (saved == (1u << c.nstates) - 1u) {
                     size_t k = 0;
                     out_batch = 0;
                     for (i = 0; i < nflight; i++) {
