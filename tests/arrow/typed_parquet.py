@@ -17,7 +17,9 @@ through the spec without `as` (the narrow integers and float16s become the
 record's int64s and floats); DuckDB's lists of numbers into decode_raw's
 bytes; and values a tensor cannot hold (300 for uint8, 256 inside a uint8
 tensor, a short list, 0.1 for a float16 tensor) refused with exit 1, the
-row named, nothing written.
+row named, nothing written.  And messages sx, sr and hx (SparseFeatures,
+RaggedFeatures of a SequenceExample, hashed int64s, all with `as`): DuckDB's
+types, each row's typed values the untyped spec's converted, and back.
 
 usage: typed_parquet.py FEATC TMP NODE_MODULES"""
 import json
@@ -538,6 +540,117 @@ def typed_refusals():
             "holds", "0.1 (a double) for `bytes as float16[2]`")
 
 
+def seq_example(ctx, fl):
+    """A SequenceExample of ctx (key -> (kind, values)) and fl (key -> (kind, frames))."""
+    body = b"".join(ld(1, ld(1, k.encode()) + ld(2, feature(kind, v)))
+                    for k, (kind, v) in ctx.items())
+    lists = b"".join(ld(1, ld(1, k.encode()) +
+                        ld(2, b"".join(ld(1, feature(kind, f)) for f in frames)))
+                     for k, (kind, frames) in fl.items())
+    return ld(1, body) + ld(2, lists)
+
+
+def parts(rng, n, rows_max):
+    """n values cut into at most rows_max rows: the row lengths."""
+    cuts = sorted(rng.integers(0, n + 1, size=int(rng.integers(0, rows_max))).tolist())
+    return [b - a for a, b in zip([0] + cuts, cuts + [n])][:rows_max] if n else []
+
+
+def random_kinds(rng):
+    """Records of messages sx (SparseFeatures), sr (RaggedFeatures in a
+    SequenceExample) and hx (hashed int64s), all with `as`, values in range."""
+    sx, sr, hx = [], [], []
+    for _ in range(40):
+        k = int(rng.integers(0, 4))
+        cells = sorted(rng.choice(20, size=int(rng.integers(0, 5)), replace=False).tolist())
+        sx.append(example({
+            "spi": ("int", rng.choice(6, size=k, replace=False).tolist()),
+            "spv": ("float", (rng.standard_normal(k) * 100).astype(np.float32).tolist()),
+            "sga": ("int", [c // 5 for c in cells]), "sgb": ("int", [c % 5 for c in cells]),
+            "sgv": ("int", rng.integers(0, 256, size=len(cells)).tolist())}))
+        cgv = rng.integers(-32768, 32768, size=int(rng.integers(0, 6))).tolist()
+        cgl = parts(rng, len(cgv), 3)
+        cgl[-1:] = [cgl[-1] + len(cgv) - sum(cgl)] if cgl else []
+        frames = int(rng.integers(0, 5))
+        rlv, rll = [], []
+        for _ in range(frames):
+            v = rng.integers(0, 256, size=int(rng.integers(0, 4))).tolist()
+            lens = parts(rng, len(v), 3)
+            lens[-1:] = [lens[-1] + len(v) - sum(lens)] if lens else []
+            rlv.append(v if lens else [])
+            rll.append(lens)
+        rh = [(rng.standard_normal(int(rng.integers(0, 4))) * 1000).astype(np.float32).tolist()
+              for _ in range(frames)]
+        ctx = {"cgv": ("int", cgv if cgl else []), "cgl": ("int", cgl)}
+        sr.append(seq_example(ctx, {"rlv": ("int", rlv), "rll": ("int", rll),
+                                    "rh": ("float", rh)}))
+        feats = {"hv": ("int", rng.integers(-32768, 32768, size=int(rng.integers(0, 4))).tolist())}
+        if rng.random() < 0.7:
+            feats["hf"] = ("int", [int(rng.integers(0, 256))])
+        if rng.random() < 0.7:
+            feats["hm"] = ("int", rng.integers(-128, 128, size=2).tolist())
+        hx.append(example(feats))
+    return {"sx": sx, "sr": sr, "hx": hx}
+
+
+# DuckDB's types of the typed columns (FLOAT: how it reads Parquet's FLOAT16)
+KIND_TYPES = {
+    "sx": {"sp": 'STRUCT("indices" BIGINT[][], "values" FLOAT[])',
+           "sg": 'STRUCT("indices" BIGINT[][], "values" UTINYINT[])'},
+    "sr": {"cg": "SMALLINT[][]", "rl": "UTINYINT[][][]", "rh": "FLOAT[][]"},
+    "hx": {"hv": "SMALLINT[]", "hv/buckets": "BIGINT[]", "hf": "UTINYINT",
+           "hf/buckets": "BIGINT", "hm": "TINYINT[]", "hm/buckets": "BIGINT[]"},
+}
+
+
+def same_cast(a, b, half):
+    """a (a typed column's value, as DuckDB gives it) is b (the untyped
+    one's) converted: equal integers, or b rounded to float16 when half."""
+    if isinstance(b, dict):
+        return isinstance(a, dict) and a.keys() == b.keys() and \
+            all(same_cast(a[k], b[k], half) for k in b)
+    if isinstance(b, list):
+        return isinstance(a, list) and len(a) == len(b) and \
+            all(same_cast(x, y, half) for x, y in zip(a, b))
+    if b is None or a is None:
+        return a is None and b is None
+    if isinstance(b, str) or isinstance(a, str):  # "i:N" (BIGINT), "f:-0"
+        a, b = (float(x[2:]) if isinstance(x, str) else x for x in (a, b))
+    return a == (float(np.float16(np.float32(b))) if half else b)
+
+
+def test_kinds(rng):
+    """SparseFeatures, RaggedFeatures of a SequenceExample and hashed int64s with `as`
+    to Parquet: DuckDB's column types, every row's typed values the untyped spec's
+    converted (the splits, indices and bucket ids equal), and back to records whose
+    Parquet file DuckDB reads to the same rows."""
+    spec = untyped_spec(TMP, "kinds", False)
+    for message, records in random_kinds(rng).items():
+        src = os.path.join(TMP, "%s.tfrecord" % message)
+        with open(src, "wb") as f:
+            f.write(b"".join(frame(r) for r in records))
+        typed, plain = (os.path.join(TMP, "%s-%s.parquet" % (message, w)) for w in ("as", "no-as"))
+        rc, err = convert(src, "--spec", SPEC, "--message", message, "-o", typed)
+        rc2, err2 = convert(src, "--spec", spec, "--message", message, "-o", plain)
+        if not ok(rc == 0 and rc2 == 0, "%s to Parquet (exit %d, %d) %s%s"
+                  % (message, rc, rc2, err.strip(), err2.strip())):
+            continue
+        t, p = node("parquet.js", "--duckdb", typed)[0], node("parquet.js", "--duckdb", plain)[0]
+        types = dict(t["fields"])
+        check(all(types.get(k) == v for k, v in KIND_TYPES[message].items()),
+              "%s: DuckDB's types %s" % (message, types))
+        bad = [(i, k) for i, (x, y) in enumerate(zip(t["data"], p["data"])) for k in y
+               if not same_cast(x.get(k), y[k], "FLOAT" in types.get(k, ""))]
+        nonempty = sum(1 for row in t["data"] for v in row.values() if flat(v) not in ([], [None]))
+        check(t["rows"] == p["rows"] == len(records) and not bad and nonempty > 40,
+              "%s: %d rows, %d non-empty values, typed = untyped converted%s"
+              % (message, t["rows"], nonempty,
+                 "" if not bad else "; row %d %s: %s, untyped %s"
+                 % (bad[0][0], bad[0][1], t["data"][bad[0][0]].get(bad[0][1]),
+                    p["data"][bad[0][0]][bad[0][1]])))
+        back_typed(typed, message, os.path.basename(typed))
+
+
 def main():
     shutil.rmtree(TMP, ignore_errors=True)
     os.makedirs(TMP)
@@ -574,6 +687,7 @@ def main():
     duckdb_typed(files[1], "e")
     duckdb_typed(files[-1], "s")
     typed_refusals()
+    test_kinds(rng)
     return finish("typed-parquet")
 
 
