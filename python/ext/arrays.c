@@ -120,15 +120,15 @@ PyObject *fcpy_shape_tuple(const int64_t *shape, unsigned rank)
     return t;
 }
 
-/* A NumPy array of n values of type dt at ptr (inside owner's block),
- * shaped as shape[0..rank) (rank 0: one dimension of n), whose product
- * is n. */
 size_t fcpy_dt_size(int dt)
 {
     static const unsigned char sizes[DT_COUNT] = {8, 4, 1, 1, 2, 2, 4, 2, 8};
     return dt >= 0 && dt < DT_COUNT ? sizes[dt] : 0;
 }
 
+/* A NumPy array of n values of type dt at ptr (inside owner's block),
+ * shaped as shape[0..rank) (rank 0: one dimension of n), whose product
+ * is n. */
 PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
                           const int64_t *shape, unsigned rank)
 {
