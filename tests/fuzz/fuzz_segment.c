@@ -45,14 +45,34 @@ static unsigned take(input *in)
 
 static const char *const words[] = {"a", "bb", "", "dddd"};
 
+/* The SequenceExample of ctx and lists into out (at most cap bytes), with
+ * `flips` bytes xored from the input. */
+static size_t seq_bytes(input *in, const wbuf *ctx, const wbuf *lists, size_t flips,
+                        unsigned char *out, size_t cap)
+{
+    static wbuf ex;
+    size_t k;
+    ex.n = 0;
+    w_len(&ex, 0x0A, ctx->b, ctx->n);
+    w_len(&ex, 0x12, lists->b, lists->n);
+    for (k = 0; k < flips && ex.n > 0; k++) {
+        size_t at = (take(in) * 256u + take(in)) % ex.n;
+        ex.b[at] ^= (unsigned char)take(in);
+    }
+    if (ex.n > cap)
+        ex.n = cap;
+    memcpy(out, ex.b, ex.n);
+    return ex.n;
+}
+
 /* A valid record of n frames, then `flips` bytes xored from the input. */
 static size_t make_record(input *in, unsigned char *out, size_t cap)
 {
-    static wbuf ctx, lists, ex, f, fl, list;
+    static wbuf ctx, lists, f, fl, list;
     size_t n = take(in) % 48, t, k, flips = take(in) % 4;
     float x[3] = {1.5f, -2.0f, 0.25f};
     int64_t w;
-    ctx.n = lists.n = ex.n = 0;
+    ctx.n = lists.n = 0;
     w_entry_bytes(&ctx, "id", words, 1);
     w_entry_bytes(&ctx, "tags", words, n % 5);
     fl.n = 0;
@@ -79,16 +99,7 @@ static size_t make_record(input *in, unsigned char *out, size_t cap)
         w_len(&fl, 0x0A, f.b, f.n);
     }
     w_entry(&lists, "toks", &fl);
-    w_len(&ex, 0x0A, ctx.b, ctx.n);
-    w_len(&ex, 0x12, lists.b, lists.n);
-    for (k = 0; k < flips && ex.n > 0; k++) {
-        size_t at = (take(in) * 256u + take(in)) % ex.n;
-        ex.b[at] ^= (unsigned char)take(in);
-    }
-    if (ex.n > cap)
-        ex.n = cap;
-    memcpy(out, ex.b, ex.n);
-    return ex.n;
+    return seq_bytes(in, &ctx, &lists, flips, out, cap);
 }
 
 /* A record of message st (typed.feat) of n frames, its values from the
@@ -96,13 +107,13 @@ static size_t make_record(input *in, unsigned char *out, size_t cap)
  * `flips` bytes xored from the input. */
 static size_t make_typed_record(input *in, unsigned char *out, size_t cap)
 {
-    static wbuf ctx, lists, ex, f, fl, list;
+    static wbuf ctx, lists, f, fl, list;
     size_t n = take(in) % 16, t, k, flips = take(in) % 4;
     unsigned char raw[4];
     int64_t v[3];
     float x[3];
     const char *id = "k";
-    ctx.n = lists.n = ex.n = 0;
+    ctx.n = lists.n = 0;
     w_entry_bytes(&ctx, "id", &id, 1);
     v[0] = (int64_t)take(in) * (take(in) % 8 == 0 ? 2 : 1);
     w_entry_int64(&ctx, "lab", v, 1);
@@ -147,16 +158,7 @@ static size_t make_typed_record(input *in, unsigned char *out, size_t cap)
         w_len(&fl, 0x0A, f.b, f.n);
     }
     w_entry(&lists, "emb", &fl);
-    w_len(&ex, 0x0A, ctx.b, ctx.n);
-    w_len(&ex, 0x12, lists.b, lists.n);
-    for (k = 0; k < flips && ex.n > 0; k++) {
-        size_t at = (take(in) * 256u + take(in)) % ex.n;
-        ex.b[at] ^= (unsigned char)take(in);
-    }
-    if (ex.n > cap)
-        ex.n = cap;
-    memcpy(out, ex.b, ex.n);
-    return ex.n;
+    return seq_bytes(in, &ctx, &lists, flips, out, cap);
 }
 
 /* Bytes per value of a column in a batch: its typed tensor's with `as`. */
