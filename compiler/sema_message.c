@@ -364,6 +364,35 @@ static int find_blocks(diag *d, const ast_message *am, const ast_block **found)
     return ok;
 }
 
+/* A feature's key that is the name of a column read() and the Arrow and
+ * Parquet outputs put beside a hashed feature of the same group (KEY/buckets,
+ * and KEY/one_hot or KEY/multi_hot) would give two columns one name: one
+ * would hide the other.  Refused. */
+static int check_derived_keys(diag *d, const schema_message *m, const schema_feature *g, size_t n)
+{
+    static const char *const derived[] = {"/buckets", "/one_hot", "/multi_hot"};
+    size_t i, j, q;
+    for (i = 0; i < n; i++)
+        for (q = 0; g[i].hash_buckets > 0 && q < 3; q++) {
+            size_t sl = strlen(derived[q]);
+            if (q > 0 && (int)q != g[i].hot)
+                continue;
+            for (j = 0; j < n; j++)
+                if (!g[j].hidden && g[j].ast != NULL && g[j].key_len == g[i].key_len + sl &&
+                    memcmp(g[j].key, g[i].key, g[i].key_len) == 0 &&
+                    memcmp(g[j].key + g[i].key_len, derived[q], sl) == 0) {
+                    fcc_diag_error(d, g[j].ast->key_loc,
+                                   "feature key \"%.*s\" in '%s' is the name of the %s "
+                                   "column of hashed feature '%s' (read(), Arrow and Parquet "
+                                   "put it beside the values): rename one",
+                                   (int)g[j].key_len, g[j].key, m->name, derived[q] + 1,
+                                   g[i].cname);
+                    return 0;
+                }
+        }
+    return 1;
+}
+
 /* How many hidden VarLen fields the SparseFeatures and RaggedFeatures among
  * features may add (one per key they read): room to make for them. */
 static size_t hidden_room(const ast_feature *features)
@@ -508,6 +537,8 @@ static int check_message(pool *p, diag *d, const schema *s, schema_message *m,
                        (unsigned)(FEATC_MAX_STORAGE >> 20));
         ok = 0;
     }
+    if (ok && (!check_derived_keys(d, m, m->features, n) || !check_derived_keys(d, m, m->lists, nl)))
+        ok = 0;
     if (ok) {
         fcc_sort_by_key(m->features, n, m->missing_order);
         fcc_sort_by_key(m->lists, nl, m->list_missing_order);
