@@ -304,6 +304,63 @@ static int add_segment_names(pool *p, diag *d, const schema_message *m, const as
     return 1;
 }
 
+/* The feature of g[0..n) whose key is KEY followed by suffix, or NULL. */
+static const schema_feature *key_with_suffix(const schema_feature *g, size_t n, const char *key,
+                                             size_t key_len, const char *suffix)
+{
+    size_t sl = strlen(suffix), j;
+    for (j = 0; j < n; j++)
+        if (!g[j].hidden && g[j].ast != NULL && g[j].key_len == key_len + sl &&
+            memcmp(g[j].key, key, key_len) == 0 && memcmp(g[j].key + key_len, suffix, sl) == 0)
+            return &g[j];
+    return NULL;
+}
+
+static int check_derived_keys(diag *d, const schema_message *m, const schema_feature *g, size_t n)
+{
+    static const char *const derived[] = {"/buckets", "/one_hot", "/multi_hot"};
+    size_t i, q;
+    for (i = 0; i < n; i++)
+        for (q = 0; g[i].hash_buckets > 0 && q < 3; q++) {
+            const schema_feature *c;
+            if (q > 0 && (int)q != g[i].hot)
+                continue;
+            c = key_with_suffix(g, n, g[i].key, g[i].key_len, derived[q]);
+            if (c != NULL) {
+                fcc_diag_error(d, c->ast->key_loc,
+                               "feature key \"%.*s\" in '%s' is the name of the %s "
+                               "column of hashed feature '%s' (read(), Arrow and Parquet "
+                               "put it beside the values): rename one",
+                               (int)c->key_len, c->key, m->name, derived[q] + 1, g[i].cname);
+                return 0;
+            }
+        }
+    return 1;
+}
+
+/* A segments message's batch dict puts a VarLen feature's counts under
+ * KEY/lengths beside its values: no feature of the same group may have that
+ * key. */
+static int check_lengths_keys(diag *d, const schema_message *m, const schema_feature *g, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const schema_feature *c;
+        if (g[i].kind != FC_KIND_VARLEN || g[i].hidden)
+            continue;
+        c = key_with_suffix(g, n, g[i].key, g[i].key_len, "/lengths");
+        if (c != NULL) {
+            fcc_diag_error(d, c->ast->key_loc,
+                           "feature key \"%.*s\" in '%s' is the name of the lengths of VarLen "
+                           "feature '%s' (a segment batch puts them beside its values): "
+                           "rename one",
+                           (int)c->key_len, c->key, m->name, g[i].cname);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* A sequence_example's segments block: settings, requirements, states, the
  * segmenter's size and names. */
 static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *b,
@@ -325,6 +382,9 @@ static int check_segments(pool *p, diag *d, schema_message *m, const ast_block *
             return 0;
         }
     }
+    if (!check_lengths_keys(d, m, m->features, m->nfeatures) ||
+        !check_lengths_keys(d, m, m->lists, m->nlists))
+        return 0;
     if (!read_settings(d, m, b, first, &nstates) || !check_required(d, m, b, first, nstates))
         return 0;
     if (m->key_max == 0)
@@ -368,31 +428,6 @@ static int find_blocks(diag *d, const ast_message *am, const ast_block **found)
  * Parquet outputs put beside a hashed feature of the same group (KEY/buckets,
  * and KEY/one_hot or KEY/multi_hot) would give two columns one name: one
  * would hide the other.  Refused. */
-static int check_derived_keys(diag *d, const schema_message *m, const schema_feature *g, size_t n)
-{
-    static const char *const derived[] = {"/buckets", "/one_hot", "/multi_hot"};
-    size_t i, j, q;
-    for (i = 0; i < n; i++)
-        for (q = 0; g[i].hash_buckets > 0 && q < 3; q++) {
-            size_t sl = strlen(derived[q]);
-            if (q > 0 && (int)q != g[i].hot)
-                continue;
-            for (j = 0; j < n; j++)
-                if (!g[j].hidden && g[j].ast != NULL && g[j].key_len == g[i].key_len + sl &&
-                    memcmp(g[j].key, g[i].key, g[i].key_len) == 0 &&
-                    memcmp(g[j].key + g[i].key_len, derived[q], sl) == 0) {
-                    fcc_diag_error(d, g[j].ast->key_loc,
-                                   "feature key \"%.*s\" in '%s' is the name of the %s "
-                                   "column of hashed feature '%s' (read(), Arrow and Parquet "
-                                   "put it beside the values): rename one",
-                                   (int)g[j].key_len, g[j].key, m->name, derived[q] + 1,
-                                   g[i].cname);
-                    return 0;
-                }
-        }
-    return 1;
-}
-
 /* How many hidden VarLen fields the SparseFeatures and RaggedFeatures among
  * features may add (one per key they read): room to make for them. */
 static size_t hidden_room(const ast_feature *features)

@@ -73,7 +73,7 @@ def _padded(values, splits):
     return out, lengths
 
 
-def _value(key, v, varlen, out):
+def _value(key, v, varlen, out, batch):
     if type(v) is np.ndarray:  # (the common case first: a tensor over its memory)
         if _WIDEN_U16 and v.dtype == np.uint16:
             v = v.astype(np.int32)
@@ -83,6 +83,11 @@ def _value(key, v, varlen, out):
         splits = tuple(_tensor(s) for s in splits) if isinstance(splits, tuple) else _tensor(splits)
         values = _tensor(v.values)
         if varlen == "padded" and not isinstance(splits, tuple) and torch.is_tensor(values):
+            if key + "/lengths" in batch:
+                raise ValueError(
+                    "varlen='padded' puts the lengths of %r under %r, which is also a "
+                    "feature's key; rename one in the spec, or use varlen='ragged'"
+                    % (key, key + "/lengths"))
             out[key], out[key + "/lengths"] = _padded(values, splits)
         else:
             out[key] = Ragged(values, splits)
@@ -107,7 +112,7 @@ def to_torch(batch, varlen="ragged"):
         return tuple(to_torch(d, varlen) for d in batch)
     out = {}
     for key, v in batch.items():
-        _value(key, v, varlen, out)
+        _value(key, v, varlen, out, batch)
     return out
 
 

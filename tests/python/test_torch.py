@@ -288,6 +288,30 @@ def resume(name, mod, files, split_bytes):
                       % (name, workers))
 
 
+class _FakeRagged:
+    """What to_torch takes for a module's one-level Ragged."""
+    def __init__(self, values, splits):
+        self.values, self.row_splits = np.asarray(values), np.asarray(splits)
+
+
+def padded_clash():
+    """varlen='padded' puts x's lengths under x/lengths: a feature with that
+    key is an error, whichever of the two comes first, never one silently
+    replacing the other."""
+    x = _FakeRagged([1, 2, 3], [0, 1, 3])
+    for batch in ({"x": x, "x/lengths": np.array([7, 7])},
+                  {"x/lengths": np.array([7, 7]), "x": x}):
+        try:
+            ft.to_torch(batch, varlen="padded")
+            check(False, "padded: x/lengths clash not refused (%s first)" % next(iter(batch)))
+        except ValueError as e:
+            check("'x/lengths', which is also a feature's key" in str(e),
+                  "padded clash message: %s" % e)
+    out = ft.to_torch({"x": x, "y/lengths": np.array([7, 7])}, varlen="padded")
+    check(out["x/lengths"].tolist() == [1, 2] and out["y/lengths"].tolist() == [7, 7],
+          "padded: lengths beside an unrelated */lengths key")
+
+
 def conversions(mod, files):
     ds = ft.TFRecordDataset(mod, files, 32, varlen="padded")
     b = next(iter(ds))
@@ -780,6 +804,7 @@ def main():
     resume("tutorial", tut, [small, gz], 1 << 15)
     conversions(featc.load("mnist"), [os.path.join(CORPUS, "tfx__mnist.tfrecord")])
     conversions(featc.load("hadoop"), [os.path.join(CORPUS, "tf-ecosystem__tf-records_part-m-00000")])
+    padded_clash()
     options(tut, [small])
     thread_counts(tut, [small])
     idle_warnings(tut, small, gz)
