@@ -316,6 +316,10 @@ static const schema_feature *key_with_suffix(const schema_feature *g, size_t n, 
     return NULL;
 }
 
+/* A feature's key that is the name of a column read() and the Arrow and
+ * Parquet outputs put beside a hashed feature of the same group (KEY/buckets,
+ * and KEY/one_hot or KEY/multi_hot) would give two columns one name: one
+ * would hide the other.  Refused. */
 static int check_derived_keys(diag *d, const schema_message *m, const schema_feature *g, size_t n)
 {
     static const char *const derived[] = {"/buckets", "/one_hot", "/multi_hot"};
@@ -424,10 +428,6 @@ static int find_blocks(diag *d, const ast_message *am, const ast_block **found)
     return ok;
 }
 
-/* A feature's key that is the name of a column read() and the Arrow and
- * Parquet outputs put beside a hashed feature of the same group (KEY/buckets,
- * and KEY/one_hot or KEY/multi_hot) would give two columns one name: one
- * would hide the other.  Refused. */
 /* How many hidden VarLen fields the SparseFeatures and RaggedFeatures among
  * features may add (one per key they read): room to make for them. */
 static size_t hidden_room(const ast_feature *features)
