@@ -152,6 +152,24 @@ int fc_batch_parse_each(const fc_message_desc *md, fc_record_parse_fn parse, voi
 int fc_batch_parse_each_seq(const fc_seq_desc *sd, fc_record_parse_fn parse, void *ctx,
                             fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
                             fc_error *err);
+/* fc_batch_parse_each with the direct path of a message described at run
+ * time: when fc_batch_direct_fits(md) (every feature FixedLen or VarLen,
+ * without hash_buckets, one-hot or `as`; at most 256 of them) and the
+ * columns' values are set and aligned, the records that fc_fast.h's
+ * layout covers are decoded straight into the columns by
+ * fc_batch_direct_desc, keys found by lookup(lctx, key, len)
+ * (featc_dynamic_lookup: md's field index, or -1); any other record goes
+ * to parse and is appended as fc_batch_parse_each does.  The columns and
+ * errors are fc_batch_parse_each's.  (What featc convert --spec uses.) */
+int fc_batch_parse_each_direct(const fc_message_desc *md, fc_ex_lookup_fn lookup,
+                               const void *lctx, fc_record_parse_fn parse, void *ctx,
+                               fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
+                               fc_error *err);
+int fc_batch_direct_fits(const fc_message_desc *md);
+/* Records first..n-1 into the columns while the fast path takes them; the
+ * first it does not take (n: all), nothing of which is committed. */
+size_t fc_batch_direct_desc(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *lctx,
+                            fc_column *cols, const fc_bytes *records, size_t first, size_t n);
 /* The generated batch assembly (NAME_batch_append, md->batch_append and
  * sd->batch_append) writes record i's fields with the fc_batch_put_
  * functions below, typed and sized at compile time; what they do not cover

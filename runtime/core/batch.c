@@ -1081,13 +1081,20 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
  * record in fc_batch_append_field; a failing record's error is its parse's
  * or its append's, with its place in the batch. */
 static int each(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
+                const fc_message_desc *direct, fc_ex_lookup_fn lookup, const void *lctx,
                 fc_record_parse_fn parse, void *ctx, fc_column *cols, void *scratch,
                 const fc_bytes *records, size_t n, fc_error *err)
 {
     size_t nc = nf + nl, i, j;
     col_spec s, cache[SPEC_CACHE];
     int rc = start_batch(fields, nf, lists, nl, cache, cols, records, n, err);
+    if (direct != NULL && (lookup == NULL || !fc_batch_direct_fits(direct) ||
+                           !direct_usable(fields, nf, cols)))
+        direct = NULL;
     for (i = 0; i < n && rc == FC_OK; i++) {
+        if (direct != NULL &&
+            (i = fc_batch_direct_desc(direct, lookup, lctx, cols, records, i, n)) == n)
+            break; /* the rest taken; any other record: the per-record path */
         rc = parse(ctx, scratch, records[i].data, records[i].size, err);
         for (j = 0; j < nc && rc == FC_OK; j++)
             rc = append(spec_of(fields, nf, lists, cache, j, &s), &cols[j],
@@ -1104,15 +1111,25 @@ int fc_batch_parse_each(const fc_message_desc *md, fc_record_parse_fn parse, voi
                         fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
                         fc_error *err)
 {
-    return each(md->fields, md->nfields, NULL, 0, parse, ctx, cols, scratch, records, n, err);
+    return each(md->fields, md->nfields, NULL, 0, NULL, NULL, NULL, parse, ctx, cols, scratch,
+                records, n, err);
+}
+
+int fc_batch_parse_each_direct(const fc_message_desc *md, fc_ex_lookup_fn lookup,
+                               const void *lctx, fc_record_parse_fn parse, void *ctx,
+                               fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
+                               fc_error *err)
+{
+    return each(md->fields, md->nfields, NULL, 0, md, lookup, lctx, parse, ctx, cols, scratch,
+                records, n, err);
 }
 
 int fc_batch_parse_each_seq(const fc_seq_desc *sd, fc_record_parse_fn parse, void *ctx,
                             fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
                             fc_error *err)
 {
-    return each(sd->context, sd->ncontext, sd->lists, sd->nlists, parse, ctx, cols, scratch,
-                records, n, err);
+    return each(sd->context, sd->ncontext, sd->lists, sd->nlists, NULL, NULL, NULL, parse, ctx,
+                cols, scratch, records, n, err);
 }
 
 /* The ends of run() for callers that parse the records themselves. */

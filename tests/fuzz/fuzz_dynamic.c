@@ -8,13 +8,21 @@
  * give the same status and error text, and on success print the same JSON
  * (the dump contract's printer, driven by each side's descriptor) and hold
  * the same typed values (`as`); neither may crash or read outside the
- * record (ASan). */
+ * record (ASan).
+ *
+ * Every input's record also goes, three times (and again with its first
+ * half in the middle), through a batch of a FixedLen and VarLen message (PLAIN below, the kinds
+ * the direct batch path of a run-time message takes:
+ * fc_batch_parse_each_direct) and through the per-record path
+ * (fc_batch_parse_each): the same status, error and record, and on
+ * success the same counts, shapes, values and row splits. */
 /* test-specs: tests/specs/semantics.feat tests/specs/sparse.feat tests/specs/ragged.feat */
 /* test-specs: tests/specs/seqsem.feat tests/specs/seqragged.feat tests/specs/typed.feat */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <featc/fc_batch.h>
 #include <featc/fc_json.h>
 #include <featc/featc_dynamic.h>
 
@@ -68,6 +76,101 @@ static void setup(void)
     }
 }
 
+/* semantics.feat's t without its rows (which the direct path leaves to
+ * the per-record one), plus a FixedLen of no values and a VarLen float. */
+static const char plain_spec[] =
+    "package pln;\n"
+    "example t {\n"
+    "  s : int64;\n"
+    "  d : int64 = 7;\n"
+    "  f3 : float[3];\n"
+    "  b2 : bytes[2] = [\"x\", \"y\"];\n"
+    "  v : int64[] max 4;\n"
+    "  vb : bytes[] max 3;\n"
+    "  vf : float[] max 2;\n"
+    "  z : float[0];\n"
+    "  \"a/b\" as ab : float = 0.5;\n"
+    "}\n";
+#define PLAIN_B 3
+static featc_dynamic *plain;
+static void *plain_msg, *plain_blk[2];
+static size_t plain_need;
+static fc_feature_ref *plain_refs;
+
+static int plain_parse(void *ctx, void *msg, const void *data, size_t size, fc_error *err)
+{
+    return fc_ex_parse_desc(featc_dynamic_example((const featc_dynamic *)ctx), msg, data, size,
+                            featc_dynamic_lookup, ctx, plain_refs, err);
+}
+
+static void plain_setup(void)
+{
+    featc_options o = FEATC_OPTIONS_INIT;
+    const fc_message_desc *md;
+    int k;
+    if (featc_dynamic_open(plain_spec, sizeof plain_spec - 1, &o, NULL, &plain) != 0)
+        abort();
+    md = featc_dynamic_example(plain);
+    if (!fc_batch_direct_fits(md))
+        abort(); /* the check below would test nothing */
+    plain_need = fc_batch_bind(md, NULL, PLAIN_B, FC_BATCH_RAGGED, NULL, 0);
+    plain_msg = calloc(1, featc_dynamic_size(plain));
+    plain_refs = (fc_feature_ref *)calloc(featc_dynamic_refs(plain) + 1, sizeof *plain_refs);
+    for (k = 0; k < 2; k++)
+        plain_blk[k] = malloc(plain_need);
+    if (plain_need == 0 || plain_msg == NULL || plain_refs == NULL || plain_blk[0] == NULL ||
+        plain_blk[1] == NULL)
+        abort();
+}
+
+/* A batch of record and (half) its first half between two copies: both
+ * paths alike. */
+static void plain_check(const uint8_t *data, size_t size, int half)
+{
+    const fc_message_desc *md = featc_dynamic_example(plain);
+    fc_column cols[2][16];
+    fc_bytes views[PLAIN_B];
+    fc_error e[2];
+    int rc[2], k;
+    size_t j;
+    views[0].data = views[2].data = views[1].data = data;
+    views[0].size = views[2].size = size;
+    views[1].size = half ? size / 2 : size;
+    if (md->nfields > 16)
+        abort();
+    for (k = 0; k < 2; k++) {
+        memset(plain_blk[k], 0xA5, plain_need);
+        fc_batch_bind(md, cols[k], PLAIN_B, FC_BATCH_RAGGED, plain_blk[k], plain_need);
+        fc_error_clear(&e[k]);
+    }
+    rc[0] = fc_batch_parse_each(md, plain_parse, plain, cols[0], plain_msg, views, PLAIN_B, &e[0]);
+    rc[1] = fc_batch_parse_each_direct(md, featc_dynamic_lookup, plain, plain_parse, plain,
+                                       cols[1], plain_msg, views, PLAIN_B, &e[1]);
+    if (rc[0] != rc[1] || (rc[0] != FC_OK && (e[0].record != e[1].record ||
+                                             strcmp(e[0].message, e[1].message) != 0))) {
+        fprintf(stderr, "plain batch: per-record %d (record %llu) \"%s\", direct %d (record "
+                "%llu) \"%s\"\n", rc[0], (unsigned long long)e[0].record, e[0].message, rc[1],
+                (unsigned long long)e[1].record, e[1].message);
+        abort();
+    }
+    if (rc[0] != FC_OK)
+        return;
+    for (j = 0; j < md->nfields; j++) {
+        const fc_column *a = &cols[0][j], *b = &cols[1][j];
+        size_t ts = fc_type_size(md->fields[j].type);
+        if (a->nvalues != b->nvalues || a->rank != b->rank ||
+            memcmp(a->shape, b->shape, sizeof a->shape) != 0 ||
+            (a->nvalues > 0 && memcmp(a->values, b->values, a->nvalues * ts) != 0) ||
+            ((a->row_splits == NULL) != (b->row_splits == NULL)) ||
+            (a->row_splits != NULL &&
+             memcmp(a->row_splits, b->row_splits, (PLAIN_B + 1) * sizeof(int64_t)) != 0)) {
+            fprintf(stderr, "plain batch: column %s differs between the paths\n",
+                    md->fields[j].c_name);
+            abort();
+        }
+    }
+}
+
 /* The JSON of a parsed message (malloc'd). */
 static char *json_of(const fc_message_desc *md, const fc_seq_desc *sd, const void *msg)
 {
@@ -118,6 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int k, ra, rb;
     if (!ready) {
         setup();
+        plain_setup();
         ready = 1;
     }
     if (size == 0)
@@ -125,6 +229,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     k = data[0] % NSPECS;
     data++;
     size--;
+    plain_check(data, size, 0);
+    plain_check(data, size, 1);
     fc_error_clear(&ea);
     fc_error_clear(&eb);
     if (gen_md[k] != NULL) {

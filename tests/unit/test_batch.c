@@ -993,6 +993,109 @@ static void test_parse_each(void)
     CHECK(same_columns(qcols, qcols2, BT_Q_FIELD_COUNT, qblock, qblock2, need));
 }
 
+/* ---- fc_batch_parse_each_direct: the direct path of a message described
+ * at run time, here a desc of three of e's fields (FixedLen a, m with a
+ * default, VarLen v) over e's struct, keys found by a search of the desc
+ * (featc_dynamic_lookup's job): the same block as fc_batch_parse_each,
+ * the records the direct path declines (a repeated key) and a failing one
+ * included. */
+
+static fc_field_desc direct_fields[3];
+static const uint16_t direct_order[3] = {0, 1, 2}; /* a, m, v */
+static fc_message_desc direct_md;
+static fc_feature_ref direct_refs[4];
+
+static int direct_lookup(const void *ctx, const uint8_t *key, size_t len)
+{
+    const fc_message_desc *md = (const fc_message_desc *)ctx;
+    size_t j;
+    for (j = 0; j < md->nfields; j++)
+        if (md->fields[j].key_len == len && memcmp(md->fields[j].key, key, len) == 0)
+            return (int)j;
+    return -1;
+}
+
+static int direct_parse(void *ctx, void *msg, const void *data, size_t size, fc_error *e)
+{
+    return fc_ex_parse_desc((const fc_message_desc *)ctx, msg, data, size, direct_lookup, ctx,
+                            direct_refs, e);
+}
+
+/* Record i: a twice (the fast path declines it; the last wins), v. */
+static void repeated_rec(size_t i)
+{
+    wbuf feats;
+    int64_t a1 = 1, a2 = 2, v[2] = {5, 6};
+    feats.n = 0;
+    w_entry_int64(&feats, "a", &a1, 1);
+    w_entry_int64(&feats, "v", v, 2);
+    w_entry_int64(&feats, "a", &a2, 1);
+    recs[i].n = 0;
+    w_example(&recs[i], &feats);
+    views[i].data = recs[i].b;
+    views[i].size = recs[i].n;
+}
+
+static void test_parse_each_direct(void)
+{
+    static const unsigned forms[] = {FC_BATCH_SPARSE, FC_BATCH_RAGGED,
+                                     FC_BATCH_RAGGED | FC_BATCH_PACKED};
+    fc_column cols2[3];
+    fc_error e2;
+    size_t f, i, need;
+    direct_fields[0] = bt_e_desc.fields[BT_E_A];
+    direct_fields[1] = bt_e_desc.fields[BT_E_M];
+    direct_fields[2] = bt_e_desc.fields[BT_E_V];
+    direct_md = bt_e_desc;
+    direct_md.nfields = 3;
+    direct_md.fields = direct_fields;
+    direct_md.missing_order = direct_order;
+    direct_md.parse = NULL;
+    direct_md.parse_batched = NULL;
+    direct_md.batch_append = NULL;
+    direct_md.batch_direct = NULL;
+    CHECK(fc_batch_direct_fits(&direct_md) && !fc_batch_direct_fits(&bt_e_desc));
+    for (i = 0; i < 6; i++)
+        rich_rec(i);                 /* a, m, v and keys the desc does not name */
+    example_rec(6, 9, 0, 3);         /* no m: its default */
+    repeated_rec(7);
+    for (f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        memset(block, 0, sizeof block);
+        memset(block2, 0, sizeof block2);
+        need = fc_batch_bind(&direct_md, cols, 8, forms[f], block, sizeof block);
+        CHECK(need > 0 && fc_batch_bind(&direct_md, cols2, 8, forms[f], block2,
+                                        sizeof block2) == need);
+        CHECK_MSG(fc_batch_parse_each(&direct_md, direct_parse, &direct_md, cols, &scratch, views,
+                                      8, &err) == FC_OK, "%s", err.message);
+        CHECK_MSG(fc_batch_parse_each_direct(&direct_md, direct_lookup, &direct_md, direct_parse,
+                                             &direct_md, cols2, &scratch, views, 8,
+                                             &e2) == FC_OK, "%s", e2.message);
+        CHECK_MSG(same_columns(cols, cols2, 3, block, block2, need),
+                  "forms %u: the direct path's block differs from the per-record path's",
+                  forms[f]);
+    }
+    /* the direct path itself took records 0-6 and declined 7 */
+    fc_batch_bind(&direct_md, cols2, 8, FC_BATCH_RAGGED, block2, sizeof block2);
+    CHECK(fc_batch_begin(&direct_md, cols2, 8, &e2) == FC_OK);
+    CHECK(fc_batch_direct_desc(&direct_md, direct_lookup, &direct_md, cols2, views, 0, 8) == 7);
+    /* record 3 without a (required): the per-record path's error, record 3 */
+    example_rec(3, 0, 0, 1);
+    recs[3].n = 0;
+    {
+        wbuf feats;
+        int64_t v = 4;
+        feats.n = 0;
+        w_entry_int64(&feats, "v", &v, 1);
+        w_example(&recs[3], &feats);
+        views[3].size = recs[3].n;
+    }
+    CHECK(fc_batch_parse_each(&direct_md, direct_parse, &direct_md, cols, &scratch, views, 8,
+                              &err) == FC_ERR_PARSE);
+    CHECK(fc_batch_parse_each_direct(&direct_md, direct_lookup, &direct_md, direct_parse,
+                                     &direct_md, cols2, &scratch, views, 8, &e2) == FC_ERR_PARSE);
+    CHECK(e2.record == 3 && err.record == 3 && strcmp(e2.message, err.message) == 0);
+}
+
 int main(void)
 {
     RUN(test_bind_sizes);
@@ -1011,5 +1114,6 @@ int main(void)
     RUN(test_sequence_layouts);
     RUN(test_sequence_errors);
     RUN(test_parse_each);
+    RUN(test_parse_each_direct);
     return harness_report("batch");
 }

@@ -1,0 +1,114 @@
+/* The direct batch path of a message described at run time
+ * (fc_batch_direct_desc, fc_batch.h): what a generated NAME_batch_direct
+ * does with its switch (compiler/emit_direct.c), done by the descriptors
+ * and a key lookup, so that `featc convert --spec` and any other caller of
+ * fc_batch_parse_each_direct decode each record straight into the columns,
+ * with no struct and no copy out of it.
+ *
+ * It takes the same records as the generated one: a message whose every
+ * feature is FixedLen or VarLen, without hashing, one-hot or `as`, and
+ * records of the layout fc_fast.h accepts, every value within the spec's
+ * counts and the columns' room.  It stops at the first record it declines
+ * (nothing of that record committed: a VarLen's values written past
+ * nvalues are overwritten by the per-record path), which the caller gives
+ * to the general path; so the columns always hold what that path gives,
+ * and every error is its.  Nothing here allocates. */
+#include "featc/fc_batch.h"
+#include "featc/fc_fast.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The most features a message taken here may have: a record's counts of
+ * VarLen values live on the stack (4 bytes each) until it is committed. */
+#define DIRECT_FIELDS 256u
+
+int fc_batch_direct_fits(const fc_message_desc *md)
+{
+    size_t j;
+    if (md == NULL || md->nfields == 0 || md->nfields > DIRECT_FIELDS)
+        return 0;
+    for (j = 0; j < md->nfields; j++) {
+        const fc_field_desc *f = &md->fields[j];
+        const fc_field_extra *x = f->extra;
+        if (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN)
+            return 0;
+        if (x != NULL && (x->hash_buckets > 0 || x->hot != 0 || x->hidden != 0 || x->as != NULL))
+            return 0;
+    }
+    return 1;
+}
+
+/* Record i at p (len bytes) into the columns: 1, or 0 for a record the
+ * fast path declines (nothing committed). */
+static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *ctx,
+                      fc_column *cols, size_t i, const uint8_t *p, size_t len)
+{
+    uint32_t seen[DIRECT_FIELDS / 32u] = {0};
+    uint32_t counts[DIRECT_FIELDS];
+    const uint8_t *end = p + len, *body;
+    size_t flen, j, nf = md->nfields;
+    if (len > (size_t)INT32_MAX || !fc_fast_field(&p, end, 0x0a, &body, &flen) || p != end)
+        return 0;
+    p = body;
+    while (p < end) {
+        fc_fast_entry e;
+        const fc_field_desc *f;
+        fc_column *c;
+        size_t ts, cnt = 0;
+        int k;
+        if (!fc_fast_next(&p, end, &e))
+            return 0;
+        k = lookup(ctx, e.key, e.key_len);
+        if (k < 0)
+            continue; /* a feature the spec does not name: not read */
+        if ((size_t)k >= nf || !fc_fast_mark(seen, (unsigned)k))
+            return 0;
+        f = &md->fields[k];
+        c = &cols[k];
+        ts = fc_type_size(f->type);
+        if (f->kind == FC_KIND_VARLEN) {
+            if (!fc_fast_varlen(f->type, &e, (unsigned char *)c->values + c->nvalues * ts,
+                                fc_batch_room(c, f->max), &cnt))
+                return 0;
+            counts[k] = (uint32_t)cnt;
+        } else if (!fc_fast_fixed(f->type, &e,
+                                  f->elems == 0 ? NULL
+                                                : (unsigned char *)c->values + i * f->elems * ts,
+                                  f->elems)) {
+            return 0;
+        }
+    }
+    /* a FixedLen feature absent: its default, or (required) the general
+     * path's error */
+    for (j = 0; j < nf; j++) {
+        const fc_field_desc *f = &md->fields[j];
+        if (f->kind != FC_KIND_FIXED || fc_bit_get(seen, (unsigned)j))
+            continue;
+        if (f->default_value == NULL)
+            return 0;
+        if (f->elems > 0)
+            memcpy((unsigned char *)cols[j].values + i * f->elems * fc_type_size(f->type),
+                   f->default_value, f->elems * fc_type_size(f->type));
+    }
+    for (j = 0; j < nf; j++)
+        if (md->fields[j].kind == FC_KIND_VARLEN)
+            fc_batch_put_placed(&cols[j], i,
+                                fc_bit_get(seen, (unsigned)j) ? (size_t)counts[j] : 0u);
+    return 1;
+}
+
+size_t fc_batch_direct_desc(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *ctx,
+                            fc_column *cols, const fc_bytes *records, size_t first, size_t n)
+{
+    size_t i, j;
+    for (i = first; i < n; i++)
+        if (records[i].data == NULL ||
+            !direct_one(md, lookup, ctx, cols, i, records[i].data, records[i].size))
+            break;
+    for (j = 0; j < md->nfields; j++)
+        if (md->fields[j].kind == FC_KIND_FIXED)
+            cols[j].nvalues += (i - first) * md->fields[j].elems;
+    return i;
+}
