@@ -378,6 +378,10 @@ static int to_arrow_run(const convert_opts *o)
     hooks.file_done = file_hook;
     hooks.ctx = &t;
     hooks.threads = o->jobs;
+    if (t.spec.md != NULL) { /* the direct path, by the compiled spec's lookup */
+        hooks.lookup = featc_dynamic_lookup;
+        hooks.lookup_ctx = t.spec.d;
+    }
     fc_error_clear(&err);
     if (fc_arrow_stream_hooked(t.spec.md, t.spec.sd, o->large ? FC_ARROW_LARGE : 0u,
                                (const char *const *)o->files,

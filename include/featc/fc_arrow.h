@@ -153,6 +153,11 @@ typedef struct fc_arrow_stream_hooks {
     void (*file_done)(void *ctx, const char *path, uint64_t file_bytes);
     void *ctx;
     unsigned threads;
+    /* An Example's key lookup (featc_dynamic_lookup) and its context: the
+     * records the direct path covers go straight into the columns
+     * (fc_batch_parse_each_direct), the rest to parse.  NULL: parse only. */
+    fc_ex_lookup_fn lookup;
+    const void *lookup_ctx;
 } fc_arrow_stream_hooks;
 int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, unsigned flags,
                            const char *const *paths, size_t npaths, size_t batch_size,
