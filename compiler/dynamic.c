@@ -12,10 +12,18 @@
 
 #include <featc/featc_dynamic.h>
 
+/* A key in the table: its length and first bytes beside it, so that a
+ * lookup mostly reads one slot (following f->key to a schema_feature, a
+ * cache line each, was most of a lookup's time). */
+typedef struct key_slot {
+    const char *key;
+    size_t len;
+    uint64_t head;  /* key_word of its first min(len, 8) bytes */
+    uint32_t index; /* 1 + the field's; 0: empty */
+} key_slot;
+
 typedef struct key_table {
-    const schema_feature *features;
-    size_t n;
-    uint32_t *slot; /* 1 + index; nslot a power of two */
+    key_slot *slot; /* nslot of them, a power of two */
     size_t nslot;
 } key_table;
 
@@ -34,35 +42,61 @@ static const fc_field_extra extra_plain;
 static const fc_field_extra extra_for_sparse = {0, 0, 0, 0, 0, {0}, 0, 1, NULL, 0, 0, NULL};
 static const fc_field_extra extra_for_ragged = {0, 0, 0, 0, 0, {0}, 0, 2, NULL, 0, 0, NULL};
 
-static uint32_t key_hash(const char *k, size_t n)
+/* The bytes of k (n of them, at most 8) as one word. */
+static uint64_t key_word(const uint8_t *k, size_t n)
 {
-    uint32_t h = 2166136261u;
+    uint64_t w = 0;
     size_t i;
+    if (n == 8) {
+        memcpy(&w, k, 8);
+        return w;
+    }
     for (i = 0; i < n; i++)
-        h = (h ^ (uint8_t)k[i]) * 16777619u;
-    return h;
+        w |= (uint64_t)k[i] << (8u * i);
+    return w;
+}
+
+/* A key's hash: every byte mixed in, a word at a time (a byte at a time
+ * was a quarter of `featc convert`'s time).  Its value depends on the
+ * host's byte order, which only this table sees. */
+static uint32_t key_hash(const uint8_t *k, size_t n)
+{
+    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15u;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        h = (h ^ key_word(k + i, 8)) * 0xC2B2AE3D27D4EB4Fu;
+    if (i < n)
+        h = (h ^ key_word(k + i, n - i)) * 0xC2B2AE3D27D4EB4Fu;
+    /* a word's high bytes move only the product's high bits: fold them
+     * down, since the table takes the low ones */
+    h ^= h >> 32;
+    h *= 0xFF51AFD7ED558CCDu;
+    return (uint32_t)(h ^ (h >> 29));
 }
 
 static int table_build(pool *p, key_table *t, const schema_feature *f, size_t n)
 {
     size_t i;
-    t->features = f;
-    t->n = n;
     for (t->nslot = 8; t->nslot < 2 * n + 2;)
         t->nslot *= 2;
-    t->slot = (uint32_t *)fcc_pool_alloc(p, t->nslot * sizeof *t->slot);
+    t->slot = (key_slot *)fcc_pool_alloc(p, t->nslot * sizeof *t->slot);
     if (t->slot == NULL)
         return 0;
+    memset(t->slot, 0, t->nslot * sizeof *t->slot);
     for (i = 0; i < n; i++) {
+        const uint8_t *k = (const uint8_t *)f[i].key;
         size_t h;
         /* a SparseFeature or RaggedFeature is built from the fields it names,
          * which are what its key reads (as the generated lookup answers) */
         if (f[i].kind == FC_KIND_SPARSE || f[i].kind == FC_KIND_RAGGED)
             continue;
-        h = key_hash(f[i].key, f[i].key_len) & (t->nslot - 1);
-        while (t->slot[h] != 0)
+        h = key_hash(k, f[i].key_len) & (t->nslot - 1);
+        while (t->slot[h].index != 0)
             h = (h + 1) & (t->nslot - 1);
-        t->slot[h] = (uint32_t)(i + 1);
+        t->slot[h].key = f[i].key;
+        t->slot[h].len = f[i].key_len;
+        t->slot[h].head = key_word(k, f[i].key_len < 8 ? f[i].key_len : 8);
+        t->slot[h].index = (uint32_t)(i + 1);
     }
     return 1;
 }
@@ -70,14 +104,16 @@ static int table_build(pool *p, key_table *t, const schema_feature *f, size_t n)
 static int table_find(const key_table *t, const uint8_t *key, size_t len)
 {
     size_t h;
+    uint64_t head;
     if (t->nslot == 0)
         return -1;
-    h = key_hash((const char *)key, len) & (t->nslot - 1);
-    while (t->slot[h] != 0) {
-        const schema_feature *f = &t->features[t->slot[h] - 1];
-        if (f->key_len == len && (len == 0 || memcmp(f->key, key, len) == 0))
-            return (int)(t->slot[h] - 1);
-        h = (h + 1) & (t->nslot - 1);
+    head = key_word(key, len < 8 ? len : 8);
+    h = key_hash(key, len) & (t->nslot - 1);
+    for (; t->slot[h].index != 0; h = (h + 1) & (t->nslot - 1)) {
+        const key_slot *s = &t->slot[h];
+        if (s->len == len && s->head == head &&
+            (len <= 8 || memcmp(s->key + 8, key + 8, len - 8) == 0))
+            return (int)(s->index - 1);
     }
     return -1;
 }
