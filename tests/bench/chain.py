@@ -20,7 +20,10 @@ medians from separate runs would measure the drift.
   batch bound into a new block, parsed, exported by fc_arrow_export and
   released), each pass right after one of the C batch API;
 - convert: `featc convert FILE --spec SPEC -o OUT.arrow` (the spec compiled
-  at run time, batches of 1,024, the IPC file written to DATA);
+  at run time, batches of 1,024, the IPC file written to DATA), in turns
+  with a batch_rate_NAME process over the same file (B records a batch, one
+  pass): convert/batch is the paired ratio of the two whole processes'
+  rates;
 - py1, py2: the Python module's read(batch_size=256) with threads=1 and 2,
   in turns;
 - py2shards: read() with threads=2 over the corpus cut into 4 GZIP shards
@@ -131,7 +134,13 @@ def main():
         out = os.path.join(data, name + ".arrow")
         conv = [os.path.join(build, "featc"), "convert", "-q", path, "--spec",
                 os.path.join(REPO, SPECS[name]), "-o", out]
-        r["convert"] = mb / median(lambda: subprocess.run(conv, check=True))
+        crun = lambda: subprocess.run(conv, check=True)
+        # the convert process against a batch_rate process over the same
+        # file, in turns (both whole processes: start-up, read, parse)
+        brun = lambda: subprocess.run([os.path.join(build, "bench", "batch_rate_" + name), path,
+                                       str(B), "1"], check=True, stdout=subprocess.DEVNULL)
+        links["convert/batch"], tc, _ = paired(crun, brun, 2 * reps + 1)
+        r["convert"] = mb / tc
         py, t1, t2 = paired(lambda: read_all(mod, path, 2), lambda: read_all(mod, path, 1),
                             2 * reps + 1)
         r["py2"], r["py1"] = mb / t1, mb / t2
@@ -139,7 +148,7 @@ def main():
         rows.append((name, r))
         lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f py1=%.1f py2=%.1f"
                      % (name, r["walk"], r["parse"], r["batch"], r["py1"], r["py2"]))
-        for link in ("batch/parse", "file/batch", "file/reader", "py2/py1"):
+        for link in ("batch/parse", "file/batch", "file/reader", "py2/py1", "convert/batch"):
             ratio_lines.append("ratio %s %s %.3f %.3f %.3f" % ((name, link) + links[link]))
         arrow_lines.append("arrow %s batch=%.1f arrow=%.1f ratio=%.3f convert=%.1f"
                            % (name, r["pair_batch"], r["arrow"], r["arrow_ratio"],
@@ -171,13 +180,13 @@ def main():
                   % (name, r["walk"], r["parse"], r["memory"], r["batch"], r["arrow"],
                      r["py1"], r["py2"], quote(k["batch/parse"]), quote(k["file/batch"]),
                      quote(k["file/reader"]), quote(k["py2/py1"])))
-    print("  Arrow: %-10s %9s %9s %9s   %11s %12s" % ("corpus", "C batch", "Arrow", "convert",
-                                                     "arrow/batch", "convert/batch"))
+    print("  Arrow: %-10s %9s %9s %9s   %11s %-18s" % ("corpus", "C batch", "Arrow", "convert",
+                                                    "arrow/batch", "convert/batch (processes)"))
     for name, r in rows:
         if "convert" in r:
-            print("         %-10s %9.1f %9.1f %9.1f   %10.2fx %11.2fx" % (
+            print("         %-10s %9.1f %9.1f %9.1f   %10.2fx %-18s" % (
                 name, r["pair_batch"], r["arrow"], r["convert"], r["arrow_ratio"],
-                r["convert"] / r["pair_batch"]))
+                quote(r["links"]["convert/batch"])))
     print("  %-12s %9s %9s %9s %11s   %-18s %-18s" % (
         "GZIP", "inflate", "reader", "C batch", "py 2 (4 sh)", "reader/inflate",
         "batch/reader"))
