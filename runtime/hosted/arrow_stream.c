@@ -107,7 +107,6 @@ static int stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 
 /* ------------------------------------------------------------ reading */
 
-/* Room for k more bytes of records. */
 /* A slot's records past HUGE_FROM bytes live in a map of their own, with
  * huge pages asked for (Linux): a batch's records are megabytes, touched
  * first page by page, and a virtual machine's page faults can cost more
@@ -133,6 +132,7 @@ static void data_free(slot *b)
     b->data = NULL;
 }
 
+/* Room for k more bytes of records. */
 static int reserve(slot *b, size_t used, size_t k)
 {
     size_t want;

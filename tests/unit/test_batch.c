@@ -1079,7 +1079,6 @@ static void test_parse_each_direct(void)
     CHECK(fc_batch_begin(&direct_md, cols2, 8, &e2) == FC_OK);
     CHECK(fc_batch_direct_desc(&direct_md, direct_lookup, &direct_md, cols2, views, 0, 8) == 7);
     /* record 3 without a (required): the per-record path's error, record 3 */
-    example_rec(3, 0, 0, 1);
     recs[3].n = 0;
     {
         wbuf feats;
