@@ -24,6 +24,29 @@
  * VarLen values live on the stack (4 bytes each) until it is committed. */
 #define DIRECT_FIELDS 256u
 
+/* The records of a batch nearly always come from one writer, which puts
+ * the same keys in the same order: each key is first compared with the
+ * key at its place in the record before (the record before is still in
+ * place: the caller holds every record of the batch), and when they are
+ * the same the lookup's answer is the one given then; so most keys cost a
+ * compare and no hash.  A writer that leaves out an empty feature, or adds
+ * one, shifts the places: a miss also tries the places either side and,
+ * on a hit there, compares the rest of the record one place over. */
+#define GUESSES 128u /* the places remembered */
+
+typedef struct guess {
+    const uint8_t *key;
+    uint32_t len;       /* (a record is under 2 GiB) */
+    int32_t k;          /* the lookup's answer */
+} guess;
+
+/* The record before's places (prev, nprev of them) and this one's. */
+typedef struct guesses {
+    guess a[GUESSES], b[GUESSES];
+    guess *prev, *cur;
+    size_t nprev;
+} guesses;
+
 int fc_batch_direct_fits(const fc_message_desc *md)
 {
     size_t j;
@@ -40,15 +63,71 @@ int fc_batch_direct_fits(const fc_message_desc *md)
     return 1;
 }
 
+/* Whether the n bytes at a and b are the same: keys are short, and a call
+ * of memcmp cost more than the lookup it saves.  Two loads from each end
+ * (overlapping when n < 16) read nothing outside the keys. */
+static int same_key(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t x, y, u, v;
+    uint32_t x4, y4, u4, v4;
+    if (n > 16)
+        return memcmp(a, b, n) == 0;
+    if (n >= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        memcpy(&u, a + n - 8, 8);
+        memcpy(&v, b + n - 8, 8);
+        return ((x ^ y) | (u ^ v)) == 0;
+    }
+    if (n >= 4) {
+        memcpy(&x4, a, 4);
+        memcpy(&y4, b, 4);
+        memcpy(&u4, a + n - 4, 4);
+        memcpy(&v4, b + n - 4, 4);
+        return ((x4 ^ y4) | (u4 ^ v4)) == 0;
+    }
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
+/* Entry e, the at-th of its record: the lookup's answer for its key. */
+static int look(fc_ex_lookup_fn lookup, const void *ctx, guesses *g, size_t at, long *skew,
+                const fc_fast_entry *e)
+{
+    long j = (long)at + *skew, d;
+    int k;
+    for (d = 0; d < 3; d++) { /* the place, then one further, then one back */
+        long t = j + (d == 0 ? 0 : d == 1 ? 1 : -1);
+        const guess *h;
+        if (t < 0 || (size_t)t >= g->nprev)
+            continue;
+        h = &g->prev[t];
+        if (h->len == e->key_len && same_key(h->key, e->key, e->key_len)) {
+            *skew += t - j;
+            k = h->k;
+            goto found;
+        }
+    }
+    k = lookup(ctx, e->key, e->key_len);
+found:
+    if (at < GUESSES) {
+        g->cur[at].key = e->key;
+        g->cur[at].len = (uint32_t)e->key_len;
+        g->cur[at].k = (int32_t)k;
+    }
+    return k;
+}
+
 /* Record i at p (len bytes) into the columns: 1, or 0 for a record the
  * fast path declines (nothing committed). */
 static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *ctx,
-                      fc_column *cols, size_t i, const uint8_t *p, size_t len)
+                      guesses *g, fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[DIRECT_FIELDS / 32u] = {0};
     uint32_t counts[DIRECT_FIELDS];
     const uint8_t *end = p + len, *body;
-    size_t flen, j, nf = md->nfields;
+    size_t flen, j, nf = md->nfields, at = 0;
+    long skew = 0;
+    guess *t;
     if (len > (size_t)INT32_MAX || !fc_fast_field(&p, end, 0x0a, &body, &flen) || p != end)
         return 0;
     p = body;
@@ -60,7 +139,7 @@ static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const v
         int k;
         if (!fc_fast_next(&p, end, &e))
             return 0;
-        k = lookup(ctx, e.key, e.key_len);
+        k = look(lookup, ctx, g, at++, &skew, &e);
         if (k < 0)
             continue; /* a feature the spec does not name: not read */
         if ((size_t)k >= nf || !fc_fast_mark(seen, (unsigned)k))
@@ -96,16 +175,24 @@ static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const v
         if (md->fields[j].kind == FC_KIND_VARLEN)
             fc_batch_put_placed(&cols[j], i,
                                 fc_bit_get(seen, (unsigned)j) ? (size_t)counts[j] : 0u);
+    t = g->prev; /* this record's places are the next one's guesses */
+    g->prev = g->cur;
+    g->cur = t;
+    g->nprev = at < GUESSES ? at : GUESSES;
     return 1;
 }
 
 size_t fc_batch_direct_desc(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *ctx,
                             fc_column *cols, const fc_bytes *records, size_t first, size_t n)
 {
+    guesses g;
     size_t i, j;
+    g.prev = g.a;
+    g.cur = g.b;
+    g.nprev = 0;
     for (i = first; i < n; i++)
         if (records[i].data == NULL ||
-            !direct_one(md, lookup, ctx, cols, i, records[i].data, records[i].size))
+            !direct_one(md, lookup, ctx, &g, cols, i, records[i].data, records[i].size))
             break;
     for (j = 0; j < md->nfields; j++)
         if (md->fields[j].kind == FC_KIND_FIXED)
