@@ -142,8 +142,9 @@ int fc_arrow_stream(const fc_message_desc *md, const fc_seq_desc *sd, unsigned f
  * which has no parse function of its own; its error's text is the
  * single-record one); worker (0 .. threads-1) says which thread calls, for
  * scratch of its own.  record and file_done are told the bytes read of the
- * current file (as stored) after each record and when a file ends, for
- * progress, on the thread that calls get_next.  threads > 1: the batches
+ * current file (as stored) after each record (or each run of records read
+ * at once) and when a file ends, for progress, on the thread that calls
+ * get_next.  threads > 1: the batches
  * are parsed and exported on that many threads (up to 2 x threads batches
  * read ahead) and handed out in order, with one thread's outcomes. */
 typedef struct fc_arrow_stream_hooks {

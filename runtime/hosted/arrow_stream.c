@@ -1,8 +1,10 @@
 /* An ArrowArrayStream over TFRecord files (fc_arrow.h): get_next reads up to
  * batch_size records with fc_input (the files in turn, each with the
- * options' part, compression and CRC policy), copies them, parses them as a
- * batch into a new block, and exports it (fc_arrow_export), which frees the
- * block when the consumer releases the batch.
+ * options' part, compression and CRC policy), parses them as a batch into
+ * a new block, and exports it (fc_arrow_export), which frees the block
+ * when the consumer releases the batch.  With one thread a batch read
+ * whole from one file (fc_input_gather) is parsed where the records lie;
+ * the others' records are copied into the slot.
  *
  * With hooks->threads > 1 the batches are parsed and exported on that many
  * worker threads while the caller's thread reads the next ones: up to
@@ -27,7 +29,8 @@
 
 enum { S_FREE, S_READY, S_BUSY, S_DONE };
 
-/* One batch in flight: its records (copied), then its outcome. */
+/* One batch in flight: its records (copied, or views into the input),
+ * then its outcome. */
 typedef struct slot {
     unsigned char *data;   /* the records' bytes: heap, or (mapped) a map */
     int mapped;
@@ -67,6 +70,7 @@ typedef struct stream_priv {
     size_t ncols;
     fc_arrow_stream_hooks hooks;
     int input_done;        /* every file read */
+    fc_record *recs;       /* with no workers: fc_input_gather's records */
     slot *slots;
     size_t nslots;
     uint64_t gathered, handed; /* slots filled, slots handed out (in order) */
@@ -175,6 +179,57 @@ static int reserve(slot *b, size_t used, size_t k)
     return 0;
 }
 
+/* Record rec, the n-th of slot b, copied into it (used bytes so far). */
+static int keep(stream_priv *p, slot *b, size_t n, size_t *used, const fc_record *rec)
+{
+    if (reserve(b, *used, rec->length) != 0) {
+        say(b->input_error, p->paths[p->next - 1], rec->index, rec->offset,
+            "out of memory for the records of a batch");
+        b->input_rc = ENOMEM;
+        return -1;
+    }
+    if (rec->length > 0)
+        memcpy(b->data + *used, rec->data, rec->length);
+    b->at[n] = *used;
+    b->views[n].size = rec->length;
+    b->index[n] = rec->index;
+    b->offset[n] = rec->offset;
+    b->file[n] = p->next - 1;
+    *used += rec->length;
+    return 0;
+}
+
+/* With no workers, a batch starts with fc_input_gather: when it gives the
+ * whole batch, the slot's views are the records where they lie (parsed
+ * before the next read, which is what keeps them valid), and 1 is
+ * returned; else 0, with what it gave copied into the slot (*n of them)
+ * and its status in *st, or -1 when there was no memory for the copy
+ * (b->input_error says so). */
+static int gather_whole(stream_priv *p, slot *b, size_t *n, size_t *used, fc_status *st)
+{
+    size_t k = 0, i;
+    *st = fc_input_gather(&p->in, p->recs, p->bsize, &k);
+    if (p->hooks.record != NULL && k > 0)
+        p->hooks.record(p->hooks.ctx, fc_reader_raw_offset(&p->in.reader));
+    if (*st == FC_OK && k == p->bsize) {
+        for (i = 0; i < k; i++) {
+            b->views[i].data = p->recs[i].data;
+            b->views[i].size = p->recs[i].length;
+            b->index[i] = p->recs[i].index;
+            b->offset[i] = p->recs[i].offset;
+            b->file[i] = p->next - 1;
+        }
+        *n = k;
+        return 1;
+    }
+    for (i = 0; i < k; i++) {
+        if (keep(p, b, *n, used, &p->recs[i]) != 0)
+            return -1;
+        ++*n;
+    }
+    return 0;
+}
+
 /* Up to bsize records into slot b (b->n of them).  An input error after
  * some records ends the batch there and comes after it (b->input_rc); one
  * before any record is the slot's only outcome (b->n 0).  The read goes on
@@ -202,7 +257,19 @@ static void gather(stream_priv *p, slot *b)
             p->open = 1;
             p->next++;
         }
-        st = fc_input_next(&p->in, &rec);
+        if (n == 0 && p->recs != NULL) {
+            int whole = gather_whole(p, b, &n, &used, &st);
+            if (whole > 0) {
+                b->n = n; /* (views in place: nothing copied) */
+                return;
+            }
+            if (whole < 0)
+                break;
+            if (st == FC_OK)
+                continue;
+        } else {
+            st = fc_input_next(&p->in, &rec);
+        }
         if (st == FC_END) {
             if (p->hooks.file_done != NULL)
                 p->hooks.file_done(p->hooks.ctx, p->paths[p->next - 1],
@@ -221,20 +288,8 @@ static void gather(stream_priv *p, slot *b)
         }
         if (p->hooks.record != NULL)
             p->hooks.record(p->hooks.ctx, fc_reader_raw_offset(&p->in.reader));
-        if (reserve(b, used, rec.length) != 0) {
-            say(b->input_error, p->paths[p->next - 1], rec.index, rec.offset,
-                "out of memory for the records of a batch");
-            b->input_rc = ENOMEM;
+        if (keep(p, b, n, &used, &rec) != 0)
             break;
-        }
-        if (rec.length > 0)
-            memcpy(b->data + used, rec.data, rec.length);
-        b->at[n] = used;
-        b->views[n].size = rec.length;
-        b->index[n] = rec.index;
-        b->offset[n] = rec.offset;
-        b->file[n] = p->next - 1;
-        used += rec.length;
         n++;
     }
     for (i = 0; i < n; i++)
@@ -454,6 +509,7 @@ static void stream_release(struct ArrowArrayStream *s)
             free(p->workers[i].scratch);
         }
         free(p->workers);
+        free(p->recs);
         /* batches parsed ahead and never handed out */
         for (i = 0; p->slots != NULL && i < p->nslots; i++) {
             slot *b = &p->slots[i];
@@ -538,6 +594,8 @@ int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, uns
     for (i = 0; i < p->nslots; i++)
         if (slot_alloc(&p->slots[i], batch_size) != 0)
             goto oom;
+    if (threads == 0 && (p->recs = (fc_record *)calloc(batch_size, sizeof *p->recs)) == NULL)
+        goto oom;
     for (i = 0; i < nw; i++) {
         worker *w = &p->workers[i];
         w->p = p;
