@@ -70,7 +70,7 @@ typedef struct stream_priv {
     size_t ncols;
     fc_arrow_stream_hooks hooks;
     int input_done;        /* every file read */
-    fc_record *recs;       /* with no workers: fc_input_gather's records */
+    fc_record *recs;       /* a run of fc_input_gather's records */
     slot *slots;
     size_t nslots;
     uint64_t gathered, handed; /* slots filled, slots handed out (in order) */
@@ -116,9 +116,13 @@ static int stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
  * first page by page, and a virtual machine's page faults can cost more
  * than the parse (on the bench host the first batch's 2,800 faults were a
  * third of a 20 MB convert; glibc's heap, where convert keeps its blocks,
- * got no huge pages).  Below it, or where the kernel says no, the heap. */
+ * got no huge pages).  Below it, or where the kernel says no, the heap.
+ * HUGE_FROM is one huge page: at 4 MiB a sequence convert's 3.9 MB of
+ * records a batch stayed on the heap once the slot grew in runs (doubling
+ * from 256 KiB lands on 4 MiB, not past it), and its page faults went
+ * from 4,082 to 7,656. */
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-#define HUGE_FROM ((size_t)4 << 20)
+#define HUGE_FROM ((size_t)2 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
 #endif
 
@@ -199,39 +203,53 @@ static int keep(stream_priv *p, slot *b, size_t n, size_t *used, const fc_record
     return 0;
 }
 
-/* With no workers, a batch starts with fc_input_gather: when it gives the
- * whole batch, the slot's views are the records where they lie (parsed
- * before the next read, which is what keeps them valid), and 1 is
- * returned; else 0, with what it gave copied into the slot (*n of them)
- * and its status in *st, or -1 when there was no memory for the copy
- * (b->input_error says so). */
-static int gather_whole(stream_priv *p, slot *b, size_t *n, size_t *used, fc_status *st)
+/* The records of run[0 .. k) copied into slot b after its *n: in one
+ * memcpy when they lie in order in one buffer (as fc_input_gather leaves
+ * them, their frames between), else one by one.  0, or -1 when there was
+ * no memory for them (b->input_error says so). */
+static int keep_run(stream_priv *p, slot *b, size_t *n, size_t *used, const fc_record *run,
+                    size_t k)
 {
-    size_t k = 0, i;
-    *st = fc_input_gather(&p->in, p->recs, p->bsize, &k);
-    if (p->hooks.record != NULL && k > 0)
-        p->hooks.record(p->hooks.ctx, fc_reader_raw_offset(&p->in.reader));
-    if (*st == FC_OK && k == p->bsize) {
-        for (i = 0; i < k; i++) {
-            b->views[i].data = p->recs[i].data;
-            b->views[i].size = p->recs[i].length;
-            b->index[i] = p->recs[i].index;
-            b->offset[i] = p->recs[i].offset;
-            b->file[i] = p->next - 1;
-        }
-        *n = k;
-        return 1;
+    const unsigned char *first = run[0].data, *end = first;
+    size_t i, span;
+    for (i = 0; i < k && first != NULL; i++) {
+        if (run[i].data == NULL || run[i].data < end ||
+            run[i].length > (size_t)-1 - (size_t)(run[i].data - first))
+            first = NULL; /* (not in order in one buffer) */
+        else
+            end = run[i].data + run[i].length;
     }
-    for (i = 0; i < k; i++) {
-        if (keep(p, b, *n, used, &p->recs[i]) != 0)
-            return -1;
-        ++*n;
+    if (first == NULL) {
+        for (i = 0; i < k; i++, ++*n)
+            if (keep(p, b, *n, used, &run[i]) != 0)
+                return -1;
+        return 0;
     }
+    span = (size_t)(end - first);
+    if (reserve(b, *used, span) != 0) {
+        say(b->input_error, p->paths[p->next - 1], run[0].index, run[0].offset,
+            "out of memory for the records of a batch");
+        b->input_rc = ENOMEM;
+        return -1;
+    }
+    memcpy(b->data + *used, first, span);
+    for (i = 0; i < k; i++, ++*n) {
+        b->at[*n] = *used + (size_t)(run[i].data - first);
+        b->views[*n].size = run[i].length;
+        b->index[*n] = run[i].index;
+        b->offset[*n] = run[i].offset;
+        b->file[*n] = p->next - 1;
+    }
+    *used += span;
     return 0;
 }
 
-/* Up to bsize records into slot b (b->n of them).  An input error after
- * some records ends the batch there and comes after it (b->input_rc); one
+/* Up to bsize records into slot b (b->n of them), read in runs by
+ * fc_input_gather.  With no workers, a batch that one run gives whole is
+ * left where it lies: the slot's views are the records in the input's
+ * buffer, parsed before the next read (which is what keeps them valid);
+ * every other run is copied into the slot.  An input error after some
+ * records ends the batch there and comes after it (b->input_rc); one
  * before any record is the slot's only outcome (b->n 0).  The read goes on
  * with the next file. */
 static void gather(stream_priv *p, slot *b)
@@ -239,8 +257,8 @@ static void gather(stream_priv *p, slot *b)
     size_t n = 0, used = 0, i;
     b->input_rc = 0;
     while (n < p->bsize) {
-        fc_record rec;
         fc_status st;
+        size_t k = 0;
         if (!p->open) {
             if (p->next >= p->npaths) {
                 p->input_done = 1;
@@ -257,19 +275,22 @@ static void gather(stream_priv *p, slot *b)
             p->open = 1;
             p->next++;
         }
-        if (n == 0 && p->recs != NULL) {
-            int whole = gather_whole(p, b, &n, &used, &st);
-            if (whole > 0) {
-                b->n = n; /* (views in place: nothing copied) */
-                return;
+        st = fc_input_gather(&p->in, p->recs, p->bsize - n, &k);
+        if (p->hooks.record != NULL && k > 0)
+            p->hooks.record(p->hooks.ctx, fc_reader_raw_offset(&p->in.reader));
+        if (n == 0 && k == p->bsize && p->nworkers == 0) {
+            for (i = 0; i < k; i++) {
+                b->views[i].data = p->recs[i].data;
+                b->views[i].size = p->recs[i].length;
+                b->index[i] = p->recs[i].index;
+                b->offset[i] = p->recs[i].offset;
+                b->file[i] = p->next - 1;
             }
-            if (whole < 0)
-                break;
-            if (st == FC_OK)
-                continue;
-        } else {
-            st = fc_input_next(&p->in, &rec);
+            b->n = k; /* (views in place: nothing copied) */
+            return;
         }
+        if (k > 0 && keep_run(p, b, &n, &used, p->recs, k) != 0)
+            break;
         if (st == FC_END) {
             if (p->hooks.file_done != NULL)
                 p->hooks.file_done(p->hooks.ctx, p->paths[p->next - 1],
@@ -286,11 +307,6 @@ static void gather(stream_priv *p, slot *b)
             b->input_rc = EIO;
             break;
         }
-        if (p->hooks.record != NULL)
-            p->hooks.record(p->hooks.ctx, fc_reader_raw_offset(&p->in.reader));
-        if (keep(p, b, n, &used, &rec) != 0)
-            break;
-        n++;
     }
     for (i = 0; i < n; i++)
         b->views[i].data = b->data + b->at[i];
@@ -594,7 +610,7 @@ int fc_arrow_stream_hooked(const fc_message_desc *md, const fc_seq_desc *sd, uns
     for (i = 0; i < p->nslots; i++)
         if (slot_alloc(&p->slots[i], batch_size) != 0)
             goto oom;
-    if (threads == 0 && (p->recs = (fc_record *)calloc(batch_size, sizeof *p->recs)) == NULL)
+    if ((p->recs = (fc_record *)calloc(batch_size, sizeof *p->recs)) == NULL)
         goto oom;
     for (i = 0; i < nw; i++) {
         worker *w = &p->workers[i];
