@@ -93,10 +93,11 @@ static int same_key(const uint8_t *a, const uint8_t *b, size_t n)
 static int look(fc_ex_lookup_fn lookup, const void *ctx, guesses *g, size_t at, long *skew,
                 const fc_fast_entry *e)
 {
-    long j = (long)at + *skew, d;
-    int k;
-    for (d = 0; d < 3; d++) { /* the place, then one further, then one back */
-        long t = j + (d == 0 ? 0 : d == 1 ? 1 : -1);
+    static const long tries[3] = {0, 1, -1}; /* the place, one further, one back */
+    long j = (long)at + *skew;
+    int k, d;
+    for (d = 0; d < 3; d++) {
+        long t = j + tries[d];
         const guess *h;
         if (t < 0 || (size_t)t >= g->nprev)
             continue;

@@ -183,62 +183,58 @@ static int reserve(slot *b, size_t used, size_t k)
     return 0;
 }
 
-/* Record rec, the n-th of slot b, copied into it (used bytes so far). */
-static int keep(stream_priv *p, slot *b, size_t n, size_t *used, const fc_record *rec)
+/* Record rec as the n-th of slot b: its size, number, offset and file
+ * (where its bytes are, b->at or b->views[n].data, is the caller's). */
+static void place(const stream_priv *p, slot *b, size_t n, const fc_record *rec)
 {
-    if (reserve(b, *used, rec->length) != 0) {
-        say(b->input_error, p->paths[p->next - 1], rec->index, rec->offset,
-            "out of memory for the records of a batch");
-        b->input_rc = ENOMEM;
-        return -1;
-    }
-    if (rec->length > 0)
-        memcpy(b->data + *used, rec->data, rec->length);
-    b->at[n] = *used;
     b->views[n].size = rec->length;
     b->index[n] = rec->index;
     b->offset[n] = rec->offset;
     b->file[n] = p->next - 1;
-    *used += rec->length;
-    return 0;
+}
+
+/* Whether run[0 .. k) lie in order in one buffer (as fc_input_gather
+ * leaves them, their frames between). */
+static int in_order(const fc_record *run, size_t k)
+{
+    const unsigned char *first = run[0].data, *end = first;
+    size_t i;
+    for (i = 0; i < k; i++) {
+        if (run[i].data == NULL || run[i].data < end ||
+            run[i].length > (size_t)-1 - (size_t)(run[i].data - first))
+            return 0;
+        end = run[i].data + run[i].length;
+    }
+    return 1;
 }
 
 /* The records of run[0 .. k) copied into slot b after its *n: in one
- * memcpy when they lie in order in one buffer (as fc_input_gather leaves
- * them, their frames between), else one by one.  0, or -1 when there was
- * no memory for them (b->input_error says so). */
+ * memcpy when they lie in order in one buffer, else each as a run of its
+ * own.  0, or -1 when there was no memory for them (b->input_error says
+ * so). */
 static int keep_run(stream_priv *p, slot *b, size_t *n, size_t *used, const fc_record *run,
                     size_t k)
 {
-    const unsigned char *first = run[0].data, *end = first;
     size_t i, span;
-    for (i = 0; i < k && first != NULL; i++) {
-        if (run[i].data == NULL || run[i].data < end ||
-            run[i].length > (size_t)-1 - (size_t)(run[i].data - first))
-            first = NULL; /* (not in order in one buffer) */
-        else
-            end = run[i].data + run[i].length;
-    }
-    if (first == NULL) {
-        for (i = 0; i < k; i++, ++*n)
-            if (keep(p, b, *n, used, &run[i]) != 0)
+    if (k > 1 && !in_order(run, k)) {
+        for (i = 0; i < k; i++)
+            if (keep_run(p, b, n, used, &run[i], 1) != 0)
                 return -1;
         return 0;
     }
-    span = (size_t)(end - first);
+    span = k == 1 ? run[0].length
+                  : (size_t)(run[k - 1].data + run[k - 1].length - run[0].data);
     if (reserve(b, *used, span) != 0) {
         say(b->input_error, p->paths[p->next - 1], run[0].index, run[0].offset,
             "out of memory for the records of a batch");
         b->input_rc = ENOMEM;
         return -1;
     }
-    memcpy(b->data + *used, first, span);
+    if (span > 0)
+        memcpy(b->data + *used, run[0].data, span);
     for (i = 0; i < k; i++, ++*n) {
-        b->at[*n] = *used + (size_t)(run[i].data - first);
-        b->views[*n].size = run[i].length;
-        b->index[*n] = run[i].index;
-        b->offset[*n] = run[i].offset;
-        b->file[*n] = p->next - 1;
+        b->at[*n] = *used + (k == 1 ? 0 : (size_t)(run[i].data - run[0].data));
+        place(p, b, *n, &run[i]);
     }
     *used += span;
     return 0;
@@ -281,10 +277,7 @@ static void gather(stream_priv *p, slot *b)
         if (n == 0 && k == p->bsize && p->nworkers == 0) {
             for (i = 0; i < k; i++) {
                 b->views[i].data = p->recs[i].data;
-                b->views[i].size = p->recs[i].length;
-                b->index[i] = p->recs[i].index;
-                b->offset[i] = p->recs[i].offset;
-                b->file[i] = p->next - 1;
+                place(p, b, i, &p->recs[i]);
             }
             b->n = k; /* (views in place: nothing copied) */
             return;

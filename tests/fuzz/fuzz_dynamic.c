@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <featc/fc_batch.h>
+#include <featc/fc_fast.h>
 #include <featc/fc_json.h>
 #include <featc/featc_dynamic.h>
 
@@ -123,48 +124,26 @@ static void plain_setup(void)
         abort();
 }
 
-/* A varint at *p (below end): its value, or -1. */
-static long varint(const uint8_t **p, const uint8_t *end)
-{
-    unsigned long v = 0;
-    int shift;
-    for (shift = 0; *p < end && shift < 28; shift += 7) {
-        uint8_t b = *(*p)++;
-        v |= (unsigned long)(b & 0x7f) << shift;
-        if (b < 0x80)
-            return (long)v;
-    }
-    return -1;
-}
-
 /* The record with its map entries reordered (swap: the first two swapped;
- * else all of them backwards) into out: its size, or 0 when it is not
- * a Features of at most 64 entries under 128 bytes each way. */
+ * else all of them backwards) into out: its size, or 0 when it is not one
+ * Features field of at most 64 entries in at most REORDER_MAX bytes. */
 #define REORDER_MAX 4096
 static size_t reordered(const uint8_t *data, size_t size, int swap, uint8_t *out)
 {
-    const uint8_t *p = data, *end = data + size, *at[64];
-    size_t len[64], n = 0, o = 0, i, total;
-    long body;
-    if (size < 2 || size > REORDER_MAX || *p++ != 0x0a || (body = varint(&p, end)) < 0 ||
-        (size_t)body != (size_t)(end - p) || body > 127 * 64)
+    const uint8_t *p = data, *end = data + size, *body, *at[64];
+    size_t len[64], blen, n = 0, o, i;
+    if (size > REORDER_MAX || !fc_fast_field(&p, end, 0x0a, &body, &blen) || p != end)
         return 0;
-    while (p < end) {
-        const uint8_t *e = p;
-        long k;
-        if (n == 64 || *p++ != 0x0a || (k = varint(&p, end)) < 0 || k > end - p)
+    for (p = body; p < end; n++) {
+        const uint8_t *e = p, *ebody;
+        size_t elen;
+        if (n == 64 || !fc_fast_field(&p, end, 0x0a, &ebody, &elen))
             return 0;
         at[n] = e;
-        len[n++] = (size_t)(p - e) + (size_t)k;
-        p += k;
+        len[n] = (size_t)(p - e);
     }
-    total = (size_t)body;
-    out[o++] = 0x0a;
-    while (total >= 0x80) {
-        out[o++] = (uint8_t)(total | 0x80);
-        total >>= 7;
-    }
-    out[o++] = (uint8_t)total;
+    o = (size_t)(body - data);
+    memcpy(out, data, o); /* the Features field's tag and length, as they were */
     for (i = 0; i < n; i++) {
         size_t j = !swap ? n - 1 - i : i < 2 && n >= 2 ? 1 - i : i;
         memcpy(out + o, at[j], len[j]);
@@ -179,7 +158,7 @@ static size_t reordered(const uint8_t *data, size_t size, int swap, uint8_t *out
  * the direct path's guesses, the record before's keys, expect theirs.) */
 static void plain_check(const uint8_t *data, size_t size, int half)
 {
-    static uint8_t moved[REORDER_MAX + 8];
+    static uint8_t moved[REORDER_MAX];
     const fc_message_desc *md = featc_dynamic_example(plain);
     fc_column cols[2][16];
     fc_bytes views[PLAIN_B];
