@@ -23,8 +23,9 @@
  * scratch struct, then copied out: a batch holds exactly the values of the
  * records parsed one at a time, stacked.  (An Example of FixedLen and
  * VarLen features only decodes straight into the columns by its direct
- * path, md->batch_direct, the same values; a record that path does not
- * take goes the way above.)  The first record that fails stops
+ * path, md->batch_direct, the same values, and a SequenceExample of them
+ * by fc_batch_seq_direct_desc; a record that path does not take goes the
+ * way above.)  The first record that fails stops
  * the batch: its error is TensorFlow's batched text (Example: "Name:
  * <unknown>, Key: K, Index: I.  ..."), err->record is its index in the batch.
  *
@@ -170,6 +171,25 @@ int fc_batch_direct_fits(const fc_message_desc *md);
  * first it does not take (n: all), nothing of which is committed. */
 size_t fc_batch_direct_desc(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *lctx,
                             fc_column *cols, const fc_bytes *records, size_t first, size_t n);
+/* fc_batch_parse_each_seq with the direct path of a SequenceExample
+ * (fc_batch_seq_direct_desc): when fc_batch_seq_direct_fits(sd) (context
+ * features and lists FixedLen or VarLen, without hash_buckets, one-hot,
+ * `as` or a RaggedFeature reading them; at most 256 context features and
+ * 64 lists) and the columns' values are set and aligned, the records that
+ * fc_fast.h's layout covers are decoded straight into the columns, keys
+ * found by sd's own lookups; any other record goes to parse and is
+ * appended as fc_batch_parse_each_seq does.  The columns and errors are
+ * fc_batch_parse_each_seq's.  fc_batch_parse_seq takes the same path. */
+int fc_batch_parse_each_seq_direct(const fc_seq_desc *sd, fc_record_parse_fn parse, void *ctx,
+                                   fc_column *cols, void *scratch, const fc_bytes *records,
+                                   size_t n, fc_error *err);
+int fc_batch_seq_direct_fits(const fc_seq_desc *sd);
+/* Records first..n-1 into the columns while the fast path takes them; the
+ * first it does not take (n: all), nothing of which is committed.  scratch
+ * is a struct of sd (sd->size bytes): a VarLen list's frame counts are
+ * kept in it. */
+size_t fc_batch_seq_direct_desc(const fc_seq_desc *sd, fc_column *cols, void *scratch,
+                                const fc_bytes *records, size_t first, size_t n);
 /* The generated batch assembly (NAME_batch_append, md->batch_append and
  * sd->batch_append) writes record i's fields with the fc_batch_put_
  * functions below, typed and sized at compile time; what they do not cover
@@ -256,32 +276,34 @@ static inline int fc_batch_put_rows(fc_column *c, size_t i, const void *v, size_
     return 0;
 }
 
-/* A VarLen list's frames as record i's: frame t holds counts[t] values at
- * v + t * max * ts; with [record, frame, position] indices, the frames'
- * inner splits, row splits and lengths as the column asks.  1 (nothing
- * written) when a capacity is short, for fc_batch_append_seq to report. */
-static inline int fc_batch_put_frames(fc_column *c, size_t i, const void *v,
-                                      const size_t *counts, size_t frames, size_t max, size_t ts)
+/* Whether a VarLen list's cnt more values in `frames` more frames fit the
+ * column: its values, and its [record, frame, position] indices and the
+ * frames' inner splits when the column asks for them. */
+static inline int fc_batch_frames_fit(const fc_column *c, size_t cnt, size_t frames)
 {
-    const unsigned char *src = (const unsigned char *)v;
-    int64_t *ix = c->indices, *inner = c->inner_splits, most;
-    size_t cnt = 0, total, t, k, nv, nf;
-    for (t = 0; t < frames; t++)
-        cnt += counts[t];
-    total = c->nvalues + cnt;
+    size_t total = c->nvalues + cnt;
     if (cnt > 0 && (c->values == NULL || c->values_cap < total ||
-                    (ix != NULL && c->indices_cap / 3 < total)))
-        return 1;
-    if (inner != NULL && frames > 0 && c->inner_splits_cap - 1 < c->nframes + frames)
-        return 1;
+                    (c->indices != NULL && c->indices_cap / 3 < total)))
+        return 0;
+    return c->inner_splits == NULL || frames == 0 ||
+           c->inner_splits_cap - 1 >= c->nframes + frames;
+}
+
+/* A VarLen list's frames as record i's, their values already written at
+ * values + nvalues, packed (frame t's counts[t] of them after frame t-1's),
+ * where fc_batch_frames_fit said they fit: the [record, frame, position]
+ * indices, the frames' inner splits, row splits and lengths as the column
+ * asks, and the count. */
+static inline void fc_batch_put_frames_placed(fc_column *c, size_t i, const size_t *counts,
+                                              size_t frames)
+{
+    int64_t *ix = c->indices, *inner = c->inner_splits, most = c->shape[2];
+    size_t t, k, nv, nf;
     /* (the running counts in locals: the index stores could alias them) */
     nv = c->nvalues;
     nf = c->nframes;
-    most = c->shape[2];
-    for (t = 0; t < frames; t++, src += max * ts) {
+    for (t = 0; t < frames; t++) {
         size_t fc = counts[t];
-        for (k = 0; k < fc; k++) /* a frame's few values: no call */
-            memcpy((unsigned char *)c->values + (nv + k) * ts, src + k * ts, ts);
         if (ix != NULL)
             for (k = 0; k < fc; k++) {
                 ix[3 * (nv + k)] = (int64_t)i;
@@ -304,6 +326,29 @@ static inline int fc_batch_put_frames(fc_column *c, size_t i, const void *v,
         c->lengths[i] = (int64_t)frames;
     if ((int64_t)frames > c->shape[1])
         c->shape[1] = (int64_t)frames;
+}
+
+/* A VarLen list's frames as record i's: frame t holds counts[t] values at
+ * v + t * max * ts; with [record, frame, position] indices, the frames'
+ * inner splits, row splits and lengths as the column asks.  1 (nothing
+ * written) when a capacity is short, for fc_batch_append_seq to report. */
+static inline int fc_batch_put_frames(fc_column *c, size_t i, const void *v,
+                                      const size_t *counts, size_t frames, size_t max, size_t ts)
+{
+    const unsigned char *src = (const unsigned char *)v;
+    unsigned char *dst;
+    size_t cnt = 0, t, k;
+    for (t = 0; t < frames; t++)
+        cnt += counts[t];
+    if (!fc_batch_frames_fit(c, cnt, frames))
+        return 1;
+    if (cnt > 0) {
+        dst = (unsigned char *)c->values + c->nvalues * ts;
+        for (t = 0; t < frames; t++, src += max * ts)
+            for (k = 0; k < counts[t]; k++, dst += ts) /* a frame's few values: no call */
+                memcpy(dst, src + k * ts, ts);
+    }
+    fc_batch_put_frames_placed(c, i, counts, frames);
     return 0;
 }
 
