@@ -76,7 +76,7 @@ CPPFLAGS_PUB = -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64 -Iinclude -isyst
 CPPFLAGS_ALL = $(CPPFLAGS_PUB) -Iruntime/core
 
 # The allocation-free core: framing, CRC, parse, serialize, batch, segments.
-CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c inflate.c reader.c stream.c seek.c writer.c map.c example.c built.c typed.c sequence.c batch.c batch_direct.c \
+CORE_SRC = $(addprefix runtime/core/,error.c crc32c.c frame.c inflate.c reader.c stream.c seek.c writer.c map.c example.c built.c typed.c sequence.c batch.c batch_direct.c batch_seq_direct.c \
            segment.c hash.c serialize.c index.c)
 RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.

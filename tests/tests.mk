@@ -59,7 +59,7 @@ TEST_INC = $(CPPFLAGS_ALL) -I$(GEN_SPECS) -I$(GEN_TESTS)
 TEST_HDRS = $(wildcard tests/unit/*.h tests/oracle/*.h tests/fuzz/*.h) $(HEADERS) $(ISAL_CHOICE)
 TEST_LIBS = $(LIBS_FALLBACK) $(LIBS_Z) -lm -pthread
 
-UNIT_TESTS = test_crc32c test_record test_stream test_fallback test_example test_sequence test_hash test_batch \
+UNIT_TESTS = test_crc32c test_record test_stream test_fallback test_example test_sequence test_hash test_batch test_seq_direct \
              test_segment test_serialize test_text test_split test_arrow test_parquet test_typed
 
 # Optimised, against the libraries; ASan + UBSan, with the runtime's sources

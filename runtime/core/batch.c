@@ -3,8 +3,10 @@
  * Each record goes through the message's single-record parser into the
  * caller's scratch struct; its values are then appended to the columns.
  * An Example with a direct path (md->batch_direct: FixedLen and VarLen
- * only) decodes the records it takes straight into the columns; run() gives
- * the others, one at a time, to the way above.
+ * only), and a SequenceExample of such features and lists
+ * (batch_seq_direct.c), decode the records they take straight into the
+ * columns; run() and each() give the others, one at a time, to the way
+ * above.
  * Padded layouts (rows in an Example, fixed-frame lists) are appended packed
  * as well, and spread out once the batch's largest row or frame count is
  * known: block b moves from its packed offset to b * R * stride, last block
@@ -1009,15 +1011,34 @@ static int start_batch(const fc_field_desc *fields, size_t nf, const fc_list_des
  * typed pointers, where fc_batch_put_fixed copies bytes).  Else the batch
  * goes record by record, as the columns are the caller's. */
 #define ALIGN_OF(T) offsetof(struct { char c; T v; }, v)
+static int aligned_for(fc_type t, const void *values)
+{
+    size_t a = t == FC_TYPE_INT64 ? ALIGN_OF(int64_t)
+               : t == FC_TYPE_FLOAT ? ALIGN_OF(float)
+                                    : ALIGN_OF(fc_bytes);
+    return (size_t)((uintptr_t)values % a) == 0;
+}
+
 static int direct_usable(const fc_field_desc *fields, size_t nf, const fc_column *cols)
 {
     size_t j;
-    for (j = 0; j < nf; j++) {
-        size_t a = fields[j].type == FC_TYPE_INT64   ? ALIGN_OF(int64_t)
-                   : fields[j].type == FC_TYPE_FLOAT ? ALIGN_OF(float)
-                                                     : ALIGN_OF(fc_bytes);
+    for (j = 0; j < nf; j++)
         if (cols[j].values == NULL ? fields[j].kind == FC_KIND_VARLEN
-                                   : (size_t)((uintptr_t)cols[j].values % a) != 0)
+                                   : !aligned_for(fields[j].type, cols[j].values))
+            return 0;
+    return 1;
+}
+
+/* The same for a SequenceExample's direct path (fc_batch_seq_direct_desc),
+ * which also writes every list's frames at values + nvalues. */
+static int seq_direct_usable(const fc_seq_desc *sd, const fc_column *cols)
+{
+    size_t j;
+    if (!fc_batch_seq_direct_fits(sd) || !direct_usable(sd->context, sd->ncontext, cols))
+        return 0;
+    for (j = 0; j < sd->nlists; j++) {
+        const fc_column *c = &cols[sd->ncontext + j];
+        if (c->values == NULL || !aligned_for(sd->lists[j].type, c->values))
             return 0;
     }
     return 1;
@@ -1026,7 +1047,9 @@ static int direct_usable(const fc_field_desc *fields, size_t nf, const fc_column
 static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
                int example, int (*parse)(void *, const void *, size_t, fc_error *),
                int (*gen)(fc_column *, const void *, size_t, fc_error *),
-               size_t (*direct)(fc_column *, const fc_bytes *, size_t, size_t), fc_column *cols, void *scratch, const fc_bytes *records, size_t n, fc_error *err)
+               size_t (*direct)(fc_column *, const fc_bytes *, size_t, size_t),
+               const fc_seq_desc *seq, fc_column *cols, void *scratch, const fc_bytes *records,
+               size_t n, fc_error *err)
 {
     size_t nc = nf + nl, i, j;
     col_spec s, cache[SPEC_CACHE];
@@ -1035,9 +1058,13 @@ static int run(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists
         return rc;
     if (direct != NULL && !direct_usable(fields, nf, cols))
         direct = NULL;
+    if (seq != NULL && !seq_direct_usable(seq, cols))
+        seq = NULL;
     for (i = 0; i < n; i++) {
         if (direct != NULL && (i = direct(cols, records, i, n)) == n)
             break; /* the rest taken; any other record: the per-record path */
+        if (seq != NULL && (i = fc_batch_seq_direct_desc(seq, cols, scratch, records, i, n)) == n)
+            break;
         rc = parse(scratch, records[i].data, records[i].size, err);
         if (rc != FC_OK) {
 #ifndef FC_NO_ERRMSG
@@ -1072,7 +1099,7 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
 {
     return run(md->fields, md->nfields, NULL, 0, 1,
                md->parse_batched != NULL ? md->parse_batched : md->parse, md->batch_append,
-               md->batch_direct, cols, scratch, records, n, err);
+               md->batch_direct, NULL, cols, scratch, records, n, err);
 }
 
 /* The batch of a caller's per-record parse: fc_batch_begin, each record
@@ -1082,8 +1109,8 @@ int fc_batch_parse(const fc_message_desc *md, fc_column *cols, void *scratch,
  * or its append's, with its place in the batch. */
 static int each(const fc_field_desc *fields, size_t nf, const fc_list_desc *lists, size_t nl,
                 const fc_message_desc *direct, fc_ex_lookup_fn lookup, const void *lctx,
-                fc_record_parse_fn parse, void *ctx, fc_column *cols, void *scratch,
-                const fc_bytes *records, size_t n, fc_error *err)
+                const fc_seq_desc *seq, fc_record_parse_fn parse, void *ctx, fc_column *cols,
+                void *scratch, const fc_bytes *records, size_t n, fc_error *err)
 {
     size_t nc = nf + nl, i, j;
     col_spec s, cache[SPEC_CACHE];
@@ -1091,10 +1118,14 @@ static int each(const fc_field_desc *fields, size_t nf, const fc_list_desc *list
     if (direct != NULL && (lookup == NULL || !fc_batch_direct_fits(direct) ||
                            !direct_usable(fields, nf, cols)))
         direct = NULL;
+    if (seq != NULL && !seq_direct_usable(seq, cols))
+        seq = NULL;
     for (i = 0; i < n && rc == FC_OK; i++) {
         if (direct != NULL &&
             (i = fc_batch_direct_desc(direct, lookup, lctx, cols, records, i, n)) == n)
             break; /* the rest taken; any other record: the per-record path */
+        if (seq != NULL && (i = fc_batch_seq_direct_desc(seq, cols, scratch, records, i, n)) == n)
+            break;
         rc = parse(ctx, scratch, records[i].data, records[i].size, err);
         for (j = 0; j < nc && rc == FC_OK; j++)
             rc = append(spec_of(fields, nf, lists, cache, j, &s), &cols[j],
@@ -1111,8 +1142,8 @@ int fc_batch_parse_each(const fc_message_desc *md, fc_record_parse_fn parse, voi
                         fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
                         fc_error *err)
 {
-    return each(md->fields, md->nfields, NULL, 0, NULL, NULL, NULL, parse, ctx, cols, scratch,
-                records, n, err);
+    return each(md->fields, md->nfields, NULL, 0, NULL, NULL, NULL, NULL, parse, ctx, cols,
+                scratch, records, n, err);
 }
 
 int fc_batch_parse_each_direct(const fc_message_desc *md, fc_ex_lookup_fn lookup,
@@ -1120,16 +1151,24 @@ int fc_batch_parse_each_direct(const fc_message_desc *md, fc_ex_lookup_fn lookup
                                fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
                                fc_error *err)
 {
-    return each(md->fields, md->nfields, NULL, 0, md, lookup, lctx, parse, ctx, cols, scratch,
-                records, n, err);
+    return each(md->fields, md->nfields, NULL, 0, md, lookup, lctx, NULL, parse, ctx, cols,
+                scratch, records, n, err);
 }
 
 int fc_batch_parse_each_seq(const fc_seq_desc *sd, fc_record_parse_fn parse, void *ctx,
                             fc_column *cols, void *scratch, const fc_bytes *records, size_t n,
                             fc_error *err)
 {
-    return each(sd->context, sd->ncontext, sd->lists, sd->nlists, NULL, NULL, NULL, parse, ctx,
-                cols, scratch, records, n, err);
+    return each(sd->context, sd->ncontext, sd->lists, sd->nlists, NULL, NULL, NULL, NULL, parse,
+                ctx, cols, scratch, records, n, err);
+}
+
+int fc_batch_parse_each_seq_direct(const fc_seq_desc *sd, fc_record_parse_fn parse, void *ctx,
+                                   fc_column *cols, void *scratch, const fc_bytes *records,
+                                   size_t n, fc_error *err)
+{
+    return each(sd->context, sd->ncontext, sd->lists, sd->nlists, NULL, NULL, NULL, sd, parse,
+                ctx, cols, scratch, records, n, err);
 }
 
 /* The ends of run() for callers that parse the records themselves. */
@@ -1196,7 +1235,7 @@ int fc_batch_parse_seq(const fc_seq_desc *sd, fc_column *cols, void *scratch,
                        const fc_bytes *records, size_t n, fc_error *err)
 {
     return run(sd->context, sd->ncontext, sd->lists, sd->nlists, 0, sd->parse, sd->batch_append,
-               NULL, cols, scratch, records, n, err);
+               NULL, sd, cols, scratch, records, n, err);
 }
 
 int fc_batch_append_seq(const fc_seq_desc *sd, size_t j, fc_column *cols, const void *msg,

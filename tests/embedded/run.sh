@@ -33,7 +33,7 @@ mkdir -p "$out/gen"
 ARCH="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 STRICT="-std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
 INC="-I$root/include -I$out/gen -I$root/runtime/core"
-CORE="error crc32c frame inflate reader stream seek writer map example built typed hash serialize batch batch_direct"
+CORE="error crc32c frame inflate reader stream seek writer map example built typed hash serialize batch batch_direct batch_seq_direct"
 
 for t in arm-none-eabi-gcc clang qemu-arm; do
     command -v $t >/dev/null 2>&1 || { echo "embedded: $t is missing (make deps)"; echo "embedded: 0 passed, 1 failed"; exit 1; }

@@ -1,9 +1,10 @@
 /* libFuzzer harness for the batch entry points: the code featc generates
- * for tests/specs/batch.feat (bt_e_parse_batch, bt_q_parse_batch), on
+ * for tests/specs/batch.feat (bt_e_parse_batch, bt_q_parse_batch, and
+ * bt_p_parse_batch, which the direct path of a SequenceExample takes), on
  * arbitrary batches of arbitrary records.
  *
  * Input: a mode byte (bit 0: SequenceExample; bits 1-2: VarLen forms,
- * 0 meaning both; bit 3: shrink buffers), a mask byte (which of the eight
+ * 0 meaning both; bit 3: shrink buffers; bit 4: p, not q), a mask byte (which of the eight
  * kinds of buffer of a column to shrink: values, indices, row splits, inner
  * splits, lengths, bucket ids, hot vectors, partition splits), an amount
  * byte, then records, each a length byte and that many bytes (the last one
@@ -27,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bt_e escratch;
 static bt_q qscratch;
+static bt_p pscratch;
 
 static size_t elem_size(fc_type t)
 {
@@ -50,19 +52,23 @@ static void *own(void *bound, size_t *cap, size_t esize, unsigned shrink)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static fc_bytes views[64];
-    static fc_column cols[BT_E_FIELD_COUNT + BT_Q_FIELD_COUNT];
+    static fc_column cols[BT_E_FIELD_COUNT + BT_Q_FIELD_COUNT + BT_P_FIELD_COUNT];
     fc_error err;
     unsigned mode, shrink, mask, forms;
     size_t n = 0, pos = 3, i, need, ncols, first;
     unsigned q;
     int seq, rc, ok_alone = 1;
     unsigned char *block;
+    const fc_seq_desc *sd;
+    void *sscratch;
     if (size < 3)
         return 0;
     mode = data[0];
     mask = data[1];
     shrink = (mode & 8u) ? data[2] | 0x100u : 0;
     seq = mode & 1;
+    sd = (mode & 16u) ? &bt_p_desc : &bt_q_desc;
+    sscratch = (mode & 16u) ? (void *)&pscratch : (void *)&qscratch;
     forms = (mode >> 1) & 3u;
     if (forms == 0)
         forms = FC_BATCH_SPARSE | FC_BATCH_RAGGED;
@@ -75,20 +81,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pos += len;
         n++;
     }
-    ncols = seq ? BT_Q_FIELD_COUNT : BT_E_FIELD_COUNT;
-    need = seq ? bt_q_batch_bind(cols, n, forms, NULL, 0)
+    ncols = seq ? sd->ncontext + sd->nlists : BT_E_FIELD_COUNT;
+    need = seq ? fc_batch_bind_seq(sd, cols, n, forms, NULL, 0)
                : bt_e_batch_bind(cols, n, forms, NULL, 0);
     block = (unsigned char *)malloc(need);
     if (block == NULL)
         abort();
     if (seq)
-        bt_q_batch_bind(cols, n, forms, block, need);
+        fc_batch_bind_seq(sd, cols, n, forms, block, need);
     else
         bt_e_batch_bind(cols, n, forms, block, need);
     for (i = 0; i < ncols; i++) {
         fc_column *c = &cols[i];
-        fc_type t = seq ? (i < BT_Q_CONTEXT_COUNT ? bt_q_desc.context[i].type
-                                                  : bt_q_desc.lists[i - BT_Q_CONTEXT_COUNT].type)
+        fc_type t = seq ? (i < sd->ncontext ? sd->context[i].type
+                                            : sd->lists[i - sd->ncontext].type)
                         : bt_e_desc.fields[i].type;
         unsigned s = shrink != 0 ? shrink + (unsigned)i : 0;
         c->values = own(c->values, &c->values_cap, elem_size(t), (mask & 1u) ? s : 0);
@@ -104,11 +110,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (int64_t *)own(c->part_splits[q], &c->part_splits_cap[q], 8, (mask & 128u) ? s : 0);
     }
     free(block);
-    rc = seq ? bt_q_parse_batch(cols, &qscratch, views, n, &err)
+    rc = seq ? fc_batch_parse_seq(sd, cols, sscratch, views, n, &err)
              : bt_e_parse_batch(cols, &escratch, views, n, &err);
     first = n;
     for (i = 0; i < n && first == n; i++)
-        if ((seq ? bt_q_parse(&qscratch, views[i].data, views[i].size, NULL)
+        if ((seq ? sd->parse(sscratch, views[i].data, views[i].size, NULL)
                  : bt_e_parse(&escratch, views[i].data, views[i].size, NULL)) != FC_OK)
             first = i;
     ok_alone = first == n;
@@ -137,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (shrink == 0) {
         static bc_stream st;
         if (seq)
-            bc_init_seq(&bt_q_desc);
+            bc_init_seq(sd);
         else
             bc_init_example(&bt_e_desc);
         for (i = 0; i < n; i++) {

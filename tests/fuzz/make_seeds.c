@@ -207,7 +207,9 @@ static void seq_seeds(const char *dir, int *rc)
 
 /* Batches for fuzz_batch (tests/specs/batch.feat): a mode byte, a mask and
  * an amount byte for shrinking, then records as a length byte and the
- * bytes (all under 256). */
+ * bytes (all under 256).  Modes with bit 4 are of p, whose records the
+ * direct path of a SequenceExample takes: their w frames are not empty
+ * (but in record 1), and they have u and n. */
 static void batch_seeds(const char *dir, int *rc)
 {
     static const int64_t ints[6] = {1, 2, 3, 4, 5, 6};
@@ -216,7 +218,7 @@ static void batch_seeds(const char *dir, int *rc)
     static wbuf in, feats, ex, f, ctx, lists, fl;
     unsigned mode;
     int k;
-    for (mode = 0; mode < 16; mode += 3) {
+    for (mode = 0; mode < 32; mode += 3) {
         char name[32];
         int seq = (int)(mode & 1u);
         in.n = 0;
@@ -255,8 +257,25 @@ static void batch_seeds(const char *dir, int *rc)
                 fl.n = f.n = 0;
                 f_bytes(&f, words, 2);
                 w_len(&fl, 0x0A, f.b, f.n);
-                w_len(&fl, 0x0A, "", 0);
+                if (!(mode & 16u) || k == 1) {
+                    w_len(&fl, 0x0A, "", 0);
+                } else {
+                    f.n = 0;
+                    f_bytes(&f, words, 1);
+                    w_len(&fl, 0x0A, f.b, f.n);
+                }
                 w_entry(&lists, "w", &fl);
+                if (mode & 16u) {
+                    fl.n = f.n = 0;
+                    f_int64_packed(&f, ints + k, 2);
+                    w_len(&fl, 0x0A, f.b, f.n);
+                    w_len(&fl, 0x0A, f.b, f.n);
+                    w_entry(&lists, "u", &fl);
+                    fl.n = f.n = 0;
+                    f_int64_packed(&f, ints + k, 1);
+                    w_len(&fl, 0x0A, f.b, f.n);
+                    w_entry(&lists, "n", &fl);
+                }
                 w_len(&ex, 0x0A, ctx.b, ctx.n);
                 w_len(&ex, 0x12, lists.b, lists.n);
             }
