@@ -381,6 +381,9 @@ static int to_arrow_run(const convert_opts *o)
     if (t.spec.md != NULL) { /* the direct path, by the compiled spec's lookup */
         hooks.lookup = featc_dynamic_lookup;
         hooks.lookup_ctx = t.spec.d;
+    } else { /* a SequenceExample's, by its descriptor's lookups */
+        hooks.lookup = t.spec.sd->context_lookup;
+        hooks.lookup_ctx = t.spec.sd;
     }
     fc_error_clear(&err);
     if (fc_arrow_stream_hooked(t.spec.md, t.spec.sd, o->large ? FC_ARROW_LARGE : 0u,

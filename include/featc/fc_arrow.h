@@ -156,7 +156,10 @@ typedef struct fc_arrow_stream_hooks {
     unsigned threads;
     /* An Example's key lookup (featc_dynamic_lookup) and its context: the
      * records the direct path covers go straight into the columns
-     * (fc_batch_parse_each_direct), the rest to parse.  NULL: parse only. */
+     * (fc_batch_parse_each_direct), the rest to parse.  For a
+     * SequenceExample, any lookup (its descriptor's context_lookup, say)
+     * turns on its direct path (fc_batch_parse_each_seq_direct), which
+     * finds keys by the descriptor's own lookups.  NULL: parse only. */
     fc_ex_lookup_fn lookup;
     const void *lookup_ctx;
 } fc_arrow_stream_hooks;

@@ -331,7 +331,8 @@ static int hooked_parse(void *ctx, void *msg, const void *data, size_t size, fc_
 /* The batch through the hooks' parse: each record parsed into the scratch
  * struct, then appended column by column (fc_batch_parse_each); with the
  * hooks' lookup, the records the direct path covers first straight into
- * the columns (fc_batch_parse_each_direct). */
+ * the columns (fc_batch_parse_each_direct, or for a SequenceExample
+ * fc_batch_parse_each_seq_direct). */
 static int parse_hooked(stream_priv *p, worker *w, slot *b, fc_error *err)
 {
     hooked_ctx h;
@@ -341,6 +342,9 @@ static int parse_hooked(stream_priv *p, worker *w, slot *b, fc_error *err)
         return fc_batch_parse_each_direct(p->md, p->hooks.lookup, p->hooks.lookup_ctx,
                                           hooked_parse, &h, w->cols, w->scratch, b->views, b->n,
                                           err);
+    if (p->sd != NULL && p->hooks.lookup != NULL)
+        return fc_batch_parse_each_seq_direct(p->sd, hooked_parse, &h, w->cols, w->scratch,
+                                              b->views, b->n, err);
     return p->md != NULL
                ? fc_batch_parse_each(p->md, hooked_parse, &h, w->cols, w->scratch, b->views,
                                      b->n, err)
