@@ -118,15 +118,55 @@ found:
     return k;
 }
 
+/* Field f's values from entry e into its column, record i's: 1, or 0 for
+ * values the fast path declines.  Each case names its type (and a scalar
+ * FixedLen its count of one), so that fc_fast.h's readers inline for that
+ * type alone, as they do in a generated switch. */
+FC_FAST_INLINE int put_values(const fc_field_desc *f, fc_column *c, size_t i,
+                              const fc_fast_entry *e, uint32_t *count)
+{
+    size_t cnt = 0, ts;
+    unsigned char *dst;
+    int ok;
+    if (f->kind == FC_KIND_FIXED && f->elems == 1) {
+        switch (f->type) {
+        case FC_TYPE_INT64: return fc_fast_fixed(FC_TYPE_INT64, e, (int64_t *)c->values + i, 1);
+        case FC_TYPE_FLOAT: return fc_fast_fixed(FC_TYPE_FLOAT, e, (float *)c->values + i, 1);
+        default: return fc_fast_fixed(FC_TYPE_BYTES, e, (fc_bytes *)c->values + i, 1);
+        }
+    }
+    ts = fc_type_size(f->type);
+    if (f->kind == FC_KIND_FIXED)
+        return fc_fast_fixed(f->type, e,
+                             f->elems == 0 ? NULL : (unsigned char *)c->values + i * f->elems * ts,
+                             f->elems);
+    dst = (unsigned char *)c->values + c->nvalues * ts;
+    switch (f->type) {
+    case FC_TYPE_INT64:
+        ok = fc_fast_varlen(FC_TYPE_INT64, e, dst, fc_batch_room(c, f->max), &cnt);
+        break;
+    case FC_TYPE_FLOAT:
+        ok = fc_fast_varlen(FC_TYPE_FLOAT, e, dst, fc_batch_room(c, f->max), &cnt);
+        break;
+    default:
+        ok = fc_fast_varlen(FC_TYPE_BYTES, e, dst, fc_batch_room(c, f->max), &cnt);
+        break;
+    }
+    *count = (uint32_t)cnt;
+    return ok;
+}
+
 /* Record i at p (len bytes) into the columns: 1, or 0 for a record the
- * fast path declines (nothing committed). */
+ * fast path declines (nothing committed).  nfixed and nvarlen: how many
+ * FixedLen and VarLen features md has. */
 static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *ctx,
-                      guesses *g, fc_column *cols, size_t i, const uint8_t *p, size_t len)
+                      guesses *g, size_t nfixed, size_t nvarlen, fc_column *cols, size_t i,
+                      const uint8_t *p, size_t len)
 {
     uint32_t seen[DIRECT_FIELDS / 32u] = {0};
     uint32_t counts[DIRECT_FIELDS];
     const uint8_t *end = p + len, *body;
-    size_t flen, j, nf = md->nfields, at = 0;
+    size_t flen, j, nf = md->nfields, at = 0, fixed_seen = 0;
     long skew = 0;
     guess *t;
     if (len > (size_t)INT32_MAX || !fc_fast_field(&p, end, 0x0a, &body, &flen) || p != end)
@@ -135,8 +175,6 @@ static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const v
     while (p < end) {
         fc_fast_entry e;
         const fc_field_desc *f;
-        fc_column *c;
-        size_t ts, cnt = 0;
         int k;
         if (!fc_fast_next(&p, end, &e))
             return 0;
@@ -146,23 +184,13 @@ static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const v
         if ((size_t)k >= nf || !fc_fast_mark(seen, (unsigned)k))
             return 0;
         f = &md->fields[k];
-        c = &cols[k];
-        ts = fc_type_size(f->type);
-        if (f->kind == FC_KIND_VARLEN) {
-            if (!fc_fast_varlen(f->type, &e, (unsigned char *)c->values + c->nvalues * ts,
-                                fc_batch_room(c, f->max), &cnt))
-                return 0;
-            counts[k] = (uint32_t)cnt;
-        } else if (!fc_fast_fixed(f->type, &e,
-                                  f->elems == 0 ? NULL
-                                                : (unsigned char *)c->values + i * f->elems * ts,
-                                  f->elems)) {
+        if (!put_values(f, &cols[k], i, &e, &counts[k]))
             return 0;
-        }
+        fixed_seen += f->kind == FC_KIND_FIXED;
     }
     /* a FixedLen feature absent: its default, or (required) the general
      * path's error */
-    for (j = 0; j < nf; j++) {
+    for (j = 0; j < nf && fixed_seen < nfixed; j++) {
         const fc_field_desc *f = &md->fields[j];
         if (f->kind != FC_KIND_FIXED || fc_bit_get(seen, (unsigned)j))
             continue;
@@ -172,7 +200,7 @@ static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const v
             memcpy((unsigned char *)cols[j].values + i * f->elems * fc_type_size(f->type),
                    f->default_value, f->elems * fc_type_size(f->type));
     }
-    for (j = 0; j < nf; j++)
+    for (j = 0; j < nf && nvarlen > 0; j++)
         if (md->fields[j].kind == FC_KIND_VARLEN)
             fc_batch_put_placed(&cols[j], i,
                                 fc_bit_get(seen, (unsigned)j) ? (size_t)counts[j] : 0u);
@@ -187,13 +215,16 @@ size_t fc_batch_direct_desc(const fc_message_desc *md, fc_ex_lookup_fn lookup, c
                             fc_column *cols, const fc_bytes *records, size_t first, size_t n)
 {
     guesses g;
-    size_t i, j;
+    size_t i, j, nfixed = 0;
     g.prev = g.a;
     g.cur = g.b;
     g.nprev = 0;
+    for (j = 0; j < md->nfields; j++)
+        nfixed += md->fields[j].kind == FC_KIND_FIXED;
     for (i = first; i < n; i++)
         if (records[i].data == NULL ||
-            !direct_one(md, lookup, ctx, &g, cols, i, records[i].data, records[i].size))
+            !direct_one(md, lookup, ctx, &g, nfixed, md->nfields - nfixed, cols, i,
+                        records[i].data, records[i].size))
             break;
     for (j = 0; j < md->nfields; j++)
         if (md->fields[j].kind == FC_KIND_FIXED)
