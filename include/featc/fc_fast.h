@@ -688,47 +688,58 @@ FC_FAST_INLINE size_t fc_fast_scalar_frames(fc_type t, const uint8_t **pp, const
     return 0;
 }
 
+/* One frame of a FeatureList at *pp (within end), a Feature of values of
+ * type t, into dst: exactly cap of them (count NULL: FixedLen) or at most
+ * cap with the count in *count (VarLen); *pp moved past it.  A frame of one
+ * run or one bytes value with one-byte lengths (fc_fast_frame_run) goes
+ * straight to that run; one whose frame and list lengths are one byte
+ * (fc_fast_frame_head: several bytes values, say) to its list body; others
+ * take the field readers.  An empty frame fails (the general path). */
+FC_FAST_INLINE int fc_fast_frame(fc_type t, const uint8_t **pp, const uint8_t *end, void *dst,
+                                 size_t cap, size_t *count)
+{
+    const uint8_t *p = *pp, *f;
+    size_t fl;
+    int ok;
+    if (t != FC_TYPE_BYTES && fc_fast_frame_run(p, end, fc_fast_list_tag(t), &fl)) {
+        f = p + 6;
+        *pp = f + fl;
+        return fc_fast_run_values(t, f, fl, dst, cap, count);
+    }
+    if (fc_fast_frame_head(p, end, fc_fast_list_tag(t), &fl)) {
+        f = p + 4;
+        *pp = f + fl;
+        return fc_fast_body_values(t, f, fl, dst, cap, count);
+    }
+    ok = fc_fast_field(&p, end, 0x0a, &f, &fl) &&
+         fc_fast_feature_values(t, f, fl, dst, cap, count);
+    *pp = p;
+    return ok;
+}
+
 /* A FeatureList (the value of a feature_lists entry): frames, each a
  * Feature of `stride` values of type t (counts NULL: FixedLen, exactly
  * stride) or of at most stride values (counts[k] set: VarLen), at most
- * max_frames of them.  An empty FeatureList or an empty frame fails (the
- * general path).  A frame of one run or one bytes value with one-byte
- * lengths (fc_fast_frame_run) goes straight to that run; one whose frame and
- * list lengths are one byte (fc_fast_frame_head: several bytes values, say)
- * to its list body; others take the field readers. */
+ * max_frames of them, frame k at dst + k * stride values (fc_fast_frame
+ * reads each).  An empty FeatureList or an empty frame fails (the general
+ * path). */
 FC_FAST_INLINE int fc_fast_frames(fc_type t, const fc_fast_entry *e, void *dst, size_t stride,
                                   size_t max_frames, size_t *counts, size_t *frames)
 {
-    const uint8_t *p = e->val, *end = e->val + e->val_len, *f;
-    const uint8_t tag = fc_fast_list_tag(t);
+    const uint8_t *p = e->val, *end = e->val + e->val_len;
     const size_t row = stride * fc_type_size(t);
     unsigned char *out = (unsigned char *)dst;
-    size_t k = 0, fl;
-    int ok;
+    size_t k = 0;
     if (p == end)
         return 0;
     while (p < end) {
-        size_t *count = counts != NULL ? &counts[k] : NULL;
         if (counts == NULL) {
             k += fc_fast_scalar_frames(t, &p, end, out + k * row, stride, max_frames - k);
             if (p == end)
                 break;
         }
-        if (k == max_frames)
-            return 0;
-        if (t != FC_TYPE_BYTES && fc_fast_frame_run(p, end, tag, &fl)) {
-            f = p + 6;
-            p = f + fl;
-            ok = fc_fast_run_values(t, f, fl, out + k * row, stride, count);
-        } else if (fc_fast_frame_head(p, end, tag, &fl)) {
-            f = p + 4;
-            p = f + fl;
-            ok = fc_fast_body_values(t, f, fl, out + k * row, stride, count);
-        } else {
-            ok = fc_fast_field(&p, end, 0x0a, &f, &fl) &&
-                 fc_fast_feature_values(t, f, fl, out + k * row, stride, count);
-        }
-        if (!ok)
+        if (k == max_frames ||
+            !fc_fast_frame(t, &p, end, out + k * row, stride, counts != NULL ? &counts[k] : NULL))
             return 0;
         k++;
     }

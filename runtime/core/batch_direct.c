@@ -16,6 +16,8 @@
 #include "featc/fc_batch.h"
 #include "featc/fc_fast.h"
 
+#include "direct.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -57,7 +59,7 @@ int fc_batch_direct_fits(const fc_message_desc *md)
         const fc_field_extra *x = f->extra;
         if (f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN)
             return 0;
-        if (x != NULL && (x->hash_buckets > 0 || x->hot != 0 || x->hidden != 0 || x->as != NULL))
+        if (!direct_plain(x))
             return 0;
     }
     return 1;
@@ -118,44 +120,6 @@ found:
     return k;
 }
 
-/* Field f's values from entry e into its column, record i's: 1, or 0 for
- * values the fast path declines.  Each case names its type (and a scalar
- * FixedLen its count of one), so that fc_fast.h's readers inline for that
- * type alone, as they do in a generated switch. */
-FC_FAST_INLINE int put_values(const fc_field_desc *f, fc_column *c, size_t i,
-                              const fc_fast_entry *e, uint32_t *count)
-{
-    size_t cnt = 0, ts;
-    unsigned char *dst;
-    int ok;
-    if (f->kind == FC_KIND_FIXED && f->elems == 1) {
-        switch (f->type) {
-        case FC_TYPE_INT64: return fc_fast_fixed(FC_TYPE_INT64, e, (int64_t *)c->values + i, 1);
-        case FC_TYPE_FLOAT: return fc_fast_fixed(FC_TYPE_FLOAT, e, (float *)c->values + i, 1);
-        default: return fc_fast_fixed(FC_TYPE_BYTES, e, (fc_bytes *)c->values + i, 1);
-        }
-    }
-    ts = fc_type_size(f->type);
-    if (f->kind == FC_KIND_FIXED)
-        return fc_fast_fixed(f->type, e,
-                             f->elems == 0 ? NULL : (unsigned char *)c->values + i * f->elems * ts,
-                             f->elems);
-    dst = (unsigned char *)c->values + c->nvalues * ts;
-    switch (f->type) {
-    case FC_TYPE_INT64:
-        ok = fc_fast_varlen(FC_TYPE_INT64, e, dst, fc_batch_room(c, f->max), &cnt);
-        break;
-    case FC_TYPE_FLOAT:
-        ok = fc_fast_varlen(FC_TYPE_FLOAT, e, dst, fc_batch_room(c, f->max), &cnt);
-        break;
-    default:
-        ok = fc_fast_varlen(FC_TYPE_BYTES, e, dst, fc_batch_room(c, f->max), &cnt);
-        break;
-    }
-    *count = (uint32_t)cnt;
-    return ok;
-}
-
 /* Record i at p (len bytes) into the columns: 1, or 0 for a record the
  * fast path declines (nothing committed).  nfixed and nvarlen: how many
  * FixedLen and VarLen features md has. */
@@ -184,7 +148,7 @@ static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const v
         if ((size_t)k >= nf || !fc_fast_mark(seen, (unsigned)k))
             return 0;
         f = &md->fields[k];
-        if (!put_values(f, &cols[k], i, &e, &counts[k]))
+        if (!direct_put(f, &cols[k], i, &e, &counts[k]))
             return 0;
         fixed_seen += f->kind == FC_KIND_FIXED;
     }

@@ -20,6 +20,8 @@
 #include "featc/fc_batch.h"
 #include "featc/fc_fast.h"
 
+#include "direct.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,12 +39,6 @@ typedef struct seq_record {
     size_t nvalues[MAX_LISTS];    /* a VarLen list's values */
 } seq_record;
 
-/* A feature or list with nothing on top of its values. */
-static int plain(const fc_field_extra *x)
-{
-    return x == NULL || (x->hash_buckets == 0 && x->hot == 0 && x->hidden == 0 && x->as == NULL);
-}
-
 int fc_batch_seq_direct_fits(const fc_seq_desc *sd)
 {
     size_t j;
@@ -51,13 +47,13 @@ int fc_batch_seq_direct_fits(const fc_seq_desc *sd)
         return 0;
     for (j = 0; j < sd->ncontext; j++) {
         const fc_field_desc *f = &sd->context[j];
-        if ((f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN) || !plain(f->extra))
+        if ((f->kind != FC_KIND_FIXED && f->kind != FC_KIND_VARLEN) || !direct_plain(f->extra))
             return 0;
     }
     for (j = 0; j < sd->nlists; j++) {
         const fc_list_desc *l = &sd->lists[j];
         if ((l->kind == FC_KIND_FIXED ? l->elems == 0 : l->kind != FC_KIND_VARLEN) ||
-            !plain(l->extra))
+            !direct_plain(l->extra))
             return 0;
     }
     return 1;
@@ -69,31 +65,15 @@ static int context(const fc_seq_desc *sd, fc_column *cols, size_t i, const uint8
 {
     while (p < end) {
         fc_fast_entry e;
-        const fc_field_desc *f;
-        fc_column *c;
-        size_t ts, cnt = 0;
         int k;
         if (!fc_fast_next(&p, end, &e))
             return 0;
         k = sd->context_lookup(sd, e.key, e.key_len);
         if (k < 0)
             continue; /* a feature the spec does not name: not read */
-        if ((size_t)k >= sd->ncontext || !fc_fast_mark(r->seen, (unsigned)k))
+        if ((size_t)k >= sd->ncontext || !fc_fast_mark(r->seen, (unsigned)k) ||
+            !direct_put(&sd->context[k], &cols[k], i, &e, &r->counts[k]))
             return 0;
-        f = &sd->context[k];
-        c = &cols[k];
-        ts = fc_type_size(f->type);
-        if (f->kind == FC_KIND_VARLEN) {
-            if (!fc_fast_varlen(f->type, &e, (unsigned char *)c->values + c->nvalues * ts,
-                                fc_batch_room(c, f->max), &cnt))
-                return 0;
-            r->counts[k] = (uint32_t)cnt;
-        } else if (!fc_fast_fixed(f->type, &e,
-                                  f->elems == 0 ? NULL
-                                                : (unsigned char *)c->values + i * f->elems * ts,
-                                  f->elems)) {
-            return 0;
-        }
     }
     return 1;
 }
@@ -119,37 +99,22 @@ static int fixed_frames(fc_type t, size_t elems, const fc_fast_entry *e, void *d
 
 /* A VarLen list's FeatureList (e's value): each frame's values packed at
  * the column's end, at most l->max a frame and the room there, the counts
- * in counts[] (at most l->max_frames of them); as fc_fast_frames reads
- * frames.  Inlined once per type (varlen_frames). */
+ * in counts[] (at most l->max_frames of them), each frame read by
+ * fc_fast_frame.  Inlined once per type (varlen_frames). */
 FC_FAST_INLINE int varlen_frames_of(fc_type t, const fc_list_desc *l, const fc_column *c,
                                     const fc_fast_entry *e, size_t *counts, size_t *frames,
                                     size_t *nvalues)
 {
-    const uint8_t *p = e->val, *end = e->val + e->val_len, *f;
-    const uint8_t tag = fc_fast_list_tag(t);
+    const uint8_t *p = e->val, *end = e->val + e->val_len;
     const size_t ts = fc_type_size(t);
-    size_t k = 0, at = c->nvalues, room = c->values_cap - c->nvalues, fl, cnt;
+    size_t k = 0, at = c->nvalues, room = c->values_cap - c->nvalues, cnt;
     if (p == end)
         return 0; /* an empty FeatureList: the general path */
     while (p < end) {
-        unsigned char *dst = (unsigned char *)c->values + at * ts;
-        size_t cap = room < l->max ? room : l->max;
-        int ok;
-        if (k == l->max_frames)
-            return 0;
-        if (t != FC_TYPE_BYTES && fc_fast_frame_run(p, end, tag, &fl)) {
-            f = p + 6;
-            p = f + fl;
-            ok = fc_fast_run_values(t, f, fl, dst, cap, &cnt);
-        } else if (fc_fast_frame_head(p, end, tag, &fl)) {
-            f = p + 4;
-            p = f + fl;
-            ok = fc_fast_body_values(t, f, fl, dst, cap, &cnt);
-        } else {
-            ok = fc_fast_field(&p, end, 0x0a, &f, &fl) &&
-                 fc_fast_feature_values(t, f, fl, dst, cap, &cnt);
-        }
-        if (!ok || (l->uniform && k > 0 && cnt != counts[0]))
+        if (k == l->max_frames ||
+            !fc_fast_frame(t, &p, end, (unsigned char *)c->values + at * ts,
+                           room < l->max ? room : l->max, &cnt) ||
+            (l->uniform && k > 0 && cnt != counts[0]))
             return 0;
         counts[k++] = cnt;
         at += cnt;
