@@ -358,7 +358,7 @@ static int parse_hooked(stream_priv *p, worker *w, slot *b, fc_error *err)
  * SequenceExamples, and lives on the heap (featc convert keeps it there,
  * so that the next batch reuses it), where glibc asks for none: each
  * column's values were then first touched page by page, 3,900 page faults
- * in a 20 MB sequence convert (1,800 with the advice), and whole converts
+ * in a 20 MB sequence convert (2,078 with the advice), and whole converts
  * went 1.33x faster (15 pairs).  The advice is only that: where the kernel
  * gives no huge page, pages as before. */
 static void huge_advice(void *block, size_t need)
