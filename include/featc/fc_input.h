@@ -97,6 +97,21 @@ void fc_input_map_release_range(const fc_mapped_file *map, uint64_t from, uint64
 /* "the file changed size during the read: ..." in err, FC_ERR_IO. */
 fc_status fc_input_changed_error(fc_error *err, const char *path, uint64_t mapped, uint64_t at);
 
+/* ---- Big buffers (huge.c): megabytes a tool fills once, page after page
+ * (a batch's records, a Parquet column's values, serialized records).  On
+ * a virtual machine each first touch of a 4 KiB page is a fault that can
+ * cost more than the bytes written there, so on Linux fc_huge_alloc maps
+ * whole huge pages (2 MiB) and asks for huge pages (advice: where the
+ * kernel gives none, pages as before), and fc_huge_grow moves the map
+ * (mremap: nothing copied, nothing touched again); elsewhere, and under
+ * AddressSanitizer (whose checks stop at maps), malloc and realloc.  *cap:
+ * the bytes asked for in, those given out (whole huge pages); NULL when
+ * out of memory (fc_huge_grow then leaves p as it was).  A buffer lives
+ * at least 2 MiB: for one of a few megabytes or more. */
+void *fc_huge_alloc(size_t *cap);
+void *fc_huge_grow(void *p, size_t old_cap, size_t *cap);
+void fc_huge_free(void *p, size_t cap);
+
 struct fc_ahead;
 
 /* What says a regular file is the one a read met before: its device,

@@ -33,8 +33,8 @@ enum { S_FREE, S_READY, S_BUSY, S_DONE };
 /* One batch in flight: its records (copied, or views into the input),
  * then its outcome. */
 typedef struct slot {
-    unsigned char *data;   /* the records' bytes: heap, or (mapped) a map */
-    int mapped;
+    unsigned char *data;   /* the records' bytes: heap, or (big) a big buffer */
+    int big;
     size_t cap, n;
     fc_bytes *views;
     size_t *at;
@@ -112,33 +112,26 @@ static int stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 
 /* ------------------------------------------------------------ reading */
 
-/* A slot's records past HUGE_FROM bytes live in a map of their own, with
- * huge pages asked for (Linux): a batch's records are megabytes, touched
- * first page by page, and a virtual machine's page faults can cost more
- * than the parse (on the bench host the first batch's 2,800 faults were a
- * third of a 20 MB convert; glibc's heap, where convert keeps its blocks,
- * got no huge pages).  Below it, or where the kernel says no, the heap.
+/* A slot's records from HUGE_FROM bytes on live in a big buffer
+ * (fc_huge_alloc: a map of huge pages on Linux): a batch's records are
+ * megabytes, touched first page by page, and a virtual machine's page
+ * faults can cost more than the parse (on the bench host the first
+ * batch's 2,800 faults were a third of a 20 MB convert; glibc's heap, where
+ * convert keeps its blocks, got no huge pages).  Below it, the heap.
  * HUGE_FROM is one huge page: at 4 MiB a sequence convert's 3.9 MB of
  * records a batch stayed on the heap once the slot grew in runs (doubling
  * from 256 KiB lands on 4 MiB, not past it), and its page faults went
  * from 4,082 to 7,656. */
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
 #define HUGE_FROM ((size_t)2 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
-#endif
 
 static void data_free(slot *b)
 {
-#ifdef HUGE_FROM
-    if (b->mapped) {
-        munmap(b->data, b->cap);
-        b->data = NULL;
-        b->mapped = 0;
-        return;
-    }
-#endif
-    free(b->data);
+    if (b->big)
+        fc_huge_free(b->data, b->cap);
+    else
+        free(b->data);
     b->data = NULL;
+    b->big = 0;
 }
 
 /* Room for k more bytes of records. */
@@ -149,36 +142,19 @@ static int reserve(slot *b, size_t used, size_t k)
     if (k <= b->cap - used)
         return 0;
     want = b->cap * 2 > used + k ? b->cap * 2 : used + k;
-#ifdef HUGE_FROM
-    if (want >= HUGE_FROM) {
-        void *m;
-        want = (want + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-        m = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m != MAP_FAILED) {
-            (void)madvise(m, want, MADV_HUGEPAGE);
-            if (used > 0)
-                memcpy(m, b->data, used);
-            data_free(b);
-            b->data = (unsigned char *)m;
-            b->cap = want;
-            b->mapped = 1;
-            return 0;
-        }
-    }
-    if (b->mapped) { /* (no new map: the heap, and the map's bytes with it) */
-        d = (unsigned char *)malloc(want);
-        if (d == NULL)
+    if (want >= HUGE_FROM && b->big) {
+        if ((d = (unsigned char *)fc_huge_grow(b->data, b->cap, &want)) == NULL)
             return -1;
-        memcpy(d, b->data, used);
+    } else if (want >= HUGE_FROM) {
+        if ((d = (unsigned char *)fc_huge_alloc(&want)) == NULL)
+            return -1;
+        if (used > 0)
+            memcpy(d, b->data, used);
         data_free(b);
-        b->data = d;
-        b->cap = want;
-        return 0;
-    }
-#endif
-    d = (unsigned char *)realloc(b->data, want > 0 ? want : 1);
-    if (d == NULL)
+        b->big = 1;
+    } else if ((d = (unsigned char *)realloc(b->data, want > 0 ? want : 1)) == NULL) {
         return -1;
+    }
     b->data = d;
     b->cap = want;
     return 0;
@@ -363,9 +339,10 @@ static int parse_hooked(stream_priv *p, worker *w, slot *b, fc_error *err)
  * gives no huge page, pages as before. */
 static void huge_advice(void *block, size_t need)
 {
-#ifdef HUGE_FROM
-    uintptr_t a = ((uintptr_t)block + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1),
-              e = ((uintptr_t)block + need) & ~(uintptr_t)(HUGE_PAGE - 1);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)block + huge - 1) & ~(huge - 1),
+              e = ((uintptr_t)block + need) & ~(huge - 1);
     if (e > a)
         (void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
 #else
