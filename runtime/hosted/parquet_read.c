@@ -893,7 +893,7 @@ typedef struct array_block {
     struct ArrowArray *a;
     struct ArrowArray **kids;
     const void **bufs; /* three per node */
-    void **mem;        /* what to free */
+    th_buf *mem;       /* what to free (th_release) */
     size_t nmem;
 } array_block;
 
@@ -908,7 +908,7 @@ static void free_array_block(array_block *b)
     if (b == NULL)
         return;
     for (k = 0; b->mem != NULL && k < b->nmem; k++)
-        free(b->mem[k]);
+        th_release(b->mem[k].p, b->mem[k].cap, b->mem[k].big);
     free(b->mem);
     free(b->bufs);
     free(b->kids);
@@ -933,19 +933,22 @@ static void *pack_bits(array_block *b, const unsigned char *v, size_t n)
         return NULL;
     for (i = 0; i < n; i++)
         bits[i >> 3] = (unsigned char)(bits[i >> 3] | (v[i] & 1) << (i & 7));
-    b->mem[b->nmem++] = bits;
+    memset(&b->mem[b->nmem], 0, sizeof b->mem[b->nmem]);
+    b->mem[b->nmem++].p = bits;
     return bits;
 }
 
 /* th_buf memory moved into b->mem (never NULL: an empty one a byte). */
 static void *take(array_block *b, th_buf *t)
 {
-    void *p = t->p;
-    if (p == NULL && (p = malloc(8)) == NULL)
-        return NULL;
+    if (t->p == NULL) {
+        th_free(t);
+        if ((t->p = (unsigned char *)malloc(8)) == NULL)
+            return NULL;
+    }
+    b->mem[b->nmem++] = *t;
     memset(t, 0, sizeof *t);
-    b->mem[b->nmem++] = p;
-    return p;
+    return b->mem[b->nmem - 1].p;
 }
 
 /* The nodes' arrays into out (taken from them). */
@@ -958,7 +961,7 @@ static int export_group(fc_parquet_reader *r, struct ArrowArray *out, fc_error *
         b->a = (struct ArrowArray *)calloc(nn, sizeof *b->a);
         b->kids = (struct ArrowArray **)calloc(nn + 1, sizeof *b->kids);
         b->bufs = (const void **)calloc(3 * nn, sizeof *b->bufs);
-        b->mem = (void **)calloc(4 * nn, sizeof *b->mem);
+        b->mem = (th_buf *)calloc(4 * nn, sizeof *b->mem);
     }
     if (b == NULL || b->a == NULL || b->kids == NULL || b->bufs == NULL || b->mem == NULL)
         goto oom;

@@ -4,6 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "featc/fc_input.h"
+
+/* A buffer of TH_MAP_FROM bytes or more is a big buffer (fc_huge_alloc). */
+#define TH_MAP_FROM ((size_t)1 << 20)
+
+/* b's bytes in a big buffer of at least c bytes: 0, or -1. */
+static int th_map(th_buf *b, size_t c)
+{
+    unsigned char *m;
+    if (b->big) {
+        if ((m = (unsigned char *)fc_huge_grow(b->p, b->cap, &c)) == NULL)
+            return -1;
+    } else {
+        if ((m = (unsigned char *)fc_huge_alloc(&c)) == NULL)
+            return -1;
+        if (b->n > 0)
+            memcpy(m, b->p, b->n);
+        free(b->p);
+    }
+    b->p = m;
+    b->cap = c;
+    b->big = 1;
+    return 0;
+}
+
 unsigned char *th_room(th_buf *b, size_t k)
 {
     if (b->oom)
@@ -18,6 +43,13 @@ unsigned char *th_room(th_buf *b, size_t k)
             }
             c *= 2;
         }
+        if (c >= TH_MAP_FROM) {
+            if (th_map(b, c) != 0) {
+                b->oom = 1;
+                return NULL;
+            }
+            return b->p + b->n;
+        }
         q = (unsigned char *)realloc(b->p, c);
         if (q == NULL) {
             b->oom = 1;
@@ -27,6 +59,14 @@ unsigned char *th_room(th_buf *b, size_t k)
         b->cap = c;
     }
     return b->p + b->n;
+}
+
+void th_release(unsigned char *p, size_t cap, int big)
+{
+    if (big)
+        fc_huge_free(p, cap);
+    else
+        free(p);
 }
 
 void th_put(th_buf *b, const void *p, size_t k)
@@ -73,7 +113,7 @@ void th_le32(th_buf *b, uint32_t v)
 
 void th_free(th_buf *b)
 {
-    free(b->p);
+    th_release(b->p, b->cap, b->big);
     memset(b, 0, sizeof *b);
 }
 
