@@ -11,14 +11,14 @@
  * output is a temporary file renamed over OUT only when every row is
  * written.
  *
- * With -j N (not 1), a Parquet file of several row groups has its groups
+ * With -j N (not 1), a Parquet file has its row groups, or pieces of them,
  * decoded and serialized on N threads (convert_jobs.c) and written here in
  * order: the same bytes, and the same first error, as one thread gives.
  *
  * Memory: the message struct, the serialized record (grown to the largest
  * one), the schema and each batch's nodes; the input is mapped, not
- * read.  With -j N: per thread a reader and a struct, and up to 2 N row
- * groups' records. */
+ * read.  With -j N: per thread a reader, its row group's arrays and a
+ * struct, and up to 2 N pieces' records. */
 #include "commands.h"
 
 #include <errno.h>
@@ -196,9 +196,9 @@ static int batch_error(at_file *x, uint64_t batch, int s, const fc_error *err)
     return rc;
 }
 
-/* -j N over a Parquet file: a row group back from convert_jobs.c, written
- * as the one-thread loop below writes it (the same records, and the same
- * first error, at the same row). */
+/* -j N over a Parquet file: a piece of a row group back from
+ * convert_jobs.c, written as the one-thread loop below writes it (the same
+ * records, and the same first error, at the same row). */
 static int write_group(void *ctx, const back_group *g)
 {
     at_file *x = (at_file *)ctx;
@@ -216,7 +216,7 @@ static int write_group(void *ctx, const back_group *g)
         s = fc_ser_append(&x->b->w, FC_OK, g->lens[k] > 0 ? g->chunks[c].p + off : NULL,
                           g->lens[k], &err);
         if (s != FC_OK)
-            return row_error(x, g->index, k, s, &err);
+            return row_error(x, g->index, g->first_row + k, s, &err);
         off += g->lens[k];
         x->b->rows++;
         x->row_in_file++;
@@ -268,10 +268,10 @@ static int convert_file(back *b, const char *path, int fd, int parquet, progress
     x.len = len;
     x.pg = pg;
     x.row_in_file = 0;
-    /* -j N: the row groups on N threads (a file of one group: this one) */
-    if (r.pq != NULL && b->o->jobs != 1 && fc_parquet_read_groups(r.pq) > 1 &&
-        (rc = back_jobs_run(&b->spec, map.data, len, fc_parquet_read_groups(r.pq), b->o->jobs,
-                            write_group, &x)) != -1)
+    /* -j N: the row groups on N threads, in pieces */
+    if (r.pq != NULL && b->o->jobs != 1 &&
+        (rc = back_jobs_run(&b->spec, map.data, len, fc_parquet_read_groups(r.pq),
+                            fc_parquet_read_rows(r.pq), b->o->jobs, write_group, &x)) != -1)
         goto done;
     rc = EXIT_OK; /* (no thread started: this one reads them all) */
     for (;;) {

@@ -2,18 +2,25 @@
  *
  * Each thread has its own reader over the mapped bytes (fc_parquet_read_open
  * again: the footer is read once per thread), its own fc_arrow_rows and
- * message struct; it takes the next group not yet taken, decodes it
- * (fc_parquet_read_seek, fc_parquet_read_next), fills and serializes each
- * row into the group's slot, and marks the slot done.  The caller's thread
- * hands the slots back in group order, so what it writes, and the first
- * error it reports, are those of the one-thread loop in convert_back.c.
- * A thread stays at most 2 * N groups ahead of the group being handed
- * back (the window), so memory holds at most that many groups' records;
- * N is at most a quarter of the groups (GROUPS_PER_THREAD).
+ * message struct.  The work is cut into pieces: a row group each when the
+ * file has GROUPS_PER_THREAD groups a thread or more, else equal shares of
+ * each group's rows, about PIECES_PER_THREAD a thread in all (so a file of
+ * one group keeps every thread busy).  A thread takes the next piece not
+ * yet taken.  The first to take a piece of a group decodes the group
+ * (fc_parquet_read_seek, fc_parquet_read_next); the others wait for its
+ * arrays, which every piece of the group reads and the last one done
+ * releases (the arrays own their memory, so that reader goes on to another
+ * group meanwhile).  The thread fills and serializes each row of its piece
+ * into the piece's slot and marks the slot done.  The caller's thread hands
+ * the slots back in order, so what it writes, and the first error it
+ * reports, are those of the one-thread loop in convert_back.c.  A thread
+ * stays at most 2 * N pieces ahead of the piece being handed back (the
+ * window), so memory holds at most that many pieces' records.
  *
- * Memory (hosted: allocated here): per thread a reader and its batches'
- * arrays, the message struct; per slot of the window the records of one
- * group and their lengths, grown to the largest group and kept. */
+ * Memory (hosted: allocated here): per thread a reader and the message
+ * struct; the arrays of the groups the window's pieces are in; per slot of
+ * the window the records of one piece and their lengths, in chunks kept
+ * from piece to piece. */
 #include "convert_jobs.h"
 
 #include <pthread.h>
@@ -22,25 +29,28 @@
 
 #include <featc/fc_arrow.h>
 #include <featc/fc_codecs.h>
+#include <featc/fc_input.h>
 #include <featc/fc_parquet.h>
 #include <featc/fc_serialize.h>
 
 #include "commands.h"
 
 /* Records go into chunks of CHUNK bytes (a record larger: a chunk of its
- * size), kept by the slot from group to group: a group's records are
+ * size), kept by the slot from piece to piece: a piece's records are
  * never copied to grow a buffer, and once the window has turned the
- * chunks' pages are not new ones (on the virtual machines this was
+ * chunks' pages are not new ones.  On the virtual machines this was
  * measured on, first touches of fresh pages cost as much as the
- * serialization that filled them). */
-#define CHUNK ((size_t)1 << 20)
+ * serialization that filled them, so a chunk is a big buffer
+ * (fc_huge_alloc: on Linux one fault a chunk where the kernel gives huge
+ * pages). */
+#define CHUNK ((size_t)2 << 20)
 
-/* At most one thread per GROUPS_PER_THREAD row groups, so that the window
- * turns: on the 2-core virtual machine measured (the bench tutorial as
- * Parquet, convert -j 2 against -j 1, paired), files of 2 and 4 groups
- * came out at 0.78x (the first touches of each slot's chunks), of 13 and
- * 25 groups at 1.25x and 1.27x. */
+/* Whole row groups as pieces from GROUPS_PER_THREAD groups a thread;
+ * below, about PIECES_PER_THREAD pieces a thread (the window is two a
+ * thread, so that it turns), of at least MIN_PIECE_ROWS rows. */
 #define GROUPS_PER_THREAD 4
+#define PIECES_PER_THREAD 4
+#define MIN_PIECE_ROWS 64
 
 typedef struct slot {
     back_group g;
@@ -63,11 +73,29 @@ typedef struct job {
     void *msg;
 } job;
 
+/* A row group decoded for the pieces in the window: the pieces of group g
+ * use entry g % (window + 1) (the window's pieces span at most window + 1
+ * groups, one after the other, and a group's entry is free again once its
+ * last piece is done, before any piece of the group that would share it
+ * can be taken). */
+enum { G_FREE, G_DECODING, G_READY };
+typedef struct group_arrays {
+    int state;
+    uint64_t g;
+    struct ArrowArray a; /* G_READY and status FC_OK */
+    int status;
+    fc_error err;
+    uint64_t offset;     /* the reader's after the group */
+    uint64_t left;       /* its pieces not done */
+} group_arrays;
+
 struct jobs {
     const cli_spec *spec;
-    uint64_t ngroups, next, handed; /* next: to take; handed: back to the caller */
+    uint64_t npieces, next, handed; /* next: to take; handed: back to the caller */
+    uint64_t per_group;             /* pieces a group, each an equal share of its rows */
     size_t window;
     slot *slots;
+    group_arrays *groups; /* window + 1 */
     int stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -81,6 +109,12 @@ static int nomem(fc_error *err, uint64_t group)
     return FC_ERR_NO_MEMORY;
 }
 
+static void chunk_free(back_chunk *c)
+{
+    fc_huge_free(c->p, c->cap);
+    c->p = NULL;
+}
+
 /* A chunk of at least len bytes at t->cur (an empty one there replaced,
  * or one put in before the rest): 0, or -1 out of memory. */
 static int new_chunk(slot *t, size_t len)
@@ -88,9 +122,9 @@ static int new_chunk(slot *t, size_t len)
     size_t cap = len > CHUNK ? len : CHUNK;
     unsigned char *p;
     if (t->cur < t->nchunks && t->chunks[t->cur].used == 0) { /* too small: replaced */
-        if ((p = (unsigned char *)malloc(cap)) == NULL)
+        if ((p = (unsigned char *)fc_huge_alloc(&cap)) == NULL)
             return -1;
-        free(t->chunks[t->cur].p);
+        chunk_free(&t->chunks[t->cur]);
         t->chunks[t->cur].p = p;
         t->chunks[t->cur].cap = cap;
         return 0;
@@ -103,7 +137,7 @@ static int new_chunk(slot *t, size_t len)
         t->chunks = q;
         t->ccap = c;
     }
-    if ((p = (unsigned char *)malloc(cap)) == NULL)
+    if ((p = (unsigned char *)fc_huge_alloc(&cap)) == NULL)
         return -1;
     /* at cur, the chunks after it (empty, kept from an earlier group) moved up */
     memmove(&t->chunks[t->cur + 1], &t->chunks[t->cur],
@@ -153,39 +187,85 @@ static int put_row(const cli_spec *spec, const void *msg, slot *t, fc_error *err
     return FC_OK;
 }
 
-/* Group g into slot t (emptied by the caller's thread). */
-static void do_group(job *w, uint64_t g, slot *t)
+/* The arrays of group g, decoded by w unless another thread has them or
+ * is decoding them (then waited for), under j->mu held. */
+static group_arrays *group_get(job *w, uint64_t g)
 {
-    struct ArrowArray a;
-    int64_t i;
+    jobs *j = w->j;
+    group_arrays *e = &j->groups[g % (j->window + 1)];
+    if (e->state == G_FREE) {
+        int s;
+        e->state = G_DECODING;
+        e->g = g;
+        e->left = j->per_group;
+        pthread_mutex_unlock(&j->mu);
+        fc_error_clear(&e->err);
+        s = fc_parquet_read_seek(w->pq, g);
+        if (s == FC_OK)
+            s = fc_parquet_read_next(w->pq, &e->a, &e->err);
+        if (s != FC_OK)
+            e->a.release = NULL;
+        e->status = s == FC_END ? FC_ERR_ARG : s; /* (a group past the end: not asked) */
+        e->offset = fc_parquet_read_offset(w->pq);
+        pthread_mutex_lock(&j->mu);
+        e->state = G_READY;
+        pthread_cond_broadcast(&j->cv);
+    }
+    while (e->state == G_DECODING)
+        pthread_cond_wait(&j->cv, &j->mu);
+    return e;
+}
+
+/* A piece of e's group done: the arrays released after its last. */
+static void group_put(group_arrays *e)
+{
+    if (--e->left > 0)
+        return;
+    if (e->a.release != NULL)
+        e->a.release(&e->a);
+    e->state = G_FREE;
+}
+
+/* Piece p into slot t (emptied by the caller's thread), its group's
+ * arrays e (read only). */
+static void do_piece(job *w, uint64_t p, const group_arrays *e, slot *t)
+{
+    const jobs *j = w->j;
+    const struct ArrowArray *a = &e->a;
+    uint64_t q = p % j->per_group;
+    int64_t i, lo, hi, base, extra;
     int s;
-    t->g.index = g;
+    t->g.index = e->g;
     t->g.nrec = 0;
     t->g.status = FC_OK;
     t->g.at_row = -1;
+    t->g.first_row = 0;
+    t->g.offset = e->offset;
     for (t->cur = 0; t->cur < t->nchunks; t->cur++)
         t->chunks[t->cur].used = 0;
     t->cur = 0;
     fc_error_clear(&t->g.err);
-    s = fc_parquet_read_seek(w->pq, g);
-    if (s == FC_OK)
-        s = fc_parquet_read_next(w->pq, &a, &t->g.err);
-    t->g.offset = fc_parquet_read_offset(w->pq);
-    if (s != FC_OK) {
-        t->g.status = s == FC_END ? FC_ERR_ARG : s; /* (a group past the end: not asked) */
+    if (e->status != FC_OK) {
+        t->g.status = e->status;
+        t->g.err = e->err;
         return;
     }
-    for (i = 0; i < a.length; i++) {
-        s = fc_arrow_rows_get(w->rows, &w->schema, &a, i, w->msg, &t->g.err);
+    /* rows [lo, hi) of the group: its piece of the rows the group has */
+    base = a->length / (int64_t)j->per_group;
+    extra = a->length % (int64_t)j->per_group;
+    lo = base * (int64_t)q + ((int64_t)q < extra ? (int64_t)q : extra);
+    hi = lo + base + ((int64_t)q < extra);
+    t->g.first_row = lo;
+    for (i = lo; i < hi; i++) {
+        s = fc_arrow_rows_get(w->rows, &w->schema, a, i, w->msg, &t->g.err);
         if (s == FC_OK)
-            s = put_row(w->j->spec, w->msg, t, &t->g.err);
+            s = put_row(j->spec, w->msg, t, &t->g.err);
         if (s != FC_OK) {
             t->g.status = s;
             t->g.at_row = i;
             break;
         }
     }
-    a.release(&a);
 }
 
 static void *job_main(void *arg)
@@ -194,17 +274,20 @@ static void *job_main(void *arg)
     jobs *j = w->j;
     pthread_mutex_lock(&j->mu);
     for (;;) {
-        uint64_t g;
+        uint64_t p;
         slot *t;
-        while (!j->stop && j->next < j->ngroups && j->next >= j->handed + j->window)
+        group_arrays *e;
+        while (!j->stop && j->next < j->npieces && j->next >= j->handed + j->window)
             pthread_cond_wait(&j->cv, &j->mu);
-        if (j->stop || j->next >= j->ngroups)
+        if (j->stop || j->next >= j->npieces)
             break;
-        g = j->next++;
-        t = &j->slots[g % j->window];
+        p = j->next++;
+        t = &j->slots[p % j->window];
+        e = group_get(w, p / j->per_group);
         pthread_mutex_unlock(&j->mu);
-        do_group(w, g, t);
+        do_piece(w, p, e, t);
         pthread_mutex_lock(&j->mu);
+        group_put(e);
         t->done = 1;
         pthread_cond_broadcast(&j->cv);
     }
@@ -238,27 +321,45 @@ static void job_close(job *w)
     free(w->msg);
 }
 
+/* Pieces a group for n threads, from the groups' average rows. */
+static uint64_t pieces_per_group(uint64_t ngroups, uint64_t rows, unsigned n)
+{
+    uint64_t avg, per;
+    if (ngroups >= (uint64_t)n * GROUPS_PER_THREAD)
+        return 1;
+    avg = rows / ngroups;
+    per = ((uint64_t)n * PIECES_PER_THREAD + ngroups - 1) / ngroups;
+    if (avg / per < MIN_PIECE_ROWS)
+        per = avg / MIN_PIECE_ROWS;
+    return per > 1 ? per : 1;
+}
+
 int back_jobs_run(const cli_spec *spec, const void *data, size_t len, uint64_t ngroups,
-                  unsigned jobs_n, back_group_fn fn, void *ctx)
+                  uint64_t rows, unsigned jobs_n, back_group_fn fn, void *ctx)
 {
     fc_error err_open; /* (a reader that cannot open: the caller's loop says why) */
     jobs j;
     job *ws;
     unsigned n = jobs_n > 0 ? jobs_n : 1, started = 0, i;
-    uint64_t g;
+    uint64_t p;
     int rc = EXIT_OK, s = FC_OK;
-    if ((uint64_t)n > ngroups / GROUPS_PER_THREAD)
-        n = (unsigned)(ngroups / GROUPS_PER_THREAD);
-    if (n < 2)
+    if (n < 2 || ngroups == 0)
         return -1; /* one thread: the caller's loop, which buffers nothing */
     memset(&j, 0, sizeof j);
+    j.per_group = pieces_per_group(ngroups, rows, n);
+    j.npieces = ngroups * j.per_group; /* (per_group > 1 only below 4 n groups) */
+    if (j.npieces < 2)
+        return -1;
+    if ((uint64_t)n > j.npieces)
+        n = (unsigned)j.npieces;
     j.spec = spec;
-    j.ngroups = ngroups;
     j.window = 2 * (size_t)n;
     j.slots = (slot *)calloc(j.window, sizeof *j.slots);
+    j.groups = (group_arrays *)calloc(j.window + 1, sizeof *j.groups);
     ws = (job *)calloc(n, sizeof *ws);
-    if (j.slots == NULL || ws == NULL) {
+    if (j.slots == NULL || j.groups == NULL || ws == NULL) {
         free(j.slots);
+        free(j.groups);
         free(ws);
         return -1;
     }
@@ -275,8 +376,8 @@ int back_jobs_run(const cli_spec *spec, const void *data, size_t len, uint64_t n
     }
     if (s == FC_OK && started == 0)
         s = FC_ERR_NO_MEMORY; /* no thread: the caller's loop instead */
-    for (g = 0; s == FC_OK && g < ngroups && rc == EXIT_OK; g++) {
-        slot *t = &j.slots[g % j.window];
+    for (p = 0; s == FC_OK && p < j.npieces && rc == EXIT_OK; p++) {
+        slot *t = &j.slots[p % j.window];
         pthread_mutex_lock(&j.mu);
         while (!t->done)
             pthread_cond_wait(&j.cv, &j.mu);
@@ -286,7 +387,7 @@ int back_jobs_run(const cli_spec *spec, const void *data, size_t len, uint64_t n
         rc = fn(ctx, &t->g);
         pthread_mutex_lock(&j.mu);
         t->done = 0;
-        j.handed = g + 1;
+        j.handed = p + 1;
         if (rc != EXIT_OK)
             j.stop = 1;
         pthread_cond_broadcast(&j.cv);
@@ -303,11 +404,15 @@ int back_jobs_run(const cli_spec *spec, const void *data, size_t len, uint64_t n
     for (i = 0; i < j.window; i++) {
         size_t c;
         for (c = 0; c < j.slots[i].nchunks; c++)
-            free(j.slots[i].chunks[c].p);
+            chunk_free(&j.slots[i].chunks[c]);
         free(j.slots[i].chunks);
         free(j.slots[i].lens);
     }
+    for (i = 0; i <= j.window; i++) /* (groups of pieces never taken or done) */
+        if (j.groups[i].state == G_READY && j.groups[i].a.release != NULL)
+            j.groups[i].a.release(&j.groups[i].a);
     free(j.slots);
+    free(j.groups);
     free(ws);
     pthread_mutex_destroy(&j.mu);
     pthread_cond_destroy(&j.cv);

@@ -17,13 +17,15 @@ typedef struct back_chunk {
     size_t used, cap;
 } back_chunk;
 
-/* One row group, done: the records of its rows in order (lens[k] bytes
- * each, one after the other in chunks[0], then chunks[1], ...; a record
- * never straddles two), then, when status is not FC_OK, what stopped it:
- * reading the group (at_row -1: no records) or row at_row (the records
- * are those of the rows before it). */
+/* A piece of a row group, done: rows first_row ... of group index, their
+ * records in order (lens[k] bytes each, one after the other in chunks[0],
+ * then chunks[1], ...; a record never straddles two), then, when status is
+ * not FC_OK, what stopped it: reading the group (at_row -1: no records)
+ * or row at_row of the group (the records are those of the rows before
+ * it). */
 typedef struct back_group {
     uint64_t index;
+    int64_t first_row;
     int64_t nrec;
     const back_chunk *chunks;
     const size_t *lens;
@@ -33,19 +35,20 @@ typedef struct back_group {
     uint64_t offset; /* the file offset its reader reached */
 } back_group;
 
-/* Called for each group in order, on the caller's thread: EXIT_OK (0) to
+/* Called for each piece in order, on the caller's thread: EXIT_OK (0) to
  * go on, anything else stops the threads and is returned. */
 typedef int (*back_group_fn)(void *ctx, const back_group *g);
 
 /* The ngroups row groups of the Parquet file [data, data + len) through
- * spec's serializer (FC_OMIT_DEFAULTS) on jobs threads (at most one per 4
- * groups), each with a reader of its own over the bytes, at most 2 * jobs
- * groups ahead of the one handed back: the first status of fn that is not
- * EXIT_OK, else EXIT_OK; -1 when fewer than 2 threads would run or they
- * could not start (memory, a reader that does not open, no thread),
- * nothing handed back: the caller's one-thread loop then reads the file
- * (and says why it cannot). */
+ * spec's serializer (FC_OMIT_DEFAULTS) on jobs threads, each with a reader
+ * of its own over the bytes, in pieces (whole groups, or with fewer than 4
+ * groups a thread each group's rows in equal shares, as many as rows, the
+ * footer's row count, makes worth it), at most 2 * jobs pieces ahead of the one handed back: the first status
+ * of fn that is not EXIT_OK, else EXIT_OK; -1 when fewer than 2 threads
+ * would run or they could not start (memory, a reader that does not open,
+ * no thread), nothing handed back: the caller's one-thread loop then reads
+ * the file (and says why it cannot). */
 int back_jobs_run(const cli_spec *spec, const void *data, size_t len, uint64_t ngroups,
-                  unsigned jobs, back_group_fn fn, void *ctx);
+                  uint64_t rows, unsigned jobs, back_group_fn fn, void *ctx);
 
 #endif /* FEATC_CLI_CONVERT_JOBS_H */

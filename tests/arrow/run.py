@@ -680,6 +680,38 @@ def jobs_errors():
     for jobs in ("2", "0"):
         check(got[jobs] == got["1"], "jobs: -j %s fails as -j 1 does: %s against %s"
               % (jobs, got[jobs], got["1"]))
+    # one row group of 600 rows: -j N cuts its rows into pieces (8 of 75 rows
+    # on 2 threads; 9 of 66 or 67 on 3, pieces being 64 rows at least), the
+    # group decoded once and shared; row 437 (in the sixth piece of 8, the
+    # seventh of 9) is refused at the same row, and the records before it
+    # are those of -j 1
+    src1 = os.path.join(d, "one.tfrecord")
+    with open(src1, "wb") as f:
+        for i in range(600):
+            v = 300 if i == 437 else i % 200
+            f.write(frame(ld(1, ld(1, ld(1, b"x") + ld(2, ld(3, ld(1, varint(v))))))))
+    pq1 = os.path.join(d, "one.parquet")
+    rc, _, err = convert(src1, "--spec", specs["plain"], "-o", pq1, "--row-group-size", "1000")
+    if not ok(rc == 0, "jobs: 600 records in one row group (exit %d) %s" % (rc, err.strip())):
+        return
+    got = {}
+    for jobs in ("1", "2", "3"):
+        out = os.path.join(d, "one-%s.tfrecord" % jobs)
+        rc, _, err = convert(pq1, "--spec", specs["plain"], "-o", out, "-j", jobs)
+        check(rc == 0 and run([FEATC, "count", out])[1].split()[:1] == [b"600"] and
+              same_file(os.path.join(d, "one-1.tfrecord"), out),
+              "jobs: one group, -j %s writes the 600 records, the bytes of -j 1 (exit %d) %s"
+              % (jobs, rc, err.strip()))
+        out = os.path.join(d, "one-narrow-%s.tfrecord" % jobs)
+        rc, _, err = convert(pq1, "--spec", specs["narrow"], "-o", out, "-j", jobs)
+        got[jobs] = (rc, err, os.path.exists(out))
+    rc, err, left = got["1"]
+    check(rc == 1 and "row group 0, row 437 (row 437 of the file)" in err and not left,
+          "jobs: one group, -j 1 names row 437 (exit %d, output left %s) %s"
+          % (rc, left, err.strip()))
+    for jobs in ("2", "3"):
+        check(got[jobs] == got["1"], "jobs: one group, -j %s fails as -j 1 does: %s against %s"
+              % (jobs, got[jobs], got["1"]))
 
 
 # ------------------------------------------------------------ bad input
