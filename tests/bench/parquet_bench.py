@@ -15,18 +15,18 @@ no start-up or load in its passes). The passes take turns (A B A B ...,
 2 x REPS + 1 rounds, timing.py's paired) and the ratio is featc's rate
 over DuckDB's (above 1: featc faster), median (min-max).
 
-Then the other way, over the file DuckDB wrote (ZSTD, its own encodings):
-featc convert IN.parquet --spec SPEC -o OUT.tfrecord (a whole process:
-map, decode each row group into Arrow arrays, fill each record's struct,
-serialize, frame) against DuckDB reading that file into a new table in
-its memory (CREATE TABLE AS SELECT * FROM read_parquet, its default
-threads), in turns as above.  Ends with lines for scripts:
+Then the other way, over the file DuckDB wrote (ZSTD, its own encodings,
+one or two row groups): featc convert IN.parquet --spec SPEC -o OUT.tfrecord
+(a whole process: map, decode each row group into Arrow arrays, fill each
+record's struct, serialize, frame; -j 1 and -j 0, which cuts the groups
+into pieces) against DuckDB reading that file into a new table in its
+memory (CREATE TABLE AS SELECT * FROM read_parquet, its default threads),
+in turns as above.  Ends with lines for scripts:
     parquet NAME jobs=J featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
-    parquet-in NAME featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
+    parquet-in NAME jobs=J featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
     parquet-in-jobs NAME groups=G j2=SECONDS j1=SECONDS ratio=MEDIAN MIN MAX
-(the last over featc's own file cut into at least 12 row groups, -j 2 against
--j 1 in turns, since DuckDB's file of these corpora has too few groups for
-convert -j to use threads).
+(the last over featc's own file cut into at least 12 row groups, whole
+groups on the threads, -j 2 against -j 1 in turns).
 """
 import os
 import subprocess
@@ -90,10 +90,12 @@ def main():
         # the other way: both read the file DuckDB wrote
         back = [os.path.join(build, "featc"), "convert", "-q", theirs, "--spec",
                 os.path.join(REPO, spec), "-o", os.path.join(data, name + ".back.tfrecord")]
-        r, ta, tb = paired(lambda: subprocess.run(back, check=True), duck_read, 2 * reps + 1)
-        ins.append("  %-10s %12.3f %12.3f   %s" % (name, ta, tb, quote(r)))
-        lines.append("parquet-in %s featc=%.4f duckdb=%.4f ratio=%.3f %.3f %.3f"
-                     % ((name, ta, tb) + r))
+        for jobs in ("1", "0"):
+            r, ta, tb = paired(lambda: subprocess.run(back + ["-j", jobs], check=True),
+                               duck_read, 2 * reps + 1)
+            ins.append("  %-10s %4s %12.3f %12.3f   %s" % (name, jobs, ta, tb, quote(r)))
+            lines.append("parquet-in %s jobs=%s featc=%.4f duckdb=%.4f ratio=%.3f %.3f %.3f"
+                         % ((name, jobs, ta, tb) + r))
         duck.stdin.write("quit\n")
         duck.stdin.flush()
         duck.wait()
@@ -116,7 +118,8 @@ def main():
     print()
     print("Parquet in: featc convert IN.parquet -> TFRecords against DuckDB reading the same "
           "file (DuckDB's, ZSTD) into memory; ratio featc/DuckDB, paired")
-    print("  %-10s %12s %12s   %s" % ("corpus", "featc s", "DuckDB s", "featc/DuckDB"))
+    print("  %-10s %4s %12s %12s   %s" % ("corpus", "-j", "featc s", "DuckDB s",
+                                         "featc/DuckDB"))
     for line in ins:
         print(line)
     print()
