@@ -17,8 +17,8 @@
  *
  * Memory: the message struct, the serialized record (grown to the largest
  * one), the schema and each batch's nodes; the input is mapped, not
- * read.  With -j N: per thread a reader, its row group's arrays and a
- * struct, and up to 2 N pieces' records. */
+ * read.  With -j N: per thread a reader and a struct, the arrays of the
+ * row groups being serialized, and up to 2 N pieces' records. */
 #include "commands.h"
 
 #include <errno.h>
