@@ -642,76 +642,61 @@ def nulls_case():
               % (name, rc, err.strip()))
 
 
+def jobs_case(d, specs, name, n, bad, group_rows, jobs_list, at):
+    """n records of x (row bad: 300, which `x : int64 as uint8` refuses) in
+    Parquet row groups of group_rows, back to records on each -j of
+    jobs_list: with the plain spec the n records, the bytes of -j 1; with
+    the narrow one the error, the exit status and the missing output of
+    -j 1 (whose message names the row as `at` says)."""
+    src = os.path.join(d, name + ".tfrecord")
+    with open(src, "wb") as f:
+        for i in range(n):
+            v = 300 if i == bad else i % 200
+            f.write(frame(ld(1, ld(1, ld(1, b"x") + ld(2, ld(3, ld(1, varint(v))))))))
+    pq = os.path.join(d, name + ".parquet")
+    rc, _, err = convert(src, "--spec", specs["plain"], "-o", pq, "--row-group-size",
+                         str(group_rows))
+    if not ok(rc == 0, "jobs: %s: %d records in row groups of %d (exit %d) %s"
+              % (name, n, group_rows, rc, err.strip())):
+        return
+    got = {}
+    for jobs in ["1"] + jobs_list:
+        out = os.path.join(d, "%s-back-%s.tfrecord" % (name, jobs))
+        rc, _, err = convert(pq, "--spec", specs["plain"], "-o", out, "-j", jobs)
+        check(rc == 0 and run([FEATC, "count", out])[1].split()[:1] == [b"%d" % n] and
+              same_file(os.path.join(d, "%s-back-1.tfrecord" % name), out),
+              "jobs: %s: -j %s writes the %d records, the bytes of -j 1 (exit %d) %s"
+              % (name, jobs, n, rc, err.strip()))
+        out = os.path.join(d, "%s-narrow-%s.tfrecord" % (name, jobs))
+        rc, _, err = convert(pq, "--spec", specs["narrow"], "-o", out, "-j", jobs)
+        got[jobs] = (rc, err, os.path.exists(out))
+    rc, err, left = got["1"]
+    check(rc == 1 and at in err and "Value 300 at index 0 is out of the range of uint8" in err
+          and not left, "jobs: %s: -j 1 names row %d (exit %d, output left %s) %s"
+          % (name, bad, rc, left, err.strip()))
+    for jobs in jobs_list:
+        check(got[jobs] == got["1"], "jobs: %s: -j %s fails as -j 1 does: %s against %s"
+              % (name, jobs, got[jobs], got["1"]))
+
+
 def jobs_errors():
-    """convert -j 2 over a file of 12 row groups whose row 37 (group 7,
-    row 2) the spec refuses: the error, the exit status and the missing
-    output of -j 1, so the threads' first error is the one-thread loop's."""
+    """convert -j N from Parquet against -j 1: the threads' records and
+    first error are the one-thread loop's."""
     d = os.path.join(TMP, "jobs")
     os.makedirs(d, exist_ok=True)
-    src = os.path.join(d, "x.tfrecord")
-    with open(src, "wb") as f:
-        for i in range(60):
-            v = 300 if i == 37 else i
-            f.write(frame(ld(1, ld(1, ld(1, b"x") + ld(2, ld(3, ld(1, varint(v))))))))
     specs = {}
     for name, text in (("plain", "x : int64 = 0;"), ("narrow", "x : int64 as uint8 = 0;")):
         specs[name] = os.path.join(d, name + ".feat")
         with open(specs[name], "w") as f:
             f.write("package j%s;\nexample r {\n  %s\n}\n" % (name, text))
-    pq = os.path.join(d, "x.parquet")
-    rc, _, err = convert(src, "--spec", specs["plain"], "-o", pq, "--row-group-size", "5")
-    if not ok(rc == 0, "jobs: 60 records in row groups of 5 (exit %d) %s" % (rc, err.strip())):
-        return
-    got = {}
-    for jobs in ("1", "2", "0"):
-        out = os.path.join(d, "back-%s.tfrecord" % jobs)
-        rc, _, err = convert(pq, "--spec", specs["plain"], "-o", out, "-j", jobs)
-        check(rc == 0 and run([FEATC, "count", out])[1].split()[:1] == [b"60"] and
-              same_file(os.path.join(d, "back-1.tfrecord"), out),
-              "jobs: -j %s writes the 60 records, the bytes of -j 1 (exit %d) %s"
-              % (jobs, rc, err.strip()))
-        out = os.path.join(d, "narrow-%s.tfrecord" % jobs)
-        rc, _, err = convert(pq, "--spec", specs["narrow"], "-o", out, "-j", jobs)
-        got[jobs] = (rc, err, os.path.exists(out))
-    rc, err, left = got["1"]
-    check(rc == 1 and "row group 7, row 2 (row 37 of the file)" in err and
-          "Value 300 at index 0 is out of the range of uint8" in err and not left,
-          "jobs: -j 1 names row 37 (exit %d, output left %s) %s" % (rc, left, err.strip()))
-    for jobs in ("2", "0"):
-        check(got[jobs] == got["1"], "jobs: -j %s fails as -j 1 does: %s against %s"
-              % (jobs, got[jobs], got["1"]))
+    # 12 row groups of 5, whole groups on the threads; row 37 is group 7's row 2
+    jobs_case(d, specs, "groups", 60, 37, 5, ["2", "0"], "row group 7, row 2 (row 37 of the file)")
     # one row group of 600 rows: -j N cuts its rows into pieces (8 of 75 rows
     # on 2 threads; 9 of 66 or 67 on 3, pieces being 64 rows at least), the
-    # group decoded once and shared; row 437 (in the sixth piece of 8, the
-    # seventh of 9) is refused at the same row, and the records before it
-    # are those of -j 1
-    src1 = os.path.join(d, "one.tfrecord")
-    with open(src1, "wb") as f:
-        for i in range(600):
-            v = 300 if i == 437 else i % 200
-            f.write(frame(ld(1, ld(1, ld(1, b"x") + ld(2, ld(3, ld(1, varint(v))))))))
-    pq1 = os.path.join(d, "one.parquet")
-    rc, _, err = convert(src1, "--spec", specs["plain"], "-o", pq1, "--row-group-size", "1000")
-    if not ok(rc == 0, "jobs: 600 records in one row group (exit %d) %s" % (rc, err.strip())):
-        return
-    got = {}
-    for jobs in ("1", "2", "3"):
-        out = os.path.join(d, "one-%s.tfrecord" % jobs)
-        rc, _, err = convert(pq1, "--spec", specs["plain"], "-o", out, "-j", jobs)
-        check(rc == 0 and run([FEATC, "count", out])[1].split()[:1] == [b"600"] and
-              same_file(os.path.join(d, "one-1.tfrecord"), out),
-              "jobs: one group, -j %s writes the 600 records, the bytes of -j 1 (exit %d) %s"
-              % (jobs, rc, err.strip()))
-        out = os.path.join(d, "one-narrow-%s.tfrecord" % jobs)
-        rc, _, err = convert(pq1, "--spec", specs["narrow"], "-o", out, "-j", jobs)
-        got[jobs] = (rc, err, os.path.exists(out))
-    rc, err, left = got["1"]
-    check(rc == 1 and "row group 0, row 437 (row 437 of the file)" in err and not left,
-          "jobs: one group, -j 1 names row 437 (exit %d, output left %s) %s"
-          % (rc, left, err.strip()))
-    for jobs in ("2", "3"):
-        check(got[jobs] == got["1"], "jobs: one group, -j %s fails as -j 1 does: %s against %s"
-              % (jobs, got[jobs], got["1"]))
+    # group decoded once and shared; row 437 is in the sixth piece of 8, the
+    # seventh of 9
+    jobs_case(d, specs, "one", 600, 437, 1000, ["2", "3"],
+              "row group 0, row 437 (row 437 of the file)")
 
 
 # ------------------------------------------------------------ bad input
