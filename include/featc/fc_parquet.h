@@ -136,6 +136,13 @@ typedef struct fc_parquet_read_options {
     fc_parquet_decompress_fn decompress; /* codecs beyond UNCOMPRESSED and GZIP */
     void *decompress_ctx;
     size_t max_bytes;                    /* 0: FC_PARQUET_MAX_BYTES */
+    /* A row group's column chunks decoded on up to this many threads, the
+     * caller's one of them (0, 1: the caller's alone); the other threads'
+     * decompress contexts from decompress_ctx_new (NULL: theirs is NULL),
+     * freed by decompress_ctx_free at close. */
+    unsigned threads;
+    void *(*decompress_ctx_new)(void);
+    void (*decompress_ctx_free)(void *ctx);
 } fc_parquet_read_options;
 
 typedef struct fc_parquet_reader fc_parquet_reader;

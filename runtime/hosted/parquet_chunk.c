@@ -158,7 +158,7 @@ static int unpack(fc_parquet_reader *r, int c, int codec, const unsigned char *s
             return pr_fail(err, FC_ERR_UNSUPPORTED, r, c, at, what);
         }
         fc_error_clear(&e2);
-        if (r->opt.decompress(r->opt.decompress_ctx, codec, src, n, dst, raw, &e2) != FC_OK) {
+        if (r->opt.decompress(r->s->dctx, codec, src, n, dst, raw, &e2) != FC_OK) {
             snprintf(what, sizeof what, "a page that does not decompress (%s): %s",
                      fc_parquet_codec_name(codec), e2.message);
             return pr_fail(err, e2.status == FC_ERR_UNSUPPORTED ? FC_ERR_UNSUPPORTED : FC_ERR_PARSE,
@@ -168,21 +168,21 @@ static int unpack(fc_parquet_reader *r, int c, int codec, const unsigned char *s
     }
     if (n > UINT32_MAX || raw > UINT32_MAX)
         return pr_fail(err, FC_ERR_PARSE, r, c, at, "a GZIP page past 4 GiB");
-    if (!r->z_open) {
-        memset(&r->z, 0, sizeof r->z);
-        if (inflateInit2(&r->z, 15 + 32) != Z_OK)
+    if (!r->s->z_open) {
+        memset(&r->s->z, 0, sizeof r->s->z);
+        if (inflateInit2(&r->s->z, 15 + 32) != Z_OK)
             return oom(err, r, c);
-        r->z_open = 1;
-    } else if (inflateReset(&r->z) != Z_OK)
+        r->s->z_open = 1;
+    } else if (inflateReset(&r->s->z) != Z_OK)
         return oom(err, r, c);
-    r->z.next_in = (Bytef *)(uintptr_t)src;
-    r->z.avail_in = (uInt)n;
-    r->z.next_out = dst;
-    r->z.avail_out = (uInt)raw;
-    zs = inflate(&r->z, Z_FINISH);
+    r->s->z.next_in = (Bytef *)(uintptr_t)src;
+    r->s->z.avail_in = (uInt)n;
+    r->s->z.next_out = dst;
+    r->s->z.avail_out = (uInt)raw;
+    zs = inflate(&r->s->z, Z_FINISH);
     if (zs == Z_MEM_ERROR)
         return oom(err, r, c);
-    if (zs != Z_STREAM_END || r->z.total_out != raw)
+    if (zs != Z_STREAM_END || r->s->z.total_out != raw)
         return pr_fail(err, FC_ERR_PARSE, r, c, at,
                        "a GZIP page that does not inflate to the size its header says");
     return FC_OK;
@@ -214,7 +214,7 @@ static const char *levels(const unsigned char *p, size_t len, int v1, int max, u
     return NULL;
 }
 
-/* nn values of column c in encoding enc from [q, q + qn) into r->tmp: fixed
+/* nn values of column c in encoding enc from [q, q + qn) into r->s->tmp: fixed
  * values of the column's width, or pq_views. */
 static int values(fc_parquet_reader *r, int c, int enc, const unsigned char *q, size_t qn,
                   size_t nn, uint64_t at, fc_error *err)
@@ -223,7 +223,7 @@ static int values(fc_parquet_reader *r, int c, int enc, const unsigned char *q, 
     size_t w = col->width > 0 ? col->width : sizeof(pq_view), used, i;
     const char *why = NULL;
     void *out;
-    if (nn > SIZE_MAX / 16 || (out = room(&r->tmp, nn * w)) == NULL)
+    if (nn > SIZE_MAX / 16 || (out = room(&r->s->tmp, nn * w)) == NULL)
         return oom(err, r, c);
     switch (enc) {
     case PQ_PLAIN:
@@ -234,35 +234,35 @@ static int values(fc_parquet_reader *r, int c, int enc, const unsigned char *q, 
     case PQ_PLAIN_DICTIONARY:
     case PQ_RLE_DICTIONARY: {
         uint32_t *idx;
-        if (!r->has_dict)
+        if (!r->s->has_dict)
             return pr_fail(err, FC_ERR_PARSE, r, c, at,
                            "a dictionary-encoded page without a dictionary page before it");
         if (qn < 1)
             return pr_fail(err, FC_ERR_PARSE, r, c, at, "a dictionary-encoded page ends early");
-        if ((idx = (uint32_t *)room(&r->scratch, nn * 4)) == NULL)
+        if ((idx = (uint32_t *)room(&r->s->scratch, nn * 4)) == NULL)
             return oom(err, r, c);
         if ((why = pq_unhybrid(q + 1, qn - 1, q[0], idx, nn)) != NULL)
             break;
         for (i = 0; i < nn; i++)
-            if (idx[i] >= r->dict_n)
+            if (idx[i] >= r->s->dict_n)
                 return pr_fail(err, FC_ERR_PARSE, r, c, at,
                                "a dictionary index past the dictionary's entries");
         /* the gather, typed (a memcpy call per value cost 6% of a convert) */
         if (w == sizeof(pq_view)) {
-            const pq_view *d = (const pq_view *)(const void *)r->dict.p;
+            const pq_view *d = (const pq_view *)(const void *)r->s->dict.p;
             for (i = 0; i < nn; i++)
                 ((pq_view *)out)[i] = d[idx[i]];
         } else if (w == 8) {
-            const uint64_t *d = (const uint64_t *)(const void *)r->dict.p;
+            const uint64_t *d = (const uint64_t *)(const void *)r->s->dict.p;
             for (i = 0; i < nn; i++)
                 ((uint64_t *)out)[i] = d[idx[i]];
         } else if (w == 4) {
-            const uint32_t *d = (const uint32_t *)(const void *)r->dict.p;
+            const uint32_t *d = (const uint32_t *)(const void *)r->s->dict.p;
             for (i = 0; i < nn; i++)
                 ((uint32_t *)out)[i] = d[idx[i]];
         } else {
             for (i = 0; i < nn; i++)
-                ((unsigned char *)out)[i] = r->dict.p[idx[i]];
+                ((unsigned char *)out)[i] = r->s->dict.p[idx[i]];
         }
         break;
     }
@@ -270,7 +270,7 @@ static int values(fc_parquet_reader *r, int c, int enc, const unsigned char *q, 
         uint32_t *bits;
         if (col->type != PQ_BOOLEAN)
             goto unsupported;
-        if ((bits = (uint32_t *)room(&r->scratch, nn * 4)) == NULL)
+        if ((bits = (uint32_t *)room(&r->s->scratch, nn * 4)) == NULL)
             return oom(err, r, c);
         if ((why = levels(q, qn, 1, 1, bits, nn, &used)) != NULL)
             break;
@@ -287,7 +287,7 @@ static int values(fc_parquet_reader *r, int c, int enc, const unsigned char *q, 
         int64_t *lens;
         if (col->type != PQ_BYTE_ARRAY)
             goto unsupported;
-        if ((lens = (int64_t *)room(&r->scratch, nn * 8)) == NULL)
+        if ((lens = (int64_t *)room(&r->s->scratch, nn * 8)) == NULL)
             return oom(err, r, c);
         why = pq_delta_length(q, qn, (pq_view *)out, lens, nn, &used);
         break;
@@ -298,12 +298,12 @@ static int values(fc_parquet_reader *r, int c, int enc, const unsigned char *q, 
         unsigned char *b;
         if (col->type != PQ_BYTE_ARRAY && col->type != PQ_FIXED)
             goto unsupported;
-        if ((lens = (int64_t *)room(&r->scratch, nn * 16)) == NULL)
+        if ((lens = (int64_t *)room(&r->s->scratch, nn * 16)) == NULL)
             return oom(err, r, c);
         why = pq_delta_bytes(q, qn, (pq_view *)out, lens, nn, NULL, &need, r->opt.max_bytes);
         if (why != NULL)
             break;
-        if ((b = (unsigned char *)room(&r->built, need)) == NULL)
+        if ((b = (unsigned char *)room(&r->s->built, need)) == NULL)
             return oom(err, r, c);
         why = pq_delta_bytes(q, qn, (pq_view *)out, lens, nn, b, &need, r->opt.max_bytes);
         for (i = 0; why == NULL && col->type == PQ_FIXED && i < nn; i++)
@@ -315,7 +315,7 @@ static int values(fc_parquet_reader *r, int c, int enc, const unsigned char *q, 
         if (col->type == PQ_FIXED) {
             unsigned char *b;
             if (col->type_length == 0 || nn > SIZE_MAX / col->type_length ||
-                (b = (unsigned char *)room(&r->built, nn * col->type_length)) == NULL)
+                (b = (unsigned char *)room(&r->s->built, nn * col->type_length)) == NULL)
                 return oom(err, r, c);
             why = pq_stream_split(q, qn, col->type_length, b, nn);
             for (i = 0; why == NULL && i < nn; i++) {
@@ -358,9 +358,9 @@ static int dict_page(fc_parquet_reader *r, int c, const pr_chunk *ch, const page
         return pr_fail(err, FC_ERR_PARSE, r, c, body,
                        "a dictionary page with more entries than its bytes hold");
     if ((s = unpack(r, c, ch->codec, r->data + body, (size_t)h->packed, (size_t)h->raw,
-                    &r->dict_page, &q, body, err)) != FC_OK)
+                    &r->s->dict_page, &q, body, err)) != FC_OK)
         return s;
-    if ((out = room(&r->dict, (size_t)h->n * w)) == NULL)
+    if ((out = room(&r->s->dict, (size_t)h->n * w)) == NULL)
         return oom(err, r, c);
     why = col->type == PQ_BYTE_ARRAY
               ? pq_plain_bytes(q, (size_t)h->raw, (pq_view *)out, (size_t)h->n, &used)
@@ -368,8 +368,8 @@ static int dict_page(fc_parquet_reader *r, int c, const pr_chunk *ch, const page
                                (size_t)h->n, &used);
     if (why != NULL)
         return pr_fail(err, FC_ERR_PARSE, r, c, body, why);
-    r->dict_n = (size_t)h->n;
-    r->has_dict = 1;
+    r->s->dict_n = (size_t)h->n;
+    r->s->has_dict = 1;
     return FC_OK;
 }
 
@@ -383,7 +383,7 @@ static int reserve(fc_parquet_reader *r, const pr_col *col, int from, size_t n, 
     int q;
     if (col->width == 0 && !col->half)
         for (i = 0; i < nn; i++)
-            bytes += ((const pq_view *)(const void *)r->tmp.p)[i].n;
+            bytes += ((const pq_view *)(const void *)r->s->tmp.p)[i].n;
     for (q = from; q < col->npath; q++) {
         pr_node *nd = &r->nodes[col->path[q]];
         if (nd->nullable && th_room(&nd->valid, n) == NULL)
@@ -433,7 +433,7 @@ static void put_value(pr_node *n, const pr_col *col, const unsigned char *v)
 }
 
 /* The levels of n values (rep, def NULL when the column has none) and the
- * nn values in r->tmp into the slots of column c's nodes. */
+ * nn values in r->s->tmp into the slots of column c's nodes. */
 static int assemble(fc_parquet_reader *r, int c, const uint32_t *rep, const uint32_t *def,
                     size_t n, size_t nn, uint64_t at, fc_error *err)
 {
@@ -450,7 +450,7 @@ static int assemble(fc_parquet_reader *r, int c, const uint32_t *rep, const uint
         /* a required top-level value: the values as they are */
         pr_node *nd = &r->nodes[col->node];
         if (nn > 0)
-            memcpy(nd->vals.p + nd->vals.n, r->tmp.p, nn * col->width);
+            memcpy(nd->vals.p + nd->vals.n, r->s->tmp.p, nn * col->width);
         nd->vals.n += nn * col->width;
         nd->len += n;
         return FC_OK;
@@ -459,10 +459,10 @@ static int assemble(fc_parquet_reader *r, int c, const uint32_t *rep, const uint
         int rl = rep != NULL ? (int)rep[i] : 0, dl = def != NULL ? (int)def[i] : col->max_def;
         /* a repetition goes on a list whose element the last value was in,
          * with another element */
-        if (rl > 0 && (r->prev_dl < col->rep_def[rl] || dl < col->rep_def[rl]))
+        if (rl > 0 && (r->s->prev_dl < col->rep_def[rl] || dl < col->rep_def[rl]))
             return pr_fail(err, FC_ERR_PARSE, r, c, at,
                            "levels that repeat a list holding no element there");
-        r->prev_dl = dl;
+        r->s->prev_dl = dl;
         for (q = 0; q < col->npath; q++) {
             pr_node *nd = &r->nodes[col->path[q]];
             int valid;
@@ -481,7 +481,7 @@ static int assemble(fc_parquet_reader *r, int c, const uint32_t *rep, const uint
             } else if (nd->kind == N_LEAF) {
                 if (valid && vi >= nn)
                     return pr_fail(err, FC_ERR_PARSE, r, c, at, "fewer values than levels say");
-                put_value(nd, col, valid ? r->tmp.p + w * vi++ : NULL);
+                put_value(nd, col, valid ? r->s->tmp.p + w * vi++ : NULL);
             }
             nd->len++;
         }
@@ -499,11 +499,11 @@ static int data_page(fc_parquet_reader *r, int c, const pr_chunk *ch, const page
     uint32_t *rep = NULL, *def = NULL;
     const char *why = NULL;
     int s;
-    if (n > SIZE_MAX / 8 || (rep = (uint32_t *)room(&r->lev, 2 * n * sizeof *rep)) == NULL)
+    if (n > SIZE_MAX / 8 || (rep = (uint32_t *)room(&r->s->lev, 2 * n * sizeof *rep)) == NULL)
         return oom(err, r, c);
     def = rep + n;
     if (h->type == PAGE_DATA) {
-        if ((s = unpack(r, c, ch->codec, src, (size_t)h->packed, (size_t)h->raw, &r->page, &q,
+        if ((s = unpack(r, c, ch->codec, src, (size_t)h->packed, (size_t)h->raw, &r->s->page, &q,
                         body, err)) != FC_OK)
             return s;
         qn = (size_t)h->raw;
@@ -542,7 +542,7 @@ static int data_page(fc_parquet_reader *r, int c, const pr_chunk *ch, const page
             goto bad;
         if ((s = unpack(r, c, h->compressed ? ch->codec : FC_PARQUET_UNCOMPRESSED, src + lv,
                         (size_t)((uint64_t)h->packed - lv), (size_t)((uint64_t)h->raw - lv),
-                        &r->page, &q, body, err)) != FC_OK)
+                        &r->s->page, &q, body, err)) != FC_OK)
             return s;
         qn = (size_t)((uint64_t)h->raw - lv);
     }
@@ -584,9 +584,9 @@ int pr_read_chunk(fc_parquet_reader *r, const pr_group *g, int c, fc_error *err)
         return pr_fail(err, FC_ERR_PARSE, r, c, ch->at,
                        "a column chunk outside the file's data (before its footer)");
     end = start + (uint64_t)ch->size;
-    r->has_dict = 0;
-    r->dict_n = 0;
-    r->prev_dl = -1;
+    r->s->has_dict = 0;
+    r->s->dict_n = 0;
+    r->s->prev_dl = -1;
     for (p = start; seen < ch->values;) {
         th_reader t;
         page_hdr h;
@@ -610,7 +610,7 @@ int pr_read_chunk(fc_parquet_reader *r, const pr_group *g, int c, fc_error *err)
         if (h.type == PAGE_DICT) {
             if (!h.has)
                 return pr_fail(err, FC_ERR_PARSE, r, c, p, "a dictionary page without its header");
-            if (seen > 0 || r->has_dict)
+            if (seen > 0 || r->s->has_dict)
                 return pr_fail(err, FC_ERR_PARSE, r, c, p,
                                "a dictionary page after the chunk's first");
             if ((s = dict_page(r, c, ch, &h, body, err)) != FC_OK)
@@ -629,7 +629,7 @@ int pr_read_chunk(fc_parquet_reader *r, const pr_group *g, int c, fc_error *err)
         /* (index pages, and types to come, are skipped) */
         p = body + (uint64_t)h.packed;
     }
-    if (p > r->reached)
-        r->reached = p;
+    if (p > r->s->reached)
+        r->s->reached = p;
     return FC_OK;
 }

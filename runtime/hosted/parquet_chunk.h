@@ -67,6 +67,20 @@ typedef struct pr_group {
     uint64_t at;
 } pr_group;
 
+/* What a thread reading column chunks needs of its own: the pages'
+ * scratch, an inflater, the decompressor's context and how far its reads
+ * reached in the file. */
+typedef struct pr_scratch {
+    th_buf page, dict_page, dict, tmp, lev, scratch, built;
+    size_t dict_n;
+    int has_dict;
+    int prev_dl; /* the chunk's last definition level, -1 before its first */
+    z_stream z;
+    int z_open;
+    void *dctx;       /* opt.decompress's context */
+    uint64_t reached; /* the end of the last page read */
+} pr_scratch;
+
 struct fc_parquet_reader {
     const unsigned char *data;
     size_t len;
@@ -80,18 +94,15 @@ struct fc_parquet_reader {
     pr_group *groups;
     size_t ngroups, next;
     int64_t rows;
-    uint64_t reached;
-    /* a column chunk's scratch */
-    th_buf page, dict_page, dict, tmp, lev, scratch, built;
-    size_t dict_n;
-    int has_dict;
-    int prev_dl; /* the chunk's last definition level, -1 before its first */
-    z_stream z;
-    int z_open;
+    pr_scratch own;     /* the caller's thread's */
+    pr_scratch *s;      /* own, or (a view for another thread) that thread's */
+    pr_scratch *others; /* opt.threads - 1 of them, made at the first use */
 };
 
 /* Reads group g's chunk of column c into the column's nodes (those it
- * owns): FC_OK, or the error in err. */
+ * owns; a column's nodes are no other column's, so threads may read
+ * different columns at once, each through a view of the reader, a copy
+ * whose s is its own): FC_OK, or the error in err. */
 int pr_read_chunk(fc_parquet_reader *r, const pr_group *g, int c, fc_error *err);
 
 /* "parquet: column 'PATH': WHAT (at byte AT)" (col -1: no column; at

@@ -3,6 +3,7 @@
  * chunk's pages are parquet_chunk.c's. */
 #include "parquet_chunk.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -739,7 +740,9 @@ int fc_parquet_read_open(fc_parquet_reader **out, const void *data, size_t len,
         fc_parquet_read_close(r);
         return s;
     }
-    r->reached = 4;
+    r->s = &r->own;
+    r->own.dctx = r->opt.decompress_ctx;
+    r->own.reached = 4;
     *out = r;
     return FC_OK;
 }
@@ -764,7 +767,7 @@ int fc_parquet_read_seek(fc_parquet_reader *r, uint64_t group)
 
 uint64_t fc_parquet_read_offset(const fc_parquet_reader *r)
 {
-    return r->next >= r->ngroups ? r->len : r->reached;
+    return r->next >= r->ngroups ? r->len : r->own.reached;
 }
 
 static void free_bufs(pr_node *n)
@@ -773,6 +776,20 @@ static void free_bufs(pr_node *n)
     th_free(&n->off);
     th_free(&n->vals);
     n->len = n->nulls = 0;
+}
+
+static void scratch_free(pr_scratch *s)
+{
+    th_free(&s->page);
+    th_free(&s->dict_page);
+    th_free(&s->dict);
+    th_free(&s->tmp);
+    th_free(&s->lev);
+    th_free(&s->scratch);
+    th_free(&s->built);
+    if (s->z_open)
+        inflateEnd(&s->z);
+    s->z_open = 0;
 }
 
 void fc_parquet_read_close(fc_parquet_reader *r)
@@ -795,15 +812,15 @@ void fc_parquet_read_close(fc_parquet_reader *r)
     free(r->nodes);
     free(r->cols);
     free(r->kids);
-    th_free(&r->page);
-    th_free(&r->dict_page);
-    th_free(&r->dict);
-    th_free(&r->tmp);
-    th_free(&r->lev);
-    th_free(&r->scratch);
-    th_free(&r->built);
-    if (r->z_open)
-        inflateEnd(&r->z);
+    scratch_free(&r->own);
+    if (r->others != NULL) {
+        for (k = 0; k + 1 < r->opt.threads; k++) {
+            if (r->opt.decompress_ctx_free != NULL && r->others[k].dctx != NULL)
+                r->opt.decompress_ctx_free(r->others[k].dctx);
+            scratch_free(&r->others[k]);
+        }
+        free(r->others);
+    }
     free(r);
 }
 
@@ -1018,6 +1035,104 @@ oom:
     return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
 }
 
+/* ------------------------------------------------------------ columns on threads */
+
+/* A row group's columns read by several threads, each taking the next
+ * column not yet taken.  Columns are taken in order, so when some fail,
+ * every column before the first of them was read, and its error is the
+ * one a read on one thread meets first; the others stop taking columns
+ * after a failure. */
+typedef struct col_work {
+    fc_parquet_reader *r;
+    const pr_group *g;
+    pthread_mutex_t mu;
+    int next;       /* the next column to take */
+    int failed_col; /* the first column that failed (ncols: none) */
+    int failed_status;
+    fc_error failed;
+} col_work;
+
+typedef struct col_thread {
+    col_work *w;
+    fc_parquet_reader view; /* the reader, with this thread's scratch */
+    pthread_t thread;
+} col_thread;
+
+static void *read_some(void *arg)
+{
+    col_thread *t = (col_thread *)arg;
+    col_work *w = t->w;
+    fc_error e;
+    for (;;) {
+        int c, s;
+        pthread_mutex_lock(&w->mu);
+        c = w->failed_col < w->r->ncols ? w->r->ncols : w->next++;
+        pthread_mutex_unlock(&w->mu);
+        if (c >= w->r->ncols)
+            break;
+        fc_error_clear(&e);
+        if ((s = pr_read_chunk(&t->view, w->g, c, &e)) != FC_OK) {
+            pthread_mutex_lock(&w->mu);
+            if (c < w->failed_col) {
+                w->failed_col = c;
+                w->failed_status = s;
+                w->failed = e;
+            }
+            pthread_mutex_unlock(&w->mu);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Group g's columns on up to opt.threads threads, the caller's one of
+ * them: FC_OK, or the first failing column's error. */
+static int read_columns(fc_parquet_reader *r, const pr_group *g, fc_error *err)
+{
+    col_work w;
+    col_thread *ts;
+    unsigned n = r->opt.threads - 1, k, started = 0;
+    if ((unsigned)r->ncols - 1 < n)
+        n = (unsigned)r->ncols - 1;
+    if (r->others == NULL) {
+        if ((r->others = (pr_scratch *)calloc(r->opt.threads - 1, sizeof *r->others)) == NULL)
+            return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+        for (k = 0; k + 1 < r->opt.threads; k++)
+            r->others[k].dctx =
+                r->opt.decompress_ctx_new != NULL ? r->opt.decompress_ctx_new() : NULL;
+    }
+    if ((ts = (col_thread *)calloc(n + 1, sizeof *ts)) == NULL)
+        return pr_fail(err, FC_ERR_NO_MEMORY, r, -1, UINT64_MAX, "out of memory");
+    memset(&w, 0, sizeof w);
+    w.r = r;
+    w.g = g;
+    w.failed_col = r->ncols;
+    pthread_mutex_init(&w.mu, NULL);
+    for (k = 0; k <= n; k++) {
+        ts[k].w = &w;
+        ts[k].view = *r;
+        ts[k].view.s = k == 0 ? &r->own : &r->others[k - 1];
+    }
+    for (k = 1; k <= n; k++) {
+        if (pthread_create(&ts[k].thread, NULL, read_some, &ts[k]) != 0)
+            break; /* (fewer threads: the others take the rest) */
+        started++;
+    }
+    read_some(&ts[0]);
+    for (k = 1; k <= started; k++) {
+        pthread_join(ts[k].thread, NULL);
+        if (r->others[k - 1].reached > r->own.reached)
+            r->own.reached = r->others[k - 1].reached;
+    }
+    pthread_mutex_destroy(&w.mu);
+    free(ts);
+    if (w.failed_col < r->ncols) {
+        *err = w.failed;
+        return w.failed_status;
+    }
+    return FC_OK;
+}
+
 int fc_parquet_read_next(fc_parquet_reader *r, struct ArrowArray *out, fc_error *err)
 {
     const pr_group *g;
@@ -1028,9 +1143,14 @@ int fc_parquet_read_next(fc_parquet_reader *r, struct ArrowArray *out, fc_error 
     g = &r->groups[r->next];
     for (i = 0; i < r->nnodes; i++)
         free_bufs(&r->nodes[i]);
-    for (c = 0; c < r->ncols; c++)
-        if ((s = pr_read_chunk(r, g, c, err)) != FC_OK)
+    if (r->opt.threads > 1 && r->ncols > 1) {
+        if ((s = read_columns(r, g, err)) != FC_OK)
             return s;
+    } else {
+        for (c = 0; c < r->ncols; c++)
+            if ((s = pr_read_chunk(r, g, c, err)) != FC_OK)
+                return s;
+    }
     /* the columns agree: a struct's children as long as it, a list's child
      * as long as its offsets say, the top level as the row group */
     r->nodes[0].len = (size_t)g->rows;

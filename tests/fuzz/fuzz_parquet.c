@@ -10,6 +10,9 @@
  *     long as it, a list's offsets rising from 0 to its child's length, a
  *     byte string's within its bytes, null_count the validity's zero bits,
  *     every value and byte touched (ASan sees a read past a buffer);
+ *   - a second reader decoding each group's columns on 3 threads
+ *     (opt.threads) gives the same arrays, the same error message and the
+ *     same offset, group after group;
  *   - rows of groups whose schema matches tests/specs/sparse.feat's message
  *     s, batch.feat's e and q or typed.feat's e and s (typed tensors: a
  *     row accepted makes a record whose typed parse succeeds) convert
@@ -87,6 +90,40 @@ static void check_array(const struct ArrowSchema *s, const struct ArrowArray *a)
     }
 }
 
+/* Arrays a and b of schema s hold the same values (aborts if not). */
+static void same_array(const struct ArrowSchema *s, const struct ArrowArray *a,
+                       const struct ArrowArray *b)
+{
+    const char *f = s->format;
+    int64_t i, n = a->length;
+    if (b->length != n || b->null_count != a->null_count || b->n_children != a->n_children ||
+        (a->buffers[0] == NULL) != (b->buffers[0] == NULL))
+        abort();
+    for (i = 0; a->buffers[0] != NULL && i < n; i++)
+        if (bit(a->buffers[0], i) != bit(b->buffers[0], i))
+            abort();
+    if (strcmp(f, "+s") == 0) {
+        for (i = 0; i < a->n_children; i++)
+            same_array(s->children[i], a->children[i], b->children[i]);
+    } else if (strcmp(f, "+L") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "U") == 0) {
+        const int64_t *oa = (const int64_t *)a->buffers[1], *ob = (const int64_t *)b->buffers[1];
+        if (memcmp(oa, ob, (size_t)(n + 1) * 8) != 0)
+            abort();
+        if (f[0] == '+')
+            same_array(s->children[0], a->children[0], b->children[0]);
+        else if (oa[n] > 0 && memcmp(a->buffers[2], b->buffers[2], (size_t)oa[n]) != 0)
+            abort();
+    } else if (strcmp(f, "b") == 0) {
+        for (i = 0; i < n; i++)
+            if (bit(a->buffers[1], i) != bit(b->buffers[1], i))
+                abort();
+    } else {
+        size_t w = strcmp(f, "e") == 0 ? 2 : strchr("iIf", f[0]) != NULL ? 4 : 8;
+        if (n > 0 && memcmp(a->buffers[1], b->buffers[1], (size_t)n * w) != 0)
+            abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static spt_s s_msg, s_back;
@@ -94,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static bt_e e_msg, e_back;
     static ty_e te_msg, te_back;
     static ty_s ts_msg, ts_back;
-    fc_parquet_reader *r = NULL;
+    fc_parquet_reader *r = NULL, *r3 = NULL;
     fc_parquet_read_options opt;
     fc_arrow_rows *rs = NULL, *rq = NULL, *re = NULL, *rte = NULL, *rts = NULL;
     struct ArrowSchema schema;
@@ -111,6 +148,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (fc_parquet_read_schema(r, &schema, &err) != FC_OK)
         abort();
+    opt.threads = 3; /* (each other thread's decompress context: NULL, one a page) */
+    if (fc_parquet_read_open(&r3, data, size, &opt, &err) != FC_OK)
+        abort();
     if (fc_arrow_rows_open(&rs, &spt_s_desc, NULL, &schema, &err) != FC_OK)
         must_say(&err);
     if (fc_arrow_rows_open(&rq, NULL, &bt_q_desc, &schema, &err) != FC_OK)
@@ -122,8 +162,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fc_arrow_rows_open(&rts, NULL, &ty_s_desc, &schema, &err) != FC_OK)
         must_say(&err);
     for (k = 0; k < 64; k++) {
-        struct ArrowArray a;
+        struct ArrowArray a, a3;
+        fc_error err3;
+        int rc3;
         rc = fc_parquet_read_next(r, &a, &err);
+        fc_error_clear(&err3);
+        rc3 = fc_parquet_read_next(r3, &a3, &err3);
+        if (rc3 != rc || (rc != FC_OK && rc != FC_END && strcmp(err.message, err3.message) != 0))
+            abort();
+        if (rc == FC_OK) {
+            same_array(&schema, &a, &a3);
+            a3.release(&a3);
+            if (fc_parquet_read_offset(r) != fc_parquet_read_offset(r3))
+                abort();
+        }
         if (rc == FC_END) {
             /* every row group read: the footer's count of rows */
             if (rows != fc_parquet_read_rows(r))
@@ -155,5 +207,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fc_arrow_rows_close(rts);
     schema.release(&schema);
     fc_parquet_read_close(r);
+    fc_parquet_read_close(r3);
     return 0;
 }
