@@ -7,8 +7,8 @@
  * each group's rows, about PIECES_PER_THREAD a thread in all (so a file of
  * one group keeps every thread busy).  A thread takes the next piece not
  * yet taken.  The first to take a piece of a group decodes the group
- * (fc_parquet_read_seek, fc_parquet_read_next); the others wait for its
- * arrays, which every piece of the group reads and the last one done
+ * (fc_parquet_read_seek, fc_parquet_read_next, its columns on N threads
+ * of the reader's own); the others wait for its arrays, which every piece of the group reads and the last one done
  * releases (the arrays own their memory, so that reader goes on to another
  * group meanwhile).  The thread fills and serializes each row of its piece
  * into the piece's slot and marks the slot done.  The caller's thread hands
@@ -93,6 +93,7 @@ struct jobs {
     const cli_spec *spec;
     uint64_t npieces, next, handed; /* next: to take; handed: back to the caller */
     uint64_t per_group;             /* pieces a group, each an equal share of its rows */
+    unsigned nthreads;              /* N */
     size_t window;
     slot *slots;
     group_arrays *groups; /* window + 1 */
@@ -295,6 +296,16 @@ static void *job_main(void *arg)
     return NULL;
 }
 
+static void *codecs_new(void)
+{
+    return fc_codecs_new();
+}
+
+static void codecs_free(void *c)
+{
+    fc_codecs_free((fc_codecs *)c);
+}
+
 static int job_open(job *w, const void *data, size_t len, fc_error *err)
 {
     fc_parquet_read_options ro;
@@ -303,6 +314,12 @@ static int job_open(job *w, const void *data, size_t len, fc_error *err)
     memset(&ro, 0, sizeof ro);
     ro.decompress = fc_codecs_decompress;
     ro.decompress_ctx = w->codecs = fc_codecs_new(); /* (NULL: a context per page) */
+    /* pieces of groups: while a thread decodes a group, the others mostly
+     * wait for its arrays, so its reader decodes the group's columns on
+     * that many threads of its own (opt.threads) */
+    ro.threads = w->j->per_group > 1 ? w->j->nthreads : 1;
+    ro.decompress_ctx_new = codecs_new;
+    ro.decompress_ctx_free = codecs_free;
     if ((w->msg = malloc(spec->size > 0 ? spec->size : 1)) == NULL)
         return nomem(err, 0);
     if ((s = fc_parquet_read_open(&w->pq, data, len, &ro, err)) != FC_OK ||
@@ -352,6 +369,7 @@ int back_jobs_run(const cli_spec *spec, const void *data, size_t len, uint64_t n
         return -1;
     if ((uint64_t)n > j.npieces)
         n = (unsigned)j.npieces;
+    j.nthreads = n;
     j.spec = spec;
     j.window = 2 * (size_t)n;
     j.slots = (slot *)calloc(j.window, sizeof *j.slots);

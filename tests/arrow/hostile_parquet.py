@@ -239,22 +239,43 @@ def duckdb_rows(path):
     return out
 
 
-def featc_rows(path, spec):
-    """featc convert PATH back to records, bounded: (exit status, stderr,
-    rows as duckdb_rows gives them, or None when no file was written)."""
-    out = path + ".tfrecord"
+def convert_back(path, spec, out, jobs):
+    """featc convert PATH -o OUT -j JOBS, bounded: (exit status, stderr,
+    OUT's bytes or None)."""
     if os.path.exists(out):
         os.unlink(out)
     try:
-        r = subprocess.run([FEATC, "convert", path, "--spec", spec, "-o", out],
+        r = subprocess.run([FEATC, "convert", path, "--spec", spec, "-o", out, "-j", jobs],
                            capture_output=True, timeout=60)
         rc, err = r.returncode, r.stderr.decode("utf-8", "replace")
         if "\ufffd" in err:
             err = "not UTF-8: " + err  # (featc escapes what a file names)
     except subprocess.TimeoutExpired:
         return "timeout", "", None
+    if not os.path.exists(out):
+        return rc, err, None
+    with open(out, "rb") as f:
+        return rc, err, f.read()
+
+
+def featc_rows(path, spec):
+    """featc convert PATH back to records, bounded: (exit status, stderr,
+    rows as duckdb_rows gives them, or None when no file was written).
+    -j 3 (the groups cut into pieces, their columns decoded on threads)
+    must exit, say and write what -j 1 does."""
+    out = path + ".tfrecord"
+    rc, err, got = convert_back(path, spec, out, "1")
+    if rc == "timeout":
+        return rc, err, None
+    out3 = path + ".j3.tfrecord"
+    rc3, err3, got3 = convert_back(path, spec, out3, "3")
+    if (rc3, err3, got3) != (rc, err, got):
+        return "-j 3 differs", "-j 1: %s %s; -j 3: %s %s" % (rc, err, rc3, err3), None
+    if got3 is not None:
+        os.unlink(out3)
     leftovers = [f for f in os.listdir(os.path.dirname(out))
-                 if f.startswith(os.path.basename(out) + ".")]
+                 if f.startswith(os.path.basename(out) + ".") or
+                 f.startswith(os.path.basename(out3) + ".")]
     if leftovers:
         return rc, err + " (left %s)" % leftovers, []
     if not os.path.exists(out):
@@ -296,7 +317,8 @@ def main():
     os.makedirs(TMP)
     spec = os.path.join(TMP, "hp.feat")
     open(spec, "w").write(SPEC)
-    v1, v2, deep = (os.path.join(TMP, n) for n in ("v1.parquet", "v2.parquet", "deep.parquet"))
+    v1, v2, deep, big = (os.path.join(TMP, n) for n in ("v1.parquet", "v2.parquet",
+                                                         "deep.parquet", "big.parquet"))
     table = ("SELECT i::BIGINT AS a, ('s' || (i % 3))::BLOB AS b, CASE WHEN i % 5 = 0 THEN NULL "
              "ELSE range(i % 6)::BIGINT[] END AS l FROM range(50) r(i)")
     nest = "1"
@@ -306,8 +328,12 @@ def main():
                % (table, v1),
                "COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, "
                "ROW_GROUP_SIZE 20)" % (table, v2),
-               "COPY (SELECT %s AS a) TO '%s' (FORMAT parquet)" % (nest, deep))
-    for path in (v1, v2):
+               "COPY (SELECT %s AS a) TO '%s' (FORMAT parquet)" % (nest, deep),
+               # (a row group of 1,000 rows: -j 3 cuts it into pieces and
+               # decodes its columns on threads)
+               "COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION uncompressed)"
+               % (table.replace("range(50)", "range(1000)"), big))
+    for path in (v1, v2, big):
         rc, err, rows = featc_rows(path, spec)
         duck = duckdb_rows(path)
         check(rc == 0 and rows is not None and not isinstance(duck, str) and same(rows, duck),
@@ -365,6 +391,15 @@ def main():
     get(chunks(meta)[0], 5)[2] += 5
     refused("a column chunk claiming 5 values more", spec,
             put("values.parquet", with_footer(data, meta)), "the column chunk ends after")
+    # two of them in a group of 1,000 rows: the first column's error, on
+    # threads (-j 3 decodes the columns at once) as on one
+    data_big = open(big, "rb").read()
+    _, meta = footer(data_big)
+    get(chunks(meta)[0], 5)[2] += 5
+    get(chunks(meta)[1], 5)[2] += 5
+    refused("two column chunks claiming 5 values more", spec,
+            put("values2.parquet", with_footer(data_big, meta)),
+            "column 'a': the column chunk ends")
     # a page larger than its chunk; a page of 2 GiB uncompressed
     _, meta = footer(data)
     at, h, end = pages(data, meta)[0]

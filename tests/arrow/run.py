@@ -399,10 +399,10 @@ def sql_str(path):
     return "'" + path.replace("'", "''") + "'"
 
 
-def parquet_back(case, src, refs, label, rc_want=0, groups=False):
+def parquet_back(case, src, refs, label, rc_want=0):
     """featc convert SRC (Parquet) --spec -o SRC.tfrecord: the records the
-    driver reads as refs; groups: SRC is in small row groups, and -j 2
-    writes the same bytes.  The output's path, or None."""
+    driver reads as refs, and -j 2 writes the same bytes.  The output's
+    path, or None."""
     out = src + ".tfrecord"
     rc, _, err = convert(src, *spec_args(case), "-o", out)
     if not ok(rc == 0, "%s: featc converts it back to TFRecords (exit %d) %s"
@@ -411,12 +411,12 @@ def parquet_back(case, src, refs, label, rc_want=0, groups=False):
     rc, back = reference(case, [out])
     ok(rc == 0 and back == refs, "%s: the records written back read as the original "
        "(%d records, %d back)" % (label, len(refs), len(back)))
-    # -j 2: the row groups on two threads (a file of 8 groups or more:
+    # -j 2: the row groups on two threads (whole groups from 8 of them,
+    # else pieces of each, its columns decoded on the two threads:
     # convert_jobs.c), the same bytes as one thread writes
-    if groups:
-        rc, _, err = convert(src, *spec_args(case), "-o", out + ".j2", "-j", "2")
-        check(rc == 0 and same_file(out, out + ".j2"), "%s: convert -j 2 writes the bytes -j 1 "
-              "does (exit %d) %s" % (label, rc, err.strip()))
+    rc, _, err = convert(src, *spec_args(case), "-o", out + ".j2", "-j", "2")
+    check(rc == 0 and same_file(out, out + ".j2"), "%s: convert -j 2 writes the bytes -j 1 "
+          "does (exit %d) %s" % (label, rc, err.strip()))
     return out
 
 
@@ -442,8 +442,7 @@ def duckdb_rewrites(case, src, refs, k, d):
         return
     for version, out in outs:
         parquet_back(case, out, refs, "%s, DuckDB's Parquet (%s, %s%s)"
-                     % (case["label"], codec, version, ", groups of 3" if rows else ""),
-                     groups=bool(rows))
+                     % (case["label"], codec, version, ", groups of 3" if rows else ""))
 
 
 def parquet_case(case, files, refs, arrow_fields, d):
@@ -482,7 +481,7 @@ def parquet_case(case, files, refs, arrow_fields, d):
     check(duck["fields"] == want, "%s: DuckDB's column types %s, the mapping's %s"
           % (label, duck["fields"], want))
     # and back: featc's own file, and DuckDB's writes of it
-    back = parquet_back(case, out, refs, label, groups=bool(small))
+    back = parquet_back(case, out, refs, label)
     duckdb_rewrites(case, out, refs, k, d)
     return back
 
