@@ -161,13 +161,16 @@ $(BUILD)/bench-data/.made: $(BUILD)/bench/gen-corpora
 	@$(BUILD)/bench/gen-corpora $(dir $@) >/dev/null
 	@touch $@
 
-# The thread pool (and the rest of test_split) under TSan.
-test-pool-tsan: $(BUILD)/tsan/test_split $(BUILD)/tsan/test_arrow
+# The thread pool (and the rest of test_split), the Arrow stream's threads
+# and the Parquet reader's (opt.threads) under TSan.
+test-pool-tsan: $(BUILD)/tsan/test_split $(BUILD)/tsan/test_arrow $(BUILD)/tsan/test_parquet
 	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tsan/test_split >$(BUILD)/tsan/test_split.log 2>&1; rc=$$?; \
 	    grep -v '^embedded streams:' $(BUILD)/tsan/test_split.log | sed 's/^split:/split-tsan:/'; \
 	    exit $$rc
 	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tsan/test_arrow >$(BUILD)/tsan/test_arrow.log 2>&1; rc=$$?; \
 	    sed -n 's/^arrow:/arrow-tsan:/p' $(BUILD)/tsan/test_arrow.log; exit $$rc
+	@FEATC_CORPUS=$(CORPUS) $(BUILD)/tsan/test_parquet >$(BUILD)/tsan/test_parquet.log 2>&1; \
+	    rc=$$?; sed -n 's/^parquet:/parquet-tsan:/p' $(BUILD)/tsan/test_parquet.log; exit $$rc
 
 # The malloc-free proof interposes malloc: no sanitizer (ASan owns malloc).
 test-nomalloc: $(BUILD)/tests/test_nomalloc

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "featc/fc_codecs.h"
+#include "../unit/arrow_same.h"
 #include "batch.h"
 #include "fuzz_rows.h"
 #include "sparse.h"
@@ -90,40 +91,6 @@ static void check_array(const struct ArrowSchema *s, const struct ArrowArray *a)
     }
 }
 
-/* Arrays a and b of schema s hold the same values (aborts if not). */
-static void same_array(const struct ArrowSchema *s, const struct ArrowArray *a,
-                       const struct ArrowArray *b)
-{
-    const char *f = s->format;
-    int64_t i, n = a->length;
-    if (b->length != n || b->null_count != a->null_count || b->n_children != a->n_children ||
-        (a->buffers[0] == NULL) != (b->buffers[0] == NULL))
-        abort();
-    for (i = 0; a->buffers[0] != NULL && i < n; i++)
-        if (bit(a->buffers[0], i) != bit(b->buffers[0], i))
-            abort();
-    if (strcmp(f, "+s") == 0) {
-        for (i = 0; i < a->n_children; i++)
-            same_array(s->children[i], a->children[i], b->children[i]);
-    } else if (strcmp(f, "+L") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "U") == 0) {
-        const int64_t *oa = (const int64_t *)a->buffers[1], *ob = (const int64_t *)b->buffers[1];
-        if (memcmp(oa, ob, (size_t)(n + 1) * 8) != 0)
-            abort();
-        if (f[0] == '+')
-            same_array(s->children[0], a->children[0], b->children[0]);
-        else if (oa[n] > 0 && memcmp(a->buffers[2], b->buffers[2], (size_t)oa[n]) != 0)
-            abort();
-    } else if (strcmp(f, "b") == 0) {
-        for (i = 0; i < n; i++)
-            if (bit(a->buffers[1], i) != bit(b->buffers[1], i))
-                abort();
-    } else {
-        size_t w = strcmp(f, "e") == 0 ? 2 : strchr("iIf", f[0]) != NULL ? 4 : 8;
-        if (n > 0 && memcmp(a->buffers[1], b->buffers[1], (size_t)n * w) != 0)
-            abort();
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static spt_s s_msg, s_back;
@@ -171,7 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc3 != rc || (rc != FC_OK && rc != FC_END && strcmp(err.message, err3.message) != 0))
             abort();
         if (rc == FC_OK) {
-            same_array(&schema, &a, &a3);
+            if (!arrow_same(&schema, &a, &a3))
+                abort();
             a3.release(&a3);
             if (fc_parquet_read_offset(r) != fc_parquet_read_offset(r3))
                 abort();

@@ -11,14 +11,19 @@
  * of its footer changed: an error with a message, never a crash.  The
  * values other readers see are test-arrow's (DuckDB, hyparquet and Polars
  * read every file featc convert writes; featc reads DuckDB's); ASan runs
- * these in test-unit-asan. */
+ * these in test-unit-asan.  Threads: the Parquet seeds of fuzz_parquet
+ * (DuckDB's files, every codec and page version, and damaged ones) read
+ * with opt.threads 3 give the arrays, errors and offsets of one thread;
+ * ThreadSanitizer runs this in test-pool-tsan. */
 #include <featc/fc.h>
 #include <featc/fc_parquet.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow_same.h"
 #include "harness.h"
 
 /* ------------------------------------------------------------ hand-built arrays */
@@ -445,12 +450,150 @@ static void test_read_damaged(void)
     free(buf);
 }
 
+/* File [data, data + n) read on one thread and on three (no decompressor:
+ * a page of another codec is an error, the same on both): the same groups,
+ * errors and offsets.  1 when it read to its end with two columns or
+ * more, 0 otherwise. */
+static int threads_agree(const char *name, const unsigned char *data, size_t n)
+{
+    fc_parquet_reader *r1 = NULL, *r3 = NULL;
+    fc_parquet_read_options opt;
+    struct ArrowSchema sch;
+    fc_error e1, e3;
+    int s1, s3, whole = 0;
+    memset(&opt, 0, sizeof opt);
+    fc_error_clear(&e1);
+    fc_error_clear(&e3);
+    if (fc_parquet_read_open(&r1, data, n, &opt, &e1) != FC_OK)
+        return 0;
+    opt.threads = 3;
+    CHECK(fc_parquet_read_open(&r3, data, n, &opt, &e3) == FC_OK);
+    CHECK(fc_parquet_read_schema(r1, &sch, &e1) == FC_OK);
+    for (;;) {
+        struct ArrowArray a1, a3;
+        s1 = fc_parquet_read_next(r1, &a1, &e1);
+        s3 = fc_parquet_read_next(r3, &a3, &e3);
+        CHECK_MSG(s1 == s3, "%s: status %d on one thread, %d on three", name, s1, s3);
+        if (s1 != s3 || s1 == FC_END) {
+            whole = s1 == FC_END && sch.n_children > 1;
+            break;
+        }
+        if (s1 != FC_OK) {
+            CHECK_MSG(strcmp(e1.message, e3.message) == 0, "%s: '%s' on one thread, '%s' on three",
+                      name, e1.message, e3.message);
+            break;
+        }
+        CHECK_MSG(arrow_same(&sch, &a1, &a3), "%s: other arrays on three threads", name);
+        CHECK(fc_parquet_read_offset(r1) == fc_parquet_read_offset(r3));
+        a1.release(&a1);
+        a3.release(&a3);
+    }
+    sch.release(&sch);
+    fc_parquet_read_close(r1);
+    fc_parquet_read_close(r3);
+    return whole;
+}
+
+/* A file of WIDE_COLS int64 columns of WIDE_ROWS rows, in one row group,
+ * large enough that a column's decode outlasts a thread's start. */
+#define WIDE_COLS 6
+#define WIDE_ROWS 100000
+static size_t wide_file(char **buf)
+{
+    static const char *const names[WIDE_COLS] = {"c0", "c1", "c2", "c3", "c4", "c5"};
+    static struct ArrowSchema kid_s[WIDE_COLS], *kid_sp[WIDE_COLS], top_s;
+    static struct ArrowArray kid_a[WIDE_COLS], *kid_ap[WIDE_COLS], top_a;
+    static const void *kid_b[WIDE_COLS][2], *top_b[1];
+    int64_t *vals = (int64_t *)malloc(sizeof(int64_t) * WIDE_COLS * WIDE_ROWS);
+    size_t n = 0, c, i;
+    FILE *f = open_memstream(buf, &n);
+    fc_parquet *w = NULL;
+    fc_parquet_options opt;
+    fc_error err;
+    CHECK(vals != NULL && f != NULL);
+    for (c = 0; c < WIDE_COLS; c++) {
+        for (i = 0; i < WIDE_ROWS; i++)
+            vals[c * WIDE_ROWS + i] = (int64_t)(c * 1000003 + i * 7);
+        leaf_schema(&kid_s[c], "l", names[c]);
+        kid_sp[c] = &kid_s[c];
+        memset(&kid_a[c], 0, sizeof kid_a[c]);
+        kid_b[c][0] = NULL;
+        kid_b[c][1] = vals + c * WIDE_ROWS;
+        kid_a[c].length = WIDE_ROWS;
+        kid_a[c].n_buffers = 2;
+        kid_a[c].buffers = kid_b[c];
+        kid_a[c].release = no_release_array;
+        kid_ap[c] = &kid_a[c];
+    }
+    leaf_schema(&top_s, "+s", "");
+    top_s.n_children = WIDE_COLS;
+    top_s.children = kid_sp;
+    memset(&top_a, 0, sizeof top_a);
+    top_b[0] = NULL;
+    top_a.length = WIDE_ROWS;
+    top_a.n_buffers = 1;
+    top_a.buffers = top_b;
+    top_a.n_children = WIDE_COLS;
+    top_a.children = kid_ap;
+    top_a.release = no_release_array;
+    fc_error_clear(&err);
+    memset(&opt, 0, sizeof opt);
+    CHECK(fc_parquet_open(&w, f, &top_s, &opt, &err) == FC_OK);
+    CHECK(fc_parquet_write(w, &top_a, &err) == FC_OK);
+    CHECK(fc_parquet_close(w, &err) == FC_OK);
+    fclose(f);
+    free(vals);
+    return n;
+}
+
+static void test_threads(void)
+{
+    const char *corpus = getenv("FEATC_CORPUS");
+    char dir[4096], path[4096 + 260];
+    DIR *d;
+    struct dirent *ent;
+    int files = 0, whole = 0;
+    snprintf(dir, sizeof dir, "%s/../fuzz/seeds/fuzz_parquet", corpus != NULL ? corpus : "tests/corpus");
+    d = opendir(dir);
+    CHECK_MSG(d != NULL, "no seeds in %s", dir);
+    if (d == NULL)
+        return;
+    while ((ent = readdir(d)) != NULL) {
+        FILE *f;
+        unsigned char *buf;
+        long n = -1;
+        if (ent->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        if ((f = fopen(path, "rb")) == NULL)
+            continue;
+        CHECK(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0);
+        buf = (unsigned char *)malloc((size_t)n + 1);
+        CHECK(buf != NULL && fread(buf, 1, (size_t)n, f) == (size_t)n);
+        fclose(f);
+        whole += threads_agree(ent->d_name, buf, (size_t)n);
+        files++;
+        free(buf);
+    }
+    closedir(d);
+    /* (the uncompressed and GZIP seeds hold several columns, read whole) */
+    CHECK_MSG(files >= 10 && whole >= 2, "%d seeds, %d read whole on threads", files, whole);
+    {
+        char *buf = NULL;
+        size_t n = wide_file(&buf);
+        CHECK_MSG(threads_agree("wide", (const unsigned char *)buf, n) == 1,
+                  "the file of %d columns read whole on threads", WIDE_COLS);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     RUN(test_read_back);
     RUN(test_typed_columns);
     RUN(test_read_codec);
     RUN(test_read_damaged);
+    RUN(test_threads);
     RUN(test_small_file);
     RUN(test_refused);
     RUN(test_deep);
