@@ -910,7 +910,7 @@ typedef struct array_block {
     struct ArrowArray *a;
     struct ArrowArray **kids;
     const void **bufs; /* three per node */
-    th_buf *mem;       /* what to free (th_release) */
+    th_buf *mem;       /* what to free (th_free: the buffers taken, bitmaps) */
     size_t nmem;
 } array_block;
 
@@ -925,7 +925,7 @@ static void free_array_block(array_block *b)
     if (b == NULL)
         return;
     for (k = 0; b->mem != NULL && k < b->nmem; k++)
-        th_release(b->mem[k].p, b->mem[k].cap, b->mem[k].big);
+        th_free(&b->mem[k]);
     free(b->mem);
     free(b->bufs);
     free(b->kids);

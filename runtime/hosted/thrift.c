@@ -61,14 +61,6 @@ unsigned char *th_room(th_buf *b, size_t k)
     return b->p + b->n;
 }
 
-void th_release(unsigned char *p, size_t cap, int big)
-{
-    if (big)
-        fc_huge_free(p, cap);
-    else
-        free(p);
-}
-
 void th_put(th_buf *b, const void *p, size_t k)
 {
     unsigned char *q = th_room(b, k);
@@ -113,7 +105,10 @@ void th_le32(th_buf *b, uint32_t v)
 
 void th_free(th_buf *b)
 {
-    th_release(b->p, b->cap, b->big);
+    if (b->big)
+        fc_huge_free(b->p, b->cap);
+    else
+        free(b->p);
     memset(b, 0, sizeof *b);
 }
 

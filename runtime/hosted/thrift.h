@@ -11,11 +11,12 @@
 /* Bytes grown with realloc; oom sticks once an allocation failed (every
  * put after it does nothing), so that a writer checks once at the end.
  * A buffer that grows to 1 MiB or more moves into a big buffer
- * (fc_huge_alloc, fc_input.h: big set, cap its length), which grows
- * without a copy: a Parquet column chunk's values are megabytes built by
- * doubling, and on the virtual machine measured, each doubling's copy
- * into fresh heap pages, page by page, made most of a read's page faults
- * (18,872 in a 20 MB sequence convert from Parquet, 551 with this). */
+ * (fc_huge_alloc, fc_input.h: big set, cap its length; th_free frees
+ * either kind), which grows without a copy: a Parquet column chunk's
+ * values are megabytes built by doubling, and on the virtual machine
+ * measured, each doubling's copy into fresh heap pages, page by page, made
+ * most of a read's page faults (18,872 in a 20 MB sequence convert from
+ * Parquet, 551 with this). */
 typedef struct th_buf {
     unsigned char *p;
     size_t n, cap;
@@ -29,8 +30,6 @@ void th_byte(th_buf *b, unsigned v);
 void th_varint(th_buf *b, uint64_t v);
 void th_le32(th_buf *b, uint32_t v);
 void th_free(th_buf *b);
-/* Frees the memory a th_buf held, moved out of it (its p, cap, big). */
-void th_release(unsigned char *p, size_t cap, int big);
 
 /* Compact types. */
 enum { TH_TRUE = 1, TH_FALSE = 2, TH_I8 = 3, TH_I16 = 4, TH_I32 = 5, TH_I64 = 6,
