@@ -31,11 +31,20 @@ static mode_t current_umask(void)
     return mask;
 }
 
+/* The stream's buffer.  stdio's own is a block (4 KiB here), and a writer
+ * that hands it buffers of a few KiB each (an Arrow IPC batch's
+ * validity, offsets and values, column by column) makes two or three
+ * write(2)s of each: 1,404 for a 5.7 MB file, a third of the time of a
+ * convert to Arrow on a virtual machine where a system call is dear.
+ * With 1 MiB, six. */
+#define FC_OUTPUT_BUFFER (1u << 20)
+
 int fc_output_open(fc_output *out, const char *path)
 {
     size_t n = strlen(path);
     int fd, e;
     out->f = NULL;
+    out->buf = NULL;
     if ((out->tmp = (char *)malloc(n + 8)) == NULL)
         return ENOMEM;
     memcpy(out->tmp, path, n);
@@ -55,6 +64,12 @@ int fc_output_open(fc_output *out, const char *path)
         out->tmp = NULL;
         return e;
     }
+    /* (without the memory, stdio's own buffer: slower, not wrong) */
+    if ((out->buf = (char *)malloc(FC_OUTPUT_BUFFER)) != NULL &&
+        setvbuf(out->f, out->buf, _IOFBF, FC_OUTPUT_BUFFER) != 0) {
+        free(out->buf);
+        out->buf = NULL;
+    }
     return 0;
 }
 
@@ -71,8 +86,10 @@ int fc_output_close(fc_output *out, const char *path, int ok)
         e = errno;
     if (!ok || e != 0)
         unlink(out->tmp);
+    free(out->buf); /* (after fclose, which flushed it) */
     free(out->tmp);
     out->f = NULL;
     out->tmp = NULL;
+    out->buf = NULL;
     return ok ? e : 0;
 }
