@@ -95,12 +95,18 @@ static int same_key(const uint8_t *a, const uint8_t *b, size_t n)
 static int look(fc_ex_lookup_fn lookup, const void *ctx, guesses *g, size_t at, long *skew,
                 const fc_fast_entry *e)
 {
-    static const long tries[3] = {0, 1, -1}; /* the place, one further, one back */
-    long j = (long)at + *skew;
-    int k, d;
-    for (d = 0; d < 3; d++) {
-        long t = j + tries[d];
-        const guess *h;
+    long j = (long)at + *skew, t;
+    const guess *h;
+    int k;
+    /* the place first, on its own: nearly every key is found there */
+    if ((unsigned long)j < g->nprev) {
+        h = &g->prev[j];
+        if (h->len == e->key_len && same_key(h->key, e->key, e->key_len)) {
+            k = h->k;
+            goto found;
+        }
+    }
+    for (t = j + 1; t >= j - 1; t -= 2) { /* one further, one back */
         if (t < 0 || (size_t)t >= g->nprev)
             continue;
         h = &g->prev[t];
@@ -120,12 +126,17 @@ found:
     return k;
 }
 
+/* What a feature's values are, read from its descriptor once a batch
+ * rather than once a value: a scalar FixedLen of each type, or anything
+ * else (direct_put). */
+enum { OP_OTHER, OP_INT64, OP_FLOAT, OP_BYTES };
+
 /* Record i at p (len bytes) into the columns: 1, or 0 for a record the
  * fast path declines (nothing committed).  nfixed and nvarlen: how many
  * FixedLen and VarLen features md has. */
 static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const void *ctx,
-                      guesses *g, size_t nfixed, size_t nvarlen, fc_column *cols, size_t i,
-                      const uint8_t *p, size_t len)
+                      guesses *g, const unsigned char *op, size_t nfixed, size_t nvarlen,
+                      fc_column *cols, size_t i, const uint8_t *p, size_t len)
 {
     uint32_t seen[DIRECT_FIELDS / 32u] = {0};
     uint32_t counts[DIRECT_FIELDS];
@@ -147,6 +158,25 @@ static int direct_one(const fc_message_desc *md, fc_ex_lookup_fn lookup, const v
             continue; /* a feature the spec does not name: not read */
         if ((size_t)k >= nf || !fc_fast_mark(seen, (unsigned)k))
             return 0;
+        switch (op[k]) { /* a scalar FixedLen, its type known */
+        case OP_INT64:
+            if (!fc_fast_fixed(FC_TYPE_INT64, &e, (int64_t *)cols[k].values + i, 1))
+                return 0;
+            fixed_seen++;
+            continue;
+        case OP_FLOAT:
+            if (!fc_fast_fixed(FC_TYPE_FLOAT, &e, (float *)cols[k].values + i, 1))
+                return 0;
+            fixed_seen++;
+            continue;
+        case OP_BYTES:
+            if (!fc_fast_fixed(FC_TYPE_BYTES, &e, (fc_bytes *)cols[k].values + i, 1))
+                return 0;
+            fixed_seen++;
+            continue;
+        default:
+            break;
+        }
         f = &md->fields[k];
         if (!direct_put(f, &cols[k], i, &e, &counts[k]))
             return 0;
@@ -179,15 +209,22 @@ size_t fc_batch_direct_desc(const fc_message_desc *md, fc_ex_lookup_fn lookup, c
                             fc_column *cols, const fc_bytes *records, size_t first, size_t n)
 {
     guesses g;
+    unsigned char op[DIRECT_FIELDS];
     size_t i, j, nfixed = 0;
     g.prev = g.a;
     g.cur = g.b;
     g.nprev = 0;
-    for (j = 0; j < md->nfields; j++)
-        nfixed += md->fields[j].kind == FC_KIND_FIXED;
+    for (j = 0; j < md->nfields && j < DIRECT_FIELDS; j++) {
+        const fc_field_desc *f = &md->fields[j];
+        nfixed += f->kind == FC_KIND_FIXED;
+        op[j] = f->kind != FC_KIND_FIXED || f->elems != 1 ? OP_OTHER
+                : f->type == FC_TYPE_INT64               ? OP_INT64
+                : f->type == FC_TYPE_FLOAT               ? OP_FLOAT
+                                                         : OP_BYTES;
+    }
     for (i = first; i < n; i++)
         if (records[i].data == NULL ||
-            !direct_one(md, lookup, ctx, &g, nfixed, md->nfields - nfixed, cols, i,
+            !direct_one(md, lookup, ctx, &g, op, nfixed, md->nfields - nfixed, cols, i,
                         records[i].data, records[i].size))
             break;
     for (j = 0; j < md->nfields; j++)
