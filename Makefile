@@ -151,10 +151,16 @@ HAVE_BROTLI := $(shell printf '\043include <brotli/decode.h>\nint main(void) { r
     $(CC) $(CFLAGS) -x c - -o /dev/null -lbrotlidec 2>/dev/null && echo 1)
 HAVE_LZ4 := $(shell printf '\043include <lz4.h>\nint main(void) { return LZ4_versionNumber() == 0; }\n' | \
     $(CC) $(CFLAGS) -x c - -o /dev/null -llz4 2>/dev/null && echo 1)
+# libsnappy is C++, and linked it loads libstdc++ into every featc process
+# (a millisecond of each start): where its shared library has a soname,
+# codecs.c opens that with dlopen at the first snappy page instead.
+SNAPPY_SONAME := $(if $(HAVE_SNAPPY),$(shell objdump -p "$$($(CC) $(CFLAGS) -print-file-name=libsnappy.so)" \
+    2>/dev/null | sed -n 's/^ *SONAME *\([A-Za-z0-9_.+-]*\)$$/\1/p'))
 CPPFLAGS_CODECS = $(if $(HAVE_ZSTD),-DFC_WITH_ZSTD) $(if $(HAVE_SNAPPY),-DFC_WITH_SNAPPY) \
+                  $(if $(SNAPPY_SONAME),-DFC_SNAPPY_SONAME=$(SNAPPY_SONAME)) \
                   $(if $(HAVE_BROTLI),-DFC_WITH_BROTLI) $(if $(HAVE_LZ4),-DFC_WITH_LZ4)
-LIBS_CODECS = $(if $(HAVE_ZSTD),-lzstd) $(if $(HAVE_SNAPPY),-lsnappy) $(if $(HAVE_BROTLI),-lbrotlidec) \
-              $(if $(HAVE_LZ4),-llz4)
+LIBS_CODECS = $(if $(HAVE_ZSTD),-lzstd) $(if $(HAVE_SNAPPY),$(if $(SNAPPY_SONAME),-ldl,-lsnappy)) \
+              $(if $(HAVE_BROTLI),-lbrotlidec) $(if $(HAVE_LZ4),-llz4)
 CODEC_CHOICE = $(BUILD)/codec.choice
 
 EXAMPLES = hello_tfrecord movie_sequences elman_rnn read_penguin

@@ -133,10 +133,19 @@ $(BUILD)/tsan/$(1): tests/unit/$(1).c $(call test_deps,tests/unit/$(1).c) $(TEST
 endef
 $(foreach t,$(UNIT_TESTS) test_nomalloc,$(eval $(call unit_rules,$(t))))
 
+# The codecs with libsnappy's soname one no system has (test_codecs.c):
+# codecs.c built into the test, as the build's choice has it otherwise.
+$(BUILD)/tests/test_codecs: tests/unit/test_codecs.c runtime/hosted/codecs.c $(TEST_HDRS) \
+                            $(BUILD)/libfeatc.a $(CODEC_CHOICE)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(TEST_INC) $(filter-out -DFC_SNAPPY_SONAME=%,$(CPPFLAGS_CODECS)) \
+	    $(if $(HAVE_SNAPPY),-DFC_SNAPPY_SONAME=libfeatc-no-such-snappy.so.0) -o $@ $< \
+	    runtime/hosted/codecs.c $(BUILD)/libfeatc.a $(LIBS_CODECS) $(if $(HAVE_SNAPPY),-ldl) $(TEST_LIBS)
+
 # Unit suites run with FEATC_CORPUS pointing at the corpus; each runs even if
 # an earlier one failed.
-test-unit: $(UNIT_TESTS:%=$(BUILD)/tests/%)
-	@rc=0; for t in $(UNIT_TESTS); do FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/$$t || rc=1; done; exit $$rc
+test-unit: $(UNIT_TESTS:%=$(BUILD)/tests/%) $(BUILD)/tests/test_codecs
+	@rc=0; for t in $(UNIT_TESTS) test_codecs; do FEATC_CORPUS=$(CORPUS) $(BUILD)/tests/$$t || rc=1; done; exit $$rc
 
 test-unit-asan: $(UNIT_TESTS:%=$(BUILD)/asan/%)
 	@rc=0; for t in $(UNIT_TESTS); do \
@@ -227,6 +236,9 @@ test-float-exhaustive: $(BUILD)/tests/float_exhaustive
 # pass CLI_HOST= .
 CLI_HOST ?= 1
 test-cli: all $(if $(CLI_HOST),python)
+	@if [ -n "$(SNAPPY_SONAME)" ] && readelf -d $(BUILD)/featc | grep -q 'NEEDED.*\(libsnappy\|libstdc++\)'; then \
+	    echo "cli: featc links libsnappy or libstdc++, which it opens at its first snappy page" \
+	         "(SNAPPY_SONAME $(SNAPPY_SONAME)): every start would load C++'s runtime"; exit 1; fi
 	@CLI_HOST=$(CLI_HOST) sh tests/cli/test_cli.sh $(BUILD)/featc $(CORPUS) $(BUILD)
 
 # featc check SPEC --data against the generated drivers: every spec over the

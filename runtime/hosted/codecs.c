@@ -9,6 +9,10 @@
 #ifdef FC_WITH_SNAPPY
 #include <snappy-c.h>
 #endif
+#ifdef FC_SNAPPY_SONAME
+#include <dlfcn.h>
+#include <string.h>
+#endif
 #ifdef FC_WITH_BROTLI
 #include <brotli/decode.h>
 #endif
@@ -86,6 +90,83 @@ static int room(unsigned char **dst, size_t *cap, size_t need)
     return 1;
 }
 
+#ifdef FC_WITH_SNAPPY
+/* libsnappy is written in C++: linked, it brings libstdc++ into every
+ * process that links this archive, and its loading was a millisecond of
+ * each featc start on the machine this was measured on (3.7 ms for
+ * `featc --version`, 1.0 ms less without it), paid by every command for a
+ * codec few files use.  So where the build knows the library's soname
+ * (FC_SNAPPY_SONAME, from the Makefile), it is opened at the first snappy
+ * page instead.  The four functions' addresses are the same for every
+ * thread that looks them up, so threads that race here store the same
+ * values; only a success is kept, and a failure is told with dlerror's
+ * words each time. */
+typedef struct snappy_fns {
+    snappy_status (*compress)(const char *, size_t, char *, size_t *);
+    snappy_status (*uncompress)(const char *, size_t, char *, size_t *);
+    size_t (*max_compressed_length)(size_t);
+    snappy_status (*uncompressed_length)(const char *, size_t, size_t *);
+} snappy_fns;
+
+#ifdef FC_SNAPPY_SONAME
+#define FC_STR2(x) #x
+#define FC_STR(x) FC_STR2(x)
+#define SNAPPY_LIB FC_STR(FC_SNAPPY_SONAME)
+
+static snappy_fns snappy_loaded;
+static int snappy_ready; /* 1 once snappy_loaded is filled */
+
+/* dlsym's object pointer as a function pointer (ISO C has no cast). */
+static int sym(void *lib, const char *name, void *fn, size_t size)
+{
+    void *p = dlsym(lib, name);
+    if (p == NULL || size != sizeof p)
+        return 0;
+    memcpy(fn, &p, size);
+    return 1;
+}
+
+/* The functions, or NULL with err set (FC_ERR_UNSUPPORTED). */
+static const snappy_fns *snappy_get(fc_error *err)
+{
+    snappy_fns f;
+    void *lib;
+    if (__atomic_load_n(&snappy_ready, __ATOMIC_ACQUIRE))
+        return &snappy_loaded;
+    if ((lib = dlopen(SNAPPY_LIB, RTLD_NOW | RTLD_LOCAL)) == NULL ||
+        !sym(lib, "snappy_compress", &f.compress, sizeof f.compress) ||
+        !sym(lib, "snappy_uncompress", &f.uncompress, sizeof f.uncompress) ||
+        !sym(lib, "snappy_max_compressed_length", &f.max_compressed_length,
+             sizeof f.max_compressed_length) ||
+        !sym(lib, "snappy_uncompressed_length", &f.uncompressed_length,
+             sizeof f.uncompressed_length)) {
+        const char *why = dlerror();
+        fc_msg m = fc_error_begin(err, FC_ERR_UNSUPPORTED, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "parquet: snappy: cannot load " SNAPPY_LIB ": ");
+        fc_msg_str(&m, why != NULL ? why : "a function is missing");
+        return NULL; /* (the library, if opened, stays: dlopen counts its users) */
+    }
+    __atomic_store_n(&snappy_loaded.compress, f.compress, __ATOMIC_RELAXED);
+    __atomic_store_n(&snappy_loaded.uncompress, f.uncompress, __ATOMIC_RELAXED);
+    __atomic_store_n(&snappy_loaded.max_compressed_length, f.max_compressed_length,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&snappy_loaded.uncompressed_length, f.uncompressed_length, __ATOMIC_RELAXED);
+    __atomic_store_n(&snappy_ready, 1, __ATOMIC_RELEASE);
+    return &snappy_loaded;
+}
+#else
+static const snappy_fns snappy_linked = {snappy_compress, snappy_uncompress,
+                                         snappy_max_compressed_length,
+                                         snappy_uncompressed_length};
+
+static const snappy_fns *snappy_get(fc_error *err)
+{
+    (void)err;
+    return &snappy_linked;
+}
+#endif
+#endif
+
 /* The contexts a caller keeps from one call to the next (fc_codecs_new). */
 struct fc_codecs {
 #ifdef FC_WITH_ZSTD
@@ -138,11 +219,15 @@ int fc_codecs_compress(void *ctx, int codec, const void *src, size_t n, unsigned
 #endif
 #ifdef FC_WITH_SNAPPY
     if (codec == FC_PARQUET_SNAPPY) {
-        size_t bound = snappy_max_compressed_length(n);
+        const snappy_fns *sn = snappy_get(err);
+        size_t bound;
+        if (sn == NULL)
+            return FC_ERR_UNSUPPORTED;
+        bound = sn->max_compressed_length(n);
         if (!room(dst, cap, bound))
             return failed(err, "out of memory");
         *len = bound;
-        if (snappy_compress((const char *)src, n, (char *)*dst, len) != SNAPPY_OK)
+        if (sn->compress((const char *)src, n, (char *)*dst, len) != SNAPPY_OK)
             return failed(err, "snappy compression failed");
         return FC_OK;
     }
@@ -210,12 +295,15 @@ int fc_codecs_decompress(void *ctx, int codec, const void *src, size_t n, void *
 #endif
 #ifdef FC_WITH_SNAPPY
     if (codec == FC_PARQUET_SNAPPY) {
+        const snappy_fns *sn = snappy_get(err);
         size_t len = 0;
-        if (snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK)
+        if (sn == NULL)
+            return FC_ERR_UNSUPPORTED;
+        if (sn->uncompressed_length((const char *)src, n, &len) != SNAPPY_OK)
             return corrupt(err, "not a snappy block");
         if (len != dst_len)
             return corrupt(err, "a snappy block of another size than the page header says");
-        if (snappy_uncompress((const char *)src, n, (char *)dst, &len) != SNAPPY_OK ||
+        if (sn->uncompress((const char *)src, n, (char *)dst, &len) != SNAPPY_OK ||
             len != dst_len)
             return corrupt(err, "a damaged snappy block");
         return FC_OK;
