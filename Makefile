@@ -82,7 +82,7 @@ RUNTIME_SRC = $(CORE_SRC) runtime/hosted/segment_mt.c
 # Tool support (stdio, allocation): the JSON driver and file input.
 TOOLRT_SRC = runtime/hosted/input.c runtime/hosted/huge.c runtime/hosted/ahead.c runtime/hosted/walks.c runtime/hosted/guard.c runtime/hosted/number.c runtime/hosted/json.c \
              runtime/hosted/arrow.c runtime/hosted/arrow_stream.c runtime/hosted/arrow_ipc.c runtime/hosted/arrow_ipc_read.c \
-             runtime/hosted/arrow_rows.c runtime/hosted/thrift.c runtime/hosted/parquet_encode.c runtime/hosted/parquet_write.c runtime/hosted/parquet_pages.c \
+             runtime/hosted/arrow_rows.c runtime/hosted/arrow_rows_direct.c runtime/hosted/thrift.c runtime/hosted/parquet_encode.c runtime/hosted/parquet_write.c runtime/hosted/parquet_pages.c \
              runtime/hosted/thrift_read.c runtime/hosted/parquet_decode.c runtime/hosted/parquet_read.c runtime/hosted/parquet_chunk.c \
              runtime/hosted/driver.c runtime/hosted/pool.c runtime/hosted/output.c
 FALLBACK_SRC = runtime/fallback/fallback.c

@@ -60,7 +60,8 @@ TEST_HDRS = $(wildcard tests/unit/*.h tests/oracle/*.h tests/fuzz/*.h) $(HEADERS
 TEST_LIBS = $(LIBS_FALLBACK) $(LIBS_Z) -lm -pthread
 
 UNIT_TESTS = test_crc32c test_record test_stream test_fallback test_example test_sequence test_hash test_batch test_seq_direct \
-             test_segment test_serialize test_text test_split test_arrow test_parquet test_typed
+             test_segment test_serialize test_text test_split test_arrow test_parquet test_typed \
+             test_rows_direct
 
 # Optimised, against the libraries; ASan + UBSan, with the runtime's sources
 # compiled in by clang (its UBSan also checks pointer arithmetic, gcc's does
@@ -453,7 +454,7 @@ test-infer: all
 # ------------------------------------------------------------------ fuzzers
 
 FUZZERS = fuzz_reader fuzz_stream fuzz_sync fuzz_index fuzz_claims fuzz_stats fuzz_fallback fuzz_parser fuzz_seq fuzz_batch fuzz_segment fuzz_spec \
-          fuzz_arrow fuzz_parquet \
+          fuzz_arrow fuzz_parquet fuzz_rows_direct \
           fuzz_dynamic fuzz_tfmd fuzz_drift fuzz_breaking
 FUZZ_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_CFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \

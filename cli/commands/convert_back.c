@@ -70,6 +70,20 @@ typedef struct back {
     uint64_t rows;
 } back;
 
+/* b->buf grown to len bytes: FC_OK, or FC_ERR_NO_MEMORY with err set. */
+static int grow(back *b, size_t len, fc_error *err)
+{
+    unsigned char *q = (unsigned char *)realloc(b->buf, len);
+    if (q == NULL) {
+        fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
+        fc_msg_str(&m, "out of memory for a record");
+        return FC_ERR_NO_MEMORY;
+    }
+    b->buf = q;
+    b->cap = len;
+    return FC_OK;
+}
+
 /* One row serialized and written: FC_OK or the status, err set.  The
  * buffer grows to the largest record (a record that does not fit says the
  * size it needs, and is serialized again). */
@@ -84,18 +98,27 @@ static int put_row(back *b, fc_error *err)
                                     err);
         if (rc != FC_ERR_NO_SPACE)
             break;
-        {
-            unsigned char *q = (unsigned char *)realloc(b->buf, len);
-            if (q == NULL) {
-                fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
-                fc_msg_str(&m, "out of memory for a record");
-                return FC_ERR_NO_MEMORY;
-            }
-            b->buf = q;
-            b->cap = len;
-        }
+        if (grow(b, len, err) != FC_OK)
+            return FC_ERR_NO_MEMORY;
     }
     return fc_ser_append(&b->w, rc, b->buf, len, err);
+}
+
+/* Row i of a straight into a record (fc_arrow_rows_serialize): 1 with
+ * *s the append's status, or 0 for a row it does not take (put_row's). */
+static int put_direct(back *b, fc_arrow_rows *rows, const struct ArrowSchema *schema,
+                      const struct ArrowArray *a, int64_t i, int *s, fc_error *err)
+{
+    size_t n = fc_arrow_rows_serialize(rows, schema, a, i, b->buf, b->cap);
+    if (n == 0)
+        return 0;
+    if (n > b->cap) {
+        if ((*s = grow(b, n, err)) != FC_OK)
+            return 1;
+        n = fc_arrow_rows_serialize(rows, schema, a, i, b->buf, b->cap);
+    }
+    *s = fc_ser_append(&b->w, FC_OK, b->buf, n, err);
+    return 1;
 }
 
 /* EXIT_DATA_ERR, "the file changed size during the read" printed, when the
@@ -285,8 +308,8 @@ static int convert_file(back *b, const char *path, int fd, int parquet, progress
             break;
         }
         for (i = 0; i < a.length && rc == EXIT_OK; i++, x.row_in_file++) {
-            s = fc_arrow_rows_get(rows, &schema, &a, i, b->msg, &err);
-            if (s == FC_OK)
+            if (!put_direct(b, rows, &schema, &a, i, &s, &err) &&
+                (s = fc_arrow_rows_get(rows, &schema, &a, i, b->msg, &err)) == FC_OK)
                 s = put_row(b, &err);
             if (s != FC_OK)
                 rc = row_error(&x, batch, i, s, &err);

@@ -150,8 +150,19 @@ static int new_chunk(slot *t, size_t len)
     return 0;
 }
 
-/* Row i's record appended to t: FC_OK, or the status with err set. */
-static int put_row(const cli_spec *spec, const void *msg, slot *t, fc_error *err)
+/* A row that fc_arrow_rows_serialize may write straight into a chunk. */
+typedef struct direct_row {
+    fc_arrow_rows *rows;
+    const struct ArrowSchema *schema;
+    const struct ArrowArray *a;
+    int64_t i;
+} direct_row;
+
+/* Row i's record appended to t: FC_OK, or the status with err set.  From
+ * d when given (*taken 0, nothing appended, for a row it does not take),
+ * else from msg. */
+static int put_row(const cli_spec *spec, const void *msg, const direct_row *d, int *taken,
+                   slot *t, fc_error *err)
 {
     size_t len = 0;
     int rc, tries;
@@ -165,12 +176,23 @@ static int put_row(const cli_spec *spec, const void *msg, slot *t, fc_error *err
     }
     for (tries = 0; tries < 3; tries++) {
         back_chunk *c = t->cur < t->nchunks ? &t->chunks[t->cur] : NULL;
-        rc = c == NULL ? FC_ERR_NO_SPACE
-             : spec->md != NULL
-                 ? fc_ex_serialize(spec->md, msg, FC_OMIT_DEFAULTS, c->p + c->used,
-                                   c->cap - c->used, &len, err)
-                 : fc_seq_serialize(spec->sd, msg, FC_OMIT_DEFAULTS, c->p + c->used,
-                                    c->cap - c->used, &len, err);
+        if (d != NULL) {
+            len = fc_arrow_rows_serialize(d->rows, d->schema, d->a, d->i,
+                                          c != NULL ? c->p + c->used : NULL,
+                                          c != NULL ? c->cap - c->used : 0);
+            if (len == 0) {
+                *taken = 0;
+                return FC_OK;
+            }
+            rc = c != NULL && len <= c->cap - c->used ? FC_OK : FC_ERR_NO_SPACE;
+        } else {
+            rc = c == NULL ? FC_ERR_NO_SPACE
+                 : spec->md != NULL
+                     ? fc_ex_serialize(spec->md, msg, FC_OMIT_DEFAULTS, c->p + c->used,
+                                       c->cap - c->used, &len, err)
+                     : fc_seq_serialize(spec->sd, msg, FC_OMIT_DEFAULTS, c->p + c->used,
+                                        c->cap - c->used, &len, err);
+        }
         if (rc != FC_ERR_NO_SPACE)
             break;
         if (c != NULL && c->used > 0) { /* the next chunk, if it is large enough */
@@ -183,6 +205,8 @@ static int put_row(const cli_spec *spec, const void *msg, slot *t, fc_error *err
     }
     if (rc != FC_OK)
         return rc;
+    if (taken != NULL)
+        *taken = 1;
     t->lens[t->g.nrec++] = len;
     t->chunks[t->cur].used += len;
     return FC_OK;
@@ -258,9 +282,16 @@ static void do_piece(job *w, uint64_t p, const group_arrays *e, slot *t)
     hi = lo + base + ((int64_t)q < extra);
     t->g.first_row = lo;
     for (i = lo; i < hi; i++) {
-        s = fc_arrow_rows_get(w->rows, &w->schema, a, i, w->msg, &t->g.err);
-        if (s == FC_OK)
-            s = put_row(j->spec, w->msg, t, &t->g.err);
+        direct_row d;
+        int taken = 0;
+        d.rows = w->rows;
+        d.schema = &w->schema;
+        d.a = a;
+        d.i = i;
+        s = put_row(j->spec, NULL, &d, &taken, t, &t->g.err);
+        if (s == FC_OK && !taken &&
+            (s = fc_arrow_rows_get(w->rows, &w->schema, a, i, w->msg, &t->g.err)) == FC_OK)
+            s = put_row(j->spec, w->msg, NULL, NULL, t, &t->g.err);
         if (s != FC_OK) {
             t->g.status = s;
             t->g.at_row = i;

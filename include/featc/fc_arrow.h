@@ -242,6 +242,20 @@ int fc_arrow_rows_open(fc_arrow_rows **r, const fc_message_desc *md, const fc_se
 int fc_arrow_rows_get(fc_arrow_rows *r, const struct ArrowSchema *schema,
                       const struct ArrowArray *batch, int64_t row, void *msg, fc_error *err);
 void fc_arrow_rows_close(fc_arrow_rows *r);
+/* Row `row` of batch straight into the serialized tf.train.Example that
+ * fc_arrow_rows_get and fc_ex_serialize (FC_OMIT_DEFAULTS) give, with no
+ * struct between, for the tables of the plain case: an Example whose
+ * every feature is a scalar FixedLen or a VarLen without hash buckets,
+ * one-hot or `as`, its column of the mapped type itself (int64, float,
+ * binary or utf8, lists of them).  Returns the record's size, written to
+ * buf when it is at most cap (else nothing is written: call again with
+ * the room), or 0 for a row it does not take: any row of another table,
+ * or one whose general path ends in an error (a null for a required
+ * feature or inside a list, a count past the spec's bound, a record past
+ * FC_MAX_MESSAGE_SIZE); give those to fc_arrow_rows_get and the
+ * serializer.  Allocates nothing; r's scratch, one thread at a time. */
+size_t fc_arrow_rows_serialize(fc_arrow_rows *r, const struct ArrowSchema *schema,
+                               const struct ArrowArray *batch, int64_t row, void *buf, size_t cap);
 
 #ifdef __cplusplus
 }

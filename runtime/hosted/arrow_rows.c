@@ -22,34 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow_rows.h"
 #include "byte_order.h"
-
-typedef struct rcol {
-    const fc_field_desc *f; /* a field, or */
-    const fc_list_desc *l;  /* a feature list */
-    size_t bit;             /* its presence bit */
-    int64_t child;          /* the schema child */
-    char leaf;              /* format character of the leaf values */
-    char ileaf;             /* SparseFeature: of its indices */
-    size_t raw_at;          /* `bytes as T[dims]`: its bytes' place in the row's raw */
-} rcol;
-
-struct fc_arrow_rows {
-    const fc_message_desc *md;
-    const fc_seq_desc *sd;
-    size_t ncols;
-    rcol *cols;
-    /* a row's scratch: which fields are filled; a SparseFeature's entries
-     * (indices, values: 8 or sizeof(fc_bytes) bytes each) and their order */
-    unsigned char *filled;
-    int64_t *ind;
-    unsigned char *val;
-    size_t *perm;
-    unsigned char *used;
-    unsigned char *tmp;     /* a RaggedFeature's field, before it is compared or stored */
-    unsigned char *raw;     /* the bytes of the row's `bytes as T[dims]` features */
-    int typed;              /* a feature has `as`: the row is checked as a parse would */
-};
 
 static int fail(fc_error *err, int status, const char *name, const char *what, const char *more)
 {
@@ -274,6 +248,8 @@ int fc_arrow_rows_open(fc_arrow_rows **out, const fc_message_desc *md, const fc_
             r->used == NULL || r->tmp == NULL || r->raw == NULL)
             rc = fail(err, FC_ERR_NO_MEMORY, NULL, "out of memory", NULL);
     }
+    if (rc == FC_OK && fc_arrow_rows_plan(r, schema) != FC_OK)
+        rc = fail(err, FC_ERR_NO_MEMORY, NULL, "out of memory", NULL);
     if (rc != FC_OK) {
         fc_arrow_rows_close(r);
         return rc;
@@ -294,6 +270,7 @@ void fc_arrow_rows_close(fc_arrow_rows *r)
     free(r->used);
     free(r->tmp);
     free(r->raw);
+    free(r->plan);
     free(r);
 }
 

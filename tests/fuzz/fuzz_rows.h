@@ -10,8 +10,10 @@
 #include <featc/fc_serialize.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 static unsigned char out[1 << 20]; /* (x : int64[65536] takes 64 KiB and more) */
+static unsigned char direct_out[1 << 20];
 
 static void must_say(const fc_error *err)
 {
@@ -29,15 +31,23 @@ static void convert(fc_arrow_rows *rows, const fc_message_desc *md, const fc_seq
         fc_error err;
         size_t len = 0;
         int rc;
+        /* the row straight into a record: 0 (not taken), or the general
+         * path's size and bytes, which must then succeed */
+        size_t direct = fc_arrow_rows_serialize(rows, s, a, i, direct_out, sizeof direct_out);
         fc_error_clear(&err);
         rc = fc_arrow_rows_get(rows, s, a, i, msg, &err);
         if (rc != FC_OK) {
             must_say(&err);
+            if (direct != 0)
+                abort();
             continue;
         }
         rc = md != NULL ? fc_ex_serialize(md, msg, FC_OMIT_DEFAULTS, out, sizeof out, &len, &err)
                         : fc_seq_serialize(sd, msg, FC_OMIT_DEFAULTS, out, sizeof out, &len,
                                            &err);
+        if (direct != 0 && ((rc != FC_OK && rc != FC_ERR_NO_SPACE) || direct != len ||
+                            (rc == FC_OK && memcmp(direct_out, out, len) != 0)))
+            abort();
         if (rc == FC_ERR_NO_SPACE)
             continue;
         if (rc != FC_OK) {
