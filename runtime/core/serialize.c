@@ -16,16 +16,6 @@
 #define LIMIT ((uint64_t)FC_MAX_MESSAGE_SIZE)
 #define OVER (LIMIT + 1u)
 
-static uint64_t varint_size(uint64_t v)
-{
-    uint64_t n = 1;
-    while (v >= 0x80u) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 /* a + b, held at OVER once past the limit */
 static uint64_t add(uint64_t a, uint64_t b)
 {
@@ -35,23 +25,7 @@ static uint64_t add(uint64_t a, uint64_t b)
 /* A length-delimited field of body size n: tag, length, body. */
 static uint64_t delimited(uint64_t n)
 {
-    return add(1u + varint_size(n), n);
-}
-
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-    while (v >= 0x80u) {
-        *p++ = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static uint8_t *put_delimited_head(uint8_t *p, uint8_t tag, uint64_t n)
-{
-    *p++ = tag;
-    return put_varint(p, n);
+    return add(1u + fc_wire_varint_size(n), n);
 }
 
 static int64_t load_i64(const unsigned char *p)
@@ -76,7 +50,7 @@ static uint64_t packed_size(fc_type t, const unsigned char *vals, size_t n)
     if (t == FC_TYPE_FLOAT)
         return n > LIMIT / 4u ? OVER : 4u * (uint64_t)n;
     for (i = 0; i < n && body <= LIMIT; i++)
-        body += varint_size((uint64_t)load_i64(vals + i * sizeof(int64_t)));
+        body += fc_wire_varint_size((uint64_t)load_i64(vals + i * sizeof(int64_t)));
     return body;
 }
 
@@ -111,11 +85,11 @@ static uint8_t *put_feature(uint8_t *p, fc_type t, const unsigned char *vals, si
     /* the oneof's field numbers: bytes_list 1, float_list 2, int64_list 3 */
     static const uint8_t tags[4] = {0, 0x0Au, 0x12u, 0x1Au};
     size_t i;
-    p = put_delimited_head(p, tags[t], z->list);
+    p = fc_wire_put_head(p, tags[t], z->list);
     if (t == FC_TYPE_BYTES) {
         for (i = 0; i < n; i++) {
             fc_bytes b = load_bytes(vals + i * sizeof(fc_bytes));
-            p = put_delimited_head(p, FC_TAG_LEN1, (uint64_t)b.size);
+            p = fc_wire_put_head(p, FC_TAG_LEN1, (uint64_t)b.size);
             if (b.size > 0)
                 memcpy(p, b.data, b.size);
             p += b.size;
@@ -124,7 +98,7 @@ static uint8_t *put_feature(uint8_t *p, fc_type t, const unsigned char *vals, si
     }
     if (n == 0)
         return p;
-    p = put_delimited_head(p, FC_TAG_LEN1, z->packed);
+    p = fc_wire_put_head(p, FC_TAG_LEN1, z->packed);
     if (t == FC_TYPE_FLOAT) {
         for (i = 0; i < n; i++) {
             uint32_t u;
@@ -138,7 +112,7 @@ static uint8_t *put_feature(uint8_t *p, fc_type t, const unsigned char *vals, si
         return p;
     }
     for (i = 0; i < n; i++)
-        p = put_varint(p, (uint64_t)load_i64(vals + i * sizeof(int64_t)));
+        p = fc_wire_put_varint(p, (uint64_t)load_i64(vals + i * sizeof(int64_t)));
     return p;
 }
 
@@ -320,7 +294,7 @@ static int features_size(const features *fs, uint64_t *size, fc_error *err)
 
 static uint8_t *put_key(uint8_t *p, const char *key, size_t len)
 {
-    p = put_delimited_head(p, FC_TAG_LEN1, (uint64_t)len);
+    p = fc_wire_put_head(p, FC_TAG_LEN1, (uint64_t)len);
     if (len > 0)
         memcpy(p, key, len);
     return p + len;
@@ -338,9 +312,9 @@ static uint8_t *put_features(uint8_t *p, const features *fs)
         if (!field_values(fs, i, &vals, &n))
             continue;
         z = sizes_of(f->type, vals, n);
-        p = put_delimited_head(p, FC_TAG_LEN1, entry_body(f->key_len, z.feature));
+        p = fc_wire_put_head(p, FC_TAG_LEN1, entry_body(f->key_len, z.feature));
         p = put_key(p, f->key, f->key_len);
-        p = put_delimited_head(p, FC_TAG_LEN2, z.feature);
+        p = fc_wire_put_head(p, FC_TAG_LEN2, z.feature);
         p = put_feature(p, f->type, vals, n, &z);
     }
     return p;
@@ -415,7 +389,7 @@ fc_status fc_ex_serialize(const fc_message_desc *md, const void *msg, unsigned f
     if (rc != FC_OK || (rc = room(total, buf == NULL ? 0 : cap, len, err)) != FC_OK)
         return (fc_status)rc;
     message_features(&fs, md, msg, flags);
-    p = put_delimited_head((uint8_t *)buf, FC_TAG_LEN1, body);
+    p = fc_wire_put_head((uint8_t *)buf, FC_TAG_LEN1, body);
     put_features(p, &fs);
     return FC_OK;
 }
@@ -572,9 +546,9 @@ fc_status fc_seq_serialize(const fc_seq_desc *sd, const void *msg, unsigned flag
     if (rc != FC_OK || (rc = room(s.total, buf == NULL ? 0 : cap, len, err)) != FC_OK)
         return (fc_status)rc;
     seq_features(&fs, sd, msg, flags);
-    p = put_delimited_head((uint8_t *)buf, FC_TAG_LEN1, s.context);
+    p = fc_wire_put_head((uint8_t *)buf, FC_TAG_LEN1, s.context);
     p = put_features(p, &fs);
-    p = put_delimited_head(p, FC_TAG_LEN2, s.lists);
+    p = fc_wire_put_head(p, FC_TAG_LEN2, s.lists);
     for (j = 0; j < sd->nlists; j++) {
         size_t i = sd->list_order[j], frames, f, n;
         const fc_list_desc *l = &sd->lists[i];
@@ -582,14 +556,14 @@ fc_status fc_seq_serialize(const fc_seq_desc *sd, const void *msg, unsigned flag
         if (!list_written(sd, base, fs.present, i))
             continue;
         fl = feature_list_size(l, base);
-        p = put_delimited_head(p, FC_TAG_LEN1, entry_body(l->key_len, fl));
+        p = fc_wire_put_head(p, FC_TAG_LEN1, entry_body(l->key_len, fl));
         p = put_key(p, l->key, l->key_len);
-        p = put_delimited_head(p, FC_TAG_LEN2, fl);
+        p = fc_wire_put_head(p, FC_TAG_LEN2, fl);
         frames = fc_load_size(base + l->frames_offset);
         for (f = 0; f < frames; f++) {
             const unsigned char *vals = frame_values(l, base, f, &n);
             feature_sizes z = sizes_of(l->type, vals, n);
-            p = put_delimited_head(p, FC_TAG_LEN1, z.feature);
+            p = fc_wire_put_head(p, FC_TAG_LEN1, z.feature);
             p = put_feature(p, l->type, vals, n, &z);
         }
     }

@@ -37,6 +37,35 @@ static inline void fc_bit_copy(uint32_t *words, unsigned to, unsigned from)
         words[to / 32u] &= ~((uint32_t)1u << (to % 32u));
 }
 
+/* Writing the wire format (serialize.c, and hosted/arrow_rows_direct.c
+ * for rows straight from Arrow columns): a varint's size and bytes, and a
+ * length-delimited field's head (tag, length). */
+static inline uint64_t fc_wire_varint_size(uint64_t v)
+{
+    uint64_t n = 1;
+    while (v >= 0x80u) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline uint8_t *fc_wire_put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80u) {
+        *p++ = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint8_t *fc_wire_put_head(uint8_t *p, unsigned tag, uint64_t n)
+{
+    *p++ = (uint8_t)tag;
+    return fc_wire_put_varint(p, n);
+}
+
 #define FC_TAG_LEN1 0x0Au   /* field 1, length-delimited */
 #define FC_TAG_LEN2 0x12u   /* field 2, length-delimited */
 #define FC_TAG_LEN3 0x1Au   /* field 3, length-delimited */

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/wire.h"
+#include "wire.h"
 #include "arrow_rows.h"
 
 #define LIMIT ((uint64_t)FC_MAX_MESSAGE_SIZE)
@@ -135,21 +135,11 @@ int fc_arrow_rows_plan(fc_arrow_rows *r, const struct ArrowSchema *schema)
 
 /* ------------------------------------------------------------ sizes */
 
-static uint64_t varint_size(uint64_t v)
-{
-    uint64_t n = 1;
-    while (v >= 0x80u) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 /* A length-delimited field of body n.  (Sums stay far below 2^64: every
  * part is checked against LIMIT before it is added.) */
 static uint64_t delimited(uint64_t n)
 {
-    return 1u + varint_size(n) + n;
+    return 1u + fc_wire_varint_size(n) + n;
 }
 
 static int is_null(const struct ArrowArray *a, int64_t i)
@@ -232,7 +222,7 @@ static int values_of(const dcol *c, const struct ArrowArray *batch, int64_t k, s
         const int64_t *x = (const int64_t *)v->a->buffers[1] + v->lo;
         uint64_t packed = 0;
         for (j = 0; j < v->n; j++)
-            packed += varint_size((uint64_t)x[j]);
+            packed += fc_wire_varint_size((uint64_t)x[j]);
         v->packed = packed;
         list = delimited(packed);
     } else {
@@ -264,22 +254,6 @@ static int values_of(const dcol *c, const struct ArrowArray *batch, int64_t k, s
 
 /* ------------------------------------------------------------ writing */
 
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-    while (v >= 0x80u) {
-        *p++ = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static uint8_t *put_head(uint8_t *p, unsigned tag, uint64_t n)
-{
-    *p++ = (uint8_t)tag;
-    return put_varint(p, n);
-}
-
 /* Feature c's entry of the Features map: key, then the Feature of span v. */
 static uint8_t *put_entry(uint8_t *p, const dcol *c, const span *v)
 {
@@ -287,27 +261,27 @@ static uint8_t *put_entry(uint8_t *p, const dcol *c, const span *v)
     static const unsigned tags[4] = {0, 0x0Au, 0x12u, 0x1Au};
     const fc_field_desc *f = c->f;
     int64_t j;
-    p = put_head(p, FC_TAG_LEN1, delimited(f->key_len) + delimited(v->feature));
-    p = put_head(p, FC_TAG_LEN1, f->key_len);
+    p = fc_wire_put_head(p, FC_TAG_LEN1, delimited(f->key_len) + delimited(v->feature));
+    p = fc_wire_put_head(p, FC_TAG_LEN1, f->key_len);
     memcpy(p, f->key, f->key_len);
     p += f->key_len;
-    p = put_head(p, FC_TAG_LEN2, v->feature);
+    p = fc_wire_put_head(p, FC_TAG_LEN2, v->feature);
     if (c->type == FC_TYPE_BYTES) {
         int wide = c->varlen ? c->vwide : c->wide;
         const unsigned char *data = (const unsigned char *)v->a->buffers[2];
-        p = put_head(p, tags[FC_TYPE_BYTES], v->packed);
+        p = fc_wire_put_head(p, tags[FC_TYPE_BYTES], v->packed);
         for (j = 0; j < v->n; j++) {
             int64_t s, e;
             range_at(v->a->buffers[1], wide, v->lo + j, &s, &e);
-            p = put_head(p, FC_TAG_LEN1, (uint64_t)(e - s));
+            p = fc_wire_put_head(p, FC_TAG_LEN1, (uint64_t)(e - s));
             if (e > s)
                 memcpy(p, data + s, (size_t)(e - s));
             p += e - s;
         }
         return p;
     }
-    p = put_head(p, tags[c->type], delimited(v->packed));
-    p = put_head(p, FC_TAG_LEN1, v->packed);
+    p = fc_wire_put_head(p, tags[c->type], delimited(v->packed));
+    p = fc_wire_put_head(p, FC_TAG_LEN1, v->packed);
     if (c->type == FC_TYPE_FLOAT) {
         const unsigned char *x = (const unsigned char *)v->a->buffers[1] + 4 * v->lo;
         for (j = 0; j < v->n; j++) { /* (little-endian on the wire) */
@@ -324,7 +298,7 @@ static uint8_t *put_entry(uint8_t *p, const dcol *c, const span *v)
     {
         const int64_t *x = (const int64_t *)v->a->buffers[1] + v->lo;
         for (j = 0; j < v->n; j++)
-            p = put_varint(p, (uint64_t)x[j]);
+            p = fc_wire_put_varint(p, (uint64_t)x[j]);
     }
     return p;
 }
@@ -359,7 +333,7 @@ size_t fc_arrow_rows_serialize(fc_arrow_rows *r, const struct ArrowSchema *schem
         return 0;
     if (total > cap)
         return (size_t)total;
-    p = put_head((uint8_t *)buf, FC_TAG_LEN1, body);
+    p = fc_wire_put_head((uint8_t *)buf, FC_TAG_LEN1, body);
     for (o = 0; o < pl->n; o++) {
         size_t i = order[o];
         if (pl->vals[i].feature != 0)
