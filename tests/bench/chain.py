@@ -20,7 +20,9 @@ medians from separate runs would measure the drift.
   batch bound into a new block, parsed, exported by fc_arrow_export and
   released), each pass right after one of the C batch API;
 - convert: `featc convert FILE --spec SPEC -o OUT.arrow` (the spec compiled
-  at run time, batches of 1,024, the IPC file written to DATA), in turns
+  at run time, batches of 1,024, the IPC file written to DATA; before each
+  pass, untimed, the last one's output removed and the disk synced:
+  timing.fresh), in turns
   with a batch_rate_NAME process over the same file (B records a batch, one
   pass): convert/batch is the paired ratio of the two whole processes'
   rates;
@@ -42,7 +44,7 @@ import subprocess
 import sys
 import time
 
-from timing import paired, quote
+from timing import fresh, paired, quote
 
 data, build, reps, chain_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, os.path.join(build, "python"))
@@ -139,7 +141,8 @@ def main():
         # file, in turns (both whole processes: start-up, read, parse)
         brun = lambda: subprocess.run([os.path.join(build, "bench", "batch_rate_" + name), path,
                                        str(B), "1"], check=True, stdout=subprocess.DEVNULL)
-        links["convert/batch"], tc, _ = paired(crun, brun, 2 * reps + 1)
+        links["convert/batch"], tc, _ = paired(crun, brun, 2 * reps + 1, before_a=fresh(out),
+                                               before_b=fresh())
         r["convert"] = mb / tc
         py, t1, t2 = paired(lambda: read_all(mod, path, 2), lambda: read_all(mod, path, 1),
                             2 * reps + 1)

@@ -21,7 +21,9 @@ one or two row groups): featc convert IN.parquet --spec SPEC -o OUT.tfrecord
 record's struct, serialize, frame; -j 1 and -j 0, which cuts the groups
 into pieces) against DuckDB reading that file into a new table in its
 memory (CREATE TABLE AS SELECT * FROM read_parquet, its default threads),
-in turns as above.  Ends with lines for scripts:
+in turns as above.  Before each pass, untimed, the output of the pass
+before (featc's, DuckDB's) is removed and the disk synced (timing.fresh
+says why).  Ends with lines for scripts:
     parquet NAME jobs=J featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
     parquet-in NAME jobs=J featc=SECONDS duckdb=SECONDS ratio=MEDIAN MIN MAX
     parquet-in-jobs NAME groups=G j2=SECONDS j1=SECONDS ratio=MEDIAN MIN MAX
@@ -32,7 +34,7 @@ import os
 import subprocess
 import sys
 
-from timing import paired, quote
+from timing import fresh, paired, quote
 
 data, build, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,17 +84,20 @@ def main():
 
         for jobs in ("1", "0"):
             r, ta, tb = paired(lambda: subprocess.run(conv + ["-j", jobs], check=True),
-                               duck_write, 2 * reps + 1)
+                               duck_write, 2 * reps + 1, before_a=fresh(out),
+                               before_b=fresh(theirs))
             print("  %-10s %4s %12.3f %12.3f   %s  (%s)" % (name, jobs, ta, tb, quote(r),
                                                            ready))
             lines.append("parquet %s jobs=%s featc=%.4f duckdb=%.4f ratio=%.3f %.3f %.3f"
                          % ((name, jobs, ta, tb) + r))
         # the other way: both read the file DuckDB wrote
+        back_out = os.path.join(data, name + ".back.tfrecord")
         back = [os.path.join(build, "featc"), "convert", "-q", theirs, "--spec",
-                os.path.join(REPO, spec), "-o", os.path.join(data, name + ".back.tfrecord")]
+                os.path.join(REPO, spec), "-o", back_out]
         for jobs in ("1", "0"):
             r, ta, tb = paired(lambda: subprocess.run(back + ["-j", jobs], check=True),
-                               duck_read, 2 * reps + 1)
+                               duck_read, 2 * reps + 1, before_a=fresh(back_out),
+                               before_b=fresh())
             ins.append("  %-10s %4s %12.3f %12.3f   %s" % (name, jobs, ta, tb, quote(r)))
             lines.append("parquet-in %s jobs=%s featc=%.4f duckdb=%.4f ratio=%.3f %.3f %.3f"
                          % ((name, jobs, ta, tb) + r))
@@ -108,9 +113,10 @@ def main():
         subprocess.run(conv[:-3] + [groups, "--codec", "zstd", "--row-group-size", str(per)],
                        check=True)
         many = [os.path.join(build, "featc"), "convert", "-q", groups, "--spec",
-                os.path.join(REPO, spec), "-o", os.path.join(data, name + ".back.tfrecord")]
+                os.path.join(REPO, spec), "-o", back_out]
         r, ta, tb = paired(lambda: subprocess.run(many + ["-j", "2"], check=True),
-                           lambda: subprocess.run(many + ["-j", "1"], check=True), 2 * reps + 1)
+                           lambda: subprocess.run(many + ["-j", "1"], check=True), 2 * reps + 1,
+                           before_a=fresh(back_out), before_b=fresh(back_out))
         ngroups = -(-rows // per)
         jobs_in.append("  %-10s %6d %12.3f %12.3f   %s" % (name, ngroups, ta, tb, quote(r)))
         lines.append("parquet-in-jobs %s groups=%d j2=%.4f j1=%.4f ratio=%.3f %.3f %.3f"
