@@ -27,40 +27,63 @@ void *fcpy_alloc16(size_t size)
     return p;
 }
 
-/* One spare batch block: the memory of the last block freed, which the
- * next batch of the same size takes instead of new memory.  In the usual
+/* Spare batch blocks: the memory of the last blocks freed, which the
+ * next batches of the same size take instead of new memory.  In the usual
  * loop (for batch in read(...)) a batch is dropped once the next one is
- * out, so two blocks take turns, warm in the caches, as one bound block
- * does in C.  Blocks are freed with the GIL and taken by parse threads
- * without it: a mutex. */
+ * out, so with one parse thread two blocks take turns, warm in the caches,
+ * as one bound block does in C; with threads, each parses into a block of
+ * its own while the caller holds the last, so up to SPARES are kept (a
+ * block past the mmap threshold that went back to malloc would be mapped
+ * anew and fault in every page it is written to, at each batch).  Blocks
+ * are freed with the GIL and taken by parse threads without it: a mutex.
+ * The newest are kept; the memory they hold is at most SPARES blocks. */
+#define SPARES 4
 static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
-static void *spare_mem;
-static size_t spare_size;
+static void *spare_mem[SPARES];
+static size_t spare_size[SPARES];
+static unsigned nspare;
 
 void *fcpy_block_take(size_t size)
 {
     void *p = NULL;
+    unsigned k;
     pthread_mutex_lock(&spare_mu);
-    if (spare_mem != NULL && spare_size == size) {
-        p = spare_mem;
-        spare_mem = NULL;
-    }
+    for (k = nspare; k-- > 0;)
+        if (spare_size[k] == size) {
+            p = spare_mem[k];
+            spare_mem[k] = spare_mem[nspare - 1];
+            spare_size[k] = spare_size[nspare - 1];
+            nspare--;
+            break;
+        }
     pthread_mutex_unlock(&spare_mu);
     return p != NULL ? p : fcpy_alloc16(size);
 }
 
-/* mem (size bytes) becomes the spare, or is freed; the newest is kept. */
+/* mem (size bytes) becomes a spare, or is freed: the oldest spare goes when
+ * there are SPARES, and every spare of another size (another spec or batch
+ * size took over). */
 void fcpy_block_give(void *mem, size_t size)
 {
-    void *old;
+    void *old[SPARES + 1];
+    unsigned k, n = 0, kept = 0;
     if (mem == NULL)
         return;
     pthread_mutex_lock(&spare_mu);
-    old = spare_mem;
-    spare_mem = mem;
-    spare_size = size;
+    for (k = 0; k < nspare; k++) {
+        if (spare_size[k] != size || (nspare == SPARES && k == 0 && kept == 0)) {
+            old[n++] = spare_mem[k];
+            continue;
+        }
+        spare_mem[kept] = spare_mem[k];
+        spare_size[kept++] = spare_size[k];
+    }
+    spare_mem[kept] = mem;
+    spare_size[kept++] = size;
+    nspare = kept;
     pthread_mutex_unlock(&spare_mu);
-    free(old);
+    for (k = 0; k < n; k++)
+        free(old[k]);
 }
 
 /* A block object that owns mem (freed here on failure). */

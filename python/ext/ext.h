@@ -15,7 +15,8 @@
  * fc_batch_bind for the batch size at the spec's bounds: pages the batch
  * does not touch are never faulted in); its numeric arrays are NumPy views
  * of that block, which lives as long as any of them.  The last block freed
- * is kept as a spare for the next batch (fcpy_block_take).  Bytes values are
+ * is kept as a spare for the next batch (fcpy_block_take; up to four, for
+ * parse threads).  Bytes values are
  * copied out of the records into a block of their own per column (offsets,
  * then the bytes).  Records are read in place from a mapped file or a
  * bytes-like object, else copied into the reader's record buffer.  The GIL

@@ -28,6 +28,7 @@ typedef struct slot {
     Py_ssize_t *src;
     unsigned char *data;
     size_t used, cap;
+    int big;              /* data is a big buffer (fc_huge_alloc), not malloc's */
     Py_ssize_t live;      /* the source its in-place records are in (it stays open), or -1 */
     batch_work w;
     fc_status status;     /* the parse's */
@@ -76,6 +77,15 @@ typedef struct {
     pthread_cond_t work_cv; /* the workers': a slot was queued, or stop */
     pthread_cond_t done_cv; /* the caller's (waiting): a slot was parsed */
     unsigned work_seq, done_seq; /* bumped with each signal of work_cv, done_cv */
+    /* threads gathering (gather_and_parse): while the open source needs
+     * neither the GIL nor the caller's bookkeeping (see reader_open_source),
+     * each thread, the caller's included, frames the next batch's records
+     * itself and parses them: the records are written and read on one core.
+     * One gathers at a time (gathering); a gather that meets the end of the
+     * source or an error stops them (stalled, with its status) and the
+     * caller's reader_fill goes on from there, with the GIL.  Under mu. */
+    int wgather_ok, gathering, stalled;
+    fc_status stall_status;
     int spin;             /* waits spin first (wait.c): under the mutex */
     int can_spin;         /* no more threads than CPUs (fcpy_wait_can_spin) */
     pid_t pid;
@@ -130,34 +140,94 @@ static void take_and_parse(reader_object *r)
         pthread_cond_signal(&r->done_cv);
 }
 
-/* A worker thread: parses the queued slots in turn. */
-static void *parse_main(void *arg)
+static fc_status reader_gather(reader_object *r, slot *t);
+static void fix_views(slot *t);
+
+/* Whether a thread may gather the next batch now (mu held): threads gather,
+ * nobody else is, nothing queued waits for a parse (batches are taken in
+ * order), and a slot is free. */
+static int can_gather(const reader_object *r)
 {
-    reader_object *r = (reader_object *)arg;
-    pthread_mutex_lock(&r->mu);
-    for (;;) {
-        while (!r->stop && r->taken == r->queued)
-            fcpy_wait(&r->mu, &r->work_cv, &r->work_seq, r->spin);
-        if (r->stop)
-            break;
-        take_and_parse(r);
-    }
+    return r->wgather_ok && !r->gathering && !r->stalled && !r->stop &&
+           r->taken == r->queued && r->queued - r->head < r->depth;
+}
+
+/* Gathers the next batch into its slot and parses it, on this thread; called
+ * and returns with the mutex held (can_gather true).  A gather that stops
+ * short (the source's end, or an error) leaves its records in the slot,
+ * unqueued, for reader_fill. */
+static void gather_and_parse(reader_object *r)
+{
+    slot *t = &r->slots[r->queued % r->depth];
+    fc_status s;
+    r->gathering = 1;
     pthread_mutex_unlock(&r->mu);
-    return NULL;
+    s = reader_gather(r, t);
+    if (s == FC_OK)
+        fix_views(t);
+    pthread_mutex_lock(&r->mu);
+    r->gathering = 0;
+    /* (the input is free: whoever waits may gather the next batch) */
+    fcpy_wake_bump(&r->work_seq);
+    pthread_cond_signal(&r->work_cv);
+    fcpy_wake_bump(&r->done_seq);
+    if (s != FC_OK) {
+        r->stalled = 1;
+        r->stall_status = s;
+        r->wgather_ok = 0;
+        pthread_cond_signal(&r->done_cv);
+        return;
+    }
+    if (r->waiting)
+        pthread_cond_signal(&r->done_cv);
+    t->state = SLOT_PARSING;
+    r->queued++;
+    r->taken++;
+    pthread_mutex_unlock(&r->mu);
+    slot_parse(t);
+    pthread_mutex_lock(&r->mu);
+    t->state = SLOT_PARSED;
+    fcpy_wake_bump(&r->done_seq);
+    if (r->waiting)
+        pthread_cond_signal(&r->done_cv);
 }
 
 /* The caller's thread, waiting for a slot (with the mutex held, without
- * the GIL): it parses a queued slot if there is one, else sleeps until a
- * worker has parsed one. */
-static void help_or_wait(reader_object *r)
+ * the GIL): it parses a queued slot if there is one, or gathers and parses
+ * the next batch if it may, else sleeps until another thread moved. */
+static void work_or_wait(reader_object *r)
 {
     if (r->taken < r->queued) {
         take_and_parse(r);
         return;
     }
+    if (can_gather(r)) {
+        gather_and_parse(r);
+        return;
+    }
     r->waiting = 1;
     fcpy_wait(&r->mu, &r->done_cv, &r->done_seq, r->spin);
     r->waiting = 0;
+}
+
+/* A worker thread: parses the queued slots in turn, or gathers and parses
+ * the next batch. */
+static void *parse_main(void *arg)
+{
+    reader_object *r = (reader_object *)arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->stop && r->taken == r->queued && !can_gather(r))
+            fcpy_wait(&r->mu, &r->work_cv, &r->work_seq, r->spin);
+        if (r->stop)
+            break;
+        if (r->taken < r->queued)
+            take_and_parse(r);
+        else
+            gather_and_parse(r);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
 }
 
 /* Forks of this process, counted in the child by a pthread_atfork handler,
@@ -200,6 +270,7 @@ static void reader_stop_threads(reader_object *r)
     }
     pthread_mutex_lock(&r->mu);
     r->stop = 1;
+    r->wgather_ok = 0;
     fcpy_wake_bump(&r->work_seq);
     pthread_cond_broadcast(&r->work_cv);
     pthread_mutex_unlock(&r->mu);
@@ -210,23 +281,24 @@ static void reader_stop_threads(reader_object *r)
     r->started = 0;
 }
 
-/* Until no queued slot reads the open source in place (it is about to
- * close); without the GIL. */
+/* Until no queued slot reads the open source in place and no thread
+ * gathers from it (it is about to close); without the GIL. */
 static void wait_live(reader_object *r)
 {
     size_t i;
     if (!r->have_sync || forked(r))
         return; /* the one slot is the one being gathered; or a child's copy */
     pthread_mutex_lock(&r->mu);
+    r->wgather_ok = 0; /* (and none is gathering from it: the input closes) */
     for (;;) {
         for (i = 0; i < r->depth; i++) {
             const slot *t = &r->slots[i];
             if (t->live == r->cur && (t->state == SLOT_QUEUED || t->state == SLOT_PARSING))
                 break;
         }
-        if (i == r->depth || r->stop)
+        if ((i == r->depth || r->stop) && !r->gathering)
             break;
-        help_or_wait(r);
+        work_or_wait(r);
     }
     pthread_mutex_unlock(&r->mu);
 }
@@ -402,7 +474,9 @@ static const char *source_name(reader_object *r, Py_ssize_t k)
 
 /* Opens sources[next] for the records of slot t: a path, a bytes-like
  * object, or a binary file object (its buffer when it has one, as BytesIO
- * does, else what read() gives). */
+ * does, else what read() gives).  0, -1 with an exception set, or 1 when
+ * the threads gather from it: then they may have filled t, queued it and
+ * gone on, or stopped short, by the time this returns. */
 static int reader_open_source(reader_object *r, slot *t)
 {
     PyObject *s = PyTuple_GetItem(r->sources, r->next);
@@ -482,8 +556,72 @@ static int reader_open_source(reader_object *r, slot *t)
      * "parsed", when the source may be closed: copies) */
     r->in_place = r->in.data != NULL && fc_reader_compression(&r->in.reader) == FC_COMPRESSION_NONE &&
                   r->shuf == NULL && !r->raw;
+    if (r->have_sync && !r->in_place && r->pull_src == NULL && r->shuf == NULL && r->skip == 0) {
+        /* the threads gather from here (a file object's read() would need
+         * the GIL; records in place, a shuffle or a skip, reader_fill's
+         * bookkeeping) */
+        pthread_mutex_lock(&r->mu);
+        r->wgather_ok = 1;
+        fcpy_wake_bump(&r->work_seq);
+        pthread_cond_broadcast(&r->work_cv);
+        pthread_mutex_unlock(&r->mu);
+        return 1;
+    }
     return 0;
 }
+
+/* Whether the threads gather now: then the ring's queued count is theirs
+ * (under the mutex), and reader_fill leaves the open source to them. */
+static int gatherers_on(reader_object *r)
+{
+    int on;
+    if (!r->have_sync)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    on = r->wgather_ok && !r->stop;
+    pthread_mutex_unlock(&r->mu);
+    return on;
+}
+
+/* What reader_next finds in the ring, all read at once (under the mutex):
+ * a gather of the threads that stopped short, waiting for reader_fill; no
+ * batch queued and none to come from the threads; or a batch to hand out
+ * or to wait for. */
+enum { RING_BATCH, RING_EMPTY, RING_STALLED };
+
+static int ring_state(reader_object *r)
+{
+    int st;
+    if (!r->have_sync)
+        return r->head == r->queued ? RING_EMPTY : RING_BATCH;
+    pthread_mutex_lock(&r->mu);
+    st = r->stalled                                                   ? RING_STALLED
+         : (!r->wgather_ok || r->stop) && r->head == r->queued ? RING_EMPTY
+                                                                      : RING_BATCH;
+    pthread_mutex_unlock(&r->mu);
+    return st;
+}
+
+/* A gather of the threads that stopped short: its status, taken once. */
+static int take_stall(reader_object *r, fc_status *s)
+{
+    int had;
+    if (!r->have_sync)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    had = r->stalled;
+    *s = r->stall_status;
+    r->stalled = 0;
+    pthread_mutex_unlock(&r->mu);
+    return had;
+}
+
+/* Copied records past this many bytes a slot go into a big buffer (huge
+ * pages where there are: fc_input.h): a batch of large records (wide's
+ * 256 are 1.75 MB) in malloc's pages faulted in 400 of them in each slot
+ * of each new reader, which with threads (2N slots) cost as much as a
+ * short read's parse. */
+#define SLOT_BIG ((size_t)1 << 20)
 
 /* Room for k more bytes of copied records in t. */
 static int reserve(slot *t, size_t k)
@@ -495,7 +633,19 @@ static int reserve(slot *t, size_t k)
     if (k > SIZE_MAX / 2 - t->used)
         return -1;
     cap = t->cap * 2 > t->used + k ? t->cap * 2 : t->used + k;
-    d = (unsigned char *)realloc(t->data, cap > 0 ? cap : 1);
+    if (t->big) {
+        d = (unsigned char *)fc_huge_grow(t->data, t->cap, &cap);
+    } else if (cap >= SLOT_BIG) {
+        d = (unsigned char *)fc_huge_alloc(&cap);
+        if (d != NULL && t->used > 0)
+            memcpy(d, t->data, t->used);
+        if (d != NULL) {
+            free(t->data);
+            t->big = 1;
+        }
+    } else {
+        d = (unsigned char *)realloc(t->data, cap > 0 ? cap : 1);
+    }
     if (d == NULL)
         return -1;
     t->data = d;
@@ -652,13 +802,19 @@ static fc_status gather(reader_object *r, slot *t)
     return r->shuf != NULL || r->skip > 0 ? reader_gather_mixed(r, t) : reader_gather(r, t);
 }
 
-/* Hands t (gathered) to the parse: to the threads, or to reader_next. */
-static void slot_queue(reader_object *r, slot *t)
+/* The views of t's copied records, into its data (which may have moved). */
+static void fix_views(slot *t)
 {
     size_t k;
     for (k = 0; k < t->n; k++)
         if (t->at[k] != SIZE_MAX)
             t->views[k].data = t->data + t->at[k];
+}
+
+/* Hands t (gathered) to the parse: to the threads, or to reader_next. */
+static void slot_queue(reader_object *r, slot *t)
+{
+    fix_views(t);
     if (r->have_sync) {
         pthread_mutex_lock(&r->mu);
         t->state = SLOT_QUEUED;
@@ -676,7 +832,7 @@ static void slot_queue(reader_object *r, slot *t)
  * them.  -1 with an exception set: nothing is queued and nothing can be. */
 static int reader_fill(reader_object *r)
 {
-    while (!r->done && !r->blocked && r->queued - r->head < r->depth) {
+    while (!gatherers_on(r) && !r->done && !r->blocked && r->queued - r->head < r->depth) {
         slot *t = &r->slots[r->queued % r->depth];
         fc_status s;
         while (t->n < r->bsize) {
@@ -698,7 +854,8 @@ static int reader_fill(reader_object *r)
                     r->done = 1;
                     break;
                 }
-                if (reader_open_source(r, t) != 0) {
+                int o = reader_open_source(r, t);
+                if (o < 0) {
                     if (t->n == 0 && r->queued == r->head)
                         return -1;
                     /* the records before it first, the error after them */
@@ -707,10 +864,14 @@ static int reader_fill(reader_object *r)
                     r->blocked = 1;
                     break;
                 }
+                if (o > 0)
+                    return 0; /* t, begun, was the threads' next batch */
             }
-            Py_BEGIN_ALLOW_THREADS
-            s = gather(r, t);
-            Py_END_ALLOW_THREADS
+            if (!take_stall(r, &s)) {
+                Py_BEGIN_ALLOW_THREADS
+                s = gather(r, t);
+                Py_END_ALLOW_THREADS
+            }
             if (s == FC_OK)
                 break;
             if (slot_materialize(t) != 0) {
@@ -758,30 +919,46 @@ static PyObject *reader_next(PyObject *self)
                         "a reader with threads cannot be used in a child process (fork)");
         return NULL;
     }
-    if (reader_fill(r) != 0)
-        return NULL;
-    if (r->head == r->queued) {
-        if (!r->blocked)
-            return NULL; /* StopIteration */
-        r->blocked = 0; /* open it again: its error now, or its records */
-        if (reader_fill(r) != 0 || r->head == r->queued)
+    for (;;) {
+        int ready, st;
+        if (reader_fill(r) != 0)
             return NULL;
-    }
-    t = &r->slots[r->head % r->depth];
-    if (!r->have_sync) {
-        if (t->state == SLOT_QUEUED) {
-            Py_BEGIN_ALLOW_THREADS
-            slot_parse(t);
-            Py_END_ALLOW_THREADS
-            t->state = SLOT_PARSED;
+        st = ring_state(r);
+        if (st == RING_STALLED)
+            continue; /* a gather stopped short since: reader_fill's */
+        if (st == RING_EMPTY) {
+            if (!r->blocked)
+                return NULL; /* StopIteration */
+            r->blocked = 0; /* open it again: its error now, or its records */
+            if (reader_fill(r) != 0)
+                return NULL;
+            st = ring_state(r);
+            if (st == RING_STALLED)
+                continue;
+            if (st == RING_EMPTY)
+                return NULL;
         }
-    } else {
+        t = &r->slots[r->head % r->depth];
+        if (!r->have_sync) {
+            if (t->state == SLOT_QUEUED) {
+                Py_BEGIN_ALLOW_THREADS
+                slot_parse(t);
+                Py_END_ALLOW_THREADS
+                t->state = SLOT_PARSED;
+            }
+            break;
+        }
         Py_BEGIN_ALLOW_THREADS
         pthread_mutex_lock(&r->mu);
-        while (t->state != SLOT_PARSED)
-            help_or_wait(r);
+        while (t->state != SLOT_PARSED && !r->stalled && !(r->stop && t->state == SLOT_FREE))
+            work_or_wait(r);
+        ready = t->state == SLOT_PARSED;
         pthread_mutex_unlock(&r->mu);
         Py_END_ALLOW_THREADS
+        if (ready)
+            break;
+        /* a gather stopped short: reader_fill goes on from it; or the
+         * threads were stopped (close) before the batch was gathered */
     }
     n = t->n;
     if (n == 0) {
@@ -804,13 +981,21 @@ static PyObject *reader_next(PyObject *self)
             r->records += n;
         }
     }
+    if (r->have_sync)
+        pthread_mutex_lock(&r->mu);
     if (n > 0 && t->input_failed) {
         t->n = 0; /* its error next time */
         t->live = -1;
     } else {
         slot_clear(t);
         r->head++;
+        if (r->have_sync) { /* a free slot: the threads may gather into it */
+            fcpy_wake_bump(&r->work_seq);
+            pthread_cond_signal(&r->work_cv);
+        }
     }
+    if (r->have_sync)
+        pthread_mutex_unlock(&r->mu);
     release_read(r);
     return out;
 }
@@ -880,7 +1065,10 @@ static void reader_dealloc(PyObject *self)
         free(t->index);
         free(t->offset);
         free(t->src);
-        free(t->data);
+        if (t->big)
+            fc_huge_free(t->data, t->cap);
+        else
+            free(t->data);
     }
     free(r->slots);
     free(r->threads);

@@ -145,6 +145,18 @@ def compare_threads(mod, files, check):
         with open(path + ".members", "w") as f:
             f.write("".join(line + "\n" for line in alter_list(lines)))
         return [path]
+    def plain_files(tag, alter):
+        paths = []
+        for k, b in enumerate(blobs):
+            path = os.path.join(tmp, "%s-%d.tfrecord" % (tag, k))
+            with open(path, "wb") as f:
+                f.write(alter(b))
+            paths.append(path)
+        return paths
+    # (paths are read by the threads themselves, each framing the batch it
+    # parses: python/ext/reader.c, gather_and_parse; bytes are not)
+    cut_paths = plain_files("cut", lambda b: b[:len(b) * 2 // 3])
+    flip_paths = plain_files("flipped", flipped)
     grown = gzip.compress(blobs[0], compresslevel=1) if blobs else b""
     seek = seekable("whole")
     seek_stale = seekable("stale", alter_list=lambda m: [m[0]] + [
@@ -162,6 +174,12 @@ def compare_threads(mod, files, check):
               ("sparse", "ragged")),
              ("flipped sources", lambda: [flipped(b) for b in blobs] + blobs, (1, 7, 64),
               ("sparse", "ragged")),
+             ("paths cut short", lambda: cut_paths + files + cut_paths, (1, 7, 64),
+              ("sparse", "ragged")),
+             ("flipped paths", lambda: flip_paths + files + flip_paths, (1, 7, 64),
+              ("sparse", "ragged")),
+             ("one GZIP path cut short", lambda: cut[:1], (7, 64), ("sparse",)),
+             ("one GZIP path flipped", lambda: flip[:1], (7,), ("sparse",)),
              ("GZIP paths, with plain ones", lambda: gzs + files + gzs + gzs, (7, 64),
               ("sparse",)),
              ("GZIP paths, a missing one", lambda: gzs + [missing + ".gz"] + gzs, (7,),
