@@ -180,16 +180,9 @@ static void gather_and_parse(reader_object *r)
     }
     if (r->waiting)
         pthread_cond_signal(&r->done_cv);
-    t->state = SLOT_PARSING;
+    t->state = SLOT_QUEUED;
     r->queued++;
-    r->taken++;
-    pthread_mutex_unlock(&r->mu);
-    slot_parse(t);
-    pthread_mutex_lock(&r->mu);
-    t->state = SLOT_PARSED;
-    fcpy_wake_bump(&r->done_seq);
-    if (r->waiting)
-        pthread_cond_signal(&r->done_cv);
+    take_and_parse(r); /* t: nothing was queued before it (can_gather) */
 }
 
 /* The caller's thread, waiting for a slot (with the mutex held, without
