@@ -257,7 +257,7 @@ int fc_input_parse_span(const char *s, int with_suffix, uint64_t *a, uint64_t *b
 typedef struct fc_output {
     FILE *f;
     char *tmp; /* the temporary file's name (allocated) */
-    char *buf; /* f's buffer (allocated, 1 MiB), or NULL: stdio's own */
+    char *buf; /* f's buffer (fc_huge_alloc, 2 MiB), or NULL: stdio's own */
 } fc_output;
 int fc_output_open(fc_output *out, const char *path);
 int fc_output_close(fc_output *out, const char *path, int ok);

@@ -85,6 +85,12 @@ static const unsigned char *entry(const pq_dict *d, uint32_t e, size_t *len)
     return q + 4;
 }
 
+/* A number's slot: the high half of a Fibonacci hash. */
+static uint32_t hash_number(uint64_t x)
+{
+    return (uint32_t)((x * UINT64_C(0x9E3779B97F4A7C15)) >> 32);
+}
+
 static int grow_table(pq_dict *d)
 {
     uint32_t n = d->nslots > 0 ? d->nslots * 2 : 256, e, s;
@@ -95,15 +101,61 @@ static int grow_table(pq_dict *d)
     if (t == NULL)
         return -1;
     for (e = 0; e < d->n; e++) {
-        size_t len;
-        const unsigned char *p = entry(d, e, &len);
-        for (s = hash_bytes(p, len) & (n - 1); t[s] != 0; s = (s + 1) & (n - 1))
+        size_t len = 0;
+        const unsigned char *p = d->width > 0 ? NULL : entry(d, e, &len);
+        uint32_t h = p != NULL ? hash_bytes(p, len) : hash_number(d->keys[e]);
+        for (s = h & (n - 1); t[s] != 0; s = (s + 1) & (n - 1))
             ;
         t[s] = e + 1;
     }
     free(d->slots);
     d->slots = t;
     d->nslots = n;
+    return 0;
+}
+
+/* Room for one more entry: 0, or -1. */
+static int grow_entries(pq_dict *d)
+{
+    uint32_t c = d->cap > 0 ? d->cap * 2 : 256;
+    if (d->n < d->cap)
+        return 0;
+    if (d->width > 0) {
+        uint64_t *k = (uint64_t *)realloc(d->keys, (size_t)c * sizeof *k);
+        if (k == NULL)
+            return -1;
+        d->keys = k;
+    } else {
+        uint32_t *at = (uint32_t *)realloc(d->at, (size_t)c * sizeof *at);
+        if (at == NULL)
+            return -1;
+        d->at = at;
+    }
+    d->cap = c;
+    return 0;
+}
+
+int pq_dict_number(pq_dict *d, uint64_t x, uint32_t *index)
+{
+    uint32_t s, e;
+    unsigned char *q;
+    unsigned k;
+    if ((d->n + 1) * 2 > d->nslots && grow_table(d) != 0)
+        return -1;
+    for (s = hash_number(x) & (d->nslots - 1); (e = d->slots[s]) != 0;
+         s = (s + 1) & (d->nslots - 1))
+        if (d->keys[e - 1] == x) {
+            *index = e - 1;
+            return 0;
+        }
+    if (grow_entries(d) != 0 || (q = th_room(&d->values, d->width)) == NULL)
+        return -1;
+    for (k = 0; k < d->width; k++)
+        q[k] = (unsigned char)(x >> (8 * k));
+    d->values.n += d->width;
+    d->keys[d->n] = x;
+    d->slots[s] = d->n + 1;
+    *index = d->n++;
     return 0;
 }
 
@@ -122,14 +174,8 @@ int pq_dict_index(pq_dict *d, const unsigned char *p, size_t len, uint32_t *inde
             return 0;
         }
     }
-    if (d->n == d->cap) {
-        uint32_t c = d->cap > 0 ? d->cap * 2 : 256;
-        uint32_t *at = (uint32_t *)realloc(d->at, (size_t)c * sizeof *at);
-        if (at == NULL)
-            return -1;
-        d->at = at;
-        d->cap = c;
-    }
+    if (grow_entries(d) != 0)
+        return -1;
     d->at[d->n] = (uint32_t)d->values.n;
     th_le32(&d->values, (uint32_t)len);
     th_put(&d->values, p, len);
@@ -152,6 +198,7 @@ void pq_dict_free(pq_dict *d)
 {
     th_free(&d->values);
     free(d->at);
+    free(d->keys);
     free(d->slots);
     memset(d, 0, sizeof *d);
 }

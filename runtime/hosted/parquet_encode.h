@@ -1,6 +1,6 @@
 /* Parquet's encodings beyond PLAIN, for parquet_write.c: the RLE /
  * bit-packed hybrid (levels, dictionary indices) and a dictionary of byte
- * strings.  Private to the hosted layer. */
+ * strings or of numbers.  Private to the hosted layer. */
 #ifndef FEATC_PARQUET_ENCODE_H
 #define FEATC_PARQUET_ENCODE_H
 
@@ -18,20 +18,26 @@ unsigned pq_bit_width(uint32_t max);
  * zeros). */
 void pq_hybrid(th_buf *b, const void *v, int wide, size_t n, unsigned width);
 
-/* A dictionary: its values PLAIN-encoded (a 4-byte length, the bytes) in
- * values, at[i] where entry i starts there; an open-addressing table of
- * entry + 1 (0: empty) finds them. */
+/* A dictionary: its values PLAIN-encoded in values, as its dictionary
+ * page holds them.  Byte strings (width 0): a 4-byte length and the
+ * bytes, at[i] where entry i starts.  Numbers (width 4 or 8): each
+ * value's width little-endian bytes, keys[i] entry i's bits.  An
+ * open-addressing table of entry + 1 (0: empty) finds them. */
 typedef struct pq_dict {
     th_buf values;
+    unsigned width;
     uint32_t *at;
+    uint64_t *keys;
     uint32_t n, cap;
     uint32_t *slots;
     uint32_t nslots; /* a power of 2, or 0 */
 } pq_dict;
 
-/* *index: p[0..len)'s entry, added when new.  0, or -1 out of memory (or
+/* *index: p[0..len)'s entry (or x's, a number's bits: an INT32's or a
+ * FLOAT's in the low 32), added when new.  0, or -1 out of memory (or
  * past 2^32 bytes: a dictionary is far smaller, see parquet_write.c). */
 int pq_dict_index(pq_dict *d, const unsigned char *p, size_t len, uint32_t *index);
+int pq_dict_number(pq_dict *d, uint64_t x, uint32_t *index);
 void pq_dict_clear(pq_dict *d);
 void pq_dict_free(pq_dict *d);
 

@@ -160,7 +160,7 @@ int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
         if (width == 0)
             width = 1;
         th_byte(pg, width);
-        pq_hybrid(pg, L->idx, 1, L->nidx, width);
+        pq_hybrid(pg, L->idx.p, 1, L->nidx, width);
     } else {
         th_put(pg, L->vals.p, L->vals.n);
     }
@@ -175,7 +175,7 @@ int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
     L->chunk_raw += w->hdr.n + pg->n;
     L->chunk_levels += L->page_levels;
     rc = L->chunk.oom ? pq_oom(w, err) : FC_OK;
-    L->rep.n = L->def.n = L->vals.n = 0;
+    L->rep.n = L->def.n = L->vals.n = L->idx.n = 0;
     L->nidx = 0;
     L->page_levels = 0;
     if (dict)
@@ -224,6 +224,14 @@ static unsigned char *dup_bytes(const void *p, size_t n)
     if (q != NULL && n > 0)
         memcpy(q, p, n);
     return q;
+}
+
+int pq_dict_width(int v)
+{
+    return PQ_IS_BYTES(v)                     ? 0
+           : v == V_INT64 || v == V_DOUBLE    ? 8
+           : v == V_FLOAT16                   ? -1
+                                              : 4;
 }
 
 int pq_value_type(int v)
@@ -322,7 +330,7 @@ int pq_flush_group(fc_parquet *w, fc_error *err)
         L->chunk_levels = L->chunk_raw = L->chunk_values = 0;
         L->st.has = L->st.too_long = 0;
         L->plain_used = L->dict_used = 0;
-        L->dict_on = PQ_IS_BYTES(L->value);
+        L->dict_on = pq_dict_width(L->value) >= 0;
         pq_dict_clear(&L->dict);
     }
     w->group_rows = 0;

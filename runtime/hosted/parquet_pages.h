@@ -14,10 +14,11 @@
 
 #define PQ_DEPTH 64
 #define STAT_MAX 4096 /* longest byte string kept as a minimum or maximum */
-/* A byte-array chunk is dictionary-encoded while its dictionary stays
- * under DICT_MAX bytes and, past DICT_TRY values, holds fewer entries than
- * half its values (else a repeat is too rare to pay for the indices): then
- * its pages go on PLAIN to the chunk's end. */
+/* A chunk of byte strings or numbers (all but float16's) is
+ * dictionary-encoded while its dictionary stays under DICT_MAX bytes and,
+ * past DICT_TRY values, holds fewer entries than half its values (else a
+ * repeat is too rare to pay for the indices): then its pages go on PLAIN
+ * to the chunk's end. */
 #define DICT_MAX (1u << 20)
 #define DICT_TRY 1024u
 
@@ -38,6 +39,9 @@ enum { V_INT64, V_FLOAT, V_BINARY, V_LARGE_BINARY, V_INT8, V_UINT8, V_INT16, V_U
        V_FLOAT16, V_DOUBLE };
 #define PQ_IS_BYTES(v) ((v) == V_BINARY || (v) == V_LARGE_BINARY)
 int pq_value_type(int value); /* its physical type */
+/* The width of its values in a dictionary (0: byte strings), or -1 for
+ * none (float16's: PLAIN). */
+int pq_dict_width(int value);
 
 typedef struct pq_step {
     int kind;
@@ -71,8 +75,8 @@ typedef struct pq_leaf {
     unsigned npath;
     th_buf rep, def, vals; /* the page being built */
     uint64_t page_levels;
-    uint32_t *idx;         /* ... its dictionary indices, when dict_on */
-    size_t nidx, idx_cap;
+    th_buf idx;            /* ... its dictionary indices (uint32_t), when dict_on */
+    size_t nidx;           /* (idx.n / 4) */
     th_buf chunk;          /* this row group's data pages */
     uint64_t chunk_levels, chunk_raw, chunk_values;
     int dict_on, plain_used, dict_used;

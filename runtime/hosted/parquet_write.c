@@ -10,8 +10,8 @@
  * (an empty list stops one short) and its repetition level says at which
  * list it starts a new element (0: a new row).
  *
- * Each leaf builds its page (levels as bytes; PLAIN values, or for byte
- * strings indices into the chunk's dictionary while it pays) row by row
+ * Each leaf builds its page (levels as bytes; PLAIN values, or indices
+ * into the chunk's dictionary while it pays) row by row
  * from the arrays; a page ends when its values pass page_bytes and at the
  * end of a row group, and goes compressed into the leaf's chunk, kept in
  * memory until the row group is written (parquet_pages.c).  The footer's
@@ -147,7 +147,8 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
         leaf += w->nleaves++;
         *leaf = *at;
         leaf->value = v;
-        leaf->dict_on = PQ_IS_BYTES(v);
+        leaf->dict_on = pq_dict_width(v) >= 0;
+        leaf->dict.width = leaf->dict_on ? (unsigned)pq_dict_width(v) : 0;
         at->npath--;
         return FC_OK;
     }
@@ -361,6 +362,16 @@ static void stat_float(pq_stats *st, double x, uint16_t h)
     st->has = 1;
 }
 
+/* The narrow integer (a typed tensor's int8 ... int32) at i of p. */
+static int64_t narrow_at(const pq_leaf *L, const void *p, int64_t i)
+{
+    return L->value == V_INT8     ? ((const int8_t *)p)[i]
+           : L->value == V_UINT8  ? ((const uint8_t *)p)[i]
+           : L->value == V_INT16  ? ((const int16_t *)p)[i]
+           : L->value == V_UINT16 ? ((const uint16_t *)p)[i]
+                                  : ((const int32_t *)p)[i];
+}
+
 /* n values of a typed tensor's integer column (int8 ... int32) from at,
  * each as Parquet's INT32. */
 static void put_int32s(pq_leaf *L, const void *p, int64_t at, int64_t n)
@@ -370,11 +381,7 @@ static void put_int32s(pq_leaf *L, const void *p, int64_t at, int64_t n)
     if (q == NULL)
         return;
     for (i = 0; i < n; i++) {
-        int64_t x = L->value == V_INT8     ? ((const int8_t *)p)[at + i]
-                    : L->value == V_UINT8  ? ((const uint8_t *)p)[at + i]
-                    : L->value == V_INT16  ? ((const int16_t *)p)[at + i]
-                    : L->value == V_UINT16 ? ((const uint16_t *)p)[at + i]
-                                           : ((const int32_t *)p)[at + i];
+        int64_t x = narrow_at(L, p, at + i);
         uint32_t u = (uint32_t)x; /* (two's complement: x is within int32) */
         q[4 * i] = (unsigned char)u;
         q[4 * i + 1] = (unsigned char)(u >> 8);
@@ -402,13 +409,72 @@ static void put_halves(pq_leaf *L, const uint16_t *p, int64_t at, int64_t n)
     L->vals.n += 2 * (size_t)n;
 }
 
+/* Room in L->idx for n more indices, after the last: NULL (L->vals.oom
+ * set) when out of memory. */
+static uint32_t *idx_room(pq_leaf *L, size_t n)
+{
+    unsigned char *q = n <= SIZE_MAX / 4 ? th_room(&L->idx, 4 * n) : NULL;
+    if (q == NULL)
+        L->vals.oom = 1;
+    return (uint32_t *)(void *)q;
+}
+
+/* n numbers from at of p, as indices into the chunk's dictionary (keyed
+ * by their bits), their statistics taken as in put_values. */
+static void put_indices(pq_leaf *L, const void *p, int64_t at, int64_t n)
+{
+    uint32_t *q = idx_room(L, (size_t)n);
+    int64_t i;
+    int bad = 0;
+    if (q == NULL)
+        return;
+    if (L->value == V_INT64) {
+        const int64_t *v = (const int64_t *)p + at;
+        for (i = 0; i < n; i++) {
+            stat_int(&L->st, v[i]);
+            bad |= pq_dict_number(&L->dict, (uint64_t)v[i], &q[i]);
+        }
+    } else if (L->value == V_FLOAT) {
+        const float *v = (const float *)p + at;
+        for (i = 0; i < n; i++) {
+            uint32_t bits;
+            memcpy(&bits, &v[i], sizeof bits);
+            stat_float(&L->st, (double)v[i], 0);
+            bad |= pq_dict_number(&L->dict, bits, &q[i]);
+        }
+    } else if (L->value == V_DOUBLE) {
+        const double *v = (const double *)p + at;
+        for (i = 0; i < n; i++) {
+            uint64_t bits;
+            memcpy(&bits, &v[i], sizeof bits);
+            stat_float(&L->st, v[i], 0);
+            bad |= pq_dict_number(&L->dict, bits, &q[i]);
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            int64_t x = narrow_at(L, p, at + i);
+            stat_int(&L->st, x);
+            bad |= pq_dict_number(&L->dict, (uint32_t)x, &q[i]); /* (as an INT32) */
+        }
+    }
+    if (bad) {
+        L->vals.oom = 1;
+        return;
+    }
+    L->nidx += (size_t)n;
+    L->idx.n += 4 * (size_t)n;
+    L->chunk_values += (uint64_t)n;
+}
+
 /* Values [start, start + n) of the leaf array a into the page. */
 static void put_values(pq_leaf *L, const struct ArrowArray *a, int64_t start, int64_t n)
 {
     int64_t i, at = a->offset + start;
     if (n <= 0)
         return;
-    if (L->value == V_INT64) {
+    if (L->dict_on && !PQ_IS_BYTES(L->value)) {
+        put_indices(L, a->buffers[1], at, n);
+    } else if (L->value == V_INT64) {
         const int64_t *v = (const int64_t *)a->buffers[1] + at;
         put_le(&L->vals, v, 8, (size_t)n);
         for (i = 0; i < n; i++)
@@ -443,21 +509,15 @@ static void put_values(pq_leaf *L, const struct ArrowArray *a, int64_t start, in
             stat_bytes(&L->st, data + s, (size_t)(e - s));
             L->chunk_values++;
             if (L->dict_on) {
-                if (L->nidx == L->idx_cap) {
-                    size_t c = L->idx_cap > 0 ? L->idx_cap * 2 : 1024;
-                    uint32_t *q = (uint32_t *)realloc(L->idx, c * sizeof *q);
-                    if (q == NULL) {
-                        L->vals.oom = 1;
-                        return;
-                    }
-                    L->idx = q;
-                    L->idx_cap = c;
-                }
-                if (pq_dict_index(&L->dict, data + s, (size_t)(e - s), &L->idx[L->nidx]) != 0) {
+                uint32_t *q = idx_room(L, 1);
+                if (q == NULL)
+                    return;
+                if (pq_dict_index(&L->dict, data + s, (size_t)(e - s), q) != 0) {
                     L->vals.oom = 1;
                     return;
                 }
                 L->nidx++;
+                L->idx.n += 4;
                 continue;
             }
             th_le32(&L->vals, (uint32_t)(e - s));
@@ -559,16 +619,24 @@ static int put_numbers(fc_parquet *w, pq_leaf *L, const struct ArrowArray *col, 
                                                                : 4;
     int64_t i, m;
     for (i = r0; i < r1; i += m) {
-        size_t left = w->opt.page_bytes > L->vals.n ? w->opt.page_bytes - L->vals.n : 0;
+        /* (a dictionary's page counts its indices as 4 bytes each, as
+         * put_rows does, and its use is checked at least every DICT_TRY) */
+        size_t each = L->dict_on ? 4 : width, used = L->vals.n + 4 * L->nidx;
+        size_t left = w->opt.page_bytes > used ? w->opt.page_bytes - used : 0;
         int rc;
-        m = (int64_t)((left + width - 1) / width);
+        m = (int64_t)((left + each - 1) / each);
         if (m < 1)
             m = 1;
+        if (L->dict_on && m > (int64_t)DICT_TRY)
+            m = DICT_TRY;
         if (m > r1 - i)
             m = r1 - i;
         put_levels(L, 0, 0, (size_t)m);
         put_values(L, col, i, m);
-        if (L->vals.n >= w->opt.page_bytes && (rc = pq_flush_page(w, L, err)) != FC_OK)
+        if (L->vals.n + 4 * L->nidx >= w->opt.page_bytes &&
+            (rc = pq_flush_page(w, L, err)) != FC_OK)
+            return rc;
+        if ((rc = pq_dict_check(w, L, err)) != FC_OK)
             return rc;
     }
     return FC_OK;
@@ -669,7 +737,7 @@ int fc_parquet_close(fc_parquet *w, fc_error *err)
         th_free(&L->chunk);
         th_free(&L->st.bmin);
         th_free(&L->st.bmax);
-        free(L->idx);
+        th_free(&L->idx);
         pq_dict_free(&L->dict);
     }
     for (g = 0; g < w->ngroups; g++) {

@@ -45,8 +45,11 @@ feature kind).  For each case:
   Polars reads it with the IPC file's types
   (fixed-size lists too: the Arrow schema the file carries) and sums;
 - Parquet's dictionary: 3,000 records of tests/arrow/dictionary.feat
-  (unique ids: the dictionary stops paying and the chunk goes on PLAIN;
-  5 tags; lists of 40 words) to Parquet twice, read as above;
+  (unique ids and int64s: the dictionary stops paying and the chunk goes
+  on PLAIN; 5 tags; lists of 40 words; 4 int64s with both ends; 6 floats
+  with -0, a NaN's payload and the infinities, alone and in lists) to
+  Parquet twice, read as above; and in one group, uncompressed, the
+  columns of few values under 3 bytes a row (their pages indices);
 - bad input (the first cases): the IPC file cut at many lengths and with
   bytes changed in its metadata: an error (never a signal), no output;
   another spec's file: refused; a damaged TFRecord input: exit 2, no
@@ -486,6 +489,21 @@ def parquet_case(case, files, refs, arrow_fields, d):
     return back
 
 
+def dictionary_sizes(case, src, d):
+    """The dictionary case's columns of few values take, in one row group,
+    less than 3 bytes a row before compression (as PLAIN, 8 or 4 and
+    more): their pages hold indices."""
+    out = os.path.join(d, "sizes.parquet")
+    rc, _, err = convert(src, *spec_args(case), "-o", out, "--codec", "none")
+    if not ok(rc == 0, "the dictionary case to Parquet (exit %d) %s" % (rc, err.strip())):
+        return
+    sizes = {p: int(n) for _, p, n in node("parquet.js", "--duckdb", out)[0]["sizes"]}
+    for col in ("tag", "words, list, element", "level", "x", "xs, list, element"):
+        check(sizes.get(col, 1e9) < 3 * 3000, "the dictionary case's %s: %s bytes before "
+              "compression for 3,000 rows (a dictionary's indices: under 9,000)"
+              % (col, sizes.get(col)))
+
+
 # ------------------------------------------------------------ one case
 
 def convert(*args):
@@ -890,13 +908,22 @@ def main():
     # chunk goes on PLAIN), one that pays to the end, lists of indices
     spec = os.path.join(HERE, "dictionary.feat")
     rng = random.Random(3)
+    NUMS = [-2**63, 2**63 - 1] + [(i * 0x9E3779B97F4A7C15) % 2**64 - 2**63 for i in range(2998)]
+    LEVELS = [-2**63, -1, 0, 2**63 - 1]
+    XS = [struct.pack("<f", v) for v in (0.0, -0.0, math.inf, -math.inf, 1.5)] + \
+        [struct.pack("<I", 0x7fc00001)]  # (a NaN with a payload)
     src = os.path.join(TMP, "dictionary.tfrecord")
     with open(src, "wb") as f:
         for i in range(3000):
             words = [b"w%02d" % rng.randrange(40) for _ in range(rng.randrange(5))]
+            xs = [rng.choice(XS) for _ in range(rng.randrange(5))]
             feats = ld(1, ld(1, b"id") + ld(2, ld(1, ld(1, b"id%06d" % i)))) + \
                 ld(1, ld(1, b"tag") + ld(2, ld(1, ld(1, b"t%d" % rng.randrange(5))))) + \
-                ld(1, ld(1, b"words") + ld(2, ld(1, b"".join(ld(1, w) for w in words))))
+                ld(1, ld(1, b"words") + ld(2, ld(1, b"".join(ld(1, w) for w in words)))) + \
+                ld(1, ld(1, b"num") + ld(2, ld(3, ld(1, varint(NUMS[i]))))) + \
+                ld(1, ld(1, b"level") + ld(2, ld(3, ld(1, varint(rng.choice(LEVELS)))))) + \
+                ld(1, ld(1, b"x") + ld(2, ld(2, ld(1, rng.choice(XS))))) + \
+                ld(1, ld(1, b"xs") + ld(2, ld(2, ld(1, b"".join(xs)))))
             f.write(frame(ld(1, feats)))
     for case in cases_of(spec, "dictionary", os.path.join(TMP, "drv-dictionary")):
         rc, refs = reference(case, [src])
@@ -905,7 +932,10 @@ def main():
             os.makedirs(d, exist_ok=True)
             for k in range(2):  # once in default row groups, once in groups of 5, small pages
                 parquet_case(case, [src], refs, [["id", "Binary"], ["tag", "Binary"],
-                                                 ["words", "List<Binary>"]], d)
+                                                 ["words", "List<Binary>"], ["num", "Int64"],
+                                                 ["level", "Int64"], ["x", "Float32"],
+                                                 ["xs", "List<Float32>"]], d)
+            dictionary_sizes(case, src, d)
     nulls_case()
     jobs_errors()
     bad_input(done[0], done[1])
