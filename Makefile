@@ -387,6 +387,20 @@ $(BENCH)/batch_rate_%: tests/bench/batch_rate.c tests/bench/clock.h tests/bench/
 	$(CC) $(WARN) $(BENCH_FLAGS) -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) $(BATCH_SEQ) \
 	    -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
 
+# The same as a shared library: chain.py's py1/batch link calls its
+# batch_rate_pass in turns with the Python module's read() in one process.
+$(BENCH)/batch_rate_tutorial.so: SPEC_DESC = tutorial_record_desc
+$(BENCH)/batch_rate_tutorial.so: SPEC_C = $(GEN_SPECS)/tutorial.c
+$(BENCH)/batch_rate_wide.so: SPEC_DESC = wide_record_desc
+$(BENCH)/batch_rate_wide.so: SPEC_C = $(BENCH)/gen/wide.c
+$(BENCH)/batch_rate_sequence.so: SPEC_DESC = seq_clip_desc
+$(BENCH)/batch_rate_sequence.so: SPEC_C = $(BENCH)/gen/clip.c
+$(BENCH)/batch_rate_sequence.so: BATCH_SEQ = -DSEQ
+$(BENCH)/batch_rate_%.so: tests/bench/batch_rate.c tests/bench/clock.h tests/bench/desc.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
+    $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
+	$(CC) $(WARN) $(BENCH_FLAGS) -fPIC -shared -include $(SPEC_C:.c=.h) -DDESC=$(SPEC_DESC) \
+	    $(BATCH_SEQ) -o $@ $< $(SPEC_C) $(BUILD)/libfeatc.a $(LIBS_Z) -lm
+
 # The paired links (tests/bench/pairs.c), per spec as batch_rate.
 $(BENCH)/pairs_%: tests/bench/pairs.c tests/bench/clock.h tests/bench/desc.h $(GEN_SPECS)/tutorial.c $(BENCH)/gen/wide.c \
     $(BENCH)/gen/clip.c $(BUILD)/libfeatc.a $(HEADERS)
@@ -395,7 +409,8 @@ $(BENCH)/pairs_%: tests/bench/pairs.c tests/bench/clock.h tests/bench/desc.h $(G
 
 BENCH_PY = $(BENCH)/py/tf_example_pb2.py $(BENCH)/batch_rate_tutorial $(BENCH)/batch_rate_wide \
            $(BENCH)/batch_rate_sequence $(BENCH)/pairs_tutorial $(BENCH)/pairs_wide \
-           $(BENCH)/pairs_sequence
+           $(BENCH)/pairs_sequence $(BENCH)/batch_rate_tutorial.so $(BENCH)/batch_rate_wide.so \
+           $(BENCH)/batch_rate_sequence.so
 
 bench: $(BENCH)/gen-corpora $(BENCH)/bench python python-bench $(BENCH_PY)
 	@mkdir -p $(BENCH)/data

@@ -124,6 +124,9 @@ typedef struct batch_work {
     void *scratch;
     void *mem;
     size_t need;
+    fc_column *layout;         /* cols as bound to a block, and where each buffer */
+    size_t *offs;              /* starts in it (SIZE_MAX: none): bound once */
+    int have_layout;
     int arrow;                 /* read(format='arrow'), 2 'arrow-large': exported into arr, not packed
                                   (in the run, while the records are there) */
     struct ArrowArray arr;

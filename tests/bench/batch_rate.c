@@ -19,7 +19,12 @@
  * With pair, each pass of the batch path is followed by one of arrow's, and
  * it prints both medians and the median of the passes' arrow/batch ratios:
  * on a shared machine, whose speed drifts from one run to the next, a ratio
- * of neighbouring passes is the steadier figure. */
+ * of neighbouring passes is the steadier figure.
+ *
+ * Built with -shared -fPIC as BUILD/bench/batch_rate_NAME.so, it is the C
+ * side of chain.py's py1/batch link: batch_rate_pass(FILE, B) is one pass
+ * (the buffers bound at the first call), its seconds or -1, called by
+ * ctypes in turns with the Python module's read() in one process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,11 +131,43 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
+static void *block;
+static size_t bound_b, need;
+
+/* The buffers for batches of b, bound once: 0, or -1 out of memory. */
+static int setup(size_t b)
+{
+    if (bound_b == b)
+        return 0;
+    if (bound_b != 0)
+        return -1; /* (one batch size a process) */
+    need = BIND(md, NULL, b, FC_BATCH_SPARSE, NULL, 0);
+    cols = (fc_column *)calloc(NCOLS(md) + 1, sizeof *cols);
+    views = (fc_bytes *)calloc(b, sizeof *views);
+    scratch = calloc(1, md->size);
+    arena_cap = 64u << 20; /* a batch's records (the bench's are 20 MB files) */
+    arena = (unsigned char *)malloc(arena_cap);
+    if (posix_memalign(&block, FC_BATCH_ALIGN, need) != 0 || cols == NULL || views == NULL ||
+        scratch == NULL || arena == NULL)
+        return -1;
+    BIND(md, cols, b, FC_BATCH_SPARSE, block, need);
+    bound_b = b;
+    return 0;
+}
+
+double batch_rate_pass(const char *path, long b); /* (for ctypes: no header) */
+
+double batch_rate_pass(const char *path, long b)
+{
+    if (b <= 0 || setup((size_t)b) != 0)
+        return -1;
+    return one_pass(path, (size_t)b, 0);
+}
+
 int main(int argc, char **argv)
 {
-    size_t b, need;
+    size_t b;
     int reps, r, arrow, pair;
-    void *block = NULL;
     double *rate, *rate2, *ratio, file_mb;
     const char *mode = argc == 5 ? argv[4] : "";
     struct stat st;
@@ -147,19 +184,11 @@ int main(int argc, char **argv)
         return 2;
     }
     file_mb = (double)st.st_size / 1e6;
-    need = BIND(md, NULL, b, FC_BATCH_SPARSE, NULL, 0);
-    cols = (fc_column *)calloc(NCOLS(md) + 1, sizeof *cols);
-    views = (fc_bytes *)calloc(b, sizeof *views);
-    scratch = calloc(1, md->size);
     rate = (double *)calloc((size_t)reps, sizeof *rate);
     rate2 = (double *)calloc((size_t)reps, sizeof *rate2);
     ratio = (double *)calloc((size_t)reps, sizeof *ratio);
-    arena_cap = 64u << 20; /* a batch's records (the bench's are 20 MB files) */
-    arena = (unsigned char *)malloc(arena_cap);
-    if (posix_memalign(&block, FC_BATCH_ALIGN, need) != 0 || cols == NULL || views == NULL ||
-        scratch == NULL || rate == NULL || rate2 == NULL || ratio == NULL || arena == NULL)
+    if (setup(b) != 0 || rate == NULL || rate2 == NULL || ratio == NULL)
         return 2;
-    BIND(md, cols, b, FC_BATCH_SPARSE, block, need);
     for (r = 0; r < reps; r++) {
         /* (pair: a batch pass, then an Arrow pass, so that both meet the
          * same moment of a shared machine; their ratio pass by pass) */

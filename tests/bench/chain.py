@@ -28,6 +28,10 @@ medians from separate runs would measure the drift.
   rates;
 - py1, py2: the Python module's read(batch_size=256) with threads=1 and 2,
   in turns;
+- py1/batch: read(threads=1) against the C batch API over the same file
+  (BUILD/bench/batch_rate_NAME.so's batch_rate_pass through ctypes: the
+  same fc_input, copy into an arena and fc_batch_parse as batch_rate, its
+  buffers bound once), in turns in this process;
 - py2shards: read() with threads=2 over the corpus cut into 4 GZIP shards
   (DATA/shards/, written once: the records in 4 runs, gzip level 6).
 Rates are MB/s of the file's bytes (for GZIP rows, of the compressed file),
@@ -37,6 +41,7 @@ medians.  It ends with lines for scripts:
     ratio NAME LINK MEDIAN MIN MAX      (one per paired link)
     arrow NAME batch=B arrow=A ratio=R convert=C
 """
+import ctypes
 import gzip
 import os
 import struct
@@ -96,6 +101,18 @@ def c_batch(name, path, *mode):
     return rates[0] if len(rates) == 1 else rates
 
 
+def c_pass(name, path):
+    """One C batch pass over path, in this process (batch_rate_NAME.so)."""
+    lib = ctypes.CDLL(os.path.join(build, "bench", "batch_rate_%s.so" % name))
+    lib.batch_rate_pass.restype = ctypes.c_double
+    lib.batch_rate_pass.argtypes = [ctypes.c_char_p, ctypes.c_long]
+
+    def one():
+        if lib.batch_rate_pass(path.encode(), B) < 0:
+            raise RuntimeError("batch_rate_%s.so: the pass over %s failed" % (name, path))
+    return one
+
+
 def shards(name, path, n=4):
     """The corpus's records in n GZIP files (written once)."""
     folder = os.path.join(data, "shards")
@@ -148,10 +165,13 @@ def main():
                             2 * reps + 1)
         r["py2"], r["py1"] = mb / t1, mb / t2
         links["py2/py1"] = py
+        links["py1/batch"] = paired(lambda: read_all(mod, path, 1), c_pass(name, path),
+                                    2 * reps + 1)[0]
         rows.append((name, r))
         lines.append("chain %s walk=%.1f parse=%.1f batch=%.1f py1=%.1f py2=%.1f"
                      % (name, r["walk"], r["parse"], r["batch"], r["py1"], r["py2"]))
-        for link in ("batch/parse", "file/batch", "file/reader", "py2/py1", "convert/batch"):
+        for link in ("batch/parse", "file/batch", "file/reader", "py2/py1", "py1/batch",
+                     "convert/batch"):
             ratio_lines.append("ratio %s %s %.3f %.3f %.3f" % ((name, link) + links[link]))
         arrow_lines.append("arrow %s batch=%.1f arrow=%.1f ratio=%.3f convert=%.1f"
                            % (name, r["pair_batch"], r["arrow"], r["arrow_ratio"],
@@ -173,16 +193,17 @@ def main():
     print()
     print("The chain, bytes to tensors (MB/s of the file's bytes, medians; batches of %d;"
           " ratios paired, median (min-max) of %d rounds)" % (B, 2 * reps + 1))
-    print("  %-10s %8s %8s %8s %8s %8s %8s %8s   %-18s %-18s %-18s %-18s" % (
+    print("  %-10s %8s %8s %8s %8s %8s %8s %8s   %-18s %-18s %-18s %-18s %-18s" % (
         "corpus", "walk", "parse", "in mem", "C batch", "Arrow", "py 1", "py 2",
-        "batch/parse (mem)", "file/batch", "file/reader", "py2/py1"))
+        "batch/parse (mem)", "file/batch", "file/reader", "py2/py1", "py1/batch"))
     for name, r in rows:
         if "walk" in r:
             k = r["links"]
             print("  %-10s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f   %-18s %-18s %-18s %-18s"
+                  " %-18s"
                   % (name, r["walk"], r["parse"], r["memory"], r["batch"], r["arrow"],
                      r["py1"], r["py2"], quote(k["batch/parse"]), quote(k["file/batch"]),
-                     quote(k["file/reader"]), quote(k["py2/py1"])))
+                     quote(k["file/reader"]), quote(k["py2/py1"]), quote(k["py1/batch"])))
     print("  Arrow: %-10s %9s %9s %9s   %11s %-18s" % ("corpus", "C batch", "Arrow", "convert",
                                                     "arrow/batch", "convert/batch (processes)"))
     for name, r in rows:
