@@ -186,6 +186,17 @@ int pq_dict_index(pq_dict *d, const unsigned char *p, size_t len, uint32_t *inde
     return 0;
 }
 
+const unsigned char *pq_dict_plain(const pq_dict *d, uint32_t e, size_t *len)
+{
+    if (d->width > 0) {
+        *len = d->width;
+        return d->values.p + (size_t)e * d->width;
+    }
+    (void)entry(d, e, len);
+    *len += 4;
+    return d->values.p + d->at[e];
+}
+
 void pq_dict_clear(pq_dict *d)
 {
     d->values.n = 0;

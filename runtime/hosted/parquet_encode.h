@@ -38,6 +38,9 @@ typedef struct pq_dict {
  * past 2^32 bytes: a dictionary is far smaller, see parquet_write.c). */
 int pq_dict_index(pq_dict *d, const unsigned char *p, size_t len, uint32_t *index);
 int pq_dict_number(pq_dict *d, uint64_t x, uint32_t *index);
+/* Entry e's PLAIN bytes, as a data page holds the value (a byte string's
+ * after its 4-byte length), and their length in *len. */
+const unsigned char *pq_dict_plain(const pq_dict *d, uint32_t e, size_t *len);
 void pq_dict_clear(pq_dict *d);
 void pq_dict_free(pq_dict *d);
 

@@ -185,14 +185,35 @@ int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
     return rc;
 }
 
-/* After a row: a dictionary that has grown past its use ends (its page
- * written; the chunk goes on PLAIN). */
+/* After a row: a dictionary that has grown past its use ends, and the
+ * chunk goes on PLAIN.  When no page of it was written yet (the usual
+ * case: it stops paying at its first check, past DICT_TRY values), the
+ * page's indices become the values they stand for and the chunk has no
+ * dictionary page, as a writer that looked at the values first would
+ * write it; else the page goes out with its indices (and the dictionary
+ * page before the chunk's data pages). */
 int pq_dict_check(fc_parquet *w, pq_leaf *L, fc_error *err)
 {
     int rc;
     if (!L->dict_on || (L->dict.values.n < DICT_MAX &&
                         (L->chunk_values < DICT_TRY || L->dict.n * 2 < L->chunk_values)))
         return FC_OK;
+    if (!L->dict_used) {
+        const uint32_t *idx = (const uint32_t *)(const void *)L->idx.p;
+        size_t i;
+        for (i = 0; i < L->nidx; i++) {
+            size_t len;
+            const unsigned char *v = pq_dict_plain(&L->dict, idx[i], &len);
+            th_put(&L->vals, v, len);
+        }
+        if (L->vals.oom)
+            return pq_oom(w, err);
+        L->idx.n = 0;
+        L->nidx = 0;
+        L->dict_on = 0;
+        pq_dict_clear(&L->dict);
+        return FC_OK;
+    }
     if ((rc = pq_flush_page(w, L, err)) != FC_OK)
         return rc;
     L->dict_on = 0;

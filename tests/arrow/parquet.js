@@ -8,7 +8,7 @@
 //              names them (BIGINT, FLOAT, BLOB, X[], STRUCT(...));
 //              "stats", parquet_metadata's [row group, path, min, max,
 //              null count] of every column chunk; and "sizes", its [row
-//              group, path, total_uncompressed_size]
+//              group, path, total_uncompressed_size, encodings]
 //   hyparquet  hyparquet (pure JavaScript, with hyparquet-compressors for
 //              ZSTD and GZIP); types are the Parquet schema's leaves;
 //              "stats" as DuckDB's, from the footer as hyparquet decodes it;
@@ -64,7 +64,7 @@ async function viaDuckdb(conn, file) {
     'SELECT row_group_id, path_in_schema, stats_min_value, stats_max_value, stats_null_count ' +
     'FROM parquet_metadata(' + q + ') ORDER BY row_group_id, column_id');
   const z = await conn.runAndReadAll(
-    'SELECT row_group_id, path_in_schema, total_uncompressed_size ' +
+    'SELECT row_group_id, path_in_schema, total_uncompressed_size, encodings ' +
     'FROM parquet_metadata(' + q + ') ORDER BY row_group_id, column_id');
   return { file, reader: 'duckdb', rows: data.length, fields: names.map((n, k) => [n, types[k]]),
            data, stats: m.getRowsJson(), sizes: z.getRowsJson() };

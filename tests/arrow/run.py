@@ -49,7 +49,9 @@ feature kind).  For each case:
   on PLAIN; 5 tags; lists of 40 words; 4 int64s with both ends; 6 floats
   with -0, a NaN's payload and the infinities, alone and in lists) to
   Parquet twice, read as above; and in one group, uncompressed, the
-  columns of few values under 3 bytes a row (their pages indices);
+  columns of few values under 3 bytes a row (their pages indices), those
+  of unique values without a dictionary (it stopped paying before a page
+  of it was written: the indices turned back into values);
 - bad input (the first cases): the IPC file cut at many lengths and with
   bytes changed in its metadata: an error (never a signal), no output;
   another spec's file: refused; a damaged TFRecord input: exit 2, no
@@ -490,18 +492,27 @@ def parquet_case(case, files, refs, arrow_fields, d):
 
 
 def dictionary_sizes(case, src, d):
-    """The dictionary case's columns of few values take, in one row group,
-    less than 3 bytes a row before compression (as PLAIN, 8 or 4 and
-    more): their pages hold indices."""
+    """The dictionary case in one row group, uncompressed: its columns of
+    few values take less than 3 bytes a row (as PLAIN, 8 or 4 and more:
+    their pages hold indices), and those of unique values, whose
+    dictionary stopped paying before a page of it was written, no
+    dictionary at all (their indices turned back into values)."""
     out = os.path.join(d, "sizes.parquet")
     rc, _, err = convert(src, *spec_args(case), "-o", out, "--codec", "none")
     if not ok(rc == 0, "the dictionary case to Parquet (exit %d) %s" % (rc, err.strip())):
         return
-    sizes = {p: int(n) for _, p, n in node("parquet.js", "--duckdb", out)[0]["sizes"]}
+    rows = node("parquet.js", "--duckdb", out)[0]["sizes"]
+    sizes = {p: int(n) for _, p, n, _ in rows}
+    encodings = {p: e for _, p, _, e in rows}
     for col in ("tag", "words, list, element", "level", "x", "xs, list, element"):
-        check(sizes.get(col, 1e9) < 3 * 3000, "the dictionary case's %s: %s bytes before "
-              "compression for 3,000 rows (a dictionary's indices: under 9,000)"
-              % (col, sizes.get(col)))
+        check(sizes.get(col, 1e9) < 3 * 3000 and "RLE_DICTIONARY" in encodings.get(col, ""),
+              "the dictionary case's %s: %s bytes before compression for 3,000 rows (a "
+              "dictionary's indices: under 9,000), encodings %s"
+              % (col, sizes.get(col), encodings.get(col)))
+    for col in ("id", "num"):
+        check(col in encodings and "DICTIONARY" not in encodings[col],
+              "the dictionary case's %s (unique values): encodings %s, no dictionary"
+              % (col, encodings.get(col)))
 
 
 # ------------------------------------------------------------ one case
