@@ -697,32 +697,42 @@ static fc_status reader_gather(reader_object *r, slot *t)
     fc_record rec;
     fc_status s = FC_OK;
     size_t k = t->n;
-    /* (the slot's arrays and count in locals: the stores through them
-     * could otherwise alias them, and each record reload them) */
+    /* (the slot's arrays, count and copy's room in locals: the stores
+     * through them could otherwise alias them, and each record reload
+     * them) */
     fc_bytes *views = t->views;
     size_t *at = t->at;
     uint64_t *index = t->index, *offset = t->offset;
     Py_ssize_t *src = t->src, cur = r->cur;
+    unsigned char *data = t->data;
+    size_t used = t->used, cap = t->cap;
+    int in_place = r->in_place;
     while (k < r->bsize) {
         s = r->from_pre ? fcpy_prefetch_next(r->pre, (size_t)cur, &rec, &r->in.err)
                         : fc_input_next(&r->in, &rec);
         if (s != FC_OK)
             break;
-        if (r->in_place) {
+        if (in_place) {
             views[k].data = rec.data;
             at[k] = SIZE_MAX;
             t->live = cur;
         } else {
-            if (reserve(t, rec.length) != 0) {
-                fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index, rec.offset);
-                fc_msg_str(&m, "out of memory for the records of a batch");
-                s = FC_ERR_NO_MEMORY;
-                break;
+            if (rec.length > cap - used) {
+                t->used = used;
+                if (reserve(t, rec.length) != 0) {
+                    fc_msg m = fc_error_begin(&r->in.err, FC_ERR_NO_MEMORY, rec.index,
+                                              rec.offset);
+                    fc_msg_str(&m, "out of memory for the records of a batch");
+                    s = FC_ERR_NO_MEMORY;
+                    break;
+                }
+                data = t->data;
+                cap = t->cap;
             }
             if (rec.length > 0)
-                memcpy(t->data + t->used, rec.data, rec.length);
-            at[k] = t->used;
-            t->used += rec.length;
+                memcpy(data + used, rec.data, rec.length);
+            at[k] = used;
+            used += rec.length;
         }
         views[k].size = rec.length;
         index[k] = rec.index;
@@ -730,6 +740,8 @@ static fc_status reader_gather(reader_object *r, slot *t)
         src[k] = cur;
         k++;
     }
+    if (!in_place)
+        t->used = used;
     t->n = k;
     return s;
 }
