@@ -160,7 +160,7 @@ int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
         if (width == 0)
             width = 1;
         th_byte(pg, width);
-        pq_hybrid(pg, L->idx.p, 1, L->nidx, width);
+        pq_hybrid(pg, L->idx.p, 1, L->idx.n / 4, width);
     } else {
         th_put(pg, L->vals.p, L->vals.n);
     }
@@ -176,7 +176,6 @@ int pq_flush_page(fc_parquet *w, pq_leaf *L, fc_error *err)
     L->chunk_levels += L->page_levels;
     rc = L->chunk.oom ? pq_oom(w, err) : FC_OK;
     L->rep.n = L->def.n = L->vals.n = L->idx.n = 0;
-    L->nidx = 0;
     L->page_levels = 0;
     if (dict)
         L->dict_used = 1;
@@ -201,7 +200,7 @@ int pq_dict_check(fc_parquet *w, pq_leaf *L, fc_error *err)
     if (!L->dict_used) {
         const uint32_t *idx = (const uint32_t *)(const void *)L->idx.p;
         size_t i;
-        for (i = 0; i < L->nidx; i++) {
+        for (i = 0; i < L->idx.n / 4; i++) {
             size_t len;
             const unsigned char *v = pq_dict_plain(&L->dict, idx[i], &len);
             th_put(&L->vals, v, len);
@@ -209,7 +208,6 @@ int pq_dict_check(fc_parquet *w, pq_leaf *L, fc_error *err)
         if (L->vals.oom)
             return pq_oom(w, err);
         L->idx.n = 0;
-        L->nidx = 0;
         L->dict_on = 0;
         pq_dict_clear(&L->dict);
         return FC_OK;

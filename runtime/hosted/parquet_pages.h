@@ -76,7 +76,6 @@ typedef struct pq_leaf {
     th_buf rep, def, vals; /* the page being built */
     uint64_t page_levels;
     th_buf idx;            /* ... its dictionary indices (uint32_t), when dict_on */
-    size_t nidx;           /* (idx.n / 4) */
     th_buf chunk;          /* this row group's data pages */
     uint64_t chunk_levels, chunk_raw, chunk_values;
     int dict_on, plain_used, dict_used;

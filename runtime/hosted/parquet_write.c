@@ -137,6 +137,7 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
     at->path[at->npath++] = name;
     if ((v = value_of(s->format)) >= 0) {
         pq_leaf *leaf;
+        int dw = pq_dict_width(v);
         if (s->n_children != 0)
             return pq_fail(err, FC_ERR_ARG, "a value with children: ", s->format);
         schema_leaf(w, name, v);
@@ -147,8 +148,8 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
         leaf += w->nleaves++;
         *leaf = *at;
         leaf->value = v;
-        leaf->dict_on = pq_dict_width(v) >= 0;
-        leaf->dict.width = leaf->dict_on ? (unsigned)pq_dict_width(v) : 0;
+        leaf->dict_on = dw >= 0;
+        leaf->dict.width = dw > 0 ? (unsigned)dw : 0;
         at->npath--;
         return FC_OK;
     }
@@ -461,7 +462,6 @@ static void put_indices(pq_leaf *L, const void *p, int64_t at, int64_t n)
         L->vals.oom = 1;
         return;
     }
-    L->nidx += (size_t)n;
     L->idx.n += 4 * (size_t)n;
     L->chunk_values += (uint64_t)n;
 }
@@ -516,7 +516,6 @@ static void put_values(pq_leaf *L, const struct ArrowArray *a, int64_t start, in
                     L->vals.oom = 1;
                     return;
                 }
-                L->nidx++;
                 L->idx.n += 4;
                 continue;
             }
@@ -621,7 +620,7 @@ static int put_numbers(fc_parquet *w, pq_leaf *L, const struct ArrowArray *col, 
     for (i = r0; i < r1; i += m) {
         /* (a dictionary's page counts its indices as 4 bytes each, as
          * put_rows does, and its use is checked at least every DICT_TRY) */
-        size_t each = L->dict_on ? 4 : width, used = L->vals.n + 4 * L->nidx;
+        size_t each = L->dict_on ? 4 : width, used = L->vals.n + L->idx.n;
         size_t left = w->opt.page_bytes > used ? w->opt.page_bytes - used : 0;
         int rc;
         m = (int64_t)((left + each - 1) / each);
@@ -633,7 +632,7 @@ static int put_numbers(fc_parquet *w, pq_leaf *L, const struct ArrowArray *col, 
             m = r1 - i;
         put_levels(L, 0, 0, (size_t)m);
         put_values(L, col, i, m);
-        if (L->vals.n + 4 * L->nidx >= w->opt.page_bytes &&
+        if (L->vals.n + L->idx.n >= w->opt.page_bytes &&
             (rc = pq_flush_page(w, L, err)) != FC_OK)
             return rc;
         if ((rc = pq_dict_check(w, L, err)) != FC_OK)
@@ -651,7 +650,7 @@ static int put_rows(fc_parquet *w, pq_leaf *L, const struct ArrowArray *col, int
     int rc;
     for (i = r0; i < r1; i++) {
         emit(L, col, 0, i, 0, 0, 0);
-        if (L->vals.n + L->rep.n + L->def.n + 4 * L->nidx >= w->opt.page_bytes &&
+        if (L->vals.n + L->rep.n + L->def.n + L->idx.n >= w->opt.page_bytes &&
             (rc = pq_flush_page(w, L, err)) != FC_OK)
             return rc;
         if ((rc = pq_dict_check(w, L, err)) != FC_OK)
