@@ -512,19 +512,21 @@ fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_er
 {
     size_t i;
     fc_status rc;
+    int aligned;
     w->mem = fcpy_block_take(w->need);
     if (w->mem == NULL) {
         fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
         fc_msg_str(&m, "out of memory for a batch");
         return FC_ERR_NO_MEMORY;
     }
-    if (w->have_layout && (uintptr_t)w->mem % FC_BATCH_ALIGN == 0) {
+    aligned = (uintptr_t)w->mem % FC_BATCH_ALIGN == 0; /* (bound where the next ones will be) */
+    if (w->have_layout && aligned) {
         take_layout(w);
     } else {
         memset(w->cols, 0, w->ncols * sizeof *w->cols);
         bind(w->m, w->cols, w->cap, w->forms, w->mem, w->need);
-        if (w->layout != NULL && w->offs != NULL && (uintptr_t)w->mem % FC_BATCH_ALIGN == 0)
-            keep_layout(w); /* (an aligned block: bound where the next ones will be) */
+        if (w->layout != NULL && w->offs != NULL && aligned)
+            keep_layout(w);
     }
     rc = w->md != NULL ? (fc_status)fc_batch_parse(w->md, w->cols, w->scratch, records, n, err)
                        : (fc_status)fc_batch_parse_seq(w->m->sd, w->cols, w->scratch, records,
