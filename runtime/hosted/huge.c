@@ -6,13 +6,7 @@
 
 #include <stdlib.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FC_HUGE_HEAP 1 /* (AddressSanitizer checks the heap, not maps) */
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FC_HUGE_HEAP 1
-#endif
-#endif
+#include "huge.h"
 
 #if defined(__linux__) && !defined(FC_HUGE_HEAP)
 #include <sys/mman.h>

@@ -100,6 +100,7 @@ struct fc_parquet {
     uint64_t group_rows, rows;
     pq_group *groups;
     size_t ngroups, groups_cap;
+    th_pool pool;          /* the leaves' buffers', and the scratch's */
     th_buf page, hdr;      /* scratch: a page's bytes, its PageHeader */
     unsigned char *zbuf;   /* the compressor's output */
     size_t zcap;

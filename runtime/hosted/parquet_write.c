@@ -147,6 +147,8 @@ static int walk_schema(fc_parquet *w, const struct ArrowSchema *s, const char *n
         w->leaves = leaf;
         leaf += w->nleaves++;
         *leaf = *at;
+        leaf->rep.pool = leaf->def.pool = leaf->vals.pool = &w->pool;
+        leaf->idx.pool = leaf->chunk.pool = leaf->dict.values.pool = &w->pool;
         leaf->value = v;
         leaf->dict_on = dw >= 0;
         leaf->dict.width = dw > 0 ? (unsigned)dw : 0;
@@ -268,6 +270,7 @@ int fc_parquet_open(fc_parquet **out, FILE *f, const struct ArrowSchema *schema,
     if (w == NULL)
         return pq_fail(err, FC_ERR_NO_MEMORY, "parquet: out of memory", NULL);
     w->out = f;
+    w->page.pool = w->hdr.pool = &w->pool;
     w->sch = schema;
     if (opt != NULL)
         w->opt = *opt;
@@ -750,6 +753,7 @@ int fc_parquet_close(fc_parquet *w, fc_error *err)
     free(w->leaves);
     th_free(&w->schema_elems);
     pq_pages_free(w);
+    th_pool_free(&w->pool); /* (after every buffer of it) */
     free(w->arrow_schema);
     free(w);
     return rc;

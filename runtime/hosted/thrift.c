@@ -5,9 +5,104 @@
 #include <string.h>
 
 #include "featc/fc_input.h"
+#include "huge.h"
 
 /* A buffer of TH_MAP_FROM bytes or more is a big buffer (fc_huge_alloc). */
 #define TH_MAP_FROM ((size_t)1 << 20)
+
+/* ------------------------------------------------------------ pools */
+
+#define TH_PIECE_MIN ((size_t)256)
+#define TH_REGION ((size_t)8 << 20) /* (a few leaves' pages; untouched, it costs nothing) */
+
+typedef struct th_region {
+    struct th_region *next;
+    size_t cap;
+} th_region;
+
+/* The class of a piece of c bytes (a power of 2 from 256). */
+static unsigned piece_class(size_t c)
+{
+    unsigned k = 0;
+    while ((TH_PIECE_MIN << k) < c)
+        k++;
+    return k;
+}
+
+static void pool_give(th_pool *pool, void *p, size_t c)
+{
+#ifdef FC_HUGE_HEAP
+    (void)pool;
+    (void)c;
+    free(p);
+#else
+    unsigned k = piece_class(c);
+    *(void **)p = pool->free_[k];
+    pool->free_[k] = p;
+#endif
+}
+
+/* A piece of c bytes (a power of 2 from 256 to 512 KiB), or NULL. */
+static unsigned char *pool_take(th_pool *pool, size_t c)
+{
+#ifdef FC_HUGE_HEAP
+    (void)pool;
+    return (unsigned char *)malloc(c);
+#else
+    unsigned k = piece_class(c);
+    unsigned char *p = (unsigned char *)pool->free_[k];
+    if (p != NULL) {
+        pool->free_[k] = *(void **)p;
+        return p;
+    }
+    if (pool->left < c) {
+        size_t cap = TH_REGION;
+        th_region *r;
+        while (pool->left >= TH_PIECE_MIN) { /* the rest, cut as large as it goes */
+            size_t piece = TH_PIECE_MIN << (TH_POOL_CLASSES - 1);
+            while (piece > pool->left)
+                piece /= 2;
+            pool_give(pool, pool->at, piece);
+            pool->at += piece;
+            pool->left -= piece;
+        }
+        if ((r = (th_region *)fc_huge_alloc(&cap)) == NULL)
+            return NULL;
+        r->next = (th_region *)pool->regions;
+        r->cap = cap;
+        pool->regions = r;
+        pool->at = (unsigned char *)r + TH_PIECE_MIN; /* (the region's own, the first) */
+        pool->left = cap - TH_PIECE_MIN;
+    }
+    p = pool->at;
+    pool->at += c;
+    pool->left -= c;
+    return p;
+#endif
+}
+
+void th_pool_free(th_pool *pool)
+{
+    th_region *r = (th_region *)pool->regions, *next;
+    for (; r != NULL; r = next) {
+        next = r->next;
+        fc_huge_free(r, r->cap);
+    }
+    memset(pool, 0, sizeof *pool);
+}
+
+/* ------------------------------------------------------------ buffers */
+
+/* b's piece (or malloc's block) given back. */
+static void th_drop(th_buf *b)
+{
+    if (b->p == NULL)
+        return;
+    if (b->pool != NULL)
+        pool_give(b->pool, b->p, b->cap);
+    else
+        free(b->p);
+}
 
 /* b's bytes in a big buffer of at least c bytes: 0, or -1. */
 static int th_map(th_buf *b, size_t c)
@@ -21,7 +116,7 @@ static int th_map(th_buf *b, size_t c)
             return -1;
         if (b->n > 0)
             memcpy(m, b->p, b->n);
-        free(b->p);
+        th_drop(b);
     }
     b->p = m;
     b->cap = c;
@@ -48,6 +143,18 @@ unsigned char *th_room(th_buf *b, size_t k)
                 b->oom = 1;
                 return NULL;
             }
+            return b->p + b->n;
+        }
+        if (b->pool != NULL) {
+            if ((q = pool_take(b->pool, c)) == NULL) {
+                b->oom = 1;
+                return NULL;
+            }
+            if (b->n > 0)
+                memcpy(q, b->p, b->n);
+            th_drop(b);
+            b->p = q;
+            b->cap = c;
             return b->p + b->n;
         }
         q = (unsigned char *)realloc(b->p, c);
@@ -105,11 +212,13 @@ void th_le32(th_buf *b, uint32_t v)
 
 void th_free(th_buf *b)
 {
+    th_pool *pool = b->pool;
     if (b->big)
         fc_huge_free(b->p, b->cap);
     else
-        free(b->p);
+        th_drop(b);
     memset(b, 0, sizeof *b);
+    b->pool = pool;
 }
 
 static uint64_t zigzag(int64_t v)

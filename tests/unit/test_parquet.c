@@ -14,7 +14,11 @@
  * these in test-unit-asan.  Threads: the Parquet seeds of fuzz_parquet
  * (DuckDB's files, every codec and page version, and damaged ones) read
  * with opt.threads 3 give the arrays, errors and offsets of one thread;
- * ThreadSanitizer runs this in test-pool-tsan. */
+ * ThreadSanitizer runs this in test-pool-tsan.  The writer's buffer pool
+ * (runtime/hosted/thrift.h, private: included here by path): many buffers
+ * grown in turns, freed and begun again, past a region and past 1 MiB,
+ * each keeps its own bytes (under ASan the pool is malloc's, so this is
+ * the optimised build's test). */
 #include <featc/fc.h>
 #include <featc/fc_parquet.h>
 
@@ -23,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/hosted/thrift.h"
 #include "arrow_same.h"
 #include "harness.h"
 
@@ -587,8 +592,73 @@ static void test_threads(void)
     }
 }
 
+/* ------------------------------------------------------------ the pool */
+
+#define POOL_BUFS 40
+
+static unsigned char pool_byte(unsigned buf, size_t at)
+{
+    return (unsigned char)(buf * 131u + at * 7u + (at >> 9));
+}
+
+/* Buffer k's bytes are its pattern from its start. */
+static int pool_intact(const th_buf *b, unsigned k)
+{
+    size_t i;
+    for (i = 0; i < b->n; i++)
+        if (b->p[i] != pool_byte(k, i))
+            return 0;
+    return 1;
+}
+
+static void test_pool(void)
+{
+    th_pool pool;
+    th_buf b[POOL_BUFS];
+    uint32_t seed = 12345;
+    size_t total = 0, frees = 0, bigs = 0;
+    unsigned k, step;
+    memset(&pool, 0, sizeof pool);
+    memset(b, 0, sizeof b);
+    for (k = 0; k < POOL_BUFS; k++)
+        b[k].pool = &pool;
+    for (step = 0; step < 6000; step++) {
+        size_t n, i;
+        unsigned char *q;
+        seed = seed * 1103515245u + 12345u;
+        k = (seed >> 8) % POOL_BUFS;
+        if ((seed >> 20) % 61 == 0) { /* done with: its piece waits for another */
+            CHECK_MSG(pool_intact(&b[k], k), "buffer %u before its free", k);
+            th_free(&b[k]);
+            CHECK(b[k].pool == &pool && b[k].n == 0 && b[k].p == NULL);
+            frees++;
+            continue;
+        }
+        n = (seed >> 4) % (k == 0 ? 40000u : 9000u); /* (buffer 0 goes past 1 MiB) */
+        q = th_room(&b[k], n);
+        CHECK(q != NULL && q == b[k].p + b[k].n);
+        if (q == NULL)
+            return;
+        for (i = 0; i < n; i++)
+            q[i] = pool_byte(k, b[k].n + i);
+        b[k].n += n;
+        total += n;
+    }
+    for (k = 0; k < POOL_BUFS; k++) {
+        CHECK_MSG(pool_intact(&b[k], k), "buffer %u (%zu bytes)", k, b[k].n);
+        CHECK(!b[k].oom);
+        bigs += (size_t)b[k].big;
+    }
+    CHECK(frees > 50 && bigs >= 1 && total > ((size_t)20 << 20)); /* (what it meant to cover) */
+    for (k = 0; k < POOL_BUFS; k++)
+        th_free(&b[k]);
+    th_pool_free(&pool);
+    CHECK(pool.regions == NULL && pool.left == 0);
+}
+
 int main(void)
 {
+    RUN(test_pool);
     RUN(test_read_back);
     RUN(test_typed_columns);
     RUN(test_read_codec);
