@@ -156,7 +156,7 @@ int pq_dict_number(pq_dict *d, uint64_t x, uint32_t *index)
     d->keys[d->n] = x;
     d->slots[s] = d->n + 1;
     *index = d->n++;
-    return 0;
+    return 1;
 }
 
 int pq_dict_index(pq_dict *d, const unsigned char *p, size_t len, uint32_t *index)
@@ -183,7 +183,7 @@ int pq_dict_index(pq_dict *d, const unsigned char *p, size_t len, uint32_t *inde
         return -1;
     d->slots[s] = d->n + 1;
     *index = d->n++;
-    return 0;
+    return 1;
 }
 
 const unsigned char *pq_dict_plain(const pq_dict *d, uint32_t e, size_t *len)

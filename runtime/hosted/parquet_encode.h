@@ -34,8 +34,9 @@ typedef struct pq_dict {
 } pq_dict;
 
 /* *index: p[0..len)'s entry (or x's, a number's bits: an INT32's or a
- * FLOAT's in the low 32), added when new.  0, or -1 out of memory (or
- * past 2^32 bytes: a dictionary is far smaller, see parquet_write.c). */
+ * FLOAT's in the low 32), added when new.  0 (found), 1 (added: a value
+ * the chunk's statistics take, once), or -1 out of memory (or past 2^32
+ * bytes: a dictionary is far smaller, see parquet_write.c). */
 int pq_dict_index(pq_dict *d, const unsigned char *p, size_t len, uint32_t *index);
 int pq_dict_number(pq_dict *d, uint64_t x, uint32_t *index);
 /* Entry e's PLAIN bytes, as a data page holds the value (a byte string's

@@ -424,41 +424,51 @@ static uint32_t *idx_room(pq_leaf *L, size_t n)
 }
 
 /* n numbers from at of p, as indices into the chunk's dictionary (keyed
- * by their bits), their statistics taken as in put_values. */
+ * by their bits).  The statistics take each value as it enters the
+ * dictionary: a value again cannot move a minimum or a maximum, and the
+ * dictionary lives as long as they do (a chunk), or, when it stops
+ * paying, hands over to put_values having taken all it holds. */
 static void put_indices(pq_leaf *L, const void *p, int64_t at, int64_t n)
 {
     uint32_t *q = idx_room(L, (size_t)n);
     int64_t i;
-    int bad = 0;
+    int r, bad = 0;
     if (q == NULL)
         return;
     if (L->value == V_INT64) {
         const int64_t *v = (const int64_t *)p + at;
-        for (i = 0; i < n; i++) {
-            stat_int(&L->st, v[i]);
-            bad |= pq_dict_number(&L->dict, (uint64_t)v[i], &q[i]);
-        }
+        for (i = 0; i < n; i++)
+            if ((r = pq_dict_number(&L->dict, (uint64_t)v[i], &q[i])) != 0) {
+                stat_int(&L->st, v[i]);
+                bad |= r < 0;
+            }
     } else if (L->value == V_FLOAT) {
         const float *v = (const float *)p + at;
         for (i = 0; i < n; i++) {
             uint32_t bits;
             memcpy(&bits, &v[i], sizeof bits);
-            stat_float(&L->st, (double)v[i], 0);
-            bad |= pq_dict_number(&L->dict, bits, &q[i]);
+            if ((r = pq_dict_number(&L->dict, bits, &q[i])) != 0) {
+                stat_float(&L->st, (double)v[i], 0);
+                bad |= r < 0;
+            }
         }
     } else if (L->value == V_DOUBLE) {
         const double *v = (const double *)p + at;
         for (i = 0; i < n; i++) {
             uint64_t bits;
             memcpy(&bits, &v[i], sizeof bits);
-            stat_float(&L->st, v[i], 0);
-            bad |= pq_dict_number(&L->dict, bits, &q[i]);
+            if ((r = pq_dict_number(&L->dict, bits, &q[i])) != 0) {
+                stat_float(&L->st, v[i], 0);
+                bad |= r < 0;
+            }
         }
     } else {
         for (i = 0; i < n; i++) {
             int64_t x = narrow_at(L, p, at + i);
-            stat_int(&L->st, x);
-            bad |= pq_dict_number(&L->dict, (uint32_t)x, &q[i]); /* (as an INT32) */
+            if ((r = pq_dict_number(&L->dict, (uint32_t)x, &q[i])) != 0) { /* (as an INT32) */
+                stat_int(&L->st, x);
+                bad |= r < 0;
+            }
         }
     }
     if (bad) {
@@ -509,19 +519,22 @@ static void put_values(pq_leaf *L, const struct ArrowArray *a, int64_t start, in
                 s = off[0];
                 e = off[1];
             }
-            stat_bytes(&L->st, data + s, (size_t)(e - s));
             L->chunk_values++;
-            if (L->dict_on) {
+            if (L->dict_on) { /* (statistics as in put_indices) */
                 uint32_t *q = idx_room(L, 1);
+                int r;
                 if (q == NULL)
                     return;
-                if (pq_dict_index(&L->dict, data + s, (size_t)(e - s), q) != 0) {
+                if ((r = pq_dict_index(&L->dict, data + s, (size_t)(e - s), q)) < 0) {
                     L->vals.oom = 1;
                     return;
                 }
+                if (r > 0)
+                    stat_bytes(&L->st, data + s, (size_t)(e - s));
                 L->idx.n += 4;
                 continue;
             }
+            stat_bytes(&L->st, data + s, (size_t)(e - s));
             th_le32(&L->vals, (uint32_t)(e - s));
             th_put(&L->vals, data + s, (size_t)(e - s));
         }
