@@ -134,14 +134,19 @@ static void data_free(slot *b)
     b->big = 0;
 }
 
-/* Room for k more bytes of records. */
-static int reserve(slot *b, size_t used, size_t k)
+/* Room for k more bytes of records; whole: the batch's bytes at the size
+ * of its records so far (0: not known), so that a slot that will be big
+ * starts big, not in doublings of the heap (a wide convert's first batch,
+ * 7 MB: 650 page faults in the copy, a third of the run's). */
+static int reserve(slot *b, size_t used, size_t k, size_t whole)
 {
     size_t want;
     unsigned char *d;
     if (k <= b->cap - used)
         return 0;
     want = b->cap * 2 > used + k ? b->cap * 2 : used + k;
+    if (whole >= HUGE_FROM && want < whole)
+        want = whole;
     if (want >= HUGE_FROM && b->big) {
         if ((d = (unsigned char *)fc_huge_grow(b->data, b->cap, &want)) == NULL)
             return -1;
@@ -192,7 +197,7 @@ static int in_order(const fc_record *run, size_t k)
 static int keep_run(stream_priv *p, slot *b, size_t *n, size_t *used, const fc_record *run,
                     size_t k)
 {
-    size_t i, span;
+    size_t i, span, each;
     if (k > 1 && !in_order(run, k)) {
         for (i = 0; i < k; i++)
             if (keep_run(p, b, n, used, &run[i], 1) != 0)
@@ -201,7 +206,8 @@ static int keep_run(stream_priv *p, slot *b, size_t *n, size_t *used, const fc_r
     }
     span = k == 1 ? run[0].length
                   : (size_t)(run[k - 1].data + run[k - 1].length - run[0].data);
-    if (reserve(b, *used, span) != 0) {
+    each = (*used + span) / (*n + k);
+    if (reserve(b, *used, span, each <= SIZE_MAX / p->bsize ? each * p->bsize : 0) != 0) {
         say(b->input_error, p->paths[p->next - 1], run[0].index, run[0].offset,
             "out of memory for the records of a batch");
         b->input_rc = ENOMEM;
