@@ -20,6 +20,7 @@ typedef struct th_region {
     size_t cap;
 } th_region;
 
+#ifndef FC_HUGE_HEAP
 /* The class of a piece of c bytes (a power of 2 from 256). */
 static unsigned piece_class(size_t c)
 {
@@ -28,6 +29,7 @@ static unsigned piece_class(size_t c)
         k++;
     return k;
 }
+#endif
 
 static void pool_give(th_pool *pool, void *p, size_t c)
 {
