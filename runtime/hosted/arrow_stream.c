@@ -300,31 +300,47 @@ static void gather(stream_priv *p, slot *b)
 /* ------------------------------------------------------------ blocks */
 
 /* A batch's block (its columns, bound at the batch's size) has a header of
- * FC_ARROW_ALIGN bytes before it.  One of HUGE_FROM bytes or more is a map
- * of huge pages, and once its batch is released it waits in the stream's
- * cache (up to SPARE of them) for a later batch: from the heap, a wide
- * convert's blocks (2.3 MB each) were first touched 4 KiB at a time, 980
- * of its 1,459 page faults.  The cache lives while the stream or a block
- * of it does (refs); a smaller block is malloc's (cache NULL). */
-#define SPARE 4
+ * FC_ARROW_ALIGN bytes before it, and once its batch is released it waits
+ * in the stream's cache (up to SPARE of them) for a later batch.  One of
+ * HUGE_FROM bytes or more is a map of huge pages, a smaller one malloc's.
+ * From the heap, a wide convert's blocks (2.3 MB each) were first touched
+ * 4 KiB at a time, 980 of its 1,459 page faults; and with threads a
+ * tutorial convert's small blocks, freed into the parse threads' arenas
+ * and trimmed, were faulted in again batch after batch (a third of the
+ * threads' samples).  The cache lives while the stream or a block of it
+ * does (refs). */
+#define SPARE 8
+
+typedef struct spare_block {
+    unsigned char *m;
+    size_t cap;
+    int big;
+} spare_block;
 
 struct block_cache {
     pthread_mutex_t mu;
-    unsigned refs;   /* the stream (while alive) and each map out */
+    unsigned refs;   /* the stream (while alive) and each block out */
     int alive;
     unsigned nspare;
-    unsigned char *spare[SPARE];
-    size_t spare_cap[SPARE];
+    spare_block spare[SPARE];
 };
 
 typedef struct block_head {
-    block_cache *cache;
-    size_t cap; /* the map's length */
+    block_cache *cache; /* NULL: no cache (malloc's, freed) */
+    spare_block at;     /* the block's own memory */
 } block_head;
 
 #define HEAD FC_ARROW_ALIGN
 
 typedef char head_fits[sizeof(block_head) <= HEAD ? 1 : -1];
+
+static void spare_free(const spare_block *b)
+{
+    if (b->big)
+        fc_huge_free(b->m, b->cap);
+    else
+        free(b->m);
+}
 
 static void cache_unref(block_cache *c)
 {
@@ -336,7 +352,7 @@ static void cache_unref(block_cache *c)
     if (!last)
         return;
     for (i = 0; i < c->nspare; i++)
-        fc_huge_free(c->spare[i], c->spare_cap[i]);
+        spare_free(&c->spare[i]);
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
@@ -344,63 +360,63 @@ static void cache_unref(block_cache *c)
 /* A block of need bytes (FC_ARROW_ALIGN-aligned), or NULL. */
 static void *block_take(block_cache *c, size_t need)
 {
-    size_t cap = need + HEAD;
-    unsigned char *m = NULL;
+    spare_block b;
     block_head *h;
     unsigned i;
+    int found = 0;
     if (need == 0 || need > SIZE_MAX - HEAD - HUGE_FROM)
         return NULL;
-    if (cap < HUGE_FROM || c == NULL) {
-        void *q;
-        if (posix_memalign(&q, FC_ARROW_ALIGN, cap) != 0)
+    b.cap = need + HEAD;
+    if (c != NULL) {
+        pthread_mutex_lock(&c->mu);
+        for (i = 0; i < c->nspare && !found; i++)
+            if (c->spare[i].cap >= b.cap) {
+                b = c->spare[i];
+                c->spare[i] = c->spare[--c->nspare];
+                found = 1;
+            }
+        c->refs++;
+        pthread_mutex_unlock(&c->mu);
+    }
+    if (!found) {
+        void *q = NULL;
+        b.big = b.cap >= HUGE_FROM;
+        if (b.big)
+            q = fc_huge_alloc(&b.cap);
+        else if (posix_memalign(&q, FC_ARROW_ALIGN, b.cap) != 0)
+            q = NULL;
+        if (q == NULL) {
+            if (c != NULL)
+                cache_unref(c);
             return NULL;
-        h = (block_head *)q;
-        h->cache = NULL;
-        h->cap = 0;
-        return (unsigned char *)q + HEAD;
-    }
-    pthread_mutex_lock(&c->mu);
-    for (i = 0; i < c->nspare && m == NULL; i++)
-        if (c->spare_cap[i] >= cap) {
-            m = c->spare[i];
-            cap = c->spare_cap[i];
-            c->spare[i] = c->spare[c->nspare - 1];
-            c->spare_cap[i] = c->spare_cap[c->nspare - 1];
-            c->nspare--;
         }
-    c->refs++;
-    pthread_mutex_unlock(&c->mu);
-    if (m == NULL && (m = (unsigned char *)fc_huge_alloc(&cap)) == NULL) {
-        cache_unref(c);
-        return NULL;
+        b.m = (unsigned char *)q;
     }
-    h = (block_head *)(void *)m;
+    h = (block_head *)(void *)b.m;
     h->cache = c;
-    h->cap = cap;
-    return m + HEAD;
+    h->at = b;
+    return b.m + HEAD;
 }
 
 /* The release of a block (fc_arrow_export's free_fn), on any thread. */
 static void free_block(void *blk)
 {
-    unsigned char *m = (unsigned char *)blk - HEAD;
-    block_head *h = (block_head *)(void *)m;
+    block_head *h = (block_head *)(void *)((unsigned char *)blk - HEAD);
     block_cache *c = h->cache;
-    size_t cap = h->cap;
-    if (c == NULL) {
-        free(m);
-        return;
+    spare_block b = h->at;
+    int kept = 0;
+    if (c != NULL) {
+        pthread_mutex_lock(&c->mu);
+        if (c->alive && c->nspare < SPARE) {
+            c->spare[c->nspare++] = b;
+            kept = 1;
+        }
+        pthread_mutex_unlock(&c->mu);
     }
-    pthread_mutex_lock(&c->mu);
-    if (c->alive && c->nspare < SPARE) {
-        c->spare[c->nspare] = m;
-        c->spare_cap[c->nspare++] = cap;
-        m = NULL;
-    }
-    pthread_mutex_unlock(&c->mu);
-    if (m != NULL)
-        fc_huge_free(m, cap);
-    cache_unref(c);
+    if (!kept)
+        spare_free(&b);
+    if (c != NULL)
+        cache_unref(c);
 }
 
 /* The hooks' parse for one worker, as an fc_record_parse_fn. */
@@ -641,7 +657,7 @@ static void stream_release(struct ArrowArrayStream *s)
             pthread_mutex_lock(&p->cache->mu);
             p->cache->alive = 0;
             for (k = 0; k < p->cache->nspare; k++)
-                fc_huge_free(p->cache->spare[k], p->cache->spare_cap[k]);
+                spare_free(&p->cache->spare[k]);
             p->cache->nspare = 0;
             pthread_mutex_unlock(&p->cache->mu);
             cache_unref(p->cache);

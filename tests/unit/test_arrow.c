@@ -764,8 +764,8 @@ static uint64_t tutorial_rows(const struct ArrowArray *a, uint64_t h)
     return h;
 }
 
-/* Blocks of 2 MiB and more (a map each, kept for the next batch once
- * released): 90,000 tutorial records written here, read in batches of
+/* Blocks kept for the next batch once released (malloc's, and of 2 MiB
+ * and more a map each): 90,000 tutorial records written here, read in batches of
  * 60,000 (a 2.2 MB block) over the file three times, up to three batches
  * held while the next come, the last two held past the stream's release;
  * every value by the digest of the same records in batches of 1,000
