@@ -170,6 +170,23 @@ unsigned char *th_room(th_buf *b, size_t k)
     return b->p + b->n;
 }
 
+#define TH_RESERVE_BIG ((size_t)256 << 10)
+
+unsigned char *th_reserve(th_buf *b, size_t k)
+{
+    if (b->oom)
+        return NULL;
+    if (b->p != NULL && k <= b->cap - b->n)
+        return b->p + b->n;
+    if (b->pool != NULL || k > SIZE_MAX - b->n || b->n + k < TH_RESERVE_BIG)
+        return th_room(b, k);
+    if (th_map(b, b->n + k) != 0) {
+        b->oom = 1;
+        return NULL;
+    }
+    return b->p + b->n;
+}
+
 void th_put(th_buf *b, const void *p, size_t k)
 {
     unsigned char *q = th_room(b, k);

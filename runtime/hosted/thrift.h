@@ -47,6 +47,10 @@ struct th_pool {
 void th_pool_free(th_pool *pool);
 
 unsigned char *th_room(th_buf *b, size_t k); /* k more bytes at p + n, or NULL */
+/* th_room for a buffer whose size is known: room for k more bytes in one
+ * step (no doublings), a big buffer from 256 KiB (a pool's buffers: as
+ * th_room). */
+unsigned char *th_reserve(th_buf *b, size_t k);
 void th_put(th_buf *b, const void *p, size_t k);
 void th_byte(th_buf *b, unsigned v);
 void th_varint(th_buf *b, uint64_t v);
