@@ -92,7 +92,7 @@ PB_HDR = $(BUILD)/gen/fc_example.pb-c.h
 # cli/commands/ (one file per command or family, stats/ a folder of its own),
 # over the helpers they share, cli/base/.  tests/cli/layout.py keeps the
 # order: a helper includes no command, no two files include each other.
-CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c)
+CLI_BASE_SRC = $(addprefix cli/base/,cli.c progress.c read.c spec.c kinds.c heap.c)
 CLI_CMD_SRC = $(addprefix cli/commands/,compile.c breaking.c check_data.c records.c print.c index.c infer.c \
               convert.c convert_back.c convert_jobs.c tfx.c validate.c validate_drift.c \
               stats/stats.c stats/model.c stats/text.c stats/json.c \

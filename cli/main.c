@@ -107,6 +107,7 @@ int main(int argc, char **argv)
 {
     const char *name;
     size_t i;
+    cli_heap_huge();
     if (argc < 2)
         return cli_usage_error(NULL, "no command given");
     name = argv[1];
