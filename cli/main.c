@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cli.h"
+#include "base/heap.h"
 #include "commands/commands.h"
 
 typedef struct command {

@@ -99,15 +99,4 @@ int cli_usage_error(const cli_command *c, const char *fmt, ...)
 char *cli_read_operand(const cli_command *c, int argc, char **argv, const char *what,
                        size_t *len, const char **name, int *rc);
 
-/* Asks, at the start, for the heap's first 64 MiB in huge pages (Linux,
- * glibc; elsewhere nothing): glibc's tunable glibc.malloc.hugetlb=1 from
- * inside.  The tools' buffers are megabytes touched once (a Parquet
- * reader's columns, a codec's tables, a batch's records), and on a
- * virtual machine each first touch of a 4 KiB page can cost 10 us:
- * reading DuckDB's wide file to TFRecords took 2,128 page faults, 564
- * with this, and ran 1.46x as fast (docs/performance.md).  Blocks under
- * 32 MiB then come from the heap, which is given back to the system only
- * when 128 MiB of it are free at its top. */
-void cli_heap_huge(void);
-
 #endif /* FEATC_CLI_H */
