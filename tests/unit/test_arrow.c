@@ -765,8 +765,8 @@ static uint64_t tutorial_rows(const struct ArrowArray *a, uint64_t h)
 }
 
 /* Blocks kept for the next batch once released (malloc's, and of 2 MiB
- * and more a map each): 90,000 tutorial records written here, read in batches of
- * 60,000 (a 2.2 MB block) over the file three times, up to three batches
+ * and more a map each): 100,000 tutorial records written here, read in batches of
+ * 80,000 (a block over 2 MiB on 32-bit hosts too: 2.24 MB) over the file three times, up to three batches
  * held while the next come, the last two held past the stream's release;
  * every value by the digest of the same records in batches of 1,000
  * (small blocks, malloc's).  ASan (test-unit-asan) finds a block freed
@@ -794,7 +794,7 @@ static void test_stream_big_blocks(void)
         return;
     memset(&wo, 0, sizeof wo);
     CHECK(fc_writer_init_fd(&w, fd, &wo, &err) == FC_OK);
-    for (i = 0; i < 90000; i++) {
+    for (i = 0; i < 100000; i++) {
         size_t len = 0;
         tutorial_record_init(&m);
         m.feature0 = (int64_t)(i % 2);
@@ -809,7 +809,7 @@ static void test_stream_big_blocks(void)
     close(fd);
     paths[0] = paths[1] = paths[2] = path;
     memset(&o, 0, sizeof o);
-    for (bsize = 1000; bsize <= 60000; bsize += 59000) {
+    for (bsize = 1000; bsize <= 80000; bsize += 79000) {
         uint64_t *h = bsize == 1000 ? &small : &big;
         CHECK(open_stream(&tutorial_record_desc, NULL, paths, 3, bsize, &o, &st, &err) ==
               FC_OK);
@@ -826,23 +826,23 @@ static void test_stream_big_blocks(void)
                 }
             }
         }
-        CHECK_MSG(rc == 0 && rows == 270000, "batches of %zu: %d, %zu rows", bsize, rc, rows);
+        CHECK_MSG(rc == 0 && rows == 300000, "batches of %zu: %d, %zu rows", bsize, rc, rows);
         st.release(&st);
         for (i = 0; i < nheld; i++) { /* (past the stream: their blocks still there) */
-            size_t start = i == 0 ? 180000 : 240000, last;
-            CHECK(held[i].length == (i == 0 ? 60000 : 30000) && held[i].n_children == 4);
+            size_t start = i == 0 ? 160000 : 240000, last;
+            CHECK(held[i].length == (i == 0 ? 80000 : 60000) && held[i].n_children == 4);
             if (held[i].n_children == 4 && held[i].length > 0) {
                 const int64_t *f1 = (const int64_t *)held[i].children[1]->buffers[1];
                 last = (size_t)held[i].length - 1;
-                CHECK(f1[0] == (int64_t)(start % 90000 % 5) &&
-                      f1[last] == (int64_t)((start + last) % 90000 % 5));
+                CHECK(f1[0] == (int64_t)(start % 100000 % 5) &&
+                      f1[last] == (int64_t)((start + last) % 100000 % 5));
             }
             held[i].release(&held[i]);
         }
         nheld = 0;
         sch.release(&sch);
     }
-    CHECK(fc_batch_bind(&tutorial_record_desc, NULL, 60000, FC_BATCH_RAGGED | FC_BATCH_PACKED,
+    CHECK(fc_batch_bind(&tutorial_record_desc, NULL, 80000, FC_BATCH_RAGGED | FC_BATCH_PACKED,
                         NULL, 0) >= ((size_t)2 << 20)); /* (what it means to test) */
     CHECK(small == big && small != 0);
     remove(path);
