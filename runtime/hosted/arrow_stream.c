@@ -307,8 +307,11 @@ static void gather(stream_priv *p, slot *b)
  * 4 KiB at a time, 980 of its 1,459 page faults; and with threads a
  * tutorial convert's small blocks, freed into the parse threads' arenas
  * and trimmed, were faulted in again batch after batch (a third of the
- * threads' samples).  The cache lives while the stream or a block of it
- * does (refs). */
+ * threads' samples).  (Before, a malloc'd block was advised huge pages for
+ * the whole huge pages inside it: a 20 MB sequence convert's faults went
+ * from 3,900 to 2,078.)  The cache lives while the stream or a block of it
+ * does (refs); its spares go with the stream (stream_release), and none is
+ * kept after. */
 #define SPARE 8
 
 typedef struct spare_block {
@@ -344,16 +347,13 @@ static void spare_free(const spare_block *b)
 
 static void cache_unref(block_cache *c)
 {
-    unsigned i;
     int last;
     pthread_mutex_lock(&c->mu);
     last = --c->refs == 0;
     pthread_mutex_unlock(&c->mu);
     if (!last)
         return;
-    for (i = 0; i < c->nspare; i++)
-        spare_free(&c->spare[i]);
-    pthread_mutex_destroy(&c->mu);
+    pthread_mutex_destroy(&c->mu); /* (no spare: the stream's release took them) */
     free(c);
 }
 
@@ -455,14 +455,6 @@ static int parse_hooked(stream_priv *p, worker *w, slot *b, fc_error *err)
                                          b->views, b->n, err);
 }
 
-/* Huge pages asked for the whole huge pages inside a batch's block (Linux).
- * The block is sized by the spec's bounds, megabytes for a batch of
- * SequenceExamples, and lives on the heap (featc convert keeps it there,
- * so that the next batch reuses it), where glibc asks for none: each
- * column's values were then first touched page by page, 3,900 page faults
- * in a 20 MB sequence convert (2,078 with the advice), and whole converts
- * went 1.33x faster (15 pairs).  The advice is only that: where the kernel
- * gives no huge page, pages as before. */
 /* Slot b's records parsed and exported with w's scratch: b->rc and b->arr
  * or b->error. */
 static void parse_slot(stream_priv *p, worker *w, slot *b)
