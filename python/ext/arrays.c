@@ -86,6 +86,72 @@ void fcpy_block_give(void *mem, size_t size)
         free(old[k]);
 }
 
+/* Spare big buffers: a reader's slot of copied records past a megabyte
+ * (reader.c) is given back here when the reader goes, and the next
+ * reader's slots take it, its pages already in (a new map faulted in a
+ * huge page or 400 small ones at each read() of wide).  Up to BIG_SPARES,
+ * BIG_KEEP bytes in all; the newest are kept; slots are taken by parse
+ * threads without the GIL: a mutex. */
+#define BIG_SPARES 8
+#define BIG_KEEP ((size_t)32 << 20)
+static pthread_mutex_t big_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *big_mem[BIG_SPARES];
+static size_t big_cap[BIG_SPARES];
+static unsigned nbig;
+
+void *fcpy_big_take(size_t *cap)
+{
+    void *p = NULL;
+    unsigned k, best = BIG_SPARES;
+    pthread_mutex_lock(&big_mu);
+    for (k = 0; k < nbig; k++) /* the smallest that is big enough */
+        if (big_cap[k] >= *cap && (best == BIG_SPARES || big_cap[k] < big_cap[best]))
+            best = k;
+    if (best < BIG_SPARES) {
+        p = big_mem[best];
+        *cap = big_cap[best];
+        for (k = best; k + 1 < nbig; k++) {
+            big_mem[k] = big_mem[k + 1];
+            big_cap[k] = big_cap[k + 1];
+        }
+        nbig--;
+    }
+    pthread_mutex_unlock(&big_mu);
+    return p != NULL ? p : fc_huge_alloc(cap);
+}
+
+void fcpy_big_give(void *mem, size_t cap)
+{
+    void *old[BIG_SPARES];
+    size_t old_cap[BIG_SPARES], total = cap;
+    unsigned k, n = 0;
+    if (mem == NULL)
+        return;
+    if (cap > BIG_KEEP) {
+        fc_huge_free(mem, cap);
+        return;
+    }
+    pthread_mutex_lock(&big_mu);
+    for (k = 0; k < nbig; k++)
+        total += big_cap[k];
+    /* (the oldest go first, until the new one fits) */
+    while (nbig > 0 && (nbig == BIG_SPARES || total > BIG_KEEP)) {
+        old[n] = big_mem[0];
+        old_cap[n++] = big_cap[0];
+        total -= big_cap[0];
+        for (k = 0; k + 1 < nbig; k++) {
+            big_mem[k] = big_mem[k + 1];
+            big_cap[k] = big_cap[k + 1];
+        }
+        nbig--;
+    }
+    big_mem[nbig] = mem;
+    big_cap[nbig++] = cap;
+    pthread_mutex_unlock(&big_mu);
+    for (k = 0; k < n; k++)
+        fc_huge_free(old[k], old_cap[k]);
+}
+
 /* A block object that owns mem (freed here on failure). */
 PyObject *fcpy_block_new(void *mem, size_t size, int batch)
 {
@@ -219,9 +285,10 @@ static void copy_value(unsigned char *d, const unsigned char *s, size_t n)
     }
 }
 
-int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
+int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n, const unsigned char *lo,
+                    const unsigned char *hi)
 {
-    size_t total, k, head;
+    size_t total, k, head, span;
     uint64_t sum = 0;
     int64_t *off;
     unsigned char *data;
@@ -237,7 +304,8 @@ int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
         return -1;
     total = (size_t)sum;
     head = (n + 1) * sizeof(int64_t);
-    p->mem = fcpy_alloc16(head + total);
+    /* (16 bytes past the values: room for the last one's copy of 16) */
+    p->mem = fcpy_alloc16(head + total + 16);
     if (p->mem == NULL)
         return -1;
     p->size = head + total;
@@ -245,10 +313,17 @@ int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n)
     off = (int64_t *)p->mem;
     data = (unsigned char *)p->mem + head;
     off[0] = 0;
+    span = lo != NULL && hi - lo >= 16 ? (size_t)(hi - lo) - 16 : 0;
     for (k = 0, total = 0; k < n; k++) {
         const uint8_t *src = v[k].data;
         size_t size = v[k].size; /* (read before the store to off, which may alias it) */
-        copy_value(data + total, src, size);
+        /* a short value where 16 bytes can be read: one copy of 16 (the
+         * next value's overwrites what is past it), not a branch on its
+         * size; unsigned: a src below lo wraps past span */
+        if (size <= 16 && span > 0 && (uintptr_t)src - (uintptr_t)lo <= span)
+            memcpy(data + total, src, 16);
+        else
+            copy_value(data + total, src, size);
         total += size;
         off[k + 1] = (int64_t)total;
     }
@@ -370,7 +445,7 @@ static PyObject *bytes_subscript(PyObject *self, PyObject *key)
         v[k].size = (size_t)(b->offsets[i + 1] - b->offsets[i]);
     }
     memset(&p, 0, sizeof p);
-    if (fcpy_pack_bytes(&p, v, (size_t)n) != 0) {
+    if (fcpy_pack_bytes(&p, v, (size_t)n, NULL, NULL) != 0) {
         PyMem_Free(v);
         return PyErr_NoMemory();
     }

@@ -544,7 +544,8 @@ fc_status fcpy_batch_run(batch_work *w, const fc_bytes *records, size_t n, fc_er
     for (i = 0; i < w->ncols && rc == FC_OK; i++) {
         w->packs[i].mem = NULL;
         if (col_bytes(w->m, i) &&
-            fcpy_pack_bytes(&w->packs[i], (const fc_bytes *)w->cols[i].values, w->cols[i].nvalues) != 0) {
+            fcpy_pack_bytes(&w->packs[i], (const fc_bytes *)w->cols[i].values, w->cols[i].nvalues,
+                            w->lo, w->hi) != 0) {
             fc_msg m = fc_error_begin(err, FC_ERR_NO_MEMORY, FC_NO_INDEX, FC_NO_INDEX);
             fc_msg_str(&m, "out of memory for a batch's bytes values");
             rc = FC_ERR_NO_MEMORY;

@@ -130,6 +130,8 @@ typedef struct batch_work {
     int arrow;                 /* read(format='arrow'), 2 'arrow-large': exported into arr, not packed
                                   (in the run, while the records are there) */
     struct ArrowArray arr;
+    const unsigned char *lo, *hi; /* memory readable from lo to hi that holds records (a
+                                     slot's copies), or NULL: fcpy_pack_bytes */
 } batch_work;
 
 void *fcpy_alloc16(size_t size);
@@ -137,6 +139,10 @@ void *fcpy_alloc16(size_t size);
  * new; and the way back (the spare, or freed). */
 void *fcpy_block_take(size_t size);
 void fcpy_block_give(void *mem, size_t size);
+/* A big buffer (fc_huge_alloc's) of at least *cap bytes, *cap set to its
+ * size, a spare one if there is; given back to be a spare or freed. */
+void *fcpy_big_take(size_t *cap);
+void fcpy_big_give(void *mem, size_t cap);
 /* A block owning mem (freed with it, or the spare when batch is set);
  * NULL with mem freed on failure. */
 PyObject *fcpy_block_new(void *mem, size_t size, int batch);
@@ -150,7 +156,10 @@ int fcpy_arrays_init(void);
 size_t fcpy_dt_size(int dt);
 PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
                           const int64_t *shape, unsigned rank);
-int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n);
+/* A value of 16 bytes or fewer that lies in [lo, hi) with 16 bytes to
+ * read before hi is copied as 16 bytes (lo NULL: none is). */
+int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n, const unsigned char *lo,
+                    const unsigned char *hi);
 PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank);
 /* The kind letter of an array's dtype ('i', 'u', 'f', 'S', ...); -1 with
  * the exception set. */

@@ -28,7 +28,9 @@ typedef struct slot {
     Py_ssize_t *src;
     unsigned char *data;
     size_t used, cap;
-    int big;              /* data is a big buffer (fc_huge_alloc), not malloc's */
+    int big;              /* data is a big buffer (fcpy_big_take), not malloc's */
+    size_t bsize;         /* the records a batch holds */
+    int moved;            /* data moved since views of copies into it were set */
     Py_ssize_t live;      /* the source its in-place records are in (it stays open), or -1 */
     batch_work w;
     fc_status status;     /* the parse's */
@@ -106,6 +108,8 @@ typedef struct {
 static void slot_parse(slot *t)
 {
     fc_error_clear(&t->err);
+    t->w.lo = t->data; /* (records copied here; in-place ones elsewhere) */
+    t->w.hi = t->data != NULL ? t->data + t->cap : NULL;
     t->status = t->n > 0 && t->w.cols != NULL ? fcpy_batch_run(&t->w, t->views, t->n, &t->err)
                                               : FC_OK;
 }
@@ -613,8 +617,13 @@ static int take_stall(reader_object *r, fc_status *s)
  * pages where there are: fc_input.h): a batch of large records (wide's
  * 256 are 1.75 MB) in malloc's pages faulted in 400 of them in each slot
  * of each new reader, which with threads (2N slots) cost as much as a
- * short read's parse. */
+ * short read's parse.  Big buffers are taken from and given back to the
+ * module's spares (fcpy_big_take), so that the next reader's slots find
+ * their pages there. */
 #define SLOT_BIG ((size_t)1 << 20)
+/* A batch's first record asks room for a batch of records of its size, at
+ * most this (a hint: the batch grows past it as before). */
+#define SLOT_HINT ((size_t)64 << 20)
 
 /* Room for k more bytes of copied records in t. */
 static int reserve(slot *t, size_t k)
@@ -626,10 +635,16 @@ static int reserve(slot *t, size_t k)
     if (k > SIZE_MAX / 2 - t->used)
         return -1;
     cap = t->cap * 2 > t->used + k ? t->cap * 2 : t->used + k;
+    if (t->used == 0 && t->bsize > 0) {
+        /* (not doubled up to a batch's size from its first record's) */
+        size_t hint = k < SLOT_HINT / t->bsize ? k * t->bsize : SLOT_HINT;
+        if (hint > cap)
+            cap = hint;
+    }
     if (t->big) {
         d = (unsigned char *)fc_huge_grow(t->data, t->cap, &cap);
     } else if (cap >= SLOT_BIG) {
-        d = (unsigned char *)fc_huge_alloc(&cap);
+        d = (unsigned char *)fcpy_big_take(&cap);
         if (d != NULL && t->used > 0)
             memcpy(d, t->data, t->used);
         if (d != NULL) {
@@ -641,6 +656,7 @@ static int reserve(slot *t, size_t k)
     }
     if (d == NULL)
         return -1;
+    t->moved |= d != t->data;
     t->data = d;
     t->cap = cap;
     return 0;
@@ -659,6 +675,7 @@ static int slot_materialize(slot *t)
         if (t->views[k].size > 0)
             memcpy(t->data + t->used, t->views[k].data, t->views[k].size);
         t->at[k] = t->used;
+        t->views[k].data = t->data + t->used;
         t->used += t->views[k].size;
     }
     t->live = -1;
@@ -705,11 +722,12 @@ static fc_status reader_gather(reader_object *r, slot *t)
     uint64_t *index = t->index, *offset = t->offset;
     Py_ssize_t *src = t->src, cur = r->cur;
     unsigned char *data = t->data;
-    size_t used = t->used, cap = t->cap;
-    int in_place = r->in_place;
-    while (k < r->bsize) {
-        s = r->from_pre ? fcpy_prefetch_next(r->pre, (size_t)cur, &rec, &r->in.err)
-                        : fc_input_next(&r->in, &rec);
+    size_t used = t->used, cap = t->cap, bsize = r->bsize;
+    int in_place = r->in_place, from_pre = r->from_pre;
+    fc_input *in = &r->in;
+    while (k < bsize) {
+        s = from_pre ? fcpy_prefetch_next(r->pre, (size_t)cur, &rec, &in->err)
+                     : fc_input_next(in, &rec);
         if (s != FC_OK)
             break;
         if (in_place) {
@@ -731,6 +749,7 @@ static fc_status reader_gather(reader_object *r, slot *t)
             }
             if (rec.length > 0)
                 memcpy(data + used, rec.data, rec.length);
+            views[k].data = data + used;
             at[k] = used;
             used += rec.length;
         }
@@ -790,6 +809,7 @@ static fc_status reader_gather_mixed(reader_object *r, slot *t)
         if (rec.length > 0)
             memcpy(t->data + t->used, rec.data, rec.length);
         t->at[k] = t->used;
+        t->views[k].data = t->data + t->used;
         t->used += rec.length;
         t->views[k].size = rec.length;
         t->index[k] = rec.index;
@@ -807,10 +827,14 @@ static fc_status gather(reader_object *r, slot *t)
     return r->shuf != NULL || r->skip > 0 ? reader_gather_mixed(r, t) : reader_gather(r, t);
 }
 
-/* The views of t's copied records, into its data (which may have moved). */
+/* The views of t's copied records, set as they were copied, into its data
+ * again if it moved since (reserve). */
 static void fix_views(slot *t)
 {
     size_t k;
+    if (!t->moved)
+        return;
+    t->moved = 0;
     for (k = 0; k < t->n; k++)
         if (t->at[k] != SIZE_MAX)
             t->views[k].data = t->data + t->at[k];
@@ -1071,7 +1095,7 @@ static void reader_dealloc(PyObject *self)
         free(t->offset);
         free(t->src);
         if (t->big)
-            fc_huge_free(t->data, t->cap);
+            fcpy_big_give(t->data, t->cap);
         else
             free(t->data);
     }
@@ -1337,6 +1361,7 @@ static int reader_slots_alloc(reader_object *r, size_t nthreads)
     for (i = 0; i < r->depth; i++) {
         slot *t = &r->slots[i];
         t->live = -1;
+        t->bsize = bsize;
         t->views = (fc_bytes *)calloc(bsize, sizeof *t->views);
         t->at = (size_t *)calloc(bsize, sizeof *t->at);
         t->index = (uint64_t *)calloc(bsize, sizeof *t->index);

@@ -87,7 +87,7 @@ static PyObject *values_copy(fc_type t, const void *src, size_t n, const int64_t
     if (t != FC_TYPE_BYTES)
         return copy_array(src, fcpy_dtype_of(t), n, shape, rank);
     memset(&p, 0, sizeof p);
-    if (fcpy_pack_bytes(&p, (const fc_bytes *)src, n) != 0)
+    if (fcpy_pack_bytes(&p, (const fc_bytes *)src, n, NULL, NULL) != 0)
         return PyErr_NoMemory();
     return fcpy_bytes_from_packed(&p, shape, rank);
 }
