@@ -247,14 +247,15 @@ PyObject *fcpy_view_array(PyObject *owner, const void *ptr, int dt, size_t n,
     return arr;
 }
 
-/* A small int64 array holding shape[0..rank) (a SparseTensor's dense_shape). */
+/* A small int64 array holding shape[0..rank) (a SparseTensor's
+ * dense_shape): NumPy's own array (one C call: numpy.array over a tuple
+ * cost a Python call per sparse column per batch). */
 PyObject *fcpy_shape_array(const int64_t *shape, unsigned rank)
 {
-    PyObject *tup = fcpy_shape_tuple(shape, rank), *arr;
-    if (tup == NULL)
-        return NULL;
-    arr = PyObject_CallFunctionObjArgs(fcpy_g.array, tup, fcpy_g.dtype[DT_INT64], NULL);
-    Py_DECREF(tup);
+    npy_intp d = (npy_intp)rank;
+    PyObject *arr = PyArray_SimpleNew(1, &d, NPY_INT64);
+    if (arr != NULL && rank > 0)
+        memcpy(PyArray_DATA((PyArrayObject *)arr), shape, rank * sizeof *shape);
     return arr;
 }
 
@@ -289,16 +290,23 @@ int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n, const unsigned char 
                     const unsigned char *hi)
 {
     size_t total, k, head, span;
-    uint64_t sum = 0;
+    uint64_t sum = 0, any = 0;
     int64_t *off;
     unsigned char *data;
     if (n >= (SIZE_MAX / 2) / sizeof(int64_t) - 1)
         return -1;
     for (k = 0; k < n; k++) {
-        uint64_t size = v[k].size;
-        sum += size;
-        if (sum < size) /* wrapped */
-            return -1;
+        sum += v[k].size;
+        any |= v[k].size;
+    }
+    if ((any >> 32) != 0 || n >= (size_t)1 << 31) {
+        /* (under 2^31 sizes under 2^32 cannot wrap the sum: else checked) */
+        for (k = 0, sum = 0; k < n; k++) {
+            uint64_t size = v[k].size;
+            sum += size;
+            if (sum < size) /* wrapped */
+                return -1;
+        }
     }
     if (sum > SIZE_MAX / 2)
         return -1;
@@ -314,18 +322,36 @@ int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n, const unsigned char 
     data = (unsigned char *)p->mem + head;
     off[0] = 0;
     span = lo != NULL && hi - lo >= 16 ? (size_t)(hi - lo) - 16 : 0;
-    for (k = 0, total = 0; k < n; k++) {
-        const uint8_t *src = v[k].data;
-        size_t size = v[k].size; /* (read before the store to off, which may alias it) */
+    if (span == 0) {
+        for (k = 0, total = 0; k < n; k++) {
+            size_t size = v[k].size; /* (read before the store to off, which may alias it) */
+            copy_value(data + total, v[k].data, size);
+            total += size;
+            off[k + 1] = (int64_t)total;
+        }
+        return 0;
+    }
+    for (k = 0, total = 0; k < n;) {
         /* a short value where 16 bytes can be read: one copy of 16 (the
          * next value's overwrites what is past it), not a branch on its
-         * size; unsigned: a src below lo wraps past span */
-        if (size <= 16 && span > 0 && (uintptr_t)src - (uintptr_t)lo <= span)
+         * size; unsigned: a src below lo wraps past span.  (The others
+         * outside this loop: without a call in it, nothing in it spills.) */
+        for (; k < n; k++) {
+            const uint8_t *src = v[k].data;
+            size_t size = v[k].size;
+            if (size > 16 || (uintptr_t)src - (uintptr_t)lo > span)
+                break;
             memcpy(data + total, src, 16);
-        else
-            copy_value(data + total, src, size);
-        total += size;
-        off[k + 1] = (int64_t)total;
+            total += size;
+            off[k + 1] = (int64_t)total;
+        }
+        if (k < n) {
+            size_t size = v[k].size;
+            copy_value(data + total, v[k].data, size);
+            total += size;
+            off[k + 1] = (int64_t)total;
+            k++;
+        }
     }
     return 0;
 }
