@@ -152,6 +152,86 @@ void fcpy_big_give(void *mem, size_t cap)
         fc_huge_free(old[k], old_cap[k]);
 }
 
+/* Spare packed columns.  A batch's bytes column is copied into memory of
+ * its own (fcpy_pack_bytes), which the column's Bytes holds: the sequence
+ * corpus's tags are 640 KB a batch.  glibc's malloc maps such a size or,
+ * once its thresholds have risen, takes it from the top of a heap it
+ * trims: either way a batch faulted its pack's pages in anew (550 faults
+ * a pass over the sequence corpus after a pass over wide, 40% of the
+ * pass).  Packs of PACK_MIN bytes or more are made with their size
+ * rounded up (by at most an eighth), and when their Bytes goes, kept for
+ * a later pack that fits them and is no more than a quarter smaller: up to
+ * PACK_SPARES, PACK_KEEP bytes in all; the newest are kept.  Packs are
+ * made by parse threads without the GIL: a mutex. */
+#define PACK_MIN ((size_t)64 << 10)
+#define PACK_SPARES 4
+#define PACK_KEEP ((size_t)32 << 20)
+static pthread_mutex_t pack_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *pack_mem[PACK_SPARES];
+static size_t pack_cap[PACK_SPARES];
+static unsigned npack;
+
+void *fcpy_pack_take(size_t size, size_t *cap)
+{
+    size_t step = 1, c;
+    void *p = NULL;
+    unsigned k;
+    *cap = 0;
+    if (size < PACK_MIN || size > PACK_KEEP)
+        return fcpy_alloc16(size);
+    pthread_mutex_lock(&pack_mu);
+    for (k = npack; k-- > 0;)
+        if (pack_cap[k] >= size && pack_cap[k] - size <= size / 4) {
+            p = pack_mem[k];
+            *cap = pack_cap[k];
+            for (; k + 1 < npack; k++) {
+                pack_mem[k] = pack_mem[k + 1];
+                pack_cap[k] = pack_cap[k + 1];
+            }
+            npack--;
+            break;
+        }
+    pthread_mutex_unlock(&pack_mu);
+    if (p != NULL)
+        return p;
+    while (step <= size / 16) /* (the largest power of 2 up to an eighth) */
+        step *= 2;
+    c = (size + step - 1) / step * step;
+    p = fcpy_alloc16(c);
+    *cap = p != NULL ? c : 0;
+    return p;
+}
+
+void fcpy_pack_give(void *mem, size_t cap)
+{
+    void *old[PACK_SPARES];
+    size_t total = cap;
+    unsigned k, n = 0;
+    if (mem == NULL)
+        return;
+    if (cap == 0 || cap > PACK_KEEP) {
+        free(mem);
+        return;
+    }
+    pthread_mutex_lock(&pack_mu);
+    for (k = 0; k < npack; k++)
+        total += pack_cap[k];
+    while (npack > 0 && (npack == PACK_SPARES || total > PACK_KEEP)) {
+        old[n++] = pack_mem[0];
+        total -= pack_cap[0];
+        for (k = 0; k + 1 < npack; k++) {
+            pack_mem[k] = pack_mem[k + 1];
+            pack_cap[k] = pack_cap[k + 1];
+        }
+        npack--;
+    }
+    pack_mem[npack] = mem;
+    pack_cap[npack++] = cap;
+    pthread_mutex_unlock(&pack_mu);
+    for (k = 0; k < n; k++)
+        free(old[k]);
+}
+
 /* A block object that owns mem (freed here on failure). */
 PyObject *fcpy_block_new(void *mem, size_t size, int batch)
 {
@@ -163,6 +243,7 @@ PyObject *fcpy_block_new(void *mem, size_t size, int batch)
     b->mem = mem;
     b->size = size;
     b->batch = batch;
+    b->cap = 0;
     return (PyObject *)b;
 }
 
@@ -170,8 +251,10 @@ static void block_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
     block_object *b = (block_object *)self;
-    if (b->batch)
+    if (b->batch == 1)
         fcpy_block_give(b->mem, b->size);
+    else if (b->batch == 2)
+        fcpy_pack_give(b->mem, b->cap);
     else
         free(b->mem);
     PyObject_Free(self);
@@ -313,7 +396,7 @@ int fcpy_pack_bytes(packed *p, const fc_bytes *v, size_t n, const unsigned char 
     total = (size_t)sum;
     head = (n + 1) * sizeof(int64_t);
     /* (16 bytes past the values: room for the last one's copy of 16) */
-    p->mem = fcpy_alloc16(head + total + 16);
+    p->mem = fcpy_pack_take(head + total + 16, &p->cap);
     if (p->mem == NULL)
         return -1;
     p->size = head + total;
@@ -382,12 +465,13 @@ PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank)
     tup = rank == 0 ? fcpy_shape_tuple(&flat, 1) : fcpy_shape_tuple(shape, rank);
     if (tup == NULL)
         return NULL;
-    owner = fcpy_block_new(p->mem, p->size, 0);
+    owner = fcpy_block_new(p->mem, p->size, p->cap != 0 ? 2 : 0);
     p->mem = NULL;
     if (owner == NULL) {
         Py_DECREF(tup);
         return NULL;
     }
+    ((block_object *)owner)->cap = p->cap;
     r = bytes_new(owner, (const int64_t *)((block_object *)owner)->mem,
                   (const unsigned char *)((block_object *)owner)->mem +
                       (p->n + 1) * sizeof(int64_t),

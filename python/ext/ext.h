@@ -82,7 +82,9 @@ typedef struct {
     PyObject_HEAD
     void *mem;
     size_t size;
-    int batch; /* a batch's block: the spare when freed (fcpy_block_give) */
+    int batch; /* 1: a batch's block, the spare when freed (fcpy_block_give);
+                  2: a packed column of cap bytes (fcpy_pack_give) */
+    size_t cap;
 } block_object;
 
 
@@ -91,6 +93,7 @@ typedef struct {
 typedef struct packed {
     void *mem;
     size_t size, n;
+    size_t cap; /* mem's size when it may be a spare (fcpy_pack_give), else 0 */
 } packed;
 
 /* featc's Bytes: a column of bytes values, flat, with a shape. */
@@ -143,6 +146,10 @@ void fcpy_block_give(void *mem, size_t size);
  * size, a spare one if there is; given back to be a spare or freed. */
 void *fcpy_big_take(size_t *cap);
 void fcpy_big_give(void *mem, size_t cap);
+/* Memory for a packed column of size bytes; *cap its size when it may be
+ * given back as a spare (fcpy_pack_give), else 0 (freed). */
+void *fcpy_pack_take(size_t size, size_t *cap);
+void fcpy_pack_give(void *mem, size_t cap);
 /* A block owning mem (freed with it, or the spare when batch is set);
  * NULL with mem freed on failure. */
 PyObject *fcpy_block_new(void *mem, size_t size, int batch);

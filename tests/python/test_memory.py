@@ -161,7 +161,10 @@ def big_slots(path, chunk):
     from the module's spares and given back to them while other readers
     hold theirs: every batch equals the in-memory read's (records in place:
     no slot), with readers of 1 and 2 threads alternating, one dropped
-    half-way and a new one begun beside the other."""
+    half-way and a new one begun beside the other.  Their bytes columns
+    (430 KB) are packs kept as spares too (arrays.c's PACK_MIN): every
+    other batch is held to the end and checked again there, and no two
+    held batches' columns may share a byte of memory."""
     B = 32768
     want = [(b["feature0"].copy(), b["feature1"].copy(), b["feature2"].tolist(),
              b["feature3"].copy()) for b in tutorial.read(chunk, batch_size=B)]
@@ -171,7 +174,7 @@ def big_slots(path, chunk):
             (b["feature1"] == w[1]).all() and b["feature2"].tolist() == w[2] and \
             (b["feature3"] == w[3]).all()
 
-    bad = []
+    bad, held = [], []
     readers = {1: enumerate(tutorial.read(path, batch_size=B, threads=1)),
                2: enumerate(tutorial.read(path, batch_size=B, threads=2))}
     seen = {1: 0, 2: 0, 3: 0}
@@ -188,10 +191,26 @@ def big_slots(path, chunk):
             seen[name] += 1
             if i >= len(want) or not same(b, want[i]):
                 bad.append((name, i))
+            elif i % 2 == 0:
+                held.append((name, i, b))
         if step == len(want) // 2:
             del readers[1]  # its slot to the spares, then taken by reader 3's
             readers[3] = enumerate(tutorial.read(path, batch_size=B, threads=2))
-    ok = len(want) > 4 and not bad and seen[2] == len(want) and seen[3] == len(want) and \
+    for name, i, b in held:
+        if not same(b, want[i]):
+            bad.append(("held", name, i))
+    spans = []
+    for name, i, b in held:
+        for key in ("feature0", "feature1", "feature3"):
+            spans.append((b[key].__array_interface__["data"][0], b[key].nbytes, name, i, key))
+        for part in ("data", "offsets"):
+            a = getattr(b["feature2"], part)
+            spans.append((a.__array_interface__["data"][0], a.nbytes, name, i, part))
+    spans.sort()
+    for x, y in zip(spans, spans[1:]):
+        if x[0] + x[1] > y[0]:
+            bad.append(("shared", x[2:], y[2:]))
+    ok = len(want) > 4 and not bad and len(held) > 4 and seen[2] == len(want) and seen[3] == len(want) and \
         0 < seen[1] < len(want)
     print("memory: big slots: %d batches of %d; read %s; wrong %s"
           % (len(want), B, seen, bad[:5]))
