@@ -11,8 +11,11 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+static void spares_fork_safe(void);
+
 int fcpy_arrays_init(void)
 {
+    spares_fork_safe();
     import_array1(-1);
     return 0;
 }
@@ -230,6 +233,37 @@ void fcpy_pack_give(void *mem, size_t cap)
     pthread_mutex_unlock(&pack_mu);
     for (k = 0; k < n; k++)
         free(old[k]);
+}
+
+/* The spares' mutexes across fork(): a parse thread may hold one when
+ * another thread forks, and the child, which has no such thread, would
+ * then wait for it for ever at its first batch.  pthread_atfork's
+ * handlers take all three before the fork (no list is then half
+ * changed) and give them back after it, in the parent and the child. */
+static void spares_lock(void)
+{
+    pthread_mutex_lock(&spare_mu);
+    pthread_mutex_lock(&big_mu);
+    pthread_mutex_lock(&pack_mu);
+}
+
+static void spares_unlock(void)
+{
+    pthread_mutex_unlock(&pack_mu);
+    pthread_mutex_unlock(&big_mu);
+    pthread_mutex_unlock(&spare_mu);
+}
+
+static pthread_once_t spares_once = PTHREAD_ONCE_INIT;
+
+static void spares_atfork(void)
+{
+    (void)pthread_atfork(spares_lock, spares_unlock, spares_unlock);
+}
+
+static void spares_fork_safe(void)
+{
+    (void)pthread_once(&spares_once, spares_atfork);
 }
 
 /* A block object that owns mem (freed here on failure). */
