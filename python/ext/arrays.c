@@ -89,70 +89,97 @@ void fcpy_block_give(void *mem, size_t size)
         free(old[k]);
 }
 
+/* A shelf of spare buffers, newest last: what the next taker that fits
+ * gets instead of new memory.  Up to max of them, keep bytes in all (the
+ * oldest go first); taken by parse threads without the GIL: a mutex. */
+#define SHELF_MAX 8
+typedef struct shelf {
+    pthread_mutex_t mu;
+    void *mem[SHELF_MAX];
+    size_t cap[SHELF_MAX];
+    unsigned n, max;
+    size_t keep;
+    void (*drop)(void *mem, size_t cap);
+} shelf;
+
+/* The smallest spare of s with room for size bytes (tight: no more than a
+ * quarter over it), taken off the shelf, *cap its size; or NULL. */
+static void *shelf_take(shelf *s, size_t size, int tight, size_t *cap)
+{
+    void *p = NULL;
+    unsigned k, best = SHELF_MAX;
+    pthread_mutex_lock(&s->mu);
+    for (k = 0; k < s->n; k++)
+        if (s->cap[k] >= size && (!tight || s->cap[k] - size <= size / 4) &&
+            (best == SHELF_MAX || s->cap[k] < s->cap[best]))
+            best = k;
+    if (best < SHELF_MAX) {
+        p = s->mem[best];
+        *cap = s->cap[best];
+        for (k = best; k + 1 < s->n; k++) {
+            s->mem[k] = s->mem[k + 1];
+            s->cap[k] = s->cap[k + 1];
+        }
+        s->n--;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return p;
+}
+
+/* mem (cap bytes) onto the shelf, or dropped when it alone passes keep. */
+static void shelf_give(shelf *s, void *mem, size_t cap)
+{
+    void *old[SHELF_MAX];
+    size_t old_cap[SHELF_MAX], total = cap;
+    unsigned k, n = 0;
+    if (cap > s->keep) {
+        s->drop(mem, cap);
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    for (k = 0; k < s->n; k++)
+        total += s->cap[k];
+    while (s->n > 0 && (s->n == s->max || total > s->keep)) {
+        old[n] = s->mem[0];
+        old_cap[n++] = s->cap[0];
+        total -= s->cap[0];
+        for (k = 0; k + 1 < s->n; k++) {
+            s->mem[k] = s->mem[k + 1];
+            s->cap[k] = s->cap[k + 1];
+        }
+        s->n--;
+    }
+    s->mem[s->n] = mem;
+    s->cap[s->n++] = cap;
+    pthread_mutex_unlock(&s->mu);
+    for (k = 0; k < n; k++)
+        s->drop(old[k], old_cap[k]);
+}
+
+static void drop_malloc(void *mem, size_t cap)
+{
+    (void)cap;
+    free(mem);
+}
+
 /* Spare big buffers: a reader's slot of copied records past a megabyte
  * (reader.c) is given back here when the reader goes, and the next
  * reader's slots take it, its pages already in (a new map faulted in a
- * huge page or 400 small ones at each read() of wide).  Up to BIG_SPARES,
- * BIG_KEEP bytes in all; the newest are kept; slots are taken by parse
- * threads without the GIL: a mutex. */
-#define BIG_SPARES 8
-#define BIG_KEEP ((size_t)32 << 20)
-static pthread_mutex_t big_mu = PTHREAD_MUTEX_INITIALIZER;
-static void *big_mem[BIG_SPARES];
-static size_t big_cap[BIG_SPARES];
-static unsigned nbig;
+ * huge page or 400 small ones at each read() of wide): 8 of them, 32 MiB
+ * in all. */
+static shelf bigs = {PTHREAD_MUTEX_INITIALIZER, {NULL}, {0}, 0, 8, (size_t)32 << 20,
+                     fc_huge_free};
 
 void *fcpy_big_take(size_t *cap)
 {
-    void *p = NULL;
-    unsigned k, best = BIG_SPARES;
-    pthread_mutex_lock(&big_mu);
-    for (k = 0; k < nbig; k++) /* the smallest that is big enough */
-        if (big_cap[k] >= *cap && (best == BIG_SPARES || big_cap[k] < big_cap[best]))
-            best = k;
-    if (best < BIG_SPARES) {
-        p = big_mem[best];
-        *cap = big_cap[best];
-        for (k = best; k + 1 < nbig; k++) {
-            big_mem[k] = big_mem[k + 1];
-            big_cap[k] = big_cap[k + 1];
-        }
-        nbig--;
-    }
-    pthread_mutex_unlock(&big_mu);
+    void *p = shelf_take(&bigs, *cap, 0, cap);
     return p != NULL ? p : fc_huge_alloc(cap);
 }
 
 void fcpy_big_give(void *mem, size_t cap)
 {
-    void *old[BIG_SPARES];
-    size_t old_cap[BIG_SPARES], total = cap;
-    unsigned k, n = 0;
-    if (mem == NULL)
-        return;
-    if (cap > BIG_KEEP) {
-        fc_huge_free(mem, cap);
-        return;
-    }
-    pthread_mutex_lock(&big_mu);
-    for (k = 0; k < nbig; k++)
-        total += big_cap[k];
-    /* (the oldest go first, until the new one fits) */
-    while (nbig > 0 && (nbig == BIG_SPARES || total > BIG_KEEP)) {
-        old[n] = big_mem[0];
-        old_cap[n++] = big_cap[0];
-        total -= big_cap[0];
-        for (k = 0; k + 1 < nbig; k++) {
-            big_mem[k] = big_mem[k + 1];
-            big_cap[k] = big_cap[k + 1];
-        }
-        nbig--;
-    }
-    big_mem[nbig] = mem;
-    big_cap[nbig++] = cap;
-    pthread_mutex_unlock(&big_mu);
-    for (k = 0; k < n; k++)
-        fc_huge_free(old[k], old_cap[k]);
+    if (mem != NULL)
+        shelf_give(&bigs, mem, cap);
 }
 
 /* Spare packed columns.  A batch's bytes column is copied into memory of
@@ -163,39 +190,20 @@ void fcpy_big_give(void *mem, size_t cap)
  * a pass over the sequence corpus after a pass over wide, 40% of the
  * pass).  Packs of PACK_MIN bytes or more are made with their size
  * rounded up (by at most an eighth), and when their Bytes goes, kept for
- * a later pack that fits them and is no more than a quarter smaller: up to
- * PACK_SPARES, PACK_KEEP bytes in all; the newest are kept.  Packs are
- * made by parse threads without the GIL: a mutex. */
+ * a later pack that fits them and is no more than a quarter smaller: 4 of
+ * them, 32 MiB in all. */
 #define PACK_MIN ((size_t)64 << 10)
-#define PACK_SPARES 4
-#define PACK_KEEP ((size_t)32 << 20)
-static pthread_mutex_t pack_mu = PTHREAD_MUTEX_INITIALIZER;
-static void *pack_mem[PACK_SPARES];
-static size_t pack_cap[PACK_SPARES];
-static unsigned npack;
+static shelf packs = {PTHREAD_MUTEX_INITIALIZER, {NULL}, {0}, 0, 4, (size_t)32 << 20,
+                      drop_malloc};
 
 void *fcpy_pack_take(size_t size, size_t *cap)
 {
     size_t step = 1, c;
-    void *p = NULL;
-    unsigned k;
+    void *p;
     *cap = 0;
-    if (size < PACK_MIN || size > PACK_KEEP)
+    if (size < PACK_MIN || size > packs.keep)
         return fcpy_alloc16(size);
-    pthread_mutex_lock(&pack_mu);
-    for (k = npack; k-- > 0;)
-        if (pack_cap[k] >= size && pack_cap[k] - size <= size / 4) {
-            p = pack_mem[k];
-            *cap = pack_cap[k];
-            for (; k + 1 < npack; k++) {
-                pack_mem[k] = pack_mem[k + 1];
-                pack_cap[k] = pack_cap[k + 1];
-            }
-            npack--;
-            break;
-        }
-    pthread_mutex_unlock(&pack_mu);
-    if (p != NULL)
+    if ((p = shelf_take(&packs, size, 1, cap)) != NULL)
         return p;
     while (step <= size / 16) /* (the largest power of 2 up to an eighth) */
         step *= 2;
@@ -207,32 +215,12 @@ void *fcpy_pack_take(size_t size, size_t *cap)
 
 void fcpy_pack_give(void *mem, size_t cap)
 {
-    void *old[PACK_SPARES];
-    size_t total = cap;
-    unsigned k, n = 0;
     if (mem == NULL)
         return;
-    if (cap == 0 || cap > PACK_KEEP) {
+    if (cap == 0)
         free(mem);
-        return;
-    }
-    pthread_mutex_lock(&pack_mu);
-    for (k = 0; k < npack; k++)
-        total += pack_cap[k];
-    while (npack > 0 && (npack == PACK_SPARES || total > PACK_KEEP)) {
-        old[n++] = pack_mem[0];
-        total -= pack_cap[0];
-        for (k = 0; k + 1 < npack; k++) {
-            pack_mem[k] = pack_mem[k + 1];
-            pack_cap[k] = pack_cap[k + 1];
-        }
-        npack--;
-    }
-    pack_mem[npack] = mem;
-    pack_cap[npack++] = cap;
-    pthread_mutex_unlock(&pack_mu);
-    for (k = 0; k < n; k++)
-        free(old[k]);
+    else
+        shelf_give(&packs, mem, cap);
 }
 
 /* The spares' mutexes across fork(): a parse thread may hold one when
@@ -243,14 +231,14 @@ void fcpy_pack_give(void *mem, size_t cap)
 static void spares_lock(void)
 {
     pthread_mutex_lock(&spare_mu);
-    pthread_mutex_lock(&big_mu);
-    pthread_mutex_lock(&pack_mu);
+    pthread_mutex_lock(&bigs.mu);
+    pthread_mutex_lock(&packs.mu);
 }
 
 static void spares_unlock(void)
 {
-    pthread_mutex_unlock(&pack_mu);
-    pthread_mutex_unlock(&big_mu);
+    pthread_mutex_unlock(&packs.mu);
+    pthread_mutex_unlock(&bigs.mu);
     pthread_mutex_unlock(&spare_mu);
 }
 
