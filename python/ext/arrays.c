@@ -487,7 +487,7 @@ PyObject *fcpy_bytes_from_packed(packed *p, const int64_t *shape, unsigned rank)
     tup = rank == 0 ? fcpy_shape_tuple(&flat, 1) : fcpy_shape_tuple(shape, rank);
     if (tup == NULL)
         return NULL;
-    owner = fcpy_block_new(p->mem, p->size, p->cap != 0 ? 2 : 0);
+    owner = fcpy_block_new(p->mem, p->size, 2);
     p->mem = NULL;
     if (owner == NULL) {
         Py_DECREF(tup);

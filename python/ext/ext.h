@@ -55,7 +55,7 @@ enum { DT_INT64, DT_FLOAT32, DT_UINT8, DT_INT8, DT_INT16, DT_UINT16, DT_INT32, D
  * (int64, float32, uint8), and its types. */
 typedef struct fcpy_state {
     const fcpy_spec *spec;
-    PyObject *zeros, *array, *asarray, *ascontiguous, *dtype[DT_COUNT];
+    PyObject *zeros, *asarray, *ascontiguous, *dtype[DT_COUNT];
     PyObject *block_type, *bytes_type, *reader_type, *ragged_type, *sparse_type;
     PyObject *segmenter_type, *arrow_batch_type;
     PyObject *error;
@@ -83,7 +83,8 @@ typedef struct {
     void *mem;
     size_t size;
     int batch; /* 1: a batch's block, the spare when freed (fcpy_block_give);
-                  2: a packed column of cap bytes (fcpy_pack_give) */
+                  2: a packed column, given back by fcpy_pack_give (a spare of cap
+                  bytes, or freed when cap is 0) */
     size_t cap;
 } block_object;
 

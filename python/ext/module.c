@@ -93,7 +93,7 @@ static PyStructSequence_Field sparse_fields[] = {
 static PyStructSequence_Desc sparse_desc = {
     "featc.Sparse", "A sparse tensor (tf.SparseTensor's parts).", sparse_fields, 3};
 
-/* numpy's zeros, array, asarray, ascontiguousarray and the three dtypes. */
+/* numpy's zeros, asarray, ascontiguousarray and the three dtypes. */
 static int import_numpy(void)
 {
     static const char *const names[DT_COUNT] = {"int64", "float32", "uint8", "int8", "int16", "uint16",
@@ -103,12 +103,11 @@ static int import_numpy(void)
     if (np == NULL)
         return -1;
     fcpy_g.zeros = PyObject_GetAttrString(np, "zeros");
-    fcpy_g.array = PyObject_GetAttrString(np, "array");
     fcpy_g.asarray = PyObject_GetAttrString(np, "asarray");
     fcpy_g.ascontiguous = PyObject_GetAttrString(np, "ascontiguousarray");
     dtype = PyObject_GetAttrString(np, "dtype");
     Py_DECREF(np);
-    if (fcpy_g.zeros == NULL || fcpy_g.array == NULL || fcpy_g.asarray == NULL ||
+    if (fcpy_g.zeros == NULL || fcpy_g.asarray == NULL ||
         fcpy_g.ascontiguous == NULL || dtype == NULL) {
         Py_XDECREF(dtype);
         return -1;
