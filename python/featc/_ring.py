@@ -11,12 +11,16 @@ queue a small token (_RingBatch: the slot, the tensors' places, the
 batch's structure and its non-tensor leaves); when the main process
 unpickles the token (torch's queue does that as the batch arrives, in the
 order the worker sent it) the tensors are copied out of the slot into
-tensors of its own and the slot is given back.  A batch larger than a slot
-crosses as before (torch's way, one shared block), as does everything when
-no ring could be made.
+memory of its own, one block per batch, and the slot is given back.  A
+token carries a bundle of batches (featc.torch's workers hand over several
+at once: torch's queue costs a round trip per item).  A bundle larger than
+a slot crosses as before (torch's way, one shared block a batch), as does
+everything when no ring could be made.
 
 Where it allocates: the ring file (SLOTS x slot_bytes per worker, tmpfs
-pages only where batches were written) and the copies in the main process.
+pages only where batches were written) and the copies in the main process
+(one block per batch, as torch's own way: a tensor kept keeps its batch's
+block).
 The file is removed when the loader's iteration ends (its workers gone) or
 the loader is collected, and at exit."""
 import atexit
@@ -107,20 +111,25 @@ class RingWriter:
         d["map"] = None
         return d
 
-    def put(self, batch, tensors_of, replace, worker):
-        """The batch as a token of the ring, or None when it does not fit
-        in a slot (or the ring is gone): the caller sends it torch's way.
-        tensors_of and replace are featc.torch's walks of a batch: its dense
-        tensors in order, and the batch with each replaced (a _SparseParts
-        by what replace's third argument makes of its parts)."""
-        ts = []
-        tensors_of(batch, ts)
-        places, total = [], 0
-        for t in ts:
+    def put(self, batches, tensors_of, replace, worker):
+        """The batches (a list) as one token of the ring, or None when they
+        do not fit in a slot (or the ring is gone): the caller sends them
+        torch's way.  tensors_of and replace are featc.torch's walks of a
+        batch: its dense tensors in order, and the batch with each replaced
+        (a _SparseParts by what replace's third argument makes of its
+        parts).  Each batch's tensors lie together, from an aligned start."""
+        ts, places, ends, total = [], [], [], 0
+        for batch in batches:
+            first = len(ts)
+            tensors_of(batch, ts)
             total = (total + _ALIGN - 1) & ~(_ALIGN - 1)
-            n = t.numel() * t.element_size()
-            places.append((total, n, _NUMPY[t.dtype], tuple(t.shape)))
-            total += n
+            start = total
+            for t in ts[first:]:
+                total = (total + _ALIGN - 1) & ~(_ALIGN - 1)
+                n = t.numel() * t.element_size()
+                places.append((total - start, n, _NUMPY[t.dtype], tuple(t.shape)))
+                total += n
+            ends.append((start, total, len(ts)))
         if total > self.slot_bytes:
             return None
         if self.map is None:
@@ -133,12 +142,17 @@ class RingWriter:
         slot = self.sent % self.slots
         self.sent += 1
         base = (worker * self.slots + slot) * self.slot_bytes
-        for t, (off, n, _, _) in zip(ts, places):
-            if n:
-                src = t.contiguous().view(-1).view(torch.uint8).numpy()
-                self.map[base + off:base + off + n] = src
+        i = 0
+        for start, _, last in ends:
+            for t, (off, n, _, _) in zip(ts[i:last], places[i:last]):
+                if n:
+                    src = t.contiguous().view(-1).view(torch.uint8).numpy()
+                    at = base + start + off
+                    self.map[at:at + n] = src
+            i = last
         holes = {id(t): _Hole(i) for i, t in enumerate(ts)}
-        return _RingBatch(self.path, worker, base, places, replace(batch, holes, _SparseHoles))
+        skeletons = [replace(b, holes, _SparseHoles) for b in batches]
+        return _RingBatch(self.path, worker, base, places, ends, skeletons)
 
     def _wait(self, worker):
         """A free slot of this worker's; a main process that is gone (this
@@ -149,19 +163,22 @@ class RingWriter:
                                    "waited for a free slot of its ring")
 
 
-def _take(path, worker, base, places, skeleton):
-    """In the main process, as torch's queue unpickles a token: the batch's
-    tensors copied out of the slot, the slot given back."""
+def _take(path, worker, base, places, ends, skeletons):
+    """In the main process, as torch's queue unpickles a token: its
+    batches, each one's tensors copied out of the slot into one block of
+    their own, and the slot given back."""
     ring = _RINGS.get(path)
     if ring is None:
         raise RuntimeError("featc.torch: a batch of ring %s came after its loader ended" % path)
-    m, out = ring.map, []
-    for off, n, dtype, shape in places:
-        a = m[base + off:base + off + n].copy().view(dtype).reshape(shape)
-        out.append(torch.from_numpy(a))
+    m, out, i = ring.map, [], 0
+    for start, end, last in ends:
+        block = m[base + start:base + end].copy()
+        for off, n, dtype, shape in places[i:last]:
+            out.append(torch.from_numpy(block[off:off + n].view(dtype).reshape(shape)))
+        i = last
     ring.free[worker].release()
-    ring.taken += 1
-    return _unhole(skeleton, out, ring)
+    ring.taken += len(skeletons)
+    return [_unhole(s, out, ring) for s in skeletons]
 
 
 class _SparseHoles:
@@ -197,13 +214,14 @@ def _unhole(x, tensors, ring):
 
 
 class _RingBatch:
-    """A batch in a slot of the ring, on its way to the main process."""
-    __slots__ = ("path", "worker", "base", "places", "skeleton")
+    """Batches in a slot of the ring, on their way to the main process
+    (where they unpickle as the list of them)."""
+    __slots__ = ("path", "worker", "base", "places", "ends", "skeletons")
 
-    def __init__(self, path, worker, base, places, skeleton):
+    def __init__(self, path, worker, base, places, ends, skeletons):
         self.path, self.worker, self.base = path, worker, base
-        self.places, self.skeleton = places, skeleton
+        self.places, self.ends, self.skeletons = places, ends, skeletons
 
     def __reduce__(self):
-        return (_take, (self.path, self.worker, self.base, self.places, self.skeleton))
-
+        return (_take, (self.path, self.worker, self.base, self.places, self.ends,
+                        self.skeletons))

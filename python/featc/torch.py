@@ -49,6 +49,13 @@ __all__ = ["TFRecordDataset", "DataLoader", "SegmentBatcher", "SegmentBatch", "R
            "to_torch"]
 
 STATE_VERSION = 2
+# A DataLoader worker hands over a bundle of its batches at once (one round
+# trip of torch's queue, some 0.35 ms on this 2-core VM, for all of them):
+# up to BUNDLE_BATCHES, fewer at an epoch's start (1, 2, 4, ...: the first
+# batch is not kept waiting) and where the next would take the bundle's
+# tensors past BUNDLE_BYTES (a quarter of a slot of the ring).
+BUNDLE_BATCHES = 32
+BUNDLE_BYTES = _ring.SLOT_BYTES // 4
 
 
 class Ragged(NamedTuple):
@@ -231,6 +238,56 @@ class _Tagged:
         return _Tagged(self.shard, self.index, _pin(self.batch))
 
 
+class _Bundle:
+    """Batches index, index + 1, ... of one shard's stream, handed over by
+    a worker of featc.torch.DataLoader at once; batches is a list (or on
+    the way, the ring's token that unpickles as one)."""
+    __slots__ = ("shard", "index", "batches")
+
+    def __init__(self, shard, index, batches):
+        self.shard, self.index, self.batches = shard, index, batches
+
+    def pin_memory(self):
+        return _Bundle(self.shard, self.index, [_pin(b) for b in self.batches])
+
+
+def _nbytes(batch):
+    ts = []
+    _tensors(batch, ts)
+    return sum(t.numel() * t.element_size() for t in ts)
+
+
+def _bundle_end(k):
+    """Where a bundle that starts at batch k of its shard's stream ends at
+    the most: batches 0, 1-2, 3-6, 7-14, ... up to BUNDLE_BATCHES - 1,
+    then BUNDLE_BATCHES at a time.  A function of k alone, so that a
+    resumed stream ends its bundles where the first pass did."""
+    if k < BUNDLE_BATCHES - 1:
+        return min((1 << (k + 1).bit_length()) - 1, BUNDLE_BATCHES - 1)
+    return k + BUNDLE_BATCHES - (k - BUNDLE_BATCHES + 1) % BUNDLE_BATCHES
+
+
+def _bundled(shard, stream, first):
+    """A worker's (k, batch) stream as _Bundles, each ended at _bundle_end
+    of its start (the first, after `first` batches when that is given: a
+    resumed bundle's rest) or before a batch that would take its tensors
+    past BUNDLE_BYTES."""
+    items, start, size, end = [], 0, 0, None
+    for k, batch in stream:
+        n = _nbytes(batch)
+        if items and (k == end or size + n > BUNDLE_BYTES):
+            yield _Bundle(shard, start, items)
+            items, size = [], 0
+        if not items:
+            start = k
+            end = k + first if first else _bundle_end(k)
+            first = None
+        items.append(batch)
+        size += n
+    if items:
+        yield _Bundle(shard, start, items)
+
+
 class TFRecordDataset(tud.IterableDataset):
     """Batches of TFRecord files as dicts of tensors (see the module's doc).
 
@@ -303,7 +360,8 @@ class TFRecordDataset(tud.IterableDataset):
         self._epoch = multiprocessing.RawValue("q", 0)
         self._tracked = False
         self._ringed = False  # (featc.torch.DataLoader's workers hand batches over by its ring)
-        self._resume = None  # {"epoch", "counts": {shard: batches}, "rotation"}
+        # {"epoch", "counts": {shard: batches}, "rotation", "last", "open"}
+        self._resume = None
 
     # -- pickling: workers load the module again from its file
     def __getstate__(self):
@@ -498,22 +556,31 @@ class TFRecordDataset(tud.IterableDataset):
         workers, wid = (info.num_workers, info.id) if info is not None else (1, 0)
         epoch = self.epoch
         resume, self._resume = self._resume, None
-        slot, skip = wid, 0
+        slot, skip, first = wid, 0, None
         if resume is not None and resume["epoch"] == epoch:
             slot = (wid + resume["rotation"]) % workers
         shard = self.rank * workers + slot
         if resume is not None and resume["epoch"] == epoch:
             skip = resume["counts"].get(shard, 0)
-        return self._tag(shard, self._stream(epoch, shard, self.world_size * workers, skip))
+            if shard == resume["last"] and resume.get("open"):
+                first = resume["open"]  # (the rest of the bundle it was in)
+        return self._tag(shard, self._stream(epoch, shard, self.world_size * workers, skip),
+                         first)
 
-    def _tag(self, shard, stream):
-        worker = tud.get_worker_info() is not None
-        for k, batch in stream:
-            if worker:
-                # (featc's loader's ring takes it after the collate_fn;
-                # else one shared block crosses, torch's way)
-                batch = _sparse_out(batch) if self._ringed else _shared(_sparse_out(batch))
-            yield _Tagged(shard, k, batch) if self._tracked else batch
+    def _tag(self, shard, stream, first):
+        if tud.get_worker_info() is None:
+            for k, batch in stream:
+                yield _Tagged(shard, k, batch) if self._tracked else batch
+            return
+        # (featc's loader's ring takes the batches after the collate_fn;
+        # else one shared block crosses per batch, torch's way)
+        out = ((k, _sparse_out(b) if self._ringed else _shared(_sparse_out(b)))
+               for k, b in stream)
+        if self._tracked:
+            yield from _bundled(shard, out, first)
+        else:
+            for _, batch in out:
+                yield batch
 
 
 _COUNT_OPTIONS = ("compression", "crc", "max_record_size", "message")
@@ -583,18 +650,23 @@ class _Collate:
     def __call__(self, item):
         info = tud.get_worker_info()
         worker = info is not None
-        tagged = isinstance(item, _Tagged)
-        batch = item.batch if tagged else item
-        if self.fn is not None:
-            # (the user's function sees sparse tensors; what it returns crosses
-            # from a worker as _SparseParts, as the dataset's batches do)
-            batch = self.fn(_sparse_in(batch))
-            if worker:
-                batch = _sparse_out(batch)
-        if worker and self.ring is not None:
-            token = self.ring.put(batch, _tensors, _replace, info.id)
-            batch = token if token is not None else _shared(batch)
-        return _Tagged(item.shard, item.index, batch) if tagged else batch
+        if isinstance(item, _Bundle):  # (in a worker of featc's loader)
+            batches = [self._apply(b, worker) for b in item.batches]
+            if self.ring is not None:
+                token = self.ring.put(batches, _tensors, _replace, info.id)
+                batches = token if token is not None else [_shared(b) for b in batches]
+            return _Bundle(item.shard, item.index, batches)
+        if isinstance(item, _Tagged):
+            return _Tagged(item.shard, item.index, self._apply(item.batch, worker))
+        return self._apply(item, worker)
+
+    def _apply(self, batch, worker):
+        if self.fn is None:
+            return batch
+        # (the user's function sees sparse tensors; what it returns crosses
+        # from a worker as _SparseParts, as the dataset's batches do)
+        batch = self.fn(_sparse_in(batch))
+        return _sparse_out(batch) if worker else batch
 
 
 class DataLoader(tud.DataLoader):
@@ -622,6 +694,7 @@ class DataLoader(tud.DataLoader):
         super().__init__(ds, batch_size=None, **kw)
         self._counts = {}
         self._last = None
+        self._open = 0  # batches of the last one's bundle not yet yielded
         self._ring = None
 
     def __iter__(self):
@@ -629,6 +702,7 @@ class DataLoader(tud.DataLoader):
         resume = ds._resume
         self._counts = dict(resume["counts"]) if resume is not None else {}
         self._last = resume["last"] if resume is not None else None
+        self._open = resume.get("open", 0) if resume is not None else 0
         ring = None
         if self.num_workers == 0:
             it = self._in_process()
@@ -638,8 +712,18 @@ class DataLoader(tud.DataLoader):
             ds._resume = None  # (with none, the dataset's own iterator took it)
         try:
             for t in it:
+                if isinstance(t, _Bundle):
+                    # (by index: `for j, b in enumerate(...)` here, a profiler
+                    # set (cProfile, sys.setprofile), crashed Debian's Python
+                    # 3.11.2 in its garbage collector, bundles of 32 batches)
+                    n = len(t.batches)
+                    for j in range(n):
+                        self._counts[t.shard] = t.index + j + 1
+                        self._last, self._open = t.shard, n - j - 1
+                        yield t.batches[j]
+                    continue
                 self._counts[t.shard] = t.index + 1
-                self._last = t.shard
+                self._last, self._open = t.shard, 0
                 yield t.batch
         finally:
             if ring is not None and not self.persistent_workers:
@@ -714,7 +798,7 @@ class DataLoader(tud.DataLoader):
                  "batch_size": ds.batch_size,
                  "parts": len(ds.parts_for(ds.world_size * self._workers())), "rank": ds.rank,
                  "world_size": ds.world_size, "num_workers": self._workers(),
-                 "counts": dict(self._counts), "last": self._last}
+                 "counts": dict(self._counts), "last": self._last, "open": self._open}
         state.update(self._identity())
         return state
 
@@ -747,6 +831,7 @@ class DataLoader(tud.DataLoader):
         workers = self._workers()
         shards = range(ds.rank * workers, (ds.rank + 1) * workers)
         epoch, last, counts = state.get("epoch"), state.get("last"), state.get("counts")
+        open_ = state.get("open", 0)  # (a state of before bundles has none: 0)
 
         def is_int(x):
             return isinstance(x, int) and not isinstance(x, bool)
@@ -756,6 +841,10 @@ class DataLoader(tud.DataLoader):
         if last is not None and (not is_int(last) or last not in shards):
             raise ValueError("the state's last shard is %r, not one of this rank's shards "
                              "%d to %d" % (last, shards[0], shards[-1]))
+        if not is_int(open_) or not 0 <= open_ < BUNDLE_BATCHES or (open_ and last is None):
+            raise ValueError("the state's open is %r, not the batches left of the last "
+                             "shard's bundle (an int from 0 to %d; 0 with no last shard)"
+                             % (open_, BUNDLE_BATCHES - 1))
         if not isinstance(counts, dict):
             raise ValueError("the state's counts are %r, not a dict" % (counts,))
         # a shard's batches cannot outnumber its records, and a record takes
@@ -782,9 +871,12 @@ class DataLoader(tud.DataLoader):
                                           v > bound[k] and ds.even != "pad"):
                 raise ValueError("the state says shard %d delivered %r batches, which its "
                                  "parts cannot hold (at most %d)" % (k, v, bound[k]))
-        rotation = 0 if last is None else (last - ds.rank * workers + 1) % workers
+        # (the workers' turns go on with the shard after the last one's,
+        # or with the last one's while its bundle has batches left)
+        rotation = 0 if last is None else (last - ds.rank * workers + (
+            0 if open_ else 1)) % workers
         ds._resume = {"epoch": epoch, "rotation": rotation, "last": last,
-                      "counts": dict(counts)}
+                      "counts": dict(counts), "open": open_}
         ds.set_epoch(epoch)
         self._counts = dict(ds._resume["counts"])
         self._last = last

@@ -252,14 +252,25 @@ def determinism(name, mod, files, split_bytes):
 
 
 def resume(name, mod, files, split_bytes):
-    for workers, rank, ranks, even in ((0, 0, 1, None), (1, 0, 1, None), (2, 0, 1, None),
-                                       (2, 1, 2, None), (2, 1, 3, "pad"), (0, 2, 3, "pad")):
+    # (cap: the workers' bundles closed by their bytes, every 2 batches of
+    # 50 records (1,000 bytes of tensors each) past the first 3, where a
+    # resumed bundle's rest must end where it did, not where it would)
+    bundle_bytes = ft.BUNDLE_BYTES
+    for workers, rank, ranks, even, cap in (
+            (0, 0, 1, None, None), (1, 0, 1, None, None), (2, 0, 1, None, None),
+            (2, 1, 2, None, None), (2, 1, 3, "pad", None), (0, 2, 3, "pad", None),
+            (2, 0, 1, None, 2500)):
+        ft.BUNDLE_BYTES = cap or bundle_bytes
+
         def make(rank=rank, ranks=ranks, even=even):
             return ft.TFRecordDataset(mod, files, 50, shuffle=True, seed=3,
                                       shuffle_buffer=200, rank=rank, world_size=ranks,
                                       split_bytes=split_bytes, even=even)
         full = [batch_rows(b) for b in ft.DataLoader(make(), num_workers=workers)]
-        for stop in sorted({0, 1, len(full) // 2, len(full) - 1, len(full)}):
+        stops = {0, 1, len(full) // 2, len(full) - 1, len(full)}
+        if cap:  # (inside a bundle of 2: after an odd number of batches)
+            stops |= {7, len(full) // 2 + 1}
+        for stop in sorted(stops):
             if stop > len(full):
                 continue
             loader = ft.DataLoader(make(), num_workers=workers)
@@ -275,9 +286,10 @@ def resume(name, mod, files, split_bytes):
             again.load_state_dict(state)
             rest = [batch_rows(b) for b in again]
             check(first + rest == full, "%s: resumed after %d of %d batches with %d "
-                  "worker(s), rank %d of %d, even=%s: %d batches, not the %d left"
-                  % (name, stop, len(full), workers, rank, ranks, even, len(rest),
-                     len(full) - stop))
+                  "worker(s), rank %d of %d, even=%s, bundles of %s bytes: %d batches, "
+                  "not the %d left" % (name, stop, len(full), workers, rank, ranks, even,
+                                       cap or "up to %d" % bundle_bytes, len(rest),
+                                       len(full) - stop))
             if ranks == 1 and stop == len(full) // 2:
                 # the epoch after it is a whole one (of this rank alone
                 # when there are several: its share is drawn again)
@@ -286,6 +298,7 @@ def resume(name, mod, files, split_bytes):
                 check(same_multiset(nxt, [r for b in full for r in b]),
                       "%s: the epoch after a resumed one is not whole (%d workers)"
                       % (name, workers))
+    ft.BUNDLE_BYTES = bundle_bytes
 
 
 class _FakeRagged:
@@ -491,19 +504,25 @@ def worker_failures(mod, files):
     # one of two workers killed (SIGKILL, as the OOM killer does) after it
     # handed batches through the ring: torch's error for a dead worker (its
     # text names the signal or says the worker exited, by which of its
-    # checks sees it first), the batches before it, and no ring file left
+    # checks sees it first), the batches before it, and no ring file left.
+    # Each worker hands over bundles (batches 0, 1-2, 3-6, 7-14, 15-30,
+    # 31-62, 63-94, ...); worker 1 dies collating its batch 70, in its
+    # seventh bundle, torch's task 13, which torch asks for (2 tasks ahead
+    # per worker) only as it gives the loop task 9, worker 1's batches
+    # 15-30: by then tasks 0-8 were yielded (46 batches) and 0-9 came
+    # through the ring (62)
     import gc
     import signal
     big = ft.TFRecordDataset(mod, files, 16, split_bytes=1 << 14)
     start, got = time.time(), 0
     try:
-        loader = ft.DataLoader(big, num_workers=2, collate_fn=KillAt(1, 3, signal.SIGKILL))
+        loader = ft.DataLoader(big, num_workers=2, collate_fn=KillAt(1, 70, signal.SIGKILL))
         for _ in loader:
             got += 1
         check(False, "a worker killed: the loop ended without an error after %d batches" % got)
     except RuntimeError as e:
-        check(("killed by signal" in str(e) or "exited unexpectedly" in str(e)) and got >= 3 and
-              loader._ring.taken >= 3 and time.time() - start < 30,
+        check(("killed by signal" in str(e) or "exited unexpectedly" in str(e)) and got >= 46 and
+              loader._ring.taken >= 62 and time.time() - start < 30,
               "a worker killed: %s after %d batches (%s through the ring), %.1f s"
               % (e, got, loader._ring.taken, time.time() - start))
     del loader
@@ -754,6 +773,11 @@ def forged_states(mod, files):
             ("of epoch -1", {"epoch": -1}, "epoch"),
             ("whose epoch is a string", {"epoch": "0"}, "epoch"),
             ("whose counts are a list", {"counts": [1]}, "counts"),
+            ("whose open bundle is past one", {"open": 32}, "open"),
+            ("whose open bundle is negative", {"open": -1}, "open"),
+            ("whose open bundle is a string", {"open": "3"}, "open"),
+            ("whose open bundle is True", {"open": True}, "open"),
+            ("with an open bundle and no last shard", {"open": 3, "last": None}, "open"),
             ("with no digest", {"parts_digest": None}, "files")):
         state = dict(good)
         state.update(change)
@@ -761,6 +785,24 @@ def forged_states(mod, files):
     b = ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1)
     b.load_state_dict(good)
     check(len(list(b)) > 0, "the true state loads")
+    # one worker's state, taken inside a bundle (batches 1-2: after batch 1),
+    # resumes in the main process too (one shard: the same stream), and a
+    # state of before bundles (no "open") as one taken between them
+    whole = [batch_rows(x) for x in ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1))]
+    a = ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1)
+    it = iter(a)
+    next(it)
+    next(it)
+    inside = a.state_dict()
+    del it
+    for workers, drop in ((0, False), (1, True)):
+        b = ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=workers)
+        state = {k: v for k, v in inside.items() if not (drop and k == "open")}
+        b.load_state_dict(state)
+        check(inside["open"] == 1 and [batch_rows(x) for x in b] == whole[2:],
+              "a state inside a bundle (open %r), resumed by %d workers%s: not the batches "
+              "after the second" % (inside["open"], workers, ", its open dropped"
+                                    if drop else ""))
     try:
         ft.DataLoader(ft.TFRecordDataset(mod, files, 10, seed=1), num_workers=1).load_state_dict(
             "state")
