@@ -22,8 +22,10 @@ Then the ratios the targets are set in, paired (timing.py: 2 x REPS + 1
 rounds of A B in turns, median (min-max)), as lines for scripts:
     ratio NAME LINK MEDIAN MIN MAX
 with LINK torch-t2/read-t2 (the loader at num_workers=0, threads=2, against
-read(threads=2)), torch-t2/torch-t1, read-t2/read-t1 and torch-w2/read-t1
-(2 workers against read()).
+read(threads=2)), torch-t2/torch-t1, read-t2/read-t1, torch-w2/read-t1
+(2 workers against read(), a new loader each pass: its workers' start and
+stop included) and torch-w2p/read-t1 (one loader with 2 persistent
+workers, an epoch a pass, as a training loop runs them).
 """
 import os
 import struct
@@ -131,6 +133,11 @@ def main():
         def loader(workers, threads=None, shuffle=False, batch=B):
             ds = ft.TFRecordDataset(mod, path, batch, shuffle=shuffle, threads=threads)
             return lambda: count(ft.DataLoader(ds, num_workers=workers))
+
+        def persistent(workers):
+            dl = ft.DataLoader(ft.TFRecordDataset(mod, path, B), num_workers=workers,
+                               persistent_workers=True)
+            return lambda: count(dl)
         r1, r2 = rate(read(1)), rate(read(2))
         w0t1, w0t2, w2 = rate(loader(0, 1)), rate(loader(0, 2)), rate(loader(2))
         s0 = rate(loader(0, 2, True))
@@ -144,16 +151,18 @@ def main():
         for link, fa, fb in (("torch-t2/read-t2", loader(0, 2), read(2)),
                              ("torch-t2/torch-t1", loader(0, 2), loader(0, 1)),
                              ("read-t2/read-t1", read(2), read(1)),
-                             ("torch-w2/read-t1", loader(2), read(1))):
+                             ("torch-w2/read-t1", loader(2), read(1)),
+                             ("torch-w2p/read-t1", persistent(2), read(1))):
             links[link] = paired(fa, fb, 2 * reps + 1)[0]
             ratio_lines.append("ratio %s %s %.3f %.3f %.3f" % ((name, link) + links[link]))
         table.append((name, links))
     print("  paired, median (min-max) of %d rounds:" % (2 * reps + 1))
-    print("  %-9s %-18s %-18s %-18s %-18s" % ("corpus", "torch-t2/read-t2", "torch-t2/torch-t1",
-                                              "read-t2/read-t1", "torch-w2/read-t1"))
+    keys = ("torch-t2/read-t2", "torch-t2/torch-t1", "read-t2/read-t1", "torch-w2/read-t1",
+            "torch-w2p/read-t1")
+    print("  %-9s %-18s %-18s %-18s %-18s %-18s" % (("corpus",) + keys))
     for name, links in table:
-        print("  %-9s %-18s %-18s %-18s %-18s" % ((name,) + tuple(quote(links[k]) for k in (
-            "torch-t2/read-t2", "torch-t2/torch-t1", "read-t2/read-t1", "torch-w2/read-t1"))))
+        print("  %-9s %-18s %-18s %-18s %-18s %-18s" % ((name,) + tuple(quote(links[k])
+                                                                       for k in keys)))
     for line in ratio_lines:
         print(line)
     sys.stdout.flush()
