@@ -117,17 +117,18 @@ class RingWriter:
         torch's way.  tensors_of and replace are featc.torch's walks of a
         batch: its dense tensors in order, and the batch with each replaced
         (a _SparseParts by what replace's third argument makes of its
-        parts).  Each batch's tensors lie together, from an aligned start."""
+        parts).  Each batch's tensors lie together: ends holds each one's
+        first and past-the-last byte, and past its last tensor."""
         ts, places, ends, total = [], [], [], 0
         for batch in batches:
             first = len(ts)
             tensors_of(batch, ts)
-            total = (total + _ALIGN - 1) & ~(_ALIGN - 1)
+            total = (total + _ALIGN - 1) & ~(_ALIGN - 1)  # (a block of its own: aligned)
             start = total
             for t in ts[first:]:
                 total = (total + _ALIGN - 1) & ~(_ALIGN - 1)
                 n = t.numel() * t.element_size()
-                places.append((total - start, n, _NUMPY[t.dtype], tuple(t.shape)))
+                places.append((total, n, _NUMPY[t.dtype], tuple(t.shape)))
                 total += n
             ends.append((start, total, len(ts)))
         if total > self.slot_bytes:
@@ -142,14 +143,10 @@ class RingWriter:
         slot = self.sent % self.slots
         self.sent += 1
         base = (worker * self.slots + slot) * self.slot_bytes
-        i = 0
-        for start, _, last in ends:
-            for t, (off, n, _, _) in zip(ts[i:last], places[i:last]):
-                if n:
-                    src = t.contiguous().view(-1).view(torch.uint8).numpy()
-                    at = base + start + off
-                    self.map[at:at + n] = src
-            i = last
+        for t, (off, n, _, _) in zip(ts, places):
+            if n:
+                src = t.contiguous().view(-1).view(torch.uint8).numpy()
+                self.map[base + off:base + off + n] = src
         holes = {id(t): _Hole(i) for i, t in enumerate(ts)}
         skeletons = [replace(b, holes, _SparseHoles) for b in batches]
         return _RingBatch(self.path, worker, base, places, ends, skeletons)
@@ -174,6 +171,7 @@ def _take(path, worker, base, places, ends, skeletons):
     for start, end, last in ends:
         block = m[base + start:base + end].copy()
         for off, n, dtype, shape in places[i:last]:
+            off -= start
             out.append(torch.from_numpy(block[off:off + n].view(dtype).reshape(shape)))
         i = last
     ring.free[worker].release()

@@ -562,7 +562,7 @@ class TFRecordDataset(tud.IterableDataset):
         shard = self.rank * workers + slot
         if resume is not None and resume["epoch"] == epoch:
             skip = resume["counts"].get(shard, 0)
-            if shard == resume["last"] and resume.get("open"):
+            if shard == resume["last"] and resume["open"]:
                 first = resume["open"]  # (the rest of the bundle it was in)
         return self._tag(shard, self._stream(epoch, shard, self.world_size * workers, skip),
                          first)
@@ -702,7 +702,7 @@ class DataLoader(tud.DataLoader):
         resume = ds._resume
         self._counts = dict(resume["counts"]) if resume is not None else {}
         self._last = resume["last"] if resume is not None else None
-        self._open = resume.get("open", 0) if resume is not None else 0
+        self._open = resume["open"] if resume is not None else 0
         ring = None
         if self.num_workers == 0:
             it = self._in_process()
